@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "NFCTrace",
+  products: [
+    .library(name: "NDEF", targets: ["NDEF"]),
+    .library(name: "NFCTrace", targets: ["NFCTrace"]),
+    .library(name: "NFCTracePcap", targets: ["NFCTracePcap"]),
+    .executable(name: "nfctrace", targets: ["nfctrace"]),
+  ],
+  targets: [
+    // NDEF codec, TLV areas and validator. Pure Swift, no other dependency.
+    .target(name: "NDEF"),
+    // Frame model, non-pcap importers, protocol layers, sessions, analyses, rendering.
+    .target(name: "NFCTrace", dependencies: ["NDEF"]),
+    // libpcap from Debian's libpcap-dev.
+    .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+    // pcap/pcapng import and export through libpcap.
+    .target(name: "NFCTracePcap", dependencies: ["NFCTrace", "CPcap"]),
+    // The command-line tool: argument parsing and wiring only.
+    .executableTarget(name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap"]),
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"]),
+    .testTarget(name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "TestSupport"]),
+    .testTarget(name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
+  ]
+)

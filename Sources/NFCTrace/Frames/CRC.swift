@@ -1,0 +1,52 @@
+/// CRC_A and CRC_B of ISO/IEC 14443-3 Annex B.
+///
+/// Both use the polynomial x¹⁶+x¹²+x⁵+1 processed LSB first (reflected 0x8408); CRC_A presets
+/// the register to 0x6363 with no final XOR, CRC_B presets 0xFFFF and complements the result.
+/// The low byte is transmitted first.
+public enum CRC {
+  /// CRC_A over `bytes` as a 16-bit value (low byte goes first on air).
+  /// Check value: "123456789" → 0xBF05.
+  @inlinable
+  public static func crcA<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+    update(0x6363, bytes)
+  }
+
+  /// CRC_B over `bytes` as a 16-bit value (low byte goes first on air).
+  @inlinable
+  public static func crcB<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+    ~update(0xFFFF, bytes)
+  }
+
+  @inlinable
+  static func update<C: Collection>(_ preset: UInt16, _ bytes: C) -> UInt16
+  where C.Element == UInt8 {
+    var crc = preset
+    for byte in bytes {
+      var b = byte ^ UInt8(truncatingIfNeeded: crc)
+      b ^= b << 4
+      let w = UInt16(b)
+      crc = (crc >> 8) ^ (w << 8) ^ (w << 3) ^ (w >> 4)
+    }
+    return crc
+  }
+
+  /// True when the last two bytes of `frame` are the CRC_A of the bytes before them.
+  public static func hasValidCRCA(_ frame: [UInt8]) -> Bool {
+    guard frame.count >= 3 else { return false }
+    let crc = crcA(frame[..<(frame.count - 2)])
+    return frame[frame.count - 2] == UInt8(crc & 0xFF) && frame[frame.count - 1] == UInt8(crc >> 8)
+  }
+
+  /// True when the last two bytes of `frame` are the CRC_B of the bytes before them.
+  public static func hasValidCRCB(_ frame: [UInt8]) -> Bool {
+    guard frame.count >= 3 else { return false }
+    let crc = crcB(frame[..<(frame.count - 2)])
+    return frame[frame.count - 2] == UInt8(crc & 0xFF) && frame[frame.count - 1] == UInt8(crc >> 8)
+  }
+
+  /// `bytes` followed by their CRC_A, low byte first.
+  public static func appendingCRCA(_ bytes: [UInt8]) -> [UInt8] {
+    let crc = crcA(bytes)
+    return bytes + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+  }
+}

@@ -1,0 +1,58 @@
+/// An input that cannot be read as the format it claims to be.
+///
+/// Every error names the file, the packet/record/line and the byte offset where it was
+/// found, and what was expected there. The CLI exits with status 3 on these.
+public struct TraceError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong.
+  public enum Kind: String, Sendable {
+    /// The input could not be opened or read (missing file, directory, permission).
+    case unreadable
+    /// The input ended in the middle of a record.
+    case truncated
+    /// A value in the input is not what the format allows.
+    case malformed
+    /// The input is of a kind we recognise but do not support (e.g. pcap link type 245).
+    case unsupported
+    /// No importer recognised the input.
+    case unknownFormat = "unknown-format"
+  }
+  /// The kind of failure.
+  public var kind: Kind
+  /// Where in the input (file, record/line, byte offset).
+  public var location: SourceLocation
+  /// What was expected and what was found.
+  public var message: String
+
+  /// Creates an error at `location`.
+  public init(_ kind: Kind, at location: SourceLocation, _ message: String) {
+    self.kind = kind
+    self.location = location
+    self.message = message
+  }
+
+  /// `file: record N, byte offset M: message`.
+  public var description: String { "\(location): \(message)" }
+}
+
+/// A problem an importer or decoder noticed but could continue past.
+public struct TraceWarning: Sendable, CustomStringConvertible {
+  /// What happened, with what was expected.
+  public var message: String
+  /// The frame it concerns, if any.
+  public var frame: Int?
+  /// Where in the input, if known.
+  public var location: SourceLocation?
+
+  /// Creates a warning.
+  public init(_ message: String, frame: Int? = nil, location: SourceLocation? = nil) {
+    self.message = message
+    self.frame = frame
+    self.location = location
+  }
+
+  /// `file: record N, byte offset M: message` or just the message.
+  public var description: String {
+    if let location { return "\(location): \(message)" }
+    return message
+  }
+}

@@ -1,0 +1,78 @@
+/// A reader of one trace format that yields frames one at a time.
+///
+/// An importer is created over a `TraceInput` and then pulled with `next()` until it returns
+/// nil. It must never crash on bad input: a record it cannot read ends the import with a
+/// `TraceError` naming the record and byte offset, after every frame before it was returned;
+/// a record it can skip becomes a `TraceWarning`.
+public protocol TraceImporter {
+  /// Opens the input. Throws `TraceError` if the header is unreadable.
+  init(input: TraceInput) throws
+  /// The next frame, or nil at the end. Throws `TraceError` on damage that stops the import.
+  mutating func next() throws -> Frame?
+  /// Problems met so far that did not stop the import.
+  var warnings: [TraceWarning] { get }
+}
+
+/// A format the tool can import: its name for `--input-format`, a one-line description, and a
+/// content sniffer.
+public struct TraceFormat: Sendable {
+  /// The name used with `--input-format` and in JSON `source.format` (e.g. `pm3-trace`).
+  public let name: String
+  /// One line for `nfctrace formats`.
+  public let summary: String
+  /// Confidence 0…100 that `head` (the first bytes, up to 4 KiB) is in this format; `path` is a
+  /// hint only (an extension can raise confidence, never decide alone).
+  public let sniff: @Sendable (_ head: [UInt8], _ path: String) -> Int
+  /// Opens an importer over the input.
+  public let open: @Sendable (TraceInput) throws -> any TraceImporter
+
+  /// Declares a format.
+  public init(
+    name: String, summary: String, sniff: @escaping @Sendable ([UInt8], String) -> Int,
+    open: @escaping @Sendable (TraceInput) throws -> any TraceImporter
+  ) {
+    self.name = name
+    self.summary = summary
+    self.sniff = sniff
+    self.open = open
+  }
+}
+
+/// The set of formats known to a build, and detection by content.
+public struct FormatRegistry: Sendable {
+  /// Registered formats, in listing order.
+  public private(set) var formats: [TraceFormat]
+
+  /// A registry holding `formats`.
+  public init(_ formats: [TraceFormat]) { self.formats = formats }
+
+  /// Adds a format.
+  public mutating func register(_ format: TraceFormat) { formats.append(format) }
+
+  /// The format named `name`, if registered.
+  public func format(named name: String) -> TraceFormat? { formats.first { $0.name == name } }
+
+  /// The format that recognises `input` with the highest confidence.
+  /// - Throws: `TraceError.unknownFormat` when none scores above zero, `.truncated` for an
+  ///   empty input.
+  public func detect(_ input: TraceInput) throws -> TraceFormat {
+    let head = input.head()
+    if head.isEmpty {
+      throw TraceError(
+        .truncated, at: input.location(unit: "byte", record: 0, offset: 0),
+        "empty input, expected a trace")
+    }
+    var best: (TraceFormat, Int)?
+    for f in formats {
+      let score = f.sniff(head, input.path)
+      if score > (best?.1 ?? 0) { best = (f, score) }
+    }
+    guard let found = best?.0 else {
+      let names = formats.map(\.name).joined(separator: ", ")
+      throw TraceError(
+        .unknownFormat, at: input.location(unit: "byte", record: 0, offset: 0),
+        "not a recognised trace format (known: \(names)); use --input-format")
+    }
+    return found
+  }
+}

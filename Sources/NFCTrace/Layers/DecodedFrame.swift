@@ -1,0 +1,48 @@
+/// How a frame relates to the request/response pairing done after decoding.
+public enum ResponseLink: Sendable, Equatable {
+  /// This request was answered by the frame at the index.
+  case answeredBy(Int)
+  /// This response answers the request at the index.
+  case answers(Int)
+  /// This request got no answer before the next request or event.
+  case unanswered
+  /// A command that by protocol gets no answer (HLTA), or an event.
+  case noAnswerExpected
+}
+
+/// A frame with everything the decoder stack understood of it.
+public struct DecodedFrame: Sendable {
+  /// The frame; its `crc` is resolved by the ISO 14443 layer.
+  public var frame: Frame
+  /// Decodes from the outermost layer (ISO 14443-3) to the innermost (T2T, T4T, NDEF…).
+  public var layers: [LayerDecode]
+  /// Per-frame findings (bad CRC, parity errors, bad BCC, malformed APDU…).
+  public var findings: [Finding]
+  /// Why the innermost layer reached did not decode the bytes, when it did not.
+  public var undecodedReason: String?
+  /// False for commands that by protocol get no answer (HLTA) and for events.
+  public var expectsResponse: Bool
+  /// Request/response pairing, set by the transaction stage.
+  public var response: ResponseLink?
+  /// Session index, set by the session stage (nil for polling frames no tag answered).
+  public var session: Int?
+
+  /// Creates a decoded frame with no layers.
+  public init(frame: Frame) {
+    self.frame = frame
+    self.layers = []
+    self.findings = []
+    self.undecodedReason = nil
+    self.expectsResponse = frame.direction == .reader
+    self.response = nil
+    self.session = nil
+  }
+
+  /// The innermost decode, if any.
+  public var innermost: LayerDecode? { layers.last }
+
+  /// The decode of `protocolID`, if this frame carries that layer.
+  public func layer(_ protocolID: ProtocolID) -> LayerDecode? {
+    layers.first { $0.protocolID == protocolID }
+  }
+}

@@ -1,0 +1,71 @@
+/// The decoder stack: hands each frame from the ISO 14443-3 layer down to the layers inside
+/// it, by table, keeping each protocol's state where the protocol keeps it.
+///
+/// Stack (ISO/IEC 14443-3 → 14443-4 → 7816-4 → NFC Forum T4T; 14443-3 → T2T or MIFARE
+/// Classic). Field off and a new REQA/WUPA reset every layer.
+public struct FrameDecoder: Sendable {
+  /// The shared link state (UID, SAK, ATS, ISO-DEP active, encrypted).
+  public private(set) var context = LinkContext()
+  private var typeA = ISO14443ALayer()
+  private var isoDEP = ISODEPLayer()
+  private var apdu = APDULayer()
+  private var type2 = Type2Layer()
+  private var type4 = Type4Layer()
+  private var mifare = MIFAREClassicLayer()
+
+  /// A stack with every layer idle.
+  public init() {}
+
+  /// Decodes one frame. Never fails: what no layer understands stays raw with a reason.
+  public mutating func decode(_ frame: Frame) -> DecodedFrame {
+    var out = DecodedFrame(frame: frame)
+    if frame.direction == .event {
+      out.expectsResponse = false
+      if frame.event == .fieldOff || frame.event == .fieldOn { resetAll() }
+      return out
+    }
+    let first = typeA.decode(frame: frame, context: &context)
+    out.frame.crc = first.crc
+    out.expectsResponse = first.expectsResponse
+    if first.newActivation { resetInner() }
+    var result = first.result
+    var depth = 0
+    while true {
+      if let d = result.decode { out.layers.append(d) }
+      out.findings += result.findings
+      guard let (next, unit) = result.handoff, depth < 8 else {
+        if result.decode == nil || result.reason != nil { out.undecodedReason = result.reason }
+        break
+      }
+      depth += 1
+      result = dispatch(next, unit)
+    }
+    return out
+  }
+
+  private mutating func dispatch(_ id: ProtocolID, _ unit: LayerUnit) -> LayerResult {
+    switch id {
+    case .isoDEP: return isoDEP.decode(unit, context: &context)
+    case .iso7816: return apdu.decode(unit, context: &context)
+    case .type2: return type2.decode(unit, context: &context)
+    case .type4: return type4.decode(unit, context: &context)
+    case .mifareClassic: return mifare.decode(unit, context: &context)
+    case .iso14443A, .iso14443B, .appleECP:
+      return .undecoded("no inner decoder for \(id.rawValue)")
+    }
+  }
+
+  private mutating func resetInner() {
+    isoDEP.reset()
+    apdu.reset()
+    type2.reset()
+    type4.reset()
+    mifare.reset()
+  }
+
+  private mutating func resetAll() {
+    typeA.reset()
+    context.resetActivation()
+    resetInner()
+  }
+}

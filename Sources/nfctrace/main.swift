@@ -1,0 +1,2 @@
+import NFCTrace
+print("nfctrace")
