@@ -30,6 +30,9 @@ public enum CRCStatus: String, Sendable, Hashable {
   case absent
   /// The capture removed the CRC before recording the frame.
   case notCaptured = "not-captured"
+  /// The frame is Crypto1 ciphertext (after a MIFARE Classic AUTH): CRC and parity are
+  /// encrypted and cannot be checked without the key.
+  case encrypted
   /// Not decided yet (set by importers, resolved by the decoder).
   case unchecked
 }
