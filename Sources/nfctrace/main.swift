@@ -1,2 +1,59 @@
+import Foundation
 import NFCTrace
-print("nfctrace")
+
+/// The tool's version, printed in JSON output and by `nfctrace --version`.
+enum Version {
+  static let string = "0.1.0"
+}
+
+let topUsage = """
+  usage: nfctrace COMMAND [OPTIONS]
+
+  commands:
+    timeline FILE     annotated timeline of a capture, layer by layer
+    formats           list the input formats
+    version           print the version
+
+  Exit status: 0 success, 2 usage error, 3 unreadable or invalid input.
+  """
+
+func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+func run(_ argv: [String]) -> Int32 {
+  guard let command = argv.first else {
+    printError(topUsage)
+    return 2
+  }
+  let rest = Array(argv.dropFirst())
+  let commands: [String: (usage: String, run: ([String]) throws -> Int32)] = [
+    "timeline": (TimelineCommand.usage, TimelineCommand.run),
+    "formats": ("nfctrace formats", FormatsCommand.run),
+  ]
+  switch command {
+  case "-h", "--help", "help":
+    print(topUsage)
+    return 0
+  case "--version", "version":
+    print("nfctrace \(Version.string)")
+    return 0
+  default: break
+  }
+  guard let entry = commands[command] else {
+    printError("nfctrace: unknown command \(command)\n\n" + topUsage)
+    return 2
+  }
+  do {
+    return try entry.run(rest)
+  } catch let e as UsageError {
+    printError("nfctrace \(command): \(e)\nusage: \(entry.usage)")
+    return 2
+  } catch let e as TraceError {
+    printError("nfctrace: error: \(e)")
+    return 3
+  } catch {
+    printError("nfctrace: error: \(error)")
+    return 3
+  }
+}
+
+exit(run(Array(CommandLine.arguments.dropFirst())))

@@ -26,6 +26,10 @@ public struct DecodedFrame: Sendable {
   public var response: ResponseLink?
   /// Session index, set by the session stage (nil for polling frames no tag answered).
   public var session: Int?
+  /// True for a REQA/WUPA: the frame starts a new activation.
+  public var startsActivation = false
+  /// The complete UID, on the frame whose SAK completed it (ISO/IEC 14443-3 §6.5.3.4).
+  public var completedUID: [UInt8]?
 
   /// Creates a decoded frame with no layers.
   public init(frame: Frame) {

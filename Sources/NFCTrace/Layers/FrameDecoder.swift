@@ -24,10 +24,13 @@ public struct FrameDecoder: Sendable {
       if frame.event == .fieldOff || frame.event == .fieldOn { resetAll() }
       return out
     }
+    let wasComplete = context.uidComplete
     let first = typeA.decode(frame: frame, context: &context)
     out.frame.crc = first.crc
     out.expectsResponse = first.expectsResponse
+    out.startsActivation = first.newActivation
     if first.newActivation { resetInner() }
+    if context.uidComplete && !wasComplete { out.completedUID = context.uid }
     var result = first.result
     var depth = 0
     while true {

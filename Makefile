@@ -1,0 +1,30 @@
+# NFCTrace — common tasks. `make demo` is the quick start; `make test` runs the test suite.
+SWIFT ?= swift
+DEMO_TRACE ?= Traces/t2t-ntag215-write-ok.pcap
+
+.PHONY: setup build demo test format lint traces bench-ndef clean
+
+setup:
+	bash scripts/setup.sh
+
+build: setup
+	$(SWIFT) build -c release --product nfctrace
+
+demo: build
+	.build/release/nfctrace timeline $(DEMO_TRACE)
+
+test:
+	bash scripts/setup.sh --test
+	$(SWIFT) test
+
+format:
+	$(SWIFT) format -i -r --configuration .swift-format Sources Tests
+
+lint:
+	$(SWIFT) format lint -r --configuration .swift-format Sources Tests
+
+traces:
+	python3 Traces/make_traces.py Traces
+
+clean:
+	rm -rf .build

@@ -1,0 +1,61 @@
+/// The one-way pipeline from an importer to session-assigned decoded frames, streaming:
+/// importer → `FrameDecoder` (protocol layers) → `TransactionPairer` → `SessionSegmenter`.
+///
+/// Pull frames with `next()`; memory stays bounded by the few frames held for pairing and
+/// re-activation, independent of the trace length.
+public struct FramePipeline {
+  private var importer: any TraceImporter
+  private var decoder = FrameDecoder()
+  private var pairer = TransactionPairer()
+  /// The session stage; its `sessions` list is complete once `next()` returned nil.
+  public private(set) var segmenter = SessionSegmenter()
+  private var ready: [DecodedFrame] = []
+  private var readyIndex = 0
+  private var finished = false
+
+  /// A pipeline pulling from `importer`.
+  public init(importer: any TraceImporter) { self.importer = importer }
+
+  /// Warnings from the importer so far.
+  public var warnings: [TraceWarning] { importer.warnings }
+
+  /// Sessions found so far (all of them after `next()` returned nil).
+  public var sessions: [SessionInfo] { segmenter.sessions }
+
+  /// The next frame with layers, pairing and session, or nil at the end.
+  /// - Throws: the importer's `TraceError` when it reaches damage; every frame before it has
+  ///   been returned, except up to a few held for pairing — call `drain()` to get them.
+  public mutating func next() throws -> DecodedFrame? {
+    while readyIndex >= ready.count {
+      ready.removeAll(keepingCapacity: true)
+      readyIndex = 0
+      if finished { return nil }
+      guard let frame = try importer.next() else {
+        finished = true
+        ready = drainStages()
+        continue
+      }
+      for paired in pairer.push(decoder.decode(frame)) {
+        ready += segmenter.push(paired)
+      }
+    }
+    defer { readyIndex += 1 }
+    return ready[readyIndex]
+  }
+
+  /// After an import error: the frames still held by the pairing and session stages.
+  public mutating func drain() -> [DecodedFrame] {
+    finished = true
+    let rest = Array(ready[readyIndex...]) + drainStages()
+    ready = []
+    readyIndex = 0
+    return rest
+  }
+
+  private mutating func drainStages() -> [DecodedFrame] {
+    var out: [DecodedFrame] = []
+    for paired in pairer.flush() { out += segmenter.push(paired) }
+    out += segmenter.finish()
+    return out
+  }
+}

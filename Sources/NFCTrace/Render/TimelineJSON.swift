@@ -1,0 +1,164 @@
+/// Renders the timeline as the stable JSON document described in docs/json.md, streaming the
+/// frames array and writing sessions and warnings at the end.
+public final class TimelineJSONRenderer {
+  private let out: OutputBuffer
+  private var count = 0
+
+  /// Starts the document: `{"tool":"nfctrace","version",…,"source":{…},"frames":[`.
+  public init(out: OutputBuffer, path: String, format: String, version: String) {
+    self.out = out
+    out.write("{\"tool\":\"nfctrace\",\"version\":")
+    JSON.string(version, to: out)
+    out.write(",\"source\":{\"path\":")
+    JSON.string(path, to: out)
+    out.write(",\"format\":")
+    JSON.string(format, to: out)
+    out.write("},\"frames\":[")
+  }
+
+  /// Appends one frame object.
+  public func render(_ f: DecodedFrame) {
+    if count > 0 { out.append(0x2C) }
+    count += 1
+    out.append(0x0A)
+    Self.frame(f, to: out)
+  }
+
+  /// Closes the document with the sessions, warnings and a fatal error if the import stopped.
+  public func finish(sessions: [SessionInfo], warnings: [TraceWarning], error: TraceError?) {
+    out.write("\n],\"sessions\":[")
+    for (i, s) in sessions.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      out.write("\n")
+      Self.session(s, to: out)
+    }
+    out.write("\n],\"warnings\":[")
+    for (i, w) in warnings.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      out.write("\n")
+      Self.warning(w, to: out)
+    }
+    out.write("\n],\"error\":")
+    if let error {
+      out.write("{\"kind\":")
+      JSON.string(error.kind.rawValue, to: out)
+      out.write(",\"message\":")
+      JSON.string(error.message, to: out)
+      location(error.location, to: out)
+      out.write("}")
+    } else {
+      out.write("null")
+    }
+    out.write("}\n")
+  }
+
+  /// Writes one frame object (see docs/json.md).
+  public static func frame(_ f: DecodedFrame, to out: OutputBuffer) {
+    let fr = f.frame
+    out.write("{\"index\":\(fr.index),\"time_ns\":\(fr.timeNs),\"direction\":\"\(fr.direction.rawValue)\"")
+    out.write(",\"event\":")
+    JSON.optionalString(fr.event?.rawValue, to: out)
+    out.write(",\"data\":\"")
+    out.appendHex(fr.data)
+    out.write("\",\"bits\":")
+    JSON.int(fr.bits, to: out)
+    out.write(",\"crc\":\"\(fr.crc == .unchecked ? "absent" : fr.crc.rawValue)\",\"parity_errors\":[")
+    out.write(fr.parityErrors.map(String.init).joined(separator: ","))
+    out.write("],\"session\":")
+    JSON.int(f.session, to: out)
+    out.write(",\"layers\":[")
+    for (i, l) in f.layers.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      layer(l, to: out)
+    }
+    out.write("],\"summary\":")
+    let summary = f.innermost?.summary ?? "raw" + (f.undecodedReason.map { ": \($0)" } ?? "")
+    JSON.string(summary, to: out)
+    extras(f, to: out)
+    out.write("}")
+  }
+
+  private static func extras(_ f: DecodedFrame, to out: OutputBuffer) {
+    out.write(",\"duration_ns\":")
+    JSON.int(f.frame.durationNs.map { Int($0) }, to: out)
+    out.write(",\"source_time\":")
+    if let t = f.frame.sourceTime {
+      out.write("{\"value\":\(t.value),\"unit\":\"\(t.unit.rawValue)\"}")
+    } else {
+      out.write("null")
+    }
+    out.write(",\"technology\":\"\(f.frame.technology.rawValue)\",\"source_flags\":[")
+    for (i, s) in f.frame.sourceFlags.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      JSON.string(s, to: out)
+    }
+    out.write("],\"answers\":")
+    if case .answers(let i) = f.response { out.write(String(i)) } else { out.write("null") }
+    out.write(",\"answered_by\":")
+    if case .answeredBy(let i) = f.response { out.write(String(i)) } else { out.write("null") }
+    out.write(",\"unanswered\":\(f.response == .unanswered)")
+    out.write(",\"undecoded_reason\":")
+    JSON.optionalString(f.undecodedReason, to: out)
+    out.write(",\"findings\":[")
+    for (i, finding) in f.findings.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      Self.finding(finding, to: out)
+    }
+    out.write("],\"location\":{\"record\":\(f.frame.location.record),\"offset\":\(f.frame.location.offset)}")
+  }
+
+  /// Writes `{"protocol","name","summary","fields":{…}}`.
+  public static func layer(_ l: LayerDecode, to out: OutputBuffer) {
+    out.write("{\"protocol\":\"\(l.protocolID.rawValue)\",\"name\":")
+    JSON.string(l.name, to: out)
+    out.write(",\"summary\":")
+    JSON.string(l.summary, to: out)
+    out.write(",\"fields\":{")
+    for (i, field) in l.fields.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      JSON.key(field.key, to: out)
+      JSON.value(field.value, to: out)
+    }
+    out.write("}}")
+  }
+
+  /// Writes `{"code","severity","message","frames","offset"}`.
+  public static func finding(_ f: Finding, to out: OutputBuffer) {
+    out.write("{\"code\":")
+    JSON.string(f.code, to: out)
+    out.write(",\"severity\":\"\(f.severity.rawValue)\",\"message\":")
+    JSON.string(f.message, to: out)
+    out.write(",\"frames\":[\(f.frames.map(String.init).joined(separator: ","))],\"offset\":")
+    JSON.int(f.offset, to: out)
+    out.write("}")
+  }
+
+  /// Writes `{"index","technology","uid","first_frame","last_frame","start_ns","end_ns"}`.
+  public static func session(_ s: SessionInfo, to out: OutputBuffer) {
+    out.write("{\"index\":\(s.index),\"technology\":\"\(s.technology.rawValue)\",\"uid\":")
+    JSON.optionalString(s.uid.isEmpty ? nil : Hex.string(s.uid), to: out)
+    out.write(",\"first_frame\":\(s.firstFrame),\"last_frame\":\(s.lastFrame)")
+    out.write(",\"start_ns\":\(s.startNs),\"end_ns\":\(s.endNs)}")
+  }
+
+  /// Writes `{"message","frame","offset"}` (plus `record`).
+  public static func warning(_ w: TraceWarning, to out: OutputBuffer) {
+    out.write("{\"message\":")
+    JSON.string(w.message, to: out)
+    out.write(",\"frame\":")
+    JSON.int(w.frame, to: out)
+    out.write(",\"offset\":")
+    JSON.int(w.location?.offset, to: out)
+    out.write(",\"record\":")
+    JSON.int(w.location?.record, to: out)
+    out.write("}")
+  }
+
+  private func location(_ l: SourceLocation, to out: OutputBuffer) {
+    out.write(",\"file\":")
+    JSON.string(l.file, to: out)
+    out.write(",\"unit\":")
+    JSON.string(l.unit, to: out)
+    out.write(",\"record\":\(l.record),\"offset\":\(l.offset)")
+  }
+}

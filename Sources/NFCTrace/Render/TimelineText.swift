@@ -1,0 +1,150 @@
+/// Renders the annotated timeline as text, streaming: a header per session, one line per frame
+/// (time since the trace start in ms with µs, gap to the previous frame, direction, bytes, CRC
+/// mark, decoded meaning of every layer innermost first), field events as event lines, and the
+/// frame's findings indented below it.
+///
+/// Frames of a new session are held until its UID is known (at most `holdLimit` frames) so the
+/// header can name the tag.
+public final class TimelineTextRenderer {
+  private let out: OutputBuffer
+  private let color: Bool
+  /// Bytes shown per frame before eliding.
+  public var maxBytesShown = 24
+  /// Frames held while waiting for a session's UID.
+  public var holdLimit = 64
+  private var lastTimeNs: Int64?
+  private var currentSession: Int?
+  private var held: [DecodedFrame] = []
+  private var heldUID: [UInt8]?
+
+  /// A renderer writing to `out`, with ANSI colour when `color`.
+  public init(out: OutputBuffer, color: Bool) {
+    self.out = out
+    self.color = color
+  }
+
+  /// Renders one frame (or holds it until its session's header can be written).
+  public func render(_ f: DecodedFrame) {
+    if f.session != currentSession {
+      flushHeld()
+      currentSession = f.session
+      if f.session != nil {
+        held = [f]
+        heldUID = f.completedUID
+        if heldUID != nil { flushHeld() }
+        return
+      }
+    } else if !held.isEmpty {
+      held.append(f)
+      if let uid = f.completedUID { heldUID = uid }
+      if heldUID != nil || held.count >= holdLimit { flushHeld() }
+      return
+    }
+    line(f)
+  }
+
+  /// Writes anything still held (call at the end).
+  public func finish() { flushHeld() }
+
+  private func flushHeld() {
+    guard let first = held.first else { return }
+    header(session: first.session, technology: sessionTechnology(held), uid: heldUID)
+    for f in held { line(f) }
+    held = []
+    heldUID = nil
+  }
+
+  private func sessionTechnology(_ frames: [DecodedFrame]) -> String {
+    if frames.contains(where: { $0.layers.first?.protocolID == .iso14443A }) { return "NFC-A" }
+    let t = frames.first?.frame.technology ?? .unknown
+    return t == .unknown ? "unknown technology" : t.rawValue.uppercased()
+  }
+
+  private func header(session: Int?, technology: String, uid: [UInt8]?) {
+    guard let session else { return }
+    var text = "── session \(session) · \(technology)"
+    if let uid { text += " · UID \(Hex.uid(uid))" }
+    text += " "
+    paint(text + String(repeating: "─", count: max(4, 72 - text.count)), "1")
+    out.append(0x0A)
+  }
+
+  private func line(_ f: DecodedFrame) {
+    let frame = f.frame
+    let gap = lastTimeNs.map { frame.timeNs - $0 }
+    lastTimeNs = frame.timeNs
+    out.write(pad("#\(frame.index)", 7))
+    paint(pad(Self.milliseconds(frame.timeNs), 12, left: true) + " ms", "2")
+    out.write(pad(gap.map { "+" + Self.milliseconds($0) } ?? "", 11, left: true))
+    out.write("  ")
+    if frame.direction == .event {
+      paint(frame.event?.rawValue ?? "event", "35")
+      out.append(0x0A)
+      return
+    }
+    paint(frame.direction == .reader ? "R→T" : "T→R", frame.direction == .reader ? "36" : "33")
+    out.write("  ")
+    out.write(pad(bytesText(frame), 3 * 17, left: false))
+    out.write(pad(crcMark(frame.crc), 5, left: false))
+    out.write(meaning(f))
+    out.append(0x0A)
+    for finding in f.findings {
+      paint("        ! \(finding.code): \(finding.message)", finding.severity == .error ? "31" : "33")
+      out.append(0x0A)
+    }
+  }
+
+  private func meaning(_ f: DecodedFrame) -> String {
+    var parts = f.layers.reversed().map(\.summary)
+    if parts.isEmpty { parts = ["raw" + (f.undecodedReason.map { " (\($0))" } ?? "")] }
+    var text = parts.joined(separator: " ‹ ")
+    if f.response == .unanswered { text += "  [no answer]" }
+    return text
+  }
+
+  private func bytesText(_ frame: Frame) -> String {
+    var parts: [String] = []
+    let shown = frame.data.prefix(maxBytesShown)
+    for (i, b) in shown.enumerated() {
+      var s = Hex.string([b])
+      if frame.parityErrors.contains(i) { s += "!" }
+      parts.append(s)
+    }
+    var text = parts.joined(separator: " ")
+    if let bits = frame.bits, bits < 8 { text += "(\(bits))" }
+    if frame.data.count > shown.count { text += " …+\(frame.data.count - shown.count)" }
+    return text
+  }
+
+  private func crcMark(_ crc: CRCStatus) -> String {
+    switch crc {
+    case .ok: return "ok"
+    case .bad: return "!!"
+    case .notCaptured: return "nc"
+    case .encrypted: return "enc"
+    case .absent, .unchecked: return ""
+    }
+  }
+
+  private func paint(_ s: String, _ code: String) {
+    if color { out.write("\u{1B}[\(code)m") }
+    out.write(s)
+    if color { out.write("\u{1B}[0m") }
+  }
+
+  private func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
+    let n = s.count
+    guard n < width else { return s + " " }
+    let fill = String(repeating: " ", count: width - n)
+    return left ? fill + s : s + fill
+  }
+
+  /// `ns` as milliseconds with three decimals (µs resolution): 1234567 → `1.234`.
+  public static func milliseconds(_ ns: Int64) -> String {
+    let negative = ns < 0
+    let us = (negative ? -ns : ns) / 1000
+    let frac = us % 1000
+    let fracText = frac < 10 ? "00\(frac)" : frac < 100 ? "0\(frac)" : "\(frac)"
+    return (negative ? "-" : "") + "\(us / 1000).\(fracText)"
+  }
+}

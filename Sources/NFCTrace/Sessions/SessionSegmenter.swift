@@ -1,0 +1,163 @@
+/// One session: the frames from an activation of one tag to the next split.
+public struct SessionInfo: Sendable, Equatable {
+  /// 0-based session index.
+  public var index: Int
+  /// The RF technology seen.
+  public var technology: Technology
+  /// The tag's UID once anticollision completed (empty if never seen).
+  public var uid: [UInt8]
+  /// Index of the session's first frame.
+  public var firstFrame: Int
+  /// Index of the session's last frame.
+  public var lastFrame: Int
+  /// Time of the first frame, ns from the trace start.
+  public var startNs: Int64
+  /// Time of the last frame, ns from the trace start.
+  public var endNs: Int64
+
+  /// The UID as `04:66:D6:5F:00:50:9C`, or nil before anticollision.
+  public var uidString: String? { uid.isEmpty ? nil : Hex.uid(uid) }
+}
+
+/// Splits the paired frame stream into sessions, streaming.
+///
+/// A session starts at the first REQA/WUPA the tag answers (or at the first answered exchange
+/// when the capture starts mid-activation). It ends at field off/on, at a new activation after
+/// HLTA or after silence longer than `silenceNs`, and when anticollision finds a different UID.
+/// Polling frames no tag answered outside a session get no session (`session == nil`).
+///
+/// To split on a different UID, the frames of a re-activation inside a session are held until
+/// the UID is complete (at most `holdLimit` frames), then assigned.
+public struct SessionSegmenter: Sendable {
+  /// Silence after which a new activation starts a new session: 100 ms.
+  public var silenceNs: Int64 = 100_000_000
+  /// Most frames held while waiting for a re-activation's UID.
+  public var holdLimit = 64
+  /// Sessions closed so far.
+  public private(set) var closed: [SessionInfo] = []
+  private var current: SessionInfo?
+  private var lastAnsweredNs: Int64 = 0
+  private var sawHalt = false
+  private var held: [DecodedFrame] = []
+  private var holding = false
+
+  /// A segmenter with no session.
+  public init() {}
+
+  /// All sessions, the open one included (call after `finish()` for the final list).
+  public var sessions: [SessionInfo] { closed + (current.map { [$0] } ?? []) }
+
+  /// Assigns sessions to `frame` and returns the frames now final, in order.
+  public mutating func push(_ frame: DecodedFrame) -> [DecodedFrame] {
+    if holding {
+      held.append(frame)
+      if let uid = frame.completedUID { return release(uid: uid) }
+      if held.count >= holdLimit || frame.frame.direction == .event { return release(uid: nil) }
+      return []
+    }
+    return assign(frame).map { [$0] } ?? []
+  }
+
+  /// Releases held frames and closes the open session (end of trace).
+  public mutating func finish() -> [DecodedFrame] {
+    let out = holding ? release(uid: nil) : []
+    close()
+    return out
+  }
+
+  /// Assigns the frame's session; nil when the frame starts a hold (re-activation).
+  private mutating func assign(_ input: DecodedFrame) -> DecodedFrame? {
+    var f = input
+    let t = f.frame.timeNs
+    if f.frame.direction == .event {
+      if f.frame.event == .fieldOff || f.frame.event == .fieldOn { close() }
+      return f
+    }
+    let answered: Bool
+    if case .answeredBy = f.response { answered = true } else { answered = f.frame.direction == .tag }
+    if f.startsActivation {
+      if answered {
+        if current == nil || sawHalt || t - lastAnsweredNs > silenceNs {
+          close()
+          open(at: f)
+        } else {
+          holding = true
+          held = [f]
+          return nil
+        }
+      } else if current != nil, t - lastAnsweredNs > silenceNs {
+        close()
+      }
+    } else if current == nil && answered {
+      open(at: f)
+    }
+    if f.layer(.iso14443A)?.name == "HLTA" { sawHalt = true }
+    if answered { lastAnsweredNs = t }
+    if let uid = f.completedUID { adoptUID(uid, from: f) }
+    attach(&f)
+    return f
+  }
+
+  private mutating func attach(_ f: inout DecodedFrame) {
+    guard current != nil else { return }
+    current?.lastFrame = f.frame.index
+    current?.endNs = f.frame.timeNs
+    if current?.technology == .unknown || current?.technology == nil {
+      current?.technology = f.layers.first?.protocolID == .iso14443A ? .nfcA : f.frame.technology
+    }
+    f.session = current?.index
+  }
+
+  private mutating func adoptUID(_ uid: [UInt8], from f: DecodedFrame) {
+    guard let cur = current else { return }
+    if cur.uid.isEmpty {
+      current?.uid = uid
+    } else if cur.uid != uid {
+      close()
+      open(at: f)
+      current?.uid = uid
+    }
+  }
+
+  private mutating func release(uid: [UInt8]?) -> [DecodedFrame] {
+    holding = false
+    let frames = held
+    held = []
+    guard let first = frames.first else { return [] }
+    let differs = uid.map { u in current.map { !$0.uid.isEmpty && $0.uid != u } ?? true } ?? false
+    if differs || current == nil {
+      close()
+      open(at: first)
+    }
+    var head = first
+    sawHalt = false
+    lastAnsweredNs = head.frame.timeNs
+    attach(&head)
+    var out = [head]
+    for frame in frames.dropFirst() {
+      if holding {
+        held.append(frame)
+      } else if let f = assign(frame) {
+        out.append(f)
+      }
+    }
+    // A second re-activation inside the held frames starts its own hold.
+    if holding, let uid = held.lazy.compactMap(\.completedUID).first {
+      out += release(uid: uid)
+    }
+    return out
+  }
+
+  private mutating func open(at f: DecodedFrame) {
+    let tech: Technology = f.layers.first?.protocolID == .iso14443A ? .nfcA : f.frame.technology
+    current = SessionInfo(
+      index: closed.count, technology: tech, uid: [], firstFrame: f.frame.index,
+      lastFrame: f.frame.index, startNs: f.frame.timeNs, endNs: f.frame.timeNs)
+    sawHalt = false
+  }
+
+  private mutating func close() {
+    if let c = current { closed.append(c) }
+    current = nil
+  }
+}

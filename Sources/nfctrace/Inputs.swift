@@ -1,0 +1,22 @@
+import NFCTrace
+import NFCTracePcap
+
+/// Every format this build can import.
+let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
+
+/// Opens `path` with the format named by `--input-format` or detected from its content.
+/// - Throws: `UsageError` for an unknown format name, `TraceError` for unreadable input.
+func openTrace(_ path: String, formatName: String?) throws -> (TraceFormat, any TraceImporter) {
+  let input = try TraceInput(path: path)
+  let format: TraceFormat
+  if let formatName {
+    guard let f = registry.format(named: formatName) else {
+      let names = registry.formats.map(\.name).joined(separator: ", ")
+      throw UsageError("unknown input format \(formatName) (known: \(names))")
+    }
+    format = f
+  } else {
+    format = try registry.detect(input)
+  }
+  return (format, try format.open(input))
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the build needs (libpcap-dev) and, with --test, what the tests use as oracles
+# (tshark for ISO 14443 framing, ndeflib from PyPI for NDEF). Installs only what is missing.
+set -euo pipefail
+want_tests=0
+[ "${1:-}" = "--test" ] && want_tests=1
+
+sudo_cmd=""
+if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then
+    $sudo_cmd apt-get update -qq
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ ! -f /usr/include/pcap/pcap.h ]; then
+  echo "setup: installing libpcap-dev" >&2
+  apt_install libpcap-dev
+fi
+if [ "$want_tests" = 1 ]; then
+  if ! command -v tshark >/dev/null 2>&1; then
+    echo "setup: installing tshark (test oracle)" >&2
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo_cmd debconf-set-selections || true
+    apt_install tshark
+  fi
+  if ! python3 -c 'import ndef' >/dev/null 2>&1; then
+    echo "setup: installing ndeflib (test oracle)" >&2
+    python3 -m pip install -q ndeflib 2>/dev/null || python3 -m pip install -q --break-system-packages ndeflib
+  fi
+fi
