@@ -1,0 +1,99 @@
+/// Where a byte's last known value came from.
+public enum ByteProvenance: String, Sendable, Hashable {
+  /// Never read nor written in the trace.
+  case unknown
+  /// Read from the tag (READ/FAST_READ/READ BINARY answer, or a static dump).
+  case read
+  /// Written, and the tag acknowledged the write (ACK / SW 9000).
+  case written
+  /// Written, but no acknowledgement was seen (tag left, NAK, error status word).
+  case unacknowledged = "written-unacknowledged"
+}
+
+/// A tag memory (Type 2 pages as bytes from page 0, or one Type 4 file) with, per byte, the
+/// last known value, its provenance and the frame it came from.
+///
+/// Stored as parallel arrays (compact: 1 + 1 + 4 bytes per tag byte); grows on demand up to
+/// `limit` bytes so a lying page number cannot allocate without bound.
+public struct ByteImage: Sendable, Equatable {
+  /// Largest image kept: 64 KiB (Type 4 files may be up to 32 KiB with mapping 2.0; NTAG I2C
+  /// 2K has 2 KiB).
+  public static let limit = 1 << 16
+  /// Last known value of each byte (0 where unknown).
+  public private(set) var values: [UInt8] = []
+  /// Provenance of each byte.
+  public private(set) var provenance: [ByteProvenance] = []
+  /// Frame index each byte's value came from (-1 where unknown).
+  public private(set) var frames: [Int32] = []
+
+  /// An empty image.
+  public init() {}
+
+  /// Number of bytes covered (known or not).
+  public var count: Int { values.count }
+
+  private mutating func grow(to n: Int) {
+    guard n > values.count else { return }
+    let add = n - values.count
+    values += repeatElement(0, count: add)
+    provenance += repeatElement(.unknown, count: add)
+    frames += repeatElement(-1, count: add)
+  }
+
+  /// Records `data` at `offset` with `state`, from frame `frame`. Bytes past `limit` are ignored.
+  public mutating func record<C: Collection>(
+    _ data: C, at offset: Int, state: ByteProvenance, frame: Int
+  ) where C.Element == UInt8 {
+    guard offset >= 0, offset < Self.limit else { return }
+    let end = min(offset + data.count, Self.limit)
+    grow(to: end)
+    var i = offset
+    for b in data where i < end {
+      values[i] = b
+      provenance[i] = state
+      frames[i] = Int32(clamping: frame)
+      i += 1
+    }
+  }
+
+  /// Records `data` only into bytes still unknown (to build the "as the session found it" view).
+  public mutating func recordIfUnknown<C: Collection>(_ data: C, at offset: Int, frame: Int)
+  where C.Element == UInt8 {
+    guard offset >= 0, offset < Self.limit else { return }
+    let end = min(offset + data.count, Self.limit)
+    grow(to: end)
+    var i = offset
+    for b in data where i < end {
+      if provenance[i] == .unknown {
+        values[i] = b
+        provenance[i] = .read
+        frames[i] = Int32(clamping: frame)
+      }
+      i += 1
+    }
+  }
+
+  /// The bytes `offset..<offset+length` if every one of them is known.
+  public func known(_ offset: Int, _ length: Int) -> [UInt8]? {
+    guard offset >= 0, length >= 0, offset + length <= count else { return nil }
+    for i in offset..<(offset + length) where provenance[i] == .unknown { return nil }
+    return Array(values[offset..<(offset + length)])
+  }
+
+  /// The known prefix starting at `offset` (stops at the first unknown byte).
+  public func knownRun(from offset: Int) -> [UInt8] {
+    guard offset >= 0, offset < count else { return [] }
+    var end = offset
+    while end < count && provenance[end] != .unknown { end += 1 }
+    return Array(values[offset..<end])
+  }
+
+  /// The provenance of byte `i` (`.unknown` past the end).
+  public func state(_ i: Int) -> ByteProvenance { i >= 0 && i < count ? provenance[i] : .unknown }
+
+  /// The frame that set byte `i`, if any.
+  public func frame(_ i: Int) -> Int? {
+    guard i >= 0, i < count, frames[i] >= 0 else { return nil }
+    return Int(frames[i])
+  }
+}
