@@ -65,8 +65,10 @@ enum ISO14443PseudoHeader {
 
   /// The 4 header bytes for `event` and a payload of `length` bytes (≤ 65535).
   static func bytes(event: ISO14443PcapEvent, length: Int) -> [UInt8] {
-    [version, event.rawValue, UInt8(truncatingIfNeeded: length >> 8),
-      UInt8(truncatingIfNeeded: length)]
+    [
+      version, event.rawValue, UInt8(truncatingIfNeeded: length >> 8),
+      UInt8(truncatingIfNeeded: length),
+    ]
   }
 }
 

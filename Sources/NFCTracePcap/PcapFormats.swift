@@ -27,7 +27,8 @@ public enum PcapFormats {
       score = order == [0x4D, 0x3C, 0x2B, 0x1A] || order == [0x1A, 0x2B, 0x3C, 0x4D] ? 95 : 80
     }
     let lower = path.lowercased()
-    if score > 0, lower.hasSuffix(".pcap") || lower.hasSuffix(".pcapng") || lower.hasSuffix(".cap") {
+    if score > 0, lower.hasSuffix(".pcap") || lower.hasSuffix(".pcapng") || lower.hasSuffix(".cap")
+    {
       score += 5
     }
     return score

@@ -55,7 +55,7 @@ public final class PcapImporter: TraceImporter {
     timeUnit = opened.timeUnit
     endError = opened.endError
     nfcgate = opened.nfcgateByInterfaces ? .strip : .undecided
-    for message in opened.warnings { warnings.append(TraceWarning(message)) }
+    warnings = opened.warnings
     if opened.nfcgateByInterfaces {
       warnings.append(
         TraceWarning(

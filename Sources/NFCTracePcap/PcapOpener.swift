@@ -30,7 +30,7 @@ struct PcapOpener {
     var timeUnit: SourceTime.Unit = .nanoseconds
     var endError: TraceError?
     var nfcgateByInterfaces = false
-    var warnings: [String] = []
+    var warnings: [TraceWarning] = []
   }
 
   let input: TraceInput
@@ -83,7 +83,10 @@ struct PcapOpener {
       }
       opened.positions = PacketPositions(
         offsets: filtered.packetOffsets, numbers: filtered.packetNumbers)
-      opened.warnings = filtered.skipped
+      opened.warnings = filtered.skipped.map {
+        TraceWarning(
+          $0.message, location: input.location(unit: "packet", record: 0, offset: $0.offset))
+      }
     } else {
       opened.source = try openSource()
       opened.positions = PacketPositions(offsets: layout.packetOffsets, numbers: nil)

@@ -51,13 +51,15 @@ public struct PcapWriter {
     }
     guard let event = ISO14443PcapEvent(for: frame) else {
       throw TraceError(
-        .unsupported, at: here, "frame \(frame.index) is an event without a kind; expected "
+        .unsupported, at: here,
+        "frame \(frame.index) is an event without a kind; expected "
           + "field on or field off")
     }
     let data = event.carriesData ? frame.data : []
     guard data.count <= Self.maximumDataLength else {
       throw TraceError(
-        .unsupported, at: here, "frame \(frame.index) holds \(data.count) bytes, more than "
+        .unsupported, at: here,
+        "frame \(frame.index) holds \(data.count) bytes, more than "
           + "the \(Self.maximumDataLength) a link type 264 packet can carry")
     }
     let packet = ISO14443PseudoHeader.bytes(event: event, length: data.count) + data

@@ -93,7 +93,8 @@ enum PcapngInterfaceFilter {
       guard let type = bytes.u32(offset, littleEndian), buffer.count - offset >= 12 else {
         layout.damage = .init(
           offset: offset, truncated: true,
-          message: "truncated pcapng block: \(buffer.count - offset) bytes left, expected 12 or more")
+          message:
+            "truncated pcapng block: \(buffer.count - offset) bytes left, expected 12 or more")
         break
       }
       if type == BlockType.sectionHeader {
@@ -119,12 +120,12 @@ enum PcapngInterfaceFilter {
   }
 
   /// The rewritten file and, for each packet kept, its 1-based packet number and byte offset
-  /// in the original file; plus one message per interface skipped.
+  /// in the original file; plus, per interface skipped, a message and the IDB's byte offset.
   struct Filtered {
     var bytes: [UInt8] = []
     var packetNumbers: [Int] = []
     var packetOffsets: [Int] = []
-    var skipped: [String] = []
+    var skipped: [(message: String, offset: Int)] = []
   }
 
   /// Keeps, in each section, the SHB, the first IDB of `linkType` (renumbered 0) and the packet
@@ -147,16 +148,20 @@ enum PcapngInterfaceFilter {
         let shbLength = bytes.u32(header.offset + 4, header.littleEndian).map(Int.init),
         let idbLength = bytes.u32(layout.interfaces[keep].offset + 4, header.littleEndian)
       else { continue }
+      let start = out.bytes.count
       append(buffer, header.offset, shbLength, to: &out.bytes)
+      // Blocks are dropped, so the SHB's Section Length (i64 at +16) becomes -1, "unknown".
+      for k in 16..<24 where start + k < out.bytes.count { out.bytes[start + k] = 0xFF }
       append(buffer, layout.interfaces[keep].offset, Int(idbLength), to: &out.bytes)
       copyPackets(of: keep, layout, bytes, header.littleEndian, &out)
     }
     for (i, interface) in layout.interfaces.enumerated() where !kept.contains(i) {
-      let where_ = interface.section > 0 ? "section \(interface.section + 1) " : ""
-      out.skipped.append(
-        "skipped \(where_)interface \(interface.id) (link type \(interface.linkType), "
-          + "\(PcapLinkType.name(interface.linkType)), \(interface.packetCount) "
-          + (interface.packetCount == 1 ? "packet)" : "packets)"))
+      let place = interface.section > 0 ? "section \(interface.section + 1) " : ""
+      let message =
+        "skipped \(place)interface \(interface.id) (link type \(interface.linkType), "
+        + "\(PcapLinkType.name(interface.linkType)), \(interface.packetCount) "
+        + (interface.packetCount == 1 ? "packet)" : "packets)")
+      out.skipped.append((message, interface.offset))
     }
     return out
   }

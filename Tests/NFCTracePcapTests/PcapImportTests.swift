@@ -134,7 +134,9 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     let result = try importShared(nfcgate)
     #expect(result.error == nil)
     let messages = result.warnings.map(\.message)
-    #expect(messages.contains("skipped interface 1 (link type 147, LINKTYPE_USER0, 1 packet)"))
+    let skipped = result.warnings.first { $0.message.hasPrefix("skipped") }
+    #expect(skipped?.message == "skipped interface 1 (link type 147, LINKTYPE_USER0, 1 packet)")
+    #expect(skipped?.location?.offset == 60)  // the second IDB (SHB 28 + IDB 32 bytes)
     #expect(messages.contains { $0.hasPrefix("NFCGate capture") && $0.contains("0x02") })
     let frames = result.frames
     try #require(frames.count == 8)
@@ -184,7 +186,9 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     defer { try? FileManager.default.removeItem(atPath: path) }
     var writer = try PcapWriter(path: path)
     // I-blocks toggle 02/03: not NFCGate even though the CRC is dropped.
-    let blocks: [[UInt8]] = [[0x02, 0x00, 0xB0], [0x02, 0x90, 0x00], [0x03, 0x00], [0x03, 0x90]]
+    let blocks: [[UInt8]] = [
+      [0x02, 0x00, 0xB0], [0x02, 0x90, 0x00], [0x03, 0x00], [0x03, 0x90],
+    ]
     for (i, data) in blocks.enumerated() {
       try writer.write(frame(i, i % 2 == 0 ? .reader : .tag, data, crc: .notCaptured))
     }
