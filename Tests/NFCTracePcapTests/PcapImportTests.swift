@@ -306,6 +306,16 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(result.warnings[1].location?.record == 3)
   }
 
+  @Test func microsecondPcapKeepsMicroseconds() throws {
+    var bytes = try sharedBytes(t2t)
+    // The µs magic (little-endian): the fraction field 350000 now means 0.35 s.
+    bytes.replaceSubrange(0..<4, with: [0xD4, 0xC3, 0xB2, 0xA1])
+    let frames = try importPcap(TraceInput(path: "us.pcap", bytes: bytes)).frames
+    try #require(frames.count == 25)
+    #expect(frames[1].timeNs == 350_000_000)
+    #expect(frames[1].sourceTime == SourceTime(1_700_000_000_350_000, .microseconds))
+  }
+
   @Test func sniffRecognisesMagics() {
     let sniff = PcapFormats.pcap.sniff
     #expect(sniff([0xD4, 0xC3, 0xB2, 0xA1, 2, 0], "x") == 95)
