@@ -1,3 +1,224 @@
+import CPcap
+import Foundation
 import NFCTrace
-/// The pcap formats (filled in by the pcap importer).
-public enum PcapFormats { public static let all: [TraceFormat] = [] }
+
+/// Reads pcap and pcapng files of link type 264 (LINKTYPE_ISO_14443) through libpcap, one
+/// packet per `next()`.
+///
+/// Each packet's 4-byte pseudo-header (see `ISO14443PseudoHeader`) gives the frame:
+/// - 0xFE reader data / 0xFF tag data: `.reader` / `.tag`, CRC included, `crc == .unchecked`;
+/// - 0xFA reader data / 0xFB tag data without their CRC: `crc == .notCaptured`;
+/// - 0xFC field on / 0xFD field off: `direction == .event`, `event` set, `data` empty.
+///
+/// `timeNs` counts from the first packet; `sourceTime` is the packet's time stamp since the
+/// Unix epoch in the file's own resolution (µs or ns). `location` is `packet N` (1-based,
+/// counting every packet of the file as Wireshark numbers them) at the byte offset of the
+/// packet's record or block. Technology is `.unknown`: link type 264 does not say A or B.
+///
+/// Packets that cannot be read as ISO 14443 (unknown event, short packet, pseudo-header
+/// version ≠ 0) become warnings and are skipped. pcapng files mixing link types, and NFCGate's
+/// `0x02` prefix, are handled as described in `PcapngInterfaceFilter` and `NFCGatePrefix`.
+///
+/// Errors (`TraceError`): `.unsupported` for another link type (named); `.truncated` or
+/// `.malformed` with libpcap's message when a header or record is damaged, thrown by the
+/// `next()` that reaches the damage.
+public final class PcapImporter: TraceImporter {
+  /// Problems met so far that did not stop the import (at most `warningLimit` + 1).
+  public private(set) var warnings: [TraceWarning] = []
+
+  private let path: String
+  private let source: PcapSource?
+  private let positions: PacketPositions
+  private let timeUnit: SourceTime.Unit
+  /// The walk's damage in a pcapng, thrown when libpcap reaches the end before it.
+  private let endError: TraceError?
+  private var packetsRead = 0
+  private var frameIndex = 0
+  private var firstTimeNs: Int64?
+  private var nfcgate: NFCGateMode
+  private var lookahead: [Frame] = []
+  private var deferredError: TraceError?
+
+  private enum NFCGateMode { case undecided, strip, keep }
+
+  /// Warnings recorded before the importer stops recording them (traces may hold millions).
+  static let warningLimit = 1000
+
+  /// Opens `input` (pcap in either byte order and resolution, or pcapng).
+  /// - Throws: `TraceError` `.truncated` for an empty input or a cut header, `.malformed` for
+  ///   a header libpcap rejects, `.unsupported` for a link type other than 264.
+  public init(input: TraceInput) throws {
+    path = input.path
+    let opened = try PcapOpener(input: input).open()
+    source = opened.source
+    positions = opened.positions
+    timeUnit = opened.timeUnit
+    endError = opened.endError
+    nfcgate = opened.nfcgateByInterfaces ? .strip : .undecided
+    warnings = opened.warnings
+    if opened.nfcgateByInterfaces {
+      warnings.append(
+        TraceWarning(
+          "NFCGate capture (interfaces of link types 264 and 147): removing the constant 0x02 "
+            + "byte NFCGate puts before every frame"))
+    }
+  }
+
+  /// The next frame, or nil at the end.
+  /// - Throws: `TraceError` `.truncated`/`.malformed` at a damaged record, after every frame
+  ///   before it was returned.
+  public func next() throws -> Frame? {
+    if nfcgate == .undecided { decideNFCGateByContent() }
+    var frame: Frame
+    if !lookahead.isEmpty {
+      frame = lookahead.removeFirst()
+    } else if let error = deferredError {
+      deferredError = nil
+      throw error
+    } else {
+      guard let read = try readFrame() else { return nil }
+      frame = read
+    }
+    if nfcgate == .strip, !NFCGatePrefix.strip(&frame) {
+      warn("NFCGate capture: frame does not start with the 0x02 prefix; kept whole", frame)
+    }
+    return frame
+  }
+
+  /// Reads frames ahead to apply the content rule of `NFCGatePrefix`; an error met here is
+  /// kept and thrown after the frames read before it.
+  private func decideNFCGateByContent() {
+    var dataFrames = 0
+    do {
+      while dataFrames < NFCGatePrefix.lookahead,
+        lookahead.count < NFCGatePrefix.lookaheadFrameLimit, let frame = try readFrame()
+      {
+        lookahead.append(frame)
+        if frame.direction != .event { dataFrames += 1 }
+      }
+    } catch let error as TraceError {
+      deferredError = error
+    } catch {
+      deferredError = TraceError(.malformed, at: location(packetsRead + 1, nil), "\(error)")
+    }
+    guard NFCGatePrefix.matchesContent(lookahead) else {
+      nfcgate = .keep
+      return
+    }
+    nfcgate = .strip
+    warnings.append(
+      TraceWarning(
+        "NFCGate-style capture (every data frame uses the CRC-dropped events 0xFA/0xFB and "
+          + "starts with 0x02): removing the constant 0x02 byte NFCGate puts before every frame"
+      ))
+  }
+
+  /// The next ISO 14443 frame from libpcap, skipping (with a warning) unreadable packets.
+  private func readFrame() throws -> Frame? {
+    guard let source else { return nil }
+    while true {
+      let position = source.position
+      switch source.next() {
+      case .end:
+        if let endError, packetsRead <= positions.count { throw endError }
+        return nil
+      case .error(let message):
+        let at = location(packetsRead + 1, position)
+        let kind: TraceError.Kind = message.contains("truncated") ? .truncated : .malformed
+        throw TraceError(kind, at: at, message)
+      case .packet(let packet):
+        packetsRead += 1
+        if let frame = frame(from: packet, at: location(packetsRead, position)) {
+          return frame
+        }
+      }
+    }
+  }
+
+  private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {
+    let first = firstTimeNs ?? packet.timeNs
+    firstTimeNs = first
+    switch ISO14443PseudoHeader.parse(packet.bytes) {
+    case .skip(let reason):
+      warn(reason, at: location)
+      return nil
+    case .frame(let event, let payload, let lengthField):
+      checkLengths(packet, payload.count, lengthField, event, location)
+      let shape = event.frameShape
+      let frame = Frame(
+        index: frameIndex, timeNs: packet.timeNs &- first, sourceTime: sourceTime(packet.timeNs),
+        direction: shape.direction, event: shape.event,
+        data: event.carriesData ? Array(payload) : [], crc: shape.crc, technology: .unknown,
+        location: location)
+      frameIndex += 1
+      return frame
+    }
+  }
+
+  private func checkLengths(
+    _ packet: PcapPacket, _ payload: Int, _ lengthField: Int, _ event: ISO14443PcapEvent,
+    _ location: SourceLocation
+  ) {
+    if packet.originalLength > packet.bytes.count {
+      warn(
+        "packet captured \(packet.bytes.count) of its \(packet.originalLength) bytes "
+          + "(snap length); the frame is incomplete", at: location)
+    }
+    if lengthField != payload {
+      warn(
+        "pseudo-header length field says \(lengthField) bytes but \(payload) follow; "
+          + "using the \(payload) captured bytes", at: location)
+    }
+    if !event.carriesData && payload > 0 {
+      warn("field on/off event carries \(payload) data bytes; ignored", at: location)
+    }
+  }
+
+  private func sourceTime(_ ns: Int64) -> SourceTime {
+    timeUnit == .microseconds ? SourceTime(ns / 1000, .microseconds) : SourceTime(ns, .nanoseconds)
+  }
+
+  /// `packet number` (1-based, libpcap's count) at its original number and byte offset.
+  private func location(_ number: Int, _ position: Int?) -> SourceLocation {
+    let (record, offset) = positions.lookup(number, streamPosition: position)
+    return SourceLocation(file: path, unit: "packet", record: record, offset: offset)
+  }
+
+  private func warn(_ message: String, at location: SourceLocation, frame: Int? = nil) {
+    guard warnings.count <= Self.warningLimit else { return }
+    if warnings.count == Self.warningLimit {
+      warnings.append(TraceWarning("more than \(Self.warningLimit) warnings; no more recorded"))
+      return
+    }
+    warnings.append(TraceWarning(message, frame: frame, location: location))
+  }
+
+  private func warn(_ message: String, _ frame: Frame) {
+    warn(message, at: frame.location, frame: frame.index)
+  }
+}
+
+/// Maps libpcap's packet count to the packet number and byte offset to report.
+struct PacketPositions {
+  /// Byte offsets of the packets libpcap will return, in order (pcapng, from the block walk);
+  /// nil for pcap, where `ftell` before each read is exact.
+  var offsets: [Int]?
+  /// Original 1-based packet numbers when packets were filtered out; nil when libpcap's count
+  /// is the packet number.
+  var numbers: [Int]?
+  /// Packet number and offset reported past the table (the pcapng walk's damage).
+  var beyond: (number: Int, offset: Int)?
+
+  /// Packets in the table (`Int.max` when there is no table).
+  var count: Int { offsets?.count ?? Int.max }
+
+  func lookup(_ n: Int, streamPosition: Int?) -> (record: Int, offset: Int) {
+    guard let offsets else { return (n, streamPosition ?? 0) }
+    if n >= 1, n <= offsets.count {
+      let number = numbers.flatMap { n <= $0.count ? $0[n - 1] : nil } ?? n
+      return (number, offsets[n - 1])
+    }
+    if let beyond { return (beyond.number, beyond.offset) }
+    return (n, streamPosition ?? 0)
+  }
+}

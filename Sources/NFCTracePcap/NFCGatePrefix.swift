@@ -1,0 +1,45 @@
+import NFCTrace
+
+/// NFCGate's pcap export puts a constant `0x02` byte before every frame, whether or not the tag
+/// speaks ISO-DEP (a Type 2 READ `30 04` is written `02 30 04`). We remove it.
+///
+/// The rule (either is enough):
+/// 1. Structure: a pcapng whose interfaces include LINKTYPE_ISO_14443 (264) and
+///    LINKTYPE_USER0 (147); NFCGate writes its Android "initial card data" on the second one.
+/// 2. Content: the first data frames (up to `lookahead`, at least `minimumEvidence`) all use
+///    the CRC-dropped events 0xFA/0xFB, as NFCGate does, and all start with `0x02`. Real
+///    ISO-DEP traffic cannot look like that: the I-block number toggles (PCB `02`, `03`,
+///    ISO/IEC 14443-4 §7.5.3.2) and REQA/anticollision/RATS never start with `02`.
+///
+/// Once the rule holds, a data frame starting with `0x02` loses that byte; a data frame that
+/// does not start with it is kept whole and a warning says so.
+enum NFCGatePrefix {
+  /// The byte NFCGate prepends.
+  static let prefix: UInt8 = 0x02
+  /// Data frames examined by the content rule.
+  static let lookahead = 8
+  /// Data frames the content rule needs before it decides for NFCGate.
+  static let minimumEvidence = 4
+  /// Frames (events included) after which the content rule stops looking.
+  static let lookaheadFrameLimit = 64
+
+  /// Rule 1: the interfaces' link types are NFCGate's pair.
+  static func matchesInterfaces(_ linkTypes: Set<Int>) -> Bool {
+    linkTypes.contains(PcapLinkType.iso14443) && linkTypes.contains(PcapLinkType.user0)
+  }
+
+  /// Rule 2 over the first frames of the capture (events are ignored).
+  static func matchesContent(_ frames: [Frame]) -> Bool {
+    let data = frames.filter { $0.direction != .event }.prefix(lookahead)
+    guard data.count >= minimumEvidence else { return false }
+    return data.allSatisfy { $0.crc == .notCaptured && $0.data.first == prefix }
+  }
+
+  /// Removes the prefix from a data frame; false when the frame does not start with it.
+  static func strip(_ frame: inout Frame) -> Bool {
+    guard frame.direction != .event else { return true }
+    guard frame.data.first == prefix else { return false }
+    frame.data.removeFirst()
+    return true
+  }
+}

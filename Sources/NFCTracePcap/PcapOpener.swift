@@ -1,0 +1,129 @@
+import CPcap
+import Foundation
+import NFCTrace
+
+/// File magics of pcap (libpcap "savefile" header) and pcapng, as the first four bytes.
+///
+/// pcap: 0xA1B2C3D4 (µs time stamps) and 0xA1B23C4D (ns time stamps), written in the
+/// writer's byte order; 0xA1B2CD34 is the µs "modified" (Kuznetzov) variant libpcap also
+/// reads. pcapng: Section Header Block type 0x0A0D0D0A (a palindrome).
+/// Sources: libpcap `sf-pcap.c` / pcap-savefile(5); IETF draft-ietf-opsawg-pcapng §4.1.
+enum PcapMagic {
+  /// pcap with microsecond time stamps (both byte orders).
+  static let microsecond: Set<[UInt8]> = [
+    [0xA1, 0xB2, 0xC3, 0xD4], [0xD4, 0xC3, 0xB2, 0xA1],
+    [0xA1, 0xB2, 0xCD, 0x34], [0x34, 0xCD, 0xB2, 0xA1],
+  ]
+  /// pcap with nanosecond time stamps (both byte orders).
+  static let nanosecond: Set<[UInt8]> = [[0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1]]
+  /// pcapng Section Header Block type.
+  static let pcapng: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A]
+}
+
+/// Opens a pcap/pcapng input for `PcapImporter`: libpcap handle, packet positions, time unit,
+/// and the pcapng interface filtering.
+struct PcapOpener {
+  /// What the importer starts from.
+  struct Opened {
+    var source: PcapSource?
+    var positions = PacketPositions()
+    var timeUnit: SourceTime.Unit = .nanoseconds
+    var endError: TraceError?
+    var nfcgateByInterfaces = false
+    var warnings: [TraceWarning] = []
+  }
+
+  let input: TraceInput
+
+  func open() throws -> Opened {
+    let magic = [UInt8](input.bytes.prefix(4))
+    guard !input.bytes.isEmpty else {
+      throw TraceError(.truncated, at: here(0), "empty file, expected a pcap or pcapng header")
+    }
+    if magic == PcapMagic.pcapng { return try openPcapng() }
+    return try openPcap(microseconds: PcapMagic.microsecond.contains(magic))
+  }
+
+  private func here(_ offset: Int) -> SourceLocation {
+    input.location(unit: "packet", record: 0, offset: offset)
+  }
+
+  private func openPcap(microseconds: Bool) throws -> Opened {
+    var opened = Opened()
+    let source = try openSource()
+    guard source.linkType == PcapLinkType.iso14443 else {
+      throw PcapLinkType.unsupported(source.linkType, at: here(0))
+    }
+    opened.source = source
+    opened.timeUnit = microseconds ? .microseconds : .nanoseconds
+    return opened
+  }
+
+  private func openPcapng() throws -> Opened {
+    let layout = input.bytes.withUnsafeBytes { PcapngInterfaceFilter.walk($0) }
+    var opened = Opened()
+    opened.endError = layout.damage.map { damageError($0, layout) }
+    guard let first = layout.interfaces.first else {
+      // A section header with nothing after it holds no packets; damage is reported as such.
+      if let error = opened.endError { throw error }
+      return opened
+    }
+    let linkTypes = Set(layout.interfaces.map(\.linkType))
+    guard let iso = layout.interfaces.first(where: { $0.linkType == PcapLinkType.iso14443 }) else {
+      throw PcapLinkType.unsupported(first.linkType, at: here(first.offset))
+    }
+    opened.timeUnit = iso.tsresol == nil || iso.tsresol == 6 ? .microseconds : .nanoseconds
+    opened.nfcgateByInterfaces = NFCGatePrefix.matchesInterfaces(linkTypes)
+    if layout.hasMixedLinkTypes {
+      let filtered = input.bytes.withUnsafeBytes {
+        PcapngInterfaceFilter.keep(linkType: PcapLinkType.iso14443, of: layout, in: $0)
+      }
+      opened.source = try wrap { () throws(PcapOpenFailure) in
+        try PcapSource(bytes: filtered.bytes)
+      }
+      opened.positions = PacketPositions(
+        offsets: filtered.packetOffsets, numbers: filtered.packetNumbers)
+      opened.warnings = filtered.skipped.map {
+        TraceWarning(
+          $0.message, location: input.location(unit: "packet", record: 0, offset: $0.offset))
+      }
+    } else {
+      opened.source = try openSource()
+      opened.positions = PacketPositions(offsets: layout.packetOffsets, numbers: nil)
+    }
+    if let damage = layout.damage {
+      opened.positions.beyond = (layout.packetOffsets.count + 1, damage.offset)
+    }
+    return opened
+  }
+
+  /// The walk's damage as the error `next()` throws once the packets before it are read.
+  private func damageError(_ damage: PcapngLayout.Damage, _ layout: PcapngLayout) -> TraceError {
+    TraceError(
+      damage.truncated ? .truncated : .malformed,
+      at: input.location(
+        unit: "packet", record: layout.packetOffsets.count + 1, offset: damage.offset),
+      damage.message)
+  }
+
+  /// libpcap over the file itself when `input` is that file unchanged (streams from disk),
+  /// else over a copy of the bytes (standard input, in-memory input).
+  private func openSource() throws -> PcapSource {
+    try wrap { () throws(PcapOpenFailure) in
+      var info = stat()
+      if input.path != "-", stat(input.path, &info) == 0, Int(info.st_size) == input.bytes.count {
+        return try PcapSource(path: input.path)
+      }
+      return try PcapSource(bytes: input.bytes)
+    }
+  }
+
+  private func wrap(_ body: () throws(PcapOpenFailure) -> PcapSource) throws -> PcapSource {
+    do {
+      return try body()
+    } catch {
+      let kind: TraceError.Kind = error.message.contains("truncated") ? .truncated : .malformed
+      throw TraceError(kind, at: here(0), error.message)
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import CPcap
+import Foundation
+import NFCTrace
+
+/// One packet as libpcap returned it; `bytes` is valid until the next `PcapSource.next()`.
+struct PcapPacket {
+  /// Time stamp in nanoseconds since the Unix epoch (libpcap scales µs files to ns).
+  var timeNs: Int64
+  /// Bytes captured.
+  var bytes: UnsafeBufferPointer<UInt8>
+  /// Length of the packet on the wire (≥ captured length when the capture was snapped).
+  var originalLength: Int
+}
+
+/// A libpcap offline handle opened with nanosecond time stamps, over a file or over bytes
+/// held in memory (`fmemopen`). Closes the handle (and its `FILE`) when released.
+final class PcapSource {
+  /// Outcome of one `next()`.
+  enum Read {
+    case packet(PcapPacket)
+    case end
+    /// libpcap's message for a damaged record.
+    case error(String)
+  }
+
+  private let handle: OpaquePointer
+  private let memory: UnsafeMutableRawBufferPointer?
+
+  /// Opens the file at `path` through `pcap_open_offline_with_tstamp_precision`.
+  /// - Throws: the libpcap message as `String` wrapped in `PcapOpenFailure`.
+  init(path: String) throws(PcapOpenFailure) {
+    var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
+    let opened = pcap_open_offline_with_tstamp_precision(
+      path, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
+    guard let opened else { throw PcapOpenFailure(message: Self.text(errbuf)) }
+    handle = opened
+    memory = nil
+  }
+
+  /// Copies `bytes` into memory owned by the source and opens them through `fmemopen` and
+  /// `pcap_fopen_offline_with_tstamp_precision` (standard input, rewritten pcapng).
+  init<C: Collection>(bytes: C) throws(PcapOpenFailure) where C.Element == UInt8 {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: max(bytes.count, 1), alignment: 8)
+    _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+    guard let base = buffer.baseAddress, let file = fmemopen(base, bytes.count, "r") else {
+      buffer.deallocate()
+      throw PcapOpenFailure(message: "cannot open the input bytes as a stream")
+    }
+    var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
+    let opened = pcap_fopen_offline_with_tstamp_precision(
+      file, UInt32(PCAP_TSTAMP_PRECISION_NANO), &errbuf)
+    guard let opened else {
+      // libpcap leaves the FILE open when it refuses it.
+      fclose(file)
+      buffer.deallocate()
+      throw PcapOpenFailure(message: Self.text(errbuf))
+    }
+    handle = opened
+    memory = buffer
+  }
+
+  deinit {
+    pcap_close(handle)
+    memory?.deallocate()
+  }
+
+  /// The link type of the packets (`pcap_datalink`).
+  var linkType: Int { Int(pcap_datalink(handle)) }
+
+  /// Position of the next record in the stream libpcap reads (`ftell`), or nil if unknown.
+  var position: Int? {
+    guard let file = pcap_file(handle) else { return nil }
+    let at = ftell(file)
+    return at >= 0 ? at : nil
+  }
+
+  /// The next packet, the end, or libpcap's error message.
+  func next() -> Read {
+    var header: UnsafeMutablePointer<pcap_pkthdr>?
+    var data: UnsafePointer<UInt8>?
+    let status = pcap_next_ex(handle, &header, &data)
+    if status == PCAP_ERROR_BREAK { return .end }
+    guard status == 1, let header, let data else {
+      return .error(String(cString: pcap_geterr(handle)))
+    }
+    let head = header.pointee
+    // With nanosecond precision requested, tv_usec holds nanoseconds. Wrapping arithmetic:
+    // a nonsense time stamp must not trap.
+    let ns = Int64(head.ts.tv_sec) &* 1_000_000_000 &+ Int64(head.ts.tv_usec)
+    let bytes = UnsafeBufferPointer(start: data, count: Int(head.caplen))
+    return .packet(PcapPacket(timeNs: ns, bytes: bytes, originalLength: Int(head.len)))
+  }
+
+  private static func text(_ errbuf: [CChar]) -> String {
+    let bytes = errbuf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+/// libpcap refused to open an input; `message` is libpcap's.
+struct PcapOpenFailure: Error {
+  var message: String
+}

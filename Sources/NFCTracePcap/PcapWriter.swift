@@ -1,0 +1,111 @@
+import CPcap
+import Foundation
+import NFCTrace
+
+/// Writes frames as a nanosecond-resolution pcap of link type 264 (LINKTYPE_ISO_14443),
+/// through libpcap (`pcap_open_dead_with_tstamp_precision`, `pcap_dump_open`, `pcap_dump`).
+///
+/// Each frame becomes one packet: the 4-byte pseudo-header (version 0, event, big-endian data
+/// length; Wireshark `packet-iso14443.c`) then `frame.data`. Events: reader → 0xFE, tag →
+/// 0xFF, or 0xFA/0xFB when `frame.crc == .notCaptured`; field on → 0xFC, field off → 0xFD.
+/// The packet time is `baseEpochNs + frame.timeNs` (ns since the Unix epoch).
+///
+/// The file is flushed and closed by `close()` (or when the last copy is released).
+/// Copies share one output.
+public struct PcapWriter {
+  /// The largest `frame.data` a packet can carry (16-bit length field).
+  public static let maximumDataLength = 0xFFFF
+
+  private let output: Output
+  private let path: String
+  private let baseEpochNs: Int64
+  private var written = 0
+
+  /// Creates (or truncates) the pcap file at `path` (`-` writes standard output).
+  /// - Parameter baseEpochNs: time of `timeNs == 0` in ns since the Unix epoch.
+  /// - Throws: `TraceError(.unreadable)` with libpcap's message if the file cannot be created.
+  public init(path: String, baseEpochNs: Int64 = 0) throws {
+    self.path = path
+    self.baseEpochNs = baseEpochNs
+    let here = SourceLocation(file: path, unit: "packet", record: 0, offset: 0)
+    let snaplen = Int32(ISO14443PseudoHeader.size + Self.maximumDataLength)
+    guard
+      let dead = pcap_open_dead_with_tstamp_precision(
+        Int32(PcapLinkType.iso14443), snaplen, UInt32(PCAP_TSTAMP_PRECISION_NANO))
+    else { throw TraceError(.unreadable, at: here, "libpcap cannot create a pcap handle") }
+    guard let dumper = pcap_dump_open(dead, path) else {
+      let message = String(cString: pcap_geterr(dead))
+      pcap_close(dead)
+      throw TraceError(.unreadable, at: here, "cannot create the pcap file: \(message)")
+    }
+    output = Output(handle: dead, dumper: dumper)
+  }
+
+  /// Appends `frame` as one packet.
+  /// - Throws: `TraceError(.unsupported)` for an event frame without a `FrameEvent` or data
+  ///   longer than `maximumDataLength`; `.unreadable` after `close()`.
+  public mutating func write(_ frame: Frame) throws {
+    let here = SourceLocation(file: path, unit: "packet", record: written + 1, offset: position)
+    guard let dumper = output.dumper else {
+      throw TraceError(.unreadable, at: here, "the pcap writer is closed")
+    }
+    guard let event = ISO14443PcapEvent(for: frame) else {
+      throw TraceError(
+        .unsupported, at: here,
+        "frame \(frame.index) is an event without a kind; expected "
+          + "field on or field off")
+    }
+    let data = event.carriesData ? frame.data : []
+    guard data.count <= Self.maximumDataLength else {
+      throw TraceError(
+        .unsupported, at: here,
+        "frame \(frame.index) holds \(data.count) bytes, more than "
+          + "the \(Self.maximumDataLength) a link type 264 packet can carry")
+    }
+    let packet = ISO14443PseudoHeader.bytes(event: event, length: data.count) + data
+    var header = pcap_pkthdr()
+    let ns = baseEpochNs &+ frame.timeNs
+    // Floor division so that times before the epoch keep 0 ≤ fraction < 1 s.
+    let (seconds, fraction) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
+    let negative = fraction < 0
+    header.ts.tv_sec = Int(negative ? seconds - 1 : seconds)
+    header.ts.tv_usec = Int(negative ? fraction + 1_000_000_000 : fraction)
+    header.caplen = UInt32(packet.count)
+    header.len = UInt32(packet.count)
+    // pcap_dump takes the dumper as its `u_char *user` argument (pcap_dump(3PCAP)).
+    let user = UnsafeMutablePointer<UInt8>(dumper)
+    packet.withUnsafeBufferPointer { bytes in pcap_dump(user, &header, bytes.baseAddress) }
+    written += 1
+  }
+
+  /// Flushes and closes the file; later writes throw. Safe to call more than once.
+  public mutating func close() {
+    output.close()
+  }
+
+  /// Bytes written so far (libpcap's position in the output), 0 once closed.
+  private var position: Int {
+    guard let dumper = output.dumper else { return 0 }
+    return Int(pcap_dump_ftell64(dumper))
+  }
+
+  /// Owns the libpcap handles; closes them once.
+  private final class Output {
+    private let handle: OpaquePointer
+    private(set) var dumper: OpaquePointer?
+
+    init(handle: OpaquePointer, dumper: OpaquePointer) {
+      self.handle = handle
+      self.dumper = dumper
+    }
+
+    func close() {
+      guard let dumper else { return }
+      pcap_dump_close(dumper)
+      pcap_close(handle)
+      self.dumper = nil
+    }
+
+    deinit { close() }
+  }
+}

@@ -1,0 +1,330 @@
+import Foundation
+import NFCTrace
+import NFCTracePcap
+import TestSupport
+import Testing
+
+/// Frames, warnings and the error that stopped an import.
+struct ImportResult {
+  var frames: [Frame] = []
+  var warnings: [TraceWarning] = []
+  var error: TraceError?
+}
+
+/// Reads `input` with the `pcap` format until the end or the first error.
+func importPcap(_ input: TraceInput) throws -> ImportResult {
+  var importer = try PcapFormats.pcap.open(input)
+  var result = ImportResult()
+  do {
+    while let frame = try importer.next() { result.frames.append(frame) }
+  } catch let error as TraceError {
+    result.error = error
+  }
+  result.warnings = importer.warnings
+  return result
+}
+
+/// Reads a file under `../shared/traces/`.
+func importShared(_ relative: String) throws -> ImportResult {
+  try importPcap(TraceInput(path: TestPaths.shared(relative)))
+}
+
+/// The bytes of a file under `../shared/traces/`.
+func sharedBytes(_ relative: String) throws -> Data {
+  try Data(contentsOf: URL(fileURLWithPath: TestPaths.shared(relative)))
+}
+
+/// A fresh path in the temporary directory.
+func temporaryPath(_ suffix: String) -> String {
+  FileManager.default.temporaryDirectory
+    .appendingPathComponent("nfctrace-\(UUID().uuidString)\(suffix)").path
+}
+
+/// A frame for writing tests; `timeNs` defaults to 0.5 ms per index.
+func frame(
+  _ index: Int, _ direction: Direction, _ data: [UInt8], crc: CRCStatus = .unchecked,
+  event: FrameEvent? = nil, timeNs: Int64? = nil
+) -> Frame {
+  Frame(
+    index: index, timeNs: timeNs ?? Int64(index) * 500_000, direction: direction, event: event,
+    data: data, crc: crc,
+    location: SourceLocation(file: "test", unit: "frame", record: index + 1, offset: 0))
+}
+
+private let t2t = "derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap"
+private let t4t = "derived/synthetic/synthetic_t4t_ndef_read_failed_update.pcap"
+private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
+
+@Suite struct PcapImportTests {
+  @Test func type2ReadWriteNakFrames() throws {
+    let result = try importShared(t2t)
+    #expect(result.error == nil)
+    #expect(result.warnings.isEmpty)
+    let frames = result.frames
+    try #require(frames.count == 25)
+    #expect(frames[0].direction == .event)
+    #expect(frames[0].event == .fieldOn)
+    #expect(frames[0].data.isEmpty)
+    #expect(frames[0].timeNs == 0)
+    #expect(frames[0].sourceTime == SourceTime(1_700_000_000_000_000_000, .nanoseconds))
+    #expect(frames[0].location.record == 1 && frames[0].location.offset == 24)
+    #expect(frames[0].location.unit == "packet")
+    // REQA, then ATQA 44 00.
+    #expect(frames[1].direction == .reader && frames[1].data == [0x26])
+    #expect(frames[1].timeNs == 350_000 && frames[1].location.offset == 44)
+    #expect(frames[2].direction == .tag && frames[2].data == [0x44, 0x00])
+    // WRITE page 4, CRC included, and the 4-bit ACK (bits left to the decoder).
+    let write = frames[15]
+    #expect(write.direction == .reader)
+    #expect(write.data == [0xA2, 0x04, 0x03, 0x00, 0xFE, 0x00, 0xE2, 0x51])
+    #expect(write.crc == .unchecked && write.technology == .unknown)
+    #expect(write.location.record == 16 && write.location.offset == 409)
+    #expect(write.timeNs == 5_250_000)
+    #expect(frames[16].direction == .tag && frames[16].data == [0x0A] && frames[16].bits == nil)
+    // WRITE page 0x28 → NAK 00.
+    #expect(frames[19].data.prefix(2) == [0xA2, 0x28])
+    #expect(frames[20].direction == .tag && frames[20].data == [0x00])
+    #expect(frames[24].event == .fieldOff && frames[24].location.offset == 642)
+    #expect(frames.map(\.index) == Array(0..<25))
+    #expect(frames.filter { $0.direction == .reader }.count == 12)
+    #expect(frames.filter { $0.direction == .tag }.count == 11)
+  }
+
+  @Test func type4FailedUpdateFrames() throws {
+    let result = try importShared(t4t)
+    #expect(result.error == nil)
+    let frames = result.frames
+    try #require(frames.count == 30)
+    #expect(frames[0].event == .fieldOn)
+    // I-block 02 carrying UPDATE BINARY 00 D6 00 00 02 00 00 (NLEN = 0), CRC D4 B6.
+    #expect(frames[25].direction == .reader)
+    #expect(frames[25].data == [0x02, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00, 0xD4, 0xB6])
+    #expect(frames[25].location.record == 26 && frames[25].location.offset == 699)
+    #expect(frames[26].direction == .tag && frames[26].data == [0x02, 0x69, 0x82, 0xFB, 0x05])
+    #expect(frames[29].direction == .event && frames[29].event == .fieldOff)
+    #expect(frames[29].timeNs == 10_150_000)
+    #expect(frames[29].location.record == 30 && frames[29].location.offset == 800)
+  }
+
+  @Test(arguments: [
+    ("hf_14a_mfu-sim", 306), ("hf_14a_mfu", 22), ("hf_14a_reader_7b_rats", 16),
+    ("hf_visa_apple_ecp", 34),
+  ])
+  func text2pcapFrameCounts(name: String, count: Int) throws {
+    let result = try importShared("derived/pcap/\(name).text2pcap.pcapng")
+    #expect(result.error == nil)
+    #expect(result.warnings.isEmpty)
+    #expect(result.frames.count == count)
+    // text2pcap writes only 0xFE/0xFF and an if_tsresol of 9 (ns).
+    #expect(result.frames.allSatisfy { $0.direction != .event && $0.crc == .unchecked })
+    #expect(result.frames.allSatisfy { $0.sourceTime?.unit == .nanoseconds })
+    #expect(result.frames.map(\.location.record) == Array(1...count))
+  }
+
+  @Test func pcapngPacketOffsets() throws {
+    let frames = try importShared("derived/pcap/hf_14a_mfu.text2pcap.pcapng").frames
+    try #require(frames.count == 22)
+    // SHB 216 bytes + IDB 56 bytes; the EPB of a 5-byte packet is 40 bytes.
+    #expect(frames[0].location.offset == 272)
+    #expect(frames[0].data == [0x26])
+    #expect(frames[1].location.offset == 312)
+  }
+
+  @Test func nfcgateInterfacesAndPrefix() throws {
+    let result = try importShared(nfcgate)
+    #expect(result.error == nil)
+    let messages = result.warnings.map(\.message)
+    let skipped = result.warnings.first { $0.message.hasPrefix("skipped") }
+    #expect(skipped?.message == "skipped interface 1 (link type 147, LINKTYPE_USER0, 1 packet)")
+    #expect(skipped?.location?.offset == 60)  // the second IDB (SHB 28 + IDB 32 bytes)
+    #expect(messages.contains { $0.hasPrefix("NFCGate capture") && $0.contains("0x02") })
+    let frames = result.frames
+    try #require(frames.count == 8)
+    #expect(frames.allSatisfy { $0.crc == .notCaptured })
+    // GET_VERSION → NTAG215 version 00 04 04 02 01 00 11 03.
+    #expect(frames[0].direction == .reader && frames[0].data == [0x60])
+    #expect(frames[1].direction == .tag)
+    #expect(frames[1].data == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    // READ 3: CC E1 10 3E 00, then the NDEF TLV 03 14 D1 01 10 55 04 "examp".
+    #expect(frames[2].direction == .reader && frames[2].data == [0x30, 0x03])
+    #expect(
+      frames[3].data == [
+        0xE1, 0x10, 0x3E, 0x00, 0x03, 0x14, 0xD1, 0x01, 0x10, 0x55, 0x04, 0x65, 0x78, 0x61,
+        0x6D, 0x70,
+      ])
+    #expect(frames[4].data == [0x30, 0x04])
+    #expect(frames[6].data == [0x30, 0x08])
+    // Page 8 onwards: "om/nfc", terminator TLV FE.
+    #expect(frames[7].data.prefix(7) == [0x6F, 0x6D, 0x2F, 0x6E, 0x66, 0x63, 0xFE])
+    // Packet numbers and offsets are those of the original file (packet 1 was interface 1).
+    #expect(frames[0].location.record == 2 && frames[0].location.offset == 136)
+    #expect(frames[7].location.record == 9 && frames[7].location.offset == 456)
+    #expect(frames[0].sourceTime == SourceTime(1_764_000_000_002_000_000, .nanoseconds))
+    #expect(frames[1].timeNs == 400_000)
+  }
+
+  @Test func nfcgateContentRuleOnSingleInterfaceFile() throws {
+    let path = temporaryPath(".pcap")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var writer = try PcapWriter(path: path)
+    let exchange: [(Direction, [UInt8])] = [
+      (.reader, [0x02, 0x30, 0x04]), (.tag, [0x02] + Array(repeating: 0x11, count: 16)),
+      (.reader, [0x02, 0x30, 0x08]), (.tag, [0x02] + Array(repeating: 0x22, count: 16)),
+    ]
+    for (i, (direction, data)) in exchange.enumerated() {
+      try writer.write(frame(i, direction, data, crc: .notCaptured))
+    }
+    writer.close()
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.map(\.data) == exchange.map { Array($0.1.dropFirst()) })
+    #expect(result.warnings.count == 1)
+    #expect(result.warnings.first?.message.hasPrefix("NFCGate-style capture") == true)
+  }
+
+  @Test func isoDepBlocksKeepTheirPCB() throws {
+    let path = temporaryPath(".pcap")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var writer = try PcapWriter(path: path)
+    // I-blocks toggle 02/03: not NFCGate even though the CRC is dropped.
+    let blocks: [[UInt8]] = [
+      [0x02, 0x00, 0xB0], [0x02, 0x90, 0x00], [0x03, 0x00], [0x03, 0x90],
+    ]
+    for (i, data) in blocks.enumerated() {
+      try writer.write(frame(i, i % 2 == 0 ? .reader : .tag, data, crc: .notCaptured))
+    }
+    writer.close()
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.map(\.data) == blocks)
+    #expect(result.warnings.isEmpty)
+  }
+
+  @Test(arguments: [
+    ("derived/synthetic/synthetic_llcp_snep_put.pcap", 245, "LINKTYPE_NFC_LLCP"),
+    ("derived/synthetic/synthetic_usbmon_acr122_ccid.pcap", 220, "LINKTYPE_USB_LINUX_MMAPPED"),
+    (
+      "derived/synthetic/synthetic_usbmon_pn533_scl3711_framing.pcap", 220,
+      "LINKTYPE_USB_LINUX_MMAPPED"
+    ),
+  ])
+  func otherLinkTypesAreUnsupported(file: String, linkType: Int, name: String) throws {
+    let error = #expect(throws: TraceError.self) { try importShared(file) }
+    #expect(error?.kind == .unsupported)
+    #expect(
+      error?.message
+        == "link type \(linkType) (\(name)) is not supported yet; expected link type 264 "
+        + "(LINKTYPE_ISO_14443)")
+    #expect(error?.location.file == TestPaths.shared(file))
+  }
+
+  @Test func truncatedRecordKeepsEarlierFrames() throws {
+    // Packet 16 (WRITE a2 04) starts at 409; its 16-byte record header ends at 425.
+    let bytes = try sharedBytes(t2t).prefix(430)
+    let path = temporaryPath(".pcap")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try bytes.write(to: URL(fileURLWithPath: path))
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.count == 15)
+    #expect(result.frames.last?.data.prefix(7) == [0x6C, 0x65, 0x2E, 0x63, 0x6F, 0x6D, 0xFE])
+    let error = try #require(result.error)
+    #expect(error.kind == .truncated)
+    #expect(error.location == SourceLocation(file: path, unit: "packet", record: 16, offset: 409))
+    #expect(error.message.contains("truncated dump file"))
+  }
+
+  @Test func truncatedRecordHeaderInMemory() throws {
+    let bytes = try sharedBytes(t2t).prefix(415)
+    let result = try importPcap(TraceInput(path: "-", bytes: Data(bytes)))
+    #expect(result.frames.count == 15)
+    let error = try #require(result.error)
+    #expect(error.kind == .truncated)
+    #expect(error.location == SourceLocation(file: "-", unit: "packet", record: 16, offset: 409))
+  }
+
+  @Test func truncatedMixedInterfacePcapng() throws {
+    // Cuts the 56-byte block of packet 5 (offset 264) of the NFCGate file.
+    let bytes = try sharedBytes(nfcgate).prefix(300)
+    let result = try importPcap(TraceInput(path: "cut.pcapng", bytes: Data(bytes)))
+    #expect(
+      result.frames.map(\.data) == [
+        [0x60], [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03], [0x30, 0x03],
+      ])
+    let error = try #require(result.error)
+    #expect(error.kind == .truncated)
+    #expect(error.location.record == 5 && error.location.offset == 264)
+  }
+
+  @Test func truncatedSingleInterfacePcapng() throws {
+    // hf_14a_mfu: EPBs of 40 bytes from 272; cut inside packet 3 (312 + 40 = 352).
+    let bytes = try sharedBytes("derived/pcap/hf_14a_mfu.text2pcap.pcapng").prefix(370)
+    let result = try importPcap(TraceInput(path: "-", bytes: Data(bytes)))
+    #expect(result.frames.count == 2)
+    let error = try #require(result.error)
+    #expect(error.kind == .truncated)
+    #expect(error.location.record == 3 && error.location.offset == 352)
+  }
+
+  @Test func inMemoryInputMatchesFile() throws {
+    let fromFile = try importShared(t4t).frames
+    let fromMemory = try importPcap(TraceInput(path: "-", bytes: sharedBytes(t4t))).frames
+    #expect(fromMemory.count == 30)
+    #expect(fromMemory.map(\.data) == fromFile.map(\.data))
+    #expect(fromMemory.map(\.location.offset) == fromFile.map(\.location.offset))
+    #expect(fromMemory.first?.location.file == "-")
+  }
+
+  @Test func emptyAndHeaderOnlyInputs() throws {
+    let empty = #expect(throws: TraceError.self) {
+      try importPcap(TraceInput(path: "-", bytes: Data()))
+    }
+    #expect(empty?.kind == .truncated)
+    let pcapHeader = try importPcap(TraceInput(path: "-", bytes: sharedBytes(t2t).prefix(24)))
+    #expect(pcapHeader.frames.isEmpty && pcapHeader.error == nil)
+    // The NFCGate file's SHB alone (28 bytes).
+    let shb = try importPcap(TraceInput(path: "-", bytes: sharedBytes(nfcgate).prefix(28)))
+    #expect(shb.frames.isEmpty && shb.error == nil)
+    let cutHeader = #expect(throws: TraceError.self) {
+      try importPcap(TraceInput(path: "-", bytes: sharedBytes(t2t).prefix(10)))
+    }
+    #expect(cutHeader?.kind == .truncated)
+    #expect(cutHeader?.location.record == 0 && cutHeader?.location.offset == 0)
+  }
+
+  @Test func unknownEventAndLengthMismatchAreWarnings() throws {
+    var bytes = try sharedBytes(t2t)
+    bytes[44 + 16 + 1] = 0xF0  // packet 2 (REQA): event byte
+    bytes[65 + 16 + 3] = 0x09  // packet 3 (ATQA): length field 2 → 9
+    let result = try importPcap(TraceInput(path: "edited.pcap", bytes: bytes))
+    #expect(result.error == nil)
+    #expect(result.frames.count == 24)
+    #expect(result.frames[1].data == [0x44, 0x00] && result.frames[1].index == 1)
+    try #require(result.warnings.count == 2)
+    #expect(result.warnings[0].message.contains("unknown ISO 14443 pseudo-header event 0xf0"))
+    #expect(result.warnings[0].location?.record == 2 && result.warnings[0].location?.offset == 44)
+    #expect(
+      result.warnings[1].message
+        == "pseudo-header length field says 9 bytes but 2 follow; using the 2 captured bytes")
+    #expect(result.warnings[1].location?.record == 3)
+  }
+
+  @Test func microsecondPcapKeepsMicroseconds() throws {
+    var bytes = try sharedBytes(t2t)
+    // The µs magic (little-endian): the fraction field 350000 now means 0.35 s.
+    bytes.replaceSubrange(0..<4, with: [0xD4, 0xC3, 0xB2, 0xA1])
+    let frames = try importPcap(TraceInput(path: "us.pcap", bytes: bytes)).frames
+    try #require(frames.count == 25)
+    #expect(frames[1].timeNs == 350_000_000)
+    #expect(frames[1].sourceTime == SourceTime(1_700_000_000_350_000, .microseconds))
+  }
+
+  @Test func sniffRecognisesMagics() {
+    let sniff = PcapFormats.pcap.sniff
+    #expect(sniff([0xD4, 0xC3, 0xB2, 0xA1, 2, 0], "x") == 95)
+    #expect(sniff([0xA1, 0xB2, 0xC3, 0xD4, 0, 2], "x.pcap") == 100)
+    #expect(sniff([0x4D, 0x3C, 0xB2, 0xA1], "x") == 95)
+    #expect(sniff([0xA1, 0xB2, 0x3C, 0x4D], "x") == 95)
+    #expect(sniff([0x0A, 0x0D, 0x0D, 0x0A, 0x1C, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A], "x") == 95)
+    #expect(sniff([0x0A, 0x0D, 0x0D, 0x0A], "y.pcapng") == 85)
+    #expect(sniff(Array("Start | End".utf8), "x.pcap") == 0)
+    #expect(PcapFormats.all.map(\.name) == ["pcap"])
+  }
+}
