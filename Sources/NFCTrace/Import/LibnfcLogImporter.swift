@@ -110,7 +110,8 @@ public struct LibnfcLogImporter: TraceImporter {
     }
   }
 
-  /// Hex pairs separated by spaces/tabs (a trailing CR allowed); nil on anything else.
+  /// Hex pairs separated by spaces/tabs (a trailing CR allowed); nil on anything else. Works on
+  /// the mapped bytes directly rather than `Hex.bytes` so that no String is built per line.
   private static func hexBytes(_ bytes: Data, _ start: Int, _ end: Int) -> [UInt8]? {
     var out: [UInt8] = []
     out.reserveCapacity((end - start) / 3)

@@ -36,7 +36,6 @@ enum NFCLabRecord {
     var durationNs: Int64?
     var flags: [String]
     var shortFrame: Bool
-    var shortFrameInferred: Bool
   }
 
   /// Reads a record's fields, or returns the reason it cannot.
@@ -82,7 +81,7 @@ enum NFCLabRecord {
     return .success(
       Fields(
         frameType: frameType, tech: tech, data: data, startNs: startNs, durationNs: durationNs,
-        flags: flags, shortFrame: short, shortFrameInferred: inferred))
+        flags: flags, shortFrame: short))
   }
 
   /// Why a record could not be read.
