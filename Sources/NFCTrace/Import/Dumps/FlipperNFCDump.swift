@@ -1,0 +1,134 @@
+import Foundation
+
+/// Flipper Zero `.nfc` files (`Filetype: Flipper NFC device`), versions 2–4, as documented in
+/// flipperzero-firmware `documentation/file_formats/NfcFileFormats.md`: `Key: value` lines,
+/// `#` comments. Version 2 writes the ATQA LSB first (`44 00`), versions 3 and 4 MSB first
+/// (`00 44`). NTAG/Ultralight data: `Signature`, `Mifare version`, `Counter N` (decimal),
+/// `Tearing N`, `Pages total`, `Pages read`, `Page N: xx xx xx xx` (`??` = unknown byte).
+enum FlipperNFCDump {
+  private static let magic = "Filetype: Flipper NFC device"
+
+  /// The dump, nil if the input is not a Flipper NFC file.
+  /// - Throws: `TraceError.malformed` naming the line of a bad value.
+  static func read(_ input: TraceInput) throws -> TagDump? {
+    guard input.bytes.count < 1 << 20 else { return nil }
+    let text = String(decoding: input.bytes, as: UTF8.self)
+    guard text.hasPrefix(magic) || text.hasPrefix("\u{FEFF}" + magic) else { return nil }
+    var parser = Parser(input: input)
+    var offset = 0
+    for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let location = input.location(unit: "line", record: n + 1, offset: offset)
+      offset += raw.utf8.count + 1
+      try parser.line(raw, at: location)
+    }
+    return parser.finish()
+  }
+
+  private struct Parser {
+    let input: TraceInput
+    var version = 0
+    var deviceType = ""
+    var dump: TagDump
+    var pages: [Int: ([UInt8], Bool)] = [:]
+    var pagesTotal: Int?
+    var pagesRead: Int?
+    var counters: [Int: Int] = [:]
+
+    init(input: TraceInput) {
+      self.input = input
+      dump = TagDump(format: "flipper-nfc", path: input.path)
+    }
+
+    mutating func line(_ raw: Substring, at location: SourceLocation) throws {
+      let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard !line.isEmpty, !line.hasPrefix("#"), let colon = line.firstIndex(of: ":") else {
+        return
+      }
+      let key = String(line[..<colon])
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      func bytes(_ count: Int?) throws -> [UInt8] {
+        guard let b = Hex.bytes(value), count == nil || b.count == count else {
+          let size = count.map { "\($0) hex bytes" } ?? "hex bytes"
+          throw TraceError(.malformed, at: location, "\(key): expected \(size), found \"\(value)\"")
+        }
+        return b
+      }
+      func number() throws -> Int {
+        guard let n = Int(value), n >= 0, n < 1 << 24 else {
+          throw TraceError(.malformed, at: location, "\(key): expected a decimal number")
+        }
+        return n
+      }
+      switch key {
+      case "Version": version = try number()
+      case "Device type": deviceType = value
+      case "UID": dump.uid = try bytes(nil)
+      case "ATQA": dump.atqa = atqa(try bytes(2))
+      case "SAK": dump.sak = try bytes(1).first
+      case "Signature": dump.signature = try bytes(32)
+      case "Mifare version": dump.version = try bytes(8)
+      case "Pages total": pagesTotal = try number()
+      case "Pages read": pagesRead = try number()
+      default:
+        if let index = Self.indexed(key, "Counter ") {
+          counters[index] = try number()
+        } else if let index = Self.indexed(key, "Page ") {
+          pages[index] = try page(value, key: key, at: location)
+        }
+      }
+    }
+
+    /// Version 2 stores the ATQA in air order (LSB first), later versions MSB first.
+    func atqa(_ b: [UInt8]) -> UInt16 {
+      version <= 2 ? UInt16(b[1]) << 8 | UInt16(b[0]) : UInt16(b[0]) << 8 | UInt16(b[1])
+    }
+
+    func page(_ value: String, key: String, at location: SourceLocation) throws -> ([UInt8], Bool) {
+      let parts = value.split(separator: " ")
+      var out: [UInt8] = []
+      var known = true
+      for part in parts {
+        if part == "??" {
+          out.append(0)
+          known = false
+        } else if part.count == 2, let b = Hex.bytes(part) {
+          out.append(contentsOf: b)
+        }
+      }
+      guard out.count == 4, parts.count == 4 else {
+        throw TraceError(
+          .malformed, at: location, "\(key): expected 4 hex bytes or ??, found \"\(value)\"")
+      }
+      return (out, known)
+    }
+
+    static func indexed(_ key: String, _ prefix: String) -> Int? {
+      guard key.hasPrefix(prefix), let n = Int(key.dropFirst(prefix.count)), n >= 0, n < 4096
+      else { return nil }
+      return n
+    }
+
+    mutating func finish() -> TagDump {
+      if version < 2 || version > 4 {
+        dump.warnings.append(
+          TraceWarning("Flipper NFC file version \(version): versions 2–4 are known"))
+      }
+      let count = max(pagesTotal ?? 0, (pages.keys.max() ?? -1) + 1)
+      for index in 0..<count {
+        let (bytes, known) = pages[index] ?? ([0, 0, 0, 0], false)
+        dump.pages.append(bytes)
+        dump.pageKnown.append(known && index < (pagesRead ?? count))
+      }
+      if count > 0, pages.count < count {
+        dump.warnings.append(
+          TraceWarning("\(count - pages.count) of \(count) pages missing from the file"))
+      }
+      dump.counters = counters.keys.sorted().compactMap { counters[$0] }
+      if let warning = Type2Header.uidCheck(dump) { dump.warnings.append(warning) }
+      if count == 0, !deviceType.isEmpty {
+        dump.warnings.append(TraceWarning("device type \(deviceType): no Type 2 pages stored"))
+      }
+      return dump
+    }
+  }
+}

@@ -1,0 +1,232 @@
+/// Turns PN53x commands and responses (TFI D4/D5, PN533 user manual §8) into the frames that
+/// went over the air, without inventing any:
+///
+/// - InDataExchange (40/41) and InCommunicateThru (42/43): the command's data (after the Tg
+///   byte for 40) is a reader frame; a response with status 0 carries the tag frame. A
+///   status error (low 6 bits ≠ 0, e.g. 0x01 timeout) gives no tag frame and a warning.
+///   A successful exchange with no data (a Type 2 WRITE, whose 4-bit ACK the chip consumes)
+///   gives an empty tag frame flagged `pn53x-empty-answer`.
+/// - InListPassiveTarget (4A/4B) at 106 kbit/s type A: the REQA/anticollision exchange is
+///   done by the chip and not logged, so only what the tag answered is emitted — ATQA (in air
+///   order: the PN53x gives SENS_RES MSB first), SAK and the ATS when present — as tag
+///   frames flagged `pn53x-target-info` (the ATQA frame also carries `uid=<hex>`).
+/// - RFConfiguration item 01 (RF field) → field-on/field-off events.
+/// - WriteRegister (08) is followed for CIU_BitFraming (0x633D TxLastBits: 7-bit frames
+///   such as a magic wake-up), CIU_TxMode/RxMode (0x6302/0x6303 bit 0x80: CRC added by the
+///   chip or not).
+///
+/// CRC: the chip adds and strips CRC_A, so frames get `.notCaptured` unless the host turned
+/// the chip's CRC off (then `.unchecked`: the host's bytes include any CRC it computed).
+struct PN53xInterpreter {
+  /// A frame to emit, before index/time are assigned.
+  struct Output {
+    var direction: Direction
+    var event: FrameEvent?
+    var data: [UInt8]
+    var bits: Int?
+    var crc: CRCStatus
+    var technology: Technology
+    var flags: [String]
+  }
+
+  private var pending: (code: UInt8, modulation: UInt8)?
+  private var technology: Technology = .unknown
+  private var txLastBits = 0
+  private var txCRC = true
+  private var rxCRC = true
+
+  /// Frames for a host→chip frame `D4 CC …`, and warnings.
+  mutating func command(_ frame: [UInt8]) -> ([Output], [String]) {
+    guard frame.count >= 2, frame[0] == 0xD4 else {
+      return ([], ["not a PN53x command (TFI D4 expected)"])
+    }
+    let code = frame[1]
+    let params = Array(frame.dropFirst(2))
+    pending = (code, params.count >= 2 ? params[1] : 0)
+    switch code {
+    case 0x40:
+      guard params.count >= 1 else { return ([], ["InDataExchange without a Tg byte"]) }
+      return ([readerFrame(Array(params.dropFirst()), thru: false)], [])
+    case 0x42:
+      return ([readerFrame(params, thru: true)], [])
+    case 0x4A:
+      if params.count >= 2 { technology = Self.technology(modulation: params[1]) }
+      return ([], [])
+    case 0x08:
+      writeRegisters(params)
+      return ([], [])
+    case 0x32:
+      guard params.count >= 2, params[0] == 0x01 else { return ([], []) }
+      let on = params[1] & 0x01 != 0
+      let event = Output(
+        direction: .event, event: on ? .fieldOn : .fieldOff, data: [], bits: nil,
+        crc: .absent, technology: .unknown, flags: ["pn53x-rfconfiguration"])
+      return ([event], [])
+    default:
+      return ([], [])
+    }
+  }
+
+  /// Frames for a chip→host frame `D5 CC+1 …`, and warnings.
+  mutating func response(_ frame: [UInt8]) -> ([Output], [String]) {
+    if frame.first == 0x7F {
+      return ([], ["PN53x error frame: application-level error (syntax error in the command)"])
+    }
+    guard frame.count >= 2, frame[0] == 0xD5 else {
+      return ([], ["not a PN53x response (TFI D5 expected)"])
+    }
+    let code = frame[1]
+    var warnings: [String] = []
+    if let pending, pending.code &+ 1 != code {
+      warnings.append(
+        "PN53x response \(Self.hex(code)) does not answer command \(Self.hex(pending.code))")
+    }
+    let modulation = pending?.modulation ?? 0
+    pending = nil
+    let body = Array(frame.dropFirst(2))
+    switch code {
+    case 0x41, 0x43:
+      let (outputs, more) = exchangeAnswer(
+        body, name: code == 0x41 ? "InDataExchange" : "InCommunicateThru")
+      return (outputs, warnings + more)
+    case 0x4B:
+      let (outputs, more) = targets(body, modulation: modulation)
+      return (outputs, warnings + more)
+    default:
+      return ([], warnings)
+    }
+  }
+
+  // MARK: - Exchanges
+
+  private func readerFrame(_ data: [UInt8], thru: Bool) -> Output {
+    let bits = thru && txLastBits != 0 && data.count == 1 ? txLastBits : nil
+    return Output(
+      direction: .reader, event: nil, data: data, bits: bits,
+      crc: thru && !txCRC ? .unchecked : .notCaptured, technology: technology, flags: [])
+  }
+
+  private func exchangeAnswer(_ body: [UInt8], name: String) -> ([Output], [String]) {
+    guard let status = body.first else { return ([], ["\(name) response without a status byte"]) }
+    let error = status & 0x3F
+    guard error == 0 else {
+      return ([], ["\(name) status \(Self.hex(status)): \(Self.statusMeaning(error))"])
+    }
+    let data = Array(body.dropFirst())
+    var flags: [String] = []
+    if data.isEmpty { flags.append("pn53x-empty-answer") }
+    if status & 0x40 != 0 { flags.append("pn53x-more-information") }
+    let crc: CRCStatus = name == "InCommunicateThru" && !rxCRC ? .unchecked : .notCaptured
+    let frame = Output(
+      direction: .tag, event: nil, data: data, bits: nil, crc: crc, technology: technology,
+      flags: flags)
+    return ([frame], [])
+  }
+
+  /// InListPassiveTarget answer: `NbTg` then per target (106 kbit/s type A) `Tg SENS_RES(2)
+  /// SEL_RES NFCIDLength NFCID1 [ATS]` (PN533 user manual §8.4.5).
+  private func targets(_ body: [UInt8], modulation: UInt8) -> ([Output], [String]) {
+    guard let count = body.first else { return ([], ["InListPassiveTarget response is empty"]) }
+    if count == 0 { return ([], ["InListPassiveTarget: no target found"]) }
+    guard modulation == 0x00 else {
+      return (
+        [], ["InListPassiveTarget: target data for BrTy \(Self.hex(modulation)) not unpacked"]
+      )
+    }
+    var outputs: [Output] = []
+    var i = 1
+    for _ in 0..<count {
+      guard i + 5 <= body.count else { break }
+      let uidLength = Int(body[i + 4])
+      guard i + 5 + uidLength <= body.count else {
+        return (outputs, ["InListPassiveTarget: target data shorter than its NFCID1 length"])
+      }
+      let uid = body[(i + 5)..<(i + 5 + uidLength)]
+      let sak = body[i + 3]
+      outputs.append(info([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]))
+      outputs.append(info([sak], extra: []))
+      i += 5 + uidLength
+      // The ATS (its first byte TL counts itself) follows when the tag is ISO-DEP (SAK b6).
+      if sak & 0x20 != 0, i < body.count {
+        let tl = Int(body[i])
+        guard tl >= 1, i + tl <= body.count else {
+          return (outputs, ["InListPassiveTarget: ATS length byte TL exceeds the data"])
+        }
+        outputs.append(info(Array(body[i..<(i + tl)]), extra: []))
+        i += tl
+      }
+    }
+    return (outputs, [])
+  }
+
+  private func info(_ data: [UInt8], extra: [String]) -> Output {
+    Output(
+      direction: .tag, event: nil, data: data, bits: nil, crc: .notCaptured,
+      technology: .nfcA, flags: ["pn53x-target-info"] + extra)
+  }
+
+  // MARK: - Registers
+
+  private mutating func writeRegisters(_ params: [UInt8]) {
+    var i = 0
+    while i + 3 <= params.count {
+      let address = UInt16(params[i]) << 8 | UInt16(params[i + 1])
+      let value = params[i + 2]
+      switch address {
+      case 0x633D: txLastBits = Int(value & 0x07)
+      case 0x6302: txCRC = value & 0x80 != 0
+      case 0x6303: rxCRC = value & 0x80 != 0
+      default: break
+      }
+      i += 3
+    }
+  }
+
+  // MARK: - Tables
+
+  /// BrTy of InListPassiveTarget (PN533 user manual §8.4.5).
+  private static func technology(modulation: UInt8) -> Technology {
+    switch modulation {
+    case 0x00, 0x04: return .nfcA  // 106 kbit/s type A; Jewel/Topaz
+    case 0x01, 0x02: return .nfcF
+    case 0x03, 0x06, 0x07, 0x08: return .nfcB
+    default: return .unknown
+    }
+  }
+
+  /// PN53x status error codes (PN533 user manual §7.1 table "Error code list"; names as in
+  /// libnfc `chips/pn53x-internal.h`).
+  static func statusMeaning(_ code: UInt8) -> String {
+    switch code {
+    case 0x01: return "timeout, the tag did not answer"
+    case 0x02: return "CRC error in the tag's answer"
+    case 0x03: return "parity error in the tag's answer"
+    case 0x04: return "erroneous bit count during anticollision/select"
+    case 0x05: return "MIFARE framing error"
+    case 0x06: return "abnormal bit collision"
+    case 0x07: return "communication buffer too small"
+    case 0x09: return "RF buffer overflow"
+    case 0x0A: return "RF field not switched on in time"
+    case 0x0B: return "RF protocol error"
+    case 0x0D: return "overheating"
+    case 0x0E: return "internal buffer overflow"
+    case 0x10: return "invalid parameter"
+    case 0x12: return "DEP: command not supported by the target"
+    case 0x13: return "invalid received frame format"
+    case 0x14: return "MIFARE authentication error"
+    case 0x23: return "wrong UID check byte (BCC)"
+    case 0x25: return "DEP: invalid device state"
+    case 0x26: return "operation not allowed in this configuration"
+    case 0x27: return "command not acceptable in the current context"
+    case 0x29: return "the target was released by the initiator"
+    case 0x2A: return "card ID does not match (card exchanged)"
+    case 0x2B: return "the card disappeared"
+    case 0x2C: return "NFCID3 mismatch"
+    case 0x2D: return "over-current"
+    case 0x2E: return "NAD missing in a DEP frame"
+    default: return "unknown PN53x error code"
+    }
+  }
+
+  static func hex(_ byte: UInt8) -> String { "0x" + Hex.string([byte]) }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import NFCTrace
+import TestSupport
+import Testing
+
+private func importAll(_ input: TraceInput) throws -> ([Frame], [TraceWarning]) {
+  var importer = try NFCLabImporter(input: input)
+  var frames: [Frame] = []
+  while let frame = try importer.next() { frames.append(frame) }
+  return (frames, importer.warnings)
+}
+
+private func lab(_ name: String) throws -> TraceInput {
+  try TraceInput(path: TestPaths.shared("public/nfc-laboratory/\(name).json"))
+}
+
+/// Frame counts per ../shared/traces/public/SOURCES.md, reader/tag split and techs counted
+/// from the files.
+private let expectations: [(String, Int, Int, Int, Set<Technology>)] = [
+  ("test_NFC-A_106kbps_001", 10, 5, 5, [.nfcA]),
+  ("test_NFC-A_106kbps_002", 10, 5, 5, [.nfcA]),
+  ("test_NFC-A_106kbps_003", 17, 10, 7, [.nfcA]),
+  ("test_NFC-A_106kbps_004", 8, 4, 4, [.nfcA]),
+  ("test_NFC-A_106kbps_212kbps_001", 25, 13, 12, [.nfcA]),
+  ("test_NFC-A_106kbps_424kbps_001", 16, 8, 8, [.nfcA]),
+  ("test_NFC-A_212kbps_001", 8, 4, 4, [.nfcA]),
+  ("test_NFC-A_424kbps_001", 6, 3, 3, [.nfcA]),
+  ("test_NFC-A_424kbps_002", 66, 33, 33, [.nfcA]),
+  ("test_NFC-B_106kbps_001", 5, 3, 2, [.nfcB]),
+  ("test_NFC-B_106kbps_002", 8, 5, 3, [.nfcB]),
+  ("test_NFC-F_212kbps_001", 7, 4, 3, [.nfcF, .nfcV]),
+  ("test_NFC-F_212kbps_002", 18, 9, 9, [.nfcF]),
+  ("test_NFC-F_212kbps_003", 60, 30, 30, [.nfcF]),
+  ("test_NFC-F_212kbps_004", 2, 1, 1, [.nfcF]),
+  ("test_NFC-V_26kbps_001", 12, 6, 6, [.nfcV]),
+  ("test_NFC-V_26kbps_002", 8, 4, 4, [.nfcV]),
+  ("test_POLL_ABF_001", 10, 10, 0, [.nfcA, .nfcB, .nfcF]),
+  ("test_POLL_AB_001", 4, 4, 0, [.nfcA, .nfcB]),
+]
+
+@Test(arguments: expectations)
+func nfcLabFileImportsWithExactCounts(
+  _ name: String, _ count: Int, _ readers: Int, _ tags: Int, _ techs: Set<Technology>
+) throws {
+  let input = try lab(name)
+  #expect(NFCLabImporter.format.sniff(input.head(), input.path) == 95)
+  let (frames, warnings) = try importAll(input)
+  #expect(frames.count == count)
+  #expect(frames.filter { $0.direction == .reader }.count == readers)
+  #expect(frames.filter { $0.direction == .tag }.count == tags)
+  #expect(Set(frames.map(\.technology)) == techs)
+  #expect(frames.map(\.index) == Array(0..<count))
+  #expect(frames.first?.timeNs == 0)
+  #expect(warnings.isEmpty)
+  #expect(frames.allSatisfy { $0.location.unit == "frame" && $0.sourceTime?.unit == .seconds })
+}
+
+@Test func nfcLabMifareClassicWUPAAndEncryptedFrames() throws {
+  let (frames, _) = try importAll(try lab("test_NFC-A_106kbps_001"))
+  try #require(frames.count == 10)
+  let wupa = frames[0]
+  #expect(wupa.data == [0x52])
+  #expect(wupa.bits == 7)
+  #expect(wupa.isShortFrame)
+  #expect(wupa.direction == .reader)
+  #expect(wupa.sourceTime == SourceTime(1_080_600, .seconds))
+  #expect(wupa.durationNs == 76_000)
+  #expect(wupa.location.record == 1)
+  #expect(wupa.location.offset == 20)  // the first `{` inside "frames": [
+  #expect(frames[1].data == [0x04, 0x00])
+  #expect(frames[1].direction == .tag)
+  #expect(frames[1].bits == nil)
+  #expect(frames[1].timeNs == 166_200)
+  #expect(frames[2].data == [0x93, 0x70, 0x46, 0x30, 0xAC, 0xC9, 0x13, 0x08, 0xFA])
+  #expect(frames[4].data == [0x60, 0x08, 0xBD, 0xF7])
+  #expect(frames[4].crc == .unchecked)
+  #expect(frames[4].sourceFlags.isEmpty)
+  // Frames 6–10 carry frameFlags 2 (Encrypted): Crypto1 ciphertext after AUTH.
+  for frame in frames[5...] {
+    #expect(frame.sourceFlags == ["encrypted"])
+    #expect(frame.crc == .encrypted)
+  }
+  #expect(frames[9].timeNs == 7_859_300)
+  #expect(frames[9].data.count == 18)
+}
+
+/// Turns a frame.json into the `-j` JSON-lines stream nfc-lab prints (snake_case keys, a
+/// `flags` array without the short-frame bit, lower-case colon hex), with carrier events and
+/// a status line around it.
+private func jsonLines(from name: String) throws -> Data {
+  let document = try Data(contentsOf: URL(fileURLWithPath: try lab(name).path))
+  let root = try #require(try JSONSerialization.jsonObject(with: document) as? [String: Any])
+  let frames = try #require(root["frames"] as? [[String: Any]])
+  var lines: [String] = [
+    #"{"date_time":0,"frame_type":256,"sample_end":0,"sample_rate":10000000,"sample_start":0,"tech":"UNKNOWN","tech_type":256,"time_end":0,"time_start":0,"timestamp":0,"type":"CarrierOff"}"#,
+    #"{"date_time":0.0000038,"frame_type":257,"tech":"UNKNOWN","tech_type":256,"time_end":3.8e-06,"time_start":3.8e-06,"type":"CarrierOn"}"#,
+  ]
+  for frame in frames {
+    let mask = frame["frameFlags"] as? Int ?? 0
+    var flags: [String] = []
+    if mask & 0x02 != 0 { flags.append("encrypted") }
+    flags.append(frame["frameType"] as? Int == 258 ? "request" : "response")
+    let object: [String: Any] = [
+      "data": (frame["frameData"] as? String ?? "").lowercased(),
+      "frame_type": frame["frameType"] ?? 0, "tech_type": frame["techType"] ?? 0,
+      "time_start": frame["timeStart"] ?? 0, "time_end": frame["timeEnd"] ?? 0,
+      "flags": flags,
+    ]
+    let line = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    lines.append(String(decoding: line, as: UTF8.self))
+  }
+  lines.append("Finish capture, time limit reached!")
+  return Data((lines.joined(separator: "\n") + "\n").utf8)
+}
+
+@Test func nfcLabJSONLinesStream() throws {
+  let input = TraceInput(
+    path: "capture.jsonl", bytes: try jsonLines(from: "test_NFC-A_106kbps_001"))
+  #expect(NFCLabImporter.format.sniff(input.head(), input.path) == 90)
+  let (frames, warnings) = try importAll(input)
+  try #require(frames.count == 12)
+  #expect(frames[0].direction == .event)
+  #expect(frames[0].event == .fieldOff)
+  #expect(frames[0].data.isEmpty)
+  #expect(frames[1].event == .fieldOn)
+  #expect(frames[1].timeNs == 3_800)
+  #expect(frames[2].data == [0x52])
+  #expect(frames[2].bits == 7)  // inferred: -j has no short-frame flag
+  #expect(frames[2].sourceFlags == ["short-frame-inferred"])
+  #expect(frames[2].timeNs == 1_080_600)
+  #expect(frames[2].location.unit == "line")
+  #expect(frames[2].location.record == 3)
+  #expect(frames[3].data == [0x04, 0x00])
+  #expect(frames[3].bits == nil)
+  #expect(frames[11].sourceFlags == ["encrypted"])
+  #expect(frames[11].crc == .encrypted)
+  #expect(frames.filter { $0.direction == .reader }.count == 5)
+  #expect(warnings.count == 1)
+  #expect(warnings.first?.location?.record == 13)
+}
+
+private func expectFailure(
+  _ json: String, kind: TraceError.Kind, framesBefore: Int, messageContains: String,
+  record: Int? = nil
+) {
+  let input = TraceInput(path: "bad.json", bytes: Data(json.utf8))
+  var frames = 0
+  do {
+    var importer = try NFCLabImporter(input: input)
+    while try importer.next() != nil { frames += 1 }
+    Issue.record("expected a TraceError")
+  } catch let error as TraceError {
+    #expect(error.kind == kind)
+    #expect(error.message.contains(messageContains), "\(error.message)")
+    if let record { #expect(error.location.record == record) }
+    #expect(error.location.file == "bad.json")
+  } catch {
+    Issue.record("unexpected error \(error)")
+  }
+  #expect(frames == framesBefore)
+}
+
+private let goodFrame =
+  #"{"frameData":"26","frameFlags":1,"frameType":258,"techType":257,"timeStart":0.5}"#
+
+@Test func nfcLabWrongShapesNameTheFrame() {
+  expectFailure("[1, 2]", kind: .malformed, framesBefore: 0, messageContains: "top level")
+  expectFailure(
+    #"{"frames": {"a": 1}}"#, kind: .malformed, framesBefore: 0,
+    messageContains: "not an array")
+  expectFailure(
+    #"{"other": 1}"#, kind: .malformed, framesBefore: 0, messageContains: "no \"frames\"")
+  expectFailure(
+    #"{"frames": [\#(goodFrame), \#(goodFrame), {"frameType":259,"techType":257,"timeStart":0.6}]}"#,
+    kind: .malformed, framesBefore: 2,
+    messageContains: "frame 3: poll/listen frame without frameData",
+    record: 3)
+  expectFailure(
+    #"{"frames": [\#(goodFrame), 42]}"#, kind: .malformed, framesBefore: 1,
+    messageContains: "frame 2: expected a JSON object", record: 2)
+  expectFailure(
+    #"{"frames": [\#(goodFrame), {"frameData":"zz","frameType":258,"timeStart":1}]}"#,
+    kind: .malformed, framesBefore: 1, messageContains: "not hex", record: 2)
+  expectFailure(
+    #"{"frames": [\#(goodFrame), {"frameData":"26","frameType":258,"#, kind: .truncated,
+    framesBefore: 1, messageContains: "inside frame 2", record: 2)
+  expectFailure(
+    #"{"frames": [\#(goodFrame)"#, kind: .truncated, framesBefore: 1,
+    messageContains: "after 1 frames")
+}
+
+@Test func nfcLabFrameByteOffsetIsReported() throws {
+  let json = #"{"frames": [\#(goodFrame),  \#(goodFrame)]}"#
+  let (frames, _) = try importAll(TraceInput(path: "x.json", bytes: Data(json.utf8)))
+  try #require(frames.count == 2)
+  #expect(frames[0].location.offset == 12)
+  #expect(frames[1].location.offset == 12 + goodFrame.utf8.count + 3)
+  #expect(frames[1].timeNs == 0)
+  #expect(
+    frames[1].location.description == "x.json: frame 2, byte offset \(15 + goodFrame.utf8.count)")
+}
+
+@Test func nfcLabSniffRejectsOtherJSON() throws {
+  let pm3 = try TraceInput(path: TestPaths.shared("public/proxmark3/ntag216-empty.json"))
+  #expect(NFCLabImporter.format.sniff(pm3.head(), pm3.path) == 0)
+  #expect(NFCLabImporter.format.sniff(Array("hello".utf8), "a.txt") == 0)
+}

@@ -1,0 +1,165 @@
+import Foundation
+import NFCTrace
+import TestSupport
+import Testing
+
+private func dump(_ shared: String) throws -> TagDump {
+  try #require(try TagDumpReader.read(TraceInput(path: TestPaths.shared(shared))))
+}
+
+private let flipperSignature: [UInt8] = [
+  0x31, 0xB5, 0x99, 0x8B, 0x1D, 0x1C, 0x6A, 0xF2, 0xC6, 0xC7, 0xAE, 0xC2, 0xE1, 0x44, 0x29, 0x95,
+  0x2F, 0xA9, 0xE7, 0x57, 0x29, 0x2B, 0xFB, 0x39, 0xE1, 0x6D, 0xDC, 0x43, 0xE2, 0xCE, 0xC5, 0x80,
+]
+
+@Test func flipperRickRollVersion2() throws {
+  let d = try dump("public/UberGuidoZ-Flipper/RickRoll.nfc")
+  #expect(d.format == "flipper-nfc")
+  #expect(d.uid == [0x04, 0xB8, 0x31, 0x3A, 0x30, 0x73, 0x80])
+  #expect(d.atqa == 0x0044)  // version 2 writes "44 00", LSB first
+  #expect(d.sak == 0x00)
+  #expect(d.version == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])
+  #expect(d.signature == flipperSignature)
+  #expect(d.counters == [0, 0, 0])
+  #expect(d.pages.count == 231)
+  #expect(d.pageKnown == Array(repeating: true, count: 231))
+  #expect(d.pages[0] == [0x04, 0x39, 0x91, 0x24])
+  #expect(d.pages[3] == [0xE1, 0x10, 0x12, 0x00])
+  #expect(d.pages[4] == [0x01, 0x03, 0xA0, 0x0C])
+  #expect(d.pages[6] == [0x01, 0x15, 0x55, 0x04])
+  #expect(d.pages[7] == Array("yout".utf8))
+  #expect(d.pages[228] == [0x00, 0x05, 0x00, 0x00])
+  // The UID line was hand-edited: pages 0–1 hold 04 39 91 C2 FC 67 80.
+  #expect(d.uidFromPages == [0x04, 0x39, 0x91, 0xC2, 0xFC, 0x67, 0x80])
+  #expect(d.warnings.count == 1)
+  #expect(d.warnings.first?.message.hasPrefix("UID 04:B8:31:3A:30:73:80 disagrees") == true)
+}
+
+@Test func flipperGoogleDiffersOnlyInTheURIRecord() throws {
+  let google = try dump("public/UberGuidoZ-Flipper/Google.nfc")
+  let rick = try dump("public/UberGuidoZ-Flipper/RickRoll.nfc")
+  #expect(google.pages.count == 231)
+  #expect(google.pages[6] == [0x01, 0x15, 0x55, 0x00])  // URI prefix 00: none
+  #expect(google.pages[12] == [0xFE, 0x00, 0x00, 0x00])
+  #expect(google.pages[226] == [0x00, 0x00, 0x7F, 0xBD])
+  #expect(google.pages[227] == [0x04, 0x00, 0x00, 0xE2])
+  #expect(google.pages[0...5] == rick.pages[0...5])
+  #expect(google.uid == rick.uid)
+  #expect(google.atqa == 0x0044)
+}
+
+@Test func flipperVersion4AndUnknownPages() throws {
+  let text = """
+    Filetype: Flipper NFC device
+    Version: 4
+    # Device type can be ISO14443-3A, ISO14443-4A, NTAG/Ultralight, Mifare Classic, Mifare DESFire
+    Device type: NTAG/Ultralight
+    UID: 04 85 90 54 12 98 23
+    ATQA: 00 44
+    SAK: 00
+    Data format version: 2
+    NTAG/Ultralight type: NTAG213
+    Mifare version: 00 04 04 02 01 00 0F 03
+    Counter 0: 0
+    Counter 1: 7
+    Counter 2: 65536
+    Pages total: 6
+    Pages read: 5
+    Page 0: 04 85 90 99
+    Page 1: 54 12 98 23
+    Page 2: ?? ?? ?? ??
+    Page 3: E1 10 12 00
+    Page 4: 03 00 FE 00
+    Page 5: 00 00 00 00
+    Failed authentication attempts: 0
+    """
+  let d = try #require(try TagDumpReader.read(TraceInput(path: "t.nfc", bytes: Data(text.utf8))))
+  #expect(d.atqa == 0x0044)  // version 4 writes "00 44", MSB first
+  #expect(d.counters == [0, 7, 65536])
+  #expect(d.pages.count == 6)
+  #expect(d.pageKnown == [true, true, false, true, true, false])
+  #expect(d.pages[2] == [0, 0, 0, 0])
+  #expect(d.signature == nil)
+  #expect(d.warnings.isEmpty)
+}
+
+@Test func flipperBadPageNamesTheLine() {
+  let text = "Filetype: Flipper NFC device\nVersion: 2\nPage 0: 04 39 91\n"
+  #expect {
+    try TagDumpReader.read(TraceInput(path: "bad.nfc", bytes: Data(text.utf8)))
+  } throws: { error in
+    guard let error = error as? TraceError else { return false }
+    return error.kind == .malformed && error.location.record == 3
+      && error.location.offset == 40 && error.message.hasPrefix("Page 0: expected 4 hex bytes")
+  }
+}
+
+@Test func proxmark3NTAG216EmptyDump() throws {
+  let d = try dump("public/proxmark3/ntag216-empty.json")
+  #expect(d.format == "pm3-json")
+  #expect(d.uid == [0x04, 0x58, 0x69, 0xD2, 0x9C, 0x39, 0x80])
+  #expect(d.uidFromPages == d.uid)
+  #expect(d.atqa == nil)
+  #expect(d.sak == nil)
+  #expect(d.version == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])
+  #expect(d.signature?.count == 32)
+  #expect(d.signature?.prefix(4) == [0x1F, 0xA9, 0xFE, 0x47])
+  #expect(d.counters == [0, 0, 0])
+  #expect(d.pages.count == 231)
+  #expect(d.pageKnown.allSatisfy { $0 })
+  #expect(d.pages[0] == [0x04, 0x58, 0x69, 0xBD])
+  #expect(d.pages[3] == [0xE1, 0x10, 0x6D, 0x00])
+  #expect(d.pages[4] == [0x03, 0x00, 0xFE, 0x00])
+  #expect(d.pages[226] == [0x00, 0x00, 0x00, 0xBD])
+  #expect(d.pages[227] == [0x04, 0x00, 0x00, 0xFF])
+  #expect(d.pages[229] == [0xFF, 0xFF, 0xFF, 0xFF])
+  #expect(d.warnings.isEmpty)
+}
+
+@Test func proxmark3OtherFileTypeAndBadBlock() {
+  let classic = #"{"Created": "proxmark3", "FileType": "mfcard", "blocks": {}}"#
+  #expect {
+    try TagDumpReader.read(TraceInput(path: "c.json", bytes: Data(classic.utf8)))
+  } throws: { ($0 as? TraceError)?.kind == .unsupported }
+  let bad = #"{"FileType": "mfu", "Card": {}, "blocks": {"0": "04586", "1": "00000000"}}"#
+  #expect {
+    try TagDumpReader.read(TraceInput(path: "b.json", bytes: Data(bad.utf8)))
+  } throws: { error in
+    guard let error = error as? TraceError else { return false }
+    return error.kind == .malformed && error.location.unit == "block"
+      && error.location.offset == 43 && error.message.hasPrefix("block \"0\"")
+  }
+}
+
+@Test func chameleonNTAG215BlankImage() throws {
+  let d = try dump("public/ChameleonMini/NTAG215_blank.bin")
+  #expect(d.format == "raw-type2")
+  #expect(d.pages.count == 135)
+  #expect(d.uid == [0x04, 0x23, 0x15, 0x52, 0x04, 0x3F, 0x81])
+  #expect(d.pages[0] == [0x04, 0x23, 0x15, 0xBA])
+  #expect(d.pages[2] == [0xE8, 0x48, 0x00, 0x00])
+  #expect(d.pages[3] == [0xE1, 0x10, 0x3E, 0x0E])
+  #expect(d.pages[4] == [0, 0, 0, 0])
+  #expect(d.pages[131] == [0x00, 0x00, 0x00, 0x04])
+  #expect(d.pages[132] == [0x5F, 0x00, 0x00, 0x00])
+  #expect(d.pageKnown.count == 135)
+  #expect(d.atqa == nil)
+  #expect(d.version == nil)
+  #expect(d.counters.isEmpty)
+  #expect(d.warnings.isEmpty)
+}
+
+@Test func tracesAreNotDumps() throws {
+  for path in [
+    "public/proxmark3/hf_14a_mfu.trace", "public/nfc-laboratory/test_POLL_AB_001.json",
+  ] {
+    #expect(try TagDumpReader.read(TraceInput(path: TestPaths.shared(path))) == nil)
+  }
+  // E1 at byte 12 without valid BCCs and without a .bin name is not enough.
+  var bytes = [UInt8](repeating: 0, count: 64)
+  bytes[12] = 0xE1
+  #expect(try TagDumpReader.read(TraceInput(path: "x.dat", bytes: Data(bytes))) == nil)
+  let hinted = try #require(try TagDumpReader.read(TraceInput(path: "x.bin", bytes: Data(bytes))))
+  #expect(
+    hinted.warnings.map(\.message) == ["UID check bytes BCC0/BCC1 in pages 0–2 do not verify"])
+}

@@ -1,0 +1,84 @@
+# Builds the hand-written libnfc log fixtures (checksums and CCID lengths computed here).
+import os
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+def h(bs): return " ".join("%02x" % b for b in bs) + " "
+def pn(tfi_pd):
+    n = len(tfi_pd)
+    return [0, 0, 0xFF, n, (-n) & 0xFF] + tfi_pd + [(-sum(tfi_pd)) & 0xFF, 0]
+ACK = [0, 0, 0xFF, 0, 0xFF, 0]
+def line(cat, msg): return "debug\t%s\t%s" % (cat, msg)
+
+READ3 = [0xE1,0x10,0x12,0x00, 0x01,0x03,0xA0,0x0C, 0x34,0x03,0x19,0xD1, 0x01,0x15,0x55,0x04]
+READ7 = list(b"youtu.be/dQw4w9W")
+UID = [0x04,0xA8,0xCE,0x6A,0x5D,0x2D,0x80]
+TARGET = [0x01, 0x01, 0x00, 0x44, 0x00, 0x07] + UID
+
+# (command name, command PD, response PD)
+EXCHANGES = [
+  ("GetFirmwareVersion", [0x02], [0x03, 0x33, 0x02, 0x07, 0x07]),
+  ("SetParameters", [0x12, 0x14], [0x13]),
+  ("RFConfiguration", [0x32, 0x01, 0x00], [0x33]),
+  ("RFConfiguration", [0x32, 0x01, 0x01], [0x33]),
+  ("InListPassiveTarget", [0x4A, 0x01, 0x00], [0x4B] + TARGET),
+  ("InDataExchange", [0x40, 0x01, 0x30, 0x03], [0x41, 0x00] + READ3),
+  ("InDataExchange", [0x40, 0x01, 0x30, 0x07], [0x41, 0x00] + READ7),
+  ("InDataExchange", [0x40, 0x01, 0xA2, 0x0B, 0x67, 0x58, 0x63, 0x51], [0x41, 0x00]),
+  ("InCommunicateThru", [0x42, 0x30, 0x0B], [0x43, 0x01]),
+  ("InRelease", [0x52, 0x00], [0x53, 0x00]),
+  ("RFConfiguration", [0x32, 0x01, 0x00], [0x33]),
+]
+
+def pn533():
+    drv = "libnfc.driver.pn53x_usb"
+    out = [line("libnfc.general", "log_level is set to 3"),
+           line("libnfc.general", "allow_autoscan is set to true"),
+           line("libnfc.general", "0 device(s) defined by user"),
+           line(drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW"),
+           line(drv, "1 device(s) found using pn53x_usb driver")]
+    for name, cmd, rsp in EXCHANGES:
+        out.append(line("libnfc.chip.pn53x", name))
+        out.append(line(drv, "TX: " + h(pn([0xD4] + cmd))))
+        out.append(line(drv, "RX: " + h(ACK)))
+        out.append(line(drv, "RX: " + h(pn([0xD5] + rsp))))
+    return out
+
+def acr122():
+    drv = "libnfc.driver.acr122_usb"
+    seq = [0]
+    def ccid(kind, body, status=0x00, err=0x00):
+        s = seq[0]
+        n = len(body)
+        hdr = [kind, n & 0xFF, (n >> 8) & 0xFF, 0, 0, 0, s]
+        hdr += [0, 0, 0] if kind in (0x6F, 0x62) else [status, err, 0]
+        return hdr + body
+    out = [line("libnfc.general", "log_level is set to 3"),
+           line("libnfc.general", "allow_autoscan is set to true"),
+           line(drv, "device found: Bus 002 Device 004 Name ACS ACR122"),
+           line(drv, "2 element(s) have been decoded from \"acr122_usb:002:004\"")]
+    # PC_to_RDR_IccPowerOn and its ATR (placeholder ATR bytes).
+    out.append(line(drv, "TX: " + h([0x62, 0, 0, 0, 0, 0, 0, 0x01, 0, 0])))
+    out.append(line(drv, "RX: " + h(ccid(0x80, [0x3B, 0x80, 0x80, 0x01, 0x01]))))
+    seq[0] += 1
+    out.append(line(drv, "ACR122 PICC Operating Parameters"))
+    out.append(line(drv, "TX: " + h(ccid(0x6F, [0xFF, 0x00, 0x51, 0x00, 0x00]))))
+    out.append(line(drv, "RX: " + h(ccid(0x80, [0x90, 0x00]))))
+    seq[0] += 1
+    for name, cmd, rsp in EXCHANGES:
+        if name == "GetFirmwareVersion":
+            rsp = [0x03, 0x32, 0x01, 0x06, 0x07]  # the ACR122U holds a PN532 v1.6
+        out.append(line("libnfc.chip.pn53x", name))
+        tama = [0xD4] + cmd
+        out.append(line(drv, "TX: " + h(ccid(0x6F, [0xFF, 0, 0, 0, len(tama)] + tama))))
+        answer = [0xD5] + rsp + [0x90, 0x00]
+        if name == "InListPassiveTarget":
+            # Touchatag-style: 61 xx, then GET RESPONSE fetches the answer.
+            out.append(line(drv, "RX: " + h(ccid(0x80, [0x61, len(answer) - 2]))))
+            seq[0] += 1
+            out.append(line(drv, "TX: " + h(ccid(0x6F, [0xFF, 0xC0, 0x00, 0x00, len(answer) - 2]))))
+        out.append(line(drv, "RX: " + h(ccid(0x80, answer))))
+        seq[0] += 1
+    return out
+
+open(HERE + "/pn533_scl3711_t2t_read_write.log", "w").write("\n".join(pn533()) + "\n")
+open(HERE + "/acr122u_t2t_read_write.log", "w").write("\n".join(acr122()) + "\n")
