@@ -132,11 +132,11 @@ enum Anticollision {
   /// Completes a tag's anticollision answer with the bits the reader already sent.
   ///
   /// The tag sends the remaining 40 − known bits; the first answer byte carries the upper bits
-  /// of the split byte (its low `bitCount` bits belong to the reader). Whole 5-byte answers
-  /// are used as they are.
+  /// of the split byte (its low `bitCount` bits belong to the reader). A 5-byte answer to a
+  /// request that already sent whole bytes is taken as a full UID part.
   static func merge(known: [UInt8], nvb: NVB, answer: [UInt8]) -> [UInt8] {
-    if answer.count == 5 || nvb.knownBits == 0 { return answer }
     let whole = nvb.byteCount - 2
+    if nvb.knownBits == 0 || (answer.count == 5 && answer.count != 5 - whole) { return answer }
     var out = Array(known.prefix(whole))
     var rest = answer[...]
     if nvb.bitCount > 0, let first = rest.first, known.count > whole {
