@@ -206,7 +206,7 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     #expect(steps[11].aDecode?.summary == "UID CL2 32 27 3b 80 (BCC ok)")
     #expect(
       steps[13].aDecode?.summary
-        == "SAK 0x20 (UID complete, ISO 14443-4: ISO-DEP (DESFire, Plus SL3, NTAG 424, JCOP/EMV, Type 4))"
+        == "SAK 0x20 (UID complete, ISO 14443-4: ISO-DEP / Type 4)"
     )
     #expect(steps[14].target == .isoDEP)
     #expect(steps[14].a.crc == .ok)
@@ -315,6 +315,25 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     #expect(steps[5].target == .mifareClassic)
     #expect(steps[5].a.crc == .absent)
     #expect(steps[6].target == .mifareClassic)
+  }
+
+  /// hf_mf_hid_sio_sim: AUTH 60 00, plain nonce NT (no CRC), then Crypto1 ciphertext whose
+  /// parity and CRC cannot be checked.
+  @Test func mifareClassicCrypto1Session() throws {
+    let frames = try PM3Text.frames("hf_mf_hid_sio_sim.list_14a.txt")
+    let (steps, _) = OuterStack.run(frames)
+    #expect(steps[10].target == .mifareClassic)
+    #expect(steps[10].a.crc == .ok)
+    #expect(steps[11].a.crc == .absent)
+    #expect(steps[11].a.result.handoff?.1.bytes == [0x1E, 0xD2, 0x4A, 0x6A])
+    #expect(frames[12].parityErrors == [0, 5, 7])
+    #expect(steps[12...39].allSatisfy { $0.a.crc == .encrypted && $0.findings.isEmpty })
+    #expect(steps[12...39].allSatisfy { $0.target == .mifareClassic })
+    // A new WUPA ends the encrypted session.
+    #expect(steps[40].aDecode?.summary == "WUPA")
+    #expect(steps[41].a.crc == .absent)
+    #expect(
+      steps[45].aDecode?.summary == "SAK 0x08 (UID complete, not ISO 14443-4: MIFARE Classic 1K)")
   }
 
   @Test func encryptedFramesKeepParityAndCRC() {

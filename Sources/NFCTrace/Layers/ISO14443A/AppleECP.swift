@@ -31,16 +31,6 @@ enum AppleECP {
     return LayerDecode(.appleECP, "ECP", summary, fields)
   }
 
-  /// Frame length (CRC included) the version calls for, nil for unknown versions.
-  static func expectedLength(_ payload: [UInt8]) -> Int? {
-    guard payload.count > 1 else { return nil }
-    switch payload[1] {
-    case 0x01: return 7
-    case 0x02: return payload.count > 2 ? Int(payload[2] & 0x0F) + 7 : nil
-    default: return nil
-    }
-  }
-
   private static func terminalName(_ type: UInt8) -> String? {
     switch type {
     case 0x01: return "Transit"

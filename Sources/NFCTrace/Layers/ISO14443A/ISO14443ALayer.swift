@@ -63,6 +63,9 @@ public struct ISO14443ALayer: Sendable {
 
   private var pending = Pending.none
   private var parts: [UIDPart] = []
+  /// Set when the tag answered a MIFARE Classic AUTH with its nonce NT: every later frame of
+  /// the activation is Crypto1 ciphertext (the MIFARE Classic layer may also say so).
+  private var crypto1Follows = false
 
   /// An idle layer.
   public init() {}
@@ -71,12 +74,17 @@ public struct ISO14443ALayer: Sendable {
   public mutating func reset() {
     pending = .none
     parts = []
+    crypto1Follows = false
   }
 
   /// Decodes one frame (CRC included), resolving its CRC status.
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
     if let other = OtherTechnology.result(frame) { return other }
     if frame.technology == .nfcA { context.technology = .nfcA }
+    if crypto1Follows {
+      crypto1Follows = false
+      context.encrypted = true
+    }
     let kind = classify(frame, context: context)
     var newActivation = false
     if case .request = kind {
@@ -293,6 +301,11 @@ public struct ISO14443ALayer: Sendable {
         pending = .inner
       }
     } else {
+      if case .mifareAuth = pending, target == .mifareClassic, payload.count == 4,
+        !context.encrypted
+      {
+        crypto1Follows = true
+      }
       pending = .none
     }
     let unit = LayerUnit(

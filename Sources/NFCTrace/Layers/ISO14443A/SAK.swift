@@ -38,7 +38,7 @@ public struct SAK: Sendable, Equatable {
     case 0x11: return "MIFARE Plus 4K SL2"
     case 0x18: return "MIFARE Classic 4K"
     case 0x19: return "MIFARE Classic 2K"
-    case 0x20: return "ISO-DEP (DESFire, Plus SL3, NTAG 424, JCOP/EMV, Type 4)"
+    case 0x20: return "ISO-DEP / Type 4"  // DESFire, Plus SL3, NTAG 424, JCOP/EMV
     case 0x28: return "MIFARE Classic 1K emulation + ISO-DEP"
     case 0x38: return "MIFARE Classic 4K emulation + ISO-DEP"
     case 0x53: return "Fudan FM11RF08SH"
