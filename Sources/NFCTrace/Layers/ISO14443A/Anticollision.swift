@@ -22,6 +22,7 @@ public enum CascadeLevel: Int, Sendable, Comparable {
   /// `CL1`.
   public var name: String { "CL\(rawValue)" }
 
+  /// Orders levels CL1 < CL2 < CL3.
   public static func < (a: CascadeLevel, b: CascadeLevel) -> Bool { a.rawValue < b.rawValue }
 }
 

@@ -8,10 +8,15 @@
 public struct ISODEPBlock: Sendable, Equatable {
   /// The block class.
   public enum Kind: String, Sendable {
+    /// Information block (carries INF, possibly chained).
     case iBlock = "I-block"
+    /// Receive-ready acknowledgement.
     case rACK = "R(ACK)"
+    /// Receive-ready negative acknowledgement.
     case rNAK = "R(NAK)"
+    /// Supervisory DESELECT (no INF).
     case sDeselect = "S(DESELECT)"
+    /// Supervisory waiting-time extension (1 INF byte: WTXM).
     case sWTX = "S(WTX)"
     /// S-block with b6–b5 `01` or `10` (RFU, or S(PARAMETERS) in later editions).
     case sOther = "S-block"

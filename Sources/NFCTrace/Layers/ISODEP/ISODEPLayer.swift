@@ -12,6 +12,7 @@
 /// `I-block (chained, part N)` and hand nothing on.
 /// Sources: ISO/IEC 14443-4 §5, §7; nfc-facts §2.
 public struct ISODEPLayer: ProtocolLayer {
+  /// `.isoDEP`.
   public static let protocolID = ProtocolID.isoDEP
 
   /// INF collected from chained I-blocks of one direction.
