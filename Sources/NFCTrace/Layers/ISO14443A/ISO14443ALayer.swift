@@ -2,9 +2,10 @@
 public struct FrameLayerResult: Sendable {
   /// The layer's decode and handoff.
   public var result: LayerResult
-  /// The frame's CRC status, resolved (never `.unchecked`).
+  /// The frame's CRC status, resolved (never `.unchecked` for type A and B frames; frames of
+  /// technologies not decoded yet keep the importer's status).
   public var crc: CRCStatus
-  /// False for commands that get no answer by protocol (HLTA).
+  /// False for commands that get no answer by protocol (HLTA, Apple ECP).
   public var expectsResponse: Bool
   /// True when this frame starts a new activation (REQA/WUPA): inner layers reset.
   public var newActivation: Bool
@@ -21,18 +22,347 @@ public struct FrameLayerResult: Sendable {
 /// ISO/IEC 14443-3 type A: REQA/WUPA, ATQA, anticollision and SELECT for cascade levels 1–3,
 /// SAK, HLTA, CRC_A; hands everything else to ISO-DEP (after ATS), MIFARE Classic or Type 2.
 ///
-/// STUB — to be implemented.
+/// The layer remembers the pending reader command, so a tag frame is read as the answer to it
+/// (ATQA after REQA/WUPA, UID part after ANTICOLLISION, SAK after SELECT, ATS after RATS), and
+/// the UID parts of the cascade levels selected so far. Routing of other frames, in order:
+/// ISO-DEP active → `.isoDEP`; RATS/PPS and the answer to RATS → `.isoDEP`; Crypto1 on →
+/// `.mifareClassic`; MIFARE Classic AUTH (`60`/`61` + block) and its nonce, or a MIFARE Classic
+/// SAK → `.mifareClassic`; otherwise `.type2`. Payloads are handed on without CRC.
+/// Sources: ISO/IEC 14443-3 §6; nfc-facts §1.
 public struct ISO14443ALayer: Sendable {
+  /// The reader command a tag frame would answer.
+  enum Pending: Sendable {
+    case none, request, halt, rats, mifareAuth, inner
+    case anticollision(CascadeLevel, NVB, [UInt8])
+    case select(CascadeLevel, UIDPart)
+  }
+
+  /// What a frame is, decided before its CRC is resolved.
+  enum Kind {
+    case request(wupa: Bool)
+    case magSafe(Int)
+    case shortFrame
+    case ecp
+    case anticollision(CascadeLevel, NVB)
+    case select(CascadeLevel)
+    case hlta
+    case atqa
+    case uidAnswer(CascadeLevel, NVB, [UInt8])
+    case sak(CascadeLevel, UIDPart)
+    case unexpected(String, carriesCRC: Bool)
+    case inner(carriesCRC: Bool)
+
+    var carriesCRC: Bool {
+      switch self {
+      case .select, .hlta, .ecp, .sak: return true
+      case .unexpected(_, let c), .inner(let c): return c
+      case .request, .magSafe, .shortFrame, .anticollision, .atqa, .uidAnswer: return false
+      }
+    }
+  }
+
+  private var pending = Pending.none
+  private var parts: [UIDPart] = []
+  /// Set when the tag answered a MIFARE Classic AUTH with its nonce NT: every later frame of
+  /// the activation is Crypto1 ciphertext (the MIFARE Classic layer may also say so).
+  private var crypto1Follows = false
+
   /// An idle layer.
   public init() {}
 
-  /// Decodes one frame (CRC included), resolving its CRC status.
-  public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
-    FrameLayerResult(
-      result: .undecoded("ISO 14443-3A layer not implemented"), crc: .absent,
-      expectsResponse: frame.direction == .reader, newActivation: false)
+  /// Forgets the anticollision state and the pending command.
+  public mutating func reset() {
+    pending = .none
+    parts = []
+    crypto1Follows = false
   }
 
-  /// Forgets the anticollision state.
-  public mutating func reset() {}
+  /// Decodes one frame (CRC included), resolving its CRC status.
+  public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
+    if let other = OtherTechnology.result(frame) { return other }
+    if frame.technology == .nfcA { context.technology = .nfcA }
+    if crypto1Follows {
+      crypto1Follows = false
+      context.encrypted = true
+    }
+    let kind = classify(frame, context: context)
+    var newActivation = false
+    if case .request = kind {
+      newActivation = true
+      context.resetActivation()
+      context.technology = .nfcA
+      reset()
+    }
+    let encrypted = context.encrypted && !newActivation
+    let (crc, crcFinding) = FrameCRC.resolve(
+      frame, carriesCRC: kind.carriesCRC, encrypted: encrypted)
+    var findings = FrameCRC.parityFindings(frame, encrypted: encrypted || crc == .encrypted)
+    if let crcFinding { findings.append(crcFinding) }
+    let payload = FrameCRC.payload(frame, status: crc)
+    var result = build(kind, frame: frame, payload: payload, context: &context)
+    result.findings = findings + result.findings
+    let silent: Bool
+    switch kind {
+    case .hlta, .ecp: silent = true
+    default: silent = false
+    }
+    return FrameLayerResult(
+      result: result, crc: crc, expectsResponse: frame.direction == .reader && !silent,
+      newActivation: newActivation)
+  }
+
+  // MARK: - Classification
+
+  private func classify(_ frame: Frame, context: LinkContext) -> Kind {
+    frame.direction == .reader
+      ? classifyReader(frame, context: context) : classifyTag(frame, context: context)
+  }
+
+  private func classifyReader(_ frame: Frame, context: LinkContext) -> Kind {
+    let data = frame.data
+    if data.count == 1, let byte = data.first {
+      // Short frames are never encrypted; sources without bit counts (pcap) give `26`/`52` as
+      // a plain byte, which is still unambiguous: a 1-byte frame cannot hold a CRC.
+      if frame.bits == nil || frame.bits == 7 {
+        if byte == 0x26 { return .request(wupa: false) }
+        if byte == 0x52 { return .request(wupa: true) }
+        if let n = AppleECP.magSafeNumber(byte) { return .magSafe(n) }
+      }
+      if frame.isShortFrame { return .shortFrame }
+    }
+    guard !context.encrypted, data.count >= 2 else { return .inner(carriesCRC: true) }
+    if let level = CascadeLevel(sel: data[0]), let nvb = NVB(data[1]) {
+      if nvb.isSelect, data.count >= 7 { return .select(level) }
+      if !nvb.isSelect, data.count <= 7 { return .anticollision(level, nvb) }
+    }
+    if data[0] == 0x50, data[1] == 0x00, data.count == 4 || data.count == 2 { return .hlta }
+    if AppleECP.isECP(data), !context.isoDEPActive { return .ecp }
+    return .inner(carriesCRC: true)
+  }
+
+  private func classifyTag(_ frame: Frame, context: LinkContext) -> Kind {
+    let data = frame.data
+    if context.encrypted { return .inner(carriesCRC: true) }
+    switch pending {
+    case .request:
+      if data.count == 2 { return .atqa }
+      return .unexpected(
+        "answer to REQA/WUPA should be a 2-byte ATQA, got \(data.count) bytes", carriesCRC: false)
+    case .anticollision(let level, let nvb, let known):
+      return .uidAnswer(level, nvb, known)
+    case .select(let level, let part):
+      if data.count == 3 || data.count == 1 { return .sak(level, part) }
+      return .unexpected(
+        "answer to SELECT should be SAK + CRC_A (3 bytes), got \(data.count) bytes",
+        carriesCRC: true)
+    case .mifareAuth:
+      // The tag nonce NT (4 bytes) carries no CRC.
+      return .inner(carriesCRC: data.count != 4)
+    case .none, .halt, .rats, .inner:
+      return .inner(carriesCRC: true)
+    }
+  }
+
+  // MARK: - Decoding
+
+  private mutating func build(
+    _ kind: Kind, frame: Frame, payload: [UInt8], context: inout LinkContext
+  ) -> LayerResult {
+    let index = frame.index
+    switch kind {
+    case .request(let wupa):
+      pending = .request
+      let name = wupa ? "WUPA" : "REQA"
+      return LayerResult(
+        decode: LayerDecode(
+          .iso14443A, name, name,
+          [LayerField("command", .hex(frame.data)), LayerField("bits", .int(7))]))
+    case .magSafe(let n):
+      pending = .request
+      return LayerResult(decode: AppleECP.magSafeDecode(n, byte: frame.data.first ?? 0))
+    case .shortFrame:
+      pending = .none
+      let bits = frame.bits ?? 8
+      return .undecoded(
+        "short frame \(Hex.string(frame.data)) (\(bits) bits) is not an ISO 14443-3 command")
+    case .ecp:
+      pending = .none
+      return LayerResult(decode: AppleECP.decode(payload))
+    case .hlta:
+      pending = .halt
+      return LayerResult(
+        decode: LayerDecode(
+          .iso14443A, "HLTA", "HLTA", [LayerField("command", .hex([0x50, 0x00]))]))
+    case .anticollision(let level, let nvb):
+      pending = .anticollision(level, nvb, Array(frame.data.dropFirst(2)))
+      return LayerResult(
+        decode: Anticollision.requestDecode(level: level, nvb: nvb, data: frame.data))
+    case .select(let level):
+      return buildSelect(level, payload: payload, index: index)
+    case .atqa:
+      pending = .none
+      guard let atqa = ATQA(airBytes: payload) else { return .undecoded("ATQA needs 2 bytes") }
+      context.atqa = atqa.value
+      return LayerResult(decode: atqa.decode, findings: atqa.findings(frameIndex: index))
+    case .uidAnswer(let level, let nvb, let known):
+      pending = .none
+      return buildUIDAnswer(level, nvb: nvb, known: known, payload: payload, index: index)
+    case .sak(let level, let part):
+      pending = .none
+      return buildSAK(level, part: part, payload: payload, index: index, context: &context)
+    case .unexpected(let reason, _):
+      pending = .none
+      return .undecoded(reason)
+    case .inner:
+      return handOff(frame, payload: payload, context: &context)
+    }
+  }
+
+  private mutating func buildSelect(_ level: CascadeLevel, payload: [UInt8], index: Int)
+    -> LayerResult
+  {
+    guard let part = UIDPart(payload.dropFirst(2)) else {
+      pending = .none
+      return .undecoded("SELECT \(level.name) is shorter than SEL NVB + 4 UID bytes + BCC")
+    }
+    pending = .select(level, part)
+    return LayerResult(
+      decode: Anticollision.selectDecode(level: level, part: part),
+      findings: part.bccFindings(frameIndex: index, offset: 6))
+  }
+
+  private func buildUIDAnswer(
+    _ level: CascadeLevel, nvb: NVB, known: [UInt8], payload: [UInt8], index: Int
+  ) -> LayerResult {
+    let merged = Anticollision.merge(known: known, nvb: nvb, answer: payload)
+    guard merged.count == 5, let part = UIDPart(merged[...]) else {
+      return .undecoded(
+        "anticollision answer \(level.name): expected the remaining \(40 - nvb.knownBits) bits"
+          + " of UID + BCC, got \(payload.count) bytes")
+    }
+    let offset = max(0, payload.count - 1)
+    return LayerResult(
+      decode: Anticollision.answerDecode(level: level, part: part),
+      findings: part.bccFindings(frameIndex: index, offset: offset))
+  }
+
+  private mutating func buildSAK(
+    _ level: CascadeLevel, part: UIDPart, payload: [UInt8], index: Int,
+    context: inout LinkContext
+  ) -> LayerResult {
+    guard let byte = payload.first else { return .undecoded("empty SAK") }
+    let sak = SAK(byte)
+    parts = Array(parts.prefix(level.rawValue - 1)) + [part]
+    let complete = !sak.cascade
+    context.uid = Anticollision.assemble(parts, complete: complete)
+    context.uidComplete = complete
+    var findings: [Finding] = []
+    if sak.cascade && !part.hasCascadeTag {
+      findings.append(
+        Finding(
+          "missing-cascade-tag", .warning,
+          "SAK \(sak.hexValue) at \(level.name) announces another cascade level, but the "
+            + "selected UID part does not start with the cascade tag 88",
+          frames: [index]))
+    }
+    if complete {
+      context.sak = byte
+      findings += uidSizeFindings(context: context, index: index)
+    }
+    return LayerResult(decode: sak.decode(level: level), findings: findings)
+  }
+
+  /// `uid-size-mismatch` when the completed UID's length differs from the ATQA's UID size.
+  private func uidSizeFindings(context: LinkContext, index: Int) -> [Finding] {
+    guard let value = context.atqa, let expected = ATQA(value: value).uidSize.length,
+      expected != context.uid.count
+    else { return [] }
+    return [
+      Finding(
+        "uid-size-mismatch", .warning,
+        "ATQA announces a \(expected)-byte UID, the selection completed a "
+          + "\(context.uid.count)-byte UID", frames: [index])
+    ]
+  }
+
+  // MARK: - Handoff
+
+  private mutating func handOff(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
+    -> LayerResult
+  {
+    var findings: [Finding] = []
+    let target = route(frame, payload: payload, context: &context, findings: &findings)
+    if frame.direction == .reader {
+      if target == .isoDEP, payload.first == 0xE0 {
+        pending = .rats
+      } else if target == .mifareClassic, isMIFAREAuth(payload) {
+        pending = .mifareAuth
+      } else {
+        pending = .inner
+      }
+    } else {
+      if case .mifareAuth = pending, target == .mifareClassic, payload.count == 4,
+        !context.encrypted
+      {
+        crypto1Follows = true
+      }
+      pending = .none
+    }
+    let unit = LayerUnit(
+      direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
+      timeNs: frame.timeNs)
+    return LayerResult(handoff: (target, unit), findings: findings)
+  }
+
+  private func route(
+    _ frame: Frame, payload: [UInt8], context: inout LinkContext, findings: inout [Finding]
+  ) -> ProtocolID {
+    if context.isoDEPActive { return .isoDEP }
+    let reader = frame.direction == .reader
+    if reader, isRATS(payload) || isPPS(payload, context: context) { return .isoDEP }
+    if !reader, case .rats = pending { return .isoDEP }
+    if context.encrypted { return .mifareClassic }
+    if reader, isMIFAREAuth(payload) { return .mifareClassic }
+    if !reader, case .mifareAuth = pending { return .mifareClassic }
+    if let sak = context.sak, SAK(sak).isMIFAREClassic { return .mifareClassic }
+    if reader, looksLikeISODEPMidSession(frame, payload: payload, context: context) {
+      context.isoDEPActive = true
+      findings.append(
+        Finding(
+          "iso-dep-assumed", .info,
+          "No activation seen: the I-block PCB \(Hex.string(payload.prefix(1))) with a valid "
+            + "CRC_A is taken as ISO-DEP", frames: [frame.index]))
+      return .isoDEP
+    }
+    return .type2
+  }
+
+  /// RATS: `E0` + parameter byte (ISO/IEC 14443-4 §5.6.1).
+  private func isRATS(_ payload: [UInt8]) -> Bool {
+    payload.count == 2 && payload.first == 0xE0
+  }
+
+  /// PPS request: `Dx` PPS0 [PPS1], only towards a tag that speaks ISO 14443-4.
+  private func isPPS(_ payload: [UInt8], context: LinkContext) -> Bool {
+    guard let first = payload.first, first & 0xF0 == 0xD0, (2...3).contains(payload.count)
+    else { return false }
+    return context.ats != nil || (context.sak.map { $0 & 0x20 != 0 } ?? false)
+  }
+
+  /// MIFARE Classic AUTH: `60`/`61` + block number (2 bytes before CRC).
+  private func isMIFAREAuth(_ payload: [UInt8]) -> Bool {
+    payload.count == 2 && (payload.first == 0x60 || payload.first == 0x61)
+  }
+
+  /// A trace that starts inside an ISO-DEP session: no ATQA/SAK seen, a reader frame with a
+  /// valid CRC whose first byte is an I-block PCB that no Type 2 or MIFARE command uses
+  /// (`1A`/`1B` are Ultralight C AUTH and NTAG PWD_AUTH).
+  private func looksLikeISODEPMidSession(_ frame: Frame, payload: [UInt8], context: LinkContext)
+    -> Bool
+  {
+    guard context.atqa == nil, context.sak == nil, frame.crc == .unchecked,
+      CRC.hasValidCRCA(frame.data), let pcb = payload.first, payload.count >= 2
+    else { return false }
+    return pcb & 0xE2 == 0x02 && pcb != 0x1A && pcb != 0x1B
+  }
 }

@@ -1,15 +1,275 @@
-/// ISO/IEC 14443-4 (ISO-DEP).
+/// ISO/IEC 14443-4 (ISO-DEP): RATS/ATS, PPS, I-/R-/S-blocks, chaining, block numbers.
 ///
-/// STUB — to be implemented.
+/// Units come from the ISO 14443-3 layer without CRC. The layer keeps: whether an ATS or a
+/// PPS answer is due, the block numbers (see `BlockNumbers`), one chaining buffer per direction,
+/// the last S(WTX) request and a pending S(DESELECT). It writes `context.fsd` (RATS),
+/// `context.ats`, `fsc`, `fwtNs` and `isoDEPActive = true` (ATS), and `isoDEPActive = false`
+/// when an S(DESELECT) is answered.
+///
+/// Handoff: the INF of an unchained I-block goes to `.iso7816`; chained I-blocks are collected
+/// per direction and the whole INF goes to `.iso7816` with the last block, in a unit whose
+/// `frameIndex` is the last block's. Intermediate blocks decode as
+/// `I-block (chained, part N)` and hand nothing on.
+/// Sources: ISO/IEC 14443-4 §5, §7; nfc-facts §2.
 public struct ISODEPLayer: ProtocolLayer {
+  /// `.isoDEP`.
   public static let protocolID = ProtocolID.isoDEP
+
+  /// INF collected from chained I-blocks of one direction.
+  struct Chain: Sendable {
+    var bytes: [UInt8] = []
+    var parts = 0
+    var firstFrame = 0
+  }
+
+  private var awaitingATS = false
+  private var ppsPending: UInt8?
+  private var deselectPending = false
+  private var wtxRequest: UInt8?
+  private var ratsCID: Int?
+  private var numbers = BlockNumbers()
+  private var readerChain = Chain()
+  private var tagChain = Chain()
 
   /// An idle layer.
   public init() {}
 
+  /// Forgets everything (new activation or field off).
+  public mutating func reset() { self = ISODEPLayer() }
+
+  /// Decodes one unit (a frame without CRC, or the answer to RATS/PPS).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    .undecoded("\(Self.protocolID.rawValue) layer not implemented")
+    guard let first = unit.bytes.first else { return .undecoded("empty ISO-DEP frame") }
+    if unit.direction == .reader {
+      awaitingATS = false
+      if let rats = RATS(unit.bytes) { return decodeRATS(rats, unit: unit, context: &context) }
+      ppsPending = nil
+      if let pps = PPSRequest(unit.bytes) {
+        ppsPending = pps.ppss
+        return LayerResult(decode: pps.decode)
+      }
+    } else {
+      if awaitingATS {
+        awaitingATS = false
+        return decodeATS(unit, context: &context)
+      }
+      if let ppss = ppsPending, unit.bytes == [ppss] {
+        ppsPending = nil
+        return LayerResult(decode: PPSRequest.responseDecode(ppss))
+      }
+    }
+    guard let block = ISODEPBlock(unit.bytes) else {
+      return .undecoded("PCB 0x\(Hex.string([first])) is not an I-, R- or S-block")
+    }
+    var findings = sizeFindings(unit, context: context)
+    findings += cidFindings(block, unit: unit)
+    var result: LayerResult
+    switch block.kind {
+    case .iBlock: result = decodeIBlock(block, unit: unit)
+    case .rACK, .rNAK: result = decodeRBlock(block, unit: unit)
+    case .sDeselect: result = decodeDeselect(block, unit: unit, context: &context)
+    case .sWTX: result = decodeWTX(block, unit: unit, context: context)
+    case .sOther:
+      result = LayerResult(
+        decode: LayerDecode(
+          .isoDEP, "S-block", "S-block 0x\(Hex.string([block.pcb]))" + block.addressText,
+          block.baseFields + [LayerField("inf", .hex(block.inf))]))
+    }
+    result.findings = findings + result.findings
+    return result
   }
 
-  public mutating func reset() {}
+  // MARK: - Activation
+
+  private mutating func decodeRATS(_ rats: RATS, unit: LayerUnit, context: inout LinkContext)
+    -> LayerResult
+  {
+    awaitingATS = true
+    ppsPending = nil
+    ratsCID = rats.cid
+    context.fsd = rats.fsd
+    return LayerResult(decode: rats.decode, findings: rats.findings(frameIndex: unit.frameIndex))
+  }
+
+  private mutating func decodeATS(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
+    let ats = ATS(unit.bytes)
+    context.ats = unit.bytes
+    context.fsc = ats.fsc
+    context.fwtNs = ats.fwtNs
+    context.isoDEPActive = true
+    numbers.activate()
+    readerChain = Chain()
+    tagChain = Chain()
+    return LayerResult(decode: ats.decode, findings: ats.findings(frameIndex: unit.frameIndex))
+  }
+
+  // MARK: - Blocks
+
+  private mutating func decodeIBlock(_ block: ISODEPBlock, unit: LayerUnit) -> LayerResult {
+    let reader = unit.direction == .reader
+    var findings: [Finding] = []
+    let expected =
+      reader ? numbers.readerIBlock(block.blockNumber) : numbers.tagIBlock(block.blockNumber)
+    if let expected {
+      findings.append(blockNumberFinding(block, expected: expected, unit: unit))
+    }
+    // A reader I-block starts a new command: an unfinished tag chain is abandoned.
+    if reader, tagChain.parts > 0 {
+      findings.append(brokenChainFinding(tagChain, unit: unit, who: "tag"))
+      tagChain = Chain()
+    }
+    var chain = reader ? readerChain : tagChain
+    var fields = block.baseFields + [LayerField("inf_length", .int(block.inf.count))]
+    if block.chaining {
+      if chain.parts == 0 { chain.firstFrame = unit.frameIndex }
+      chain.bytes += block.inf
+      chain.parts += 1
+      store(chain, reader: reader)
+      fields.append(LayerField("part", .int(chain.parts)))
+      return LayerResult(
+        decode: LayerDecode(.isoDEP, "I-block", "I-block (chained, part \(chain.parts))", fields),
+        findings: findings)
+    }
+    var summary = "I-block \(block.blockNumber)" + block.addressText
+    var payload = block.inf
+    if chain.parts > 0 {
+      payload = chain.bytes + block.inf
+      let parts = chain.parts + 1
+      summary =
+        "I-block \(block.blockNumber) (last of \(parts) chained parts, \(payload.count) bytes)"
+      fields += [
+        LayerField("part", .int(parts)), LayerField("reassembled_length", .int(payload.count)),
+      ]
+      store(Chain(), reader: reader)
+    }
+    let decode = LayerDecode(.isoDEP, "I-block", summary, fields)
+    guard !payload.isEmpty else { return LayerResult(decode: decode, findings: findings) }
+    let inner = LayerUnit(
+      direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs)
+    return LayerResult(decode: decode, handoff: (.iso7816, inner), findings: findings)
+  }
+
+  private mutating func store(_ chain: Chain, reader: Bool) {
+    if reader { readerChain = chain } else { tagChain = chain }
+  }
+
+  private mutating func decodeRBlock(_ block: ISODEPBlock, unit: LayerUnit) -> LayerResult {
+    var findings: [Finding] = []
+    let n = block.blockNumber
+    if block.kind == .rACK {
+      let reader = unit.direction == .reader
+      if let expected = reader ? numbers.readerACK(n) : numbers.tagACK(n) {
+        findings.append(blockNumberFinding(block, expected: expected, unit: unit))
+      }
+    }
+    let name = block.kind.rawValue
+    return LayerResult(
+      decode: LayerDecode(.isoDEP, name, "\(name) \(n)" + block.addressText, block.baseFields),
+      findings: findings)
+  }
+
+  private mutating func decodeDeselect(
+    _ block: ISODEPBlock, unit: LayerUnit, context: inout LinkContext
+  ) -> LayerResult {
+    var summary = "S(DESELECT)"
+    if unit.direction == .reader {
+      deselectPending = true
+    } else if deselectPending {
+      deselectPending = false
+      context.isoDEPActive = false
+      summary += " answer"
+    }
+    return LayerResult(
+      decode: LayerDecode(.isoDEP, "S(DESELECT)", summary + block.addressText, block.baseFields))
+  }
+
+  private mutating func decodeWTX(_ block: ISODEPBlock, unit: LayerUnit, context: LinkContext)
+    -> LayerResult
+  {
+    guard let inf = block.inf.first else {
+      return LayerResult(
+        decode: LayerDecode(.isoDEP, "S(WTX)", "S(WTX) without INF", block.baseFields),
+        findings: [
+          Finding(
+            "malformed-wtx", .warning, "S(WTX) must carry 1 INF byte (WTXM)",
+            frames: [unit.frameIndex])
+        ])
+    }
+    let wtxm = Int(inf & 0x3F)
+    var fields = block.baseFields + [LayerField("wtxm", .int(wtxm))]
+    var findings: [Finding] = []
+    let request = unit.direction == .tag
+    if let fwt = context.fwtNs, wtxm > 0 {
+      fields.append(LayerField("fwt_temp_us", .int(ISODEPTiming.micros(fwt * Int64(wtxm)))))
+    }
+    if !(1...59).contains(wtxm) {
+      findings.append(
+        Finding(
+          "invalid-wtxm", .warning, "WTXM \(wtxm) is outside 1…59", frames: [unit.frameIndex]))
+    }
+    if request {
+      wtxRequest = inf & 0x3F
+      let power = Int(inf >> 6)
+      if power != 0 { fields.append(LayerField("power_level", .int(power))) }
+    } else {
+      if let asked = wtxRequest, asked != inf & 0x3F {
+        findings.append(
+          Finding(
+            "wtx-mismatch", .warning,
+            "S(WTX) answer WTXM \(wtxm) differs from the request's WTXM \(asked)",
+            frames: [unit.frameIndex]))
+      }
+      wtxRequest = nil
+    }
+    let summary = "S(WTX) \(request ? "request" : "answer") WTXM \(wtxm)" + block.addressText
+    return LayerResult(decode: LayerDecode(.isoDEP, "S(WTX)", summary, fields), findings: findings)
+  }
+
+  // MARK: - Findings
+
+  private func blockNumberFinding(_ block: ISODEPBlock, expected: Int, unit: LayerUnit) -> Finding {
+    let who = unit.direction == .reader ? "reader" : "tag"
+    return Finding(
+      "unexpected-block-number", .warning,
+      "\(block.kind.rawValue) from the \(who) has block number \(block.blockNumber), expected "
+        + "\(expected) (ISO/IEC 14443-4 block numbering rules)", frames: [unit.frameIndex])
+  }
+
+  private func brokenChainFinding(_ chain: Chain, unit: LayerUnit, who: String) -> Finding {
+    Finding(
+      "incomplete-chain", .warning,
+      "The \(who)'s chain of \(chain.parts) I-block(s) never got its last block; "
+        + "\(chain.bytes.count) bytes dropped", frames: [chain.firstFrame, unit.frameIndex])
+  }
+
+  /// Frame size = PCB..INF + 2 CRC bytes, against FSD (tag→reader) or FSC (reader→tag).
+  private func sizeFindings(_ unit: LayerUnit, context: LinkContext) -> [Finding] {
+    let size = unit.bytes.count + 2
+    if unit.direction == .tag, let fsd = context.fsd, size > fsd {
+      return [
+        Finding(
+          "frame-exceeds-fsd", .error,
+          "Tag frame of \(size) bytes (with CRC) exceeds FSD \(fsd)", frames: [unit.frameIndex])
+      ]
+    }
+    if unit.direction == .reader, let fsc = context.fsc, size > fsc {
+      return [
+        Finding(
+          "frame-exceeds-fsc", .error,
+          "Reader frame of \(size) bytes (with CRC) exceeds FSC \(fsc)",
+          frames: [unit.frameIndex])
+      ]
+    }
+    return []
+  }
+
+  /// A CID that differs from the one RATS assigned.
+  private func cidFindings(_ block: ISODEPBlock, unit: LayerUnit) -> [Finding] {
+    guard let cid = block.cid, let assigned = ratsCID, cid != assigned else { return [] }
+    return [
+      Finding(
+        "unexpected-cid", .warning, "Block carries CID \(cid), RATS assigned CID \(assigned)",
+        frames: [unit.frameIndex], offset: 1)
+    ]
+  }
 }

@@ -1,0 +1,51 @@
+/// Resolution of a type A or B frame's CRC status (ISO/IEC 14443-3 §6.2.4, §7.2; nfc-facts §1.5).
+enum FrameCRC {
+  /// The resolved status and, for `.bad`, a `bad-crc` finding.
+  ///
+  /// - `crc`: what the importer said; only `.unchecked` is decided here, anything else is kept.
+  /// - `carriesCRC`: whether the protocol puts a CRC on this frame.
+  /// - `encrypted`: Crypto1 is on, so the CRC cannot be checked.
+  static func resolve(
+    _ frame: Frame, carriesCRC: Bool, encrypted: Bool, typeB: Bool = false
+  ) -> (CRCStatus, Finding?) {
+    guard frame.crc == .unchecked else { return (frame.crc, nil) }
+    if encrypted { return (.encrypted, nil) }
+    // A partial last byte or fewer than 3 bytes cannot hold payload + CRC.
+    let partial = frame.bits.map { $0 > 0 && $0 < 8 } ?? false
+    guard carriesCRC, !partial, frame.data.count >= 3 else { return (.absent, nil) }
+    let data = frame.data
+    let body = data[..<(data.count - 2)]
+    let crc = typeB ? CRC.crcB(body) : CRC.crcA(body)
+    let expected = [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+    let got = Array(data.suffix(2))
+    if expected == got { return (.ok, nil) }
+    let name = typeB ? "CRC_B" : "CRC_A"
+    let finding = Finding(
+      "bad-crc", .warning,
+      "\(name) mismatch: expected \(Hex.string(expected, separator: " ")), "
+        + "got \(Hex.string(got, separator: " "))",
+      frames: [frame.index], offset: data.count - 2)
+    return (.bad, finding)
+  }
+
+  /// The frame's bytes without the CRC when the status says two CRC bytes are there.
+  static func payload(_ frame: Frame, status: CRCStatus) -> [UInt8] {
+    switch status {
+    case .ok, .bad: return Array(frame.data.dropLast(2))
+    case .absent, .notCaptured, .encrypted, .unchecked: return frame.data
+    }
+  }
+
+  /// `parity-error` for the bytes the source marked, unless Crypto1 hides parity.
+  static func parityFindings(_ frame: Frame, encrypted: Bool) -> [Finding] {
+    guard !encrypted, let first = frame.parityErrors.first else { return [] }
+    let where_ =
+      frame.parityErrors.count == 1
+      ? "byte \(first)" : "bytes " + frame.parityErrors.map(String.init).joined(separator: ", ")
+    return [
+      Finding(
+        "parity-error", .warning, "Parity error in \(where_) (0-based)",
+        frames: [frame.index], offset: first)
+    ]
+  }
+}

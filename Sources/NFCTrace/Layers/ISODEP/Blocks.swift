@@ -1,0 +1,160 @@
+/// One ISO-DEP block: PCB, optional CID and NAD bytes, INF (CRC already removed).
+///
+/// PCB classes (Wireshark masks): I-block `(pcb & 0xE2) == 0x02` — b5 chaining (0x10), b4 CID
+/// follows (0x08), b3 NAD follows (0x04), b1 block number; R-block `(pcb & 0xE6) == 0xA2` —
+/// b5 NAK (0x10), b4 CID, b1 block number; S-block `(pcb & 0xC7) == 0xC2` — b6–b5 `00`
+/// DESELECT, `11` WTX, b4 CID. Field order: PCB, [CID], [NAD], INF.
+/// ISO/IEC 14443-4 §7.1; nfc-facts §2.5.
+public struct ISODEPBlock: Sendable, Equatable {
+  /// The block class.
+  public enum Kind: String, Sendable {
+    /// Information block (carries INF, possibly chained).
+    case iBlock = "I-block"
+    /// Receive-ready acknowledgement.
+    case rACK = "R(ACK)"
+    /// Receive-ready negative acknowledgement.
+    case rNAK = "R(NAK)"
+    /// Supervisory DESELECT (no INF).
+    case sDeselect = "S(DESELECT)"
+    /// Supervisory waiting-time extension (1 INF byte: WTXM).
+    case sWTX = "S(WTX)"
+    /// S-block with b6–b5 `01` or `10` (RFU, or S(PARAMETERS) in later editions).
+    case sOther = "S-block"
+  }
+
+  /// The PCB byte.
+  public var pcb: UInt8
+  /// The class.
+  public var kind: Kind
+  /// The CID byte when b4 says it follows (b4–b1 CID, b8–b7 power level indication).
+  public var cidByte: UInt8?
+  /// The NAD byte (I-blocks only).
+  public var nad: UInt8?
+  /// INF.
+  public var inf: [UInt8]
+
+  /// Reads a block; nil when the PCB is not an I-, R- or S-block or a CID/NAD byte is missing.
+  public init?(_ bytes: [UInt8]) {
+    guard let pcb = bytes.first, let kind = Self.kind(of: pcb) else { return nil }
+    self.pcb = pcb
+    self.kind = kind
+    var i = 1
+    if pcb & 0x08 != 0 {
+      guard i < bytes.count else { return nil }
+      cidByte = bytes[i]
+      i += 1
+    }
+    if kind == .iBlock, pcb & 0x04 != 0 {
+      guard i < bytes.count else { return nil }
+      nad = bytes[i]
+      i += 1
+    }
+    inf = Array(bytes[i...])
+  }
+
+  /// The class of a PCB, nil when it is none.
+  public static func kind(of pcb: UInt8) -> Kind? {
+    if pcb & 0xE2 == 0x02 { return .iBlock }
+    if pcb & 0xE6 == 0xA2 { return pcb & 0x10 == 0 ? .rACK : .rNAK }
+    if pcb & 0xC7 == 0xC2 {
+      switch pcb & 0x30 {
+      case 0x00: return .sDeselect
+      case 0x30: return .sWTX
+      default: return .sOther
+      }
+    }
+    return nil
+  }
+
+  /// b1, for I- and R-blocks.
+  public var blockNumber: Int { Int(pcb & 0x01) }
+  /// b5 of an I-block: more blocks of this chain follow.
+  public var chaining: Bool { kind == .iBlock && pcb & 0x10 != 0 }
+  /// CID (b4–b1 of the CID byte).
+  public var cid: Int? { cidByte.map { Int($0 & 0x0F) } }
+  /// Power level indication (b8–b7 of the CID byte, tag blocks).
+  public var powerLevel: Int? { cidByte.map { Int($0 >> 6) } }
+
+  /// `, CID 0` / `, CID 0, NAD 0x12`, or empty.
+  var addressText: String {
+    var text = ""
+    if let cid { text += ", CID \(cid)" }
+    if let nad { text += ", NAD 0x" + Hex.string([nad]) }
+    return text
+  }
+
+  /// PCB, CID and NAD fields.
+  var baseFields: [LayerField] {
+    var fields = [LayerField("pcb", .hex([pcb]))]
+    if kind == .iBlock || kind == .rACK || kind == .rNAK {
+      fields.append(LayerField("block_number", .int(blockNumber)))
+    }
+    if kind == .iBlock { fields.append(LayerField("chaining", .bool(chaining))) }
+    if let cid { fields.append(LayerField("cid", .int(cid))) }
+    if let powerLevel, powerLevel != 0 {
+      fields.append(LayerField("power_level", .int(powerLevel)))
+    }
+    if let nad { fields.append(LayerField("nad", .hex([nad]))) }
+    return fields
+  }
+}
+
+/// Block-number bookkeeping of ISO/IEC 14443-4 §7.5.4 (nfc-facts §2.6).
+///
+/// The reader starts at 0 and toggles when it receives an I-block or R(ACK) carrying its
+/// current number; the tag starts at 1, toggles on every I-block it receives and on an R(ACK)
+/// whose number differs from its own. Each check returns the expected number when the observed
+/// one breaks the rule, then resynchronises on what was seen so one lost frame gives one
+/// finding. Before an activation is seen nothing is checked.
+struct BlockNumbers: Sendable {
+  private var reader = 0
+  private var tag = 1
+  private var known = false
+
+  /// Start of a session (ATS seen).
+  mutating func activate() {
+    reader = 0
+    tag = 1
+    known = true
+  }
+
+  /// A reader I-block with number `n`.
+  mutating func readerIBlock(_ n: Int) -> Int? {
+    defer {
+      reader = n
+      tag = n
+      known = true
+    }
+    return known && n != reader ? reader : nil
+  }
+
+  /// A tag I-block with number `n`.
+  mutating func tagIBlock(_ n: Int) -> Int? {
+    defer {
+      tag = n
+      reader = n ^ 1
+      known = true
+    }
+    return known && n != tag ? tag : nil
+  }
+
+  /// A reader R(ACK) with number `n`.
+  mutating func readerACK(_ n: Int) -> Int? {
+    defer {
+      reader = n
+      tag = n
+      known = true
+    }
+    return known && n != reader ? reader : nil
+  }
+
+  /// A tag R(ACK) with number `n`.
+  mutating func tagACK(_ n: Int) -> Int? {
+    defer {
+      tag = n
+      reader = n ^ 1
+      known = true
+    }
+    return known && n != tag ? tag : nil
+  }
+}
