@@ -100,10 +100,10 @@ public struct APDULayer: ProtocolLayer {
     let decode = LayerDecode(.iso7816, "not an APDU", summary, fields)
     var findings: [Finding] = []
     if attempted {
-      let where_ = offset.map { " at byte offset \($0)" } ?? ""
+      let position = offset.map { " at byte offset \($0)" } ?? ""
       findings.append(
         Finding(
-          "malformed-apdu", .warning, "malformed APDU\(where_): \(reason)",
+          "malformed-apdu", .warning, "malformed APDU\(position): \(reason)",
           frames: [unit.frameIndex], offset: offset))
     }
     return LayerResult(decode: decode, findings: findings, reason: reason)

@@ -124,34 +124,34 @@ public struct Type4Layer: ProtocolLayer {
     let offset = Int(c.p1) << 8 | Int(c.p2)
     let le = c.le ?? 256
     var fields = [LayerField("offset", .int(offset)), LayerField("le", .int(le))]
-    let where_ = "offset \(offset) Le \(le)"
+    let position = "offset \(offset) Le \(le)"
     switch selectedFile {
     case 0xE103:
-      return emit(.readCC(offset: offset), "READ CC", "READ CC \(where_)", fields)
+      return emit(.readCC(offset: offset), "READ CC", "READ CC \(position)", fields)
     case let id? where id == ndefFileID:
       let name = ndefPart(offset: offset, count: le, verb: "READ")
       if offset >= nlenSize { fields.append(LayerField("message_offset", .int(offset - nlenSize))) }
-      return emit(.readNDEF(offset: offset), name, "\(name) \(where_)", fields)
+      return emit(.readNDEF(offset: offset), name, "\(name) \(position)", fields)
     case let id?:
       fields.insert(LayerField("file_id", .hex(bytes(id))), at: 0)
-      return emit(.readOther, "READ file", "READ file \(Hex.string(bytes(id))) \(where_)", fields)
+      return emit(.readOther, "READ file", "READ file \(Hex.string(bytes(id))) \(position)", fields)
     case nil:
-      return emit(.readOther, "READ BINARY", "READ BINARY \(where_) (no file selected)", fields)
+      return emit(.readOther, "READ BINARY", "READ BINARY \(position) (no file selected)", fields)
     }
   }
 
   private mutating func updateBinary(_ c: CommandAPDU) -> LayerResult {
     let offset = Int(c.p1) << 8 | Int(c.p2)
     var fields = [LayerField("offset", .int(offset)), LayerField("lc", .int(c.data.count))]
-    let where_ = "offset \(offset) Lc \(c.data.count)"
+    let position = "offset \(offset) Lc \(c.data.count)"
     let op = Operation.update(offset: offset, data: c.data)
     switch selectedFile {
     case 0xE103:
       fields.append(LayerField("data", .hex(c.data)))
-      return emit(op, "UPDATE CC", "UPDATE CC \(where_)", fields)
+      return emit(op, "UPDATE CC", "UPDATE CC \(position)", fields)
     case let id? where id == ndefFileID:
       let name = ndefPart(offset: offset, count: c.data.count, verb: "UPDATE")
-      var summary = "\(name) \(where_)"
+      var summary = "\(name) \(position)"
       if offset == 0, let nlen = lengthPrefix(c.data) {
         fields.append(LayerField("nlen", .int(nlen)))
         summary =
@@ -164,7 +164,7 @@ public struct Type4Layer: ProtocolLayer {
     default:
       let file = selectedFile.map { Hex.string(bytes($0)) } ?? "(none selected)"
       fields.append(LayerField("data", .hex(c.data)))
-      return emit(op, "UPDATE file", "UPDATE file \(file) \(where_)", fields)
+      return emit(op, "UPDATE file", "UPDATE file \(file) \(position)", fields)
     }
   }
 
