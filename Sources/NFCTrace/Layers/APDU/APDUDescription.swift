@@ -77,8 +77,7 @@ enum APDUDescription {
     }
     fields.append(LayerField("select_by", .string(by)))
     fields.append(LayerField("response_data", .string(selectResponse(c.p2))))
-    if let le = c.le { what += " Le \(le)" }
-    return what
+    return what  // Le stays in the fields: SELECT's Le only sizes the FCI
   }
 
   /// P2 b4–b3 of SELECT: which template the card returns (nfc-facts §3.3).
