@@ -93,4 +93,27 @@ enum InnerLayerFixtures {
     }
     return records
   }
+
+  /// The records an ISO 14443-3A layer would hand inward, with their indices: drops
+  /// REQA/WUPA, anticollision/SELECT (93/95/97), HLTA, Apple ECP (6A) and the tag answers to
+  /// them (ATQA, UID, SAK).
+  static func afterActivation(_ records: [Record]) -> [(index: Int, record: Record)] {
+    var out: [(index: Int, record: Record)] = []
+    var skipAnswer = false
+    for (index, record) in records.enumerated() {
+      if record.direction == .tag {
+        if !skipAnswer { out.append((index, record)) }
+        skipAnswer = false
+        continue
+      }
+      let b = record.payload
+      let isShort = record.bits == 7 || (b.count == 1 && (b[0] == 0x26 || b[0] == 0x52))
+      let isAnticollision = [0x93, 0x95, 0x97].contains(b.first) && b.count >= 2
+      let isHalt = b == [0x50, 0x00]
+      let isECP = b.first == 0x6A
+      skipAnswer = isShort || isAnticollision || isHalt || isECP
+      if !skipAnswer { out.append((index, record)) }
+    }
+    return out
+  }
 }
