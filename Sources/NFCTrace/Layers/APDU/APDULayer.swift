@@ -11,6 +11,7 @@
 /// response` for responses (`response` when no command was seen), `not an APDU` otherwise.
 /// Field keys: see `APDUDescription`.
 public struct APDULayer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.iso7816
 
   /// The command waiting for its response.

@@ -16,6 +16,7 @@
 /// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
 /// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`.
 public struct MIFAREClassicLayer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.mifareClassic
 
   private enum Phase: Equatable {

@@ -17,6 +17,7 @@
 /// `major_version`, `minor_version`, `storage_size`, `protocol_type` (hex), `storage_bytes`
 /// (text), `product` (text).
 public struct Type2Layer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.type2
 
   private var pending: Type2Command?

@@ -14,6 +14,7 @@
 /// `ndef_capacity`, `read_access`, `write_access` (hex), `read_access_meaning`,
 /// `write_access_meaning`, `cc_complete`.
 public struct Type4Layer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.type4
 
   private enum Application: Equatable {
@@ -122,7 +123,7 @@ public struct Type4Layer: ProtocolLayer {
 
   private mutating func readBinary(_ c: CommandAPDU) -> LayerResult {
     let offset = Int(c.p1) << 8 | Int(c.p2)
-    let le = c.le ?? 256
+    let le = c.le ?? 0  // no Le field: Ne = 0, no data expected (ISO/IEC 7816-4 §5.1)
     var fields = [LayerField("offset", .int(offset)), LayerField("le", .int(le))]
     let position = "offset \(offset) Le \(le)"
     switch selectedFile {
