@@ -161,6 +161,7 @@ public struct Type2Layer: ProtocolLayer {
     if isAckNak(unit, command) { return ackNak(b[0], command) }
     guard let command else { return .undecoded("tag answer with no pending Type 2 command") }
     if case .sectorSelectSector = command {
+      sector = nil  // any answer means the switch failed; the current sector is unknown
       return .undecoded("answer to SECTOR_SELECT part 2 (success is silence): sector not selected")
     }
     return answer(b, to: command, context: &context)
