@@ -1,15 +1,112 @@
-/// ISO/IEC 7816-4 APDUs.
+/// ISO/IEC 7816-4 APDUs carried in ISO-DEP I-blocks.
 ///
-/// STUB — to be implemented.
+/// Reader units are parsed as command APDUs (ISO/IEC 7816-4 §5.1) and kept pending; the next
+/// tag unit is the response APDU (data + SW1SW2, §5.6) paired with it. Every APDU is handed to
+/// the Type 4 layer with the same bytes. A payload that is not an APDU (a native DESFire
+/// command, a truncated frame) is decoded as `not an APDU` with the reason; when it looks
+/// like an attempted APDU (known INS, lengths that do not add up) a `malformed-apdu` warning
+/// points at the byte offset.
+///
+/// Decode names: the instruction name for commands (`SELECT`, `READ BINARY`), `<name>
+/// response` for responses (`response` when no command was seen), `not an APDU` otherwise.
+/// Field keys: see `APDUDescription`.
 public struct APDULayer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.iso7816
+
+  /// The command waiting for its response.
+  private var pending: CommandAPDU?
+  /// Whether the last reader unit was an APDU; nil before any reader unit.
+  private var lastReaderWasAPDU: Bool?
 
   /// An idle layer.
   public init() {}
 
+  /// Decodes one ISO-DEP payload (INF field, reassembled when chained).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    .undecoded("\(Self.protocolID.rawValue) layer not implemented")
+    switch unit.direction {
+    case .reader: return decodeCommand(unit)
+    case .tag: return decodeResponse(unit)
+    case .event: return .undecoded("not an APDU: capture event")
+    }
   }
 
-  public mutating func reset() {}
+  /// Forgets the pending command.
+  public mutating func reset() {
+    pending = nil
+    lastReaderWasAPDU = nil
+  }
+
+  private mutating func decodeCommand(_ unit: LayerUnit) -> LayerResult {
+    pending = nil
+    let command: CommandAPDU
+    do {
+      command = try CommandAPDU(parsing: unit.bytes)
+    } catch {
+      lastReaderWasAPDU = false
+      return notAnAPDU(unit, error.message, offset: error.offset, attempted: looksAttempted(unit))
+    }
+    guard command.cla != 0xFF else {
+      lastReaderWasAPDU = false
+      return notAnAPDU(
+        unit, "CLA ff is invalid (ISO/IEC 7816-4 §5.4.1)", offset: 0, attempted: false)
+    }
+    lastReaderWasAPDU = true
+    pending = command
+    var findings: [Finding] = []
+    if command.leFieldLength == 3 {
+      findings.append(
+        Finding(
+          "apdu-three-byte-le", .info,
+          "case 4E APDU with a 3-byte Le (00 Le1 Le2); ISO/IEC 7816-4 codes it in 2 bytes",
+          frames: [unit.frameIndex], offset: unit.bytes.count - 3))
+    }
+    return LayerResult(
+      decode: APDUDescription.command(command), handoff: (.type4, unit), findings: findings)
+  }
+
+  private mutating func decodeResponse(_ unit: LayerUnit) -> LayerResult {
+    let command = pending
+    pending = nil
+    if lastReaderWasAPDU == false && command == nil {
+      return notAnAPDU(
+        unit, "answer to a command that was not an APDU", offset: nil, attempted: false)
+    }
+    guard let response = ResponseAPDU(bytes: unit.bytes) else {
+      return notAnAPDU(
+        unit, "response APDU needs at least SW1SW2 (2 bytes), got \(unit.bytes.count)",
+        offset: unit.bytes.count, attempted: command != nil)
+    }
+    let name = command.map { APDUInstruction.name(cla: $0.cla, ins: $0.ins) }
+    return LayerResult(
+      decode: APDUDescription.response(response, command: name), handoff: (.type4, unit))
+  }
+
+  /// A reader payload of at least 5 bytes with a valid CLA and a known INS whose lengths do
+  /// not add up: someone meant to send an APDU.
+  private func looksAttempted(_ unit: LayerUnit) -> Bool {
+    let b = unit.bytes
+    guard b.count >= 5 else { return false }
+    let cla = b[0]
+    let validCLA = cla <= 0x1F || (0x40...0xFE).contains(cla)
+    return validCLA && APDUInstruction.isKnown(cla: cla, ins: b[1])
+  }
+
+  private func notAnAPDU(_ unit: LayerUnit, _ reason: String, offset: Int?, attempted: Bool)
+    -> LayerResult
+  {
+    var fields = [LayerField("reason", .string(reason))]
+    if let offset { fields.append(LayerField("error_offset", .int(offset))) }
+    let summary = "not an APDU: " + reason
+    let decode = LayerDecode(.iso7816, "not an APDU", summary, fields)
+    var findings: [Finding] = []
+    if attempted {
+      let position = offset.map { " at byte offset \($0)" } ?? ""
+      findings.append(
+        Finding(
+          "malformed-apdu", .warning, "malformed APDU\(position): \(reason)",
+          frames: [unit.frameIndex], offset: offset))
+    }
+    return LayerResult(decode: decode, findings: findings, reason: reason)
+  }
 }

@@ -1,15 +1,235 @@
-/// MIFARE Classic.
+/// MIFARE Classic: plaintext commands before authentication, then Crypto1 ciphertext.
 ///
-/// STUB — to be implemented.
+/// Before authentication the layer decodes AUTH key A `60` / key B `61` + block, READ `30`,
+/// WRITE `A0` (+ 16-byte data frame after the ACK), DECREMENT `C0`, INCREMENT `C1`,
+/// RESTORE `C2` (+ 4-byte value frame after the ACK), TRANSFER `B0`, HALT `50 00`, the 4-bit
+/// ACK/NAK, and the gen1a backdoor `40`/`43` (NXP MF1S50yyX datasheet §10; proxmark3
+/// `protocols.h`). The three-pass authentication is AUTH → tag nonce nt (4 bytes, plaintext
+/// for a first authentication) → reader {nr, ar} (8 bytes) → tag {at} (4 bytes). From the
+/// reader's {nr, ar} on, every bit is encrypted, so `context.encrypted` is set when nt
+/// arrives and everything after {at} in this activation decodes as `ciphertext` ("encrypted
+/// (Crypto1)"), never as commands: without the key the opcodes cannot be read.
+///
+/// Decode names: `AUTH key A`, `AUTH key B`, `AUTH (nt)`, `AUTH (nr, ar)`, `AUTH (at)`,
+/// `READ`, `READ response`, `WRITE`, `WRITE data`, `INCREMENT`, `DECREMENT`, `RESTORE`,
+/// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `magic WUPC1`, `magic WUPC2`,
+/// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
+/// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`.
 public struct MIFAREClassicLayer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.mifareClassic
+
+  private enum Phase: Equatable {
+    case plain
+    case awaitingNonce
+    case awaitingReaderAnswer
+    case awaitingTagAnswer
+    case encrypted
+  }
+
+  private enum Command: Equatable {
+    case auth(key: String, block: Int)
+    case read(block: Int)
+    case write(block: Int)
+    case writeData(block: Int)
+    case value(op: String, block: Int)
+    case valueData(op: String, block: Int)
+    case transfer(block: Int)
+    case other(String)
+  }
+
+  private var phase = Phase.plain
+  private var pending: Command?
+  private var awaitingWriteData: Int?
+  private var awaitingValue: (op: String, block: Int)?
 
   /// An idle layer.
   public init() {}
 
+  /// Decodes one frame payload (CRC removed when plaintext).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    .undecoded("\(Self.protocolID.rawValue) layer not implemented")
+    if unit.direction == .event { return .undecoded("capture event") }
+    if context.encrypted || phase == .awaitingReaderAnswer || phase == .awaitingTagAnswer {
+      return decodeEncrypted(unit)
+    }
+    switch unit.direction {
+    case .reader: return decodeReader(unit.bytes, bits: unit.bits)
+    default: return decodeTag(unit, context: &context)
+    }
   }
 
-  public mutating func reset() {}
+  /// Back to plaintext (new activation).
+  public mutating func reset() {
+    phase = .plain
+    pending = nil
+    awaitingWriteData = nil
+    awaitingValue = nil
+  }
+
+  /// MIFARE Classic 1K/4K sector of `block`: 4 blocks per sector below block 128, 16 above.
+  public static func sector(ofBlock block: Int) -> Int {
+    block < 128 ? block / 4 : 32 + (block - 128) / 16
+  }
+
+  // MARK: - Encrypted
+
+  private mutating func decodeEncrypted(_ unit: LayerUnit) -> LayerResult {
+    let b = unit.bytes
+    if phase == .awaitingReaderAnswer, unit.direction == .reader, b.count == 8 {
+      phase = .awaitingTagAnswer
+      let fields = [
+        LayerField("nr", .hex(Array(b[0..<4]))), LayerField("ar", .hex(Array(b[4..<8]))),
+      ]
+      return decoded("AUTH (nr, ar)", "AUTH reader nonce nr + answer ar (encrypted)", fields)
+    }
+    if phase == .awaitingTagAnswer, unit.direction == .tag, b.count == 4 {
+      phase = .encrypted
+      return decoded("AUTH (at)", "AUTH tag answer at (encrypted)", [LayerField("at", .hex(b))])
+    }
+    phase = .encrypted
+    let fields = [LayerField("data", .hex(b)), LayerField("length", .int(b.count))]
+    return decoded("ciphertext", "encrypted (Crypto1)", fields)
+  }
+
+  // MARK: - Plaintext reader commands
+
+  private mutating func decodeReader(_ b: [UInt8], bits: Int?) -> LayerResult {
+    phase = .plain  // an AUTH the tag did not answer is over once the reader moves on
+    if let block = awaitingWriteData, b.count == 16 {
+      clear()
+      pending = .writeData(block: block)
+      let fields = blockFields(block) + [LayerField("data", .hex(b))]
+      return decoded("WRITE data", "WRITE block \(block) ← \(Hex.string(b))", fields)
+    }
+    if let (op, block) = awaitingValue, b.count == 4 {
+      clear()
+      pending = .valueData(op: op, block: block)
+      let value = Int(
+        Int32(
+          bitPattern: UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24))
+      let fields = blockFields(block) + [LayerField("value", .int(value))]
+      return decoded("\(op) value", "\(op) block \(block) by \(value)", fields)
+    }
+    clear()
+    if b.count == 1, bits == 7, b[0] == 0x40 || b[0] == 0x43 {
+      let name = b[0] == 0x40 ? "magic WUPC1" : "magic WUPC2"
+      pending = .other(name)
+      return decoded(name, "\(name) (gen1a backdoor)", [])
+    }
+    guard b.count == 2, let op = b.first else {
+      let opcode = b.first.map { "0x" + Hex.string([$0]) } ?? "(empty)"
+      return .undecoded("unknown MIFARE Classic command \(opcode) (\(b.count) bytes)")
+    }
+    return command(op, Int(b[1]))
+  }
+
+  private mutating func command(_ op: UInt8, _ block: Int) -> LayerResult {
+    let f = blockFields(block)
+    switch op {
+    case 0x60, 0x61:
+      let key = op == 0x60 ? "A" : "B"
+      pending = .auth(key: key, block: block)
+      phase = .awaitingNonce
+      return decoded(
+        "AUTH key \(key)", "AUTH key \(key) block \(block) (sector \(Self.sector(ofBlock: block)))",
+        f + [LayerField("key", .string(key))])
+    case 0x30:
+      pending = .read(block: block)
+      return decoded("READ", "READ block \(block)", f)
+    case 0xA0:
+      pending = .write(block: block)
+      return decoded("WRITE", "WRITE block \(block)", f)
+    case 0xC0, 0xC1, 0xC2:
+      let name = ["DECREMENT", "INCREMENT", "RESTORE"][Int(op - 0xC0)]
+      pending = .value(op: name, block: block)
+      return decoded(name, "\(name) block \(block)", f)
+    case 0xB0:
+      pending = .transfer(block: block)
+      return decoded("TRANSFER", "TRANSFER to block \(block)", f)
+    case 0x50 where block == 0:
+      pending = .other("HALT")
+      return decoded("HALT", "HALT", [])
+    default:
+      return .undecoded("unknown MIFARE Classic command 0x\(Hex.string([op]))")
+    }
+  }
+
+  private mutating func clear() {
+    pending = nil
+    awaitingWriteData = nil
+    awaitingValue = nil
+  }
+
+  private func blockFields(_ block: Int) -> [LayerField] {
+    [LayerField("block", .int(block)), LayerField("sector", .int(Self.sector(ofBlock: block)))]
+  }
+
+  // MARK: - Plaintext tag answers
+
+  private mutating func decodeTag(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
+    let b = unit.bytes
+    let command = pending
+    pending = nil
+    if phase == .awaitingNonce, b.count == 4 {
+      // The exchange has started: the reader's {nr, ar} and all that follows is encrypted.
+      phase = .awaitingReaderAnswer
+      context.encrypted = true
+      return decoded("AUTH (nt)", "AUTH tag nonce nt \(Hex.string(b))", [LayerField("nt", .hex(b))])
+    }
+    phase = .plain
+    if b.count == 1, (unit.bits ?? 4) == 4, b[0] <= 0x0F { return ackNak(b[0], command) }
+    if case .read(let block) = command, b.count == 16 {
+      let fields = blockFields(block) + [LayerField("data", .hex(b))]
+      return decoded("READ response", "READ block \(block) → \(Hex.string(b))", fields)
+    }
+    return .undecoded("MIFARE Classic answer of \(b.count) byte(s) with no matching command")
+  }
+
+  private mutating func ackNak(_ value: UInt8, _ command: Command?) -> LayerResult {
+    var f: [LayerField] = []
+    if let name = command.map(Self.name) { f.append(LayerField("command", .string(name))) }
+    guard value == 0x0A else {
+      let meaning = Self.nakMeaning(Int(value))
+      f += [
+        LayerField("ack", .bool(false)), LayerField("nak_code", .int(Int(value))),
+        LayerField("meaning", .string(meaning)),
+      ]
+      return decoded("NAK", "NAK 0x\(String(value, radix: 16)) (\(meaning))", f)
+    }
+    f.append(LayerField("ack", .bool(true)))
+    switch command {
+    case .write(let block): awaitingWriteData = block
+    case .value(let op, let block): awaitingValue = (op, block)
+    default: break
+    }
+    return decoded("ACK", "ACK", f)
+  }
+
+  /// NAK codes (MF1S50yyX datasheet §9.3): the transfer buffer is valid for 0/1, invalid 4/5.
+  static func nakMeaning(_ code: Int) -> String {
+    switch code {
+    case 0x0: return "invalid operation, transfer buffer valid"
+    case 0x1: return "parity or CRC error, transfer buffer valid"
+    case 0x4: return "invalid operation, transfer buffer invalid"
+    case 0x5: return "parity or CRC error, transfer buffer invalid"
+    default: return "non-standard code"
+    }
+  }
+
+  private static func name(_ c: Command) -> String {
+    switch c {
+    case .auth(let key, _): return "AUTH key \(key)"
+    case .read: return "READ"
+    case .write: return "WRITE"
+    case .writeData: return "WRITE data"
+    case .value(let op, _): return op
+    case .valueData(let op, _): return "\(op) value"
+    case .transfer: return "TRANSFER"
+    case .other(let name): return name
+    }
+  }
+
+  private func decoded(_ name: String, _ summary: String, _ fields: [LayerField]) -> LayerResult {
+    LayerResult(decode: LayerDecode(.mifareClassic, name, summary, fields))
+  }
 }

@@ -1,15 +1,325 @@
-/// NFC Forum Type 2 Tag commands.
+/// NFC Forum Type 2 Tag / MIFARE Ultralight / NTAG21x commands and answers.
 ///
-/// STUB — to be implemented.
+/// Reader frames are parsed as `Type2Command`s and kept pending; the tag's answer is paired
+/// with the pending command (READ: 16 bytes = 4 pages; FAST_READ: (end − start + 1) × 4
+/// bytes; GET_VERSION: 8 bytes; PWD_AUTH: 2-byte PACK; 4-bit ACK `A` / NAK `0`,`1`,`4`,`5`).
+/// Two-part commands are followed: COMPATIBILITY_WRITE (16-byte data frame after the ACK),
+/// SECTOR_SELECT (4-byte sector frame after the ACK, acknowledged passively) and the
+/// Ultralight C / AES AUTHENTICATE (`AF` frames). nfc-facts §4.1, §4.2, §4.6.
+///
+/// Decode names: the command name (`READ`, `WRITE`, `FAST_READ`, `GET_VERSION`, …), answers
+/// `<command> response`, `PACK`, `ACK`, `NAK`.
+///
+/// Field keys: `page`, `start_page`, `end_page`, `data` (hex), `sector`, `part`, `password`,
+/// `pack`, `counter`, `increment`, `counter_value`, `address`, `signature`, `key`, `command`
+/// (on answers), `ack` (bool), `nak_code`, `meaning`, `authenticated`, `tearing_flag`,
+/// `vctid`; GET_VERSION answers add `vendor_id`, `product_type`, `product_subtype`,
+/// `major_version`, `minor_version`, `storage_size`, `protocol_type` (hex), `storage_bytes`
+/// (text), `product` (text).
 public struct Type2Layer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.type2
+
+  private var pending: Type2Command?
+  private var awaitingCompatibilityData: Int?
+  private var awaitingSector = false
+  private var awaitingAuthContinue = false
+  /// The sector chosen by the last SECTOR_SELECT (NTAG I2C), nil before any.
+  public private(set) var sector: Int?
+  /// The last GET_VERSION answer in this activation.
+  public private(set) var version: GetVersionInfo?
 
   /// An idle layer.
   public init() {}
 
+  /// Decodes one frame payload (CRC removed).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    .undecoded("\(Self.protocolID.rawValue) layer not implemented")
+    switch unit.direction {
+    case .reader: return decodeReader(unit.bytes)
+    case .tag: return decodeTag(unit, context: &context)
+    case .event: return .undecoded("capture event")
+    }
   }
 
-  public mutating func reset() {}
+  /// Forgets pending commands, the sector and the version (new activation).
+  public mutating func reset() {
+    self = Type2Layer()
+  }
+
+  // MARK: - Reader
+
+  private mutating func decodeReader(_ b: [UInt8]) -> LayerResult {
+    let command: Type2Command
+    if let page = awaitingCompatibilityData, b.count == 16 {
+      command = .compatibilityWriteData(page: page, data: b)
+    } else if awaitingSector, b.count == 4 {
+      command = .sectorSelectSector(sector: Int(b[0]))
+      sector = Int(b[0])
+    } else if awaitingAuthContinue, b.first == 0xAF, b.count > 1 {
+      command = .authenticateContinue(data: Array(b.dropFirst()))
+    } else {
+      switch Type2Command.parse(b) {
+      case .success(let parsed): command = parsed
+      case .failure(let failure):
+        clearExchange()
+        return .undecoded(failure.reason)
+      }
+    }
+    clearExchange()
+    pending = command
+    let (summary, fields) = describe(command)
+    return LayerResult(decode: LayerDecode(.type2, command.name, summary, fields))
+  }
+
+  private mutating func clearExchange() {
+    pending = nil
+    awaitingCompatibilityData = nil
+    awaitingSector = false
+    awaitingAuthContinue = false
+  }
+
+  private func describe(_ c: Type2Command) -> (String, [LayerField]) {
+    var f: [LayerField] = []
+    if let sector { f.append(LayerField("sector", .int(sector))) }
+    let text: String
+    switch c {
+    case .read(let page):
+      f.insert(LayerField("page", .int(page)), at: 0)
+      text = "READ page \(page)"
+    case .fastRead(let start, let end):
+      f.insert(
+        contentsOf: [LayerField("start_page", .int(start)), LayerField("end_page", .int(end))],
+        at: 0)
+      text = "FAST_READ pages \(start)–\(end)"
+    case .write(let page, let data):
+      f.insert(contentsOf: [LayerField("page", .int(page)), LayerField("data", .hex(data))], at: 0)
+      text = "WRITE page \(page) ← \(Hex.string(data, separator: " "))"
+    case .compatibilityWrite(let page):
+      f.insert(contentsOf: [LayerField("page", .int(page)), LayerField("part", .int(1))], at: 0)
+      text = "COMPATIBILITY_WRITE page \(page)"
+    case .compatibilityWriteData(let page, let data):
+      f.insert(
+        contentsOf: [
+          LayerField("page", .int(page)), LayerField("part", .int(2)),
+          LayerField("data", .hex(data)),
+        ], at: 0)
+      text =
+        "COMPATIBILITY_WRITE page \(page) ← \(Hex.string(data.prefix(4), separator: " ")) (16-byte frame, first 4 stored)"
+    default:
+      return describeOther(c, f)
+    }
+    return (text, f)
+  }
+
+  private func describeOther(_ c: Type2Command, _ base: [LayerField]) -> (String, [LayerField]) {
+    var f = base
+    let text: String
+    switch c {
+    case .getVersion: text = "GET_VERSION"
+    case .readSignature(let address):
+      f.append(LayerField("address", .int(address)))
+      text = "READ_SIG"
+    case .passwordAuth(let password):
+      f.append(LayerField("password", .hex(password)))
+      text = "PWD_AUTH password \(Hex.string(password, separator: " "))"
+    case .readCounter(let counter):
+      f.append(LayerField("counter", .int(counter)))
+      text = "READ_CNT counter \(counter)"
+    case .incrementCounter(let counter, let increment):
+      f += [LayerField("counter", .int(counter)), LayerField("increment", .int(increment))]
+      text = "INCR_CNT counter \(counter) + \(increment)"
+    case .checkTearingEvent(let counter):
+      f.append(LayerField("counter", .int(counter)))
+      text = "CHECK_TEARING_EVENT counter \(counter)"
+    case .vcsl(let data):
+      f.append(LayerField("data", .hex(data)))
+      text = "VCSL"
+    case .sectorSelect:
+      f.append(LayerField("part", .int(1)))
+      text = "SECTOR_SELECT part 1"
+    case .sectorSelectSector(let sector):
+      f.append(LayerField("part", .int(2)))
+      text = "SECTOR_SELECT sector \(sector)"
+    case .authenticate(let key):
+      f += [LayerField("key", .int(key)), LayerField("part", .int(1))]
+      text = "AUTHENTICATE part 1 (key \(key))"
+    case .authenticateContinue(let data):
+      f += [LayerField("part", .int(2)), LayerField("data", .hex(data))]
+      text = "AUTHENTICATE part 2 (\(data.count) encrypted bytes)"
+    case .halt: text = "HLTA"
+    default: text = c.name
+    }
+    return (text, f)
+  }
+
+  // MARK: - Tag
+
+  private mutating func decodeTag(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
+    let b = unit.bytes
+    let command = pending
+    pending = nil
+    if isAckNak(unit, command) { return ackNak(b[0], command) }
+    guard let command else { return .undecoded("tag answer with no pending Type 2 command") }
+    if case .sectorSelectSector = command {
+      sector = nil  // any answer means the switch failed; the current sector is unknown
+      return .undecoded("answer to SECTOR_SELECT part 2 (success is silence): sector not selected")
+    }
+    return answer(b, to: command, context: &context)
+  }
+
+  /// A 1-byte answer is a 4-bit ACK/NAK when the capture says 4 bits, or when it carries no bit
+  /// count (pcap) and the value fits in 4 bits, unless the command answers with one data byte.
+  private func isAckNak(_ unit: LayerUnit, _ command: Type2Command?) -> Bool {
+    guard unit.bytes.count == 1 else { return false }
+    if unit.bits == 4 { return true }
+    guard unit.bits == nil, unit.bytes[0] <= 0x0F else { return false }
+    switch command {
+    case .checkTearingEvent, .vcsl: return false
+    default: return true
+    }
+  }
+
+  private mutating func ackNak(_ value: UInt8, _ command: Type2Command?) -> LayerResult {
+    var f: [LayerField] = []
+    if let command { f.append(LayerField("command", .string(command.name))) }
+    if let page = command?.page { f.append(LayerField("page", .int(page))) }
+    let code = Int(value & 0x0F)
+    if code == 0x0A {
+      f.append(LayerField("ack", .bool(true)))
+      if case .compatibilityWrite(let page) = command { awaitingCompatibilityData = page }
+      if case .sectorSelect = command { awaitingSector = true }
+      return LayerResult(decode: LayerDecode(.type2, "ACK", "ACK", f))
+    }
+    let meaning = Self.nakMeaning(code)
+    f += [
+      LayerField("ack", .bool(false)), LayerField("nak_code", .int(code)),
+      LayerField("meaning", .string(meaning)),
+    ]
+    if case .sectorSelectSector = command { sector = nil }
+    let summary = "NAK 0x\(String(code, radix: 16)) (\(meaning))"
+    return LayerResult(decode: LayerDecode(.type2, "NAK", summary, f))
+  }
+
+  /// NAK codes: NXP NTAG21x datasheets (0, 1, 5); 4 varies between sources (nfc-facts §4.2).
+  static func nakMeaning(_ code: Int) -> String {
+    switch code {
+    case 0x0: return "invalid argument or page"
+    case 0x1: return "parity or CRC error"
+    case 0x4: return "authentication counter overflow or not allowed"
+    case 0x5: return "EEPROM write error"
+    default: return "non-standard code"
+    }
+  }
+
+  private mutating func answer(_ b: [UInt8], to c: Type2Command, context: inout LinkContext)
+    -> LayerResult
+  {
+    switch c {
+    case .read(let page):
+      guard b.count == 16 else { return lengthMismatch(c, b.count, expected: 16) }
+      let head = Hex.string(b.prefix(4), separator: " ")
+      let fields = [
+        LayerField("command", .string("READ")), LayerField("page", .int(page)),
+        LayerField("data", .hex(b)),
+      ]
+      return decoded("READ response", "READ page \(page) → \(head) …", fields)
+    case .fastRead(let start, let end):
+      let expected = max(0, end - start + 1) * 4
+      guard b.count == expected, expected > 0 else {
+        return lengthMismatch(c, b.count, expected: expected)
+      }
+      let fields = [
+        LayerField("command", .string("FAST_READ")), LayerField("start_page", .int(start)),
+        LayerField("end_page", .int(end)), LayerField("data", .hex(b)),
+      ]
+      return decoded(
+        "FAST_READ response", "FAST_READ pages \(start)–\(end) → \(b.count) bytes", fields)
+    case .getVersion:
+      return versionAnswer(b, context: &context)
+    default:
+      return otherAnswer(b, to: c)
+    }
+  }
+
+  private mutating func versionAnswer(_ b: [UInt8], context: inout LinkContext) -> LayerResult {
+    guard let info = GetVersionInfo(bytes: b) else {
+      return lengthMismatch(.getVersion, b.count, expected: 8)
+    }
+    version = info
+    context.tagFamilyHint = info.productName
+    var f: [LayerField] = [
+      LayerField("command", .string("GET_VERSION")), LayerField("data", .hex(b)),
+      LayerField("vendor_id", .hex([info.vendorID])),
+      LayerField("product_type", .hex([info.productType])),
+      LayerField("product_subtype", .hex([info.productSubtype])),
+      LayerField("major_version", .hex([info.majorVersion])),
+      LayerField("minor_version", .hex([info.minorVersion])),
+      LayerField("storage_size", .hex([info.storageSize])),
+      LayerField("protocol_type", .hex([info.protocolType])),
+    ]
+    if let range = info.storageSizeRange {
+      let text =
+        range.lowerBound == range.upperBound
+        ? "\(range.lowerBound) bytes" : "between \(range.lowerBound) and \(range.upperBound) bytes"
+      f.append(LayerField("storage_bytes", .string(text)))
+    }
+    f.append(LayerField("product", .string(info.productName)))
+    let summary = "GET_VERSION → \(info.productName) (\(Hex.string(b, separator: " ")))"
+    return decoded("GET_VERSION response", summary, f)
+  }
+
+  private mutating func otherAnswer(_ b: [UInt8], to c: Type2Command) -> LayerResult {
+    var f = [LayerField("command", .string(c.name))]
+    switch c {
+    case .passwordAuth:
+      guard b.count == 2 else { return lengthMismatch(c, b.count, expected: 2) }
+      f.append(LayerField("pack", .hex(b)))
+      return decoded("PACK", "PACK \(Hex.string(b, separator: " ")) (password accepted)", f)
+    case .readSignature:
+      f.append(LayerField("signature", .hex(b)))
+      return decoded("READ_SIG response", "READ_SIG → \(b.count)-byte ECC signature", f)
+    case .readCounter(let counter):
+      guard b.count == 3 else { return lengthMismatch(c, b.count, expected: 3) }
+      let value = Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16  // LSB first
+      f += [LayerField("counter", .int(counter)), LayerField("counter_value", .int(value))]
+      return decoded("READ_CNT response", "READ_CNT counter \(counter) = \(value)", f)
+    case .checkTearingEvent(let counter):
+      guard b.count == 1 else { return lengthMismatch(c, b.count, expected: 1) }
+      f += [LayerField("counter", .int(counter)), LayerField("tearing_flag", .hex(b))]
+      return decoded(
+        "CHECK_TEARING_EVENT response", "tearing flag \(Hex.string(b)) (counter \(counter))", f)
+    case .vcsl:
+      guard b.count == 1 else { return lengthMismatch(c, b.count, expected: 1) }
+      f.append(LayerField("vctid", .hex(b)))
+      return decoded("VCSL response", "VCTID \(Hex.string(b))", f)
+    case .authenticate, .authenticateContinue:
+      return authAnswer(b, f)
+    default:
+      return .undecoded("\(b.count)-byte answer to \(c.name), which expects an ACK or nothing")
+    }
+  }
+
+  /// UL C (8-byte) / UL AES (16-byte) authentication: `AF` + ek(RndB), then `00` + ek(RndA').
+  private mutating func authAnswer(_ b: [UInt8], _ base: [LayerField]) -> LayerResult {
+    guard let first = b.first, b.count > 1, first == 0xAF || first == 0x00 else {
+      return .undecoded("AUTHENTICATE answer must start with AF or 00, got \(b.count) byte(s)")
+    }
+    var f = base + [LayerField("data", .hex(Array(b.dropFirst())))]
+    if first == 0xAF {
+      awaitingAuthContinue = true
+      f.append(LayerField("part", .int(1)))
+      return decoded("AUTHENTICATE response", "AUTHENTICATE → ek(RndB), \(b.count - 1) bytes", f)
+    }
+    f += [LayerField("part", .int(2)), LayerField("authenticated", .bool(true))]
+    return decoded(
+      "AUTHENTICATE response", "AUTHENTICATE → authenticated, ek(RndA'), \(b.count - 1) bytes", f)
+  }
+
+  private func lengthMismatch(_ c: Type2Command, _ got: Int, expected: Int) -> LayerResult {
+    .undecoded("\(c.name) answer has \(got) byte(s), expected \(expected)")
+  }
+
+  private func decoded(_ name: String, _ summary: String, _ fields: [LayerField]) -> LayerResult {
+    LayerResult(decode: LayerDecode(.type2, name, summary, fields))
+  }
 }

@@ -1,15 +1,316 @@
-/// NFC Forum Type 4 Tag NDEF application.
+/// NFC Forum Type 4 Tag: the NDEF Tag Application, its CC file and NDEF file.
 ///
-/// STUB — to be implemented.
+/// Keeps what the tag keeps: the selected application and file, and the CC once read. It
+/// names the APDUs of the NDEF procedures (NFC Forum T4T 2.0 §5.4/§5.5, nfc-facts §6.3/§6.4):
+/// `SELECT NDEF application`, `SELECT CC file`, `SELECT NDEF file`, `SELECT file`, `READ CC`,
+/// `READ NLEN`, `READ NDEF data`, `READ NLEN and NDEF data`, `UPDATE NLEN`, `UPDATE NDEF
+/// data`, `UPDATE NLEN and NDEF data`, `UPDATE CC`, `READ file`, `UPDATE file`. A response
+/// carries the name of its command plus ` response`. APDUs outside the NDEF application
+/// (EMV, DESFire) get no decode from this layer (and no reason: the APDU layer decoded them).
+///
+/// Field keys: `aid`, `mapping`, `file_id`, `file`, `offset`, `le`, `lc`, `nlen`, `data`,
+/// `message_offset`, `sw`, `result` (`ok`/`failed`); a CC read adds `cclen`,
+/// `mapping_version`, `mle`, `mlc`, `ndef_tlv`, `ndef_file_id`, `ndef_file_max_size`,
+/// `ndef_capacity`, `read_access`, `write_access` (hex), `read_access_meaning`,
+/// `write_access_meaning`, `cc_complete`.
 public struct Type4Layer: ProtocolLayer {
+  /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.type4
+
+  private enum Application: Equatable {
+    case unknown
+    case ndef(v1: Bool)
+    case other
+  }
+
+  /// What the pending command does, kept to interpret its response.
+  private enum Operation {
+    case selectApplication(ndef: Bool)
+    case selectFile(UInt16)
+    case readCC(offset: Int)
+    case readNDEF(offset: Int)
+    case update(offset: Int, data: [UInt8])
+    case readOther
+  }
+
+  private struct Pending {
+    var operation: Operation
+    var name: String
+    var fields: [LayerField]
+  }
+
+  private var application = Application.unknown
+  private var selectedFile: UInt16?
+  private var ccBytes: [UInt8] = []
+  private var pending: Pending?
+  /// The last CC parsed in this activation.
+  public private(set) var capabilityContainer: CapabilityContainer4?
 
   /// An idle layer.
   public init() {}
 
+  /// Decodes one APDU (command from the reader, response from the tag).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    .undecoded("\(Self.protocolID.rawValue) layer not implemented")
+    switch unit.direction {
+    case .reader:
+      pending = nil
+      guard let command = try? CommandAPDU(parsing: unit.bytes) else { return LayerResult() }
+      return decodeCommand(command)
+    case .tag:
+      guard let p = pending, let response = ResponseAPDU(bytes: unit.bytes) else {
+        pending = nil
+        return LayerResult()
+      }
+      pending = nil
+      return decodeResponse(response, p, frame: unit.frameIndex)
+    case .event:
+      return LayerResult()
+    }
   }
 
-  public mutating func reset() {}
+  /// Forgets the selection and the CC (new activation).
+  public mutating func reset() {
+    application = .unknown
+    selectedFile = nil
+    ccBytes = []
+    pending = nil
+    capabilityContainer = nil
+  }
+
+  // MARK: - Commands
+
+  private var ndefFileID: UInt16 { capabilityContainer?.ndefFile.fileID ?? 0xE104 }
+  private var nlenSize: Int { capabilityContainer?.ndefFile.lengthFieldSize ?? 2 }
+
+  private mutating func decodeCommand(_ c: CommandAPDU) -> LayerResult {
+    guard c.cla & 0x80 == 0 else { return LayerResult() }
+    if c.ins == 0xA4 && c.p1 == 0x04 { return selectApplication(c) }
+    guard application != .other else { return LayerResult() }
+    switch c.ins {
+    case 0xA4 where (c.p1 == 0x00 || c.p1 == 0x02) && c.data.count == 2:
+      return selectFile(c)
+    case 0xB0 where c.p1 & 0x80 == 0:
+      return readBinary(c)
+    case 0xD6 where c.p1 & 0x80 == 0:
+      return updateBinary(c)
+    default:
+      return LayerResult()
+    }
+  }
+
+  private mutating func selectApplication(_ c: CommandAPDU) -> LayerResult {
+    let v1 = c.data == KnownAID.ndefV1
+    guard v1 || c.data == KnownAID.ndefV2 else {
+      pending = Pending(operation: .selectApplication(ndef: false), name: "", fields: [])
+      return LayerResult()
+    }
+    let mapping = v1 ? "1.0" : "2.0/3.0"
+    let fields = [LayerField("aid", .hex(c.data)), LayerField("mapping", .string(mapping))]
+    let name = "SELECT NDEF application"
+    let summary = v1 ? name + " (mapping 1.0 AID)" : name
+    application = .ndef(v1: v1)
+    selectedFile = nil
+    return emit(.selectApplication(ndef: true), name, summary, fields)
+  }
+
+  private mutating func selectFile(_ c: CommandAPDU) -> LayerResult {
+    let id = UInt16(c.data[0]) << 8 | UInt16(c.data[1])
+    let kind = fileKind(id)
+    let name = kind == "file" ? "SELECT file" : "SELECT \(kind)"
+    let fields = [LayerField("file_id", .hex(c.data)), LayerField("file", .string(kind))]
+    return emit(.selectFile(id), name, "\(name) \(Hex.string(c.data))", fields)
+  }
+
+  private mutating func readBinary(_ c: CommandAPDU) -> LayerResult {
+    let offset = Int(c.p1) << 8 | Int(c.p2)
+    let le = c.le ?? 0  // no Le field: Ne = 0, no data expected (ISO/IEC 7816-4 §5.1)
+    var fields = [LayerField("offset", .int(offset)), LayerField("le", .int(le))]
+    let position = "offset \(offset) Le \(le)"
+    switch selectedFile {
+    case 0xE103:
+      return emit(.readCC(offset: offset), "READ CC", "READ CC \(position)", fields)
+    case let id? where id == ndefFileID:
+      let name = ndefPart(offset: offset, count: le, verb: "READ")
+      if offset >= nlenSize { fields.append(LayerField("message_offset", .int(offset - nlenSize))) }
+      return emit(.readNDEF(offset: offset), name, "\(name) \(position)", fields)
+    case let id?:
+      fields.insert(LayerField("file_id", .hex(bytes(id))), at: 0)
+      return emit(.readOther, "READ file", "READ file \(Hex.string(bytes(id))) \(position)", fields)
+    case nil:
+      return emit(.readOther, "READ BINARY", "READ BINARY \(position) (no file selected)", fields)
+    }
+  }
+
+  private mutating func updateBinary(_ c: CommandAPDU) -> LayerResult {
+    let offset = Int(c.p1) << 8 | Int(c.p2)
+    var fields = [LayerField("offset", .int(offset)), LayerField("lc", .int(c.data.count))]
+    let position = "offset \(offset) Lc \(c.data.count)"
+    let op = Operation.update(offset: offset, data: c.data)
+    switch selectedFile {
+    case 0xE103:
+      fields.append(LayerField("data", .hex(c.data)))
+      return emit(op, "UPDATE CC", "UPDATE CC \(position)", fields)
+    case let id? where id == ndefFileID:
+      let name = ndefPart(offset: offset, count: c.data.count, verb: "UPDATE")
+      var summary = "\(name) \(position)"
+      if offset == 0, let nlen = lengthPrefix(c.data) {
+        fields.append(LayerField("nlen", .int(nlen)))
+        summary =
+          name == "UPDATE NLEN" ? "UPDATE NLEN \(nlen)" : "\(name) NLEN \(nlen) Lc \(c.data.count)"
+      } else if offset >= nlenSize {
+        fields.append(LayerField("message_offset", .int(offset - nlenSize)))
+      }
+      fields.append(LayerField("data", .hex(c.data)))
+      return emit(op, name, summary, fields)
+    default:
+      let file = selectedFile.map { Hex.string(bytes($0)) } ?? "(none selected)"
+      fields.append(LayerField("data", .hex(c.data)))
+      return emit(op, "UPDATE file", "UPDATE file \(file) \(position)", fields)
+    }
+  }
+
+  /// `READ NLEN`, `READ NDEF data` or `READ NLEN and NDEF data` by the byte range touched.
+  private func ndefPart(offset: Int, count: Int, verb: String) -> String {
+    if offset >= nlenSize { return "\(verb) NDEF data" }
+    if offset + count <= nlenSize { return "\(verb) NLEN" }
+    return "\(verb) NLEN and NDEF data"
+  }
+
+  private func lengthPrefix(_ data: [UInt8]) -> Int? {
+    guard data.count >= nlenSize else { return nil }
+    return data[0..<nlenSize].reduce(0) { $0 << 8 | Int($1) }
+  }
+
+  private func fileKind(_ id: UInt16) -> String {
+    if id == 0xE103 { return "CC file" }
+    if id == ndefFileID { return "NDEF file" }
+    return "file"
+  }
+
+  private func bytes(_ id: UInt16) -> [UInt8] { [UInt8(id >> 8), UInt8(id & 0xFF)] }
+
+  private mutating func emit(
+    _ op: Operation, _ name: String, _ summary: String, _ fields: [LayerField]
+  ) -> LayerResult {
+    pending = Pending(operation: op, name: name, fields: fields)
+    return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
+  }
+
+  // MARK: - Responses
+
+  private mutating func decodeResponse(_ r: ResponseAPDU, _ p: Pending, frame: Int)
+    -> LayerResult
+  {
+    let ok = r.status.value == 0x9000
+    let name = p.name + " response"
+    var fields = [
+      LayerField("sw", .string(r.status.hex)), LayerField("result", .string(ok ? "ok" : "failed")),
+    ]
+    guard ok else {
+      // A failed SELECT leaves the previous selection in place, except that a missing NDEF
+      // application means nothing NDEF is selected.
+      if case .selectApplication(true) = p.operation { application = .unknown }
+      guard !p.name.isEmpty else { return LayerResult() }
+      return LayerResult(
+        decode: LayerDecode(.type4, name, "\(p.name) failed: \(r.status)", fields))
+    }
+    switch p.operation {
+    case .selectApplication(let ndef):
+      if !ndef { application = .other }
+      selectedFile = nil
+      guard ndef else { return LayerResult() }
+      return LayerResult(decode: LayerDecode(.type4, name, "NDEF application selected", fields))
+    case .selectFile(let id):
+      selectedFile = id
+      let summary = "\(fileKind(id)) \(Hex.string(bytes(id))) selected"
+      return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
+    case .readCC(let offset):
+      return ccResponse(r.data, offset: offset, name: name, fields: fields, frame: frame)
+    case .readNDEF(let offset):
+      return ndefResponse(r.data, offset: offset, name: name, fields: &fields)
+    case .update(let offset, let data):
+      if selectedFile == 0xE103 { merge(data, at: offset) }
+      let summary = "\(p.name): \(data.count) byte(s) written at offset \(offset)"
+      return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
+    case .readOther:
+      fields.append(LayerField("data", .hex(r.data)))
+      let summary = "\(p.name): \(r.data.count) byte(s)"
+      return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
+    }
+  }
+
+  private mutating func ndefResponse(
+    _ data: [UInt8], offset: Int, name: String, fields: inout [LayerField]
+  ) -> LayerResult {
+    var summary = "\(data.count) byte(s)"
+    if offset == 0, let nlen = lengthPrefix(data) {
+      fields.append(LayerField("nlen", .int(nlen)))
+      summary = nlenSize == 4 ? "ENLEN \(nlen)" : "NLEN \(nlen)"
+      if data.count > nlenSize { summary += ", \(data.count - nlenSize) byte(s) of NDEF data" }
+    } else if offset >= nlenSize {
+      fields.append(LayerField("message_offset", .int(offset - nlenSize)))
+      summary = "NDEF data at message offset \(offset - nlenSize): \(data.count) byte(s)"
+    }
+    fields.append(LayerField("data", .hex(data)))
+    return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
+  }
+
+  private mutating func ccResponse(
+    _ data: [UInt8], offset: Int, name: String, fields: [LayerField], frame: Int
+  ) -> LayerResult {
+    merge(data, at: offset)
+    var fields = fields + [LayerField("data", .hex(data))]
+    do {
+      let cc = try CapabilityContainer4(parsing: ccBytes)
+      capabilityContainer = cc
+      fields += Self.ccFields(cc)
+      return LayerResult(decode: LayerDecode(.type4, name, Self.ccSummary(cc), fields))
+    } catch {
+      let summary = "\(data.count) CC byte(s) at offset \(offset)"
+      guard ccBytes.count >= 7 else {
+        return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
+      }
+      let finding = Finding(
+        "invalid-cc", .warning, "Type 4 Capability Container: \(error)", frames: [frame],
+        offset: error.offset)
+      fields.append(LayerField("cc_error", .string(error.description)))
+      return LayerResult(
+        decode: LayerDecode(.type4, name, "CC invalid: \(error)", fields), findings: [finding])
+    }
+  }
+
+  /// Keeps the CC bytes read so far, in file order (readers may read it in pieces).
+  private mutating func merge(_ data: [UInt8], at offset: Int) {
+    guard offset <= ccBytes.count, offset < 0x8000 else { return }
+    let end = offset + data.count
+    if end > ccBytes.count { ccBytes += [UInt8](repeating: 0, count: end - ccBytes.count) }
+    ccBytes.replaceSubrange(offset..<end, with: data)
+  }
+
+  static func ccFields(_ cc: CapabilityContainer4) -> [LayerField] {
+    let f = cc.ndefFile
+    return [
+      LayerField("cclen", .int(cc.ccLen)),
+      LayerField("mapping_version", .string(cc.versionString)),
+      LayerField("mle", .int(cc.mle)), LayerField("mlc", .int(cc.mlc)),
+      LayerField("ndef_tlv", .hex([f.tlvType])),
+      LayerField("ndef_file_id", .hex([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)])),
+      LayerField("ndef_file_max_size", .int(f.maxSize)),
+      LayerField("ndef_capacity", .int(f.capacity)),
+      LayerField("read_access", .hex([f.readAccess])),
+      LayerField("read_access_meaning", .string(CapabilityContainer4.accessMeaning(f.readAccess))),
+      LayerField("write_access", .hex([f.writeAccess])),
+      LayerField(
+        "write_access_meaning", .string(CapabilityContainer4.accessMeaning(f.writeAccess))),
+      LayerField("cc_complete", .bool(!cc.isTruncated)),
+    ]
+  }
+
+  static func ccSummary(_ cc: CapabilityContainer4) -> String {
+    let f = cc.ndefFile
+    let id = Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)])
+    return "CC mapping \(cc.versionString), MLe \(cc.mle), MLc \(cc.mlc), NDEF file \(id) "
+      + "max \(f.maxSize) bytes, read \(CapabilityContainer4.accessMeaning(f.readAccess)), "
+      + "write \(CapabilityContainer4.accessMeaning(f.writeAccess))"
+  }
 }
