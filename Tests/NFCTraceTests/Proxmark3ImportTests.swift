@@ -149,6 +149,29 @@ struct Proxmark3BinaryTests {
       error.message.contains("claims 3 data bytes") && error.message.contains("only 2 bytes left"))
   }
 
+  @Test func everyCutKeepsTheWholeRecordsBeforeIt() throws {
+    let whole = try bytesOf("public/proxmark3/hf_14a_reader_4b_rats.trace")
+    let ends = [10, 21, 32, 46, 65, 77, 90, 105]  // end offset of each record
+    for length in 0...whole.count {
+      var importer = try Proxmark3BinaryImporter(
+        input: TraceInput(path: "cut", bytes: whole.prefix(length)))
+      var count = 0
+      var failure: TraceError?
+      do {
+        while try importer.next() != nil { count += 1 }
+      } catch let error as TraceError {
+        failure = error
+      }
+      let complete = ends.filter { $0 <= length }
+      #expect(count == complete.count, "cut at \(length)")
+      #expect((failure == nil) == (length == 0 || ends.contains(length)), "cut at \(length)")
+      if let failure {
+        #expect(failure.kind == .truncated && failure.location.offset == complete.last ?? 0)
+        #expect(failure.location.record == complete.count + 1)
+      }
+    }
+  }
+
   @Test func truncatedHeader() throws {
     let whole = try bytesOf("public/proxmark3/hf_14a_reader_4b.trace")
     var importer = try Proxmark3BinaryImporter(
@@ -178,6 +201,16 @@ struct Proxmark3BinaryTests {
       #expect(Proxmark3BinaryImporter.format.sniff(head, path) >= 60, "\(name)")
       #expect(Proxmark3BinaryImporter.format.sniff(head, "x.bin") >= 40, "\(name)")
       #expect(Proxmark3TextImporter.format.sniff(head, path) == 0, "\(name)")
+    }
+    for other in [
+      "public/ChameleonMini/NTAG215_blank.bin", "public/proxmark3/ntag216-empty.json",
+      "public/nfc-laboratory/test_NFC-A_106kbps_001.json", "public/UberGuidoZ-Flipper/RickRoll.nfc",
+      "derived/pcap/hf_14a_mfu-sim.text2pcap.pcapng",
+      "derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap",
+    ] {
+      let head = try TraceInput(path: TestPaths.shared(other)).head()
+      #expect(Proxmark3BinaryImporter.format.sniff(head, other) == 0, "\(other)")
+      #expect(Proxmark3TextImporter.format.sniff(head, other) == 0, "\(other)")
     }
     let pcapHead: [UInt8] =
       [0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00, 0x04, 0x00] + [UInt8](repeating: 0, count: 16)
@@ -294,6 +327,20 @@ struct Proxmark3TextTests {
     #expect(f[3].data == [0x26] && f[3].bits == 7)
   }
 
+  @Test func absoluteMicrosecondColumns() throws {
+    let listing = """
+      [=] ISO14443A - all times are in microseconds
+            Start |        End | Src | Data (! denotes parity error)     | CRC | Annotation
+               0.0 |       77.9 | Rdr |26(7)                             |     | REQA
+             164.3 |      338.9 | Tag |44  00                            |     |
+      """
+    let f = try text(TraceInput(path: "u.txt", bytes: Data(listing.utf8))).frames
+    #expect(f.map(\.timeNs) == [0, 164_307])  // 164.3 µs = 2228 ticks
+    #expect(f[1].sourceTime == SourceTime(164, .microseconds))
+    #expect(f[1].durationNs == 174_558)  // 338.9 µs = 4595 ticks: 2367 ticks long
+    #expect(f[0].bits == 7)
+  }
+
   @Test func crlfAndTabsReadTheSame() throws {
     let original = try bytesOf("derived/proxmark3-text/hf_14a_mfu-sim.list_14a_c.txt")
     let lf = try text(TraceInput(path: "lf.txt", bytes: original)).frames
@@ -341,8 +388,7 @@ struct Proxmark3TextTests {
     #expect(warning.location?.record == 9 && warning.location?.unit == "line")
     #expect(
       warning.location?.offset
-        == listing.utf8.distance(
-          from: listing.utf8.startIndex, to: insertAt.lowerBound.samePosition(in: listing.utf8)!))
+        == listing.utf8.distance(from: listing.utf8.startIndex, to: insertAt.lowerBound))
     #expect(warning.message.contains("this is not a row"))
   }
 

@@ -100,12 +100,13 @@ public struct Proxmark3TextImporter: TraceImporter {
   private mutating func readLine() -> Frame? {
     let all = Proxmark3Text.trim(line, 0..<line.count)
     if all.isEmpty { return nil }
-    if line[all.lowerBound] == UInt8(ascii: "[") || Proxmark3Text.contains(line, all, "pm3 -->") {
+    if line[all.lowerBound] == UInt8(ascii: "[") {
       noteHint()
       return nil
     }
     if line.allSatisfy({ Proxmark3Text.isRuleCharacter($0) }) { return nil }
     if line.contains(Proxmark3Text.pipe) { return readTableLine() }
+    if Proxmark3Text.contains(line, all, "pm3 -->") { return nil }
     return readHexDumpLine(all)
   }
 
@@ -185,7 +186,9 @@ public struct Proxmark3TextImporter: TraceImporter {
       state.hexTimestamp = nil
       return nil
     case .notHexDump:
-      return state.sawTable ? unreadable("neither a table row nor a hex-dump line") : nil
+      if state.sawTable { return unreadable("neither a table row nor a hex-dump line") }
+      noteHint()  // older clients print the preamble without `[=]`
+      return nil
     case .bad(let reason):
       return state.sawTable ? unreadable(reason) : nil
     }
@@ -325,7 +328,7 @@ struct Proxmark3TextState {
     if relative {
       let gap = Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: first.ticks)))
       start = (previousEnd ?? 0) + gap
-      duration = second.ticks
+      duration = Int64(UInt32(truncatingIfNeeded: second.ticks))  // printed from a u32
     } else {
       start = first.ticks
       duration = Int64(UInt32(truncatingIfNeeded: second.ticks &- first.ticks))

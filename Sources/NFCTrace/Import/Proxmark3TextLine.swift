@@ -105,9 +105,10 @@ struct Proxmark3Number {
   /// Digits after the decimal point; 0 for an integer.
   var fractionDigits: Int
 
-  /// Parses `line[range]` (already trimmed); nil if it is not `digits[.digits]`.
+  /// Parses `line[range]` (already trimmed); nil if it is not `digits[.digits]` or has more
+  /// than 15 digits (the client prints u32 ticks, at most 10 digits, or µs with one decimal).
   init?(_ line: [UInt8], _ range: Range<Int>) {
-    guard !range.isEmpty else { return nil }
+    guard !range.isEmpty, range.count <= 16 else { return nil }
     var value: Int64 = 0
     var fraction = -1
     for i in range {
@@ -117,9 +118,7 @@ struct Proxmark3Number {
         continue
       }
       guard (0x30...0x39).contains(c) else { return nil }
-      let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
-      guard !overflow else { return nil }
-      value = times10 + Int64(c - 0x30)
+      value = value * 10 + Int64(c - 0x30)  // at most 16 characters: cannot overflow
       if fraction >= 0 { fraction += 1 }
     }
     mantissa = value
