@@ -37,7 +37,7 @@ import Foundation
 /// as a step back in time (traces that join several runs); both add a warning.
 public struct Proxmark3BinaryImporter: TraceImporter {
   /// `pm3-trace`: sniffs by walking the first records (there is no magic number).
-  public static let format = TraceFormat(
+  public static let format: TraceFormat = TraceFormat(
     name: "pm3-trace",
     summary: "Proxmark3 binary trace log (trace save, .trace), times in 1/13.56 MHz ticks",
     sniff: { head, path in Proxmark3BinarySniffer.score(head: head, path: path) },

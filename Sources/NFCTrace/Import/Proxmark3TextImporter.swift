@@ -41,7 +41,7 @@ import Foundation
 /// and no hex dump at all is `TraceError(.malformed)`.
 public struct Proxmark3TextImporter: TraceImporter {
   /// `pm3-text`: sniffs for the table header, `Rdr`/`Tag` rows or `-x` hex-dump lines.
-  public static let format = TraceFormat(
+  public static let format: TraceFormat = TraceFormat(
     name: "pm3-text",
     summary: "Proxmark3 client `trace list` output (table, -c/-r/-u/--frame, -x hex dump)",
     sniff: { head, path in Proxmark3TextSniffer.score(head: head, path: path) },
