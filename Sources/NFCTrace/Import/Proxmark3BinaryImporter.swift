@@ -1,0 +1,277 @@
+import Foundation
+
+/// Reads a Proxmark3 binary trace log (`trace save`, `.trace`) of the RfidResearchGroup client.
+///
+/// The file is a sequence of records with no file header (`tracelog_hdr_t` in
+/// `include/pm3_cmd.h`), all little-endian:
+///
+/// | bytes | field |
+/// |---|---|
+/// | 4 | timestamp, u32 carrier ticks (1/13.56 MHz) of the frame's start |
+/// | 2 | duration, u16 ticks |
+/// | 2 | bits 0–14 data length `n`; bit 15 set = tag→reader (`isResponse`) |
+/// | n | frame bytes in air order, CRC included |
+/// | (n − 1)/8 + 1 | parity bits, MSB first: bit `7 − (j % 8)` of byte `j / 8` belongs to data byte `j` (C integer division: a zero-length record still has 1 parity byte) |
+///
+/// Frames get `timeNs` from the first record's timestamp, `durationNs`, the raw timestamp as
+/// `sourceTime` (`.proxmarkTicks`) and a location (`record`, 1-based, byte offset of the header).
+///
+/// Parity and short frames (`client/src/cmdtrace.c`): the device records the parity bit it
+/// saw for ISO 14443-A, but fills the parity bytes with zeros for 14443-B, ISO 15693 and
+/// iCLASS, and stores the valid-bit count of the last byte in the first parity byte for LF
+/// (Hitag) frames. Nothing in the file names the protocol, so on opening the importer looks at
+/// up to 1024 records for evidence of 14443-A: a non-zero parity field that is correct odd
+/// parity for every byte, or a REQA/WUPA with a short-frame duration.
+/// - With that evidence, `parityErrors` lists the bytes whose recorded bit is not odd parity,
+///   and a 1-byte frame shorter than 1088 ticks gets `bits` from its duration
+///   (`Proxmark3.shortFrameBits(durationTicks:)`, the client's rule).
+/// - Without it, parity is not checked (flag `parity-not-recorded`); a parity field of the form
+///   `[k, 0…]` with k in 1…7 gives `bits = k` with flag `msb-first` (LF frames keep their bits
+///   MSB first, so the valid bits are the high bits of the last byte).
+///
+/// Durations are kept in raw ticks; the client multiplies ISO 15693/iCLASS durations by 32
+/// when listing, which the importer cannot know to do. Zero-length records (iCLASS SOF/EOF
+/// markers) become frames with empty `data` and the flag `empty-record`.
+///
+/// Timestamps are u32: a drop of more than 2³¹ ticks is read as a wrap-around, a smaller drop
+/// as a step back in time (traces that join several runs); both add a warning.
+public struct Proxmark3BinaryImporter: TraceImporter {
+  /// `pm3-trace`: sniffs by walking the first records (there is no magic number).
+  public static let format: TraceFormat = TraceFormat(
+    name: "pm3-trace",
+    summary: "Proxmark3 binary trace log (trace save, .trace), times in 1/13.56 MHz ticks",
+    sniff: { head, path in Proxmark3BinarySniffer.score(head: head, path: path) },
+    open: { try Proxmark3BinaryImporter(input: $0) })
+
+  /// Problems met so far that did not stop the import (time going backwards or wrapping).
+  public var warnings: [TraceWarning] { log.warnings }
+
+  private let input: TraceInput
+  private let parityRecorded: Bool
+  private var offset = 0
+  private var record = 0
+  private var clock = TickClock()
+  private var log = WarningLog()
+
+  private static let notRecordedFlags = ["parity-not-recorded"]
+  private static let lfBitsFlags = ["parity-not-recorded", "msb-first"]
+  private static let emptyFlags = ["empty-record"]
+
+  /// Opens `input`; the records are read by `next()`. Never throws: damage is reported when
+  /// `next()` reaches it.
+  public init(input: TraceInput) throws {
+    self.input = input
+    parityRecorded = input.bytes.withUnsafeBytes { Proxmark3Record.hasISO14443AEvidence($0) }
+  }
+
+  /// The next record as a frame, or nil at the end of the file.
+  /// - Throws: `TraceError(.truncated)` when a record's header or its data and parity run past
+  ///   the end of the file, naming the record number, its offset, the length it claims and the
+  ///   bytes left; every earlier record has been returned by then.
+  public mutating func next() throws -> Frame? {
+    let bytes = input.bytes
+    guard offset < bytes.count else { return nil }
+    record += 1
+    let header = try bytes.withUnsafeBytes { raw -> Proxmark3Record in
+      guard let header = Proxmark3Record(raw, at: offset) else { throw truncation(raw) }
+      return header
+    }
+    let frame = bytes.withUnsafeBytes { makeFrame(header, raw: $0) }
+    offset += header.size
+    return frame
+  }
+
+  private func truncation(_ raw: UnsafeRawBufferPointer) -> TraceError {
+    let left = raw.count - offset
+    let here = input.location(unit: "record", record: record, offset: offset)
+    guard left >= Proxmark3Record.headerSize else {
+      return TraceError(
+        .truncated, at: here,
+        "record header needs 8 bytes (timestamp, duration, length), only \(left) left")
+    }
+    let length = Proxmark3Record.claimedLength(raw, at: offset)
+    return TraceError(
+      .truncated, at: here,
+      "record claims \(length) data bytes plus \(Proxmark3Record.parityLength(length)) parity "
+        + "bytes after its 8-byte header, only \(left - Proxmark3Record.headerSize) bytes left")
+  }
+
+  private mutating func makeFrame(_ header: Proxmark3Record, raw: UnsafeRawBufferPointer) -> Frame {
+    let location = input.location(unit: "record", record: record, offset: offset)
+    let placed = clock.place(header.timestamp)
+    noteStep(placed.step, header.timestamp, location)
+    let dataStart = offset + Proxmark3Record.headerSize
+    let data = [UInt8](raw[dataStart..<(dataStart + header.length)])
+    let parity = UnsafeRawBufferPointer(
+      rebasing: raw[(dataStart + header.length)..<(offset + header.size)])
+    var frame = Frame(
+      index: record - 1, timeNs: clock.nanosecondsSinceFirst(placed.ticks),
+      durationNs: Proxmark3.nanoseconds(ticks: Int64(header.duration)),
+      sourceTime: SourceTime(Int64(header.timestamp), .proxmarkTicks),
+      direction: header.isResponse ? .tag : .reader, data: data, location: location)
+    if data.isEmpty {
+      frame.sourceFlags = Self.emptyFlags
+    } else if parityRecorded {
+      frame.parityErrors = Proxmark3Record.parityErrors(data, parity)
+      if data.count == 1 {
+        frame.bits = Proxmark3.shortFrameBits(durationTicks: Int64(header.duration))
+      }
+    } else if let bits = Proxmark3Record.leadingBitCount(parity) {
+      frame.bits = bits
+      frame.sourceFlags = Self.lfBitsFlags
+    } else {
+      frame.sourceFlags = Self.notRecordedFlags
+    }
+    return frame
+  }
+
+  private mutating func noteStep(_ step: TickClock.Step, _ value: UInt32, _ at: SourceLocation) {
+    switch step {
+    case .first, .forward: return
+    case .wrapped:
+      log.add(
+        "time wrap",
+        TraceWarning(
+          "timestamp \(value) is below the previous one by more than 2^31 ticks: read as a "
+            + "wrap-around of the 32-bit tick counter (every 2^32 ticks, about 316.7 s)",
+          frame: record - 1, location: at))
+    case .backward:
+      log.add(
+        "time backwards",
+        TraceWarning(
+          "timestamp \(value) is earlier than the previous record's (a new run joined to the "
+            + "trace, or overlapping sniffed frames); times are kept as recorded",
+          frame: record - 1, location: at))
+    }
+  }
+}
+
+/// One record header of a Proxmark3 trace (`tracelog_hdr_t`), validated against the bytes left.
+struct Proxmark3Record {
+  static let headerSize = 8
+
+  let timestamp: UInt32
+  let duration: UInt16
+  let length: Int
+  let isResponse: Bool
+  /// Header + data + parity bytes.
+  let size: Int
+
+  /// Parity bytes after `length` data bytes: `(length − 1) / 8 + 1` with C division, so 1 for 0.
+  static func parityLength(_ length: Int) -> Int { length == 0 ? 1 : (length - 1) / 8 + 1 }
+
+  /// The record at `offset`, or nil when its header or body runs past the end of `raw`.
+  init?(_ raw: UnsafeRawBufferPointer, at offset: Int) {
+    guard offset >= 0, raw.count - offset >= Self.headerSize else { return nil }
+    timestamp = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    duration = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self))
+    let lengthField = UInt16(
+      littleEndian: raw.loadUnaligned(fromByteOffset: offset + 6, as: UInt16.self))
+    length = Int(lengthField & 0x7FFF)
+    isResponse = lengthField & 0x8000 != 0
+    size = Self.headerSize + length + Self.parityLength(length)
+    guard raw.count - offset >= size else { return nil }
+  }
+
+  /// The data length the header at `offset` claims (the 8 header bytes must be in `raw`).
+  static func claimedLength(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Int {
+    Int(
+      UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 6, as: UInt16.self)) & 0x7FFF)
+  }
+
+  /// Indices of bytes whose recorded parity bit (MSB first) is not odd parity.
+  static func parityErrors(_ data: [UInt8], _ parity: UnsafeRawBufferPointer) -> [Int] {
+    var errors: [Int] = []
+    for (j, byte) in data.enumerated() {
+      let recorded = (parity[j >> 3] >> (7 - UInt8(j & 7))) & 1
+      if recorded != Proxmark3.oddParity(byte) { errors.append(j) }
+    }
+    return errors
+  }
+
+  /// `k` when the parity field is `[k, 0, …]` with k in 1…7 (LF valid-bit count), else nil.
+  static func leadingBitCount(_ parity: UnsafeRawBufferPointer) -> Int? {
+    guard let first = parity.first, (1...7).contains(first) else { return nil }
+    return parity.dropFirst().allSatisfy { $0 == 0 } ? Int(first) : nil
+  }
+
+  /// True when the first records show ISO 14443-A parity (see `Proxmark3BinaryImporter`).
+  static func hasISO14443AEvidence(_ raw: UnsafeRawBufferPointer) -> Bool {
+    var offset = 0
+    var seen = 0
+    while seen < 1024, let record = Proxmark3Record(raw, at: offset) {
+      let dataStart = offset + headerSize
+      let parity = UnsafeRawBufferPointer(
+        rebasing: raw[(dataStart + record.length)..<(offset + record.size)])
+      if record.length == 1, !record.isResponse, raw[dataStart] == 0x26 || raw[dataStart] == 0x52,
+        Proxmark3.shortFrameBits(durationTicks: Int64(record.duration)) == 7
+      {
+        return true
+      }
+      if record.length > 0, parity.contains(where: { $0 != 0 }),
+        paritiesMatch(
+          UnsafeRawBufferPointer(rebasing: raw[dataStart..<(dataStart + record.length)]), parity)
+      {
+        return true
+      }
+      offset += record.size
+      seen += 1
+    }
+    return false
+  }
+
+  private static func paritiesMatch(
+    _ data: UnsafeRawBufferPointer, _ parity: UnsafeRawBufferPointer
+  ) -> Bool {
+    for j in 0..<data.count
+    where (parity[j >> 3] >> (7 - UInt8(j & 7))) & 1 != Proxmark3.oddParity(data[j]) {
+      return false
+    }
+    return true
+  }
+}
+
+/// Content sniffer for Proxmark3 binary traces, which have no magic number.
+enum Proxmark3BinarySniffer {
+  /// Largest data length accepted while sniffing (the device's frames stay far below this).
+  static let plausibleLength = 1024
+
+  /// 0 unless the head walks as a chain of plausible records: every record fits (or is cut only
+  /// by the 4 KiB head limit), every length is at most 1024 bytes, a head shorter than 4 KiB
+  /// (the whole file) is consumed exactly, and the bytes are not all printable text. Known
+  /// magic numbers (pcap, pcapng) and text score 0. 60 for three records or more, 40 for
+  /// fewer, +20 for a `.trace` name.
+  static func score(head: [UInt8], path: String) -> Int {
+    guard head.count > Proxmark3Record.headerSize, !hasOtherMagic(head), !looksLikeText(head)
+    else { return 0 }
+    let wholeFile = head.count < 4096
+    guard let records = walk(head, wholeFile: wholeFile), records > 0 else { return 0 }
+    return (records >= 3 ? 60 : 40) + (path.lowercased().hasSuffix(".trace") ? 20 : 0)
+  }
+
+  private static func walk(_ head: [UInt8], wholeFile: Bool) -> Int? {
+    head.withUnsafeBytes { raw -> Int? in
+      var offset = 0
+      var records = 0
+      while offset < raw.count {
+        guard let record = Proxmark3Record(raw, at: offset) else {
+          return wholeFile ? nil : records
+        }
+        if record.length > plausibleLength { return nil }
+        offset += record.size
+        records += 1
+      }
+      return records
+    }
+  }
+
+  private static func hasOtherMagic(_ head: [UInt8]) -> Bool {
+    let magic = head.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    let known: Set<UInt32> = [0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1, 0x0A0D_0D0A]
+    return known.contains(magic)
+  }
+
+  private static func looksLikeText(_ head: [UInt8]) -> Bool {
+    head.allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x1B || $0 >= 0x20 }
+  }
+}

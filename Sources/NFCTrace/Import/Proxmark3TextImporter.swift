@@ -1,0 +1,348 @@
+import Foundation
+
+/// Reads the text the Proxmark3 client prints for `trace list` (also `hf 14a list` …), as
+/// users paste it (RfidResearchGroup `client/src/cmdtrace.c`, `printTraceLine`/`printHexLine`).
+///
+/// Accepted, in any mix of LF/CRLF line ends, tabs for spaces, and ANSI colour codes:
+/// - the echo line (`… pm3 --> trace list …`), `[=]`/`[+]`/`[?]` log lines and blank lines
+///   (skipped; a preamble line naming the protocol, e.g. `ISO14443A - all times …`, is kept
+///   as a hint);
+/// - the table header `Start | End | Src | Data … | CRC | Annotation` (or `Gap | Duration`
+///   for `-r`) and its `---+---` rule;
+/// - rows `start | end | Rdr/Tag | data | CRC | annotation`, where data is hex bytes with
+///   `!` after a byte whose parity bit was wrong, `(n)` after a short frame's byte (n valid
+///   bits; older clients print `'`), `[..]` around the CRC (`-c`); long frames continue on rows
+///   with empty start/end/src columns (18 bytes a row);
+/// - `Frame Delay Time` / `fdt` rows of `--frame` and the `*` rows of `-t mf` (decrypted
+///   copies of the frame above) — skipped;
+/// - the `-x` hex dump: a `0.%010u` line holding the raw tick timestamp, then
+///   `000000 00 fe|ff LL LL data…` (fe = reader, ff = tag, big-endian length).
+///
+/// Times: `start`/`end` are ticks from the first record (1/13.56 MHz, `sourceTime`
+/// `.proxmarkTicks`); with `-u` they are µs printed `%.1f` (`.microseconds`, converted with
+/// 13.56 ticks/µs); with `-r` they are the gap since the previous frame's end and the
+/// duration, from which start times are rebuilt. `timeNs` counts from the first frame.
+/// Times are u32 values, so a drop of more than 2³¹ ticks is read as a wrap-around (warning).
+///
+/// Bits: a `(n)` mark gives `bits = n` (n = 0 → nil). Listings that print no mark (`-t 7816`,
+/// `des`, `raw`) get the client's duration rule for 1-byte frames
+/// (`Proxmark3.shortFrameBits(durationTicks:)`) unless the preamble names a non-14443-A
+/// protocol; `-x` dumps carry no duration, so a 1-byte `26`/`52`/`7A`–`7D` from the reader is
+/// 7 bits and a 1-byte tag answer below `10` is 4 bits. Hitag listings print the first byte
+/// right-aligned with its bit count (`18(5)`); such frames are realigned MSB first like the
+/// binary trace, with flag `msb-first`.
+///
+/// The text holds only what the client printed: parity marks only for the protocols it checks
+/// (none for `-t 7816`), no parity or duration in `-x`, at most 18 rows (324 bytes) of a
+/// frame, and µs times rounded to 0.1 µs.
+///
+/// Location: unit `line`, the 1-based line of the frame's first row and its byte offset.
+/// A line inside the table that cannot be read becomes a warning; an input with no table
+/// and no hex dump at all is `TraceError(.malformed)`.
+public struct Proxmark3TextImporter: TraceImporter {
+  /// `pm3-text`: sniffs for the table header, `Rdr`/`Tag` rows or `-x` hex-dump lines.
+  public static let format: TraceFormat = TraceFormat(
+    name: "pm3-text",
+    summary: "Proxmark3 client `trace list` output (table, -c/-r/-u/--frame, -x hex dump)",
+    sniff: { head, path in Proxmark3TextSniffer.score(head: head, path: path) },
+    open: { try Proxmark3TextImporter(input: $0) })
+
+  /// Lines that could not be read, time steps backwards or wraps.
+  public var warnings: [TraceWarning] { log.warnings }
+
+  private let input: TraceInput
+  private var offset = 0
+  private var lineNumber = 0
+  private var lineOffset = 0
+  private var line: [UInt8] = []
+  private var fields: [Range<Int>] = []
+  private var state = Proxmark3TextState()
+  private var clock = TickClock()
+  private var log = WarningLog()
+  private var emitted = 0
+
+  /// Opens `input`. Never throws: an input without a table is reported by `next()`.
+  public init(input: TraceInput) throws {
+    self.input = input
+    line.reserveCapacity(256)
+  }
+
+  /// The next frame, or nil at the end of the input.
+  /// - Throws: `TraceError(.malformed)` at the end of an input in which no `trace list` table
+  ///   row, header or `-x` hex-dump line was found.
+  public mutating func next() throws -> Frame? {
+    let bytes = input.bytes
+    return try bytes.withUnsafeBytes { raw -> Frame? in
+      while offset < raw.count {
+        lineOffset = offset
+        lineNumber += 1
+        offset = Proxmark3Text.loadLine(raw, from: offset, into: &line)
+        if let frame = readLine() { return frame }
+      }
+      if let pending = state.pending {
+        state.pending = nil
+        return finish(pending)
+      }
+      guard state.sawTable else { throw missingTable() }
+      return nil
+    }
+  }
+
+  private func missingTable() -> TraceError {
+    TraceError(
+      .malformed, at: input.location(unit: "line", record: 1, offset: 0),
+      "no Proxmark3 trace list found in \(lineNumber) lines: expected a table header "
+        + "(Start | End | Src | Data | CRC | Annotation), rows like `0 | 1056 | Rdr |26(7) | | "
+        + "REQA`, or `trace list -x` hex-dump lines (`0.0000001234`, `000000 00 fe 00 01 26`)")
+  }
+
+  /// Reads the current line; returns the previous frame when this line starts a new one.
+  private mutating func readLine() -> Frame? {
+    let all = Proxmark3Text.trim(line, 0..<line.count)
+    if all.isEmpty { return nil }
+    if line[all.lowerBound] == UInt8(ascii: "[") {
+      noteHint()
+      return nil
+    }
+    if line.allSatisfy({ Proxmark3Text.isRuleCharacter($0) }) { return nil }
+    if line.contains(Proxmark3Text.pipe) { return readTableLine() }
+    if Proxmark3Text.contains(line, all, "pm3 -->") { return nil }
+    return readHexDumpLine(all)
+  }
+
+  private mutating func noteHint() {
+    if !state.sawTable, state.hint == .unknown, let named = Proxmark3ListProtocol.named(in: line) {
+      state.hint = named
+    }
+  }
+
+  private mutating func readTableLine() -> Frame? {
+    Proxmark3Text.split(line, into: &fields)
+    guard fields.count >= 4 else { return unreadable("fewer than 4 `|`-separated columns") }
+    let src = Proxmark3Text.trim(line, fields[2])
+    if Proxmark3Text.equals(line, src, "src") {
+      state.sawTable = true
+      state.relative = Proxmark3Text.contains(line, fields[0], "gap")
+      return nil
+    }
+    if Proxmark3Text.equals(line, src, "rdr") { return startFrame(.reader) }
+    if Proxmark3Text.equals(line, src, "tag") { return startFrame(.tag) }
+    if Proxmark3Text.equals(line, src, "*") { return nil }
+    if src.isEmpty { return readUnsourcedRow() }
+    return unreadable("source column is not Rdr or Tag")
+  }
+
+  /// A row with an empty Src column: a continuation of the frame above (empty times) or a
+  /// `--frame` delay row (times present).
+  private mutating func readUnsourcedRow() -> Frame? {
+    let start = Proxmark3Text.trim(line, fields[0])
+    let end = Proxmark3Text.trim(line, fields[1])
+    if start.isEmpty, end.isEmpty {
+      guard state.pending != nil else {
+        return unreadable("continuation row with no frame above it")
+      }
+      if state.pending?.cells.append(line, fields[3]) == false {
+        return unreadable("data column is not hex bytes")
+      }
+      return nil
+    }
+    if Proxmark3Text.contains(line, fields[3], "delay")
+      || Proxmark3Text.contains(line, fields[3], "fdt")
+    {
+      return nil
+    }
+    return unreadable("row without Rdr/Tag source")
+  }
+
+  private mutating func startFrame(_ direction: Direction) -> Frame? {
+    state.sawTable = true
+    let startField = Proxmark3Text.trim(line, fields[0])
+    let endField = Proxmark3Text.trim(line, fields[1])
+    guard let first = Proxmark3Number(line, startField),
+      let second = Proxmark3Number(line, endField)
+    else { return unreadable("start/end columns are not numbers") }
+    var cells = Proxmark3DataCells()
+    guard cells.append(line, fields[3]) else { return unreadable("data column is not hex bytes") }
+    let timing = state.timing(first, second)
+    let placed = clock.place(UInt32(truncatingIfNeeded: timing.start))
+    let location = input.location(unit: "line", record: lineNumber, offset: lineOffset)
+    noteStep(placed.step, location)
+    let next = Proxmark3PendingFrame(
+      cells: cells, direction: direction, ticks: placed.ticks, durationTicks: timing.duration,
+      sourceTime: timing.sourceTime, location: location)
+    return replacePending(with: next)
+  }
+
+  private mutating func readHexDumpLine(_ all: Range<Int>) -> Frame? {
+    switch Proxmark3HexDump.parse(line, all) {
+    case .timestamp(let ticks):
+      state.sawTable = true
+      state.hexTimestamp = ticks
+      return nil
+    case .frame(let direction, let bytes, let declared):
+      state.sawTable = true
+      return hexFrame(direction, bytes, declared)
+    case .emptyRecord:
+      state.hexTimestamp = nil
+      return nil
+    case .notHexDump:
+      if state.sawTable { return unreadable("neither a table row nor a hex-dump line") }
+      noteHint()  // older clients print the preamble without `[=]`
+      return nil
+    case .bad(let reason):
+      return state.sawTable ? unreadable(reason) : nil
+    }
+  }
+
+  private mutating func hexFrame(_ direction: Direction, _ bytes: [UInt8], _ declared: Int)
+    -> Frame?
+  {
+    let location = input.location(unit: "line", record: lineNumber, offset: lineOffset)
+    if declared != bytes.count {
+      log.add(
+        "hex length",
+        TraceWarning(
+          "hex-dump header declares \(declared) bytes, the line holds \(bytes.count); the bytes "
+            + "present are used", location: location))
+    }
+    guard let raw = state.hexTimestamp else {
+      return unreadable("hex-dump data line without the `0.%010u` timestamp line before it")
+    }
+    state.hexTimestamp = nil
+    let placed = clock.place(raw)
+    noteStep(placed.step, location)
+    var cells = Proxmark3DataCells()
+    cells.bytes = bytes
+    let next = Proxmark3PendingFrame(
+      cells: cells, direction: direction, ticks: placed.ticks, durationTicks: nil,
+      sourceTime: SourceTime(Int64(raw), .proxmarkTicks), location: location)
+    return replacePending(with: next)
+  }
+
+  private mutating func replacePending(with next: Proxmark3PendingFrame) -> Frame? {
+    let previous = state.pending
+    state.pending = next
+    state.previousEnd = next.durationTicks.map { next.ticks + $0 } ?? next.ticks
+    return previous.map { finish($0) }
+  }
+
+  private mutating func finish(_ pending: Proxmark3PendingFrame) -> Frame {
+    let index = emitted
+    emitted += 1
+    var frame = Frame(
+      index: index, timeNs: clock.nanosecondsSinceFirst(pending.ticks),
+      durationNs: pending.durationTicks.map { Proxmark3.nanoseconds(ticks: $0) },
+      sourceTime: pending.sourceTime, direction: pending.direction, data: pending.cells.bytes,
+      parityErrors: pending.cells.parityErrors, location: pending.location)
+    if pending.cells.emptyRecord { frame.sourceFlags = ["empty-record"] }
+    applyBits(&frame, pending)
+    return frame
+  }
+
+  private mutating func applyBits(_ frame: inout Frame, _ pending: Proxmark3PendingFrame) {
+    let cells = pending.cells
+    let count = cells.bytes.count
+    if let mark = cells.bitsMark {
+      if state.hint == .hitag, mark.index == 0, (1...7).contains(mark.bits) {
+        frame.data = Proxmark3HexDump.alignMSBFirst(cells.bytes, bits: mark.bits)
+        frame.bits = mark.bits
+        frame.sourceFlags.append("msb-first")
+      } else if mark.index == count - 1 {
+        frame.bits = (1...7).contains(mark.bits) ? mark.bits : nil
+      } else {
+        log.add(
+          "bits mark",
+          TraceWarning(
+            "bit-count mark (\(mark.bits)) after byte \(mark.index + 1) of \(count) ignored: "
+              + "expected it after the last byte", frame: frame.index, location: frame.location))
+      }
+      return
+    }
+    guard count == 1, let only = cells.bytes.first else { return }
+    if let duration = pending.durationTicks {
+      if state.hint.allowsDurationRule || cells.shortMark {
+        frame.bits =
+          Proxmark3.shortFrameBits(durationTicks: duration) ?? (cells.shortMark ? 7 : nil)
+      }
+    } else {
+      frame.bits = Proxmark3.shortFrameBits(byte: only, fromReader: pending.direction == .reader)
+    }
+  }
+
+  private mutating func noteStep(_ step: TickClock.Step, _ location: SourceLocation) {
+    switch step {
+    case .first, .forward: return
+    case .wrapped:
+      log.add(
+        "time wrap",
+        TraceWarning(
+          "time drops by more than 2^31 ticks: read as a wrap-around of the 32-bit tick "
+            + "counter (about 316.7 s)", frame: emitted, location: location))
+    case .backward:
+      log.add(
+        "time backwards",
+        TraceWarning(
+          "start time is earlier than the previous frame's; kept as printed",
+          frame: emitted, location: location))
+    }
+  }
+
+  private mutating func unreadable(_ reason: String) -> Frame? {
+    log.add(
+      "unreadable line",
+      TraceWarning(
+        "line skipped (\(reason)): `\(Proxmark3Text.excerpt(line))`",
+        location: input.location(unit: "line", record: lineNumber, offset: lineOffset)))
+    return nil
+  }
+}
+
+/// A frame whose rows are still being read (continuation rows may follow).
+struct Proxmark3PendingFrame {
+  var cells: Proxmark3DataCells
+  var direction: Direction
+  /// Start on the 64-bit tick line (tick equivalent for µs listings).
+  var ticks: Int64
+  var durationTicks: Int64?
+  var sourceTime: SourceTime?
+  var location: SourceLocation
+}
+
+/// Listing-wide state of the text importer.
+struct Proxmark3TextState {
+  var hint = Proxmark3ListProtocol.unknown
+  var sawTable = false
+  /// `-r`: the columns are gap and duration instead of start and end.
+  var relative = false
+  var previousEnd: Int64?
+  var hexTimestamp: UInt32?
+  var pending: Proxmark3PendingFrame?
+
+  /// Start (tick line, before unwrapping), duration and source time of a row's two columns.
+  func timing(_ first: Proxmark3Number, _ second: Proxmark3Number)
+    -> (start: Int64, duration: Int64, sourceTime: SourceTime)
+  {
+    let micro = first.isMicroseconds || second.isMicroseconds
+    let start: Int64
+    let duration: Int64
+    if relative {
+      let gap = Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: first.ticks)))
+      start = (previousEnd ?? 0) + gap
+      duration = Int64(UInt32(truncatingIfNeeded: second.ticks))  // printed from a u32
+    } else {
+      start = first.ticks
+      duration = Int64(UInt32(truncatingIfNeeded: second.ticks &- first.ticks))
+    }
+    let sourceTime =
+      micro
+      ? SourceTime(relative ? (start * 100 + 678) / 1356 : micros(first), .microseconds)
+      : SourceTime(start, .proxmarkTicks)
+    return (start, duration, sourceTime)
+  }
+
+  private func micros(_ number: Proxmark3Number) -> Int64 {
+    var scale: Int64 = 1
+    for _ in 0..<min(number.fractionDigits, 12) { scale *= 10 }
+    return (number.mantissa + scale / 2) / scale
+  }
+}

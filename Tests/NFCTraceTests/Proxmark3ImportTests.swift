@@ -1,0 +1,431 @@
+import Foundation
+import NFCTrace
+import TestSupport
+import Testing
+
+private func frames<I: TraceImporter>(_ importer: inout I) throws -> [Frame] {
+  var out: [Frame] = []
+  while let frame = try importer.next() { out.append(frame) }
+  return out
+}
+
+private func binary(_ name: String) throws -> (frames: [Frame], warnings: [TraceWarning]) {
+  var importer = try Proxmark3BinaryImporter(
+    input: TraceInput(path: TestPaths.shared("public/proxmark3/\(name).trace")))
+  return (try frames(&importer), importer.warnings)
+}
+
+private func text(_ input: TraceInput) throws -> (frames: [Frame], warnings: [TraceWarning]) {
+  var importer = try Proxmark3TextImporter(input: input)
+  return (try frames(&importer), importer.warnings)
+}
+
+private func textFile(_ name: String) throws -> (frames: [Frame], warnings: [TraceWarning]) {
+  try text(TraceInput(path: TestPaths.shared("derived/proxmark3-text/\(name).txt")))
+}
+
+private func bytesOf(_ relative: String) throws -> Data {
+  try Data(contentsOf: URL(fileURLWithPath: TestPaths.shared(relative)))
+}
+
+/// One binary record: u32 timestamp, u16 duration, u16 length|0x8000 for the tag, data, parity.
+private func record(_ ts: UInt32, _ duration: UInt16, tag: Bool, _ data: [UInt8], parity: [UInt8])
+  -> [UInt8]
+{
+  let length = UInt16(data.count) | (tag ? 0x8000 : 0)
+  return withUnsafeBytes(of: ts.littleEndian, Array.init)
+    + withUnsafeBytes(of: duration.littleEndian, Array.init)
+    + withUnsafeBytes(of: length.littleEndian, Array.init) + data + parity
+}
+
+@Suite("Proxmark3 binary trace")
+struct Proxmark3BinaryTests {
+  static let counts: [(String, Int)] = [
+    ("hf_14a_mfu-sim", 306), ("hf_14a_mfu", 22), ("hf_14a_mfuc", 32),
+    ("hf_14a_mfuc_defaultkey", 16), ("hf_14a_mful_aes_defaultkey", 14),
+    ("hf_14a_mful_aes_defaultkey_secure_message", 16), ("hf_14a_reader_4b", 6),
+    ("hf_14a_reader_4b_rats", 8), ("hf_14a_reader_7b_rats", 16), ("hf_14b_cryptorf_select", 12),
+    ("hf_14b_reader", 2), ("hf_14b_xerox_info", 190), ("hf_15_reader", 2),
+    ("hf_iclass_sniff", 31), ("hf_mf_hid_sio_sim", 46), ("hf_mfdes_sniff", 53),
+    ("hf_mfp_mad_sl3", 24), ("hf_mfp_read_sc0_sl3", 24), ("hf_seos_sniff_fc54_cn64001", 44),
+    ("hf_visa_apple_ecp", 34), ("hf_visa_apple_normal", 660),
+    ("hf_visa_apple_transit_bypass", 68), ("lf_HitagS256_dump", 21),
+    ("lf_hitag_crypto_dump", 20),
+  ]
+
+  @Test("all 24 public traces import with their record counts", arguments: counts)
+  func recordCounts(name: String, count: Int) throws {
+    let result = try binary(name)
+    #expect(result.frames.count == count)
+    #expect(result.frames.map(\.index) == Array(0..<count))
+    #expect(result.frames.last?.location.record == count)
+  }
+
+  @Test func mfuSimFirstFrames() throws {
+    let f = try binary("hf_14a_mfu-sim").frames
+    #expect(f[0].data == [0x26] && f[0].bits == 7 && f[0].direction == .reader)
+    #expect(f[0].timeNs == 0 && f[0].durationNs == 77_876)  // 1056 ticks
+    #expect(f[0].sourceTime == SourceTime(55_341_979, .proxmarkTicks))
+    #expect(
+      f[0].location
+        == SourceLocation(
+          file: TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace"), unit: "record",
+          record: 1,
+          offset: 0))
+    #expect(f[1].data == [0x44, 0x00] && f[1].bits == nil && f[1].direction == .tag)
+    #expect(f[1].timeNs == 164_307 && f[1].location.offset == 10)  // 2228 ticks; 8+1+1 bytes
+    #expect(f[2].data == [0x6A, 0x01, 0xCF, 0x00, 0x00, 0xAB, 0xB1] && f[2].bits == nil)
+    #expect(f[3].data == [0x26] && f[3].bits == 7 && f[3].timeNs == 349_711_357)
+    // WUPA: 992 ticks, still 7 bits.
+    let wupa = try #require(f.first { $0.data == [0x52] })
+    #expect(wupa.bits == 7 && wupa.index == 17 && wupa.durationNs == 73_156)
+    #expect(f.allSatisfy { $0.parityErrors.isEmpty && $0.crc == .unchecked })
+  }
+
+  @Test func mfuSimGetVersionAnsweredWithZeros() throws {
+    let f = try binary("hf_14a_mfu-sim").frames
+    let at = try #require(f.firstIndex { $0.data == [0x60, 0xF8, 0x32] })
+    #expect(at == 23)
+    #expect(f[at + 1].direction == .tag)
+    #expect(f[at + 1].data == [UInt8](repeating: 0, count: 10))
+    #expect(f[at + 1].location.record == 25)
+  }
+
+  @Test func atqaParityError() throws {
+    let f = try binary("hf_14a_reader_4b_rats").frames
+    #expect(f[1].data == [0x04, 0x03] && f[1].direction == .tag)
+    #expect(f[1].parityErrors == [1])
+    #expect(f.map(\.parityErrors.count) == [0, 1, 0, 0, 0, 0, 0, 0])
+  }
+
+  @Test func crypto1ParityErrorsKept() throws {
+    let f = try binary("hf_mf_hid_sio_sim").frames
+    #expect(f.reduce(0) { $0 + $1.parityErrors.count } == 125)
+    #expect(f.filter { !$0.parityErrors.isEmpty }.count == 26)  // rows with `!` in the listing
+    #expect(f[12].data.prefix(2) == [0x44, 0x0D] && f[12].parityErrors == [0, 5, 7])
+  }
+
+  @Test func iclassZeroLengthRecordsKept() throws {
+    let result = try binary("hf_iclass_sniff")
+    let empty = result.frames.filter(\.data.isEmpty)
+    #expect(empty.map(\.index) == [2, 20, 26])
+    #expect(empty.allSatisfy { $0.direction == .tag && $0.sourceFlags == ["empty-record"] })
+    #expect(empty[0].location.offset == 20 && empty[0].durationNs == 4_720)  // 64 ticks
+    // iCLASS parity bytes are zero fill: not checked, and no short-frame guess for `0a`.
+    #expect(result.frames.allSatisfy { $0.parityErrors.isEmpty })
+    #expect(result.frames[0].data == [0x0A] && result.frames[0].bits == nil)
+    #expect(result.frames[0].sourceFlags == ["parity-not-recorded"])
+  }
+
+  @Test func iso14443BNotMistakenForShortFrames() throws {
+    let result = try binary("hf_14b_xerox_info")
+    let oneByte = result.frames.filter { $0.data.count == 1 }
+    #expect(oneByte.count == 154)
+    #expect(oneByte.allSatisfy { $0.bits == nil && $0.parityErrors.isEmpty })
+    // Three runs joined in one file: time steps back, reported, not fatal.
+    #expect(result.warnings.count == 18)
+    #expect(result.warnings[0].location?.record == 39)
+  }
+
+  @Test func lfValidBitsFromFirstParityByte() throws {
+    let f = try binary("lf_hitag_crypto_dump").frames
+    #expect(f[0].data == [0xC0] && f[0].bits == 5)
+    #expect(f[0].sourceFlags == ["parity-not-recorded", "msb-first"])
+    #expect(f[4].data == [0x4E, 0xC0] && f[4].bits == 2)
+    #expect(f[1].bits == nil && f[1].parityErrors.isEmpty)
+  }
+
+  @Test func truncatedRecordAfterEarlierFrames() throws {
+    let whole = try bytesOf("public/proxmark3/hf_14a_reader_4b.trace")
+    // Records: 10 + 11 + 11 + 14 + 19 + 12 bytes = 77; cut record 6 (offset 65) 2 bytes after its header.
+    var importer = try Proxmark3BinaryImporter(
+      input: TraceInput(path: "cut.trace", bytes: whole.prefix(75)))
+    for expected in 0..<5 { #expect(try importer.next()?.index == expected) }
+    let error = try #require(throws: TraceError.self) { try importer.next() }
+    #expect(error.kind == .truncated)
+    #expect(
+      error.location == SourceLocation(file: "cut.trace", unit: "record", record: 6, offset: 65))
+    #expect(
+      error.message.contains("claims 3 data bytes") && error.message.contains("only 2 bytes left"))
+  }
+
+  @Test func everyCutKeepsTheWholeRecordsBeforeIt() throws {
+    let whole = try bytesOf("public/proxmark3/hf_14a_reader_4b_rats.trace")
+    let ends = [10, 21, 32, 46, 65, 77, 90, 105]  // end offset of each record
+    for length in 0...whole.count {
+      var importer = try Proxmark3BinaryImporter(
+        input: TraceInput(path: "cut", bytes: whole.prefix(length)))
+      var count = 0
+      var failure: TraceError?
+      do {
+        while try importer.next() != nil { count += 1 }
+      } catch let error as TraceError {
+        failure = error
+      }
+      let complete = ends.filter { $0 <= length }
+      #expect(count == complete.count, "cut at \(length)")
+      #expect((failure == nil) == (length == 0 || ends.contains(length)), "cut at \(length)")
+      if let failure {
+        #expect(failure.kind == .truncated && failure.location.offset == complete.last ?? 0)
+        #expect(failure.location.record == complete.count + 1)
+      }
+    }
+  }
+
+  @Test func truncatedHeader() throws {
+    let whole = try bytesOf("public/proxmark3/hf_14a_reader_4b.trace")
+    var importer = try Proxmark3BinaryImporter(
+      input: TraceInput(path: "cut.trace", bytes: whole.prefix(14)))
+    #expect(try importer.next()?.data == [0x52])
+    let error = try #require(throws: TraceError.self) { try importer.next() }
+    #expect(error.kind == .truncated && error.location.record == 2 && error.location.offset == 10)
+    #expect(error.message.contains("only 4 left"))
+  }
+
+  @Test func timestampWrapAround() throws {
+    let bytes =
+      record(0xFFFF_FF00, 1056, tag: false, [0x26], parity: [0x00])
+      + record(0x0000_0100, 2368, tag: true, [0x44, 0x00], parity: [0xC0])
+    var importer = try Proxmark3BinaryImporter(input: TraceInput(path: "w", bytes: Data(bytes)))
+    let f = try frames(&importer)
+    #expect(f.map(\.timeNs) == [0, 37_758])  // 512 ticks later
+    #expect(f[1].sourceTime == SourceTime(256, .proxmarkTicks))
+    #expect(f[0].bits == 7 && f[1].parityErrors.isEmpty)
+    #expect(importer.warnings.count == 1 && importer.warnings[0].message.contains("wrap-around"))
+  }
+
+  @Test func sniffClaimsTracesNotText() throws {
+    for (name, _) in Self.counts {
+      let path = TestPaths.shared("public/proxmark3/\(name).trace")
+      let head = try TraceInput(path: path).head()
+      #expect(Proxmark3BinaryImporter.format.sniff(head, path) >= 60, "\(name)")
+      #expect(Proxmark3BinaryImporter.format.sniff(head, "x.bin") >= 40, "\(name)")
+      #expect(Proxmark3TextImporter.format.sniff(head, path) == 0, "\(name)")
+    }
+    for other in [
+      "public/ChameleonMini/NTAG215_blank.bin", "public/proxmark3/ntag216-empty.json",
+      "public/nfc-laboratory/test_NFC-A_106kbps_001.json", "public/UberGuidoZ-Flipper/RickRoll.nfc",
+      "derived/pcap/hf_14a_mfu-sim.text2pcap.pcapng",
+      "derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap",
+    ] {
+      let head = try TraceInput(path: TestPaths.shared(other)).head()
+      #expect(Proxmark3BinaryImporter.format.sniff(head, other) == 0, "\(other)")
+      #expect(Proxmark3TextImporter.format.sniff(head, other) == 0, "\(other)")
+    }
+    let pcapHead: [UInt8] =
+      [0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00, 0x04, 0x00] + [UInt8](repeating: 0, count: 16)
+    #expect(Proxmark3BinaryImporter.format.sniff(pcapHead, "a.trace") == 0)
+    #expect(Proxmark3BinaryImporter.format.name == "pm3-trace")
+  }
+}
+
+@Suite("Proxmark3 trace list text")
+struct Proxmark3TextTests {
+  static let files: [(String, Int)] = [
+    ("hf_14a_mfu-sim.list_14a", 306), ("hf_14a_mfu-sim.list_14a_c", 306),
+    ("hf_14a_mfu-sim.list_14a_frame", 306), ("hf_14a_mfu-sim.list_14a_r_u", 306),
+    ("hf_14a_mfu-sim.list_14a_x", 306), ("hf_14a_mfu-sim.list_14a_x.hexonly", 306),
+    ("hf_14a_mfu.list_14a", 22), ("hf_14a_mfu.list_14a_x.hexonly", 22),
+    ("hf_14a_mfu.list_raw", 22), ("hf_14a_mfuc.list_14a", 32),
+    ("hf_14a_mfuc_defaultkey.list_14a", 16), ("hf_14a_mful_aes_defaultkey.list_14a", 14),
+    ("hf_14a_reader_4b.list_14a", 6), ("hf_14a_reader_4b_rats.list_14a", 8),
+    ("hf_14a_reader_7b_rats.list_14a", 16), ("hf_14a_reader_7b_rats.list_14a_x.hexonly", 16),
+    ("hf_mf_hid_sio_sim.list_14a", 46), ("hf_mf_hid_sio_sim.list_mf", 46),
+    ("hf_mfdes_sniff.list_des", 53), ("hf_visa_apple_ecp.list_14a_x.hexonly", 34),
+    ("hf_visa_apple_ecp.list_7816", 34), ("hf_visa_apple_normal.list_7816", 660),
+  ]
+
+  @Test("every derived listing imports without warnings", arguments: files)
+  func importsEveryListing(name: String, count: Int) throws {
+    let result = try textFile(name)
+    #expect(result.frames.count == count)
+    #expect(result.warnings.isEmpty, "\(result.warnings.prefix(3))")
+    let path = TestPaths.shared("derived/proxmark3-text/\(name).txt")
+    let head = try TraceInput(path: path).head()
+    #expect(Proxmark3TextImporter.format.sniff(head, path) >= 85)
+    #expect(Proxmark3BinaryImporter.format.sniff(head, path) == 0)
+  }
+
+  /// What a listing keeps of each frame, compared with the binary trace.
+  enum Keeps { case ticks, micros, hexDump, ticksNoParity }
+
+  static let pairs: [(String, String, Keeps)] = [
+    ("hf_14a_mfu-sim", "list_14a", .ticks), ("hf_14a_mfu-sim", "list_14a_c", .ticks),
+    ("hf_14a_mfu-sim", "list_14a_frame", .ticks), ("hf_14a_mfu-sim", "list_14a_r_u", .micros),
+    ("hf_14a_mfu-sim", "list_14a_x", .hexDump), ("hf_14a_mfu-sim", "list_14a_x.hexonly", .hexDump),
+    ("hf_14a_reader_7b_rats", "list_14a", .ticks),
+    ("hf_14a_reader_7b_rats", "list_14a_x.hexonly", .hexDump),
+    ("hf_visa_apple_ecp", "list_14a_x.hexonly", .hexDump),
+    ("hf_visa_apple_ecp", "list_7816", .ticks), ("hf_14a_mfuc", "list_14a", .ticks),
+    ("hf_14a_mfu", "list_raw", .ticks), ("hf_mf_hid_sio_sim", "list_mf", .ticks),
+    ("hf_mfdes_sniff", "list_des", .ticks), ("hf_14a_reader_4b_rats", "list_14a", .ticks),
+    ("hf_visa_apple_normal", "list_7816", .ticksNoParity),
+  ]
+
+  @Test("a listing gives the binary trace's frames", arguments: pairs)
+  func sameFramesAsBinary(trace: String, listing: String, keeps: Keeps) throws {
+    let expected = try binary(trace).frames
+    let got = try textFile("\(trace).\(listing)").frames
+    try #require(got.count == expected.count)
+    for (a, b) in zip(got, expected) {
+      #expect(
+        a.data == b.data && a.direction == b.direction && a.bits == b.bits, "frame \(b.index)")
+      if keeps != .ticksNoParity {
+        #expect(a.parityErrors == b.parityErrors, "frame \(b.index)")
+      }
+      switch keeps {
+      case .ticks, .ticksNoParity:
+        #expect(a.timeNs == b.timeNs && a.durationNs == b.durationNs, "frame \(b.index)")
+        #expect(a.sourceTime?.unit == .proxmarkTicks)
+      case .micros:
+        #expect(abs(a.timeNs - b.timeNs) <= 5_000, "frame \(b.index)")
+        #expect(abs((a.durationNs ?? 0) - (b.durationNs ?? 0)) <= 100, "frame \(b.index)")
+        #expect(a.sourceTime?.unit == .microseconds)
+      case .hexDump:
+        #expect(a.timeNs == b.timeNs && a.durationNs == nil, "frame \(b.index)")
+        #expect(a.sourceTime == b.sourceTime)
+      }
+    }
+    if keeps == .ticksNoParity {
+      // `-t 7816` prints no parity marks; the binary has 15 parity errors.
+      #expect(got.allSatisfy { $0.parityErrors.isEmpty })
+      #expect(expected.reduce(0) { $0 + $1.parityErrors.count } == 15)
+    }
+  }
+
+  @Test func rowDetails() throws {
+    let result = try textFile("hf_14a_mfu-sim.list_14a")
+    let f = result.frames
+    #expect(
+      f[0].location.record == 8 && f[0].location.offset == 483 && f[0].location.unit == "line")
+    #expect(f[0].sourceTime == SourceTime(0, .proxmarkTicks) && f[0].durationNs == 77_876)
+    #expect(f[1].sourceTime == SourceTime(2228, .proxmarkTicks))
+    let rats = try textFile("hf_14a_reader_4b_rats.list_14a").frames
+    #expect(rats[1].data == [0x04, 0x03] && rats[1].parityErrors == [1])
+  }
+
+  @Test func continuationRowsJoinTheirFrame() throws {
+    let f = try textFile("hf_14a_mfuc.list_14a").frames
+    let auth2 = try #require(f.first { $0.data.first == 0xAF && $0.direction == .reader })
+    #expect(auth2.data.count == 19 && auth2.data.last == 0x31)
+    #expect(auth2.location.record == 22)
+    let apdu = try textFile("hf_visa_apple_ecp.list_7816").frames
+    #expect(apdu.map(\.data.count).max() == 64)
+  }
+
+  @Test func mifareDecryptedRowsAreNotFrames() throws {
+    let f = try textFile("hf_mf_hid_sio_sim.list_mf").frames
+    #expect(f[14].data == [0x44, 0x70, 0x9A, 0x44] && f[14].parityErrors == [1, 2])
+    #expect(f[15].data.prefix(3) == [0xF7, 0x6C, 0x8F] && f[15].direction == .tag)
+    #expect(f[15].data.count == 18 && f[15].location.record == 25)
+  }
+
+  @Test func microsecondColumnsAreRebuiltFromGaps() throws {
+    let f = try textFile("hf_14a_mfu-sim.list_14a_r_u").frames
+    #expect(f[0].timeNs == 0 && f[0].durationNs == 77_876)
+    #expect(f[1].sourceTime == SourceTime(164, .microseconds))  // 77.9 + 86.4 µs
+    #expect(f[3].data == [0x26] && f[3].bits == 7)
+  }
+
+  @Test func absoluteMicrosecondColumns() throws {
+    let listing = """
+      [=] ISO14443A - all times are in microseconds
+            Start |        End | Src | Data (! denotes parity error)     | CRC | Annotation
+               0.0 |       77.9 | Rdr |26(7)                             |     | REQA
+             164.3 |      338.9 | Tag |44  00                            |     |
+      """
+    let f = try text(TraceInput(path: "u.txt", bytes: Data(listing.utf8))).frames
+    #expect(f.map(\.timeNs) == [0, 164_307])  // 164.3 µs = 2228 ticks
+    #expect(f[1].sourceTime == SourceTime(164, .microseconds))
+    #expect(f[1].durationNs == 174_558)  // 338.9 µs = 4595 ticks: 2367 ticks long
+    #expect(f[0].bits == 7)
+  }
+
+  @Test func crlfAndTabsReadTheSame() throws {
+    let original = try bytesOf("derived/proxmark3-text/hf_14a_mfu-sim.list_14a_c.txt")
+    let lf = try text(TraceInput(path: "lf.txt", bytes: original)).frames
+    let crlf = String(decoding: original, as: UTF8.self).replacingOccurrences(
+      of: "\n", with: "\r\n")
+    let tabbed = crlf.replacingOccurrences(of: " | ", with: "\t|\t")
+      .replacingOccurrences(of: "  ", with: "\t")
+    for variant in [crlf, tabbed] {
+      let result = try text(TraceInput(path: "crlf.txt", bytes: Data(variant.utf8)))
+      #expect(result.warnings.isEmpty)
+      #expect(result.frames.count == lf.count)
+      for (a, b) in zip(result.frames, lf) {
+        #expect(a.data == b.data && a.bits == b.bits && a.timeNs == b.timeNs)
+        #expect(a.direction == b.direction && a.parityErrors == b.parityErrors)
+        #expect(a.durationNs == b.durationNs && a.location.record == b.location.record)
+      }
+    }
+    let crlfFrames = try text(TraceInput(path: "crlf.txt", bytes: Data(crlf.utf8))).frames
+    #expect(crlfFrames[1].location.offset == lf[1].location.offset + 8)  // 8 lines, 8 more CRs
+  }
+
+  @Test func colouredOutputIsStripped() throws {
+    let esc = "\u{1B}"
+    let listing = """
+      [usb] pm3 --> hf 14a list
+      \(esc)[33m      Start |        End | Src | Data (! denotes parity error)  | CRC | Annotation\(esc)[0m
+      ------------+------------+-----+--------------------------------+-----+------
+      \(esc)[33m          0\(esc)[0m | \(esc)[33m      1056\(esc)[0m | \(esc)[33mRdr\(esc)[0m |\(esc)[33m26(7)   \(esc)[0m | \(esc)[33m    \(esc)[0m| \(esc)[33mREQA\(esc)[0m
+             2228 |       4596 | Tag |44  03!     |     |
+      """
+    let f = try text(TraceInput(path: "c.txt", bytes: Data(listing.utf8))).frames
+    #expect(f.count == 2 && f[0].bits == 7 && f[0].data == [0x26])
+    #expect(f[1].data == [0x44, 0x03] && f[1].parityErrors == [1] && f[1].timeNs == 164_307)
+  }
+
+  @Test func unreadableLineInsideTableIsAWarning() throws {
+    var listing = try String(
+      decoding: bytesOf("derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt"), as: UTF8.self)
+    let insertAt = try #require(listing.range(of: "       2100 |"))
+    listing.insert(contentsOf: "this is not a row\n", at: insertAt.lowerBound)
+    let result = try text(TraceInput(path: "w.txt", bytes: Data(listing.utf8)))
+    #expect(result.frames.count == 6)
+    #expect(result.warnings.count == 1)
+    let warning = try #require(result.warnings.first)
+    #expect(warning.location?.record == 9 && warning.location?.unit == "line")
+    #expect(
+      warning.location?.offset
+        == listing.utf8.distance(from: listing.utf8.startIndex, to: insertAt.lowerBound))
+    #expect(warning.message.contains("this is not a row"))
+  }
+
+  @Test func noTableIsMalformed() throws {
+    let input = TraceInput(path: "n.txt", bytes: Data("[+] hello\nsome words\n\n".utf8))
+    var importer = try Proxmark3TextImporter(input: input)
+    let error = try #require(throws: TraceError.self) { try importer.next() }
+    #expect(error.kind == .malformed && error.location.unit == "line")
+    #expect(
+      Proxmark3TextImporter.format.sniff([UInt8]("[+] hello\nsome words\n".utf8), "n.txt") == 0)
+  }
+
+  @Test func hexDumpBitsAndEmptyRecords() throws {
+    let dump = """
+      0.0000001000
+      000000 00 fe 00 01 52 
+      0.0000002100
+      000000 00 ff 00 02 44 00 
+      <empty trace - possible error>
+      0.0000009000
+      000000 00 ff 00 01 0a 
+      """
+    let f = try text(TraceInput(path: "x.txt", bytes: Data(dump.utf8))).frames
+    #expect(f.map(\.bits) == [7, nil, 4])
+    #expect(f.map(\.timeNs) == [0, 81_121, 589_971])  // 1100 and 8000 ticks
+    #expect(f[2].location.record == 7)
+  }
+
+  @Test func hitagListingRealignedLikeTheBinary() throws {
+    let listing = """
+      [=] Hitag1 / Hitag2 / HitagS - Timings in ETU (8us)
+            Start |        End | Src | Data (! denotes parity error)   | CRC | Annotation
+               0 |          0 | Rdr |18(5)                           |     |
+             117 |        117 | Tag |21  A5  B4  73                  |     |
+      """
+    let f = try text(TraceInput(path: "h.txt", bytes: Data(listing.utf8))).frames
+    #expect(f[0].data == [0xC0] && f[0].bits == 5 && f[0].sourceFlags == ["msb-first"])
+    #expect(f[1].data == [0x21, 0xA5, 0xB4, 0x73] && f[1].bits == nil)
+  }
+}
