@@ -42,7 +42,7 @@ class Trace:
 
     def duration(self, data, bits):
         if bits:
-            return bits * 128 + 32
+            return bits * 128 + 96  # REQA/WUPA: 992 ticks, as real readers (pm3 short-frame rule)
         return len(data) * 9 * 128
 
     def frame(self, direction, data, bits=None, gap=1236):
@@ -68,7 +68,7 @@ class Trace:
             f.write(struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 65535, 264))
             base = 1_764_500_000  # fixed epoch second: output is deterministic
             for ticks, d, data, bits, ev in self.frames:
-                ns = ticks * 1_000_000_000 // FC
+                ns = (ticks * 1_000_000_000 + FC // 2) // FC  # nearest ns, like the pm3 importer
                 code = {"reader": 0xFE, "tag": 0xFF}.get(d) or {"field-on": 0xFC, "field-off": 0xFD}[ev]
                 payload = struct.pack(">BBH", 0, code, len(data)) + data
                 f.write(struct.pack("<IIII", base + ns // 10**9, ns % 10**9, len(payload), len(payload)))

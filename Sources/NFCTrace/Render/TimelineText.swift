@@ -73,9 +73,9 @@ public final class TimelineTextRenderer {
     let frame = f.frame
     let gap = lastTimeNs.map { frame.timeNs - $0 }
     lastTimeNs = frame.timeNs
-    out.write(pad("#\(frame.index)", 7))
-    paint(pad(Self.milliseconds(frame.timeNs), 12, left: true) + " ms", "2")
-    out.write(pad(gap.map { "+" + Self.milliseconds($0) } ?? "", 11, left: true))
+    out.write(pad("#\(frame.index)", 6))
+    paint(pad(Self.milliseconds(frame.timeNs), 10, left: true) + " ms", "2")
+    out.write(pad(gap.map { "+" + Self.milliseconds($0) } ?? "", 10, left: true))
     out.write("  ")
     if frame.direction == .event {
       paint(frame.event?.rawValue ?? "event", "35")

@@ -60,7 +60,9 @@ public struct SessionSegmenter: Sendable {
 
   /// Releases held frames and closes the open session (end of trace).
   public mutating func finish() -> [DecodedFrame] {
-    let out = holding ? release(uid: nil) : []
+    var out: [DecodedFrame] = []
+    // Releasing can start a new hold (a later re-activation among the held frames).
+    while holding { out += release(uid: held.lazy.compactMap(\.completedUID).first) }
     close()
     return out
   }
