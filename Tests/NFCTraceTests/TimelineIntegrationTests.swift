@@ -105,3 +105,17 @@ func decodeTrace(_ path: String, format: TraceFormat) throws -> (
     }
   }
 }
+
+@Suite struct ReaderChipLogTests {
+  @Test func libnfcActivationGivesTheSessionItsUIDAndWritesTheirACK() throws {
+    let path = TestPaths.traces("libnfc/acr122u_t2t_read_write.log")
+    let (frames, sessions) = try decodeTrace(path, format: LibnfcLogImporter.format)
+    #expect(sessions.first?.uid == [0x04, 0xA8, 0xCE, 0x6A, 0x5D, 0x2D, 0x80])
+    #expect(frames[2].innermost?.name == "ATQA")
+    #expect(frames[2].startsActivation)
+    #expect(frames[3].innermost?.name == "SAK")
+    #expect(frames[8].innermost?.summary == "WRITE page 11 ← 67 58 63 51")
+    #expect(frames[9].innermost?.summary == "ACK (consumed by the reader chip)")
+    #expect(frames[10].response == .unanswered)
+  }
+}

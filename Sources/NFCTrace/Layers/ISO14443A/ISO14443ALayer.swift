@@ -80,6 +80,10 @@ public struct ISO14443ALayer: Sendable {
   /// Decodes one frame (CRC included), resolving its CRC status.
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
     if let other = OtherTechnology.result(frame) { return other }
+    if let info = ReaderTargetInfo.result(frame, context: &context) {
+      if info.newActivation { reset() }
+      return info
+    }
     if frame.technology == .nfcA { context.technology = .nfcA }
     if crypto1Follows {
       crypto1Follows = false

@@ -159,6 +159,12 @@ public struct Type2Layer: ProtocolLayer {
     let command = pending
     pending = nil
     if isAckNak(unit, command) { return ackNak(b[0], command) }
+    // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no data.
+    if b.isEmpty, let command, command.page != nil {
+      var result = ackNak(0x0A, command)
+      result.decode?.summary = "ACK (consumed by the reader chip)"
+      return result
+    }
     guard let command else { return .undecoded("tag answer with no pending Type 2 command") }
     if case .sectorSelectSector = command {
       sector = nil  // any answer means the switch failed; the current sector is unknown

@@ -1,0 +1,55 @@
+/// Activation data a reader chip reported instead of the frames themselves.
+///
+/// A PN53x answers InListPassiveTarget with ATQA, SAK, UID and ATS after doing REQA,
+/// anticollision, SELECT and RATS itself; the libnfc importer turns them into tag frames
+/// flagged `pn53x-target-info` (the ATQA frame also carries `uid=<hex>`). They are decoded as
+/// the activation they summarise (PN532 User Manual §7.3.5, InListPassiveTarget).
+enum ReaderTargetInfo {
+  /// The flag the libnfc importer sets on these frames.
+  static let flag = "pn53x-target-info"
+
+  /// The layer result for a target-info frame, or nil when `frame` is not one.
+  static func result(_ frame: Frame, context: inout LinkContext) -> FrameLayerResult? {
+    guard frame.direction == .tag, frame.sourceFlags.contains(flag) else { return nil }
+    var newActivation = false
+    let decode: LayerDecode
+    switch frame.data.count {
+    case 2:
+      newActivation = true
+      context.resetActivation()
+      context.technology = .nfcA
+      let atqa = ATQA(value: UInt16(frame.data[1]) << 8 | UInt16(frame.data[0]))
+      context.atqa = atqa.value
+      if let uid = uidFlag(frame) { context.uid = uid }
+      decode = relabel(atqa.decode, "reported by the reader chip")
+    case 1:
+      let sak = SAK(frame.data[0])
+      context.sak = sak.value
+      context.uidComplete = !context.uid.isEmpty
+      decode = relabel(sak.decode(level: nil), "reported by the reader chip")
+    default:
+      let ats = ATS(frame.data)
+      context.ats = frame.data
+      context.isoDEPActive = true
+      context.fsc = ats.fsc
+      context.fwtNs = ats.fwtNs
+      decode = LayerDecode(
+        .isoDEP, "ATS", "ATS FSC \(ats.fsc.map(String.init) ?? "?") (reported by the reader chip)",
+        [LayerField("ats", .hex(frame.data))])
+    }
+    return FrameLayerResult(
+      result: LayerResult(decode: decode), crc: frame.crc, expectsResponse: false,
+      newActivation: newActivation)
+  }
+
+  private static func uidFlag(_ frame: Frame) -> [UInt8]? {
+    guard let flag = frame.sourceFlags.first(where: { $0.hasPrefix("uid=") }) else { return nil }
+    return Hex.bytes(flag.dropFirst(4))
+  }
+
+  private static func relabel(_ d: LayerDecode, _ note: String) -> LayerDecode {
+    var d = d
+    d.summary += " (\(note))"
+    return d
+  }
+}
