@@ -1,0 +1,84 @@
+import NDEF
+
+/// The tag's memory as one session saw it: what the tag held when the session started (from
+/// reads, on top of what earlier sessions on the same UID left) and what it holds at the end
+/// (given the acknowledged writes).
+///
+/// Type 2: one image of bytes from page 0 (page n at byte 4n). Type 4: one image per file id
+/// (the CC file E103 and the NDEF file), by offset.
+public struct TagMemory: Sendable, Equatable {
+  /// Type 2 memory as found (start) and as left (end).
+  public var type2Start = ByteImage()
+  /// Type 2 memory at the end of the session.
+  public var type2End = ByteImage()
+  /// Type 4 files as found, by file id.
+  public var filesStart: [UInt16: ByteImage] = [:]
+  /// Type 4 files at the end of the session, by file id.
+  public var filesEnd: [UInt16: ByteImage] = [:]
+  /// First frame of the session: writes from frames before it are earlier sessions'.
+  public var sessionFirstFrame = 0
+
+  /// Empty memory.
+  public init() {}
+
+  /// Memory carried forward from an earlier session on the same UID.
+  public init(carrying previous: TagMemory, firstFrame: Int) {
+    type2Start = previous.type2End
+    type2End = previous.type2End
+    filesStart = previous.filesEnd
+    filesEnd = previous.filesEnd
+    sessionFirstFrame = firstFrame
+  }
+
+  /// True when the session touched nothing.
+  public var isEmpty: Bool { type2End.count == 0 && filesEnd.isEmpty }
+
+  // MARK: Type 2
+
+  /// Records a READ/FAST_READ answer: `data` from byte address `address`.
+  mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
+    Self.read(data, at: address, frame: frame, start: &type2Start, end: &type2End,
+      sessionFirstFrame: sessionFirstFrame)
+  }
+
+  /// Records a WRITE of `data` at byte address `address`.
+  mutating func type2Write(_ data: [UInt8], at address: Int, acknowledged: Bool, frame: Int) {
+    type2End.record(data, at: address, state: acknowledged ? .written : .unacknowledged, frame: frame)
+  }
+
+  // MARK: Type 4
+
+  /// Records a READ BINARY answer of file `file` at `offset`.
+  mutating func type4Read(_ data: [UInt8], file: UInt16, at offset: Int, frame: Int) {
+    var start = filesStart[file] ?? ByteImage()
+    var end = filesEnd[file] ?? ByteImage()
+    Self.read(data, at: offset, frame: frame, start: &start, end: &end,
+      sessionFirstFrame: sessionFirstFrame)
+    filesStart[file] = start
+    filesEnd[file] = end
+  }
+
+  /// Records an UPDATE BINARY of file `file` at `offset`.
+  mutating func type4Write(
+    _ data: [UInt8], file: UInt16, at offset: Int, acknowledged: Bool, frame: Int
+  ) {
+    var end = filesEnd[file] ?? ByteImage()
+    end.record(data, at: offset, state: acknowledged ? .written : .unacknowledged, frame: frame)
+    filesEnd[file] = end
+  }
+
+  /// A read updates the end image, and the start image for bytes this session has not written.
+  private static func read(
+    _ data: [UInt8], at address: Int, frame: Int, start: inout ByteImage, end: inout ByteImage,
+    sessionFirstFrame: Int
+  ) {
+    for (i, b) in data.enumerated() {
+      let a = address + i
+      let writtenHere =
+        (end.state(a) == .written || end.state(a) == .unacknowledged)
+        && (end.frame(a) ?? -1) >= sessionFirstFrame
+      if !writtenHere { start.record([b], at: a, state: .read, frame: frame) }
+    }
+    end.record(data, at: address, state: .read, frame: frame)
+  }
+}

@@ -1,0 +1,65 @@
+import NDEF
+
+/// The NFC Forum Type 2 Capability Container (page 3; NFC Forum T2T 1.0 §6.1, nfc-facts §5.3).
+public struct Type2CapabilityContainer: Sendable, Equatable {
+  /// The four CC bytes.
+  public var bytes: [UInt8]
+
+  /// Wraps the 4 bytes of page 3; nil for another length.
+  public init?(_ bytes: [UInt8]) {
+    guard bytes.count == 4 else { return nil }
+    self.bytes = bytes
+  }
+
+  /// CC0 = `E1`: NDEF magic number.
+  public var hasMagic: Bool { bytes[0] == 0xE1 }
+  /// Mapping version major (CC1 high nibble) and minor.
+  public var version: (major: Int, minor: Int) { (Int(bytes[1] >> 4), Int(bytes[1] & 0x0F)) }
+  /// Data area size in bytes: CC2 × 8.
+  public var dataAreaSize: Int { Int(bytes[2]) * 8 }
+  /// Read access nibble (CC3 high; 0 = free).
+  public var readAccess: Int { Int(bytes[3] >> 4) }
+  /// Write access nibble (CC3 low; 0 = free, F = none).
+  public var writeAccess: Int { Int(bytes[3] & 0x0F) }
+
+  /// Core NFC's `queryNDEFStatus` status for this CC. Rule: no `E1` magic or a mapping major
+  /// version other than 1 → notSupported (nfcpy `tt2.py` `_read_capability_data`); write
+  /// nibble 0 → readWrite; any other write nibble (F = no write access, others proprietary,
+  /// e.g. 8 = password on NTAG21x) → readOnly.
+  public var status: NDEFStatus {
+    guard hasMagic, version.major == 1 else { return .notSupported }
+    return writeAccess == 0 ? .readWrite : .readOnly
+  }
+
+  /// Why `status` is what it is, in words.
+  public var statusReason: String {
+    if !hasMagic { return "CC0 is 0x\(Hex.string([bytes[0]])), not the NDEF magic E1" }
+    if version.major != 1 { return "mapping version \(version.major).\(version.minor) is not 1.x" }
+    switch writeAccess {
+    case 0: return "CC3 write access 0 (free)"
+    case 0xF: return "CC3 write access F (no write access)"
+    default: return "CC3 write access \(String(writeAccess, radix: 16, uppercase: true)) (proprietary)"
+    }
+  }
+}
+
+/// Type 2 capacity, following nfcpy `tt2.py` `get_capacity` (nfc-facts §5.4): the bytes from
+/// the NDEF TLV's T byte (or the data area start, byte 16, when no NDEF TLV was seen) to the end
+/// of the data area (16 + CC2 × 8), minus lock/reserved bytes inside that range, minus the TLV
+/// header: 2 bytes (T + 1-byte L), or 4 (T + `FF hi lo`) when more than 256 bytes remain.
+/// NTAG215 factory (`03 00 FE`): 496 − 4 = 492; NTAG213 (Lock Control TLV first): 139 − 2 = 137.
+public enum Type2Capacity {
+  /// The capacity in bytes for `cc` and the parsed TLV area (nil when not known).
+  public static func bytes(cc: Type2CapabilityContainer, area: Type2TLVArea?) -> Int {
+    let end = 16 + cc.dataAreaSize
+    let tStart = area?.ndef.map { area.map { $0.baseAddress } ?? 16 + $0.offset } ?? 16
+    var count = end - tStart
+    for r in area?.reservedAreas ?? [] {
+      let lo = max(r.address, tStart)
+      let hi = min(r.address + r.size, end)
+      if hi > lo { count -= hi - lo }
+    }
+    count -= count > 256 ? 4 : 2
+    return max(0, count)
+  }
+}

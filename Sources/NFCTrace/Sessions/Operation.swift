@@ -1,0 +1,118 @@
+/// What the app (or the reader stack on its behalf) did, in Core NFC's terms.
+public enum OperationKind: String, Sendable, Hashable {
+  /// Activation: anticollision and SELECT, plus RATS/ATS (and PPS) for ISO-DEP tags; the
+  /// GET_VERSION/READ_SIG identification that directly follows it.
+  case connect
+  /// Finding out whether and how the tag holds NDEF: Type 2 CC and TLV scan; Type 4 NDEF
+  /// application, CC file, NDEF file and NLEN.
+  case queryNDEFStatus
+  /// Reading the NDEF message.
+  case readNDEF
+  /// Writing the NDEF message (Type 2 page writes over the NDEF TLV; Type 4 UPDATE BINARY).
+  case writeNDEF
+  /// Making the tag read-only (Type 2 CC access byte and lock bytes; Type 4 CC write access).
+  case writeLock
+  /// PWD_AUTH, Ultralight C / AES, MIFARE Classic authentication.
+  case authenticate
+  /// Any other command (e.g. an app's raw `sendMiFareCommand` or `sendCommand(apdu:)`).
+  case transceive
+}
+
+/// How an operation ended, as the app saw it.
+public enum OperationOutcome: String, Sendable, Hashable {
+  /// Every command was answered as the protocol expects.
+  case ok
+  /// The tag refused (NAK, error status word, missing application).
+  case failed
+  /// The tag stopped answering (left the field) before the operation finished.
+  case interrupted
+  /// The trace does not show how it ended.
+  case unknown
+}
+
+/// One operation of a session: its kind, outcome, the frames it spans and details.
+public struct Operation: Sendable, Equatable {
+  /// The kind.
+  public var kind: OperationKind
+  /// The outcome.
+  public var outcome: OperationOutcome
+  /// Why the outcome is what it is (e.g. "NAK 0x0 on WRITE page 40").
+  public var reason: String?
+  /// Index of the operation's first frame.
+  public var firstFrame: Int
+  /// Index of the operation's last frame.
+  public var lastFrame: Int
+  /// Frame indices of requests that got no answer.
+  public var unansweredFrames: [Int] = []
+  /// Frame indices of the failing answers (NAK, error SW).
+  public var failedFrames: [Int] = []
+  /// Kind-specific details (status, capacity, pages written, message length…).
+  public var details: [LayerField] = []
+
+  /// Creates an operation spanning one frame.
+  public init(kind: OperationKind, frame: Int) {
+    self.kind = kind
+    self.outcome = .ok
+    self.firstFrame = frame
+    self.lastFrame = frame
+  }
+
+  /// The value of detail `key`.
+  public func detail(_ key: String) -> FieldValue? { details.first { $0.key == key }?.value }
+
+  /// Sets detail `key` (replacing an earlier value).
+  public mutating func set(_ key: String, _ value: FieldValue) {
+    if let i = details.firstIndex(where: { $0.key == key }) {
+      details[i].value = value
+    } else {
+      details.append(LayerField(key, value))
+    }
+  }
+
+  /// Marks the operation failed (unless already interrupted) with `reason`.
+  mutating func fail(_ why: String, frame: Int) {
+    failedFrames.append(frame)
+    if outcome != .interrupted {
+      outcome = .failed
+      reason = why
+    }
+  }
+
+  /// Marks the operation interrupted: the tag did not answer `frame`.
+  mutating func interrupt(_ why: String, frame: Int) {
+    unansweredFrames.append(frame)
+    outcome = .interrupted
+    reason = why
+  }
+
+  /// `writeNDEF interrupted` or `queryNDEFStatus readWrite 492 B`.
+  public var shortText: String {
+    var text = kind.rawValue
+    if kind == .queryNDEFStatus, case .string(let s)? = detail("status") {
+      text += " " + s
+      if case .int(let c)? = detail("capacity") { text += " \(c) B" }
+      if outcome != .ok { text += " (\(outcome.rawValue))" }
+      return text
+    }
+    return text + " " + outcome.rawValue
+  }
+}
+
+/// A request and the frame that answered it (nil when unanswered).
+public struct Exchange: Sendable {
+  /// The reader's frame (nil for a tag frame with no request, e.g. a reader chip's report).
+  public var request: DecodedFrame?
+  /// The tag's answer.
+  public var response: DecodedFrame?
+
+  /// The first frame index of the exchange.
+  public var firstFrame: Int { request?.frame.index ?? response?.frame.index ?? 0 }
+  /// The last frame index of the exchange.
+  public var lastFrame: Int { response?.frame.index ?? request?.frame.index ?? 0 }
+  /// The request's innermost decode.
+  public var command: LayerDecode? { request?.innermost }
+  /// The response's innermost decode.
+  public var answer: LayerDecode? { response?.innermost }
+  /// True when a request expected an answer and got none.
+  public var unanswered: Bool { request?.response == .unanswered }
+}

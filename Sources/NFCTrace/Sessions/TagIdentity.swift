@@ -1,0 +1,121 @@
+/// What a session tells about the tag: technology, UID and manufacturer, ATQA/SAK/ATS,
+/// GET_VERSION, product and memory size.
+///
+/// Product rules, most specific first: a GET_VERSION answer (nfc-facts §4.6); SAK `00` →
+/// "MIFARE Ultralight / NTAG (Type 2)"; SAK MIFARE Classic values → Classic 1K/4K/Mini; SAK with
+/// the ISO 14443-4 bit and an NDEF application → "Type 4 tag", with a DESFire native answer or
+/// ATS historical bytes → DESFire (nfc-facts §1.4).
+public struct TagIdentity: Sendable, Equatable {
+  /// RF technology.
+  public var technology: Technology = .unknown
+  /// The complete UID (empty before anticollision).
+  public var uid: [UInt8] = []
+  /// ATQA value (air bytes `44 00` → 0x0044).
+  public var atqa: UInt16?
+  /// Final SAK.
+  public var sak: UInt8?
+  /// ATS without CRC.
+  public var ats: [UInt8]?
+  /// GET_VERSION answer (8 bytes).
+  public var version: [UInt8]?
+  /// READ_SIG answer (32 bytes), if read.
+  public var signature: [UInt8]?
+  /// True when anticollision saw more than one tag (a collision or two UIDs).
+  public var collision = false
+  /// True when the Type 4 NDEF application answered SELECT.
+  public var hasNDEFApplication = false
+  /// True when a MIFARE Classic authentication was seen.
+  public var sawMIFAREClassicAuth = false
+
+  /// An unknown tag.
+  public init() {}
+
+  /// `04:66:D6:5F:00:50:9C` or nil.
+  public var uidString: String? { uid.isEmpty ? nil : Hex.uid(uid) }
+
+  /// The manufacturer named by the UID.
+  public var manufacturer: String? { Manufacturer.name(uid: uid) }
+
+  /// The NXP product from GET_VERSION, if identified.
+  public var versionInfo: GetVersionInfo? { version.flatMap { GetVersionInfo(bytes: $0) } }
+
+  /// Whether the tag speaks NFC Forum Type 2 (SAK `00` or a Type 2 GET_VERSION).
+  public var isType2: Bool {
+    if versionInfo != nil { return true }
+    return sak == 0x00
+  }
+
+  /// Whether the tag is ISO-DEP (SAK bit 0x20 or an ATS).
+  public var isISODEP: Bool { ats != nil || (sak.map { $0 & 0x20 != 0 } ?? false) }
+
+  /// The product name, as specific as the session allows.
+  public var product: String? {
+    if let v = versionInfo { return v.productName }
+    guard let sak else { return hasNDEFApplication ? "Type 4 tag" : nil }
+    if sak & 0x20 != 0 {
+      if hasNDEFApplication { return "Type 4 tag" }
+      return "ISO-DEP tag (ISO 14443-4)"
+    }
+    switch sak {
+    case 0x00: return "MIFARE Ultralight / NTAG (Type 2)"
+    case 0x08, 0x88: return "MIFARE Classic 1K"
+    case 0x09: return "MIFARE Mini"
+    case 0x18: return "MIFARE Classic 4K"
+    case 0x19: return "MIFARE Classic 2K"
+    case 0x10, 0x11: return "MIFARE Plus (SL2)"
+    default: return nil
+    }
+  }
+
+  /// Memory size in bytes: user memory for identified Type 2 products, total for Classic.
+  public var memoryBytes: Int? {
+    if let p = versionInfo?.product, let n = p.userMemoryBytes { return n }
+    if let range = versionInfo?.storageSizeRange { return range.lowerBound }
+    switch sak {
+    case 0x08, 0x88: return 1024
+    case 0x09: return 320
+    case 0x18: return 4096
+    case 0x19: return 2048
+    default: return nil
+    }
+  }
+
+  /// The last page of an identified Type 2 product.
+  public var lastPage: Int? { versionInfo?.product?.lastPage }
+
+  /// Updates the identity from one decoded frame.
+  mutating func observe(_ f: DecodedFrame) {
+    if f.layers.first?.protocolID == .iso14443A || f.frame.technology == .nfcA {
+      technology = .nfcA
+    } else if technology == .unknown {
+      technology = f.frame.technology
+    }
+    let payload = Self.payload(f)
+    guard let layer = f.innermost else { return }
+    switch (layer.protocolID, layer.name) {
+    case (.iso14443A, "ATQA") where payload.count == 2:
+      atqa = UInt16(payload[1]) << 8 | UInt16(payload[0])
+    case (.iso14443A, "SAK"):
+      if case .bool(true) = layer.field("uid_complete"), let s = payload.first { sak = s }
+    case (.isoDEP, "ATS"): ats = payload
+    case (.type2, "GET_VERSION response") where payload.count == 8: version = payload
+    case (.type2, "READ_SIG response") where payload.count == 32: signature = payload
+    case (.type4, "SELECT NDEF application response"): hasNDEFApplication = true
+    case (.mifareClassic, let name) where name.hasPrefix("AUTH"): sawMIFAREClassicAuth = true
+    default: break
+    }
+    if let uid = f.completedUID {
+      if !self.uid.isEmpty && self.uid != uid { collision = true }
+      self.uid = uid
+    }
+  }
+
+  /// The frame's bytes without CRC.
+  static func payload(_ f: DecodedFrame) -> [UInt8] {
+    let d = f.frame.data
+    switch f.frame.crc {
+    case .ok, .bad: return d.count >= 2 ? Array(d.dropLast(2)) : d
+    default: return d
+    }
+  }
+}
