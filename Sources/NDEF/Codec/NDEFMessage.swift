@@ -110,6 +110,12 @@ public enum NDEFMessageParser {
   public static func readRawRecord(_ cursor: inout NDEFByteCursor) throws(NDEFError)
     -> NDEFRawRecord
   {
+    try readRawRecord(&cursor, hint: true)
+  }
+
+  private static func readRawRecord(_ cursor: inout NDEFByteCursor, hint: Bool) throws(NDEFError)
+    -> NDEFRawRecord
+  {
     let start = cursor.absoluteOffset
     let startPosition = cursor.position
     let header = try cursor.readByte("record header")
@@ -132,7 +138,7 @@ public enum NDEFMessageParser {
         kind: .truncated, code: "length-past-end", offset: cursor.absoluteOffset,
         expected: "TYPE \(typeLength) + ID \(idLength) + PAYLOAD \(payloadLength) bytes",
         message: "record at byte \(start) claims \(needed) bytes of TYPE/ID/PAYLOAD but only "
-          + "\(cursor.remaining) remain" + srHint(cursor, startPosition, header))
+          + "\(cursor.remaining) remain" + (hint ? srHint(cursor, startPosition, header) : ""))
     }
     let type = try cursor.readBytes(typeLength, "TYPE")
     let id = try cursor.readBytes(idLength, "ID")
@@ -146,12 +152,11 @@ public enum NDEFMessageParser {
   /// When a record does not fit, says whether it would with the SR flag flipped (the usual
   /// cause: SR set with a long record, or SR clear with a 1-byte length).
   private static func srHint(_ cursor: NDEFByteCursor, _ start: Int, _ header: UInt8) -> String {
-    var probe = NDEFByteCursor(Array(cursor.bytes[start...]), base: 0)
-    var flipped = Array(probe.bytes)
+    var flipped = Array(cursor.bytes[start...])
     guard !flipped.isEmpty else { return "" }
     flipped[0] = header ^ NDEFFlag.sr
-    probe = NDEFByteCursor(flipped)
-    guard (try? readRawRecord(&probe)) != nil else { return "" }
+    var probe = NDEFByteCursor(flipped)
+    guard (try? readRawRecord(&probe, hint: false)) != nil else { return "" }
     let srNow = header & NDEFFlag.sr != 0
     return srNow
       ? "; with SR clear (4-byte PAYLOAD_LENGTH) the record would fit"

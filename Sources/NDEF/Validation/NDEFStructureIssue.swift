@@ -125,14 +125,15 @@ struct NDEFStructureIssue: Sendable {
             + "\(r.payload.count) bytes; all must be 0 (NDEF 1.0 §3.2.6)",
           readersShow: "ndeflib: 'TYPE_LENGTH/ID_LENGTH/PAYLOAD_LENGTH must be 0 for TNF value 0'",
           fix: "NFCNDEFPayload(format: .empty, type: Data(), identifier: Data(), payload: Data())"))
-    case .wellKnown, .media, .absoluteURI, .external where r.type.isEmpty:
+    case .wellKnown where r.type.isEmpty, .media where r.type.isEmpty,
+      .absoluteURI where r.type.isEmpty, .external where r.type.isEmpty:
       out.append(
         NDEFStructureIssue(
           "type-missing", offset: r.offset, expected: "TYPE_LENGTH > 0",
           message: "TNF \(r.tnfValue) (\(r.tnf.name)) needs a TYPE but TYPE_LENGTH is 0 "
             + "(NDEF 1.0 §3.2.6)",
           readersShow: "ndeflib: 'TYPE_LENGTH must be > 0'", fix: nil))
-    case .unknown, .unchanged where !r.type.isEmpty:
+    case .unknown where !r.type.isEmpty, .unchanged where !r.type.isEmpty:
       out.append(
         NDEFStructureIssue(
           "type-not-allowed", offset: r.offset, expected: "TYPE_LENGTH 0",
