@@ -103,7 +103,7 @@ extension NDEFText {
     let langBytes = langEnd <= p.count ? Array(p[1..<langEnd]) : []
     let langText = NDEFText.printableASCII(langBytes)
     let languageOK = langLength > 0 && langEnd <= p.count && langText.map(isLanguageTag) == true
-    if (status & 0x40 != 0 || !languageOK), looksLikeRawText(p) {
+    if !languageOK, looksLikeRawText(p) {
       reportRawText(p, offset: offset, ctx: &ctx)
       return nil
     }

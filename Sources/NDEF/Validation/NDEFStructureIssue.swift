@@ -67,7 +67,8 @@ struct NDEFStructureIssue: Sendable {
   static func check(_ r: NDEFRawRecord, index: Int, inChunk: Bool) -> [NDEFStructureIssue] {
     var out: [NDEFStructureIssue] = []
     flagIssues(r, index: index, into: &out)
-    tnfIssues(r, into: &out)
+    // A middle/last chunk with the wrong TNF is reported once, as chunk-wrong-tnf.
+    if !(inChunk && r.tnf != .unchanged) { tnfIssues(r, into: &out) }
     chunkIssues(r, inChunk: inChunk, into: &out)
     if r.type.contains(where: { $0 >= 0x80 }) {
       out.append(
