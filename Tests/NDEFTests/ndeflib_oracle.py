@@ -21,16 +21,19 @@ except Exception as exc:  # pragma: no cover
     sys.exit(3)
 
 _captured = []
-_orig_decode_type = Record._decode_type.__func__
+_orig_decode = Record._decode.__func__
 
 
-def _patched_decode_type(cls, TNF, TYPE):
-    # Record the TNF of every record in decode order (ndeflib does not keep it).
-    _captured.append(TNF)
-    return _orig_decode_type(cls, TNF, TYPE)
+def _patched_decode(cls, stream, errors, known_types):
+    # Record the TNF of every record header ndeflib reads (it does not keep the TNF).
+    pos = stream.tell()
+    result = _orig_decode(cls, stream, errors, known_types)
+    if result[0] is not None:
+        _captured.append(stream.getvalue()[pos] & 0x07)
+    return result
 
 
-Record._decode_type = classmethod(_patched_decode_type)
+Record._decode = classmethod(_patched_decode)
 
 TYPED = {"urn:nfc:wkt:T": ndef.TextRecord, "urn:nfc:wkt:U": ndef.UriRecord}
 

@@ -125,7 +125,7 @@ public enum NDEFPayloadDecoder {
       isAlnum($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
     } && scheme.utf8.first.map(NDEFText.isLetter) == true
     if !ok {
-      ctx.add("absolute-uri-invalid", .warning, offset, "TNF 3 TYPE \"\(clip(type))\" is not an "
+      ctx.add("absolute-uri-invalid", .error, offset, "TNF 3 TYPE \"\(clip(type))\" is not an "
         + "absolute URI 'scheme:…' (RFC 3986 §4.3; NDEF 1.0 §3.2.6)",
         fix: "for a link use NFCNDEFPayload.wellKnownTypeURIPayload(url:) (TNF 1 'U')")
     }
