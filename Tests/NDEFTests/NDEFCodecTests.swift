@@ -55,7 +55,8 @@ struct NDEFCodecTests {
     #expect(r.typeText == "t/x")
     #expect(m.bytes == bytes)
     let built = NDEFMessage(records: [
-      NDEFRecord(tnf: .media, type: Array("t/x".utf8), chunkPayloads: [[0x61, 0x62], [0x63, 0x64], [0x65]])
+      NDEFRecord(
+        tnf: .media, type: Array("t/x".utf8), chunkPayloads: [[0x61, 0x62], [0x63, 0x64], [0x65]])
     ])
     #expect(built.bytes == bytes)
   }
@@ -105,7 +106,9 @@ struct NDEFCodecTests {
     let outer = NDEFMessage(records: [.smartPoster(inner)])
     let parsed = try NDEFMessage(parsing: outer.bytes)
     #expect(parsed.records[0].typeText == "Sp")
-    #expect(try NDEFMessage(parsing: parsed.records[0].payload) == (try NDEFMessage(parsing: inner.bytes)))
+    #expect(
+      try NDEFMessage(parsing: parsed.records[0].payload) == (try NDEFMessage(parsing: inner.bytes))
+    )
     #expect(parsed.bytes == outer.bytes)
   }
 }

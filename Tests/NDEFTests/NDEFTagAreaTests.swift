@@ -7,7 +7,8 @@ struct NDEFTagAreaTests {
   func reservedBytesSkipped() throws {
     // Memory Control 62 02 02: PageAddr 6 × 2^2 + offset 2 = tag byte 26 = input byte 10
     // (input starts at tag byte 16); 2 reserved bytes that sit inside the NDEF value.
-    let moved = Type2TLVArea(parsing: hx("02 03 62 02 02  03 04 D0 00  00 EE EE 00  FE"), baseAddress: 16)
+    let moved = Type2TLVArea(
+      parsing: hx("02 03 62 02 02  03 04 D0 00  00 EE EE 00  FE"), baseAddress: 16)
     #expect(moved.reservedAreas.first?.address == 26)
     #expect(moved.reservedAreas.first?.size == 2)
     let ndef = try #require(moved.ndef)
@@ -16,7 +17,9 @@ struct NDEFTagAreaTests {
     #expect(moved.tlvs.last?.tag == .terminator)
     #expect(moved.tlvs.last?.offset == 13)
     // The same area given as a whole memory dump (base 0): identical positions.
-    let dump = Type2TLVArea(parsing: Array(repeating: 0, count: 16) + hx("02 03 62 02 02  03 04 D0 00  00 EE EE 00  FE"), baseAddress: 0)
+    let dump = Type2TLVArea(
+      parsing: Array(repeating: 0, count: 16) + hx("02 03 62 02 02  03 04 D0 00  00 EE EE 00  FE"),
+      baseAddress: 0)
     #expect(dump.ndef?.value == hx("D0 00 00 00"))
     #expect(dump.ndef?.offset == 21)
   }
@@ -24,7 +27,10 @@ struct NDEFTagAreaTests {
   @Test("3-byte length form, NULL padding, Proprietary TLV, second NDEF TLV noted")
   func lengthForms() {
     let msg = NDEFMessage(records: [.mime("a/b", payload: Array(repeating: 1, count: 300))]).bytes
-    let area = [0x00, 0xFD, 0x01, 0x99, 0x03, 0xFF, UInt8(msg.count >> 8), UInt8(msg.count & 0xFF)] + msg + [0x03, 0x00, 0xFE]
+    let area =
+      [0x00, 0xFD, 0x01, 0x99, 0x03, 0xFF, UInt8(msg.count >> 8), UInt8(msg.count & 0xFF)] + msg + [
+        0x03, 0x00, 0xFE,
+      ]
     let tlv = Type2TLVArea(parsing: area)
     #expect(tlv.tlvs.map(\.tag) == [.null, .proprietary, .ndef, .ndef, .terminator])
     #expect(tlv.tlvs.map(\.offset) == [0, 1, 4, 8 + msg.count, 10 + msg.count])

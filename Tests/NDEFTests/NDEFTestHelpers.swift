@@ -55,7 +55,9 @@ enum TraceBytes {
     var out: [UInt8] = []
     for line in text.split(separator: "\n") where line.hasPrefix("Page ") {
       guard let colon = line.firstIndex(of: ":") else { continue }
-      out += line[line.index(after: colon)...].split(separator: " ").compactMap { UInt8($0, radix: 16) }
+      out += line[line.index(after: colon)...].split(separator: " ").compactMap {
+        UInt8($0, radix: 16)
+      }
     }
     return out
   }

@@ -6,7 +6,9 @@ private func codes(_ bytes: [UInt8], _ mode: NDEFValidationMode = .relax) -> [St
   NDEFValidator.validate(bytes, mode: mode).findings.map(\.code)
 }
 
-private func finding(_ bytes: [UInt8], _ code: String, _ mode: NDEFValidationMode = .relax) -> NDEFFinding? {
+private func finding(_ bytes: [UInt8], _ code: String, _ mode: NDEFValidationMode = .relax)
+  -> NDEFFinding?
+{
   NDEFValidator.validate(bytes, mode: mode).findings.first { $0.code == code }
 }
 
@@ -16,47 +18,69 @@ struct NDEFValidatorTests {
 
   @Test("Text record written as raw UTF-8 \"Hello\" (no status byte)")
   func rawUTF8Text() throws {
-    let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: Array("Hello".utf8))]).bytes
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: Array("Hello".utf8))
+    ]).bytes
     let f = try #require(finding(bytes, "text-no-status-byte"))
     #expect(f.severity == .error)
     #expect(f.offset == 4)
     #expect(f.message.contains("0x48"))
     #expect(f.message.contains("language length 8"))
-    #expect(f.readersShow?.contains("ndeflib rejects it (language code length 8 exceeds payload)") == true)
+    #expect(
+      f.readersShow?.contains("ndeflib rejects it (language code length 8 exceeds payload)") == true
+    )
     #expect(f.fix?.contains("NFCNDEFPayload.wellKnownTypeTextPayload(string:locale:)") == true)
     #expect(codes(bytes) == ["text-no-status-byte"])
   }
 
   @Test("Longer raw text: readers show a bogus language and the rest")
   func rawUTF8TextLong() throws {
-    let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: Array("Hello World from NFC".utf8))]).bytes
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: Array("Hello World from NFC".utf8))
+    ]).bytes
     let f = try #require(finding(bytes, "text-no-status-byte"))
-    #expect(f.readersShow?.hasPrefix("RTD-Text readers such as ndeflib show language \"ello Wor\" and text \"ld from NFC\"") == true)
+    #expect(
+      f.readersShow?.hasPrefix(
+        "RTD-Text readers such as ndeflib show language \"ello Wor\" and text \"ld from NFC\"")
+        == true)
   }
 
   @Test("Status byte with the RFU bit set but otherwise valid")
   func rfuBit() throws {
-    let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x42] + Array("en".utf8) + [0xC3, 0xA9])]).bytes
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x42] + Array("en".utf8) + [0xC3, 0xA9])
+    ]).bytes
     #expect(codes(bytes) == ["text-status-rfu-set"])
     let r = NDEFValidator.validate(bytes)
-    guard case .text(let t) = r.records[0].payload else { Issue.record("no text"); return }
+    guard case .text(let t) = r.records[0].payload else {
+      Issue.record("no text")
+      return
+    }
     #expect(t.language == "en")
     #expect(t.text == "é")
   }
 
   @Test("Language code not ASCII, and language length past the payload")
   func languageProblems() {
-    let nonASCII = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x02, 0xC3, 0xA9, 0x41])]).bytes
+    let nonASCII = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x02, 0xC3, 0xA9, 0x41])
+    ]).bytes
     #expect(codes(nonASCII) == ["text-language-invalid"])
-    let tooLong = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x05, 0x01, 0x02])]).bytes
+    let tooLong = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x05, 0x01, 0x02])
+    ]).bytes
     #expect(codes(tooLong) == ["text-language-length"])
-    let zero = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x00, 0x41])]).bytes
+    let zero = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x00, 0x41])
+    ]).bytes
     #expect(codes(zero) == ["text-language-missing"])
   }
 
   @Test("URI payload 'ahttps://www.example.cn': 0x61 is an RFU identifier code")
   func reservedURICode() throws {
-    let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x55], payload: Array("ahttps://www.example.cn".utf8))]).bytes
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x55], payload: Array("ahttps://www.example.cn".utf8))
+    ]).bytes
     let relax = try #require(finding(bytes, "uri-code-reserved"))
     #expect(relax.severity == .warning)
     #expect(relax.offset == 4)
@@ -66,14 +90,19 @@ struct NDEFValidatorTests {
     #expect(finding(bytes, "uri-code-reserved", .strict)?.severity == .error)
     #expect(NDEFValidator.validate(bytes, mode: .strict).failed)
     #expect(NDEFValidator.validate(bytes, mode: .relax).failed == false)
-    guard case .uri(let u) = NDEFValidator.validate(bytes).records[0].payload else { Issue.record("no uri"); return }
+    guard case .uri(let u) = NDEFValidator.validate(bytes).records[0].payload else {
+      Issue.record("no uri")
+      return
+    }
     #expect(u.prefix == nil)
     #expect(u.uri == "https://www.example.cn")
   }
 
   @Test("URI payload with no identifier byte ('https://example.com')")
   func missingIdentifierByte() throws {
-    let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x55], payload: Array("https://example.com".utf8))]).bytes
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x55], payload: Array("https://example.com".utf8))
+    ]).bytes
     let f = try #require(finding(bytes, "uri-no-identifier-byte"))
     #expect(f.severity == .error)
     #expect(f.message.contains("\"https:\""))
@@ -83,23 +112,36 @@ struct NDEFValidatorTests {
 
   @Test("Scheme repeated after a prefix that already gives one")
   func repeatedScheme() throws {
-    let bytes = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x04] + Array("https://example.com".utf8))]).bytes
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x04] + Array("https://example.com".utf8))
+    ]).bytes
     let f = try #require(finding(bytes, "uri-scheme-repeated"))
     #expect(f.severity == .warning)
     #expect(f.readersShow == "every reader shows \"https://https://example.com\"")
-    let www = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x01] + Array("www.a.io".utf8))]).bytes
+    let www = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x01] + Array("www.a.io".utf8))
+    ]).bytes
     #expect(codes(www) == ["uri-scheme-repeated"])
   }
 
   @Test("Invalid UTF-8 and UTF-16 text")
   func invalidEncodings() {
-    let utf8 = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x02, 0x65, 0x6E, 0xC3, 0x28])]).bytes
+    let utf8 = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x02, 0x65, 0x6E, 0xC3, 0x28])
+    ]).bytes
     #expect(codes(utf8) == ["text-invalid-utf8"])
-    let odd = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x82, 0x65, 0x6E, 0x00, 0x41, 0x00])]).bytes
+    let odd = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x82, 0x65, 0x6E, 0x00, 0x41, 0x00])
+    ]).bytes
     #expect(codes(odd) == ["text-invalid-utf16"])
-    let lone = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x82, 0x65, 0x6E, 0xFE, 0xFF, 0xD8, 0x00])]).bytes
+    let lone = NDEFMessage(records: [
+      NDEFRecord(
+        tnf: .wellKnown, type: [0x54], payload: [0x82, 0x65, 0x6E, 0xFE, 0xFF, 0xD8, 0x00])
+    ]).bytes
     #expect(codes(lone) == ["text-invalid-utf16"])
-    let uri = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x03, 0xFF])]).bytes
+    let uri = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x03, 0xFF])
+    ]).bytes
     #expect(codes(uri) == ["uri-invalid-utf8"])
   }
 
@@ -123,7 +165,8 @@ struct NDEFValidatorTests {
     #expect(finding(hx("91 01 01 55 00  11 01 01 55 00"), "me-missing")?.offset == 5)
     #expect(codes(hx("91 01 01 55 00  D1 01 01 55 00")) == ["mb-in-middle"])
     #expect(codes(hx("F1 01 01 55 00")) == ["cf-on-last"])
-    #expect(NDEFValidator.validate(hx("F1 01 01 55 00"), mode: .strict).failure?.code == "cf-on-last")
+    #expect(
+      NDEFValidator.validate(hx("F1 01 01 55 00"), mode: .strict).failure?.code == "cf-on-last")
   }
 
   @Test("Chunk with the wrong TNF, chunk with IL set, Unchanged outside a chunk")
@@ -164,7 +207,9 @@ struct NDEFValidatorTests {
     #expect(codes(noURI) == ["sp-uri-missing"])
     // Inner record lacks MB and ME.
     let inner = hx("11 01 01 55 00")
-    let broken = NDEFMessage(records: [NDEFRecord(tnf: .wellKnown, type: Array("Sp".utf8), payload: inner)]).bytes
+    let broken = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: Array("Sp".utf8), payload: inner)
+    ]).bytes
     #expect(codes(broken) == ["nested-message-broken", "mb-missing", "me-missing"])
     #expect(finding(broken, "nested-message-broken")?.offset == 5)
     #expect(finding(broken, "mb-missing")?.offset == 5)
@@ -172,9 +217,13 @@ struct NDEFValidatorTests {
 
   @Test("AAR with an invalid package name; MIME type that is not a media type")
   func semanticTypes() {
-    let aar = NDEFMessage(records: [.external("android.com:pkg", payload: Array("not a package".utf8))]).bytes
+    let aar = NDEFMessage(records: [
+      .external("android.com:pkg", payload: Array("not a package".utf8))
+    ]).bytes
     #expect(codes(aar) == ["aar-package-invalid"])
-    let okAAR = NDEFMessage(records: [.external("android.com:pkg", payload: Array("com.example.app".utf8))]).bytes
+    let okAAR = NDEFMessage(records: [
+      .external("android.com:pkg", payload: Array("com.example.app".utf8))
+    ]).bytes
     #expect(codes(okAAR) == [])
     let mime = NDEFMessage(records: [.mime("textplain", payload: [1])]).bytes
     #expect(codes(mime) == ["mime-type-invalid"])

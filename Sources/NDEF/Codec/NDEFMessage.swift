@@ -125,12 +125,14 @@ public enum NDEFMessageParser {
     guard cursor.remaining >= fieldsSize else {
       throw NDEFError(
         kind: .truncated, code: "header-truncated", offset: cursor.absoluteOffset,
-        expected: "TYPE_LENGTH, \(sr ? "1-byte" : "4-byte") PAYLOAD_LENGTH\(il ? ", ID_LENGTH" : "")"
+        expected:
+          "TYPE_LENGTH, \(sr ? "1-byte" : "4-byte") PAYLOAD_LENGTH\(il ? ", ID_LENGTH" : "")"
           + " (\(fieldsSize) bytes)",
         message: "record header at byte \(start) is cut: only \(cursor.remaining) byte(s) left")
     }
     let typeLength = Int(try cursor.readByte("TYPE_LENGTH"))
-    let payloadLength = sr ? Int(try cursor.readByte("PAYLOAD_LENGTH")) : Int(try cursor.readUInt32("PAYLOAD_LENGTH"))
+    let payloadLength =
+      sr ? Int(try cursor.readByte("PAYLOAD_LENGTH")) : Int(try cursor.readUInt32("PAYLOAD_LENGTH"))
     let idLength = il ? Int(try cursor.readByte("ID_LENGTH")) : 0
     let needed = typeLength + idLength + payloadLength
     guard needed <= cursor.remaining else {

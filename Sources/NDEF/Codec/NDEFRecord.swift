@@ -133,7 +133,9 @@ public struct NDEFRawRecord: Sendable, Equatable {
       out.append(UInt8(payload.count))
     } else {
       let n = UInt32(truncatingIfNeeded: payload.count)
-      out.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)])
+      out.append(contentsOf: [
+        UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF),
+      ])
     }
     if idPresent { out.append(UInt8(truncatingIfNeeded: id.count)) }
     out.append(contentsOf: type)
@@ -185,7 +187,8 @@ public struct NDEFRecord: Sendable, Equatable {
       if i == 0 && !id.isEmpty { header |= NDEFFlag.il }
       if i < chunkPayloads.count - 1 { header |= NDEFFlag.cf }
       raws.append(
-        NDEFRawRecord(header: header, type: i == 0 ? type : [], id: i == 0 ? id : [], payload: part))
+        NDEFRawRecord(header: header, type: i == 0 ? type : [], id: i == 0 ? id : [], payload: part)
+      )
     }
     if raws.isEmpty {
       raws = [NDEFRawRecord(header: tnf.rawValue | NDEFFlag.sr, type: type, id: id, payload: [])]
@@ -226,7 +229,9 @@ extension NDEFRecord {
   /// Well-known Text record (NFC Forum RTD-Text 1.0 §3.2.1): status byte (UTF-16 bit, language
   /// length), IANA language code, text. UTF-16 text is written big-endian with a BOM when
   /// `utf16` is true.
-  public static func text(_ text: String, language: String = "en", utf16: Bool = false, id: [UInt8] = [])
+  public static func text(
+    _ text: String, language: String = "en", utf16: Bool = false, id: [UInt8] = []
+  )
     -> NDEFRecord
   {
     let lang = Array(language.utf8.prefix(63))

@@ -96,24 +96,31 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
         oobLength = UInt16(hi) << 8 | UInt16(lo)
         address = try c.readBytes(6, "BD_ADDR")
       } catch {
-        ctx.add("bt-oob-truncated", .error, error.offset, "Bluetooth OOB: " + error.message
-          + " (facts §7.6)")
+        ctx.add(
+          "bt-oob-truncated", .error, error.offset,
+          "Bluetooth OOB: " + error.message
+            + " (facts §7.6)")
         return nil
       }
       if let oobLength, Int(oobLength) != p.count {
-        ctx.add("bt-oob-length-mismatch", .warning, offset, "OOB data length says \(oobLength) "
-          + "bytes, payload has \(p.count) (Bluetooth Core Vol 3 Part C §5.2.2.7; facts §7.6)")
+        ctx.add(
+          "bt-oob-length-mismatch", .warning, offset,
+          "OOB data length says \(oobLength) "
+            + "bytes, payload has \(p.count) (Bluetooth Core Vol 3 Part C §5.2.2.7; facts §7.6)")
       }
     }
     let fields = eirFields(&c, ctx: &ctx)
     if kind == .le && !fields.contains(where: { $0.type == 0x1B }) {
-      ctx.add("bt-le-address-missing", .warning, offset, "LE OOB record without LE Bluetooth "
-        + "Device Address (type 0x1B) (facts §7.6)")
+      ctx.add(
+        "bt-le-address-missing", .warning, offset,
+        "LE OOB record without LE Bluetooth "
+          + "Device Address (type 0x1B) (facts §7.6)")
     }
     return NDEFBluetoothOOB(kind: kind, oobLength: oobLength, address: address, fields: fields)
   }
 
-  private static func eirFields(_ c: inout NDEFByteCursor, ctx: inout NDEFDecodeContext) -> [Field] {
+  private static func eirFields(_ c: inout NDEFByteCursor, ctx: inout NDEFDecodeContext) -> [Field]
+  {
     var out: [Field] = []
     while !c.isAtEnd {
       let at = c.absoluteOffset
@@ -122,8 +129,10 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
       guard let type = try? c.readByte("EIR type"),
         let data = try? c.readBytes(Int(len) - 1, "EIR data")
       else {
-        ctx.add("bt-eir-truncated", .error, at, "EIR/AD structure at byte \(at) claims \(len) "
-          + "bytes but the payload ends first (Bluetooth Core Vol 3 Part C §8)")
+        ctx.add(
+          "bt-eir-truncated", .error, at,
+          "EIR/AD structure at byte \(at) claims \(len) "
+            + "bytes but the payload ends first (Bluetooth Core Vol 3 Part C §8)")
         break
       }
       out.append(Field(offset: at, type: type, data: data))

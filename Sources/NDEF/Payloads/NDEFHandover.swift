@@ -3,7 +3,10 @@
 public struct NDEFHandover: Sendable, Equatable {
   /// Which handover record.
   public enum Kind: String, Sendable {
-    case select = "Hs", request = "Hr", mediation = "Hm", initiate = "Hi"
+    case select = "Hs"
+    case request = "Hr"
+    case mediation = "Hm"
+    case initiate = "Hi"
     /// "Handover Select" etc.
     public var name: String {
       switch self {
@@ -29,22 +32,28 @@ public struct NDEFHandover: Sendable, Equatable {
     -> NDEFHandover?
   {
     guard let kind = Kind(rawValue: type), let version = p.first else {
-      ctx.add("payload-length-invalid", .error, offset, "\(type) payload is empty: no version "
-        + "byte (NFC Forum Connection Handover)")
+      ctx.add(
+        "payload-length-invalid", .error, offset,
+        "\(type) payload is empty: no version "
+          + "byte (NFC Forum Connection Handover)")
       return nil
     }
     var records: [NDEFDecodedRecord] = []
     if p.count > 1 {
-      guard let inner = NDEFPayloadDecoder.nested(Array(p[1...]), offset: offset + 1, owner: kind.name, ctx: &ctx)
+      guard
+        let inner = NDEFPayloadDecoder.nested(
+          Array(p[1...]), offset: offset + 1, owner: kind.name, ctx: &ctx)
       else { return nil }
       records = inner
     }
     if kind == .request && version >= 0x12
       && !records.contains(where: { $0.record.type == Array("cr".utf8) })
     {
-      ctx.add("handover-cr-missing", .warning, offset, "Handover Request \(version >> 4)."
-        + "\(version & 0x0F) without a Collision Resolution record (required from version 1.2; "
-        + "NFC Forum Connection Handover 1.2)", readers: "ndeflib strict rejects it")
+      ctx.add(
+        "handover-cr-missing", .warning, offset,
+        "Handover Request \(version >> 4)."
+          + "\(version & 0x0F) without a Collision Resolution record (required from version 1.2; "
+          + "NFC Forum Connection Handover 1.2)", readers: "ndeflib strict rejects it")
     }
     return NDEFHandover(kind: kind, version: version, records: records)
   }
@@ -60,7 +69,9 @@ public struct NDEFHandoverCarrier: Sendable, Equatable {
   /// Carrier data.
   public let carrierData: [UInt8]
 
-  static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFHandoverCarrier? {
+  static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext)
+    -> NDEFHandoverCarrier?
+  {
     var c = NDEFByteCursor(p, base: offset)
     do {
       let ctf = try c.readByte("CTF")
@@ -68,8 +79,10 @@ public struct NDEFHandoverCarrier: Sendable, Equatable {
       let type = try c.readBytes(n, "CARRIER_TYPE")
       return NDEFHandoverCarrier(ctf: ctf, carrierType: type, carrierData: c.readRest())
     } catch {
-      ctx.add("handover-carrier-truncated", .error, error.offset, "Handover Carrier: "
-        + error.message + " (NFC Forum Connection Handover)")
+      ctx.add(
+        "handover-carrier-truncated", .error, error.offset,
+        "Handover Carrier: "
+          + error.message + " (NFC Forum Connection Handover)")
       return nil
     }
   }
@@ -88,20 +101,27 @@ public struct NDEFAlternativeCarrier: Sendable, Equatable {
   /// Name of the CPS value.
   public var cpsName: String { ["inactive", "active", "activating", "unknown"][Int(cps & 3)] }
 
-  static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFAlternativeCarrier? {
+  static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext)
+    -> NDEFAlternativeCarrier?
+  {
     var c = NDEFByteCursor(p, base: offset)
     do {
       let cps = try c.readByte("CPS") & 0x03
-      let ref = try c.readBytes(Int(try c.readByte("CARRIER_DATA_REFERENCE_LENGTH")), "CARRIER_DATA_REFERENCE")
+      let ref = try c.readBytes(
+        Int(try c.readByte("CARRIER_DATA_REFERENCE_LENGTH")), "CARRIER_DATA_REFERENCE")
       let count = Int(try c.readByte("AUXILIARY_DATA_REFERENCE_COUNT"))
       var aux: [[UInt8]] = []
       for _ in 0..<count {
-        aux.append(try c.readBytes(Int(try c.readByte("AUXILIARY_DATA_REFERENCE_LENGTH")), "AUXILIARY_DATA_REFERENCE"))
+        aux.append(
+          try c.readBytes(
+            Int(try c.readByte("AUXILIARY_DATA_REFERENCE_LENGTH")), "AUXILIARY_DATA_REFERENCE"))
       }
       return NDEFAlternativeCarrier(cps: cps, dataReference: ref, auxiliaryReferences: aux)
     } catch {
-      ctx.add("alternative-carrier-truncated", .error, error.offset, "Alternative Carrier: "
-        + error.message + " (NFC Forum Connection Handover)")
+      ctx.add(
+        "alternative-carrier-truncated", .error, error.offset,
+        "Alternative Carrier: "
+          + error.message + " (NFC Forum Connection Handover)")
       return nil
     }
   }
@@ -155,20 +175,26 @@ public struct NDEFSignature: Sendable, Equatable {
           certs.append(try c.readBytes(Int(try c.readUInt16("certificate length")), "certificate"))
         }
         if cert & 0x80 != 0 {
-          certURI = try c.readBytes(Int(try c.readUInt16("certificate URI length")), "certificate URI")
+          certURI = try c.readBytes(
+            Int(try c.readUInt16("certificate URI length")), "certificate URI")
         }
       }
       if version != 0x20 {
-        ctx.add("signature-version", .warning, offset, "Signature record version "
-          + "\(version >> 4).\(version & 0x0F); this decoder knows 2.0 (NFC Forum Signature RTD 2.0)")
+        ctx.add(
+          "signature-version", .warning, offset,
+          "Signature record version "
+            + "\(version >> 4).\(version & 0x0F); this decoder knows 2.0 (NFC Forum Signature RTD 2.0)"
+        )
       }
       return NDEFSignature(
         version: version, signatureURIPresent: sst & 0x80 != 0, signatureType: sst & 0x7F,
         hashType: hash, signature: sig, certificateFormat: format, certificates: certs,
         certificateURI: certURI)
     } catch {
-      ctx.add("signature-truncated", .error, error.offset, "Signature record: " + error.message
-        + " (NFC Forum Signature RTD 2.0)")
+      ctx.add(
+        "signature-truncated", .error, error.offset,
+        "Signature record: " + error.message
+          + " (NFC Forum Signature RTD 2.0)")
       return nil
     }
   }

@@ -2,7 +2,9 @@
 public enum NDEFPayloadDecoder {
   /// Decodes `record`'s payload; problems go to `ctx.findings`. Never throws: payloads that
   /// cannot be decoded become `.undecodable` with a finding.
-  public static func decode(_ record: NDEFRecord, context ctx: inout NDEFDecodeContext) -> NDEFPayload {
+  public static func decode(_ record: NDEFRecord, context ctx: inout NDEFDecodeContext)
+    -> NDEFPayload
+  {
     let p = record.payload
     let at = record.payloadOffset
     let type = String(decoding: record.type, as: UTF8.self)
@@ -25,9 +27,11 @@ public enum NDEFPayloadDecoder {
   ) -> NDEFPayload {
     switch type {
     case "T":
-      return NDEFText.decode(p, offset: at, ctx: &ctx).map { .text($0) } ?? .undecodable(kind: "Text", data: p)
+      return NDEFText.decode(p, offset: at, ctx: &ctx).map { .text($0) }
+        ?? .undecodable(kind: "Text", data: p)
     case "U":
-      return NDEFURI.decode(p, offset: at, ctx: &ctx).map { .uri($0) } ?? .undecodable(kind: "URI", data: p)
+      return NDEFURI.decode(p, offset: at, ctx: &ctx).map { .uri($0) }
+        ?? .undecodable(kind: "URI", data: p)
     case "Sp":
       return NDEFSmartPoster.decode(p, offset: at, ctx: &ctx).map { .smartPoster($0) }
         ?? .undecodable(kind: "Smart Poster", data: p)
@@ -66,8 +70,11 @@ public enum NDEFPayloadDecoder {
     _ kind: String, _ type: String, _ expected: Int, _ p: [UInt8], _ at: Int,
     _ ctx: inout NDEFDecodeContext
   ) -> NDEFPayload {
-    ctx.add("payload-length-invalid", .error, at, "\(kind) record '\(type)' needs a \(expected)-byte "
-      + "payload, has \(p.count) (NFC Forum \(type == "cr" || type == "err" ? "Connection Handover" : "Smart Poster RTD"))")
+    ctx.add(
+      "payload-length-invalid", .error, at,
+      "\(kind) record '\(type)' needs a \(expected)-byte "
+        + "payload, has \(p.count) (NFC Forum \(type == "cr" || type == "err" ? "Connection Handover" : "Smart Poster RTD"))"
+    )
     return .undecodable(kind: kind, data: p)
   }
 
@@ -76,8 +83,10 @@ public enum NDEFPayloadDecoder {
   ) -> NDEFPayload {
     let lower = type.lowercased()
     if !isMediaType(lower) {
-      ctx.add("mime-type-invalid", .error, offset, "TYPE \"\(clip(type))\" is not a valid media "
-        + "type 'type/subtype' (RFC 2046 §5, RFC 6838 §4.2; NDEF 1.0 §3.2.6)",
+      ctx.add(
+        "mime-type-invalid", .error, offset,
+        "TYPE \"\(clip(type))\" is not a valid media "
+          + "type 'type/subtype' (RFC 2046 §5, RFC 6838 §4.2; NDEF 1.0 §3.2.6)",
         readers: "Android dispatches no intent for it; ndeflib keeps the bytes",
         fix: "NFCNDEFPayload(format: .media, type: \"text/plain\".data(using: .utf8)!, ...) with a "
           + "registered media type")
@@ -92,7 +101,9 @@ public enum NDEFPayloadDecoder {
     case "text/vcard", "text/x-vcard":
       return .vcard(textOrNote(p, at, type, &ctx))
     default:
-      if lower.hasPrefix("text/") { return .mimeText(type: type, text: textOrNote(p, at, type, &ctx)) }
+      if lower.hasPrefix("text/") {
+        return .mimeText(type: type, text: textOrNote(p, at, type, &ctx))
+      }
       return .mime(type: type, data: p)
     }
   }
@@ -101,8 +112,10 @@ public enum NDEFPayloadDecoder {
     _ p: [UInt8], _ at: Int, _ type: String, _ ctx: inout NDEFDecodeContext
   ) -> String {
     if let s = NDEFText.utf8(p[...]) { return s }
-    ctx.add("mime-text-not-utf8", .warning, at, "\(type) payload is not valid UTF-8; shown with "
-      + "replacement characters (RFC 2046 §4.1.2: charset defaults vary)")
+    ctx.add(
+      "mime-text-not-utf8", .warning, at,
+      "\(type) payload is not valid UTF-8; shown with "
+        + "replacement characters (RFC 2046 §4.1.2: charset defaults vary)")
     return String(decoding: p, as: UTF8.self)
   }
 
@@ -112,7 +125,9 @@ public enum NDEFPayloadDecoder {
     let parts = main.trimmingSpaces().split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count == 2 else { return false }
     return parts.allSatisfy { part in
-      guard let f = part.utf8.first, (1...127).contains(part.count), isAlnum(f) else { return false }
+      guard let f = part.utf8.first, (1...127).contains(part.count), isAlnum(f) else {
+        return false
+      }
       return part.utf8.allSatisfy { isAlnum($0) || "!#$&-^_.+".utf8.contains($0) }
     }
   }
@@ -121,12 +136,16 @@ public enum NDEFPayloadDecoder {
 
   private static func checkAbsoluteURI(_ type: String, offset: Int, ctx: inout NDEFDecodeContext) {
     let scheme = type.prefix(while: { $0 != ":" })
-    let ok = type.contains(":") && !scheme.isEmpty && scheme.utf8.allSatisfy {
-      isAlnum($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
-    } && scheme.utf8.first.map(NDEFText.isLetter) == true
+    let ok =
+      type.contains(":") && !scheme.isEmpty
+      && scheme.utf8.allSatisfy {
+        isAlnum($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
+      } && scheme.utf8.first.map(NDEFText.isLetter) == true
     if !ok {
-      ctx.add("absolute-uri-invalid", .error, offset, "TNF 3 TYPE \"\(clip(type))\" is not an "
-        + "absolute URI 'scheme:…' (RFC 3986 §4.3; NDEF 1.0 §3.2.6)",
+      ctx.add(
+        "absolute-uri-invalid", .error, offset,
+        "TNF 3 TYPE \"\(clip(type))\" is not an "
+          + "absolute URI 'scheme:…' (RFC 3986 §4.3; NDEF 1.0 §3.2.6)",
         fix: "for a link use NFCNDEFPayload.wellKnownTypeURIPayload(url:) (TNF 1 'U')")
     }
   }
@@ -137,20 +156,27 @@ public enum NDEFPayloadDecoder {
     if type.lowercased() == "android.com:pkg" {
       let name = String(decoding: p, as: UTF8.self)
       if !isJavaPackage(name) {
-        ctx.add("aar-package-invalid", .error, at, "Android Application Record package "
-          + "\"\(clip(name))\" is not a valid package name (dot-separated Java identifiers, at "
-          + "least two parts; facts §7.8)", readers: "Android finds no app and opens Play "
-          + "Store search for the literal string, or ignores the record",
-          fix: "NFCNDEFPayload(format: .nfcExternal, type: \"android.com:pkg\".data(using: .utf8)!, "
+        ctx.add(
+          "aar-package-invalid", .error, at,
+          "Android Application Record package "
+            + "\"\(clip(name))\" is not a valid package name (dot-separated Java identifiers, at "
+            + "least two parts; facts §7.8)",
+          readers: "Android finds no app and opens Play "
+            + "Store search for the literal string, or ignores the record",
+          fix:
+            "NFCNDEFPayload(format: .nfcExternal, type: \"android.com:pkg\".data(using: .utf8)!, "
             + "identifier: Data(), payload: \"com.example.app\".data(using: .utf8)!)")
       }
       return .androidApplication(package: name)
     }
     let parts = type.split(separator: ":", omittingEmptySubsequences: false)
     if parts.count < 2 || parts[0].isEmpty || parts.last?.isEmpty == true {
-      ctx.add("external-type-invalid", .warning, offset, "external TYPE \"\(clip(type))\" is not "
-        + "'domain:type' (NFC Forum RTD 1.0 §2.3.2)", readers: "Android builds the intent type "
-        + "vnd.android.nfc://ext/\(type.lowercased())")
+      ctx.add(
+        "external-type-invalid", .warning, offset,
+        "external TYPE \"\(clip(type))\" is not "
+          + "'domain:type' (NFC Forum RTD 1.0 §2.3.2)",
+        readers: "Android builds the intent type "
+          + "vnd.android.nfc://ext/\(type.lowercased())")
     }
     return .external(type: type, data: p)
   }
@@ -172,21 +198,31 @@ public enum NDEFPayloadDecoder {
     _ bytes: [UInt8], offset: Int, owner: String, ctx: inout NDEFDecodeContext
   ) -> [NDEFDecodedRecord]? {
     guard ctx.depth < ctx.maxDepth else {
-      ctx.add("nesting-too-deep", .error, offset, "\(owner) payload nests messages deeper than "
-        + "\(ctx.maxDepth) levels; not decoded further")
+      ctx.add(
+        "nesting-too-deep", .error, offset,
+        "\(owner) payload nests messages deeper than "
+          + "\(ctx.maxDepth) levels; not decoded further")
       return nil
     }
-    let inner = NDEFMessageParser.parse(bytes, mode: ctx.mode == .strict ? .relax : ctx.mode, base: offset)
-    let broken = inner.findings.contains { $0.severity == .error || ["mb-missing", "me-missing", "mb-in-middle", "cf-on-last"].contains($0.code) }
+    let inner = NDEFMessageParser.parse(
+      bytes, mode: ctx.mode == .strict ? .relax : ctx.mode, base: offset)
+    let broken = inner.findings.contains {
+      $0.severity == .error
+        || ["mb-missing", "me-missing", "mb-in-middle", "cf-on-last"].contains($0.code)
+    }
     if broken {
-      ctx.add("nested-message-broken", .error, offset, "the \(owner) payload is not a valid NDEF "
-        + "message (inner MB/ME/lengths; NDEF 1.0 §2.3.1)", readers: "ndeflib raises "
-        + "DecodeError for the outer record; Android shows the record without its content",
+      ctx.add(
+        "nested-message-broken", .error, offset,
+        "the \(owner) payload is not a valid NDEF "
+          + "message (inner MB/ME/lengths; NDEF 1.0 §2.3.1)",
+        readers: "ndeflib raises "
+          + "DecodeError for the outer record; Android shows the record without its content",
         fix: "build the nested message with NFCNDEFMessage(records:) and use its bytes")
     }
     for f in inner.findings {
       ctx.findings.append(
-        NDEFFinding(code: f.code, severity: f.severity, offset: f.offset,
+        NDEFFinding(
+          code: f.code, severity: f.severity, offset: f.offset,
           message: "in \(owner): " + f.message, readersShow: f.readersShow, fix: f.fix))
     }
     ctx.depth += 1

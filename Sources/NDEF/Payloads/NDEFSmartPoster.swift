@@ -52,25 +52,33 @@ public struct NDEFSmartPoster: Sendable, Equatable {
   }
 
   static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFSmartPoster? {
-    guard let records = NDEFPayloadDecoder.nested(p, offset: offset, owner: "Smart Poster", ctx: &ctx)
+    guard
+      let records = NDEFPayloadDecoder.nested(p, offset: offset, owner: "Smart Poster", ctx: &ctx)
     else { return nil }
     let poster = NDEFSmartPoster(records: records)
     let uriCount = records.filter { $0.record.tnf == .wellKnown && $0.record.type == [0x55] }.count
     if uriCount == 0 {
-      ctx.add("sp-uri-missing", .error, offset, "Smart Poster has no URI record; it must hold "
-        + "exactly one (NFC Forum Smart Poster RTD 1.0 §3.2.1)", readers: "Android and iOS "
+      ctx.add(
+        "sp-uri-missing", .error, offset,
+        "Smart Poster has no URI record; it must hold "
+          + "exactly one (NFC Forum Smart Poster RTD 1.0 §3.2.1)",
+        readers: "Android and iOS "
           + "ignore the poster (no URL to open)",
         fix: "put NFCNDEFPayload.wellKnownTypeURIPayload(url:) inside the Smart Poster message")
     } else if uriCount > 1 {
-      ctx.add("sp-uri-multiple", .error, offset, "Smart Poster has \(uriCount) URI records; it "
-        + "must hold exactly one (NFC Forum Smart Poster RTD 1.0 §3.2.1)",
+      ctx.add(
+        "sp-uri-multiple", .error, offset,
+        "Smart Poster has \(uriCount) URI records; it "
+          + "must hold exactly one (NFC Forum Smart Poster RTD 1.0 §3.2.1)",
         readers: "readers use the first URI record")
     }
     var seen = Set<String>()
     for t in poster.titles where !seen.insert(t.language.lowercased()).inserted {
-      ctx.add("sp-title-language-repeated", .warning, offset, "two Smart Poster titles use "
-        + "language \"\(t.language)\"; one title per language (NFC Forum Smart Poster RTD 1.0 "
-        + "§3.2.2)")
+      ctx.add(
+        "sp-title-language-repeated", .warning, offset,
+        "two Smart Poster titles use "
+          + "language \"\(t.language)\"; one title per language (NFC Forum Smart Poster RTD 1.0 "
+          + "§3.2.2)")
     }
     return poster
   }

@@ -19,7 +19,9 @@ public struct NDEFText: Sendable, Equatable {
   public let text: String
 
   /// Creates a decoded value; see the properties.
-  public init(status: UInt8, encoding: Encoding, byteOrderMark: Bool, language: String, text: String) {
+  public init(
+    status: UInt8, encoding: Encoding, byteOrderMark: Bool, language: String, text: String
+  ) {
     self.status = status
     self.encoding = encoding
     self.byteOrderMark = byteOrderMark
@@ -94,8 +96,10 @@ extension NDEFText {
   /// Returns nil when there is no text to show (no status byte, language past the end).
   static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFText? {
     guard let status = p.first else {
-      ctx.add("text-status-missing", .error, offset, "Text payload is empty: no status byte "
-        + "(NFC Forum RTD-Text 1.0 §3.2.1)", readers: "ndeflib: DecodeError", fix: fix)
+      ctx.add(
+        "text-status-missing", .error, offset,
+        "Text payload is empty: no status byte "
+          + "(NFC Forum RTD-Text 1.0 §3.2.1)", readers: "ndeflib: DecodeError", fix: fix)
       return nil
     }
     let langLength = Int(status & 0x3F)
@@ -108,30 +112,40 @@ extension NDEFText {
       return nil
     }
     if status & 0x40 != 0 {
-      ctx.add("text-status-rfu-set", .error, offset, "status byte 0x\(hex2(status)) has the RFU "
-        + "bit (0x40) set; it must be 0 (NFC Forum RTD-Text 1.0 §3.2.1)",
+      ctx.add(
+        "text-status-rfu-set", .error, offset,
+        "status byte 0x\(hex2(status)) has the RFU "
+          + "bit (0x40) set; it must be 0 (NFC Forum RTD-Text 1.0 §3.2.1)",
         readers: "ndeflib ignores the bit; a strict reader may reject the record", fix: fix)
     }
     guard langLength > 0 else {
-      ctx.add("text-language-missing", .error, offset, "language code length is 0 "
-        + "(NFC Forum RTD-Text 1.0 §3.2.1)", readers: "ndeflib: 'language code length can not "
-        + "be zero'", fix: fix)
+      ctx.add(
+        "text-language-missing", .error, offset,
+        "language code length is 0 "
+          + "(NFC Forum RTD-Text 1.0 §3.2.1)",
+        readers: "ndeflib: 'language code length can not "
+          + "be zero'", fix: fix)
       return nil
     }
     guard langEnd <= p.count else {
-      ctx.add("text-language-length", .error, offset, "language code length \(langLength) "
-        + "exceeds the \(p.count - 1) byte(s) after the status byte (NFC Forum RTD-Text 1.0 "
-        + "§3.2.1)", readers: "ndeflib: 'language code length exceeds payload'", fix: fix)
+      ctx.add(
+        "text-language-length", .error, offset,
+        "language code length \(langLength) "
+          + "exceeds the \(p.count - 1) byte(s) after the status byte (NFC Forum RTD-Text 1.0 "
+          + "§3.2.1)", readers: "ndeflib: 'language code length exceeds payload'", fix: fix)
       return nil
     }
     if langText == nil || !languageOK {
-      ctx.add("text-language-invalid", .error, offset + 1, "language code "
-        + "\(langText.map { "\"\($0)\"" } ?? "0x" + langBytes.map(hex2).joined()) is not an "
-        + "ASCII IANA language code of \(langLength) bytes (NFC Forum RTD-Text 1.0 §3.2.1, "
-        + "RFC 5646)", readers: "readers show the language field as given", fix: fix)
+      ctx.add(
+        "text-language-invalid", .error, offset + 1,
+        "language code "
+          + "\(langText.map { "\"\($0)\"" } ?? "0x" + langBytes.map(hex2).joined()) is not an "
+          + "ASCII IANA language code of \(langLength) bytes (NFC Forum RTD-Text 1.0 §3.2.1, "
+          + "RFC 5646)", readers: "readers show the language field as given", fix: fix)
     }
     let language = langText ?? String(decoding: langBytes, as: UTF8.self)
-    return decodeBody(p, status: status, start: langEnd, language: language, offset: offset, ctx: &ctx)
+    return decodeBody(
+      p, status: status, start: langEnd, language: language, offset: offset, ctx: &ctx)
   }
 
   private static func decodeBody(
@@ -141,10 +155,13 @@ extension NDEFText {
     let body = p[start...]
     if status & 0x80 == 0 {
       if let s = utf8(body) {
-        return NDEFText(status: status, encoding: .utf8, byteOrderMark: false, language: language, text: s)
+        return NDEFText(
+          status: status, encoding: .utf8, byteOrderMark: false, language: language, text: s)
       }
-      ctx.add("text-invalid-utf8", .error, offset + start, "text is not valid UTF-8 although "
-        + "the status byte says UTF-8 (NFC Forum RTD-Text 1.0 §3.2.1)",
+      ctx.add(
+        "text-invalid-utf8", .error, offset + start,
+        "text is not valid UTF-8 although "
+          + "the status byte says UTF-8 (NFC Forum RTD-Text 1.0 §3.2.1)",
         readers: "ndeflib: \"can't be decoded as UTF-8\"; others show replacement characters",
         fix: fix)
       return NDEFText(
@@ -158,21 +175,30 @@ extension NDEFText {
       let b0 = body[body.startIndex]
       let b1 = body[body.startIndex + 1]
       if b0 == 0xFE && b1 == 0xFF { bom = true }
-      if b0 == 0xFF && b1 == 0xFE { bom = true; bigEndian = false }
+      if b0 == 0xFF && b1 == 0xFE {
+        bom = true
+        bigEndian = false
+      }
       if bom { units = body.dropFirst(2) }
     }
     let enc: Encoding = bigEndian ? .utf16BE : .utf16LE
     if let s = utf16(units, bigEndian: bigEndian) {
       if !bom && !units.isEmpty {
-        ctx.add("text-utf16-no-bom", .info, offset + start, "UTF-16 text without BOM is read "
-          + "big-endian (NFC Forum RTD-Text 1.0 §3.4)", readers: "ndeflib (Python 'UTF-16' "
-          + "codec) reads BOM-less text in host order, little-endian on most machines", fix: nil)
+        ctx.add(
+          "text-utf16-no-bom", .info, offset + start,
+          "UTF-16 text without BOM is read "
+            + "big-endian (NFC Forum RTD-Text 1.0 §3.4)",
+          readers: "ndeflib (Python 'UTF-16' "
+            + "codec) reads BOM-less text in host order, little-endian on most machines", fix: nil)
       }
-      return NDEFText(status: status, encoding: enc, byteOrderMark: bom, language: language, text: s)
+      return NDEFText(
+        status: status, encoding: enc, byteOrderMark: bom, language: language, text: s)
     }
-    ctx.add("text-invalid-utf16", .error, offset + start, "text is not valid UTF-16 "
-      + "(\(units.count % 2 == 1 ? "odd byte count" : "unpaired surrogate")) "
-      + "(NFC Forum RTD-Text 1.0 §3.2.1)", readers: "ndeflib: \"can't be decoded as UTF-16\"",
+    ctx.add(
+      "text-invalid-utf16", .error, offset + start,
+      "text is not valid UTF-16 "
+        + "(\(units.count % 2 == 1 ? "odd byte count" : "unpaired surrogate")) "
+        + "(NFC Forum RTD-Text 1.0 §3.2.1)", readers: "ndeflib: \"can't be decoded as UTF-16\"",
       fix: fix)
     return NDEFText(
       status: status, encoding: enc, byteOrderMark: bom, language: language,
@@ -181,8 +207,12 @@ extension NDEFText {
 
   /// The payload is printable UTF-8 text whose first byte is a character, not a status byte.
   static func looksLikeRawText(_ p: [UInt8]) -> Bool {
-    guard let first = p.first, first >= 0x20, first < 0x7F, let s = utf8(p[...]) else { return false }
-    return s.unicodeScalars.allSatisfy { $0.value >= 0x20 || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+    guard let first = p.first, first >= 0x20, first < 0x7F, let s = utf8(p[...]) else {
+      return false
+    }
+    return s.unicodeScalars.allSatisfy {
+      $0.value >= 0x20 || $0 == "\n" || $0 == "\r" || $0 == "\t"
+    }
   }
 
   private static func reportRawText(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) {
@@ -199,10 +229,12 @@ extension NDEFText {
       let rest = String(decoding: p[(1 + n)...], as: UTF8.self)
       spec = "RTD-Text readers such as ndeflib show language \"\(lang)\" and text \"\(rest)\""
     }
-    ctx.add("text-no-status-byte", .error, offset, "Text payload \"\(clip(raw))\" has no status "
-      + "byte: its first byte '\(Character(Unicode.Scalar(status)))' (0x\(hex2(status))) reads as "
-      + "status with RFU bit \(status & 0x40 != 0 ? "set" : "clear") and language length \(n) "
-      + "(NFC Forum RTD-Text 1.0 §3.2.1)",
+    ctx.add(
+      "text-no-status-byte", .error, offset,
+      "Text payload \"\(clip(raw))\" has no status "
+        + "byte: its first byte '\(Character(Unicode.Scalar(status)))' (0x\(hex2(status))) reads as "
+        + "status with RFU bit \(status & 0x40 != 0 ? "set" : "clear") and language length \(n) "
+        + "(NFC Forum RTD-Text 1.0 §3.2.1)",
       readers: spec + "; apps that print record.payload as UTF-8 show \"\(clip(raw))\"", fix: fix)
   }
 }

@@ -37,7 +37,8 @@ public struct NDEFURI: Sendable, Equatable {
     return (best.0, String(uri.dropFirst(best.1)))
   }
 
-  static let fix = "write it with NFCNDEFPayload.wellKnownTypeURIPayload(url:) (or "
+  static let fix =
+    "write it with NFCNDEFPayload.wellKnownTypeURIPayload(url:) (or "
     + "wellKnownTypeURIPayload(string:)), which picks the identifier code itself"
 
   /// Schemes recognised when a payload starts with a scheme instead of a code byte.
@@ -49,22 +50,30 @@ public struct NDEFURI: Sendable, Equatable {
   /// Decodes a URI payload at input offset `offset`, adding findings to `ctx`.
   static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFURI? {
     guard let code = p.first else {
-      ctx.add("uri-empty", .error, offset, "URI payload is empty: no identifier code "
-        + "(NFC Forum RTD-URI 1.0 §3.2)", readers: "ndeflib: DecodeError", fix: fix)
+      ctx.add(
+        "uri-empty", .error, offset,
+        "URI payload is empty: no identifier code "
+          + "(NFC Forum RTD-URI 1.0 §3.2)", readers: "ndeflib: DecodeError", fix: fix)
       return nil
     }
     let restBytes = p[1...]
     let rest = NDEFText.utf8(restBytes)
     if rest == nil {
-      ctx.add("uri-invalid-utf8", .error, offset + 1, "URI field is not valid UTF-8 "
-        + "(NFC Forum RTD-URI 1.0 §3.2.3)", readers: "ndeflib: 'URI field is not valid UTF-8 "
-        + "data'", fix: fix)
+      ctx.add(
+        "uri-invalid-utf8", .error, offset + 1,
+        "URI field is not valid UTF-8 "
+          + "(NFC Forum RTD-URI 1.0 §3.2.3)",
+        readers: "ndeflib: 'URI field is not valid UTF-8 "
+          + "data'", fix: fix)
     }
     let restText = rest ?? String(decoding: restBytes, as: UTF8.self)
     if restText.unicodeScalars.contains(where: { $0.value <= 0x1F || $0.value == 0x7F }) {
-      ctx.add("uri-invalid-characters", .error, offset + 1, "URI field contains control "
-        + "characters (RFC 3987 §2.2)", readers: "ndeflib: 'URI field contains invalid "
-        + "characters'", fix: fix)
+      ctx.add(
+        "uri-invalid-characters", .error, offset + 1,
+        "URI field contains control "
+          + "characters (RFC 3987 §2.2)",
+        readers: "ndeflib: 'URI field contains invalid "
+          + "characters'", fix: fix)
     }
     let prefix: String? = Int(code) < prefixes.count ? prefixes[Int(code)] : nil
     if prefix == nil {
@@ -82,18 +91,22 @@ public struct NDEFURI: Sendable, Equatable {
     let whole = String(decoding: p, as: UTF8.self)
     let lower = whole.lowercased()
     if let scheme = commonSchemes.first(where: { lower.hasPrefix($0) }) {
-      ctx.add("uri-no-identifier-byte", .error, offset, "URI payload starts with the scheme "
-        + "\"\(scheme)\": the identifier code byte is missing, so '\(printable(code))' "
-        + "(0x\(hex2(code))) is read as an RFU identifier code (NFC Forum RTD-URI 1.0 §3.2.2)",
+      ctx.add(
+        "uri-no-identifier-byte", .error, offset,
+        "URI payload starts with the scheme "
+          + "\"\(scheme)\": the identifier code byte is missing, so '\(printable(code))' "
+          + "(0x\(hex2(code))) is read as an RFU identifier code (NFC Forum RTD-URI 1.0 §3.2.2)",
         readers: "ndeflib strict: 'decoding of URI identifier \(code) is not defined'; relax "
           + "shows \"\(clip(restText))\" (first character lost); apps that print "
           + "record.payload show \"\(clip(whole))\"", fix: fix)
       return
     }
     let severity: NDEFSeverity = ctx.mode == .strict ? .error : .warning
-    ctx.add("uri-code-reserved", severity, offset, "identifier code 0x\(hex2(code)) "
-      + "('\(printable(code))') is RFU (codes 0x24–0xFF are reserved; NFC Forum RTD-URI 1.0 "
-      + "§3.2.2); decoded as no prefix",
+    ctx.add(
+      "uri-code-reserved", severity, offset,
+      "identifier code 0x\(hex2(code)) "
+        + "('\(printable(code))') is RFU (codes 0x24–0xFF are reserved; NFC Forum RTD-URI 1.0 "
+        + "§3.2.2); decoded as no prefix",
       readers: "ndeflib strict: 'decoding of URI identifier \(code) is not defined'; ndeflib "
         + "relax shows \"\(clip(restText))\"; apps that print record.payload show "
         + "\"\(clip(whole))\"", fix: fix)
@@ -106,14 +119,18 @@ public struct NDEFURI: Sendable, Equatable {
     let prefixHasScheme = prefix.contains(":")
     let restScheme = commonSchemes.first(where: { lower.hasPrefix($0) })
     if prefixHasScheme, let restScheme {
-      ctx.add("uri-scheme-repeated", .warning, offset + 1, "identifier code 0x\(hex2(code)) "
-        + "already gives \"\(prefix)\" and the URI field starts with \"\(restScheme)\" again "
-        + "(NFC Forum RTD-URI 1.0 §3.2.2)",
+      ctx.add(
+        "uri-scheme-repeated", .warning, offset + 1,
+        "identifier code 0x\(hex2(code)) "
+          + "already gives \"\(prefix)\" and the URI field starts with \"\(restScheme)\" again "
+          + "(NFC Forum RTD-URI 1.0 §3.2.2)",
         readers: "every reader shows \"\(clip(prefix + rest))\"", fix: fix)
     } else if prefix.hasSuffix("www."), lower.hasPrefix("www.") {
-      ctx.add("uri-scheme-repeated", .warning, offset + 1, "identifier code 0x\(hex2(code)) "
-        + "already gives \"\(prefix)\" and the URI field starts with \"www.\" again "
-        + "(NFC Forum RTD-URI 1.0 §3.2.2)",
+      ctx.add(
+        "uri-scheme-repeated", .warning, offset + 1,
+        "identifier code 0x\(hex2(code)) "
+          + "already gives \"\(prefix)\" and the URI field starts with \"www.\" again "
+          + "(NFC Forum RTD-URI 1.0 §3.2.2)",
         readers: "every reader shows \"\(clip(prefix + rest))\"", fix: fix)
     }
   }

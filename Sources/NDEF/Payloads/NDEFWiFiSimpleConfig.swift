@@ -45,8 +45,12 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
 
   /// Names of the authentication-type bits (facts §7.7).
   public static func authenticationNames(_ v: UInt16) -> String {
-    flagNames(v, [(0x01, "Open"), (0x02, "WPA-Personal"), (0x04, "Shared"), (0x08, "WPA-Enterprise"),
-      (0x10, "WPA2-Enterprise"), (0x20, "WPA2-Personal")])
+    flagNames(
+      v,
+      [
+        (0x01, "Open"), (0x02, "WPA-Personal"), (0x04, "Shared"), (0x08, "WPA-Enterprise"),
+        (0x10, "WPA2-Enterprise"), (0x20, "WPA2-Personal"),
+      ])
   }
 
   /// Names of the encryption-type bits (facts §7.7).
@@ -61,17 +65,24 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
     return (names + extra).isEmpty ? "none" : (names + extra).joined(separator: "|")
   }
 
-  static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFWiFiSimpleConfig? {
+  static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext)
+    -> NDEFWiFiSimpleConfig?
+  {
     let attrs = parse(p, offset: offset, depth: 0, ctx: &ctx)
     if !attrs.contains(where: { $0.type == 0x100E }) {
-      ctx.add("wsc-credential-missing", .warning, offset, "Wi-Fi Simple Config payload without a "
-        + "Credential attribute (0x100E) (facts §7.7)", readers: "Android and iOS do not offer "
-        + "to join a network")
+      ctx.add(
+        "wsc-credential-missing", .warning, offset,
+        "Wi-Fi Simple Config payload without a "
+          + "Credential attribute (0x100E) (facts §7.7)",
+        readers: "Android and iOS do not offer "
+          + "to join a network")
     }
     return NDEFWiFiSimpleConfig(attributes: attrs)
   }
 
-  private static func parse(_ p: [UInt8], offset: Int, depth: Int, ctx: inout NDEFDecodeContext) -> [Attribute] {
+  private static func parse(_ p: [UInt8], offset: Int, depth: Int, ctx: inout NDEFDecodeContext)
+    -> [Attribute]
+  {
     var c = NDEFByteCursor(p, base: offset)
     var out: [Attribute] = []
     while !c.isAtEnd {
@@ -81,12 +92,15 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
         let len = Int(try c.readUInt16("attribute length"))
         let valueOffset = c.absoluteOffset
         let value = try c.readBytes(len, "attribute value")
-        let children = type == 0x100E && depth == 0
+        let children =
+          type == 0x100E && depth == 0
           ? parse(value, offset: valueOffset, depth: 1, ctx: &ctx) : []
         out.append(Attribute(offset: at, type: type, value: value, children: children))
       } catch {
-        ctx.add("wsc-truncated", .error, error.offset, "Wi-Fi Simple Config: " + error.message
-          + " (facts §7.7)")
+        ctx.add(
+          "wsc-truncated", .error, error.offset,
+          "Wi-Fi Simple Config: " + error.message
+            + " (facts §7.7)")
         break
       }
     }

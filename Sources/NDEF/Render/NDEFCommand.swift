@@ -47,7 +47,9 @@ public enum NDEFCommand {
   /// separators, else binary). `readFile`/`readStdin` are injectable for tests.
   public static func run(
     input: String, options: NDEFCommandOptions,
-    readFile: (String) throws -> [UInt8] = { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) },
+    readFile: (String) throws -> [UInt8] = {
+      [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0)))
+    },
     readStdin: () -> [UInt8] = { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
   ) -> NDEFCommandResult {
     do {
@@ -72,13 +74,18 @@ public enum NDEFCommand {
       message = ndef.value
       base = ndef.valueOffset
     }
-    let report = NDEFValidator.validate(message, mode: options.mode, maxDepth: options.maxDepth, base: base)
+    let report = NDEFValidator.validate(
+      message, mode: options.mode, maxDepth: options.maxDepth, base: base)
     let output: String
     switch options.format {
-    case .text: output = NDEFTextRenderer.render(report, tlvArea: area, showSecrets: options.showSecrets)
-    case .json: output = NDEFJSONRenderer.render(report, tlvArea: area, showSecrets: options.showSecrets) + "\n"
+    case .text:
+      output = NDEFTextRenderer.render(report, tlvArea: area, showSecrets: options.showSecrets)
+    case .json:
+      output =
+        NDEFJSONRenderer.render(report, tlvArea: area, showSecrets: options.showSecrets) + "\n"
     }
-    let tlvFailed = options.mode != .ignore && (area?.findings.contains { $0.severity == .error } ?? false)
+    let tlvFailed =
+      options.mode != .ignore && (area?.findings.contains { $0.severity == .error } ?? false)
     return NDEFCommandResult(output: output, failed: report.failed || tlvFailed)
   }
 
@@ -127,14 +134,17 @@ public enum NDEFCommand {
       if Hexer.isSeparator(v) {
         if high != nil {
           throw NDEFError(
-            kind: .invalidInput, code: "input-hex-odd", offset: highPos, expected: "two hex digits per byte",
-            message: "hex digit '\(Character(chars[highPos]))' at character \(highPos) has no partner")
+            kind: .invalidInput, code: "input-hex-odd", offset: highPos,
+            expected: "two hex digits per byte",
+            message:
+              "hex digit '\(Character(chars[highPos]))' at character \(highPos) has no partner")
         }
         continue
       }
       guard let n = Hexer.nibble(v) else {
         throw NDEFError(
-          kind: .invalidInput, code: "input-hex-invalid", offset: i, expected: "hex digit 0-9 a-f or a separator",
+          kind: .invalidInput, code: "input-hex-invalid", offset: i,
+          expected: "hex digit 0-9 a-f or a separator",
           message: "invalid character '\(Character(c))' at character \(i)")
       }
       if let h = high {
@@ -147,44 +157,59 @@ public enum NDEFCommand {
     }
     if high != nil {
       throw NDEFError(
-        kind: .invalidInput, code: "input-hex-odd", offset: highPos, expected: "two hex digits per byte",
+        kind: .invalidInput, code: "input-hex-odd", offset: highPos,
+        expected: "two hex digits per byte",
         message: "odd number of hex digits: the digit at character \(highPos) has no partner")
     }
     if out.isEmpty {
       throw NDEFError(
-        kind: .invalidInput, code: "input-empty", offset: 0, expected: "NDEF bytes", message: "no input bytes")
+        kind: .invalidInput, code: "input-empty", offset: 0, expected: "NDEF bytes",
+        message: "no input bytes")
     }
     return out
   }
 
-  private static func inputError(_ error: NDEFError, _ options: NDEFCommandOptions) -> NDEFCommandResult {
+  private static func inputError(_ error: NDEFError, _ options: NDEFCommandOptions)
+    -> NDEFCommandResult
+  {
     switch options.format {
     case .text:
-      return NDEFCommandResult(output: "error: \(error.message) (expected \(error.expected))\n", failed: true)
+      return NDEFCommandResult(
+        output: "error: \(error.message) (expected \(error.expected))\n", failed: true)
     case .json:
       var w = JSONWriter()
       w.open("{")
       w.key("error")
       w.open("{")
-      w.key("code"); w.string(error.code)
-      w.key("offset"); w.int(error.offset)
-      w.key("message"); w.string(error.message)
-      w.key("expected"); w.string(error.expected)
+      w.key("code")
+      w.string(error.code)
+      w.key("offset")
+      w.int(error.offset)
+      w.key("message")
+      w.string(error.message)
+      w.key("expected")
+      w.string(error.expected)
       w.close("}")
       w.close("}")
       return NDEFCommandResult(output: w.out + "\n", failed: true)
     }
   }
 
-  private static func tlvWithoutMessage(_ area: Type2TLVArea, _ options: NDEFCommandOptions) -> NDEFCommandResult {
-    let empty = NDEFReport(mode: options.mode, message: NDEFMessage(records: []), records: [], findings: [], failure: nil, consumed: 0)
+  private static func tlvWithoutMessage(_ area: Type2TLVArea, _ options: NDEFCommandOptions)
+    -> NDEFCommandResult
+  {
+    let empty = NDEFReport(
+      mode: options.mode, message: NDEFMessage(records: []), records: [], findings: [],
+      failure: nil, consumed: 0)
     let failed = options.mode != .ignore && area.findings.contains { $0.severity == .error }
     switch options.format {
     case .json:
-      return NDEFCommandResult(output: NDEFJSONRenderer.render(empty, tlvArea: area) + "\n", failed: failed)
+      return NDEFCommandResult(
+        output: NDEFJSONRenderer.render(empty, tlvArea: area) + "\n", failed: failed)
     case .text:
       var out = NDEFTextRenderer.renderTLVs(area)
-      out += area.ndef == nil ? "no NDEF Message TLV\n" : "NDEF TLV is empty (length 0): no message\n"
+      out +=
+        area.ndef == nil ? "no NDEF Message TLV\n" : "NDEF TLV is empty (length 0): no message\n"
       out += NDEFTextRenderer.renderFindings(area.findings)
       return NDEFCommandResult(output: out, failed: failed)
     }

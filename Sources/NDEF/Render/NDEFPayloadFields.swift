@@ -6,30 +6,46 @@ extension NDEFPayload {
     case .text(let t): return textFields(t)
     case .uri(let u): return uriFields(u)
     case .smartPoster(let sp): return posterFields(sp, showSecrets)
-    case .action(let a): return [.int("action", Int(a)), .text("meaning", NDEFSmartPoster.actionName(a))]
+    case .action(let a):
+      return [.int("action", Int(a)), .text("meaning", NDEFSmartPoster.actionName(a))]
     case .size(let s): return [.int("size", Int(s))]
     case .posterType(let t): return [.text("type", t)]
     case .handover(let h):
-      return [.text("version", h.versionString), NDEFField("records", .list(h.records.map { $0.value(showSecrets) }))]
+      return [
+        .text("version", h.versionString),
+        NDEFField("records", .list(h.records.map { $0.value(showSecrets) })),
+      ]
     case .handoverCarrier(let c):
-      return [.int("ctf", Int(c.ctf)), textOrHex("carrier_type", c.carrierType), .bytes("carrier_data", c.carrierData)]
+      return [
+        .int("ctf", Int(c.ctf)), textOrHex("carrier_type", c.carrierType),
+        .bytes("carrier_data", c.carrierData),
+      ]
     case .alternativeCarrier(let a):
-      return [.int("cps", Int(a.cps)), .text("cps_name", a.cpsName), textOrHex("data_reference", a.dataReference),
-        NDEFField("auxiliary_references", .list(a.auxiliaryReferences.map { textOrHexValue($0) }))]
+      return [
+        .int("cps", Int(a.cps)), .text("cps_name", a.cpsName),
+        textOrHex("data_reference", a.dataReference),
+        NDEFField("auxiliary_references", .list(a.auxiliaryReferences.map { textOrHexValue($0) })),
+      ]
     case .collisionResolution(let n): return [.int("random_number", Int(n))]
-    case .handoverError(let reason, let data): return [.int("reason", Int(reason)), .bytes("data", data)]
+    case .handoverError(let reason, let data):
+      return [.int("reason", Int(reason)), .bytes("data", data)]
     case .signature(let s): return signatureFields(s)
     case .bluetoothOOB(let b): return bluetoothFields(b)
     case .wifiSimpleConfig(let w): return wifiFields(w, showSecrets)
     case .vcard(let s): return [.text("vcard", s)]
     case .mimeText(let type, let text): return [.text("media_type", type), .text("text", text)]
-    case .mime(let type, let data): return [.text("media_type", type), .int("length", data.count), .bytes("data", data)]
+    case .mime(let type, let data):
+      return [.text("media_type", type), .int("length", data.count), .bytes("data", data)]
     case .androidApplication(let pkg): return [.text("package", pkg)]
-    case .external(let type, let data): return [.text("external_type", type), .int("length", data.count), .bytes("data", data)]
-    case .absoluteURI(let uri, let data): return [.text("uri", uri), .int("length", data.count), .bytes("data", data)]
-    case .wellKnown(let type, let data): return [.text("well_known_type", type), .int("length", data.count), .bytes("data", data)]
+    case .external(let type, let data):
+      return [.text("external_type", type), .int("length", data.count), .bytes("data", data)]
+    case .absoluteURI(let uri, let data):
+      return [.text("uri", uri), .int("length", data.count), .bytes("data", data)]
+    case .wellKnown(let type, let data):
+      return [.text("well_known_type", type), .int("length", data.count), .bytes("data", data)]
     case .empty: return []
-    case .unknown(let d), .unchanged(let d), .reserved(let d): return [.int("length", d.count), .bytes("data", d)]
+    case .unknown(let d), .unchanged(let d), .reserved(let d):
+      return [.int("length", d.count), .bytes("data", d)]
     case .undecodable(_, let d): return [.int("length", d.count), .bytes("data", d)]
     }
   }
@@ -69,14 +85,17 @@ extension NDEFPayload {
       .text("signature_type_name", s.signatureTypeName ?? "RFU"),
       .int("hash_type", Int(s.hashType)),
       NDEFField("signature_uri_present", .bool(s.signatureURIPresent)),
-      s.signatureURIPresent ? .text("signature_uri", String(decoding: s.signature, as: UTF8.self))
+      s.signatureURIPresent
+        ? .text("signature_uri", String(decoding: s.signature, as: UTF8.self))
         : .int("signature_length", s.signature.count),
     ]
     if let fmt = s.certificateFormat {
       f.append(.text("certificate_format", fmt == 0 ? "X.509" : fmt == 1 ? "M2M" : "RFU \(fmt)"))
       f.append(.int("certificates", s.certificates.count))
     }
-    if let uri = s.certificateURI { f.append(.text("certificate_uri", String(decoding: uri, as: UTF8.self))) }
+    if let uri = s.certificateURI {
+      f.append(.text("certificate_uri", String(decoding: uri, as: UTF8.self)))
+    }
     return f
   }
 
@@ -96,8 +115,10 @@ extension NDEFPayload {
       let v = e.data.reversed().map(hex2).joined()
       return .text(key, "0x" + v)
     case 0x1C:
-      let roles = ["peripheral only", "central only", "peripheral and central, peripheral preferred",
-        "peripheral and central, central preferred"]
+      let roles = [
+        "peripheral only", "central only", "peripheral and central, peripheral preferred",
+        "peripheral and central, central preferred",
+      ]
       let r = e.data.first.map { Int($0) < roles.count ? roles[Int($0)] : "RFU \($0)" } ?? "missing"
       return .text(key, r)
     case 0x1B where e.data.count == 7:
@@ -106,9 +127,11 @@ extension NDEFPayload {
     case 0x19 where e.data.count == 2:
       return .int(key, Int(e.data[0]) | Int(e.data[1]) << 8)
     case 0x02, 0x03:
-      return .text(key, stride(from: 0, to: e.data.count - 1, by: 2).map {
-        "0x" + hex2(e.data[$0 + 1]) + hex2(e.data[$0])
-      }.joined(separator: ", "))
+      return .text(
+        key,
+        stride(from: 0, to: e.data.count - 1, by: 2).map {
+          "0x" + hex2(e.data[$0 + 1]) + hex2(e.data[$0])
+        }.joined(separator: ", "))
     default:
       return .bytes(key, e.data)
     }
@@ -124,8 +147,10 @@ extension NDEFPayload {
         case 0x1045: return textOrHex(key, a.value)
         case 0x1027:
           return secrets ? textOrHex(key, a.value) : .text(key, "present, \(a.value.count) bytes")
-        case 0x1003 where v16 != nil: return .text(key, NDEFWiFiSimpleConfig.authenticationNames(v16 ?? 0))
-        case 0x100F where v16 != nil: return .text(key, NDEFWiFiSimpleConfig.encryptionNames(v16 ?? 0))
+        case 0x1003 where v16 != nil:
+          return .text(key, NDEFWiFiSimpleConfig.authenticationNames(v16 ?? 0))
+        case 0x100F where v16 != nil:
+          return .text(key, NDEFWiFiSimpleConfig.encryptionNames(v16 ?? 0))
         case 0x1020 where a.value.count == 6:
           return .text(key, a.value.map { hex2($0).uppercased() }.joined(separator: ":"))
         case 0x104A where a.value.count == 1:
@@ -152,10 +177,14 @@ extension NDEFDecodedRecord {
 }
 
 /// Text when printable ASCII/UTF-8 without controls, else hex bytes.
-func textOrHex(_ name: String, _ bytes: [UInt8]) -> NDEFField { NDEFField(name, textOrHexValue(bytes)) }
+func textOrHex(_ name: String, _ bytes: [UInt8]) -> NDEFField {
+  NDEFField(name, textOrHexValue(bytes))
+}
 
 func textOrHexValue(_ bytes: [UInt8]) -> NDEFValue {
-  if let s = NDEFText.utf8(bytes[...]), !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+  if let s = NDEFText.utf8(bytes[...]),
+    !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+  {
     return .text(s)
   }
   return .bytes(bytes)

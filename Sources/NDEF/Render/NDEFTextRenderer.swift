@@ -2,11 +2,14 @@
 /// findings. Used by `nfctrace ndef`.
 public enum NDEFTextRenderer {
   /// The tree for `report`, optionally preceded by the Type 2 TLV area it came from.
-  public static func render(_ report: NDEFReport, tlvArea: Type2TLVArea? = nil, showSecrets: Bool = false) -> String {
+  public static func render(
+    _ report: NDEFReport, tlvArea: Type2TLVArea? = nil, showSecrets: Bool = false
+  ) -> String {
     var out = ""
     if let area = tlvArea { out += renderTLVs(area) }
     let n = report.records.count
-    out += "NDEF message (\(report.mode.rawValue)): \(n) record\(n == 1 ? "" : "s"), \(report.consumed) bytes\n"
+    out +=
+      "NDEF message (\(report.mode.rawValue)): \(n) record\(n == 1 ? "" : "s"), \(report.consumed) bytes\n"
     for (i, r) in report.records.enumerated() {
       let last = i == n - 1
       out += (last ? "└─ " : "├─ ") + recordLine(i, r) + "\n"
@@ -28,12 +31,15 @@ public enum NDEFTextRenderer {
       if f.sr { flags.append("SR") }
       if f.il { flags.append("IL") }
     }
-    var s = "record \(i) @\(rec.offset) [\(flags.joined(separator: " "))] TNF \(rec.tnf.rawValue) \(rec.tnf.name)"
+    var s =
+      "record \(i) @\(rec.offset) [\(flags.joined(separator: " "))] TNF \(rec.tnf.rawValue) \(rec.tnf.name)"
     if !rec.type.isEmpty { s += " type " + quoted(rec.type) }
     if !rec.id.isEmpty || first?.il == true { s += " id " + quoted(rec.id) }
     s += ", payload \(rec.payload.count) bytes"
     if rec.isChunked {
-      s += " in \(rec.chunks.count) chunks (" + rec.chunks.map { "\($0.payload.count)" }.joined(separator: "+") + ")"
+      s +=
+        " in \(rec.chunks.count) chunks ("
+        + rec.chunks.map { "\($0.payload.count)" }.joined(separator: "+") + ")"
     }
     return s + ": " + r.payload.kindName
   }
@@ -54,7 +60,9 @@ public enum NDEFTextRenderer {
         lines(sub, indent: childIndent, into: &out)
       case .list(let items):
         out += branch + f.name + " (\(items.count))\n"
-        lines(items.enumerated().map { NDEFField("[\($0.offset)]", $0.element) }, indent: childIndent, into: &out)
+        lines(
+          items.enumerated().map { NDEFField("[\($0.offset)]", $0.element) }, indent: childIndent,
+          into: &out)
       default:
         out += branch + f.name + ": " + scalar(f.value) + "\n"
       }
@@ -69,20 +77,27 @@ public enum NDEFTextRenderer {
       return e
     case .int(let n): return String(n)
     case .bool(let b): return b ? "yes" : "no"
-    case .bytes(let b): return b.isEmpty ? "(none)" : "0x" + b.prefix(64).map(hex2).joined() + (b.count > 64 ? "… (\(b.count) bytes)" : "")
+    case .bytes(let b):
+      return b.isEmpty
+        ? "(none)"
+        : "0x" + b.prefix(64).map(hex2).joined() + (b.count > 64 ? "… (\(b.count) bytes)" : "")
     case .list(let l): return "\(l.count) items"
     case .object(let o): return "\(o.count) fields"
     }
   }
 
   static func renderTLVs(_ area: Type2TLVArea) -> String {
-    var out = "Type 2 TLV area (input byte 0 = tag byte \(area.baseAddress)): \(area.tlvs.count) TLVs\n"
+    var out =
+      "Type 2 TLV area (input byte 0 = tag byte \(area.baseAddress)): \(area.tlvs.count) TLVs\n"
     for (i, t) in area.tlvs.enumerated() {
       let last = i == area.tlvs.count - 1
       var s = (last ? "└─ " : "├─ ") + "@\(t.offset) \(t.tag.name)"
-      if t.lengthFieldSize > 0 { s += " L=\(t.length)" + (t.lengthFieldSize == 3 ? " (3-byte form)" : "") }
+      if t.lengthFieldSize > 0 {
+        s += " L=\(t.length)" + (t.lengthFieldSize == 3 ? " (3-byte form)" : "")
+      }
       if let a = area.reservedAreas.first(where: { $0.declaredAt == t.offset }) {
-        s += a.isLock
+        s +=
+          a.isLock
           ? ": \(a.lockBits ?? 0) lock bits at tag byte \(a.address) (\(a.size) bytes), \(a.bytesLockedPerBit ?? 0) bytes per bit"
           : ": \(a.size) reserved bytes at tag byte \(a.address)"
       }

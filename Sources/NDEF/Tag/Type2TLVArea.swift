@@ -107,12 +107,16 @@ public struct Type2TLVArea: Sendable {
     }
     let ndefs = tlvs.filter { $0.tag == .ndef }
     if ndefs.count > 1 {
-      reader.note("ndef-tlv-multiple", .info, ndefs[1].offset, "\(ndefs.count) NDEF TLVs; "
-        + "readers use the first one (at byte \(ndefs[0].offset)) (NFC Forum T2T 1.0 §2.4)")
+      reader.note(
+        "ndef-tlv-multiple", .info, ndefs[1].offset,
+        "\(ndefs.count) NDEF TLVs; "
+          + "readers use the first one (at byte \(ndefs[0].offset)) (NFC Forum T2T 1.0 §2.4)")
     }
     if ndefs.isEmpty {
-      reader.note("ndef-tlv-missing", .warning, bytes.count, "no NDEF Message TLV (0x03) in the "
-        + "data area (NFC Forum T2T 1.0 §2.3)")
+      reader.note(
+        "ndef-tlv-missing", .warning, bytes.count,
+        "no NDEF Message TLV (0x03) in the "
+          + "data area (NFC Forum T2T 1.0 §2.3)")
     }
     self.tlvs = tlvs
     self.reservedAreas = reader.areas
@@ -164,18 +168,23 @@ private struct TLVReader {
     guard !done, let (t, at) = byte() else { return nil }
     let tag = Type2TLV.Tag(t)
     if tag == .null || tag == .terminator {
-      return Type2TLV(tag: tag, offset: at, lengthFieldSize: 0, length: 0, value: [], valueOffset: at + 1)
+      return Type2TLV(
+        tag: tag, offset: at, lengthFieldSize: 0, length: 0, value: [], valueOffset: at + 1)
     }
     guard let (l0, _) = byte() else { return truncated(tag, at, "length byte") }
     var length = Int(l0)
     var lengthSize = 1
     if l0 == 0xFF {
-      guard let (hi, _) = byte(), let (lo, _) = byte() else { return truncated(tag, at, "3-byte length FF hi lo") }
+      guard let (hi, _) = byte(), let (lo, _) = byte() else {
+        return truncated(tag, at, "3-byte length FF hi lo")
+      }
       length = Int(hi) << 8 | Int(lo)
       lengthSize = 3
       if length < 0xFF {
-        note("tlv-long-length-form", .info, at, "\(tag.name) TLV uses the 3-byte length form for "
-          + "\(length) bytes; the 1-byte form covers 0–254 (NFC Forum T2T 1.0 §2.3)")
+        note(
+          "tlv-long-length-form", .info, at,
+          "\(tag.name) TLV uses the 3-byte length form for "
+            + "\(length) bytes; the 1-byte form covers 0–254 (NFC Forum T2T 1.0 §2.3)")
       }
     }
     skipReserved()
@@ -184,22 +193,30 @@ private struct TLVReader {
     value.reserveCapacity(min(length, bytes.count))
     while value.count < length, let (b, _) = byte() { value.append(b) }
     if value.count < length {
-      note("tlv-length-past-end", .error, at, "\(tag.name) TLV at byte \(at) claims \(length) "
-        + "bytes, only \(value.count) remain (NFC Forum T2T 1.0 §2.3)")
+      note(
+        "tlv-length-past-end", .error, at,
+        "\(tag.name) TLV at byte \(at) claims \(length) "
+          + "bytes, only \(value.count) remain (NFC Forum T2T 1.0 §2.3)")
       done = true
     }
-    let tlv = Type2TLV(tag: tag, offset: at, lengthFieldSize: lengthSize, length: length, value: value, valueOffset: valueOffset)
+    let tlv = Type2TLV(
+      tag: tag, offset: at, lengthFieldSize: lengthSize, length: length, value: value,
+      valueOffset: valueOffset)
     declare(tlv)
     if case .unknown(let t) = tag {
-      note("tlv-rfu", .warning, at, "TLV type 0x\(hex2(t)) is RFU; skipped using its length "
-        + "(NFC Forum T2T 1.0 §2.3)")
+      note(
+        "tlv-rfu", .warning, at,
+        "TLV type 0x\(hex2(t)) is RFU; skipped using its length "
+          + "(NFC Forum T2T 1.0 §2.3)")
     }
     return tlv
   }
 
   mutating func truncated(_ tag: Type2TLV.Tag, _ at: Int, _ what: String) -> Type2TLV? {
-    note("tlv-length-past-end", .error, at, "\(tag.name) TLV at byte \(at): data area ends before "
-      + "its \(what) (NFC Forum T2T 1.0 §2.3)")
+    note(
+      "tlv-length-past-end", .error, at,
+      "\(tag.name) TLV at byte \(at): data area ends before "
+        + "its \(what) (NFC Forum T2T 1.0 §2.3)")
     done = true
     return nil
   }
@@ -208,8 +225,10 @@ private struct TLVReader {
   mutating func declare(_ tlv: Type2TLV) {
     guard tlv.tag == .lockControl || tlv.tag == .memoryControl else { return }
     guard tlv.value.count == 3 else {
-      note("tlv-control-length", .error, tlv.offset, "\(tlv.tag.name) TLV must have a 3-byte "
-        + "value, has \(tlv.value.count) (NFC Forum T2T 1.0 §2.3.1/§2.3.2; facts §5.2)")
+      note(
+        "tlv-control-length", .error, tlv.offset,
+        "\(tlv.tag.name) TLV must have a 3-byte "
+          + "value, has \(tlv.value.count) (NFC Forum T2T 1.0 §2.3.1/§2.3.2; facts §5.2)")
       return
     }
     let v = tlv.value

@@ -23,8 +23,10 @@ public struct Type4NDEFFile: Sendable {
     if available < nlen {
       findings = [
         NDEFFinding(
-          code: "nlen-past-end", severity: .error, offset: 0, message: "\(extendedLength ? "ENLEN" : "NLEN") "
-            + "says \(nlen) bytes, the file holds \(available) after it (NFC Forum T4T; facts §6.2)")
+          code: "nlen-past-end", severity: .error, offset: 0,
+          message: "\(extendedLength ? "ENLEN" : "NLEN") "
+            + "says \(nlen) bytes, the file holds \(available) after it (NFC Forum T4T; facts §6.2)"
+        )
       ]
     } else {
       findings = []

@@ -81,11 +81,14 @@ struct NDEFStructureIssue: Sendable {
     return out
   }
 
-  private static func flagIssues(_ r: NDEFRawRecord, index: Int, into out: inout [NDEFStructureIssue]) {
+  private static func flagIssues(
+    _ r: NDEFRawRecord, index: Int, into out: inout [NDEFStructureIssue]
+  ) {
     if index == 0 && !r.mb {
       out.append(
         NDEFStructureIssue(
-          "mb-missing", minor: true, offset: r.offset, expected: "MB flag (0x80) on the first record",
+          "mb-missing", minor: true, offset: r.offset,
+          expected: "MB flag (0x80) on the first record",
           message: "first record has MB clear (header 0x\(hex2(r.header))) (NDEF 1.0 §3.2.1)",
           readersShow: "ndeflib strict: 'MB flag not set in first record'; relax decodes it; "
             + "Android NdefMessage(byte[]) rejects it ('expected MB flag')", fix: buildFix))
@@ -93,7 +96,8 @@ struct NDEFStructureIssue: Sendable {
     if index > 0 && r.mb {
       out.append(
         NDEFStructureIssue(
-          "mb-in-middle", minor: true, offset: r.offset, expected: "MB clear after the first record",
+          "mb-in-middle", minor: true, offset: r.offset,
+          expected: "MB clear after the first record",
           message: "record \(index) has MB set; only the first record may (NDEF 1.0 §3.2.1)",
           readersShow: "ndeflib strict: 'MB flag set in middle record'; Android rejects it",
           fix: buildFix))
@@ -146,7 +150,9 @@ struct NDEFStructureIssue: Sendable {
     }
   }
 
-  private static func chunkIssues(_ r: NDEFRawRecord, inChunk: Bool, into out: inout [NDEFStructureIssue]) {
+  private static func chunkIssues(
+    _ r: NDEFRawRecord, inChunk: Bool, into out: inout [NDEFStructureIssue]
+  ) {
     if inChunk && r.tnf != .unchanged {
       out.append(
         NDEFStructureIssue(
