@@ -20,6 +20,7 @@ let package = Package(
     .target(name: "NFCTracePcap", dependencies: ["NFCTrace", "CPcap"]),
     // The command-line tool: argument parsing and wiring only.
     .executableTarget(name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap"]),
+    .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "TestSupport"]),
     .testTarget(name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "TestSupport"]),

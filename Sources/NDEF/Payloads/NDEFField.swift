@@ -1,0 +1,66 @@
+/// A value in the decoded-field tree used by the text and JSON renderers.
+public indirect enum NDEFValue: Sendable, Equatable {
+  /// Text.
+  case text(String)
+  /// Integer (lengths, codes, sizes).
+  case int(Int)
+  /// Flag.
+  case bool(Bool)
+  /// Raw bytes, rendered as lower-case hex.
+  case bytes([UInt8])
+  /// An ordered list.
+  case list([NDEFValue])
+  /// A nested group of named fields.
+  case object([NDEFField])
+}
+
+/// One named decoded field, e.g. `language = "en"`.
+public struct NDEFField: Sendable, Equatable {
+  /// Field name (snake_case; JSON key).
+  public let name: String
+  /// Field value.
+  public let value: NDEFValue
+
+  /// A named value.
+  public init(_ name: String, _ value: NDEFValue) {
+    self.name = name
+    self.value = value
+  }
+
+  /// Text field.
+  public static func text(_ name: String, _ s: String) -> NDEFField { NDEFField(name, .text(s)) }
+  /// Integer field.
+  public static func int(_ name: String, _ v: Int) -> NDEFField { NDEFField(name, .int(v)) }
+  /// Bytes field.
+  public static func bytes(_ name: String, _ b: [UInt8]) -> NDEFField { NDEFField(name, .bytes(b)) }
+}
+
+/// State shared while decoding payloads: mode, nesting depth and collected findings.
+public struct NDEFDecodeContext: Sendable {
+  /// Validation mode (severity of the minor errors, URI RFU codes).
+  public let mode: NDEFValidationMode
+  /// Current nesting depth (0 = top-level message).
+  public var depth: Int
+  /// Deepest nesting allowed for Smart Poster / Handover payloads before
+  /// `nesting-too-deep` is reported.
+  public let maxDepth: Int
+  /// Findings collected so far.
+  public var findings: [NDEFFinding] = []
+
+  /// A context at depth 0.
+  public init(mode: NDEFValidationMode, maxDepth: Int = 4) {
+    self.mode = mode
+    self.depth = 0
+    self.maxDepth = maxDepth
+  }
+
+  mutating func add(
+    _ code: String, _ severity: NDEFSeverity, _ offset: Int, _ message: String,
+    readers: String? = nil, fix: String? = nil
+  ) {
+    findings.append(
+      NDEFFinding(
+        code: code, severity: severity, offset: offset, message: message, readersShow: readers,
+        fix: fix))
+  }
+}

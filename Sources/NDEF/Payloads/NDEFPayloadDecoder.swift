@@ -1,0 +1,243 @@
+/// Chooses and runs the payload decoder for a record (by TNF and TYPE).
+public enum NDEFPayloadDecoder {
+  /// Decodes `record`'s payload; problems go to `ctx.findings`. Never throws: payloads that
+  /// cannot be decoded become `.undecodable` with a finding.
+  public static func decode(_ record: NDEFRecord, context ctx: inout NDEFDecodeContext)
+    -> NDEFPayload
+  {
+    let p = record.payload
+    let at = record.payloadOffset
+    let type = String(decoding: record.type, as: UTF8.self)
+    switch record.tnf {
+    case .empty: return .empty
+    case .unknown: return .unknown(data: p)
+    case .unchanged: return .unchanged(data: p)
+    case .reserved: return .reserved(data: p)
+    case .absoluteURI:
+      checkAbsoluteURI(type, offset: record.offset, ctx: &ctx)
+      return .absoluteURI(uri: type, data: p)
+    case .wellKnown: return wellKnown(type, p, at, record: record, ctx: &ctx)
+    case .media: return media(type, p, at, offset: record.offset, ctx: &ctx)
+    case .external: return external(type, p, at, offset: record.offset, ctx: &ctx)
+    }
+  }
+
+  private static func wellKnown(
+    _ type: String, _ p: [UInt8], _ at: Int, record: NDEFRecord, ctx: inout NDEFDecodeContext
+  ) -> NDEFPayload {
+    switch type {
+    case "T":
+      return NDEFText.decode(p, offset: at, ctx: &ctx).map { .text($0) }
+        ?? .undecodable(kind: "Text", data: p)
+    case "U":
+      return NDEFURI.decode(p, offset: at, ctx: &ctx).map { .uri($0) }
+        ?? .undecodable(kind: "URI", data: p)
+    case "Sp":
+      return NDEFSmartPoster.decode(p, offset: at, ctx: &ctx).map { .smartPoster($0) }
+        ?? .undecodable(kind: "Smart Poster", data: p)
+    case "act":
+      guard p.count == 1 else { return badLength("Action", "act", 1, p, at, &ctx) }
+      return .action(p[0])
+    case "s":
+      guard p.count == 4 else { return badLength("Size", "s", 4, p, at, &ctx) }
+      return .size(UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3]))
+    case "t":
+      return .posterType(String(decoding: p, as: UTF8.self))
+    case "Hs", "Hr", "Hm", "Hi":
+      return NDEFHandover.decode(type, p, offset: at, ctx: &ctx).map { .handover($0) }
+        ?? .undecodable(kind: "Handover", data: p)
+    case "Hc":
+      return NDEFHandoverCarrier.decode(p, offset: at, ctx: &ctx).map { .handoverCarrier($0) }
+        ?? .undecodable(kind: "Handover Carrier", data: p)
+    case "ac":
+      return NDEFAlternativeCarrier.decode(p, offset: at, ctx: &ctx).map { .alternativeCarrier($0) }
+        ?? .undecodable(kind: "Alternative Carrier", data: p)
+    case "cr":
+      guard p.count == 2 else { return badLength("Collision Resolution", "cr", 2, p, at, &ctx) }
+      return .collisionResolution(UInt16(p[0]) << 8 | UInt16(p[1]))
+    case "err":
+      guard let reason = p.first else { return badLength("Handover Error", "err", 1, p, at, &ctx) }
+      return .handoverError(reason: reason, data: Array(p.dropFirst()))
+    case "Sig":
+      return NDEFSignature.decode(p, offset: at, ctx: &ctx).map { .signature($0) }
+        ?? .undecodable(kind: "Signature", data: p)
+    default:
+      return .wellKnown(type: type, data: p)
+    }
+  }
+
+  private static func badLength(
+    _ kind: String, _ type: String, _ expected: Int, _ p: [UInt8], _ at: Int,
+    _ ctx: inout NDEFDecodeContext
+  ) -> NDEFPayload {
+    ctx.add(
+      "payload-length-invalid", .error, at,
+      "\(kind) record '\(type)' needs a \(expected)-byte "
+        + "payload, has \(p.count) (NFC Forum \(type == "cr" || type == "err" ? "Connection Handover" : "Smart Poster RTD"))"
+    )
+    return .undecodable(kind: kind, data: p)
+  }
+
+  private static func media(
+    _ type: String, _ p: [UInt8], _ at: Int, offset: Int, ctx: inout NDEFDecodeContext
+  ) -> NDEFPayload {
+    let lower = type.lowercased()
+    if !isMediaType(lower) {
+      ctx.add(
+        "mime-type-invalid", .error, offset,
+        "TYPE \"\(clip(type))\" is not a valid media "
+          + "type 'type/subtype' (RFC 2046 §5, RFC 6838 §4.2; NDEF 1.0 §3.2.6)",
+        readers: "Android dispatches no intent for it; ndeflib keeps the bytes",
+        fix: "NFCNDEFPayload(format: .media, type: \"text/plain\".data(using: .utf8)!, ...) with a "
+          + "registered media type")
+    }
+    switch lower {
+    case "application/vnd.bluetooth.ep.oob", "application/vnd.bluetooth.le.oob":
+      return NDEFBluetoothOOB.decode(lower, p, offset: at, ctx: &ctx).map { .bluetoothOOB($0) }
+        ?? .undecodable(kind: "Bluetooth OOB", data: p)
+    case "application/vnd.wfa.wsc":
+      return NDEFWiFiSimpleConfig.decode(p, offset: at, ctx: &ctx).map { .wifiSimpleConfig($0) }
+        ?? .undecodable(kind: "Wi-Fi Simple Config", data: p)
+    case "text/vcard", "text/x-vcard":
+      return .vcard(textOrNote(p, at, type, &ctx))
+    default:
+      if lower.hasPrefix("text/") {
+        return .mimeText(type: type, text: textOrNote(p, at, type, &ctx))
+      }
+      return .mime(type: type, data: p)
+    }
+  }
+
+  private static func textOrNote(
+    _ p: [UInt8], _ at: Int, _ type: String, _ ctx: inout NDEFDecodeContext
+  ) -> String {
+    if let s = NDEFText.utf8(p[...]) { return s }
+    ctx.add(
+      "mime-text-not-utf8", .warning, at,
+      "\(type) payload is not valid UTF-8; shown with "
+        + "replacement characters (RFC 2046 §4.1.2: charset defaults vary)")
+    return String(decoding: p, as: UTF8.self)
+  }
+
+  /// `type "/" subtype` of RFC 6838 restricted-name characters (parameters after `;` allowed).
+  public static func isMediaType(_ s: String) -> Bool {
+    let main = s.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    let parts = main.trimmingSpaces().split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2 else { return false }
+    return parts.allSatisfy { part in
+      guard let f = part.utf8.first, (1...127).contains(part.count), isAlnum(f) else {
+        return false
+      }
+      return part.utf8.allSatisfy { isAlnum($0) || "!#$&-^_.+".utf8.contains($0) }
+    }
+  }
+
+  static func isAlnum(_ c: UInt8) -> Bool { NDEFText.isLetter(c) || (c >= 0x30 && c <= 0x39) }
+
+  private static func checkAbsoluteURI(_ type: String, offset: Int, ctx: inout NDEFDecodeContext) {
+    let scheme = type.prefix(while: { $0 != ":" })
+    let ok =
+      type.contains(":") && !scheme.isEmpty
+      && scheme.utf8.allSatisfy {
+        isAlnum($0) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E
+      } && scheme.utf8.first.map(NDEFText.isLetter) == true
+    if !ok {
+      ctx.add(
+        "absolute-uri-invalid", .error, offset,
+        "TNF 3 TYPE \"\(clip(type))\" is not an "
+          + "absolute URI 'scheme:…' (RFC 3986 §4.3; NDEF 1.0 §3.2.6)",
+        fix: "for a link use NFCNDEFPayload.wellKnownTypeURIPayload(url:) (TNF 1 'U')")
+    }
+  }
+
+  private static func external(
+    _ type: String, _ p: [UInt8], _ at: Int, offset: Int, ctx: inout NDEFDecodeContext
+  ) -> NDEFPayload {
+    if type.lowercased() == "android.com:pkg" {
+      let name = String(decoding: p, as: UTF8.self)
+      if !isJavaPackage(name) {
+        ctx.add(
+          "aar-package-invalid", .error, at,
+          "Android Application Record package "
+            + "\"\(clip(name))\" is not a valid package name (dot-separated Java identifiers, at "
+            + "least two parts; facts §7.8)",
+          readers: "Android finds no app and opens Play "
+            + "Store search for the literal string, or ignores the record",
+          fix:
+            "NFCNDEFPayload(format: .nfcExternal, type: \"android.com:pkg\".data(using: .utf8)!, "
+            + "identifier: Data(), payload: \"com.example.app\".data(using: .utf8)!)")
+      }
+      return .androidApplication(package: name)
+    }
+    let parts = type.split(separator: ":", omittingEmptySubsequences: false)
+    if parts.count < 2 || parts[0].isEmpty || parts.last?.isEmpty == true {
+      ctx.add(
+        "external-type-invalid", .warning, offset,
+        "external TYPE \"\(clip(type))\" is not "
+          + "'domain:type' (NFC Forum RTD 1.0 §2.3.2)",
+        readers: "Android builds the intent type "
+          + "vnd.android.nfc://ext/\(type.lowercased())")
+    }
+    return .external(type: type, data: p)
+  }
+
+  /// Android package name: `[A-Za-z][A-Za-z0-9_]*` parts joined by `.`, at least two parts.
+  public static func isJavaPackage(_ s: String) -> Bool {
+    let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count >= 2 else { return false }
+    return parts.allSatisfy { part in
+      guard let f = part.utf8.first, NDEFText.isLetter(f) else { return false }
+      return part.utf8.allSatisfy { isAlnum($0) || $0 == 0x5F }
+    }
+  }
+
+  /// Parses a nested message (Smart Poster, Handover) at `offset` one level deeper.
+  /// Returns nil (with `nesting-too-deep`) past `ctx.maxDepth`; reports inner structural
+  /// findings plus one `nested-message-broken` when the inner message breaks NDEF rules.
+  static func nested(
+    _ bytes: [UInt8], offset: Int, owner: String, ctx: inout NDEFDecodeContext
+  ) -> [NDEFDecodedRecord]? {
+    guard ctx.depth < ctx.maxDepth else {
+      ctx.add(
+        "nesting-too-deep", .error, offset,
+        "\(owner) payload nests messages deeper than "
+          + "\(ctx.maxDepth) levels; not decoded further")
+      return nil
+    }
+    let inner = NDEFMessageParser.parse(
+      bytes, mode: ctx.mode == .strict ? .relax : ctx.mode, base: offset)
+    let broken = inner.findings.contains {
+      $0.severity == .error
+        || ["mb-missing", "me-missing", "mb-in-middle", "cf-on-last"].contains($0.code)
+    }
+    if broken {
+      ctx.add(
+        "nested-message-broken", .error, offset,
+        "the \(owner) payload is not a valid NDEF "
+          + "message (inner MB/ME/lengths; NDEF 1.0 §2.3.1)",
+        readers: "ndeflib raises "
+          + "DecodeError for the outer record; Android shows the record without its content",
+        fix: "build the nested message with NFCNDEFMessage(records:) and use its bytes")
+    }
+    for f in inner.findings {
+      ctx.findings.append(
+        NDEFFinding(
+          code: f.code, severity: f.severity, offset: f.offset,
+          message: "in \(owner): " + f.message, readersShow: f.readersShow, fix: f.fix))
+    }
+    ctx.depth += 1
+    defer { ctx.depth -= 1 }
+    return inner.message.records.map { r in
+      NDEFDecodedRecord(record: r, payload: decode(r, context: &ctx))
+    }
+  }
+}
+
+extension Substring {
+  func trimmingSpaces() -> Substring {
+    var s = self
+    while s.first == " " { s = s.dropFirst() }
+    while s.last == " " { s = s.dropLast() }
+    return s
+  }
+}

@@ -1,0 +1,197 @@
+extension NDEFPayload {
+  /// Decoded fields for the renderers. Wi-Fi network keys are shown as "present, N bytes"
+  /// unless `showSecrets` is true.
+  public func fields(showSecrets: Bool = false) -> [NDEFField] {
+    switch self {
+    case .text(let t): return textFields(t)
+    case .uri(let u): return uriFields(u)
+    case .smartPoster(let sp): return posterFields(sp, showSecrets)
+    case .action(let a):
+      return [.int("action", Int(a)), .text("meaning", NDEFSmartPoster.actionName(a))]
+    case .size(let s): return [.int("size", Int(s))]
+    case .posterType(let t): return [.text("type", t)]
+    case .handover(let h):
+      return [
+        .text("version", h.versionString),
+        NDEFField("records", .list(h.records.map { $0.value(showSecrets) })),
+      ]
+    case .handoverCarrier(let c):
+      return [
+        .int("ctf", Int(c.ctf)), textOrHex("carrier_type", c.carrierType),
+        .bytes("carrier_data", c.carrierData),
+      ]
+    case .alternativeCarrier(let a):
+      return [
+        .int("cps", Int(a.cps)), .text("cps_name", a.cpsName),
+        textOrHex("data_reference", a.dataReference),
+        NDEFField("auxiliary_references", .list(a.auxiliaryReferences.map { textOrHexValue($0) })),
+      ]
+    case .collisionResolution(let n): return [.int("random_number", Int(n))]
+    case .handoverError(let reason, let data):
+      return [.int("reason", Int(reason)), .bytes("data", data)]
+    case .signature(let s): return signatureFields(s)
+    case .bluetoothOOB(let b): return bluetoothFields(b)
+    case .wifiSimpleConfig(let w): return wifiFields(w, showSecrets)
+    case .vcard(let s): return [.text("vcard", s)]
+    case .mimeText(let type, let text): return [.text("media_type", type), .text("text", text)]
+    case .mime(let type, let data):
+      return [.text("media_type", type), .int("length", data.count), .bytes("data", data)]
+    case .androidApplication(let pkg): return [.text("package", pkg)]
+    case .external(let type, let data):
+      return [.text("external_type", type), .int("length", data.count), .bytes("data", data)]
+    case .absoluteURI(let uri, let data):
+      return [.text("uri", uri), .int("length", data.count), .bytes("data", data)]
+    case .wellKnown(let type, let data):
+      return [.text("well_known_type", type), .int("length", data.count), .bytes("data", data)]
+    case .empty: return []
+    case .unknown(let d), .unchanged(let d), .reserved(let d):
+      return [.int("length", d.count), .bytes("data", d)]
+    case .undecodable(_, let d): return [.int("length", d.count), .bytes("data", d)]
+    }
+  }
+
+  private func textFields(_ t: NDEFText) -> [NDEFField] {
+    var f: [NDEFField] = [.text("encoding", t.encoding.rawValue)]
+    if t.encoding != .utf8 { f.append(NDEFField("bom", .bool(t.byteOrderMark))) }
+    f += [.text("language", t.language), .text("text", t.text)]
+    return f
+  }
+
+  private func uriFields(_ u: NDEFURI) -> [NDEFField] {
+    [
+      .int("identifier_code", Int(u.code)),
+      .text("prefix", u.prefix ?? "(RFU code, no prefix)"), .text("uri", u.uri),
+    ]
+  }
+
+  private func posterFields(_ sp: NDEFSmartPoster, _ secrets: Bool) -> [NDEFField] {
+    var f: [NDEFField] = []
+    if let uri = sp.uri { f.append(.text("uri", uri)) }
+    if !sp.titles.isEmpty {
+      f.append(NDEFField("titles", .object(sp.titles.map { .text($0.language, $0.text) })))
+    }
+    if let a = sp.action { f.append(.text("action", "\(a) (\(NDEFSmartPoster.actionName(a)))")) }
+    if let s = sp.size { f.append(.int("size", Int(s))) }
+    if let t = sp.type { f.append(.text("type", t)) }
+    for icon in sp.icons { f.append(.text("icon", "\(icon.type), \(icon.bytes) bytes")) }
+    f.append(NDEFField("records", .list(sp.records.map { $0.value(secrets) })))
+    return f
+  }
+
+  private func signatureFields(_ s: NDEFSignature) -> [NDEFField] {
+    var f: [NDEFField] = [
+      .text("version", "\(s.version >> 4).\(s.version & 0x0F)"),
+      .int("signature_type", Int(s.signatureType)),
+      .text("signature_type_name", s.signatureTypeName ?? "RFU"),
+      .int("hash_type", Int(s.hashType)),
+      NDEFField("signature_uri_present", .bool(s.signatureURIPresent)),
+      s.signatureURIPresent
+        ? .text("signature_uri", String(decoding: s.signature, as: UTF8.self))
+        : .int("signature_length", s.signature.count),
+    ]
+    if let fmt = s.certificateFormat {
+      f.append(.text("certificate_format", fmt == 0 ? "X.509" : fmt == 1 ? "M2M" : "RFU \(fmt)"))
+      f.append(.int("certificates", s.certificates.count))
+    }
+    if let uri = s.certificateURI {
+      f.append(.text("certificate_uri", String(decoding: uri, as: UTF8.self)))
+    }
+    return f
+  }
+
+  private func bluetoothFields(_ b: NDEFBluetoothOOB) -> [NDEFField] {
+    var f: [NDEFField] = []
+    if let l = b.oobLength { f.append(.int("oob_length", Int(l))) }
+    if let a = b.addressString { f.append(.text("address", a)) }
+    for e in b.fields { f.append(eirField(e)) }
+    return f
+  }
+
+  private func eirField(_ e: NDEFBluetoothOOB.Field) -> NDEFField {
+    let key = e.name.lowercased().replacingSpaces()
+    switch e.type {
+    case 0x08, 0x09: return .text(key, String(decoding: e.data, as: UTF8.self))
+    case 0x0D:
+      let v = e.data.reversed().map(hex2).joined()
+      return .text(key, "0x" + v)
+    case 0x1C:
+      let roles = [
+        "peripheral only", "central only", "peripheral and central, peripheral preferred",
+        "peripheral and central, central preferred",
+      ]
+      let r = e.data.first.map { Int($0) < roles.count ? roles[Int($0)] : "RFU \($0)" } ?? "missing"
+      return .text(key, r)
+    case 0x1B where e.data.count == 7:
+      let addr = e.data.prefix(6).reversed().map { hex2($0).uppercased() }.joined(separator: ":")
+      return .text(key, addr + (e.data[6] & 1 == 0 ? " (public)" : " (random)"))
+    case 0x19 where e.data.count == 2:
+      return .int(key, Int(e.data[0]) | Int(e.data[1]) << 8)
+    case 0x02, 0x03:
+      return .text(
+        key,
+        stride(from: 0, to: e.data.count - 1, by: 2).map {
+          "0x" + hex2(e.data[$0 + 1]) + hex2(e.data[$0])
+        }.joined(separator: ", "))
+    default:
+      return .bytes(key, e.data)
+    }
+  }
+
+  private func wifiFields(_ w: NDEFWiFiSimpleConfig, _ secrets: Bool) -> [NDEFField] {
+    func attrs(_ list: [NDEFWiFiSimpleConfig.Attribute]) -> [NDEFField] {
+      list.map { a in
+        let key = a.name.lowercased().replacingSpaces()
+        let v16 = a.value.count == 2 ? UInt16(a.value[0]) << 8 | UInt16(a.value[1]) : nil
+        switch a.type {
+        case 0x100E: return NDEFField(key, .object(attrs(a.children)))
+        case 0x1045: return textOrHex(key, a.value)
+        case 0x1027:
+          return secrets ? textOrHex(key, a.value) : .text(key, "present, \(a.value.count) bytes")
+        case 0x1003 where v16 != nil:
+          return .text(key, NDEFWiFiSimpleConfig.authenticationNames(v16 ?? 0))
+        case 0x100F where v16 != nil:
+          return .text(key, NDEFWiFiSimpleConfig.encryptionNames(v16 ?? 0))
+        case 0x1020 where a.value.count == 6:
+          return .text(key, a.value.map { hex2($0).uppercased() }.joined(separator: ":"))
+        case 0x104A where a.value.count == 1:
+          return .text(key, "\(a.value[0] >> 4).\(a.value[0] & 0x0F)")
+        case 0x1026 where a.value.count == 1: return .int(key, Int(a.value[0]))
+        default: return .bytes(key, a.value)
+        }
+      }
+    }
+    return attrs(w.attributes)
+  }
+}
+
+extension NDEFDecodedRecord {
+  /// The record as a field object: tnf, type, id, kind and decoded fields (nested records).
+  func value(_ showSecrets: Bool) -> NDEFValue {
+    var f: [NDEFField] = [
+      .int("tnf", Int(record.tnf.rawValue)), .text("tnf_name", record.tnf.name),
+      textOrHex("type", record.type), textOrHex("id", record.id), .text("kind", payload.kindName),
+    ]
+    f.append(NDEFField("decoded", .object(payload.fields(showSecrets: showSecrets))))
+    return .object(f)
+  }
+}
+
+/// Text when printable ASCII/UTF-8 without controls, else hex bytes.
+func textOrHex(_ name: String, _ bytes: [UInt8]) -> NDEFField {
+  NDEFField(name, textOrHexValue(bytes))
+}
+
+func textOrHexValue(_ bytes: [UInt8]) -> NDEFValue {
+  if let s = NDEFText.utf8(bytes[...]),
+    !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+  {
+    return .text(s)
+  }
+  return .bytes(bytes)
+}
+
+extension String {
+  func replacingSpaces() -> String {
+    String(map { $0 == " " || $0 == "-" || $0 == "/" ? "_" : $0 })
+  }
+}

@@ -1,0 +1,247 @@
+/// One TLV of a Type 2 Tag data area (NFC Forum T2T 1.0 §2.3; facts §5.1).
+public struct Type2TLV: Sendable, Equatable {
+  /// TLV type byte.
+  public enum Tag: Sendable, Equatable {
+    /// 0x00, single padding byte, no length.
+    case null
+    /// 0x01, position of dynamic lock bits (3-byte value).
+    case lockControl
+    /// 0x02, position of reserved bytes (3-byte value).
+    case memoryControl
+    /// 0x03, NDEF message (length 0 = empty).
+    case ndef
+    /// 0xFD, vendor data.
+    case proprietary
+    /// 0xFE, last TLV, no length.
+    case terminator
+    /// Any other value (RFU).
+    case unknown(UInt8)
+
+    init(_ t: UInt8) {
+      switch t {
+      case 0x00: self = .null
+      case 0x01: self = .lockControl
+      case 0x02: self = .memoryControl
+      case 0x03: self = .ndef
+      case 0xFD: self = .proprietary
+      case 0xFE: self = .terminator
+      default: self = .unknown(t)
+      }
+    }
+
+    /// Name: "NULL", "Lock Control", "Memory Control", "NDEF Message", "Proprietary",
+    /// "Terminator", "RFU 0xNN".
+    public var name: String {
+      switch self {
+      case .null: return "NULL"
+      case .lockControl: return "Lock Control"
+      case .memoryControl: return "Memory Control"
+      case .ndef: return "NDEF Message"
+      case .proprietary: return "Proprietary"
+      case .terminator: return "Terminator"
+      case .unknown(let t): return "RFU 0x" + hex2(t)
+      }
+    }
+  }
+
+  /// TLV type.
+  public let tag: Tag
+  /// Input offset of the T byte.
+  public let offset: Int
+  /// Size of the L field: 0 (NULL, Terminator), 1, or 3 (`FF hi lo`).
+  public let lengthFieldSize: Int
+  /// Value length from L.
+  public let length: Int
+  /// Value bytes, with reserved/lock bytes inside it skipped (may be shorter than `length`
+  /// when the area ends first).
+  public let value: [UInt8]
+  /// Input offset of the first value byte.
+  public let valueOffset: Int
+}
+
+/// Bytes declared by a Lock Control or Memory Control TLV (facts §5.2): readers skip them when
+/// reading TLVs and NDEF data.
+public struct Type2ReservedArea: Sendable, Equatable {
+  /// Lock bits (Lock Control) or reserved memory (Memory Control).
+  public let isLock: Bool
+  /// Byte address in tag memory: PageAddr × 2^BytesPerPage + ByteOffset.
+  public let address: Int
+  /// Size in bytes: ceil(lock bits / 8) or the reserved size.
+  public let size: Int
+  /// Lock Control only: number of lock bits (0 in the TLV = 256).
+  public let lockBits: Int?
+  /// Lock Control only: bytes locked per lock bit (2^n).
+  public let bytesLockedPerBit: Int?
+  /// Input offset of the declaring TLV.
+  public let declaredAt: Int
+}
+
+/// A parsed Type 2 Tag TLV area (NFC Forum T2T 1.0 §2.3 / §2.4; facts §5): every TLV with its
+/// offset, the areas declared by Lock/Memory Control TLVs (skipped), the first NDEF TLV.
+public struct Type2TLVArea: Sendable {
+  /// Tag byte address of the first input byte (16 = page 4, the start of the data area).
+  public let baseAddress: Int
+  /// TLVs in order, up to and including the Terminator.
+  public let tlvs: [Type2TLV]
+  /// Areas declared by Lock Control / Memory Control TLVs.
+  public let reservedAreas: [Type2ReservedArea]
+  /// Findings (truncated TLVs, several NDEF TLVs, RFU TLV types), offsets in the input.
+  public let findings: [NDEFFinding]
+
+  /// The first NDEF Message TLV (the one readers use).
+  public var ndef: Type2TLV? { tlvs.first { $0.tag == .ndef } }
+  /// The NDEF message bytes of the first NDEF TLV (empty for `03 00`).
+  public var ndefMessage: [UInt8]? { ndef?.value }
+
+  /// Parses a data area. `bytes` starts at tag byte address `baseAddress` (16 for page 4,
+  /// 0 when a whole memory dump is given — then the first 16 bytes are skipped).
+  /// Never throws: damage is reported in `findings` and parsing stops there.
+  public init(parsing bytes: [UInt8], baseAddress: Int = 16) {
+    var reader = TLVReader(bytes: bytes, base: baseAddress)
+    if baseAddress < 16 { reader.position = 16 - baseAddress }
+    self.baseAddress = baseAddress
+    var tlvs: [Type2TLV] = []
+    while let tlv = reader.next() {
+      tlvs.append(tlv)
+      if tlv.tag == .terminator { break }
+    }
+    let ndefs = tlvs.filter { $0.tag == .ndef }
+    if ndefs.count > 1 {
+      reader.note(
+        "ndef-tlv-multiple", .info, ndefs[1].offset,
+        "\(ndefs.count) NDEF TLVs; "
+          + "readers use the first one (at byte \(ndefs[0].offset)) (NFC Forum T2T 1.0 §2.4)")
+    }
+    if ndefs.isEmpty {
+      reader.note(
+        "ndef-tlv-missing", .warning, bytes.count,
+        "no NDEF Message TLV (0x03) in the "
+          + "data area (NFC Forum T2T 1.0 §2.3)")
+    }
+    self.tlvs = tlvs
+    self.reservedAreas = reader.areas
+    self.findings = reader.findings
+  }
+}
+
+/// Walks the TLVs, skipping bytes inside declared lock/reserved areas.
+private struct TLVReader {
+  let bytes: [UInt8]
+  let base: Int
+  var position = 0
+  var areas: [Type2ReservedArea] = []
+  var findings: [NDEFFinding] = []
+  var done = false
+
+  init(bytes: [UInt8], base: Int) {
+    self.bytes = bytes
+    self.base = base
+  }
+
+  mutating func note(_ code: String, _ sev: NDEFSeverity, _ offset: Int, _ message: String) {
+    findings.append(NDEFFinding(code: code, severity: sev, offset: offset, message: message))
+  }
+
+  /// Moves past reserved bytes; returns the next readable byte and its offset.
+  mutating func byte() -> (UInt8, Int)? {
+    skipReserved()
+    guard position < bytes.count else { return nil }
+    defer { position += 1 }
+    return (bytes[position], position)
+  }
+
+  mutating func skipReserved() {
+    var moved = true
+    while moved {
+      moved = false
+      for a in areas {
+        let start = a.address - base
+        if position >= start && position < start + a.size {
+          position = start + a.size
+          moved = true
+        }
+      }
+    }
+  }
+
+  mutating func next() -> Type2TLV? {
+    guard !done, let (t, at) = byte() else { return nil }
+    let tag = Type2TLV.Tag(t)
+    if tag == .null || tag == .terminator {
+      return Type2TLV(
+        tag: tag, offset: at, lengthFieldSize: 0, length: 0, value: [], valueOffset: at + 1)
+    }
+    guard let (l0, _) = byte() else { return truncated(tag, at, "length byte") }
+    var length = Int(l0)
+    var lengthSize = 1
+    if l0 == 0xFF {
+      guard let (hi, _) = byte(), let (lo, _) = byte() else {
+        return truncated(tag, at, "3-byte length FF hi lo")
+      }
+      length = Int(hi) << 8 | Int(lo)
+      lengthSize = 3
+      if length < 0xFF {
+        note(
+          "tlv-long-length-form", .info, at,
+          "\(tag.name) TLV uses the 3-byte length form for "
+            + "\(length) bytes; the 1-byte form covers 0–254 (NFC Forum T2T 1.0 §2.3)")
+      }
+    }
+    skipReserved()
+    let valueOffset = position
+    var value: [UInt8] = []
+    value.reserveCapacity(min(length, bytes.count))
+    while value.count < length, let (b, _) = byte() { value.append(b) }
+    if value.count < length {
+      note(
+        "tlv-length-past-end", .error, at,
+        "\(tag.name) TLV at byte \(at) claims \(length) "
+          + "bytes, only \(value.count) remain (NFC Forum T2T 1.0 §2.3)")
+      done = true
+    }
+    let tlv = Type2TLV(
+      tag: tag, offset: at, lengthFieldSize: lengthSize, length: length, value: value,
+      valueOffset: valueOffset)
+    declare(tlv)
+    if case .unknown(let t) = tag {
+      note(
+        "tlv-rfu", .warning, at,
+        "TLV type 0x\(hex2(t)) is RFU; skipped using its length "
+          + "(NFC Forum T2T 1.0 §2.3)")
+    }
+    return tlv
+  }
+
+  mutating func truncated(_ tag: Type2TLV.Tag, _ at: Int, _ what: String) -> Type2TLV? {
+    note(
+      "tlv-length-past-end", .error, at,
+      "\(tag.name) TLV at byte \(at): data area ends before "
+        + "its \(what) (NFC Forum T2T 1.0 §2.3)")
+    done = true
+    return nil
+  }
+
+  /// Lock Control / Memory Control value (facts §5.2).
+  mutating func declare(_ tlv: Type2TLV) {
+    guard tlv.tag == .lockControl || tlv.tag == .memoryControl else { return }
+    guard tlv.value.count == 3 else {
+      note(
+        "tlv-control-length", .error, tlv.offset,
+        "\(tlv.tag.name) TLV must have a 3-byte "
+          + "value, has \(tlv.value.count) (NFC Forum T2T 1.0 §2.3.1/§2.3.2; facts §5.2)")
+      return
+    }
+    let v = tlv.value
+    let pageAddr = Int(v[0] >> 4)
+    let byteOffset = Int(v[0] & 0x0F)
+    let bytesPerPage = 1 << Int(v[2] & 0x0F)
+    let address = pageAddr * bytesPerPage + byteOffset
+    let isLock = tlv.tag == .lockControl
+    let count = v[1] == 0 ? 256 : Int(v[1])
+    areas.append(
+      Type2ReservedArea(
+        isLock: isLock, address: address, size: isLock ? (count + 7) / 8 : count,
+        lockBits: isLock ? count : nil, bytesLockedPerBit: isLock ? 1 << Int(v[2] >> 4) : nil,
+        declaredAt: tlv.offset))
+  }
+}

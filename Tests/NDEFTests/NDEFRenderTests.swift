@@ -1,0 +1,108 @@
+import Foundation
+import NDEF
+import Testing
+
+@Suite("NDEF renderers and nfctrace ndef")
+struct NDEFRenderTests {
+  static let bose =
+    "03 43 DA 20 1E 01 61 70 70 6C 69 63 61 74 69 6F 6E 2F 76 6E 64 2E 62 6C 75 65 74 6F 6F 74 68 2E 65 70 2E 6F 6F 62 30 1E 00 8F 08 00 0E 02 00 15 09 42 6F 73 65 20 51 75 69 65 74 43 6F 6D 66 6F 72 74 20 33 35 FE"
+
+  @Test("Text tree of the Bose tag (--tlv)")
+  func textTree() {
+    let r = NDEFCommand.run(input: Self.bose, options: NDEFCommandOptions(tlv: true, mode: .strict))
+    #expect(r.failed == false)
+    #expect(
+      r.output == """
+        Type 2 TLV area (input byte 0 = tag byte 16): 2 TLVs
+        ├─ @0 NDEF Message L=67
+        └─ @69 Terminator
+        NDEF message (strict): 1 record, 67 bytes
+        └─ record 0 @2 [MB ME SR IL] TNF 2 Media type "application/vnd.bluetooth.ep.oob" id "0", payload 30 bytes: Bluetooth BR/EDR OOB
+           ├─ oob_length: 30
+           ├─ address: "00:02:0E:00:08:8F"
+           └─ complete_local_name: "Bose QuietComfort 35"
+        Findings: none
+
+        """)
+  }
+
+  @Test("JSON of a record with findings parses and has the documented keys")
+  func json() throws {
+    let r = NDEFCommand.run(
+      input: "D1 01 17 55 61 68 74 74 70 73 3a 2f 2f 77 77 77 2e 65 78 61 6d 70 6c 65 2e 63 6e",
+      options: NDEFCommandOptions(format: .json))
+    #expect(r.failed == false)
+    let obj = try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any]
+    let rec = try #require((obj?["records"] as? [[String: Any]])?.first)
+    #expect(rec["tnf"] as? Int == 1)
+    #expect(rec["tnf_name"] as? String == "Well-known")
+    #expect(rec["type"] as? String == "U")
+    #expect(rec["id"] as? String == "")
+    #expect(rec["payload"] as? String == "61" + hexString(Array("https://www.example.cn".utf8)))
+    #expect((rec["decoded"] as? [String: Any])?["uri"] as? String == "https://www.example.cn")
+    let f = try #require((obj?["findings"] as? [[String: Any]])?.first)
+    #expect(f["code"] as? String == "uri-code-reserved")
+    #expect(f["severity"] as? String == "warning")
+    #expect(f["offset"] as? Int == 4)
+    #expect(
+      (f["fix"] as? String)?.hasPrefix("write it with NFCNDEFPayload.wellKnownTypeURIPayload(url:)")
+        == true)
+    let strict = NDEFCommand.run(
+      input: "D1:01:17:55:61:68:74:74:70:73:3a:2f:2f:77:77:77:2e:65:78:61:6d:70:6c:65:2e:63:6e",
+      options: NDEFCommandOptions(mode: .strict))
+    #expect(strict.failed)
+    #expect(
+      strict.output.contains("  error uri-code-reserved @4: identifier code 0x61 ('a') is RFU"))
+  }
+
+  @Test("Bad input names the character position; @FILE and - are read")
+  func inputs() {
+    let bad = NDEFCommand.run(input: "D1 0G", options: NDEFCommandOptions())
+    #expect(bad.failed)
+    #expect(
+      bad.output
+        == "error: invalid character 'G' at character 4 (expected hex digit 0-9 a-f or a separator)\n"
+    )
+    let odd = NDEFCommand.run(input: "D1 0", options: NDEFCommandOptions(format: .json))
+    #expect(
+      odd.output
+        == "{\"error\":{\"code\":\"input-hex-odd\",\"offset\":3,\"message\":\"odd number of hex digits: the digit at character 3 has no partner\",\"expected\":\"two hex digits per byte\"}}\n"
+    )
+    let file = NDEFCommand.run(
+      input: "@x.bin", options: NDEFCommandOptions(), readFile: { _ in [0xD0, 0x00, 0x00] },
+      readStdin: { [] })
+    #expect(file.failed == false)
+    #expect(
+      file.output.hasPrefix(
+        "NDEF message (relax): 1 record, 3 bytes\n└─ record 0 @0 [MB ME SR] TNF 0 Empty, payload 0 bytes: Empty\n"
+      ))
+    let stdinHex = NDEFCommand.run(
+      input: "-", options: NDEFCommandOptions(), readStdin: { Array("d0 00 00\n".utf8) })
+    #expect(stdinHex.output == file.output)
+    let stdinBin = NDEFCommand.run(
+      input: "-", options: NDEFCommandOptions(), readStdin: { [0xD0, 0x00, 0x00] })
+    #expect(stdinBin.output == file.output)
+    let missing = NDEFCommand.run(input: "@/nonexistent/x", options: NDEFCommandOptions())
+    #expect(missing.failed)
+    #expect(missing.output.hasPrefix("error: cannot read /nonexistent/x"))
+  }
+
+  @Test("Chunked record and findings in the text renderer")
+  func chunkedText() {
+    let r = NDEFCommand.run(
+      input: "B2 03 02 74 2F 78 61 62 36 00 02 63 64 56 00 01 65 00", options: NDEFCommandOptions())
+    #expect(
+      r.output.contains(
+        "└─ record 0 @0 [MB ME CF SR] TNF 2 Media type \"t/x\", payload 5 bytes in 3 chunks (2+2+1): MIME\n"
+      ))
+    #expect(
+      r.output.hasSuffix(
+        """
+        Findings (1):
+          warning trailing-bytes @17: 1 byte(s) after the record with ME are not part of the message (NDEF 1.0 §3.2.2)
+            readers show: ndeflib and most readers stop at ME and ignore them
+            fix: write exactly the message bytes (NFCNDEFTag.writeNDEF(_:) does)
+
+        """))
+  }
+}
