@@ -11,6 +11,7 @@ let topUsage = """
 
   commands:
     timeline FILE     annotated timeline of a capture, layer by layer
+    ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
 
@@ -28,6 +29,7 @@ func run(_ argv: [String]) -> Int32 {
   let commands: [String: (usage: String, run: ([String]) throws -> Int32)] = [
     "timeline": (TimelineCommand.usage, TimelineCommand.run),
     "formats": ("nfctrace formats", FormatsCommand.run),
+    "ndef": (NDEFCommandCLI.usage, NDEFCommandCLI.run),
   ]
   switch command {
   case "-h", "--help", "help":

@@ -31,7 +31,7 @@ enum NDEFLibOracle {
     try corpus.map(hexString).joined(separator: "\n").appending("\n").write(
       to: input, atomically: true, encoding: .utf8)
     let out = dir.appendingPathComponent("out.jsonl")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     let handle = try FileHandle(forWritingTo: out)
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -1,0 +1,29 @@
+import Foundation
+import NDEF
+
+/// `nfctrace ndef INPUT [--tlv] [--mode strict|relax|ignore] [--format text|json] [--show-secrets]`.
+enum NDEFCommandCLI {
+  static let usage =
+    "nfctrace ndef INPUT [--tlv] [--mode strict|relax|ignore] [--format text|json] [--show-secrets]"
+    + "\n  INPUT: hex (spaces and colons allowed), @FILE (binary), or - (standard input)"
+
+  static func run(_ args: [String]) throws -> Int32 {
+    let a = try Arguments(
+      args, options: ["--mode", "--format"], flags: ["--tlv", "--show-secrets"])
+    let input = try a.singleInput()
+    let mode: NDEFValidationMode
+    switch try a.choice("--mode", ["strict", "relax", "ignore"], default: "relax") {
+    case "strict": mode = .strict
+    case "ignore": mode = .ignore
+    default: mode = .relax
+    }
+    let json = try a.choice("--format", ["text", "json"], default: "text") == "json"
+    let options = NDEFCommandOptions(
+      tlv: a.flag("--tlv"), mode: mode, format: json ? .json : .text,
+      showSecrets: a.flag("--show-secrets"))
+    let result = NDEFCommand.run(input: input, options: options)
+    FileHandle.standardOutput.write(Data(result.output.utf8))
+    if !result.output.hasSuffix("\n") { print() }
+    return result.failed ? 3 : 0
+  }
+}
