@@ -9,41 +9,32 @@ enum TimelineCommand {
     let a = try Arguments(args, options: ["--format", "--input-format"], flags: ["--no-color"])
     let path = try a.singleInput()
     let format = try a.choice("--format", ["text", "json"], default: "text")
-    let (traceFormat, importer) = try openTrace(path, formatName: a.value("--input-format"))
-    var pipeline = FramePipeline(importer: importer)
     let out = OutputBuffer()
-    var failure: TraceError?
+    let result: AnalyzedTrace
     if format == "json" {
-      let r = TimelineJSONRenderer(
-        out: out, path: path, format: traceFormat.name, version: Version.string)
-      failure = pump(&pipeline) { r.render($0) }
-      r.finish(sessions: pipeline.sessions, warnings: pipeline.warnings, error: failure)
+      var renderer: TimelineJSONRenderer?
+      result = try analyzeTrace(path, formatName: a.value("--input-format")) { _ in
+      } onFrame: { f in
+        renderer?.render(f)
+      } onStart: { format in
+        renderer = TimelineJSONRenderer(
+          out: out, path: path, format: format.name, version: Version.string)
+      }
+      renderer?.finish(sessions: result.sessions, warnings: result.warnings, error: result.error)
     } else {
       let color = !a.flag("--no-color") && isatty(1) == 1 && getenv("NO_COLOR") == nil
       let r = TimelineTextRenderer(out: out, color: color)
-      failure = pump(&pipeline) { r.render($0) }
+      result = try analyzeTrace(path, formatName: a.value("--input-format")) { e in
+        r.render(e)
+      } onFrame: { f in
+        r.render(f)
+      }
       r.finish()
     }
     out.flush()
-    if format == "text" { reportWarnings(pipeline.warnings) }
-    if let failure { throw failure }
+    if format == "text" { reportWarnings(result.warnings) }
+    if let failure = result.error { throw failure }
     return 0
-  }
-
-  /// Runs the pipeline to the end or to the import error, rendering every frame decoded.
-  private static func pump(_ p: inout FramePipeline, _ render: (DecodedFrame) -> Void) -> TraceError? {
-    do {
-      while let f = try p.next() { render(f) }
-      return nil
-    } catch let e as TraceError {
-      for f in p.drain() { render(f) }
-      return e
-    } catch {
-      for f in p.drain() { render(f) }
-      return TraceError(
-        .malformed, at: SourceLocation(file: "?", unit: "record", record: 0, offset: 0),
-        "\(error)")
-    }
   }
 }
 

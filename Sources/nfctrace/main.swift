@@ -11,6 +11,7 @@ let topUsage = """
 
   commands:
     timeline FILE     annotated timeline of a capture, layer by layer
+    sessions FILE     one line per session: tag and Core NFC operations with outcomes
     ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
@@ -30,6 +31,7 @@ func run(_ argv: [String]) -> Int32 {
     "timeline": (TimelineCommand.usage, TimelineCommand.run),
     "formats": ("nfctrace formats", FormatsCommand.run),
     "ndef": (NDEFCommandCLI.usage, NDEFCommandCLI.run),
+    "sessions": (SessionsCommand.usage, SessionsCommand.run),
   ]
   switch command {
   case "-h", "--help", "help":

@@ -97,3 +97,14 @@ public struct ByteImage: Sendable, Equatable {
     return Int(frames[i])
   }
 }
+
+extension ByteImage {
+  /// This image with every known byte of `top` written over it (provenance kept from `top`).
+  public func overlaid(with top: ByteImage) -> ByteImage {
+    var out = self
+    for i in 0..<top.count where top.provenance[i] != .unknown {
+      out.record([top.values[i]], at: i, state: top.provenance[i], frame: Int(top.frames[i]))
+    }
+    return out
+  }
+}

@@ -82,3 +82,18 @@ public struct TagMemory: Sendable, Equatable {
     end.record(data, at: address, state: .read, frame: frame)
   }
 }
+
+extension TagMemory {
+  /// This session's memory on top of what an earlier session on the same UID left: bytes this
+  /// session did not touch keep the earlier value and provenance.
+  public func carried(from previous: TagMemory) -> TagMemory {
+    var out = self
+    out.type2Start = previous.type2End.overlaid(with: type2Start)
+    out.type2End = previous.type2End.overlaid(with: type2End)
+    for (id, file) in previous.filesEnd {
+      out.filesStart[id] = file.overlaid(with: filesStart[id] ?? ByteImage())
+      out.filesEnd[id] = file.overlaid(with: filesEnd[id] ?? ByteImage())
+    }
+    return out
+  }
+}

@@ -25,12 +25,12 @@ public final class TimelineJSONRenderer {
   }
 
   /// Closes the document with the sessions, warnings and a fatal error if the import stopped.
-  public func finish(sessions: [SessionInfo], warnings: [TraceWarning], error: TraceError?) {
+  public func finish(sessions: [SessionAnalysis], warnings: [TraceWarning], error: TraceError?) {
     out.write("\n],\"sessions\":[")
     for (i, s) in sessions.enumerated() {
       if i > 0 { out.append(0x2C) }
       out.write("\n")
-      Self.session(s, to: out)
+      SessionsRender.json(s, to: out)
     }
     out.write("\n],\"warnings\":[")
     for (i, w) in warnings.enumerated() {

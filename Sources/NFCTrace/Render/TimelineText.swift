@@ -14,7 +14,11 @@ public final class TimelineTextRenderer {
   public var holdLimit = 64
   private var lastTimeNs: Int64?
   private var currentSession: Int?
-  private var held: [DecodedFrame] = []
+  private enum Item {
+    case frame(DecodedFrame)
+    case event(OperationEvent)
+  }
+  private var held: [Item] = []
   private var heldUID: [UInt8]?
 
   /// A renderer writing to `out`, with ANSI colour when `color`.
@@ -23,33 +27,73 @@ public final class TimelineTextRenderer {
     self.color = color
   }
 
+  private var pendingStarts: [OperationEvent] = []
+
+  /// Renders operation starts (a header above the operation's first frame) and ends (its
+  /// outcome, after its last frame).
+  public func render(_ event: OperationEvent) {
+    switch event {
+    case .started: pendingStarts.append(event)
+    case .ended:
+      if held.isEmpty { operationLine(event) } else { held.append(.event(event)) }
+    }
+  }
+
   /// Renders one frame (or holds it until its session's header can be written).
   public func render(_ f: DecodedFrame) {
+    let starts = pendingStarts.map(Item.event)
+    pendingStarts = []
     if f.session != currentSession {
       flushHeld()
       currentSession = f.session
       if f.session != nil {
-        held = [f]
+        held = starts + [.frame(f)]
         heldUID = f.completedUID
         if heldUID != nil { flushHeld() }
         return
       }
     } else if !held.isEmpty {
-      held.append(f)
+      held += starts + [.frame(f)]
       if let uid = f.completedUID { heldUID = uid }
       if heldUID != nil || held.count >= holdLimit { flushHeld() }
       return
     }
+    for case .event(let e) in starts { operationLine(e) }
     line(f)
+  }
+
+  private func operationLine(_ e: OperationEvent) {
+    switch e {
+    case .started(let kind, _):
+      paint("  ▸ \(kind.rawValue)", "1;34")
+    case .ended(let op):
+      var text = "  ◂ \(op.shortText)"
+      if let reason = op.reason { text += ": " + reason }
+      paint(text, op.outcome == .ok ? "2" : "1;31")
+    }
+    out.append(0x0A)
   }
 
   /// Writes anything still held (call at the end).
   public func finish() { flushHeld() }
 
   private func flushHeld() {
-    guard let first = held.first else { return }
-    header(session: first.session, technology: sessionTechnology(held), uid: heldUID)
-    for f in held { line(f) }
+    let frames = held.compactMap { item -> DecodedFrame? in
+      if case .frame(let f) = item { return f }
+      return nil
+    }
+    guard let first = frames.first else {
+      for case .event(let e) in held { operationLine(e) }
+      held = []
+      return
+    }
+    header(session: first.session, technology: sessionTechnology(frames), uid: heldUID)
+    for item in held {
+      switch item {
+      case .frame(let f): line(f)
+      case .event(let e): operationLine(e)
+      }
+    }
     held = []
     heldUID = nil
   }

@@ -91,7 +91,8 @@ public struct TagIdentity: Sendable, Equatable {
       technology = f.frame.technology
     }
     let payload = Self.payload(f)
-    guard let layer = f.innermost else { return }
+    // An answer whose CRC fails is not evidence of what the tag is.
+    guard let layer = f.innermost, f.frame.crc != .bad else { return }
     switch (layer.protocolID, layer.name) {
     case (.iso14443A, "ATQA") where payload.count == 2:
       atqa = UInt16(payload[1]) << 8 | UInt16(payload[0])

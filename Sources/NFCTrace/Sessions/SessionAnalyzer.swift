@@ -1,0 +1,216 @@
+import NDEF
+
+/// An operation starting (before its first frame) or ending (after its last frame).
+public enum OperationEvent: Sendable {
+  /// An operation of `kind` starts at frame `frame`.
+  case started(OperationKind, frame: Int)
+  /// The operation ended, with its outcome.
+  case ended(Operation)
+}
+
+/// Everything reconstructed from one session.
+public struct SessionAnalysis: Sendable {
+  /// The session's frames span and UID.
+  public var info: SessionInfo
+  /// The tag.
+  public var tag: TagIdentity
+  /// Operations in order.
+  public var operations: [Operation]
+  /// `queryNDEFStatus`'s result, when the session shows it.
+  public var ndefStatus: (status: NDEFStatus, capacity: Int?)?
+  /// Why the status is what it is.
+  public var ndefStatusReason: String?
+  /// The tag's memory as found and as left.
+  public var memory: TagMemory
+  /// Type 4 capability container, if read.
+  public var type4CC: CapabilityContainer4?
+  /// Type 4 NDEF file id (from the CC).
+  public var type4NDEFFile: UInt16?
+  /// True when a PWD_AUTH was accepted in this session.
+  public var authenticated: Bool
+
+  /// The Type 2 CC as left at the end of the session, if known.
+  public var type2CC: Type2CapabilityContainer? {
+    memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init)
+  }
+}
+
+/// Turns the frames of one session into Core NFC operations, the tag's identity and its memory.
+///
+/// Feed the session's frames in order with `push`, then call `finish`. Memory use is bounded by
+/// the tag's size and the number of operations, not by the number of frames.
+///
+/// Commands are classified by their decoded meaning, not by a fixed sequence, so the procedures
+/// of different stacks are recognised (READ or FAST_READ; length-first or length-last writes;
+/// Type 4 reads in one or several READ BINARY). Frames that carry no command of their own
+/// (R-blocks, S(WTX), chained parts, HLTA, S(DESELECT)) join the operation in progress.
+public struct SessionAnalyzer: Sendable {
+  private var info: SessionInfo
+  private(set) var tag = TagIdentity()
+  private(set) var operations: [Operation] = []
+  private var current: Operation?
+  private var pending: DecodedFrame?
+  var memory: TagMemory
+  var type2 = Type2Procedure()
+  var type4 = Type4Procedure()
+  private var authenticated = false
+  /// Operation starts and ends not yet taken by `takeEvents()`.
+  private var events: [OperationEvent] = []
+
+  /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
+  /// left (or empty memory).
+  public init(info: SessionInfo, carrying previous: TagMemory? = nil) {
+    self.info = info
+    memory = previous.map { TagMemory(carrying: $0, firstFrame: info.firstFrame) } ?? TagMemory()
+    memory.sessionFirstFrame = info.firstFrame
+  }
+
+  /// Takes the session's next frame.
+  public mutating func push(_ f: DecodedFrame) {
+    tag.observe(f)
+    switch f.frame.direction {
+    case .reader: reader(f)
+    case .tag: tagFrame(f)
+    case .event: break
+    }
+  }
+
+  /// Closes the last operation and returns the analysis; `info` is the session's final info.
+  public mutating func finish(info final: SessionInfo) -> SessionAnalysis {
+    closeCurrent()
+    info = final
+    let status = type2.status ?? type4.status
+    return SessionAnalysis(
+      info: info, tag: tag, operations: operations,
+      ndefStatus: status.map { ($0.status, $0.capacity) },
+      ndefStatusReason: status?.reason, memory: memory, type4CC: type4.cc,
+      type4NDEFFile: type4.ndefFileID, authenticated: authenticated)
+  }
+
+  // MARK: - Frames
+
+  private mutating func reader(_ f: DecodedFrame) {
+    let kind = classify(f)
+    if let kind {
+      if current?.kind != kind || !Self.merges(kind, current) { closeCurrent() }
+      if current == nil { start(kind, frame: f.frame.index) }
+      pending = f
+    }
+    extend(f)
+    if f.response == .unanswered { noAnswer(f, kind: kind ?? current?.kind) }
+  }
+
+  private mutating func tagFrame(_ f: DecodedFrame) {
+    if current == nil { start(.connect, frame: f.frame.index) }
+    extend(f)
+    guard let d = f.innermost, isAnswer(d) else { return }
+    let request = pending
+    pending = nil
+    guard var op = current else { return }
+    let exchange = Exchange(request: request, response: f)
+    switch d.protocolID {
+    case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
+    case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
+    default: break
+    }
+    if d.name == "PACK" { authenticated = true }
+    current = op
+  }
+
+  /// A tag decode that answers a command (not a chained part or an S-block).
+  private func isAnswer(_ d: LayerDecode) -> Bool {
+    switch d.protocolID {
+    case .type2, .type4, .iso7816: return true
+    default: return false
+    }
+  }
+
+  private mutating func noAnswer(_ f: DecodedFrame, kind: OperationKind?) {
+    guard var op = current else { return }
+    let what = f.innermost?.summary ?? "frame \(f.frame.index)"
+    if kind == .connect {
+      op.unansweredFrames.append(f.frame.index)
+    } else if f.innermost?.name == "AUTHENTICATE", f.innermost?.protocolID == .type2 {
+      // Stacks send the Ultralight C AUTHENTICATE to tell UL C apart; other tags stay silent.
+      op.unansweredFrames.append(f.frame.index)
+      op.fail("\(what) not answered: the tag is not a MIFARE Ultralight C", frame: f.frame.index)
+      pending = nil
+    } else {
+      op.interrupt("no answer to \(what): the tag left the field or stopped answering",
+        frame: f.frame.index)
+      if f.innermost?.protocolID == .type2 { type2.unanswered(f, memory: &memory) }
+      if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
+      pending = nil
+    }
+    current = op
+  }
+
+  private mutating func start(_ kind: OperationKind, frame: Int) {
+    current = Operation(kind: kind, frame: frame)
+    events.append(.started(kind, frame: frame))
+  }
+
+  /// The operation starts and ends since the last call, in order.
+  public mutating func takeEvents() -> [OperationEvent] {
+    defer { events.removeAll() }
+    return events
+  }
+
+  private mutating func extend(_ f: DecodedFrame) {
+    current?.lastFrame = f.frame.index
+  }
+
+  private mutating func closeCurrent() {
+    guard var op = current else { return }
+    current = nil
+    switch op.kind {
+    case .connect: Self.settleConnect(&op, tag: tag)
+    case .queryNDEFStatus: type2.settleQuery(&op, memory: memory); type4.settleQuery(&op)
+    case .readNDEF: type2.settleRead(&op, memory: memory); type4.settleRead(&op, memory: memory)
+    default: break
+    }
+    operations.append(op)
+    events.append(.ended(op))
+  }
+
+  /// connect is ok once the UID is complete (and the ATS arrived when RATS was sent).
+  private static func settleConnect(_ op: inout Operation, tag: TagIdentity) {
+    if let uid = tag.uidString { op.set("uid", .string(uid)) }
+    if let sak = tag.sak { op.set("sak", .hex([sak])) }
+    if tag.uid.isEmpty && tag.sak == nil {
+      op.outcome = op.unansweredFrames.isEmpty ? .unknown : .failed
+      op.reason = op.unansweredFrames.isEmpty
+        ? "activation not completed in the trace" : "the tag did not answer the activation"
+    }
+  }
+
+  private static func merges(_ kind: OperationKind, _ current: Operation?) -> Bool {
+    guard let current, current.kind == kind else { return false }
+    // A new activation always starts a new connect; everything else groups.
+    return true
+  }
+
+  // MARK: - Classification
+
+  /// The operation a reader frame belongs to; nil for frames that continue the current one.
+  private mutating func classify(_ f: DecodedFrame) -> OperationKind? {
+    if f.startsActivation { closeCurrent(); return .connect }
+    guard let d = f.innermost else { return .transceive }
+    switch d.protocolID {
+    case .iso14443A, .appleECP:
+      return d.name == "HLTA" ? nil : .connect
+    case .isoDEP:
+      return d.name == "RATS" || d.name.hasPrefix("PPS") ? .connect : nil
+    case .type2:
+      return type2.classify(d, current: current?.kind, memory: memory, tag: tag)
+    case .type4:
+      return type4.classify(d, current: current?.kind)
+    case .iso7816:
+      return .transceive
+    case .mifareClassic:
+      return d.name.hasPrefix("AUTH") ? .authenticate : .transceive
+    case .iso14443B:
+      return .transceive
+    }
+  }
+}

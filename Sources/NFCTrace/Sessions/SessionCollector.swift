@@ -1,0 +1,60 @@
+/// Runs session analysis over the decoded frame stream: one `SessionAnalyzer` per open session,
+/// finished when the session's frames stop, with the memory of earlier sessions on the same UID
+/// carried forward. Keeps per-session state only, never every frame of the trace.
+public struct SessionCollector: Sendable {
+  private var open: (index: Int, analyzer: SessionAnalyzer)?
+  private var lastMemoryByUID: [[UInt8]: TagMemory] = [:]
+  /// Sessions finished so far, in order.
+  public private(set) var finished: [SessionAnalysis] = []
+
+  /// A collector with no session.
+  public init() {}
+
+  /// Takes the next frame of the pipeline. `sessions` is the pipeline's session list so far
+  /// (for the span of a session that just ended).
+  public mutating func push(_ f: DecodedFrame, sessions: [SessionInfo]) {
+    guard let s = f.session else {
+      // Frames outside sessions come only after a session ended (field off, silence).
+      close(sessions: sessions)
+      return
+    }
+    if let o = open, o.index != s { close(sessions: sessions) }
+    if open == nil {
+      let info = sessions.first { $0.index == s } ?? placeholder(s, f)
+      open = (s, SessionAnalyzer(info: info))
+    }
+    open?.analyzer.push(f)
+    if let e = open?.analyzer.takeEvents() { events += e }
+  }
+
+  private var events: [OperationEvent] = []
+
+  /// Operation starts and ends since the last call (ends of a closed session included).
+  public mutating func takeEvents() -> [OperationEvent] {
+    defer { events.removeAll() }
+    return events
+  }
+
+  /// Finishes the open session; call once the pipeline returned nil.
+  public mutating func finish(sessions: [SessionInfo]) { close(sessions: sessions) }
+
+  private mutating func close(sessions: [SessionInfo]) {
+    guard var o = open else { return }
+    open = nil
+    let info = sessions.first { $0.index == o.index } ?? placeholder(o.index, nil)
+    var analysis = o.analyzer.finish(info: info)
+    events += o.analyzer.takeEvents()
+    let uid = analysis.tag.uid
+    if !uid.isEmpty {
+      if let previous = lastMemoryByUID[uid] { analysis.memory = analysis.memory.carried(from: previous) }
+      lastMemoryByUID[uid] = analysis.memory
+    }
+    finished.append(analysis)
+  }
+
+  private func placeholder(_ index: Int, _ f: DecodedFrame?) -> SessionInfo {
+    SessionInfo(
+      index: index, technology: .unknown, uid: [], firstFrame: f?.frame.index ?? 0,
+      lastFrame: f?.frame.index ?? 0, startNs: f?.frame.timeNs ?? 0, endNs: f?.frame.timeNs ?? 0)
+  }
+}

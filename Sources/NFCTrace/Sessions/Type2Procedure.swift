@@ -1,0 +1,196 @@
+import NDEF
+
+/// The NDEF procedures of an NFC Forum Type 2 tag, as seen from the frames: which READ belongs
+/// to `queryNDEFStatus` (the CC at page 3 and the TLV scan up to the NDEF TLV's length), which
+/// to `readNDEF` (the message bytes), which WRITEs are `writeNDEF` (data area) or `writeLock`
+/// (lock bytes of page 2, the CC access byte, the dynamic lock page), and what each did to the
+/// tag's memory (NFC Forum T2T 1.0 §6; nfc-facts §4, §5).
+struct Type2Procedure: Sendable {
+  /// The status and capacity computed when the query completed.
+  private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
+
+  /// The data area as far as it is known from byte 16 on, parsed as TLVs.
+  func area(_ memory: TagMemory) -> Type2TLVArea? {
+    let run = memory.type2End.knownRun(from: 16)
+    return run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
+  }
+
+  /// True once the NDEF TLV's T and L bytes are known (the TLV scan found it).
+  func ndefTLVFound(_ memory: TagMemory) -> Bool { area(memory)?.ndef != nil }
+
+  /// True when the whole NDEF message is known.
+  func messageComplete(_ memory: TagMemory) -> Bool {
+    guard let tlv = area(memory)?.ndef else { return false }
+    return tlv.value.count >= tlv.length
+  }
+
+  // MARK: Classification
+
+  func classify(
+    _ d: LayerDecode, current: OperationKind?, memory: TagMemory, tag: TagIdentity
+  ) -> OperationKind? {
+    switch d.name {
+    case "READ", "FAST_READ":
+      return classifyRead(d, current: current, memory: memory, tag: tag)
+    case "WRITE", "COMPATIBILITY_WRITE":
+      if case .int(2)? = d.field("part") { return current }
+      return classifyWrite(d, tag: tag)
+    case "PWD_AUTH": return .authenticate
+    case "AUTHENTICATE":
+      // Right after activation an Ultralight C AUTHENTICATE is the stack's identification probe.
+      return current == .connect ? .connect : .authenticate
+    case "GET_VERSION", "READ_SIG":
+      return current == nil || current == .connect ? .connect : .transceive
+    default: return .transceive
+    }
+  }
+
+  private func pages(_ d: LayerDecode) -> ClosedRange<Int>? {
+    if case .int(let p)? = d.field("page") { return p...(p + 3) }
+    if case .int(let s)? = d.field("start_page"), case .int(let e)? = d.field("end_page"), s <= e {
+      return s...e
+    }
+    return nil
+  }
+
+  private func classifyRead(
+    _ d: LayerDecode, current: OperationKind?, memory: TagMemory, tag: TagIdentity
+  ) -> OperationKind {
+    guard let range = pages(d) else { return .transceive }
+    let queried = status != nil
+    if !queried && range.contains(3) { return .queryNDEFStatus }
+    if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
+      return .queryNDEFStatus
+    }
+    if let last = tag.lastPage, range.lowerBound > dataAreaLastPage(memory, tag: tag) ?? last {
+      return .transceive  // configuration, lock or signature pages
+    }
+    // Reads of the data area are readNDEF once the NDEF status is known; before that (no CC
+    // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
+    let inData = range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
+    return inData && (queried || ndefTLVFound(memory)) ? .readNDEF : .transceive
+  }
+
+  private func dataAreaLastPage(_ memory: TagMemory, tag: TagIdentity) -> Int? {
+    if let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic {
+      return 3 + cc.dataAreaSize / 4
+    }
+    return tag.versionInfo?.product?.userMemoryBytes.map { 3 + $0 / 4 }
+  }
+
+  private func classifyWrite(_ d: LayerDecode, tag: TagIdentity) -> OperationKind {
+    guard case .int(let page)? = d.field("page") else { return .transceive }
+    let data: [UInt8]
+    if case .hex(let b)? = d.field("data") { data = b } else { data = [] }
+    if page == 2 { return .writeLock }
+    if page == 3 {
+      // Setting the CC write access to F is the read-only step; other CC writes format.
+      return data.count == 4 && data[3] & 0x0F == 0x0F ? .writeLock : .transceive
+    }
+    if let last = tag.lastPage, let user = tag.versionInfo?.product?.userMemoryBytes {
+      let dynamicLockPage = 4 + user / 4
+      if page == dynamicLockPage { return .writeLock }
+      if page > dynamicLockPage && page <= last { return .transceive }  // configuration pages
+    }
+    return .writeNDEF
+  }
+
+  // MARK: Answers
+
+  mutating func answer(
+    _ x: Exchange, op: inout Operation, memory: inout TagMemory, tag: TagIdentity
+  ) {
+    guard let answer = x.answer, let response = x.response else { return }
+    let frame = response.frame.index
+    switch answer.name {
+    case "READ response", "FAST_READ response":
+      read(answer, frame: frame, memory: &memory, tag: tag)
+    case "ACK":
+      write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)
+    case "NAK":
+      let what = x.command?.summary ?? "command"
+      op.fail("\(answer.summary) on \(what)", frame: frame)
+      if case .int(let p)? = x.command?.field("page") { op.set("nak_page", .int(p)) }
+      if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
+    case "PACK":
+      op.set("pack", answer.field("pack") ?? .hex([]))
+    default: break
+    }
+    if op.kind == .queryNDEFStatus { updateStatus(memory: memory) }
+  }
+
+  /// A WRITE that got no answer may or may not have reached the EEPROM.
+  mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
+    guard let d = f.innermost, d.name == "WRITE" || d.name == "COMPATIBILITY_WRITE" else { return }
+    guard case .int(let page)? = d.field("page"), case .hex(let data)? = d.field("data") else {
+      return
+    }
+    memory.type2Write(Array(data.prefix(4)), at: page * 4, acknowledged: false, frame: f.frame.index)
+  }
+
+  private func read(_ a: LayerDecode, frame: Int, memory: inout TagMemory, tag: TagIdentity) {
+    guard case .hex(let data)? = a.field("data") else { return }
+    let first: Int
+    if case .int(let p)? = a.field("page") {
+      first = p
+    } else if case .int(let s)? = a.field("start_page") {
+      first = s
+    } else {
+      return
+    }
+    // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
+    let last = tag.lastPage ?? Int.max
+    for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
+      let page = first + i
+      let target = page > last ? page - last - 1 : page
+      memory.type2Read(Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
+    }
+  }
+
+  private func write(
+    _ command: LayerDecode?, acknowledged: Bool, frame: Int, op: inout Operation,
+    memory: inout TagMemory
+  ) {
+    guard let c = command, case .int(let page)? = c.field("page") else { return }
+    guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
+    memory.type2Write(Array(data.prefix(4)), at: page * 4, acknowledged: acknowledged, frame: frame)
+    var pages: [Int] = []
+    if case .string(let s)? = op.detail("pages_acknowledged") {
+      pages = s.split(separator: ",").compactMap { Int($0) }
+    }
+    pages.append(page)
+    op.set("pages_acknowledged", .string(pages.map(String.init).joined(separator: ",")))
+  }
+
+  // MARK: Settling
+
+  private mutating func updateStatus(memory: TagMemory) {
+    guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
+      return
+    }
+    let capacity = cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: area(memory))
+    status = (cc.status, capacity, cc.statusReason)
+  }
+
+  mutating func settleQuery(_ op: inout Operation, memory: TagMemory) {
+    updateStatus(memory: memory)
+    guard let status, op.outcome == .ok || op.outcome == .unknown else { return }
+    op.set("status", .string(status.status.rawValue))
+    if let c = status.capacity { op.set("capacity", .int(c)) }
+    op.set("rule", .string(status.reason))
+    if let tlv = area(memory)?.ndef {
+      op.set("ndef_tlv_address", .int(16 + tlv.offset))
+      op.set("ndef_length", .int(tlv.length))
+    }
+  }
+
+  func settleRead(_ op: inout Operation, memory: TagMemory) {
+    guard status != nil || area(memory) != nil, let tlv = area(memory)?.ndef else { return }
+    op.set("ndef_length", .int(tlv.length))
+    if op.outcome == .ok && !messageComplete(memory) {
+      op.outcome = .unknown
+      op.reason = "reads stopped before the end of the \(tlv.length)-byte message"
+    }
+    if messageComplete(memory) { op.set("message", .hex(tlv.value)) }
+  }
+}

@@ -1,0 +1,136 @@
+import NDEF
+
+/// The NDEF procedures of an NFC Forum Type 4 tag, as seen from the APDUs (NFC Forum T4T 2.0
+/// §5; nfc-facts §6): `queryNDEFStatus` = SELECT NDEF application, SELECT and READ the CC file,
+/// SELECT the NDEF file, READ NLEN; `readNDEF` = READ BINARY of the message; `writeNDEF` =
+/// UPDATE BINARY of the NDEF file (NLEN = 0 → data → NLEN); `writeLock` = UPDATE of the CC.
+struct Type4Procedure: Sendable {
+  /// The parsed CC, once READ CC answered.
+  private(set) var cc: CapabilityContainer4?
+  /// The NDEF file id named by the CC.
+  var ndefFileID: UInt16? { cc.map { $0.ndefFile.fileID } }
+  private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
+  private var nlenRead = false
+
+  func classify(_ d: LayerDecode, current: OperationKind?) -> OperationKind {
+    let name = d.name
+    if name.hasPrefix("SELECT") {
+      // SELECTs belong to the procedure they start; after the query they join what follows.
+      if name == "SELECT NDEF application" && status == nil { return .queryNDEFStatus }
+      if let current, current != .connect, current != .transceive { return current }
+      return .queryNDEFStatus
+    }
+    switch name {
+    case "READ CC": return .queryNDEFStatus
+    case "READ NLEN": return nlenRead && current != .queryNDEFStatus ? .readNDEF : .queryNDEFStatus
+    case "READ NDEF data", "READ NLEN and NDEF data":
+      return current == .queryNDEFStatus && !nlenRead ? .queryNDEFStatus : .readNDEF
+    case "UPDATE NLEN", "UPDATE NDEF data", "UPDATE NLEN and NDEF data": return .writeNDEF
+    case "UPDATE CC": return .writeLock
+    default: return .transceive
+    }
+  }
+
+  mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
+    guard let response = x.response else { return }
+    let frame = response.frame.index
+    guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
+    let sw: String
+    if case .string(let s)? = a.field("sw") { sw = s } else { return }
+    let command = x.request?.layer(.type4)
+    let ok = sw == "9000"
+    if !ok {
+      refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
+      return
+    }
+    guard let command else { return }
+    switch command.name {
+    case "SELECT NDEF application":
+      op.set("ndef_application", .bool(true))
+    case "READ CC":
+      if case .hex(let data)? = a.field("data") {
+        memory.type4Read(data, file: 0xE103, at: offset(command), frame: frame)
+        cc = memory.filesEnd[0xE103].flatMap { try? CapabilityContainer4(parsing: $0.knownRun(from: 0)) }
+      }
+    default:
+      if command.name.hasPrefix("READ"), case .hex(let data)? = a.field("data"), let id = ndefFileID {
+        memory.type4Read(data, file: id, at: offset(command), frame: frame)
+        if offset(command) == 0 { nlenRead = true }
+      } else if command.name.hasPrefix("UPDATE"), case .hex(let data)? = command.field("data") {
+        let file = command.name == "UPDATE CC" ? 0xE103 : (ndefFileID ?? 0xE104)
+        memory.type4Write(data, file: file, at: offset(command), acknowledged: true, frame: frame)
+      }
+    }
+    if op.kind == .queryNDEFStatus { updateStatus() }
+  }
+
+  private mutating func refused(
+    _ command: LayerDecode?, sw: String, answer: LayerDecode, op: inout Operation, frame: Int,
+    memory: inout TagMemory
+  ) {
+    let what = command?.name ?? "APDU"
+    if command?.name == "SELECT NDEF application" {
+      status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw)")
+      op.set("ndef_application", .bool(false))
+      return  // Core NFC reports notSupported, not an error
+    }
+    op.fail("\(what) refused: \(answer.summary)", frame: frame)
+    op.set("sw", .string(sw))
+  }
+
+  mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
+    guard let c = f.layer(.type4), c.name.hasPrefix("UPDATE"), case .hex(let data)? = c.field("data")
+    else { return }
+    let file = c.name == "UPDATE CC" ? 0xE103 : (ndefFileID ?? 0xE104)
+    memory.type4Write(data, file: file, at: offset(c), acknowledged: false, frame: f.frame.index)
+  }
+
+  private func offset(_ d: LayerDecode) -> Int {
+    if case .int(let o)? = d.field("offset") { return o }
+    return 0
+  }
+
+  private mutating func updateStatus() {
+    guard let cc else { return }
+    let f = cc.ndefFile
+    let capacity = f.capacity
+    switch f.writeAccess {
+    case 0x00:
+      status = (.readWrite, capacity, "CC NDEF file write access 00 (granted)")
+    case 0xFF:
+      status = (.readOnly, capacity, "CC NDEF file write access FF (no write access)")
+    default:
+      status = (
+        .readOnly, capacity,
+        "CC NDEF file write access \(Hex.string([f.writeAccess])) (proprietary)"
+      )
+    }
+  }
+
+  mutating func settleQuery(_ op: inout Operation) {
+    guard let status, op.outcome != .interrupted else { return }
+    if status.status == .notSupported || cc != nil {
+      op.set("status", .string(status.status.rawValue))
+      if let c = status.capacity { op.set("capacity", .int(c)) }
+      op.set("rule", .string(status.reason))
+    }
+    if let cc {
+      op.set("mle", .int(cc.mle))
+      op.set("mlc", .int(cc.mlc))
+    }
+  }
+
+  func settleRead(_ op: inout Operation, memory: TagMemory) {
+    guard let id = ndefFileID, let file = memory.filesEnd[id], let cc else { return }
+    let size = cc.ndefFile.lengthFieldSize
+    guard let prefix = file.known(0, size) else { return }
+    let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
+    op.set("ndef_length", .int(nlen))
+    if let message = file.known(size, nlen) {
+      op.set("message", .hex(message))
+    } else if op.outcome == .ok {
+      op.outcome = .unknown
+      op.reason = "reads stopped before the end of the \(nlen)-byte message"
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import NFCTrace
+
+/// A trace run through the pipeline and the session analysis.
+struct AnalyzedTrace {
+  var format: TraceFormat
+  var sessions: [SessionAnalysis]
+  var warnings: [TraceWarning]
+  /// The import error that stopped reading, if any (what came before it is analysed).
+  var error: TraceError?
+}
+
+/// Runs the pipeline over a trace and the session analysis over its frames, streaming.
+/// - Parameters:
+///   - onEvent: called with each operation start and end, before the frame that caused it.
+///   - onFrame: called with every decoded frame.
+///   - onStart: called once the input is open, with its format.
+func analyzeTrace(
+  _ path: String, formatName: String?, onEvent: (OperationEvent) -> Void = { _ in },
+  onFrame: (DecodedFrame) -> Void = { _ in }, onStart: (TraceFormat) -> Void = { _ in }
+) throws -> AnalyzedTrace {
+  let (format, importer) = try openTrace(path, formatName: formatName)
+  onStart(format)
+  var pipeline = FramePipeline(importer: importer)
+  var collector = SessionCollector()
+  var failure: TraceError?
+  func take(_ f: DecodedFrame) {
+    collector.push(f, sessions: pipeline.sessions)
+    for e in collector.takeEvents() { onEvent(e) }
+    onFrame(f)
+  }
+  do {
+    while let f = try pipeline.next() { take(f) }
+  } catch let e as TraceError {
+    failure = e
+    for f in pipeline.drain() { take(f) }
+  }
+  collector.finish(sessions: pipeline.sessions)
+  for e in collector.takeEvents() { onEvent(e) }
+  return AnalyzedTrace(
+    format: format, sessions: collector.finished, warnings: pipeline.warnings, error: failure)
+}
+
+/// `nfctrace sessions FILE [--format text|json] [--input-format NAME]`.
+enum SessionsCommand {
+  static let usage = "nfctrace sessions FILE [--format text|json] [--input-format NAME]"
+
+  static func run(_ args: [String]) throws -> Int32 {
+    let a = try Arguments(args, options: ["--format", "--input-format"], flags: [])
+    let path = try a.singleInput()
+    let json = try a.choice("--format", ["text", "json"], default: "text") == "json"
+    let result = try analyzeTrace(path, formatName: a.value("--input-format"))
+    let out = OutputBuffer()
+    if json {
+      out.write("{\"tool\":\"nfctrace\",\"version\":")
+      JSON.string(Version.string, to: out)
+      out.write(",\"source\":{\"path\":")
+      JSON.string(path, to: out)
+      out.write(",\"format\":\"\(result.format.name)\"},\"sessions\":[")
+      for (i, s) in result.sessions.enumerated() {
+        if i > 0 { out.append(0x2C) }
+        out.write("\n")
+        SessionsRender.json(s, to: out)
+      }
+      out.write("\n],\"warnings\":[")
+      for (i, w) in result.warnings.enumerated() {
+        if i > 0 { out.append(0x2C) }
+        TimelineJSONRenderer.warning(w, to: out)
+      }
+      out.write("]}\n")
+    } else {
+      for s in result.sessions { out.write(SessionsRender.line(s) + "\n") }
+      if result.sessions.isEmpty { out.write("no sessions: no tag answered in this trace\n") }
+    }
+    out.flush()
+    if !json { reportWarnings(result.warnings) }
+    if let e = result.error { throw e }
+    return 0
+  }
+}
