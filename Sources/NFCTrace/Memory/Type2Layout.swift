@@ -52,7 +52,8 @@ public enum Type2Capacity {
   /// The capacity in bytes for `cc` and the parsed TLV area (nil when not known).
   public static func bytes(cc: Type2CapabilityContainer, area: Type2TLVArea?) -> Int {
     let end = 16 + cc.dataAreaSize
-    let tStart = area?.ndef.map { area.map { $0.baseAddress } ?? 16 + $0.offset } ?? 16
+    // The NDEF TLV's offset is inside the area, which starts at its base address.
+    let tStart = area.flatMap { a in a.ndef.map { a.baseAddress + $0.offset } } ?? 16
     var count = end - tStart
     for r in area?.reservedAreas ?? [] {
       let lo = max(r.address, tStart)

@@ -114,7 +114,15 @@ struct Type2Procedure: Sendable {
       if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
     case "PACK":
       op.set("pack", answer.field("pack") ?? .hex([]))
+    case "READ_CNT response":
+      // Kept per counter so the report can show the counters the session read.
+      if case .int(let n)? = answer.field("counter"), let v = answer.field("counter_value") {
+        op.set("counter_\(n)", v)
+      }
     default: break
+    }
+    if x.command?.name == "PWD_AUTH", let pwd = x.command?.field("password") {
+      op.set("password", pwd)
     }
     if op.kind == .queryNDEFStatus { updateStatus(memory: memory) }
   }

@@ -1,0 +1,59 @@
+/// One row of a memory map: a Type 2 page (4 bytes) or 16 bytes of a Type 4 file, with the
+/// row's provenance mark and the frame its latest byte came from.
+public struct MemoryRow: Sendable, Equatable {
+  /// The Type 4 file id; nil for Type 2 pages.
+  public var file: UInt16?
+  /// The page number (Type 2) or the byte offset in the file (Type 4).
+  public var address: Int
+  /// The row's bytes (0 where unknown).
+  public var bytes: [UInt8]
+  /// Per byte: true when known.
+  public var known: [Bool]
+  /// The row's mark: `unknown` when no byte is known, else the strongest provenance of its
+  /// bytes (written-unacknowledged > written > read): one unacknowledged byte makes the row
+  /// doubtful.
+  public var state: ByteProvenance
+  /// The latest frame any of the row's bytes came from (nil for dumps and unknown rows).
+  public var frame: Int?
+
+  /// Type 2 rows, one per 4-byte page, from page 0 to the last page the image covers.
+  public static func type2(_ image: ByteImage) -> [MemoryRow] {
+    rows(image, width: 4, file: nil)
+  }
+
+  /// Type 4 rows, 16 bytes each, for every file (ascending file id).
+  public static func type4(_ files: [UInt16: ByteImage]) -> [MemoryRow] {
+    files.keys.sorted().flatMap { id in files[id].map { rows($0, width: 16, file: id) } ?? [] }
+  }
+
+  private static func rows(_ image: ByteImage, width: Int, file: UInt16?) -> [MemoryRow] {
+    stride(from: 0, to: image.count, by: width).map { start in
+      let end = min(start + width, image.count)
+      var row = MemoryRow(
+        file: file, address: file == nil ? start / width : start, bytes: [], known: [],
+        state: .unknown, frame: nil)
+      for i in start..<end {
+        let state = image.state(i)
+        row.bytes.append(state == .unknown ? 0 : image.values[i])
+        row.known.append(state != .unknown)
+        if rank(state) > rank(row.state) { row.state = state }
+        if let f = image.frame(i) { row.frame = max(row.frame ?? f, f) }
+      }
+      return row
+    }
+  }
+
+  private static func rank(_ s: ByteProvenance) -> Int {
+    switch s {
+    case .unknown: return 0
+    case .read: return 1
+    case .written: return 2
+    case .unacknowledged: return 3
+    }
+  }
+
+  /// True when both rows hold the same known bytes.
+  public func sameContents(as other: MemoryRow) -> Bool {
+    known == other.known && zip(bytes, known).map { $1 ? $0 : 0 } == zip(other.bytes, other.known).map { $1 ? $0 : 0 }
+  }
+}

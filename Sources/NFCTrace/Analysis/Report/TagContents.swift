@@ -1,0 +1,200 @@
+import NDEF
+
+/// One view of a tag's contents (as found at the start of a session, or as left at its end):
+/// the CC, lock bits, configuration pages, TLVs and the NDEF message, decoded from the memory
+/// image as far as its bytes are known, with what could not be known said in `unknowns`.
+public struct TagContents: Sendable {
+  /// The NDEF message of this view.
+  public enum Message: Sendable {
+    /// Not known from the bytes seen; the text says what is missing.
+    case unknown(String)
+    /// The tag holds no NDEF message area (not NDEF formatted, no NDEF TLV); the text says why.
+    case absent(String)
+    /// An NDEF TLV of length 0 (Type 2 `03 00`) or NLEN 0 (Type 4): initialized, no message.
+    case empty
+    /// The length is known but only `known` of its `length` bytes were read.
+    case incomplete(length: Int, known: Int)
+    /// The message, decoded and validated (Type 2 offsets are tag byte addresses; Type 4
+    /// offsets are NDEF file offsets).
+    case decoded(NDEFReport)
+  }
+
+  /// The Type 2 CC (page 3), when known.
+  public var type2CC: Type2CapabilityContainer?
+  /// The Type 4 CC (file E103), when read and valid.
+  public var type4CC: CapabilityContainer4?
+  /// Why the Type 4 CC bytes read are not a valid CC.
+  public var type4CCError: String?
+  /// The lock bits, when page 2 is known (Type 2).
+  public var locks: Type2Locks?
+  /// The configuration pages of an identified NTAG21x / Ultralight EV1 (values nil when not
+  /// read).
+  public var config: Type2Configuration?
+  /// The Type 2 TLV area parsed from byte 16 to the end of the data area (TLV offsets inside it
+  /// are from byte 16: tag byte address = 16 + offset).
+  public var tlvArea: Type2TLVArea?
+  /// The TLV area's findings that stand (offsets are tag byte addresses); a truncation caused
+  /// only by bytes not read is left out.
+  public var tlvFindings: [NDEFFinding] = []
+  /// Type 4 NLEN (or ENLEN), when read.
+  public var nlen: Int?
+  /// The NDEF message.
+  public var message: Message = .unknown("nothing read")
+  /// What this view cannot tell, in words.
+  public var unknowns: [String] = []
+  /// The NDEF status and capacity the CC implies (Core NFC `queryNDEFStatus` rules).
+  public var status: (status: NDEFStatus, capacity: Int?, reason: String?)?
+
+  /// Decodes `type2` (Type 2 layout) or `files` (Type 4 layout) of tag `tag`.
+  public init(layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity)
+  {
+    switch layout {
+    case .type2: decodeType2(type2, tag: tag)
+    case .type4: decodeType4(files)
+    case .none:
+      message = .unknown("not a Type 2 or Type 4 tag: no NDEF memory decoded")
+    }
+  }
+
+  // MARK: Type 2
+
+  private mutating func decodeType2(_ image: ByteImage, tag: TagIdentity) {
+    decodeLocks(image, product: tag.versionInfo?.product)
+    decodeConfig(image, product: tag.versionInfo?.product)
+    guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
+      let read = image.knownRun(from: 16).count / 4
+      message = .unknown(
+        "CC (page 3) not read: NDEF status, TLVs and message unknown"
+          + (read > 0 ? " (pages 4–\(3 + read) read, not interpreted as TLVs)" : ""))
+      unknowns.append("CC (page 3) not read")
+      return
+    }
+    type2CC = cc
+    guard cc.status != .notSupported else {
+      status = (.notSupported, nil, cc.statusReason)
+      message = .absent("not NDEF formatted: \(cc.statusReason)")
+      return
+    }
+    decodeTLVs(image, cc: cc)
+    status = (cc.status, Type2Capacity.bytes(cc: cc, area: tlvArea), cc.statusReason)
+  }
+
+  private mutating func decodeLocks(_ image: ByteImage, product: NTAGProduct?) {
+    guard let page2 = image.known(8, 4) else {
+      unknowns.append("lock bytes (page 2) not read")
+      return
+    }
+    var dynamic: [UInt8]?
+    if let product, let layout = Type2Locks.dynamicLayout(product) {
+      dynamic = image.known(layout.page * 4, 3)
+      if dynamic == nil { unknowns.append("dynamic lock page \(layout.page) not read") }
+    } else if product == nil {
+      unknowns.append("product not identified (no GET_VERSION): dynamic lock bytes not located")
+    }
+    locks = Type2Locks(lock0: page2[2], lock1: page2[3], dynamicBytes: dynamic, product: product)
+  }
+
+  private mutating func decodeConfig(_ image: ByteImage, product: NTAGProduct?) {
+    guard let product, var c = Type2Configuration(product: product) else { return }
+    c.cfg0 = image.known(c.cfg0Page * 4, 4)
+    c.cfg1 = image.known(c.cfg1Page * 4, 4)
+    c.pwd = image.known(c.pwdPage * 4, 4)
+    c.pack = image.known(c.packPage * 4, 2)
+    if c.cfg0 == nil || c.cfg1 == nil {
+      unknowns.append("configuration pages \(c.cfg0Page)–\(c.cfg1Page) not read")
+    }
+    config = c
+  }
+
+  private mutating func decodeTLVs(_ image: ByteImage, cc: Type2CapabilityContainer) {
+    let size = cc.dataAreaSize
+    let run = image.knownRun(from: 16)
+    guard !run.isEmpty else {
+      message = .unknown("data area (page 4 on) not read: TLVs and NDEF message unknown")
+      unknowns.append("data area not read")
+      return
+    }
+    let complete = run.count >= size
+    let area = Type2TLVArea(parsing: Array(run.prefix(size)), baseAddress: 16)
+    tlvArea = area
+    tlvFindings = area.findings.compactMap { f in
+      if !complete && (f.code == "tlv-length-past-end" || f.code == "ndef-tlv-missing") {
+        return nil
+      }
+      return NDEFFinding(
+        code: f.code, severity: f.severity, offset: 16 + f.offset, message: f.message,
+        readersShow: f.readersShow, fix: f.fix)
+    }
+    if !complete { unknowns.append("data area read up to page \(3 + run.count / 4) only") }
+    message = Self.type2Message(area, complete: complete, readBytes: run.count)
+  }
+
+  private static func type2Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message {
+    guard let tlv = area.ndef else {
+      return complete
+        ? .absent("no NDEF Message TLV in the data area")
+        : .unknown(
+          "no NDEF TLV in the \(readBytes) bytes read from page 4; the rest of the data area was"
+            + " not read")
+    }
+    if tlv.length == 0 { return .empty }
+    if tlv.value.count < tlv.length && !complete {
+      return .incomplete(length: tlv.length, known: tlv.value.count)
+    }
+    return .decoded(NDEFValidator.validate(tlv.value, mode: .relax, base: 16 + tlv.valueOffset))
+  }
+
+  // MARK: Type 4
+
+  private mutating func decodeType4(_ files: [UInt16: ByteImage]) {
+    let ccBytes = files[0xE103]?.knownRun(from: 0) ?? []
+    guard !ccBytes.isEmpty else {
+      message = .unknown("CC file E103 not read: NDEF status, NDEF file and message unknown")
+      unknowns.append("CC file E103 not read")
+      return
+    }
+    do {
+      type4CC = try CapabilityContainer4(parsing: ccBytes)
+    } catch {
+      type4CCError = error.description
+      message = .absent("the CC file is not a valid Type 4 CC: \(error.description)")
+      return
+    }
+    guard let cc = type4CC else { return }
+    status = Self.type4Status(cc.ndefFile)
+    decodeNDEFFile(files[cc.ndefFile.fileID], control: cc.ndefFile)
+  }
+
+  private mutating func decodeNDEFFile(_ file: ByteImage?, control: CapabilityContainer4.FileControl)
+  {
+    let id = Hex.string([UInt8(control.fileID >> 8), UInt8(control.fileID & 0xFF)])
+    let size = control.lengthFieldSize
+    guard let file, let prefix = file.known(0, size) else {
+      message = .unknown("NDEF file \(id) not read: NLEN and message unknown")
+      unknowns.append("NDEF file \(id) NLEN not read")
+      return
+    }
+    let length = prefix.reduce(0) { $0 << 8 | Int($1) }
+    nlen = length
+    if length == 0 {
+      message = .empty
+    } else if let bytes = file.known(size, length) {
+      message = .decoded(NDEFValidator.validate(bytes, mode: .relax, base: size))
+    } else {
+      let known = file.knownRun(from: size).count
+      message = .incomplete(length: length, known: min(known, length))
+      unknowns.append("NDEF file \(id): \(length)-byte message, \(min(known, length)) read")
+    }
+  }
+
+  /// Core NFC's rule for Type 4 (as `Type4Procedure`): write access 00 → readWrite, else
+  /// readOnly; capacity = max NDEF file size − NLEN size (nfc-facts §6.1/§6.2).
+  static func type4Status(_ f: CapabilityContainer4.FileControl) -> (NDEFStatus, Int?, String?) {
+    let access = Hex.string([f.writeAccess])
+    switch f.writeAccess {
+    case 0x00: return (.readWrite, f.capacity, "CC NDEF file write access 00 (granted)")
+    case 0xFF: return (.readOnly, f.capacity, "CC NDEF file write access FF (no write access)")
+    default: return (.readOnly, f.capacity, "CC NDEF file write access \(access) (proprietary)")
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import NDEF
+
+/// Everything known about a tag's contents after one session (or from a static dump): identity,
+/// NDEF status, CC, lock bits, configuration pages, TLVs, the NDEF message with its validator
+/// findings, and the memory with per-byte provenance, as found at the start and as left at the
+/// end. Built by `init(session:)` or `init(dump:)`; rendered by `ReportText` and `ReportJSON`.
+public struct TagReport: Sendable {
+  /// Where the report comes from.
+  public enum Origin: Sendable {
+    /// A session of a trace.
+    case session(SessionInfo)
+    /// A static dump (`flipper-nfc`, `pm3-json`, `raw-type2`): contents only, no frames.
+    case dump(format: String)
+  }
+
+  /// Which NFC Forum tag type the contents follow.
+  public enum Layout: String, Sendable {
+    /// Type 2: 4-byte pages from page 0.
+    case type2
+    /// Type 4: CC file and NDEF file.
+    case type4
+    /// Neither (MIFARE Classic, other technologies, or nothing seen).
+    case none
+  }
+
+  /// A PWD_AUTH seen in the session (NTAG21x / Ultralight EV1).
+  public struct PasswordAuth: Sendable, Equatable {
+    /// The 4-byte password sent.
+    public var password: [UInt8]
+    /// The PACK answered, nil when refused or unanswered.
+    public var pack: [UInt8]?
+    /// The PWD_AUTH frame index.
+    public var frame: Int
+    /// The authenticate operation's outcome.
+    public var outcome: OperationOutcome
+  }
+
+  /// The origin.
+  public var origin: Origin
+  /// The tag's identity.
+  public var tag: TagIdentity
+  /// The session's operations (empty for dumps).
+  public var operations: [Operation]
+  /// `queryNDEFStatus`'s answer: from the session, or computed from the CC.
+  public var ndefStatus: (status: NDEFStatus, capacity: Int?, reason: String?)?
+  /// The layout of the contents.
+  public var layout: Layout
+  /// The memory, as found and as left.
+  public var memory: TagMemory
+  /// The contents as left at the end (for dumps: the dump).
+  public var end: TagContents
+  /// The contents as found at the start (same as `end` for dumps).
+  public var start: TagContents
+  /// NFC counters read (READ_CNT answers, or stored in the dump), by counter number.
+  public var counters: [(counter: Int, value: Int)]
+  /// PWD_AUTH commands of the session.
+  public var passwordAuths: [PasswordAuth]
+  /// Problems noticed (dump warnings).
+  public var warnings: [String]
+
+  /// The session index, nil for a dump.
+  public var sessionIndex: Int? {
+    if case .session(let info) = origin { return info.index }
+    return nil
+  }
+
+  /// True for a static dump.
+  public var isDump: Bool { sessionIndex == nil }
+
+  /// True when the contents as found differ from the contents as left.
+  public var changed: Bool { memory.type2Start != memory.type2End || memory.filesStart != memory.filesEnd }
+}
+
+extension TagReport {
+  /// The report of one analysed session.
+  public init(session s: SessionAnalysis) {
+    origin = .session(s.info)
+    tag = s.tag
+    operations = s.operations
+    memory = s.memory
+    layout = Self.layout(tag: s.tag, memory: s.memory)
+    end = TagContents(layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag)
+    start = TagContents(
+      layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag)
+    ndefStatus = s.ndefStatus.map { ($0.status, $0.capacity, s.ndefStatusReason) } ?? end.status
+    counters = Self.counters(s.operations)
+    passwordAuths = Self.passwordAuths(s.operations)
+    warnings = []
+  }
+
+  /// The report of a static dump: no frames, every stored page `read`.
+  public init(dump d: TagDump) {
+    origin = .dump(format: d.format)
+    var identity = TagIdentity()
+    identity.technology = .nfcA
+    identity.uid = d.uid ?? d.uidFromPages ?? []
+    identity.atqa = d.atqa
+    identity.sak = d.sak
+    identity.version = d.version
+    identity.signature = d.signature
+    tag = identity
+    operations = []
+    var image = ByteImage()
+    for (i, page) in d.pages.enumerated() where d.pageKnown.indices.contains(i) && d.pageKnown[i] {
+      image.record(page, at: i * 4, state: .read, frame: -1)
+    }
+    memory = TagMemory()
+    memory.type2Start = image
+    memory.type2End = image
+    layout = .type2
+    end = TagContents(layout: .type2, type2: image, files: [:], tag: identity)
+    start = end
+    ndefStatus = end.status
+    counters = d.counters.enumerated().map { ($0.offset, $0.element) }
+    passwordAuths = []
+    warnings = d.warnings.map(\.message)
+  }
+
+  static func layout(tag: TagIdentity, memory: TagMemory) -> Layout {
+    if !memory.filesEnd.isEmpty || tag.hasNDEFApplication { return .type4 }
+    if memory.type2End.count > 0 || tag.isType2 { return .type2 }
+    return .none
+  }
+
+  /// READ_CNT answers recorded as `counter_N` operation details.
+  static func counters(_ ops: [Operation]) -> [(counter: Int, value: Int)] {
+    var found: [Int: Int] = [:]
+    for op in ops {
+      for d in op.details where d.key.hasPrefix("counter_") {
+        if let n = Int(d.key.dropFirst(8)), case .int(let v) = d.value { found[n] = v }
+      }
+    }
+    return found.keys.sorted().compactMap { k in found[k].map { (k, $0) } }
+  }
+
+  static func passwordAuths(_ ops: [Operation]) -> [PasswordAuth] {
+    ops.compactMap { op in
+      guard op.kind == .authenticate, case .hex(let pwd)? = op.detail("password") else {
+        return nil
+      }
+      var pack: [UInt8]?
+      if case .hex(let p)? = op.detail("pack"), !p.isEmpty { pack = p }
+      return PasswordAuth(password: pwd, pack: pack, frame: op.firstFrame, outcome: op.outcome)
+    }
+  }
+
+  /// The session to report by default: the last one that touched the tag (an operation other
+  /// than connect, or memory), else the last one; nil when there is none.
+  public static func defaultSession(_ sessions: [SessionAnalysis]) -> SessionAnalysis? {
+    sessions.last(where: touched) ?? sessions.last
+  }
+
+  /// True when session `s` ran an operation other than connect or read/wrote memory itself
+  /// (memory carried from an earlier session on the same UID does not count).
+  static func touched(_ s: SessionAnalysis) -> Bool {
+    if s.operations.contains(where: { $0.kind != .connect }) { return true }
+    let first = s.info.firstFrame
+    func mine(_ image: ByteImage) -> Bool {
+      image.frames.contains { Int($0) >= first }
+    }
+    return mine(s.memory.type2End) || s.memory.filesEnd.values.contains(where: mine)
+  }
+}

@@ -1,0 +1,115 @@
+/// The configuration pages of NTAG21x and MIFARE Ultralight EV1: CFG0 (MIRROR, MIRROR_PAGE,
+/// AUTH0), CFG1 (ACCESS), PWD and PACK (nfc-facts §4.5; NXP NTAG213/215/216 datasheet §8.5.7;
+/// MF0ULx1 datasheet §8.5.7). They are the last four pages: CFG0 = last page − 3.
+public struct Type2Configuration: Sendable, Equatable {
+  /// Which layout the pages follow.
+  public enum Family: String, Sendable {
+    /// NTAG210/212/213/215/216: CFG0 byte 0 is MIRROR, CFG1 has the NFC counter bits.
+    case ntag21x
+    /// MIFARE Ultralight EV1: CFG0 byte 0 is MOD, CFG1 byte 1 is VCTID, no NFC counter bits.
+    case ultralightEV1
+  }
+
+  /// MIRROR_CONF values (CFG0 byte 0 bits 7–6).
+  public static let mirrorNames = ["off", "UID", "NFC counter", "UID and NFC counter"]
+
+  /// The layout.
+  public var family: Family
+  /// CFG0's page number.
+  public var cfg0Page: Int
+  /// CFG0's 4 bytes, when known.
+  public var cfg0: [UInt8]?
+  /// CFG1's 4 bytes, when known.
+  public var cfg1: [UInt8]?
+  /// PWD's 4 bytes, when known (tags read PWD back as zeros; dumps may hold the real value).
+  public var pwd: [UInt8]?
+  /// PACK's first 2 bytes, when known.
+  public var pack: [UInt8]?
+
+  /// Pages for `product`, nil when the product has no configuration pages or its last page is
+  /// not checked.
+  public init?(product: NTAGProduct) {
+    guard let last = product.lastPage else { return nil }
+    switch product {
+    case .ntag210, .ntag212, .ntag213, .ntag215, .ntag216: family = .ntag21x
+    case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ultralightEV1MF0UL21,
+      .ultralightEV1MF0ULH21:
+      family = .ultralightEV1
+    default: return nil
+    }
+    cfg0Page = last - 3
+  }
+
+  /// Configuration from known page values (for tests and dumps).
+  public init(family: Family, cfg0Page: Int, cfg0: [UInt8]?, cfg1: [UInt8]?) {
+    self.family = family
+    self.cfg0Page = cfg0Page
+    self.cfg0 = cfg0.flatMap { $0.count == 4 ? $0 : nil }
+    self.cfg1 = cfg1.flatMap { $0.count == 4 ? $0 : nil }
+  }
+
+  /// CFG1's page.
+  public var cfg1Page: Int { cfg0Page + 1 }
+  /// PWD's page.
+  public var pwdPage: Int { cfg0Page + 2 }
+  /// PACK's page (the last page).
+  public var packPage: Int { cfg0Page + 3 }
+
+  // MARK: CFG0
+
+  /// MIRROR_CONF 0–3 (NTAG21x only).
+  public var mirrorConf: Int? { family == .ntag21x ? cfg0.map { Int($0[0] >> 6) } : nil }
+  /// MIRROR_BYTE 0–3: byte of MIRROR_PAGE where the mirror starts (NTAG21x only).
+  public var mirrorByte: Int? { family == .ntag21x ? cfg0.map { Int($0[0] >> 4) & 3 } : nil }
+  /// MIRROR_PAGE (NTAG21x only; CFG0 byte 2).
+  public var mirrorPage: Int? { family == .ntag21x ? cfg0.map { Int($0[2]) } : nil }
+  /// STRG_MOD_EN / MOD strong modulation (CFG0 byte 0 bit 2, 0x04).
+  public var strongModulation: Bool? { cfg0.map { $0[0] & 0x04 != 0 } }
+  /// AUTH0: first page protected by the password (CFG0 byte 3).
+  public var auth0: Int? { cfg0.map { Int($0[3]) } }
+
+  /// The pages the password protects (AUTH0 … last page); nil when AUTH0 is past the last
+  /// page (no protection) or unknown.
+  public var protectedPages: ClosedRange<Int>? {
+    guard let auth0, auth0 <= packPage else { return nil }
+    return auth0...packPage
+  }
+
+  // MARK: CFG1 (ACCESS)
+
+  /// ACCESS byte (CFG1 byte 0).
+  public var access: UInt8? { cfg1?[0] }
+  /// PROT (0x80): 1 = read and write access protected, 0 = write access only.
+  public var prot: Bool? { access.map { $0 & 0x80 != 0 } }
+  /// CFGLCK (0x40): the configuration pages are permanently locked.
+  public var cfgLock: Bool? { access.map { $0 & 0x40 != 0 } }
+  /// NFC_CNT_EN (0x10): the NFC counter counts (NTAG21x only).
+  public var nfcCounterEnabled: Bool? {
+    family == .ntag21x ? access.map { $0 & 0x10 != 0 } : nil
+  }
+  /// NFC_CNT_PWD_PROT (0x08): READ_CNT needs the password (NTAG21x only; nfc-facts §10 uses
+  /// 0x08 as Proxmark3 does).
+  public var nfcCounterPasswordProtected: Bool? {
+    family == .ntag21x ? access.map { $0 & 0x08 != 0 } : nil
+  }
+  /// AUTHLIM (0x07): failed PWD_AUTH attempts allowed; 0 = unlimited.
+  public var authLimit: Int? { access.map { Int($0 & 0x07) } }
+  /// VCTID (Ultralight EV1: CFG1 byte 1, default `05`).
+  public var vctid: UInt8? { family == .ultralightEV1 ? cfg1?[1] : nil }
+
+  /// What the password protects, in words: `none (AUTH0 FF > last page 0xE6)`,
+  /// `write access to pages 16–231`, `read and write access to pages 4–231`.
+  public var protectionText: String? {
+    guard let auth0 else { return nil }
+    guard let range = protectedPages else {
+      return "none (AUTH0 \(Hex.string([UInt8(auth0)])) is past the last page \(packPage))"
+    }
+    let what: String
+    switch prot {
+    case true?: what = "read and write access"
+    case false?: what = "write access"
+    case nil: what = "write access (read too if PROT is set; CFG1 unknown)"
+    }
+    return "\(what) to pages \(range.lowerBound)–\(range.upperBound)"
+  }
+}

@@ -1,0 +1,114 @@
+/// The lock bits of an NFC Forum Type 2 tag (MIFARE Ultralight / NTAG21x): the static lock
+/// bytes LOCK0/LOCK1 of page 2 and, for products that have them, the dynamic lock bytes
+/// LOCK2–LOCK4 of the dynamic lock page (nfc-facts §4.4; NXP NTAG213/215/216 datasheet §8.5.2
+/// and §8.5.3).
+///
+/// Rule for what is locked (nfc-facts §10, "static block-lock bits"): a page is read-only iff
+/// its own lock bit is set; the block-lock bits only freeze other lock bits.
+public struct Type2Locks: Sendable, Equatable {
+  /// A static block-lock bit of LOCK0 (bits 0–2): it freezes lock bits, not pages.
+  public enum BlockLock: String, Sendable, CaseIterable {
+    /// LOCK0 b1 (0x01): the CC lock bit can no longer change.
+    case ccLockBit = "CC lock bit"
+    /// LOCK0 b2 (0x02): the lock bits of pages 4–9 can no longer change.
+    case pages4to9 = "lock bits of pages 4–9"
+    /// LOCK0 b3 (0x04): the lock bits of pages 10–15 can no longer change.
+    case pages10to15 = "lock bits of pages 10–15"
+
+    /// The LOCK0 bit mask.
+    public var mask: UInt8 {
+      switch self {
+      case .ccLockBit: return 0x01
+      case .pages4to9: return 0x02
+      case .pages10to15: return 0x04
+      }
+    }
+  }
+
+  /// The dynamic lock bytes and what they lock.
+  public struct Dynamic: Sendable, Equatable {
+    /// The dynamic lock page (4 + user bytes / 4: NTAG213 0x28, NTAG215 0x82, NTAG216 0xE2).
+    public var page: Int
+    /// LOCK2, LOCK3, LOCK4 (the fourth byte of the page is RFUI).
+    public var bytes: [UInt8]
+    /// Pages each LOCK2/LOCK3 bit locks: 2 (NTAG212/213, MF0UL21) or 16 (NTAG215/216).
+    public var pagesPerBit: Int
+    /// Last user page (the groups stop there).
+    public var lastUserPage: Int
+    /// The page groups whose lock bit is set, from page 16 on.
+    public var lockedRanges: [ClosedRange<Int>]
+
+    /// LOCK4. Its role (block-lock bits or further groups) is unverified (nfc-facts §4.4), so
+    /// it is shown raw and locks nothing here.
+    public var lock4: UInt8? { bytes.count > 2 ? bytes[2] : nil }
+  }
+
+  /// LOCK0 (page 2 byte 2).
+  public var lock0: UInt8
+  /// LOCK1 (page 2 byte 3).
+  public var lock1: UInt8
+  /// The dynamic lock bytes, when the product is identified and the page is known.
+  public var dynamic: Dynamic?
+
+  /// Decodes the static lock bytes, and the dynamic lock bytes `dynamicBytes` (LOCK2, LOCK3,
+  /// LOCK4…) read at the dynamic lock page of `product`.
+  public init(lock0: UInt8, lock1: UInt8, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil)
+  {
+    self.lock0 = lock0
+    self.lock1 = lock1
+    if let dynamicBytes, dynamicBytes.count >= 2, let product,
+      let layout = Self.dynamicLayout(product)
+    {
+      dynamic = Dynamic(
+        page: layout.page, bytes: dynamicBytes, pagesPerBit: layout.pagesPerBit,
+        lastUserPage: layout.lastUserPage,
+        lockedRanges: Self.dynamicRanges(
+          lock2: dynamicBytes[0], lock3: dynamicBytes[1], layout: layout))
+    }
+  }
+
+  /// Pages 3…15 locked by the static lock bits: as a 16-bit value LOCK0 | LOCK1 << 8, bit n
+  /// locks page n (nfc-facts §4.4).
+  public var staticLockedPages: [Int] {
+    let v = Int(lock0) | Int(lock1) << 8
+    return (3...15).filter { v & (1 << $0) != 0 }
+  }
+
+  /// The block-lock bits set in LOCK0.
+  public var blockLocks: [BlockLock] { BlockLock.allCases.filter { lock0 & $0.mask != 0 } }
+
+  /// Every locked page, static and dynamic, ascending.
+  public var lockedPages: [Int] {
+    staticLockedPages + (dynamic?.lockedRanges.flatMap { Array($0) } ?? [])
+  }
+
+  /// Where the dynamic lock bytes of `product` are and how many pages a bit locks
+  /// (nfc-facts §4.3/§4.4); nil for products without dynamic lock bits or not checked.
+  public static func dynamicLayout(_ product: NTAGProduct)
+    -> (page: Int, pagesPerBit: Int, lastUserPage: Int)?
+  {
+    let perBit: Int
+    switch product {
+    case .ntag212, .ntag213, .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21: perBit = 2
+    case .ntag215, .ntag216: perBit = 16
+    default: return nil
+    }
+    guard let user = product.userMemoryBytes else { return nil }
+    return (4 + user / 4, perBit, 3 + user / 4)
+  }
+
+  /// LOCK2 bit i and LOCK3 bit j (group 8 + j) lock `pagesPerBit` pages from page 16 on;
+  /// groups past the last user page do not exist.
+  static func dynamicRanges(
+    lock2: UInt8, lock3: UInt8, layout: (page: Int, pagesPerBit: Int, lastUserPage: Int)
+  ) -> [ClosedRange<Int>] {
+    let bits = Int(lock2) | Int(lock3) << 8
+    var out: [ClosedRange<Int>] = []
+    for group in 0..<16 where bits & (1 << group) != 0 {
+      let first = 16 + group * layout.pagesPerBit
+      guard first <= layout.lastUserPage else { break }
+      out.append(first...min(first + layout.pagesPerBit - 1, layout.lastUserPage))
+    }
+    return out
+  }
+}
