@@ -97,12 +97,12 @@ public struct Type2Configuration: Sendable, Equatable {
   /// VCTID (Ultralight EV1: CFG1 byte 1, default `05`).
   public var vctid: UInt8? { family == .ultralightEV1 ? cfg1?[1] : nil }
 
-  /// What the password protects, in words: `none (AUTH0 FF > last page 0xE6)`,
+  /// What the password protects, in words: `no password protection (past the last page 230)`,
   /// `write access to pages 16–231`, `read and write access to pages 4–231`.
   public var protectionText: String? {
     guard let auth0 else { return nil }
     guard let range = protectedPages else {
-      return "none (AUTH0 \(Hex.string([UInt8(auth0)])) is past the last page \(packPage))"
+      return "no password protection (past the last page \(packPage))"
     }
     let what: String
     switch prot {

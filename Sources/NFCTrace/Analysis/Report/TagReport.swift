@@ -57,6 +57,8 @@ public struct TagReport: Sendable {
   public var passwordAuths: [PasswordAuth]
   /// Problems noticed (dump warnings).
   public var warnings: [String]
+  /// Doubts about the contents as left (pages written without acknowledgement).
+  public var notes: [String] = []
 
   /// The session index, nil for a dump.
   public var sessionIndex: Int? {
@@ -86,6 +88,30 @@ extension TagReport {
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)
     warnings = []
+    notes = Self.unacknowledgedNotes(layout == .type4 ? [] : MemoryRow.type2(s.memory.type2End))
+    if let note = Self.tornLengthNote(s.operations, start: start, end: end) { notes.append(note) }
+  }
+
+  /// The NDEF TLV's length changed in a writeNDEF that did not complete: the length field no
+  /// longer matches the message the app meant to write (nfc-facts §5.5 write order).
+  static func tornLengthNote(_ ops: [Operation], start: TagContents, end: TagContents) -> String? {
+    guard let write = ops.last(where: { $0.kind == .writeNDEF }), write.outcome != .ok,
+      let now = end.tlvArea?.ndef?.length, let was = start.tlvArea?.ndef?.length, now != was
+    else { return nil }
+    return "the NDEF TLV length is now \(now) (was \(was)) but writeNDEF ended"
+      + " \(write.outcome.rawValue): the length no longer matches a completely written message"
+  }
+
+  /// A WRITE that got no ACK may or may not have reached the EEPROM (a torn write): the tag
+  /// holds the old or the new bytes there, and the message may mix both.
+  static func unacknowledgedNotes(_ rows: [MemoryRow]) -> [String] {
+    let pages = rows.filter { $0.state == .unacknowledged }.map(\.address)
+    guard !pages.isEmpty else { return [] }
+    let list = pages.map(String.init).joined(separator: ", ")
+    return [
+      "page\(pages.count == 1 ? "" : "s") \(list) written without acknowledgement: the tag may hold"
+        + " the old or the new bytes there, and the message may mix both"
+    ]
   }
 
   /// The report of a static dump: no frames, every stored page `read`.

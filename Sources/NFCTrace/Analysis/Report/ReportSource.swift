@@ -1,0 +1,80 @@
+/// Opens an input for `nfctrace report`: a static tag dump (tried first) or a trace run through
+/// the pipeline and the session analysis, and gives the reports to print.
+public enum ReportSource {
+  /// Names of the static dump formats `TagDumpReader` reads.
+  public static let dumpFormats = ["flipper-nfc", "pm3-json", "raw-type2"]
+
+  /// What an input gave.
+  public struct Result: Sendable {
+    /// The format name (a trace format's, or a dump's).
+    public var format: String
+    /// The static dump, when the input is one.
+    public var dump: TagDump?
+    /// The analysed sessions of a trace.
+    public var sessions: [SessionAnalysis]
+    /// Importer warnings.
+    public var warnings: [TraceWarning]
+    /// The import error that stopped reading (what came before it is analysed).
+    public var error: TraceError?
+  }
+
+  /// Reads `input`. A dump is tried first unless `formatName` names a trace format of
+  /// `registry`; a dump format name forces that dump reader.
+  /// - Throws: `TraceError` for a damaged dump, an unknown format (`.unsupported`) or an
+  ///   input no trace format recognises; `ReportSource.UnknownFormat` for a name that is
+  ///   neither a trace nor a dump format.
+  public static func open(_ input: TraceInput, formatName: String?, registry: FormatRegistry)
+    throws -> Result
+  {
+    let traceFormat = formatName.flatMap { registry.format(named: $0) }
+    if let formatName, traceFormat == nil, !dumpFormats.contains(formatName) {
+      throw UnknownFormat(name: formatName, known: registry.formats.map(\.name) + dumpFormats)
+    }
+    if traceFormat == nil, let dump = try TagDumpReader.read(input) {
+      if let formatName, dump.format != formatName {
+        throw TraceError(
+          .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
+          "the input is a \(dump.format) dump, not \(formatName)")
+      }
+      return Result(format: dump.format, dump: dump, sessions: [], warnings: [])
+    }
+    if let formatName, dumpFormats.contains(formatName) {
+      throw TraceError(
+        .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
+        "not a \(formatName) dump")
+    }
+    let format = try traceFormat ?? registry.detect(input)
+    return try analyze(try format.open(input), format: format.name)
+  }
+
+  /// Runs the pipeline and the session analysis over `importer`, keeping what came before an
+  /// import error.
+  /// - Throws: errors other than `TraceError` (none are expected from the pipeline).
+  public static func analyze(_ importer: any TraceImporter, format: String) throws -> Result {
+    var pipeline = FramePipeline(importer: importer)
+    var collector = SessionCollector()
+    var failure: TraceError?
+    do {
+      while let f = try pipeline.next() { collector.push(f, sessions: pipeline.sessions) }
+    } catch let e as TraceError {
+      failure = e
+      for f in pipeline.drain() { collector.push(f, sessions: pipeline.sessions) }
+    }
+    collector.finish(sessions: pipeline.sessions)
+    return Result(
+      format: format, dump: nil, sessions: collector.finished, warnings: pipeline.warnings,
+      error: failure)
+  }
+
+  /// An `--input-format` name that no reader knows.
+  public struct UnknownFormat: Error, CustomStringConvertible {
+    /// The name given.
+    public var name: String
+    /// The names known.
+    public var known: [String]
+    /// `unknown input format X (known: …)`.
+    public var description: String {
+      "unknown input format \(name) (known: \(known.joined(separator: ", ")))"
+    }
+  }
+}

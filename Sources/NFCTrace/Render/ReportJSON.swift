@@ -1,0 +1,326 @@
+import NDEF
+
+/// The JSON form of one `nfctrace report` entry (docs/json.md, "nfctrace report"):
+/// `{"session","static_dump","frames","tag","operations","ndef_status","cc","locks","config",
+/// "tlvs","tlv_findings","ndef","ndef_note","ndef_start","memory","memory_start","notes",
+/// "unknowns","warnings"}`.
+/// `ndef` uses `NDEFJSONRenderer`'s record and finding shapes. Secrets are masked unless
+/// `showSecrets`.
+public enum ReportJSON {
+  /// What a secret is replaced with.
+  public static let masked = "present (masked)"
+  /// Operation detail keys that hold secrets.
+  public static let secretKeys: Set<String> = ["password", "pack"]
+
+  /// Writes the report object of `r`.
+  public static func report(_ r: TagReport, showSecrets: Bool = false, to out: OutputBuffer) {
+    out.write("{\"session\":")
+    JSON.int(r.sessionIndex, to: out)
+    out.write(",\"static_dump\":\(r.isDump),\"frames\":")
+    if case .session(let info) = r.origin {
+      out.write("{\"first\":\(info.firstFrame),\"last\":\(info.lastFrame)}")
+    } else {
+      out.write("null")
+    }
+    out.write(",\"tag\":")
+    tag(r.tag, to: out)
+    out.write(",\"operations\":[")
+    for (i, op) in r.operations.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      operation(op, showSecrets: showSecrets, to: out)
+    }
+    out.write("],\"ndef_status\":")
+    status(r, to: out)
+    out.write(",\"cc\":")
+    cc(r.end, to: out)
+    out.write(",\"locks\":")
+    locks(r.end.locks, to: out)
+    out.write(",\"config\":")
+    config(r, showSecrets: showSecrets, to: out)
+    contents(r, to: out)
+    memory(r, to: out)
+    strings("notes", r.notes, to: out)
+    strings("unknowns", r.end.unknowns, to: out)
+    strings("warnings", r.warnings, to: out)
+    out.write("}")
+  }
+
+  // MARK: Identity and operations
+
+  static func tag(_ t: TagIdentity, to out: OutputBuffer) {
+    out.write("{\"technology\":\"\(t.technology.rawValue)\",\"uid\":")
+    JSON.optionalString(t.uid.isEmpty ? nil : Hex.string(t.uid), to: out)
+    out.write(",\"manufacturer\":")
+    JSON.optionalString(t.manufacturer, to: out)
+    out.write(",\"product\":")
+    JSON.optionalString(t.product, to: out)
+    out.write(",\"memory_bytes\":")
+    JSON.int(t.memoryBytes, to: out)
+    out.write(",\"atqa\":")
+    JSON.optionalString(t.atqa.map { Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)]) }, to: out)
+    out.write(",\"sak\":")
+    JSON.optionalString(t.sak.map { Hex.string([$0]) }, to: out)
+    out.write(",\"ats\":")
+    JSON.optionalString(t.ats.map { Hex.string($0) }, to: out)
+    out.write(",\"version\":")
+    JSON.optionalString(t.version.map { Hex.string($0) }, to: out)
+    out.write("}")
+  }
+
+  static func operation(_ op: Operation, showSecrets: Bool, to out: OutputBuffer) {
+    var shown = op
+    if !showSecrets {
+      for d in op.details where secretKeys.contains(d.key) { shown.set(d.key, .string(masked)) }
+    }
+    SessionsRender.operation(shown, to: out)
+  }
+
+  static func status(_ r: TagReport, to out: OutputBuffer) {
+    guard let s = r.ndefStatus else { return out.write("null") }
+    out.write("{\"status\":\"\(s.status.rawValue)\",\"capacity\":")
+    JSON.int(s.capacity, to: out)
+    out.write(",\"reason\":")
+    JSON.optionalString(s.reason, to: out)
+    out.write("}")
+  }
+
+  // MARK: CC, locks, configuration
+
+  static func cc(_ c: TagContents, to out: OutputBuffer) {
+    if let cc = c.type2CC {
+      out.write("{\"type\":\"type2\",\"bytes\":\"\(Hex.string(cc.bytes))\"")
+      out.write(",\"magic\":\"\(Hex.string([cc.bytes[0]]))\",\"ndef_magic\":\(cc.hasMagic)")
+      out.write(",\"version\":\"\(cc.version.major).\(cc.version.minor)\"")
+      out.write(",\"data_area_size\":\(cc.dataAreaSize),\"read_access\":\(cc.readAccess)")
+      out.write(",\"write_access\":\(cc.writeAccess)}")
+    } else if let cc = c.type4CC {
+      let f = cc.ndefFile
+      out.write("{\"type\":\"type4\",\"cclen\":\(cc.ccLen),\"mapping_version\":\"\(cc.versionString)\"")
+      out.write(",\"mle\":\(cc.mle),\"mlc\":\(cc.mlc),\"ndef_file_id\":")
+      out.write("\"\(Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)]))\"")
+      out.write(",\"extended\":\(f.tlvType == 0x06),\"max_size\":\(f.maxSize)")
+      out.write(",\"read_access\":\"\(Hex.string([f.readAccess]))\"")
+      out.write(",\"write_access\":\"\(Hex.string([f.writeAccess]))\"}")
+    } else {
+      out.write("null")
+    }
+  }
+
+  static func pageRanges(_ ranges: [ClosedRange<Int>], to out: OutputBuffer) {
+    out.write("[" + ranges.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "]")
+  }
+
+  /// Consecutive pages joined into ranges.
+  static func ranges(_ pages: [Int]) -> [ClosedRange<Int>] {
+    var out: [ClosedRange<Int>] = []
+    for p in pages {
+      if let last = out.last, last.upperBound + 1 == p {
+        out[out.count - 1] = last.lowerBound...p
+      } else {
+        out.append(p...p)
+      }
+    }
+    return out
+  }
+
+  static func locks(_ l: Type2Locks?, to out: OutputBuffer) {
+    guard let l else { return out.write("null") }
+    out.write("{\"lock0\":\"\(Hex.string([l.lock0]))\",\"lock1\":\"\(Hex.string([l.lock1]))\"")
+    out.write(",\"static_locked_pages\":")
+    pageRanges(ranges(l.staticLockedPages), to: out)
+    out.write(",\"block_locks\":[")
+    out.write(l.blockLocks.map { "\"\($0.rawValue)\"" }.joined(separator: ","))
+    out.write("],\"dynamic\":")
+    if let d = l.dynamic {
+      out.write("{\"page\":\(d.page),\"bytes\":\"\(Hex.string(d.bytes))\"")
+      out.write(",\"pages_per_bit\":\(d.pagesPerBit),\"locked_pages\":")
+      pageRanges(d.lockedRanges, to: out)
+      out.write("}")
+    } else {
+      out.write("null")
+    }
+    out.write(",\"locked_pages\":")
+    pageRanges(ranges(l.lockedPages), to: out)
+    out.write("}")
+  }
+
+  static func secret(_ b: [UInt8]?, _ showSecrets: Bool, to out: OutputBuffer) {
+    JSON.optionalString(b.map { showSecrets ? Hex.string($0) : masked }, to: out)
+  }
+
+  static func config(_ r: TagReport, showSecrets: Bool, to out: OutputBuffer) {
+    let c = r.end.config
+    let known = c.map { $0.cfg0 != nil || $0.cfg1 != nil || $0.pwd != nil || $0.pack != nil } ?? false
+    guard known || !r.passwordAuths.isEmpty || !r.counters.isEmpty else { return out.write("null") }
+    out.write("{\"cfg0_page\":")
+    JSON.int(c?.cfg0Page, to: out)
+    out.write(",\"cfg0\":")
+    JSON.optionalString(c?.cfg0.map { Hex.string($0) }, to: out)
+    out.write(",\"cfg1\":")
+    JSON.optionalString(c?.cfg1.map { Hex.string($0) }, to: out)
+    out.write(",\"mirror_conf\":")
+    JSON.int(c?.mirrorConf, to: out)
+    out.write(",\"mirror_byte\":")
+    JSON.int(c?.mirrorByte, to: out)
+    out.write(",\"mirror_page\":")
+    JSON.int(c?.mirrorPage, to: out)
+    out.write(",\"strong_modulation\":")
+    bool(c?.strongModulation, to: out)
+    out.write(",\"auth0\":")
+    JSON.int(c?.auth0, to: out)
+    out.write(",\"protected_pages\":")
+    if let p = c?.protectedPages { pageRanges([p], to: out) } else { out.write("null") }
+    access(c, to: out)
+    out.write(",\"pwd\":")
+    secret(c?.pwd, showSecrets, to: out)
+    out.write(",\"pack\":")
+    secret(c?.pack, showSecrets, to: out)
+    passwordAuths(r.passwordAuths, showSecrets: showSecrets, to: out)
+    out.write(",\"counters\":[")
+    out.write(r.counters.map { "{\"counter\":\($0.counter),\"value\":\($0.value)}" }.joined(separator: ","))
+    out.write("]}")
+  }
+
+  static func access(_ c: Type2Configuration?, to out: OutputBuffer) {
+    out.write(",\"access\":")
+    guard let c, let a = c.access else { return out.write("null") }
+    out.write("{\"byte\":\"\(Hex.string([a]))\",\"prot\":")
+    bool(c.prot, to: out)
+    out.write(",\"cfglck\":")
+    bool(c.cfgLock, to: out)
+    out.write(",\"nfc_cnt_en\":")
+    bool(c.nfcCounterEnabled, to: out)
+    out.write(",\"nfc_cnt_pwd_prot\":")
+    bool(c.nfcCounterPasswordProtected, to: out)
+    out.write(",\"authlim\":")
+    JSON.int(c.authLimit, to: out)
+    out.write("}")
+  }
+
+  static func passwordAuths(_ auths: [TagReport.PasswordAuth], showSecrets: Bool, to out: OutputBuffer) {
+    out.write(",\"pwd_auth\":[")
+    for (i, a) in auths.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      out.write("{\"frame\":\(a.frame),\"password\":")
+      secret(a.password, showSecrets, to: out)
+      out.write(",\"pack\":")
+      secret(a.pack, showSecrets, to: out)
+      out.write(",\"outcome\":\"\(a.outcome.rawValue)\"}")
+    }
+    out.write("]")
+  }
+
+  static func bool(_ b: Bool?, to out: OutputBuffer) {
+    out.write(b.map { $0 ? "true" : "false" } ?? "null")
+  }
+
+  // MARK: TLVs, NDEF
+
+  static func contents(_ r: TagReport, to out: OutputBuffer) {
+    out.write(",\"tlvs\":")
+    tlvs(r.end, to: out)
+    out.write(",\"tlv_findings\":[")
+    for (i, f) in r.end.tlvFindings.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      out.write("{\"code\":")
+      JSON.string(f.code, to: out)
+      out.write(",\"severity\":\"\(f.severity.rawValue)\",\"offset\":\(f.offset),\"message\":")
+      JSON.string(f.message, to: out)
+      out.write("}")
+    }
+    out.write("],\"ndef\":")
+    message(r.end.message, to: out)
+    out.write(",\"ndef_note\":")
+    JSON.optionalString(note(r.end.message), to: out)
+    out.write(",\"ndef_start\":")
+    if r.changed { message(r.start.message, to: out) } else { out.write("null") }
+  }
+
+  static func tlvs(_ c: TagContents, to out: OutputBuffer) {
+    out.write("[")
+    for (i, t) in (c.tlvArea?.tlvs ?? []).enumerated() {
+      if i > 0 { out.append(0x2C) }
+      let address = (c.tlvArea?.baseAddress ?? 16) + t.offset
+      out.write("{\"type\":")
+      JSON.string(t.tag.name, to: out)
+      out.write(",\"t\":\"\(Hex.string([typeByte(t.tag)]))\",\"offset\":\(address)")
+      out.write(",\"page\":\(address / 4),\"length\":")
+      JSON.int(t.lengthFieldSize > 0 ? t.length : nil, to: out)
+      out.write("}")
+    }
+    out.write("]")
+  }
+
+  static func typeByte(_ tag: Type2TLV.Tag) -> UInt8 {
+    switch tag {
+    case .null: return 0x00
+    case .lockControl: return 0x01
+    case .memoryControl: return 0x02
+    case .ndef: return 0x03
+    case .proprietary: return 0xFD
+    case .terminator: return 0xFE
+    case .unknown(let t): return t
+    }
+  }
+
+  /// `{"records","findings"}` for a decoded or empty message, else null.
+  static func message(_ m: TagContents.Message, to out: OutputBuffer) {
+    switch m {
+    case .decoded(let report): out.write(NDEFJSONRenderer.render(report))
+    case .empty: out.write("{\"records\":[],\"findings\":[]}")
+    default: out.write("null")
+    }
+  }
+
+  static func note(_ m: TagContents.Message) -> String? {
+    switch m {
+    case .unknown(let why): return "unknown: " + why
+    case .absent(let why): return "none: " + why
+    case .empty: return "empty: NDEF TLV / NLEN of length 0"
+    case .incomplete(let length, let known): return "incomplete: \(length) bytes, \(known) read"
+    case .decoded: return nil
+    }
+  }
+
+  // MARK: Memory
+
+  static func memory(_ r: TagReport, to out: OutputBuffer) {
+    let type4 = r.layout == .type4
+    out.write(",\"memory\":")
+    rows(type4 ? MemoryRow.type4(r.memory.filesEnd) : MemoryRow.type2(r.memory.type2End), to: out)
+    out.write(",\"memory_start\":")
+    rows(type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start), to: out)
+  }
+
+  static func rows(_ rows: [MemoryRow], to out: OutputBuffer) {
+    out.write("[")
+    for (i, row) in rows.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      if let file = row.file {
+        out.write("{\"file\":\"\(Hex.string([UInt8(file >> 8), UInt8(file & 0xFF)]))\",\"offset\":\(row.address)")
+      } else {
+        out.write("{\"page\":\(row.address)")
+      }
+      out.write(",\"data\":")
+      if row.known.contains(true) {
+        let hex = zip(row.bytes, row.known).map { $1 ? Hex.string([$0]) : "??" }.joined()
+        out.write("\"\(hex)\"")
+      } else {
+        out.write("null")
+      }
+      out.write(",\"state\":\"\(row.state.rawValue)\",\"frame\":")
+      JSON.int(row.frame, to: out)
+      out.write("}")
+    }
+    out.write("]")
+  }
+
+  static func strings(_ key: String, _ values: [String], to out: OutputBuffer) {
+    out.write(",\"\(key)\":[")
+    for (i, v) in values.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      JSON.string(v, to: out)
+    }
+    out.write("]")
+  }
+}

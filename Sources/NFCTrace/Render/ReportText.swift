@@ -1,0 +1,364 @@
+import NDEF
+
+/// The text form of `nfctrace report`: tag identity, operations, NDEF status, CC, lock bits,
+/// configuration pages, TLVs, the NDEF message (through `NDEFTextRenderer`) and the memory map,
+/// as left at the end of the session and, where it differs, as found at its start.
+///
+/// Secrets (PWD, PACK, the PWD_AUTH password) are shown as `present (masked)` unless
+/// `showSecrets` is set.
+public enum ReportText {
+  /// The whole report of `r`.
+  public static func render(_ r: TagReport, showSecrets: Bool = false) -> String {
+    var out = header(r)
+    out += identity(r.tag, dump: r.isDump)
+    out += operations(r, showSecrets: showSecrets)
+    out += status(r)
+    out += cc(r.end)
+    out += locks(r.end)
+    out += config(r, showSecrets: showSecrets)
+    out += tlvs(r.end, title: "TLVs")
+    out += message(r.end.message, title: r.changed ? "As left at the end" : nil)
+    for note in r.notes { out += "note: \(note)\n" }
+    if r.changed {
+      out += tlvs(r.start, title: "TLVs as found at the start", skipIfSame: r.end)
+      out += message(r.start.message, title: "As found at the start")
+    }
+    out += memory(r)
+    out += unknowns(r)
+    for w in r.warnings { out += "warning: \(w)\n" }
+    return out
+  }
+
+  // MARK: Header and identity
+
+  static func header(_ r: TagReport) -> String {
+    switch r.origin {
+    case .dump(let format):
+      return "Tag report · static dump (\(format)): contents only, no exchange\n"
+    case .session(let info):
+      return "Tag report · session \(info.index) · frames #\(info.firstFrame)–#\(info.lastFrame) · "
+        + "\(SessionsRender.seconds(info.startNs))–\(SessionsRender.seconds(info.endNs)) s\n"
+    }
+  }
+
+  static func row(_ key: String, _ value: String, indent: String = "  ") -> String {
+    let pad = max(1, 16 - key.count)
+    return indent + key + String(repeating: " ", count: pad) + value + "\n"
+  }
+
+  static func identity(_ t: TagIdentity, dump: Bool) -> String {
+    let missing = dump ? "not stored in the dump" : "not seen"
+    var out = "\nTag\n"
+    out += row("technology", t.technology.rawValue)
+    var uid = t.uidString ?? "unknown"
+    if let m = t.manufacturer { uid += " · \(m)" }
+    if t.collision { uid += " (several tags answered)" }
+    out += row("UID", uid)
+    out += row("ATQA", t.atqa.map { ATQA(value: $0).decode.summary.dropFirst(5).description } ?? missing)
+    out += row("SAK", t.sak.map { SAK($0).decode(level: nil).summary.dropFirst(4).description } ?? missing)
+    out += row("ATS", t.ats.map { ATS($0).decode.summary.dropFirst(4).description } ?? "none")
+    var product = t.product ?? "unknown"
+    if let v = t.version { product += " (GET_VERSION \(Hex.string(v, separator: " ")))" }
+    out += row("product", product)
+    out += row("memory", t.memoryBytes.map { "\($0) bytes" } ?? "unknown")
+    return out
+  }
+
+  // MARK: Operations and status
+
+  static func operations(_ r: TagReport, showSecrets: Bool) -> String {
+    guard !r.isDump else { return "" }
+    var out = "\nOperations\n"
+    if r.operations.isEmpty { out += "  none\n" }
+    for op in r.operations {
+      var line = "  #\(op.firstFrame)–#\(op.lastFrame)  \(op.shortText)"
+      if let reason = op.reason { line += ": \(reason)" }
+      let details = op.details.filter { !["message", "rule", "status", "capacity"].contains($0.key) }
+      if !details.isEmpty {
+        line += "  ["
+          + details.map { "\($0.key) \(detailText($0, showSecrets: showSecrets))" }.joined(
+            separator: ", ") + "]"
+      }
+      out += line + "\n"
+    }
+    return out
+  }
+
+  static func detailText(_ d: LayerField, showSecrets: Bool) -> String {
+    if !showSecrets && ReportJSON.secretKeys.contains(d.key) { return ReportJSON.masked }
+    switch d.value {
+    case .int(let i): return String(i)
+    case .string(let s): return s
+    case .bool(let b): return b ? "yes" : "no"
+    case .hex(let b): return Hex.string(b, separator: " ")
+    }
+  }
+
+  static func status(_ r: TagReport) -> String {
+    guard let s = r.ndefStatus else {
+      return "\nNDEF status      unknown (the CC was not read)\n"
+    }
+    var text = s.status.rawValue
+    if let c = s.capacity { text += ", capacity \(c) bytes" }
+    if let reason = s.reason { text += " (\(reason))" }
+    return "\n" + row("NDEF status", text, indent: "")
+  }
+
+  // MARK: CC
+
+  static func cc(_ c: TagContents) -> String {
+    if let cc = c.type2CC { return type2CC(cc) }
+    if let cc = c.type4CC { return type4CC(cc) }
+    if let e = c.type4CCError { return "\nCapability container: invalid (\(e))\n" }
+    return ""
+  }
+
+  static func access(_ nibble: Int, write: Bool) -> String {
+    switch nibble {
+    case 0: return "0 (free)"
+    case 0xF where write: return "F (none: read-only)"
+    case 8 where write: return "8 (password, as nfcpy writes for NTAG21x)"
+    default: return "\(String(nibble, radix: 16, uppercase: true)) (proprietary)"
+    }
+  }
+
+  static func type2CC(_ cc: Type2CapabilityContainer) -> String {
+    var out = "\nCapability container (page 3: \(Hex.string(cc.bytes, separator: " ")))\n"
+    let magic = Hex.string([cc.bytes[0]])
+    out += row("magic", magic + (cc.hasMagic ? " (NDEF)" : " (not the NDEF magic e1)"))
+    out += row("version", "\(cc.version.major).\(cc.version.minor)")
+    out += row("data area", "\(cc.dataAreaSize) bytes (CC2 \(Hex.string([cc.bytes[2]])) × 8)")
+    out += row("read access", access(cc.readAccess, write: false))
+    out += row("write access", access(cc.writeAccess, write: true))
+    return out
+  }
+
+  static func type4CC(_ cc: CapabilityContainer4) -> String {
+    let f = cc.ndefFile
+    var out = "\nCapability container (file E103)\n"
+    out += row("CCLEN", "\(cc.ccLen)" + (cc.isTruncated ? " (read only partly)" : ""))
+    out += row("mapping version", cc.versionString)
+    out += row("MLe", "\(cc.mle) bytes")
+    out += row("MLc", "\(cc.mlc) bytes")
+    let id = Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)])
+    out += row("NDEF file", id + (f.tlvType == 0x06 ? " (extended NDEF file control)" : ""))
+    out += row("max size", "\(f.maxSize) bytes")
+    out += row("read access", "\(Hex.string([f.readAccess])) (\(CapabilityContainer4.accessMeaning(f.readAccess)))")
+    out += row("write access", "\(Hex.string([f.writeAccess])) (\(CapabilityContainer4.accessMeaning(f.writeAccess)))")
+    return out
+  }
+
+  // MARK: Locks and configuration
+
+  static func ranges(_ pages: [Int]) -> String {
+    guard !pages.isEmpty else { return "none" }
+    var parts: [String] = []
+    var start = pages[0]
+    var last = pages[0]
+    for p in pages.dropFirst() + [Int.min] {
+      if p == last + 1 {
+        last = p
+        continue
+      }
+      parts.append(start == last ? "\(start)" : "\(start)–\(last)")
+      start = p
+      last = p
+    }
+    return parts.joined(separator: ", ")
+  }
+
+  static func locks(_ c: TagContents) -> String {
+    guard let l = c.locks else { return "" }
+    var out = "\nLock bits\n"
+    let staticPages = l.staticLockedPages
+    out += row(
+      "static",
+      "LOCK0 \(Hex.string([l.lock0])) LOCK1 \(Hex.string([l.lock1])): "
+        + (staticPages.isEmpty ? "no page locked" : "pages \(ranges(staticPages)) locked"))
+    let bl = l.blockLocks.map(\.rawValue)
+    out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
+    if let d = l.dynamic {
+      let locked = d.lockedRanges.flatMap { Array($0) }
+      var text = "page \(d.page): LOCK2 \(Hex.string([d.bytes[0]])) LOCK3 \(Hex.string([d.bytes[1]]))"
+      if let l4 = d.lock4 { text += " LOCK4 \(Hex.string([l4]))" }
+      text += " (\(d.pagesPerBit) pages per bit): "
+      text += locked.isEmpty ? "no page locked" : "pages \(ranges(locked)) locked"
+      out += row("dynamic", text)
+    }
+    out += row("read-only pages", ranges(l.lockedPages))
+    return out
+  }
+
+  static func secret(_ b: [UInt8]?, _ showSecrets: Bool) -> String {
+    guard let b else { return "not read" }
+    return showSecrets ? Hex.string(b, separator: " ") : ReportJSON.masked
+  }
+
+  static func config(_ r: TagReport, showSecrets: Bool) -> String {
+    let c = r.end.config
+    guard c != nil || !r.passwordAuths.isEmpty || !r.counters.isEmpty else { return "" }
+    var out = "\nConfiguration" + (c.map { " (CFG0 page \($0.cfg0Page))" } ?? "") + "\n"
+    if let c { out += configPages(c, showSecrets: showSecrets) }
+    for a in r.passwordAuths {
+      var text = "#\(a.frame) password \(secret(a.password, showSecrets))"
+      if let pack = a.pack { text += ", PACK \(secret(pack, showSecrets))" }
+      text += a.outcome == .ok ? ": accepted" : ": \(a.outcome.rawValue)"
+      out += row("PWD_AUTH", text)
+    }
+    for (n, v) in r.counters { out += row("counter \(n)", "\(v)") }
+    return out
+  }
+
+  static func configPages(_ c: Type2Configuration, showSecrets: Bool) -> String {
+    var out = ""
+    if let cfg0 = c.cfg0 {
+      out += row("CFG0", Hex.string(cfg0, separator: " "))
+      if let m = c.mirrorConf, let b = c.mirrorByte, let p = c.mirrorPage {
+        out += row(
+          "MIRROR", "\(Type2Configuration.mirrorNames[m]) (MIRROR_CONF \(m)), MIRROR_BYTE \(b), MIRROR_PAGE \(p)")
+      }
+      out += row("strong mod.", c.strongModulation == true ? "enabled" : "disabled")
+      out += row("AUTH0", "\(Hex.string(cfg0.suffix(1))): \(c.protectionText ?? "")")
+    } else {
+      out += row("CFG0", "not read")
+    }
+    if let cfg1 = c.cfg1 {
+      out += row("CFG1", Hex.string(cfg1, separator: " "))
+      out += row("ACCESS", accessText(c))
+      if let v = c.vctid { out += row("VCTID", Hex.string([v])) }
+    } else {
+      out += row("CFG1", "not read")
+    }
+    out += row("PWD", secret(c.pwd, showSecrets))
+    out += row("PACK", secret(c.pack, showSecrets))
+    return out
+  }
+
+  static func accessText(_ c: Type2Configuration) -> String {
+    func bit(_ name: String, _ v: Bool?) -> String? { v.map { "\(name) \($0 ? 1 : 0)" } }
+    var parts: [String] = []
+    if let p = c.prot { parts.append("PROT \(p ? "1 (read and write protected)" : "0 (only write protected)")") }
+    parts += [bit("CFGLCK", c.cfgLock), bit("NFC_CNT_EN", c.nfcCounterEnabled),
+      bit("NFC_CNT_PWD_PROT", c.nfcCounterPasswordProtected)].compactMap { $0 }
+    if let a = c.authLimit { parts.append("AUTHLIM \(a)" + (a == 0 ? " (unlimited)" : "")) }
+    return "\(Hex.string([c.access ?? 0])): " + parts.joined(separator: " · ")
+  }
+
+  // MARK: TLVs and message
+
+  static func tlvs(_ c: TagContents, title: String, skipIfSame other: TagContents? = nil) -> String {
+    guard let area = c.tlvArea else { return "" }
+    if let other, let o = other.tlvArea, o.tlvs == area.tlvs { return "" }
+    var out = "\n\(title) (tag byte address, page.byte)\n"
+    for t in area.tlvs {
+      let address = area.baseAddress + t.offset
+      var line = "  @\(address) (page \(address / 4).\(address % 4))  \(t.tag.name)"
+      if t.lengthFieldSize > 0 { line += "  L=\(t.length)" }
+      out += line + "\n"
+    }
+    if !c.tlvFindings.isEmpty {
+      out += NDEFTextRenderer.renderFindings(c.tlvFindings).split(separator: "\n").map { "  " + $0 }
+        .joined(separator: "\n") + "\n"
+    }
+    return out
+  }
+
+  /// The NDEF message block, under `title` ("As found at the start") when given.
+  static func message(_ m: TagContents.Message, title: String?) -> String {
+    let head = "\n" + (title.map { "\($0): " } ?? "")
+    switch m {
+    case .unknown(let why): return head + "NDEF message unknown: \(why)\n"
+    case .absent(let why): return head + "no NDEF message: \(why)\n"
+    case .empty:
+      return head + "NDEF message empty (NDEF TLV / NLEN of length 0: initialized, no message)\n"
+    case .incomplete(let length, let known):
+      return head + "NDEF message of \(length) bytes, only \(known) read: not decoded\n"
+    case .decoded(let report):
+      return head + NDEFTextRenderer.render(report)
+    }
+  }
+
+  // MARK: Memory
+
+  static func memory(_ r: TagReport) -> String {
+    let type4 = r.layout == .type4
+    let end = type4 ? MemoryRow.type4(r.memory.filesEnd) : MemoryRow.type2(r.memory.type2End)
+    guard !end.isEmpty else { return "\nMemory: nothing read\n" }
+    let start = type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start)
+    var out = "\nMemory" + (r.isDump ? " (from the dump)" : r.changed ? " as left at the end" : "")
+    if r.changed { out += "; a \"start\" line gives the row as found where it differs" }
+    out += "\n" + (type4 ? "  file  offset  bytes" + String(repeating: " ", count: 42) : "  page    bytes        ")
+    out += "state           frame\n"
+    var i = 0
+    while i < end.count {
+      let run = unknownRun(end, from: i)
+      if run >= 3 {
+        let range =
+          type4
+          ? label(end[i]) + "–" + String(end[i + run - 1].address, radix: 16)
+          : pad("\(end[i].address)–\(end[i + run - 1].address)", 6)
+        out += "  \(range)  not read (\(run) rows)\n"
+        i += run
+        continue
+      }
+      out += memoryLine(end[i], label: label(end[i]))
+      let s =
+        start.first { $0.file == end[i].file && $0.address == end[i].address }
+        ?? MemoryRow(
+          file: end[i].file, address: end[i].address, bytes: end[i].bytes.map { _ in 0 },
+          known: end[i].known.map { _ in false }, state: .unknown, frame: nil)
+      if !s.sameContents(as: end[i]) { out += memoryLine(s, label: pad("start", type4 ? 12 : 6)) }
+      i += 1
+    }
+    return out
+  }
+
+  static func unknownRun(_ rows: [MemoryRow], from i: Int) -> Int {
+    var n = 0
+    while i + n < rows.count, rows[i + n].state == .unknown, rows[i + n].file == rows[i].file { n += 1 }
+    return n
+  }
+
+  static func label(_ row: MemoryRow) -> String {
+    if let file = row.file {
+      let id = Hex.string([UInt8(file >> 8), UInt8(file & 0xFF)])
+      let offset = String(row.address, radix: 16)
+      return id + "  " + String(repeating: "0", count: max(0, 6 - offset.count)) + offset
+    }
+    return pad(String(row.address), 6)
+  }
+
+  /// `text` right-aligned in `width` columns.
+  static func pad(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+  }
+
+  static func memoryLine(_ row: MemoryRow, label: String) -> String {
+    var bytes = ""
+    for (b, known) in zip(row.bytes, row.known) {
+      if !bytes.isEmpty { bytes += " " }
+      bytes += known ? Hex.string([b]) : "??"
+    }
+    let width = row.file == nil ? 11 : 47
+    bytes += String(repeating: " ", count: max(0, width - bytes.count))
+    let state = row.state == .unacknowledged ? "unacknowledged" : row.state.rawValue
+    let frame = row.frame.map { "#\($0)" } ?? ""
+    let line = "  \(label)  \(bytes)  \(state)\(String(repeating: " ", count: max(1, 16 - state.count)))\(frame)"
+    return line.trimmingSuffixSpaces() + "\n"
+  }
+
+  static func unknowns(_ r: TagReport) -> String {
+    guard !r.end.unknowns.isEmpty else { return "" }
+    return "\nNot known from this " + (r.isDump ? "dump" : "session") + "\n"
+      + r.end.unknowns.map { "  - \($0)\n" }.joined()
+  }
+}
+
+extension String {
+  /// The string without trailing spaces.
+  fileprivate func trimmingSuffixSpaces() -> String {
+    var s = Substring(self)
+    while s.last == " " { s = s.dropLast() }
+    return String(s)
+  }
+}
