@@ -24,7 +24,8 @@ let package = Package(
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
       name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], exclude: ["ndeflib_oracle.py"]),
-    .testTarget(name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "TestSupport"]),
+    .testTarget(
+      name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "NFCTracePcap", "TestSupport"]),
     .testTarget(name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
   ]
 )

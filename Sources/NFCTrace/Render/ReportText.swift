@@ -34,7 +34,7 @@ public enum ReportText {
   static func header(_ r: TagReport) -> String {
     switch r.origin {
     case .dump(let format):
-      return "Tag report · static dump (\(format)): contents only, no exchange\n"
+      return "Tag report · static dump: contents only, no exchange (\(format))\n"
     case .session(let info):
       return "Tag report · session \(info.index) · frames #\(info.firstFrame)–#\(info.lastFrame) · "
         + "\(SessionsRender.seconds(info.startNs))–\(SessionsRender.seconds(info.endNs)) s\n"
@@ -96,7 +96,7 @@ public enum ReportText {
 
   static func status(_ r: TagReport) -> String {
     guard let s = r.ndefStatus else {
-      return "\nNDEF status      unknown (the CC was not read)\n"
+      return "\n" + row("NDEF status", "unknown (the CC was not read)", indent: "")
     }
     var text = s.status.rawValue
     if let c = s.capacity { text += ", capacity \(c) bytes" }

@@ -52,7 +52,7 @@ public struct TagContents: Sendable {
     case .type2: decodeType2(type2, tag: tag)
     case .type4: decodeType4(files)
     case .none:
-      message = .unknown("not a Type 2 or Type 4 tag: no NDEF memory decoded")
+      message = .unknown("no Type 2 or Type 4 memory in this session: nothing to decode")
     }
   }
 

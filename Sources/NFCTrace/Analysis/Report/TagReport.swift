@@ -33,6 +33,14 @@ public struct TagReport: Sendable {
     public var frame: Int
     /// The authenticate operation's outcome.
     public var outcome: OperationOutcome
+
+    /// Creates a record of one PWD_AUTH.
+    public init(password: [UInt8], pack: [UInt8]?, frame: Int, outcome: OperationOutcome) {
+      self.password = password
+      self.pack = pack
+      self.frame = frame
+      self.outcome = outcome
+    }
   }
 
   /// The origin.
@@ -143,7 +151,7 @@ extension TagReport {
   }
 
   static func layout(tag: TagIdentity, memory: TagMemory) -> Layout {
-    if !memory.filesEnd.isEmpty || tag.hasNDEFApplication { return .type4 }
+    if !memory.filesEnd.isEmpty || tag.hasNDEFApplication || tag.isISODEP { return .type4 }
     if memory.type2End.count > 0 || tag.isType2 { return .type2 }
     return .none
   }
