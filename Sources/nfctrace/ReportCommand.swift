@@ -48,10 +48,13 @@ enum ReportCommand {
     }
     if all { return source.sessions.map { TagReport(session: $0) } }
     if let session {
-      guard let n = Int(session) else { throw UsageError("--session needs a number, not \(session)") }
+      guard let n = Int(session) else {
+        throw UsageError("--session needs a number, not \(session)")
+      }
       guard let s = source.sessions.first(where: { $0.info.index == n }) else {
         let known = source.sessions.map { String($0.info.index) }.joined(separator: ", ")
-        throw UsageError("no session \(n) in this trace (sessions: \(known.isEmpty ? "none" : known))")
+        throw UsageError(
+          "no session \(n) in this trace (sessions: \(known.isEmpty ? "none" : known))")
       }
       return [TagReport(session: s)]
     }

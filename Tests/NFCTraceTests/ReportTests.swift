@@ -114,7 +114,8 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(row(rows, 3)?.state == .unknown)
   #expect(r.ndefStatus == nil)
   let text = ReportText.render(r)
-  #expect(text.contains("PWD_AUTH        #10 password present (masked), PACK present (masked): accepted"))
+  #expect(
+    text.contains("PWD_AUTH        #10 password present (masked), PACK present (masked): accepted"))
   #expect(!text.contains("da e5 57 96"))
   #expect(text.contains("NDEF message unknown: CC (page 3) not read"))
   #expect(ReportText.render(r, showSecrets: true).contains("#10 password da e5 57 96, PACK ab da"))
@@ -235,19 +236,24 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   let ntag215 = Type2Locks(lock0: 0, lock1: 0, dynamicBytes: [0x81, 0x00, 0x00], product: .ntag215)
   #expect(ntag215.dynamic?.page == 0x82)
   #expect(ntag215.dynamic?.lockedRanges == [16...31, 128...129])
-  let ntag216 = Type2Locks(lock0: 0x10, lock1: 0, dynamicBytes: [0x00, 0x60, 0x00], product: .ntag216)
+  let ntag216 = Type2Locks(
+    lock0: 0x10, lock1: 0, dynamicBytes: [0x00, 0x60, 0x00], product: .ntag216)
   #expect(ntag216.dynamic?.page == 0xE2)
   #expect(ntag216.dynamic?.lockedRanges == [224...225])  // bit 14 would start past page 225
   #expect(ntag216.lockedPages == [4, 224, 225])
-  let ul21 = Type2Locks(lock0: 0, lock1: 0, dynamicBytes: [0x00, 0x02, 0x00], product: .ultralightEV1MF0UL21)
+  let ul21 = Type2Locks(
+    lock0: 0, lock1: 0, dynamicBytes: [0x00, 0x02, 0x00], product: .ultralightEV1MF0UL21)
   #expect(ul21.dynamic?.page == 0x24)
   #expect(ul21.dynamic?.lockedRanges == [34...35])
-  #expect(Type2Locks(lock0: 0, lock1: 0, dynamicBytes: [0xFF, 0xFF, 0xFF], product: .ntag210).dynamic == nil)
+  #expect(
+    Type2Locks(lock0: 0, lock1: 0, dynamicBytes: [0xFF, 0xFF, 0xFF], product: .ntag210).dynamic
+      == nil)
 }
 
 @Test func configurationDecodesDeliveryValues() throws {
   let c = Type2Configuration(
-    family: .ntag21x, cfg0Page: 0xE3, cfg0: [0x04, 0x00, 0x00, 0xFF], cfg1: [0x00, 0x05, 0x00, 0x00])
+    family: .ntag21x, cfg0Page: 0xE3, cfg0: [0x04, 0x00, 0x00, 0xFF],
+    cfg1: [0x00, 0x05, 0x00, 0x00])
   #expect(c.auth0 == 0xFF)
   #expect(c.protectedPages == nil)
   #expect(c.protectionText == "no password protection (past the last page 230)")
@@ -262,7 +268,8 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(c.authLimit == 0)
   #expect(c.vctid == nil)
   let ev1 = Type2Configuration(
-    family: .ultralightEV1, cfg0Page: 0x10, cfg0: [0x00, 0x00, 0x00, 0xFF], cfg1: [0x00, 0x05, 0x00, 0x00])
+    family: .ultralightEV1, cfg0Page: 0x10, cfg0: [0x00, 0x00, 0x00, 0xFF],
+    cfg1: [0x00, 0x05, 0x00, 0x00])
   #expect(ev1.vctid == 0x05)
   #expect(ev1.nfcCounterEnabled == nil)
   #expect(ev1.mirrorConf == nil)
@@ -273,7 +280,8 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(product.cfg0Page == 0x29)
   #expect(product.packPage == 0x2C)
   let c = Type2Configuration(
-    family: .ntag21x, cfg0Page: 0x29, cfg0: [0xD4, 0x00, 0x10, 0x04], cfg1: [0xDB, 0x00, 0x00, 0x00])
+    family: .ntag21x, cfg0Page: 0x29, cfg0: [0xD4, 0x00, 0x10, 0x04],
+    cfg1: [0xDB, 0x00, 0x00, 0x00])
   #expect(c.mirrorConf == 3)
   #expect(c.mirrorByte == 1)
   #expect(c.mirrorPage == 16)

@@ -95,7 +95,8 @@ public enum ReportJSON {
       out.write(",\"write_access\":\(cc.writeAccess)}")
     } else if let cc = c.type4CC {
       let f = cc.ndefFile
-      out.write("{\"type\":\"type4\",\"cclen\":\(cc.ccLen),\"mapping_version\":\"\(cc.versionString)\"")
+      out.write(
+        "{\"type\":\"type4\",\"cclen\":\(cc.ccLen),\"mapping_version\":\"\(cc.versionString)\"")
       out.write(",\"mle\":\(cc.mle),\"mlc\":\(cc.mlc),\"ndef_file_id\":")
       out.write("\"\(Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)]))\"")
       out.write(",\"extended\":\(f.tlvType == 0x06),\"max_size\":\(f.maxSize)")
@@ -107,7 +108,8 @@ public enum ReportJSON {
   }
 
   static func pageRanges(_ ranges: [ClosedRange<Int>], to out: OutputBuffer) {
-    out.write("[" + ranges.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "]")
+    out.write(
+      "[" + ranges.map { "[\($0.lowerBound),\($0.upperBound)]" }.joined(separator: ",") + "]")
   }
 
   /// Consecutive pages joined into ranges.
@@ -150,7 +152,8 @@ public enum ReportJSON {
 
   static func config(_ r: TagReport, showSecrets: Bool, to out: OutputBuffer) {
     let c = r.end.config
-    let known = c.map { $0.cfg0 != nil || $0.cfg1 != nil || $0.pwd != nil || $0.pack != nil } ?? false
+    let known =
+      c.map { $0.cfg0 != nil || $0.cfg1 != nil || $0.pwd != nil || $0.pack != nil } ?? false
     guard known || !r.passwordAuths.isEmpty || !r.counters.isEmpty else { return out.write("null") }
     out.write("{\"cfg0_page\":")
     JSON.int(c?.cfg0Page, to: out)
@@ -177,7 +180,8 @@ public enum ReportJSON {
     secret(c?.pack, showSecrets, to: out)
     passwordAuths(r.passwordAuths, showSecrets: showSecrets, to: out)
     out.write(",\"counters\":[")
-    out.write(r.counters.map { "{\"counter\":\($0.counter),\"value\":\($0.value)}" }.joined(separator: ","))
+    out.write(
+      r.counters.map { "{\"counter\":\($0.counter),\"value\":\($0.value)}" }.joined(separator: ","))
     out.write("]}")
   }
 
@@ -197,7 +201,9 @@ public enum ReportJSON {
     out.write("}")
   }
 
-  static func passwordAuths(_ auths: [TagReport.PasswordAuth], showSecrets: Bool, to out: OutputBuffer) {
+  static func passwordAuths(
+    _ auths: [TagReport.PasswordAuth], showSecrets: Bool, to out: OutputBuffer
+  ) {
     out.write(",\"pwd_auth\":[")
     for (i, a) in auths.enumerated() {
       if i > 0 { out.append(0x2C) }
@@ -289,7 +295,8 @@ public enum ReportJSON {
     out.write(",\"memory\":")
     rows(type4 ? MemoryRow.type4(r.memory.filesEnd) : MemoryRow.type2(r.memory.type2End), to: out)
     out.write(",\"memory_start\":")
-    rows(type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start), to: out)
+    rows(
+      type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start), to: out)
   }
 
   static func rows(_ rows: [MemoryRow], to out: OutputBuffer) {
@@ -297,7 +304,9 @@ public enum ReportJSON {
     for (i, row) in rows.enumerated() {
       if i > 0 { out.append(0x2C) }
       if let file = row.file {
-        out.write("{\"file\":\"\(Hex.string([UInt8(file >> 8), UInt8(file & 0xFF)]))\",\"offset\":\(row.address)")
+        out.write(
+          "{\"file\":\"\(Hex.string([UInt8(file >> 8), UInt8(file & 0xFF)]))\",\"offset\":\(row.address)"
+        )
       } else {
         out.write("{\"page\":\(row.address)")
       }

@@ -41,8 +41,11 @@ public enum ReportText {
     }
   }
 
-  static func row(_ key: String, _ value: String, indent: String = "  ") -> String {
-    let pad = max(1, 16 - key.count)
+  /// `  key            value`: the value starts at column `width` after the indent.
+  static func row(_ key: String, _ value: String, indent: String = "  ", width: Int = 16)
+    -> String
+  {
+    let pad = max(1, width - key.count)
     return indent + key + String(repeating: " ", count: pad) + value + "\n"
   }
 
@@ -54,8 +57,10 @@ public enum ReportText {
     if let m = t.manufacturer { uid += " · \(m)" }
     if t.collision { uid += " (several tags answered)" }
     out += row("UID", uid)
-    out += row("ATQA", t.atqa.map { ATQA(value: $0).decode.summary.dropFirst(5).description } ?? missing)
-    out += row("SAK", t.sak.map { SAK($0).decode(level: nil).summary.dropFirst(4).description } ?? missing)
+    out += row(
+      "ATQA", t.atqa.map { ATQA(value: $0).decode.summary.dropFirst(5).description } ?? missing)
+    out += row(
+      "SAK", t.sak.map { SAK($0).decode(level: nil).summary.dropFirst(4).description } ?? missing)
     out += row("ATS", t.ats.map { ATS($0).decode.summary.dropFirst(4).description } ?? "none")
     var product = t.product ?? "unknown"
     if let v = t.version { product += " (GET_VERSION \(Hex.string(v, separator: " ")))" }
@@ -70,12 +75,18 @@ public enum ReportText {
     guard !r.isDump else { return "" }
     var out = "\nOperations\n"
     if r.operations.isEmpty { out += "  none\n" }
-    for op in r.operations {
-      var line = "  #\(op.firstFrame)–#\(op.lastFrame)  \(op.shortText)"
+    let spans = r.operations.map { "#\($0.firstFrame)–#\($0.lastFrame)" }
+    let width = spans.map(\.count).max() ?? 0
+    for (op, span) in zip(r.operations, spans) {
+      let gap = String(repeating: " ", count: width - span.count)
+      var line = "  \(span)\(gap)  \(op.shortText)"
       if let reason = op.reason { line += ": \(reason)" }
-      let details = op.details.filter { !["message", "rule", "status", "capacity"].contains($0.key) }
+      let details = op.details.filter {
+        !["message", "rule", "status", "capacity"].contains($0.key)
+      }
       if !details.isEmpty {
-        line += "  ["
+        line +=
+          "  ["
           + details.map { "\($0.key) \(detailText($0, showSecrets: showSecrets))" }.joined(
             separator: ", ") + "]"
       }
@@ -96,12 +107,12 @@ public enum ReportText {
 
   static func status(_ r: TagReport) -> String {
     guard let s = r.ndefStatus else {
-      return "\n" + row("NDEF status", "unknown (the CC was not read)", indent: "")
+      return "\n" + row("NDEF status", "unknown (the CC was not read)", indent: "", width: 18)
     }
     var text = s.status.rawValue
     if let c = s.capacity { text += ", capacity \(c) bytes" }
     if let reason = s.reason { text += " (\(reason))" }
-    return "\n" + row("NDEF status", text, indent: "")
+    return "\n" + row("NDEF status", text, indent: "", width: 18)
   }
 
   // MARK: CC
@@ -143,8 +154,12 @@ public enum ReportText {
     let id = Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)])
     out += row("NDEF file", id + (f.tlvType == 0x06 ? " (extended NDEF file control)" : ""))
     out += row("max size", "\(f.maxSize) bytes")
-    out += row("read access", "\(Hex.string([f.readAccess])) (\(CapabilityContainer4.accessMeaning(f.readAccess)))")
-    out += row("write access", "\(Hex.string([f.writeAccess])) (\(CapabilityContainer4.accessMeaning(f.writeAccess)))")
+    out += row(
+      "read access",
+      "\(Hex.string([f.readAccess])) (\(CapabilityContainer4.accessMeaning(f.readAccess)))")
+    out += row(
+      "write access",
+      "\(Hex.string([f.writeAccess])) (\(CapabilityContainer4.accessMeaning(f.writeAccess)))")
     return out
   }
 
@@ -179,7 +194,8 @@ public enum ReportText {
     out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
     if let d = l.dynamic {
       let locked = d.lockedRanges.flatMap { Array($0) }
-      var text = "page \(d.page): LOCK2 \(Hex.string([d.bytes[0]])) LOCK3 \(Hex.string([d.bytes[1]]))"
+      var text =
+        "page \(d.page): LOCK2 \(Hex.string([d.bytes[0]])) LOCK3 \(Hex.string([d.bytes[1]]))"
       if let l4 = d.lock4 { text += " LOCK4 \(Hex.string([l4]))" }
       text += " (\(d.pagesPerBit) pages per bit): "
       text += locked.isEmpty ? "no page locked" : "pages \(ranges(locked)) locked"
@@ -215,7 +231,9 @@ public enum ReportText {
       out += row("CFG0", Hex.string(cfg0, separator: " "))
       if let m = c.mirrorConf, let b = c.mirrorByte, let p = c.mirrorPage {
         out += row(
-          "MIRROR", "\(Type2Configuration.mirrorNames[m]) (MIRROR_CONF \(m)), MIRROR_BYTE \(b), MIRROR_PAGE \(p)")
+          "MIRROR",
+          "\(Type2Configuration.mirrorNames[m]) (MIRROR_CONF \(m)), MIRROR_BYTE \(b), MIRROR_PAGE \(p)"
+        )
       }
       out += row("strong mod.", c.strongModulation == true ? "enabled" : "disabled")
       out += row("AUTH0", "\(Hex.string(cfg0.suffix(1))): \(c.protectionText ?? "")")
@@ -237,16 +255,21 @@ public enum ReportText {
   static func accessText(_ c: Type2Configuration) -> String {
     func bit(_ name: String, _ v: Bool?) -> String? { v.map { "\(name) \($0 ? 1 : 0)" } }
     var parts: [String] = []
-    if let p = c.prot { parts.append("PROT \(p ? "1 (read and write protected)" : "0 (only write protected)")") }
-    parts += [bit("CFGLCK", c.cfgLock), bit("NFC_CNT_EN", c.nfcCounterEnabled),
-      bit("NFC_CNT_PWD_PROT", c.nfcCounterPasswordProtected)].compactMap { $0 }
+    if let p = c.prot {
+      parts.append("PROT \(p ? "1 (read and write protected)" : "0 (only write protected)")")
+    }
+    parts += [
+      bit("CFGLCK", c.cfgLock), bit("NFC_CNT_EN", c.nfcCounterEnabled),
+      bit("NFC_CNT_PWD_PROT", c.nfcCounterPasswordProtected),
+    ].compactMap { $0 }
     if let a = c.authLimit { parts.append("AUTHLIM \(a)" + (a == 0 ? " (unlimited)" : "")) }
     return "\(Hex.string([c.access ?? 0])): " + parts.joined(separator: " · ")
   }
 
   // MARK: TLVs and message
 
-  static func tlvs(_ c: TagContents, title: String, skipIfSame other: TagContents? = nil) -> String {
+  static func tlvs(_ c: TagContents, title: String, skipIfSame other: TagContents? = nil) -> String
+  {
     guard let area = c.tlvArea else { return "" }
     if let other, let o = other.tlvArea, o.tlvs == area.tlvs { return "" }
     var out = "\n\(title) (tag byte address, page.byte)\n"
@@ -257,7 +280,8 @@ public enum ReportText {
       out += line + "\n"
     }
     if !c.tlvFindings.isEmpty {
-      out += NDEFTextRenderer.renderFindings(c.tlvFindings).split(separator: "\n").map { "  " + $0 }
+      out +=
+        NDEFTextRenderer.renderFindings(c.tlvFindings).split(separator: "\n").map { "  " + $0 }
         .joined(separator: "\n") + "\n"
     }
     return out
@@ -287,7 +311,10 @@ public enum ReportText {
     let start = type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start)
     var out = "\nMemory" + (r.isDump ? " (from the dump)" : r.changed ? " as left at the end" : "")
     if r.changed { out += "; a \"start\" line gives the row as found where it differs" }
-    out += "\n" + (type4 ? "  file  offset  bytes" + String(repeating: " ", count: 42) : "  page    bytes        ")
+    out +=
+      "\n"
+      + (type4
+        ? "  file  offset  bytes" + String(repeating: " ", count: 42) : "  page    bytes        ")
     out += "state           frame\n"
     var i = 0
     while i < end.count {
@@ -315,7 +342,9 @@ public enum ReportText {
 
   static func unknownRun(_ rows: [MemoryRow], from i: Int) -> Int {
     var n = 0
-    while i + n < rows.count, rows[i + n].state == .unknown, rows[i + n].file == rows[i].file { n += 1 }
+    while i + n < rows.count, rows[i + n].state == .unknown, rows[i + n].file == rows[i].file {
+      n += 1
+    }
     return n
   }
 
@@ -343,7 +372,8 @@ public enum ReportText {
     bytes += String(repeating: " ", count: max(0, width - bytes.count))
     let state = row.state == .unacknowledged ? "unacknowledged" : row.state.rawValue
     let frame = row.frame.map { "#\($0)" } ?? ""
-    let line = "  \(label)  \(bytes)  \(state)\(String(repeating: " ", count: max(1, 16 - state.count)))\(frame)"
+    let line =
+      "  \(label)  \(bytes)  \(state)\(String(repeating: " ", count: max(1, 16 - state.count)))\(frame)"
     return line.trimmingSuffixSpaces() + "\n"
   }
 

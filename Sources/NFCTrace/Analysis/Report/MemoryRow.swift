@@ -54,6 +54,7 @@ public struct MemoryRow: Sendable, Equatable {
 
   /// True when both rows hold the same known bytes.
   public func sameContents(as other: MemoryRow) -> Bool {
-    known == other.known && zip(bytes, known).map { $1 ? $0 : 0 } == zip(other.bytes, other.known).map { $1 ? $0 : 0 }
+    known == other.known
+      && zip(bytes, known).map { $1 ? $0 : 0 } == zip(other.bytes, other.known).map { $1 ? $0 : 0 }
   }
 }

@@ -46,8 +46,9 @@ public struct TagContents: Sendable {
   public var status: (status: NDEFStatus, capacity: Int?, reason: String?)?
 
   /// Decodes `type2` (Type 2 layout) or `files` (Type 4 layout) of tag `tag`.
-  public init(layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity)
-  {
+  public init(
+    layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity
+  ) {
     switch layout {
     case .type2: decodeType2(type2, tag: tag)
     case .type4: decodeType4(files)
@@ -129,7 +130,8 @@ public struct TagContents: Sendable {
     message = Self.type2Message(area, complete: complete, readBytes: run.count)
   }
 
-  private static func type2Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message {
+  private static func type2Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message
+  {
     guard let tlv = area.ndef else {
       return complete
         ? .absent("no NDEF Message TLV in the data area")
@@ -165,8 +167,9 @@ public struct TagContents: Sendable {
     decodeNDEFFile(files[cc.ndefFile.fileID], control: cc.ndefFile)
   }
 
-  private mutating func decodeNDEFFile(_ file: ByteImage?, control: CapabilityContainer4.FileControl)
-  {
+  private mutating func decodeNDEFFile(
+    _ file: ByteImage?, control: CapabilityContainer4.FileControl
+  ) {
     let id = Hex.string([UInt8(control.fileID >> 8), UInt8(control.fileID & 0xFF)])
     let size = control.lengthFieldSize
     guard let file, let prefix = file.known(0, size) else {

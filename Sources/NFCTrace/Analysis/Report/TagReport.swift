@@ -78,7 +78,9 @@ public struct TagReport: Sendable {
   public var isDump: Bool { sessionIndex == nil }
 
   /// True when the contents as found differ from the contents as left.
-  public var changed: Bool { memory.type2Start != memory.type2End || memory.filesStart != memory.filesEnd }
+  public var changed: Bool {
+    memory.type2Start != memory.type2End || memory.filesStart != memory.filesEnd
+  }
 }
 
 extension TagReport {
