@@ -50,6 +50,10 @@ public struct Type2Configuration: Sendable, Equatable {
 
   /// CFG1's page.
   public var cfg1Page: Int { cfg0Page + 1 }
+
+  // The decoders read these, so a value of another length (set from outside) decodes as unknown.
+  private var c0: [UInt8]? { cfg0?.count == 4 ? cfg0 : nil }
+  private var c1: [UInt8]? { cfg1?.count == 4 ? cfg1 : nil }
   /// PWD's page.
   public var pwdPage: Int { cfg0Page + 2 }
   /// PACK's page (the last page).
@@ -58,15 +62,15 @@ public struct Type2Configuration: Sendable, Equatable {
   // MARK: CFG0
 
   /// MIRROR_CONF 0–3 (NTAG21x only).
-  public var mirrorConf: Int? { family == .ntag21x ? cfg0.map { Int($0[0] >> 6) } : nil }
+  public var mirrorConf: Int? { family == .ntag21x ? c0.map { Int($0[0] >> 6) } : nil }
   /// MIRROR_BYTE 0–3: byte of MIRROR_PAGE where the mirror starts (NTAG21x only).
-  public var mirrorByte: Int? { family == .ntag21x ? cfg0.map { Int($0[0] >> 4) & 3 } : nil }
+  public var mirrorByte: Int? { family == .ntag21x ? c0.map { Int($0[0] >> 4) & 3 } : nil }
   /// MIRROR_PAGE (NTAG21x only; CFG0 byte 2).
-  public var mirrorPage: Int? { family == .ntag21x ? cfg0.map { Int($0[2]) } : nil }
+  public var mirrorPage: Int? { family == .ntag21x ? c0.map { Int($0[2]) } : nil }
   /// STRG_MOD_EN / MOD strong modulation (CFG0 byte 0 bit 2, 0x04).
-  public var strongModulation: Bool? { cfg0.map { $0[0] & 0x04 != 0 } }
+  public var strongModulation: Bool? { c0.map { $0[0] & 0x04 != 0 } }
   /// AUTH0: first page protected by the password (CFG0 byte 3).
-  public var auth0: Int? { cfg0.map { Int($0[3]) } }
+  public var auth0: Int? { c0.map { Int($0[3]) } }
 
   /// The pages the password protects (AUTH0 … last page); nil when AUTH0 is past the last
   /// page (no protection) or unknown.
@@ -78,7 +82,7 @@ public struct Type2Configuration: Sendable, Equatable {
   // MARK: CFG1 (ACCESS)
 
   /// ACCESS byte (CFG1 byte 0).
-  public var access: UInt8? { cfg1?[0] }
+  public var access: UInt8? { c1?[0] }
   /// PROT (0x80): 1 = read and write access protected, 0 = write access only.
   public var prot: Bool? { access.map { $0 & 0x80 != 0 } }
   /// CFGLCK (0x40): the configuration pages are permanently locked.
@@ -95,7 +99,7 @@ public struct Type2Configuration: Sendable, Equatable {
   /// AUTHLIM (0x07): failed PWD_AUTH attempts allowed; 0 = unlimited.
   public var authLimit: Int? { access.map { Int($0 & 0x07) } }
   /// VCTID (Ultralight EV1: CFG1 byte 1, default `05`).
-  public var vctid: UInt8? { family == .ultralightEV1 ? cfg1?[1] : nil }
+  public var vctid: UInt8? { family == .ultralightEV1 ? c1?[1] : nil }
 
   /// What the password protects, in words: `no password protection (past the last page 230)`,
   /// `write access to pages 16–231`, `read and write access to pages 4–231`.

@@ -195,7 +195,8 @@ public enum ReportText {
     if let d = l.dynamic {
       let locked = d.lockedRanges.flatMap { Array($0) }
       var text =
-        "page \(d.page): LOCK2 \(Hex.string([d.bytes[0]])) LOCK3 \(Hex.string([d.bytes[1]]))"
+        "page \(d.page): LOCK2 \(Hex.string(d.bytes.prefix(1)))"
+        + " LOCK3 \(Hex.string(d.bytes.dropFirst().prefix(1)))"
       if let l4 = d.lock4 { text += " LOCK4 \(Hex.string([l4]))" }
       text += " (\(d.pagesPerBit) pages per bit): "
       text += locked.isEmpty ? "no page locked" : "pages \(ranges(locked)) locked"
@@ -273,11 +274,18 @@ public enum ReportText {
     guard let area = c.tlvArea else { return "" }
     if let other, let o = other.tlvArea, o.tlvs == area.tlvs { return "" }
     var out = "\n\(title) (tag byte address, page.byte)\n"
-    for t in area.tlvs {
+    var i = 0
+    while i < area.tlvs.count {
+      let t = area.tlvs[i]
       let address = area.baseAddress + t.offset
       var line = "  @\(address) (page \(address / 4).\(address % 4))  \(t.tag.name)"
+      // Runs of NULL TLVs are padding: one line each would bury the rest.
+      var n = 1
+      while t.tag == .null, i + n < area.tlvs.count, area.tlvs[i + n].tag == .null { n += 1 }
+      if n > 1 { line += " ×\(n) (to byte \(address + n - 1))" }
       if t.lengthFieldSize > 0 { line += "  L=\(t.length)" }
       out += line + "\n"
+      i += n
     }
     if !c.tlvFindings.isEmpty {
       out +=
