@@ -74,7 +74,7 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(r.end.config?.cfg0 == [0x04, 0x00, 0x00, 0xFF])
   #expect(r.end.config?.protectedPages == nil)
   #expect(r.counters.map(\.value) == [0, 0, 0])
-  let rows = MemoryRow.type2(r.memory.type2End)
+  let rows = r.rows()
   #expect(rows.count == 231)
   #expect(rows.allSatisfy { $0.state == .read && $0.frame == nil })
   let text = ReportText.render(r)
@@ -105,7 +105,7 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
       TagReport.PasswordAuth(
         password: [0xDA, 0xE5, 0x57, 0x96], pack: [0xAB, 0xDA], frame: 10, outcome: .ok)
     ])
-  let rows = MemoryRow.type2(r.memory.type2End)
+  let rows = r.rows()
   for page in 4...8 {
     #expect(row(rows, page)?.bytes == [0, 0, 0, 0])
     #expect(row(rows, page)?.state == .read)
@@ -123,22 +123,23 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
 
 @Test func reportWriteOkMarksWrittenPages() throws {
   let r = try report(TestPaths.traces("t2t-ntag215-write-ok.pcap"))
-  let rows = MemoryRow.type2(r.memory.type2End)
+  let rows = r.rows()
   #expect((4...9).map { row(rows, $0)?.state } == Array(repeating: .written, count: 6))
-  #expect((4...9).map { row(rows, $0)?.frame } == [20, 22, 24, 26, 28, 30])
+  // Pages 4–7 were read back after the write (frame 32): still marked written.
+  #expect((4...9).map { row(rows, $0)?.frame } == [32, 32, 32, 32, 28, 30])
   #expect(row(rows, 3)?.state == .read)
   #expect(row(rows, 9)?.bytes == [0x6F, 0x6B, 0xFE, 0x00])
   #expect(field(try decoded(r.end.message), "uri") == .text("https://nfctrace.dev/ok"))
   #expect(field(try decoded(r.start.message), "uri") == .text("https://nfctrace.dev/old"))
   #expect(r.changed)
   #expect(r.notes.isEmpty)
-  let start = MemoryRow.type2(r.memory.type2Start)
+  let start = r.rows(atStart: true)
   #expect(row(start, 9)?.bytes == [0x6F, 0x6C, 0x64, 0xFE])
 }
 
 @Test func reportTornWriteShowsTheUnacknowledgedPage() throws {
   let r = try report(TestPaths.traces("t2t-ntag215-write-torn.pcap"))
-  let rows = MemoryRow.type2(r.memory.type2End)
+  let rows = r.rows()
   #expect(row(rows, 4)?.state == .written)
   #expect(row(rows, 5)?.state == .written)
   #expect(row(rows, 6)?.state == .unacknowledged)
@@ -173,7 +174,7 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(r.start.nlen == 20)
   #expect(field(try decoded(r.end.message), "uri") == .text("https://nfctrace.dev/t4-new"))
   #expect(field(try decoded(r.start.message), "uri") == .text("https://nfctrace.dev/t4"))
-  let rows = MemoryRow.type4(r.memory.filesEnd)
+  let rows = r.rows()
   #expect(rows.map(\.file) == [0xE103, 0xE104, 0xE104])
   #expect(rows.map(\.address) == [0, 0, 16])
   #expect(rows.map(\.state) == [.read, .written, .written])

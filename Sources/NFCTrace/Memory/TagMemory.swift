@@ -68,9 +68,6 @@ public struct TagMemory: Sendable, Equatable {
   }
 
   /// A read updates the end image, and the start image for bytes this session has not written.
-  /// A read that returns what an acknowledged write stored confirms the write: the byte stays
-  /// `written` (with the write's frame), so a read-back after writeNDEF does not hide which
-  /// pages the session wrote.
   private static func read(
     _ data: [UInt8], at address: Int, frame: Int, start: inout ByteImage, end: inout ByteImage,
     sessionFirstFrame: Int
@@ -81,9 +78,8 @@ public struct TagMemory: Sendable, Equatable {
         (end.state(a) == .written || end.state(a) == .unacknowledged)
         && (end.frame(a) ?? -1) >= sessionFirstFrame
       if !writtenHere { start.record([b], at: a, state: .read, frame: frame) }
-      let confirmed = end.state(a) == .written && a < end.count && end.values[a] == b
-      if !confirmed { end.record([b], at: a, state: .read, frame: frame) }
     }
+    end.record(data, at: address, state: .read, frame: frame)
   }
 }
 

@@ -291,12 +291,10 @@ public enum ReportJSON {
   // MARK: Memory
 
   static func memory(_ r: TagReport, to out: OutputBuffer) {
-    let type4 = r.layout == .type4
     out.write(",\"memory\":")
-    rows(type4 ? MemoryRow.type4(r.memory.filesEnd) : MemoryRow.type2(r.memory.type2End), to: out)
+    rows(r.rows(), to: out)
     out.write(",\"memory_start\":")
-    rows(
-      type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start), to: out)
+    rows(r.rows(atStart: true), to: out)
   }
 
   static func rows(_ rows: [MemoryRow], to out: OutputBuffer) {

@@ -314,9 +314,9 @@ public enum ReportText {
 
   static func memory(_ r: TagReport) -> String {
     let type4 = r.layout == .type4
-    let end = type4 ? MemoryRow.type4(r.memory.filesEnd) : MemoryRow.type2(r.memory.type2End)
+    let end = r.rows()
     guard !end.isEmpty else { return "\nMemory: nothing read\n" }
-    let start = type4 ? MemoryRow.type4(r.memory.filesStart) : MemoryRow.type2(r.memory.type2Start)
+    let start = r.rows(atStart: true)
     var out = "\nMemory" + (r.isDump ? " (from the dump)" : r.changed ? " as left at the end" : "")
     if r.changed { out += "; a \"start\" line gives the row as found where it differs" }
     out +=

@@ -16,9 +16,15 @@ public struct MemoryRow: Sendable, Equatable {
   /// The latest frame any of the row's bytes came from (nil for dumps and unknown rows).
   public var frame: Int?
 
-  /// Type 2 rows, one per 4-byte page, from page 0 to the last page the image covers.
-  public static func type2(_ image: ByteImage) -> [MemoryRow] {
-    rows(image, width: 4, file: nil)
+  /// Type 2 rows, one per 4-byte page, from page 0 to the last page the image covers. Pages in
+  /// `written` (acknowledged writes of the session) are marked `written` even when a later
+  /// read-back is the byte's last source, so a map after writeNDEF shows what was written.
+  public static func type2(_ image: ByteImage, written: Set<Int> = []) -> [MemoryRow] {
+    rows(image, width: 4, file: nil).map { row in
+      var row = row
+      if row.state == .read && written.contains(row.address) { row.state = .written }
+      return row
+    }
   }
 
   /// Type 4 rows, 16 bytes each, for every file (ascending file id).

@@ -77,6 +77,18 @@ public struct TagReport: Sendable {
   /// True for a static dump.
   public var isDump: Bool { sessionIndex == nil }
 
+  /// Type 2 pages whose WRITE the tag acknowledged in this session (operation detail
+  /// `pages_acknowledged`).
+  public var writtenPages: Set<Int> = []
+
+  /// The memory map rows as left at the end (`atStart` false) or as found at the start.
+  public func rows(atStart: Bool = false) -> [MemoryRow] {
+    if layout == .type4 { return MemoryRow.type4(atStart ? memory.filesStart : memory.filesEnd) }
+    return atStart
+      ? MemoryRow.type2(memory.type2Start)
+      : MemoryRow.type2(memory.type2End, written: writtenPages)
+  }
+
   /// True when the contents as found differ from the contents as left.
   public var changed: Bool {
     memory.type2Start != memory.type2End || memory.filesStart != memory.filesEnd
@@ -98,6 +110,7 @@ extension TagReport {
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)
     warnings = []
+    writtenPages = Self.writtenPages(s.operations)
     notes = Self.unacknowledgedNotes(layout == .type4 ? [] : MemoryRow.type2(s.memory.type2End))
     if let note = Self.tornLengthNote(s.operations, start: start, end: end) { notes.append(note) }
   }
@@ -110,6 +123,16 @@ extension TagReport {
     else { return nil }
     return "the NDEF TLV length is now \(now) (was \(was)) but writeNDEF ended"
       + " \(write.outcome.rawValue): the length no longer matches a completely written message"
+  }
+
+  static func writtenPages(_ ops: [Operation]) -> Set<Int> {
+    var pages: Set<Int> = []
+    for op in ops {
+      if case .string(let list)? = op.detail("pages_acknowledged") {
+        pages.formUnion(list.split(separator: ",").compactMap { Int($0) })
+      }
+    }
+    return pages
   }
 
   /// A WRITE that got no ACK may or may not have reached the EEPROM (a torn write): the tag
