@@ -12,6 +12,7 @@ let topUsage = """
   commands:
     timeline FILE     annotated timeline of a capture, layer by layer
     sessions FILE     one line per session: tag and Core NFC operations with outcomes
+    diff A B          compare two sessions: operations, commands, memory, NDEF, timing
     ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
@@ -32,6 +33,7 @@ func run(_ argv: [String]) -> Int32 {
     "formats": ("nfctrace formats", FormatsCommand.run),
     "ndef": (NDEFCommandCLI.usage, NDEFCommandCLI.run),
     "sessions": (SessionsCommand.usage, SessionsCommand.run),
+    "diff": (DiffCommand.usage, DiffCommand.run),
   ]
   switch command {
   case "-h", "--help", "help":

@@ -64,14 +64,15 @@ public enum SequenceAlignment {
       row[0] = i * gap
       moves[i * width] = up
       for j in stride(from: 1, through: m, by: 1) {
-        // Preference on ties: B-gap, then A-gap, then the pair (the traceback runs backwards,
-        // so this puts gaps as late as possible).
-        var best = row[j - 1] + gap
-        var move = left
-        let fromUp = previous[j] + gap
-        if fromUp > best {
-          best = fromUp
-          move = up
+        // Preference on ties: A-gap, then B-gap, then the pair. The traceback runs backwards,
+        // so gaps go as late as possible, and in a run of gaps B's come before A's (a retry
+        // in B is listed right after the attempt it repeats).
+        var best = previous[j] + gap
+        var move = up
+        let fromLeft = row[j - 1] + gap
+        if fromLeft > best {
+          best = fromLeft
+          move = left
         }
         if let s = score(a[i - 1], b[j - 1]), previous[j - 1] + s > best {
           best = previous[j - 1] + s
