@@ -1,7 +1,7 @@
 import Foundation
 import NDEF
-import Testing
 import TestSupport
+import Testing
 
 @testable import NFCTrace
 
@@ -12,7 +12,8 @@ private func sides(_ path: String, sessions wanted: [Int?]) throws -> [DiffSide]
   var pipeline = FramePipeline(importer: try Proxmark3BinaryImporter.format.open(input))
   var collector = SessionCollector()
   var recorder = ExchangeRecorder(
-    selection: .init(sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
+    selection: .init(
+      sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
   while let f = try pipeline.next() {
     collector.push(f, sessions: pipeline.sessions)
     recorder.push(f)
@@ -22,7 +23,8 @@ private func sides(_ path: String, sessions wanted: [Int?]) throws -> [DiffSide]
   return try wanted.map { w in
     let index = try #require(w ?? recorder.lastTaggedSession)
     let analysis = try #require(collector.finished.first { $0.info.index == index })
-    let exchanges = try #require(recorder.exchanges(session: index, operations: analysis.operations))
+    let exchanges = try #require(
+      recorder.exchanges(session: index, operations: analysis.operations))
     return DiffSide(path: path, analysis: analysis, exchanges: exchanges)
   }
 }
@@ -77,16 +79,23 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     let b = try sides(torn, sessions: [nil])[0]
     let d = TraceDiff(a: a, b: b)
     #expect(d.tag.isEmpty)
-    #expect(d.operations.map { "\($0.a.map(String.init) ?? "-")=\($0.b.map(String.init) ?? "-")" }
-      == ["0=0", "1=1", "2=2", "3=3", "4=-"])
-    #expect(d.operations.map { op in (op.a ?? op.b).map { (op.a != nil ? a : b).analysis.operations[$0].kind } }
-      == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF, .readNDEF])
+    #expect(
+      d.operations.map { "\($0.a.map(String.init) ?? "-")=\($0.b.map(String.init) ?? "-")" }
+        == ["0=0", "1=1", "2=2", "3=3", "4=-"])
+    #expect(
+      d.operations.map { op in
+        (op.a ?? op.b).map { (op.a != nil ? a : b).analysis.operations[$0].kind }
+      }
+        == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF, .readNDEF])
     #expect(d.operations.map(\.same) == [true, true, true, false, false])
     let write = d.operations[3].differences
-    #expect(write.map(\.field) == ["outcome", "reason", "unanswered", "details.pages_acknowledged"])
+    #expect(
+      write.map(\.field) == ["outcome", "reason", "unanswered", "details.pages_acknowledged"])
     #expect(write[0] == FieldDifference("outcome", .string("ok"), .string("interrupted")))
     #expect(write[2] == FieldDifference("unanswered", .int(0), .int(2)))
-    #expect(write[3] == FieldDifference("details.pages_acknowledged", .string("4,5,6,7,8,9"), .string("4,5")))
+    #expect(
+      write[3]
+        == FieldDifference("details.pages_acknowledged", .string("4,5,6,7,8,9"), .string("4,5")))
     #expect(!d.same)
   }
 
@@ -100,10 +109,14 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     // in B; B's retry of page 6 is one extra exchange; pages 7–9 were only written in A.
     let inWrite = d.exchanges.filter { $0.operation == 3 }
     let frames = inWrite.map { x in
-      (x.a.map { a.exchanges[$0].requestFrame ?? -1 }, x.b.map { b.exchanges[$0].requestFrame ?? -1 })
+      (
+        x.a.map { a.exchanges[$0].requestFrame ?? -1 },
+        x.b.map { b.exchanges[$0].requestFrame ?? -1 }
+      )
     }
-    #expect(frames.map { "\($0.0.map(String.init) ?? "-")/\($0.1.map(String.init) ?? "-")" }
-      == ["18/18", "20/20", "22/22", "-/23", "24/-", "26/-", "28/-"])
+    #expect(
+      frames.map { "\($0.0.map(String.init) ?? "-")/\($0.1.map(String.init) ?? "-")" }
+        == ["18/18", "20/20", "22/22", "-/23", "24/-", "26/-", "28/-"])
     #expect(inWrite.map(\.differences) == [[], [], ["response"], [], [], [], []])
     let differing = d.exchanges.filter { !$0.same }
     #expect(differing.count == 5)
@@ -142,9 +155,11 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(n.a.unacknowledgedBytes == 0 && n.b.unacknowledgedBytes == 4)
     #expect(n.differences == [FieldDifference("unacknowledged_bytes", .int(0), .int(4))])
     #expect(n.records.count == 1)
-    #expect(n.records[0].differences == [
-      FieldDifference("uri", .string("https://nfctrace.dev/ok"), .string("https://nfctrace.dev/ol"))
-    ])
+    #expect(
+      n.records[0].differences == [
+        FieldDifference(
+          "uri", .string("https://nfctrace.dev/ok"), .string("https://nfctrace.dev/ol"))
+      ])
     #expect(!n.same)
   }
 
@@ -161,7 +176,8 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(write.a?.retries == 0 && write.b?.retries == 1)
     #expect(write.b?.exchanges == 4 && write.b?.answered == 2)
     #expect(write.notable.map(\.why) == ["unanswered"])
-    #expect(write.notable.first?.aResponseNs == 4_779_646 && write.notable.first?.bResponseNs == nil)
+    #expect(
+      write.notable.first?.aResponseNs == 4_779_646 && write.notable.first?.bResponseNs == nil)
     #expect(d.timing[4].a != nil && d.timing[4].b == nil)
   }
 
@@ -220,7 +236,10 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     let write = try #require(lines.first { $0.hasPrefix("≠ writeNDEF ok") })
     #expect(write.hasSuffix("│ writeNDEF interrupted  #18–#23"))
     #expect(lines.contains { $0.hasPrefix("− readNDEF ok  #30–#32") })
-    #expect(lines.contains { $0.hasPrefix("+ ") && $0.hasSuffix("│ #23 WRITE page 6 ← 66 63 74 72 → no answer") })
+    #expect(
+      lines.contains {
+        $0.hasPrefix("+ ") && $0.hasSuffix("│ #23 WRITE page 6 ← 66 63 74 72 → no answer")
+      })
     let page9 = try #require(lines.first { $0.hasPrefix("≠ page 9") })
     #expect(page9.contains("6f 6b fe 00  written #29") && page9.hasSuffix("6f 6c 64 fe  read #17"))
   }
@@ -234,7 +253,10 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
       try JSONSerialization.jsonObject(with: Data(out.text.utf8)) as? [String: Any])
     #expect(doc["same"] as? Bool == false)
     let ops = try #require(doc["operations"] as? [[String: Any]])
-    #expect(ops.map { $0["kind"] as? String } == ["connect", "queryNDEFStatus", "readNDEF", "writeNDEF", "readNDEF"])
+    #expect(
+      ops.map { $0["kind"] as? String } == [
+        "connect", "queryNDEFStatus", "readNDEF", "writeNDEF", "readNDEF",
+      ])
     #expect(ops[4]["b"] is NSNull && ops[4]["a"] as? Int == 4)
     let memory = try #require(doc["memory"] as? [[String: Any]])
     #expect(memory.map { $0["page"] as? Int } == [6, 9])

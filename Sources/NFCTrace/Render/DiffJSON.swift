@@ -33,7 +33,8 @@ public enum DiffJSON {
     out.write("]}\n")
   }
 
-  private static func list<T>(_ items: [T], to out: OutputBuffer, _ each: (T, OutputBuffer) -> Void) {
+  private static func list<T>(_ items: [T], to out: OutputBuffer, _ each: (T, OutputBuffer) -> Void)
+  {
     for (i, item) in items.enumerated() {
       if i > 0 { out.append(0x2C) }
       out.write("\n")
@@ -47,7 +48,8 @@ public enum DiffJSON {
     JSON.string(s.path, to: out)
     let info = s.analysis.info
     out.write(",\"session\":\(info.index),\"first_frame\":\(info.firstFrame)")
-    out.write(",\"last_frame\":\(info.lastFrame),\"start_ns\":\(info.startNs),\"end_ns\":\(info.endNs)")
+    out.write(
+      ",\"last_frame\":\(info.lastFrame),\"start_ns\":\(info.startNs),\"end_ns\":\(info.endNs)")
     out.write(",\"tag\":")
     SessionsRender.tag(s.analysis.tag, to: out)
     out.write(",\"ndef\":{\"state\":\"\(ndef.state)\",\"message\":")
@@ -201,6 +203,8 @@ public enum DiffJSON {
     JSON.int(t.medianResponseNs.map { Int($0) }, to: out)
     out.write(",\"max_response_ns\":")
     JSON.int(t.maxResponseNs.map { Int($0) }, to: out)
-    out.write(",\"retries\":\(t.retries),\"duration_ns\":\(t.durationNs)}")
+    out.write(",\"retries\":\(t.retries),\"duration_ns\":")
+    JSON.int(t.durationNs.map { Int($0) }, to: out)
+    out.write("}")
   }
 }

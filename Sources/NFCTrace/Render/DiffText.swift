@@ -71,7 +71,9 @@ public enum DiffText {
     func text(_ t: TagIdentity) -> String {
       (t.product ?? t.technology.rawValue) + " " + (t.uidString ?? "(no UID)")
     }
-    return ["", "TAG"] + [row(d.tag.isEmpty ? "=" : "≠", text(d.a.analysis.tag), text(d.b.analysis.tag))]
+    return ["", "TAG"] + [
+      row(d.tag.isEmpty ? "=" : "≠", text(d.a.analysis.tag), text(d.b.analysis.tag))
+    ]
       + differenceRows(d.tag)
   }
 
@@ -95,7 +97,11 @@ public enum DiffText {
 
   static func exchanges(_ d: TraceDiff) -> [String] {
     let differing = d.exchanges.filter { !$0.same }
-    guard !differing.isEmpty else { return ["", "COMMANDS: the aligned operations send the same commands and get the same answers"] }
+    guard !differing.isEmpty else {
+      return [
+        "", "COMMANDS: the aligned operations send the same commands and get the same answers",
+      ]
+    }
     var out = ["", "COMMANDS THAT DIFFER (request → response)"]
     var lastOp: Int?
     for x in differing {
@@ -115,7 +121,15 @@ public enum DiffText {
   static func exchange(_ r: ExchangeRecord?) -> String {
     guard let r else { return "" }
     let frame = r.requestFrame.map { "#\($0) " } ?? ""
-    return frame + r.commandSummary + " → " + r.answerSummary
+    let command = r.commandSummary
+    var answer = r.answerSummary
+    // Type 2 answers repeat their command (`READ page 3 → e1 10 …`): say it once.
+    if answer.hasPrefix(command) {
+      answer = String(answer.dropFirst(command.count))
+      if answer.hasPrefix(" → ") { answer = String(answer.dropFirst(3)) }
+      if answer.isEmpty { answer = r.answerSummary }
+    }
+    return frame + command + " → " + answer
   }
 
   static func memory(_ d: TraceDiff) -> [String] {
@@ -127,7 +141,8 @@ public enum DiffText {
         image = m.image
         out.append(m.image == .end ? "  as left at the end" : "  as found at the start")
       }
-      let unit = m.file.map { "file \(Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)])) +\(m.offset)" }
+      let unit =
+        m.file.map { "file \(Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)])) +\(m.offset)" }
         ?? "page \(m.unit)"
       func side(_ bytes: [UInt8]?, _ state: String, _ frame: Int?) -> String {
         (bytes.map { Hex.string($0, separator: " ") } ?? "??") + "  " + state
@@ -170,22 +185,32 @@ public enum DiffText {
         + ms(t.maxResponseNs).padding(11) + "\(t.retries)".padding(4) + ms(t.durationNs)
     }
     var out = [
-      "", "TIMING (response = tag frame start − reader frame start; gap = since the previous frame)",
-      row(" ", "operation".padding(18) + "n".padding(6) + "median".padding(11) + "max".padding(11)
-        + "rt".padding(4) + "duration", "n".padding(6) + "median".padding(11) + "max".padding(11)
-        + "rt".padding(4) + "duration"),
+      "",
+      "TIMING (response = tag frame start − reader frame start; gap = since the previous frame)",
+      row(
+        " ",
+        "operation".padding(18) + "n".padding(6) + "median".padding(11) + "max".padding(11)
+          + "rt".padding(4) + "duration",
+        "n".padding(6) + "median".padding(11) + "max".padding(11)
+          + "rt".padding(4) + "duration"),
     ]
     for t in d.timing {
       let op = d.operations[t.operation]
-      let kind = (op.a.map { d.a.analysis.operations[$0] } ?? op.b.map { d.b.analysis.operations[$0] })?
+      let kind =
+        (op.a.map { d.a.analysis.operations[$0] } ?? op.b.map { d.b.analysis.operations[$0] })?
         .kind.rawValue ?? ""
-      out.append(row(mark(t.a != nil, t.b != nil, same: t.notable.isEmpty), kind.padding(18) + text(t.a), text(t.b)))
+      out.append(
+        row(
+          mark(t.a != nil, t.b != nil, same: t.notable.isEmpty), kind.padding(18) + text(t.a),
+          text(t.b)))
       for n in t.notable {
         let x = d.exchanges[n.exchange]
-        let name = (x.a.map { d.a.exchanges[$0] } ?? x.b.map { d.b.exchanges[$0] })?.commandSummary ?? ""
+        let name =
+          (x.a.map { d.a.exchanges[$0] } ?? x.b.map { d.b.exchanges[$0] })?.commandSummary ?? ""
         func side(_ r: Int64?, _ g: Int64?) -> String { "response \(ms(r)), gap \(ms(g))" }
         out.append(
-          row(" ", "    \(n.why): " + name + "  " + side(n.aResponseNs, n.aGapNs),
+          row(
+            " ", "    \(n.why): " + name + "  " + side(n.aResponseNs, n.aGapNs),
             side(n.bResponseNs, n.bGapNs)))
       }
     }

@@ -151,16 +151,18 @@ public struct NDEFDiff: Sendable {
 public struct OperationTiming: Sendable, Equatable {
   /// Exchanges in the operation.
   public var exchanges: Int
-  /// Answered exchanges (those with a response time).
+  /// Requests that got an answer.
   public var answered: Int
-  /// Median response time (tag frame start − reader frame start), ns.
+  /// Median response time (tag frame start − reader frame start), ns; nil without answers or
+  /// timestamps.
   public var medianResponseNs: Int64?
   /// Longest response time, ns.
   public var maxResponseNs: Int64?
   /// Repeats of a command whose previous attempt failed (no answer, NAK, error SW, bad CRC).
   public var retries: Int
-  /// First frame start to last frame start of the operation, ns.
-  public var durationNs: Int64
+  /// First frame start to last frame start of the operation's exchanges, ns (nil when the
+  /// source has no timestamps).
+  public var durationNs: Int64?
 }
 
 /// An aligned exchange whose timing differs notably.

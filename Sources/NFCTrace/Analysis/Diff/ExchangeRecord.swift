@@ -27,13 +27,18 @@ public struct ExchangeRecord: Sendable {
   public var unanswered: Bool
   /// Index of the session operation the exchange belongs to (set by `ExchangeRecorder`).
   public var operation: Int?
+  /// False when the source has no timestamps (libnfc logs: frames only in order), so times
+  /// are not comparable.
+  public var timed = true
 
   /// The request without its CRC (when the capture has one): what the reader meant, so
   /// captures with and without CRC bytes compare alike.
   public var requestPayload: ArraySlice<UInt8> { Self.payload(request[...], requestCRC) }
 
   /// The response without its CRC; nil when no response came.
-  public var responsePayload: ArraySlice<UInt8>? { response.map { Self.payload($0[...], responseCRC) } }
+  public var responsePayload: ArraySlice<UInt8>? {
+    response.map { Self.payload($0[...], responseCRC) }
+  }
 
   private static func payload(_ d: ArraySlice<UInt8>, _ crc: CRCStatus?) -> ArraySlice<UInt8> {
     switch crc {
@@ -47,7 +52,7 @@ public struct ExchangeRecord: Sendable {
 
   /// Response time: tag frame start − reader frame start, in ns (nil without both frames).
   public var responseTimeNs: Int64? {
-    guard requestFrame != nil, let responseNs else { return nil }
+    guard timed, requestFrame != nil, let responseNs else { return nil }
     return responseNs - requestNs
   }
 
@@ -163,11 +168,13 @@ public struct ExchangeRecorder: Sendable {
     current = nil
     let record = ExchangeRecord(
       requestFrame: f.frame.index, request: f.frame.data, requestNs: f.frame.timeNs,
-      requestCRC: f.frame.crc, command: f.innermost, requestRawReason: f.undecodedReason, responseFrame: nil, response: nil,
+      requestCRC: f.frame.crc, command: f.innermost, requestRawReason: f.undecodedReason,
+      responseFrame: nil, response: nil,
       responseNs: nil, answer: nil, responseCRC: nil, unanswered: f.response == .unanswered,
       operation: nil)
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
+    c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit != .order
     current = c
   }
 
@@ -187,6 +194,7 @@ public struct ExchangeRecorder: Sendable {
           requestRawReason: nil, responseFrame: f.frame.index, response: f.frame.data,
           responseNs: f.frame.timeNs, answer: f.innermost, responseCRC: f.frame.crc,
           unanswered: false, operation: nil))
+      c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit != .order
     }
     current = c
   }

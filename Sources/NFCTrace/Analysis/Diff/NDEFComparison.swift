@@ -15,7 +15,9 @@ public enum NDEFComparison {
     }
     add("state", .string(sa.state), .string(sb.state))
     add("unacknowledged_bytes", .int(sa.unacknowledgedBytes), .int(sb.unacknowledgedBytes))
-    add("errors", .string(sa.errors.joined(separator: ",")), .string(sb.errors.joined(separator: ",")))
+    add(
+      "errors", .string(sa.errors.joined(separator: ",")), .string(sb.errors.joined(separator: ","))
+    )
     let ra = sa.report?.records ?? []
     let rb = sb.report?.records ?? []
     let fa = ra.map(fields)
@@ -91,14 +93,17 @@ public enum NDEFComparison {
       ("tnf", .string(r.record.tnf.name)),
       ("type", r.record.typeText.map { .string($0) } ?? .hex(r.record.type)),
     ]
-    if !r.record.id.isEmpty { out.append(("id", r.record.idText.map { .string($0) } ?? .hex(r.record.id))) }
+    if !r.record.id.isEmpty {
+      out.append(("id", r.record.idText.map { .string($0) } ?? .hex(r.record.id)))
+    }
     out.append(("kind", .string(r.payload.kindName)))
     for f in r.payload.fields() { flatten(f.value, path: f.name, into: &out) }
     if r.payload.fields().isEmpty { out.append(("payload", .hex(r.record.payload))) }
     return out
   }
 
-  private static func flatten(_ v: NDEFValue, path: String, into out: inout [(String, FieldValue)]) {
+  private static func flatten(_ v: NDEFValue, path: String, into out: inout [(String, FieldValue)])
+  {
     switch v {
     case .text(let s): out.append((path, .string(s)))
     case .int(let i): out.append((path, .int(i)))

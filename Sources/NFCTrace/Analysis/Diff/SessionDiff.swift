@@ -7,7 +7,8 @@ extension TraceDiff {
     tag = Self.tagDifferences(a.analysis.tag, b.analysis.tag)
     let byOpA = Self.group(a.exchanges, count: a.analysis.operations.count)
     let byOpB = Self.group(b.exchanges, count: b.analysis.operations.count)
-    let columns = Self.alignOperations(a.analysis.operations, b.analysis.operations, byOpA, byOpB, a, b)
+    let columns = Self.alignOperations(
+      a.analysis.operations, b.analysis.operations, byOpA, byOpB, a, b)
     var ops: [OperationDiff] = []
     var xs: [ExchangeDiff] = []
     for column in columns {
@@ -16,7 +17,8 @@ extension TraceDiff {
       if let i = column.a, let j = column.b {
         diff.differences = Self.operationDifferences(
           a.analysis.operations[i], b.analysis.operations[j])
-        let inner = Self.alignExchanges(byOpA[i], byOpB[j], a.exchanges, b.exchanges, operation: index)
+        let inner = Self.alignExchanges(
+          byOpA[i], byOpB[j], a.exchanges, b.exchanges, operation: index)
         xs += inner
         diff.same = diff.differences.isEmpty && inner.allSatisfy(\.same)
       }
@@ -115,7 +117,8 @@ extension TraceDiff {
     let pairs = SequenceAlignment.align(Array(ia.indices), Array(ib.indices)) { x, y in
       guard keysA[x] == keysB[y] else { return nil }
       let differences = exchangeDifferences(ra[ia[x]], rb[ib[y]])
-      return 10 + (differences.contains("command") ? 0 : 2) + (differences.contains("response") ? 0 : 2)
+      return 10 + (differences.contains("command") ? 0 : 2)
+        + (differences.contains("response") ? 0 : 2)
     }
     return pairs.map { p in
       let x = p.a.map { ia[$0] }

@@ -23,7 +23,8 @@ public enum TimingComparison {
       {
         why.append("response")
       }
-      if let ga = gapsA[i], let gb = gapsB[j], beyond(ga, gb, thresholds.gapNs, thresholds.gapRatio) {
+      if let ga = gapsA[i], let gb = gapsB[j], beyond(ga, gb, thresholds.gapNs, thresholds.gapRatio)
+      {
         why.append("gap")
       }
       guard !why.isEmpty else { continue }
@@ -51,7 +52,7 @@ public enum TimingComparison {
     out.reserveCapacity(records.count)
     var previous: Int64?
     for r in records {
-      out.append(previous.map { r.requestNs - $0 })
+      out.append(r.timed ? previous.map { r.requestNs - $0 } : nil)
       previous = r.responseNs ?? r.requestNs
     }
     return out
@@ -61,9 +62,11 @@ public enum TimingComparison {
   public static func timing(_ indices: [Int], _ records: [ExchangeRecord]) -> OperationTiming {
     var times: [Int64] = []
     var retries = 0
+    var answered = 0
     var previous: ExchangeRecord?
     for i in indices {
       let r = records[i]
+      if r.response != nil && r.requestFrame != nil { answered += 1 }
       if let t = r.responseTimeNs { times.append(t) }
       if let p = previous, p.failed, p.requestFrame != nil, p.requestPayload == r.requestPayload {
         retries += 1
@@ -71,12 +74,13 @@ public enum TimingComparison {
       previous = r
     }
     times.sort()
+    let timed = indices.allSatisfy { records[$0].timed }
     let first = indices.first.map { records[$0].requestNs }
     let last = indices.last.map { records[$0].responseNs ?? records[$0].requestNs }
     return OperationTiming(
-      exchanges: indices.count, answered: times.count, medianResponseNs: median(times),
+      exchanges: indices.count, answered: answered, medianResponseNs: median(times),
       maxResponseNs: times.last, retries: retries,
-      durationNs: first.flatMap { f in last.map { $0 - f } } ?? 0)
+      durationNs: timed ? first.flatMap { f in last.map { $0 - f } } : nil)
   }
 
   /// The median of sorted values (the lower middle one for an even count).
