@@ -25,7 +25,8 @@ public enum DiffText {
     let l = fit(left)
     let r = fit(right)
     let padded = l + String(repeating: " ", count: max(0, column - l.count))
-    return "\(mark) \(padded) │ \(r)"
+    let line = "\(mark) \(padded) │ \(r)"
+    return r.isEmpty ? String(line.dropLast()) : line
   }
 
   static func fit(_ s: String) -> String {
@@ -181,18 +182,15 @@ public enum DiffText {
   static func timing(_ d: TraceDiff) -> [String] {
     func text(_ t: OperationTiming?) -> String {
       guard let t else { return "" }
-      return "\(t.exchanges) x".padding(6) + ms(t.medianResponseNs).padding(11)
-        + ms(t.maxResponseNs).padding(11) + "\(t.retries)".padding(4) + ms(t.durationNs)
+      return "\(t.exchanges)".padding(5) + ms(t.medianResponseNs).padding(11)
+        + ms(t.maxResponseNs).padding(11) + "\(t.retries)".padding(8) + ms(t.durationNs)
     }
+    let header =
+      "n".padding(5) + "median".padding(11) + "max".padding(11) + "retries".padding(8) + "duration"
     var out = [
       "",
       "TIMING (response = tag frame start − reader frame start; gap = since the previous frame)",
-      row(
-        " ",
-        "operation".padding(18) + "n".padding(6) + "median".padding(11) + "max".padding(11)
-          + "rt".padding(4) + "duration",
-        "n".padding(6) + "median".padding(11) + "max".padding(11)
-          + "rt".padding(4) + "duration"),
+      row(" ", "operation".padding(18) + header, header),
     ]
     for t in d.timing {
       let op = d.operations[t.operation]
