@@ -20,7 +20,12 @@ enum DiffCommand {
     var sessionA = try index(a.value("--session-a"), "--session-a")
     var sessionB = try index(a.value("--session-b"), "--session-b")
     let sameFile = pathA == pathB
+    var flagA = "--session-a"
+    var flagB = "--session-b"
     if sameFile && sessionA == nil && sessionB == nil {
+      // Named so the error reads "session 1: … has only session 0 (…)".
+      flagA = "session"
+      flagB = "session"
       sessionA = 0
       sessionB = 1
     }
@@ -30,8 +35,8 @@ enum DiffCommand {
     var failures: [TraceError] = []
     if sameFile {
       let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
-      sideA = try t.side(sessionA, name: "A", flag: "--session-a")
-      sideB = try t.side(sessionB, name: "B", flag: "--session-b")
+      sideA = try t.side(sessionA, name: "A", flag: flagA)
+      sideB = try t.side(sessionB, name: "B", flag: flagB)
       failures += [t.result.error].compactMap { $0 }
     } else {
       let ta = try LoadedTrace(pathA, format: format, wanted: [sessionA])
@@ -87,9 +92,13 @@ private struct LoadedTrace {
           + "\(flag) (the trace has \(count) session\(count == 1 ? "" : "s"))")
     }
     guard let analysis = result.sessions.first(where: { $0.info.index == index }) else {
+      let hint =
+        flag.hasPrefix("--")
+        ? "" : " (A and B are the same file: sessions 0 and 1 unless --session-a/-b say otherwise)"
       throw UsageError(
         "\(flag) \(index): \(path) has "
-          + (count == 0 ? "no sessions" : "sessions 0–\(count - 1)"))
+          + (count == 0 ? "no sessions" : count == 1 ? "only session 0" : "sessions 0–\(count - 1)")
+          + hint)
     }
     let exchanges = recorder.exchanges(session: index, operations: analysis.operations) ?? []
     return DiffSide(path: path, analysis: analysis, exchanges: exchanges)

@@ -269,3 +269,45 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect((a["tag"] as? [String: Any])?["product"] as? String == "NTAG215")
   }
 }
+
+@Suite struct DiffExchangeAlignmentTests {
+  /// A Type 2 WRITE of `data` to `page` at frame `frame`, ACKed unless `nak`.
+  private func write(_ page: Int, _ data: [UInt8], frame: Int, nak: Bool = false) -> ExchangeRecord
+  {
+    let command = LayerDecode(
+      .type2, "WRITE", "WRITE page \(page)",
+      [LayerField("page", .int(page)), LayerField("data", .hex(data))])
+    let answer = LayerDecode(
+      .type2, nak ? "NAK" : "ACK", nak ? "NAK" : "ACK", [LayerField("ack", .bool(!nak))])
+    return ExchangeRecord(
+      requestFrame: frame, request: [0xA2, UInt8(page)] + data + [0x00, 0x00],
+      requestNs: Int64(frame) * 1_000_000, requestCRC: .ok, command: command,
+      requestRawReason: nil, responseFrame: frame + 1, response: [nak ? 0x00 : 0x0A],
+      responseNs: Int64(frame) * 1_000_000 + 4_800_000, answer: answer, responseCRC: .absent,
+      unanswered: false, operation: 0)
+  }
+
+  @Test func sameCommandDifferentDataAndARetryAfterANAK() {
+    let a = [write(4, [1, 2, 3, 4], frame: 10), write(5, [5, 6, 7, 8], frame: 12)]
+    let b = [
+      write(4, [1, 2, 3, 9], frame: 20, nak: true), write(4, [1, 2, 3, 9], frame: 22),
+      write(5, [5, 6, 7, 8], frame: 24),
+    ]
+    let x = TraceDiff.alignExchanges([0, 1], [0, 1, 2], a, b, operation: 0)
+    // The acknowledged attempts pair (same answer scores higher); B's NAKed first attempt is
+    // the one extra exchange, and the pair differs only in the bytes written.
+    #expect(
+      x.map { "\($0.a.map(String.init) ?? "-")=\($0.b.map(String.init) ?? "-")" } == [
+        "-=0", "0=1", "1=2",
+      ])
+    #expect(x.map(\.differences) == [[], ["command"], []])
+    #expect(a[0].key == "WRITE page=4")
+    // B repeated the NAKed WRITE: one retry; A none.
+    let tb = TimingComparison.timing([0, 1, 2], b)
+    #expect(tb.retries == 1 && tb.answered == 3 && tb.medianResponseNs == 4_800_000)
+    #expect(tb.durationNs == 8_800_000)
+    #expect(TimingComparison.timing([0, 1], a).retries == 0)
+    // Gaps: start of each request − start of the previous exchange's last frame.
+    #expect(TimingComparison.gaps(b) == [nil, 2_000_000 - 4_800_000, 2_000_000 - 4_800_000])
+  }
+}
