@@ -13,6 +13,7 @@ let topUsage = """
     timeline FILE     annotated timeline of a capture, layer by layer
     sessions FILE     one line per session: tag and Core NFC operations with outcomes
     report FILE       the tag's contents after a session (or from a dump): CC, locks, NDEF, memory
+    diff A B          compare two sessions: operations, commands, memory, NDEF, timing
     ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
@@ -34,6 +35,7 @@ func run(_ argv: [String]) -> Int32 {
     "ndef": (NDEFCommandCLI.usage, NDEFCommandCLI.run),
     "sessions": (SessionsCommand.usage, SessionsCommand.run),
     "report": (ReportCommand.usage, ReportCommand.run),
+    "diff": (DiffCommand.usage, DiffCommand.run),
   ]
   switch command {
   case "-h", "--help", "help":

@@ -1,0 +1,236 @@
+import NDEF
+
+/// One session chosen for a diff: where it came from, its analysis and its exchanges.
+public struct DiffSide: Sendable {
+  /// The trace path as given on the command line.
+  public var path: String
+  /// The session's analysis (tag, operations, memory, NDEF status).
+  public var analysis: SessionAnalysis
+  /// The session's exchanges, each with its operation index (from `ExchangeRecorder`).
+  public var exchanges: [ExchangeRecord]
+
+  /// A side.
+  public init(path: String, analysis: SessionAnalysis, exchanges: [ExchangeRecord]) {
+    self.path = path
+    self.analysis = analysis
+    self.exchanges = exchanges
+  }
+
+  /// The session index.
+  public var session: Int { analysis.info.index }
+}
+
+/// A value that differs between A and B (nil on a side that has none).
+public struct FieldDifference: Sendable, Equatable {
+  /// What differs: `outcome`, `reason`, `details.pages_acknowledged`, `uri`, `product`…
+  public var field: String
+  /// The value in A.
+  public var a: FieldValue?
+  /// The value in B.
+  public var b: FieldValue?
+
+  /// A difference.
+  public init(_ field: String, _ a: FieldValue?, _ b: FieldValue?) {
+    self.field = field
+    self.a = a
+    self.b = b
+  }
+}
+
+/// One column of the aligned operations.
+public struct OperationDiff: Sendable {
+  /// Index into A's operations (nil: only in B).
+  public var a: Int?
+  /// Index into B's operations (nil: only in A).
+  public var b: Int?
+  /// Differences of the paired operations (outcome, reason, unanswered/failed counts,
+  /// details); empty when the pair is the same or one side is missing.
+  public var differences: [FieldDifference]
+  /// True when both sides exist and nothing differs (exchanges included).
+  public var same: Bool
+}
+
+/// One column of the aligned exchanges inside a pair of aligned operations.
+public struct ExchangeDiff: Sendable {
+  /// Index into `TraceDiff.operations` of the operation pair holding the exchanges.
+  public var operation: Int
+  /// Index into A's exchanges (nil: only in B).
+  public var a: Int?
+  /// Index into B's exchanges (nil: only in A).
+  public var b: Int?
+  /// What differs: `command` (request bytes), `response` (answer bytes, or answered vs not).
+  public var differences: [String]
+  /// True when both sides exist with the same request and response bytes.
+  public var same: Bool { a != nil && b != nil && differences.isEmpty }
+}
+
+/// Which memory image a difference is in.
+public enum MemoryImage: String, Sendable {
+  /// The memory as the session left it.
+  case end
+  /// The memory as the session found it.
+  case start
+}
+
+/// A tag memory unit that differs: a Type 2 page (4 bytes) or a 16-byte row of a Type 4 file.
+public struct MemoryDifference: Sendable, Equatable {
+  /// End or start image.
+  public var image: MemoryImage
+  /// Type 4 file id; nil for Type 2 memory.
+  public var file: UInt16?
+  /// Type 2: page number. Type 4: byte offset in the file.
+  public var unit: Int
+  /// Byte address of the unit (page × 4 for Type 2; the offset for Type 4).
+  public var offset: Int
+  /// A's bytes (nil where no byte is known).
+  public var a: [UInt8]?
+  /// B's bytes.
+  public var b: [UInt8]?
+  /// A's provenance for the unit: `read`, `written`, `written-unacknowledged`, `unknown`,
+  /// or `mixed`.
+  public var aState: String
+  /// B's provenance.
+  public var bState: String
+  /// The frame that set A's bytes (the latest of the unit), if any.
+  public var aFrame: Int?
+  /// The frame that set B's bytes.
+  public var bFrame: Int?
+}
+
+/// One side's final NDEF message as its end memory holds it.
+public struct NDEFSideState: Sendable {
+  /// `message` (a message could be decoded), `empty` (NDEF TLV / NLEN of length 0), `none`
+  /// (the data area holds no NDEF TLV), `incomplete` (the message runs into unread bytes),
+  /// `unknown` (the session did not read the NDEF area).
+  public var state: String
+  /// The message bytes (for `message`).
+  public var message: [UInt8]?
+  /// Bytes of the TLV / NDEF file the message depends on that were written without an
+  /// acknowledgement: the tag may hold something else there.
+  public var unacknowledgedBytes: Int
+  /// The validator's report (relax mode), for `message`.
+  public var report: NDEFReport?
+  /// Error finding codes of the validator (and failure code).
+  public var errors: [String]
+
+  /// A side with no decodable message in `state`.
+  public static func without(_ state: String, unacknowledged: Int = 0) -> NDEFSideState {
+    NDEFSideState(
+      state: state, message: nil, unacknowledgedBytes: unacknowledged, report: nil, errors: [])
+  }
+}
+
+/// One column of the aligned NDEF records, with the fields that differ.
+public struct NDEFRecordDiff: Sendable {
+  /// Record index in A's message (nil: only in B).
+  public var a: Int?
+  /// Record index in B's message (nil: only in A).
+  public var b: Int?
+  /// Differences (`tnf`, `type`, `id`, `kind`, then payload fields by path like `uri`,
+  /// `titles.en`, `records[0].uri`).
+  public var differences: [FieldDifference]
+  /// True when both records exist and nothing differs.
+  public var same: Bool { a != nil && b != nil && differences.isEmpty }
+}
+
+/// The NDEF comparison.
+public struct NDEFDiff: Sendable {
+  /// A's final message.
+  public var a: NDEFSideState
+  /// B's final message.
+  public var b: NDEFSideState
+  /// Differences of state, unacknowledged bytes and validity.
+  public var differences: [FieldDifference]
+  /// Records aligned by TNF and type.
+  public var records: [NDEFRecordDiff]
+  /// True when the messages, states and records are the same.
+  public var same: Bool { differences.isEmpty && records.allSatisfy(\.same) }
+}
+
+/// Timing of one side's exchanges in one operation.
+public struct OperationTiming: Sendable, Equatable {
+  /// Exchanges in the operation.
+  public var exchanges: Int
+  /// Requests that got an answer.
+  public var answered: Int
+  /// Median response time (tag frame start − reader frame start), ns; nil without answers or
+  /// timestamps.
+  public var medianResponseNs: Int64?
+  /// Longest response time, ns.
+  public var maxResponseNs: Int64?
+  /// Repeats of a command whose previous attempt failed (no answer, NAK, error SW, bad CRC).
+  public var retries: Int
+  /// First frame start to last frame start of the operation's exchanges, ns (nil when the
+  /// source has no timestamps).
+  public var durationNs: Int64?
+}
+
+/// An aligned exchange whose timing differs notably.
+public struct TimingNote: Sendable, Equatable {
+  /// Index into `TraceDiff.exchanges`.
+  public var exchange: Int
+  /// A's response time, ns.
+  public var aResponseNs: Int64?
+  /// B's response time, ns.
+  public var bResponseNs: Int64?
+  /// A's gap: this request's start − the previous frame's start in the session, ns.
+  public var aGapNs: Int64?
+  /// B's gap.
+  public var bGapNs: Int64?
+  /// Why it is listed: `response`, `gap`, `unanswered`.
+  public var why: String
+}
+
+/// Timing of one aligned operation pair.
+public struct TimingDiff: Sendable {
+  /// Index into `TraceDiff.operations`.
+  public var operation: Int
+  /// A's timing (nil when the operation is only in B).
+  public var a: OperationTiming?
+  /// B's timing.
+  public var b: OperationTiming?
+  /// Exchanges whose timing differs beyond `TimingThresholds`.
+  public var notable: [TimingNote]
+}
+
+/// When a timing difference is worth listing. Response times of the same tag vary by a few µs
+/// between captures (sniffer clock, frame-start detection); reader gaps vary by far more (host
+/// scheduling), so each has its own bar.
+public struct TimingThresholds: Sendable {
+  /// Response times differ by at least this many ns…
+  public var responseNs: Int64 = 50_000
+  /// …and by at least this fraction of the smaller one.
+  public var responseRatio: Double = 0.2
+  /// Gaps differ by at least this many ns…
+  public var gapNs: Int64 = 2_000_000
+  /// …and by at least this fraction of the smaller one.
+  public var gapRatio: Double = 0.5
+
+  /// The defaults.
+  public init() {}
+}
+
+/// The difference of two sessions (of two traces, or two sessions of one trace).
+public struct TraceDiff: Sendable {
+  /// Session A.
+  public var a: DiffSide
+  /// Session B.
+  public var b: DiffSide
+  /// Tag identity differences (UID, product, ATQA, SAK, ATS, version).
+  public var tag: [FieldDifference]
+  /// Operations aligned by kind (and, among equal kinds, by their commands).
+  public var operations: [OperationDiff]
+  /// Exchanges aligned inside each aligned operation pair (all of them, same ones included).
+  public var exchanges: [ExchangeDiff]
+  /// Memory units that differ in value or certainty (end image, then start image).
+  public var memory: [MemoryDifference]
+  /// The final NDEF messages.
+  public var ndef: NDEFDiff
+  /// Timing per aligned operation pair.
+  public var timing: [TimingDiff]
+
+  /// True when nothing but timing differs.
+  public var same: Bool {
+    tag.isEmpty && operations.allSatisfy(\.same) && memory.isEmpty && ndef.same
+  }
+}

@@ -1,0 +1,216 @@
+/// One request/response exchange of a session, kept small for diffing: the decodes the layers
+/// already made (shared, not copied), the bytes, and the times. No text is built here.
+public struct ExchangeRecord: Sendable {
+  /// The reader's frame index (nil for a tag frame with no request).
+  public var requestFrame: Int?
+  /// Request bytes in air order, CRC included when captured.
+  public var request: [UInt8]
+  /// Request start, ns from the trace's first frame.
+  public var requestNs: Int64
+  /// The request's CRC check.
+  public var requestCRC: CRCStatus?
+  /// The request's innermost decode (nil when raw).
+  public var command: LayerDecode?
+  /// Why the request stayed raw, when it did.
+  public var requestRawReason: String?
+  /// The answering frame's index.
+  public var responseFrame: Int?
+  /// Response bytes (nil when none came).
+  public var response: [UInt8]?
+  /// Response start, ns from the trace's first frame.
+  public var responseNs: Int64?
+  /// The response's innermost decode.
+  public var answer: LayerDecode?
+  /// The response's CRC check.
+  public var responseCRC: CRCStatus?
+  /// True when the request expected an answer and got none.
+  public var unanswered: Bool
+  /// Index of the session operation the exchange belongs to (set by `ExchangeRecorder`).
+  public var operation: Int?
+  /// False when the source has no timestamps (libnfc logs: frames only in order), so times
+  /// are not comparable.
+  public var timed = true
+
+  /// The request without its CRC (when the capture has one): what the reader meant, so
+  /// captures with and without CRC bytes compare alike.
+  public var requestPayload: ArraySlice<UInt8> { Self.payload(request[...], requestCRC) }
+
+  /// The response without its CRC; nil when no response came.
+  public var responsePayload: ArraySlice<UInt8>? {
+    response.map { Self.payload($0[...], responseCRC) }
+  }
+
+  private static func payload(_ d: ArraySlice<UInt8>, _ crc: CRCStatus?) -> ArraySlice<UInt8> {
+    switch crc {
+    case .ok?, .bad?: return d.count >= 2 ? d.dropLast(2) : d
+    default: return d
+    }
+  }
+
+  /// The first frame of the exchange.
+  public var firstFrame: Int { requestFrame ?? responseFrame ?? 0 }
+
+  /// Response time: tag frame start − reader frame start, in ns (nil without both frames).
+  public var responseTimeNs: Int64? {
+    guard timed, requestFrame != nil, let responseNs else { return nil }
+    return responseNs - requestNs
+  }
+
+  /// The command's name (`READ`, `WRITE`, `SELECT CL1`, `UPDATE NDEF data`…), or `raw`.
+  public var name: String { command?.name ?? (requestFrame == nil ? "(tag frame)" : "raw") }
+
+  /// What identifies the command across sessions: its name plus the fields that say *where*
+  /// it acts (page, sector, address, counter, offset, length, file, AID), e.g. `READ page=4`.
+  /// Data fields are left out: two WRITEs of page 4 with different bytes are the same command
+  /// with different contents.
+  public var key: String {
+    var k = name
+    for f in command?.fields ?? [] where Self.keyFields.contains(f.key) {
+      k += " \(f.key)=\(f.value)"
+    }
+    return k
+  }
+
+  /// Field keys that locate a command (Type 2 page/sector/address/counter, Type 4 and APDU
+  /// offset/length/file id/AID, ISO-DEP block number).
+  public static let keyFields: Set<String> = [
+    "page", "start_page", "end_page", "sector", "address", "counter", "key", "offset", "le", "lc",
+    "file_id", "aid", "block", "block_number",
+  ]
+
+  /// A short text of the request: the innermost summary, or `raw: reason`.
+  public var commandSummary: String {
+    if let command { return command.summary }
+    return "raw" + (requestRawReason.map { ": " + $0 } ?? "")
+  }
+
+  /// A short text of the response: its summary, `no answer`, or `—` when none was expected.
+  public var answerSummary: String {
+    guard let response else { return unanswered ? "no answer" : "—" }
+    var s = answer?.summary ?? "raw " + Hex.string(response.prefix(8), separator: " ")
+    if responseCRC == .bad { s += " (bad CRC)" }
+    return s
+  }
+
+  /// True when the exchange did not complete cleanly: no answer, a NAK / error status word,
+  /// or an answer whose CRC failed. A repeat of such a command is a retry.
+  public var failed: Bool {
+    if unanswered || responseCRC == .bad { return true }
+    if case .bool(false)? = answer?.field("ack") { return true }
+    if case .string("failed")? = answer?.field("result") { return true }
+    return false
+  }
+}
+
+/// Collects `ExchangeRecord`s while a trace streams through the pipeline, for chosen sessions
+/// only, so memory is bounded by the selected sessions, not by the trace.
+///
+/// Feed every `DecodedFrame` in order with `push`, call `finish`, then take a session's
+/// records with `exchanges(session:operations:)`.
+public struct ExchangeRecorder: Sendable {
+  /// Which sessions to keep.
+  public struct Selection: Sendable, Equatable {
+    /// Session indices to keep.
+    public var sessions: Set<Int>
+    /// Also keep the last session in which a tag completed anticollision (a UID is known).
+    public var lastWithTag: Bool
+
+    /// A selection.
+    public init(sessions: Set<Int> = [], lastWithTag: Bool = false) {
+      self.sessions = sessions
+      self.lastWithTag = lastWithTag
+    }
+  }
+
+  private let selection: Selection
+  private var kept: [Int: [ExchangeRecord]] = [:]
+  private var current: (index: Int, records: [ExchangeRecord], tag: Bool)?
+  /// Index into `current.records` of requests waiting for their answer, by frame index.
+  private var waiting: [Int: Int] = [:]
+  /// The last session (so far) in which a UID was completed.
+  public private(set) var lastTaggedSession: Int?
+
+  /// A recorder keeping `selection`.
+  public init(selection: Selection) { self.selection = selection }
+
+  /// Takes the next frame of the pipeline.
+  public mutating func push(_ f: DecodedFrame) {
+    guard let s = f.session else { return }
+    if current?.index != s { close() }
+    if current == nil { current = (s, [], false) }
+    if f.completedUID != nil { current?.tag = true }
+    guard selection.sessions.contains(s) || selection.lastWithTag else { return }
+    switch f.frame.direction {
+    case .reader: request(f)
+    case .tag: answer(f)
+    case .event: break
+    }
+  }
+
+  /// Closes the session in progress; call once the pipeline returned nil.
+  public mutating func finish() { close() }
+
+  /// The records of session `session` (nil when not kept), each with the index of the
+  /// operation of `operations` whose frame span holds it.
+  public func exchanges(session: Int, operations: [Operation]) -> [ExchangeRecord]? {
+    guard var records = kept[session] else { return nil }
+    var op = 0
+    for i in records.indices {
+      let frame = records[i].firstFrame
+      while op < operations.count && operations[op].lastFrame < frame { op += 1 }
+      if op < operations.count && operations[op].firstFrame <= frame { records[i].operation = op }
+    }
+    return records
+  }
+
+  private mutating func request(_ f: DecodedFrame) {
+    guard var c = current else { return }
+    current = nil
+    let record = ExchangeRecord(
+      requestFrame: f.frame.index, request: f.frame.data, requestNs: f.frame.timeNs,
+      requestCRC: f.frame.crc, command: f.innermost, requestRawReason: f.undecodedReason,
+      responseFrame: nil, response: nil,
+      responseNs: nil, answer: nil, responseCRC: nil, unanswered: f.response == .unanswered,
+      operation: nil)
+    if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
+    c.records.append(record)
+    c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit != .order
+    current = c
+  }
+
+  private mutating func answer(_ f: DecodedFrame) {
+    guard var c = current else { return }
+    current = nil
+    if let i = waiting.removeValue(forKey: f.frame.index), i < c.records.count {
+      c.records[i].responseFrame = f.frame.index
+      c.records[i].response = f.frame.data
+      c.records[i].responseNs = f.frame.timeNs
+      c.records[i].answer = f.innermost
+      c.records[i].responseCRC = f.frame.crc
+    } else {
+      c.records.append(
+        ExchangeRecord(
+          requestFrame: nil, request: [], requestNs: f.frame.timeNs, requestCRC: nil, command: nil,
+          requestRawReason: nil, responseFrame: f.frame.index, response: f.frame.data,
+          responseNs: f.frame.timeNs, answer: f.innermost, responseCRC: f.frame.crc,
+          unanswered: false, operation: nil))
+      c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit != .order
+    }
+    current = c
+  }
+
+  private mutating func close() {
+    guard let c = current else { return }
+    current = nil
+    waiting.removeAll()
+    if selection.sessions.contains(c.index) { kept[c.index] = c.records }
+    guard c.tag else { return }
+    // Only the latest tagged session is kept for `lastWithTag`: drop the previous one unless
+    // it was asked for by index.
+    if selection.lastWithTag, let old = lastTaggedSession, !selection.sessions.contains(old) {
+      kept[old] = nil
+    }
+    lastTaggedSession = c.index
+    if selection.lastWithTag { kept[c.index] = c.records }
+  }
+}

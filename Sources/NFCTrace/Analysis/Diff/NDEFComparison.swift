@@ -1,0 +1,132 @@
+import NDEF
+
+/// Compares the NDEF message each session left on the tag, decoded with the NDEF module:
+/// Type 2 from the NDEF Message TLV of the end image's data area (NFC Forum T2T 1.0 §2.3),
+/// Type 4 from NLEN/ENLEN and the NDEF file (NFC Forum T4T 2.0 §5.1). Records are aligned by
+/// TNF and type, then compared field by field on the typed payload's decoded fields.
+public enum NDEFComparison {
+  /// Compares A's and B's final messages.
+  public static func compare(_ a: SessionAnalysis, _ b: SessionAnalysis) -> NDEFDiff {
+    let sa = side(a)
+    let sb = side(b)
+    var differences: [FieldDifference] = []
+    func add(_ field: String, _ x: FieldValue, _ y: FieldValue) {
+      if x != y { differences.append(FieldDifference(field, x, y)) }
+    }
+    add("state", .string(sa.state), .string(sb.state))
+    add("unacknowledged_bytes", .int(sa.unacknowledgedBytes), .int(sb.unacknowledgedBytes))
+    add(
+      "errors", .string(sa.errors.joined(separator: ",")), .string(sb.errors.joined(separator: ","))
+    )
+    let ra = sa.report?.records ?? []
+    let rb = sb.report?.records ?? []
+    let fa = ra.map(fields)
+    let fb = rb.map(fields)
+    let pairs = SequenceAlignment.align(ra, rb) { x, y in
+      guard x.record.tnf == y.record.tnf, x.record.type == y.record.type else { return nil }
+      return x == y ? 12 : 10
+    }
+    let records = pairs.map { p in
+      var d: [FieldDifference] = []
+      if let i = p.a, let j = p.b { d = fieldDifferences(fa[i], fb[j]) }
+      return NDEFRecordDiff(a: p.a, b: p.b, differences: d)
+    }
+    return NDEFDiff(a: sa, b: sb, differences: differences, records: records)
+  }
+
+  /// The final message of one session, from its end memory.
+  public static func side(_ s: SessionAnalysis) -> NDEFSideState {
+    if let id = s.type4NDEFFile, let file = s.memory.filesEnd[id] {
+      return type4(file, lengthSize: s.type4CC?.ndefFile.lengthFieldSize ?? 2)
+    }
+    let run = s.memory.type2End.knownRun(from: 16)
+    if !run.isEmpty { return type2(run, image: s.memory.type2End) }
+    return .without("unknown")
+  }
+
+  private static func type2(_ run: [UInt8], image: ByteImage) -> NDEFSideState {
+    let area = Type2TLVArea(parsing: run, baseAddress: 16)
+    guard let tlv = area.ndef else {
+      let ended = area.tlvs.contains { $0.tag == .terminator }
+      return .without(ended ? "none" : "incomplete")
+    }
+    let range = (16 + tlv.offset)..<(16 + tlv.valueOffset + tlv.length)
+    return message(tlv.value, complete: tlv.value.count >= tlv.length, range: range, image: image)
+  }
+
+  private static func type4(_ file: ByteImage, lengthSize: Int) -> NDEFSideState {
+    guard let prefix = file.known(0, lengthSize) else {
+      return .without("unknown")
+    }
+    let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
+    let body = file.known(lengthSize, nlen)
+    return message(
+      body ?? [], complete: body != nil, range: 0..<(lengthSize + nlen), image: file)
+  }
+
+  private static func message(
+    _ bytes: [UInt8], complete: Bool, range: Range<Int>, image: ByteImage
+  ) -> NDEFSideState {
+    let unacknowledged = range.filter { image.state($0) == .unacknowledged }.count
+    guard complete else {
+      return .without("incomplete", unacknowledged: unacknowledged)
+    }
+    if bytes.isEmpty {
+      var empty = NDEFSideState.without("empty", unacknowledged: unacknowledged)
+      empty.message = []
+      return empty
+    }
+    let report = NDEFValidator.validate(bytes, mode: .relax)
+    var errors = report.findings.filter { $0.severity == .error }.map(\.code)
+    if let f = report.failure, !errors.contains(f.code) { errors.insert(f.code, at: 0) }
+    return NDEFSideState(
+      state: "message", message: bytes, unacknowledgedBytes: unacknowledged, report: report,
+      errors: errors)
+  }
+
+  // MARK: Fields
+
+  /// A record as ordered (path, value) leaves: `tnf`, `type`, `id`, `kind`, then the payload's
+  /// decoded fields (nested objects as `a.b`, lists as `a[0]`).
+  public static func fields(_ r: NDEFDecodedRecord) -> [(String, FieldValue)] {
+    var out: [(String, FieldValue)] = [
+      ("tnf", .string(r.record.tnf.name)),
+      ("type", r.record.typeText.map { .string($0) } ?? .hex(r.record.type)),
+    ]
+    if !r.record.id.isEmpty {
+      out.append(("id", r.record.idText.map { .string($0) } ?? .hex(r.record.id)))
+    }
+    out.append(("kind", .string(r.payload.kindName)))
+    for f in r.payload.fields() { flatten(f.value, path: f.name, into: &out) }
+    if r.payload.fields().isEmpty { out.append(("payload", .hex(r.record.payload))) }
+    return out
+  }
+
+  private static func flatten(_ v: NDEFValue, path: String, into out: inout [(String, FieldValue)])
+  {
+    switch v {
+    case .text(let s): out.append((path, .string(s)))
+    case .int(let i): out.append((path, .int(i)))
+    case .bool(let b): out.append((path, .bool(b)))
+    case .bytes(let b): out.append((path, .hex(b)))
+    case .list(let items):
+      for (i, item) in items.enumerated() { flatten(item, path: "\(path)[\(i)]", into: &out) }
+    case .object(let fields):
+      for f in fields { flatten(f.value, path: path + "." + f.name, into: &out) }
+    }
+  }
+
+  private static func fieldDifferences(
+    _ a: [(String, FieldValue)], _ b: [(String, FieldValue)]
+  ) -> [FieldDifference] {
+    var out: [FieldDifference] = []
+    var seen = Set<String>()
+    for (k, v) in a {
+      seen.insert(k)
+      let other = b.first { $0.0 == k }?.1
+      if other != v { out.append(FieldDifference(k, v, other)) }
+    }
+    for (k, v) in b where !seen.contains(k) { out.append(FieldDifference(k, nil, v)) }
+    return out
+  }
+}

@@ -1,0 +1,142 @@
+extension TraceDiff {
+  /// Compares session `a` with session `b`: tags, operations aligned by kind, the exchanges
+  /// inside each aligned operation pair aligned by command, memory, NDEF and timing.
+  public init(a: DiffSide, b: DiffSide, thresholds: TimingThresholds = TimingThresholds()) {
+    self.a = a
+    self.b = b
+    tag = Self.tagDifferences(a.analysis.tag, b.analysis.tag)
+    let byOpA = Self.group(a.exchanges, count: a.analysis.operations.count)
+    let byOpB = Self.group(b.exchanges, count: b.analysis.operations.count)
+    let columns = Self.alignOperations(
+      a.analysis.operations, b.analysis.operations, byOpA, byOpB, a, b)
+    var ops: [OperationDiff] = []
+    var xs: [ExchangeDiff] = []
+    for column in columns {
+      let index = ops.count
+      var diff = OperationDiff(a: column.a, b: column.b, differences: [], same: false)
+      if let i = column.a, let j = column.b {
+        diff.differences = Self.operationDifferences(
+          a.analysis.operations[i], b.analysis.operations[j])
+        let inner = Self.alignExchanges(
+          byOpA[i], byOpB[j], a.exchanges, b.exchanges, operation: index)
+        xs += inner
+        diff.same = diff.differences.isEmpty && inner.allSatisfy(\.same)
+      }
+      ops.append(diff)
+    }
+    operations = ops
+    exchanges = xs
+    memory = MemoryComparison.differences(a.analysis, b.analysis)
+    ndef = NDEFComparison.compare(a.analysis, b.analysis)
+    timing = TimingComparison.compare(
+      operations: ops, exchanges: xs, a: a, b: b, thresholds: thresholds)
+  }
+
+  /// Exchange indices per operation index.
+  static func group(_ records: [ExchangeRecord], count: Int) -> [[Int]] {
+    var out = [[Int]](repeating: [], count: count)
+    for (i, r) in records.enumerated() {
+      if let op = r.operation, op >= 0, op < count { out[op].append(i) }
+    }
+    return out
+  }
+
+  // MARK: Tag
+
+  static func tagDifferences(_ a: TagIdentity, _ b: TagIdentity) -> [FieldDifference] {
+    func hex(_ v: [UInt8]?) -> FieldValue? { v.map { .hex($0) } }
+    let pairs: [(String, FieldValue?, FieldValue?)] = [
+      ("technology", .string(a.technology.rawValue), .string(b.technology.rawValue)),
+      ("uid", a.uidString.map { .string($0) }, b.uidString.map { .string($0) }),
+      ("product", a.product.map { .string($0) }, b.product.map { .string($0) }),
+      ("atqa", a.atqa.map { .int(Int($0)) }, b.atqa.map { .int(Int($0)) }),
+      ("sak", a.sak.map { .hex([$0]) }, b.sak.map { .hex([$0]) }),
+      ("ats", hex(a.ats), hex(b.ats)),
+      ("version", hex(a.version), hex(b.version)),
+      ("several_tags", .bool(a.collision), .bool(b.collision)),
+    ]
+    return pairs.filter { $0.1 != $0.2 }.map { FieldDifference($0.0, $0.1, $0.2) }
+  }
+
+  // MARK: Operations
+
+  /// Operations pair only with the same kind; among those, the same outcome and similar
+  /// commands score higher, so an extra operation in the middle shows as one gap.
+  static func alignOperations(
+    _ opsA: [Operation], _ opsB: [Operation], _ byOpA: [[Int]], _ byOpB: [[Int]],
+    _ a: DiffSide, _ b: DiffSide
+  ) -> [SequenceAlignment.Pair] {
+    let keysA = byOpA.map { Self.keyCounts($0, a.exchanges) }
+    let keysB = byOpB.map { Self.keyCounts($0, b.exchanges) }
+    return SequenceAlignment.align(Array(opsA.indices), Array(opsB.indices)) { i, j in
+      guard opsA[i].kind == opsB[j].kind else { return nil }
+      var s = 10
+      if opsA[i].outcome == opsB[j].outcome { s += 3 }
+      return s + Self.similarity(keysA[i], keysB[j])
+    }
+  }
+
+  private static func keyCounts(_ indices: [Int], _ records: [ExchangeRecord]) -> [String: Int] {
+    var out: [String: Int] = [:]
+    for i in indices { out[records[i].key, default: 0] += 1 }
+    return out
+  }
+
+  /// 0…4: how many commands the two operations share (multiset overlap over the larger).
+  private static func similarity(_ a: [String: Int], _ b: [String: Int]) -> Int {
+    let total = max(a.values.reduce(0, +), b.values.reduce(0, +))
+    guard total > 0 else { return 4 }
+    let shared = a.reduce(0) { $0 + min($1.value, b[$1.key] ?? 0) }
+    return shared * 4 / total
+  }
+
+  static func operationDifferences(_ a: Operation, _ b: Operation) -> [FieldDifference] {
+    var out: [FieldDifference] = []
+    func add(_ field: String, _ x: FieldValue?, _ y: FieldValue?) {
+      if x != y { out.append(FieldDifference(field, x, y)) }
+    }
+    add("outcome", .string(a.outcome.rawValue), .string(b.outcome.rawValue))
+    add("reason", a.reason.map { .string($0) }, b.reason.map { .string($0) })
+    add("unanswered", .int(a.unansweredFrames.count), .int(b.unansweredFrames.count))
+    add("failed", .int(a.failedFrames.count), .int(b.failedFrames.count))
+    var keys = a.details.map(\.key)
+    for d in b.details where !keys.contains(d.key) { keys.append(d.key) }
+    for k in keys { add("details." + k, a.detail(k), b.detail(k)) }
+    return out
+  }
+
+  // MARK: Exchanges
+
+  /// Exchanges pair only when their keys (command + location) are equal; identical bytes
+  /// score higher, so a retry of a command shows as one extra exchange.
+  static func alignExchanges(
+    _ ia: [Int], _ ib: [Int], _ ra: [ExchangeRecord], _ rb: [ExchangeRecord], operation: Int
+  ) -> [ExchangeDiff] {
+    let keysA = ia.map { ra[$0].key }
+    let keysB = ib.map { rb[$0].key }
+    let pairs = SequenceAlignment.align(Array(ia.indices), Array(ib.indices)) { x, y in
+      guard keysA[x] == keysB[y] else { return nil }
+      let differences = exchangeDifferences(ra[ia[x]], rb[ib[y]])
+      return 10 + (differences.contains("command") ? 0 : 2)
+        + (differences.contains("response") ? 0 : 2)
+    }
+    return pairs.map { p in
+      let x = p.a.map { ia[$0] }
+      let y = p.b.map { ib[$0] }
+      var d: [String] = []
+      if let x, let y { d = exchangeDifferences(ra[x], rb[y]) }
+      return ExchangeDiff(operation: operation, a: x, b: y, differences: d)
+    }
+  }
+
+  /// `command` when the request payloads differ; `response` when the answers differ (bytes,
+  /// or one answered and the other not).
+  static func exchangeDifferences(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
+    var out: [String] = []
+    if a.requestPayload != b.requestPayload { out.append("command") }
+    if a.responsePayload != b.responsePayload || a.unanswered != b.unanswered {
+      out.append("response")
+    }
+    return out
+  }
+}

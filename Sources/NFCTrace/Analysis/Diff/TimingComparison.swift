@@ -1,0 +1,90 @@
+/// Timing of aligned operations and exchanges: response time (tag frame start − reader frame
+/// start), the gap before each request (its start − the start of the session's previous frame),
+/// retries, and the exchanges whose timing differs beyond `TimingThresholds`.
+public enum TimingComparison {
+  /// One `TimingDiff` per operation column of `operations`.
+  public static func compare(
+    operations: [OperationDiff], exchanges: [ExchangeDiff], a: DiffSide, b: DiffSide,
+    thresholds: TimingThresholds
+  ) -> [TimingDiff] {
+    let gapsA = gaps(a.exchanges)
+    let gapsB = gaps(b.exchanges)
+    let byOpA = TraceDiff.group(a.exchanges, count: a.analysis.operations.count)
+    let byOpB = TraceDiff.group(b.exchanges, count: b.analysis.operations.count)
+    var notes = [[TimingNote]](repeating: [], count: operations.count)
+    for (k, x) in exchanges.enumerated() {
+      guard let i = x.a, let j = x.b, x.operation < notes.count else { continue }
+      let ra = a.exchanges[i]
+      let rb = b.exchanges[j]
+      var why: [String] = []
+      if ra.unanswered != rb.unanswered { why.append("unanswered") }
+      if let ta = ra.responseTimeNs, let tb = rb.responseTimeNs,
+        beyond(ta, tb, thresholds.responseNs, thresholds.responseRatio)
+      {
+        why.append("response")
+      }
+      if let ga = gapsA[i], let gb = gapsB[j], beyond(ga, gb, thresholds.gapNs, thresholds.gapRatio)
+      {
+        why.append("gap")
+      }
+      guard !why.isEmpty else { continue }
+      notes[x.operation].append(
+        TimingNote(
+          exchange: k, aResponseNs: ra.responseTimeNs, bResponseNs: rb.responseTimeNs,
+          aGapNs: gapsA[i], bGapNs: gapsB[j], why: why.joined(separator: ",")))
+    }
+    return operations.enumerated().map { k, op in
+      TimingDiff(
+        operation: k, a: op.a.map { timing(byOpA[$0], a.exchanges) },
+        b: op.b.map { timing(byOpB[$0], b.exchanges) }, notable: notes[k])
+    }
+  }
+
+  /// True when `x` and `y` differ by at least `ns` and by at least `ratio` of the smaller.
+  static func beyond(_ x: Int64, _ y: Int64, _ ns: Int64, _ ratio: Double) -> Bool {
+    let d = abs(x - y)
+    return d >= ns && Double(d) >= ratio * Double(max(0, min(x, y)))
+  }
+
+  /// Gap before each exchange's first frame: its start − the previous exchange's last start.
+  public static func gaps(_ records: [ExchangeRecord]) -> [Int64?] {
+    var out: [Int64?] = []
+    out.reserveCapacity(records.count)
+    var previous: Int64?
+    for r in records {
+      out.append(r.timed ? previous.map { r.requestNs - $0 } : nil)
+      previous = r.responseNs ?? r.requestNs
+    }
+    return out
+  }
+
+  /// Timing of the exchanges `indices` (one operation's, in order).
+  public static func timing(_ indices: [Int], _ records: [ExchangeRecord]) -> OperationTiming {
+    var times: [Int64] = []
+    var retries = 0
+    var answered = 0
+    var previous: ExchangeRecord?
+    for i in indices {
+      let r = records[i]
+      if r.response != nil && r.requestFrame != nil { answered += 1 }
+      if let t = r.responseTimeNs { times.append(t) }
+      if let p = previous, p.failed, p.requestFrame != nil, p.requestPayload == r.requestPayload {
+        retries += 1
+      }
+      previous = r
+    }
+    times.sort()
+    let timed = indices.allSatisfy { records[$0].timed }
+    let first = indices.first.map { records[$0].requestNs }
+    let last = indices.last.map { records[$0].responseNs ?? records[$0].requestNs }
+    return OperationTiming(
+      exchanges: indices.count, answered: answered, medianResponseNs: median(times),
+      maxResponseNs: times.last, retries: retries,
+      durationNs: timed ? first.flatMap { f in last.map { $0 - f } } : nil)
+  }
+
+  /// The median of sorted values (the lower middle one for an even count).
+  static func median(_ sorted: [Int64]) -> Int64? {
+    sorted.isEmpty ? nil : sorted[(sorted.count - 1) / 2]
+  }
+}

@@ -1,0 +1,234 @@
+import NDEF
+
+/// Text for `nfctrace diff`: two columns (A left, B right) at most 160 characters wide, each
+/// row marked `=` same, `≠` differs, `−` only in A, `+` only in B.
+public enum DiffText {
+  /// Width of each column.
+  public static let column = 76
+
+  /// The whole report, line by line.
+  public static func lines(_ d: TraceDiff) -> [String] {
+    var out = header(d)
+    out += tag(d)
+    out += operations(d)
+    out += exchanges(d)
+    out += memory(d)
+    out += ndef(d)
+    out += timing(d)
+    return out
+  }
+
+  // MARK: Layout
+
+  /// `m left │ right`, each side cut to `column` characters.
+  static func row(_ mark: String, _ left: String, _ right: String) -> String {
+    let l = fit(left)
+    let r = fit(right)
+    let padded = l + String(repeating: " ", count: max(0, column - l.count))
+    let line = "\(mark) \(padded) │ \(r)"
+    return r.isEmpty ? String(line.dropLast()) : line
+  }
+
+  static func fit(_ s: String) -> String {
+    s.count <= column ? s : String(s.prefix(column - 1)) + "…"
+  }
+
+  static func mark(_ a: Bool, _ b: Bool, same: Bool) -> String {
+    a && b ? (same ? "=" : "≠") : a ? "−" : "+"
+  }
+
+  static func value(_ v: FieldValue?) -> String { v.map(\.description) ?? "—" }
+
+  static func differenceRows(_ list: [FieldDifference], indent: String = "    ") -> [String] {
+    list.map { row(" ", indent + $0.field + ": " + value($0.a), value($0.b)) }
+  }
+
+  /// `1.234 ms` from ns (µs resolution).
+  public static func ms(_ ns: Int64?) -> String {
+    guard let ns else { return "—" }
+    let us = abs(ns) / 1000
+    let frac = us % 1000
+    let text = "\(us / 1000)." + (frac < 10 ? "00" : frac < 100 ? "0" : "") + "\(frac)"
+    return (ns < 0 ? "-" : "") + text + " ms"
+  }
+
+  // MARK: Sections
+
+  static func header(_ d: TraceDiff) -> [String] {
+    func line(_ n: String, _ s: DiffSide) -> String {
+      let i = s.analysis.info
+      return "\(n)  \(s.path) · session \(i.index) · frames #\(i.firstFrame)–#\(i.lastFrame) · "
+        + SessionsRender.seconds(i.startNs) + "–" + SessionsRender.seconds(i.endNs) + " s"
+    }
+    let verdict =
+      d.same ? "same operations, commands, memory and NDEF (timing below)" : "the sessions differ"
+    return [
+      "nfctrace diff: \(verdict)", line("A", d.a), line("B", d.b),
+      "   = same   ≠ differs   − only in A   + only in B",
+    ]
+  }
+
+  static func tag(_ d: TraceDiff) -> [String] {
+    func text(_ t: TagIdentity) -> String {
+      (t.product ?? t.technology.rawValue) + " " + (t.uidString ?? "(no UID)")
+    }
+    return ["", "TAG"] + [
+      row(d.tag.isEmpty ? "=" : "≠", text(d.a.analysis.tag), text(d.b.analysis.tag))
+    ]
+      + differenceRows(d.tag)
+  }
+
+  static func operations(_ d: TraceDiff) -> [String] {
+    func text(_ op: Operation?) -> String {
+      guard let op else { return "" }
+      return "\(op.shortText)  #\(op.firstFrame)–#\(op.lastFrame)"
+    }
+    var out = ["", "OPERATIONS"]
+    for op in d.operations {
+      let a = op.a.map { d.a.analysis.operations[$0] }
+      let b = op.b.map { d.b.analysis.operations[$0] }
+      out.append(row(mark(a != nil, b != nil, same: op.same), text(a), text(b)))
+      out += differenceRows(op.differences)
+      if a != nil && b != nil && op.differences.isEmpty && !op.same {
+        out.append(row(" ", "    commands differ (below)", ""))
+      }
+    }
+    return out
+  }
+
+  static func exchanges(_ d: TraceDiff) -> [String] {
+    let differing = d.exchanges.filter { !$0.same }
+    guard !differing.isEmpty else {
+      return [
+        "", "COMMANDS: the aligned operations send the same commands and get the same answers",
+      ]
+    }
+    var out = ["", "COMMANDS THAT DIFFER (request → response)"]
+    var lastOp: Int?
+    for x in differing {
+      if x.operation != lastOp {
+        lastOp = x.operation
+        let op = d.operations[x.operation].a.map { d.a.analysis.operations[$0] }
+        out.append("  in " + (op?.kind.rawValue ?? "operation \(x.operation)"))
+      }
+      out.append(
+        row(
+          mark(x.a != nil, x.b != nil, same: false), exchange(x.a.map { d.a.exchanges[$0] }),
+          exchange(x.b.map { d.b.exchanges[$0] })))
+    }
+    return out
+  }
+
+  static func exchange(_ r: ExchangeRecord?) -> String {
+    guard let r else { return "" }
+    let frame = r.requestFrame.map { "#\($0) " } ?? ""
+    let command = r.commandSummary
+    var answer = r.answerSummary
+    // Type 2 answers repeat their command (`READ page 3 → e1 10 …`): say it once.
+    if answer.hasPrefix(command) {
+      answer = String(answer.dropFirst(command.count))
+      if answer.hasPrefix(" → ") { answer = String(answer.dropFirst(3)) }
+      if answer.isEmpty { answer = r.answerSummary }
+    }
+    return frame + command + " → " + answer
+  }
+
+  static func memory(_ d: TraceDiff) -> [String] {
+    guard !d.memory.isEmpty else { return ["", "MEMORY: no difference in value or certainty"] }
+    var out = ["", "MEMORY (value, provenance, frame that set it)"]
+    var image: MemoryImage?
+    for m in d.memory {
+      if m.image != image {
+        image = m.image
+        out.append(m.image == .end ? "  as left at the end" : "  as found at the start")
+      }
+      let unit =
+        m.file.map { "file \(Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)])) +\(m.offset)" }
+        ?? "page \(m.unit)"
+      func side(_ bytes: [UInt8]?, _ state: String, _ frame: Int?) -> String {
+        (bytes.map { Hex.string($0, separator: " ") } ?? "??") + "  " + state
+          + (frame.map { " #\($0)" } ?? "")
+      }
+      out.append(
+        row("≠", unit.padding(10) + side(m.a, m.aState, m.aFrame), side(m.b, m.bState, m.bFrame)))
+    }
+    return out
+  }
+
+  static func ndef(_ d: TraceDiff) -> [String] {
+    func text(_ s: NDEFSideState) -> String {
+      var t = s.state
+      if let m = s.message, s.state == "message" {
+        let n = s.report?.records.count ?? 0
+        t += ", \(m.count) B, \(n) record\(n == 1 ? "" : "s")"
+      }
+      if s.unacknowledgedBytes > 0 { t += ", \(s.unacknowledgedBytes) B unacknowledged" }
+      if !s.errors.isEmpty { t += ", errors: " + s.errors.joined(separator: ",") }
+      return t
+    }
+    var out = ["", "NDEF (final message)"]
+    out.append(row(d.ndef.differences.isEmpty ? "=" : "≠", text(d.ndef.a), text(d.ndef.b)))
+    let ra = d.ndef.a.report?.records ?? []
+    let rb = d.ndef.b.report?.records ?? []
+    for r in d.ndef.records {
+      let left = r.a.map { "record \($0) " + recordText(ra[$0]) } ?? ""
+      let right = r.b.map { "record \($0) " + recordText(rb[$0]) } ?? ""
+      out.append(row(mark(r.a != nil, r.b != nil, same: r.same), left, right))
+      out += differenceRows(r.differences)
+    }
+    return out
+  }
+
+  static func timing(_ d: TraceDiff) -> [String] {
+    func text(_ t: OperationTiming?) -> String {
+      guard let t else { return "" }
+      return "\(t.exchanges)".padding(5) + ms(t.medianResponseNs).padding(11)
+        + ms(t.maxResponseNs).padding(11) + "\(t.retries)".padding(8) + ms(t.durationNs)
+    }
+    let header =
+      "n".padding(5) + "median".padding(11) + "max".padding(11) + "retries".padding(8) + "duration"
+    var out = [
+      "",
+      "TIMING (response = tag frame start − reader frame start; gap = since the previous frame)",
+      row(" ", "operation".padding(18) + header, header),
+    ]
+    for t in d.timing {
+      let op = d.operations[t.operation]
+      let kind =
+        (op.a.map { d.a.analysis.operations[$0] } ?? op.b.map { d.b.analysis.operations[$0] })?
+        .kind.rawValue ?? ""
+      out.append(
+        row(
+          mark(t.a != nil, t.b != nil, same: t.notable.isEmpty), kind.padding(18) + text(t.a),
+          text(t.b)))
+      for n in t.notable {
+        let x = d.exchanges[n.exchange]
+        let name =
+          (x.a.map { d.a.exchanges[$0] } ?? x.b.map { d.b.exchanges[$0] })?.commandSummary ?? ""
+        func side(_ r: Int64?, _ g: Int64?) -> String { "response \(ms(r)), gap \(ms(g))" }
+        out.append(
+          row(
+            " ", "    \(n.why): " + name + "  " + side(n.aResponseNs, n.aGapNs),
+            side(n.bResponseNs, n.bGapNs)))
+      }
+    }
+    return out
+  }
+}
+
+extension DiffText {
+  /// `URI https://nfctrace.dev/ok`: the payload kind and its first decoded text field.
+  static func recordText(_ r: NDEFDecodedRecord) -> String {
+    let fields = r.payload.fields()
+    let main = fields.first { $0.name == "uri" || $0.name == "text" } ?? fields.first
+    if let main, case .text(let t) = main.value { return r.payload.kindName + " " + t }
+    return r.payload.kindName
+  }
+}
+
+extension String {
+  /// Pads with spaces to `n` characters (never cuts).
+  fileprivate func padding(_ n: Int) -> String {
+    count >= n ? self + " " : self + String(repeating: " ", count: n - count)
+  }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import NFCTrace
+
+/// `nfctrace diff A B [--session-a N] [--session-b M] [--format text|json] [--input-format NAME]`.
+enum DiffCommand {
+  static let usage =
+    "nfctrace diff A B [--session-a N] [--session-b M] [--format text|json] [--input-format NAME]"
+    + "\n  default sessions: the last session in which a tag completed anticollision, in each"
+    + "\n  trace; sessions 0 and 1 when A and B are the same file and no --session-* is given"
+
+  static func run(_ args: [String]) throws -> Int32 {
+    let a = try Arguments(
+      args, options: ["--session-a", "--session-b", "--format", "--input-format"], flags: [])
+    guard a.positionals.count == 2 else {
+      throw UsageError(a.positionals.count < 2 ? "expected two traces A and B" : "too many inputs")
+    }
+    let json = try a.choice("--format", ["text", "json"], default: "text") == "json"
+    let pathA = a.positionals[0]
+    let pathB = a.positionals[1]
+    var sessionA = try index(a.value("--session-a"), "--session-a")
+    var sessionB = try index(a.value("--session-b"), "--session-b")
+    let sameFile = pathA == pathB
+    var flagA = "--session-a"
+    var flagB = "--session-b"
+    if sameFile && sessionA == nil && sessionB == nil {
+      // Named so the error reads "session 1: … has only session 0 (…)".
+      flagA = "session"
+      flagB = "session"
+      sessionA = 0
+      sessionB = 1
+    }
+    let format = a.value("--input-format")
+    let sideA: DiffSide
+    let sideB: DiffSide
+    var failures: [TraceError] = []
+    if sameFile {
+      let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
+      sideA = try t.side(sessionA, name: "A", flag: flagA)
+      sideB = try t.side(sessionB, name: "B", flag: flagB)
+      failures += [t.result.error].compactMap { $0 }
+    } else {
+      let ta = try LoadedTrace(pathA, format: format, wanted: [sessionA])
+      let tb = try LoadedTrace(pathB, format: format, wanted: [sessionB])
+      sideA = try ta.side(sessionA, name: "A", flag: "--session-a")
+      sideB = try tb.side(sessionB, name: "B", flag: "--session-b")
+      failures += [ta.result.error, tb.result.error].compactMap { $0 }
+    }
+    let diff = TraceDiff(a: sideA, b: sideB)
+    let out = OutputBuffer()
+    if json {
+      DiffJSON.render(diff, version: Version.string, to: out)
+    } else {
+      for line in DiffText.lines(diff) { out.write(line + "\n") }
+    }
+    out.flush()
+    if let e = failures.first { throw e }
+    return 0
+  }
+
+  private static func index(_ value: String?, _ name: String) throws -> Int? {
+    guard let value else { return nil }
+    guard let n = Int(value), n >= 0 else {
+      throw UsageError("\(name) must be a session index (0, 1, …), not \(value)")
+    }
+    return n
+  }
+}
+
+/// A trace analysed with the exchanges of the wanted sessions kept (nil = the last session
+/// in which a tag completed anticollision).
+private struct LoadedTrace {
+  let path: String
+  let result: AnalyzedTrace
+  let recorder: ExchangeRecorder
+
+  init(_ path: String, format: String?, wanted: [Int?]) throws {
+    var recorder = ExchangeRecorder(
+      selection: .init(
+        sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
+    result = try analyzeTrace(path, formatName: format, onFrame: { f in recorder.push(f) })
+    recorder.finish()
+    reportWarnings(result.warnings)
+    self.path = path
+    self.recorder = recorder
+  }
+
+  func side(_ wanted: Int?, name: String, flag: String) throws -> DiffSide {
+    let count = result.sessions.count
+    guard let index = wanted ?? recorder.lastTaggedSession else {
+      throw DiffInputError(
+        "\(name) (\(path)): no session in which a tag completed anticollision; choose one with "
+          + "\(flag) (the trace has \(count) session\(count == 1 ? "" : "s"))")
+    }
+    guard let analysis = result.sessions.first(where: { $0.info.index == index }) else {
+      let hint =
+        flag.hasPrefix("--")
+        ? "" : " (A and B are the same file: sessions 0 and 1 unless --session-a/-b say otherwise)"
+      throw UsageError(
+        "\(flag) \(index): \(path) has "
+          + (count == 0 ? "no sessions" : count == 1 ? "only session 0" : "sessions 0–\(count - 1)")
+          + hint)
+    }
+    let exchanges = recorder.exchanges(session: index, operations: analysis.operations) ?? []
+    return DiffSide(path: path, analysis: analysis, exchanges: exchanges)
+  }
+}
+
+/// The chosen trace has no session to compare (exit status 3).
+private struct DiffInputError: Error, CustomStringConvertible {
+  let description: String
+  init(_ message: String) { description = message }
+}

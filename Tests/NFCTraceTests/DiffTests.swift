@@ -1,0 +1,313 @@
+import Foundation
+import NDEF
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Loads the wanted sessions of a Proxmark3 binary trace the way `nfctrace diff` does: one
+/// streaming pass with the session analysis and an `ExchangeRecorder`.
+private func sides(_ path: String, sessions wanted: [Int?]) throws -> [DiffSide] {
+  let input = try TraceInput(path: path)
+  var pipeline = FramePipeline(importer: try Proxmark3BinaryImporter.format.open(input))
+  var collector = SessionCollector()
+  var recorder = ExchangeRecorder(
+    selection: .init(
+      sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
+  while let f = try pipeline.next() {
+    collector.push(f, sessions: pipeline.sessions)
+    recorder.push(f)
+  }
+  collector.finish(sessions: pipeline.sessions)
+  recorder.finish()
+  return try wanted.map { w in
+    let index = try #require(w ?? recorder.lastTaggedSession)
+    let analysis = try #require(collector.finished.first { $0.info.index == index })
+    let exchanges = try #require(
+      recorder.exchanges(session: index, operations: analysis.operations))
+    return DiffSide(path: path, analysis: analysis, exchanges: exchanges)
+  }
+}
+
+private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.description) }
+
+@Suite struct DiffTests {
+  let ok = TestPaths.traces("t2t-ntag215-write-ok.trace")
+  let torn = TestPaths.traces("t2t-ntag215-write-torn.trace")
+  let mfuSim = TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace")
+
+  // MARK: Alignment
+
+  @Test func extraRetryInBIsOneGapNotAShift() {
+    let a = ["READ 3", "READ 4", "WRITE 4", "WRITE 5", "READ 4"]
+    let b = ["READ 3", "READ 4", "WRITE 4", "WRITE 4", "WRITE 5", "READ 4"]
+    let columns = SequenceAlignment.align(a, b) { $0 == $1 ? 10 : nil }
+    // The first WRITE 4 of B pairs; the repeat right after it is the one extra element.
+    #expect(pairs(columns) == ["0=0", "1=1", "2=2", "-=3", "3=4", "4=5"])
+  }
+
+  @Test func extraElementInAAndDisjointTails() {
+    let columns = SequenceAlignment.align([1, 1, 2, 7], [1, 2, 9]) { $0 == $1 ? 10 : nil }
+    #expect(pairs(columns) == ["0=0", "1=-", "2=1", "-=2", "3=-"])
+    #expect(pairs(SequenceAlignment.align([Int](), [5]) { _, _ in 1 }) == ["-=0"])
+    #expect(SequenceAlignment.align([Int](), [Int]()) { _, _ in 1 }.isEmpty)
+  }
+
+  @Test func scoresPickTheBetterPartner() {
+    // Both A elements could pair with B's single "x"; the higher score wins.
+    let columns = SequenceAlignment.align(["x1", "x2"], ["x2"]) { a, b in
+      a.first == b.first ? (a == b ? 12 : 10) : nil
+    }
+    #expect(pairs(columns) == ["0=-", "1=0"])
+  }
+
+  @Test func longSequencesUseTheLinearAlignerAndKeepRetriesAsGaps() {
+    let a = Array(0..<3000)
+    var b = a
+    b.insert(1500, at: 1501)  // one retry in the middle
+    #expect((a.count + 1) * (b.count + 1) > SequenceAlignment.cellLimit)
+    let columns = SequenceAlignment.align(a, b) { $0 == $1 ? 10 : nil }
+    #expect(columns.count == 3001)
+    #expect(columns.filter { $0.a == nil }.map(\.b) == [1501])
+    #expect(columns[1502] == SequenceAlignment.Pair(1501, 1502))
+  }
+
+  // MARK: ok vs torn
+
+  @Test func okVersusTornWrite() throws {
+    let a = try sides(ok, sessions: [nil])[0]
+    let b = try sides(torn, sessions: [nil])[0]
+    let d = TraceDiff(a: a, b: b)
+    #expect(d.tag.isEmpty)
+    #expect(
+      d.operations.map { "\($0.a.map(String.init) ?? "-")=\($0.b.map(String.init) ?? "-")" }
+        == ["0=0", "1=1", "2=2", "3=3", "4=-"])
+    #expect(
+      d.operations.map { op in
+        (op.a ?? op.b).map { (op.a != nil ? a : b).analysis.operations[$0].kind }
+      }
+        == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF, .readNDEF])
+    #expect(d.operations.map(\.same) == [true, true, true, false, false])
+    let write = d.operations[3].differences
+    #expect(
+      write.map(\.field) == ["outcome", "reason", "unanswered", "details.pages_acknowledged"])
+    #expect(write[0] == FieldDifference("outcome", .string("ok"), .string("interrupted")))
+    #expect(write[2] == FieldDifference("unanswered", .int(0), .int(2)))
+    #expect(
+      write[3]
+        == FieldDifference("details.pages_acknowledged", .string("4,5,6,7,8,9"), .string("4,5")))
+    #expect(!d.same)
+  }
+
+  @Test func okVersusTornExchanges() throws {
+    let a = try sides(ok, sessions: [nil])[0]
+    let b = try sides(torn, sessions: [nil])[0]
+    let d = TraceDiff(a: a, b: b)
+    // Frame numbers: the Proxmark3 copies of the traces have no field-on event, so frames
+    // are one lower than in the pcap ones.
+    // Inside writeNDEF: pages 4 and 5 are the same; page 6 was ACKed in A and not answered
+    // in B; B's retry of page 6 is one extra exchange; pages 7–9 were only written in A.
+    let inWrite = d.exchanges.filter { $0.operation == 3 }
+    let frames = inWrite.map { x in
+      (
+        x.a.map { a.exchanges[$0].requestFrame ?? -1 },
+        x.b.map { b.exchanges[$0].requestFrame ?? -1 }
+      )
+    }
+    #expect(
+      frames.map { "\($0.0.map(String.init) ?? "-")/\($0.1.map(String.init) ?? "-")" }
+        == ["18/18", "20/20", "22/22", "-/23", "24/-", "26/-", "28/-"])
+    #expect(inWrite.map(\.differences) == [[], [], ["response"], [], [], [], []])
+    let differing = d.exchanges.filter { !$0.same }
+    #expect(differing.count == 5)
+    let page6 = try #require(inWrite[2].b.map { b.exchanges[$0] })
+    #expect(page6.key == "WRITE page=6")
+    #expect(page6.answerSummary == "no answer")
+    #expect(inWrite[2].a.map { a.exchanges[$0].answerSummary } == "ACK")
+    // Nothing differs in the operations before the write.
+    #expect(d.exchanges.filter { $0.operation < 3 }.allSatisfy { $0.same })
+  }
+
+  @Test func okVersusTornMemory() throws {
+    let a = try sides(ok, sessions: [nil])[0]
+    let b = try sides(torn, sessions: [nil])[0]
+    let m = TraceDiff(a: a, b: b).memory
+    // Page 6 holds the same bytes, but B's write of it was never acknowledged; page 9 still
+    // holds the old message's tail in B. Pages 4, 5, 7, 8 hold the same certain bytes (read
+    // back or acknowledged), so they are not differences. The start images are equal.
+    #expect(m.map(\.unit) == [6, 9])
+    #expect(m.allSatisfy { $0.image == .end && $0.file == nil })
+    #expect(m[0].a == [0x66, 0x63, 0x74, 0x72] && m[0].b == [0x66, 0x63, 0x74, 0x72])
+    #expect(m[0].aState == "read" && m[0].bState == "written-unacknowledged")
+    #expect(m[0].aFrame == 31 && m[0].bFrame == 23)
+    #expect(m[1].a == [0x6F, 0x6B, 0xFE, 0x00] && m[1].b == [0x6F, 0x6C, 0x64, 0xFE])
+    #expect(m[1].aState == "written" && m[1].bState == "read")
+    #expect(m[1].aFrame == 29 && m[1].bFrame == 17)
+  }
+
+  @Test func okVersusTornNDEF() throws {
+    let a = try sides(ok, sessions: [nil])[0]
+    let b = try sides(torn, sessions: [nil])[0]
+    let n = TraceDiff(a: a, b: b).ndef
+    // B's tag holds the new TLV length (pages 4–5 acknowledged) over the old message's tail:
+    // a well-formed URI record whose last character is stale, resting on an unacknowledged page.
+    #expect(n.a.state == "message" && n.b.state == "message")
+    #expect(n.a.unacknowledgedBytes == 0 && n.b.unacknowledgedBytes == 4)
+    #expect(n.differences == [FieldDifference("unacknowledged_bytes", .int(0), .int(4))])
+    #expect(n.records.count == 1)
+    #expect(
+      n.records[0].differences == [
+        FieldDifference(
+          "uri", .string("https://nfctrace.dev/ok"), .string("https://nfctrace.dev/ol"))
+      ])
+    #expect(!n.same)
+  }
+
+  @Test func okVersusTornTiming() throws {
+    let a = try sides(ok, sessions: [nil])[0]
+    let b = try sides(torn, sessions: [nil])[0]
+    let d = TraceDiff(a: a, b: b)
+    let write = d.timing[3]
+    #expect(
+      write.a
+        == OperationTiming(
+          exchanges: 6, answered: 6, medianResponseNs: 4_779_646, maxResponseNs: 4_779_646,
+          retries: 0, durationNs: 31_483_185))
+    #expect(write.a?.retries == 0 && write.b?.retries == 1)
+    #expect(write.b?.exchanges == 4 && write.b?.answered == 2)
+    #expect(write.notable.map(\.why) == ["unanswered"])
+    #expect(
+      write.notable.first?.aResponseNs == 4_779_646 && write.notable.first?.bResponseNs == nil)
+    #expect(d.timing[4].a != nil && d.timing[4].b == nil)
+  }
+
+  // MARK: Same sessions
+
+  @Test func traceDiffedWithItselfHasNoDifferences() throws {
+    let s = try sides(torn, sessions: [0, 0])
+    let d = TraceDiff(a: s[0], b: s[1])
+    #expect(d.same)
+    #expect(d.operations.count == 4 && d.operations.allSatisfy { $0.same })
+    #expect(d.exchanges.count == 13 && d.exchanges.allSatisfy { $0.same })
+    #expect(d.memory.isEmpty && d.tag.isEmpty && d.ndef.same)
+    #expect(d.timing.allSatisfy { $0.notable.isEmpty && $0.a == $0.b })
+  }
+
+  @Test func mfuSimSameReadInSessions4And10DiffersOnlyInTiming() throws {
+    let s = try sides(mfuSim, sessions: [4, 10])
+    let d = TraceDiff(a: s[0], b: s[1])
+    #expect(d.same)
+    #expect(d.operations.map(\.a) == [0, 1, 2] && d.operations.map(\.b) == [0, 1, 2])
+    #expect(d.exchanges.count == 12 && d.exchanges.allSatisfy { $0.same })
+    #expect(d.memory.isEmpty)
+    #expect(d.ndef.a.state == "message" && d.ndef.a.message?.count == 67 && d.ndef.same)
+    // Timing: the tag answers READ alike; the reader's pacing differs.
+    let read = d.timing[2]
+    #expect(read.a?.medianResponseNs == 617_404 && read.b?.medianResponseNs == 617_404)
+    #expect(read.a?.maxResponseNs == 626_844 && read.b?.maxResponseNs == 617_405)
+    #expect(read.a?.durationNs == 26_198_820 && read.b?.durationNs == 27_970_354)
+    #expect(read.notable.isEmpty)
+    #expect(d.timing[0].a?.durationNs == 3_361_799 && d.timing[0].b?.durationNs == 3_362_831)
+  }
+
+  // MARK: Recorder
+
+  @Test func recorderKeepsOnlySelectedSessions() throws {
+    let input = try TraceInput(path: mfuSim)
+    var pipeline = FramePipeline(importer: try Proxmark3BinaryImporter.format.open(input))
+    var recorder = ExchangeRecorder(selection: .init(sessions: [4], lastWithTag: true))
+    while let f = try pipeline.next() { recorder.push(f) }
+    recorder.finish()
+    // Session 17 never completed anticollision: 16 is the last one with a tag.
+    #expect(recorder.lastTaggedSession == 16)
+    #expect(recorder.exchanges(session: 4, operations: [])?.count == 12)
+    #expect(recorder.exchanges(session: 16, operations: []) != nil)
+    #expect(recorder.exchanges(session: 10, operations: []) == nil)
+    #expect(recorder.exchanges(session: 15, operations: []) == nil)
+  }
+
+  // MARK: Rendering
+
+  @Test func textIsTwoColumnsWithin160Characters() throws {
+    let d = TraceDiff(
+      a: try sides(ok, sessions: [nil])[0], b: try sides(torn, sessions: [nil])[0])
+    let lines = DiffText.lines(d)
+    #expect(lines.allSatisfy { $0.count <= 160 })
+    let write = try #require(lines.first { $0.hasPrefix("≠ writeNDEF ok") })
+    #expect(write.hasSuffix("│ writeNDEF interrupted  #18–#23"))
+    #expect(lines.contains { $0.hasPrefix("− readNDEF ok  #30–#32") })
+    #expect(
+      lines.contains {
+        $0.hasPrefix("+ ") && $0.hasSuffix("│ #23 WRITE page 6 ← 66 63 74 72 → no answer")
+      })
+    let page9 = try #require(lines.first { $0.hasPrefix("≠ page 9") })
+    #expect(page9.contains("6f 6b fe 00  written #29") && page9.hasSuffix("6f 6c 64 fe  read #17"))
+  }
+
+  @Test func jsonDocument() throws {
+    let d = TraceDiff(
+      a: try sides(ok, sessions: [nil])[0], b: try sides(torn, sessions: [nil])[0])
+    let out = OutputBuffer(fd: nil)
+    DiffJSON.render(d, version: "0.1.0", to: out)
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(out.text.utf8)) as? [String: Any])
+    #expect(doc["same"] as? Bool == false)
+    let ops = try #require(doc["operations"] as? [[String: Any]])
+    #expect(
+      ops.map { $0["kind"] as? String } == [
+        "connect", "queryNDEFStatus", "readNDEF", "writeNDEF", "readNDEF",
+      ])
+    #expect(ops[4]["b"] is NSNull && ops[4]["a"] as? Int == 4)
+    let memory = try #require(doc["memory"] as? [[String: Any]])
+    #expect(memory.map { $0["page"] as? Int } == [6, 9])
+    #expect(memory[0]["b_state"] as? String == "written-unacknowledged")
+    #expect((doc["exchanges"] as? [Any])?.count == 5)
+    let ndef = try #require(doc["ndef"] as? [[String: Any]])
+    let field = (ndef[0]["differences"] as? [[String: Any]])?.first
+    #expect(field?["b"] as? String == "https://nfctrace.dev/ol")
+    let a = try #require(doc["a"] as? [String: Any])
+    #expect((a["tag"] as? [String: Any])?["product"] as? String == "NTAG215")
+  }
+}
+
+@Suite struct DiffExchangeAlignmentTests {
+  /// A Type 2 WRITE of `data` to `page` at frame `frame`, ACKed unless `nak`.
+  private func write(_ page: Int, _ data: [UInt8], frame: Int, nak: Bool = false) -> ExchangeRecord
+  {
+    let command = LayerDecode(
+      .type2, "WRITE", "WRITE page \(page)",
+      [LayerField("page", .int(page)), LayerField("data", .hex(data))])
+    let answer = LayerDecode(
+      .type2, nak ? "NAK" : "ACK", nak ? "NAK" : "ACK", [LayerField("ack", .bool(!nak))])
+    return ExchangeRecord(
+      requestFrame: frame, request: [0xA2, UInt8(page)] + data + [0x00, 0x00],
+      requestNs: Int64(frame) * 1_000_000, requestCRC: .ok, command: command,
+      requestRawReason: nil, responseFrame: frame + 1, response: [nak ? 0x00 : 0x0A],
+      responseNs: Int64(frame) * 1_000_000 + 4_800_000, answer: answer, responseCRC: .absent,
+      unanswered: false, operation: 0)
+  }
+
+  @Test func sameCommandDifferentDataAndARetryAfterANAK() {
+    let a = [write(4, [1, 2, 3, 4], frame: 10), write(5, [5, 6, 7, 8], frame: 12)]
+    let b = [
+      write(4, [1, 2, 3, 9], frame: 20, nak: true), write(4, [1, 2, 3, 9], frame: 22),
+      write(5, [5, 6, 7, 8], frame: 24),
+    ]
+    let x = TraceDiff.alignExchanges([0, 1], [0, 1, 2], a, b, operation: 0)
+    // The acknowledged attempts pair (same answer scores higher); B's NAKed first attempt is
+    // the one extra exchange, and the pair differs only in the bytes written.
+    #expect(
+      x.map { "\($0.a.map(String.init) ?? "-")=\($0.b.map(String.init) ?? "-")" } == [
+        "-=0", "0=1", "1=2",
+      ])
+    #expect(x.map(\.differences) == [[], ["command"], []])
+    #expect(a[0].key == "WRITE page=4")
+    // B repeated the NAKed WRITE: one retry; A none.
+    let tb = TimingComparison.timing([0, 1, 2], b)
+    #expect(tb.retries == 1 && tb.answered == 3 && tb.medianResponseNs == 4_800_000)
+    #expect(tb.durationNs == 8_800_000)
+    #expect(TimingComparison.timing([0, 1], a).retries == 0)
+    // Gaps: start of each request − start of the previous exchange's last frame.
+    #expect(TimingComparison.gaps(b) == [nil, 2_000_000 - 4_800_000, 2_000_000 - 4_800_000])
+  }
+}
