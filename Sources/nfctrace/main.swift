@@ -12,11 +12,13 @@ let topUsage = """
   commands:
     timeline FILE     annotated timeline of a capture, layer by layer
     sessions FILE     one line per session: tag and Core NFC operations with outcomes
+    diagnose FILE     verdicts on writes and failures, causes, Core NFC errors, fixes
     ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
 
-  Exit status: 0 success, 2 usage error, 3 unreadable or invalid input.
+  Exit status: 0 success, 1 diagnose found problems at its --fail-on level, 2 usage error,
+  3 unreadable or invalid input.
   """
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
@@ -32,6 +34,7 @@ func run(_ argv: [String]) -> Int32 {
     "formats": ("nfctrace formats", FormatsCommand.run),
     "ndef": (NDEFCommandCLI.usage, NDEFCommandCLI.run),
     "sessions": (SessionsCommand.usage, SessionsCommand.run),
+    "diagnose": (DiagnoseCommand.usage, DiagnoseCommand.run),
   ]
   switch command {
   case "-h", "--help", "help":

@@ -20,7 +20,7 @@ enum ContentRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
-      guard let st = NDEFWriteState.after(op, in: c.session) else { continue }
+      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else { continue }
       let writes = c.commands(in: i).filter(\.isWrite)
       if op.outcome == .ok, st.shape == .complete, let bytes = st.bytes {
         out += validate(bytes, st: st, writes: writes, op: i)
@@ -67,7 +67,7 @@ enum ContentRule: DiagnosisRule {
       message += ", and the first \(bytesText(same)) match the intended message"
       if same < min(actual.count, e.count) { message += " (first difference at message byte \(same))" }
     } else {
-      message += " (\(st.composition))"
+      message += " (\(st.composition(pages: false)))"
     }
     message += "."
     var f = DiagnosisFinding(

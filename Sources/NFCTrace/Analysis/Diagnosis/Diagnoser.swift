@@ -56,7 +56,7 @@ public struct DiagnosisContext: Sendable {
 
 /// A diagnosis rule: looks at one session and returns findings. Each rule documents its
 /// evidence logic and spec source.
-protocol DiagnosisRule {
+protocol DiagnosisRule: Sendable {
   /// The codes this rule can emit.
   static var codes: [String] { get }
   /// Findings for the session.

@@ -72,21 +72,23 @@ enum InterruptedWriteRule: DiagnosisRule {
     -> DiagnosisFinding?
   {
     let op = c.session.operations[i]
-    guard let st = NDEFWriteState.after(op, in: c.session) else { return nil }
+    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else { return nil }
     let error = interrupted ? CoreNFCError.tagConnectionLost : c.refusalError(i)
+    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let lengthFrame = st.lengthFrame
     let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"
     switch st.shape {
     case .torn:
       let range = "\(st.valueStart)–\(st.valueStart + st.claimed - 1)"
       var message =
         "The \(st.lengthName) on the tag now claims \(lengthText) bytes (bytes \(range)), but "
-        + "they were not all written: \(st.composition)."
+        + "they were not all written: \(st.composition(pages: type2))."
       message +=
         st.lengthWrittenHere
         ? " The length was written before the data it announces, so the tag now holds a"
           + " corrupt message that readers reject or misread (readNDEF fails or returns garbage)."
         : " The old length now covers partly overwritten bytes: the message is corrupt."
-      let frames = [st.lengthFrame].compactMap { $0 } + op.unansweredFrames + op.failedFrames
+      let frames = [lengthFrame].compactMap { $0 } + op.unansweredFrames + op.failedFrames
       return DiagnosisFinding(
         code: "ndef-torn", severity: .error, operation: i, frames: frames,
         cause: "the NDEF message on the tag is now corrupt: \(st.lengthName) \(lengthText) covers bytes that were not all written",
@@ -96,7 +98,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     case .empty where st.lengthWrittenHere:
       return DiagnosisFinding(
         code: "ndef-emptied", severity: .warning, operation: i,
-        frames: [st.lengthFrame].compactMap { $0 },
+        frames: [lengthFrame].compactMap { $0 },
         cause: "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
         message: "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
           + "did not finish. The old message is gone and the tag holds an empty one: readNDEF "

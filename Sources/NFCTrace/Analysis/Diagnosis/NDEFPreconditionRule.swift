@@ -102,7 +102,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
-      guard let st = NDEFWriteState.after(op, in: c.session), st.lengthWrittenHere,
+      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands), st.lengthWrittenHere,
         st.claimed > cap
       else { continue }
       out.append(

@@ -49,77 +49,96 @@ struct NDEFWriteState {
     return .torn
   }
 
-  /// The state after operation `op` of session `s`, or nil when the length field is unknown.
-  static func after(_ op: Operation, in s: SessionAnalysis) -> NDEFWriteState? {
-    if s.tag.isISODEP || s.type4CC != nil { return type4(op, s) }
-    return type2(op, s)
+  /// The state after operation `op` of session `s`, whose logged writes are `writes`; nil
+  /// when the length field is unknown. A byte counts as written by the operation when one of
+  /// its writes covered it (the last one decides: acknowledged, unanswered, or refused = not
+  /// written); values come from the end image, so reads after the operation show the truth.
+  static func after(
+    _ op: Operation, in s: SessionAnalysis, writes: [SessionCommandLog.Command]
+  ) -> NDEFWriteState? {
+    let w = writes.filter { $0.isWrite && $0.frame >= op.firstFrame && $0.frame <= op.lastFrame }
+    if s.tag.isISODEP || s.type4CC != nil { return type4(s, w) }
+    return type2(s, w)
   }
 
-  private static func type2(_ op: Operation, _ s: SessionAnalysis) -> NDEFWriteState? {
+  private static func type2(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command]) -> NDEFWriteState? {
     let image = s.memory.type2End
     let run = image.knownRun(from: 16)
     guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
       return nil
     }
-    let lengthAddress = 16 + tlv.offset + 1
-    let valueStart = 16 + tlv.valueOffset
-    var st = NDEFWriteState(
-      lengthName: "NDEF TLV length", lengthAddress: lengthAddress, claimed: tlv.length,
-      valueStart: valueStart,
-      lengthWrittenHere: inOp(image, lengthAddress, op) != nil,
-      lengthFrame: image.frame(lengthAddress))
-    st.classify(image, op)
-    return st
+    let cover = { (i: Int) in w.last { $0.page == i / 4 && $0.data.count > i % 4 } }
+    return make("NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
+      valueStart: 16 + tlv.valueOffset, image: image, cover: cover)
   }
 
-  private static func type4(_ op: Operation, _ s: SessionAnalysis) -> NDEFWriteState? {
+  private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command]) -> NDEFWriteState? {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
     guard let prefix = file.known(0, size) else { return nil }
     let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
+    let cover = { (i: Int) in
+      w.last { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
+    }
+    return make(size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
+      image: file, cover: cover)
+  }
+
+  private static func make(
+    _ name: String, lengthAt: Int, claimed: Int, valueStart: Int, image: ByteImage,
+    cover: (Int) -> SessionCommandLog.Command?
+  ) -> NDEFWriteState {
+    let lengthCmd = cover(lengthAt).flatMap { landed($0) != nil ? $0 : nil }
     var st = NDEFWriteState(
-      lengthName: size == 4 ? "ENLEN" : "NLEN", lengthAddress: 0, claimed: nlen,
-      valueStart: size, lengthWrittenHere: inOp(file, 0, op) != nil, lengthFrame: file.frame(0))
-    st.classify(file, op)
-    return st
-  }
-
-  /// The byte's provenance when this operation set it.
-  private static func inOp(_ image: ByteImage, _ i: Int, _ op: Operation) -> ByteProvenance? {
-    let state = image.state(i)
-    guard state == .written || state == .unacknowledged, let f = image.frame(i),
-      f >= op.firstFrame && f <= op.lastFrame
-    else { return nil }
-    return state
-  }
-
-  private mutating func classify(_ image: ByteImage, _ op: Operation) {
-    // Cap the walk: a damaged length cannot make us allocate beyond the image.
+      lengthName: name, lengthAddress: lengthAt, claimed: claimed, valueStart: valueStart,
+      lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
+    // Cap the walk: a damaged length cannot make us walk beyond the image limit.
     let end = valueStart + min(claimed, ByteImage.limit)
     var all: [UInt8] = []
     var complete = true
     for i in valueStart..<end {
-      switch (Self.inOp(image, i, op), image.state(i)) {
-      case (.written?, _): written.append(i)
-      case (.unacknowledged?, _): unacknowledged.append(i)
-      case (_, .unknown): unknown.append(i); complete = false
-      default: older.append(i)
+      switch cover(i).flatMap(landed) {
+      case true?: st.written.append(i)
+      case false?: st.unacknowledged.append(i)
+      case nil:
+        if image.state(i) == .unknown {
+          st.unknown.append(i)
+          complete = false
+        } else {
+          st.older.append(i)
+        }
       }
       if i < image.count { all.append(image.values[i]) }
     }
-    bytes = complete && all.count == claimed ? all : nil
+    st.bytes = complete && all.count == claimed ? all : nil
+    return st
   }
 
-  /// One sentence on what the claimed message is made of.
-  var composition: String {
-    var parts: [String] = []
-    if !written.isEmpty { parts.append("\(written.count) written and acknowledged now") }
-    if !unacknowledged.isEmpty {
-      parts.append("\(unacknowledged.count) written without acknowledgement (value uncertain)")
+  /// true = acknowledged, false = unanswered (may have landed), nil = refused (did not land).
+  private static func landed(_ c: SessionCommandLog.Command) -> Bool? {
+    switch c.answer {
+    case .ack: return true
+    case .sw(let sw): return sw == "9000" ? true : nil
+    case .none: return false
+    case .nak, .other: return nil
     }
-    if !older.isEmpty { parts.append("\(older.count) left from before this write") }
-    if !unknown.isEmpty { parts.append("\(unknown.count) never read nor written in the trace") }
+  }
+
+  /// One sentence on what the claimed message is made of; `pages` names Type 2 pages.
+  func composition(pages: Bool) -> String {
+    func span(_ bytes: [Int]) -> String {
+      var t = "bytes " + rangesText(bytes)
+      if pages { t += ", page" + (Set(bytes.map { $0 / 4 }).count == 1 ? " " : "s ") + rangesText(bytes.map { $0 / 4 }) }
+      return t
+    }
+    var parts: [String] = []
+    if !written.isEmpty { parts.append("\(written.count) written and acknowledged now (\(span(written)))") }
+    if !unacknowledged.isEmpty {
+      parts.append("\(unacknowledged.count) written without acknowledgement (\(span(unacknowledged)): value uncertain)")
+    }
+    if !older.isEmpty { parts.append("\(older.count) not written by this operation (\(span(older)): older content)") }
+    if !unknown.isEmpty { parts.append("\(unknown.count) never read nor written in the trace (\(span(unknown)))") }
     return parts.joined(separator: ", ")
   }
 }

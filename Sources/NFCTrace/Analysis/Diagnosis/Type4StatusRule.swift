@@ -85,7 +85,7 @@ enum Type4StatusRule: DiagnosisRule {
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
       if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
-        m += " Its CC gives the NDEF file write access \(Hex.string([w]))"
+        m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
         m += w == 0xFF ? " (no write access: the tag is read-only)." : "."
         m += " queryNDEFStatus reports such a tag as .readOnly, and Core NFC's writeNDEF fails"
         m += " with 400 without sending anything; this writer sent the UPDATE anyway."
