@@ -66,8 +66,11 @@ enum RFRule: DiagnosisRule {
     return o == .failed || o == .interrupted
   }
 
+  /// Only NFC-A sessions: CRC_A and parity are what our decoder checks; the checks of other
+  /// technologies' frames (proprietary iCLASS, LF, sniffed 14443-B) would raise false alarms.
   private static func damaged(_ c: DiagnosisContext) -> DiagnosisFinding? {
-    guard c.rf.damagedCount > 0 else { return nil }
+    guard c.rf.damagedCount > 0, c.session.info.technology == .nfcA || c.session.tag.technology == .nfcA
+    else { return nil }
     let cluster = c.rf.worstCluster.count >= 3
     let frames = cluster ? c.rf.worstCluster : Array(c.rf.damagedFrames.prefix(3))
     let op = frames.first.flatMap { c.operation(at: $0) }

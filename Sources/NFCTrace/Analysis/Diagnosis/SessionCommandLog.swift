@@ -103,7 +103,7 @@ public struct SessionCommandLog: Sendable {
       default: close(answer: .other, frame: f.frame.index)
       }
     } else if let r = f.layer(.iso7816), case .string(let sw)? = r.field("sw") {
-      close(answer: .sw(sw), frame: f.frame.index)
+      close(answer: .sw(sw.uppercased()), frame: f.frame.index)
     }
   }
 

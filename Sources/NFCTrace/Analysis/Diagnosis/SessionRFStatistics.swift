@@ -96,11 +96,8 @@ public struct SessionRFStatistics: Sendable {
 
   // MARK: Damage
 
-  /// Only NFC-A frames count: their CRC_A and parity are checked by our decoder; other
-  /// technologies' checks (proprietary iCLASS, LF) would raise false alarms.
   private mutating func noteDamage(_ f: DecodedFrame) {
-    guard f.layers.first?.protocolID == .iso14443A || f.frame.technology == .nfcA,
-      f.frame.crc == .bad || (!f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted)
+    guard f.frame.crc == .bad || (!f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted)
     else { return }
     damagedCount += 1
     Self.add(f.frame.index, to: &damagedFrames)
