@@ -22,7 +22,9 @@ enum DiagnoseCommand {
       try a.choice("--fail-on", ["error", "warning"], default: "error")
     }
     let only = try a.value("--session").map { v -> Int in
-      guard let n = Int(v), n >= 0 else { throw UsageError("--session needs a session index, not \(v)") }
+      guard let n = Int(v), n >= 0 else {
+        throw UsageError("--session needs a session index, not \(v)")
+      }
       return n
     }
     let expected = try a.value("--expect").map(readExpected)

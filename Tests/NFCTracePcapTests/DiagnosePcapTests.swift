@@ -1,8 +1,8 @@
 import Foundation
 import NFCTrace
 import NFCTracePcap
-import Testing
 import TestSupport
+import Testing
 
 /// Diagnoses a pcap/pcapng file.
 private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> DiagnosisReport {
@@ -29,7 +29,8 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
   /// the first page after it — the dynamic lock page of NTAG213 / Ultralight C, not memory
   /// the tag lacks (NTAG213 ends at 0x2C, Ultralight C at 0x2F).
   @Test func syntheticType2NAKIsOnTheDynamicLockPage() throws {
-    let r = try diagnosePcap(TestPaths.shared("derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap"))
+    let r = try diagnosePcap(
+      TestPaths.shared("derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap"))
     let f = try #require(r.findings.first { $0.severity == .error })
     #expect(f.code == "t2t-nak-lock-page")
     #expect(f.frames == [19, 20])
@@ -41,8 +42,10 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
   }
 
   @Test func syntheticType4UpdateRefusedOnReadOnlyTag() throws {
-    let r = try diagnosePcap(TestPaths.shared("derived/synthetic/synthetic_t4t_ndef_read_failed_update.pcap"))
-    #expect(r.findings.filter { $0.severity == .error }.map(\.code) == ["t4t-security-not-satisfied"])
+    let r = try diagnosePcap(
+      TestPaths.shared("derived/synthetic/synthetic_t4t_ndef_read_failed_update.pcap"))
+    #expect(
+      r.findings.filter { $0.severity == .error }.map(\.code) == ["t4t-security-not-satisfied"])
     #expect(r.findings[0].frames == [25, 26])
     #expect(r.findings[0].coreNFCError == .tagNotWritable)
   }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import NFCTrace
 
@@ -63,7 +63,10 @@ struct TraceBuilder {
   static func bcc(_ b: [UInt8]) -> UInt8 { b.reduce(0, ^) }
 
   /// WUPA + two cascade levels for a 7-byte UID, SAK 00; GET_VERSION when `version` is given.
-  mutating func activateType2(uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], version: [UInt8]? = nil, wupa: Bool = true) {
+  mutating func activateType2(
+    uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], version: [UInt8]? = nil,
+    wupa: Bool = true
+  ) {
     add(.reader, [wupa ? 0x52 : 0x26], crc: false, bits: 7)
     tag([0x44, 0x00], crc: false)
     let cl1 = [0x88] + Array(uid[0..<3])
@@ -88,7 +91,11 @@ struct TraceBuilder {
     tag(Array((data + Array(repeating: 0, count: 16)).prefix(16)))
   }
 
-  enum T2Answer { case ack, nak(UInt8), none }
+  enum T2Answer {
+    case ack
+    case nak(UInt8)
+    case none
+  }
 
   /// WRITE page ← 4 bytes, answered ACK, NAK or nothing.
   mutating func write(_ page: Int, _ data: [UInt8], _ answer: T2Answer = .ack) {
@@ -101,7 +108,9 @@ struct TraceBuilder {
   }
 
   /// REQA + one cascade level (4-byte UID), SAK 20, RATS (FSDI) / ATS with TB1 = `tb`.
-  mutating func activateType4(uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, tb: UInt8 = 0x70) {
+  mutating func activateType4(
+    uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, tb: UInt8 = 0x70
+  ) {
     add(.reader, [0x26], crc: false, bits: 7)
     tag([0x04, 0x00], crc: false)
     reader([0x93, 0x20], crc: false)
@@ -167,7 +176,8 @@ extension DiagnosisReport {
 /// An NTAG213-like tag: activation (GET_VERSION when `identified`), CC read with `cc`, TLV
 /// area `area` (pages 4–6).
 private func type2Tag(
-  cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00], area: [UInt8] = [0x03, 0x00, 0xFE], identified: Bool = true
+  cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00], area: [UInt8] = [0x03, 0x00, 0xFE],
+  identified: Bool = true
 ) -> TraceBuilder {
   var b = TraceBuilder()
   b.event(.fieldOn)
@@ -342,7 +352,8 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
   }
 
   @Test func sw6982OnReadOnlyTagMapsTo400() throws {
-    let r = try t4Update([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x69, 0x82], write: 0xFF)
+    let r = try t4Update(
+      [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x69, 0x82], write: 0xFF)
     let f = try #require(r.finding("t4t-security-not-satisfied"))
     #expect(f.coreNFCError == .tagNotWritable)
     #expect(f.message.contains("write access FF"))
@@ -353,7 +364,8 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
   @Test func sw6A82OnNDEFFileVersusForeignAID() throws {
     var b = TraceBuilder()
     b.activateType4()
-    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
     b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x6A, 0x82])
     let found = try b.diagnose()
     #expect(found.finding("t4t-file-not-found")?.severity == .error)
@@ -415,7 +427,8 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(empty.finding("zero-length-message")?.coreNFCError == .zeroLengthMessage)
     let raw = try type2Tag(cc: [0, 0, 0, 0]).diagnose(expect: [1, 2, 3])
     #expect(raw.finding("not-ndef-formatted")?.severity == .error)
-    #expect(try type2Tag(cc: [0, 0, 0, 0]).diagnose().finding("not-ndef-formatted")?.severity == .info)
+    #expect(
+      try type2Tag(cc: [0, 0, 0, 0]).diagnose().finding("not-ndef-formatted")?.severity == .info)
   }
 
   @Test func writtenLengthLargerThanCapacity() throws {
@@ -503,7 +516,9 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     for (delayUs, late) in [(Int64(10_000), true), (Int64(1_000), false)] {
       var b = TraceBuilder()
       b.activateType4(tb: 0x40)  // FWI 4: FWT 4.833 ms
-      b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00], tagGapUs: delayUs)
+      b.apdu(
+        [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00],
+        [0x90, 0x00], tagGapUs: delayUs)
       #expect((try b.diagnose().finding("late-response") != nil) == late)
     }
   }
@@ -579,7 +594,8 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
       #expect(r.errors.isEmpty, "\(f): \(r.errors.map(\.code))")
     }
     let lab = TestPaths.sharedTraces.appendingPathComponent("public/nfc-laboratory")
-    for f in try FileManager.default.contentsOfDirectory(atPath: lab.path) where f.hasSuffix(".json") {
+    for f in try FileManager.default.contentsOfDirectory(atPath: lab.path)
+    where f.hasSuffix(".json") {
       let r = try diagnoseFile(lab.appendingPathComponent(f).path)
       #expect(r.errors.isEmpty, "\(f): \(r.errors.map(\.code))")
     }
@@ -609,7 +625,9 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     let f = try #require((s["findings"] as? [[String: Any]])?.first)
     #expect(f["code"] as? String == "write-interrupted")
     #expect((f["core_nfc_error"] as? [String: Any])?["code"] as? Int == 100)
-    #expect((f["core_nfc_error"] as? [String: Any])?["name"] as? String == "readerTransceiveErrorTagConnectionLost")
+    #expect(
+      (f["core_nfc_error"] as? [String: Any])?["name"] as? String
+        == "readerTransceiveErrorTagConnectionLost")
     #expect(f["frames"] as? [Int] == [18, 19, 20, 21, 22, 23])
   }
 
@@ -618,7 +636,9 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     let out = OutputBuffer(fd: nil)
     DiagnosisRender.text(r, frames: [:], to: out)
     let lines = out.text.split(separator: "\n").map(String.init)
-    #expect(lines[1].hasPrefix("writeNDEF (operation 3, frames 18–23): INTERRUPTED — the tag left the field"))
+    #expect(
+      lines[1].hasPrefix(
+        "writeNDEF (operation 3, frames 18–23): INTERRUPTED — the tag left the field"))
     let evidence = try #require(lines.firstIndex { $0.contains("evidence:") })
     let fix = try #require(lines.firstIndex { $0.contains("fix:") })
     #expect(evidence < fix)

@@ -20,7 +20,9 @@ enum ContentRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
-      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else { continue }
+      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
+        continue
+      }
       let writes = c.commands(in: i).filter(\.isWrite)
       if op.outcome == .ok, st.shape == .complete, let bytes = st.bytes {
         out += validate(bytes, st: st, writes: writes, op: i)
@@ -61,11 +63,14 @@ enum ContentRule: DiagnosisRule {
     let ok = op.outcome == .ok
     if ok, st.shape == .complete, st.bytes == e { return nil }
     let actual = st.bytes
-    var message = "The app meant to write \(bytesText(e.count)); the \(st.lengthName) on the tag claims \(bytesText(st.claimed))"
+    var message =
+      "The app meant to write \(bytesText(e.count)); the \(st.lengthName) on the tag claims \(bytesText(st.claimed))"
     if let actual {
       let same = zip(actual, e).prefix { $0 == $1 }.count
       message += ", and the first \(bytesText(same)) match the intended message"
-      if same < min(actual.count, e.count) { message += " (first difference at message byte \(same))" }
+      if same < min(actual.count, e.count) {
+        message += " (first difference at message byte \(same))"
+      }
     } else {
       message += " (\(st.composition(pages: false)))"
     }
@@ -73,7 +78,8 @@ enum ContentRule: DiagnosisRule {
     var f = DiagnosisFinding(
       code: "content-differs-from-expected", severity: ok ? .error : .info, operation: i,
       frames: [st.lengthFrame].compactMap { $0 },
-      cause: ok ? "the tag does not hold the message the app meant to write"
+      cause: ok
+        ? "the tag does not hold the message the app meant to write"
         : "the intended message is not (all) on the tag",
       message: message, coreNFCError: nil,
       fix: "Read the tag back with readNDEF after writeNDEF's completion handler and compare.")

@@ -86,7 +86,8 @@ public enum Diagnoser {
       let log = observer.logs[i] ?? SessionCommandLog()
       let c = DiagnosisContext(
         session: s, rf: observer.rf[i] ?? SessionRFStatistics(), log: log, expected: expected,
-        earlierAuthFrame: s.tag.uid.isEmpty ? nil : authByUID[s.tag.uid], previous: out.last?.analysis)
+        earlierAuthFrame: s.tag.uid.isEmpty ? nil : authByUID[s.tag.uid],
+        previous: out.last?.analysis)
       out.append(diagnose(c))
       if !s.tag.uid.isEmpty, let last = log.packFrames.last { authByUID[s.tag.uid] = last }
     }
@@ -117,11 +118,13 @@ public enum Diagnoser {
       findings.filter { !OperationFallbackRule.codes.contains($0.code) }
         .compactMap(\.operation))
     return findings.filter {
-      !(OperationFallbackRule.codes.contains($0.code) && $0.operation.map(explained.contains) == true)
+      !(OperationFallbackRule.codes.contains($0.code)
+        && $0.operation.map(explained.contains) == true)
     }
   }
 
-  static func verdicts(_ c: DiagnosisContext, _ findings: [DiagnosisFinding]) -> [OperationVerdict] {
+  static func verdicts(_ c: DiagnosisContext, _ findings: [DiagnosisFinding]) -> [OperationVerdict]
+  {
     var out: [OperationVerdict] = []
     for (i, op) in c.session.operations.enumerated() {
       let isWrite = op.kind == .writeNDEF || op.kind == .writeLock
@@ -140,7 +143,8 @@ public enum Diagnoser {
       out.append(OperationVerdict(operation: i, kind: op.kind, verdict: verdict))
     }
     if let f = findings.first(where: { $0.effect == .notAttempted }) {
-      out.append(OperationVerdict(operation: f.operation ?? 0, kind: .writeNDEF, verdict: .notAttempted))
+      out.append(
+        OperationVerdict(operation: f.operation ?? 0, kind: .writeNDEF, verdict: .notAttempted))
     }
     return out
   }

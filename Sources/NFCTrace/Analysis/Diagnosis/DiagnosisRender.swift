@@ -19,7 +19,9 @@ public enum DiagnosisRender {
         + "\(count(.info)) note(s)\n")
   }
 
-  private static func session(_ s: SessionDiagnosis, frames: [Int: DecodedFrame], to out: OutputBuffer) {
+  private static func session(
+    _ s: SessionDiagnosis, frames: [Int: DecodedFrame], to out: OutputBuffer
+  ) {
     let a = s.analysis
     var title = "── session \(s.index)"
     if let p = a.tag.product { title += " · " + p }
@@ -57,7 +59,9 @@ public enum DiagnosisRender {
     }
   }
 
-  private static func finding(_ f: DiagnosisFinding, frames: [Int: DecodedFrame], to out: OutputBuffer) {
+  private static func finding(
+    _ f: DiagnosisFinding, frames: [Int: DecodedFrame], to out: OutputBuffer
+  ) {
     var head = "  [\(f.severity.rawValue)] \(f.code)"
     if let e = f.coreNFCError { head += " → Core NFC \(e.code) \(e.name)" }
     out.write(head + "\n")
@@ -87,7 +91,8 @@ public enum DiagnosisRender {
     if !f.frame.parityErrors.isEmpty { summary += "  [parity error]" }
     if f.response == .unanswered { summary += "  [no answer]" }
     let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
-    return "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
+    return
+      "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
   }
 
   private static func wrap(_ text: String, indent: String, to out: OutputBuffer) {
@@ -113,13 +118,16 @@ public enum DiagnosisRender {
     for (i, s) in r.sessions.enumerated() {
       if i > 0 { out.append(0x2C) }
       out.write("\n{\"index\":\(s.index),\"uid\":")
-      JSON.optionalString(s.analysis.tag.uid.isEmpty ? nil : Hex.string(s.analysis.tag.uid), to: out)
+      JSON.optionalString(
+        s.analysis.tag.uid.isEmpty ? nil : Hex.string(s.analysis.tag.uid), to: out)
       out.write(",\"product\":")
       JSON.optionalString(s.analysis.tag.product, to: out)
       out.write(",\"verdicts\":[")
       for (j, v) in s.verdicts.enumerated() {
         if j > 0 { out.append(0x2C) }
-        out.write("{\"operation\":\(v.operation),\"kind\":\"\(v.kind.rawValue)\",\"verdict\":\"\(v.verdict.rawValue)\"}")
+        out.write(
+          "{\"operation\":\(v.operation),\"kind\":\"\(v.kind.rawValue)\",\"verdict\":\"\(v.verdict.rawValue)\"}"
+        )
       }
       out.write("],\"findings\":[")
       for (j, f) in s.findings.enumerated() {

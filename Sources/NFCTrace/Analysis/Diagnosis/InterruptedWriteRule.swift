@@ -26,7 +26,8 @@ enum InterruptedWriteRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations {
       let op = c.session.operations[i]
-      let interrupted = op.outcome == .interrupted || (op.outcome == .unknown && !op.unansweredFrames.isEmpty)
+      let interrupted =
+        op.outcome == .interrupted || (op.outcome == .unknown && !op.unansweredFrames.isEmpty)
       if interrupted { out.append(interruption(c, i)) }
       if interrupted || op.outcome == .failed, let f = ndefState(c, i, interrupted: interrupted) {
         out.append(f)
@@ -42,12 +43,16 @@ enum InterruptedWriteRule: DiagnosisRule {
     let silent = cmds.filter { $0.answer == .none }
     let type2 = cmds.contains { $0.page != nil }
     func what(_ list: [SessionCommandLog.Command]) -> String {
-      if type2 { return (list.count == 1 ? "page " : "pages ") + rangesText(list.compactMap(\.page)) }
+      if type2 {
+        return (list.count == 1 ? "page " : "pages ") + rangesText(list.compactMap(\.page))
+      }
       return list.map { "\(bytesText($0.data.count)) at offset \($0.offset ?? 0)" }
         .joined(separator: ", ")
     }
     var text = "The tag stopped answering in the middle of \(op.kind.rawValue)."
-    if !acked.isEmpty { text += " The tag acknowledged \(what(acked)): those bytes are on the tag." }
+    if !acked.isEmpty {
+      text += " The tag acknowledged \(what(acked)): those bytes are on the tag."
+    }
     if !silent.isEmpty {
       var seen = Set<Int>()
       let unique = silent.filter { seen.insert($0.page ?? ($0.offset ?? 0)).inserted }
@@ -72,7 +77,9 @@ enum InterruptedWriteRule: DiagnosisRule {
     -> DiagnosisFinding?
   {
     let op = c.session.operations[i]
-    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else { return nil }
+    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
+      return nil
+    }
     let error = interrupted ? CoreNFCError.tagConnectionLost : c.refusalError(i)
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let lengthFrame = st.lengthFrame
@@ -91,20 +98,25 @@ enum InterruptedWriteRule: DiagnosisRule {
       let frames = [lengthFrame].compactMap { $0 } + op.unansweredFrames + op.failedFrames
       return DiagnosisFinding(
         code: "ndef-torn", severity: .error, operation: i, frames: frames,
-        cause: "the NDEF message on the tag is now corrupt: \(st.lengthName) \(lengthText) covers bytes that were not all written",
+        cause:
+          "the NDEF message on the tag is now corrupt: \(st.lengthName) \(lengthText) covers bytes that were not all written",
         message: message, coreNFCError: error,
-        fix: "Write the message again with writeNDEF(_:completionHandler:) while the tag is held still, "
+        fix:
+          "Write the message again with writeNDEF(_:completionHandler:) while the tag is held still, "
           + "then readNDEF to verify. Until then every reader sees a broken tag.")
     case .empty where st.lengthWrittenHere:
       return DiagnosisFinding(
         code: "ndef-emptied", severity: .warning, operation: i,
         frames: [lengthFrame].compactMap { $0 },
-        cause: "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
-        message: "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
+        cause:
+          "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
+        message:
+          "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
           + "did not finish. The old message is gone and the tag holds an empty one: readNDEF "
           + "reports error 403 (ndefReaderSessionErrorZeroLengthMessage) until it is rewritten.",
         coreNFCError: error,
-        fix: "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
+        fix:
+          "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
     default:
       return nil
     }

@@ -44,7 +44,8 @@ enum NDEFPreconditionRule: DiagnosisRule {
     guard let e = c.expected, let st = c.session.ndefStatus else { return [] }
     let wrote = c.session.operations.contains { $0.kind == .writeNDEF }
     let q = queryOp(c)
-    let frames = q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
+    let frames =
+      q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
     var f: DiagnosisFinding?
     if e.isEmpty {
       f = DiagnosisFinding(
@@ -59,7 +60,8 @@ enum NDEFPreconditionRule: DiagnosisRule {
       f = DiagnosisFinding(
         code: "not-ndef-formatted", severity: .error, operation: q, frames: frames,
         cause: "the tag is not NDEF formatted, so the write was never attempted",
-        message: "queryNDEFStatus reports .notSupported (\(c.session.ndefStatusReason ?? "no NDEF")). "
+        message:
+          "queryNDEFStatus reports .notSupported (\(c.session.ndefStatusReason ?? "no NDEF")). "
           + "Core NFC's writeNDEF does not format tags.", coreNFCError: nil,
         fix: "Use NDEF-formatted tags, or format the tag first with a tool that writes the "
           + "capability container. " + queryFix)
@@ -79,7 +81,8 @@ enum NDEFPreconditionRule: DiagnosisRule {
     DiagnosisFinding(
       code: "tag-read-only", severity: severity, operation: q, frames: frames,
       cause: "the tag is read-only, so no write was sent",
-      message: "queryNDEFStatus reports .readOnly (\(c.session.ndefStatusReason ?? "write access denied")). "
+      message:
+        "queryNDEFStatus reports .readOnly (\(c.session.ndefStatusReason ?? "write access denied")). "
         + "If the app called writeNDEF, Core NFC refused it with 400 without sending any command.",
       coreNFCError: .tagNotWritable,
       fix: queryFix + " A read-only tag cannot be made writable again.")
@@ -102,7 +105,8 @@ enum NDEFPreconditionRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
-      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands), st.lengthWrittenHere,
+      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+        st.lengthWrittenHere,
         st.claimed > cap
       else { continue }
       out.append(
@@ -132,7 +136,8 @@ enum NDEFPreconditionRule: DiagnosisRule {
   private static func statusNotes(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard let st = c.session.ndefStatus else { return [] }
     let q = queryOp(c)
-    let frames = q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
+    let frames =
+      q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
     let wrote = !c.writeOperations.isEmpty
     switch st.status {
     case .readOnly where !wrote:
@@ -142,8 +147,10 @@ enum NDEFPreconditionRule: DiagnosisRule {
         DiagnosisFinding(
           code: "not-ndef-formatted", severity: .info, operation: q, frames: frames,
           cause: "the tag is not NDEF formatted",
-          message: "queryNDEFStatus reports .notSupported (\(c.session.ndefStatusReason ?? "no NDEF")): "
-            + "readNDEF and writeNDEF cannot be used on this tag.", coreNFCError: nil, fix: queryFix)
+          message:
+            "queryNDEFStatus reports .notSupported (\(c.session.ndefStatusReason ?? "no NDEF")): "
+            + "readNDEF and writeNDEF cannot be used on this tag.", coreNFCError: nil, fix: queryFix
+        )
       ]
     default: return []
     }

@@ -61,18 +61,23 @@ struct NDEFWriteState {
     return type2(s, w)
   }
 
-  private static func type2(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command]) -> NDEFWriteState? {
+  private static func type2(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
+    -> NDEFWriteState?
+  {
     let image = s.memory.type2End
     let run = image.knownRun(from: 16)
     guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
       return nil
     }
     let cover = { (i: Int) in w.last { $0.page == i / 4 && $0.data.count > i % 4 } }
-    return make("NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
+    return make(
+      "NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
       valueStart: 16 + tlv.valueOffset, image: image, cover: cover)
   }
 
-  private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command]) -> NDEFWriteState? {
+  private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
+    -> NDEFWriteState?
+  {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
@@ -81,7 +86,8 @@ struct NDEFWriteState {
     let cover = { (i: Int) in
       w.last { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
     }
-    return make(size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
+    return make(
+      size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
       image: file, cover: cover)
   }
 
@@ -129,16 +135,28 @@ struct NDEFWriteState {
   func composition(pages: Bool) -> String {
     func span(_ bytes: [Int]) -> String {
       var t = "bytes " + rangesText(bytes)
-      if pages { t += ", page" + (Set(bytes.map { $0 / 4 }).count == 1 ? " " : "s ") + rangesText(bytes.map { $0 / 4 }) }
+      if pages {
+        t +=
+          ", page" + (Set(bytes.map { $0 / 4 }).count == 1 ? " " : "s ")
+          + rangesText(bytes.map { $0 / 4 })
+      }
       return t
     }
     var parts: [String] = []
-    if !written.isEmpty { parts.append("\(written.count) written and acknowledged now (\(span(written)))") }
-    if !unacknowledged.isEmpty {
-      parts.append("\(unacknowledged.count) written without acknowledgement (\(span(unacknowledged)): value uncertain)")
+    if !written.isEmpty {
+      parts.append("\(written.count) written and acknowledged now (\(span(written)))")
     }
-    if !older.isEmpty { parts.append("\(older.count) not written by this operation (\(span(older)): older content)") }
-    if !unknown.isEmpty { parts.append("\(unknown.count) never read nor written in the trace (\(span(unknown)))") }
+    if !unacknowledged.isEmpty {
+      parts.append(
+        "\(unacknowledged.count) written without acknowledgement (\(span(unacknowledged)): value uncertain)"
+      )
+    }
+    if !older.isEmpty {
+      parts.append("\(older.count) not written by this operation (\(span(older)): older content)")
+    }
+    if !unknown.isEmpty {
+      parts.append("\(unknown.count) never read nor written in the trace (\(span(unknown)))")
+    }
     return parts.joined(separator: ", ")
   }
 }

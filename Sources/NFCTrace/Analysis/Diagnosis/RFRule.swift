@@ -69,7 +69,8 @@ enum RFRule: DiagnosisRule {
   /// Only NFC-A sessions: CRC_A and parity are what our decoder checks; the checks of other
   /// technologies' frames (proprietary iCLASS, LF, sniffed 14443-B) would raise false alarms.
   private static func damaged(_ c: DiagnosisContext) -> DiagnosisFinding? {
-    guard c.rf.damagedCount > 0, c.session.info.technology == .nfcA || c.session.tag.technology == .nfcA
+    guard c.rf.damagedCount > 0,
+      c.session.info.technology == .nfcA || c.session.tag.technology == .nfcA
     else { return nil }
     let cluster = c.rf.worstCluster.count >= 3
     let frames = cluster ? c.rf.worstCluster : Array(c.rf.damagedFrames.prefix(3))
@@ -97,14 +98,16 @@ enum RFRule: DiagnosisRule {
       if r.finalAnswerDamaged {
         return DiagnosisFinding(
           code: "command-retried", severity: .error, operation: op, frames: frames,
-          cause: "the reader sent \(r.summary) \(r.attempts.count) times and never got a clean answer",
+          cause:
+            "the reader sent \(r.summary) \(r.attempts.count) times and never got a clean answer",
           message: "Each attempt got no answer or a damaged one; the reader gave up.",
           coreNFCError: .retryExceeded, fix: holdStill)
       }
       return DiagnosisFinding(
         code: "command-retried", severity: .warning, operation: op, frames: frames,
         cause: "the reader had to send \(r.summary) \(r.attempts.count) times",
-        message: "The first attempt(s) got no answer or a damaged one; a later attempt got through. "
+        message:
+          "The first attempt(s) got no answer or a damaged one; a later attempt got through. "
           + "The operation survived, but the radio link was marginal.",
         coreNFCError: nil, fix: holdStill)
     }

@@ -119,7 +119,7 @@ public struct SessionCommandLog: Sendable {
     case .sw(let sw): refused = sw != "9000"
     default: refused = false
     }
-    if (c.isWrite || refused), commands.count < Self.limit { commands.append(c) }
+    if c.isWrite || refused, commands.count < Self.limit { commands.append(c) }
   }
 
   private static func command(_ f: DecodedFrame, apdu: LayerDecode) -> Command {

@@ -132,7 +132,11 @@ public struct SessionRFStatistics: Sendable {
       return
     }
     if let last = lastReader, last.failed, last.bytes == bytes {
-      if run == nil { run = Retry(attempts: [last.frame.frame.index], finalAnswer: nil, finalAnswerDamaged: false, summary: last.frame.innermost?.summary ?? "frame") }
+      if run == nil {
+        run = Retry(
+          attempts: [last.frame.frame.index], finalAnswer: nil, finalAnswerDamaged: false,
+          summary: last.frame.innermost?.summary ?? "frame")
+      }
       run?.attempts.append(f.frame.index)
       run?.finalAnswer = nil
       run?.finalAnswerDamaged = false
@@ -185,7 +189,9 @@ public struct SessionRFStatistics: Sendable {
     if lastReader != nil { lastReader?.failed = damagedAnswer }
     if f.innermost?.protocolID == .isoDEP, f.innermost?.name == "S(WTX)" {
       wtxRun.append(f.frame.index)
-      if wtxRun.count > longestWTXRun.count { longestWTXRun = Array(wtxRun.prefix(Self.sampleLimit)) }
+      if wtxRun.count > longestWTXRun.count {
+        longestWTXRun = Array(wtxRun.prefix(Self.sampleLimit))
+      }
     }
     checkLate(f)
   }
@@ -197,7 +203,8 @@ public struct SessionRFStatistics: Sendable {
     let delay = f.frame.timeNs - end.ns
     let allowed = fwt * wtxm
     if delay > allowed, lateAnswers.count < Self.sampleLimit {
-      lateAnswers.append(LateAnswer(request: request, answer: f.frame.index, delayNs: delay, fwtNs: allowed))
+      lateAnswers.append(
+        LateAnswer(request: request, answer: f.frame.index, delayNs: delay, fwtNs: allowed))
     }
   }
 

@@ -13,7 +13,9 @@ enum SeveralTagsRule: DiagnosisRule {
     var reasons: [String] = []
     var frames: [Int] = []
     if c.session.tag.collision || c.rf.uids.count > 1 {
-      reasons.append("the UID changed during the session (\(c.rf.uids.map { Hex.uid($0.uid) }.joined(separator: ", ")))")
+      reasons.append(
+        "the UID changed during the session (\(c.rf.uids.map { Hex.uid($0.uid) }.joined(separator: ", ")))"
+      )
       frames += c.rf.uids.map(\.frame)
     }
     if !c.rf.badBCC.isEmpty {
@@ -31,7 +33,8 @@ enum SeveralTagsRule: DiagnosisRule {
     guard !reasons.isEmpty else { return [] }
     return [
       DiagnosisFinding(
-        code: "several-tags", severity: .warning, operation: frames.first.flatMap { c.operation(at: $0) },
+        code: "several-tags", severity: .warning,
+        operation: frames.first.flatMap { c.operation(at: $0) },
         frames: frames, cause: "more than one tag seems to be in the field",
         message: "Signs of several tags: " + reasons.joined(separator: "; ")
           + ". With two tags in the field the phone may talk to the wrong one or lose both.",

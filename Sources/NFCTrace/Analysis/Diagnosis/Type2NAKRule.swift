@@ -65,7 +65,8 @@ enum Type2NAKRule: DiagnosisRule {
         code: "t2t-nak-eeprom-error", cause: "the tag could not program its memory",
         message: "The tag answered NAK 5 (EEPROM write error, NXP datasheet): programming page "
           + "\(p) failed, typically because the field was too weak during the write.",
-        fix: "Hold the phone still on the tag and write again; a tag that keeps failing is worn out.")
+        fix:
+          "Hold the phone still on the tag and write again; a tag that keeps failing is worn out.")
     }
     if let x = lockCause(page, g) { return x }
     if let last = g.lastPage, page > last {
@@ -74,7 +75,8 @@ enum Type2NAKRule: DiagnosisRule {
         message: "Page \(p) is past the last page \(Type2Geometry.page(last)) of this "
           + "\(g.tag.product ?? "tag"); the tag refuses addresses it does not have.",
         fix: "Write only inside the tag's memory: check queryNDEFStatus's capacity before "
-          + "writeNDEF, and compute raw sendMiFareCommand page numbers from the product's memory map.")
+          + "writeNDEF, and compute raw sendMiFareCommand page numbers from the product's memory map."
+      )
     }
     if let x = passwordCause(page, at: frame, c, g) { return x }
     if page == g.dynamicLockPage {
@@ -107,7 +109,8 @@ enum Type2NAKRule: DiagnosisRule {
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
       message: "The tag answered NAK \(code) (invalid argument) to the WRITE of page \(p). "
         + "Usual causes are a locked page or password protection; the trace does not show "
-        + (unknown.isEmpty ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
+        + (unknown.isEmpty
+          ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
       fix: "Check queryNDEFStatus before writeNDEF: a locked or protected tag reports .readOnly.")
   }
 
@@ -148,7 +151,8 @@ enum Type2NAKRule: DiagnosisRule {
     guard !authHere else { return nil }
     let p = Type2Geometry.page(page)
     let lost = Cause(
-      code: "t2t-auth-lost-on-reactivation", cause: "the password authentication was lost on re-activation",
+      code: "t2t-auth-lost-on-reactivation",
+      cause: "the password authentication was lost on re-activation",
       message: "The tag accepted PWD_AUTH earlier (frame \(authBefore ?? 0)), but it was then "
         + "activated again (frame \(activation)) and authentication does not survive a new "
         + "activation. The WRITE of page \(p) came without a new PWD_AUTH, so the tag refused it.",

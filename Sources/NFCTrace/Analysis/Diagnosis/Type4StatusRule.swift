@@ -41,7 +41,8 @@ enum Type4StatusRule: DiagnosisRule {
     guard let op, c.session.operations.indices.contains(op) else { return nil }
     switch c.session.operations[op].kind {
     case .writeNDEF, .writeLock:
-      return sw == "6982" && c.session.ndefStatus?.status == .readOnly ? .tagNotWritable : .tagUpdateFailure
+      return sw == "6982" && c.session.ndefStatus?.status == .readOnly
+        ? .tagNotWritable : .tagUpdateFailure
     case .transceive: return nil
     default: return .tagResponseError
     }
@@ -74,14 +75,16 @@ enum Type4StatusRule: DiagnosisRule {
             + "strict tags reject the extra byte.",
           "Build the APDU with NFCISO7816APDU(instructionClass:instructionCode:p1Parameter:"
             + "p2Parameter:data:expectedResponseLength:) and expectedResponseLength: -1 (no Le), "
-            + "or use NFCNDEFTag.writeNDEF(_:completionHandler:).")
+            + "or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
+        )
       }
       if let lc = cmd.lc, let mlc, lc > mlc { return lcTooLarge(lc, mlc) }
       return (
         "t4t-wrong-length", "the tag rejected the APDU's length",
         "The tag answered 6700 (wrong length, Lc or Le): the lengths in the APDU do not fit "
           + "what the tag accepts for this command.",
-        "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:).")
+        "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
+      )
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
       if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
@@ -95,32 +98,38 @@ enum Type4StatusRule: DiagnosisRule {
       return (
         "t4t-security-not-satisfied", "the tag refused access (read-only or protected)", m,
         "Call queryNDEFStatus before writeNDEF and write only when the status is .readWrite; "
-          + "use another tag when it is .readOnly.")
+          + "use another tag when it is .readOnly."
+      )
     case "6A82":
       return (
         "t4t-file-not-found", "the file does not exist on the tag",
         "The tag answered 6A82 (file not found) to \(cmd.summary). The file id must be the one "
           + "the CC names (usually E104 for the NDEF file, E103 for the CC).",
         "Use NFCNDEFTag.readNDEF/writeNDEF, which take the file id from the CC; with "
-          + "sendCommand(apdu:), SELECT the file id read from the CC.")
+          + "sendCommand(apdu:), SELECT the file id read from the CC."
+      )
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize
       return (
         "t4t-offset-out-of-range", "the offset (P1 P2) is wrong for this file",
         "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary). For READ/UPDATE BINARY, "
-          + "P1 P2 is the offset in the file" + (size.map { "; the file holds \($0) bytes." } ?? "."),
-        "Keep offsets inside the NDEF file's size from the CC (or use writeNDEF, which does).")
+          + "P1 P2 is the offset in the file"
+          + (size.map { "; the file holds \($0) bytes." } ?? "."),
+        "Keep offsets inside the NDEF file's size from the CC (or use writeNDEF, which does)."
+      )
     case "6581":
       return (
         "t4t-memory-failure", "the tag failed to write its memory",
         "The tag answered 6581 (memory failure): programming failed, usually because the field "
           + "dropped during the write. What the file holds now is uncertain.",
-        InterruptedWriteRule.keepStill)
+        InterruptedWriteRule.keepStill
+      )
     default:
       return (
         "t4t-error-status", "the tag refused the APDU",
         "The tag answered \(sw) to \(cmd.summary).",
-        "Check the APDU against NFC Forum T4T, or use NFCNDEFTag.readNDEF/writeNDEF.")
+        "Check the APDU against NFC Forum T4T, or use NFCNDEFTag.readNDEF/writeNDEF."
+      )
     }
   }
 
@@ -148,7 +157,8 @@ enum Type4StatusRule: DiagnosisRule {
     return DiagnosisFinding(
       code: x.code, severity: silent ? .error : .warning, operation: op,
       frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 },
-      cause: x.cause + (silent ? " and it never answered" : " (this tag accepted it; others refuse)"),
+      cause: x.cause
+        + (silent ? " and it never answered" : " (this tag accepted it; others refuse)"),
       message: x.message, coreNFCError: silent ? .tagConnectionLost : nil, fix: x.fix)
   }
 }

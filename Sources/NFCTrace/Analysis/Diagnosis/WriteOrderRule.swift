@@ -19,7 +19,10 @@ enum WriteOrderRule: DiagnosisRule {
       let first: SessionCommandLog.Command?
       let name: String
       if writes.contains(where: { $0.page != nil }) {
-        guard let st = NDEFWriteState.after(c.session.operations[i], in: c.session, writes: c.log.commands) else { continue }
+        guard
+          let st = NDEFWriteState.after(
+            c.session.operations[i], in: c.session, writes: c.log.commands)
+        else { continue }
         let page = st.lengthAddress / 4
         first = writes.first { $0.page == page && $0.data.count > st.lengthAddress % 4 }
         guard let f = first, f.data[st.lengthAddress % 4] != 0,
