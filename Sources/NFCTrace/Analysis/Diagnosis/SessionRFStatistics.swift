@@ -178,9 +178,6 @@ public struct SessionRFStatistics: Sendable {
   // MARK: Tag frames
 
   private mutating func tag(_ f: DecodedFrame) {
-    if let d = f.innermost, d.protocolID == .isoDEP, d.name == "ATS" {
-      if case .int(let us)? = d.field("fwt_us") { fwtNs = Int64(us) * 1000 }
-    }
     let damagedAnswer = Self.damaged(f)
     if run != nil {
       run?.finalAnswer = f.frame.index
@@ -193,7 +190,11 @@ public struct SessionRFStatistics: Sendable {
         longestWTXRun = Array(wtxRun.prefix(Self.sampleLimit))
       }
     }
+    // The ATS's own FWT applies from the next command on, not to the ATS itself.
     checkLate(f)
+    if let d = f.innermost, d.protocolID == .isoDEP, d.name == "ATS" {
+      if case .int(let us)? = d.field("fwt_us") { fwtNs = Int64(us) * 1000 }
+    }
   }
 
   private mutating func checkLate(_ f: DecodedFrame) {
