@@ -117,7 +117,11 @@ enum RFRule: DiagnosisRule {
     guard let first = c.rf.lateAnswers.first else { return nil }
     let op = c.operation(at: first.request)
     let worst = c.rf.lateAnswers.max { $0.delayNs < $1.delayNs } ?? first
-    let ms = { (ns: Int64) in String(format: "%.2f ms", Double(ns) / 1e6) }
+    let ms = { (ns: Int64) -> String in
+      let hundredths = (ns + 5_000) / 10_000
+      let frac = hundredths % 100
+      return "\(hundredths / 100).\(frac < 10 ? "0" : "")\(frac) ms"
+    }
     return DiagnosisFinding(
       code: "late-response", severity: .warning, operation: op,
       frames: c.rf.lateAnswers.prefix(3).flatMap { [$0.request, $0.answer] },
