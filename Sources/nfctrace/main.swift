@@ -14,11 +14,13 @@ let topUsage = """
     sessions FILE     one line per session: tag and Core NFC operations with outcomes
     report FILE       the tag's contents after a session (or from a dump): CC, locks, NDEF, memory
     diff A B          compare two sessions: operations, commands, memory, NDEF, timing
+    diagnose FILE     verdicts on writes and failures, causes, Core NFC errors, fixes
     ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
 
-  Exit status: 0 success, 2 usage error, 3 unreadable or invalid input.
+  Exit status: 0 success, 1 diagnose found problems at its --fail-on level, 2 usage error,
+  3 unreadable or invalid input.
   """
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
@@ -36,6 +38,7 @@ func run(_ argv: [String]) -> Int32 {
     "sessions": (SessionsCommand.usage, SessionsCommand.run),
     "report": (ReportCommand.usage, ReportCommand.run),
     "diff": (DiffCommand.usage, DiffCommand.run),
+    "diagnose": (DiagnoseCommand.usage, DiagnoseCommand.run),
   ]
   switch command {
   case "-h", "--help", "help":

@@ -1,0 +1,89 @@
+import NDEF
+
+/// Rule: a write succeeded on the radio but the NDEF it left on the tag is malformed, or is
+/// not the message the app meant to write.
+///
+/// Evidence: after a `writeNDEF` whose outcome is ok, the message the length field claims,
+/// every byte written and acknowledged (`NDEFWriteState.complete`), is validated with
+/// `NDEFValidator` (relax mode; NFC Forum NDEF 1.0, RTD-URI 1.0, RTD-Text 1.0; the app
+/// mistakes of nfc-facts §7.4/§7.5: a URI payload starting with the scheme instead of an
+/// identifier code, an RFU identifier code such as `a` in `ahttps://…`, a Text payload
+/// without status byte). Every validator finding of warning or error severity becomes a
+/// finding with the validator's code, and the verdict becomes `succeeded-with-bad-content`.
+/// With `--expect`, the end image is compared with the intended message:
+/// `content-differs-from-expected` (error after a successful write; info after a failed or
+/// interrupted one, saying how much of it is on the tag).
+enum ContentRule: DiagnosisRule {
+  static let codes = ["content-differs-from-expected"]
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var out: [DiagnosisFinding] = []
+    for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
+      let op = c.session.operations[i]
+      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
+        continue
+      }
+      let writes = c.commands(in: i).filter(\.isWrite)
+      if op.outcome == .ok, st.shape == .complete, let bytes = st.bytes {
+        out += validate(bytes, st: st, writes: writes, op: i)
+      }
+      if let e = c.expected, let f = compare(e, st, op: op, i) { out.append(f) }
+    }
+    return out
+  }
+
+  private static func validate(
+    _ bytes: [UInt8], st: NDEFWriteState, writes: [SessionCommandLog.Command], op: Int
+  ) -> [DiagnosisFinding] {
+    let report = NDEFValidator.validate(bytes, mode: .relax)
+    return report.findings.filter { $0.severity >= .warning }.map { n in
+      let address = st.valueStart + n.offset
+      let frame = writes.last { w in
+        if let p = w.page { return p == address / 4 }
+        let o = w.offset ?? 0
+        return address >= o && address < o + w.data.count
+      }?.frame
+      var f = DiagnosisFinding(
+        code: n.code, severity: n.severity == .error ? .error : .warning, operation: op,
+        frames: [frame ?? writes.first?.frame].compactMap { $0 },
+        cause: "the write succeeded, but the NDEF it wrote is malformed: \(n.code)",
+        message: n.message + (n.readersShow.map { ". Readers: " + $0 } ?? ""),
+        coreNFCError: nil,
+        fix: n.fix.map { "Build the record with Core NFC's helper: " + $0 }
+          ?? "Build records with NFCNDEFPayload's typed constructors "
+          + "(wellKnownTypeURIPayload(url:), wellKnownTypeTextPayload(string:locale:)).")
+      f.effect = .badContent
+      return f
+    }
+  }
+
+  private static func compare(_ e: [UInt8], _ st: NDEFWriteState, op: Operation, _ i: Int)
+    -> DiagnosisFinding?
+  {
+    let ok = op.outcome == .ok
+    if ok, st.shape == .complete, st.bytes == e { return nil }
+    let actual = st.bytes
+    var message =
+      "The app meant to write \(bytesText(e.count)); the \(st.lengthName) on the tag claims \(bytesText(st.claimed))"
+    if let actual {
+      let same = zip(actual, e).prefix { $0 == $1 }.count
+      message += ", and the first \(bytesText(same)) match the intended message"
+      if same < min(actual.count, e.count) {
+        message += " (first difference at message byte \(same))"
+      }
+    } else {
+      message += " (\(st.composition(pages: false)))"
+    }
+    message += "."
+    var f = DiagnosisFinding(
+      code: "content-differs-from-expected", severity: ok ? .error : .info, operation: i,
+      frames: [st.lengthFrame].compactMap { $0 },
+      cause: ok
+        ? "the tag does not hold the message the app meant to write"
+        : "the intended message is not (all) on the tag",
+      message: message, coreNFCError: nil,
+      fix: "Read the tag back with readNDEF after writeNDEF's completion handler and compare.")
+    if ok { f.effect = .badContent }
+    return f
+  }
+}

@@ -1,0 +1,151 @@
+import NDEF
+
+/// What a rule sees: one session's analysis and frame-level evidence, the message the app
+/// meant to write, and what earlier sessions on the same tag showed.
+public struct DiagnosisContext: Sendable {
+  /// The session.
+  public var session: SessionAnalysis
+  /// RF evidence.
+  public var rf: SessionRFStatistics
+  /// Writes, refusals, activations, PACKs.
+  public var log: SessionCommandLog
+  /// The NDEF message the app meant to write (`--expect`), if given.
+  public var expected: [UInt8]?
+  /// Frame of the last accepted PWD_AUTH (PACK) in an earlier session on the same UID.
+  public var earlierAuthFrame: Int?
+  /// The session before this one, if any.
+  public var previous: SessionAnalysis?
+
+  /// The session index.
+  public var index: Int { session.info.index }
+
+  /// The index of the operation spanning `frame`, else the last one starting before it.
+  public func operation(at frame: Int) -> Int? {
+    let ops = session.operations
+    if let i = ops.firstIndex(where: { $0.firstFrame <= frame && frame <= $0.lastFrame }) {
+      return i
+    }
+    return ops.lastIndex { $0.firstFrame <= frame }
+  }
+
+  /// Indices of the write operations (writeNDEF, writeLock).
+  public var writeOperations: [Int] {
+    session.operations.indices.filter {
+      session.operations[$0].kind == .writeNDEF || session.operations[$0].kind == .writeLock
+    }
+  }
+
+  /// The logged commands inside operation `i`.
+  public func commands(in i: Int) -> [SessionCommandLog.Command] {
+    guard session.operations.indices.contains(i) else { return [] }
+    let op = session.operations[i]
+    return log.commands.filter { $0.frame >= op.firstFrame && $0.frame <= op.lastFrame }
+  }
+
+  /// The Core NFC error for a refused or failed command of operation `i`: 401 for NDEF
+  /// writes (`writeNDEF`/`writeLock` report `ndefReaderSessionErrorTagUpdateFailure`), 102 for
+  /// raw commands and reads.
+  public func refusalError(_ i: Int?) -> CoreNFCError {
+    guard let i, session.operations.indices.contains(i) else { return .tagResponseError }
+    switch session.operations[i].kind {
+    case .writeNDEF, .writeLock: return .tagUpdateFailure
+    default: return .tagResponseError
+    }
+  }
+}
+
+/// A diagnosis rule: looks at one session and returns findings. Each rule documents its
+/// evidence logic and spec source.
+protocol DiagnosisRule: Sendable {
+  /// The codes this rule can emit.
+  static var codes: [String] { get }
+  /// Findings for the session.
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding]
+}
+
+/// Runs every rule over every session and turns operations into verdicts.
+public enum Diagnoser {
+  /// The rules, in the order their findings are listed when severities tie.
+  static let rules: [any DiagnosisRule.Type] = [
+    InterruptedWriteRule.self, Type2NAKRule.self, Type4StatusRule.self,
+    NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, RFRule.self,
+    SeveralTagsRule.self, OperationFallbackRule.self,
+  ]
+
+  /// Every code any rule can emit (NDEF validator codes excepted).
+  public static var codes: [String] { rules.flatMap { $0.codes } }
+
+  /// Diagnoses `sessions` with the observer's evidence.
+  public static func diagnose(
+    sessions: [SessionAnalysis], observer: DiagnosisObserver, expected: [UInt8]?
+  ) -> DiagnosisReport {
+    var authByUID: [[UInt8]: Int] = [:]
+    var out: [SessionDiagnosis] = []
+    for s in sessions {
+      let i = s.info.index
+      let log = observer.logs[i] ?? SessionCommandLog()
+      let c = DiagnosisContext(
+        session: s, rf: observer.rf[i] ?? SessionRFStatistics(), log: log, expected: expected,
+        earlierAuthFrame: s.tag.uid.isEmpty ? nil : authByUID[s.tag.uid],
+        previous: out.last?.analysis)
+      out.append(diagnose(c))
+      if !s.tag.uid.isEmpty, let last = log.packFrames.last { authByUID[s.tag.uid] = last }
+    }
+    return DiagnosisReport(sessions: out)
+  }
+
+  /// Diagnoses one session.
+  static func diagnose(_ c: DiagnosisContext) -> SessionDiagnosis {
+    var findings: [DiagnosisFinding] = []
+    for rule in rules {
+      for var f in rule.check(c) {
+        f.session = c.index
+        f.frames = Array(Set(f.frames)).sorted()
+        findings.append(f)
+      }
+    }
+    findings = dedupe(findings)
+    let order = findings.enumerated().sorted { a, b in
+      if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
+      return (a.element.frames.first ?? 0, a.offset) < (b.element.frames.first ?? 0, b.offset)
+    }.map(\.element)
+    return SessionDiagnosis(analysis: c.session, verdicts: verdicts(c, findings), findings: order)
+  }
+
+  /// The fallback rule only speaks for operations no other rule explained.
+  private static func dedupe(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+    let explained = Set(
+      findings.filter { !OperationFallbackRule.codes.contains($0.code) }
+        .compactMap(\.operation))
+    return findings.filter {
+      !(OperationFallbackRule.codes.contains($0.code)
+        && $0.operation.map(explained.contains) == true)
+    }
+  }
+
+  static func verdicts(_ c: DiagnosisContext, _ findings: [DiagnosisFinding]) -> [OperationVerdict]
+  {
+    var out: [OperationVerdict] = []
+    for (i, op) in c.session.operations.enumerated() {
+      let isWrite = op.kind == .writeNDEF || op.kind == .writeLock
+      let verdict: Verdict
+      switch op.outcome {
+      case .ok:
+        guard isWrite else { continue }
+        let bad = findings.contains { $0.operation == i && $0.effect == .badContent }
+        verdict = bad ? .succeededWithBadContent : .succeeded
+      case .failed: verdict = .failed
+      case .interrupted: verdict = .interrupted
+      case .unknown:
+        guard isWrite || !op.unansweredFrames.isEmpty else { continue }
+        verdict = .interrupted
+      }
+      out.append(OperationVerdict(operation: i, kind: op.kind, verdict: verdict))
+    }
+    if let f = findings.first(where: { $0.effect == .notAttempted }) {
+      out.append(
+        OperationVerdict(operation: f.operation ?? 0, kind: .writeNDEF, verdict: .notAttempted))
+    }
+    return out
+  }
+}

@@ -1,0 +1,78 @@
+/// Feeds every session's frames to its `SessionRFStatistics` and `SessionCommandLog`,
+/// streaming. Keeps one small record per session, never the frames.
+public struct DiagnosisObserver: Sendable {
+  /// Per-session RF statistics, by session index.
+  public private(set) var rf: [Int: SessionRFStatistics] = [:]
+  /// Per-session command logs, by session index.
+  public private(set) var logs: [Int: SessionCommandLog] = [:]
+  private var current: Int?
+
+  /// An observer with no session.
+  public init() {}
+
+  /// Takes the pipeline's next frame.
+  public mutating func push(_ f: DecodedFrame) {
+    guard let s = f.session else {
+      if f.frame.direction == .event { closeCurrent() }
+      return
+    }
+    if current != s {
+      closeCurrent()
+      current = s
+    }
+    rf[s, default: SessionRFStatistics()].push(f)
+    logs[s, default: SessionCommandLog()].push(f)
+  }
+
+  /// Closes the last session (end of the trace).
+  public mutating func finish() { closeCurrent() }
+
+  private mutating func closeCurrent() {
+    guard let s = current else { return }
+    current = nil
+    rf[s]?.finish()
+    logs[s]?.finish()
+  }
+}
+
+/// Runs the whole analysis for `diagnose` over one importer, streaming: pipeline → session
+/// collector + diagnosis observer → rules.
+public struct DiagnosisRun {
+  /// The sessions analysed.
+  public private(set) var sessions: [SessionAnalysis] = []
+  /// The observer's per-session evidence.
+  public private(set) var observer = DiagnosisObserver()
+  /// The import error that stopped reading, if any (what came before it is analysed).
+  public private(set) var error: TraceError?
+  /// Importer warnings.
+  public private(set) var warnings: [TraceWarning] = []
+
+  /// Reads the whole trace from `importer`. A `TraceError` met while reading is kept in
+  /// `error` (the frames before it are analysed); other errors are rethrown.
+  public init(importer: any TraceImporter) throws {
+    var pipeline = FramePipeline(importer: importer)
+    var collector = SessionCollector()
+    var observer = DiagnosisObserver()
+    func take(_ f: DecodedFrame) {
+      collector.push(f, sessions: pipeline.sessions)
+      _ = collector.takeEvents()
+      observer.push(f)
+    }
+    do {
+      while let f = try pipeline.next() { take(f) }
+    } catch let e as TraceError {
+      error = e
+      for f in pipeline.drain() { take(f) }
+    }
+    collector.finish(sessions: pipeline.sessions)
+    observer.finish()
+    self.sessions = collector.finished
+    self.observer = observer
+    self.warnings = pipeline.warnings
+  }
+
+  /// The diagnosis, comparing writes with `expected` (the message the app meant to write).
+  public func diagnose(expected: [UInt8]? = nil) -> DiagnosisReport {
+    Diagnoser.diagnose(sessions: sessions, observer: observer, expected: expected)
+  }
+}

@@ -1,0 +1,175 @@
+/// Text and JSON for `nfctrace diagnose`.
+///
+/// Text, per session: a header, then per operation with a verdict or findings, the verdict
+/// and the one-line cause, and under it each finding: severity, code, Core NFC error, the
+/// explanation, the evidence frames decoded (index, direction, bytes, summary) and the fix.
+/// JSON: see docs/json.md, "nfctrace diagnose".
+public enum DiagnosisRender {
+  /// Text width used for wrapping explanations.
+  public static let width = 100
+
+  /// Writes the text report; `frames` holds the evidence frames by index (missing ones are
+  /// shown by index only).
+  public static func text(_ r: DiagnosisReport, frames: [Int: DecodedFrame], to out: OutputBuffer) {
+    for s in r.sessions { session(s, frames: frames, to: out) }
+    let all = r.findings
+    let count = { (sev: Severity) in all.filter { $0.severity == sev }.count }
+    out.write(
+      "\(r.sessions.count) session(s): \(count(.error)) error(s), \(count(.warning)) warning(s), "
+        + "\(count(.info)) note(s)\n")
+  }
+
+  private static func session(
+    _ s: SessionDiagnosis, frames: [Int: DecodedFrame], to out: OutputBuffer
+  ) {
+    let a = s.analysis
+    var title = "── session \(s.index)"
+    if let p = a.tag.product { title += " · " + p }
+    if let u = a.tag.uidString { title += " · " + u }
+    out.write(title + " " + String(repeating: "─", count: max(3, 72 - title.count)) + "\n")
+    if s.verdicts.isEmpty && s.findings.isEmpty {
+      out.write("  no writes, nothing failed\n\n")
+      return
+    }
+    var shown = Set<Int>()
+    for (i, op) in a.operations.enumerated() {
+      let verdict = s.verdicts.first { $0.operation == i && $0.verdict != .notAttempted }
+      let fs = s.findings.filter { $0.operation == i && $0.effect != .notAttempted }
+      guard verdict != nil || !fs.isEmpty else { continue }
+      let state = verdict?.verdict.rawValue ?? op.outcome.rawValue
+      let cause = fs.first?.cause ?? op.reason ?? "no problem found"
+      out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
+      out.write(state.uppercased() + " — " + cause + "\n")
+      for f in fs { finding(f, frames: frames, to: out) }
+      fs.forEach { shown.insert($0.hashKey) }
+      out.write("\n")
+    }
+    for v in s.verdicts where v.verdict == .notAttempted {
+      let fs = s.findings.filter { $0.effect == .notAttempted }
+      out.write("\(v.kind.rawValue): NOT-ATTEMPTED — \(fs.first?.cause ?? "")\n")
+      for f in fs { finding(f, frames: frames, to: out) }
+      fs.forEach { shown.insert($0.hashKey) }
+      out.write("\n")
+    }
+    let rest = s.findings.filter { !shown.contains($0.hashKey) }
+    if !rest.isEmpty {
+      out.write("session-wide:\n")
+      for f in rest { finding(f, frames: frames, to: out) }
+      out.write("\n")
+    }
+  }
+
+  private static func finding(
+    _ f: DiagnosisFinding, frames: [Int: DecodedFrame], to out: OutputBuffer
+  ) {
+    var head = "  [\(f.severity.rawValue)] \(f.code)"
+    if let e = f.coreNFCError { head += " → Core NFC \(e.code) \(e.name)" }
+    out.write(head + "\n")
+    if f.cause != "", f.operation == nil { wrap(f.cause, indent: "    ", to: out) }
+    wrap(f.message, indent: "    ", to: out)
+    if !f.frames.isEmpty {
+      out.write("    evidence:\n")
+      for i in f.frames { out.write("      " + frameLine(i, frames[i]) + "\n") }
+    }
+    wrap("fix: " + f.fix, indent: "    ", to: out)
+  }
+
+  /// `#19  R→T  a2 04 03 14 d1 01 64 06  WRITE page 4 ← 03 14 d1 01`.
+  public static func frameLine(_ index: Int, _ f: DecodedFrame?) -> String {
+    guard let f else { return "#\(index)" }
+    let dir: String
+    switch f.frame.direction {
+    case .reader: dir = "R→T"
+    case .tag: dir = "T→R"
+    case .event: return "#\(index)  \(f.frame.event?.rawValue ?? "event")"
+    }
+    var bytes = Hex.string(f.frame.data.prefix(20), separator: " ")
+    if f.frame.data.count > 20 { bytes += " …" }
+    if let b = f.frame.bits, f.frame.data.count == 1 { bytes += "(\(b))" }
+    var summary = f.innermost?.summary ?? ("raw" + (f.undecodedReason.map { ": " + $0 } ?? ""))
+    if f.frame.crc == .bad { summary += "  [bad CRC]" }
+    if !f.frame.parityErrors.isEmpty { summary += "  [parity error]" }
+    if f.response == .unanswered { summary += "  [no answer]" }
+    let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
+    return
+      "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
+  }
+
+  private static func wrap(_ text: String, indent: String, to out: OutputBuffer) {
+    var prefix = indent
+    var line = ""
+    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+      let candidate = line.isEmpty ? String(word) : line + " " + word
+      if !line.isEmpty && prefix.count + candidate.count > width {
+        out.write(prefix + line + "\n")
+        prefix = indent + "  "
+        line = String(word)
+      } else {
+        line = candidate
+      }
+    }
+    if !line.isEmpty { out.write(prefix + line + "\n") }
+  }
+
+  // MARK: JSON
+
+  /// Writes the `sessions` array members.
+  public static func json(_ r: DiagnosisReport, to out: OutputBuffer) {
+    for (i, s) in r.sessions.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      out.write("\n{\"index\":\(s.index),\"uid\":")
+      JSON.optionalString(
+        s.analysis.tag.uid.isEmpty ? nil : Hex.string(s.analysis.tag.uid), to: out)
+      out.write(",\"product\":")
+      JSON.optionalString(s.analysis.tag.product, to: out)
+      out.write(",\"verdicts\":[")
+      for (j, v) in s.verdicts.enumerated() {
+        if j > 0 { out.append(0x2C) }
+        out.write(
+          "{\"operation\":\(v.operation),\"kind\":\"\(v.kind.rawValue)\",\"verdict\":\"\(v.verdict.rawValue)\"}"
+        )
+      }
+      out.write("],\"findings\":[")
+      for (j, f) in s.findings.enumerated() {
+        if j > 0 { out.append(0x2C) }
+        finding(f, to: out)
+      }
+      out.write("]}")
+    }
+  }
+
+  /// `{"code","severity","session","operation","frames","cause","message","core_nfc_error","fix"}`.
+  public static func finding(_ f: DiagnosisFinding, to out: OutputBuffer) {
+    out.write("{\"code\":")
+    JSON.string(f.code, to: out)
+    out.write(",\"severity\":\"\(f.severity.rawValue)\",\"session\":\(f.session),\"operation\":")
+    JSON.int(f.operation, to: out)
+    out.write(",\"frames\":[\(f.frames.map(String.init).joined(separator: ","))],\"cause\":")
+    JSON.string(f.cause, to: out)
+    out.write(",\"message\":")
+    JSON.string(f.message, to: out)
+    out.write(",\"core_nfc_error\":")
+    if let e = f.coreNFCError {
+      out.write("{\"code\":\(e.code),\"name\":")
+      JSON.string(e.name, to: out)
+      out.write("}")
+    } else {
+      out.write("null")
+    }
+    out.write(",\"fix\":")
+    JSON.string(f.fix, to: out)
+    out.write("}")
+  }
+}
+
+extension DiagnosisFinding {
+  /// Identity inside one session's list (code, operation, first frame).
+  fileprivate var hashKey: Int {
+    var h = Hasher()
+    h.combine(code)
+    h.combine(operation)
+    h.combine(frames)
+    h.combine(cause)
+    return h.finalize()
+  }
+}

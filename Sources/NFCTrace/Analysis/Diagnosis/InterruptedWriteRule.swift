@@ -1,0 +1,124 @@
+/// Rule: the tag left the field (or stopped answering) in the middle of a write, and what
+/// the NDEF on the tag looks like afterwards.
+///
+/// Evidence: a `writeNDEF`/`writeLock` operation whose outcome is `interrupted` (a command
+/// with no answer, SessionAnalyzer). From the command log: the Type 2 WRITEs acknowledged
+/// (ACK, nfc-facts §4.2) and the ones never answered (the tag may or may not have programmed
+/// them); the Type 4 UPDATE BINARYs answered 9000 and the unanswered ones. From the end memory
+/// image (per-byte provenance): the NDEF length field (Type 2 NDEF TLV L, nfc-facts §5.1;
+/// Type 4 NLEN, §6.2) and where each byte it claims came from (`NDEFWriteState`).
+///
+/// Codes: `write-interrupted` (error, 100 readerTransceiveErrorTagConnectionLost); after a
+/// failed or interrupted write, `ndef-torn` (error, 100 or the write's error: the length field
+/// claims bytes that were not all written), `ndef-emptied` (warning: the length was set to 0 —
+/// the safe first step, nfc-facts §5.5/§6.4 — and the write never finished: the tag holds an
+/// empty message, readNDEF reports 403).
+enum InterruptedWriteRule: DiagnosisRule {
+  static let codes = ["write-interrupted", "ndef-torn", "ndef-emptied"]
+
+  static let keepStill =
+    "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) completion "
+    + "handler is called: set session.alertMessage to ask the user to hold still, and only "
+    + "report success from the completion handler. On error 100, call session.restartPolling() "
+    + "(or connect(to:) again), write the whole message again, then readNDEF to verify."
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var out: [DiagnosisFinding] = []
+    for i in c.writeOperations {
+      let op = c.session.operations[i]
+      let interrupted =
+        op.outcome == .interrupted || (op.outcome == .unknown && !op.unansweredFrames.isEmpty)
+      if interrupted { out.append(interruption(c, i)) }
+      if interrupted || op.outcome == .failed, let f = ndefState(c, i, interrupted: interrupted) {
+        out.append(f)
+      }
+    }
+    return out
+  }
+
+  private static func interruption(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding {
+    let op = c.session.operations[i]
+    let cmds = c.commands(in: i).filter(\.isWrite)
+    let acked = cmds.filter { $0.answer == .ack || $0.answer == .sw("9000") }
+    let silent = cmds.filter { $0.answer == .none }
+    let type2 = cmds.contains { $0.page != nil }
+    func what(_ list: [SessionCommandLog.Command]) -> String {
+      if type2 {
+        return (list.count == 1 ? "page " : "pages ") + rangesText(list.compactMap(\.page))
+      }
+      return list.map { "\(bytesText($0.data.count)) at offset \($0.offset ?? 0)" }
+        .joined(separator: ", ")
+    }
+    var text = "The tag stopped answering in the middle of \(op.kind.rawValue)."
+    if !acked.isEmpty {
+      text += " The tag acknowledged \(what(acked)): those bytes are on the tag."
+    }
+    if !silent.isEmpty {
+      var seen = Set<Int>()
+      let unique = silent.filter { seen.insert($0.page ?? ($0.offset ?? 0)).inserted }
+      text += " The write of \(what(unique)) got no answer"
+      if silent.count > unique.count { text += " (\(silent.count) attempts)" }
+      text += ": whether it reached the tag's memory is unknown."
+    }
+    text += " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
+    let frames = acked.map(\.frame) + acked.compactMap(\.answerFrame) + op.unansweredFrames
+    let cause: String
+    if let last = silent.first {
+      cause = "the tag left the field during \(op.kind.rawValue): no answer to \(last.summary)"
+    } else {
+      cause = "the tag left the field during \(op.kind.rawValue)"
+    }
+    return DiagnosisFinding(
+      code: "write-interrupted", severity: .error, operation: i, frames: frames, cause: cause,
+      message: text, coreNFCError: .tagConnectionLost, fix: keepStill)
+  }
+
+  private static func ndefState(_ c: DiagnosisContext, _ i: Int, interrupted: Bool)
+    -> DiagnosisFinding?
+  {
+    let op = c.session.operations[i]
+    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
+      return nil
+    }
+    let error = interrupted ? CoreNFCError.tagConnectionLost : c.refusalError(i)
+    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let lengthFrame = st.lengthFrame
+    let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"
+    switch st.shape {
+    case .torn:
+      let range = "\(st.valueStart)–\(st.valueStart + st.claimed - 1)"
+      var message =
+        "The \(st.lengthName) on the tag now claims \(lengthText) bytes (bytes \(range)), but "
+        + "they were not all written: \(st.composition(pages: type2))."
+      message +=
+        st.lengthWrittenHere
+        ? " The length was written before the data it announces, so the tag now holds a"
+          + " corrupt message that readers reject or misread (readNDEF fails or returns garbage)."
+        : " The old length now covers partly overwritten bytes: the message is corrupt."
+      let frames = [lengthFrame].compactMap { $0 } + op.unansweredFrames + op.failedFrames
+      return DiagnosisFinding(
+        code: "ndef-torn", severity: .error, operation: i, frames: frames,
+        cause:
+          "the NDEF message on the tag is now corrupt: \(st.lengthName) \(lengthText) covers bytes that were not all written",
+        message: message, coreNFCError: error,
+        fix:
+          "Write the message again with writeNDEF(_:completionHandler:) while the tag is held still, "
+          + "then readNDEF to verify. Until then every reader sees a broken tag.")
+    case .empty where st.lengthWrittenHere:
+      return DiagnosisFinding(
+        code: "ndef-emptied", severity: .warning, operation: i,
+        frames: [lengthFrame].compactMap { $0 },
+        cause:
+          "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
+        message:
+          "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
+          + "did not finish. The old message is gone and the tag holds an empty one: readNDEF "
+          + "reports error 403 (ndefReaderSessionErrorZeroLengthMessage) until it is rewritten.",
+        coreNFCError: error,
+        fix:
+          "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
+    default:
+      return nil
+    }
+  }
+}

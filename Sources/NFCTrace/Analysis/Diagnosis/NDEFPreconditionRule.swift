@@ -1,0 +1,158 @@
+/// Rule: the write the app meant to do cannot work on this tag, whatever the radio does —
+/// Core NFC refuses it before sending anything (or should have).
+///
+/// Evidence: `queryNDEFStatus`'s result (Type 2 CC magic/version/write access, nfc-facts §5.3;
+/// Type 4 NDEF application and CC write access, §6.1), its capacity (§5.4, §6.2), the message
+/// the app meant to write (`--expect`) or, from a write in the trace, the length it wrote
+/// (Type 2 NDEF TLV L, Type 4 NLEN); readNDEF of a length-0 message.
+///
+/// Codes (Core NFC errors per nfc-facts §8.2; the not-formatted case per §8.4):
+/// - `tag-read-only` (400 ndefReaderSessionErrorTagNotWritable): status readOnly. With
+///   `--expect` (the app meant to write) and no write: error, verdict not-attempted; without:
+///   info (if the app called writeNDEF, Core NFC refused it without a command on the air).
+/// - `message-too-large` (402 ndefReaderSessionErrorTagSizeTooSmall): the expected message,
+///   or the length a write put in the length field, exceeds the capacity.
+/// - `zero-length-message` (403 ndefReaderSessionErrorZeroLengthMessage): `--expect` is empty.
+/// - `ndef-empty-on-read` (warning, 403, reported): readNDEF of a message of length 0.
+/// - `not-ndef-formatted` (no documented error; status notSupported): with `--expect`, error
+///   and not-attempted; without, info.
+enum NDEFPreconditionRule: DiagnosisRule {
+  static let codes = [
+    "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
+    "not-ndef-formatted",
+  ]
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var out = expectedChecks(c)
+    out += writtenLengthChecks(c)
+    out += emptyReads(c)
+    if c.expected == nil { out += statusNotes(c) }
+    return out
+  }
+
+  private static var queryFix: String {
+    "Call queryNDEFStatus(completionHandler:) before writeNDEF and handle each status: "
+      + ".readWrite → write; .readOnly → tell the user the tag is locked; .notSupported → the "
+      + "tag is not NDEF formatted (Core NFC does not format tags)."
+  }
+
+  private static func queryOp(_ c: DiagnosisContext) -> Int? {
+    c.session.operations.lastIndex { $0.kind == .queryNDEFStatus }
+  }
+
+  private static func expectedChecks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    guard let e = c.expected, let st = c.session.ndefStatus else { return [] }
+    let wrote = c.session.operations.contains { $0.kind == .writeNDEF }
+    let q = queryOp(c)
+    let frames =
+      q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
+    var f: DiagnosisFinding?
+    if e.isEmpty {
+      f = DiagnosisFinding(
+        code: "zero-length-message", severity: .error, operation: q, frames: frames,
+        cause: "the message to write is empty",
+        message: "The message the app meant to write has no bytes; Core NFC refuses to write a "
+          + "zero-length message.",
+        coreNFCError: .zeroLengthMessage,
+        fix: "Build the NFCNDEFMessage from at least one NFCNDEFPayload (for example "
+          + "NFCNDEFPayload.wellKnownTypeURIPayload(url:)) before calling writeNDEF.")
+    } else if st.status == .notSupported {
+      f = DiagnosisFinding(
+        code: "not-ndef-formatted", severity: .error, operation: q, frames: frames,
+        cause: "the tag is not NDEF formatted, so the write was never attempted",
+        message:
+          "queryNDEFStatus reports .notSupported (\(c.session.ndefStatusReason ?? "no NDEF")). "
+          + "Core NFC's writeNDEF does not format tags.", coreNFCError: nil,
+        fix: "Use NDEF-formatted tags, or format the tag first with a tool that writes the "
+          + "capability container. " + queryFix)
+    } else if st.status == .readOnly, !wrote {
+      f = readOnly(c, q, frames, severity: .error)
+    } else if let cap = st.capacity, e.count > cap {
+      f = tooLarge(e.count, cap, q, frames, source: "the message to write")
+      if wrote { f?.effect = .none }
+    }
+    if f?.severity == .error, !wrote { f?.effect = .notAttempted }
+    return f.map { [$0] } ?? []
+  }
+
+  private static func readOnly(
+    _ c: DiagnosisContext, _ q: Int?, _ frames: [Int], severity: Severity
+  ) -> DiagnosisFinding {
+    DiagnosisFinding(
+      code: "tag-read-only", severity: severity, operation: q, frames: frames,
+      cause: "the tag is read-only, so no write was sent",
+      message:
+        "queryNDEFStatus reports .readOnly (\(c.session.ndefStatusReason ?? "write access denied")). "
+        + "If the app called writeNDEF, Core NFC refused it with 400 without sending any command.",
+      coreNFCError: .tagNotWritable,
+      fix: queryFix + " A read-only tag cannot be made writable again.")
+  }
+
+  private static func tooLarge(_ n: Int, _ cap: Int, _ q: Int?, _ frames: [Int], source: String)
+    -> DiagnosisFinding
+  {
+    DiagnosisFinding(
+      code: "message-too-large", severity: .error, operation: q, frames: frames,
+      cause: "\(source) (\(bytesText(n))) is larger than the tag's capacity (\(bytesText(cap)))",
+      message: "The tag can hold at most \(bytesText(cap)) of NDEF message (queryNDEFStatus "
+        + "capacity); \(source) needs \(bytesText(n)).", coreNFCError: .tagSizeTooSmall,
+      fix: "Compare the message size with queryNDEFStatus's capacity before writeNDEF; shorten "
+        + "the message (a shorter URL, no extra records) or use a larger tag (NTAG215/216).")
+  }
+
+  private static func writtenLengthChecks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    guard let cap = c.session.ndefStatus?.capacity else { return [] }
+    var out: [DiagnosisFinding] = []
+    for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
+      let op = c.session.operations[i]
+      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+        st.lengthWrittenHere,
+        st.claimed > cap
+      else { continue }
+      out.append(
+        tooLarge(
+          st.claimed, cap, i, [st.lengthFrame].compactMap { $0 },
+          source: "the message being written (\(st.lengthName))"))
+    }
+    return out
+  }
+
+  private static func emptyReads(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.session.operations.indices.compactMap { i -> DiagnosisFinding? in
+      let op = c.session.operations[i]
+      guard op.kind == .readNDEF, case .int(0)? = op.detail("ndef_length") else { return nil }
+      return DiagnosisFinding(
+        code: "ndef-empty-on-read", severity: .warning, operation: i,
+        frames: [op.firstFrame, op.lastFrame],
+        cause: "the tag holds an empty NDEF message (length 0)",
+        message: "The NDEF length on the tag is 0: the tag is formatted but holds no message. "
+          + "readNDEF reports 403 for such a tag (reported, not verified).",
+        coreNFCError: .zeroLengthMessage,
+        fix: "Treat error 403 from readNDEF as \"empty tag\", not as a failure; write a message "
+          + "with writeNDEF first.")
+    }
+  }
+
+  private static func statusNotes(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    guard let st = c.session.ndefStatus else { return [] }
+    let q = queryOp(c)
+    let frames =
+      q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
+    let wrote = !c.writeOperations.isEmpty
+    switch st.status {
+    case .readOnly where !wrote:
+      return [readOnly(c, q, frames, severity: .info)]
+    case .notSupported:
+      return [
+        DiagnosisFinding(
+          code: "not-ndef-formatted", severity: .info, operation: q, frames: frames,
+          cause: "the tag is not NDEF formatted",
+          message:
+            "queryNDEFStatus reports .notSupported (\(c.session.ndefStatusReason ?? "no NDEF")): "
+            + "readNDEF and writeNDEF cannot be used on this tag.", coreNFCError: nil, fix: queryFix
+        )
+      ]
+    default: return []
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import NDEF
+
+/// What the NDEF length field on the tag claims after a write operation, and where each byte
+/// of the claimed message came from: written and acknowledged in this operation, written
+/// without acknowledgement, older (read before, or written earlier), or never seen.
+///
+/// Type 2: the first NDEF Message TLV of the data area (NFC Forum T2T 1.0 §2.3, nfc-facts
+/// §5.1); Type 4: NLEN/ENLEN at the start of the NDEF file (NFC Forum T4T, nfc-facts §6.2).
+struct NDEFWriteState {
+  /// What the claimed message is made of.
+  enum Shape: Equatable {
+    /// Every claimed byte was written and acknowledged by this operation.
+    case complete
+    /// The length says 0: the tag holds an empty NDEF message.
+    case empty
+    /// The length was not touched and every claimed byte is older: the old message stands.
+    case oldIntact
+    /// A mix: the message on the tag is corrupt.
+    case torn
+  }
+
+  /// `NDEF TLV length` or `NLEN`.
+  var lengthName: String
+  /// Address (Type 2 byte address; Type 4 file offset) of the length field.
+  var lengthAddress: Int
+  /// The claimed message length.
+  var claimed: Int
+  /// First byte of the claimed message.
+  var valueStart: Int
+  /// True when this operation wrote the length field.
+  var lengthWrittenHere: Bool
+  /// Frame that set the length field.
+  var lengthFrame: Int?
+  /// Claimed bytes written and acknowledged in this operation.
+  var written: [Int] = []
+  /// Claimed bytes written without acknowledgement.
+  var unacknowledged: [Int] = []
+  /// Claimed bytes with an older value.
+  var older: [Int] = []
+  /// Claimed bytes never read nor written.
+  var unknown: [Int] = []
+  /// The message bytes if every claimed byte is known (unacknowledged ones as sent).
+  var bytes: [UInt8]?
+
+  var shape: Shape {
+    if claimed == 0 { return .empty }
+    if written.count == claimed { return .complete }
+    if !lengthWrittenHere && older.count == claimed { return .oldIntact }
+    return .torn
+  }
+
+  /// The state after operation `op` of session `s`, whose logged writes are `writes`; nil
+  /// when the length field is unknown. A byte counts as written by the operation when one of
+  /// its writes covered it (the last one decides: acknowledged, unanswered, or refused = not
+  /// written); values come from the end image, so reads after the operation show the truth.
+  static func after(
+    _ op: Operation, in s: SessionAnalysis, writes: [SessionCommandLog.Command]
+  ) -> NDEFWriteState? {
+    let w = writes.filter { $0.isWrite && $0.frame >= op.firstFrame && $0.frame <= op.lastFrame }
+    if s.tag.isISODEP || s.type4CC != nil { return type4(s, w) }
+    return type2(s, w)
+  }
+
+  private static func type2(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
+    -> NDEFWriteState?
+  {
+    let image = s.memory.type2End
+    let run = image.knownRun(from: 16)
+    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
+      return nil
+    }
+    let cover = { (i: Int) in w.last { $0.page == i / 4 && $0.data.count > i % 4 } }
+    return make(
+      "NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
+      valueStart: 16 + tlv.valueOffset, image: image, cover: cover)
+  }
+
+  private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
+    -> NDEFWriteState?
+  {
+    let id = s.type4NDEFFile ?? 0xE104
+    guard let file = s.memory.filesEnd[id] else { return nil }
+    let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
+    guard let prefix = file.known(0, size) else { return nil }
+    let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
+    let cover = { (i: Int) in
+      w.last { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
+    }
+    return make(
+      size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
+      image: file, cover: cover)
+  }
+
+  private static func make(
+    _ name: String, lengthAt: Int, claimed: Int, valueStart: Int, image: ByteImage,
+    cover: (Int) -> SessionCommandLog.Command?
+  ) -> NDEFWriteState {
+    let lengthCmd = cover(lengthAt).flatMap { landed($0) != nil ? $0 : nil }
+    var st = NDEFWriteState(
+      lengthName: name, lengthAddress: lengthAt, claimed: claimed, valueStart: valueStart,
+      lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
+    // Cap the walk: a damaged length cannot make us walk beyond the image limit.
+    let end = valueStart + min(claimed, ByteImage.limit)
+    var all: [UInt8] = []
+    var complete = true
+    for i in valueStart..<end {
+      switch cover(i).flatMap(landed) {
+      case true?: st.written.append(i)
+      case false?: st.unacknowledged.append(i)
+      case nil:
+        if image.state(i) == .unknown {
+          st.unknown.append(i)
+          complete = false
+        } else {
+          st.older.append(i)
+        }
+      }
+      if i < image.count { all.append(image.values[i]) }
+    }
+    st.bytes = complete && all.count == claimed ? all : nil
+    return st
+  }
+
+  /// true = acknowledged, false = unanswered (may have landed), nil = refused (did not land).
+  private static func landed(_ c: SessionCommandLog.Command) -> Bool? {
+    switch c.answer {
+    case .ack: return true
+    case .sw(let sw): return sw == "9000" ? true : nil
+    case .none: return false
+    case .nak, .other: return nil
+    }
+  }
+
+  /// One sentence on what the claimed message is made of; `pages` names Type 2 pages.
+  func composition(pages: Bool) -> String {
+    func span(_ bytes: [Int]) -> String {
+      var t = "bytes " + rangesText(bytes)
+      if pages {
+        t +=
+          ", page" + (Set(bytes.map { $0 / 4 }).count == 1 ? " " : "s ")
+          + rangesText(bytes.map { $0 / 4 })
+      }
+      return t
+    }
+    var parts: [String] = []
+    if !written.isEmpty {
+      parts.append("\(written.count) written and acknowledged now (\(span(written)))")
+    }
+    if !unacknowledged.isEmpty {
+      parts.append(
+        "\(unacknowledged.count) written without acknowledgement (\(span(unacknowledged)): value uncertain)"
+      )
+    }
+    if !older.isEmpty {
+      parts.append("\(older.count) not written by this operation (\(span(older)): older content)")
+    }
+    if !unknown.isEmpty {
+      parts.append("\(unknown.count) never read nor written in the trace (\(span(unknown)))")
+    }
+    return parts.joined(separator: ", ")
+  }
+}

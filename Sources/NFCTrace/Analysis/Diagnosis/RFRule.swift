@@ -1,0 +1,153 @@
+/// Rule: trouble on the radio link, from frame-level evidence (`SessionRFStatistics`).
+///
+/// - `rf-damaged-frames`: frames with a bad CRC_A or parity errors (ISO/IEC 14443-3 §6.2.4,
+///   nfc-facts §1.5). Three or more inside a window of 16 frames is a cluster (warning, 102
+///   when the operation there failed); fewer is info.
+/// - `command-retried`: the reader sent the same frame again after no answer or a damaged
+///   answer. Recovered (last attempt answered cleanly): warning; last answer damaged: error,
+///   101 readerTransceiveErrorRetryExceeded; never answered: left to the interruption rules.
+/// - `late-response`: an ISO-DEP answer started later than FWT (× WTXM after S(WTX)) after the
+///   end of the reader frame (ISO/IEC 14443-4 §7.2; FWT = 4096·2^FWI/fc from the ATS,
+///   nfc-facts §2.3). Warning; 100 when the operation failed.
+/// - `wtx-storm`: 10 or more S(WTX) requests in a row for one command (our threshold): the tag
+///   keeps asking for time. Warning; 100 when the operation failed.
+/// - `response-exceeds-fsd`: a tag frame longer than the FSD from RATS (ISO/IEC 14443-4 §5.1,
+///   nfc-facts §2.1): the reader cannot take it. Error, 102.
+/// - `raw-command-crc-appended`: a reader frame whose two bytes before its own CRC_A are CRC_A
+///   of the bytes before them, not answered: the app appended a CRC to a raw command and the
+///   stack added another (nfc-facts §10, `sendMiFareCommand` CRC). Error, 100.
+enum RFRule: DiagnosisRule {
+  static let codes = [
+    "rf-damaged-frames", "command-retried", "late-response", "wtx-storm", "response-exceeds-fsd",
+    "raw-command-crc-appended",
+  ]
+
+  static let holdStill =
+    "Hold the phone flat on the tag without moving until the completion handler is called; "
+    + "keep metal and other cards away; on error, restartPolling() and try again."
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var out: [DiagnosisFinding] = []
+    if let f = damaged(c) { out.append(f) }
+    out += retries(c)
+    if let f = late(c) { out.append(f) }
+    if c.rf.longestWTXRun.count >= 10 {
+      let op = c.operation(at: c.rf.longestWTXRun[0])
+      out.append(
+        DiagnosisFinding(
+          code: "wtx-storm", severity: .warning, operation: op,
+          frames: Array(c.rf.longestWTXRun.prefix(3)),
+          cause: "the tag asked for more time \(c.rf.longestWTXRun.count) times in a row (S(WTX))",
+          message: "Instead of answering, the tag sent \(c.rf.longestWTXRun.count) waiting-time "
+            + "extension requests for one command: it is slow (busy, or short of power at the "
+            + "edge of the field). The reader may give up before it answers.",
+          coreNFCError: failed(c, op) ? .tagConnectionLost : nil, fix: holdStill))
+    }
+    if !c.rf.fsdOverruns.isEmpty {
+      let op = c.operation(at: c.rf.fsdOverruns[0])
+      out.append(
+        DiagnosisFinding(
+          code: "response-exceeds-fsd", severity: .error, operation: op,
+          frames: Array(c.rf.fsdOverruns.prefix(3)),
+          cause: "the tag sent a frame longer than the reader can receive (FSD)",
+          message: "The reader announced in RATS the largest frame it can take (FSD); the tag "
+            + "answered with a longer one, which the reader has to drop.",
+          coreNFCError: .tagResponseError,
+          fix: "Ask for less data per command (a smaller Le / READ BINARY length, at most "
+            + "the CC's MLe); the tag itself should chain long answers."))
+    }
+    out += crcAppended(c)
+    return out
+  }
+
+  private static func failed(_ c: DiagnosisContext, _ op: Int?) -> Bool {
+    guard let op, c.session.operations.indices.contains(op) else { return false }
+    let o = c.session.operations[op].outcome
+    return o == .failed || o == .interrupted
+  }
+
+  /// Only NFC-A sessions: CRC_A and parity are what our decoder checks; the checks of other
+  /// technologies' frames (proprietary iCLASS, LF, sniffed 14443-B) would raise false alarms.
+  private static func damaged(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard c.rf.damagedCount > 0,
+      c.session.info.technology == .nfcA || c.session.tag.technology == .nfcA
+    else { return nil }
+    let cluster = c.rf.worstCluster.count >= 3
+    let frames = cluster ? c.rf.worstCluster : Array(c.rf.damagedFrames.prefix(3))
+    let op = frames.first.flatMap { c.operation(at: $0) }
+    return DiagnosisFinding(
+      code: "rf-damaged-frames", severity: cluster ? .warning : .info, operation: op,
+      frames: frames,
+      cause: cluster
+        ? "\(c.rf.worstCluster.count) damaged frames close together (bad CRC or parity)"
+        : "\(c.rf.damagedCount) damaged frame(s) (bad CRC or parity)",
+      message: "\(c.rf.damagedCount) frame(s) in this session arrived damaged (their checksum or "
+        + "parity bits do not match). "
+        + (cluster
+          ? "They come in a cluster: the radio link was poor at that moment (distance, "
+            + "movement, metal, another card)."
+          : "Isolated damage is common in sniffed traces and usually harmless."),
+      coreNFCError: cluster && failed(c, op) ? .tagResponseError : nil, fix: holdStill)
+  }
+
+  private static func retries(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.rf.retries.compactMap { r in
+      let op = c.operation(at: r.attempts[0])
+      let frames = r.attempts + [r.finalAnswer].compactMap { $0 }
+      if r.finalAnswer == nil { return nil }  // never answered: the interruption rules speak
+      if r.finalAnswerDamaged {
+        return DiagnosisFinding(
+          code: "command-retried", severity: .error, operation: op, frames: frames,
+          cause:
+            "the reader sent \(r.summary) \(r.attempts.count) times and never got a clean answer",
+          message: "Each attempt got no answer or a damaged one; the reader gave up.",
+          coreNFCError: .retryExceeded, fix: holdStill)
+      }
+      return DiagnosisFinding(
+        code: "command-retried", severity: .warning, operation: op, frames: frames,
+        cause: "the reader had to send \(r.summary) \(r.attempts.count) times",
+        message:
+          "The first attempt(s) got no answer or a damaged one; a later attempt got through. "
+          + "The operation survived, but the radio link was marginal.",
+        coreNFCError: nil, fix: holdStill)
+    }
+  }
+
+  private static func late(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard let first = c.rf.lateAnswers.first else { return nil }
+    let op = c.operation(at: first.request)
+    let worst = c.rf.lateAnswers.max { $0.delayNs < $1.delayNs } ?? first
+    let ms = { (ns: Int64) -> String in
+      let hundredths = (ns + 5_000) / 10_000
+      let frac = hundredths % 100
+      return "\(hundredths / 100).\(frac < 10 ? "0" : "")\(frac) ms"
+    }
+    return DiagnosisFinding(
+      code: "late-response", severity: .warning, operation: op,
+      frames: c.rf.lateAnswers.prefix(3).flatMap { [$0.request, $0.answer] },
+      cause: "the tag answered later than its own frame waiting time (\(c.rf.lateAnswers.count)×)",
+      message: "The tag promised in its ATS to answer within \(ms(worst.fwtNs)) (FWT), but took "
+        + "\(ms(worst.delayNs)). A strict reader stops waiting at FWT (plus a small margin) and "
+        + "reports the tag as lost.",
+      coreNFCError: failed(c, op) ? .tagConnectionLost : nil,
+      fix: "Nothing in the app changes the tag's timing; keep the phone still so the tag gets "
+        + "full power, or use tags that answer within their FWT.")
+  }
+
+  private static func crcAppended(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.rf.crcAppended.map { frame in
+      DiagnosisFinding(
+        code: "raw-command-crc-appended", severity: .error, operation: c.operation(at: frame),
+        frames: [frame],
+        cause: "a raw command was sent with its own CRC appended, plus the reader's CRC",
+        message: "The frame's last two bytes before its CRC are themselves the CRC of the bytes "
+          + "before them: the app added a CRC to the command and the phone added another. The "
+          + "tag does not understand the longer frame and stays silent.",
+        coreNFCError: .tagConnectionLost,
+        fix: "Send the bare command with NFCMiFareTag.sendMiFareCommand(commandPacket:"
+          + "completionHandler:), without CRC (e.g. Data([0x30, 0x04]) for READ page 4): the "
+          + "phone appends CRC_A itself (Apple's documentation disagrees with the SDK header; "
+          + "the trace shows the double CRC).")
+    }
+  }
+}

@@ -1,0 +1,149 @@
+/// The commands of one session that diagnosis rules need in full and `SessionAnalysis` keeps
+/// only in summary: every Type 2 WRITE and every Type 4 UPDATE BINARY with its answer, every
+/// command the tag refused (NAK, error status word), the activations (REQA/WUPA) and the
+/// accepted PWD_AUTHs. Bounded: at most `limit` commands per session.
+public struct SessionCommandLog: Sendable {
+  /// Most commands kept.
+  public static let limit = 4096
+
+  /// How the tag answered a command.
+  public enum Answer: Sendable, Equatable {
+    /// No answer.
+    case none
+    /// Type 2 ACK.
+    case ack
+    /// Type 2 NAK with its 4-bit code.
+    case nak(Int)
+    /// A response APDU with its status word (`9000`, `6982`…).
+    case sw(String)
+    /// Any other answer.
+    case other
+  }
+
+  /// One logged command.
+  public struct Command: Sendable, Equatable {
+    /// The reader frame (the last block for chained APDUs).
+    public var frame: Int
+    /// The answering frame, if any.
+    public var answerFrame: Int?
+    /// The answer.
+    public var answer: Answer
+    /// The innermost decode's name (`WRITE`, `UPDATE NLEN`, `UPDATE BINARY`, `SELECT file`…).
+    public var name: String
+    /// The innermost decode's summary.
+    public var summary: String
+    /// Type 2 page.
+    public var page: Int?
+    /// Type 4 offset (READ/UPDATE BINARY).
+    public var offset: Int?
+    /// Data written.
+    public var data: [UInt8]
+    /// APDU fields: INS, case (1–4), Lc, Le (Ne).
+    public var ins: UInt8?
+    public var apduCase: Int?
+    public var lc: Int?
+    public var le: Int?
+    /// True when the Type 4 layer named the APDU (a step of the NDEF procedures).
+    public var isType4 = false
+
+    /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY.
+    public var isWrite: Bool { ins == 0xD6 || name == "WRITE" || name == "COMPATIBILITY_WRITE" }
+  }
+
+  /// Logged commands in order.
+  public private(set) var commands: [Command] = []
+  /// Frames that started an activation (REQA/WUPA answered or not).
+  public private(set) var activations: [Int] = []
+  /// Frames of accepted PWD_AUTH answers (PACK).
+  public private(set) var packFrames: [Int] = []
+  private var pending: Command?
+
+  /// An empty log.
+  public init() {}
+
+  /// Takes the session's next frame.
+  public mutating func push(_ f: DecodedFrame) {
+    switch f.frame.direction {
+    case .reader: reader(f)
+    case .tag: tag(f)
+    case .event: close(answer: .none, frame: nil)
+    }
+  }
+
+  /// Logs the command still waiting (call at the end of the session).
+  public mutating func finish() { close(answer: .none, frame: nil) }
+
+  private mutating func reader(_ f: DecodedFrame) {
+    if f.startsActivation, activations.count < Self.limit { activations.append(f.frame.index) }
+    if let apdu = f.layer(.iso7816), apdu.name != "not an APDU" {
+      close(answer: .none, frame: nil)
+      pending = Self.command(f, apdu: apdu)
+    } else if let t2 = f.layer(.type2), f.layer(.isoDEP) == nil {
+      close(answer: .none, frame: nil)
+      pending = Self.command(f, type2: t2)
+    } else if f.layer(.isoDEP)?.name == "I-block" || f.innermost?.protocolID == .iso14443A {
+      close(answer: .none, frame: nil)
+    }
+  }
+
+  private mutating func tag(_ f: DecodedFrame) {
+    if f.layer(.type2)?.name == "PACK", packFrames.count < Self.limit {
+      packFrames.append(f.frame.index)
+    }
+    guard pending != nil else { return }
+    if let t2 = f.layer(.type2) {
+      switch t2.name {
+      case "ACK": close(answer: .ack, frame: f.frame.index)
+      case "NAK":
+        if case .int(let code)? = t2.field("nak_code") {
+          close(answer: .nak(code), frame: f.frame.index)
+        } else {
+          close(answer: .other, frame: f.frame.index)
+        }
+      default: close(answer: .other, frame: f.frame.index)
+      }
+    } else if let r = f.layer(.iso7816), case .string(let sw)? = r.field("sw") {
+      close(answer: .sw(sw.uppercased()), frame: f.frame.index)
+    }
+  }
+
+  /// Keeps the pending command if it is a write or was refused.
+  private mutating func close(answer: Answer, frame: Int?) {
+    guard var c = pending else { return }
+    pending = nil
+    c.answer = answer
+    c.answerFrame = frame
+    let refused: Bool
+    switch answer {
+    case .nak: refused = true
+    case .sw(let sw): refused = sw != "9000"
+    default: refused = false
+    }
+    if c.isWrite || refused, commands.count < Self.limit { commands.append(c) }
+  }
+
+  private static func command(_ f: DecodedFrame, apdu: LayerDecode) -> Command {
+    let d = f.layer(.type4) ?? apdu
+    var c = Command(
+      frame: f.frame.index, answerFrame: nil, answer: .none, name: d.name, summary: d.summary,
+      page: nil, offset: nil, data: [])
+    if case .hex(let b)? = apdu.field("ins"), let ins = b.first { c.ins = ins }
+    if case .int(let v)? = apdu.field("case") { c.apduCase = v }
+    if case .int(let v)? = apdu.field("lc") { c.lc = v }
+    if case .int(let v)? = apdu.field("le") { c.le = v }
+    if case .int(let v)? = apdu.field("offset") { c.offset = v }
+    c.isType4 = f.layer(.type4) != nil
+    if case .hex(let b)? = apdu.field("data") { c.data = b }
+    return c
+  }
+
+  private static func command(_ f: DecodedFrame, type2 d: LayerDecode) -> Command {
+    var c = Command(
+      frame: f.frame.index, answerFrame: nil, answer: .none, name: d.name, summary: d.summary,
+      page: nil, offset: nil, data: [])
+    if case .int(let p)? = d.field("page") { c.page = p }
+    if case .hex(let b)? = d.field("data") { c.data = Array(b.prefix(4)) }
+    if d.name == "COMPATIBILITY_WRITE", c.data.isEmpty { c.name = "COMPATIBILITY_WRITE (part 1)" }
+    return c
+  }
+}

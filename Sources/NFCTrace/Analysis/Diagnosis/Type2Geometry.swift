@@ -1,0 +1,107 @@
+/// Where things are in a Type 2 tag's memory, from what the session knows: the product
+/// (GET_VERSION), the CC, and the bytes read (lock bytes, CFG0).
+///
+/// Sources: nfc-facts §4.3 (memory maps: last page, user pages, dynamic lock page, CFG0 =
+/// last page − 3 on NTAG21x and Ultralight EV1), §4.4 (static lock bits: bit n of
+/// LOCK0 | LOCK1 << 8 locks page n for n = 3…15; LOCK2/LOCK3 bits lock 2 pages each on
+/// NTAG212/213/MF0UL21, 16 on NTAG215/216), §4.5 (AUTH0 = CFG0 byte 3), §5.3 (CC2 × 8 = data
+/// area size).
+struct Type2Geometry {
+  let tag: TagIdentity
+  let memory: ByteImage
+
+  init(_ s: SessionAnalysis) {
+    tag = s.tag
+    memory = s.memory.type2End
+  }
+
+  /// The product's last page, when identified.
+  var lastPage: Int? { tag.lastPage }
+
+  /// User memory in bytes, when identified.
+  var userBytes: Int? { tag.versionInfo?.product?.userMemoryBytes }
+
+  /// The CC (page 3) if read.
+  var cc: Type2CapabilityContainer? {
+    memory.known(12, 4).flatMap(Type2CapabilityContainer.init)
+  }
+
+  /// First page after the NDEF data area the CC declares.
+  var dataAreaEndPage: Int? { cc.map { 4 + $0.dataAreaSize / 4 } }
+
+  /// The dynamic lock page: after the user pages of products with more than 48 user bytes
+  /// (identified), or, unidentified, after a CC data area of 128 or 144 bytes (NTAG212 /
+  /// MF0UL21, NTAG213 / Ultralight C fill their user memory with the data area; NTAG215/216
+  /// do not, nfc-facts §5.2 caution).
+  var dynamicLockPage: Int? {
+    if let user = userBytes { return user > 48 ? 4 + user / 4 : nil }
+    guard let cc, cc.hasMagic, cc.bytes[2] == 0x10 || cc.bytes[2] == 0x12 else { return nil }
+    return 4 + cc.dataAreaSize / 4
+  }
+
+  /// CFG0 page (NTAG21x, Ultralight EV1): last page − 3.
+  var cfg0Page: Int? {
+    guard let last = lastPage, let p = tag.versionInfo?.product else { return nil }
+    switch p {
+    case .ntag210, .ntag212, .ntag213, .ntag215, .ntag216, .ntag213TT, .ntag213F, .ntag216F,
+      .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ultralightEV1MF0UL21,
+      .ultralightEV1MF0ULH21:
+      return last - 3
+    default: return nil
+    }
+  }
+
+  /// AUTH0 (first password-protected page) if CFG0 was read.
+  var auth0: (value: Int, frame: Int?)? {
+    guard let p = cfg0Page, let b = memory.known(p * 4 + 3, 1), let v = b.first else { return nil }
+    return (Int(v), memory.frame(p * 4 + 3))
+  }
+
+  /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).
+  func staticLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
+    guard (3...15).contains(p), let lock = memory.known(10, 2) else { return nil }
+    let bits = Int(lock[0]) | Int(lock[1]) << 8
+    return (bits & (1 << p) != 0, memory.frame(10))
+  }
+
+  /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16).
+  var pagesPerDynamicBit: Int? {
+    switch tag.versionInfo?.product {
+    case .ntag212?, .ntag213?, .ntag213TT?, .ultralightEV1MF0UL21?, .ultralightEV1MF0ULH21?:
+      return 2
+    case .ntag215?, .ntag216?: return 16
+    default: return nil
+    }
+  }
+
+  /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.
+  func dynamicLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
+    guard p >= 16, let page = dynamicLockPage, p < page, let per = pagesPerDynamicBit,
+      let lock = memory.known(page * 4, 2)
+    else { return nil }
+    let bit = (p - 16) / per
+    guard bit < 16 else { return nil }
+    let bits = Int(lock[0]) | Int(lock[1]) << 8
+    return (bits & (1 << bit) != 0, memory.frame(page * 4))
+  }
+
+  /// `0x28 (40)`.
+  static func page(_ p: Int) -> String { "\(p) (0x\(String(p, radix: 16, uppercase: true)))" }
+}
+
+/// `4–5, 7, 9–11` for a sorted list of integers.
+func rangesText(_ values: [Int]) -> String {
+  var parts: [String] = []
+  var i = 0
+  let v = Array(Set(values)).sorted()
+  while i < v.count {
+    var j = i
+    while j + 1 < v.count && v[j + 1] == v[j] + 1 { j += 1 }
+    parts.append(i == j ? "\(v[i])" : "\(v[i])–\(v[j])")
+    i = j + 1
+  }
+  return parts.joined(separator: ", ")
+}
+
+/// `1 byte`, `20 bytes`.
+func bytesText(_ n: Int) -> String { n == 1 ? "1 byte" : "\(n) bytes" }

@@ -1,0 +1,176 @@
+/// Rule: a Type 2 tag answered a WRITE with a NAK; tells the causes apart.
+///
+/// Evidence, per NAK'd WRITE in the command log (NAK codes: NXP NTAG21x datasheet §9.3,
+/// nfc-facts §4.2; pages: §4.3–§4.5):
+/// - NAK 1: the tag received a damaged frame (CRC/parity) → `t2t-nak-transmission-error`.
+/// - NAK 5 (NXP: EEPROM write error) → `t2t-nak-eeprom-error`.
+/// - NAK 0/4 (invalid argument / not allowed), in this order:
+///   page 0–1 (UID, never writable), a static lock bit set for the page (page 2 read), a
+///   dynamic lock bit set (lock page read, product identified) → `t2t-nak-locked-page`;
+///   page past the product's last page → `t2t-nak-beyond-memory`;
+///   AUTH0 (CFG0 byte 3, read) ≤ page and no PACK in this activation → `t2t-nak-password`,
+///   or `t2t-auth-lost-on-reactivation` when a PWD_AUTH was accepted in an earlier activation
+///   (authentication does not survive a new REQA/WUPA; NTAG21x datasheet §8.8);
+///   no AUTH0 known but a PWD_AUTH in an earlier activation → `t2t-auth-lost-on-reactivation`;
+///   the dynamic lock page → `t2t-nak-lock-page`; a page past the CC data area of an
+///   unidentified product → `t2t-nak-outside-ndef-area`; else `t2t-nak-unexplained`, naming
+///   what the trace does not show.
+/// Core NFC: 401 ndefReaderSessionErrorTagUpdateFailure for writeNDEF/writeLock, 102
+/// readerTransceiveErrorTagResponseError for sendMiFareCommand.
+enum Type2NAKRule: DiagnosisRule {
+  static let codes = [
+    "t2t-nak-transmission-error", "t2t-nak-eeprom-error", "t2t-nak-locked-page",
+    "t2t-nak-beyond-memory", "t2t-nak-password", "t2t-auth-lost-on-reactivation",
+    "t2t-nak-lock-page", "t2t-nak-outside-ndef-area", "t2t-nak-unexplained",
+  ]
+
+  struct Cause {
+    var code: String
+    var cause: String
+    var message: String
+    var fix: String
+    var frames: [Int] = []
+  }
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    let geo = Type2Geometry(c.session)
+    var out: [DiagnosisFinding] = []
+    for cmd in c.log.commands where cmd.isWrite && cmd.page != nil {
+      guard case .nak(let code) = cmd.answer, let page = cmd.page else { continue }
+      let x = cause(code: code, page: page, at: cmd.frame, c, geo)
+      let op = c.operation(at: cmd.frame)
+      out.append(
+        DiagnosisFinding(
+          code: x.code, severity: .error, operation: op,
+          frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 } + x.frames,
+          cause: "\(x.cause) (NAK \(code) on WRITE page \(Type2Geometry.page(page)))",
+          message: x.message, coreNFCError: c.refusalError(op), fix: x.fix))
+    }
+    return out
+  }
+
+  static func cause(code: Int, page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry)
+    -> Cause
+  {
+    let p = Type2Geometry.page(page)
+    if code == 1 {
+      return Cause(
+        code: "t2t-nak-transmission-error", cause: "the tag received a damaged command",
+        message: "The tag answered NAK 1: the WRITE reached it with a CRC or parity error, so "
+          + "it did not write page \(p). This is a radio problem (distance, metal, interference).",
+        fix: "Hold the phone flat and still on the tag; on error, write again.")
+    }
+    if code == 5 {
+      return Cause(
+        code: "t2t-nak-eeprom-error", cause: "the tag could not program its memory",
+        message: "The tag answered NAK 5 (EEPROM write error, NXP datasheet): programming page "
+          + "\(p) failed, typically because the field was too weak during the write.",
+        fix:
+          "Hold the phone still on the tag and write again; a tag that keeps failing is worn out.")
+    }
+    if let x = lockCause(page, g) { return x }
+    if let last = g.lastPage, page > last {
+      return Cause(
+        code: "t2t-nak-beyond-memory", cause: "the page does not exist on this tag",
+        message: "Page \(p) is past the last page \(Type2Geometry.page(last)) of this "
+          + "\(g.tag.product ?? "tag"); the tag refuses addresses it does not have.",
+        fix: "Write only inside the tag's memory: check queryNDEFStatus's capacity before "
+          + "writeNDEF, and compute raw sendMiFareCommand page numbers from the product's memory map."
+      )
+    }
+    if let x = passwordCause(page, at: frame, c, g) { return x }
+    if page == g.dynamicLockPage {
+      return Cause(
+        code: "t2t-nak-lock-page", cause: "the tag refused a write to its lock bytes",
+        message: "Page \(p) is not NDEF data: it is the first page after the "
+          + "\(g.cc.map { "\($0.dataAreaSize)-byte" } ?? "") NDEF data area, where this tag keeps its "
+          + "dynamic lock bytes (LOCK2–LOCK4, as on NTAG213 / Ultralight C for a 144-byte area, "
+          + "NTAG212 for 128). Writing there is a lock operation, and the tag refused it. "
+          + "The trace does not show why: a lock-page write is refused when the lock bytes' own "
+          + "block-lock bits are set or the page is password protected (AUTH0 at or below it); "
+          + "neither the lock page nor CFG0 was read.",
+        fix: "Do not write the lock page with sendMiFareCommand to make a tag read-only: use "
+          + "NFCNDEFTag.writeLock(completionHandler:), which is permanent; check "
+          + "queryNDEFStatus first (a locked or protected tag is .readOnly).")
+    }
+    if g.lastPage == nil, let end = g.dataAreaEndPage, page >= end {
+      return Cause(
+        code: "t2t-nak-outside-ndef-area", cause: "the page is outside the tag's NDEF data area",
+        message: "Page \(p) is past the \(g.cc?.dataAreaSize ?? 0)-byte NDEF data area the "
+          + "capability container declares (pages 4–\(end - 1)); the product was not identified "
+          + "(no GET_VERSION), so the page may not exist or may be a configuration page.",
+        fix: "Keep NDEF writes inside the data area (writeNDEF does); for raw "
+          + "sendMiFareCommand writes, identify the product with GET_VERSION (0x60) first.")
+    }
+    var unknown: [String] = []
+    if g.memory.known(8, 4) == nil { unknown.append("the static lock bytes (page 2)") }
+    if g.cfg0Page == nil || g.auth0 == nil { unknown.append("AUTH0 (CFG0)") }
+    return Cause(
+      code: "t2t-nak-unexplained", cause: "the tag refused the write",
+      message: "The tag answered NAK \(code) (invalid argument) to the WRITE of page \(p). "
+        + "Usual causes are a locked page or password protection; the trace does not show "
+        + (unknown.isEmpty
+          ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
+      fix: "Check queryNDEFStatus before writeNDEF: a locked or protected tag reports .readOnly.")
+  }
+
+  private static func lockCause(_ page: Int, _ g: Type2Geometry) -> Cause? {
+    let p = Type2Geometry.page(page)
+    let fix =
+      "The tag (or this part of it) is permanently read-only. Check queryNDEFStatus before "
+      + "writeNDEF (status .readOnly) and tell the user to use another tag."
+    if page < 2 {
+      return Cause(
+        code: "t2t-nak-locked-page", cause: "the page holds the UID and is never writable",
+        message: "Pages 0–1 hold the tag's serial number (UID), fixed at the factory.",
+        fix: "Do not write pages 0–1; NDEF data starts at page 4.")
+    }
+    if let s = g.staticLock(page), s.locked {
+      return Cause(
+        code: "t2t-nak-locked-page", cause: "the page is locked by a static lock bit",
+        message: "Page 2 (read from the tag) has the lock bit for page \(p) set: the page is "
+          + "permanently read-only, so the tag refuses to write it.", fix: fix,
+        frames: [s.frame].compactMap { $0 })
+    }
+    if let d = g.dynamicLock(page), d.locked {
+      return Cause(
+        code: "t2t-nak-locked-page", cause: "the page is locked by a dynamic lock bit",
+        message: "The dynamic lock bytes (page \(Type2Geometry.page(g.dynamicLockPage ?? 0)), "
+          + "read from the tag) lock the range holding page \(p): it is permanently read-only.",
+        fix: fix, frames: [d.frame].compactMap { $0 })
+    }
+    return nil
+  }
+
+  private static func passwordCause(
+    _ page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
+  ) -> Cause? {
+    let activation = c.log.activations.last { $0 <= frame } ?? c.session.info.firstFrame
+    let authHere = c.log.packFrames.contains { $0 > activation && $0 < frame }
+    let authBefore = c.log.packFrames.last { $0 < activation } ?? c.earlierAuthFrame
+    guard !authHere else { return nil }
+    let p = Type2Geometry.page(page)
+    let lost = Cause(
+      code: "t2t-auth-lost-on-reactivation",
+      cause: "the password authentication was lost on re-activation",
+      message: "The tag accepted PWD_AUTH earlier (frame \(authBefore ?? 0)), but it was then "
+        + "activated again (frame \(activation)) and authentication does not survive a new "
+        + "activation. The WRITE of page \(p) came without a new PWD_AUTH, so the tag refused it.",
+      fix: "Send PWD_AUTH (sendMiFareCommand with 0x1B + password) again after every "
+        + "connect(to:) / restartPolling, immediately before the writes.",
+      frames: [authBefore, activation].compactMap { $0 })
+    if let a = g.auth0 {
+      guard a.value <= page else { return nil }
+      if authBefore != nil { return lost }
+      return Cause(
+        code: "t2t-nak-password", cause: "the page is password protected and no password was sent",
+        message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages from "
+          + "there on need PWD_AUTH before writing. No PWD_AUTH was accepted in this activation, "
+          + "so the tag refused the WRITE of page \(p).",
+        fix: "Authenticate first: sendMiFareCommand(commandPacket: [0x1B] + password) and check "
+          + "the 2-byte PACK, then write. Core NFC's writeNDEF cannot send the password itself.",
+        frames: [a.frame].compactMap { $0 })
+    }
+    return authBefore != nil ? lost : nil
+  }
+}

@@ -1,0 +1,164 @@
+/// Rule: a Type 4 tag refused an APDU of the NDEF procedures with an error status word, or
+/// the reader sent more data than the CC allows.
+///
+/// Evidence, per refused APDU in the command log (status words: ISO/IEC 7816-4 §5.6,
+/// nfc-facts §3.4; CC: NFC Forum T4T, §6.1):
+/// - 6700 on UPDATE BINARY whose command APDU is case 4 (an Le byte after the data; UPDATE
+///   BINARY is case 3) → `t4t-update-with-le`; 6700 with Lc > MLc → `t4t-lc-exceeds-mlc`;
+///   other 6700 → `t4t-wrong-length`.
+/// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read).
+/// - 6A82 on SELECT of the CC or NDEF file → `t4t-file-not-found` (SELECT of the NDEF
+///   application failing is "not NDEF formatted", see `NDEFPreconditionRule`).
+/// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset).
+/// - 6581 → `t4t-memory-failure`.
+/// - other error SWs in the NDEF procedures → `t4t-error-status`; APDUs outside the NDEF
+///   procedures (an app's own sendCommand(apdu:)) → `apdu-refused` (info).
+/// - An UPDATE BINARY with Lc > MLc that the tag accepted → `t4t-lc-exceeds-mlc` (warning);
+///   unanswered → error (nfcpy#204: too large Lc makes tags time out).
+/// Core NFC: writeNDEF/writeLock → 401 (400 when the CC already said read-only); reads → 102;
+/// sendCommand(apdu:) gets SW1 SW2 in its completion handler and no NFCReaderError (nil).
+enum Type4StatusRule: DiagnosisRule {
+  static let codes = [
+    "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-wrong-length", "t4t-security-not-satisfied",
+    "t4t-file-not-found", "t4t-offset-out-of-range", "t4t-memory-failure", "t4t-error-status",
+    "apdu-refused",
+  ]
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var out: [DiagnosisFinding] = []
+    for cmd in c.log.commands where cmd.ins != nil {
+      if case .sw(let sw) = cmd.answer, sw != "9000" {
+        if cmd.name == "SELECT NDEF application" { continue }
+        out.append(refusal(cmd, sw: sw, c))
+      } else if let f = oversized(cmd, c) {
+        out.append(f)
+      }
+    }
+    return out
+  }
+
+  private static func error(_ c: DiagnosisContext, _ op: Int?, sw: String) -> CoreNFCError? {
+    guard let op, c.session.operations.indices.contains(op) else { return nil }
+    switch c.session.operations[op].kind {
+    case .writeNDEF, .writeLock:
+      return sw == "6982" && c.session.ndefStatus?.status == .readOnly
+        ? .tagNotWritable : .tagUpdateFailure
+    case .transceive: return nil
+    default: return .tagResponseError
+    }
+  }
+
+  private static func refusal(_ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext)
+    -> DiagnosisFinding
+  {
+    let op = c.operation(at: cmd.frame)
+    let frames = [cmd.frame] + [cmd.answerFrame].compactMap { $0 }
+    let x = explain(cmd, sw: sw, c)
+    let ndef = cmd.isType4
+    return DiagnosisFinding(
+      code: ndef ? x.code : "apdu-refused", severity: ndef ? .error : .info, operation: op,
+      frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))", message: x.message,
+      coreNFCError: error(c, op, sw: sw), fix: x.fix)
+  }
+
+  private static func explain(_ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let mlc = c.session.type4CC?.mlc
+    switch sw {
+    case "6700":
+      if cmd.ins == 0xD6, cmd.apduCase == 4 {
+        return (
+          "t4t-update-with-le", "UPDATE BINARY was sent with an Le byte",
+          "The tag answered 6700 (wrong length): the UPDATE BINARY carried an Le byte after its "
+            + "data (a case 4 APDU). UPDATE BINARY returns no data, so it must be case 3 (no Le); "
+            + "strict tags reject the extra byte.",
+          "Build the APDU with NFCISO7816APDU(instructionClass:instructionCode:p1Parameter:"
+            + "p2Parameter:data:expectedResponseLength:) and expectedResponseLength: -1 (no Le), "
+            + "or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
+        )
+      }
+      if let lc = cmd.lc, let mlc, lc > mlc { return lcTooLarge(lc, mlc) }
+      return (
+        "t4t-wrong-length", "the tag rejected the APDU's length",
+        "The tag answered 6700 (wrong length, Lc or Le): the lengths in the APDU do not fit "
+          + "what the tag accepts for this command.",
+        "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
+      )
+    case "6982":
+      var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
+      if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
+        m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
+        m += w == 0xFF ? " (no write access: the tag is read-only)." : "."
+        m += " queryNDEFStatus reports such a tag as .readOnly, and Core NFC's writeNDEF fails"
+        m += " with 400 without sending anything; this writer sent the UPDATE anyway."
+      } else {
+        m += " The file needs authentication or is read-only."
+      }
+      return (
+        "t4t-security-not-satisfied", "the tag refused access (read-only or protected)", m,
+        "Call queryNDEFStatus before writeNDEF and write only when the status is .readWrite; "
+          + "use another tag when it is .readOnly."
+      )
+    case "6A82":
+      return (
+        "t4t-file-not-found", "the file does not exist on the tag",
+        "The tag answered 6A82 (file not found) to \(cmd.summary). The file id must be the one "
+          + "the CC names (usually E104 for the NDEF file, E103 for the CC).",
+        "Use NFCNDEFTag.readNDEF/writeNDEF, which take the file id from the CC; with "
+          + "sendCommand(apdu:), SELECT the file id read from the CC."
+      )
+    case "6A86", "6B00":
+      let size = c.session.type4CC?.ndefFile.maxSize
+      return (
+        "t4t-offset-out-of-range", "the offset (P1 P2) is wrong for this file",
+        "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary). For READ/UPDATE BINARY, "
+          + "P1 P2 is the offset in the file"
+          + (size.map { "; the file holds \($0) bytes." } ?? "."),
+        "Keep offsets inside the NDEF file's size from the CC (or use writeNDEF, which does)."
+      )
+    case "6581":
+      return (
+        "t4t-memory-failure", "the tag failed to write its memory",
+        "The tag answered 6581 (memory failure): programming failed, usually because the field "
+          + "dropped during the write. What the file holds now is uncertain.",
+        InterruptedWriteRule.keepStill
+      )
+    default:
+      return (
+        "t4t-error-status", "the tag refused the APDU",
+        "The tag answered \(sw) to \(cmd.summary).",
+        "Check the APDU against NFC Forum T4T, or use NFCNDEFTag.readNDEF/writeNDEF."
+      )
+    }
+  }
+
+  private static func lcTooLarge(_ lc: Int, _ mlc: Int)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    (
+      "t4t-lc-exceeds-mlc", "the UPDATE BINARY carried more bytes than the tag accepts",
+      "The UPDATE BINARY carried \(lc) bytes but the tag's CC sets MLc = \(mlc), the most one "
+        + "UPDATE BINARY may carry. Split the data into chunks of at most \(mlc) bytes.",
+      "Use NFCNDEFTag.writeNDEF(_:completionHandler:), which honours MLc; with "
+        + "sendCommand(apdu:), write in chunks of at most MLc bytes."
+    )
+  }
+
+  private static func oversized(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> DiagnosisFinding?
+  {
+    guard cmd.ins == 0xD6, let lc = cmd.lc, let mlc = c.session.type4CC?.mlc, lc > mlc else {
+      return nil
+    }
+    let x = lcTooLarge(lc, mlc)
+    let op = c.operation(at: cmd.frame)
+    let silent = cmd.answer == .none
+    return DiagnosisFinding(
+      code: x.code, severity: silent ? .error : .warning, operation: op,
+      frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 },
+      cause: x.cause
+        + (silent ? " and it never answered" : " (this tag accepted it; others refuse)"),
+      message: x.message, coreNFCError: silent ? .tagConnectionLost : nil, fix: x.fix)
+  }
+}

@@ -1,0 +1,56 @@
+/// Rule: the write procedure risks a torn message — the final length is written before the
+/// data it announces, so losing the tag in between leaves a length that covers old or missing
+/// bytes.
+///
+/// Evidence (NFC Forum recommendation as implemented by nfcpy and Android, nfc-facts §5.5 and
+/// §6.4: length 0 first, then the data, then the real length):
+/// - Type 2: in a writeNDEF, the first WRITE covering the NDEF TLV's L byte (found in the end
+///   image) already carries a non-zero length, and later WRITEs of the same operation follow.
+/// - Type 4: the first UPDATE BINARY at offset 0 carries a non-zero NLEN and later UPDATE
+///   BINARYs of the same operation follow (one UPDATE with NLEN + whole message is fine).
+/// Code: `unsafe-write-order` (warning; no Core NFC error by itself).
+enum WriteOrderRule: DiagnosisRule {
+  static let codes = ["unsafe-write-order"]
+
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var out: [DiagnosisFinding] = []
+    for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
+      let writes = c.commands(in: i).filter(\.isWrite)
+      let first: SessionCommandLog.Command?
+      let name: String
+      if writes.contains(where: { $0.page != nil }) {
+        guard
+          let st = NDEFWriteState.after(
+            c.session.operations[i], in: c.session, writes: c.log.commands)
+        else { continue }
+        let page = st.lengthAddress / 4
+        first = writes.first { $0.page == page && $0.data.count > st.lengthAddress % 4 }
+        guard let f = first, f.data[st.lengthAddress % 4] != 0,
+          writes.contains(where: { $0.frame > f.frame && ($0.page ?? 0) > page })
+        else { continue }
+        name = "NDEF TLV length"
+      } else {
+        first = writes.first { $0.offset == 0 }
+        guard let f = first, f.data.count >= 2, f.data[0] != 0 || f.data[1] != 0,
+          writes.contains(where: { $0.frame > f.frame && ($0.offset ?? 0) >= 2 })
+        else { continue }
+        name = "NLEN"
+      }
+      guard let f = first else { continue }
+      out.append(
+        DiagnosisFinding(
+          code: "unsafe-write-order", severity: .warning, operation: i, frames: [f.frame],
+          cause: "the \(name) was written before the message data",
+          message: "The first write (\(f.summary)) already sets the final \(name); the message "
+            + "bytes follow in later writes. If the tag leaves the field in between, it keeps a "
+            + "length that announces bytes that were never written: a torn message. The safe "
+            + "order is length 0 first, then the data, then the real length.",
+          coreNFCError: nil,
+          fix: "If the app writes pages itself (sendMiFareCommand / sendCommand(apdu:)), write "
+            + "the length as 0 first, the data next and the real length last. With "
+            + "writeNDEF(_:completionHandler:) the order is Core NFC's: keep the tag still "
+            + "until the completion handler and verify with readNDEF."))
+    }
+    return out
+  }
+}

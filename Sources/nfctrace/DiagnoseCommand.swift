@@ -1,0 +1,105 @@
+import Foundation
+import NFCTrace
+
+/// `nfctrace diagnose FILE [--session N] [--expect NDEF] [--format text|json]
+/// [--fail-on error|warning] [--input-format NAME]`.
+///
+/// Exit status: 0 no finding at the `--fail-on` level (or no `--fail-on`), 1 findings at that
+/// level or worse, 2 usage error, 3 unreadable or invalid input.
+enum DiagnoseCommand {
+  static let usage =
+    "nfctrace diagnose FILE [--session N] [--expect NDEF] [--format text|json] "
+    + "[--fail-on error|warning] [--input-format NAME]\n"
+    + "  NDEF: the message the app meant to write, as hex or @FILE (binary)"
+
+  static func run(_ args: [String]) throws -> Int32 {
+    let a = try Arguments(
+      args, options: ["--session", "--expect", "--format", "--fail-on", "--input-format"],
+      flags: [])
+    let path = try a.singleInput()
+    let json = try a.choice("--format", ["text", "json"], default: "text") == "json"
+    let failOn = try a.value("--fail-on").map { _ in
+      try a.choice("--fail-on", ["error", "warning"], default: "error")
+    }
+    let only = try a.value("--session").map { v -> Int in
+      guard let n = Int(v), n >= 0 else {
+        throw UsageError("--session needs a session index, not \(v)")
+      }
+      return n
+    }
+    let expected = try a.value("--expect").map(readExpected)
+
+    let input = try TraceInput(path: path)
+    let format = try pickFormat(input, name: a.value("--input-format"))
+    let run = try DiagnosisRun(importer: try format.open(input))
+    var report = run.diagnose(expected: expected)
+    if let only {
+      report.sessions = report.sessions.filter { $0.index == only }
+      if report.sessions.isEmpty { throw UsageError("no session \(only) in \(path)") }
+    }
+    let out = OutputBuffer()
+    if json {
+      out.write("{\"tool\":\"nfctrace\",\"version\":")
+      JSON.string(Version.string, to: out)
+      out.write(",\"source\":{\"path\":")
+      JSON.string(path, to: out)
+      out.write(",\"format\":\"\(format.name)\"},\"sessions\":[")
+      DiagnosisRender.json(report, to: out)
+      out.write("\n]}\n")
+    } else {
+      // Second pass over the same bytes, keeping only the evidence frames.
+      let wanted = Set(report.findings.flatMap(\.frames))
+      let frames = try evidence(wanted, format: format, input: input)
+      DiagnosisRender.text(report, frames: frames, to: out)
+    }
+    out.flush()
+    if !json { reportWarnings(run.warnings) }
+    if let e = run.error { throw e }
+    guard let failOn else { return 0 }
+    let level: Severity = failOn == "warning" ? .warning : .error
+    return report.findings.contains { $0.severity >= level } ? 1 : 0
+  }
+
+  /// `--expect`: hex (spaces and colons allowed) or `@FILE` (binary).
+  static func readExpected(_ v: String) throws -> [UInt8] {
+    if v.hasPrefix("@") {
+      let file = String(v.dropFirst())
+      guard let d = FileManager.default.contents(atPath: file) else {
+        throw UsageError("--expect: cannot read \(file)")
+      }
+      return [UInt8](d)
+    }
+    let cleaned = v.filter { !" :\n\t".contains($0) }
+    guard let b = Hex.bytes(cleaned) else {
+      throw UsageError("--expect: not hex (and not @FILE): \(v)")
+    }
+    return b
+  }
+
+  private static func pickFormat(_ input: TraceInput, name: String?) throws -> TraceFormat {
+    guard let name else { return try registry.detect(input) }
+    guard let f = registry.format(named: name) else {
+      let names = registry.formats.map(\.name).joined(separator: ", ")
+      throw UsageError("unknown input format \(name) (known: \(names))")
+    }
+    return f
+  }
+
+  private static func evidence(_ wanted: Set<Int>, format: TraceFormat, input: TraceInput) throws
+    -> [Int: DecodedFrame]
+  {
+    guard let last = wanted.max() else { return [:] }
+    var pipeline = FramePipeline(importer: try format.open(input))
+    var out: [Int: DecodedFrame] = [:]
+    func keep(_ f: DecodedFrame) { if wanted.contains(f.frame.index) { out[f.frame.index] = f } }
+    do {
+      while let f = try pipeline.next() {
+        keep(f)
+        if f.frame.index > last + 8 { break }
+      }
+    } catch is TraceError {
+      pipeline.drain().forEach(keep)
+    }
+    return out
+  }
+}

@@ -1,0 +1,646 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+// MARK: - Frame building
+
+/// An importer over frames built in memory.
+struct MemoryImporter: TraceImporter {
+  private var frames: [Frame]
+  private var position = 0
+  var warnings: [TraceWarning] { [] }
+
+  init(input: TraceInput) throws { frames = [] }
+  init(frames: [Frame]) { self.frames = frames }
+
+  mutating func next() throws -> Frame? {
+    guard position < frames.count else { return nil }
+    defer { position += 1 }
+    return frames[position]
+  }
+}
+
+/// Builds air frames (ISO 14443-3 A activation, Type 2 commands, ISO-DEP I-blocks) with
+/// correct CRC_A and BCC, and times in ns.
+struct TraceBuilder {
+  private(set) var frames: [Frame] = []
+  var timeNs: Int64 = 0
+  /// Default gap before each frame, µs.
+  var gapUs: Int64 = 400
+  private var block: UInt8 = 0
+
+  private mutating func add(
+    _ dir: Direction, _ bytes: [UInt8], crc: Bool, bits: Int? = nil, gapUs: Int64? = nil,
+    badCRC: Bool = false, parity: [Int] = [], event: FrameEvent? = nil
+  ) {
+    timeNs += (gapUs ?? self.gapUs) * 1000
+    var data = crc ? CRC.appendingCRCA(bytes) : bytes
+    if badCRC, let last = data.indices.last { data[last] ^= 0xFF }
+    let i = frames.count
+    frames.append(
+      Frame(
+        index: i, timeNs: timeNs, direction: dir, event: event, data: data, bits: bits,
+        parityErrors: parity, technology: .nfcA,
+        location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
+    // The frame's own duration, so the next gap starts after it (106 kbit/s).
+    timeNs += Int64(data.count) * 9 * 128 * 1_000_000_000 / 13_560_000
+  }
+
+  mutating func reader(_ b: [UInt8], crc: Bool = true, gapUs: Int64? = nil, badCRC: Bool = false) {
+    add(.reader, b, crc: crc, gapUs: gapUs, badCRC: badCRC)
+  }
+  mutating func tag(
+    _ b: [UInt8], crc: Bool = true, gapUs: Int64? = nil, badCRC: Bool = false, parity: [Int] = []
+  ) {
+    add(.tag, b, crc: crc, gapUs: gapUs, badCRC: badCRC, parity: parity)
+  }
+  mutating func event(_ e: FrameEvent, gapUs: Int64? = nil) {
+    add(.event, [], crc: false, gapUs: gapUs, event: e)
+  }
+
+  static func bcc(_ b: [UInt8]) -> UInt8 { b.reduce(0, ^) }
+
+  /// WUPA + two cascade levels for a 7-byte UID, SAK 00; GET_VERSION when `version` is given.
+  mutating func activateType2(
+    uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], version: [UInt8]? = nil,
+    wupa: Bool = true
+  ) {
+    add(.reader, [wupa ? 0x52 : 0x26], crc: false, bits: 7)
+    tag([0x44, 0x00], crc: false)
+    let cl1 = [0x88] + Array(uid[0..<3])
+    reader([0x93, 0x20], crc: false)
+    tag(cl1 + [Self.bcc(cl1)], crc: false)
+    reader([0x93, 0x70] + cl1 + [Self.bcc(cl1)])
+    tag([0x04])
+    let cl2 = Array(uid[3..<7])
+    reader([0x95, 0x20], crc: false)
+    tag(cl2 + [Self.bcc(cl2)], crc: false)
+    reader([0x95, 0x70] + cl2 + [Self.bcc(cl2)])
+    tag([0x00])
+    if let version {
+      reader([0x60])
+      tag(version)
+    }
+  }
+
+  /// READ page → 16 bytes.
+  mutating func read(_ page: Int, _ data: [UInt8]) {
+    reader([0x30, UInt8(page)])
+    tag(Array((data + Array(repeating: 0, count: 16)).prefix(16)))
+  }
+
+  enum T2Answer {
+    case ack
+    case nak(UInt8)
+    case none
+  }
+
+  /// WRITE page ← 4 bytes, answered ACK, NAK or nothing.
+  mutating func write(_ page: Int, _ data: [UInt8], _ answer: T2Answer = .ack) {
+    reader([0xA2, UInt8(page)] + data)
+    switch answer {
+    case .ack: add(.tag, [0x0A], crc: false, bits: 4)
+    case .nak(let c): add(.tag, [c], crc: false, bits: 4)
+    case .none: break
+    }
+  }
+
+  /// REQA + one cascade level (4-byte UID), SAK 20, RATS (FSDI) / ATS with TB1 = `tb`.
+  mutating func activateType4(
+    uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, tb: UInt8 = 0x70
+  ) {
+    add(.reader, [0x26], crc: false, bits: 7)
+    tag([0x04, 0x00], crc: false)
+    reader([0x93, 0x20], crc: false)
+    tag(uid + [Self.bcc(uid)], crc: false)
+    reader([0x93, 0x70] + uid + [Self.bcc(uid)])
+    tag([0x20])
+    reader([0xE0, fsdi << 4])
+    tag([0x05, 0x78, 0x80, tb, 0x02])
+    block = 0
+  }
+
+  /// One APDU in an I-block and its answer (nil: no answer); `tagGapUs` sets the answer delay.
+  mutating func apdu(_ c: [UInt8], _ r: [UInt8]?, tagGapUs: Int64? = nil) {
+    reader([0x02 | block] + c)
+    if let r { tag([0x02 | block] + r, gapUs: tagGapUs) }
+    block ^= 1
+  }
+
+  /// The Type 4 NDEF query: SELECT application, CC (MLc `mlc`, write access `write`), NDEF
+  /// file E104, NLEN `nlen`.
+  mutating func queryType4(mlc: UInt8 = 0x34, write: UInt8 = 0x00, nlen: UInt16 = 0) {
+    let ok: [UInt8] = [0x90, 0x00]
+    apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, mlc, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, write]
+        + ok)
+    apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [UInt8(nlen >> 8), UInt8(nlen & 0xFF)] + ok)
+  }
+
+  /// Runs the diagnosis over the frames built.
+  func diagnose(expect: [UInt8]? = nil) throws -> DiagnosisReport {
+    try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: expect)
+  }
+}
+
+/// NTAG213 GET_VERSION answer (nfc-facts §4.6).
+let ntag213Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
+
+/// A Type 2 data area after CC `cc`: pages 3…6 as one READ answer.
+func page3(cc: [UInt8], then: [UInt8]) -> [UInt8] { cc + then }
+
+/// Diagnoses a file with the built-in (non-pcap) formats.
+func diagnoseFile(_ path: String, expect: [UInt8]? = nil) throws -> DiagnosisReport {
+  let input = try TraceInput(path: path)
+  let format = try FormatRegistry(BuiltinFormats.all).detect(input)
+  return try DiagnosisRun(importer: try format.open(input)).diagnose(expected: expect)
+}
+
+extension DiagnosisReport {
+  /// Codes of all findings.
+  var codes: [String] { findings.map(\.code) }
+  /// The first finding with `code`.
+  func finding(_ code: String) -> DiagnosisFinding? { findings.first { $0.code == code } }
+  /// Error findings.
+  var errors: [DiagnosisFinding] { findings.filter { $0.severity == .error } }
+}
+
+// MARK: - Tests
+
+/// An NTAG213-like tag: activation (GET_VERSION when `identified`), CC read with `cc`, TLV
+/// area `area` (pages 4–6).
+private func type2Tag(
+  cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00], area: [UInt8] = [0x03, 0x00, 0xFE],
+  identified: Bool = true
+) -> TraceBuilder {
+  var b = TraceBuilder()
+  b.event(.fieldOn)
+  b.activateType2(version: identified ? ntag213Version : nil)
+  b.read(3, cc + area)
+  return b
+}
+
+/// TLV pages for message `m` (03 L m FE), padded to whole pages.
+private func tlvPages(_ m: [UInt8]) -> [[UInt8]] {
+  var bytes = [0x03, UInt8(m.count)] + m + [0xFE]
+  while bytes.count % 4 != 0 { bytes.append(0) }
+  return stride(from: 0, to: bytes.count, by: 4).map { Array(bytes[$0..<$0 + 4]) }
+}
+
+/// A URI record (short, well-known `U`) with payload `p`.
+private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0x55] + p }
+
+@Suite struct DiagnoseTests {
+  // MARK: Shipped demo traces
+
+  @Test func tornDemoTraceIsInterruptedWithTornTLV() throws {
+    let r = try diagnoseFile(TestPaths.traces("t2t-ntag215-write-torn.trace"))
+    let s = try #require(r.sessions.first)
+    #expect(s.verdicts == [OperationVerdict(operation: 3, kind: .writeNDEF, verdict: .interrupted)])
+    let w = try #require(r.finding("write-interrupted"))
+    #expect(w.severity == .error)
+    #expect(w.coreNFCError == .tagConnectionLost)
+    #expect(w.operation == 3)
+    #expect(w.frames == [18, 19, 20, 21, 22, 23])  // the .trace has no field-on event
+    #expect(w.message.contains("acknowledged pages 4–5"))
+    #expect(w.message.contains("page 6 got no answer (2 attempts)"))
+    let t = try #require(r.finding("ndef-torn"))
+    #expect(t.coreNFCError?.code == 100)
+    #expect(t.message.contains("claims 0x14 (20) bytes (bytes 18–37)"))
+    #expect(t.message.contains("6 written and acknowledged now (bytes 18–23, pages 4–5)"))
+    #expect(t.message.contains("4 written without acknowledgement (bytes 24–27, page 6"))
+    #expect(t.message.contains("10 not written by this operation (bytes 28–37, pages 7–9"))
+    #expect(r.finding("unsafe-write-order")?.frames == [18])
+  }
+
+  @Test func okDemoTracesSucceedWithoutErrors() throws {
+    let t2 = try diagnoseFile(TestPaths.traces("t2t-ntag215-write-ok.trace"))
+    #expect(t2.sessions[0].verdicts.map(\.verdict) == [.succeeded])
+    #expect(t2.errors.isEmpty)
+    #expect(t2.finding("ndef-torn") == nil)
+    let t4 = try diagnoseFile(TestPaths.traces("t4t-write-ok.trace"))
+    #expect(t4.sessions[0].verdicts.map(\.verdict) == [.succeeded])
+    #expect(t4.findings.filter { $0.severity >= .warning }.isEmpty)
+  }
+
+  // MARK: Interrupted writes
+
+  @Test func type4InterruptedAfterNLENZeroEmptiesTheTag() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x04, 0xD1, 0x01, 0x00, 0x55], nil)
+    let r = try b.diagnose()
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.interrupted])
+    #expect(r.finding("write-interrupted")?.coreNFCError == .tagConnectionLost)
+    #expect(r.finding("ndef-emptied")?.severity == .warning)
+    #expect(r.finding("ndef-torn") == nil)
+    #expect(r.finding("unsafe-write-order") == nil)
+  }
+
+  @Test func type4NLENFirstThenLossIsTornAndUnsafe() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x08], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x04, 0xD1, 0x01, 0x04, 0x55], nil)
+    let r = try b.diagnose()
+    let t = try #require(r.finding("ndef-torn"))
+    #expect(t.message.contains("NLEN on the tag now claims 0x8 (8) bytes"))
+    #expect(r.finding("unsafe-write-order")?.cause.contains("NLEN") == true)
+  }
+
+  // MARK: Type 2 NAK causes
+
+  @Test func nakOnStaticallyLockedPage() throws {
+    for (lock, expected) in [(UInt8(0x20), true), (UInt8(0x00), false)] {
+      var b = type2Tag()
+      b.read(2, [0x44, 0x48, lock, 0x00])  // LOCK0 (byte 10) bit 5: page 5
+      b.write(4, [0x03, 0x00, 0xFE, 0x00])
+      b.write(5, [0xD1, 0x01, 0x00, 0x55], .nak(0))
+      let r = try b.diagnose()
+      #expect((r.finding("t2t-nak-locked-page") != nil) == expected)
+      #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed])
+      #expect(r.errors.first?.coreNFCError == .tagUpdateFailure)
+    }
+  }
+
+  @Test func nakBeyondMemoryOnlyPastTheLastPage() throws {
+    var b = type2Tag()
+    b.write(0x30, [1, 2, 3, 4], .nak(0))
+    #expect(try b.diagnose().finding("t2t-nak-beyond-memory")?.cause.contains("48 (0x30)") == true)
+    var c = type2Tag()
+    c.write(0x20, [1, 2, 3, 4], .nak(0))
+    let r = try c.diagnose()
+    #expect(r.finding("t2t-nak-beyond-memory") == nil)
+    #expect(r.finding("t2t-nak-unexplained") != nil)
+  }
+
+  @Test func nakUnderAUTH0WithoutPassword() throws {
+    var b = type2Tag()
+    b.read(0x29, [0x04, 0x00, 0x00, 0x10])  // CFG0: AUTH0 = 0x10
+    b.write(0x10, [1, 2, 3, 4], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-password"))
+    #expect(f.message.contains("AUTH0 = 16 (0x10)"))
+    // Same NAK after an accepted PWD_AUTH in this activation: not a password problem.
+    var c = type2Tag()
+    c.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    c.reader([0x1B, 0xFF, 0xFF, 0xFF, 0xFF])
+    c.tag([0x00, 0x00])
+    c.write(0x10, [1, 2, 3, 4], .nak(0))
+    let r = try c.diagnose()
+    #expect(r.finding("t2t-nak-password") == nil)
+    #expect(r.finding("t2t-auth-lost-on-reactivation") == nil)
+  }
+
+  @Test func passwordLostOnReactivation() throws {
+    var b = type2Tag()
+    b.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    b.reader([0x1B, 0xFF, 0xFF, 0xFF, 0xFF])
+    b.tag([0x00, 0x00])
+    b.activateType2(version: ntag213Version)
+    b.write(0x10, [1, 2, 3, 4], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-auth-lost-on-reactivation"))
+    #expect(f.coreNFCError == .tagResponseError || f.coreNFCError == .tagUpdateFailure)
+    #expect(f.fix.contains("PWD_AUTH"))
+  }
+
+  @Test func nakTransmissionAndEEPROMCodes() throws {
+    var b = type2Tag()
+    b.write(4, [0x03, 0x00, 0xFE, 0x00], .nak(1))
+    #expect(try b.diagnose().codes.contains("t2t-nak-transmission-error"))
+    var c = type2Tag()
+    c.write(4, [0x03, 0x00, 0xFE, 0x00], .nak(5))
+    let r = try c.diagnose()
+    #expect(r.codes.contains("t2t-nak-eeprom-error"))
+    #expect(!r.codes.contains("t2t-nak-transmission-error"))
+  }
+
+  @Test func nakOnDynamicLockPageOfUnidentifiedTag() throws {
+    var b = type2Tag(identified: false)
+    b.write(0x28, [0, 0, 0, 0xBD], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-lock-page"))
+    #expect(f.message.contains("144-byte NDEF data area"))
+    var c = type2Tag(identified: false)
+    c.write(0x27, [0, 0, 0, 0], .nak(0))
+    #expect(try c.diagnose().finding("t2t-nak-lock-page") == nil)
+  }
+
+  // MARK: Type 4 status words
+
+  private func t4Update(_ cmd: [UInt8], sw: [UInt8], write: UInt8 = 0) throws -> DiagnosisReport {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: write)
+    b.apdu(cmd, sw)
+    return try b.diagnose()
+  }
+
+  @Test func sw6700TellsAnLeOnUpdateBinaryApart() throws {
+    let withLe = try t4Update([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], sw: [0x67, 0x00])
+    #expect(withLe.finding("t4t-update-with-le")?.coreNFCError == .tagUpdateFailure)
+    let without = try t4Update([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x67, 0x00])
+    #expect(without.finding("t4t-update-with-le") == nil)
+    #expect(without.finding("t4t-wrong-length") != nil)
+  }
+
+  @Test func sw6982OnReadOnlyTagMapsTo400() throws {
+    let r = try t4Update(
+      [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x69, 0x82], write: 0xFF)
+    let f = try #require(r.finding("t4t-security-not-satisfied"))
+    #expect(f.coreNFCError == .tagNotWritable)
+    #expect(f.message.contains("write access FF"))
+    let ok = try t4Update([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x90, 0x00])
+    #expect(ok.finding("t4t-security-not-satisfied") == nil)
+  }
+
+  @Test func sw6A82OnNDEFFileVersusForeignAID() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x6A, 0x82])
+    let found = try b.diagnose()
+    #expect(found.finding("t4t-file-not-found")?.severity == .error)
+    var c = TraceBuilder()
+    c.activateType4()
+    c.apdu([0x00, 0xA4, 0x04, 0x00, 0x05, 0xA0, 0x00, 0x00, 0x00, 0x03, 0x00], [0x6A, 0x82])
+    let r = try c.diagnose()
+    #expect(r.finding("t4t-file-not-found") == nil)
+    #expect(r.finding("apdu-refused")?.severity == .info)
+    #expect(r.errors.isEmpty)
+  }
+
+  @Test func sw6A86And6581() throws {
+    let p = try t4Update([0x00, 0xD6, 0x01, 0x00, 0x02, 0x00, 0x00], sw: [0x6A, 0x86])
+    #expect(p.finding("t4t-offset-out-of-range")?.message.contains("255 bytes") == true)
+    let m = try t4Update([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x65, 0x81])
+    #expect(m.finding("t4t-memory-failure") != nil)
+    #expect(m.finding("t4t-offset-out-of-range") == nil)
+  }
+
+  @Test func lcLargerThanMLc() throws {
+    let big = [0x00, 0xD6, 0x00, 0x02, 0x08] + [UInt8](repeating: 0x41, count: 8)
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(mlc: 0x04)
+    b.apdu(big, [0x90, 0x00])
+    let f = try #require(try b.diagnose().finding("t4t-lc-exceeds-mlc"))
+    #expect(f.severity == .warning)
+    #expect(f.message.contains("MLc = 4"))
+    var c = TraceBuilder()
+    c.activateType4()
+    c.queryType4(mlc: 0x34)
+    c.apdu(big, [0x90, 0x00])
+    #expect(try c.diagnose().finding("t4t-lc-exceeds-mlc") == nil)
+  }
+
+  // MARK: Preconditions
+
+  @Test func readOnlyTagWithExpectedMessageIsNotAttempted() throws {
+    let b = type2Tag(cc: [0xE1, 0x10, 0x12, 0x0F])
+    let r = try b.diagnose(expect: uriRecord([0x04, 0x61]))
+    let f = try #require(r.finding("tag-read-only"))
+    #expect(f.severity == .error)
+    #expect(f.coreNFCError == .tagNotWritable)
+    #expect(r.sessions[0].verdicts.last?.verdict == .notAttempted)
+    #expect(try b.diagnose().finding("tag-read-only")?.severity == .info)
+    let rw = try type2Tag().diagnose(expect: uriRecord([0x04, 0x61]))
+    #expect(rw.finding("tag-read-only") == nil)
+    #expect(rw.sessions[0].verdicts.isEmpty)
+  }
+
+  @Test func messageTooLargeZeroLengthAndNotFormatted() throws {
+    let big = try type2Tag().diagnose(expect: [UInt8](repeating: 0x41, count: 200))
+    #expect(big.finding("message-too-large")?.coreNFCError == .tagSizeTooSmall)
+    #expect(big.sessions[0].verdicts.last?.verdict == .notAttempted)
+    let fits = try type2Tag().diagnose(expect: [UInt8](repeating: 0x41, count: 100))
+    #expect(fits.finding("message-too-large") == nil)
+    let empty = try type2Tag().diagnose(expect: [])
+    #expect(empty.finding("zero-length-message")?.coreNFCError == .zeroLengthMessage)
+    let raw = try type2Tag(cc: [0, 0, 0, 0]).diagnose(expect: [1, 2, 3])
+    #expect(raw.finding("not-ndef-formatted")?.severity == .error)
+    #expect(
+      try type2Tag(cc: [0, 0, 0, 0]).diagnose().finding("not-ndef-formatted")?.severity == .info)
+  }
+
+  @Test func writtenLengthLargerThanCapacity() throws {
+    var b = type2Tag()
+    b.write(4, [0x03, 0xF0, 0xD1, 0x01])
+    b.write(5, [0xEC, 0x55, 0x04, 0x41])
+    #expect(try b.diagnose().finding("message-too-large")?.cause.contains("240 bytes") == true)
+  }
+
+  // MARK: Write order
+
+  @Test func lengthZeroFirstIsSafe() throws {
+    let m = uriRecord([0x04] + Array("x.io".utf8))
+    var b = type2Tag()
+    let pages = tlvPages(m)
+    b.write(4, [0x03, 0x00] + Array(pages[0][2...]))
+    for (i, p) in pages.enumerated().dropFirst() { b.write(4 + i, p) }
+    b.write(4, pages[0])
+    let r = try b.diagnose()
+    #expect(r.finding("unsafe-write-order") == nil)
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.succeeded])
+    #expect(r.findings.filter { $0.severity >= .warning }.isEmpty)
+  }
+
+  // MARK: Content
+
+  private func written(_ m: [UInt8], expect: [UInt8]? = nil) throws -> DiagnosisReport {
+    var b = type2Tag()
+    for (i, p) in tlvPages(m).enumerated() { b.write(4 + i, p) }
+    return try b.diagnose(expect: expect)
+  }
+
+  @Test func badContentFromAppMistakes() throws {
+    let reserved = try written(uriRecord(Array("ahttps://www.baidu.com".utf8)))
+    #expect(reserved.finding("uri-code-reserved") != nil)
+    #expect(reserved.sessions[0].verdicts.map(\.verdict) == [.succeededWithBadContent])
+    let noCode = try written(uriRecord(Array("https://example.com".utf8)))
+    #expect(noCode.finding("uri-no-identifier-byte")?.severity == .error)
+    let text = try written([0xD1, 0x01, 0x05, 0x54] + Array("hello".utf8))
+    #expect(text.finding("text-no-status-byte") != nil)
+    #expect(text.sessions[0].verdicts.map(\.verdict) == [.succeededWithBadContent])
+    let good = try written(uriRecord([0x04] + Array("example.com".utf8)))
+    #expect(good.sessions[0].verdicts.map(\.verdict) == [.succeeded])
+  }
+
+  @Test func expectedMessageComparedWithTheTag() throws {
+    let m = uriRecord([0x04] + Array("example.com".utf8))
+    #expect(try written(m, expect: m).finding("content-differs-from-expected") == nil)
+    let other = uriRecord([0x04] + Array("example.org".utf8))
+    let r = try written(m, expect: other)
+    let f = try #require(r.finding("content-differs-from-expected"))
+    #expect(f.severity == .error)
+    #expect(f.message.contains("first difference at message byte 13"))
+  }
+
+  // MARK: RF
+
+  @Test func damagedFrameClusterVersusSingle() throws {
+    var b = type2Tag()
+    for _ in 0..<3 {
+      b.reader([0x30, 0x04])
+      b.tag([UInt8](repeating: 0, count: 16), badCRC: true)
+    }
+    #expect(try b.diagnose().finding("rf-damaged-frames")?.severity == .warning)
+    var c = type2Tag()
+    c.reader([0x30, 0x04])
+    c.tag([UInt8](repeating: 0, count: 16), badCRC: true)
+    #expect(try c.diagnose().finding("rf-damaged-frames")?.severity == .info)
+  }
+
+  @Test func retriedCommand() throws {
+    var b = type2Tag()
+    b.reader([0x30, 0x08])
+    b.read(8, [])
+    let f = try #require(try b.diagnose().finding("command-retried"))
+    #expect(f.severity == .warning)
+    #expect(f.frames.count == 3)
+    var c = type2Tag()
+    c.reader([0x30, 0x08])
+    c.read(9, [])
+    #expect(try c.diagnose().finding("command-retried") == nil)
+  }
+
+  @Test func lateResponseAgainstFWT() throws {
+    for (delayUs, late) in [(Int64(10_000), true), (Int64(1_000), false)] {
+      var b = TraceBuilder()
+      b.activateType4(tb: 0x40)  // FWI 4: FWT 4.833 ms
+      b.apdu(
+        [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00],
+        [0x90, 0x00], tagGapUs: delayUs)
+      #expect((try b.diagnose().finding("late-response") != nil) == late)
+    }
+  }
+
+  @Test func wtxStorm() throws {
+    for (count, storm) in [(10, true), (2, false)] {
+      var b = TraceBuilder()
+      b.activateType4()
+      b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+      for _ in 0..<count {
+        b.tag([0xF2, 0x01])
+        b.reader([0xF2, 0x01])
+      }
+      b.tag([0x02, 0x00, 0x00, 0x90, 0x00])
+      #expect((try b.diagnose().finding("wtx-storm") != nil) == storm)
+    }
+  }
+
+  @Test func responseLongerThanFSD() throws {
+    for (fsdi, over) in [(UInt8(0), true), (UInt8(8), false)] {
+      var b = TraceBuilder()
+      b.activateType4(fsdi: fsdi)
+      b.apdu([0x00, 0xB0, 0x00, 0x00, 0x14], [UInt8](repeating: 0x41, count: 20) + [0x90, 0x00])
+      #expect((try b.diagnose().finding("response-exceeds-fsd") != nil) == over)
+    }
+  }
+
+  @Test func rawCommandWithAppendedCRC() throws {
+    var b = type2Tag()
+    b.reader(CRC.appendingCRCA([0x30, 0x04]))
+    let f = try #require(try b.diagnose().finding("raw-command-crc-appended"))
+    #expect(f.coreNFCError == .tagConnectionLost)
+    #expect(f.fix.contains("sendMiFareCommand"))
+    var c = type2Tag()
+    c.reader([0x30, 0x04])
+    #expect(try c.diagnose().finding("raw-command-crc-appended") == nil)
+  }
+
+  // MARK: Several tags
+
+  @Test func twoTagsBackToBack() throws {
+    for (gapUs, several) in [(Int64(5_000), true), (Int64(1_000_000), false)] {
+      var b = type2Tag()
+      b.gapUs = gapUs
+      b.activateType2(uid: [0x04, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44], version: ntag213Version)
+      b.gapUs = 400
+      b.read(3, [0xE1, 0x10, 0x12, 0x00])
+      let r = try b.diagnose()
+      #expect(r.sessions.count == 2)
+      #expect((r.finding("several-tags") != nil) == several)
+    }
+  }
+
+  @Test func badBCCSignalsSeveralTags() throws {
+    var b = TraceBuilder()
+    b.reader([0x26], crc: false)
+    b.tag([0x44, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag([0x88, 0x04, 0x11, 0x22, 0x00], crc: false)
+    let r = try b.diagnose()
+    #expect(r.finding("several-tags")?.message.contains("bad BCC") == true)
+  }
+
+  // MARK: Whole traces
+
+  @Test func noErrorsOnCleanRealTraces() throws {
+    let dir = TestPaths.sharedTraces.appendingPathComponent("public/proxmark3")
+    let files = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+      .filter { $0.hasSuffix(".trace") }.sorted()
+    #expect(files.count >= 20)
+    for f in files {
+      let r = try diagnoseFile(dir.appendingPathComponent(f).path)
+      #expect(r.errors.isEmpty, "\(f): \(r.errors.map(\.code))")
+    }
+    let lab = TestPaths.sharedTraces.appendingPathComponent("public/nfc-laboratory")
+    for f in try FileManager.default.contentsOfDirectory(atPath: lab.path)
+    where f.hasSuffix(".json") {
+      let r = try diagnoseFile(lab.appendingPathComponent(f).path)
+      #expect(r.errors.isEmpty, "\(f): \(r.errors.map(\.code))")
+    }
+  }
+
+  @Test func probesAndNotFormattedStayInformational() throws {
+    let r = try diagnoseFile(TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace"))
+    #expect(r.codes.contains("probe-not-answered"))
+    #expect(r.findings.allSatisfy { $0.severity == .info })
+    let c = try diagnoseFile(TestPaths.shared("public/proxmark3/hf_14a_mfuc.trace"))
+    #expect(c.finding("not-ndef-formatted")?.severity == .info)
+  }
+
+  @Test func jsonShape() throws {
+    let r = try diagnoseFile(TestPaths.traces("t2t-ntag215-write-torn.trace"))
+    let out = OutputBuffer(fd: nil)
+    out.write("[")
+    DiagnosisRender.json(r, to: out)
+    out.write("]")
+    let data = Data(out.text.utf8)
+    let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    let s = try #require(doc.first)
+    #expect(s["index"] as? Int == 0)
+    let v = try #require(s["verdicts"] as? [[String: Any]])
+    #expect(v.first?["verdict"] as? String == "interrupted")
+    #expect(v.first?["kind"] as? String == "writeNDEF")
+    let f = try #require((s["findings"] as? [[String: Any]])?.first)
+    #expect(f["code"] as? String == "write-interrupted")
+    #expect((f["core_nfc_error"] as? [String: Any])?["code"] as? Int == 100)
+    #expect(
+      (f["core_nfc_error"] as? [String: Any])?["name"] as? String
+        == "readerTransceiveErrorTagConnectionLost")
+    #expect(f["frames"] as? [Int] == [18, 19, 20, 21, 22, 23])
+  }
+
+  @Test func textLeadsWithVerdictThenEvidenceThenFix() throws {
+    let r = try diagnoseFile(TestPaths.traces("t2t-ntag215-write-torn.trace"))
+    let out = OutputBuffer(fd: nil)
+    DiagnosisRender.text(r, frames: [:], to: out)
+    let lines = out.text.split(separator: "\n").map(String.init)
+    #expect(
+      lines[1].hasPrefix(
+        "writeNDEF (operation 3, frames 18–23): INTERRUPTED — the tag left the field"))
+    let evidence = try #require(lines.firstIndex { $0.contains("evidence:") })
+    let fix = try #require(lines.firstIndex { $0.contains("fix:") })
+    #expect(evidence < fix)
+  }
+}
