@@ -19,8 +19,12 @@ public struct FramePipeline {
   /// Warnings from the importer so far.
   public var warnings: [TraceWarning] { importer.warnings }
 
-  /// Sessions found so far (all of them after `next()` returned nil).
+  /// Sessions found so far (all of them after `next()` returned nil). Builds an array: use
+  /// `session(_:)` per frame.
   public var sessions: [SessionInfo] { segmenter.sessions }
+
+  /// Session `index` as known so far, in O(1).
+  public func session(_ index: Int) -> SessionInfo? { segmenter.session(index) }
 
   /// The next frame with layers, pairing and session, or nil at the end.
   /// - Throws: the importer's `TraceError` when it reaches damage; every frame before it has

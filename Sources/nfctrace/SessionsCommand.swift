@@ -21,24 +21,14 @@ func analyzeTrace(
 ) throws -> AnalyzedTrace {
   let (format, importer) = try openTrace(path, formatName: formatName)
   onStart(format)
-  var pipeline = FramePipeline(importer: importer)
-  var collector = SessionCollector()
-  var failure: TraceError?
-  func take(_ f: DecodedFrame) {
-    collector.push(f, sessions: pipeline.sessions)
-    for e in collector.takeEvents() { onEvent(e) }
-    onFrame(f)
+  let run = try SessionAnalysisRun(importer: importer) { item in
+    switch item {
+    case .event(let e): onEvent(e)
+    case .frame(let f): onFrame(f)
+    }
   }
-  do {
-    while let f = try pipeline.next() { take(f) }
-  } catch let e as TraceError {
-    failure = e
-    for f in pipeline.drain() { take(f) }
-  }
-  collector.finish(sessions: pipeline.sessions)
-  for e in collector.takeEvents() { onEvent(e) }
   return AnalyzedTrace(
-    format: format, sessions: collector.finished, warnings: pipeline.warnings, error: failure)
+    format: format, sessions: run.sessions, warnings: run.warnings, error: run.error)
 }
 
 /// `nfctrace sessions FILE [--format text|json] [--input-format NAME]`.

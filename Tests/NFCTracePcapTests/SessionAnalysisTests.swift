@@ -7,11 +7,7 @@ import TestSupport
 
 /// Runs pipeline + session analysis over a pcap.
 func analyzePcap(_ path: String) throws -> [SessionAnalysis] {
-  var p = FramePipeline(importer: try PcapImporter(input: try TraceInput(path: path)))
-  var c = SessionCollector()
-  while let f = try p.next() { c.push(f, sessions: p.sessions) }
-  c.finish(sessions: p.sessions)
-  return c.finished
+  try SessionAnalysisRun(importer: try PcapImporter(input: try TraceInput(path: path))).sessions
 }
 
 private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortText) }

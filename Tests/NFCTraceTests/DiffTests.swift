@@ -9,20 +9,16 @@ import Testing
 /// streaming pass with the session analysis and an `ExchangeRecorder`.
 private func sides(_ path: String, sessions wanted: [Int?]) throws -> [DiffSide] {
   let input = try TraceInput(path: path)
-  var pipeline = FramePipeline(importer: try Proxmark3BinaryImporter.format.open(input))
-  var collector = SessionCollector()
   var recorder = ExchangeRecorder(
     selection: .init(
       sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
-  while let f = try pipeline.next() {
-    collector.push(f, sessions: pipeline.sessions)
-    recorder.push(f)
+  let run = try SessionAnalysisRun(importer: try Proxmark3BinaryImporter.format.open(input)) {
+    if case .frame(let f) = $0 { recorder.push(f) }
   }
-  collector.finish(sessions: pipeline.sessions)
   recorder.finish()
   return try wanted.map { w in
     let index = try #require(w ?? recorder.lastTaggedSession)
-    let analysis = try #require(collector.finished.first { $0.info.index == index })
+    let analysis = try #require(run.sessions.first { $0.info.index == index })
     let exchanges = try #require(
       recorder.exchanges(session: index, operations: analysis.operations))
     return DiffSide(path: path, analysis: analysis, exchanges: exchanges)

@@ -7,11 +7,7 @@ import TestSupport
 /// Pipeline + session analysis over a Proxmark3 binary trace.
 func analyzeProxmark(_ relative: String) throws -> [SessionAnalysis] {
   let input = try TraceInput(path: TestPaths.shared(relative))
-  var p = FramePipeline(importer: try Proxmark3BinaryImporter(input: input))
-  var c = SessionCollector()
-  while let f = try p.next() { c.push(f, sessions: p.sessions) }
-  c.finish(sessions: p.sessions)
-  return c.finished
+  return try SessionAnalysisRun(importer: try Proxmark3BinaryImporter(input: input)).sessions
 }
 
 @Suite struct SessionProxmarkTests {

@@ -10,18 +10,17 @@ public struct SessionCollector: Sendable {
   /// A collector with no session.
   public init() {}
 
-  /// Takes the next frame of the pipeline. `sessions` is the pipeline's session list so far
-  /// (for the span of a session that just ended).
-  public mutating func push(_ f: DecodedFrame, sessions: [SessionInfo]) {
+  /// Takes the next frame of the pipeline. `lookup` gives a session's info by index (the
+  /// pipeline's `session(_:)`), for the span of a session that just ended.
+  public mutating func push(_ f: DecodedFrame, lookup: (Int) -> SessionInfo?) {
     guard let s = f.session else {
       // Frames outside sessions come only after a session ended (field off, silence).
-      close(sessions: sessions)
+      close(lookup: lookup)
       return
     }
-    if let o = open, o.index != s { close(sessions: sessions) }
+    if let o = open, o.index != s { close(lookup: lookup) }
     if open == nil {
-      let info = sessions.first { $0.index == s } ?? placeholder(s, f)
-      open = (s, SessionAnalyzer(info: info))
+      open = (s, SessionAnalyzer(info: lookup(s) ?? placeholder(s, f)))
     }
     open?.analyzer.push(f)
     if let e = open?.analyzer.takeEvents() { events += e }
@@ -36,12 +35,12 @@ public struct SessionCollector: Sendable {
   }
 
   /// Finishes the open session; call once the pipeline returned nil.
-  public mutating func finish(sessions: [SessionInfo]) { close(sessions: sessions) }
+  public mutating func finish(lookup: (Int) -> SessionInfo?) { close(lookup: lookup) }
 
-  private mutating func close(sessions: [SessionInfo]) {
+  private mutating func close(lookup: (Int) -> SessionInfo?) {
     guard var o = open else { return }
     open = nil
-    let info = sessions.first { $0.index == o.index } ?? placeholder(o.index, nil)
+    let info = lookup(o.index) ?? placeholder(o.index, nil)
     var analysis = o.analyzer.finish(info: info)
     events += o.analyzer.takeEvents()
     let uid = analysis.tag.uid

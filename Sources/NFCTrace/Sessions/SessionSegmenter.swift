@@ -47,6 +47,13 @@ public struct SessionSegmenter: Sendable {
   /// All sessions, the open one included (call after `finish()` for the final list).
   public var sessions: [SessionInfo] { closed + (current.map { [$0] } ?? []) }
 
+  /// Session `index`, closed or open, in O(1): sessions are numbered in the order they open
+  /// and one closes before the next opens, so `closed[i]` is session `i`.
+  public func session(_ index: Int) -> SessionInfo? {
+    if index >= 0 && index < closed.count { return closed[index] }
+    return current?.index == index ? current : nil
+  }
+
   /// Assigns sessions to `frame` and returns the frames now final, in order.
   public mutating func push(_ frame: DecodedFrame) -> [DecodedFrame] {
     if holding {

@@ -50,25 +50,15 @@ public struct DiagnosisRun {
   /// Reads the whole trace from `importer`. A `TraceError` met while reading is kept in
   /// `error` (the frames before it are analysed); other errors are rethrown.
   public init(importer: any TraceImporter) throws {
-    var pipeline = FramePipeline(importer: importer)
-    var collector = SessionCollector()
     var observer = DiagnosisObserver()
-    func take(_ f: DecodedFrame) {
-      collector.push(f, sessions: pipeline.sessions)
-      _ = collector.takeEvents()
-      observer.push(f)
+    let run = try SessionAnalysisRun(importer: importer) { item in
+      if case .frame(let f) = item { observer.push(f) }
     }
-    do {
-      while let f = try pipeline.next() { take(f) }
-    } catch let e as TraceError {
-      error = e
-      for f in pipeline.drain() { take(f) }
-    }
-    collector.finish(sessions: pipeline.sessions)
     observer.finish()
-    self.sessions = collector.finished
+    self.sessions = run.sessions
     self.observer = observer
-    self.warnings = pipeline.warnings
+    self.warnings = run.warnings
+    self.error = run.error
   }
 
   /// The diagnosis, comparing writes with `expected` (the message the app meant to write).

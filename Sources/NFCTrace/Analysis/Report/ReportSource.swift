@@ -51,19 +51,9 @@ public enum ReportSource {
   /// import error.
   /// - Throws: errors other than `TraceError` (none are expected from the pipeline).
   public static func analyze(_ importer: any TraceImporter, format: String) throws -> Result {
-    var pipeline = FramePipeline(importer: importer)
-    var collector = SessionCollector()
-    var failure: TraceError?
-    do {
-      while let f = try pipeline.next() { collector.push(f, sessions: pipeline.sessions) }
-    } catch let e as TraceError {
-      failure = e
-      for f in pipeline.drain() { collector.push(f, sessions: pipeline.sessions) }
-    }
-    collector.finish(sessions: pipeline.sessions)
+    let run = try SessionAnalysisRun(importer: importer)
     return Result(
-      format: format, dump: nil, sessions: collector.finished, warnings: pipeline.warnings,
-      error: failure)
+      format: format, dump: nil, sessions: run.sessions, warnings: run.warnings, error: run.error)
   }
 
   /// An `--input-format` name that no reader knows.

@@ -1,0 +1,42 @@
+/// One item of a streaming analysis, in trace order.
+public enum AnalysisItem: Sendable {
+  /// An operation started or ended (delivered before the frame that revealed it).
+  case event(OperationEvent)
+  /// A decoded frame with its pairing and session.
+  case frame(DecodedFrame)
+}
+
+/// The whole analysis of one input, streaming: importer → `FramePipeline` → `SessionCollector`.
+///
+/// Every frame and operation event is handed to `observe` as it is produced, so renderers and
+/// observers never need the whole trace; only per-session results are kept.
+public struct SessionAnalysisRun {
+  /// The sessions analysed, in order.
+  public private(set) var sessions: [SessionAnalysis] = []
+  /// Importer warnings.
+  public private(set) var warnings: [TraceWarning] = []
+  /// The import error that stopped reading, if any (what came before it is analysed).
+  public private(set) var error: TraceError?
+
+  /// Reads everything from `importer`. A `TraceError` met while reading is kept in `error`
+  /// after the frames before it were analysed; other errors are rethrown.
+  public init(importer: any TraceImporter, observe: (AnalysisItem) -> Void = { _ in }) throws {
+    var pipeline = FramePipeline(importer: importer)
+    var collector = SessionCollector()
+    func take(_ f: DecodedFrame) {
+      collector.push(f) { pipeline.session($0) }
+      for e in collector.takeEvents() { observe(.event(e)) }
+      observe(.frame(f))
+    }
+    do {
+      while let f = try pipeline.next() { take(f) }
+    } catch let e as TraceError {
+      error = e
+      for f in pipeline.drain() { take(f) }
+    }
+    collector.finish { pipeline.session($0) }
+    for e in collector.takeEvents() { observe(.event(e)) }
+    sessions = collector.finished
+    warnings = pipeline.warnings
+  }
+}
