@@ -76,9 +76,9 @@ extension SimulatedReader {
     t2.areaEnd = Type2TLVArea.areaEnd(cc: cc)
     defer { if t2.dynamicLockPage == nil { t2.dynamicLockPage = lockControlPage() } }
     while true {
-      let knownEnd = t2.known.firstIndex(of: false) ?? t2.known.count
-      let scanStart = t2.known[16] ? knownEnd : 16
-      switch Type2TLVArea.scan(t2.image, known: scanStart, areaEnd: t2.areaEnd) {
+      // Bytes from 16 on are read contiguously; the scan may use them up to the first gap.
+      let knownEnd = t2.known[16...].firstIndex(of: false) ?? t2.known.count
+      switch Type2TLVArea.scan(t2.image, known: knownEnd, areaEnd: t2.areaEnd) {
       case .found(let tlv):
         t2.tlv = tlv
         t2.status = cc[3] & 0x0F == 0 ? .readWrite : .readOnly
@@ -88,6 +88,9 @@ extension SimulatedReader {
         (t2.status, t2.capacity) = (.notSupported, 0)
         return
       case .needMore(let end):
+        guard end - 1 < t2.known.count, !t2.known[end - 1] else {
+          throw LinkError.protocolError("TLV area beyond the readable memory")
+        }
         try readPages((end - 1) / 4)
       }
     }
