@@ -70,9 +70,10 @@ private func ackCount(_ r: SimulationResult) -> Int {
   #expect(r.truth.capacity == 492)
   #expect(r.truth.ndefRead == uriExampleCom)
   #expect(r.truth.expectedError == nil)
-  #expect(r.truth.operations.map(\.kind) == [
-    "poll", "connect", "queryNDEFStatus", "readNDEF", "disconnect",
-  ])
+  #expect(
+    r.truth.operations.map(\.kind) == [
+      "poll", "connect", "queryNDEFStatus", "readNDEF", "disconnect",
+    ])
 }
 
 @Test func type2TimingFollowsFDTAndProgrammingTime() throws {
@@ -99,7 +100,8 @@ private func ackCount(_ r: SimulationResult) -> Int {
 @Test func removeAfterTwoWritesInterruptsTheWrite() throws {
   let message = [UInt8](repeating: 0x41, count: 40)
   let r = try Simulator.run(
-    scenario(ntag215(), [.connect, .writeNDEF(message: message), .readNDEF],
+    scenario(
+      ntag215(), [.connect, .writeNDEF(message: message), .readNDEF],
       faults: [.removeAfterWrites(count: 2)]))
   #expect(ackCount(r) == 2)
   let writes = r.frames.filter { $0.direction == .reader && $0.data.first == 0xA2 }
@@ -120,7 +122,8 @@ private func ackCount(_ r: SimulationResult) -> Int {
 
 @Test func nakOnPageFailsTheWriteWith102() throws {
   let r = try Simulator.run(
-    scenario(ntag215(), [.connect, .writeNDEF(message: uriExampleCom)],
+    scenario(
+      ntag215(), [.connect, .writeNDEF(message: uriExampleCom)],
       faults: [.nakOnPage(page: 5, code: 0)]))
   let nak = try #require(r.frames.first { $0.direction == .tag && $0.bits == 4 && $0.data == [0] })
   #expect(r.frames[nak.index - 1].data.prefix(2) == [0xA2, 0x05])
@@ -148,7 +151,8 @@ private func ackCount(_ r: SimulationResult) -> Int {
   #expect(Array(allowed.truth.finalMemory[(0x85 * 4)..<(0x85 * 4 + 4)]) == pwd)
 
   let lost = try Simulator.run(
-    scenario(tag, [.connect, .authenticate(password: pwd), write],
+    scenario(
+      tag, [.connect, .authenticate(password: pwd), write],
       faults: [.reactivateBeforeWrite]))
   #expect(op(lost, "writeNDEF")?.reason == "NAK 0")
   #expect(lost.truth.sessions.count == 2)  // HLTA + WUPA starts a new session
@@ -156,7 +160,8 @@ private func ackCount(_ r: SimulationResult) -> Int {
 
 @Test func appAppendedCRCLeavesTheTagSilent() throws {
   let r = try Simulator.run(
-    scenario(ntag215(), [.connect, .sendMiFareCommand(data: [0x30, 0x04])],
+    scenario(
+      ntag215(), [.connect, .sendMiFareCommand(data: [0x30, 0x04])],
       faults: [.appAppendsCRC]))
   let sent = r.frames.filter { $0.data.first == 0x30 && $0.direction == .reader }
   #expect(sent.count == 2)
@@ -167,7 +172,8 @@ private func ackCount(_ r: SimulationResult) -> Int {
 
 @Test func secondTagCollidesInAnticollision() throws {
   let r = try Simulator.run(
-    scenario(ntag215(), [.restartPolling, .connect],
+    scenario(
+      ntag215(), [.restartPolling, .connect],
       faults: [.secondTag(uid: [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], polls: 1)]))
   let collided = r.frames.filter { $0.sourceFlags.contains("collision") }
   #expect(collided.count == 1)
@@ -182,9 +188,12 @@ private func ackCount(_ r: SimulationResult) -> Int {
 
 @Test func androidReadsWithFastReadAndWritesTerminatorLast() throws {
   let r = try Simulator.run(
-    scenario(ntag215(), [.connect, .readNDEF, .writeNDEF(message: uriExampleCom)], reader: .android))
+    scenario(
+      ntag215(), [.connect, .readNDEF, .writeNDEF(message: uriExampleCom)], reader: .android))
   #expect(r.frames.contains { $0.data.prefix(3) == [0x3A, 0x04, 0x08] })
-  let writes = r.frames.filter { $0.direction == .reader && $0.data.first == 0xA2 }.map { $0.data[1] }
+  let writes = r.frames.filter { $0.direction == .reader && $0.data.first == 0xA2 }.map {
+    $0.data[1]
+  }
   #expect(writes == [4, 5, 6, 7, 8, 4, 8])
   #expect(r.truth.ndefWritten == uriExampleCom)
 }
@@ -212,18 +221,23 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
   let message = [UInt8](repeating: 0x55, count: 100)
   let update: [UInt8] = [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00]
   let r = try Simulator.run(
-    scenario(type4(write: 0xFF, ndef: message),
-      [.connect, .queryNDEFStatus, .readNDEF, .sendCommand(apdu: update), .writeNDEF(message: [1])]))
+    scenario(
+      type4(write: 0xFF, ndef: message),
+      [.connect, .queryNDEFStatus, .readNDEF, .sendCommand(apdu: update), .writeNDEF(message: [1])])
+  )
   #expect(r.frames[2].data == [0x44, 0x03])
   let rats = try #require(r.frames.firstIndex { $0.data.prefix(2) == [0xE0, 0x80] })
   #expect(r.frames[rats + 1].data.prefix(6) == [0x06, 0x75, 0x00, 0x80, 0x02, 0x80])
   // READ BINARY APDUs: CC (0F), NLEN (02) twice, then 3B and 29 bytes from offsets 2 and 61.
-  let reads = r.frames.filter { $0.direction == .reader && $0.data.count == 8 && $0.data[2] == 0xB0 }
-    .map { Array($0.data[3..<6]) }
-  #expect(reads == [
-    [0x00, 0x00, 0x0F], [0x00, 0x00, 0x02], [0x00, 0x00, 0x02], [0x00, 0x02, 0x3B],
-    [0x00, 0x3D, 0x29],
-  ])
+  let reads = r.frames.filter {
+    $0.direction == .reader && $0.data.count == 8 && $0.data[2] == 0xB0
+  }
+  .map { Array($0.data[3..<6]) }
+  #expect(
+    reads == [
+      [0x00, 0x00, 0x0F], [0x00, 0x00, 0x02], [0x00, 0x00, 0x02], [0x00, 0x02, 0x3B],
+      [0x00, 0x3D, 0x29],
+    ])
   #expect(r.truth.ndefRead == message)
   #expect(r.truth.ndefStatus == .readOnly)
   #expect(r.truth.capacity == 2046)
@@ -232,8 +246,10 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
   #expect(swFrame.data.prefix(3).suffix(2) == [0x69, 0x82])
   #expect(op(r, "writeNDEF")?.error?.code == 400)
   // I-block numbering alternates 02/03 for reader and tag.
-  let pcbs = r.frames.filter { $0.direction == .reader && $0.data.count > 3 && $0.data[0] & 0xE2 == 0x02 }
-    .map { $0.data[0] }
+  let pcbs = r.frames.filter {
+    $0.direction == .reader && $0.data.count > 3 && $0.data[0] & 0xE2 == 0x02
+  }
+  .map { $0.data[0] }
   #expect(Array(pcbs.prefix(4)) == [0x02, 0x03, 0x02, 0x03])
 }
 
@@ -244,7 +260,8 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
   #expect(r.truth.ndefRead == message)
   #expect(r.frames.contains { $0.direction == .tag && $0.data.first == 0x12 })
   #expect(r.frames.contains { $0.direction == .reader && $0.data == CRC.appendingCRCA([0xA3]) })
-  let broken = try Simulator.run(scenario(tag, [.connect, .readNDEF], faults: [.responseLongerThanFSD]))
+  let broken = try Simulator.run(
+    scenario(tag, [.connect, .readNDEF], faults: [.responseLongerThanFSD]))
   #expect(op(broken, "readNDEF")?.error?.code == 102)
 }
 
@@ -268,7 +285,8 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
 // MARK: determinism, scenarios
 
 @Test func sameSeedGivesIdenticalFrames() throws {
-  let s = scenario(ntag215(), readActions + [.connect, .writeNDEF(message: uriExampleCom)],
+  let s = scenario(
+    ntag215(), readActions + [.connect, .writeNDEF(message: uriExampleCom)],
     faults: [.noise(crcErrorRate: 0.05, parityErrorRate: 0.02)])
   let a = try Simulator.run(s)
   let b = try Simulator.run(s)
@@ -295,6 +313,18 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
   #expect(objc.truth.ndefWritten?.prefix(4) == [0xD9, 0x01, 0x17, 0x08])
   #expect(objc.truth.ndefWritten?.suffix(23).first == 0x61)
   #expect(objc.truth.expectedError == nil)
+  // Polling round 1 (two tags: the second tag is selected first, bit 1 at the collision),
+  // then the read session and the write session after restartPolling.
+  #expect(
+    objc.truth.sessions.map { Hex.string($0.uid) } == [
+      "04112233445566", "04a1b2c3d4e5f6", "04a1b2c3d4e5f6", "04a1b2c3d4e5f6",
+    ])
+  #expect(
+    objc.truth.sessions[2].operations.map(\.kind) == [
+      "connect", "queryNDEFStatus", "readNDEF", "disconnect",
+    ])
+  // restartPolling belongs to the session holding its first frame (the field off).
+  #expect(objc.truth.sessions[1].operations.map(\.kind) == ["restartPolling"])
   let helper = try #require(results["ios11-nfchelper"])
   #expect(helper.truth.ndefRead?.count == 21)
   let handler = try #require(results["swift-nfchandler"])
@@ -306,7 +336,9 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
 }
 
 @Test func scenarioErrorsNameTheKey() throws {
-  let bad = Data(#"{"name":"x","seed":1,"tag":{"type":"ntag215"},"reader":"ios","actions":[{"op":"jump"}]}"#.utf8)
+  let bad = Data(
+    #"{"name":"x","seed":1,"tag":{"type":"ntag215"},"reader":"ios","actions":[{"op":"jump"}]}"#.utf8
+  )
   #expect(throws: SimulationError.self) { try Scenario.decode(bad) }
   do {
     _ = try Scenario.decode(bad)
@@ -314,8 +346,10 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
     #expect(e.description.contains("actions.[0].op"))
   }
   let shortUID = scenario(TagSpec(type: .ntag213, uid: [1, 2, 3, 4]), readActions)
-  #expect(throws: SimulationError.invalidValue(
-    key: "tag.uid", message: "a Type 2 tag has a 7-byte UID, got 4 bytes")) {
+  #expect(
+    throws: SimulationError.invalidValue(
+      key: "tag.uid", message: "a Type 2 tag has a 7-byte UID, got 4 bytes")
+  ) {
     try Simulator.run(shortUID)
   }
 }
@@ -364,7 +398,8 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
     while let f = try importer.next() { imported.append(f) }
     let writer = Proxmark3TextWriter(commandEcho: "[offline|script] pm3 --> trace list -1 -t 14a")
     let expected = try String(
-      contentsOfFile: TestPaths.shared("derived/proxmark3-text/\(name).list_14a.txt"), encoding: .utf8)
+      contentsOfFile: TestPaths.shared("derived/proxmark3-text/\(name).list_14a.txt"),
+      encoding: .utf8)
     #expect(writer.text(for: imported) == expected, "\(name)")
   }
 }

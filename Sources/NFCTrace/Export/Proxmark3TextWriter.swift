@@ -82,7 +82,8 @@ public struct Proxmark3TextWriter: Sendable {
       if i == 0 {
         let t1 = UInt32(truncatingIfNeeded: start)
         let t2 = UInt32(truncatingIfNeeded: start + duration)
-        out += " " + Self.pad10(t1) + " | " + Self.pad10(t2) + " | " + (isTag ? "Tag" : "Rdr")
+        out +=
+          " " + Self.pad10(t1) + " | " + Self.pad10(t2) + " | " + (isTag ? "Tag" : "Rdr")
           + " |" + padded + tail
       } else {
         out += "            |            |     |" + padded + tail

@@ -34,7 +34,9 @@ public enum Proxmark3TraceWriter {
     let duration = min(max(durationTicks(frame), 0), 0xFFFF)
     let length = UInt16(bytes.count) | (frame.direction == .tag ? 0x8000 : 0)
     var header = [UInt8](repeating: 0, count: 8)
-    for i in 0..<4 { header[i] = UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: ticks) >> (8 * i)) }
+    for i in 0..<4 {
+      header[i] = UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: ticks) >> (8 * i))
+    }
     header[4] = UInt8(duration & 0xFF)
     header[5] = UInt8(duration >> 8)
     header[6] = UInt8(length & 0xFF)

@@ -41,7 +41,8 @@ public struct GroundTruth: Sendable, Equatable {
     public var error: CoreNFCError?
   }
 
-  /// One activation of a tag, from field on or the WUPA/REQA after an HLTA to the next one.
+  /// One activation of a tag: from a field on, or from the first answered REQA/WUPA after an
+  /// HLTA or S(DESELECT), to the frame before the next such start.
   public struct Session: Sendable, Equatable {
     /// 0-based session number.
     public var index: Int

@@ -8,8 +8,8 @@
 /// `collision`, and the reader learns the position of the first differing bit (ISO/IEC
 /// 14443-3 §6.4.4: Manchester coding makes the collision visible bit by bit).
 ///
-/// Sessions: a new session starts at every field on and at the REQA/WUPA after an HLTA or an
-/// S(DESELECT) (the rule the session segmenter uses).
+/// Sessions: a new session starts at every field on and at the first answered REQA/WUPA after
+/// an HLTA or an S(DESELECT) (the rule the session segmenter uses).
 final class RFChannel {
   /// What the reader receives for one frame.
   enum Reply {
@@ -73,7 +73,9 @@ final class RFChannel {
   /// Sends a reader frame `gap` ticks from now and returns what the reader receives.
   func transmit(_ data: [UInt8], bits: Int? = nil, hasCRC: Bool, gap: Int64) -> Reply {
     now += max(gap, 0)
-    noteSession(data, bits: bits)
+    let frameIndex = frames.count
+    let wakesAfterHalt = data.count == 1 && bits == 7 && sawHalt
+    noteHalt(data)
     let (sent, parity, intact) = corrupt(data, bits: bits, hasCRC: hasCRC)
     let start = now
     let duration = AirTiming.readerFrameTicks(sent, bits: bits)
@@ -88,18 +90,20 @@ final class RFChannel {
       answers.append(a)
     }
     guard let first = answers.first else { return .none }
-    let answerStart = now + AirTiming.fdt(after: sent, bits: bits) + (answers.map(\.delay).max() ?? 0)
+    if wakesAfterHalt {
+      // A REQA/WUPA after HLTA that a tag answers starts a new session.
+      sessionStarts.append(frameIndex)
+      sawHalt = false
+    }
+    let answerStart =
+      now + AirTiming.fdt(after: sent, bits: bits) + (answers.map(\.delay).max() ?? 0)
     if answers.count > 1, answers[1].data != first.data {
       return collide(first, answers[1], start: answerStart)
     }
     return deliver(first, start: answerStart)
   }
 
-  private func noteSession(_ data: [UInt8], bits: Int?) {
-    if data.count == 1, bits == 7, sawHalt {
-      sessionStarts.append(frames.count)
-      sawHalt = false
-    }
+  private func noteHalt(_ data: [UInt8]) {
     let deselect = data.count == 3 && data[0] & 0xF7 == 0xC2 && CRC.hasValidCRCA(data)
     if data == [0x50, 0x00, 0x57, 0xCD] || deselect { sawHalt = true }
   }
@@ -123,7 +127,8 @@ final class RFChannel {
   private func deliver(_ a: TagAnswer, start: Int64) -> Reply {
     let (data, parity, intact) = corrupt(a.data, bits: a.bits, hasCRC: a.hasCRC)
     let duration = AirTiming.tagFrameTicks(data, bits: a.bits)
-    append(.tag, data, bits: a.bits, start: start, duration: duration, parity: parity, flags: a.flags)
+    append(
+      .tag, data, bits: a.bits, start: start, duration: duration, parity: parity, flags: a.flags)
     now = start + duration
     if a.acknowledgesWrite {
       acknowledgedWrites += 1
@@ -146,7 +151,8 @@ final class RFChannel {
       firstBit = min(firstBit, i * 8 + (x ^ y).trailingZeroBitCount)
     }
     let duration = AirTiming.tagFrameTicks(data, bits: nil)
-    append(.tag, data, bits: nil, start: start, duration: duration, parity: differing,
+    append(
+      .tag, data, bits: nil, start: start, duration: duration, parity: differing,
       flags: ["collision"])
     now = start + duration
     return .collision(data, firstBit: firstBit)

@@ -58,7 +58,8 @@ extension SimulatedReader {
         sessionUIDs[channel.sessionIndex] = uid
         count += 1
         halt()
-        guard case .answer = transceive([0x26], bits: 7, hasCRC: false, timeout: Self.activationTimeout)
+        guard
+          case .answer = transceive([0x26], bits: 7, hasCRC: false, timeout: Self.activationTimeout)
         else { break }
         reply = anticollisionFrame(level: 1)
       }
@@ -74,7 +75,8 @@ extension SimulatedReader {
     var firstReply: RFChannel.Reply? = pendingCL1.map { .answer($0, bits: nil, intact: true) }
     pendingCL1 = nil
     if firstReply == nil {
-      guard case .answer = transceive([0x52], bits: 7, hasCRC: false, timeout: Self.activationTimeout)
+      guard
+        case .answer = transceive([0x52], bits: 7, hasCRC: false, timeout: Self.activationTimeout)
       else { throw LinkError.noAnswer }
       firstReply = anticollisionFrame(level: 1)
     }
@@ -108,7 +110,8 @@ extension SimulatedReader {
 
   /// RATS `E0 80` → ATS; sets FSC and FWT from T0/TB1 (defaults FSCI 2, FWI 4).
   private func requestATS() throws {
-    let reply = transceive(CRC.appendingCRCA([0xE0, 0x80]), hasCRC: true, timeout: Self.activationTimeout)
+    let reply = transceive(
+      CRC.appendingCRCA([0xE0, 0x80]), hasCRC: true, timeout: Self.activationTimeout)
     guard case .answer(let ats, nil, true) = reply, ats.count >= 3, CRC.hasValidCRCA(ats) else {
       throw LinkError.noAnswer
     }
@@ -173,7 +176,9 @@ extension SimulatedReader {
         guard collisionBit < 40, collisionBit >= knownBits else {
           throw LinkError.protocolError("collision outside the UID bits")
         }
-        for b in knownBits..<collisionBit { setBit(&known, b, uidBit(bytes, b - (knownBits / 8) * 8)) }
+        for b in knownBits..<collisionBit {
+          setBit(&known, b, uidBit(bytes, b - (knownBits / 8) * 8))
+        }
         setBit(&known, collisionBit, wanted.map { uidBit($0, collisionBit) } ?? 1)
         knownBits = collisionBit + 1
         let nvb = UInt8((2 + knownBits / 8) << 4 | knownBits % 8)

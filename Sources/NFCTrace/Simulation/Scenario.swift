@@ -130,7 +130,8 @@ public struct HexBytes: Codable, Sendable, Hashable, ExpressibleByArrayLiteral {
     let text = try c.decode(String.self)
     guard let bytes = Hex.bytes(text) else {
       throw DecodingError.dataCorruptedError(
-        in: c, debugDescription: "expected a hex string with an even number of digits, got \"\(text)\"")
+        in: c,
+        debugDescription: "expected a hex string with an even number of digits, got \"\(text)\"")
     }
     self.bytes = bytes
   }

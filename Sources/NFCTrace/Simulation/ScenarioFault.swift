@@ -51,7 +51,8 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let kind = try c.decode(String.self, forKey: .kind)
     switch kind {
-    case "remove-after-frame": self = .removeAfterFrame(frame: try c.decode(Int.self, forKey: .frame))
+    case "remove-after-frame":
+      self = .removeAfterFrame(frame: try c.decode(Int.self, forKey: .frame))
     case "remove-after-writes":
       self = .removeAfterWrites(count: try c.decode(Int.self, forKey: .count))
     case "nak-on-page":

@@ -17,10 +17,11 @@ struct OperationFailure: Error {
 
 /// What the reader has learned about a Type 2 tag in the current connection.
 struct Type2Knowledge {
-  /// Bytes read so far, by address (1 KiB covers every simulated product).
-  var image = [UInt8](repeating: 0, count: 1024)
-  /// Bytes 0..<knownEnd have been read (reads are contiguous from page 0 or 3).
-  var known = [Bool](repeating: false, count: 1024)
+  /// Bytes read so far, by address: 16 + 255 × 8 bytes, the largest data area a CC can
+  /// announce.
+  var image = [UInt8](repeating: 0, count: 2056)
+  /// Which bytes of `image` have been read.
+  var known = [Bool](repeating: false, count: 2056)
   var detected = false
   var status = NDEFStatus.notSupported
   var capacity = 0

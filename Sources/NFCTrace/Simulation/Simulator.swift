@@ -17,7 +17,8 @@ public struct Simulator {
       throw SimulationError.invalidValue(key: "tag.uid", message: "4, 7 or 10 bytes")
     }
     let tag = try makeTag(scenario.tag, uid: uid, rng: &rng)
-    let channel = RFChannel(name: scenario.name, primary: tag.virtual, rng: SplitMix64(seed: rng.next()))
+    let channel = RFChannel(
+      name: scenario.name, primary: tag.virtual, rng: SplitMix64(seed: rng.next()))
     let reader = SimulatedReader(
       channel: channel, profile: .profile(scenario.reader), tagKind: scenario.tag.type,
       primaryUID: uid)
@@ -71,7 +72,8 @@ public struct Simulator {
     {
       let v = value ?? fallback
       guard range.contains(v) else {
-        throw SimulationError.invalidValue(key: "tag.\(key)", message: "expected \(range), got \(v)")
+        throw SimulationError.invalidValue(
+          key: "tag.\(key)", message: "expected \(range), got \(v)")
       }
       return v
     }

@@ -129,6 +129,10 @@ extension SimulatedReader {
     guard tlv.length > 0 else {
       throw OperationFailure(reason: "NDEF TLV has length 0", error: .zeroLengthMessage)
     }
+    guard tlv.valueStart + tlv.length <= min(t2.areaEnd, t2.image.count) else {
+      throw OperationFailure(
+        reason: "NDEF TLV length \(tlv.length) runs past the data area", error: .tagResponseError)
+    }
     let firstPage = tlv.start / 4
     let lastPage = (tlv.valueStart + tlv.length - 1) / 4
     if profile.fastReadPages > 0 {
@@ -160,6 +164,10 @@ extension SimulatedReader {
         error: .tagSizeTooSmall)
     }
     let newTLV = Type2TLVArea.ndefTLV(message, room: t2.areaEnd - tlv.start)
+    guard tlv.start + newTLV.count <= t2.image.count else {
+      throw OperationFailure(
+        reason: "data area larger than the reader supports", error: .tagUpdateFailure)
+    }
     var target = t2.image
     target.replaceSubrange(tlv.start..<(tlv.start + newTLV.count), with: newTLV)
     let lengthSize = newTLV[1] == 0xFF ? 3 : 1
@@ -178,7 +186,8 @@ extension SimulatedReader {
     if profile.terminatorLast, let t = terminator, !lengthPages.contains(t / 4) {
       try writePage(t / 4, slice(target, t / 4))
     }
-    t2.tlv = Type2TLVArea.NDEFTLV(start: tlv.start, lengthFieldSize: lengthSize, length: message.count)
+    t2.tlv = Type2TLVArea.NDEFTLV(
+      start: tlv.start, lengthFieldSize: lengthSize, length: message.count)
     ndefWritten = message
     return "\(message.count)-byte message, \(pages.count) pages"
   }
@@ -195,7 +204,9 @@ extension SimulatedReader {
       try self.writePage(2, [self.t2.image[8], self.t2.image[9], 0xFF, 0xFF][...])
     }
     let dynamicLock: () throws -> Void = {
-      if let page = self.t2.dynamicLockPage { try self.writePage(page, [0xFF, 0xFF, 0xFF, 0x00][...]) }
+      if let page = self.t2.dynamicLockPage {
+        try self.writePage(page, [0xFF, 0xFF, 0xFF, 0x00][...])
+      }
     }
     if profile.dynamicLockFirst {
       try dynamicLock()

@@ -115,5 +115,7 @@ extension SimulatedReader {
     }
   }
 
-  func hexSW(_ sw: UInt16) -> String { Hex.string([UInt8(sw >> 8), UInt8(sw & 0xFF)]).uppercased() }
+  func hexSW(_ sw: UInt16) -> String {
+    Hex.string([UInt8(sw >> 8), UInt8(sw & 0xFF)]).uppercased()
+  }
 }
