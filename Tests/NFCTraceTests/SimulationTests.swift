@@ -412,3 +412,29 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
   #expect(lines.contains { $0.contains("|0A(4)  ") })
   #expect(lines.contains { $0.hasSuffix("|  ok | WRITEBLOCK(4)") })
 }
+
+@Test func removeAfterFrameAndWriteLock() throws {
+  // Frame 13 is the READ 3 command of queryNDEFStatus: it and its retry stay unanswered.
+  let removed = try Simulator.run(
+    scenario(ntag215(), readActions, faults: [.removeAfterFrame(frame: 13)]))
+  #expect(removed.frames[13].data.prefix(2) == [0x30, 0x03])
+  #expect(removed.frames[14].data == removed.frames[13].data)
+  #expect(removed.frames[15].event == .fieldOff)
+  #expect(op(removed, "queryNDEFStatus")?.outcome == .interrupted)
+  #expect(op(removed, "readNDEF")?.error?.code == 104)
+
+  let locked = try Simulator.run(
+    scenario(ntag215(), [.connect, .writeLock, .writeNDEF(message: [])]))
+  // iOS never read page 2: bytes 0–1 go out as 00 (the tag keeps its BCC1 and internal byte).
+  let writes = locked.frames.filter { $0.direction == .reader && $0.data.first == 0xA2 }
+    .map { Array($0.data[1..<6]) }
+  #expect(
+    writes == [
+      [3, 0xE1, 0x10, 0x3E, 0x0F], [2, 0x00, 0x00, 0xFF, 0xFF], [0x82, 0xFF, 0xFF, 0xFF, 0x00],
+    ])
+  #expect(
+    Array(locked.truth.finalMemory[8..<16]) == [
+      0xC3 ^ 0xD4 ^ 0xE5 ^ 0xF6, 0x48, 0xFF, 0xFF, 0xE1, 0x10, 0x3E, 0x0F,
+    ])
+  #expect(op(locked, "writeNDEF")?.error?.code == 400)
+}
