@@ -1,0 +1,82 @@
+import Foundation
+
+/// Writes frames as a Proxmark3 binary trace log (`trace save`, `.trace`), readable by
+/// `pm3 --> trace load -f X; trace list -1 -t 14a` and by `Proxmark3BinaryImporter`.
+///
+/// Record layout (RfidResearchGroup/proxmark3 `include/pm3_cmd.h` `tracelog_hdr_t`, read by
+/// `client/src/cmdtrace.c`), little-endian, no file header:
+///
+/// | bytes | field |
+/// |---|---|
+/// | 4 | timestamp, u32 carrier ticks (1/13.56 MHz) |
+/// | 2 | duration, u16 ticks (clamped to 65 535: frames longer than 56 bytes at 106 kbit/s) |
+/// | 2 | data length (bits 0–14), bit 15 set for tag→reader |
+/// | n | data in air order, CRC included |
+/// | (n − 1)/8 + 1 | parity: bit `7 − j % 8` of byte `j / 8` is the parity bit sent after data byte `j` — odd parity, inverted for the bytes in `Frame.parityErrors` (the client prints them with `!`) |
+///
+/// Times: the frame's `sourceTime` when it is in Proxmark3 ticks, otherwise `timeNs` converted;
+/// the duration from `durationNs`, or computed for 106 kbit/s (`AirTiming`) when missing.
+/// Event frames (field on/off) have no record in this format and are skipped. A frame with
+/// more than 32 767 bytes is cut to 32 767 (the length field has 15 bits).
+public enum Proxmark3TraceWriter {
+  /// The records for `frames`.
+  public static func encode<S: Sequence>(_ frames: S) -> Data where S.Element == Frame {
+    var data = Data()
+    for frame in frames { append(frame, to: &data) }
+    return data
+  }
+
+  /// Appends the record of `frame` (nothing for an event frame).
+  public static func append(_ frame: Frame, to data: inout Data) {
+    guard frame.direction != .event else { return }
+    let bytes = frame.data.prefix(0x7FFF)
+    let ticks = timestampTicks(frame)
+    let duration = min(max(durationTicks(frame), 0), 0xFFFF)
+    let length = UInt16(bytes.count) | (frame.direction == .tag ? 0x8000 : 0)
+    var header = [UInt8](repeating: 0, count: 8)
+    for i in 0..<4 {
+      header[i] = UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: ticks) >> (8 * i))
+    }
+    header[4] = UInt8(duration & 0xFF)
+    header[5] = UInt8(duration >> 8)
+    header[6] = UInt8(length & 0xFF)
+    header[7] = UInt8(length >> 8)
+    data.append(contentsOf: header)
+    data.append(contentsOf: bytes)
+    data.append(contentsOf: parity(Array(bytes), errors: frame.parityErrors))
+  }
+
+  /// Writes the records for `frames` to `path`.
+  /// - Throws: the file system error.
+  public static func write<S: Sequence>(_ frames: S, to path: String) throws
+  where S.Element == Frame {
+    try encode(frames).write(to: URL(fileURLWithPath: path))
+  }
+
+  /// The record's timestamp in ticks.
+  static func timestampTicks(_ frame: Frame) -> Int64 {
+    if let t = frame.sourceTime, t.unit == .proxmarkTicks { return t.value }
+    return AirTiming.ticks(ns: frame.timeNs)
+  }
+
+  /// The record's duration in ticks.
+  static func durationTicks(_ frame: Frame) -> Int64 {
+    if let ns = frame.durationNs { return AirTiming.ticks(ns: ns) }
+    return frame.direction == .tag
+      ? AirTiming.tagFrameTicks(frame.data, bits: frame.bits)
+      : AirTiming.readerFrameTicks(frame.data, bits: frame.bits)
+  }
+
+  /// Parity bytes, MSB first: odd parity per byte, inverted at `errors`. An empty frame still
+  /// gets one parity byte, as the client's `(n − 1) / 8 + 1` in C gives for n = 0.
+  static func parity(_ bytes: [UInt8], errors: [Int]) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: bytes.isEmpty ? 1 : (bytes.count - 1) / 8 + 1)
+    let wrong = Set(errors)
+    for (j, b) in bytes.enumerated() {
+      var bit = Proxmark3.oddParity(b)
+      if wrong.contains(j) { bit ^= 1 }
+      out[j / 8] |= bit << UInt8(7 - j % 8)
+    }
+    return out
+  }
+}
