@@ -25,7 +25,7 @@ struct Type2Knowledge {
   var detected = false
   var status = NDEFStatus.notSupported
   var capacity = 0
-  var tlv: Type2TLVArea.NDEFTLV?
+  var tlv: SimulatedTLVArea.NDEFTLV?
   var areaEnd = 16
   /// Last page, from GET_VERSION, nil when unknown.
   var dynamicLockPage: Int?

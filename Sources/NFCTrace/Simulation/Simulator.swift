@@ -58,7 +58,7 @@ public struct Simulator {
     -> BuiltTag
   {
     if let product = Type2Product.forKind(spec.type) {
-      let image = try Type2TLVArea.factoryImage(product, uid: uid, spec: spec)
+      let image = try SimulatedTLVArea.factoryImage(product, uid: uid, spec: spec)
       return .type2(Type2Tag(product: product, uid: uid, memory: image, signature: rng.bytes(32)))
     }
     return .type4(try makeType4(spec, uid: uid, rng: &rng))
@@ -117,7 +117,7 @@ public struct Simulator {
         if case .type4(let t) = tag { t.everyAnswerWTX = max(wtx, 0) }
       case .secondTag(let uid, let polls):
         guard let product = Type2Product.forKind(.ntag213) else { continue }
-        let image = try Type2TLVArea.factoryImage(product, uid: uid, spec: TagSpec(type: .ntag213))
+        let image = try SimulatedTLVArea.factoryImage(product, uid: uid, spec: TagSpec(type: .ntag213))
         reader.secondTag = Type2Tag(
           product: product, uid: uid, memory: image, signature: rng.bytes(32))
         reader.secondTagPolls = polls
@@ -135,11 +135,11 @@ public struct Simulator {
     case .type2(let t):
       let cc = Array(t.memory[12..<16])
       guard cc[0] == 0xE1, cc[1] >> 4 == 1 else { return (.notSupported, 0) }
-      let end = Type2TLVArea.areaEnd(cc: cc)
-      guard case .found(let tlv) = Type2TLVArea.scan(t.memory, known: t.memory.count, areaEnd: end)
+      let end = SimulatedTLVArea.areaEnd(cc: cc)
+      guard case .found(let tlv) = SimulatedTLVArea.scan(t.memory, known: t.memory.count, areaEnd: end)
       else { return (.notSupported, 0) }
       let status: NDEFStatus = cc[3] & 0x0F == 0 ? .readWrite : .readOnly
-      return (status, Type2TLVArea.capacity(tlvStart: tlv.start, areaEnd: end))
+      return (status, SimulatedTLVArea.capacity(tlvStart: tlv.start, areaEnd: end))
     case .type4(let t):
       let app = t.application
       guard app.readAccess == 0 else { return (.notSupported, 0) }

@@ -73,16 +73,16 @@ extension SimulatedReader {
       (t2.status, t2.capacity) = (.notSupported, 0)
       return
     }
-    t2.areaEnd = Type2TLVArea.areaEnd(cc: cc)
+    t2.areaEnd = SimulatedTLVArea.areaEnd(cc: cc)
     defer { if t2.dynamicLockPage == nil { t2.dynamicLockPage = lockControlPage() } }
     while true {
       // Bytes from 16 on are read contiguously; the scan may use them up to the first gap.
       let knownEnd = t2.known[16...].firstIndex(of: false) ?? t2.known.count
-      switch Type2TLVArea.scan(t2.image, known: knownEnd, areaEnd: t2.areaEnd) {
+      switch SimulatedTLVArea.scan(t2.image, known: knownEnd, areaEnd: t2.areaEnd) {
       case .found(let tlv):
         t2.tlv = tlv
         t2.status = cc[3] & 0x0F == 0 ? .readWrite : .readOnly
-        t2.capacity = Type2TLVArea.capacity(tlvStart: tlv.start, areaEnd: t2.areaEnd)
+        t2.capacity = SimulatedTLVArea.capacity(tlvStart: tlv.start, areaEnd: t2.areaEnd)
         return
       case .none:
         (t2.status, t2.capacity) = (.notSupported, 0)
@@ -163,7 +163,7 @@ extension SimulatedReader {
         reason: "message of \(message.count) bytes exceeds capacity \(t2.capacity)",
         error: .tagSizeTooSmall)
     }
-    let newTLV = Type2TLVArea.ndefTLV(message, room: t2.areaEnd - tlv.start)
+    let newTLV = SimulatedTLVArea.ndefTLV(message, room: t2.areaEnd - tlv.start)
     guard tlv.start + newTLV.count <= t2.image.count else {
       throw OperationFailure(
         reason: "data area larger than the reader supports", error: .tagUpdateFailure)
@@ -186,7 +186,7 @@ extension SimulatedReader {
     if profile.terminatorLast, let t = terminator, !lengthPages.contains(t / 4) {
       try writePage(t / 4, slice(target, t / 4))
     }
-    t2.tlv = Type2TLVArea.NDEFTLV(
+    t2.tlv = SimulatedTLVArea.NDEFTLV(
       start: tlv.start, lengthFieldSize: lengthSize, length: message.count)
     ndefWritten = message
     return "\(message.count)-byte message, \(pages.count) pages"

@@ -1,6 +1,8 @@
-/// The TLV area of a Type 2 tag as a reader sees it: finding the NDEF Message TLV and the NDEF
+/// The TLV area of a Type 2 tag as the simulated reader sees it (kept independent of the
+/// analyzer's NDEF.Type2TLVArea on purpose: the simulator is the ground truth it is tested
+/// against): finding the NDEF Message TLV and the NDEF
 /// capacity (NFC Forum T2T 1.0 §2.3; reference/nfc-facts.md §5.1–§5.4).
-enum Type2TLVArea {
+enum SimulatedTLVArea {
   /// Where the NDEF TLV is, in byte addresses from page 0.
   struct NDEFTLV: Equatable {
     /// Address of the T byte (`03`).
