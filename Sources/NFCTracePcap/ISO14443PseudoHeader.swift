@@ -64,6 +64,25 @@ enum ISO14443PseudoHeader {
   static let version: UInt8 = 0
 
   /// The 4 header bytes for `event` and a payload of `length` bytes (≤ 65535).
+  /// The link-type-264 packet for `frame`: pseudo-header + data (data only for data events).
+  /// - Throws: `TraceError.unsupported` (at `here`) for an event frame with no field on/off
+  ///   kind, or data longer than the 16-bit length field allows.
+  static func packet(for frame: Frame, at here: SourceLocation) throws -> [UInt8] {
+    guard let event = ISO14443PcapEvent(for: frame) else {
+      throw TraceError(
+        .unsupported, at: here,
+        "frame \(frame.index) is an event without a kind; expected field on or field off")
+    }
+    let data = event.carriesData ? frame.data : []
+    guard data.count <= 0xFFFF else {
+      throw TraceError(
+        .unsupported, at: here,
+        "frame \(frame.index) holds \(data.count) bytes, more than the 65535 a link type 264 "
+          + "packet can carry")
+    }
+    return bytes(event: event, length: data.count) + data
+  }
+
   static func bytes(event: ISO14443PcapEvent, length: Int) -> [UInt8] {
     [
       version, event.rawValue, UInt8(truncatingIfNeeded: length >> 8),

@@ -49,20 +49,7 @@ public struct PcapWriter {
     guard let dumper = output.dumper else {
       throw TraceError(.unreadable, at: here, "the pcap writer is closed")
     }
-    guard let event = ISO14443PcapEvent(for: frame) else {
-      throw TraceError(
-        .unsupported, at: here,
-        "frame \(frame.index) is an event without a kind; expected "
-          + "field on or field off")
-    }
-    let data = event.carriesData ? frame.data : []
-    guard data.count <= Self.maximumDataLength else {
-      throw TraceError(
-        .unsupported, at: here,
-        "frame \(frame.index) holds \(data.count) bytes, more than "
-          + "the \(Self.maximumDataLength) a link type 264 packet can carry")
-    }
-    let packet = ISO14443PseudoHeader.bytes(event: event, length: data.count) + data
+    let packet = try ISO14443PseudoHeader.packet(for: frame, at: here)
     var header = pcap_pkthdr()
     let ns = baseEpochNs &+ frame.timeNs
     // Floor division so that times before the epoch keep 0 ≤ fraction < 1 s.

@@ -15,6 +15,8 @@ let topUsage = """
     report FILE       the tag's contents after a session (or from a dump): CC, locks, NDEF, memory
     diff A B          compare two sessions: operations, commands, memory, NDEF, timing
     diagnose FILE     verdicts on writes and failures, causes, Core NFC errors, fixes
+    simulate SCENARIO simulate a tag, a reader and faults from a scenario; write a trace
+    convert IN        convert any importable trace to pcap, pcapng or Proxmark3 formats
     ndef INPUT        decode and validate an NDEF message (hex, @FILE or -)
     formats           list the input formats
     version           print the version
@@ -39,6 +41,8 @@ func run(_ argv: [String]) -> Int32 {
     "report": (ReportCommand.usage, ReportCommand.run),
     "diff": (DiffCommand.usage, DiffCommand.run),
     "diagnose": (DiagnoseCommand.usage, DiagnoseCommand.run),
+    "simulate": (SimulateCommand.usage, SimulateCommand.run),
+    "convert": (ConvertCommand.usage, ConvertCommand.run),
   ]
   switch command {
   case "-h", "--help", "help":

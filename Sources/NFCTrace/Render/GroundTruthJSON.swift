@@ -1,0 +1,55 @@
+/// The simulator's ground truth as JSON (`nfctrace simulate --truth FILE`; docs/json.md).
+public enum GroundTruthJSON {
+  /// `{"tag","reader","uid","ndef_status","capacity","expected_error","ndef_read",
+  /// "ndef_written","final_memory","sessions":[{"index","uid","first_frame","last_frame",
+  /// "operations":[{"kind","outcome","reason","first_frame","last_frame","error"}]}]}`.
+  public static func render(_ t: GroundTruth) -> String {
+    let out = OutputBuffer(fd: nil)
+    out.write("{\"tag\":\"\(t.tagType.rawValue)\",\"reader\":\"\(t.reader.rawValue)\",\"uid\":")
+    JSON.value(.hex(t.uid), to: out)
+    out.write(",\"ndef_status\":\"\(t.ndefStatus.rawValue)\",\"capacity\":\(t.capacity)")
+    out.write(",\"expected_error\":")
+    error(t.expectedError, to: out)
+    out.write(",\"ndef_read\":")
+    optionalHex(t.ndefRead, to: out)
+    out.write(",\"ndef_written\":")
+    optionalHex(t.ndefWritten, to: out)
+    out.write(",\"final_memory\":")
+    JSON.value(.hex(t.finalMemory), to: out)
+    out.write(",\"sessions\":[")
+    for (i, s) in t.sessions.enumerated() {
+      if i > 0 { out.append(0x2C) }
+      out.write("\n{\"index\":\(s.index),\"uid\":")
+      JSON.value(.hex(s.uid), to: out)
+      out.write(",\"first_frame\":\(s.firstFrame),\"last_frame\":\(s.lastFrame),\"operations\":[")
+      for (j, op) in s.operations.enumerated() {
+        if j > 0 { out.append(0x2C) }
+        out.write("{\"kind\":")
+        JSON.string(op.kind, to: out)
+        out.write(",\"outcome\":\"\(op.outcome.rawValue)\",\"reason\":")
+        JSON.optionalString(op.reason, to: out)
+        out.write(",\"first_frame\":")
+        JSON.int(op.firstFrame, to: out)
+        out.write(",\"last_frame\":")
+        JSON.int(op.lastFrame, to: out)
+        out.write(",\"error\":")
+        error(op.error, to: out)
+        out.write("}")
+      }
+      out.write("]}")
+    }
+    out.write("\n]}\n")
+    return out.text
+  }
+
+  private static func error(_ e: CoreNFCError?, to out: OutputBuffer) {
+    guard let e else { return out.write("null") }
+    out.write("{\"code\":\(e.code),\"name\":")
+    JSON.string(e.name, to: out)
+    out.write("}")
+  }
+
+  private static func optionalHex(_ b: [UInt8]?, to out: OutputBuffer) {
+    if let b { JSON.value(.hex(b), to: out) } else { out.write("null") }
+  }
+}

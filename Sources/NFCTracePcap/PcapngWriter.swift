@@ -1,0 +1,74 @@
+import Foundation
+import NFCTrace
+
+/// Writes a pcapng file of link type 264 (LINKTYPE_ISO_14443) with nanosecond timestamps.
+///
+/// libpcap 1.10 reads pcapng but cannot write it, so this writer emits the three block types
+/// a capture needs itself: a Section Header Block, one Interface Description Block (link type
+/// 264, `if_tsresol` = 9 for nanoseconds) and one Enhanced Packet Block per frame, little
+/// endian (pcapng specification, IETF draft-ietf-opsawg-pcapng §4.1, §4.2, §4.3). The packet
+/// bytes are the same as `PcapWriter`'s.
+public struct PcapngWriter {
+  private let handle: FileHandle
+  private let path: String
+  private let baseEpochNs: Int64
+  private var written = 0
+  private var buffer: [UInt8] = []
+
+  /// Creates `path` (or writes standard output for `-`) and writes the section and interface
+  /// headers. `baseEpochNs` is added to every frame's `timeNs`.
+  /// - Throws: `TraceError.unreadable` if the file cannot be created.
+  public init(path: String, baseEpochNs: Int64 = 0) throws {
+    self.path = path
+    self.baseEpochNs = baseEpochNs
+    if path == "-" {
+      handle = FileHandle.standardOutput
+    } else {
+      guard FileManager.default.createFile(atPath: path, contents: nil),
+        let h = FileHandle(forWritingAtPath: path)
+      else {
+        throw TraceError(
+          .unreadable, at: SourceLocation(file: path, unit: "block", record: 0, offset: 0),
+          "cannot create the pcapng file")
+      }
+      handle = h
+    }
+    // SHB: byte-order magic, version 1.0, section length unknown (−1).
+    block(0x0A0D_0D0A, body: le32(0x1A2B_3C4D) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
+    // IDB: link type 264, snaplen 0 (no limit), option if_tsresol (9) = 9 (10⁻⁹ s), end of options.
+    block(1, body: le16(264) + le16(0) + le32(0) + le16(9) + le16(1) + [9, 0, 0, 0] + le32(0))
+  }
+
+  /// Appends one frame as an Enhanced Packet Block.
+  /// - Throws: `TraceError.unsupported` for frames link type 264 cannot hold.
+  public mutating func write(_ frame: Frame) throws {
+    let here = SourceLocation(file: path, unit: "packet", record: written + 1, offset: 0)
+    let packet = try ISO14443PseudoHeader.packet(for: frame, at: here)
+    let ns = UInt64(bitPattern: baseEpochNs &+ frame.timeNs)
+    var body = le32(0) + le32(UInt32(ns >> 32)) + le32(UInt32(ns & 0xFFFF_FFFF))
+    body += le32(UInt32(packet.count)) + le32(UInt32(packet.count)) + packet
+    body += [UInt8](repeating: 0, count: (4 - packet.count % 4) % 4)
+    block(6, body: body)
+    written += 1
+    if buffer.count >= 1 << 16 { flush() }
+  }
+
+  /// Writes what is buffered and closes the file.
+  public mutating func close() {
+    flush()
+    if path != "-" { try? handle.close() }
+  }
+
+  private mutating func block(_ type: UInt32, body: [UInt8]) {
+    let length = UInt32(12 + body.count)
+    buffer += le32(type) + le32(length) + body + le32(length)
+  }
+
+  private mutating func flush() {
+    handle.write(Data(buffer))
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+  private func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+}
