@@ -28,6 +28,58 @@ public final class OutputBuffer {
     if fd != nil && bytes.count >= flushAt { flush() }
   }
 
+  /// Bytes buffered now; positions taken from it stay valid until `endLine()` flushes.
+  public var count: Int { bytes.count }
+
+  /// Appends `n` spaces (nothing when `n` ≤ 0).
+  public func appendSpaces(_ n: Int) {
+    if n > 0 { bytes.append(contentsOf: repeatElement(0x20, count: n)) }
+  }
+
+  /// Appends a newline, flushing when the buffer is full. Line renderers use this rather than
+  /// relying on `append` to flush, so column positions inside a line never move.
+  public func endLine() {
+    bytes.append(0x0A)
+    if fd != nil && bytes.count >= flushAt { flush() }
+  }
+
+  /// Appends the decimal digits of `v`.
+  public func appendInt(_ v: Int64) {
+    if v < 0 { bytes.append(0x2D) }
+    var m = v.magnitude
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    )
+    var n = 0
+    withUnsafeMutableBytes(of: &digits) { buf in
+      repeat {
+        buf[n] = 0x30 + UInt8(m % 10)
+        m /= 10
+        n += 1
+      } while m > 0
+      while n > 0 {
+        n -= 1
+        bytes.append(buf[n])
+      }
+    }
+  }
+
+  /// Moves the bytes from `mark` to the end right by `width - (count - mark)` spaces, so the
+  /// text written since `mark` ends at column `mark + width` (right alignment).
+  public func alignRight(from mark: Int, width: Int) {
+    let pad = width - (bytes.count - mark)
+    guard pad > 0 else { return }
+    bytes.insert(contentsOf: repeatElement(0x20, count: pad), at: mark)
+  }
+
+  /// Pads with spaces so the text since `mark` is `width` bytes wide (left alignment); at
+  /// least one space is added when the text is already that wide.
+  public func padLeftAligned(from mark: Int, width: Int) {
+    let used = bytes.count - mark
+    appendSpaces(used < width ? width - used : 1)
+  }
+
   /// Appends one byte.
   public func append(_ byte: UInt8) {
     bytes.append(byte)

@@ -71,7 +71,7 @@ public final class TimelineTextRenderer {
       if let reason = op.reason { text += ": " + reason }
       paint(text, op.outcome == .ok ? "2" : "1;31")
     }
-    out.append(0x0A)
+    out.endLine()
   }
 
   /// Writes anything still held (call at the end).
@@ -110,54 +110,103 @@ public final class TimelineTextRenderer {
     if let uid { text += " · UID \(Hex.uid(uid))" }
     text += " "
     paint(text + String(repeating: "─", count: max(4, 72 - text.count)), "1")
-    out.append(0x0A)
+    out.endLine()
   }
 
   private func line(_ f: DecodedFrame) {
     let frame = f.frame
     let gap = lastTimeNs.map { frame.timeNs - $0 }
     lastTimeNs = frame.timeNs
-    out.write(pad("#\(frame.index)", 6))
-    paint(pad(Self.milliseconds(frame.timeNs), 10, left: true) + " ms", "2")
-    out.write(pad(gap.map { "+" + Self.milliseconds($0) } ?? "", 10, left: true))
-    out.write("  ")
+    var mark = out.count
+    out.append(0x23)  // "#"
+    out.appendInt(Int64(frame.index))
+    out.padLeftAligned(from: mark, width: 6)
+    if color { out.write("\u{1B}[2m") }
+    mark = out.count
+    appendMilliseconds(frame.timeNs)
+    out.alignRight(from: mark, width: 10)
+    out.write(" ms")
+    if color { out.write("\u{1B}[0m") }
+    mark = out.count
+    if let gap {
+      out.append(0x2B)  // "+"
+      appendMilliseconds(gap)
+    }
+    out.alignRight(from: mark, width: 10)
+    out.appendSpaces(2)
     if frame.direction == .event {
       paint(frame.event?.rawValue ?? "event", "35")
-      out.append(0x0A)
+      out.endLine()
       return
     }
     paint(frame.direction == .reader ? "R→T" : "T→R", frame.direction == .reader ? "36" : "33")
-    out.write("  ")
-    out.write(pad(bytesText(frame), 3 * 17, left: false))
-    out.write(pad(crcMark(frame.crc), 5, left: false))
-    out.write(meaning(f))
-    out.append(0x0A)
+    out.appendSpaces(2)
+    mark = out.count
+    appendBytes(frame)
+    out.padLeftAligned(from: mark, width: 3 * 17)
+    mark = out.count
+    out.write(crcMark(frame.crc))
+    out.padLeftAligned(from: mark, width: 5)
+    appendMeaning(f)
+    out.endLine()
     for finding in f.findings {
       paint("        ! \(finding.code): \(finding.message)", finding.severity == .error ? "31" : "33")
-      out.append(0x0A)
+      out.endLine()
     }
   }
 
-  private func meaning(_ f: DecodedFrame) -> String {
-    var parts = f.layers.reversed().map(\.summary)
-    if parts.isEmpty { parts = ["raw" + (f.undecodedReason.map { " (\($0))" } ?? "")] }
-    var text = parts.joined(separator: " ‹ ")
-    if f.response == .unanswered { text += "  [no answer]" }
-    return text
+  private func appendMeaning(_ f: DecodedFrame) {
+    if f.layers.isEmpty {
+      out.write("raw")
+      if let reason = f.undecodedReason {
+        out.write(" (")
+        out.write(reason)
+        out.write(")")
+      }
+    } else {
+      var first = true
+      for layer in f.layers.reversed() {
+        if !first { out.write(" ‹ ") }
+        first = false
+        out.write(layer.summary)
+      }
+    }
+    if f.response == .unanswered { out.write("  [no answer]") }
   }
 
-  private func bytesText(_ frame: Frame) -> String {
-    var parts: [String] = []
-    let shown = frame.data.prefix(maxBytesShown)
-    for (i, b) in shown.enumerated() {
-      var s = Hex.string([b])
-      if frame.parityErrors.contains(i) { s += "!" }
-      parts.append(s)
+  private func appendBytes(_ frame: Frame) {
+    let shown = min(frame.data.count, maxBytesShown)
+    var parity = frame.parityErrors.makeIterator()
+    var nextParity = parity.next()
+    for i in 0..<shown {
+      if i > 0 { out.append(0x20) }
+      let b = frame.data[i]
+      out.append(Hex.digits[Int(b >> 4)])
+      out.append(Hex.digits[Int(b & 0x0F)])
+      while let p = nextParity, p < i { nextParity = parity.next() }
+      if nextParity == i { out.append(0x21) }  // "!" parity error
     }
-    var text = parts.joined(separator: " ")
-    if let bits = frame.bits, bits < 8 { text += "(\(bits))" }
-    if frame.data.count > shown.count { text += " …+\(frame.data.count - shown.count)" }
-    return text
+    if let bits = frame.bits, bits < 8 {
+      out.append(0x28)
+      out.appendInt(Int64(bits))
+      out.append(0x29)
+    }
+    if frame.data.count > shown {
+      out.write(" …+")
+      out.appendInt(Int64(frame.data.count - shown))
+    }
+  }
+
+  /// `ns` as milliseconds with three decimals, written straight into the buffer.
+  private func appendMilliseconds(_ ns: Int64) {
+    if ns < 0 { out.append(0x2D) }
+    let us = ns.magnitude / 1000
+    out.appendInt(Int64(us / 1000))
+    out.append(0x2E)
+    let frac = us % 1000
+    if frac < 100 { out.append(0x30) }
+    if frac < 10 { out.append(0x30) }
+    out.appendInt(Int64(frac))
   }
 
   private func crcMark(_ crc: CRCStatus) -> String {
@@ -174,13 +223,6 @@ public final class TimelineTextRenderer {
     if color { out.write("\u{1B}[\(code)m") }
     out.write(s)
     if color { out.write("\u{1B}[0m") }
-  }
-
-  private func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
-    let n = s.count
-    guard n < width else { return s + " " }
-    let fill = String(repeating: " ", count: width - n)
-    return left ? fill + s : s + fill
   }
 
   /// `ns` as milliseconds with three decimals (µs resolution): 1234567 → `1.234`.
