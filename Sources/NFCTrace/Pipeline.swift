@@ -39,8 +39,8 @@ public struct FramePipeline {
         ready = drainStages()
         continue
       }
-      for paired in pairer.push(decoder.decode(frame)) {
-        ready += segmenter.push(paired)
+      pairer.push(decoder.decode(frame)) { paired in
+        segmenter.push(paired) { ready.append($0) }
       }
     }
     defer { readyIndex += 1 }

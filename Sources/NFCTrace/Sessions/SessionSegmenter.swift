@@ -56,13 +56,24 @@ public struct SessionSegmenter: Sendable {
 
   /// Assigns sessions to `frame` and returns the frames now final, in order.
   public mutating func push(_ frame: DecodedFrame) -> [DecodedFrame] {
+    var out: [DecodedFrame] = []
+    push(frame) { out.append($0) }
+    return out
+  }
+
+  /// Assigns sessions to `frame` and hands the frames now final to `emit`, in order (no array
+  /// per frame unless a re-activation is being held).
+  public mutating func push(_ frame: DecodedFrame, emit: (DecodedFrame) -> Void) {
     if holding {
       held.append(frame)
-      if let uid = frame.completedUID { return release(uid: uid) }
-      if held.count >= holdLimit || frame.frame.direction == .event { return release(uid: nil) }
-      return []
+      if let uid = frame.completedUID {
+        release(uid: uid).forEach(emit)
+      } else if held.count >= holdLimit || frame.frame.direction == .event {
+        release(uid: nil).forEach(emit)
+      }
+      return
     }
-    return assign(frame).map { [$0] } ?? []
+    if let f = assign(frame) { emit(f) }
   }
 
   /// Releases held frames and closes the open session (end of trace).

@@ -11,29 +11,40 @@ public struct TransactionPairer: Sendable {
 
   /// Takes the next decoded frame and returns the frames now complete, in trace order.
   public mutating func push(_ frame: DecodedFrame) -> [DecodedFrame] {
+    var out: [DecodedFrame] = []
+    push(frame) { out.append($0) }
+    return out
+  }
+
+  /// Takes the next decoded frame and hands the frames now complete to `emit`, in trace order
+  /// (no array per frame: the streaming path).
+  public mutating func push(_ frame: consuming DecodedFrame, emit: (DecodedFrame) -> Void) {
     var incoming = frame
     switch incoming.frame.direction {
     case .tag:
-      guard var request = pending else { return [incoming] }
-      pending = nil
+      guard var request = pending.take() else { return emit(incoming) }
       request.response = .answeredBy(incoming.frame.index)
       incoming.response = .answers(request.frame.index)
-      return [request, incoming]
+      emit(request)
+      emit(incoming)
     case .reader:
-      let done = flush()
+      if let held = flushOne() { emit(held) }
       pending = incoming
-      return done
     case .event:
       incoming.response = .noAnswerExpected
-      return flush() + [incoming]
+      if let held = flushOne() { emit(held) }
+      emit(incoming)
     }
+  }
+
+  private mutating func flushOne() -> DecodedFrame? {
+    guard var request = pending.take() else { return nil }
+    request.response = request.expectsResponse ? .unanswered : .noAnswerExpected
+    return request
   }
 
   /// Releases the held frame (at the end of the trace), marked unanswered if it expected one.
   public mutating func flush() -> [DecodedFrame] {
-    guard var request = pending else { return [] }
-    pending = nil
-    request.response = request.expectsResponse ? .unanswered : .noAnswerExpected
-    return [request]
+    flushOne().map { [$0] } ?? []
   }
 }
