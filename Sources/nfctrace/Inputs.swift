@@ -7,6 +7,14 @@ let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
 /// Opens `path` with the format named by `--input-format` or detected from its content.
 /// - Throws: `UsageError` for an unknown format name, `TraceError` for unreadable input.
 func openTrace(_ path: String, formatName: String?) throws -> (TraceFormat, any TraceImporter) {
+  let (format, importer, _) = try openTraceInput(path, formatName: formatName)
+  return (format, importer)
+}
+
+/// `openTrace`, also returning the input's size in bytes (for progress).
+func openTraceInput(_ path: String, formatName: String?) throws -> (
+  TraceFormat, any TraceImporter, Int
+) {
   let input = try TraceInput(path: path)
   let format: TraceFormat
   if let formatName {
@@ -18,5 +26,5 @@ func openTrace(_ path: String, formatName: String?) throws -> (TraceFormat, any 
   } else {
     format = try registry.detect(input)
   }
-  return (format, try format.open(input))
+  return (format, try format.open(input), input.bytes.count)
 }

@@ -19,14 +19,18 @@ func analyzeTrace(
   _ path: String, formatName: String?, onEvent: (OperationEvent) -> Void = { _ in },
   onFrame: (DecodedFrame) -> Void = { _ in }, onStart: (TraceFormat) -> Void = { _ in }
 ) throws -> AnalyzedTrace {
-  let (format, importer) = try openTrace(path, formatName: formatName)
+  let (format, importer, size) = try openTraceInput(path, formatName: formatName)
   onStart(format)
+  var progress = Progress(totalBytes: size)
   let run = try SessionAnalysisRun(importer: importer) { item in
     switch item {
     case .event(let e): onEvent(e)
-    case .frame(let f): onFrame(f)
+    case .frame(let f):
+      progress.frame(f)
+      onFrame(f)
     }
   }
+  progress.finish()
   return AnalyzedTrace(
     format: format, sessions: run.sessions, warnings: run.warnings, error: run.error)
 }

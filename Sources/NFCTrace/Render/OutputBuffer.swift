@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Renderers append UTF-8 into it; nothing is built as `String` per byte.
 public final class OutputBuffer {
-  private var bytes: [UInt8] = []
+  // Only ever touched from the one thread that renders; skipping the dynamic exclusivity
+  // check on every append is worth ~10% of the timeline.
+  @exclusivity(unchecked) private var bytes: [UInt8] = []
   private let fd: Int32?
   private let flushAt: Int
 
