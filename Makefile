@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DEMO_TRACE ?= Traces/t2t-ntag215-write-ok.pcap
 
-.PHONY: setup build demo test format lint traces bench-ndef clean
+.PHONY: setup build demo test format lint traces bench bench-ndef clean
 
 setup:
 	bash scripts/setup.sh
@@ -25,6 +25,12 @@ lint:
 
 traces:
 	python3 Traces/make_traces.py Traces
+
+bench:
+	bash scripts/bench.sh
+
+bench-ndef:
+	$(SWIFT) run -c release ndef-bench
 
 clean:
 	rm -rf .build

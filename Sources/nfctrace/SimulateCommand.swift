@@ -4,37 +4,28 @@ import NFCTrace
 /// `nfctrace simulate SCENARIO.json -o OUT [--format pcap|pcapng|pm3-trace|pm3-text]`.
 enum SimulateCommand {
   static let usage =
-    "nfctrace simulate SCENARIO.json -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--truth FILE]"
+    "nfctrace simulate SCENARIO.json… -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--truth FILE]"
+    + " [--frames N]\n  several scenarios and --frames N: run them in turn (seed + run number) until the"
+    + " output holds N frames (for benchmarks)"
 
   /// The capture date written into pcap files of simulated traces: fixed so outputs are
   /// reproducible (2026-01-01T00:00:00Z).
   static let epochNs: Int64 = 1_767_225_600_000_000_000
 
   static func run(_ args: [String]) throws -> Int32 {
-    let a = try Arguments(args, options: ["-o", "--output", "--format", "--truth"], flags: [])
-    let path = try a.singleInput()
+    let a = try Arguments(
+      args, options: ["-o", "--output", "--format", "--truth", "--frames"], flags: [])
     guard let output = a.value("-o") ?? a.value("--output") else {
       throw UsageError("missing -o OUT")
     }
     let format = try OutputFormat.choose(a.value("--format"), output: output)
-    let scenario: Scenario
-    do {
-      scenario = try Scenario.load(path: path)
-    } catch let e as TraceError {
-      throw e
-    } catch {
-      throw TraceError(
-        .malformed, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
-        "not a valid scenario: \(error)")
+    if let n = a.value("--frames") {
+      guard let count = Int(n), count > 0 else { throw UsageError("--frames needs a positive number") }
+      return try repeated(a.positionals, frames: count, output: output, format: format)
     }
-    let result: SimulationResult
-    do {
-      result = try Simulator.run(scenario)
-    } catch {
-      throw TraceError(
-        .malformed, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
-        "scenario cannot be simulated: \(error)")
-    }
+    let path = try a.singleInput()
+    let scenario = try load(path)
+    let result = try simulate(scenario, path: path)
     var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
     for f in result.frames { try out.write(f) }
     try out.close()
@@ -44,6 +35,59 @@ enum SimulateCommand {
     FileHandle.standardError.write(
       Data("simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n".utf8))
     return 0
+  }
+
+  /// Runs `paths` in turn, seed + run number, each run 50 ms after the previous one, until
+  /// `frames` frames were written (streaming: memory stays that of one run).
+  private static func repeated(
+    _ paths: [String], frames: Int, output: String, format: OutputFormat
+  ) throws -> Int32 {
+    guard !paths.isEmpty else { throw UsageError("missing scenario file") }
+    let scenarios = try paths.map(load)
+    var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
+    var written = 0
+    var offsetNs: Int64 = 0
+    var run = 0
+    while written < frames {
+      var scenario = scenarios[run % scenarios.count]
+      scenario.seed &+= UInt64(run)
+      let result = try simulate(scenario, path: paths[run % paths.count])
+      for var f in result.frames where written < frames {
+        f.index = written
+        f.timeNs += offsetNs
+        f.sourceTime = nil
+        try out.write(f)
+        written += 1
+      }
+      offsetNs += (result.frames.last?.timeNs ?? 0) + 50_000_000
+      run += 1
+    }
+    try out.close()
+    FileHandle.standardError.write(
+      Data("simulated \(run) runs: \(written) frames → \(output) (\(format.rawValue))\n".utf8))
+    return 0
+  }
+
+  private static func load(_ path: String) throws -> Scenario {
+    do {
+      return try Scenario.load(path: path)
+    } catch let e as TraceError {
+      throw e
+    } catch {
+      throw TraceError(
+        .malformed, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
+        "not a valid scenario: \(error)")
+    }
+  }
+
+  private static func simulate(_ scenario: Scenario, path: String) throws -> SimulationResult {
+    do {
+      return try Simulator.run(scenario)
+    } catch {
+      throw TraceError(
+        .malformed, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
+        "scenario cannot be simulated: \(error)")
+    }
   }
 }
 
