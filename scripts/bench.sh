@@ -18,7 +18,8 @@ run() {
   local name=$1 frames=$2
   shift 2
   local t
-  t=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$out/time.txt" -f "%e %M" "$@" >/dev/null 2>&1 || true
+  t=$(tail -1 "$out/time.txt")
   local secs=${t% *} kb=${t#* }
   awk -v n="$name" -v s="$secs" -v f="$frames" -v k="$kb" \
     'BEGIN { r = (s > 0 ? f / s : 0); printf "%-22s %9.2f s %12.0f frames/s %8.1f MiB\n", n, s, r, k / 1024 }'
@@ -40,10 +41,10 @@ for n in $sizes; do
     run "diagnose" "$n" "$bin" diagnose "$f"
   } | tee "$out/results-$n.txt"
   awk '
-    /^libpcap/ { noop = $(NF-4) }
-    /^tshark -r  / { ts = $(NF-4) }
-    /^tshark -r -V/ { tv = $(NF-4) }
-    /^timeline \(text\)/ { tl = $(NF-4) }
+    /^libpcap/ { noop = $(NF-3) }
+    /^tshark -r  / { ts = $(NF-3) }
+    /^tshark -r -V/ { tv = $(NF-3) }
+    /^timeline \(text\)/ { tl = $(NF-3) }
     END {
       if (ts > 0) printf "timeline(text) / tshark -r      = %.2fx\n", tl / ts
       if (tv > 0) printf "timeline(text) / tshark -r -V   = %.2fx\n", tl / tv

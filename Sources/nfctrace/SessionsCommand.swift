@@ -15,15 +15,22 @@ struct AnalyzedTrace {
 ///   - onEvent: called with each operation start and end, before the frame that caused it.
 ///   - onFrame: called with every decoded frame.
 ///   - onStart: called once the input is open, with its format.
+///   - onSession: when given, each session's analysis is handed to it as soon as it ends and
+///     not kept (the result's `sessions` is then empty).
 func analyzeTrace(
-  _ path: String, formatName: String?, onEvent: (OperationEvent) -> Void = { _ in },
+  _ path: String, formatName: String?, keepsMemory: Bool = true,
+  onSession: ((SessionAnalysis) -> Void)? = nil,
+  onEvent: (OperationEvent) -> Void = { _ in },
   onFrame: (DecodedFrame) -> Void = { _ in }, onStart: (TraceFormat) -> Void = { _ in }
 ) throws -> AnalyzedTrace {
   let (format, importer, size) = try openTraceInput(path, formatName: formatName)
   onStart(format)
   var progress = Progress(totalBytes: size)
-  let run = try SessionAnalysisRun(importer: importer) { item in
+  let run = try SessionAnalysisRun(
+    importer: importer, keepsMemory: keepsMemory, retainsSessions: onSession == nil
+  ) { item in
     switch item {
+    case .session(let s): onSession?(s)
     case .event(let e): onEvent(e)
     case .frame(let f):
       progress.frame(f)
@@ -43,28 +50,38 @@ enum SessionsCommand {
     let a = try Arguments(args, options: ["--format", "--input-format"], flags: [])
     let path = try a.singleInput()
     let json = try a.choice("--format", ["text", "json"], default: "text") == "json"
-    let result = try analyzeTrace(path, formatName: a.value("--input-format"))
     let out = OutputBuffer()
+    var count = 0
+    let result = try analyzeTrace(
+      path, formatName: a.value("--input-format"), keepsMemory: false,
+      onSession: { s in
+        if json {
+          if count > 0 { out.append(0x2C) }
+          out.write("\n")
+          SessionsRender.json(s, to: out)
+        } else {
+          out.write(SessionsRender.line(s))
+          out.endLine()
+        }
+        count += 1
+      },
+      onStart: { format in
+        guard json else { return }
+        out.write("{\"tool\":\"nfctrace\",\"version\":")
+        JSON.string(Version.string, to: out)
+        out.write(",\"source\":{\"path\":")
+        JSON.string(path, to: out)
+        out.write(",\"format\":\"\(format.name)\"},\"sessions\":[")
+      })
     if json {
-      out.write("{\"tool\":\"nfctrace\",\"version\":")
-      JSON.string(Version.string, to: out)
-      out.write(",\"source\":{\"path\":")
-      JSON.string(path, to: out)
-      out.write(",\"format\":\"\(result.format.name)\"},\"sessions\":[")
-      for (i, s) in result.sessions.enumerated() {
-        if i > 0 { out.append(0x2C) }
-        out.write("\n")
-        SessionsRender.json(s, to: out)
-      }
       out.write("\n],\"warnings\":[")
       for (i, w) in result.warnings.enumerated() {
         if i > 0 { out.append(0x2C) }
         TimelineJSONRenderer.warning(w, to: out)
       }
       out.write("]}\n")
-    } else {
-      for s in result.sessions { out.write(SessionsRender.line(s) + "\n") }
-      if result.sessions.isEmpty { out.write("no sessions: no tag answered in this trace\n") }
+    } else if count == 0 {
+      out.write("no sessions: no tag answered in this trace\n")
     }
     out.flush()
     if !json { reportWarnings(result.warnings) }

@@ -12,29 +12,38 @@ enum TimelineCommand {
     let out = OutputBuffer()
     let result: AnalyzedTrace
     if format == "json" {
-      var renderer: TimelineJSONRenderer?
-      result = try analyzeTrace(path, formatName: a.value("--input-format")) { _ in
-      } onFrame: { f in
-        renderer?.render(f)
-      } onStart: { format in
-        renderer = TimelineJSONRenderer(
-          out: out, path: path, format: format.name, version: Version.string)
-      }
-      renderer?.finish(sessions: result.sessions, warnings: result.warnings, error: result.error)
+      result = try json(path, inputFormat: a.value("--input-format"), out: out)
     } else {
       let color = !a.flag("--no-color") && isatty(1) == 1 && getenv("NO_COLOR") == nil
       let r = TimelineTextRenderer(out: out, color: color)
-      result = try analyzeTrace(path, formatName: a.value("--input-format")) { e in
-        r.render(e)
-      } onFrame: { f in
-        r.render(f)
-      }
+      result = try analyzeTrace(
+        path, formatName: a.value("--input-format"), keepsMemory: false,
+        onSession: { _ in }, onEvent: { r.render($0) }, onFrame: { r.render($0) })
       r.finish()
     }
     out.flush()
     if format == "text" { reportWarnings(result.warnings) }
     if let failure = result.error { throw failure }
     return 0
+  }
+
+  /// The JSON document: frames stream to the output; each session's JSON goes to a temporary
+  /// buffer file as the session ends and is copied after the frames, so memory stays bounded.
+  private static func json(_ path: String, inputFormat: String?, out: OutputBuffer) throws
+    -> AnalyzedTrace
+  {
+    let spool = try SessionSpool()
+    var renderer: TimelineJSONRenderer?
+    let result = try analyzeTrace(
+      path, formatName: inputFormat, keepsMemory: false,
+      onSession: { spool.add($0) },
+      onFrame: { renderer?.render($0) },
+      onStart: { format in
+        renderer = TimelineJSONRenderer(
+          out: out, path: path, format: format.name, version: Version.string)
+      })
+    renderer?.finish(sessions: spool, warnings: result.warnings, error: result.error)
+    return result
   }
 }
 

@@ -112,6 +112,12 @@ public final class OutputBuffer {
     bytes.removeAll(keepingCapacity: true)
   }
 
+  /// Removes and returns the buffered bytes (in-memory buffers).
+  public func takeBytes() -> [UInt8] {
+    defer { bytes.removeAll(keepingCapacity: true) }
+    return bytes
+  }
+
   /// Everything written, as text (in-memory buffers only).
   public var text: String { String(decoding: bytes, as: UTF8.self) }
 }

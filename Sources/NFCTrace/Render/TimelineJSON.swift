@@ -1,3 +1,58 @@
+import Foundation
+
+/// Session JSON objects written aside while frames stream, then copied after them: a
+/// temporary file, so a trace with many sessions does not keep them all in memory.
+public final class SessionSpool {
+  private let url: URL
+  private let handle: FileHandle
+  private let buffer = OutputBuffer(fd: nil)
+  private var count = 0
+
+  /// Creates the spool file in the temporary directory.
+  /// - Throws: `TraceError.unreadable` when no temporary file can be created.
+  public init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-sessions-\(UUID().uuidString).json")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil),
+      let h = FileHandle(forUpdatingAtPath: url.path)
+    else {
+      throw TraceError(
+        .unreadable, at: SourceLocation(file: url.path, unit: "byte", record: 0, offset: 0),
+        "cannot create a temporary file")
+    }
+    handle = h
+  }
+
+  deinit {
+    try? handle.close()
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  /// Appends one session object (comma-separated).
+  public func add(_ s: SessionAnalysis) {
+    if count > 0 { buffer.append(0x2C) }
+    buffer.append(0x0A)
+    SessionsRender.json(s, to: buffer)
+    count += 1
+    if buffer.count > 1 << 16 { spill() }
+  }
+
+  private func spill() {
+    handle.write(Data(buffer.takeBytes()))
+  }
+
+  /// Copies every session object written so far to `out`, in order.
+  public func copy(to out: OutputBuffer) {
+    spill()
+    try? handle.seek(toOffset: 0)
+    while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+      chunk.withUnsafeBytes { raw in
+        out.append(raw.bindMemory(to: UInt8.self))
+      }
+    }
+  }
+}
+
 /// Renders the timeline as the stable JSON document described in docs/json.md, streaming the
 /// frames array and writing sessions and warnings at the end.
 public final class TimelineJSONRenderer {
@@ -25,13 +80,9 @@ public final class TimelineJSONRenderer {
   }
 
   /// Closes the document with the sessions, warnings and a fatal error if the import stopped.
-  public func finish(sessions: [SessionAnalysis], warnings: [TraceWarning], error: TraceError?) {
+  public func finish(sessions: SessionSpool, warnings: [TraceWarning], error: TraceError?) {
     out.write("\n],\"sessions\":[")
-    for (i, s) in sessions.enumerated() {
-      if i > 0 { out.append(0x2C) }
-      out.write("\n")
-      SessionsRender.json(s, to: out)
-    }
+    sessions.copy(to: out)
     out.write("\n],\"warnings\":[")
     for (i, w) in warnings.enumerated() {
       if i > 0 { out.append(0x2C) }

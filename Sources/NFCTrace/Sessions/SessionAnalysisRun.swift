@@ -4,6 +4,8 @@ public enum AnalysisItem: Sendable {
   case event(OperationEvent)
   /// A decoded frame with its pairing and session.
   case frame(DecodedFrame)
+  /// A session's analysis, as soon as its last frame has passed.
+  case session(SessionAnalysis)
 }
 
 /// The whole analysis of one input, streaming: importer → `FramePipeline` → `SessionCollector`.
@@ -20,12 +22,19 @@ public struct SessionAnalysisRun {
 
   /// Reads everything from `importer`. A `TraceError` met while reading is kept in `error`
   /// after the frames before it were analysed; other errors are rethrown.
-  public init(importer: any TraceImporter, observe: (AnalysisItem) -> Void = { _ in }) throws {
+  /// `keepsMemory: false` drops each finished session's memory images; `retainsSessions:
+  /// false` hands sessions only to `observe` (`sessions` stays empty), so memory use does not
+  /// grow with the number of sessions (see `SessionCollector`).
+  public init(
+    importer: any TraceImporter, keepsMemory: Bool = true, retainsSessions: Bool = true,
+    observe: (AnalysisItem) -> Void = { _ in }
+  ) throws {
     var pipeline = FramePipeline(importer: importer)
-    var collector = SessionCollector()
+    var collector = SessionCollector(keepsMemory: keepsMemory, retainsSessions: retainsSessions)
     func take(_ f: DecodedFrame) {
       collector.push(f) { pipeline.session($0) }
       for e in collector.takeEvents() { observe(.event(e)) }
+      for s in collector.takeFinished() { observe(.session(s)) }
       observe(.frame(f))
     }
     do {
@@ -36,6 +45,7 @@ public struct SessionAnalysisRun {
     }
     collector.finish { pipeline.session($0) }
     for e in collector.takeEvents() { observe(.event(e)) }
+    for s in collector.takeFinished() { observe(.session(s)) }
     sessions = collector.finished
     warnings = pipeline.warnings
   }

@@ -7,8 +7,27 @@ public struct SessionCollector: Sendable {
   /// Sessions finished so far, in order.
   public private(set) var finished: [SessionAnalysis] = []
 
+  /// Whether finished sessions keep their memory images (the report, diagnosis and diff need
+  /// them; the timeline and the session list do not, and dropping them keeps memory use
+  /// independent of the number of sessions).
+  public var keepsMemory: Bool
+
+  /// Whether finished sessions are kept in `finished` (false: only handed out by
+  /// `takeFinished()`, so memory does not grow with the trace).
+  public var retainsSessions: Bool
+  private var justFinished: [SessionAnalysis] = []
+
   /// A collector with no session.
-  public init() {}
+  public init(keepsMemory: Bool = true, retainsSessions: Bool = true) {
+    self.keepsMemory = keepsMemory
+    self.retainsSessions = retainsSessions
+  }
+
+  /// Sessions finished since the last call.
+  public mutating func takeFinished() -> [SessionAnalysis] {
+    defer { justFinished.removeAll() }
+    return justFinished
+  }
 
   /// Takes the next frame of the pipeline. `lookup` gives a session's info by index (the
   /// pipeline's `session(_:)`), for the span of a session that just ended.
@@ -48,7 +67,9 @@ public struct SessionCollector: Sendable {
       if let previous = lastMemoryByUID[uid] { analysis.memory = analysis.memory.carried(from: previous) }
       lastMemoryByUID[uid] = analysis.memory
     }
-    finished.append(analysis)
+    if !keepsMemory { analysis.memory = TagMemory() }
+    if retainsSessions { finished.append(analysis) }
+    justFinished.append(analysis)
   }
 
   private func placeholder(_ index: Int, _ f: DecodedFrame?) -> SessionInfo {
