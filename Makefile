@@ -23,8 +23,11 @@ format:
 lint:
 	$(SWIFT) format lint -r --configuration .swift-format Sources Tests
 
-traces:
+# Demo traces (Traces/make_traces.py), then the simulated traces of Traces/scenarios/ into
+# Traces/generated/ and the goldens of every trace into Traces/golden/ (Traces/make_goldens.sh).
+traces: build
 	python3 Traces/make_traces.py Traces
+	bash Traces/make_goldens.sh
 
 clean:
 	rm -rf .build
