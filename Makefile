@@ -1,8 +1,8 @@
 # NFCTrace — common tasks. `make demo` is the quick start; `make test` runs the test suite.
 SWIFT ?= swift
-DEMO_TRACE ?= Traces/t2t-ntag215-write-ok.pcap
+DEMO_TRACE ?= Traces/generated/t2-removed-mid-write.pcap
 
-.PHONY: setup build demo test format lint traces bench bench-ndef clean
+.PHONY: setup build demo test test-long format lint traces bench bench-ndef clean
 
 setup:
 	bash scripts/setup.sh
@@ -17,14 +17,22 @@ test:
 	bash scripts/setup.sh --test
 	$(SWIFT) test
 
+# The round-trip property test with 5000 random scenarios instead of 300.
+test-long:
+	bash scripts/setup.sh --test
+	NFCTRACE_ROUNDTRIP_CASES=5000 $(SWIFT) test --filter roundTrip
+
 format:
 	$(SWIFT) format -i -r --configuration .swift-format Sources Tests
 
 lint:
 	$(SWIFT) format lint -r --configuration .swift-format Sources Tests
 
-traces:
+# Demo traces (Traces/make_traces.py), then the simulated traces of Traces/scenarios/ into
+# Traces/generated/ and the goldens of every trace into Traces/golden/ (Traces/make_goldens.sh).
+traces: build
 	python3 Traces/make_traces.py Traces
+	bash Traces/make_goldens.sh
 
 bench:
 	bash scripts/bench.sh

@@ -120,7 +120,9 @@ private func ackCount(_ r: SimulationResult) -> Int {
   #expect(r.truth.ndefWritten == nil)
 }
 
-@Test func nakOnPageFailsTheWriteWith102() throws {
+/// A NAK inside writeNDEF reaches the app as 401 ndefReaderSessionErrorTagUpdateFailure
+/// ("NDEF write failed", nfc-facts §8.2), as the diagnosis reports it.
+@Test func nakOnPageFailsTheWriteWith401() throws {
   let r = try Simulator.run(
     scenario(
       ntag215(), [.connect, .writeNDEF(message: uriExampleCom)],
@@ -128,7 +130,7 @@ private func ackCount(_ r: SimulationResult) -> Int {
   let nak = try #require(r.frames.first { $0.direction == .tag && $0.bits == 4 && $0.data == [0] })
   #expect(r.frames[nak.index - 1].data.prefix(2) == [0xA2, 0x05])
   let write = try #require(op(r, "writeNDEF"))
-  #expect(write.outcome == .failed && write.reason == "NAK 0" && write.error?.code == 102)
+  #expect(write.outcome == .failed && write.reason == "NAK 0" && write.error?.code == 401)
 }
 
 @Test func passwordProtectionNeedsPWDAuth() throws {
@@ -140,7 +142,7 @@ private func ackCount(_ r: SimulationResult) -> Int {
   let denied = try Simulator.run(scenario(tag, [.connect, write]))
   let nak = try #require(denied.frames.first { $0.bits == 4 && $0.direction == .tag })
   #expect(nak.data == [0x00])
-  #expect(op(denied, "writeNDEF")?.error?.code == 102)
+  #expect(op(denied, "writeNDEF")?.error?.code == 401)
 
   let pwd: [UInt8] = [0x12, 0x34, 0x56, 0x78]
   let allowed = try Simulator.run(scenario(tag, [.connect, .authenticate(password: pwd), write]))

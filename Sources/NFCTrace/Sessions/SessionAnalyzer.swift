@@ -54,6 +54,11 @@ public struct SessionAnalyzer: Sendable {
   var type2 = Type2Procedure()
   var type4 = Type4Procedure()
   private var authenticated = false
+  /// True after HLTA or S(DESELECT) until the next command: the operation before them had its
+  /// answers, so their own missing answer (and the R(NAK) retry of a DESELECT) ends the
+  /// session quietly instead of interrupting that operation (ISO/IEC 14443-3 §6.4.3 HLTA has
+  /// no answer; a tag that left after its last answer cannot answer S(DESELECT)).
+  private var closing = false
   /// Operation starts and ends not yet taken by `takeEvents()`.
   private var events: [OperationEvent] = []
 
@@ -91,6 +96,11 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func reader(_ f: DecodedFrame) {
     let kind = classify(f)
+    if let name = f.innermost?.name, name == "HLTA" || name == "S(DESELECT)" {
+      closing = true
+    } else if kind != nil {
+      closing = false
+    }
     if let kind {
       if current?.kind != kind || !Self.merges(kind, current) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
@@ -126,7 +136,7 @@ public struct SessionAnalyzer: Sendable {
   }
 
   private mutating func noAnswer(_ f: DecodedFrame, kind: OperationKind?) {
-    guard var op = current else { return }
+    guard !closing, var op = current else { return }
     let what = f.innermost?.summary ?? "frame \(f.frame.index)"
     if kind == .connect {
       op.unansweredFrames.append(f.frame.index)
@@ -136,7 +146,8 @@ public struct SessionAnalyzer: Sendable {
       op.fail("\(what) not answered: the tag is not a MIFARE Ultralight C", frame: f.frame.index)
       pending = nil
     } else {
-      op.interrupt("no answer to \(what): the tag left the field or stopped answering",
+      op.interrupt(
+        "no answer to \(what): the tag left the field or stopped answering",
         frame: f.frame.index)
       if f.innermost?.protocolID == .type2 { type2.unanswered(f, memory: &memory) }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
@@ -165,8 +176,12 @@ public struct SessionAnalyzer: Sendable {
     current = nil
     switch op.kind {
     case .connect: Self.settleConnect(&op, tag: tag)
-    case .queryNDEFStatus: type2.settleQuery(&op, memory: memory); type4.settleQuery(&op)
-    case .readNDEF: type2.settleRead(&op, memory: memory); type4.settleRead(&op, memory: memory)
+    case .queryNDEFStatus:
+      type2.settleQuery(&op, memory: memory)
+      type4.settleQuery(&op)
+    case .readNDEF:
+      type2.settleRead(&op, memory: memory)
+      type4.settleRead(&op, memory: memory)
     default: break
     }
     operations.append(op)
@@ -179,7 +194,8 @@ public struct SessionAnalyzer: Sendable {
     if let sak = tag.sak { op.set("sak", .hex([sak])) }
     if tag.uid.isEmpty && tag.sak == nil {
       op.outcome = op.unansweredFrames.isEmpty ? .unknown : .failed
-      op.reason = op.unansweredFrames.isEmpty
+      op.reason =
+        op.unansweredFrames.isEmpty
         ? "activation not completed in the trace" : "the tag did not answer the activation"
     }
   }
@@ -194,7 +210,10 @@ public struct SessionAnalyzer: Sendable {
 
   /// The operation a reader frame belongs to; nil for frames that continue the current one.
   private mutating func classify(_ f: DecodedFrame) -> OperationKind? {
-    if f.startsActivation { closeCurrent(); return .connect }
+    if f.startsActivation {
+      closeCurrent()
+      return .connect
+    }
     guard let d = f.innermost else { return .transceive }
     switch d.protocolID {
     case .iso14443A, .appleECP:

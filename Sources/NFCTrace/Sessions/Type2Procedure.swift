@@ -8,6 +8,10 @@ import NDEF
 struct Type2Procedure: Sendable {
   /// The status and capacity computed when the query completed.
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
+  /// The command refused with NAK 1 (transmission error, nfc-facts §4.2) that made an
+  /// operation fail, while no other refusal did: a readers' retry of the same command that
+  /// succeeds recovers the operation.
+  private var transmissionNAK: (summary: String, frame: Int)?
 
   /// The data area as far as it is known from byte 16 on, parsed as TLVs.
   func area(_ memory: TagMemory) -> Type2TLVArea? {
@@ -67,7 +71,8 @@ struct Type2Procedure: Sendable {
     }
     // Reads of the data area are readNDEF once the NDEF status is known; before that (no CC
     // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
-    let inData = range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
+    let inData =
+      range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
     return inData && (queried || ndefTLVFound(memory)) ? .readNDEF : .transceive
   }
 
@@ -105,10 +110,18 @@ struct Type2Procedure: Sendable {
     switch answer.name {
     case "READ response", "FAST_READ response":
       read(answer, frame: frame, memory: &memory, tag: tag)
+      recoverRetry(x, op: &op)
     case "ACK":
       write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)
+      recoverRetry(x, op: &op)
     case "NAK":
       let what = x.command?.summary ?? "command"
+      let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
+      if case .int(1)? = answer.field("nak_code"), firstRefusal {
+        transmissionNAK = (what, frame)
+      } else {
+        transmissionNAK = nil
+      }
       op.fail("\(answer.summary) on \(what)", frame: frame)
       if case .int(let p)? = x.command?.field("page") { op.set("nak_page", .int(p)) }
       if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
@@ -127,13 +140,27 @@ struct Type2Procedure: Sendable {
     if op.kind == .queryNDEFStatus { updateStatus(memory: memory) }
   }
 
+  /// A command refused with NAK 1 and then sent again and answered (ACK or data): the tag
+  /// received the repeat intact, so the operation did not fail (the retry stays visible in
+  /// `failedFrames` for the diagnosis).
+  private mutating func recoverRetry(_ x: Exchange, op: inout Operation) {
+    guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == [nak.frame],
+      x.command?.summary == nak.summary
+    else { return }
+    transmissionNAK = nil
+    op.outcome = .ok
+    op.reason = nil
+    op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
+  }
+
   /// A WRITE that got no answer may or may not have reached the EEPROM.
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let d = f.innermost, d.name == "WRITE" || d.name == "COMPATIBILITY_WRITE" else { return }
     guard case .int(let page)? = d.field("page"), case .hex(let data)? = d.field("data") else {
       return
     }
-    memory.type2Write(Array(data.prefix(4)), at: page * 4, acknowledged: false, frame: f.frame.index)
+    memory.type2Write(
+      Array(data.prefix(4)), at: page * 4, acknowledged: false, frame: f.frame.index)
   }
 
   private func read(_ a: LayerDecode, frame: Int, memory: inout TagMemory, tag: TagIdentity) {
@@ -151,7 +178,8 @@ struct Type2Procedure: Sendable {
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
       let target = page > last ? page - last - 1 : page
-      memory.type2Read(Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
+      memory.type2Read(
+        Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
     }
   }
 
@@ -176,7 +204,8 @@ struct Type2Procedure: Sendable {
     guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       return
     }
-    let capacity = cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: area(memory))
+    let capacity =
+      cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: area(memory))
     status = (cc.status, capacity, cc.statusReason)
   }
 

@@ -126,7 +126,12 @@ final class SimulatedReader {
     } catch let failure as OperationFailure {
       (op.outcome, op.reason, op.error) = (failure.outcome, failure.reason, failure.error)
     } catch let link as LinkError {
-      let f = failure(for: link)
+      var f = failure(for: link)
+      // A refused write inside writeNDEF/writeLock reaches the app as the NDEF write failure
+      // (nfc-facts §8.2: 401 "NDEF write failed"), not as a raw transceive error.
+      if case .nak = link, kind == "writeNDEF" || kind == "writeLock" {
+        f.error = .tagUpdateFailure
+      }
       (op.outcome, op.reason, op.error) = (f.outcome, f.reason, f.error)
     } catch {
       (op.outcome, op.reason, op.error) = (.failed, "\(error)", .tagResponseError)

@@ -13,7 +13,7 @@ struct NDEFWriteState {
     case complete
     /// The length says 0: the tag holds an empty NDEF message.
     case empty
-    /// The length was not touched and every claimed byte is older: the old message stands.
+    /// The length was not touched and no claimed byte was written: the old message stands.
     case oldIntact
     /// A mix: the message on the tag is corrupt.
     case torn
@@ -45,7 +45,9 @@ struct NDEFWriteState {
   var shape: Shape {
     if claimed == 0 { return .empty }
     if written.count == claimed { return .complete }
-    if !lengthWrittenHere && older.count == claimed { return .oldIntact }
+    // Nothing this operation sent landed on the claimed bytes (refused writes, or writes
+    // elsewhere): the old message stands, even where the trace never read it.
+    if !lengthWrittenHere && written.isEmpty && unacknowledged.isEmpty { return .oldIntact }
     return .torn
   }
 

@@ -134,11 +134,22 @@ enum RFRule: DiagnosisRule {
         + "full power, or use tags that answer within their FWT.")
   }
 
+  /// One finding per operation: the reader's retry of the same doubled-CRC frame is the same
+  /// mistake, not a second one.
   private static func crcAppended(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    c.rf.crcAppended.map { frame in
+    var groups: [(op: Int?, frames: [Int])] = []
+    for frame in c.rf.crcAppended {
+      let op = c.operation(at: frame)
+      if let last = groups.indices.last, groups[last].op == op, op != nil {
+        groups[last].frames.append(frame)
+      } else {
+        groups.append((op, [frame]))
+      }
+    }
+    return groups.map { group in
       DiagnosisFinding(
-        code: "raw-command-crc-appended", severity: .error, operation: c.operation(at: frame),
-        frames: [frame],
+        code: "raw-command-crc-appended", severity: .error, operation: group.op,
+        frames: group.frames,
         cause: "a raw command was sent with its own CRC appended, plus the reader's CRC",
         message: "The frame's last two bytes before its CRC are themselves the CRC of the bytes "
           + "before them: the app added a CRC to the command and the phone added another. The "

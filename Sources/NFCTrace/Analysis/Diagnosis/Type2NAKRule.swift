@@ -37,8 +37,10 @@ enum Type2NAKRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for cmd in c.log.commands where cmd.isWrite && cmd.page != nil {
       guard case .nak(let code) = cmd.answer, let page = cmd.page else { continue }
-      let x = cause(code: code, page: page, at: cmd.frame, c, geo)
       let op = c.operation(at: cmd.frame)
+      // A NAK 1 whose retry went through did not fail the write: `command-retried` reports it.
+      if code == 1, let op, c.session.operations[op].outcome == .ok { continue }
+      let x = cause(code: code, page: page, at: cmd.frame, c, geo)
       out.append(
         DiagnosisFinding(
           code: x.code, severity: .error, operation: op,
