@@ -47,25 +47,8 @@ public enum ReportJSON {
 
   // MARK: Identity and operations
 
-  static func tag(_ t: TagIdentity, to out: OutputBuffer) {
-    out.write("{\"technology\":\"\(t.technology.rawValue)\",\"uid\":")
-    JSON.optionalString(t.uid.isEmpty ? nil : Hex.string(t.uid), to: out)
-    out.write(",\"manufacturer\":")
-    JSON.optionalString(t.manufacturer, to: out)
-    out.write(",\"product\":")
-    JSON.optionalString(t.product, to: out)
-    out.write(",\"memory_bytes\":")
-    JSON.int(t.memoryBytes, to: out)
-    out.write(",\"atqa\":")
-    JSON.optionalString(t.atqa.map { Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)]) }, to: out)
-    out.write(",\"sak\":")
-    JSON.optionalString(t.sak.map { Hex.string([$0]) }, to: out)
-    out.write(",\"ats\":")
-    JSON.optionalString(t.ats.map { Hex.string($0) }, to: out)
-    out.write(",\"version\":")
-    JSON.optionalString(t.version.map { Hex.string($0) }, to: out)
-    out.write("}")
-  }
+  /// The same tag object as the session JSON (`SessionsRender.tag`).
+  static func tag(_ t: TagIdentity, to out: OutputBuffer) { SessionsRender.tag(t, to: out) }
 
   static func operation(_ op: Operation, showSecrets: Bool, to out: OutputBuffer) {
     var shown = op
