@@ -205,9 +205,13 @@ extension NDEFText {
       text: String(decoding: units.map { $0 }, as: UTF8.self))
   }
 
-  /// The payload is printable UTF-8 text whose first byte is a character, not a status byte.
+  /// The payload is printable UTF-8 text whose first byte is a character, not a status byte:
+  /// a printable ASCII byte, or the lead byte of a multi-byte UTF-8 character (0xC2…0xF4 —
+  /// all of which read as a status byte with the RFU bit 6 set, which no valid Text record has).
   static func looksLikeRawText(_ p: [UInt8]) -> Bool {
-    guard let first = p.first, first >= 0x20, first < 0x7F, let s = utf8(p[...]) else {
+    guard let first = p.first, (0x20..<0x7F).contains(first) || (0xC2...0xF4).contains(first),
+      let s = utf8(p[...])
+    else {
       return false
     }
     return s.unicodeScalars.allSatisfy {
@@ -232,7 +236,7 @@ extension NDEFText {
     ctx.add(
       "text-no-status-byte", .error, offset,
       "Text payload \"\(clip(raw))\" has no status "
-        + "byte: its first byte '\(Character(Unicode.Scalar(status)))' (0x\(hex2(status))) reads as "
+        + "byte: its first byte '\(raw.first.map(String.init) ?? "")' (0x\(hex2(status))) reads as "
         + "status with RFU bit \(status & 0x40 != 0 ? "set" : "clear") and language length \(n) "
         + "(NFC Forum RTD-Text 1.0 §3.2.1)",
       readers: spec + "; apps that print record.payload as UTF-8 show \"\(clip(raw))\"", fix: fix)

@@ -112,6 +112,9 @@ public struct Proxmark3BinaryImporter: TraceImporter {
     if data.isEmpty {
       frame.sourceFlags = Self.emptyFlags
     } else if parityRecorded {
+      // The file's parity bits check out as ISO 14443-A: say so, so no frame is mistaken for
+      // another technology.
+      frame.technology = .nfcA
       frame.parityErrors = Proxmark3Record.parityErrors(data, parity)
       if data.count == 1 {
         frame.bits = Proxmark3.shortFrameBits(durationTicks: Int64(header.duration))

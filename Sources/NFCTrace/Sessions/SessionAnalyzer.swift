@@ -221,7 +221,10 @@ public struct SessionAnalyzer: Sendable {
     case .isoDEP:
       return d.name == "RATS" || d.name.hasPrefix("PPS") ? .connect : nil
     case .type2:
-      return type2.classify(d, current: current?.kind, memory: memory, tag: tag)
+      let answered: Bool
+      if case .answeredBy = f.response { answered = true } else { answered = false }
+      return type2.classify(
+        d, current: current?.kind, memory: memory, tag: tag, answered: answered)
     case .type4:
       return type4.classify(d, current: current?.kind)
     case .iso7816:

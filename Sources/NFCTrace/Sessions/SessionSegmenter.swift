@@ -105,7 +105,8 @@ public struct SessionSegmenter: Sendable {
           held = [f]
           return nil
         }
-      } else if current != nil, t - lastAnsweredNs > silenceNs {
+      } else if current != nil, sawHalt || t - lastAnsweredNs > silenceNs {
+        // After HLTA (or silence) a poll nobody answers belongs to no tag: the session is over.
         close()
       }
     } else if current == nil && answered {

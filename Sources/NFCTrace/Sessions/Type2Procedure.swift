@@ -30,19 +30,24 @@ struct Type2Procedure: Sendable {
 
   // MARK: Classification
 
+  /// The operation a Type 2 command belongs to. `answered` tells whether the tag answered it
+  /// (known from the pairing stage before the command reaches the analyzer).
   func classify(
-    _ d: LayerDecode, current: OperationKind?, memory: TagMemory, tag: TagIdentity
+    _ d: LayerDecode, current: OperationKind?, memory: TagMemory, tag: TagIdentity,
+    answered: Bool
   ) -> OperationKind? {
     switch d.name {
     case "READ", "FAST_READ":
       return classifyRead(d, current: current, memory: memory, tag: tag)
     case "WRITE", "COMPATIBILITY_WRITE":
       if case .int(2)? = d.field("part") { return current }
-      return classifyWrite(d, tag: tag)
+      let kind = classifyWrite(d, tag: tag)
+      return kind == .writeNDEF && !writesNDEF(d) ? .transceive : kind
     case "PWD_AUTH": return .authenticate
     case "AUTHENTICATE":
-      // Right after activation an Ultralight C AUTHENTICATE is the stack's identification probe.
-      return current == .connect ? .connect : .authenticate
+      // Right after activation an unanswered Ultralight C AUTHENTICATE is the stack's
+      // identification probe; an answered one is a real 3DES/AES authentication.
+      return current == .connect && !answered ? .connect : .authenticate
     case "GET_VERSION", "READ_SIG":
       return current == nil || current == .connect ? .connect : .transceive
     default: return .transceive
@@ -62,6 +67,7 @@ struct Type2Procedure: Sendable {
   ) -> OperationKind {
     guard let range = pages(d) else { return .transceive }
     let queried = status != nil
+    let ndef = status.map { $0.status != .notSupported } ?? false
     if !queried && range.contains(3) { return .queryNDEFStatus }
     if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
       return .queryNDEFStatus
@@ -73,7 +79,7 @@ struct Type2Procedure: Sendable {
     // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
     let inData =
       range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
-    return inData && (queried || ndefTLVFound(memory)) ? .readNDEF : .transceive
+    return inData && (ndef || (!queried && ndefTLVFound(memory))) ? .readNDEF : .transceive
   }
 
   private func dataAreaLastPage(_ memory: TagMemory, tag: TagIdentity) -> Int? {
@@ -81,6 +87,14 @@ struct Type2Procedure: Sendable {
       return 3 + cc.dataAreaSize / 4
     }
     return tag.versionInfo?.product?.userMemoryBytes.map { 3 + $0 / 4 }
+  }
+
+  /// A data-area WRITE is writeNDEF when the session knows the tag holds NDEF (its status is
+  /// readWrite/readOnly) or the write starts the TLV area (page 4); otherwise it is a raw write.
+  private func writesNDEF(_ d: LayerDecode) -> Bool {
+    if let status, status.status != .notSupported { return true }
+    if case .int(4)? = d.field("page") { return true }
+    return false
   }
 
   private func classifyWrite(_ d: LayerDecode, tag: TagIdentity) -> OperationKind {

@@ -7,8 +7,17 @@ enum OtherTechnology {
     var crc = frame.crc
     var findings: [Finding] = []
     switch frame.technology {
-    case .nfcA, .unknown:
+    case .nfcA:
       return nil
+    case .unknown:
+      // Sources that do not say the technology (Proxmark3 traces without type A parity, pcap
+      // 264): a frame whose CRC_B verifies and whose CRC_A does not is ISO 14443-B or ISO 15693
+      // (both use the CRC of ISO/IEC 13239), not a type A command.
+      guard frame.crc == .unchecked, frame.data.count >= 3, !CRC.hasValidCRCA(frame.data),
+        CRC.hasValidCRCB(frame.data)
+      else { return nil }
+      reason = "CRC_B verifies, not CRC_A: an ISO 14443-B or ISO 15693 frame, not decoded yet"
+      crc = .ok
     case .nfcB:
       reason = "ISO 14443-B not decoded yet"
       let resolved = FrameCRC.resolve(frame, carriesCRC: true, encrypted: false, typeB: true)
