@@ -1,8 +1,11 @@
 # NFCTrace — common tasks. `make demo` is the quick start; `make test` runs the test suite.
 SWIFT ?= swift
+# Seconds per fuzzer for `make fuzz` (`make fuzz-smoke` uses FUZZ_SMOKE_SECONDS).
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
 DEMO_TRACE ?= Traces/t2t-ntag215-write-ok.pcap
 
-.PHONY: setup build demo test format lint traces bench-ndef clean
+.PHONY: setup build demo test test-asan fuzz fuzz-smoke format lint traces bench-ndef clean
 
 setup:
 	bash scripts/setup.sh
@@ -17,6 +20,19 @@ test:
 	bash scripts/setup.sh --test
 	$(SWIFT) test
 
+# The test suite under AddressSanitizer (separate build folder, the normal build is untouched).
+test-asan:
+	bash scripts/setup.sh --test
+	$(SWIFT) test --sanitize=address --build-path .build/asan
+
+# libFuzzer targets of Fuzz/ (docs/robustness.md): every fuzzer FUZZ_SECONDS seconds.
+fuzz: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash scripts/fuzz.sh
+
+# The same, about 20 s per fuzzer (CI).
+fuzz-smoke: setup
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) SWIFT=$(SWIFT) bash scripts/fuzz.sh
+
 format:
 	$(SWIFT) format -i -r --configuration .swift-format Sources Tests
 
@@ -27,4 +43,4 @@ traces:
 	python3 Traces/make_traces.py Traces
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build
