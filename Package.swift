@@ -26,5 +26,8 @@ let package = Package(
       name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], exclude: ["ndeflib_oracle.py"]),
     .testTarget(name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "TestSupport"]),
     .testTarget(name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
+    // Runs the built `nfctrace` binary on generated malformed inputs (docs/robustness.md); the
+    // dependency makes SwiftPM build the executable before the tests.
+    .testTarget(name: "CLITests", dependencies: ["nfctrace", "TestSupport"]),
   ]
 )
