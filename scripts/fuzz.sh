@@ -90,6 +90,9 @@ for t in "${targets[@]}"; do
   esac
 done
 
+# Let libFuzzer and ASan report crashes (Swift's backtracer would catch the signal first and
+# its memory reader then trips ASan, burying the real report).
+export SWIFT_BACKTRACE=enable=no
 failed=()
 for t in "${targets[@]}"; do
   echo "fuzz: $t for ${seconds}s ($(ls "$work/$t" | wc -l) seeds)" >&2

@@ -315,7 +315,12 @@ enum MalformedCorpus {
     ["hf_14a_mfu.list_14a.txt", "hf_14a_reader_7b_rats.list_14a.txt"].flatMap {
       name -> [MalformedCase] in
       guard let base = load(TestPaths.shared("derived/proxmark3-text/" + name)) else { return [] }
-      return textCases(base, name, format: "pm3-text", isData: { $0.contains(UInt8(ascii: "|")) })
+      return textCases(
+        base, name, format: "pm3-text",
+        isData: { line in
+          let text = String(decoding: line, as: UTF8.self)
+          return text.contains("| Rdr |") || text.contains("| Tag |")
+        })
     }
   }
 
@@ -354,23 +359,25 @@ enum MalformedCorpus {
     for k in pick(dataLines.count).map({ dataLines[$0] }) {
       let line = lines[k]
       let before = lines[..<k].flatMap { $0 }
+      // Before the first data line there is no frame to keep (and no trace to compare with).
+      let kept = lines[..<k].contains(where: isData) ? before : nil
       let after = lines[(k + 1)...].flatMap { $0 }
       let mid = line.count / 2
       func with(_ replaced: [UInt8]) -> [UInt8] { before + replaced + after }
       add(
         "line \(k + 1) NUL inside", with(Array(line[..<mid]) + [0] + line[mid...]),
-        .errorOrWarnings, prefix: before)
+        .errorOrWarnings, prefix: kept)
       add(
         "line \(k + 1) invalid UTF-8",
         with(Array(line[..<mid]) + [0xFF, 0xFE, 0xC3] + line[mid...]),
-        .errorOrWarnings, prefix: before)
+        .errorOrWarnings, prefix: kept)
       add(
-        "line \(k + 1) binary junk", with(rng.bytes(48) + [0x0A]), .errorOrWarnings, prefix: before)
+        "line \(k + 1) binary junk", with(rng.bytes(48) + [0x0A]), .errorOrWarnings, prefix: kept)
       add(
         "line \(k + 1) missing columns", with(Array(line.prefix(max(mid / 2, 1))) + [0x0A]),
-        .errorOrWarnings, prefix: before)
-      add("cut in line \(k + 1)", before + Array(line[..<mid]), .errorOrWarnings, prefix: before)
-      add("line \(k + 1) doubled", with(line + line), .errorOrWarnings, prefix: before)
+        .errorOrWarnings, prefix: kept)
+      add("cut in line \(k + 1)", before + Array(line[..<mid]), .errorOrWarnings, prefix: kept)
+      add("line \(k + 1) doubled", with(line + line), .errorOrWarnings, prefix: kept)
     }
     return cases
   }
