@@ -15,7 +15,7 @@ struct CLIRun: Sendable {
   var stderr: String
   /// Wall-clock seconds from spawn to exit.
   var seconds: Double
-  /// Peak resident set size of the child in KiB (`ru_maxrss` from `wait4`).
+  /// Peak resident set size of `nfctrace` in KiB (see `CLI.run`).
   var maxRSSKiB: Int
   /// True when the run was killed for taking longer than the kill limit.
   var timedOut: Bool
@@ -37,8 +37,17 @@ enum CLI {
     return TestPaths.root.appendingPathComponent(".build/debug/nfctrace").path
   }()
 
+  /// GNU time, used to measure the peak RSS of `nfctrace` alone.
+  static let timeTool = "/usr/bin/time"
+
   /// Runs `nfctrace args…` with standard input from /dev/null; kills it after `killAfter`
   /// seconds (reported as `timedOut`).
+  ///
+  /// The peak RSS comes from `/usr/bin/time -f %M` when installed: a child spawned from the
+  /// test process (posix_spawn = vfork + exec) inherits the test process's RSS high-water mark
+  /// in its own `ru_maxrss`, which is then the size of the test runner, not of `nfctrace`.
+  /// GNU time forks from a small process, so its figure is `nfctrace`'s own. Without it,
+  /// `wait4`'s `ru_maxrss` is used (an upper bound).
   static func run(_ args: [String], killAfter: Double = 30) -> CLIRun {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-cli-\(UUID().uuidString)")
@@ -46,6 +55,9 @@ enum CLI {
     defer { try? FileManager.default.removeItem(at: dir) }
     let outPath = dir.appendingPathComponent("stdout").path
     let errPath = dir.appendingPathComponent("stderr").path
+    let rssPath = dir.appendingPathComponent("rss").path
+    let timed = FileManager.default.isExecutableFile(atPath: timeTool)
+    let command = timed ? [timeTool, "-f", "%M", "-o", rssPath, binary] + args : [binary] + args
 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -54,11 +66,18 @@ enum CLI {
     posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
-    let argv: [UnsafeMutablePointer<CChar>?] = ([binary] + args).map { strdup($0) } + [nil]
+    // Own process group, so that a timeout kills `nfctrace` as well as GNU time.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    posix_spawnattr_setpgroup(&attributes, 0)
+
+    let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
     defer { for p in argv { free(p) } }
     var pid: pid_t = 0
     let start = Date()
-    let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
+    let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
     guard spawned == 0 else {
       return CLIRun(
         status: -1, signaled: false, stdout: "",
@@ -73,18 +92,29 @@ enum CLI {
       if r == pid || (r < 0 && errno != EINTR) { break }
       if !timedOut, Date().timeIntervalSince(start) > killAfter {
         timedOut = true
-        kill(pid, SIGKILL)
+        kill(-pid, SIGKILL)
       }
       usleep(2_000)
     }
     let seconds = Date().timeIntervalSince(start)
     // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
     let signal = status & 0x7F
-    let signaled = signal != 0
+    var code = signal != 0 ? 128 + signal : (status >> 8) & 0xFF
+    var stderr = read(errPath)
+    var rss = Int(usage.ru_maxrss)
+    if timed {
+      // GNU time exits with the command's status, or 128 + N after "Command terminated by
+      // signal N" (its -o file then holds that line before the figure).
+      let report = read(rssPath).split(separator: "\n")
+      rss = report.last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? rss
+      if let line = report.first(where: { $0.hasPrefix("Command terminated by signal") }) {
+        stderr += "\n" + line
+        code = 128 + (Int32(line.split(separator: " ").last ?? "") ?? 0)
+      }
+    }
     return CLIRun(
-      status: signaled ? 128 + signal : (status >> 8) & 0xFF, signaled: signaled,
-      stdout: read(outPath), stderr: read(errPath), seconds: seconds,
-      maxRSSKiB: Int(usage.ru_maxrss), timedOut: timedOut)
+      status: code, signaled: code > 128, stdout: read(outPath), stderr: stderr,
+      seconds: seconds, maxRSSKiB: rss, timedOut: timedOut)
   }
 
   private static func read(_ path: String) -> String {
