@@ -6,7 +6,7 @@
 #
 #   scripts/fuzz.sh                 # every fuzzer
 #   scripts/fuzz.sh fuzz-pcap ...   # only these
-#   FUZZ_SECONDS=600 scripts/fuzz.sh
+#   FUZZ_SECONDS=600 scripts/fuzz.sh   (also FUZZ_TIMEOUT, FUZZ_RSS_MB, FUZZ_MAX_LEN)
 # A crash file is replayed with: Fuzz/.build/release/fuzz-X fuzz-out/fuzz-X-crash-…
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,9 @@ shared="$root/../shared/traces"
 seconds="${FUZZ_SECONDS:-600}"
 timeout_s="${FUZZ_TIMEOUT:-10}"
 rss_mb="${FUZZ_RSS_MB:-2048}"
+# Longest input libFuzzer builds. Seeds above it are cut: the 80 KiB text logs otherwise keep
+# the text fuzzer at ~20 inputs/s.
+max_len="${FUZZ_MAX_LEN:-16384}"
 swift="${SWIFT:-swift}"
 all=(fuzz-pcap fuzz-pm3-trace fuzz-pm3-text fuzz-nfclab-json fuzz-libnfc-log fuzz-tag-dump
   fuzz-ndef fuzz-tlv)
@@ -98,7 +101,7 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${seconds}s ($(ls "$work/$t" | wc -l) seeds)" >&2
   log="$work/$t.log"
   if "$bin/$t" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-    -artifact_prefix="fuzz-out/$t-" -print_final_stats=1 "$work/$t" >"$log" 2>&1; then
+    -max_len="$max_len" -artifact_prefix="fuzz-out/$t-" -print_final_stats=1 "$work/$t" >"$log" 2>&1; then
     grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' ' >&2 || true
     echo >&2
   else
