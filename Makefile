@@ -1,8 +1,11 @@
 # NFCTrace — common tasks. `make demo` is the quick start; `make test` runs the test suite.
 SWIFT ?= swift
+# Seconds per fuzzer for `make fuzz` (`make fuzz-smoke` uses FUZZ_SMOKE_SECONDS).
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
 DEMO_TRACE ?= Traces/generated/t2-removed-mid-write.pcap
 
-.PHONY: setup build demo test test-long format lint traces bench bench-ndef clean
+.PHONY: setup build demo test test-long test-asan fuzz fuzz-smoke format lint traces bench bench-ndef clean
 
 setup:
 	bash scripts/setup.sh
@@ -21,6 +24,21 @@ test:
 test-long:
 	bash scripts/setup.sh --test
 	NFCTRACE_ROUNDTRIP_CASES=5000 $(SWIFT) test --filter roundTrip
+
+# The test suite under AddressSanitizer (separate build folder, the normal build is untouched).
+# Leak checking is off: every leak LeakSanitizer reports comes from the toolchain (Foundation's
+# Data(contentsOf:) on an empty file, XCTest, Foundation.Process), see docs/robustness.md.
+test-asan:
+	bash scripts/setup.sh --test
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --build-path .build/asan
+
+# libFuzzer targets of Fuzz/ (docs/robustness.md): every fuzzer FUZZ_SECONDS seconds.
+fuzz: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) bash scripts/fuzz.sh
+
+# The same, about 20 s per fuzzer (CI).
+fuzz-smoke: setup
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) SWIFT=$(SWIFT) bash scripts/fuzz.sh
 
 format:
 	$(SWIFT) format -i -r --configuration .swift-format Sources Tests
@@ -41,4 +59,4 @@ bench-ndef:
 	$(SWIFT) run -c release ndef-bench
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build

@@ -27,5 +27,8 @@ let package = Package(
     .testTarget(
       name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "NFCTracePcap", "TestSupport"]),
     .testTarget(name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
+    // Runs the built `nfctrace` binary on generated malformed inputs (docs/robustness.md); the
+    // dependency makes SwiftPM build the executable before the tests.
+    .testTarget(name: "CLITests", dependencies: ["nfctrace", "TestSupport"]),
   ]
 )

@@ -242,8 +242,11 @@ public struct NFCLabImporter: TraceImporter {
     firstStartNs = first
     let encrypted = fields.flags.contains("encrypted")
     defer { emitted += 1 }
+    // Start times lie within ±9.2e18 ns each; their difference is saturated to fit Int64.
+    let (sinceFirst, overflow) = fields.startNs.subtractingReportingOverflow(first)
     return Frame(
-      index: emitted, timeNs: fields.startNs - first, durationNs: fields.durationNs,
+      index: emitted, timeNs: overflow ? (fields.startNs < first ? .min : .max) : sinceFirst,
+      durationNs: fields.durationNs,
       sourceTime: SourceTime(fields.startNs, .seconds), direction: direction, event: event,
       data: fields.data, bits: fields.shortFrame && fields.data.count == 1 ? 7 : nil,
       crc: encrypted ? .encrypted : .unchecked, technology: fields.tech,

@@ -65,7 +65,9 @@ enum NFCLabRecord {
     if let end = seconds(object, "timeEnd", "time_end"), let endNs = nanoseconds(end),
       endNs >= startNs
     {
-      durationNs = endNs - startNs
+      // Both ends lie within ±9.2e18 ns, so the difference can exceed Int64: no duration then.
+      let (d, overflow) = endNs.subtractingReportingOverflow(startNs)
+      durationNs = overflow ? nil : d
     }
     var (flags, short) = flagNames(object)
     let tech = technology(object)

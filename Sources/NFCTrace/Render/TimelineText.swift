@@ -115,7 +115,11 @@ public final class TimelineTextRenderer {
 
   private func line(_ f: DecodedFrame) {
     let frame = f.frame
-    let gap = lastTimeNs.map { frame.timeNs - $0 }
+    // Times come from the input (a pcapng time stamp can be anything): saturate, never trap.
+    let gap = lastTimeNs.map { last -> Int64 in
+      let (d, overflow) = frame.timeNs.subtractingReportingOverflow(last)
+      return overflow ? (frame.timeNs < last ? .min : .max) : d
+    }
     lastTimeNs = frame.timeNs
     var mark = out.count
     out.append(0x23)  // "#"
@@ -228,7 +232,7 @@ public final class TimelineTextRenderer {
   /// `ns` as milliseconds with three decimals (µs resolution): 1234567 → `1.234`.
   public static func milliseconds(_ ns: Int64) -> String {
     let negative = ns < 0
-    let us = (negative ? -ns : ns) / 1000
+    let us = ns.magnitude / 1000  // magnitude: -Int64.min does not fit in Int64
     let frac = us % 1000
     let fracText = frac < 10 ? "00\(frac)" : frac < 100 ? "0\(frac)" : "\(frac)"
     return (negative ? "-" : "") + "\(us / 1000).\(fracText)"
