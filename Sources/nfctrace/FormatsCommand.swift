@@ -7,6 +7,15 @@ enum FormatsCommand {
     for f in registry.formats {
       print(f.name.padding(toLength: 14, withPad: " ", startingAt: 0) + f.summary)
     }
+    print("\nstatic tag dumps (contents, no frames; read by nfctrace report):")
+    let dumps = [
+      ("flipper-nfc", "Flipper Zero .nfc (format versions 2 and 3, NTAG/Ultralight)"),
+      ("pm3-json", "Proxmark3 JSON dump (\"FileType\": \"mfu\")"),
+      ("raw-type2", "raw Type 2 memory image (.bin, 4-byte pages from page 0)"),
+    ]
+    for (name, summary) in dumps {
+      print(name.padding(toLength: 14, withPad: " ", startingAt: 0) + summary)
+    }
     return 0
   }
 }

@@ -24,7 +24,18 @@ func openTraceInput(_ path: String, formatName: String?) throws -> (
     }
     format = f
   } else {
-    format = try registry.detect(input)
+    do {
+      format = try registry.detect(input)
+    } catch let e as TraceError where e.kind == .unknownFormat {
+      // A static dump has contents but no exchange: say which command reads it.
+      if let dump = try? TagDumpReader.read(input) {
+        throw TraceError(
+          .unsupported, at: e.location,
+          "a static tag dump (\(dump.format)) holds memory contents, not frames; "
+            + "use nfctrace report \(path)")
+      }
+      throw e
+    }
   }
   return (format, try format.open(input), input.bytes.count)
 }

@@ -20,7 +20,7 @@
 enum Type4StatusRule: DiagnosisRule {
   static let codes = [
     "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-wrong-length", "t4t-security-not-satisfied",
-    "t4t-file-not-found", "t4t-offset-out-of-range", "t4t-memory-failure", "t4t-error-status",
+    "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range", "t4t-memory-failure", "t4t-error-status",
     "apdu-refused",
   ]
 
@@ -99,6 +99,17 @@ enum Type4StatusRule: DiagnosisRule {
         "t4t-security-not-satisfied", "the tag refused access (read-only or protected)", m,
         "Call queryNDEFStatus before writeNDEF and write only when the status is .readWrite; "
           + "use another tag when it is .readOnly."
+      )
+    case "6A82" where cmd.ins == 0xA4 && cmd.summary.contains("AID"):
+      // SELECT by DF name: 6A82 means the application is not on the tag (ISO/IEC 7816-4 §7.1.1).
+      return (
+        "t4t-application-not-found", "the application is not on the tag",
+        "The tag answered 6A82 (file or application not found) to \(cmd.summary): it has no "
+          + "application with that AID. For NDEF the AID is D2760000850101; other AIDs only "
+          + "answer on cards that carry that application.",
+        "Check that the AID is right and present on this card, and that it is listed in the app's "
+          + "com.apple.developer.nfc.readersession.iso7816.select-identifiers (Info.plist); for "
+          + "NDEF use NFCNDEFReaderSession / NFCNDEFTag instead of raw SELECTs."
       )
     case "6A82":
       return (
