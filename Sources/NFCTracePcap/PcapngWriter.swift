@@ -34,7 +34,8 @@ public struct PcapngWriter {
       handle = h
     }
     // SHB: byte-order magic, version 1.0, section length unknown (−1).
-    block(0x0A0D_0D0A, body: le32(0x1A2B_3C4D) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
+    block(
+      0x0A0D_0D0A, body: le32(0x1A2B_3C4D) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
     // IDB: link type 264, snaplen 0 (no limit), option if_tsresol (9) = 9 (10⁻⁹ s), end of options.
     block(1, body: le16(264) + le16(0) + le32(0) + le16(9) + le16(1) + [9, 0, 0, 0] + le32(0))
   }
@@ -70,5 +71,7 @@ public struct PcapngWriter {
   }
 
   private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-  private func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+  private func le32(_ v: UInt32) -> [UInt8] {
+    (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+  }
 }

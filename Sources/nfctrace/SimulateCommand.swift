@@ -20,7 +20,9 @@ enum SimulateCommand {
     }
     let format = try OutputFormat.choose(a.value("--format"), output: output)
     if let n = a.value("--frames") {
-      guard let count = Int(n), count > 0 else { throw UsageError("--frames needs a positive number") }
+      guard let count = Int(n), count > 0 else {
+        throw UsageError("--frames needs a positive number")
+      }
       return try repeated(a.positionals, frames: count, output: output, format: format)
     }
     let path = try a.singleInput()
@@ -33,7 +35,9 @@ enum SimulateCommand {
       try Data(GroundTruthJSON.render(result.truth).utf8).write(to: URL(fileURLWithPath: truthPath))
     }
     FileHandle.standardError.write(
-      Data("simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n".utf8))
+      Data(
+        "simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n"
+          .utf8))
     return 0
   }
 
@@ -119,7 +123,8 @@ enum ConvertCommand {
     try out.close()
     reportWarnings(importer.warnings)
     if let failure { throw failure }
-    FileHandle.standardError.write(Data("converted \(count) frames → \(output) (\(format.rawValue))\n".utf8))
+    FileHandle.standardError.write(
+      Data("converted \(count) frames → \(output) (\(format.rawValue))\n".utf8))
     return 0
   }
 }

@@ -3,7 +3,8 @@ import NFCTrace
 
 /// `nfctrace timeline FILE [--format text|json] [--no-color] [--input-format NAME]`.
 enum TimelineCommand {
-  static let usage = "nfctrace timeline FILE [--format text|json] [--no-color] [--input-format NAME]"
+  static let usage =
+    "nfctrace timeline FILE [--format text|json] [--no-color] [--input-format NAME]"
 
   static func run(_ args: [String]) throws -> Int32 {
     let a = try Arguments(args, options: ["--format", "--input-format"], flags: ["--no-color"])

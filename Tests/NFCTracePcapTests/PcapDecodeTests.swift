@@ -1,8 +1,8 @@
 import Foundation
 import NFCTrace
 import NFCTracePcap
-import Testing
 import TestSupport
+import Testing
 
 /// Decodes a pcap through the whole pipeline.
 private func decodePcap(_ path: String) throws -> [DecodedFrame] {
@@ -46,9 +46,12 @@ private func decodePcap(_ path: String) throws -> [DecodedFrame] {
 
   @Test func projectDemoTracesDecodeAlikeFromPcapAndProxmark3() throws {
     for name in ["t2t-ntag215-write-ok", "t2t-ntag215-write-torn", "t4t-write-ok"] {
-      let a = try decodePcap(TestPaths.traces(name + ".pcap")).filter { $0.frame.direction != .event }
+      let a = try decodePcap(TestPaths.traces(name + ".pcap")).filter {
+        $0.frame.direction != .event
+      }
       var p = FramePipeline(
-        importer: try Proxmark3BinaryImporter(input: try TraceInput(path: TestPaths.traces(name + ".trace"))))
+        importer: try Proxmark3BinaryImporter(
+          input: try TraceInput(path: TestPaths.traces(name + ".trace"))))
       var b: [DecodedFrame] = []
       while let f = try p.next() { b.append(f) }
       #expect(a.map(\.frame.data) == b.map(\.frame.data), "\(name)")

@@ -2,8 +2,8 @@ import Foundation
 import NDEF
 import NFCTrace
 import NFCTracePcap
-import Testing
 import TestSupport
+import Testing
 
 /// Runs pipeline + session analysis over a pcap.
 func analyzePcap(_ path: String) throws -> [SessionAnalysis] {
@@ -17,7 +17,8 @@ private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortT
     let s = try #require(try analyzePcap(TestPaths.traces("t2t-ntag215-write-ok.pcap")).first)
     #expect(
       kinds(s) == [
-        "connect ok", "queryNDEFStatus readWrite 492 B", "readNDEF ok", "writeNDEF ok", "readNDEF ok",
+        "connect ok", "queryNDEFStatus readWrite 492 B", "readNDEF ok", "writeNDEF ok",
+        "readNDEF ok",
       ])
     #expect(s.tag.product == "NTAG215")
     #expect(s.tag.manufacturer == "NXP Semiconductors")
@@ -42,7 +43,9 @@ private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortT
   @Test func type2WriteInterruptedWhenTheTagLeaves() throws {
     let s = try #require(try analyzePcap(TestPaths.traces("t2t-ntag215-write-torn.pcap")).first)
     #expect(
-      kinds(s) == ["connect ok", "queryNDEFStatus readWrite 492 B", "readNDEF ok", "writeNDEF interrupted"])
+      kinds(s) == [
+        "connect ok", "queryNDEFStatus readWrite 492 B", "readNDEF ok", "writeNDEF interrupted",
+      ])
     let write = s.operations[3]
     #expect(write.outcome == .interrupted)
     #expect(write.unansweredFrames == [23, 24])
@@ -56,7 +59,8 @@ private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortT
 
   @Test func type2WriteRefusedWithNAK() throws {
     let s = try #require(
-      try analyzePcap(TestPaths.shared("derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap")).first)
+      try analyzePcap(TestPaths.shared("derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap"))
+        .first)
     let write = try #require(s.operations.first { $0.kind == .writeNDEF })
     #expect(write.outcome == .failed)
     #expect(write.detail("nak_page") == .int(40))
@@ -81,8 +85,10 @@ private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortT
 
   @Test func type4ReadOnlyAndRefusedUpdate() throws {
     let s = try #require(
-      try analyzePcap(TestPaths.shared("derived/synthetic/synthetic_t4t_ndef_read_failed_update.pcap"))
-        .first)
+      try analyzePcap(
+        TestPaths.shared("derived/synthetic/synthetic_t4t_ndef_read_failed_update.pcap")
+      )
+      .first)
     #expect(s.ndefStatus?.status == .readOnly)
     let write = try #require(s.operations.first { $0.kind == .writeNDEF })
     #expect(write.outcome == .failed)

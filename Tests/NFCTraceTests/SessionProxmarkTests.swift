@@ -1,6 +1,6 @@
 import NDEF
-import Testing
 import TestSupport
+import Testing
 
 @testable import NFCTrace
 
@@ -35,7 +35,9 @@ func analyzeProxmark(_ relative: String) throws -> [SessionAnalysis] {
       return
     }
     let message = try NDEFMessage(parsing: bytes)
-    #expect(String(decoding: message.records[0].type, as: UTF8.self) == "application/vnd.bluetooth.ep.oob")
+    #expect(
+      String(decoding: message.records[0].type, as: UTF8.self) == "application/vnd.bluetooth.ep.oob"
+    )
     #expect(message.records[0].id == Array("0".utf8))
     // The UL C probe after the CC read gets no answer: failed, not a lost connection.
     let probe = try #require(sessions[1].operations.last)

@@ -65,8 +65,9 @@ public struct LayerDecode: Sendable, Equatable {
   public var summary: String
 
   /// Creates a decode.
-  public init(_ protocolID: ProtocolID, _ name: String, _ summary: String, _ fields: [LayerField] = [])
-  {
+  public init(
+    _ protocolID: ProtocolID, _ name: String, _ summary: String, _ fields: [LayerField] = []
+  ) {
     self.protocolID = protocolID
     self.name = name
     self.fields = fields
@@ -134,8 +135,9 @@ public struct LayerUnit: Sendable {
   public var timeNs: Int64
 
   /// Creates a unit.
-  public init(direction: Direction, bytes: [UInt8], bits: Int? = nil, frameIndex: Int, timeNs: Int64)
-  {
+  public init(
+    direction: Direction, bytes: [UInt8], bits: Int? = nil, frameIndex: Int, timeNs: Int64
+  ) {
     self.direction = direction
     self.bytes = bytes
     self.bits = bits

@@ -37,13 +37,15 @@ public struct TagMemory: Sendable, Equatable {
 
   /// Records a READ/FAST_READ answer: `data` from byte address `address`.
   mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
-    Self.read(data, at: address, frame: frame, start: &type2Start, end: &type2End,
+    Self.read(
+      data, at: address, frame: frame, start: &type2Start, end: &type2End,
       sessionFirstFrame: sessionFirstFrame)
   }
 
   /// Records a WRITE of `data` at byte address `address`.
   mutating func type2Write(_ data: [UInt8], at address: Int, acknowledged: Bool, frame: Int) {
-    type2End.record(data, at: address, state: acknowledged ? .written : .unacknowledged, frame: frame)
+    type2End.record(
+      data, at: address, state: acknowledged ? .written : .unacknowledged, frame: frame)
   }
 
   // MARK: Type 4
@@ -52,7 +54,8 @@ public struct TagMemory: Sendable, Equatable {
   mutating func type4Read(_ data: [UInt8], file: UInt16, at offset: Int, frame: Int) {
     var start = filesStart[file] ?? ByteImage()
     var end = filesEnd[file] ?? ByteImage()
-    Self.read(data, at: offset, frame: frame, start: &start, end: &end,
+    Self.read(
+      data, at: offset, frame: frame, start: &start, end: &end,
       sessionFirstFrame: sessionFirstFrame)
     filesStart[file] = start
     filesEnd[file] = end

@@ -38,7 +38,8 @@ public struct Type2CapabilityContainer: Sendable, Equatable {
     switch writeAccess {
     case 0: return "CC3 write access 0 (free)"
     case 0xF: return "CC3 write access F (no write access)"
-    default: return "CC3 write access \(String(writeAccess, radix: 16, uppercase: true)) (proprietary)"
+    default:
+      return "CC3 write access \(String(writeAccess, radix: 16, uppercase: true)) (proprietary)"
     }
   }
 }

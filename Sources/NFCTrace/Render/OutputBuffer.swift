@@ -49,10 +49,13 @@ public final class OutputBuffer {
   public func appendInt(_ v: Int64) {
     if v < 0 { bytes.append(0x2D) }
     var m = v.magnitude
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-    )
+    var digits:
+      (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+      ) = (
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+      )
     var n = 0
     withUnsafeMutableBytes(of: &digits) { buf in
       repeat {
@@ -88,7 +91,8 @@ public final class OutputBuffer {
   }
 
   /// Appends bytes as lower-case hex, with `separator` between them if given.
-  public func appendHex<C: Collection>(_ data: C, separator: UInt8? = nil) where C.Element == UInt8 {
+  public func appendHex<C: Collection>(_ data: C, separator: UInt8? = nil)
+  where C.Element == UInt8 {
     var first = true
     for b in data {
       if let sep = separator, !first { bytes.append(sep) }

@@ -67,10 +67,12 @@ public enum SessionsRender {
 
   /// `{"kind","outcome","reason","first_frame","last_frame","details":{…}}`.
   public static func operation(_ op: Operation, to out: OutputBuffer) {
-    out.write("{\"kind\":\"\(op.kind.rawValue)\",\"outcome\":\"\(op.outcome.rawValue)\",\"reason\":")
+    out.write(
+      "{\"kind\":\"\(op.kind.rawValue)\",\"outcome\":\"\(op.outcome.rawValue)\",\"reason\":")
     JSON.optionalString(op.reason, to: out)
     out.write(",\"first_frame\":\(op.firstFrame),\"last_frame\":\(op.lastFrame)")
-    out.write(",\"unanswered_frames\":[\(op.unansweredFrames.map(String.init).joined(separator: ","))]")
+    out.write(
+      ",\"unanswered_frames\":[\(op.unansweredFrames.map(String.init).joined(separator: ","))]")
     out.write(",\"failed_frames\":[\(op.failedFrames.map(String.init).joined(separator: ","))]")
     out.write(",\"details\":{")
     for (i, d) in op.details.enumerated() {

@@ -106,14 +106,16 @@ public final class TimelineJSONRenderer {
   /// Writes one frame object (see docs/json.md).
   public static func frame(_ f: DecodedFrame, to out: OutputBuffer) {
     let fr = f.frame
-    out.write("{\"index\":\(fr.index),\"time_ns\":\(fr.timeNs),\"direction\":\"\(fr.direction.rawValue)\"")
+    out.write(
+      "{\"index\":\(fr.index),\"time_ns\":\(fr.timeNs),\"direction\":\"\(fr.direction.rawValue)\"")
     out.write(",\"event\":")
     JSON.optionalString(fr.event?.rawValue, to: out)
     out.write(",\"data\":\"")
     out.appendHex(fr.data)
     out.write("\",\"bits\":")
     JSON.int(fr.bits, to: out)
-    out.write(",\"crc\":\"\(fr.crc == .unchecked ? "absent" : fr.crc.rawValue)\",\"parity_errors\":[")
+    out.write(
+      ",\"crc\":\"\(fr.crc == .unchecked ? "absent" : fr.crc.rawValue)\",\"parity_errors\":[")
     out.write(fr.parityErrors.map(String.init).joined(separator: ","))
     out.write("],\"session\":")
     JSON.int(f.session, to: out)
@@ -155,7 +157,9 @@ public final class TimelineJSONRenderer {
       if i > 0 { out.append(0x2C) }
       Self.finding(finding, to: out)
     }
-    out.write("],\"location\":{\"record\":\(f.frame.location.record),\"offset\":\(f.frame.location.offset)}")
+    out.write(
+      "],\"location\":{\"record\":\(f.frame.location.record),\"offset\":\(f.frame.location.offset)}"
+    )
   }
 
   /// Writes `{"protocol","name","summary","fields":{…}}`.

@@ -154,7 +154,8 @@ public final class TimelineTextRenderer {
     appendMeaning(f)
     out.endLine()
     for finding in f.findings {
-      paint("        ! \(finding.code): \(finding.message)", finding.severity == .error ? "31" : "33")
+      paint(
+        "        ! \(finding.code): \(finding.message)", finding.severity == .error ? "31" : "33")
       out.endLine()
     }
   }

@@ -18,21 +18,29 @@ public struct CoreNFCError: Sendable, Hashable, CustomStringConvertible {
   public let name: String
 
   /// 100: the connection to the tag was lost.
-  public static let tagConnectionLost = CoreNFCError(code: 100, name: "readerTransceiveErrorTagConnectionLost")
+  public static let tagConnectionLost = CoreNFCError(
+    code: 100, name: "readerTransceiveErrorTagConnectionLost")
   /// 101: retries exhausted.
-  public static let retryExceeded = CoreNFCError(code: 101, name: "readerTransceiveErrorRetryExceeded")
+  public static let retryExceeded = CoreNFCError(
+    code: 101, name: "readerTransceiveErrorRetryExceeded")
   /// 102: invalid or missing tag answer.
-  public static let tagResponseError = CoreNFCError(code: 102, name: "readerTransceiveErrorTagResponseError")
+  public static let tagResponseError = CoreNFCError(
+    code: 102, name: "readerTransceiveErrorTagResponseError")
   /// 105: packet exceeds the limit.
-  public static let packetTooLong = CoreNFCError(code: 105, name: "readerTransceiveErrorPacketTooLong")
+  public static let packetTooLong = CoreNFCError(
+    code: 105, name: "readerTransceiveErrorPacketTooLong")
   /// 400: tag not writable.
-  public static let tagNotWritable = CoreNFCError(code: 400, name: "ndefReaderSessionErrorTagNotWritable")
+  public static let tagNotWritable = CoreNFCError(
+    code: 400, name: "ndefReaderSessionErrorTagNotWritable")
   /// 401: NDEF write failed.
-  public static let tagUpdateFailure = CoreNFCError(code: 401, name: "ndefReaderSessionErrorTagUpdateFailure")
+  public static let tagUpdateFailure = CoreNFCError(
+    code: 401, name: "ndefReaderSessionErrorTagUpdateFailure")
   /// 402: message larger than the tag's capacity.
-  public static let tagSizeTooSmall = CoreNFCError(code: 402, name: "ndefReaderSessionErrorTagSizeTooSmall")
+  public static let tagSizeTooSmall = CoreNFCError(
+    code: 402, name: "ndefReaderSessionErrorTagSizeTooSmall")
   /// 403: zero-length message.
-  public static let zeroLengthMessage = CoreNFCError(code: 403, name: "ndefReaderSessionErrorZeroLengthMessage")
+  public static let zeroLengthMessage = CoreNFCError(
+    code: 403, name: "ndefReaderSessionErrorZeroLengthMessage")
 
   /// `100 readerTransceiveErrorTagConnectionLost`.
   public var description: String { "\(code) \(name)" }

@@ -64,7 +64,9 @@ public struct SessionCollector: Sendable {
     events += o.analyzer.takeEvents()
     let uid = analysis.tag.uid
     if !uid.isEmpty {
-      if let previous = lastMemoryByUID[uid] { analysis.memory = analysis.memory.carried(from: previous) }
+      if let previous = lastMemoryByUID[uid] {
+        analysis.memory = analysis.memory.carried(from: previous)
+      }
       lastMemoryByUID[uid] = analysis.memory
     }
     if !keepsMemory { analysis.memory = TagMemory() }

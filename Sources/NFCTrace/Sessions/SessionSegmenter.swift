@@ -94,7 +94,11 @@ public struct SessionSegmenter: Sendable {
       return f
     }
     let answered: Bool
-    if case .answeredBy = f.response { answered = true } else { answered = f.frame.direction == .tag }
+    if case .answeredBy = f.response {
+      answered = true
+    } else {
+      answered = f.frame.direction == .tag
+    }
     if f.startsActivation {
       if answered {
         if current == nil || sawHalt || t - lastAnsweredNs > silenceNs {

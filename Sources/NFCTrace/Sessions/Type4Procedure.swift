@@ -50,10 +50,13 @@ struct Type4Procedure: Sendable {
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command), frame: frame)
-        cc = memory.filesEnd[0xE103].flatMap { try? CapabilityContainer4(parsing: $0.knownRun(from: 0)) }
+        cc = memory.filesEnd[0xE103].flatMap {
+          try? CapabilityContainer4(parsing: $0.knownRun(from: 0))
+        }
       }
     default:
-      if command.name.hasPrefix("READ"), case .hex(let data)? = a.field("data"), let id = ndefFileID {
+      if command.name.hasPrefix("READ"), case .hex(let data)? = a.field("data"), let id = ndefFileID
+      {
         memory.type4Read(data, file: id, at: offset(command), frame: frame)
         if offset(command) == 0 { nlenRead = true }
       } else if command.name.hasPrefix("UPDATE"), case .hex(let data)? = command.field("data") {
@@ -79,7 +82,8 @@ struct Type4Procedure: Sendable {
   }
 
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
-    guard let c = f.layer(.type4), c.name.hasPrefix("UPDATE"), case .hex(let data)? = c.field("data")
+    guard let c = f.layer(.type4), c.name.hasPrefix("UPDATE"),
+      case .hex(let data)? = c.field("data")
     else { return }
     let file = c.name == "UPDATE CC" ? 0xE103 : (ndefFileID ?? 0xE104)
     memory.type4Write(data, file: file, at: offset(c), acknowledged: false, frame: f.frame.index)

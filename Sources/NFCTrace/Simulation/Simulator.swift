@@ -117,7 +117,8 @@ public struct Simulator {
         if case .type4(let t) = tag { t.everyAnswerWTX = max(wtx, 0) }
       case .secondTag(let uid, let polls):
         guard let product = Type2Product.forKind(.ntag213) else { continue }
-        let image = try SimulatedTLVArea.factoryImage(product, uid: uid, spec: TagSpec(type: .ntag213))
+        let image = try SimulatedTLVArea.factoryImage(
+          product, uid: uid, spec: TagSpec(type: .ntag213))
         reader.secondTag = Type2Tag(
           product: product, uid: uid, memory: image, signature: rng.bytes(32))
         reader.secondTagPolls = polls
@@ -136,7 +137,8 @@ public struct Simulator {
       let cc = Array(t.memory[12..<16])
       guard cc[0] == 0xE1, cc[1] >> 4 == 1 else { return (.notSupported, 0) }
       let end = SimulatedTLVArea.areaEnd(cc: cc)
-      guard case .found(let tlv) = SimulatedTLVArea.scan(t.memory, known: t.memory.count, areaEnd: end)
+      guard
+        case .found(let tlv) = SimulatedTLVArea.scan(t.memory, known: t.memory.count, areaEnd: end)
       else { return (.notSupported, 0) }
       let status: NDEFStatus = cc[3] & 0x0F == 0 ? .readWrite : .readOnly
       return (status, SimulatedTLVArea.capacity(tlvStart: tlv.start, areaEnd: end))

@@ -20,7 +20,8 @@
 enum Type4StatusRule: DiagnosisRule {
   static let codes = [
     "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-wrong-length", "t4t-security-not-satisfied",
-    "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range", "t4t-memory-failure", "t4t-error-status",
+    "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
+    "t4t-memory-failure", "t4t-error-status",
     "apdu-refused",
   ]
 
