@@ -101,6 +101,7 @@ public final class PcapImporter: TraceImporter {
     } catch {
       deferredError = TraceError(.malformed, at: location(packetsRead + 1, nil), "\(error)")
     }
+    warnIfTicksAsTenthsOfNanoseconds()
     guard NFCGatePrefix.matchesContent(lookahead) else {
       nfcgate = .keep
       return
@@ -133,6 +134,24 @@ public final class PcapImporter: TraceImporter {
         }
       }
     }
+  }
+
+  /// Proxmark3's documented pcap route (`trace list -x` → `text2pcap -t "%S.%f"`) writes the
+  /// carrier tick count as the fraction of a second, so one tick (73.7 ns) becomes 0.1 ns.
+  /// Frames at 106 kbit/s are at least ~100 µs apart; many data frames inside a few µs means
+  /// that time base. The times are kept (as in the file) with a warning.
+  private func warnIfTicksAsTenthsOfNanoseconds() {
+    let data = lookahead.filter { $0.direction != .event }
+    guard data.count >= 8, let first = data.first else { return }
+    let tiny = zip(data, data.dropFirst()).filter { (0..<5_000).contains($1.timeNs - $0.timeNs) }
+    guard tiny.count * 2 >= data.count - 1 else { return }
+    warn(
+      "\(tiny.count) of the first \(data.count - 1) gaps between frames are under 5 µs, where "
+        + "frames at 106 kbit/s are ~100 µs apart: these times look like Proxmark3 carrier ticks "
+        + "written as 0.1 ns each (the trace list -x → text2pcap route), about 737× too short; "
+        + "session splitting by silence will be wrong. Import the Proxmark3 .trace, or convert "
+        + "it with nfctrace convert, which writes real times",
+      at: first.location)
   }
 
   private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {

@@ -62,3 +62,24 @@ private func decodePcap(_ path: String) throws -> [DecodedFrame] {
     }
   }
 }
+
+@Suite struct Text2pcapTimeBaseTests {
+  private func warnings(_ path: String) throws -> [String] {
+    let importer = try PcapImporter(input: try TraceInput(path: path))
+    while try importer.next() != nil {}
+    return importer.warnings.map(\.message)
+  }
+
+  @Test func proxmarkTicksAsTenthsOfNanosecondsAreWarnedAbout() throws {
+    let w = try warnings(TestPaths.shared("derived/pcap/hf_14a_mfu-sim.text2pcap.pcapng"))
+    #expect(w.count == 1)
+    #expect(w.first?.hasPrefix("6 of the first 7 gaps between frames are under 5 µs") == true)
+  }
+
+  @Test func realTimesGiveNoSuchWarning() throws {
+    #expect(try warnings(TestPaths.traces("t2t-ntag215-write-ok.pcap")).isEmpty)
+    #expect(
+      try warnings(TestPaths.shared("derived/synthetic/synthetic_t4t_ndef_read_failed_update.pcap"))
+        .isEmpty)
+  }
+}
