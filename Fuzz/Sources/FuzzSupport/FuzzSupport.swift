@@ -49,40 +49,37 @@ public enum Fuzz {
     let input = TraceInput(path: path, bytes: bytes)
     _ = try? registry.detect(input)
     guard let importer = try? format.open(input) else { return }
-    var pipeline = FramePipeline(importer: importer)
-    var collector = SessionCollector()
     let textOut = OutputBuffer(fd: nil)
     let text = TimelineTextRenderer(out: textOut, color: true)
     let jsonOut = OutputBuffer(fd: nil)
     let json = TimelineJSONRenderer(
       out: jsonOut, path: path, format: format.name, version: "fuzz")
-    func take(_ f: DecodedFrame) {
-      collector.push(f, sessions: pipeline.sessions)
-      for e in collector.takeEvents() { text.render(e) }
-      text.render(f)
-      json.render(f)
-    }
-    var failure: TraceError?
+    guard let spool = try? SessionSpool() else { return }
+    let sessionsOut = OutputBuffer(fd: nil)
+    let run: SessionAnalysisRun
     do {
-      while let f = try pipeline.next() { take(f) }
-    } catch let e as TraceError {
-      failure = e
-      for f in pipeline.drain() { take(f) }
+      // The same streaming run the CLI makes, with sessions handed out as they end.
+      run = try SessionAnalysisRun(importer: importer, keepsMemory: false, retainsSessions: false) {
+        item in
+        switch item {
+        case .event(let e): text.render(e)
+        case .frame(let f):
+          text.render(f)
+          json.render(f)
+        case .session(let s):
+          spool.add(s)
+          sessionsOut.write(SessionsRender.line(s))
+          SessionsRender.json(s, to: sessionsOut)
+        }
+      }
     } catch {
-      // Importers only throw TraceError; anything else is a contract break.
+      // Importers only throw TraceError (kept in run.error); anything else is a contract break.
       fatalError("importer threw a non-TraceError: \(error)")
     }
-    collector.finish(sessions: pipeline.sessions)
-    for e in collector.takeEvents() { text.render(e) }
     text.finish()
-    json.finish(sessions: collector.finished, warnings: pipeline.warnings, error: failure)
-    let sessionsOut = OutputBuffer(fd: nil)
-    for s in collector.finished {
-      sessionsOut.write(SessionsRender.line(s))
-      SessionsRender.json(s, to: sessionsOut)
-    }
-    _ = failure?.description
-    _ = pipeline.warnings.map(\.description)
+    json.finish(sessions: spool, warnings: run.warnings, error: run.error)
+    _ = run.error?.description
+    _ = run.warnings.map(\.description)
   }
 
   /// Runs `bytes` as a static tag dump (Flipper `.nfc`, Proxmark3 JSON dump, raw Type 2
