@@ -143,7 +143,9 @@ public final class PcapImporter: TraceImporter {
   private func warnIfTicksAsTenthsOfNanoseconds() {
     let data = lookahead.filter { $0.direction != .event }
     guard data.count >= 8, let first = data.first else { return }
-    let tiny = zip(data, data.dropFirst()).filter { (0..<5_000).contains($1.timeNs - $0.timeNs) }
+    let tiny = zip(data, data.dropFirst()).filter {
+      (0..<5_000).contains($1.timeNs.saturatingMinus($0.timeNs))
+    }
     guard tiny.count * 2 >= data.count - 1 else { return }
     warn(
       "\(tiny.count) of the first \(data.count - 1) gaps between frames are under 5 µs, where "

@@ -163,3 +163,14 @@ public struct Frame: Sendable {
   /// True for a short frame (fewer than 8 valid bits in a 1-byte frame, e.g. REQA `26` (7)).
   public var isShortFrame: Bool { data.count == 1 && (bits ?? 8) < 8 }
 }
+
+extension Int64 {
+  /// `self - other`, clamped to `Int64.min`/`Int64.max` instead of trapping: frame times come
+  /// from the input (a pcap time stamp can be anything), so differences of two of them must
+  /// never overflow.
+  @inlinable
+  public func saturatingMinus(_ other: Int64) -> Int64 {
+    let (d, overflow) = subtractingReportingOverflow(other)
+    return overflow ? (self < other ? .min : .max) : d
+  }
+}

@@ -48,6 +48,9 @@ public struct Operation: Sendable, Equatable {
   public var failedFrames: [Int] = []
   /// Kind-specific details (status, capacity, pages written, message length…).
   public var details: [LayerField] = []
+  /// Type 2 pages whose WRITE the tag acknowledged, in order (rendered as the detail
+  /// `pages_acknowledged` when the operation ends).
+  public var acknowledgedPages: [Int] = []
 
   /// Creates an operation spanning one frame.
   public init(kind: OperationKind, frame: Int) {

@@ -174,6 +174,10 @@ public struct SessionAnalyzer: Sendable {
   private mutating func closeCurrent() {
     guard var op = current else { return }
     current = nil
+    if !op.acknowledgedPages.isEmpty {
+      let pages = op.acknowledgedPages.map(String.init).joined(separator: ",")
+      op.set("pages_acknowledged", .string(pages))
+    }
     switch op.kind {
     case .connect: Self.settleConnect(&op, tag: tag)
     case .queryNDEFStatus:

@@ -17,6 +17,9 @@ public struct SessionCollector: Sendable {
   public var retainsSessions: Bool
   private var justFinished: [SessionAnalysis] = []
 
+  /// Most UIDs whose memory is carried forward.
+  static let uidLimit = 4096
+
   /// A collector with no session.
   public init(keepsMemory: Bool = true, retainsSessions: Bool = true) {
     self.keepsMemory = keepsMemory
@@ -63,11 +66,15 @@ public struct SessionCollector: Sendable {
     var analysis = o.analyzer.finish(info: info)
     events += o.analyzer.takeEvents()
     let uid = analysis.tag.uid
-    if !uid.isEmpty {
+    // Random 4-byte UIDs (08…) change at every activation and untouched memories carry
+    // nothing; the map is capped so a trace of many tags cannot grow it without bound.
+    let random = uid.count == 4 && uid.first == 0x08
+    if !uid.isEmpty && !random {
       if let previous = lastMemoryByUID[uid] {
         analysis.memory = analysis.memory.carried(from: previous)
       }
-      lastMemoryByUID[uid] = analysis.memory
+      let room = lastMemoryByUID.count < Self.uidLimit || lastMemoryByUID[uid] != nil
+      if !analysis.memory.isEmpty && room { lastMemoryByUID[uid] = analysis.memory }
     }
     if !keepsMemory { analysis.memory = TagMemory() }
     if retainsSessions { finished.append(analysis) }

@@ -101,7 +101,7 @@ public struct SessionSegmenter: Sendable {
     }
     if f.startsActivation {
       if answered {
-        if current == nil || sawHalt || t - lastAnsweredNs > silenceNs {
+        if current == nil || sawHalt || t.saturatingMinus(lastAnsweredNs) > silenceNs {
           close()
           open(at: f)
         } else {
@@ -109,7 +109,7 @@ public struct SessionSegmenter: Sendable {
           held = [f]
           return nil
         }
-      } else if current != nil, sawHalt || t - lastAnsweredNs > silenceNs {
+      } else if current != nil, sawHalt || t.saturatingMinus(lastAnsweredNs) > silenceNs {
         // After HLTA (or silence) a poll nobody answers belongs to no tag: the session is over.
         close()
       }

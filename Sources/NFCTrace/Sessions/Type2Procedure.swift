@@ -106,10 +106,11 @@ struct Type2Procedure: Sendable {
       // Setting the CC write access to F is the read-only step; other CC writes format.
       return data.count == 4 && data[3] & 0x0F == 0x0F ? .writeLock : .transceive
     }
-    if let last = tag.lastPage, let user = tag.versionInfo?.product?.userMemoryBytes {
-      let dynamicLockPage = 4 + user / 4
-      if page == dynamicLockPage { return .writeLock }
-      if page > dynamicLockPage && page <= last { return .transceive }  // configuration pages
+    if let product = tag.versionInfo?.product, let user = product.userMemoryBytes {
+      // Products without a dynamic lock page (NTAG210, MF0UL11) have CFG0 right after the user
+      // memory (nfc-facts §4.3): only a real dynamic lock page is writeLock.
+      if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
+      if page >= 4 + user / 4 && page <= (product.lastPage ?? page) { return .transceive }
     }
     return .writeNDEF
   }
@@ -137,6 +138,12 @@ struct Type2Procedure: Sendable {
         transmissionNAK = nil
       }
       op.fail("\(answer.summary) on \(what)", frame: frame)
+      // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain.
+      if case .int(5)? = answer.field("nak_code"), let c = x.command,
+        case .int(let p)? = c.field("page"), case .hex(let data)? = c.field("data")
+      {
+        memory.type2Write(Array(data.prefix(4)), at: p * 4, acknowledged: false, frame: frame)
+      }
       if case .int(let p)? = x.command?.field("page") { op.set("nak_page", .int(p)) }
       if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
     case "PACK":
@@ -203,13 +210,20 @@ struct Type2Procedure: Sendable {
   ) {
     guard let c = command, case .int(let page)? = c.field("page") else { return }
     guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
-    memory.type2Write(Array(data.prefix(4)), at: page * 4, acknowledged: acknowledged, frame: frame)
-    var pages: [Int] = []
-    if case .string(let s)? = op.detail("pages_acknowledged") {
-      pages = s.split(separator: ",").compactMap { Int($0) }
-    }
-    pages.append(page)
-    op.set("pages_acknowledged", .string(pages.map(String.init).joined(separator: ",")))
+    let stored = Self.stored(Array(data.prefix(4)), page: page, memory: memory)
+    memory.type2Write(stored, at: page * 4, acknowledged: acknowledged, frame: frame)
+    op.acknowledgedPages.append(page)
+  }
+
+  /// What a WRITE leaves in the page: lock bytes (page 2 bytes 2–3) and the CC (page 3) are
+  /// one-time programmable — written bits are OR'ed into what is there, and page 2 bytes 0–1
+  /// (BCC1, internal) cannot be changed (NXP NTAG213/215/216 datasheet §8.5.2, §8.5.3, §8.5.6).
+  /// Where the old value is unknown, the written value is kept.
+  static func stored(_ data: [UInt8], page: Int, memory: TagMemory) -> [UInt8] {
+    guard page == 2 || page == 3, data.count == 4, let old = memory.type2End.known(page * 4, 4)
+    else { return data }
+    if page == 2 { return [old[0], old[1], old[2] | data[2], old[3] | data[3]] }
+    return zip(old, data).map { $0 | $1 }
   }
 
   // MARK: Settling

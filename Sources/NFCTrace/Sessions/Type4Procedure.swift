@@ -55,12 +55,14 @@ struct Type4Procedure: Sendable {
         }
       }
     default:
-      if command.name.hasPrefix("READ"), case .hex(let data)? = a.field("data"), let id = ndefFileID
+      // Only commands on the NDEF file (as the Type 4 layer names them) or the CC touch the
+      // image; reads and updates of other files are not NDEF memory.
+      if Self.ndefReads.contains(command.name), case .hex(let data)? = a.field("data"),
+        let id = ndefFileID
       {
         memory.type4Read(data, file: id, at: offset(command), frame: frame)
         if offset(command) == 0 { nlenRead = true }
-      } else if command.name.hasPrefix("UPDATE"), case .hex(let data)? = command.field("data") {
-        let file = command.name == "UPDATE CC" ? 0xE103 : (ndefFileID ?? 0xE104)
+      } else if let file = file(of: command), case .hex(let data)? = command.field("data") {
         memory.type4Write(data, file: file, at: offset(command), acknowledged: true, frame: frame)
       }
     }
@@ -82,11 +84,23 @@ struct Type4Procedure: Sendable {
   }
 
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
-    guard let c = f.layer(.type4), c.name.hasPrefix("UPDATE"),
-      case .hex(let data)? = c.field("data")
+    guard let c = f.layer(.type4), let file = file(of: c), case .hex(let data)? = c.field("data")
     else { return }
-    let file = c.name == "UPDATE CC" ? 0xE103 : (ndefFileID ?? 0xE104)
     memory.type4Write(data, file: file, at: offset(c), acknowledged: false, frame: f.frame.index)
+  }
+
+  /// READ commands of the NDEF file, as the Type 4 layer names them.
+  static let ndefReads: Set<String> = ["READ NLEN", "READ NDEF data", "READ NLEN and NDEF data"]
+  /// UPDATE commands of the NDEF file, as the Type 4 layer names them.
+  static let ndefUpdates: Set<String> = [
+    "UPDATE NLEN", "UPDATE NDEF data", "UPDATE NLEN and NDEF data",
+  ]
+
+  /// The file an UPDATE writes: the CC (E103) or the NDEF file; nil for other files.
+  private func file(of c: LayerDecode) -> UInt16? {
+    if c.name == "UPDATE CC" { return 0xE103 }
+    if Self.ndefUpdates.contains(c.name) { return ndefFileID ?? 0xE104 }
+    return nil
   }
 
   private func offset(_ d: LayerDecode) -> Int {

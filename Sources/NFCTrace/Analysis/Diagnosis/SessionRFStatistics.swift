@@ -201,8 +201,8 @@ public struct SessionRFStatistics: Sendable {
     guard !untimed, let fwt = fwtNs, let end = readerEnd, f.layer(.isoDEP) != nil,
       case .answers(let request)? = f.response, request == end.frame
     else { return }
-    let delay = f.frame.timeNs - end.ns
-    let allowed = fwt * wtxm
+    let delay = f.frame.timeNs.saturatingMinus(end.ns)
+    let allowed = fwt.multipliedReportingOverflow(by: wtxm).overflow ? Int64.max : fwt * wtxm
     if delay > allowed, lateAnswers.count < Self.sampleLimit {
       lateAnswers.append(
         LateAnswer(request: request, answer: f.frame.index, delayNs: delay, fwtNs: allowed))

@@ -53,7 +53,7 @@ public struct ExchangeRecord: Sendable {
   /// Response time: tag frame start − reader frame start, in ns (nil without both frames).
   public var responseTimeNs: Int64? {
     guard timed, requestFrame != nil, let responseNs else { return nil }
-    return responseNs - requestNs
+    return responseNs.saturatingMinus(requestNs)
   }
 
   /// The command's name (`READ`, `WRITE`, `SELECT CL1`, `UPDATE NDEF data`…), or `raw`.

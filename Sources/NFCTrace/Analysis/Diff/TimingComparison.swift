@@ -52,7 +52,7 @@ public enum TimingComparison {
     out.reserveCapacity(records.count)
     var previous: Int64?
     for r in records {
-      out.append(r.timed ? previous.map { r.requestNs - $0 } : nil)
+      out.append(r.timed ? previous.map { r.requestNs.saturatingMinus($0) } : nil)
       previous = r.responseNs ?? r.requestNs
     }
     return out
