@@ -79,7 +79,9 @@ enum SessionsCommand {
         if i > 0 { out.append(0x2C) }
         TimelineJSONRenderer.warning(w, to: out)
       }
-      out.write("]}\n")
+      out.write("],\"error\":")
+      TimelineJSONRenderer.error(result.error, to: out)
+      out.write("}\n")
     } else if count == 0 {
       out.write("no sessions: no tag answered in this trace\n")
     }

@@ -90,17 +90,23 @@ public final class TimelineJSONRenderer {
       Self.warning(w, to: out)
     }
     out.write("\n],\"error\":")
-    if let error {
-      out.write("{\"kind\":")
-      JSON.string(error.kind.rawValue, to: out)
-      out.write(",\"message\":")
-      JSON.string(error.message, to: out)
-      location(error.location, to: out)
-      out.write("}")
-    } else {
-      out.write("null")
-    }
+    Self.error(error, to: out)
     out.write("}\n")
+  }
+
+  /// Writes the import error that stopped reading as
+  /// `{"kind","message","file","unit","record","offset"}`, or `null`.
+  public static func error(_ error: TraceError?, to out: OutputBuffer) {
+    guard let error else { return out.write("null") }
+    out.write("{\"kind\":")
+    JSON.string(error.kind.rawValue, to: out)
+    out.write(",\"message\":")
+    JSON.string(error.message, to: out)
+    out.write(",\"file\":")
+    JSON.string(error.location.file, to: out)
+    out.write(",\"unit\":")
+    JSON.string(error.location.unit, to: out)
+    out.write(",\"record\":\(error.location.record),\"offset\":\(error.location.offset)}")
   }
 
   /// Writes one frame object (see docs/json.md).
@@ -209,11 +215,4 @@ public final class TimelineJSONRenderer {
     out.write("}")
   }
 
-  private func location(_ l: SourceLocation, to out: OutputBuffer) {
-    out.write(",\"file\":")
-    JSON.string(l.file, to: out)
-    out.write(",\"unit\":")
-    JSON.string(l.unit, to: out)
-    out.write(",\"record\":\(l.record),\"offset\":\(l.offset)")
-  }
 }
