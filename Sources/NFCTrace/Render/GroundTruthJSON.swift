@@ -9,7 +9,7 @@ public enum GroundTruthJSON {
     JSON.value(.hex(t.uid), to: out)
     out.write(",\"ndef_status\":\"\(t.ndefStatus.rawValue)\",\"capacity\":\(t.capacity)")
     out.write(",\"expected_error\":")
-    error(t.expectedError, to: out)
+    JSON.coreNFCError(t.expectedError, to: out)
     out.write(",\"ndef_read\":")
     optionalHex(t.ndefRead, to: out)
     out.write(",\"ndef_written\":")
@@ -33,20 +33,13 @@ public enum GroundTruthJSON {
         out.write(",\"last_frame\":")
         JSON.int(op.lastFrame, to: out)
         out.write(",\"error\":")
-        error(op.error, to: out)
+        JSON.coreNFCError(op.error, to: out)
         out.write("}")
       }
       out.write("]}")
     }
     out.write("\n]}\n")
     return out.text
-  }
-
-  private static func error(_ e: CoreNFCError?, to out: OutputBuffer) {
-    guard let e else { return out.write("null") }
-    out.write("{\"code\":\(e.code),\"name\":")
-    JSON.string(e.name, to: out)
-    out.write("}")
   }
 
   private static func optionalHex(_ b: [UInt8]?, to out: OutputBuffer) {

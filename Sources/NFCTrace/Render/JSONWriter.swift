@@ -46,6 +46,14 @@ public enum JSON {
     if let v { string(v, to: out) } else { out.write("null") }
   }
 
+  /// Appends a Core NFC error as `{"code","name"}`, or `null`.
+  public static func coreNFCError(_ e: CoreNFCError?, to out: OutputBuffer) {
+    guard let e else { return out.write("null") }
+    out.write("{\"code\":\(e.code),\"name\":")
+    string(e.name, to: out)
+    out.write("}")
+  }
+
   /// Appends a field value: ints and bools as JSON scalars, hex as a lower-case string.
   public static func value(_ v: FieldValue, to out: OutputBuffer) {
     switch v {

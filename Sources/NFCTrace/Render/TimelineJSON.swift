@@ -194,14 +194,6 @@ public final class TimelineJSONRenderer {
     out.write("}")
   }
 
-  /// Writes `{"index","technology","uid","first_frame","last_frame","start_ns","end_ns"}`.
-  public static func session(_ s: SessionInfo, to out: OutputBuffer) {
-    out.write("{\"index\":\(s.index),\"technology\":\"\(s.technology.rawValue)\",\"uid\":")
-    JSON.optionalString(s.uid.isEmpty ? nil : Hex.string(s.uid), to: out)
-    out.write(",\"first_frame\":\(s.firstFrame),\"last_frame\":\(s.lastFrame)")
-    out.write(",\"start_ns\":\(s.startNs),\"end_ns\":\(s.endNs)}")
-  }
-
   /// Writes `{"message","frame","offset"}` (plus `record`).
   public static func warning(_ w: TraceWarning, to out: OutputBuffer) {
     out.write("{\"message\":")

@@ -203,9 +203,12 @@ public final class TimelineTextRenderer {
   }
 
   /// `ns` as milliseconds with three decimals, written straight into the buffer.
-  private func appendMilliseconds(_ ns: Int64) {
+  private func appendMilliseconds(_ ns: Int64) { Self.appendMilliseconds(ns, to: out) }
+
+  /// Writes `ns` as milliseconds with three decimals (µs resolution) straight into `out`.
+  static func appendMilliseconds(_ ns: Int64, to out: OutputBuffer) {
     if ns < 0 { out.append(0x2D) }
-    let us = ns.magnitude / 1000
+    let us = ns.magnitude / 1000  // magnitude: -Int64.min does not fit in Int64
     out.appendInt(Int64(us / 1000))
     out.append(0x2E)
     let frac = us % 1000
@@ -232,10 +235,8 @@ public final class TimelineTextRenderer {
 
   /// `ns` as milliseconds with three decimals (µs resolution): 1234567 → `1.234`.
   public static func milliseconds(_ ns: Int64) -> String {
-    let negative = ns < 0
-    let us = ns.magnitude / 1000  // magnitude: -Int64.min does not fit in Int64
-    let frac = us % 1000
-    let fracText = frac < 10 ? "00\(frac)" : frac < 100 ? "0\(frac)" : "\(frac)"
-    return (negative ? "-" : "") + "\(us / 1000).\(fracText)"
+    let out = OutputBuffer(fd: nil)
+    appendMilliseconds(ns, to: out)
+    return out.text
   }
 }

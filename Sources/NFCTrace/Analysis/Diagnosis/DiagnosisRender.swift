@@ -149,13 +149,7 @@ public enum DiagnosisRender {
     out.write(",\"message\":")
     JSON.string(f.message, to: out)
     out.write(",\"core_nfc_error\":")
-    if let e = f.coreNFCError {
-      out.write("{\"code\":\(e.code),\"name\":")
-      JSON.string(e.name, to: out)
-      out.write("}")
-    } else {
-      out.write("null")
-    }
+    JSON.coreNFCError(f.coreNFCError, to: out)
     out.write(",\"fix\":")
     JSON.string(f.fix, to: out)
     out.write("}")
