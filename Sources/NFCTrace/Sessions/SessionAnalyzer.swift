@@ -102,7 +102,9 @@ public struct SessionAnalyzer: Sendable {
       closing = false
     }
     if let kind {
-      if current?.kind != kind || !Self.merges(kind, current) { closeCurrent() }
+      // Consecutive commands of one kind group into one operation; a new activation has
+      // already closed the current one in `classify`.
+      if current?.kind != kind { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
       pending = f
     }
@@ -202,12 +204,6 @@ public struct SessionAnalyzer: Sendable {
         op.unansweredFrames.isEmpty
         ? "activation not completed in the trace" : "the tag did not answer the activation"
     }
-  }
-
-  private static func merges(_ kind: OperationKind, _ current: Operation?) -> Bool {
-    guard let current, current.kind == kind else { return false }
-    // A new activation always starts a new connect; everything else groups.
-    return true
   }
 
   // MARK: - Classification
