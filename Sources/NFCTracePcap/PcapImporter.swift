@@ -118,7 +118,8 @@ public final class PcapImporter: TraceImporter {
   private func readFrame() throws -> Frame? {
     guard let source else { return nil }
     while true {
-      let position = source.position
+      // pcapng positions come from the block walk; only pcap needs the stream position.
+      let position = positions.offsets == nil ? source.position : nil
       switch source.next() {
       case .end:
         if let endError, packetsRead <= positions.count { throw endError }

@@ -16,6 +16,8 @@ enum PcapMagic {
   ]
   /// pcap with nanosecond time stamps (both byte orders).
   static let nanosecond: Set<[UInt8]> = [[0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1]]
+  /// The "modified" variant, whose record headers are 24 bytes instead of 16.
+  static let modified: Set<[UInt8]> = [[0xA1, 0xB2, 0xCD, 0x34], [0x34, 0xCD, 0xB2, 0xA1]]
   /// pcapng Section Header Block type.
   static let pcapng: [UInt8] = [0x0A, 0x0D, 0x0D, 0x0A]
 }
@@ -41,16 +43,21 @@ struct PcapOpener {
       throw TraceError(.truncated, at: here(0), "empty file, expected a pcap or pcapng header")
     }
     if magic == PcapMagic.pcapng { return try openPcapng() }
-    return try openPcap(microseconds: PcapMagic.microsecond.contains(magic))
+    return try openPcap(
+      microseconds: PcapMagic.microsecond.contains(magic),
+      fixedRecordHeader: PcapMagic.microsecond.contains(magic)
+        || PcapMagic.nanosecond.contains(magic)
+        ? !PcapMagic.modified.contains(magic) : false)
   }
 
   private func here(_ offset: Int) -> SourceLocation {
     input.location(unit: "packet", record: 0, offset: offset)
   }
 
-  private func openPcap(microseconds: Bool) throws -> Opened {
+  private func openPcap(microseconds: Bool, fixedRecordHeader: Bool) throws -> Opened {
     var opened = Opened()
     let source = try openSource()
+    if fixedRecordHeader { source.recordHeaderBytes = 16 }
     guard source.linkType == PcapLinkType.iso14443 else {
       throw PcapLinkType.unsupported(source.linkType, at: here(0))
     }

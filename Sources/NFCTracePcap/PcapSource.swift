@@ -25,6 +25,11 @@ final class PcapSource {
 
   private let handle: OpaquePointer
   private let memory: UnsafeMutableRawBufferPointer?
+  /// Bytes of each record header on disk when the file uses a fixed one (16 for standard pcap,
+  /// pcap-savefile(5)); then `position` is counted instead of asking `ftell` (a system call
+  /// per packet in glibc). nil: ask `ftell`.
+  var recordHeaderBytes: Int?
+  private var counted: Int?
 
   /// Opens the file at `path` through `pcap_open_offline_with_tstamp_precision`.
   /// - Throws: the libpcap message as `String` wrapped in `PcapOpenFailure`.
@@ -70,9 +75,12 @@ final class PcapSource {
 
   /// Position of the next record in the stream libpcap reads (`ftell`), or nil if unknown.
   var position: Int? {
+    if let counted { return counted }
     guard let file = pcap_file(handle) else { return nil }
     let at = ftell(file)
-    return at >= 0 ? at : nil
+    guard at >= 0 else { return nil }
+    if recordHeaderBytes != nil { counted = at }
+    return at
   }
 
   /// The next packet, the end, or libpcap's error message.
@@ -89,6 +97,9 @@ final class PcapSource {
     // a nonsense time stamp must not trap.
     let ns = Int64(head.ts.tv_sec) &* 1_000_000_000 &+ Int64(head.ts.tv_usec)
     let bytes = UnsafeBufferPointer(start: data, count: Int(head.caplen))
+    if let counted, let recordHeaderBytes {
+      self.counted = counted + recordHeaderBytes + Int(head.caplen)
+    }
     return .packet(PcapPacket(timeNs: ns, bytes: bytes, originalLength: Int(head.len)))
   }
 

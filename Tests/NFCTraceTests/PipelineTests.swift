@@ -11,7 +11,7 @@ private func decoded(
     index: index, timeNs: ms * 1_000_000, direction: direction, event: event,
     data: direction == .event ? [] : [0x26],
     location: SourceLocation(file: "t", unit: "record", record: index + 1, offset: 0))
-  var f = DecodedFrame(frame: frame)
+  let f = DecodedFrame(frame: frame)
   f.startsActivation = activation
   f.completedUID = uid
   if let name { f.layers = [LayerDecode(.iso14443A, name, name)] }
@@ -42,7 +42,7 @@ private func run(_ frames: [DecodedFrame]) -> ([DecodedFrame], [SessionInfo]) {
   let next = pairer.push(decoded(3, .reader, ms: 3))
   #expect(next.map(\.frame.index) == [2])
   #expect(next[0].response == .unanswered)
-  var halt = decoded(4, .reader, ms: 4)
+  let halt = decoded(4, .reader, ms: 4)
   halt.expectsResponse = false
   _ = pairer.push(halt)
   let end = pairer.flush()

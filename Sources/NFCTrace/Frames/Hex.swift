@@ -4,21 +4,36 @@ public enum Hex {
 
   /// Lower-case hex with no separator: `[0x30, 0x04]` → `"3004"`.
   public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for b in bytes {
-      out.append(digits[Int(b >> 4)])
-      out.append(digits[Int(b & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
+    string(bytes, separatorBytes: "")
   }
 
   /// Lower-case hex with `separator` between bytes: `"30 04"`.
   public static func string<C: Collection>(_ bytes: C, separator: String) -> String
   where C.Element == UInt8 {
-    bytes.map { byte in
-      String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-    }.joined(separator: separator)
+    string(bytes, separatorBytes: separator)
+  }
+
+  /// One allocation for the whole text: these strings are built for frames by the million.
+  private static func string<C: Collection>(_ bytes: C, separatorBytes sep: String) -> String
+  where C.Element == UInt8 {
+    let n = bytes.count
+    guard n > 0 else { return "" }
+    let capacity = n * 2 + (n - 1) * sep.utf8.count
+    return String(unsafeUninitializedCapacity: capacity) { out in
+      var i = 0
+      for b in bytes {
+        if i > 0 {
+          for s in sep.utf8 {
+            out[i] = s
+            i += 1
+          }
+        }
+        out[i] = digits[Int(b >> 4)]
+        out[i + 1] = digits[Int(b & 0x0F)]
+        i += 2
+      }
+      return i
+    }
   }
 
   /// Upper-case colon-separated form used for UIDs: `04:66:D6:5F`.

@@ -11,25 +11,33 @@ public enum ResponseLink: Sendable, Equatable {
 }
 
 /// A frame with everything the decoder stack understood of it.
-public struct DecodedFrame: Sendable {
+///
+/// A reference: a frame passes through several stages (decoder, pairer, session segmenter,
+/// analysis, renderers) and copying its arrays and strings at every hand-over was a large part
+/// of the time per frame. Each stage owns the frame while it holds it: the decoder fills it in,
+/// the pairer sets `response`, the segmenter `session`; after that nothing changes it, so it
+/// may be shared across threads (hence `@unchecked Sendable`: the hand-over from the decoding
+/// thread goes through a lock, see `DecodeThread`). For the same reason the properties skip the
+/// dynamic exclusivity check, which cost more than the copies it replaced.
+public final class DecodedFrame: @unchecked Sendable {
   /// The frame; its `crc` is resolved by the ISO 14443 layer.
-  public var frame: Frame
+  @exclusivity(unchecked) public var frame: Frame
   /// Decodes from the outermost layer (ISO 14443-3) to the innermost (T2T, T4T, NDEF…).
-  public var layers: [LayerDecode]
+  @exclusivity(unchecked) public var layers: [LayerDecode]
   /// Per-frame findings (bad CRC, parity errors, bad BCC, malformed APDU…).
-  public var findings: [Finding]
+  @exclusivity(unchecked) public var findings: [Finding]
   /// Why the innermost layer reached did not decode the bytes, when it did not.
-  public var undecodedReason: String?
+  @exclusivity(unchecked) public var undecodedReason: String?
   /// False for commands that by protocol get no answer (HLTA) and for events.
-  public var expectsResponse: Bool
+  @exclusivity(unchecked) public var expectsResponse: Bool
   /// Request/response pairing, set by the transaction stage.
-  public var response: ResponseLink?
+  @exclusivity(unchecked) public var response: ResponseLink?
   /// Session index, set by the session stage (nil for polling frames no tag answered).
-  public var session: Int?
+  @exclusivity(unchecked) public var session: Int?
   /// True for a REQA/WUPA: the frame starts a new activation.
-  public var startsActivation = false
+  @exclusivity(unchecked) public var startsActivation = false
   /// The complete UID, on the frame whose SAK completed it (ISO/IEC 14443-3 §6.5.3.4).
-  public var completedUID: [UInt8]?
+  @exclusivity(unchecked) public var completedUID: [UInt8]?
 
   /// Creates a decoded frame with no layers.
   public init(frame: Frame) {

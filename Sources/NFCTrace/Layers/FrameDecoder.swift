@@ -18,7 +18,7 @@ public struct FrameDecoder: Sendable {
 
   /// Decodes one frame. Never fails: what no layer understands stays raw with a reason.
   public mutating func decode(_ frame: Frame) -> DecodedFrame {
-    var out = DecodedFrame(frame: frame)
+    let out = DecodedFrame(frame: frame)
     if frame.direction == .event {
       out.expectsResponse = false
       if frame.event == .fieldOff || frame.event == .fieldOn { resetAll() }

@@ -2,10 +2,14 @@
 /// importer → `FrameDecoder` (protocol layers) → `TransactionPairer` → `SessionSegmenter`.
 ///
 /// Pull frames with `next()`; memory stays bounded by the few frames held for pairing and
-/// re-activation, independent of the trace length.
+/// re-activation and the decoded batches in flight, independent of the trace length. With
+/// `concurrent: true` the import and the protocol layers run on a second thread (see
+/// `DecodeThread`), overlapping with everything after them; the frames and their order are
+/// the same either way.
 public struct FramePipeline {
-  private var importer: any TraceImporter
-  private var decoder = FrameDecoder()
+  /// Exactly one of the two is set.
+  private var inline: DecodeStage?
+  private var thread: DecodeThreadHandle?
   private var pairer = TransactionPairer()
   /// The session stage; its `sessions` list is complete once `next()` returned nil.
   public private(set) var segmenter = SessionSegmenter()
@@ -13,11 +17,20 @@ public struct FramePipeline {
   private var readyIndex = 0
   private var finished = false
 
-  /// A pipeline pulling from `importer`.
-  public init(importer: any TraceImporter) { self.importer = importer }
+  /// A pipeline pulling from `importer`; `concurrent` decodes on a second thread.
+  public init(importer: any TraceImporter, concurrent: Bool = true) {
+    if concurrent {
+      thread = DecodeThreadHandle(importer: importer)
+    } else {
+      inline = DecodeStage(importer: importer)
+    }
+  }
 
-  /// Warnings from the importer so far.
-  public var warnings: [TraceWarning] { importer.warnings }
+  /// Warnings from the importer: complete once `next()` returned nil or threw (with
+  /// `concurrent`, empty before that).
+  public var warnings: [TraceWarning] {
+    thread?.thread.warnings ?? inline?.warnings ?? []
+  }
 
   /// Sessions found so far (all of them after `next()` returned nil). Builds an array: use
   /// `session(_:)` per frame.
@@ -34,13 +47,15 @@ public struct FramePipeline {
       ready.removeAll(keepingCapacity: true)
       readyIndex = 0
       if finished { return nil }
-      guard let frame = try importer.next() else {
+      guard let batch = try nextBatch() else {
         finished = true
         ready = drainStages()
         continue
       }
-      pairer.push(decoder.decode(frame)) { paired in
-        segmenter.push(paired) { ready.append($0) }
+      for decoded in batch {
+        pairer.push(decoded) { paired in
+          segmenter.push(paired) { ready.append($0) }
+        }
       }
     }
     defer { readyIndex += 1 }
@@ -56,10 +71,23 @@ public struct FramePipeline {
     return rest
   }
 
+  private mutating func nextBatch() throws -> [DecodedFrame]? {
+    if let thread { return try thread.thread.nextBatch() }
+    return try inline?.nextBatch() ?? nil
+  }
+
   private mutating func drainStages() -> [DecodedFrame] {
     var out: [DecodedFrame] = []
     for paired in pairer.flush() { out += segmenter.push(paired) }
     out += segmenter.finish()
     return out
   }
+}
+
+/// Owns a `DecodeThread` for a pipeline: when the pipeline goes away, the worker is told to
+/// stop instead of waiting for ever on a full queue.
+final class DecodeThreadHandle {
+  let thread: DecodeThread
+  init(importer: any TraceImporter) { thread = DecodeThread(importer: importer) }
+  deinit { thread.abandon() }
 }
