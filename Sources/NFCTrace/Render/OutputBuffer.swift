@@ -2,126 +2,169 @@ import Foundation
 
 /// A byte buffer that flushes to a file descriptor in large writes.
 ///
-/// Renderers append UTF-8 into it; nothing is built as `String` per byte.
+/// Renderers append UTF-8 into it; nothing is built as `String` per byte. The bytes live in
+/// memory the buffer owns (not an `Array`): every frame of a timeline appends a hundred-odd
+/// bytes one or a few at a time, and an array's uniqueness and bounds bookkeeping on each
+/// append was a tenth of the renderer's time.
 public final class OutputBuffer {
-  // Only ever touched from the one thread that renders; skipping the dynamic exclusivity
-  // check on every append is worth ~10% of the timeline.
-  @exclusivity(unchecked) private var bytes: [UInt8] = []
+  private var base: UnsafeMutablePointer<UInt8>
+  private var capacity: Int
+  /// Bytes buffered now (not yet written out).
+  private var used = 0
+  /// Bytes written out so far.
+  private var flushed = 0
   private let fd: Int32?
   private let flushAt: Int
 
   /// A buffer writing to `fd` (1 = stdout) every `flushAt` bytes; nil `fd` keeps everything
-  /// in memory (for tests).
+  /// in memory (for tests and spooling).
   public init(fd: Int32? = 1, flushAt: Int = 1 << 16) {
     self.fd = fd
     self.flushAt = flushAt
-    bytes.reserveCapacity(flushAt + 4096)
+    capacity = flushAt + 4096
+    base = .allocate(capacity: capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  /// Bytes appended so far, written out or not: a position for the alignment calls that stays
+  /// right when a long line made the buffer flush in its middle.
+  public var count: Int { flushed + used }
+
+  /// Makes room for `n` more bytes.
+  @inline(__always) private func reserve(_ n: Int) {
+    if used + n > capacity { grow(used + n) }
+  }
+
+  private func grow(_ needed: Int) {
+    let newCapacity = max(needed, capacity * 2)
+    let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    bigger.update(from: base, count: used)
+    base.deallocate()
+    base = bigger
+    capacity = newCapacity
   }
 
   /// Appends the UTF-8 of `s`.
-  @inlinable public func write(_ s: String) {
+  public func write(_ s: String) {
     var s = s
     s.withUTF8 { append($0) }
   }
 
-  /// Appends raw bytes.
+  /// Appends raw bytes, flushing when the buffer is full.
   public func append(_ buffer: UnsafeBufferPointer<UInt8>) {
-    bytes.append(contentsOf: buffer)
-    if fd != nil && bytes.count >= flushAt { flush() }
+    guard let source = buffer.baseAddress, !buffer.isEmpty else { return }
+    reserve(buffer.count)
+    (base + used).update(from: source, count: buffer.count)
+    used += buffer.count
+    if fd != nil && used >= flushAt { flush() }
   }
-
-  /// Bytes buffered now; positions taken from it stay valid until `endLine()` flushes.
-  public var count: Int { bytes.count }
 
   /// Appends `n` spaces (nothing when `n` ≤ 0).
   public func appendSpaces(_ n: Int) {
-    if n > 0 { bytes.append(contentsOf: repeatElement(0x20, count: n)) }
+    guard n > 0 else { return }
+    reserve(n)
+    (base + used).update(repeating: 0x20, count: n)
+    used += n
   }
 
-  /// Appends a newline, flushing when the buffer is full. Line renderers use this rather than
-  /// relying on `append` to flush, so column positions inside a line never move.
+  /// Appends a newline, flushing when the buffer is full.
   public func endLine() {
-    bytes.append(0x0A)
-    if fd != nil && bytes.count >= flushAt { flush() }
+    append(0x0A)
+    if fd != nil && used >= flushAt { flush() }
   }
 
   /// Appends the decimal digits of `v`.
   public func appendInt(_ v: Int64) {
-    if v < 0 { bytes.append(0x2D) }
-    var m = v.magnitude
-    var digits:
-      (
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-      ) = (
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-      )
-    var n = 0
-    withUnsafeMutableBytes(of: &digits) { buf in
-      repeat {
-        buf[n] = 0x30 + UInt8(m % 10)
-        m /= 10
-        n += 1
-      } while m > 0
-      while n > 0 {
-        n -= 1
-        bytes.append(buf[n])
-      }
+    reserve(20)
+    if v < 0 {
+      base[used] = 0x2D
+      used += 1
     }
+    var m = v.magnitude
+    var digits = 1
+    var scale: UInt64 = 10
+    while m >= scale {
+      digits += 1
+      if scale > UInt64.max / 10 { break }
+      scale *= 10
+    }
+    var i = used + digits
+    repeat {
+      i -= 1
+      base[i] = 0x30 + UInt8(truncatingIfNeeded: m % 10)
+      m /= 10
+    } while m > 0
+    used += digits
   }
 
-  /// Moves the bytes from `mark` to the end right by `width - (count - mark)` spaces, so the
-  /// text written since `mark` ends at column `mark + width` (right alignment).
+  /// Moves the text written since position `mark` right so it ends at `mark + width` (right
+  /// alignment). A mark already written out cannot move: the text then stays left-aligned
+  /// and is padded after.
   public func alignRight(from mark: Int, width: Int) {
-    let pad = width - (bytes.count - mark)
+    let start = mark - flushed
+    let text = count - mark
+    let pad = width - text
     guard pad > 0 else { return }
-    bytes.insert(contentsOf: repeatElement(0x20, count: pad), at: mark)
+    guard start >= 0 else { return appendSpaces(pad) }
+    reserve(pad)
+    (base + start + pad).update(from: base + start, count: text)
+    (base + start).update(repeating: 0x20, count: pad)
+    used += pad
   }
 
-  /// Pads with spaces so the text since `mark` is `width` bytes wide (left alignment); at
-  /// least one space is added when the text is already that wide.
+  /// Pads with spaces so the text since position `mark` is `width` bytes wide (left
+  /// alignment); at least one space is added when the text is already that wide.
   public func padLeftAligned(from mark: Int, width: Int) {
-    let used = bytes.count - mark
-    appendSpaces(used < width ? width - used : 1)
+    let text = count - mark
+    appendSpaces(text < width ? width - text : 1)
   }
 
   /// Appends one byte.
-  public func append(_ byte: UInt8) {
-    bytes.append(byte)
+  @inline(__always) public func append(_ byte: UInt8) {
+    reserve(1)
+    base[used] = byte
+    used += 1
   }
 
   /// Appends bytes as lower-case hex, with `separator` between them if given.
   public func appendHex<C: Collection>(_ data: C, separator: UInt8? = nil)
   where C.Element == UInt8 {
+    reserve(data.count * 3)
     var first = true
     for b in data {
-      if let sep = separator, !first { bytes.append(sep) }
+      if let sep = separator, !first {
+        base[used] = sep
+        used += 1
+      }
       first = false
-      bytes.append(Hex.digits[Int(b >> 4)])
-      bytes.append(Hex.digits[Int(b & 0x0F)])
+      base[used] = Hex.digits[Int(b >> 4)]
+      base[used + 1] = Hex.digits[Int(b & 0x0F)]
+      used += 2
     }
   }
 
   /// Writes out what is buffered.
   public func flush() {
-    guard let fd, !bytes.isEmpty else { return }
-    bytes.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let n = Foundation.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-        if n <= 0 { break }
-        offset += n
-      }
+    guard let fd, used > 0 else { return }
+    var offset = 0
+    while offset < used {
+      let n = Foundation.write(fd, base + offset, used - offset)
+      if n <= 0 { break }
+      offset += n
     }
-    bytes.removeAll(keepingCapacity: true)
+    flushed += used
+    used = 0
   }
 
-  /// Removes and returns the buffered bytes (in-memory buffers).
+  /// Removes and returns the buffered bytes (in-memory buffers; `count` starts again at 0).
   public func takeBytes() -> [UInt8] {
-    defer { bytes.removeAll(keepingCapacity: true) }
-    return bytes
+    defer { used = 0 }
+    return Array(UnsafeBufferPointer(start: base, count: used))
   }
 
-  /// Everything written, as text (in-memory buffers only).
-  public var text: String { String(decoding: bytes, as: UTF8.self) }
+  /// Everything buffered, as text (in-memory buffers).
+  public var text: String {
+    String(decoding: UnsafeBufferPointer(start: base, count: used), as: UTF8.self)
+  }
 }

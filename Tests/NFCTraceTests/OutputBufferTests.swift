@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import NFCTrace
+
+/// Writes through an `OutputBuffer` on a temporary file and returns what reached the file.
+private func written(flushAt: Int, _ body: (OutputBuffer) -> Void) throws -> String {
+  let url = FileManager.default.temporaryDirectory
+    .appendingPathComponent("nfctrace-out-\(UUID().uuidString)")
+  #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+  defer { try? FileManager.default.removeItem(at: url) }
+  let handle = try FileHandle(forWritingTo: url)
+  let out = OutputBuffer(fd: handle.fileDescriptor, flushAt: flushAt)
+  body(out)
+  out.flush()
+  try handle.close()
+  return try String(contentsOf: url, encoding: .utf8)
+}
+
+@Suite struct OutputBufferTests {
+  /// A flush in the middle of a line used to leave the alignment marks pointing before the
+  /// buffer's start: the next pad came out as ~65 000 spaces on long timelines.
+  @Test func paddingAfterAFlushInsideTheLine() throws {
+    let text = try written(flushAt: 8) { out in
+      out.write("ab")
+      let mark = out.count
+      out.write("cdefghij")  // reaches flushAt: flushed mid-line
+      out.padLeftAligned(from: mark, width: 12)
+      out.write("|")
+      out.endLine()
+    }
+    #expect(text == "abcdefghij    |\n")
+  }
+
+  @Test func rightAlignmentInsideAndAcrossAFlush() throws {
+    let text = try written(flushAt: 1 << 10) { out in
+      let mark = out.count
+      out.appendInt(-42)
+      out.alignRight(from: mark, width: 6)
+      out.write("|")
+      out.appendInt(Int64.min)
+      out.append(0x20)
+      out.appendInt(0)
+      out.endLine()
+    }
+    #expect(text == "   -42|-9223372036854775808 0\n")
+    let across = try written(flushAt: 4) { out in
+      let mark = out.count
+      out.write("abcdef")  // flushed: the mark is gone, the text stays left and is padded
+      out.alignRight(from: mark, width: 8)
+      out.write("|")
+    }
+    #expect(across == "abcdef  |")
+  }
+
+  @Test func inMemoryBufferHandsOverItsBytes() {
+    let out = OutputBuffer(fd: nil, flushAt: 4)
+    out.appendHex([0x04, 0xA1, 0xFF], separator: 0x20)
+    out.write(" ✓")
+    #expect(out.text == "04 a1 ff ✓")
+    #expect(out.takeBytes().count == 12)
+    #expect(out.count == 0)
+    out.write(String(repeating: "x", count: 10_000))
+    #expect(out.count == 10_000)
+  }
+}
