@@ -5,7 +5,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 DEMO_TRACE ?= Traces/generated/t2-removed-mid-write.pcap
 
-.PHONY: setup build demo test test-long test-asan fuzz fuzz-smoke format lint traces bench bench-ndef clean
+.PHONY: setup build demo test test-long test-asan test-tsan fuzz fuzz-smoke format lint traces bench bench-ndef clean
 
 setup:
 	bash scripts/setup.sh
@@ -31,6 +31,11 @@ test-long:
 test-asan:
 	bash scripts/setup.sh --test
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --build-path .build/asan
+
+# The decoding thread (Sources/NFCTrace/Pipeline/DecodeThread.swift) under ThreadSanitizer.
+test-tsan:
+	bash scripts/setup.sh --test
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --build-path .build/tsan
 
 # libFuzzer targets of Fuzz/ (docs/robustness.md): every fuzzer FUZZ_SECONDS seconds.
 fuzz: setup

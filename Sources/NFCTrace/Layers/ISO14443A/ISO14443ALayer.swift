@@ -66,6 +66,8 @@ public struct ISO14443ALayer: Sendable {
   /// Set when the tag answered a MIFARE Classic AUTH with its nonce NT: every later frame of
   /// the activation is Crypto1 ciphertext (the MIFARE Classic layer may also say so).
   private var crypto1Follows = false
+  /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
+  private var cache = DecodeCache<ShortBytesKey>()
 
   /// An idle layer.
   public init() {}
@@ -178,9 +180,11 @@ public struct ISO14443ALayer: Sendable {
       pending = .request
       let name = wupa ? "WUPA" : "REQA"
       return LayerResult(
-        decode: LayerDecode(
-          .iso14443A, name, name,
-          [LayerField("command", .hex(frame.data)), LayerField("bits", .int(7))]))
+        decode: cached(.request, frame.data) {
+          LayerDecode(
+            .iso14443A, name, name,
+            [LayerField("command", .hex(frame.data)), LayerField("bits", .int(7))])
+        })
     case .magSafe(let n):
       pending = .request
       return LayerResult(decode: AppleECP.magSafeDecode(n, byte: frame.data.first ?? 0))
@@ -200,14 +204,17 @@ public struct ISO14443ALayer: Sendable {
     case .anticollision(let level, let nvb):
       pending = .anticollision(level, nvb, Array(frame.data.dropFirst(2)))
       return LayerResult(
-        decode: Anticollision.requestDecode(level: level, nvb: nvb, data: frame.data))
+        decode: cached(.anticollision, frame.data) {
+          Anticollision.requestDecode(level: level, nvb: nvb, data: frame.data)
+        })
     case .select(let level):
       return buildSelect(level, payload: payload, index: index)
     case .atqa:
       pending = .none
       guard let atqa = ATQA(airBytes: payload) else { return .undecoded("ATQA needs 2 bytes") }
       context.atqa = atqa.value
-      return LayerResult(decode: atqa.decode, findings: atqa.findings(frameIndex: index))
+      return LayerResult(
+        decode: cached(.atqa, payload) { atqa.decode }, findings: atqa.findings(frameIndex: index))
     case .uidAnswer(let level, let nvb, let known):
       pending = .none
       return buildUIDAnswer(level, nvb: nvb, known: known, payload: payload, index: index)
@@ -231,11 +238,13 @@ public struct ISO14443ALayer: Sendable {
     }
     pending = .select(level, part)
     return LayerResult(
-      decode: Anticollision.selectDecode(level: level, part: part),
+      decode: cached(.select, payload.prefix(7)) {
+        Anticollision.selectDecode(level: level, part: part)
+      },
       findings: part.bccFindings(frameIndex: index, offset: 6))
   }
 
-  private func buildUIDAnswer(
+  private mutating func buildUIDAnswer(
     _ level: CascadeLevel, nvb: NVB, known: [UInt8], payload: [UInt8], index: Int
   ) -> LayerResult {
     let merged = Anticollision.merge(known: known, nvb: nvb, answer: payload)
@@ -246,7 +255,9 @@ public struct ISO14443ALayer: Sendable {
     }
     let offset = max(0, payload.count - 1)
     return LayerResult(
-      decode: Anticollision.answerDecode(level: level, part: part),
+      decode: cached(.uidAnswer(level), merged) {
+        Anticollision.answerDecode(level: level, part: part)
+      },
       findings: part.bccFindings(frameIndex: index, offset: offset))
   }
 
@@ -273,7 +284,9 @@ public struct ISO14443ALayer: Sendable {
       context.sak = byte
       findings += uidSizeFindings(context: context, index: index)
     }
-    return LayerResult(decode: sak.decode(level: level), findings: findings)
+    return LayerResult(
+      decode: cached(.sak(level), payload.prefix(1)) { sak.decode(level: level) },
+      findings: findings)
   }
 
   /// `uid-size-mismatch` when the completed UID's length differs from the ATQA's UID size.
@@ -287,6 +300,30 @@ public struct ISO14443ALayer: Sendable {
         "ATQA announces a \(expected)-byte UID, the selection completed a "
           + "\(context.uid.count)-byte UID", frames: [index])
     ]
+  }
+
+  /// The message kinds whose decodes are cached, by the bytes that decide them.
+  private enum CachedKind {
+    case request, anticollision, atqa, select
+    case uidAnswer(CascadeLevel), sak(CascadeLevel)
+
+    var code: UInt16 {
+      switch self {
+      case .request: return 1
+      case .anticollision: return 2
+      case .atqa: return 3
+      case .select: return 4
+      case .uidAnswer(let level): return 0x10 + UInt16(level.rawValue)
+      case .sak(let level): return 0x20 + UInt16(level.rawValue)
+      }
+    }
+  }
+
+  private mutating func cached<C: Collection>(
+    _ kind: CachedKind, _ bytes: C, _ make: () -> LayerDecode
+  ) -> LayerDecode where C.Element == UInt8 {
+    guard let key = ShortBytesKey(kind: kind.code, bytes) else { return make() }
+    return cache.decode(key, make)
   }
 
   // MARK: - Handoff

@@ -28,6 +28,9 @@ public struct Type2Layer: ProtocolLayer {
   public private(set) var sector: Int?
   /// The last GET_VERSION answer in this activation.
   public private(set) var version: GetVersionInfo?
+  /// READ/WRITE commands and READ answers repeat across sessions (see `DecodeCache`); kept
+  /// across activations.
+  private var cache = DecodeCache<ShortBytesKey>()
 
   /// An idle layer.
   public init() {}
@@ -43,13 +46,16 @@ public struct Type2Layer: ProtocolLayer {
 
   /// Forgets pending commands, the sector and the version (new activation).
   public mutating func reset() {
+    let kept = cache
     self = Type2Layer()
+    cache = kept
   }
 
   // MARK: - Reader
 
   private mutating func decodeReader(_ b: [UInt8]) -> LayerResult {
     let command: Type2Command
+    var pure = false
     if let page = awaitingCompatibilityData, b.count == 16 {
       command = .compatibilityWriteData(page: page, data: b)
     } else if awaitingSector, b.count == 4 {
@@ -59,7 +65,9 @@ public struct Type2Layer: ProtocolLayer {
       command = .authenticateContinue(data: Array(b.dropFirst()))
     } else {
       switch Type2Command.parse(b) {
-      case .success(let parsed): command = parsed
+      case .success(let parsed):
+        command = parsed
+        pure = true
       case .failure(let failure):
         clearExchange()
         return .undecoded(failure.reason)
@@ -67,8 +75,20 @@ public struct Type2Layer: ProtocolLayer {
     }
     clearExchange()
     pending = command
+    // A parsed command's decode depends on its bytes and the selected sector only.
+    let kind = 0x100 | UInt16(truncatingIfNeeded: sector.map { $0 + 1 } ?? 0) & 0xFF
+    if pure, sector.map({ (0..<255).contains($0) }) ?? true,
+      let key = ShortBytesKey(kind: kind, b)
+    {
+      let layer = self  // the decode reads `sector` while the cache is being updated
+      return LayerResult(decode: cache.decode(key) { layer.describeDecode(command) })
+    }
+    return LayerResult(decode: describeDecode(command))
+  }
+
+  private func describeDecode(_ command: Type2Command) -> LayerDecode {
     let (summary, fields) = describe(command)
-    return LayerResult(decode: LayerDecode(.type2, command.name, summary, fields))
+    return LayerDecode(.type2, command.name, summary, fields)
   }
 
   private mutating func clearExchange() {
@@ -223,12 +243,17 @@ public struct Type2Layer: ProtocolLayer {
     switch c {
     case .read(let page):
       guard b.count == 16 else { return lengthMismatch(c, b.count, expected: 16) }
-      let head = Hex.string(b.prefix(4), separator: " ")
-      let fields = [
-        LayerField("command", .string("READ")), LayerField("page", .int(page)),
-        LayerField("data", .hex(b)),
-      ]
-      return decoded("READ response", "READ page \(page) → \(head) …", fields)
+      let make = {
+        let head = Hex.string(b.prefix(4), separator: " ")
+        let fields = [
+          LayerField("command", .string("READ")), LayerField("page", .int(page)),
+          LayerField("data", .hex(b)),
+        ]
+        return LayerDecode(.type2, "READ response", "READ page \(page) → \(head) …", fields)
+      }
+      guard (0..<256).contains(page), let key = ShortBytesKey(kind: 0x200 | UInt16(page), b)
+      else { return LayerResult(decode: make()) }
+      return LayerResult(decode: cache.decode(key, make))
     case .fastRead(let start, let end):
       let expected = max(0, end - start + 1) * 4
       guard b.count == expected, expected > 0 else {
