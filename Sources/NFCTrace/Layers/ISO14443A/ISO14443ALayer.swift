@@ -305,7 +305,8 @@ public struct ISO14443ALayer: Sendable {
   /// The message kinds whose decodes are cached, by the bytes that decide them.
   private enum CachedKind {
     case request, anticollision, atqa, select
-    case uidAnswer(CascadeLevel), sak(CascadeLevel)
+    case uidAnswer(CascadeLevel)
+    case sak(CascadeLevel)
 
     var code: UInt16 {
       switch self {

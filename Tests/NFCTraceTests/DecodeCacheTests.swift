@@ -1,0 +1,78 @@
+import Testing
+
+@testable import NFCTrace
+
+private func frame(_ index: Int, _ direction: Direction, _ hex: String) -> Frame {
+  Frame(
+    index: index, timeNs: Int64(index) * 1_000_000, direction: direction,
+    data: Hex.bytes(hex) ?? [],
+    location: SourceLocation(file: "t", unit: "record", record: index + 1, offset: 0))
+}
+
+/// Decodes remembered by their bytes must still differ where the state around them differs,
+/// and findings (which name frames) must never come from the cache.
+@Suite struct DecodeCacheTests {
+  @Test func sameUIDBytesAtTwoCascadeLevelsDecodeByLevel() {
+    var stack = OuterStack()
+    let frames = [
+      frame(0, .reader, "52"), frame(1, .tag, "44 00"),
+      frame(2, .reader, "93 20"), frame(3, .tag, "88 04 a1 b2 9f"),
+      frame(4, .reader, "95 20"), frame(5, .tag, "88 04 a1 b2 9f"),
+    ]
+    let steps = frames.map { stack.run($0) }
+    #expect(steps[3].aDecode?.summary == "UID CL1 88 04 a1 b2 (BCC ok)")
+    #expect(steps[5].aDecode?.summary == "UID CL2 88 04 a1 b2 (BCC ok)")
+    #expect(steps[5].aDecode?.field("level") == .string("CL2"))
+  }
+
+  @Test func cachedSelectStillReportsTheBadBCCOfItsOwnFrame() {
+    var stack = OuterStack()
+    // SELECT CL1 with a wrong BCC (9e instead of 9f), twice: the finding names each frame.
+    let hex = Hex.string(CRC.appendingCRCA(Hex.bytes("93 70 88 04 a1 b2 9e") ?? []), separator: " ")
+    _ = stack.run(frame(0, .reader, "52"))
+    _ = stack.run(frame(1, .tag, "44 00"))
+    let first = stack.run(frame(2, .reader, hex))
+    _ = stack.run(frame(3, .reader, "52"))
+    _ = stack.run(frame(4, .tag, "44 00"))
+    let second = stack.run(frame(5, .reader, hex))
+    #expect(first.aDecode?.summary == second.aDecode?.summary)
+    #expect(first.findings.filter { $0.code == "bad-bcc" }.map(\.frames) == [[2]])
+    #expect(second.findings.filter { $0.code == "bad-bcc" }.map(\.frames) == [[5]])
+  }
+
+  @Test func type2CommandDecodeFollowsTheSelectedSector() {
+    var layer = Type2Layer()
+    var context = LinkContext()
+    func run(_ direction: Direction, _ hex: String, bits: Int? = nil) -> LayerDecode? {
+      let unit = LayerUnit(
+        direction: direction, bytes: Hex.bytes(hex) ?? [], bits: bits, frameIndex: 0, timeNs: 0)
+      return layer.decode(unit, context: &context).decode
+    }
+    #expect(run(.reader, "30 04")?.field("sector") == nil)
+    _ = run(.reader, "c2 ff")
+    _ = run(.tag, "0a", bits: 4)
+    _ = run(.reader, "01 00 00 00")
+    #expect(run(.reader, "30 04")?.field("sector") == .int(1))
+    layer.reset()
+    #expect(run(.reader, "30 04")?.field("sector") == nil)
+  }
+
+  @Test func tableIsEmptiedAtItsLimitAndStaysRight() {
+    var cache = DecodeCache<Int>()
+    var made = 0
+    for round in 0..<2 {
+      for i in 0..<(DecodeCache<Int>.limit + 10) {
+        let d = cache.decode(i) {
+          made += 1
+          return LayerDecode(.type2, "READ", "READ page \(i)")
+        }
+        #expect(d.summary == "READ page \(i)", "round \(round)")
+      }
+    }
+    // Every key was made once per fill of the table: more than once in all, never wrong.
+    #expect(made > DecodeCache<Int>.limit + 10)
+    #expect(ShortBytesKey(kind: 1, [UInt8](repeating: 0, count: 17)) == nil)
+    #expect(ShortBytesKey(kind: 1, [0x01]) != ShortBytesKey(kind: 1, [0x01, 0x00]))
+    #expect(ShortBytesKey(kind: 1, [0x01]) != ShortBytesKey(kind: 2, [0x01]))
+  }
+}
