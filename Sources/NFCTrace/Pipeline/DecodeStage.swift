@@ -6,7 +6,7 @@
 struct DecodeStage {
   /// Frames per batch: large enough that handing a batch between threads costs little per
   /// frame, small enough that the batches in flight stay a few hundred KiB.
-  static let batchSize = 256
+  static let batchSize = 1024
 
   private var importer: any TraceImporter
   private var decoder = FrameDecoder()

@@ -15,6 +15,9 @@ public struct FramePipeline {
   public private(set) var segmenter = SessionSegmenter()
   private var ready: [DecodedFrame] = []
   private var readyIndex = 0
+  /// The batch being passed on, handed back to the decoding thread once every frame of it
+  /// has been returned.
+  private var spent: [DecodedFrame] = []
   private var finished = false
 
   /// A pipeline pulling from `importer`; `concurrent` decodes on a second thread.
@@ -46,6 +49,10 @@ public struct FramePipeline {
     while readyIndex >= ready.count {
       ready.removeAll(keepingCapacity: true)
       readyIndex = 0
+      if let thread, !spent.isEmpty {
+        thread.thread.bury(spent)
+        spent = []
+      }
       if finished { return nil }
       guard let batch = try nextBatch() else {
         finished = true
@@ -57,6 +64,7 @@ public struct FramePipeline {
           segmenter.push(paired) { ready.append($0) }
         }
       }
+      if thread != nil { spent = batch }
     }
     defer { readyIndex += 1 }
     return ready[readyIndex]
