@@ -26,13 +26,13 @@ struct DecodeCache<Key: Hashable>: Sendable where Key: Sendable {
 
 /// A cache key of a message kind and up to 16 bytes, stored inline (no allocation per lookup).
 struct ShortBytesKey: Hashable, Sendable {
-  private var kind: UInt16
+  private var kind: UInt32
   private var count: UInt8
   private var low: UInt64 = 0
   private var high: UInt64 = 0
 
   /// A key for `bytes` of kind `kind`; nil when there are more than 16 bytes.
-  init?<C: Collection>(kind: UInt16, _ bytes: C) where C.Element == UInt8 {
+  init?<C: Collection>(kind: UInt32, _ bytes: C) where C.Element == UInt8 {
     guard bytes.count <= 16 else { return nil }
     self.kind = kind
     count = UInt8(bytes.count)

@@ -18,6 +18,8 @@ public struct APDULayer: ProtocolLayer {
   private var pending: CommandAPDU?
   /// Whether the last reader unit was an APDU; nil before any reader unit.
   private var lastReaderWasAPDU: Bool?
+  /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
+  private var cache = DecodeCache<ShortBytesKey>()
 
   /// An idle layer.
   public init() {}
@@ -61,8 +63,12 @@ public struct APDULayer: ProtocolLayer {
           "case 4E APDU with a 3-byte Le (00 Le1 Le2); ISO/IEC 7816-4 codes it in 2 bytes",
           frames: [unit.frameIndex], offset: unit.bytes.count - 3))
     }
-    return LayerResult(
-      decode: APDUDescription.command(command), handoff: (.type4, unit), findings: findings)
+    let decode =
+      ShortBytesKey(kind: 1, unit.bytes).map {
+        cache.decode($0) { APDUDescription.command(command) }
+      }
+      ?? APDUDescription.command(command)
+    return LayerResult(decode: decode, handoff: (.type4, unit), findings: findings)
   }
 
   private mutating func decodeResponse(_ unit: LayerUnit) -> LayerResult {
@@ -78,8 +84,11 @@ public struct APDULayer: ProtocolLayer {
         offset: unit.bytes.count, attempted: command != nil)
     }
     let name = command.map { APDUInstruction.name(cla: $0.cla, ins: $0.ins) }
-    return LayerResult(
-      decode: APDUDescription.response(response, command: name), handoff: (.type4, unit))
+    // The response's decode depends on its bytes and the command's CLA INS only.
+    let kind = command.map { 0x0100_0000 | UInt32($0.cla) << 8 | UInt32($0.ins) } ?? 2
+    let make = { APDUDescription.response(response, command: name) }
+    let decode = ShortBytesKey(kind: kind, unit.bytes).map { cache.decode($0, make) } ?? make()
+    return LayerResult(decode: decode, handoff: (.type4, unit))
   }
 
   /// A reader payload of at least 5 bytes with a valid CLA and a known INS whose lengths do

@@ -308,14 +308,14 @@ public struct ISO14443ALayer: Sendable {
     case uidAnswer(CascadeLevel)
     case sak(CascadeLevel)
 
-    var code: UInt16 {
+    var code: UInt32 {
       switch self {
       case .request: return 1
       case .anticollision: return 2
       case .atqa: return 3
       case .select: return 4
-      case .uidAnswer(let level): return 0x10 + UInt16(level.rawValue)
-      case .sak(let level): return 0x20 + UInt16(level.rawValue)
+      case .uidAnswer(let level): return 0x10 + UInt32(level.rawValue)
+      case .sak(let level): return 0x20 + UInt32(level.rawValue)
       }
     }
   }

@@ -30,12 +30,18 @@ public struct ISODEPLayer: ProtocolLayer {
   private var numbers = BlockNumbers()
   private var readerChain = Chain()
   private var tagChain = Chain()
+  /// Lone I-blocks repeat with every exchange (see `DecodeCache`); kept across activations.
+  private var cache = DecodeCache<ShortBytesKey>()
 
   /// An idle layer.
   public init() {}
 
   /// Forgets everything (new activation or field off).
-  public mutating func reset() { self = ISODEPLayer() }
+  public mutating func reset() {
+    let kept = cache
+    self = ISODEPLayer()
+    cache = kept
+  }
 
   /// Decodes one unit (a frame without CRC, or the answer to RATS/PPS).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
@@ -119,35 +125,58 @@ public struct ISODEPLayer: ProtocolLayer {
       tagChain = Chain()
     }
     var chain = reader ? readerChain : tagChain
-    var fields = block.baseFields + [LayerField("inf_length", .int(block.inf.count))]
     if block.chaining {
       if chain.parts == 0 { chain.firstFrame = unit.frameIndex }
       chain.bytes += block.inf
       chain.parts += 1
       store(chain, reader: reader)
-      fields.append(LayerField("part", .int(chain.parts)))
+      let fields = iBlockFields(block) + [LayerField("part", .int(chain.parts))]
       return LayerResult(
         decode: LayerDecode(.isoDEP, "I-block", "I-block (chained, part \(chain.parts))", fields),
         findings: findings)
     }
-    var summary = "I-block \(block.blockNumber)" + block.addressText
     var payload = block.inf
+    let decode: LayerDecode
     if chain.parts > 0 {
       payload = chain.bytes + block.inf
       let parts = chain.parts + 1
-      summary =
+      let summary =
         "I-block \(block.blockNumber) (last of \(parts) chained parts, \(payload.count) bytes)"
-      fields += [
-        LayerField("part", .int(parts)), LayerField("reassembled_length", .int(payload.count)),
-      ]
+      let fields =
+        iBlockFields(block) + [
+          LayerField("part", .int(parts)), LayerField("reassembled_length", .int(payload.count)),
+        ]
       store(Chain(), reader: reader)
+      decode = LayerDecode(.isoDEP, "I-block", summary, fields)
+    } else {
+      // A lone I-block's decode depends on its prologue and INF length only.
+      let b = block
+      let make = {
+        LayerDecode(
+          .isoDEP, "I-block", "I-block \(b.blockNumber)" + b.addressText, Self.iBlockFields(b))
+      }
+      let n = block.inf.count
+      let prologue = [
+        block.pcb, block.cidByte ?? 0, block.nad ?? 0, UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF),
+      ]
+      let kind: UInt32 = 0x400 | (block.cidByte == nil ? 0 : 1) | (block.nad == nil ? 0 : 2)
+      if n < 0x10000, let key = ShortBytesKey(kind: kind, prologue) {
+        decode = cache.decode(key, make)
+      } else {
+        decode = make()
+      }
     }
-    let decode = LayerDecode(.isoDEP, "I-block", summary, fields)
     guard !payload.isEmpty else { return LayerResult(decode: decode, findings: findings) }
     let inner = LayerUnit(
       direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs)
     return LayerResult(decode: decode, handoff: (.iso7816, inner), findings: findings)
   }
+
+  private static func iBlockFields(_ block: ISODEPBlock) -> [LayerField] {
+    block.baseFields + [LayerField("inf_length", .int(block.inf.count))]
+  }
+
+  private func iBlockFields(_ block: ISODEPBlock) -> [LayerField] { Self.iBlockFields(block) }
 
   private mutating func store(_ chain: Chain, reader: Bool) {
     if reader { readerChain = chain } else { tagChain = chain }

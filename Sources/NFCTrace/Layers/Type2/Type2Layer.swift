@@ -76,7 +76,7 @@ public struct Type2Layer: ProtocolLayer {
     clearExchange()
     pending = command
     // A parsed command's decode depends on its bytes and the selected sector only.
-    let kind = 0x100 | UInt16(truncatingIfNeeded: sector.map { $0 + 1 } ?? 0) & 0xFF
+    let kind: UInt32 = 0x100 | UInt32(truncatingIfNeeded: sector.map { $0 + 1 } ?? 0) & 0xFF
     if pure, sector.map({ (0..<255).contains($0) }) ?? true,
       let key = ShortBytesKey(kind: kind, b)
     {
@@ -251,7 +251,7 @@ public struct Type2Layer: ProtocolLayer {
         ]
         return LayerDecode(.type2, "READ response", "READ page \(page) → \(head) …", fields)
       }
-      guard (0..<256).contains(page), let key = ShortBytesKey(kind: 0x200 | UInt16(page), b)
+      guard (0..<256).contains(page), let key = ShortBytesKey(kind: 0x200 | UInt32(page), b)
       else { return LayerResult(decode: make()) }
       return LayerResult(decode: cache.decode(key, make))
     case .fastRead(let start, let end):
