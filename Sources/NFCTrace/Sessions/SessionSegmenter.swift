@@ -116,7 +116,9 @@ public struct SessionSegmenter: Sendable {
     } else if current == nil && answered {
       open(at: f)
     }
-    if f.layer(.iso14443A)?.name == "HLTA" { sawHalt = true }
+    if f.layers.contains(where: { $0.protocolID == .iso14443A && $0.name == "HLTA" }) {
+      sawHalt = true
+    }
     if answered { lastAnsweredNs = t }
     if let uid = f.completedUID { adoptUID(uid, from: f) }
     attach(&f)
