@@ -58,9 +58,12 @@ public enum Fuzz {
     let sessionsOut = OutputBuffer(fd: nil)
     let run: SessionAnalysisRun
     do {
-      // The same streaming run the CLI makes, with sessions handed out as they end.
-      run = try SessionAnalysisRun(importer: importer, keepsMemory: false, retainsSessions: false) {
-        item in
+      // The same streaming run the CLI makes, with sessions handed out as they end; on one
+      // thread, so that every input runs the same way (the decoding thread has its own tests,
+      // also under ThreadSanitizer).
+      run = try SessionAnalysisRun(
+        importer: importer, keepsMemory: false, retainsSessions: false, concurrent: false
+      ) { item in
         switch item {
         case .event(let e): text.render(e)
         case .frame(let f):

@@ -24,12 +24,13 @@ public struct SessionAnalysisRun {
   /// after the frames before it were analysed; other errors are rethrown.
   /// `keepsMemory: false` drops each finished session's memory images; `retainsSessions:
   /// false` hands sessions only to `observe` (`sessions` stays empty), so memory use does not
-  /// grow with the number of sessions (see `SessionCollector`).
+  /// grow with the number of sessions (see `SessionCollector`). `concurrent` imports and
+  /// decodes on a second thread (`FramePipeline`); the items are the same either way.
   public init(
     importer: any TraceImporter, keepsMemory: Bool = true, retainsSessions: Bool = true,
-    observe: (AnalysisItem) -> Void = { _ in }
+    concurrent: Bool = true, observe: (AnalysisItem) -> Void = { _ in }
   ) throws {
-    var pipeline = FramePipeline(importer: importer)
+    var pipeline = FramePipeline(importer: importer, concurrent: concurrent)
     var collector = SessionCollector(keepsMemory: keepsMemory, retainsSessions: retainsSessions)
     func take(_ f: DecodedFrame) {
       collector.push(f) { pipeline.session($0) }
