@@ -33,9 +33,14 @@ public struct FrameDecoder: Sendable {
     if context.uidComplete && !wasComplete { out.completedUID = context.uid }
     var result = first.result
     var depth = 0
+    // Built locally with room for the usual depth (14443-3 → ISO-DEP → APDU → T4T): one
+    // allocation instead of one per layer.
+    var layers: [LayerDecode] = []
+    layers.reserveCapacity(4)
+    var findings: [Finding] = []
     while true {
-      if let d = result.decode { out.layers.append(d) }
-      out.findings += result.findings
+      if let d = result.decode { layers.append(d) }
+      if !result.findings.isEmpty { findings += result.findings }
       guard let (next, unit) = result.handoff, depth < 8 else {
         if result.decode == nil || result.reason != nil { out.undecodedReason = result.reason }
         break
@@ -43,6 +48,8 @@ public struct FrameDecoder: Sendable {
       depth += 1
       result = dispatch(next, unit)
     }
+    out.layers = layers
+    out.findings = findings
     return out
   }
 

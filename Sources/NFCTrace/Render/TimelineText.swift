@@ -109,7 +109,11 @@ public final class TimelineTextRenderer {
     var text = "── session \(session) · \(technology)"
     if let uid { text += " · UID \(Hex.uid(uid))" }
     text += " "
-    paint(text + String(repeating: "─", count: max(4, 72 - text.count)), "1")
+    if color { out.write("\u{1B}[1m") }
+    out.write(text)
+    // Every character of the header is one Unicode scalar (box drawing, middle dot, ASCII).
+    for _ in 0..<max(4, 72 - text.unicodeScalars.count) { out.write("─") }
+    if color { out.write("\u{1B}[0m") }
     out.endLine()
   }
 
