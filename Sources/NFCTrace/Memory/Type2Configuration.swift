@@ -104,7 +104,7 @@ public struct Type2Configuration: Sendable, Equatable {
   /// What the password protects, in words: `no password protection (past the last page 230)`,
   /// `write access to pages 16–231`, `read and write access to pages 4–231`.
   public var protectionText: String? {
-    guard let auth0 else { return nil }
+    guard auth0 != nil else { return nil }
     guard let range = protectedPages else {
       return "no password protection (past the last page \(packPage))"
     }

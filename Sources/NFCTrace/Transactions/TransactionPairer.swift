@@ -19,10 +19,10 @@ public struct TransactionPairer: Sendable {
   /// Takes the next decoded frame and hands the frames now complete to `emit`, in trace order
   /// (no array per frame: the streaming path).
   public mutating func push(_ frame: consuming DecodedFrame, emit: (DecodedFrame) -> Void) {
-    var incoming = frame
+    let incoming = frame
     switch incoming.frame.direction {
     case .tag:
-      guard var request = pending.take() else { return emit(incoming) }
+      guard let request = pending.take() else { return emit(incoming) }
       request.response = .answeredBy(incoming.frame.index)
       incoming.response = .answers(request.frame.index)
       emit(request)
@@ -38,7 +38,7 @@ public struct TransactionPairer: Sendable {
   }
 
   private mutating func flushOne() -> DecodedFrame? {
-    guard var request = pending.take() else { return nil }
+    guard let request = pending.take() else { return nil }
     request.response = request.expectsResponse ? .unanswered : .noAnswerExpected
     return request
   }
