@@ -118,8 +118,10 @@ public final class PcapImporter: TraceImporter {
   private func readFrame() throws -> Frame? {
     guard let source else { return nil }
     while true {
-      // pcapng positions come from the block walk; only pcap needs the stream position.
-      let position = positions.offsets == nil ? source.position : nil
+      // pcapng positions come from the block walk; pcap, and pcapng past the walk's table
+      // (a block libpcap refuses that the walk accepted), need the stream position.
+      let position =
+        positions.offsets == nil || packetsRead >= positions.count ? source.position : nil
       switch source.next() {
       case .end:
         if let endError, packetsRead <= positions.count { throw endError }

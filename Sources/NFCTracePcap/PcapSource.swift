@@ -98,7 +98,10 @@ final class PcapSource {
     let ns = Int64(head.ts.tv_sec) &* 1_000_000_000 &+ Int64(head.ts.tv_usec)
     let bytes = UnsafeBufferPointer(start: data, count: Int(head.caplen))
     if let counted, let recordHeaderBytes {
-      self.counted = counted + recordHeaderBytes + Int(head.caplen)
+      // A record longer than the snap length is cut to it and the rest skipped: libpcap then
+      // returns caplen = snap length, not what it moved past, so ask `ftell` next time.
+      let snapped = Int(head.caplen) >= Int(pcap_snapshot(handle))
+      self.counted = snapped ? nil : counted + recordHeaderBytes + Int(head.caplen)
     }
     return .packet(PcapPacket(timeNs: ns, bytes: bytes, originalLength: Int(head.len)))
   }

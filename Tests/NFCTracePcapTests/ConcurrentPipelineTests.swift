@@ -133,7 +133,7 @@ private func repeating(times: Int, failAfter: Int? = nil) throws -> RepeatingImp
       importer.probe = nil
       #expect(try pipeline.next()?.frame.index == 0)
     }
-    for _ in 0..<200 where probe != nil { try await Task.sleep(for: .milliseconds(10)) }
+    for _ in 0..<1000 where probe != nil { try await Task.sleep(for: .milliseconds(10)) }
     #expect(probe == nil)
   }
 }

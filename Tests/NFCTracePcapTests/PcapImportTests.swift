@@ -330,3 +330,58 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(PcapFormats.all.map(\.name) == ["pcap"])
   }
 }
+
+/// Little-endian bytes of `v` (`n` bytes).
+private func le(_ v: Int, _ n: Int) -> [UInt8] {
+  (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+}
+
+/// Byte offsets after the reader stopped asking `ftell` per packet (review of the streaming
+/// work): counted record positions must stay right where libpcap moves differently.
+@Suite struct PcapOffsetTests {
+  /// A record longer than the snap length is cut and its rest skipped: offsets after it must
+  /// still be the file's. pcap: µs little-endian, snap length 8, link type 264.
+  @Test func offsetsAfterARecordLongerThanTheSnapLength() throws {
+    var bytes: [UInt8] =
+      [0xD4, 0xC3, 0xB2, 0xA1] + le(2, 2) + le(4, 2) + le(0, 8) + le(8, 4)
+      + le(264, 4)
+    func record(_ payload: [UInt8]) {
+      bytes += le(1, 4) + le(0, 4) + le(payload.count, 4) + le(payload.count, 4) + payload
+    }
+    record([0x00, 0xFE, 0x00, 0x08, 0x30, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])  // 24…52
+    record([0x00, 0xFE])  // 52…70: too short for the pseudo-header
+    bytes += le(1, 4) + le(0, 4) + le(40, 4) + le(40, 4) + [0x00, 0xFE]  // cut at 70
+    let result = try importPcap(TraceInput(path: "snap.pcap", bytes: Data(bytes)))
+    #expect(result.frames.count == 1)
+    #expect(result.warnings.compactMap(\.location?.offset).contains(52))
+    #expect(result.warnings.allSatisfy { $0.location?.offset != 48 })
+    #expect(
+      result.error?.location
+        == SourceLocation(file: "snap.pcap", unit: "packet", record: 3, offset: 70))
+  }
+
+  /// pcapng where libpcap refuses a block the walk accepted (a second section of major
+  /// version 2): the error names the block's offset, not 0.
+  @Test func pcapngErrorPastTheWalkedPackets() throws {
+    func block(_ type: Int, _ body: [UInt8]) -> [UInt8] {
+      let length = 12 + body.count
+      return le(type, 4) + le(length, 4) + body + le(length, 4)
+    }
+    let shb1 = block(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = block(1, le(264, 2) + le(0, 2) + le(0, 4))
+    func epb(_ payload: [UInt8]) -> [UInt8] {
+      block(
+        6, le(0, 4) + le(0, 4) + le(1, 4) + le(payload.count, 4) + le(payload.count, 4) + payload)
+    }
+    let reqa = epb([0x00, 0xFF, 0x00, 0x01, 0x26, 0x00, 0x00, 0x00])
+    let atqa = epb([0x00, 0xFE, 0x00, 0x02, 0x44, 0x00, 0x00, 0x00])
+    let shb2 = block(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(2, 2) + le(0, 2) + le(-1, 8))
+    let bytes = shb1 + idb + reqa + atqa + shb2
+    let second = shb1.count + idb.count + reqa.count + atqa.count
+    let result = try importPcap(TraceInput(path: "v2.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.count == 2)
+    let error = try #require(result.error)
+    #expect(error.location.record == 3)
+    #expect(error.location.offset == second)
+  }
+}
