@@ -90,20 +90,36 @@ public struct TagIdentity: Sendable, Equatable {
     } else if technology == .unknown {
       technology = f.frame.technology
     }
-    let payload = Self.payload(f)
     // An answer whose CRC fails is not evidence of what the tag is.
-    guard let layer = f.innermost, f.frame.crc != .bad else { return }
-    switch (layer.protocolID, layer.name) {
-    case (.iso14443A, "ATQA") where payload.count == 2:
-      atqa = UInt16(payload[1]) << 8 | UInt16(payload[0])
-    case (.iso14443A, "SAK"):
-      if case .bool(true) = layer.field("uid_complete"), let s = payload.first { sak = s }
-    case (.isoDEP, "ATS"): ats = payload
-    case (.type2, "GET_VERSION response") where payload.count == 8: version = payload
-    case (.type2, "READ_SIG response") where payload.count == 32: signature = payload
-    case (.type4, "SELECT NDEF application response"): hasNDEFApplication = true
-    case (.mifareClassic, let name) where name.hasPrefix("AUTH"): sawMIFAREClassicAuth = true
-    default: break
+    guard let layer = f.layers.last, f.frame.crc != .bad else { return }
+    // Most frames are none of these: compare names only within the protocol, and take the
+    // payload (a copy) only when it is kept.
+    switch layer.protocolID {
+    case .iso14443A:
+      if layer.name == "ATQA" {
+        let payload = Self.payload(f)
+        if payload.count == 2 { atqa = UInt16(payload[1]) << 8 | UInt16(payload[0]) }
+      } else if layer.name == "SAK", case .bool(true) = layer.field("uid_complete"),
+        let s = Self.payload(f).first
+      {
+        sak = s
+      }
+    case .isoDEP:
+      if layer.name == "ATS" { ats = Self.payload(f) }
+    case .type2:
+      if layer.name == "GET_VERSION response" {
+        let payload = Self.payload(f)
+        if payload.count == 8 { version = payload }
+      } else if layer.name == "READ_SIG response" {
+        let payload = Self.payload(f)
+        if payload.count == 32 { signature = payload }
+      }
+    case .type4:
+      if layer.name == "SELECT NDEF application response" { hasNDEFApplication = true }
+    case .mifareClassic:
+      if layer.name.hasPrefix("AUTH") { sawMIFAREClassicAuth = true }
+    case .iso14443B, .iso7816, .appleECP:
+      break
     }
     if let uid = f.completedUID {
       if !self.uid.isEmpty && self.uid != uid { collision = true }
