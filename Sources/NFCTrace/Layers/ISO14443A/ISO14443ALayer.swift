@@ -367,6 +367,16 @@ public struct ISO14443ALayer: Sendable {
     if reader, isMIFAREAuth(payload) { return .mifareClassic }
     if !reader, case .mifareAuth = pending { return .mifareClassic }
     if let sak = context.sak, SAK(sak).isMIFAREClassic { return .mifareClassic }
+    if reader, looksLikeISODEPBeforeSelection(frame, payload: payload, context: context) {
+      findings.append(
+        Finding(
+          "iso-dep-not-selected", .warning,
+          "ISO-DEP block (PCB \(Hex.string(payload.prefix(1))), CID) sent after REQA/WUPA "
+            + "without anticollision and SELECT: the tag is in the READY state, not ACTIVE, and "
+            + "cannot answer it (ISO/IEC 14443-3 PICC states); the reader still believes the earlier "
+            + "ISO-DEP link is up", frames: [frame.index]))
+      return .isoDEP
+    }
     if reader, looksLikeISODEPMidSession(frame, payload: payload, context: context) {
       context.isoDEPActive = true
       findings.append(
@@ -394,6 +404,22 @@ public struct ISO14443ALayer: Sendable {
   /// MIFARE Classic AUTH: `60`/`61` + block number (2 bytes before CRC).
   private func isMIFAREAuth(_ payload: [UInt8]) -> Bool {
     payload.count == 2 && (payload.first == 0x60 || payload.first == 0x61)
+  }
+
+  /// A reader frame after an ATQA but before any SAK, with a valid CRC_A, shaped like an
+  /// ISO-DEP block that carries a CID (PCB b4 set: I-block `0A`/`0B`, R-block `AA`/`AB`/`BA`/
+  /// `BB`, S(DESELECT) `CA`, S(WTX) `FA`); no Type 2 or MIFARE Classic command starts with
+  /// these bytes. Readers send them when they lost track of a tag that re-entered the field.
+  private func looksLikeISODEPBeforeSelection(
+    _ frame: Frame, payload: [UInt8], context: LinkContext
+  ) -> Bool {
+    guard context.atqa != nil, context.sak == nil, let pcb = payload.first, payload.count >= 2,
+      frame.crc == .unchecked, CRC.hasValidCRCA(frame.data)
+    else { return false }
+    switch pcb {
+    case 0x0A, 0x0B, 0xAA, 0xAB, 0xBA, 0xBB, 0xCA, 0xFA: return true
+    default: return false
+    }
   }
 
   /// A trace that starts inside an ISO-DEP session: no ATQA/SAK seen, a reader frame with a
