@@ -57,6 +57,15 @@ public struct ByteImage: Sendable, Equatable {
   }
 
   /// Records `data` only into bytes still unknown (to build the "as the session found it" view).
+  /// Records one byte (the per-byte form of `record`, without a collection per byte).
+  mutating func record(byte b: UInt8, at offset: Int, state: ByteProvenance, frame: Int) {
+    guard offset >= 0, offset < Self.limit else { return }
+    grow(to: offset + 1)
+    values[offset] = b
+    provenance[offset] = state
+    frames[offset] = Int32(clamping: frame)
+  }
+
   public mutating func recordIfUnknown<C: Collection>(_ data: C, at offset: Int, frame: Int)
   where C.Element == UInt8 {
     guard offset >= 0, offset < Self.limit else { return }
@@ -102,8 +111,13 @@ extension ByteImage {
   /// This image with every known byte of `top` written over it (provenance kept from `top`).
   public func overlaid(with top: ByteImage) -> ByteImage {
     var out = self
+    out.grow(to: top.count)
+    // Byte by byte in place (an array per byte made this the costliest step of closing a
+    // session that carries memory over).
     for i in 0..<top.count where top.provenance[i] != .unknown {
-      out.record([top.values[i]], at: i, state: top.provenance[i], frame: Int(top.frames[i]))
+      out.values[i] = top.values[i]
+      out.provenance[i] = top.provenance[i]
+      out.frames[i] = top.frames[i]
     }
     return out
   }

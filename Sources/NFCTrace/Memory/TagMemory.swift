@@ -52,22 +52,18 @@ public struct TagMemory: Sendable, Equatable {
 
   /// Records a READ BINARY answer of file `file` at `offset`.
   mutating func type4Read(_ data: [UInt8], file: UInt16, at offset: Int, frame: Int) {
-    var start = filesStart[file] ?? ByteImage()
-    var end = filesEnd[file] ?? ByteImage()
+    // In place in the dictionaries: a copy out and back would copy the image every APDU.
     Self.read(
-      data, at: offset, frame: frame, start: &start, end: &end,
-      sessionFirstFrame: sessionFirstFrame)
-    filesStart[file] = start
-    filesEnd[file] = end
+      data, at: offset, frame: frame, start: &filesStart[file, default: ByteImage()],
+      end: &filesEnd[file, default: ByteImage()], sessionFirstFrame: sessionFirstFrame)
   }
 
   /// Records an UPDATE BINARY of file `file` at `offset`.
   mutating func type4Write(
     _ data: [UInt8], file: UInt16, at offset: Int, acknowledged: Bool, frame: Int
   ) {
-    var end = filesEnd[file] ?? ByteImage()
-    end.record(data, at: offset, state: acknowledged ? .written : .unacknowledged, frame: frame)
-    filesEnd[file] = end
+    filesEnd[file, default: ByteImage()].record(
+      data, at: offset, state: acknowledged ? .written : .unacknowledged, frame: frame)
   }
 
   /// A read updates the end image, and the start image for bytes this session has not written.
@@ -80,7 +76,7 @@ public struct TagMemory: Sendable, Equatable {
       let writtenHere =
         (end.state(a) == .written || end.state(a) == .unacknowledged)
         && (end.frame(a) ?? -1) >= sessionFirstFrame
-      if !writtenHere { start.record([b], at: a, state: .read, frame: frame) }
+      if !writtenHere { start.record(byte: b, at: a, state: .read, frame: frame) }
     }
     end.record(data, at: address, state: .read, frame: frame)
   }
