@@ -22,12 +22,6 @@ struct Type2Procedure: Sendable {
   /// True once the NDEF TLV's T and L bytes are known (the TLV scan found it).
   func ndefTLVFound(_ memory: TagMemory) -> Bool { area(memory)?.ndef != nil }
 
-  /// True when the whole NDEF message is known.
-  func messageComplete(_ memory: TagMemory) -> Bool {
-    guard let tlv = area(memory)?.ndef else { return false }
-    return tlv.value.count >= tlv.length
-  }
-
   // MARK: Classification
 
   /// The operation a Type 2 command belongs to. `answered` tells whether the tag answered it
@@ -250,12 +244,14 @@ struct Type2Procedure: Sendable {
   }
 
   func settleRead(_ op: inout Operation, memory: TagMemory) {
-    guard status != nil || area(memory) != nil, let tlv = area(memory)?.ndef else { return }
+    // The TLV area is parsed once here (each `area` call parses it again).
+    guard let tlv = area(memory)?.ndef else { return }
+    let complete = tlv.value.count >= tlv.length
     op.set("ndef_length", .int(tlv.length))
-    if op.outcome == .ok && !messageComplete(memory) {
+    if op.outcome == .ok && !complete {
       op.outcome = .unknown
       op.reason = "reads stopped before the end of the \(tlv.length)-byte message"
     }
-    if messageComplete(memory) { op.set("message", .hex(tlv.value)) }
+    if complete { op.set("message", .hex(tlv.value)) }
   }
 }
