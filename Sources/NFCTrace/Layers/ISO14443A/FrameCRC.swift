@@ -6,13 +6,15 @@ enum FrameCRC {
   /// - `carriesCRC`: whether the protocol puts a CRC on this frame.
   /// - `encrypted`: Crypto1 is on, so the CRC cannot be checked.
   static func resolve(
-    _ frame: Frame, carriesCRC: Bool, encrypted: Bool, typeB: Bool = false
+    _ frame: Frame, carriesCRC: Bool, encrypted: Bool, typeB: Bool = false,
+    crcAValid: Bool? = nil
   ) -> (CRCStatus, Finding?) {
     guard frame.crc == .unchecked else { return (frame.crc, nil) }
     if encrypted { return (.encrypted, nil) }
     // A partial last byte or fewer than 3 bytes cannot hold payload + CRC.
     let partial = frame.bits.map { $0 > 0 && $0 < 8 } ?? false
     guard carriesCRC, !partial, frame.data.count >= 3 else { return (.absent, nil) }
+    if !typeB, crcAValid == true { return (.ok, nil) }
     let data = frame.data
     let body = data[..<(data.count - 2)]
     let crc = typeB ? CRC.crcB(body) : CRC.crcA(body)

@@ -81,7 +81,10 @@ public struct ISO14443ALayer: Sendable {
 
   /// Decodes one frame (CRC included), resolving its CRC status.
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
-    if let other = OtherTechnology.result(frame) { return other }
+    // CRC_A over the whole frame, once: the technology check and the CRC status both need it.
+    let crcAValid =
+      frame.crc == .unchecked && frame.data.count >= 3 ? CRC.hasValidCRCA(frame.data) : nil
+    if let other = OtherTechnology.result(frame, crcAValid: crcAValid) { return other }
     if let info = ReaderTargetInfo.result(frame, context: &context) {
       if info.newActivation { reset() }
       return info
@@ -101,7 +104,7 @@ public struct ISO14443ALayer: Sendable {
     }
     let encrypted = context.encrypted && !newActivation
     let (crc, crcFinding) = FrameCRC.resolve(
-      frame, carriesCRC: kind.carriesCRC, encrypted: encrypted)
+      frame, carriesCRC: kind.carriesCRC, encrypted: encrypted, crcAValid: crcAValid)
     var findings = FrameCRC.parityFindings(frame, encrypted: encrypted || crc == .encrypted)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)

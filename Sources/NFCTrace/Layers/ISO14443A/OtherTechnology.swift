@@ -2,7 +2,7 @@
 /// dropped. Type B frames still get their CRC_B checked (ISO/IEC 14443-3 §7.2).
 enum OtherTechnology {
   /// The result for a frame that is not type A, nil for type A and unknown technology.
-  static func result(_ frame: Frame) -> FrameLayerResult? {
+  static func result(_ frame: Frame, crcAValid: Bool?) -> FrameLayerResult? {
     let reason: String
     var crc = frame.crc
     var findings: [Finding] = []
@@ -13,8 +13,8 @@ enum OtherTechnology {
       // Sources that do not say the technology (Proxmark3 traces without type A parity, pcap
       // 264): a frame whose CRC_B verifies and whose CRC_A does not is ISO 14443-B or ISO 15693
       // (both use the CRC of ISO/IEC 13239), not a type A command.
-      guard frame.crc == .unchecked, frame.data.count >= 3, !CRC.hasValidCRCA(frame.data),
-        CRC.hasValidCRCB(frame.data)
+      guard frame.crc == .unchecked, frame.data.count >= 3,
+        !(crcAValid ?? CRC.hasValidCRCA(frame.data)), CRC.hasValidCRCB(frame.data)
       else { return nil }
       reason = "CRC_B verifies, not CRC_A: an ISO 14443-B or ISO 15693 frame, not decoded yet"
       crc = .ok
