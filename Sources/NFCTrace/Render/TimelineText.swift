@@ -118,20 +118,21 @@ public final class TimelineTextRenderer {
   }
 
   private func line(_ f: DecodedFrame) {
-    let frame = f.frame
+    // `f.frame.…` reads the fields in place; a local copy of the Frame would retain and
+    // release each of its arrays and strings once per line.
     // Times come from the input (a pcapng time stamp can be anything): saturate, never trap.
     let gap = lastTimeNs.map { last -> Int64 in
-      let (d, overflow) = frame.timeNs.subtractingReportingOverflow(last)
-      return overflow ? (frame.timeNs < last ? .min : .max) : d
+      let (d, overflow) = f.frame.timeNs.subtractingReportingOverflow(last)
+      return overflow ? (f.frame.timeNs < last ? .min : .max) : d
     }
-    lastTimeNs = frame.timeNs
+    lastTimeNs = f.frame.timeNs
     var mark = out.count
     out.append(0x23)  // "#"
-    out.appendInt(Int64(frame.index))
+    out.appendInt(Int64(f.frame.index))
     out.padLeftAligned(from: mark, width: 6)
     if color { out.write("\u{1B}[2m") }
     mark = out.count
-    appendMilliseconds(frame.timeNs)
+    appendMilliseconds(f.frame.timeNs)
     out.alignRight(from: mark, width: 10)
     out.write(" ms")
     if color { out.write("\u{1B}[0m") }
@@ -142,18 +143,18 @@ public final class TimelineTextRenderer {
     }
     out.alignRight(from: mark, width: 10)
     out.appendSpaces(2)
-    if frame.direction == .event {
-      paint(frame.event?.rawValue ?? "event", "35")
+    if f.frame.direction == .event {
+      paint(f.frame.event?.rawValue ?? "event", "35")
       out.endLine()
       return
     }
-    paint(frame.direction == .reader ? "R→T" : "T→R", frame.direction == .reader ? "36" : "33")
+    paint(f.frame.direction == .reader ? "R→T" : "T→R", f.frame.direction == .reader ? "36" : "33")
     out.appendSpaces(2)
     mark = out.count
-    appendBytes(frame)
+    appendBytes(f)
     out.padLeftAligned(from: mark, width: 3 * 17)
     mark = out.count
-    out.write(crcMark(frame.crc))
+    out.write(crcMark(f.frame.crc))
     out.padLeftAligned(from: mark, width: 5)
     appendMeaning(f)
     out.endLine()
@@ -183,26 +184,27 @@ public final class TimelineTextRenderer {
     if f.response == .unanswered { out.write("  [no answer]") }
   }
 
-  private func appendBytes(_ frame: Frame) {
-    let shown = min(frame.data.count, maxBytesShown)
-    var parity = frame.parityErrors.makeIterator()
+  private func appendBytes(_ f: DecodedFrame) {
+    let data = f.frame.data
+    let shown = min(data.count, maxBytesShown)
+    var parity = f.frame.parityErrors.makeIterator()
     var nextParity = parity.next()
     for i in 0..<shown {
       if i > 0 { out.append(0x20) }
-      let b = frame.data[i]
+      let b = data[i]
       out.append(Hex.digits[Int(b >> 4)])
       out.append(Hex.digits[Int(b & 0x0F)])
       while let p = nextParity, p < i { nextParity = parity.next() }
       if nextParity == i { out.append(0x21) }  // "!" parity error
     }
-    if let bits = frame.bits, bits < 8 {
+    if let bits = f.frame.bits, bits < 8 {
       out.append(0x28)
       out.appendInt(Int64(bits))
       out.append(0x29)
     }
-    if frame.data.count > shown {
+    if data.count > shown {
       out.write(" …+")
-      out.appendInt(Int64(frame.data.count - shown))
+      out.appendInt(Int64(data.count - shown))
     }
   }
 
