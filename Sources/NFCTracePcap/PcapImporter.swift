@@ -69,20 +69,23 @@ public final class PcapImporter: TraceImporter {
   ///   before it was returned.
   public func next() throws -> Frame? {
     if nfcgate == .undecided { decideNFCGateByContent() }
-    var frame: Frame
-    if !lookahead.isEmpty {
-      frame = lookahead.removeFirst()
-    } else if let error = deferredError {
-      deferredError = nil
-      throw error
-    } else {
-      guard let read = try readFrame() else { return nil }
-      frame = read
-    }
-    if nfcgate == .strip, !NFCGatePrefix.strip(&frame) {
+    // Returned as read unless NFCGate's prefix is stripped: no copy of the frame per packet.
+    guard nfcgate == .strip else { return try nextRead() }
+    guard var frame = try nextRead() else { return nil }
+    if !NFCGatePrefix.strip(&frame) {
       warn("NFCGate capture: frame does not start with the 0x02 prefix; kept whole", frame)
     }
     return frame
+  }
+
+  /// The next frame read ahead, the error met while reading ahead, or the next from libpcap.
+  private func nextRead() throws -> Frame? {
+    if !lookahead.isEmpty { return lookahead.removeFirst() }
+    if let error = deferredError {
+      deferredError = nil
+      throw error
+    }
+    return try readFrame()
   }
 
   /// Reads frames ahead to apply the content rule of `NFCGatePrefix`; an error met here is
