@@ -40,7 +40,7 @@ public final class DecodedFrame: @unchecked Sendable {
   @exclusivity(unchecked) public var completedUID: [UInt8]?
 
   /// Creates a decoded frame with no layers.
-  public init(frame: Frame) {
+  public init(frame: consuming Frame) {
     self.frame = frame
     self.layers = []
     self.findings = []

@@ -17,20 +17,18 @@ public struct FrameDecoder: Sendable {
   public init() {}
 
   /// Decodes one frame. Never fails: what no layer understands stays raw with a reason.
-  public mutating func decode(_ frame: Frame) -> DecodedFrame {
-    let out = DecodedFrame(frame: frame)
+  /// The frame moves into the result (taken last, so its arrays are not copied).
+  public mutating func decode(_ frame: consuming Frame) -> DecodedFrame {
     if frame.direction == .event {
-      out.expectsResponse = false
       if frame.event == .fieldOff || frame.event == .fieldOn { resetAll() }
+      let out = DecodedFrame(frame: frame)
+      out.expectsResponse = false
       return out
     }
     let wasComplete = context.uidComplete
     let first = typeA.decode(frame: frame, context: &context)
-    out.frame.crc = first.crc
-    out.expectsResponse = first.expectsResponse
-    out.startsActivation = first.newActivation
     if first.newActivation { resetInner() }
-    if context.uidComplete && !wasComplete { out.completedUID = context.uid }
+    let completedUID = context.uidComplete && !wasComplete ? context.uid : nil
     var result = first.result
     var depth = 0
     // Built locally with room for the usual depth (14443-3 → ISO-DEP → APDU → T4T): one
@@ -38,18 +36,25 @@ public struct FrameDecoder: Sendable {
     var layers: [LayerDecode] = []
     layers.reserveCapacity(4)
     var findings: [Finding] = []
+    var undecodedReason: String?
     while true {
       if let d = result.decode { layers.append(d) }
       if !result.findings.isEmpty { findings += result.findings }
       guard let (next, unit) = result.handoff, depth < 8 else {
-        if result.decode == nil || result.reason != nil { out.undecodedReason = result.reason }
+        if result.decode == nil || result.reason != nil { undecodedReason = result.reason }
         break
       }
       depth += 1
       result = dispatch(next, unit)
     }
+    frame.crc = first.crc
+    let out = DecodedFrame(frame: frame)
+    out.expectsResponse = first.expectsResponse
+    out.startsActivation = first.newActivation
+    out.completedUID = completedUID
     out.layers = layers
     out.findings = findings
+    out.undecodedReason = undecodedReason
     return out
   }
 
