@@ -24,6 +24,17 @@ struct DecodeCache<Key: Hashable>: Sendable where Key: Sendable {
   }
 }
 
+extension DecodeCache where Key == ShortBytesKey {
+  /// The decode for message kind `kind` and its deciding `bytes`, made by `make` the first
+  /// time; made every time when the bytes are too many for a key.
+  mutating func decode<C: Collection>(kind: UInt32, bytes: C, _ make: () -> LayerDecode)
+    -> LayerDecode
+  where C.Element == UInt8 {
+    guard let key = ShortBytesKey(kind: kind, bytes) else { return make() }
+    return decode(key, make)
+  }
+}
+
 /// A cache key of a message kind and up to 16 bytes, stored inline (no allocation per lookup).
 struct ShortBytesKey: Hashable, Sendable {
   private var kind: UInt32

@@ -95,11 +95,9 @@ final class DecodeThread: @unchecked Sendable {
     ended = true
     failure = failed
     finalWarnings = stage.warnings
-    var rest: [[DecodedFrame]] = []
-    swap(&rest, &graveyard)
     condition.broadcast()
     condition.unlock()
-    rest.removeAll()
+    releaseBuried()  // `bury` adds nothing once `ended` is set
   }
 
   /// Drops the batches handed back, outside the lock.

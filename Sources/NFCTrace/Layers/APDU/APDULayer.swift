@@ -63,11 +63,7 @@ public struct APDULayer: ProtocolLayer {
           "case 4E APDU with a 3-byte Le (00 Le1 Le2); ISO/IEC 7816-4 codes it in 2 bytes",
           frames: [unit.frameIndex], offset: unit.bytes.count - 3))
     }
-    let decode =
-      ShortBytesKey(kind: 1, unit.bytes).map {
-        cache.decode($0) { APDUDescription.command(command) }
-      }
-      ?? APDUDescription.command(command)
+    let decode = cache.decode(kind: 1, bytes: unit.bytes) { APDUDescription.command(command) }
     return LayerResult(decode: decode, handoff: (.type4, unit), findings: findings)
   }
 
@@ -86,8 +82,9 @@ public struct APDULayer: ProtocolLayer {
     let name = command.map { APDUInstruction.name(cla: $0.cla, ins: $0.ins) }
     // The response's decode depends on its bytes and the command's CLA INS only.
     let kind = command.map { 0x0100_0000 | UInt32($0.cla) << 8 | UInt32($0.ins) } ?? 2
-    let make = { APDUDescription.response(response, command: name) }
-    let decode = ShortBytesKey(kind: kind, unit.bytes).map { cache.decode($0, make) } ?? make()
+    let decode = cache.decode(kind: kind, bytes: unit.bytes) {
+      APDUDescription.response(response, command: name)
+    }
     return LayerResult(decode: decode, handoff: (.type4, unit))
   }
 

@@ -326,8 +326,7 @@ public struct ISO14443ALayer: Sendable {
   private mutating func cached<C: Collection>(
     _ kind: CachedKind, _ bytes: C, _ make: () -> LayerDecode
   ) -> LayerDecode where C.Element == UInt8 {
-    guard let key = ShortBytesKey(kind: kind.code, bytes) else { return make() }
-    return cache.decode(key, make)
+    cache.decode(kind: kind.code, bytes: bytes, make)
   }
 
   // MARK: - Handoff

@@ -130,7 +130,7 @@ public struct ISODEPLayer: ProtocolLayer {
       chain.bytes += block.inf
       chain.parts += 1
       store(chain, reader: reader)
-      let fields = iBlockFields(block) + [LayerField("part", .int(chain.parts))]
+      let fields = Self.iBlockFields(block) + [LayerField("part", .int(chain.parts))]
       return LayerResult(
         decode: LayerDecode(.isoDEP, "I-block", "I-block (chained, part \(chain.parts))", fields),
         findings: findings)
@@ -143,7 +143,7 @@ public struct ISODEPLayer: ProtocolLayer {
       let summary =
         "I-block \(block.blockNumber) (last of \(parts) chained parts, \(payload.count) bytes)"
       let fields =
-        iBlockFields(block) + [
+        Self.iBlockFields(block) + [
           LayerField("part", .int(parts)), LayerField("reassembled_length", .int(payload.count)),
         ]
       store(Chain(), reader: reader)
@@ -160,11 +160,8 @@ public struct ISODEPLayer: ProtocolLayer {
         block.pcb, block.cidByte ?? 0, block.nad ?? 0, UInt8(n & 0xFF), UInt8(n >> 8 & 0xFF),
       ]
       let kind: UInt32 = 0x400 | (block.cidByte == nil ? 0 : 1) | (block.nad == nil ? 0 : 2)
-      if n < 0x10000, let key = ShortBytesKey(kind: kind, prologue) {
-        decode = cache.decode(key, make)
-      } else {
-        decode = make()
-      }
+      // INF lengths past 16 bits do not fit the key's two length bytes.
+      decode = n < 0x10000 ? cache.decode(kind: kind, bytes: prologue, make) : make()
     }
     guard !payload.isEmpty else { return LayerResult(decode: decode, findings: findings) }
     let inner = LayerUnit(
@@ -175,8 +172,6 @@ public struct ISODEPLayer: ProtocolLayer {
   private static func iBlockFields(_ block: ISODEPBlock) -> [LayerField] {
     block.baseFields + [LayerField("inf_length", .int(block.inf.count))]
   }
-
-  private func iBlockFields(_ block: ISODEPBlock) -> [LayerField] { Self.iBlockFields(block) }
 
   private mutating func store(_ chain: Chain, reader: Bool) {
     if reader { readerChain = chain } else { tagChain = chain }

@@ -77,11 +77,10 @@ public struct Type2Layer: ProtocolLayer {
     pending = command
     // A parsed command's decode depends on its bytes and the selected sector only.
     let kind: UInt32 = 0x100 | UInt32(truncatingIfNeeded: sector.map { $0 + 1 } ?? 0) & 0xFF
-    if pure, sector.map({ (0..<255).contains($0) }) ?? true,
-      let key = ShortBytesKey(kind: kind, b)
-    {
+    if pure, sector.map({ (0..<255).contains($0) }) ?? true {
       let layer = self  // the decode reads `sector` while the cache is being updated
-      return LayerResult(decode: cache.decode(key) { layer.describeDecode(command) })
+      return LayerResult(
+        decode: cache.decode(kind: kind, bytes: b) { layer.describeDecode(command) })
     }
     return LayerResult(decode: describeDecode(command))
   }
@@ -251,9 +250,8 @@ public struct Type2Layer: ProtocolLayer {
         ]
         return LayerDecode(.type2, "READ response", "READ page \(page) → \(head) …", fields)
       }
-      guard (0..<256).contains(page), let key = ShortBytesKey(kind: 0x200 | UInt32(page), b)
-      else { return LayerResult(decode: make()) }
-      return LayerResult(decode: cache.decode(key, make))
+      guard (0..<256).contains(page) else { return LayerResult(decode: make()) }
+      return LayerResult(decode: cache.decode(kind: 0x200 | UInt32(page), bytes: b, make))
     case .fastRead(let start, let end):
       let expected = max(0, end - start + 1) * 4
       guard b.count == expected, expected > 0 else {
