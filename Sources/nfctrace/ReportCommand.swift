@@ -84,14 +84,12 @@ enum ReportCommand {
     out.write(",\"format\":")
     JSON.string(source.format, to: out)
     out.write("},\"reports\":[")
-    for (i, r) in reports.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(reports, to: out) { r in
       out.write("\n")
       ReportJSON.report(r, showSecrets: secrets, to: out)
     }
     out.write("\n],\"warnings\":[")
-    for (i, w) in source.warnings.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(source.warnings, to: out) { w in
       TimelineJSONRenderer.warning(w, to: out)
     }
     out.write("]}\n")

@@ -75,8 +75,7 @@ enum SessionsCommand {
       })
     if json {
       out.write("\n],\"warnings\":[")
-      for (i, w) in result.warnings.enumerated() {
-        if i > 0 { out.append(0x2C) }
+      JSON.elements(result.warnings, to: out) { w in
         TimelineJSONRenderer.warning(w, to: out)
       }
       out.write("],\"error\":")

@@ -63,4 +63,14 @@ private func written(flushAt: Int, _ body: (OutputBuffer) -> Void) throws -> Str
     out.write(String(repeating: "x", count: 10_000))
     #expect(out.count == 10_000)
   }
+
+  @Test func jsonListsAreCommaSeparated() {
+    let out = OutputBuffer(fd: nil)
+    JSON.ints([], to: out)
+    JSON.ints([1, -2, 30], to: out)
+    out.append(0x7B)
+    JSON.elements(["a", "b"], to: out) { JSON.string($0, to: out) }
+    out.append(0x7D)
+    #expect(out.text == "[][1,-2,30]{\"a\",\"b\"}")
+  }
 }

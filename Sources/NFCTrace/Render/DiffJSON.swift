@@ -35,8 +35,7 @@ public enum DiffJSON {
 
   private static func list<T>(_ items: [T], to out: OutputBuffer, _ each: (T, OutputBuffer) -> Void)
   {
-    for (i, item) in items.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(items, to: out) { item in
       out.write("\n")
       each(item, out)
     }
@@ -62,8 +61,7 @@ public enum DiffJSON {
     }
     out.write(",\"records\":\(ndef.report?.records.count ?? 0)")
     out.write(",\"unacknowledged_bytes\":\(ndef.unacknowledgedBytes),\"errors\":[")
-    for (i, e) in ndef.errors.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(ndef.errors, to: out) { e in
       JSON.string(e, to: out)
     }
     out.write("]}}")
@@ -72,8 +70,7 @@ public enum DiffJSON {
   /// `[{"field","a","b"}]`.
   static func differences(_ list: [FieldDifference], to out: OutputBuffer) {
     out.write("[")
-    for (i, f) in list.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(list, to: out) { f in
       out.write("{\"field\":")
       JSON.string(f.field, to: out)
       out.write(",\"a\":")
@@ -173,8 +170,7 @@ public enum DiffJSON {
     out.write(",\"b\":")
     opTiming(t.b, to: out)
     out.write(",\"notable\":[")
-    for (i, n) in t.notable.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(t.notable, to: out) { n in
       let x = d.exchanges[n.exchange]
       let ra = x.a.map { d.a.exchanges[$0] }
       let rb = x.b.map { d.b.exchanges[$0] }

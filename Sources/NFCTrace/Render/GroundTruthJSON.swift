@@ -17,13 +17,11 @@ public enum GroundTruthJSON {
     out.write(",\"final_memory\":")
     JSON.value(.hex(t.finalMemory), to: out)
     out.write(",\"sessions\":[")
-    for (i, s) in t.sessions.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(t.sessions, to: out) { s in
       out.write("\n{\"index\":\(s.index),\"uid\":")
       JSON.value(.hex(s.uid), to: out)
       out.write(",\"first_frame\":\(s.firstFrame),\"last_frame\":\(s.lastFrame),\"operations\":[")
-      for (j, op) in s.operations.enumerated() {
-        if j > 0 { out.append(0x2C) }
+      JSON.elements(s.operations, to: out) { op in
         out.write("{\"kind\":")
         JSON.string(op.kind, to: out)
         out.write(",\"outcome\":\"\(op.outcome.rawValue)\",\"reason\":")

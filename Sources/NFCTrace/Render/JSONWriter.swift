@@ -41,6 +41,26 @@ public enum JSON {
     if let v { out.write(String(v)) } else { out.write("null") }
   }
 
+  /// Appends `[1,2,3]`.
+  public static func ints<S: Sequence>(_ values: S, to out: OutputBuffer) where S.Element == Int {
+    out.append(0x5B)
+    elements(values, to: out) { out.appendInt(Int64($0)) }
+    out.append(0x5D)
+  }
+
+  /// Appends `items` separated by commas, each written by `element`; the brackets (or braces)
+  /// around them are the caller's.
+  public static func elements<S: Sequence>(
+    _ items: S, to out: OutputBuffer, _ element: (S.Element) -> Void
+  ) {
+    var first = true
+    for item in items {
+      if !first { out.append(0x2C) }
+      first = false
+      element(item)
+    }
+  }
+
   /// Appends an optional string (`null` when nil).
   public static func optionalString(_ v: String?, to out: OutputBuffer) {
     if let v { string(v, to: out) } else { out.write("null") }

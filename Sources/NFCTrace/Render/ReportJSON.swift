@@ -25,8 +25,7 @@ public enum ReportJSON {
     out.write(",\"tag\":")
     tag(r.tag, to: out)
     out.write(",\"operations\":[")
-    for (i, op) in r.operations.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(r.operations, to: out) { op in
       operation(op, showSecrets: showSecrets, to: out)
     }
     out.write("],\"ndef_status\":")
@@ -188,8 +187,7 @@ public enum ReportJSON {
     _ auths: [TagReport.PasswordAuth], showSecrets: Bool, to out: OutputBuffer
   ) {
     out.write(",\"pwd_auth\":[")
-    for (i, a) in auths.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(auths, to: out) { a in
       out.write("{\"frame\":\(a.frame),\"password\":")
       secret(a.password, showSecrets, to: out)
       out.write(",\"pack\":")
@@ -209,8 +207,7 @@ public enum ReportJSON {
     out.write(",\"tlvs\":")
     tlvs(r.end, to: out)
     out.write(",\"tlv_findings\":[")
-    for (i, f) in r.end.tlvFindings.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(r.end.tlvFindings, to: out) { f in
       out.write("{\"code\":")
       JSON.string(f.code, to: out)
       out.write(",\"severity\":\"\(f.severity.rawValue)\",\"offset\":\(f.offset),\"message\":")
@@ -227,8 +224,7 @@ public enum ReportJSON {
 
   static func tlvs(_ c: TagContents, to out: OutputBuffer) {
     out.write("[")
-    for (i, t) in (c.tlvArea?.tlvs ?? []).enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements((c.tlvArea?.tlvs ?? []), to: out) { t in
       let address = (c.tlvArea?.baseAddress ?? 16) + t.offset
       out.write("{\"type\":")
       JSON.string(t.tag.name, to: out)
@@ -282,8 +278,7 @@ public enum ReportJSON {
 
   static func rows(_ rows: [MemoryRow], to out: OutputBuffer) {
     out.write("[")
-    for (i, row) in rows.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(rows, to: out) { row in
       if let file = row.file {
         out.write(
           "{\"file\":\"\(Hex.string([UInt8(file >> 8), UInt8(file & 0xFF)]))\",\"offset\":\(row.address)"
@@ -307,8 +302,7 @@ public enum ReportJSON {
 
   static func strings(_ key: String, _ values: [String], to out: OutputBuffer) {
     out.write(",\"\(key)\":[")
-    for (i, v) in values.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(values, to: out) { v in
       JSON.string(v, to: out)
     }
     out.write("]")

@@ -37,8 +37,7 @@ public enum SessionsRender {
       out.write("null")
     }
     out.write(",\"operations\":[")
-    for (i, op) in s.operations.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(s.operations, to: out) { op in
       operation(op, to: out)
     }
     out.write("]}")
@@ -71,12 +70,12 @@ public enum SessionsRender {
       "{\"kind\":\"\(op.kind.rawValue)\",\"outcome\":\"\(op.outcome.rawValue)\",\"reason\":")
     JSON.optionalString(op.reason, to: out)
     out.write(",\"first_frame\":\(op.firstFrame),\"last_frame\":\(op.lastFrame)")
-    out.write(
-      ",\"unanswered_frames\":[\(op.unansweredFrames.map(String.init).joined(separator: ","))]")
-    out.write(",\"failed_frames\":[\(op.failedFrames.map(String.init).joined(separator: ","))]")
+    out.write(",\"unanswered_frames\":")
+    JSON.ints(op.unansweredFrames, to: out)
+    out.write(",\"failed_frames\":")
+    JSON.ints(op.failedFrames, to: out)
     out.write(",\"details\":{")
-    for (i, d) in op.details.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(op.details, to: out) { d in
       JSON.key(d.key, to: out)
       JSON.value(d.value, to: out)
     }

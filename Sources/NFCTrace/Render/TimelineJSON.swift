@@ -84,8 +84,7 @@ public final class TimelineJSONRenderer {
     out.write("\n],\"sessions\":[")
     sessions.copy(to: out)
     out.write("\n],\"warnings\":[")
-    for (i, w) in warnings.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(warnings, to: out) { w in
       out.write("\n")
       Self.warning(w, to: out)
     }
@@ -121,13 +120,12 @@ public final class TimelineJSONRenderer {
     out.write("\",\"bits\":")
     JSON.int(fr.bits, to: out)
     out.write(
-      ",\"crc\":\"\(fr.crc == .unchecked ? "absent" : fr.crc.rawValue)\",\"parity_errors\":[")
-    out.write(fr.parityErrors.map(String.init).joined(separator: ","))
-    out.write("],\"session\":")
+      ",\"crc\":\"\(fr.crc == .unchecked ? "absent" : fr.crc.rawValue)\",\"parity_errors\":")
+    JSON.ints(fr.parityErrors, to: out)
+    out.write(",\"session\":")
     JSON.int(f.session, to: out)
     out.write(",\"layers\":[")
-    for (i, l) in f.layers.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(f.layers, to: out) { l in
       layer(l, to: out)
     }
     out.write("],\"summary\":")
@@ -147,8 +145,7 @@ public final class TimelineJSONRenderer {
       out.write("null")
     }
     out.write(",\"technology\":\"\(f.frame.technology.rawValue)\",\"source_flags\":[")
-    for (i, s) in f.frame.sourceFlags.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(f.frame.sourceFlags, to: out) { s in
       JSON.string(s, to: out)
     }
     out.write("],\"answers\":")
@@ -159,8 +156,7 @@ public final class TimelineJSONRenderer {
     out.write(",\"undecoded_reason\":")
     JSON.optionalString(f.undecodedReason, to: out)
     out.write(",\"findings\":[")
-    for (i, finding) in f.findings.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(f.findings, to: out) { finding in
       Self.finding(finding, to: out)
     }
     out.write(
@@ -175,8 +171,7 @@ public final class TimelineJSONRenderer {
     out.write(",\"summary\":")
     JSON.string(l.summary, to: out)
     out.write(",\"fields\":{")
-    for (i, field) in l.fields.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(l.fields, to: out) { field in
       JSON.key(field.key, to: out)
       JSON.value(field.value, to: out)
     }
@@ -189,7 +184,9 @@ public final class TimelineJSONRenderer {
     JSON.string(f.code, to: out)
     out.write(",\"severity\":\"\(f.severity.rawValue)\",\"message\":")
     JSON.string(f.message, to: out)
-    out.write(",\"frames\":[\(f.frames.map(String.init).joined(separator: ","))],\"offset\":")
+    out.write(",\"frames\":")
+    JSON.ints(f.frames, to: out)
+    out.write(",\"offset\":")
     JSON.int(f.offset, to: out)
     out.write("}")
   }

@@ -115,23 +115,20 @@ public enum DiagnosisRender {
 
   /// Writes the `sessions` array members.
   public static func json(_ r: DiagnosisReport, to out: OutputBuffer) {
-    for (i, s) in r.sessions.enumerated() {
-      if i > 0 { out.append(0x2C) }
+    JSON.elements(r.sessions, to: out) { s in
       out.write("\n{\"index\":\(s.index),\"uid\":")
       JSON.optionalString(
         s.analysis.tag.uid.isEmpty ? nil : Hex.string(s.analysis.tag.uid), to: out)
       out.write(",\"product\":")
       JSON.optionalString(s.analysis.tag.product, to: out)
       out.write(",\"verdicts\":[")
-      for (j, v) in s.verdicts.enumerated() {
-        if j > 0 { out.append(0x2C) }
+      JSON.elements(s.verdicts, to: out) { v in
         out.write(
           "{\"operation\":\(v.operation),\"kind\":\"\(v.kind.rawValue)\",\"verdict\":\"\(v.verdict.rawValue)\"}"
         )
       }
       out.write("],\"findings\":[")
-      for (j, f) in s.findings.enumerated() {
-        if j > 0 { out.append(0x2C) }
+      JSON.elements(s.findings, to: out) { f in
         finding(f, to: out)
       }
       out.write("]}")
@@ -144,7 +141,9 @@ public enum DiagnosisRender {
     JSON.string(f.code, to: out)
     out.write(",\"severity\":\"\(f.severity.rawValue)\",\"session\":\(f.session),\"operation\":")
     JSON.int(f.operation, to: out)
-    out.write(",\"frames\":[\(f.frames.map(String.init).joined(separator: ","))],\"cause\":")
+    out.write(",\"frames\":")
+    JSON.ints(f.frames, to: out)
+    out.write(",\"cause\":")
     JSON.string(f.cause, to: out)
     out.write(",\"message\":")
     JSON.string(f.message, to: out)
