@@ -38,7 +38,9 @@ struct Type4Procedure: Sendable {
     let sw: String
     if case .string(let s)? = a.field("sw") { sw = s } else { return }
     let command = x.request?.layer(.type4)
-    let ok = sw == "9000"
+    // The NDEF procedures expect 9000 (T4T 2.0 §5.4); an app's own APDU also succeeds with the
+    // other normal-processing words (61xx, DESFire 9100 and 91AF "additional frame").
+    let ok = sw == "9000" || (command == nil && a.field("sw_kind") == .string("success"))
     if !ok {
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       return

@@ -45,6 +45,9 @@ public struct SessionCommandLog: Sendable {
     public var le: Int?
     /// True when the Type 4 layer named the APDU (a step of the NDEF procedures).
     public var isType4 = false
+    /// True when the answer refused the command: a NAK, or a status word other than 9000 (for
+    /// an APDU outside the NDEF procedures, other than a normal-processing one).
+    public var refused = false
 
     /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY.
     public var isWrite: Bool { ins == 0xD6 || name == "WRITE" || name == "COMPATIBILITY_WRITE" }
@@ -103,12 +106,15 @@ public struct SessionCommandLog: Sendable {
       default: close(answer: .other, frame: f.frame.index)
       }
     } else if let r = f.layer(.iso7816), case .string(let sw)? = r.field("sw") {
-      close(answer: .sw(sw.uppercased()), frame: f.frame.index)
+      let normal = r.field("sw_kind") == .string("success")
+      close(answer: .sw(sw.uppercased()), frame: f.frame.index, normalStatus: normal)
     }
   }
 
-  /// Keeps the pending command if it is a write or was refused.
-  private mutating func close(answer: Answer, frame: Int?) {
+  /// Keeps the pending command if it is a write or was refused. `normalStatus`: the status
+  /// word is a normal-processing one (61xx, DESFire 9100/91AF), which refuses only an NDEF
+  /// procedure's command (those expect 9000, T4T 2.0 §5.4).
+  private mutating func close(answer: Answer, frame: Int?, normalStatus: Bool = false) {
     guard var c = pending else { return }
     pending = nil
     c.answer = answer
@@ -116,9 +122,10 @@ public struct SessionCommandLog: Sendable {
     let refused: Bool
     switch answer {
     case .nak: refused = true
-    case .sw(let sw): refused = sw != "9000"
+    case .sw(let sw): refused = sw != "9000" && (c.isType4 || !normalStatus)
     default: refused = false
     }
+    c.refused = refused
     if c.isWrite || refused, commands.count < Self.limit { commands.append(c) }
   }
 

@@ -23,7 +23,8 @@ enum SeveralTagsRule: DiagnosisRule {
       frames += c.rf.badBCC.prefix(3)
     }
     if let p = c.previous, !p.tag.uid.isEmpty, !c.session.tag.uid.isEmpty,
-      p.tag.uid != c.session.tag.uid, c.session.info.startNs.saturatingMinus(p.info.endNs) <= 100_000_000
+      p.tag.uid != c.session.tag.uid,
+      c.session.info.startNs.saturatingMinus(p.info.endNs) <= 100_000_000
     {
       reasons.append(
         "session \(p.info.index) on \(p.tag.uidString ?? "") ended just before this one on "

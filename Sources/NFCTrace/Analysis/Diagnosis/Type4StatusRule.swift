@@ -28,7 +28,7 @@ enum Type4StatusRule: DiagnosisRule {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []
     for cmd in c.log.commands where cmd.ins != nil {
-      if case .sw(let sw) = cmd.answer, sw != "9000" {
+      if case .sw(let sw) = cmd.answer, cmd.refused {
         if cmd.name == "SELECT NDEF application" { continue }
         out.append(refusal(cmd, sw: sw, c))
       } else if let f = oversized(cmd, c) {

@@ -1,0 +1,38 @@
+import NFCTrace
+import TestSupport
+import Testing
+
+/// Sessions of real captures from other tools (../shared/traces), for the operation outcomes
+/// that only such traces showed wrong.
+private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
+  let input = try TraceInput(path: TestPaths.shared(relative))
+  let format = try FormatRegistry(BuiltinFormats.all).detect(input)
+  return try SessionAnalysisRun(importer: try format.open(input)).sessions
+}
+
+@Suite struct FieldTraceSessionTests {
+  /// DESFire native commands wrapped in CLA 90 answer 9100 (OK) and 91AF (additional frame):
+  /// normal processing, not a refusal (nfc-facts §3.4). They were reported as "APDU refused".
+  @Test func desfireNormalStatusWordsDoNotFailTheTransceive() throws {
+    let sessions = try analyzeFile("public/nfc-laboratory/test_NFC-A_212kbps_001.json")
+    let ops = try #require(sessions.first?.operations)
+    #expect(ops.map(\.kind) == [.transceive])
+    #expect(ops[0].outcome == .ok)
+    #expect(ops[0].reason == nil)
+    let report = try diagnoseFile(
+      TestPaths.shared("public/nfc-laboratory/test_NFC-A_212kbps_001.json"))
+    #expect(!report.codes.contains("apdu-refused"))
+  }
+
+  /// An error status word to an app's own APDU still fails it (SW 6E00, CLA not supported).
+  @Test func errorStatusWordStillFailsTheTransceive() throws {
+    let sessions = try analyzeFile("public/nfc-laboratory/test_NFC-A_424kbps_001.json")
+    let op = try #require(sessions.first?.operations.first)
+    #expect(op.kind == .transceive)
+    #expect(op.outcome == .failed)
+    #expect(op.detail("sw") == .string("6e00"))
+    let report = try diagnoseFile(
+      TestPaths.shared("public/nfc-laboratory/test_NFC-A_424kbps_001.json"))
+    #expect(report.finding("apdu-refused")?.frames == [0, 1])
+  }
+}
