@@ -112,3 +112,40 @@ func libnfcLogConvertsWithCRCNotCapturedEvents() throws {
     #expect(rows.allSatisfy { $0.count < 4 || $0[3].isEmpty })
   }
 }
+
+/// ISO 14443-3 type B from a pcap (which does not say the technology), against tshark's
+/// dissector: the same PUPI, FSC, FWI and CID support in ATQB, the same FSD and CID in ATTRIB
+/// and its answer, and every CRC_B good.
+@Test(.enabled(if: tshark != nil, "tshark not installed (scripts/setup.sh --test)"))
+func typeBActivationMatchesTshark() throws {
+  let input = try TraceInput(
+    path: TestPaths.shared("public/nfc-laboratory/test_NFC-B_106kbps_001.json"))
+  let (_, pcap, _) = try convert(try NFCLabImporter(input: input), name: "nfc-b")
+  let rows = try tsharkRows(
+    pcap,
+    [
+      "iso14443.pupi", "iso14443.max_frame_size", "iso14443.fwi", "iso14443.cid_supported",
+      "iso14443.cid", "iso14443.crc.status",
+    ])
+  let importer = try PcapImporter(input: try TraceInput(path: pcap))
+  var decoder = FrameDecoder()
+  var decoded: [DecodedFrame] = []
+  while let f = try importer.next() { decoded.append(decoder.decode(f)) }
+  #expect(decoded.count == 5 && rows.count == 5)
+  let atqb = try #require(decoded[1].layer(.iso14443B))
+  #expect(atqb.name == "ATQB")
+  #expect(
+    rows[1][0] == "0x"
+      + (atqb.field("pupi")?.description.replacingOccurrences(of: " ", with: "") ?? ""))
+  #expect(rows[1][1] == atqb.field("fsc")?.description)
+  #expect(rows[1][2] == atqb.field("fwi")?.description)
+  #expect(rows[1][3] == (atqb.field("cid_supported") == .bool(true) ? "1" : "0"))
+  let attrib = try #require(decoded[2].layer(.iso14443B))
+  #expect(attrib.name == "ATTRIB")
+  #expect(rows[2][1] == attrib.field("fsd")?.description)
+  #expect(rows[2][4] == "0x0" + (attrib.field("cid")?.description ?? ""))
+  #expect(rows[3][4] == "0x0" + (decoded[3].layer(.iso14443B)?.field("cid")?.description ?? ""))
+  for (f, row) in zip(decoded.prefix(4), rows) {
+    #expect(row[5] == "1" && f.frame.crc == .ok, "frame \(f.frame.index)")
+  }
+}

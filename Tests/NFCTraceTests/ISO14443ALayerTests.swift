@@ -367,14 +367,14 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     #expect(steps[4].a.result.handoff?.1.bytes == [0x30, 0x04])
   }
 
-  @Test func otherTechnologiesStayRaw() {
+  @Test func otherTechnologiesStayRawAndTypeBIsDecoded() {
     var b = TestFrame.make(0, .reader, [0x05, 0x00, 0x08, 0x39, 0x73])
     b.technology = .nfcB
     var f = TestFrame.make(1, .reader, [0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00])
     f.technology = .nfcF
     let (out, _) = decodeAll([b, f])
-    #expect(out[0].layers.isEmpty)
-    #expect(out[0].undecodedReason == "ISO 14443-B not decoded yet")
+    // Type B has its own layer now (ISO14443BLayerTests).
+    #expect(out[0].layers.map(\.name) == ["WUPB"])
     #expect(out[0].frame.crc == .ok)
     #expect(out[1].undecodedReason == "FeliCa (NFC-F) not decoded yet")
     #expect(out[1].frame.crc == .unchecked)

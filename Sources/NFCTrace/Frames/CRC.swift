@@ -49,4 +49,10 @@ public enum CRC {
     let crc = crcA(bytes)
     return bytes + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
   }
+
+  /// `bytes` followed by their CRC_B, low byte first.
+  public static func appendingCRCB(_ bytes: [UInt8]) -> [UInt8] {
+    let crc = crcB(bytes)
+    return bytes + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
+  }
 }

@@ -50,6 +50,16 @@ public final class DecodedFrame: @unchecked Sendable {
     self.session = nil
   }
 
+  /// The technology the outermost decode shows (ISO 14443-3 type A or B), else what the
+  /// source said.
+  public var technology: Technology {
+    switch layers.first?.protocolID {
+    case .iso14443A: return .nfcA
+    case .iso14443B: return .nfcB
+    default: return frame.technology
+    }
+  }
+
   /// The innermost decode, if any.
   public var innermost: LayerDecode? { layers.last }
 

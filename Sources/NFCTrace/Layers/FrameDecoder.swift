@@ -1,12 +1,13 @@
 /// The decoder stack: hands each frame from the ISO 14443-3 layer down to the layers inside
 /// it, by table, keeping each protocol's state where the protocol keeps it.
 ///
-/// Stack (ISO/IEC 14443-3 → 14443-4 → 7816-4 → NFC Forum T4T; 14443-3 → T2T or MIFARE
-/// Classic). Field off and a new REQA/WUPA reset every layer.
+/// Stack (ISO/IEC 14443-3 type A or B → 14443-4 → 7816-4 → NFC Forum T4T; 14443-3 type A →
+/// T2T or MIFARE Classic). Field off and a new REQA/WUPA reset every layer.
 public struct FrameDecoder: Sendable {
   /// The shared link state (UID, SAK, ATS, ISO-DEP active, encrypted).
   public private(set) var context = LinkContext()
   private var typeA = ISO14443ALayer()
+  private var typeB = ISO14443BLayer()
   private var isoDEP = ISODEPLayer()
   private var apdu = APDULayer()
   private var type2 = Type2Layer()
@@ -26,7 +27,10 @@ public struct FrameDecoder: Sendable {
       return out
     }
     let wasComplete = context.uidComplete
-    let first = typeA.decode(frame: frame, context: &context)
+    let first =
+      isTypeB(frame)
+      ? typeB.decode(frame: frame, context: &context)
+      : typeA.decode(frame: frame, context: &context)
     if first.newActivation { resetInner() }
     let completedUID = context.uidComplete && !wasComplete ? context.uid : nil
     var result = first.result
@@ -58,6 +62,16 @@ public struct FrameDecoder: Sendable {
     return out
   }
 
+  /// Type B frames go to the type B layer: those the source says are NFC-B, and those of
+  /// sources that do not say (Proxmark3, pcap 264) that `ISO14443BLayer.claims`.
+  private func isTypeB(_ frame: Frame) -> Bool {
+    switch frame.technology {
+    case .nfcB: return true
+    case .unknown: return ISO14443BLayer.claims(frame, context: context)
+    default: return false
+    }
+  }
+
   private mutating func dispatch(_ id: ProtocolID, _ unit: LayerUnit) -> LayerResult {
     switch id {
     case .isoDEP: return isoDEP.decode(unit, context: &context)
@@ -80,6 +94,7 @@ public struct FrameDecoder: Sendable {
 
   private mutating func resetAll() {
     typeA.reset()
+    typeB.reset()
     context.resetActivation()
     resetInner()
   }

@@ -62,6 +62,9 @@ public enum ReportText {
     out += row(
       "SAK", t.sak.map { SAK($0).decode(level: nil).summary.dropFirst(4).description } ?? missing)
     out += row("ATS", t.ats.map { ATS($0).decode.summary.dropFirst(4).description } ?? "none")
+    if let atqb = t.atqb.flatMap(ATQB.init(parsing:)) {
+      out += row("ATQB", atqb.decode.summary.dropFirst(5).description)
+    }
     var product = t.product ?? "unknown"
     if let v = t.version { product += " (GET_VERSION \(Hex.string(v, separator: " ")))" }
     out += row("product", product)

@@ -100,7 +100,7 @@ public final class TimelineTextRenderer {
 
   private func sessionTechnology(_ frames: [DecodedFrame]) -> String {
     if frames.contains(where: { $0.layers.first?.protocolID == .iso14443A }) { return "NFC-A" }
-    let t = frames.first?.frame.technology ?? .unknown
+    let t = frames.lazy.map(\.technology).first { $0 != .unknown } ?? .unknown
     return t == .unknown ? "unknown technology" : t.rawValue.uppercased()
   }
 

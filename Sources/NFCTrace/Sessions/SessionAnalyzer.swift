@@ -96,7 +96,7 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func reader(_ f: DecodedFrame) {
     let kind = classify(f)
-    if let name = f.innermost?.name, name == "HLTA" || name == "S(DESELECT)" {
+    if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
     } else if kind != nil {
       closing = false
@@ -232,7 +232,7 @@ public struct SessionAnalyzer: Sendable {
     case .mifareClassic:
       return d.name.hasPrefix("AUTH") ? .authenticate : .transceive
     case .iso14443B:
-      return .transceive
+      return d.name == "HLTB" ? nil : .connect
     }
   }
 }

@@ -116,7 +116,7 @@ public struct SessionSegmenter: Sendable {
     } else if current == nil && answered {
       open(at: f)
     }
-    if f.layers.contains(where: { $0.protocolID == .iso14443A && $0.name == "HLTA" }) {
+    if f.layers.contains(where: { $0.name == "HLTA" || $0.name == "HLTB" }) {
       sawHalt = true
     }
     if answered { lastAnsweredNs = t }
@@ -130,7 +130,7 @@ public struct SessionSegmenter: Sendable {
     current?.lastFrame = f.frame.index
     current?.endNs = f.frame.timeNs
     if current?.technology == .unknown || current?.technology == nil {
-      current?.technology = f.layers.first?.protocolID == .iso14443A ? .nfcA : f.frame.technology
+      current?.technology = f.technology
     }
     f.session = current?.index
   }
@@ -176,7 +176,7 @@ public struct SessionSegmenter: Sendable {
   }
 
   private mutating func open(at f: DecodedFrame) {
-    let tech: Technology = f.layers.first?.protocolID == .iso14443A ? .nfcA : f.frame.technology
+    let tech = f.technology
     current = SessionInfo(
       index: closed.count, technology: tech, uid: [], firstFrame: f.frame.index,
       lastFrame: f.frame.index, startNs: f.frame.timeNs, endNs: f.frame.timeNs)

@@ -16,6 +16,8 @@ public struct TagIdentity: Sendable, Equatable {
   public var sak: UInt8?
   /// ATS without CRC.
   public var ats: [UInt8]?
+  /// ATQB without CRC (type B; its PUPI is the UID).
+  public var atqb: [UInt8]?
   /// GET_VERSION answer (8 bytes).
   public var version: [UInt8]?
   /// READ_SIG answer (32 bytes), if read.
@@ -45,13 +47,19 @@ public struct TagIdentity: Sendable, Equatable {
     return sak == 0x00
   }
 
-  /// Whether the tag is ISO-DEP (SAK bit 0x20 or an ATS).
-  public var isISODEP: Bool { ats != nil || (sak.map { $0 & 0x20 != 0 } ?? false) }
+  /// Whether the tag is ISO-DEP (SAK bit 0x20, an ATS, or an ATQB with Protocol_Type b1).
+  public var isISODEP: Bool {
+    if ats != nil || (sak.map { $0 & 0x20 != 0 } ?? false) { return true }
+    return atqb.flatMap(ATQB.init(parsing:))?.iso14443_4 ?? false
+  }
 
   /// The product name, as specific as the session allows.
   public var product: String? {
     if let v = versionInfo { return v.productName }
-    guard let sak else { return hasNDEFApplication ? "Type 4 tag" : nil }
+    guard let sak else {
+      if hasNDEFApplication { return "Type 4 tag" }
+      return isISODEP ? "ISO-DEP tag (ISO 14443-4)" : nil
+    }
     if sak & 0x20 != 0 {
       if hasNDEFApplication { return "Type 4 tag" }
       return "ISO-DEP tag (ISO 14443-4)"
@@ -85,10 +93,11 @@ public struct TagIdentity: Sendable, Equatable {
 
   /// Updates the identity from one decoded frame.
   mutating func observe(_ f: DecodedFrame) {
-    if f.layers.first?.protocolID == .iso14443A || f.frame.technology == .nfcA {
-      technology = .nfcA
+    let shown = f.technology
+    if shown == .nfcA || shown == .nfcB {
+      technology = shown
     } else if technology == .unknown {
-      technology = f.frame.technology
+      technology = shown
     }
     // An answer whose CRC fails is not evidence of what the tag is.
     guard let layer = f.layers.last, f.frame.crc != .bad else { return }
@@ -118,7 +127,9 @@ public struct TagIdentity: Sendable, Equatable {
       if layer.name == "SELECT NDEF application response" { hasNDEFApplication = true }
     case .mifareClassic:
       if layer.name.hasPrefix("AUTH") { sawMIFAREClassicAuth = true }
-    case .iso14443B, .iso7816, .appleECP:
+    case .iso14443B:
+      if layer.name == "ATQB" { atqb = Self.payload(f) }
+    case .iso7816, .appleECP:
       break
     }
     if let uid = f.completedUID {

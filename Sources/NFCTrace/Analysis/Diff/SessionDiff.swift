@@ -52,6 +52,7 @@ extension TraceDiff {
       ("atqa", a.atqa.map { .int(Int($0)) }, b.atqa.map { .int(Int($0)) }),
       ("sak", a.sak.map { .hex([$0]) }, b.sak.map { .hex([$0]) }),
       ("ats", hex(a.ats), hex(b.ats)),
+      ("atqb", hex(a.atqb), hex(b.atqb)),
       ("version", hex(a.version), hex(b.version)),
       ("several_tags", .bool(a.collision), .bool(b.collision)),
     ]

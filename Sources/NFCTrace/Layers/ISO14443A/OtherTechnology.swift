@@ -1,14 +1,13 @@
 /// Frames of technologies the decoder does not decode yet: kept raw with a reason, never
-/// dropped. Type B frames still get their CRC_B checked (ISO/IEC 14443-3 §7.2).
+/// dropped.
 enum OtherTechnology {
   /// The result for a frame that is not type A, nil for type A and unknown technology.
   static func result(_ frame: Frame, crcAValid: Bool?) -> FrameLayerResult? {
     let reason: String
     var crc = frame.crc
-    var findings: [Finding] = []
     switch frame.technology {
-    case .nfcA:
-      return nil
+    case .nfcA, .nfcB:
+      return nil  // type B frames go to ISO14443BLayer before the type A layer
     case .unknown:
       // Sources that do not say the technology (Proxmark3 traces without type A parity, pcap
       // 264): a frame whose CRC_B verifies and whose CRC_A does not is ISO 14443-B or ISO 15693
@@ -18,11 +17,6 @@ enum OtherTechnology {
       else { return nil }
       reason = "CRC_B verifies, not CRC_A: an ISO 14443-B or ISO 15693 frame, not decoded yet"
       crc = .ok
-    case .nfcB:
-      reason = "ISO 14443-B not decoded yet"
-      let resolved = FrameCRC.resolve(frame, carriesCRC: true, encrypted: false, typeB: true)
-      crc = resolved.0
-      if let f = resolved.1 { findings.append(f) }
     case .nfcF:
       reason = "FeliCa (NFC-F) not decoded yet"
     case .nfcV:
@@ -33,7 +27,7 @@ enum OtherTechnology {
       reason = "low-frequency (125/134 kHz) frames not decoded yet"
     }
     return FrameLayerResult(
-      result: LayerResult(findings: findings, reason: reason), crc: crc,
+      result: LayerResult(reason: reason), crc: crc,
       expectsResponse: frame.direction == .reader, newActivation: false)
   }
 }

@@ -1,0 +1,195 @@
+/// ISO/IEC 14443-3 type B: REQB/WUPB, Slot-MARKER, ATQB, ATTRIB and its answer, HLTB, CRC_B;
+/// hands the ISO-DEP blocks after ATTRIB to the ISO 14443-4 layer (type B has no RATS: ATTRIB
+/// carries FSD and CID, ATQB FSC and FWI).
+///
+/// Like the type A layer it remembers the pending reader command, so a tag frame is read as
+/// the answer to it (ATQB after REQB/WUPB or a Slot-MARKER, the ATTRIB answer, `00` after
+/// HLTB). Every type B frame carries CRC_B (ISO/IEC 14443-3 §7.2). Sources: ISO/IEC 14443-3
+/// §7.7–§7.12.
+public struct ISO14443BLayer: Sendable {
+  enum Pending: Sendable {
+    case none, request, halt, inner
+    case attrib(ATTRIB)
+  }
+
+  private var pending = Pending.none
+  /// The ATQBs of this poll by PUPI (several tags may answer in different slots): ATTRIB
+  /// takes FSC and FWT from the one it selects.
+  private var answers: [[UInt8]: ATQB] = [:]
+  /// True after a REQB/WUPB: the activation is in the trace, so blocks before ATTRIB are not
+  /// taken for an ISO-DEP link that started before the capture.
+  private var sawRequest = false
+
+  /// An idle layer.
+  public init() {}
+
+  /// Forgets the pending command and the ATQBs (field off).
+  public mutating func reset() {
+    pending = .none
+    answers = [:]
+    sawRequest = false
+  }
+
+  /// Whether a frame of a source that does not say its technology is type B: it is shaped
+  /// like REQB/WUPB, ATTRIB or ATQB and its CRC_B verifies where CRC_A does not, or the link
+  /// is already type B (`context.technology`) and CRC_A does not verify alone. Short frames
+  /// and the 1-byte REQA/WUPA stay type A. The CRCs are computed only for such candidates.
+  static func claims(_ frame: Frame, context: LinkContext) -> Bool {
+    if let bits = frame.bits, bits > 0, bits < 8 { return false }
+    let data = frame.data
+    if data.count == 1, data[0] == 0x26 || data[0] == 0x52 { return false }
+    let linkIsB = context.technology == .nfcB
+    // Crypto1 ciphertext is random bytes with no valid CRC_A: never read it as type B.
+    guard linkIsB || (!context.encrypted && shapedLikeTypeB(data, direction: frame.direction))
+    else { return false }
+    guard frame.crc == .unchecked, data.count >= 3 else { return linkIsB }
+    let crcB = CRC.hasValidCRCB(data)
+    let crcA = CRC.hasValidCRCA(data)
+    return linkIsB ? crcB || !crcA : crcB && !crcA
+  }
+
+  /// REQB/WUPB (`05` + 2 bytes) and ATTRIB (`1D` + 8 or more) from the reader, ATQB (`50` + 11
+  /// or 12) from the tag, CRC_B included.
+  private static func shapedLikeTypeB(_ data: [UInt8], direction: Direction) -> Bool {
+    guard let first = data.first else { return false }
+    switch direction {
+    case .reader: return (first == 0x05 && data.count == 5) || (first == 0x1D && data.count >= 11)
+    case .tag: return first == 0x50 && (data.count == 14 || data.count == 15)
+    case .event: return false
+    }
+  }
+
+  /// Decodes one frame (CRC_B included), resolving its CRC status.
+  public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
+    context.technology = .nfcB
+    let (crc, crcFinding) = FrameCRC.resolve(
+      frame, carriesCRC: true, encrypted: false, typeB: true)
+    var findings = FrameCRC.parityFindings(frame, encrypted: false)
+    if let crcFinding { findings.append(crcFinding) }
+    let payload = FrameCRC.payload(frame, status: crc)
+    var newActivation = false
+    var result: LayerResult
+    if crc == .absent {
+      // Proprietary type B links (Xerox, ST SRx anticollision slots) send shorter frames.
+      pending = .none
+      result = .undecoded(
+        "\(frame.data.count) byte(s) without CRC_B: not an ISO 14443-3 type B command or "
+          + "ISO-DEP block (every one ends with CRC_B)")
+    } else if frame.direction == .reader {
+      if let request = REQB(parsing: payload) {
+        newActivation = true
+        context.resetActivation()
+        context.technology = .nfcB
+        reset()
+        sawRequest = true
+        pending = .request
+        result = LayerResult(decode: request.decode)
+      } else {
+        result = reader(frame, payload: payload, context: &context)
+      }
+    } else {
+      result = tag(frame, payload: payload, context: &context)
+    }
+    result.findings = findings + result.findings
+    return FrameLayerResult(
+      result: result, crc: crc, expectsResponse: frame.direction == .reader,
+      newActivation: newActivation)
+  }
+
+  private mutating func reader(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
+    -> LayerResult
+  {
+    if !context.isoDEPActive {
+      if let marker = SlotMarker(parsing: payload) {
+        pending = .request
+        return LayerResult(decode: marker.decode)
+      }
+      if let attrib = ATTRIB(parsing: payload) {
+        pending = .attrib(attrib)
+        return LayerResult(decode: attrib.decode)
+      }
+    }
+    if let halt = HLTB(parsing: payload) {
+      pending = .halt
+      return LayerResult(decode: halt.decode)
+    }
+    return handOff(frame, payload: payload, context: &context)
+  }
+
+  private mutating func tag(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
+    -> LayerResult
+  {
+    switch pending {
+    case .request:
+      pending = .none
+      guard let atqb = ATQB(parsing: payload) else {
+        return .undecoded(
+          "answer to REQB/WUPB should be an ATQB (50 + 11 or 12 bytes), got \(payload.count) bytes")
+      }
+      if answers.count < 16 { answers[atqb.pupi] = atqb }
+      return LayerResult(decode: atqb.decode, findings: atqb.findings(frameIndex: frame.index))
+    case .attrib(let attrib):
+      pending = .none
+      guard let answer = ATTRIBAnswer(parsing: payload) else {
+        return .undecoded("empty answer to ATTRIB")
+      }
+      activate(attrib, context: &context)
+      return LayerResult(decode: answer.decode)
+    case .halt:
+      pending = .none
+      if payload == [0x00] {
+        return LayerResult(decode: LayerDecode(.iso14443B, "HLTB answer", "HLTB answer"))
+      }
+      return .undecoded("answer to HLTB should be 00, got \(Hex.string(payload, separator: " "))")
+    case .none, .inner:
+      return handOff(frame, payload: payload, context: &context)
+    }
+  }
+
+  /// The tag answered ATTRIB: it is ACTIVE with the PUPI as its identifier, and ISO-DEP
+  /// blocks follow with FSD and CID from ATTRIB, FSC and FWT from its ATQB.
+  private func activate(_ attrib: ATTRIB, context: inout LinkContext) {
+    context.uid = attrib.identifier
+    context.uidComplete = true
+    context.isoDEPActive = true
+    context.fsd = attrib.fsd
+    if let atqb = answers[attrib.identifier] {
+      context.fsc = atqb.fsc
+      context.fwtNs = atqb.fwtNs
+    }
+  }
+
+  private mutating func handOff(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
+    -> LayerResult
+  {
+    var findings: [Finding] = []
+    if !context.isoDEPActive {
+      guard !sawRequest, frame.direction == .reader, let pcb = payload.first, isISODEPBlock(pcb)
+      else {
+        pending = .none
+        return .undecoded("not an ISO 14443-3 type B command, and no ATTRIB selected a tag")
+      }
+      context.isoDEPActive = true
+      findings.append(
+        Finding(
+          "iso-dep-assumed", .info,
+          "No activation seen: the block PCB \(Hex.string([pcb])) with a valid CRC_B is taken as "
+            + "ISO-DEP", frames: [frame.index]))
+    }
+    pending = frame.direction == .reader ? .inner : .none
+    let unit = LayerUnit(
+      direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
+      timeNs: frame.timeNs)
+    return LayerResult(handoff: (.isoDEP, unit), findings: findings)
+  }
+
+  /// An I-block (`0x02`/`0x03` + flags), R-block or S-block PCB (ISO/IEC 14443-4 §7.1.1).
+  private func isISODEPBlock(_ pcb: UInt8) -> Bool {
+    switch pcb & 0xC0 {
+    case 0x00: return pcb & 0x22 == 0x02
+    case 0x80: return pcb & 0x26 == 0x22
+    case 0xC0: return pcb & 0x07 == 0x02
+    default: return false
+    }
+  }
+}
