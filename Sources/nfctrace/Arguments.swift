@@ -7,7 +7,8 @@ struct UsageError: Error, CustomStringConvertible {
 /// Command-line arguments split into positionals, options with values, and flags.
 ///
 /// `--name value` and `--name=value` are accepted for options; `-` alone is a positional
-/// (standard input); `--` ends options.
+/// (standard input); `--` ends options. `--no-color` is accepted by every command (only the
+/// timeline colours its output), so scripts can pass it throughout.
 struct Arguments {
   private(set) var positionals: [String] = []
   private var options: [String: String] = [:]
@@ -43,7 +44,7 @@ struct Arguments {
         } else {
           throw UsageError("option \(name) needs a value")
         }
-      } else if known.contains(name), inline == nil {
+      } else if known.contains(name) || name == "--no-color", inline == nil {
         flags.insert(name)
       } else {
         throw UsageError("unknown option \(a)")

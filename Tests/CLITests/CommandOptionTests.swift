@@ -1,0 +1,15 @@
+import TestSupport
+import Testing
+
+/// Options every command shares.
+@Suite struct CommandOptionTests {
+  /// `--no-color` is accepted by every command that reads a trace, not only by `timeline`
+  /// (it was a usage error, exit status 2, for `sessions`, `report` and `diagnose`).
+  @Test(arguments: ["timeline", "sessions", "report", "diagnose"])
+  func noColorIsAcceptedEverywhere(_ command: String) {
+    let run = CLI.run([command, TestPaths.traces("t2t-ntag215-write-ok.pcap"), "--no-color"])
+    #expect(run.status == 0, "\(command): \(run.stderr)")
+    #expect(!run.stdout.contains("\u{1B}["))
+    #expect(!run.stderr.contains("unknown option"))
+  }
+}
