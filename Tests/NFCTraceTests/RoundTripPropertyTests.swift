@@ -98,22 +98,10 @@ func analyzerOperations(_ sessions: [SessionAnalysis]) -> [String] {
   collapsed(sessions.flatMap(\.operations).map { ($0.kind.rawValue, $0.outcome.rawValue) })
 }
 
-/// Two calls of the same kind in a row are one operation on air (the frames do not show where
-/// the app's second readNDEF or writeNDEF began, SessionAnalyzer merges them): both sides are
-/// compared with such runs joined, keeping the worst outcome.
+/// `kind outcome` per operation. Two calls of the same kind in a row are two operations on
+/// both sides (`CallBoundary` finds where the app's second readNDEF or writeNDEF began).
 private func collapsed(_ ops: [(kind: String, outcome: String)]) -> [String] {
-  let rank = ["ok": 0, "unknown": 1, "failed": 2, "interrupted": 3]
-  var out: [(kind: String, outcome: String)] = []
-  for op in ops {
-    if let last = out.last, last.kind == op.kind {
-      if rank[op.outcome, default: 0] > rank[last.outcome, default: 0] {
-        out[out.count - 1].outcome = op.outcome
-      }
-    } else {
-      out.append(op)
-    }
-  }
-  return out.map { "\($0.kind) \($0.outcome)" }
+  ops.map { "\($0.kind) \($0.outcome)" }
 }
 
 /// Bytes the analyzer knows for certain (read, or written and acknowledged) that differ from

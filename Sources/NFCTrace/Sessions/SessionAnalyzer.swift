@@ -61,6 +61,8 @@ public struct SessionAnalyzer: Sendable {
   private var closing = false
   /// Operation starts and ends not yet taken by `takeEvents()`.
   private var events: [OperationEvent] = []
+  /// Where the app's next readNDEF/writeNDEF call begins.
+  private var call = CallBoundary()
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -101,11 +103,19 @@ public struct SessionAnalyzer: Sendable {
     } else if kind != nil {
       closing = false
     }
+    if kind == nil, current?.kind == .writeNDEF, let d = f.innermost, d.protocolID == .isoDEP,
+      call.startsNewCall(chained: d)
+    {
+      closeCurrent()
+      start(.writeNDEF, frame: f.frame.index)
+    }
     if let kind {
-      // Consecutive commands of one kind group into one operation; a new activation has
-      // already closed the current one in `classify`.
-      if current?.kind != kind { closeCurrent() }
+      // Consecutive commands of one kind group into one operation unless the procedure
+      // starts over (the app's next call, `CallBoundary`); a new activation has already
+      // closed the current one in `classify`.
+      if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
+      if let d = f.innermost { call.command(d, memory: memory) }
       pending = f
     }
     extend(f)
@@ -118,13 +128,17 @@ public struct SessionAnalyzer: Sendable {
     guard let d = f.innermost, isAnswer(d) else { return }
     let request = pending
     pending = nil
+    // Taken out of `current` while it changes, so its arrays stay uniquely referenced and are
+    // appended to in place instead of copied.
     guard var op = current else { return }
+    current = nil
     let exchange = Exchange(request: request, response: f)
     switch d.protocolID {
     case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
     case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
     default: break
     }
+    call.answer(request?.innermost, d, nlenSize: type4.nlenSize)
     if d.name == "PACK" { authenticated = true }
     current = op
   }
@@ -139,6 +153,7 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func noAnswer(_ f: DecodedFrame, kind: OperationKind?) {
     guard !closing, var op = current else { return }
+    current = nil
     let what = f.innermost?.summary ?? "frame \(f.frame.index)"
     if kind == .connect {
       op.unansweredFrames.append(f.frame.index)
@@ -158,7 +173,13 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  private func startsNewCall(_ kind: OperationKind, _ f: DecodedFrame) -> Bool {
+    guard kind == .readNDEF || kind == .writeNDEF, let d = f.innermost else { return false }
+    return call.startsNewCall(kind, d, memory: memory, nlenSize: type4.nlenSize)
+  }
+
   private mutating func start(_ kind: OperationKind, frame: Int) {
+    call.reset()
     current = Operation(kind: kind, frame: frame)
     events.append(.started(kind, frame: frame))
   }

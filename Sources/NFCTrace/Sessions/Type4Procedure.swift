@@ -9,6 +9,8 @@ struct Type4Procedure: Sendable {
   private(set) var cc: CapabilityContainer4?
   /// The NDEF file id named by the CC.
   var ndefFileID: UInt16? { cc.map { $0.ndefFile.fileID } }
+  /// The NLEN field size: 2, or 4 (ENLEN) when the CC names an extended NDEF file.
+  var nlenSize: Int { cc?.ndefFile.lengthFieldSize ?? 2 }
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   private var nlenRead = false
 

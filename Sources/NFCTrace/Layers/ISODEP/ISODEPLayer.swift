@@ -130,7 +130,11 @@ public struct ISODEPLayer: ProtocolLayer {
       chain.bytes += block.inf
       chain.parts += 1
       store(chain, reader: reader)
-      let fields = Self.iBlockFields(block) + [LayerField("part", .int(chain.parts))]
+      var fields = Self.iBlockFields(block) + [LayerField("part", .int(chain.parts))]
+      // What the chain carries is known from its first part: the APDU's CLA INS P1 P2.
+      if reader, chain.parts == 1, block.inf.count >= 4 {
+        fields.append(LayerField("apdu_header", .hex(Array(block.inf.prefix(4)))))
+      }
       return LayerResult(
         decode: LayerDecode(.isoDEP, "I-block", "I-block (chained, part \(chain.parts))", fields),
         findings: findings)

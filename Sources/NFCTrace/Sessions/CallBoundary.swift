@@ -1,0 +1,162 @@
+import NDEF
+
+/// Where one Core NFC call ends and the next of the same kind begins when an app calls
+/// `readNDEF` or `writeNDEF` twice in a row: no frame marks the boundary, so it is read from
+/// the procedure starting over.
+///
+/// - Type 2 `readNDEF`: once the call has read the whole message, a READ (or FAST_READ) that
+///   starts at or before the call's first page is the next call.
+/// - Type 2 `writeNDEF`: WRITEs go up the data area; the one step back a call takes is the
+///   length-last stack's final WRITE of the NDEF TLV's length after it cleared it (`03 00`
+///   first, NFC Forum T2T 1.0 §6.4.2). Any other step back (to the same or a lower page) is
+///   the next call.
+/// - Type 4 `readNDEF`: after the NDEF data was read, a READ BINARY at offset 0 (NLEN) is the
+///   next call.
+/// - Type 4 `writeNDEF`: after an UPDATE BINARY at offset 0 set a non-zero NLEN (the last step
+///   of T4T 2.0 §5.4.6, or the only one of a length-first stack), another UPDATE at offset 0
+///   is the next call.
+///
+/// The repeat of a command that got no answer, a NAK 1 (transmission error) or a NAK 5 (EEPROM
+/// write error) is a retry of the same call; after any other refusal the same command again is
+/// the app's next call.
+struct CallBoundary: Sendable {
+  private var firstReadPage: Int?
+  private var dataRead = false
+  private var lastWritePage: Int?
+  private var firstWriteClearedLength = false
+  private var steppedBack = false
+  private var lengthSet = false
+  /// True while the last command is unanswered or was refused with NAK 1 (transmission error)
+  /// or NAK 5 (EEPROM write error) (nfc-facts §4.2): stacks send such a command once more, so
+  /// the same command next is a retry. Any other refusal is final, and the same command again
+  /// is the app's next call.
+  private var lastRetryable = false
+  /// The last command: a retry repeats it exactly.
+  private var last: LayerDecode?
+  /// True when the last command was itself a retry: stacks retry once (ISO/IEC 14443-4
+  /// §7.5.4 for ISO-DEP; the same for Type 2 commands), so a third copy is the next call.
+  private var retried = false
+
+  /// Forgets the call (a new operation started).
+  mutating func reset() { self = CallBoundary() }
+
+  /// Whether command `d`, classified as `kind` while an operation of the same kind is open,
+  /// starts the next call. `nlenSize`: the Type 4 NLEN field size (2, or 4 for ENLEN).
+  func startsNewCall(_ kind: OperationKind, _ d: LayerDecode, memory: TagMemory, nlenSize: Int)
+    -> Bool
+  {
+    if lastRetryable, !retried, last == d { return false }
+    switch (kind, d.protocolID) {
+    case (.readNDEF, .type2):
+      guard dataRead, let first = firstReadPage, let page = Self.startPage(d), page <= first
+      else { return false }
+      // Stacks re-read the first page while detecting (hf_14a_mfu-sim: READ 4 three times,
+      // then the rest): only a call that has the whole message is over.
+      return Self.messageComplete(memory)
+    case (.writeNDEF, .type2):
+      guard let last = lastWritePage, case .int(let page)? = d.field("page"), page <= last else {
+        return false
+      }
+      let finalLength =
+        !steppedBack && firstWriteClearedLength
+        && (Self.lengthValue(d, page: page, memory: memory).map { $0 != 0 } ?? false)
+      return !finalLength
+    case (.readNDEF, .type4):
+      return dataRead && Self.offset(d) == 0
+    case (.writeNDEF, .type4):
+      return lengthSet && Self.offset(d) == 0
+    default:
+      return false
+    }
+  }
+
+  /// Whether the first part of a chained command APDU (`d`, an ISO-DEP I-block with an
+  /// `apdu_header`) starts the next Type 4 writeNDEF call: an UPDATE BINARY at offset 0 after
+  /// the current call set NLEN. The APDU itself is decoded only when its last part arrives,
+  /// which may never happen when the tag leaves.
+  func startsNewCall(chained d: LayerDecode) -> Bool {
+    guard lengthSet, case .hex(let h)? = d.field("apdu_header"), h.count == 4 else { return false }
+    return h[1] == 0xD6 && h[2] == 0 && h[3] == 0
+  }
+
+  /// Records a command of the call (after `startsNewCall` said it belongs to it).
+  mutating func command(_ d: LayerDecode, memory: TagMemory) {
+    retried = lastRetryable && last == d
+    lastRetryable = true
+    last = d
+    guard d.protocolID == .type2, !retried else { return }
+    if d.name == "READ" || d.name == "FAST_READ" {
+      if firstReadPage == nil { firstReadPage = Self.startPage(d) }
+    } else if d.name == "WRITE", case .int(let page)? = d.field("page") {
+      if let last = lastWritePage {
+        if page <= last { steppedBack = true }
+      } else {
+        firstWriteClearedLength = Self.lengthValue(d, page: page, memory: memory) == 0
+      }
+      lastWritePage = page
+    }
+  }
+
+  /// Records the answer `a` to command `c`; `nlenSize` as in `startsNewCall`.
+  mutating func answer(_ c: LayerDecode?, _ a: LayerDecode, nlenSize: Int) {
+    switch a.name {
+    case "READ response", "FAST_READ response":
+      lastRetryable = false
+      dataRead = true
+    case "ACK":
+      lastRetryable = false
+    case "NAK":
+      lastRetryable = a.field("nak_code") == .int(1) || a.field("nak_code") == .int(5)
+    default:
+      guard case .string(let sw)? = a.field("sw") else { return }
+      lastRetryable = false
+      guard sw == "9000", let c, c.protocolID == .type4 else { return }
+      if c.name == "READ NDEF data" || c.name == "READ NLEN and NDEF data" { dataRead = true }
+      if Type4Procedure.ndefUpdates.contains(c.name), Self.offset(c) == 0,
+        case .hex(let data)? = c.field("data"), data.prefix(nlenSize).contains(where: { $0 != 0 })
+      {
+        lengthSet = true
+      }
+    }
+  }
+
+  /// True when the NDEF TLV and all its value bytes are known.
+  private static func messageComplete(_ memory: TagMemory) -> Bool {
+    let run = memory.type2End.knownRun(from: 16)
+    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
+      return false
+    }
+    return tlv.value.count >= tlv.length
+  }
+
+  private static func startPage(_ d: LayerDecode) -> Int? {
+    if case .int(let p)? = d.field("page") { return p }
+    if case .int(let p)? = d.field("start_page") { return p }
+    return nil
+  }
+
+  private static func offset(_ d: LayerDecode) -> Int? {
+    if case .int(let o)? = d.field("offset") { return o }
+    return nil
+  }
+
+  /// The NDEF TLV length a WRITE puts in place, when the WRITE covers the length field (one
+  /// byte, or `FF` + two bytes; NFC Forum T2T 1.0 §2.3): the TLV is located from the area
+  /// known so far, else from a `03` in the written page. Nil when not covered.
+  private static func lengthValue(_ d: LayerDecode, page: Int, memory: TagMemory) -> Int? {
+    guard case .hex(let data)? = d.field("data"), data.count >= 4 else { return nil }
+    let index: Int
+    let run = memory.type2End.knownRun(from: 16)
+    if !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef {
+      index = 16 + tlv.offset + 1 - page * 4
+    } else if let t = data.prefix(3).firstIndex(of: 0x03) {
+      index = t + 1
+    } else {
+      return nil
+    }
+    guard (0..<4).contains(index) else { return nil }
+    if data[index] != 0xFF { return Int(data[index]) }
+    guard index + 2 < 4 else { return nil }
+    return Int(data[index + 1]) << 8 | Int(data[index + 2])
+  }
+}
