@@ -35,4 +35,28 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
       TestPaths.shared("public/nfc-laboratory/test_NFC-A_424kbps_001.json"))
     #expect(report.finding("apdu-refused")?.frames == [0, 1])
   }
+
+  /// A SELECT of a file outside the NDEF application (MF 3F00) answered 6110 (61xx: normal
+  /// processing, more data) is no NDEF-procedure step: no failed operation, no error finding.
+  /// An NDEF-procedure command answered 61xx still fails (those expect 9000).
+  @Test func normalStatusOutsideTheNDEFProceduresIsNoFailure() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0x3F, 0x00], [0x61, 0x10])
+    let report = try b.diagnose()
+    #expect(report.errors.isEmpty)
+    let ops = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+      .flatMap(\.operations)
+    #expect(ops.allSatisfy { $0.outcome == .ok })
+
+    var c = TraceBuilder()
+    c.activateType4()
+    c.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    c.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x61, 0x10])
+    let query = try SessionAnalysisRun(importer: MemoryImporter(frames: c.frames)).sessions
+      .flatMap(\.operations).first { $0.kind == .queryNDEFStatus }
+    #expect(query?.outcome == .failed)
+    #expect(query?.detail("sw") == .string("6110"))
+  }
 }

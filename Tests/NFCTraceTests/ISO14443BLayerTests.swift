@@ -110,9 +110,11 @@ private let activation: [(Direction, String)] = [
     #expect(s.tag.technology == .nfcB)
     #expect(s.tag.uid == [0x56, 0x64, 0x73, 0xF2])
     #expect(s.tag.product == "ISO-DEP tag (ISO 14443-4)")
-    #expect(s.operations.map(\.kind) == [.connect, .transceive])
+    // Frame 4 (`15`) is a Slot-MARKER, no ISO-DEP block: part of the polling, unanswered.
+    #expect(s.operations.map(\.kind) == [.connect])
     #expect(s.operations[0].outcome == .ok)
-    #expect(s.operations[0].firstFrame == 0 && s.operations[0].lastFrame == 3)
+    #expect(s.operations[0].firstFrame == 0 && s.operations[0].lastFrame == 4)
+    #expect(s.operations[0].unansweredFrames == [4])
   }
 
   /// A Type 4 tag over NFC-B, from a source that does not say the technology (pcap 264):
@@ -142,6 +144,78 @@ private let activation: [(Direction, String)] = [
     #expect(
       s.operations[2].detail("message") == .hex(Hex.bytes("d1010c55046578616d706c652e636f6d") ?? [])
     )
+  }
+
+  /// With several tags answering a REQB, the tag identity keeps the ATQB of the tag ATTRIB
+  /// selected (11223344), not the last one (aabbccdd).
+  @Test func reportKeepsTheSelectedTagsATQB() throws {
+    var frames = typeB(activation)
+    for i in frames.indices { frames[i].timeNs = Int64(i) * 1_000_000 }
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(s.tag.uid == [0x11, 0x22, 0x33, 0x44])
+    #expect(s.tag.atqb.map { Hex.string($0) } == "501122334400000000008171")
+    // HLTB's answer opens no operation of its own.
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+  }
+
+  /// ATTRIB assigns the CID and starts ISO-DEP block numbering (ISO/IEC 14443-4 §7.5.3): a
+  /// block with another CID, or a first reader I-block numbered 1, is flagged.
+  @Test func attribAssignsCIDAndBlockNumbering() {
+    let (out, _) = decodeAll(
+      typeB([
+        (.reader, "050000"), (.tag, "5011223344000000000081 71"),
+        (.reader, "1d1122334400080101"), (.tag, "01"),
+        (.reader, "0b0200a4040007d276000085010100"),
+      ]))
+    #expect(out[4].findings.map(\.code).sorted() == ["unexpected-block-number", "unexpected-cid"])
+    #expect(
+      out[4].findings.first { $0.code == "unexpected-cid" }?.message
+        == "Block carries CID 2, RATS or ATTRIB assigned CID 1")
+  }
+
+  /// ATTRIB over an open ISO-DEP link is a new selection (it is no valid PCB), and a tag
+  /// whose ATQB says it does not speak ISO 14443-4 gets no ISO-DEP decoding after ATTRIB.
+  @Test func attribReselectsAndProprietaryTagsStayRaw() {
+    let (out, decoder) = decodeAll(
+      typeB([
+        (.reader, "050000"), (.tag, "5011223344000000000081 71"),
+        (.reader, "1d1122334400080100"), (.tag, "00"),
+        (.reader, "1d1122334400080100"), (.tag, "00"),
+        (.reader, "050000"), (.tag, "50aabbccdd000000000080 71"),
+        (.reader, "1daabbccdd00080100"), (.tag, "00"),
+        (.reader, "0200a4040007d276000085010100"),
+      ]))
+    #expect(out[4].layers.first?.name == "ATTRIB")
+    #expect(out[5].layers.first?.name == "ATTRIB answer")
+    #expect(out[10].layers.isEmpty)
+    #expect(
+      out[10].undecodedReason
+        == "proprietary command: the tag selected by ATTRIB does not speak ISO 14443-4")
+    #expect(!decoder.context.isoDEPActive)
+  }
+
+  /// A field off powers every tag down: the next frames of a source without technology are
+  /// not taken for type B for want of a CRC_B (a 1-byte ACK is type A again); likewise after
+  /// a frame whose CRC_A verifies.
+  @Test func fieldOffAndCRCAEndTheTypeBLink() {
+    var frames = typeB([(.reader, "050000")], technology: .unknown)
+    frames.append(
+      Frame(
+        index: 1, timeNs: 0, direction: .event, event: .fieldOff, data: [],
+        location: SourceLocation(file: "test", unit: "frame", record: 2, offset: 0)))
+    frames.append(
+      TestFrame.make(2, .reader, CRC.appendingCRCA([0xA2, 0x04, 0x03, 0x00, 0xD1, 0x01])))
+    frames.append(TestFrame.make(3, .tag, [0x0A]))
+    frames.append(TestFrame.make(4, .reader, [0x05, 0x00, 0x00, 0x71, 0xFF]))
+    frames.append(TestFrame.make(5, .reader, CRC.appendingCRCA([0x30, 0x04])))
+    frames.append(TestFrame.make(6, .tag, [0x0A]))
+    let (out, _) = decodeAll(frames)
+    #expect(out[2].innermost?.name == "WRITE")
+    #expect(out[3].innermost?.name == "ACK")
+    #expect(out[4].layers.first?.name == "REQB")
+    #expect(out[5].innermost?.name == "READ")
+    #expect(out[6].innermost?.name == "ACK")
   }
 
   /// Xerox's proprietary type B link: once ATTRIB made the link type B, its 1-byte frames are

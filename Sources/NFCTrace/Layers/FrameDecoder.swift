@@ -31,7 +31,8 @@ public struct FrameDecoder: Sendable {
       isTypeB(frame)
       ? typeB.decode(frame: frame, context: &context)
       : typeA.decode(frame: frame, context: &context)
-    if first.newActivation { resetInner() }
+    if first.newActivation || first.resetsInnerLayers { resetInner() }
+    if let cid = first.isoDEPActivation { isoDEP.activate(cid: cid) }
     let completedUID = context.uidComplete && !wasComplete ? context.uid : nil
     var result = first.result
     var depth = 0
@@ -96,6 +97,8 @@ public struct FrameDecoder: Sendable {
     typeA.reset()
     typeB.reset()
     context.resetActivation()
+    // Every tag is powered off: the next activation says which technology the link uses.
+    context.technology = .unknown
     resetInner()
   }
 }

@@ -123,7 +123,8 @@ public struct SessionAnalyzer: Sendable {
   }
 
   private mutating func tagFrame(_ f: DecodedFrame) {
-    if current == nil { start(.connect, frame: f.frame.index) }
+    // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
+    if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
     guard let d = f.innermost, isAnswer(d) else { return }
     let request = pending

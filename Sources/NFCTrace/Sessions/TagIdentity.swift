@@ -16,8 +16,11 @@ public struct TagIdentity: Sendable, Equatable {
   public var sak: UInt8?
   /// ATS without CRC.
   public var ats: [UInt8]?
-  /// ATQB without CRC (type B; its PUPI is the UID).
+  /// ATQB without CRC (type B): the one of the tag ATTRIB selected (its PUPI is the UID),
+  /// else the last one seen.
   public var atqb: [UInt8]?
+  /// The ATQBs of the poll by PUPI, for the one ATTRIB selects (several tags may answer).
+  private var atqbByPUPI: [[UInt8]: [UInt8]] = [:]
   /// GET_VERSION answer (8 bytes).
   public var version: [UInt8]?
   /// READ_SIG answer (32 bytes), if read.
@@ -128,13 +131,18 @@ public struct TagIdentity: Sendable, Equatable {
     case .mifareClassic:
       if layer.name.hasPrefix("AUTH") { sawMIFAREClassicAuth = true }
     case .iso14443B:
-      if layer.name == "ATQB" { atqb = Self.payload(f) }
+      if layer.name == "ATQB" {
+        let payload = Self.payload(f)
+        atqb = payload
+        if payload.count > 5, atqbByPUPI.count < 16 { atqbByPUPI[Array(payload[1..<5])] = payload }
+      }
     case .iso7816, .appleECP:
       break
     }
     if let uid = f.completedUID {
       if !self.uid.isEmpty && self.uid != uid { collision = true }
       self.uid = uid
+      if let selected = atqbByPUPI[uid] { atqb = selected }
     }
   }
 

@@ -42,7 +42,9 @@ struct Type4Procedure: Sendable {
     let command = x.request?.layer(.type4)
     // The NDEF procedures expect 9000 (T4T 2.0 §5.4); an app's own APDU also succeeds with the
     // other normal-processing words (61xx, DESFire 9100 and 91AF "additional frame").
-    let ok = sw == "9000" || (command == nil && a.field("sw_kind") == .string("success"))
+    let strict = command.map { Self.isNDEFProcedure($0.name) } ?? false
+    let normal = response.layer(.iso7816)?.field("sw_kind") == .string("success")
+    let ok = sw == "9000" || (!strict && normal)
     if !ok {
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       return
@@ -91,6 +93,16 @@ struct Type4Procedure: Sendable {
     guard let c = f.layer(.type4), let file = file(of: c), case .hex(let data)? = c.field("data")
     else { return }
     memory.type4Write(data, file: file, at: offset(c), acknowledged: false, frame: f.frame.index)
+  }
+
+  /// Whether a command the Type 4 layer named is a step of the NDEF procedures (those expect
+  /// 9000), not a file access outside the NDEF application ("SELECT file", "READ file",
+  /// "READ BINARY" with no file selected, "UPDATE file").
+  static func isNDEFProcedure(_ name: String) -> Bool {
+    switch name {
+    case "SELECT file", "READ file", "READ BINARY", "UPDATE file": return false
+    default: return true
+    }
   }
 
   /// READ commands of the NDEF file, as the Type 4 layer names them.

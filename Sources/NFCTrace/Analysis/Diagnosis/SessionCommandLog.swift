@@ -122,7 +122,9 @@ public struct SessionCommandLog: Sendable {
     let refused: Bool
     switch answer {
     case .nak: refused = true
-    case .sw(let sw): refused = sw != "9000" && (c.isType4 || !normalStatus)
+    case .sw(let sw):
+      let strict = c.isType4 && Type4Procedure.isNDEFProcedure(c.name)
+      refused = sw != "9000" && (strict || !normalStatus)
     default: refused = false
     }
     c.refused = refused

@@ -9,6 +9,12 @@ public struct FrameLayerResult: Sendable {
   public var expectsResponse: Bool
   /// True when this frame starts a new activation (REQA/WUPA): inner layers reset.
   public var newActivation: Bool
+  /// True when the inner layers reset without a new activation (type B ATTRIB: a new ISO-DEP
+  /// link to the tag it selects).
+  public var resetsInnerLayers = false
+  /// The CID of an ISO-DEP link that a type B ATTRIB answer just opened (type A opens it with
+  /// RATS/ATS inside the ISO-DEP layer).
+  public var isoDEPActivation: Int?
 
   /// Creates a result.
   public init(result: LayerResult, crc: CRCStatus, expectsResponse: Bool, newActivation: Bool) {
@@ -105,6 +111,8 @@ public struct ISO14443ALayer: Sendable {
     let encrypted = context.encrypted && !newActivation
     let (crc, crcFinding) = FrameCRC.resolve(
       frame, carriesCRC: kind.carriesCRC, encrypted: encrypted, crcAValid: crcAValid)
+    // A verified CRC_A makes the link type A again for sources that do not say (after type B).
+    if crc == .ok { context.technology = .nfcA }
     var findings = FrameCRC.parityFindings(frame, encrypted: encrypted || crc == .encrypted)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)

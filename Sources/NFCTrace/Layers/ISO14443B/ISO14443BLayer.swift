@@ -19,6 +19,8 @@ public struct ISO14443BLayer: Sendable {
   /// True after a REQB/WUPB: the activation is in the trace, so blocks before ATTRIB are not
   /// taken for an ISO-DEP link that started before the capture.
   private var sawRequest = false
+  /// True once a tag answered ATTRIB in this activation.
+  private var selected = false
 
   /// An idle layer.
   public init() {}
@@ -28,6 +30,7 @@ public struct ISO14443BLayer: Sendable {
     pending = .none
     answers = [:]
     sawRequest = false
+    selected = false
   }
 
   /// Whether a frame of a source that does not say its technology is type B: it is shaped
@@ -67,58 +70,58 @@ public struct ISO14443BLayer: Sendable {
     var findings = FrameCRC.parityFindings(frame, encrypted: false)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)
-    var newActivation = false
-    var result: LayerResult
+    var out = FrameLayerResult(
+      result: LayerResult(), crc: crc, expectsResponse: frame.direction == .reader,
+      newActivation: false)
     if crc == .absent {
       // Proprietary type B links (Xerox, ST SRx anticollision slots) send shorter frames.
       pending = .none
-      result = .undecoded(
+      out.result = .undecoded(
         "\(frame.data.count) byte(s) without CRC_B: not an ISO 14443-3 type B command or "
           + "ISO-DEP block (every one ends with CRC_B)")
     } else if frame.direction == .reader {
-      if let request = REQB(parsing: payload) {
-        newActivation = true
-        context.resetActivation()
-        context.technology = .nfcB
-        reset()
-        sawRequest = true
-        pending = .request
-        result = LayerResult(decode: request.decode)
-      } else {
-        result = reader(frame, payload: payload, context: &context)
-      }
+      reader(frame, payload: payload, context: &context, into: &out)
     } else {
-      result = tag(frame, payload: payload, context: &context)
+      out.result = tag(frame, payload: payload, context: &context, into: &out)
     }
-    result.findings = findings + result.findings
-    return FrameLayerResult(
-      result: result, crc: crc, expectsResponse: frame.direction == .reader,
-      newActivation: newActivation)
+    out.result.findings = findings + out.result.findings
+    return out
   }
 
-  private mutating func reader(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
-    -> LayerResult
-  {
-    if !context.isoDEPActive {
-      if let marker = SlotMarker(parsing: payload) {
-        pending = .request
-        return LayerResult(decode: marker.decode)
-      }
-      if let attrib = ATTRIB(parsing: payload) {
-        pending = .attrib(attrib)
-        return LayerResult(decode: attrib.decode)
-      }
-    }
-    if let halt = HLTB(parsing: payload) {
+  /// REQB/WUPB, Slot-MARKER and ATTRIB are recognised in any state: none of them is a valid
+  /// ISO-DEP PCB (ISO/IEC 14443-4 §7.1.1), so a reader re-polling or re-selecting over an open
+  /// link is seen as such.
+  private mutating func reader(
+    _ frame: Frame, payload: [UInt8], context: inout LinkContext, into out: inout FrameLayerResult
+  ) {
+    if let request = REQB(parsing: payload) {
+      out.newActivation = true
+      context.resetActivation()
+      context.technology = .nfcB
+      reset()
+      sawRequest = true
+      pending = .request
+      out.result = LayerResult(decode: request.decode)
+    } else if let marker = SlotMarker(parsing: payload) {
+      pending = .request
+      out.result = LayerResult(decode: marker.decode)
+    } else if let attrib = ATTRIB(parsing: payload) {
+      // A new link to the tag ATTRIB names: whatever ISO-DEP state there was is over.
+      out.resetsInnerLayers = true
+      context.isoDEPActive = false
+      pending = .attrib(attrib)
+      out.result = LayerResult(decode: attrib.decode)
+    } else if let halt = HLTB(parsing: payload) {
       pending = .halt
-      return LayerResult(decode: halt.decode)
+      out.result = LayerResult(decode: halt.decode)
+    } else {
+      out.result = handOff(frame, payload: payload, crc: out.crc, context: &context)
     }
-    return handOff(frame, payload: payload, context: &context)
   }
 
-  private mutating func tag(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
-    -> LayerResult
-  {
+  private mutating func tag(
+    _ frame: Frame, payload: [UInt8], context: inout LinkContext, into out: inout FrameLayerResult
+  ) -> LayerResult {
     switch pending {
     case .request:
       pending = .none
@@ -133,7 +136,7 @@ public struct ISO14443BLayer: Sendable {
       guard let answer = ATTRIBAnswer(parsing: payload) else {
         return .undecoded("empty answer to ATTRIB")
       }
-      activate(attrib, context: &context)
+      if activate(attrib, context: &context) { out.isoDEPActivation = attrib.cid }
       return LayerResult(decode: answer.decode)
     case .halt:
       pending = .none
@@ -142,29 +145,38 @@ public struct ISO14443BLayer: Sendable {
       }
       return .undecoded("answer to HLTB should be 00, got \(Hex.string(payload, separator: " "))")
     case .none, .inner:
-      return handOff(frame, payload: payload, context: &context)
+      return handOff(frame, payload: payload, crc: out.crc, context: &context)
     }
   }
 
-  /// The tag answered ATTRIB: it is ACTIVE with the PUPI as its identifier, and ISO-DEP
-  /// blocks follow with FSD and CID from ATTRIB, FSC and FWT from its ATQB.
-  private func activate(_ attrib: ATTRIB, context: inout LinkContext) {
+  /// The tag answered ATTRIB: it is ACTIVE with the PUPI as its identifier. ISO-DEP blocks
+  /// follow, with FSD and CID from ATTRIB and FSC and FWT from its ATQB, when the tag speaks
+  /// ISO/IEC 14443-4: its ATQB's Protocol_Type b1 says so, or ATTRIB's Param 3 b1 when the
+  /// ATQB is not in the trace (§7.9.4.2, §7.10.4). Returns whether ISO-DEP follows.
+  private mutating func activate(_ attrib: ATTRIB, context: inout LinkContext) -> Bool {
     context.uid = attrib.identifier
     context.uidComplete = true
-    context.isoDEPActive = true
+    selected = true
+    let atqb = answers[attrib.identifier]
     context.fsd = attrib.fsd
-    if let atqb = answers[attrib.identifier] {
-      context.fsc = atqb.fsc
-      context.fwtNs = atqb.fwtNs
-    }
+    context.fsc = atqb?.fsc
+    context.fwtNs = atqb?.fwtNs
+    context.isoDEPActive = atqb?.iso14443_4 ?? attrib.iso14443_4
+    return context.isoDEPActive
   }
 
-  private mutating func handOff(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
-    -> LayerResult
-  {
+  private mutating func handOff(
+    _ frame: Frame, payload: [UInt8], crc: CRCStatus, context: inout LinkContext
+  ) -> LayerResult {
     var findings: [Finding] = []
     if !context.isoDEPActive {
-      guard !sawRequest, frame.direction == .reader, let pcb = payload.first, isISODEPBlock(pcb)
+      if selected {
+        pending = .none
+        return .undecoded(
+          "proprietary command: the tag selected by ATTRIB does not speak ISO 14443-4")
+      }
+      guard !sawRequest, frame.direction == .reader, crc == .ok, let pcb = payload.first,
+        isISODEPBlock(pcb)
       else {
         pending = .none
         return .undecoded("not an ISO 14443-3 type B command, and no ATTRIB selected a tag")

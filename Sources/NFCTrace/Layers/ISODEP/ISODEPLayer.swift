@@ -109,6 +109,16 @@ public struct ISODEPLayer: ProtocolLayer {
     return LayerResult(decode: ats.decode, findings: ats.findings(frameIndex: unit.frameIndex))
   }
 
+  /// Opens the link without RATS/ATS: a type B tag answered ATTRIB with `cid` (ISO/IEC
+  /// 14443-3 §7.10–§7.11). Block numbering starts over (ISO/IEC 14443-4 §7.5.3 rules A, B)
+  /// and blocks are checked against the CID.
+  public mutating func activate(cid: Int) {
+    ratsCID = cid
+    numbers.activate()
+    readerChain = Chain()
+    tagChain = Chain()
+  }
+
   // MARK: - Blocks
 
   private mutating func decodeIBlock(_ block: ISODEPBlock, unit: LayerUnit) -> LayerResult {
@@ -296,7 +306,8 @@ public struct ISODEPLayer: ProtocolLayer {
     guard let cid = block.cid, let assigned = ratsCID, cid != assigned else { return [] }
     return [
       Finding(
-        "unexpected-cid", .warning, "Block carries CID \(cid), RATS assigned CID \(assigned)",
+        "unexpected-cid", .warning,
+        "Block carries CID \(cid), RATS or ATTRIB assigned CID \(assigned)",
         frames: [unit.frameIndex], offset: 1)
     ]
   }
