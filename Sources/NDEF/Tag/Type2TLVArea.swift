@@ -1,5 +1,15 @@
 /// One TLV of a Type 2 Tag data area (NFC Forum T2T 1.0 §2.3; facts §5.1).
 public struct Type2TLV: Sendable, Equatable {
+  /// The length a TLV length field starting at `bytes[index]` holds: one byte `00`–`FE`, or
+  /// `FF` and two more bytes, big-endian (so `FF 00 00` is length 0). Nil when the field does
+  /// not fit in `bytes`.
+  public static func length(in bytes: [UInt8], at index: Int) -> Int? {
+    guard index >= 0, index < bytes.count else { return nil }
+    if bytes[index] != 0xFF { return Int(bytes[index]) }
+    guard index + 2 < bytes.count else { return nil }
+    return Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+  }
+
   /// TLV type byte.
   public enum Tag: Sendable, Equatable {
     /// 0x00, single padding byte, no length.

@@ -154,9 +154,6 @@ struct CallBoundary: Sendable {
     } else {
       return nil
     }
-    guard (0..<4).contains(index) else { return nil }
-    if data[index] != 0xFF { return Int(data[index]) }
-    guard index + 2 < 4 else { return nil }
-    return Int(data[index + 1]) << 8 | Int(data[index + 2])
+    return Type2TLV.length(in: Array(data.prefix(4)), at: index)
   }
 }

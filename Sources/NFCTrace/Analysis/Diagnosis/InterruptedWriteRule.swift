@@ -12,9 +12,11 @@
 /// failed or interrupted write, `ndef-torn` (error, 100 or the write's error: the length field
 /// claims bytes that were not all written), `ndef-emptied` (warning: the length was set to 0 —
 /// the safe first step, nfc-facts §5.5/§6.4 — and the write never finished: the tag holds an
-/// empty message, readNDEF reports 403).
+/// empty message, readNDEF reports 403), `ndef-length-uncertain` (warning: every byte of the
+/// new message was acknowledged but the final write of the length got no answer — the tag
+/// holds the new message or the earlier length, the length-last procedure's safe outcome).
 enum InterruptedWriteRule: DiagnosisRule {
-  static let codes = ["write-interrupted", "ndef-torn", "ndef-emptied"]
+  static let codes = ["write-interrupted", "ndef-torn", "ndef-emptied", "ndef-length-uncertain"]
 
   static let keepStill =
     "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) completion "
@@ -117,8 +119,32 @@ enum InterruptedWriteRule: DiagnosisRule {
         coreNFCError: error,
         fix:
           "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
+    case .complete where st.lengthUnacknowledged:
+      return lengthUncertain(st, op: i, error: error, lengthText: lengthText)
     default:
       return nil
     }
+  }
+
+  private static func lengthUncertain(
+    _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, lengthText: String
+  ) -> DiagnosisFinding {
+    let before =
+      st.earlierLength == 0
+      ? "an empty message (length 0; readNDEF reports 403)"
+      : "the length it had before"
+    return DiagnosisFinding(
+      code: "ndef-length-uncertain", severity: .warning, operation: i,
+      frames: [st.lengthFrame].compactMap { $0 },
+      cause:
+        "the final write of the \(st.lengthName) got no answer; the message bytes are all on the tag",
+      message:
+        "Every byte of the new \(st.claimed)-byte message was written and acknowledged, but the "
+        + "last write, of the \(st.lengthName) (\(lengthText)), got no answer. Depending on whether "
+        + "it reached the tag's memory, the tag holds the complete new message or \(before); "
+        + "never a torn one: the length was written last, the safe order.",
+      coreNFCError: error,
+      fix: "Read the tag (readNDEF) to see which; write the message again if it is not the new one."
+    )
   }
 }

@@ -41,6 +41,12 @@ struct NDEFWriteState {
   var unknown: [Int] = []
   /// The message bytes if every claimed byte is known (unacknowledged ones as sent).
   var bytes: [UInt8]?
+  /// True when the write that set the length field got no answer: the tag holds that length
+  /// or the one before it (`earlierLength`).
+  var lengthUnacknowledged = false
+  /// The length field's first byte as an earlier acknowledged write of the operation left it
+  /// (0 for the length-last procedure's first step).
+  var earlierLength: Int?
 
   var shape: Shape {
     if claimed == 0 { return .empty }
@@ -71,10 +77,11 @@ struct NDEFWriteState {
     guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
       return nil
     }
-    let cover = { (i: Int) in w.last { $0.page == i / 4 && $0.data.count > i % 4 } }
+    let covers = { (i: Int) in w.filter { $0.page == i / 4 && $0.data.count > i % 4 } }
     return make(
       "NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
-      valueStart: 16 + tlv.valueOffset, image: image, cover: cover)
+      valueStart: 16 + tlv.valueOffset, image: image, covers: covers,
+      value: { c, i in c.data[i % 4] })
   }
 
   private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
@@ -85,22 +92,41 @@ struct NDEFWriteState {
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
     guard let prefix = file.known(0, size) else { return nil }
     let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
-    let cover = { (i: Int) in
-      w.last { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
+    let covers = { (i: Int) in
+      w.filter { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
     }
     return make(
       size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
-      image: file, cover: cover)
+      image: file, covers: covers, value: { c, i in c.data[i - (c.offset ?? 0)] })
   }
 
+  /// `covers(i)`: the operation's writes covering byte `i`, in order; `value(c, i)`: the byte
+  /// write `c` puts at `i`.
   private static func make(
     _ name: String, lengthAt: Int, claimed: Int, valueStart: Int, image: ByteImage,
-    cover: (Int) -> SessionCommandLog.Command?
+    covers: @escaping (Int) -> [SessionCommandLog.Command],
+    value: @escaping (SessionCommandLog.Command, Int) -> UInt8
   ) -> NDEFWriteState {
-    let lengthCmd = cover(lengthAt).flatMap { landed($0) != nil ? $0 : nil }
+    let lengthCmd = covers(lengthAt).last.flatMap { landed($0) != nil ? $0 : nil }
     var st = NDEFWriteState(
       lengthName: name, lengthAddress: lengthAt, claimed: claimed, valueStart: valueStart,
       lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
+    if let lengthCmd, landed(lengthCmd) == false {
+      st.lengthUnacknowledged = true
+      st.earlierLength = covers(lengthAt).dropLast().last { landed($0) == true }
+        .map { Int(value($0, lengthAt)) }
+    }
+    // A byte whose last write got no answer is still known when an earlier acknowledged write
+    // of the operation put the same value there (the length-last stack's final WRITE repeats
+    // the first page's other bytes).
+    let cover = { (i: Int) -> SessionCommandLog.Command? in
+      let all = covers(i)
+      guard let last = all.last, landed(last) == false,
+        let acked = all.dropLast().last(where: { landed($0) == true }),
+        value(acked, i) == value(last, i)
+      else { return all.last }
+      return acked
+    }
     // Cap the walk: a damaged length cannot make us walk beyond the image limit.
     let end = valueStart + min(claimed, ByteImage.limit)
     var all: [UInt8] = []

@@ -1,0 +1,65 @@
+import NDEF
+import Testing
+
+@testable import NFCTrace
+
+/// Diagnosis of the length-last Type 2 write procedure (length 0 first, the data, the real
+/// length last; nfc-facts §5.5) in the forms field captures showed misread.
+@Suite struct WriteProcedureTests {
+  /// NTAG213, CC and an old 16-byte message read, then a length-last write of a 22-byte
+  /// message to pages 4–10 with `first` as page 4; `last` answers the final length write.
+  private func lengthLastWrite(first: [UInt8], final: [UInt8], last: TraceBuilder.T2Answer)
+    -> TraceBuilder
+  {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x10, 0xD1, 0x01]))
+    b.write(4, first)
+    for page in 5...10 { b.write(page, [0x61, 0x62, 0x63, UInt8(page)]) }
+    b.write(4, final, last)
+    return b
+  }
+
+  /// The final length WRITE unanswered: every message byte is acknowledged (bytes 18–19 of
+  /// page 4 were acknowledged with the same values by the first WRITE), so the tag holds the
+  /// new message or the empty one — never a torn message written length-first.
+  @Test func unansweredFinalLengthWriteIsNotATornMessage() throws {
+    let b = lengthLastWrite(
+      first: [0x03, 0x00, 0xD1, 0x01], final: [0x03, 0x16, 0xD1, 0x01], last: .none)
+    let report = try b.diagnose()
+    #expect(!report.codes.contains("ndef-torn"))
+    #expect(!report.codes.contains("unsafe-write-order"))
+    let f = try #require(report.finding("ndef-length-uncertain"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == .tagConnectionLost)
+    #expect(f.message.contains("the tag holds the complete new message or an empty message"))
+    #expect(report.codes.contains("write-interrupted"))
+  }
+
+  /// Android writes the cleared length in the 3-byte form `03 FF 00 00`: that is length 0,
+  /// not an early final length, and the final `03 16` WRITE is part of the same writeNDEF.
+  @Test func threeByteZeroLengthIsTheSafeFirstStep() throws {
+    let b = lengthLastWrite(
+      first: [0x03, 0xFF, 0x00, 0x00], final: [0x03, 0x16, 0xD1, 0x01], last: .ack)
+    let report = try b.diagnose()
+    #expect(!report.codes.contains("unsafe-write-order"))
+    let ops = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+      .flatMap(\.operations).map(\.kind)
+    #expect(ops.filter { $0 == .writeNDEF }.count == 1)
+  }
+
+  /// A first WRITE that does set a final length still warns.
+  @Test func lengthFirstStillWarns() throws {
+    let b = lengthLastWrite(
+      first: [0x03, 0x16, 0xD1, 0x01], final: [0x03, 0x16, 0xD1, 0x01], last: .ack)
+    #expect(try b.diagnose().codes.contains("unsafe-write-order"))
+  }
+
+  @Test func tlvLengthField() {
+    #expect(Type2TLV.length(in: [0x03, 0xFF, 0x01, 0x2C], at: 1) == 300)
+    #expect(Type2TLV.length(in: [0x03, 0xFF, 0x00, 0x00], at: 1) == 0)
+    #expect(Type2TLV.length(in: [0x03, 0x16], at: 1) == 22)
+    #expect(Type2TLV.length(in: [0x00, 0x03, 0xFF, 0x01], at: 2) == nil)
+    #expect(Type2TLV.length(in: [0x03], at: 1) == nil)
+  }
+}
