@@ -62,4 +62,29 @@ import Testing
     #expect(Type2TLV.length(in: [0x00, 0x03, 0xFF, 0x01], at: 2) == nil)
     #expect(Type2TLV.length(in: [0x03], at: 1) == nil)
   }
+
+  /// 6982 from a tag whose CC grants write access (00): Core NFC saw .readWrite and sent the
+  /// UPDATE, so the message must not blame the app for ignoring .readOnly.
+  @Test func securityStatusWithWritableCCBlamesTheTagNotTheApp() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: 0x00)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-security-not-satisfied"))
+    #expect(f.message.contains("grants write access to the NDEF file (00)"))
+    #expect(!f.message.contains("sent the UPDATE anyway"))
+    #expect(f.coreNFCError == .tagUpdateFailure)
+  }
+
+  /// NAK 4 is "not allowed / counter overflow" (nfc-facts §10), not NAK 0's "invalid argument".
+  @Test func nak4IsNotInvalidArgument() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(4))
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(
+      f.message.hasPrefix(
+        "The tag answered NAK 4 (not allowed, or authentication counter overflow)"))
+  }
 }

@@ -109,7 +109,10 @@ enum Type2NAKRule: DiagnosisRule {
     if g.cfg0Page == nil || g.auth0 == nil { unknown.append("AUTH0 (CFG0)") }
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
-      message: "The tag answered NAK \(code) (invalid argument) to the WRITE of page \(p). "
+      message: "The tag answered NAK \(code) ("
+        + (code == 4
+          ? "not allowed, or authentication counter overflow" : "invalid argument or page")
+        + ") to the WRITE of page \(p). "
         + "Usual causes are a locked page or password protection; the trace does not show "
         + (unknown.isEmpty
           ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),

@@ -88,9 +88,14 @@ enum Type4StatusRule: DiagnosisRule {
       )
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
-      if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
+      if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6, w == 0x00 {
+        m += " Its CC grants write access to the NDEF file (00), so queryNDEFStatus reports"
+        m += " .readWrite and Core NFC sends the UPDATE; the file is protected beyond what the"
+        m += " CC says (a password or key in the tag's own file settings, e.g. NTAG 424 DNA, or"
+        m += " a permanent lock), or the CC is wrong."
+      } else if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
         m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
-        m += w == 0xFF ? " (no write access: the tag is read-only)." : "."
+        m += w == 0xFF ? " (no write access: the tag is read-only)." : " (proprietary)."
         m += " queryNDEFStatus reports such a tag as .readOnly, and Core NFC's writeNDEF fails"
         m += " with 400 without sending anything; this writer sent the UPDATE anyway."
       } else {

@@ -121,8 +121,13 @@ extension TagReport {
     guard let write = ops.last(where: { $0.kind == .writeNDEF }), write.outcome != .ok,
       let now = end.tlvArea?.ndef?.length, let was = start.tlvArea?.ndef?.length, now != was
     else { return nil }
+    if now == 0 {
+      return "the NDEF TLV length is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
+        + " after clearing it, so the tag holds an empty message"
+    }
     return "the NDEF TLV length is now \(now) (was \(was)) but writeNDEF ended"
-      + " \(write.outcome.rawValue): the length no longer matches a completely written message"
+      + " \(write.outcome.rawValue): unless every byte it announces was written, the message is"
+      + " torn (nfctrace diagnose tells which)"
   }
 
   static func writtenPages(_ ops: [Operation]) -> Set<Int> {
