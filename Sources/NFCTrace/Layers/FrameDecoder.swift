@@ -42,8 +42,10 @@ public struct FrameDecoder: Sendable {
     layers.reserveCapacity(4)
     var findings: [Finding] = []
     var undecodedReason: String?
+    var expectsResponse = first.expectsResponse
     while true {
       if let d = result.decode { layers.append(d) }
+      if let e = result.expectsResponse { expectsResponse = e }
       if !result.findings.isEmpty { findings += result.findings }
       guard let (next, unit) = result.handoff, depth < 8 else {
         if result.decode == nil || result.reason != nil { undecodedReason = result.reason }
@@ -54,7 +56,7 @@ public struct FrameDecoder: Sendable {
     }
     frame.crc = first.crc
     let out = DecodedFrame(frame: frame)
-    out.expectsResponse = first.expectsResponse
+    out.expectsResponse = expectsResponse
     out.startsActivation = first.newActivation
     out.completedUID = completedUID
     out.layers = layers

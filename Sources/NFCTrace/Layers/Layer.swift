@@ -157,6 +157,9 @@ public struct LayerResult: Sendable {
   public var findings: [Finding]
   /// Why the unit was not decoded (kept in the timeline beside the raw bytes).
   public var reason: String?
+  /// False when the command is acknowledged by silence (NTAG I2C SECTOR_SELECT part 2), so
+  /// no answer is not "unanswered"; nil leaves the outer layer's judgement.
+  public var expectsResponse: Bool?
 
   /// Creates a result.
   public init(

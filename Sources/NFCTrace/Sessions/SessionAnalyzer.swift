@@ -207,6 +207,11 @@ public struct SessionAnalyzer: Sendable {
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
+      if op.outcome == .ok, op.detail("status") == nil {
+        // Commands of the query were answered, but not the one that decides: no status.
+        op.outcome = .unknown
+        op.reason = "the capability container was not read: the NDEF status is unknown"
+      }
     case .readNDEF:
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)

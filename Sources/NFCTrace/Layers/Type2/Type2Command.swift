@@ -81,6 +81,15 @@ public enum Type2Command: Sendable, Equatable {
     }
   }
 
+  /// True for the commands answered by ACK/NAK alone: WRITE and both COMPATIBILITY_WRITE
+  /// parts (a reader chip that consumes the ACK reports them with no data).
+  var isWrite: Bool {
+    switch self {
+    case .write, .compatibilityWrite, .compatibilityWriteData: return true
+    default: return false
+    }
+  }
+
   /// Parses a reader frame by its opcode; the error text is the reason to keep it raw.
   static func parse(_ b: [UInt8]) -> Result<Type2Command, Type2ParseFailure> {
     guard let op = b.first else { return .failure(Type2ParseFailure("empty frame")) }

@@ -75,6 +75,12 @@ public struct Type2Layer: ProtocolLayer {
     }
     clearExchange()
     pending = command
+    if case .sectorSelectSector = command {
+      // Success is silence: the tag answers only to refuse (nfc-facts §4.1).
+      var result = LayerResult(decode: describeDecode(command))
+      result.expectsResponse = false
+      return result
+    }
     // A parsed command's decode depends on its bytes and the selected sector only.
     let kind: UInt32 = 0x100 | UInt32(truncatingIfNeeded: sector.map { $0 + 1 } ?? 0) & 0xFF
     if pure, sector.map({ (0..<255).contains($0) }) ?? true {
@@ -179,7 +185,7 @@ public struct Type2Layer: ProtocolLayer {
     pending = nil
     if isAckNak(unit, command) { return ackNak(b[0], command) }
     // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no data.
-    if b.isEmpty, let command, command.page != nil {
+    if b.isEmpty, let command, command.isWrite {
       var result = ackNak(0x0A, command)
       result.decode?.summary = "ACK (consumed by the reader chip)"
       return result
