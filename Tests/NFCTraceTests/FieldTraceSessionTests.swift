@@ -91,4 +91,26 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
     #expect(ops.last?.outcome == .unknown)
     #expect(ops.last?.reason == "the capability container was not read: the NDEF status is unknown")
   }
+
+  /// An original MIFARE Ultralight NAKs the stack's GET_VERSION probe (nfc-facts §4.6): the
+  /// connect is not failed. With CC2 = 06 (48 bytes) it has 16 pages, so READ 14 wraps and
+  /// its last 8 bytes are pages 0–1 (nfc-facts §4.1), not pages 16–17.
+  @Test func ultralightGetVersionNAKAndReadWrap() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x60])
+    b.tag([0x00], crc: false)
+    b.activateType2()
+    b.read(3, page3(cc: [0xE1, 0x10, 0x06, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    let uidPages: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66]
+    b.read(14, [0xAA, 0xAA, 0xAA, 0xAA, 0xBB, 0xBB, 0xBB, 0xBB] + uidPages)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.prefix(2).map(\.outcome) == [.ok, .ok])
+    #expect(
+      s.operations[0].detail("get_version") == .string("refused: MIFARE Ultralight or Ultralight C")
+    )
+    #expect(s.memory.type2End.known(0, 8) == uidPages)
+    #expect(s.memory.type2End.known(64, 4) == nil)
+  }
 }

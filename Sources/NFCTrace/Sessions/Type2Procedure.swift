@@ -12,6 +12,8 @@ struct Type2Procedure: Sendable {
   /// operation fail, while no other refusal did: a readers' retry of the same command that
   /// succeeds recovers the operation.
   private var transmissionNAK: (summary: String, frame: Int)?
+  /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
+  private var getVersionRefused = false
 
   /// The data area as far as it is known from byte 16 on, parsed as TLVs.
   func area(_ memory: TagMemory) -> Type2TLVArea? {
@@ -123,6 +125,11 @@ struct Type2Procedure: Sendable {
     case "ACK":
       write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)
       recoverRetry(x, op: &op)
+    case "NAK" where x.command?.name == "GET_VERSION" && op.kind == .connect:
+      // Stacks probe the product with GET_VERSION; MIFARE Ultralight and Ultralight C do not
+      // support it and NAK (nfc-facts §4.6): an identification answer, not a failed connect.
+      getVersionRefused = true
+      op.set("get_version", .string("refused: MIFARE Ultralight or Ultralight C"))
     case "NAK":
       let what = x.command?.summary ?? "command"
       let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
@@ -189,12 +196,24 @@ struct Type2Procedure: Sendable {
       return
     }
     // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
-    let last = tag.lastPage ?? Int.max
+    let last = tag.lastPage ?? ultralightLastPage(memory) ?? Int.max
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
       let target = page > last ? page - last - 1 : page
       memory.type2Read(
         Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
+    }
+  }
+
+  /// The last page of a tag that refused GET_VERSION, told apart by the CC's data area size:
+  /// 48 bytes → MIFARE Ultralight (pages 0–15), 144 → Ultralight C (pages 0–47)
+  /// (nfc-facts §4.3); nil otherwise.
+  private func ultralightLastPage(_ memory: TagMemory) -> Int? {
+    guard getVersionRefused, let cc = memory.type2End.known(12, 4) else { return nil }
+    switch cc[2] {
+    case 0x06: return 15
+    case 0x12: return 47
+    default: return nil
     }
   }
 
