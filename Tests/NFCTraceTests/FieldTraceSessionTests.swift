@@ -113,4 +113,18 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
     #expect(s.memory.type2End.known(0, 8) == uidPages)
     #expect(s.memory.type2End.known(64, 4) == nil)
   }
+
+  /// A READ answer whose CRC fails (a sniffer's damaged copy) does not overwrite bytes an
+  /// intact answer showed: the NDEF length stays 0x14 from READ 3, not 0x40 from the damage.
+  @Test func damagedReadAnswerDoesNotOverwriteMemory() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, page3(cc: [0xE1, 0x10, 0x3E, 0x00], then: [0x03, 0x14, 0xD1, 0x01]))
+    b.reader([0x30, 0x04])
+    b.tag([0x03, 0x40, 0xD1, 0x01] + Array(repeating: 0x61, count: 12), badCRC: true)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.memory.type2End.known(16, 4) == [0x03, 0x14, 0xD1, 0x01])
+    #expect(s.memory.type2End.known(20, 4) == [0, 0, 0, 0])  // from READ 3, not the damaged 61s
+  }
 }

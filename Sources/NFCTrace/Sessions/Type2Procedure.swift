@@ -120,7 +120,9 @@ struct Type2Procedure: Sendable {
     let frame = response.frame.index
     switch answer.name {
     case "READ response", "FAST_READ response":
-      read(answer, frame: frame, memory: &memory, tag: tag)
+      // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
+      // intact frames showed (the reader retries, or the bytes stay unknown).
+      if response.frame.crc != .bad { read(answer, frame: frame, memory: &memory, tag: tag) }
       recoverRetry(x, op: &op)
     case "ACK":
       write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)

@@ -49,7 +49,8 @@ struct Type4Procedure: Sendable {
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       return
     }
-    guard let command else { return }
+    // Damaged bytes (CRC failed) do not go into the file image.
+    guard let command, response.frame.crc != .bad else { return }
     switch command.name {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
