@@ -9,7 +9,7 @@ enum FormatsCommand {
     }
     print("\nstatic tag dumps (contents, no frames; read by nfctrace report):")
     let dumps = [
-      ("flipper-nfc", "Flipper Zero .nfc (format versions 2 and 3, NTAG/Ultralight)"),
+      ("flipper-nfc", "Flipper Zero .nfc (format versions 2–4, NTAG/Ultralight)"),
       ("pm3-json", "Proxmark3 JSON dump (\"FileType\": \"mfu\")"),
       ("raw-type2", "raw Type 2 memory image (.bin, 4-byte pages from page 0)"),
     ]

@@ -57,6 +57,10 @@ func run(_ argv: [String]) -> Int32 {
     printError("nfctrace: unknown command \(command)\n\n" + topUsage)
     return 2
   }
+  if rest.contains("--help") || rest.contains("-h") {
+    print("usage: \(entry.usage)")
+    return 0
+  }
   do {
     return try entry.run(rest)
   } catch let e as UsageError {

@@ -12,4 +12,13 @@ import Testing
     #expect(!run.stdout.contains("\u{1B}["))
     #expect(!run.stderr.contains("unknown option"))
   }
+
+  /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was
+  /// "unknown option --help", exit 2).
+  @Test(arguments: ["timeline", "sessions", "report", "diagnose", "diff", "convert"])
+  func helpPrintsUsage(_ command: String) {
+    let run = CLI.run([command, "--help"])
+    #expect(run.status == 0)
+    #expect(run.stdout.hasPrefix("usage: nfctrace \(command)"))
+  }
 }

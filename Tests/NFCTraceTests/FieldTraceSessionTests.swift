@@ -127,4 +127,42 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
     #expect(s.memory.type2End.known(16, 4) == [0x03, 0x14, 0xD1, 0x01])
     #expect(s.memory.type2End.known(20, 4) == [0, 0, 0, 0])  // from READ 3, not the damaged 61s
   }
+
+  /// A Type 4 capture that starts after the NDEF file was selected: READ BINARY of 2 bytes at
+  /// offset 0 is taken for NLEN (t4t-file-assumed), so the read and the write show as
+  /// readNDEF and writeNDEF instead of one transceive with "no writes".
+  @Test func type4CaptureStartingMidSession() throws {
+    var b = TraceBuilder()
+    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04] + Array("a.io".utf8)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, UInt8(message.count), 0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x02, UInt8(message.count)], message + [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)], [0x90, 0x00])
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames))
+    let s = try #require(run.sessions.first)
+    #expect(s.operations.map(\.kind) == [.queryNDEFStatus, .readNDEF, .writeNDEF])
+    #expect(s.operations[0].outcome == .unknown)
+    #expect(s.operations[1].detail("message") == .hex(message))
+    #expect(s.operations[2].outcome == .ok)
+    let pipeline = try DiagnosisRun(importer: MemoryImporter(frames: b.frames))
+    #expect(pipeline.diagnose().sessions.first?.verdicts.map(\.kind) == [.writeNDEF])
+  }
+
+  /// A Type 2 capture without the CC read: the WRITEs after the one to page 4 continue that
+  /// writeNDEF (they were a separate transceive).
+  @Test func type2WriteWithoutCCIsOneOperation() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x69, 0x6F, 0xFE])
+    b.write(4, [0x03, 0x09, 0xD1, 0x01])
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    )
+    .operations
+    #expect(ops.map(\.kind) == [.connect, .writeNDEF])
+    #expect(ops[1].detail("pages_acknowledged") == .string("4,5,6,4"))
+  }
 }

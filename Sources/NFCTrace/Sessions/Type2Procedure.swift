@@ -38,7 +38,10 @@ struct Type2Procedure: Sendable {
     case "WRITE", "COMPATIBILITY_WRITE":
       if case .int(2)? = d.field("part") { return current }
       let kind = classifyWrite(d, tag: tag)
-      return kind == .writeNDEF && !writesNDEF(d) ? .transceive : kind
+      // Data-area WRITEs after one that started a writeNDEF continue it, even when the trace
+      // began too late to show the NDEF status.
+      guard kind == .writeNDEF, !writesNDEF(d), current != .writeNDEF else { return kind }
+      return .transceive
     case "PWD_AUTH": return .authenticate
     case "AUTHENTICATE":
       // Right after activation an unanswered Ultralight C AUTHENTICATE is the stack's

@@ -9,6 +9,9 @@ struct Type4Procedure: Sendable {
   private(set) var cc: CapabilityContainer4?
   /// The NDEF file id named by the CC.
   var ndefFileID: UInt16? { cc.map { $0.ndefFile.fileID } }
+  /// The NDEF file the commands address: the CC's, else E104 (the Type 4 layer's default,
+  /// e.g. when the trace starts after the CC was read).
+  private var ndefFile: UInt16 { ndefFileID ?? 0xE104 }
   /// The NLEN field size: 2, or 4 (ENLEN) when the CC names an extended NDEF file.
   var nlenSize: Int { cc?.ndefFile.lengthFieldSize ?? 2 }
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
@@ -64,10 +67,8 @@ struct Type4Procedure: Sendable {
     default:
       // Only commands on the NDEF file (as the Type 4 layer names them) or the CC touch the
       // image; reads and updates of other files are not NDEF memory.
-      if Self.ndefReads.contains(command.name), case .hex(let data)? = a.field("data"),
-        let id = ndefFileID
-      {
-        memory.type4Read(data, file: id, at: offset(command), frame: frame)
+      if Self.ndefReads.contains(command.name), case .hex(let data)? = a.field("data") {
+        memory.type4Read(data, file: ndefFile, at: offset(command), frame: frame)
         if offset(command) == 0 { nlenRead = true }
       } else if let file = file(of: command), case .hex(let data)? = command.field("data") {
         memory.type4Write(data, file: file, at: offset(command), acknowledged: true, frame: frame)
@@ -116,7 +117,7 @@ struct Type4Procedure: Sendable {
   /// The file an UPDATE writes: the CC (E103) or the NDEF file; nil for other files.
   private func file(of c: LayerDecode) -> UInt16? {
     if c.name == "UPDATE CC" { return 0xE103 }
-    if Self.ndefUpdates.contains(c.name) { return ndefFileID ?? 0xE104 }
+    if Self.ndefUpdates.contains(c.name) { return ndefFile }
     return nil
   }
 
@@ -156,8 +157,8 @@ struct Type4Procedure: Sendable {
   }
 
   func settleRead(_ op: inout Operation, memory: TagMemory) {
-    guard let id = ndefFileID, let file = memory.filesEnd[id], let cc else { return }
-    let size = cc.ndefFile.lengthFieldSize
+    guard let file = memory.filesEnd[ndefFile] else { return }
+    let size = nlenSize
     guard let prefix = file.known(0, size) else { return }
     let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
     op.set("ndef_length", .int(nlen))

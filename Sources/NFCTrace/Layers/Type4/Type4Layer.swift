@@ -55,7 +55,11 @@ public struct Type4Layer: ProtocolLayer {
     case .reader:
       pending = nil
       guard let command = try? CommandAPDU(parsing: unit.bytes) else { return LayerResult() }
-      return decodeCommand(command)
+      var result = decodeCommand(command)
+      for i in result.findings.indices where result.findings[i].frames.isEmpty {
+        result.findings[i].frames = [unit.frameIndex]
+      }
+      return result
     case .tag:
       guard let p = pending, let response = ResponseAPDU(bytes: unit.bytes) else {
         pending = nil
@@ -121,9 +125,30 @@ public struct Type4Layer: ProtocolLayer {
     return emit(.selectFile(id), name, "\(name) \(Hex.string(c.data))", fields)
   }
 
+  /// A trace that starts after the NDEF file was selected: no SELECT at all in this
+  /// activation, and a READ/UPDATE BINARY of the 2-byte NLEN at offset 0, the NDEF procedures'
+  /// first access to the file (T4T 2.0 §5.4.5, §5.4.6). The NDEF file is then assumed
+  /// selected, with an `t4t-file-assumed` finding.
+  private mutating func assumeNDEFFile(offset: Int, count: Int) -> Finding? {
+    guard selectedFile == nil, application == .unknown, offset == 0, count == 2 else {
+      return nil
+    }
+    selectedFile = ndefFileID
+    return Finding(
+      "t4t-file-assumed", .info,
+      "No SELECT in the trace: this access to the 2 bytes at offset 0 is taken for the NLEN of "
+        + "the NDEF file \(Hex.string(bytes(ndefFileID))) (the capture started after it was "
+        + "selected)")
+  }
+
   private mutating func readBinary(_ c: CommandAPDU) -> LayerResult {
     let offset = Int(c.p1) << 8 | Int(c.p2)
     let le = c.le ?? 0  // no Le field: Ne = 0, no data expected (ISO/IEC 7816-4 §5.1)
+    if let assumed = assumeNDEFFile(offset: offset, count: le) {
+      var result = readBinary(c)
+      result.findings.append(assumed)
+      return result
+    }
     var fields = [LayerField("offset", .int(offset)), LayerField("le", .int(le))]
     let position = "offset \(offset) Le \(le)"
     switch selectedFile {
@@ -143,6 +168,11 @@ public struct Type4Layer: ProtocolLayer {
 
   private mutating func updateBinary(_ c: CommandAPDU) -> LayerResult {
     let offset = Int(c.p1) << 8 | Int(c.p2)
+    if let assumed = assumeNDEFFile(offset: offset, count: c.data.count) {
+      var result = updateBinary(c)
+      result.findings.append(assumed)
+      return result
+    }
     var fields = [LayerField("offset", .int(offset)), LayerField("lc", .int(c.data.count))]
     let position = "offset \(offset) Lc \(c.data.count)"
     let op = Operation.update(offset: offset, data: c.data)
