@@ -24,6 +24,8 @@ struct CallBoundary: Sendable {
   private var dataRead = false
   private var lastWritePage: Int?
   private var firstWriteClearedLength = false
+  /// The NDEF TLV length field's address at the call's first WRITE.
+  private var lengthAt: Int?
   private var steppedBack = false
   private var lengthSet = false
   /// True while the last command is unanswered or was refused with NAK 1 (transmission error)
@@ -59,7 +61,7 @@ struct CallBoundary: Sendable {
       }
       let finalLength =
         !steppedBack && firstWriteClearedLength
-        && (Self.lengthValue(d, page: page, memory: memory).map { $0 != 0 } ?? false)
+        && (Self.lengthValue(d, page: page, address: lengthAt).map { $0 != 0 } ?? false)
       return !finalLength
     case (.readNDEF, .type4):
       return dataRead && Self.offset(d) == 0
@@ -91,7 +93,8 @@ struct CallBoundary: Sendable {
       if let last = lastWritePage {
         if page <= last { steppedBack = true }
       } else {
-        firstWriteClearedLength = Self.lengthValue(d, page: page, memory: memory) == 0
+        lengthAt = Self.lengthAddress(memory)
+        firstWriteClearedLength = Self.lengthValue(d, page: page, address: lengthAt) == 0
       }
       lastWritePage = page
     }
@@ -140,15 +143,24 @@ struct CallBoundary: Sendable {
     return nil
   }
 
+  /// The tag byte address of the NDEF TLV's length field, from the TLV area known so far
+  /// (parsed once per call, at its first WRITE); nil when the area shows no NDEF TLV.
+  private static func lengthAddress(_ memory: TagMemory) -> Int? {
+    let run = memory.type2End.knownRun(from: 16)
+    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
+      return nil
+    }
+    return 16 + tlv.offset + 1
+  }
+
   /// The NDEF TLV length a WRITE puts in place, when the WRITE covers the length field (one
-  /// byte, or `FF` + two bytes; NFC Forum T2T 1.0 §2.3): the TLV is located from the area
-  /// known so far, else from a `03` in the written page. Nil when not covered.
-  private static func lengthValue(_ d: LayerDecode, page: Int, memory: TagMemory) -> Int? {
+  /// byte, or `FF` + two bytes; NFC Forum T2T 1.0 §2.3) at `address`, else (no TLV known)
+  /// after a `03` in the written page. Nil when not covered.
+  private static func lengthValue(_ d: LayerDecode, page: Int, address: Int?) -> Int? {
     guard case .hex(let data)? = d.field("data"), data.count >= 4 else { return nil }
     let index: Int
-    let run = memory.type2End.knownRun(from: 16)
-    if !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef {
-      index = 16 + tlv.offset + 1 - page * 4
+    if let address {
+      index = address - page * 4
     } else if let t = data.prefix(3).firstIndex(of: 0x03) {
       index = t + 1
     } else {

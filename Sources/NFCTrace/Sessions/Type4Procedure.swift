@@ -45,9 +45,10 @@ struct Type4Procedure: Sendable {
     let command = x.request?.layer(.type4)
     // The NDEF procedures expect 9000 (T4T 2.0 §5.4); an app's own APDU also succeeds with the
     // other normal-processing words (61xx, DESFire 9100 and 91AF "additional frame").
-    let strict = command.map { Self.isNDEFProcedure($0.name) } ?? false
-    let normal = response.layer(.iso7816)?.field("sw_kind") == .string("success")
-    let ok = sw == "9000" || (!strict && normal)
+    let ok =
+      sw == "9000"
+      || (!(command.map { Self.isNDEFProcedure($0.name) } ?? false)
+        && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
     if !ok {
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       return
