@@ -52,14 +52,35 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
       ])
   }
 
-  /// A WRITE refused with NAK 5 is sent once more by the stack (a retry, same call); the app's
-  /// second call repeats the same WRITE and is a second failed operation.
-  @Test func retryStaysInTheCallAndARepeatedCallIsNew() throws {
+  /// A WRITE refused with NAK 5 is sent again by the stack: the copies are one failed call
+  /// (an app's second call with the same WRITE cannot be told from a retry and joins it).
+  @Test func retriesOfARefusedWriteAreOneCall() throws {
     let ops = try operations(
       TagSpec(type: .ntag215, uid: [4, 1, 2, 3, 4, 5, 6], ndef: uri), reader: .ios,
       [.connect, .queryNDEFStatus, .writeNDEF(message: uri), .writeNDEF(message: uri)],
       faults: [.nakOnPage(page: 4, code: 5)])
-    #expect(ops == ["connect ok", "queryNDEFStatus ok", "writeNDEF failed", "writeNDEF failed"])
+    #expect(ops == ["connect ok", "queryNDEFStatus ok", "writeNDEF failed"])
+  }
+
+  /// Android retries an unanswered WRITE up to 5 times: WRITE 4 twice without answer, then
+  /// acknowledged, is one writeNDEF that succeeded (it was an interrupted one and a second).
+  @Test func twoSilentRetriesThenAnACKAreOneWrite() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE, 0x00])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x01, 0x55, 0x00, 0xFE])
+    b.write(4, [0x03, 0x05, 0xD1, 0x01])
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations.filter { $0.kind == .writeNDEF }
+    #expect(ops.count == 1)
+    // The answered retry shows the tag stayed: the write succeeded, nothing was interrupted.
+    #expect(ops.first?.outcome == .ok)
+    #expect(ops.first?.unansweredFrames.count == 2)
+    #expect(try !b.diagnose().codes.contains("write-interrupted"))
   }
 
   /// A NAK 1 on a data page, acknowledged on the retry, keeps one writeNDEF (t2-noisy-rf: the
@@ -74,5 +95,38 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     #expect(writes.first?.outcome == .ok)
     #expect(writes.first.map { [$0.firstFrame, $0.lastFrame] } == [37, 52])
     #expect(writes.first?.detail("pages_acknowledged") == .string("4,5,6,7,8,9,4"))
+  }
+
+  /// Android's Type 4 readNDEF keeps NLEN from the query and reads from offset 2: a second
+  /// call reads offset 2 again (no NLEN re-read) and is a second operation.
+  @Test func androidType4ReadsWithoutNLEN() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    let data: [UInt8] = [0xD1, 0x01, 0x01, 0x54, 0x00]
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], data + [0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], data + [0x90, 0x00])
+    let kinds = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations.map(\.kind)
+    #expect(kinds.filter { $0 == .readNDEF }.count == 2)
+  }
+
+  /// ISO-DEP recovery: the tag's answer arrives damaged, the reader sends R(NAK), the tag
+  /// sends the block again (ISO/IEC 14443-4 §7.5.4): the intact copy answers the READ.
+  @Test func retransmittedType4AnswerIsPaired() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    let data: [UInt8] = [0xD1, 0x01, 0x01, 0x54, 0x00]
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, 0x05])
+    b.tag([0x03] + data + [0x90, 0x00], badCRC: true)
+    b.reader([0xB3])
+    b.tag([0x03] + data + [0x90, 0x00])
+    let decoded = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let read = try #require(decoded.operations.first { $0.kind == .readNDEF })
+    #expect(read.outcome == .ok)
+    #expect(read.detail("message") == .hex(data))
   }
 }

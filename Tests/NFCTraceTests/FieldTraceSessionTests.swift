@@ -108,7 +108,8 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
     #expect(s.operations.prefix(2).map(\.outcome) == [.ok, .ok])
     #expect(
-      s.operations[0].detail("get_version") == .string("refused: MIFARE Ultralight or Ultralight C")
+      s.operations[0].detail("get_version")
+        == .string("refused: MIFARE Ultralight, Ultralight C or NTAG203")
     )
     #expect(s.memory.type2End.known(0, 8) == uidPages)
     #expect(s.memory.type2End.known(64, 4) == nil)

@@ -88,20 +88,28 @@ func randomScenario(seed: UInt64) -> (Scenario, RoundTripFault) {
 /// the tag left or only went silent (error 100 either way).
 func truthOperations(_ t: GroundTruth) -> [String] {
   let analysed: Set<String> = ["connect", "queryNDEFStatus", "readNDEF", "writeNDEF"]
-  return collapsed(
+  return joiningRepeatedFailures(
     t.operations.filter { analysed.contains($0.kind) && $0.firstFrame != nil }.map { op in
       (op.kind, op.error?.code == 100 ? "interrupted" : op.outcome.rawValue)
     })
 }
 
 func analyzerOperations(_ sessions: [SessionAnalysis]) -> [String] {
-  collapsed(sessions.flatMap(\.operations).map { ($0.kind.rawValue, $0.outcome.rawValue) })
+  joiningRepeatedFailures(
+    sessions.flatMap(\.operations).map { ($0.kind.rawValue, $0.outcome.rawValue) })
 }
 
 /// `kind outcome` per operation. Two calls of the same kind in a row are two operations on
-/// both sides (`CallBoundary` finds where the app's second readNDEF or writeNDEF began).
-private func collapsed(_ ops: [(kind: String, outcome: String)]) -> [String] {
-  ops.map { "\($0.kind) \($0.outcome)" }
+/// both sides (`CallBoundary` finds where the app's second readNDEF or writeNDEF began),
+/// except failed ones: an app calling again with the same refused command cannot be told from
+/// the stack's retries, so runs of the same failed or interrupted operation count once.
+private func joiningRepeatedFailures(_ ops: [(kind: String, outcome: String)]) -> [String] {
+  var out: [(kind: String, outcome: String)] = []
+  for op in ops {
+    if let last = out.last, last == op, op.outcome != "ok" { continue }
+    out.append(op)
+  }
+  return out.map { "\($0.kind) \($0.outcome)" }
 }
 
 /// Bytes the analyzer knows for certain (read, or written and acknowledged) that differ from

@@ -133,16 +133,22 @@ public struct LayerUnit: Sendable {
   public var frameIndex: Int
   /// The frame's time in nanoseconds.
   public var timeNs: Int64
+  /// True when the unit repeats the tag's previous answer because the reader asked for it
+  /// again (ISO-DEP R(NAK), ISO/IEC 14443-4 §7.5.4 rule 11): inner layers read it as the answer
+  /// to the command they already paired.
+  public var retransmission = false
 
   /// Creates a unit.
   public init(
-    direction: Direction, bytes: [UInt8], bits: Int? = nil, frameIndex: Int, timeNs: Int64
+    direction: Direction, bytes: [UInt8], bits: Int? = nil, frameIndex: Int, timeNs: Int64,
+    retransmission: Bool = false
   ) {
     self.direction = direction
     self.bytes = bytes
     self.bits = bits
     self.frameIndex = frameIndex
     self.timeNs = timeNs
+    self.retransmission = retransmission
   }
 }
 

@@ -10,17 +10,20 @@ import NDEF
 ///   length-last stack's final WRITE of the NDEF TLV's length after it cleared it (`03 00`
 ///   first, NFC Forum T2T 1.0 §6.4.2). Any other step back (to the same or a lower page) is
 ///   the next call.
-/// - Type 4 `readNDEF`: after the NDEF data was read, a READ BINARY at offset 0 (NLEN) is the
-///   next call.
+/// - Type 4 `readNDEF`: after the NDEF data was read, a READ BINARY at offset 0 (NLEN), or at
+///   or before the call's first offset (stacks that keep NLEN from the query), is the next
+///   call.
 /// - Type 4 `writeNDEF`: after an UPDATE BINARY at offset 0 set a non-zero NLEN (the last step
 ///   of T4T 2.0 §5.4.6, or the only one of a length-first stack), another UPDATE at offset 0
 ///   is the next call.
 ///
-/// The repeat of a command that got no answer, a NAK 1 (transmission error) or a NAK 5 (EEPROM
-/// write error) is a retry of the same call; after any other refusal the same command again is
-/// the app's next call.
+/// The repeat of a command that got no answer, a damaged answer (CRC failed), a NAK 1
+/// (transmission error) or a NAK 5 (EEPROM write error) is a retry of the same call, up to 5
+/// times; after any other refusal the same command again is the app's next call.
 struct CallBoundary: Sendable {
   private var firstReadPage: Int?
+  /// Type 4: the offset of the call's first READ BINARY.
+  private var firstReadOffset: Int?
   private var dataRead = false
   private var lastWritePage: Int?
   private var firstWriteClearedLength = false
@@ -29,15 +32,17 @@ struct CallBoundary: Sendable {
   private var steppedBack = false
   private var lengthSet = false
   /// True while the last command is unanswered or was refused with NAK 1 (transmission error)
-  /// or NAK 5 (EEPROM write error) (nfc-facts §4.2): stacks send such a command once more, so
+  /// or NAK 5 (EEPROM write error) (nfc-facts §4.2): stacks send such a command again, so
   /// the same command next is a retry. Any other refusal is final, and the same command again
   /// is the app's next call.
   private var lastRetryable = false
   /// The last command: a retry repeats it exactly.
   private var last: LayerDecode?
-  /// True when the last command was itself a retry: stacks retry once (ISO/IEC 14443-4
-  /// §7.5.4 for ISO-DEP; the same for Type 2 commands), so a third copy is the next call.
-  private var retried = false
+  /// How many times in a row the last command was sent again. Stacks retry a failed
+  /// transmission a few times (Android libnfc-nci: up to 5, `RW_MAX_RETRIES`); more copies
+  /// than that are the app's next call.
+  private var retries = 0
+  static let maxRetries = 5
 
   /// Forgets the call (a new operation started).
   mutating func reset() { self = CallBoundary() }
@@ -47,7 +52,7 @@ struct CallBoundary: Sendable {
   func startsNewCall(_ kind: OperationKind, _ d: LayerDecode, memory: TagMemory, nlenSize: Int)
     -> Bool
   {
-    if lastRetryable, !retried, last == d { return false }
+    if lastRetryable, retries < Self.maxRetries, last == d { return false }
     switch (kind, d.protocolID) {
     case (.readNDEF, .type2):
       guard dataRead, let first = firstReadPage, let page = Self.startPage(d), page <= first
@@ -64,7 +69,10 @@ struct CallBoundary: Sendable {
         && (Self.lengthValue(d, page: page, address: lengthAt).map { $0 != 0 } ?? false)
       return !finalLength
     case (.readNDEF, .type4):
-      return dataRead && Self.offset(d) == 0
+      // Stacks that keep NLEN from the query (Android) start each call at the first data
+      // offset: a READ back at or before the call's first one starts the next call.
+      guard dataRead, let offset = Self.offset(d) else { return false }
+      return offset == 0 || offset <= (firstReadOffset ?? 0)
     case (.writeNDEF, .type4):
       return lengthSet && Self.offset(d) == 0
     default:
@@ -83,9 +91,13 @@ struct CallBoundary: Sendable {
 
   /// Records a command of the call (after `startsNewCall` said it belongs to it).
   mutating func command(_ d: LayerDecode, memory: TagMemory) {
-    retried = lastRetryable && last == d
+    let retried = lastRetryable && last == d
+    retries = retried ? retries + 1 : 0
     lastRetryable = true
     last = d
+    if d.protocolID == .type4, !retried, firstReadOffset == nil, d.name.hasPrefix("READ") {
+      firstReadOffset = Self.offset(d)
+    }
     guard d.protocolID == .type2, !retried else { return }
     if d.name == "READ" || d.name == "FAST_READ" {
       if firstReadPage == nil { firstReadPage = Self.startPage(d) }

@@ -63,6 +63,10 @@ public struct SessionAnalyzer: Sendable {
   private var events: [OperationEvent] = []
   /// Where the app's next readNDEF/writeNDEF call begins.
   private var call = CallBoundary()
+  /// The command that went unanswered and interrupted the current operation, and the outcome
+  /// the operation had before: a retry that is answered restores it.
+  private var silentCommand: LayerDecode?
+  private var outcomeBeforeSilence: (OperationOutcome, String?)?
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -128,7 +132,10 @@ public struct SessionAnalyzer: Sendable {
     extend(f)
     guard let d = f.innermost, isAnswer(d) else { return }
     let request = pending
-    pending = nil
+    // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
+    // request stays pending for the intact copy.
+    let damaged = f.frame.crc == .bad
+    if !damaged { pending = nil }
     // Taken out of `current` while it changes, so its arrays stay uniquely referenced and are
     // appended to in place instead of copied.
     guard var op = current else { return }
@@ -139,9 +146,23 @@ public struct SessionAnalyzer: Sendable {
     case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
     default: break
     }
-    call.answer(request?.innermost, d, nlenSize: type4.nlenSize)
+    if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
+    recoverFromSilence(&op, request: request?.innermost, answer: d, damaged: damaged)
     if d.name == "PACK" { authenticated = true }
     current = op
+  }
+
+  /// The stack sent a command that got no answer again and this time the tag answered it
+  /// (ACK, data, 9000): the tag was there all along, the operation goes on as before the
+  /// silence (the unanswered copy stays in `unansweredFrames` for the diagnosis).
+  private mutating func recoverFromSilence(
+    _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
+  ) {
+    guard op.outcome == .interrupted, !damaged, let silent = silentCommand, request == silent,
+      d.name != "NAK", d.field("sw").map({ $0 == .string("9000") }) ?? true
+    else { return }
+    silentCommand = nil
+    (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil)
   }
 
   /// A tag decode that answers a command (not a chained part or an S-block).
@@ -164,9 +185,11 @@ public struct SessionAnalyzer: Sendable {
       op.fail("\(what) not answered: the tag is not a MIFARE Ultralight C", frame: f.frame.index)
       pending = nil
     } else {
+      if op.outcome != .interrupted { outcomeBeforeSilence = (op.outcome, op.reason) }
       op.interrupt(
         "no answer to \(what): the tag left the field or stopped answering",
         frame: f.frame.index)
+      silentCommand = f.innermost
       if f.innermost?.protocolID == .type2 { type2.unanswered(f, memory: &memory) }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
       pending = nil
@@ -174,13 +197,21 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  /// Operations of one session beyond which consecutive calls of one kind are no longer split
+  /// (a reader polling one tag for hours would otherwise keep an operation per read).
+  static let splitLimit = 4096
+
   private func startsNewCall(_ kind: OperationKind, _ f: DecodedFrame) -> Bool {
-    guard kind == .readNDEF || kind == .writeNDEF, let d = f.innermost else { return false }
+    guard kind == .readNDEF || kind == .writeNDEF, operations.count < Self.splitLimit,
+      let d = f.innermost
+    else { return false }
     return call.startsNewCall(kind, d, memory: memory, nlenSize: type4.nlenSize)
   }
 
   private mutating func start(_ kind: OperationKind, frame: Int) {
     call.reset()
+    silentCommand = nil
+    outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
     events.append(.started(kind, frame: frame))
   }

@@ -131,10 +131,10 @@ struct Type2Procedure: Sendable {
       write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)
       recoverRetry(x, op: &op)
     case "NAK" where x.command?.name == "GET_VERSION" && op.kind == .connect:
-      // Stacks probe the product with GET_VERSION; MIFARE Ultralight and Ultralight C do not
-      // support it and NAK (nfc-facts §4.6): an identification answer, not a failed connect.
+      // Stacks probe the product with GET_VERSION; MIFARE Ultralight, Ultralight C and NTAG203
+      // do not support it and NAK (nfc-facts §4.6): an identification answer, not a failure.
       getVersionRefused = true
-      op.set("get_version", .string("refused: MIFARE Ultralight or Ultralight C"))
+      op.set("get_version", .string("refused: MIFARE Ultralight, Ultralight C or NTAG203"))
     case "NAK":
       let what = x.command?.summary ?? "command"
       let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
@@ -210,16 +210,12 @@ struct Type2Procedure: Sendable {
     }
   }
 
-  /// The last page of a tag that refused GET_VERSION, told apart by the CC's data area size:
-  /// 48 bytes → MIFARE Ultralight (pages 0–15), 144 → Ultralight C (pages 0–47)
-  /// (nfc-facts §4.3); nil otherwise.
+  /// The last page of a tag that refused GET_VERSION when the CC's data area size tells:
+  /// 48 bytes → MIFARE Ultralight (pages 0–15) (nfc-facts §4.3); nil otherwise.
   private func ultralightLastPage(_ memory: TagMemory) -> Int? {
     guard getVersionRefused, let cc = memory.type2End.known(12, 4) else { return nil }
-    switch cc[2] {
-    case 0x06: return 15
-    case 0x12: return 47
-    default: return nil
-    }
+    // CC2 12 (144 bytes) is an Ultralight C or an NTAG203, whose last pages differ.
+    return cc[2] == 0x06 ? 15 : nil
   }
 
   private func write(

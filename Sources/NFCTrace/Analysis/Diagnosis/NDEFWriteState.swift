@@ -81,7 +81,8 @@ struct NDEFWriteState {
     return make(
       "NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
       valueStart: 16 + tlv.valueOffset, image: image, covers: covers,
-      value: { c, i in c.data[i % 4] })
+      value: { c, i in c.data[i % 4] },
+      lengthIn: { Type2TLV.length(in: $0.data, at: (16 + tlv.offset + 1) % 4) })
   }
 
   private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
@@ -97,7 +98,11 @@ struct NDEFWriteState {
     }
     return make(
       size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
-      image: file, covers: covers, value: { c, i in c.data[i - (c.offset ?? 0)] })
+      image: file, covers: covers, value: { c, i in c.data[i - (c.offset ?? 0)] },
+      lengthIn: { c in
+        c.offset == 0 && c.data.count >= size
+          ? c.data.prefix(size).reduce(0) { $0 << 8 | Int($1) } : nil
+      })
   }
 
   /// `covers(i)`: the operation's writes covering byte `i`, in order; `value(c, i)`: the byte
@@ -105,7 +110,8 @@ struct NDEFWriteState {
   private static func make(
     _ name: String, lengthAt: Int, claimed: Int, valueStart: Int, image: ByteImage,
     covers: @escaping (Int) -> [SessionCommandLog.Command],
-    value: @escaping (SessionCommandLog.Command, Int) -> UInt8
+    value: @escaping (SessionCommandLog.Command, Int) -> UInt8,
+    lengthIn: (SessionCommandLog.Command) -> Int?
   ) -> NDEFWriteState {
     let lengthCmd = covers(lengthAt).last.flatMap { landed($0) != nil ? $0 : nil }
     var st = NDEFWriteState(
@@ -114,7 +120,7 @@ struct NDEFWriteState {
     if let lengthCmd, landed(lengthCmd) == false {
       st.lengthUnacknowledged = true
       st.earlierLength = covers(lengthAt).dropLast().last { landed($0) == true }
-        .map { Int(value($0, lengthAt)) }
+        .flatMap { lengthIn($0) }
     }
     // A byte whose last write got no answer is still known when an earlier acknowledged write
     // of the operation put the same value there (the length-last stack's final WRITE repeats

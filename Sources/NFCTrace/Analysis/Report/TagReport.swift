@@ -112,15 +112,33 @@ extension TagReport {
     warnings = []
     writtenPages = Self.writtenPages(s.operations)
     notes = Self.unacknowledgedNotes(layout == .type4 ? [] : MemoryRow.type2(s.memory.type2End))
-    if let note = Self.tornLengthNote(s.operations, start: start, end: end) { notes.append(note) }
+    if let note = Self.tornLengthNote(
+      s.operations, start: start, end: end,
+      lengthCertain: Self.lengthAcknowledged(s.memory.type2End, end))
+    {
+      notes.append(note)
+    }
   }
 
   /// The NDEF TLV's length changed in a writeNDEF that did not complete: the length field no
   /// longer matches the message the app meant to write (nfc-facts §5.5 write order).
-  static func tornLengthNote(_ ops: [Operation], start: TagContents, end: TagContents) -> String? {
+  /// Whether the NDEF TLV length byte at the end was read or acknowledged (not written
+  /// without acknowledgement).
+  static func lengthAcknowledged(_ image: ByteImage, _ end: TagContents) -> Bool {
+    guard let tlv = end.tlvArea?.ndef else { return true }
+    return image.state(16 + tlv.offset + 1) != .unacknowledged
+  }
+
+  static func tornLengthNote(
+    _ ops: [Operation], start: TagContents, end: TagContents, lengthCertain: Bool = true
+  ) -> String? {
     guard let write = ops.last(where: { $0.kind == .writeNDEF }), write.outcome != .ok,
       let now = end.tlvArea?.ndef?.length, let was = start.tlvArea?.ndef?.length, now != was
     else { return nil }
+    if now == 0 && !lengthCertain {
+      return "the NDEF TLV length may now be 0 (was \(was)): the write that clears it got no"
+        + " answer, so the tag holds the old message or an empty one"
+    }
     if now == 0 {
       return "the NDEF TLV length is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
         + " after clearing it, so the tag holds an empty message"

@@ -16,6 +16,8 @@ public struct APDULayer: ProtocolLayer {
 
   /// The command waiting for its response.
   private var pending: CommandAPDU?
+  /// The command the last response answered.
+  private var answered: CommandAPDU?
   /// Whether the last reader unit was an APDU; nil before any reader unit.
   private var lastReaderWasAPDU: Bool?
   /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
@@ -36,6 +38,7 @@ public struct APDULayer: ProtocolLayer {
   /// Forgets the pending command.
   public mutating func reset() {
     pending = nil
+    answered = nil
     lastReaderWasAPDU = nil
   }
 
@@ -68,8 +71,10 @@ public struct APDULayer: ProtocolLayer {
   }
 
   private mutating func decodeResponse(_ unit: LayerUnit) -> LayerResult {
-    let command = pending
+    // A retransmitted answer (after R(NAK)) answers the command the first copy answered.
+    let command = pending ?? (unit.retransmission ? answered : nil)
     pending = nil
+    answered = command
     if lastReaderWasAPDU == false && command == nil {
       return notAnAPDU(
         unit, "answer to a command that was not an APDU", offset: nil, attempted: false)

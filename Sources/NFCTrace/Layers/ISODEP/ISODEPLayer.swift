@@ -30,6 +30,10 @@ public struct ISODEPLayer: ProtocolLayer {
   private var numbers = BlockNumbers()
   private var readerChain = Chain()
   private var tagChain = Chain()
+  /// The tag's last lone I-block (PCB and INF), and whether the reader answered it with
+  /// R(NAK): the same block next is its retransmission (ISO/IEC 14443-4 §7.5.4 rule 11).
+  private var lastTagIBlock: [UInt8]?
+  private var tagBlockNAKed = false
   /// Lone I-blocks repeat with every exchange (see `DecodeCache`); kept across activations.
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -150,6 +154,7 @@ public struct ISODEPLayer: ProtocolLayer {
         findings: findings)
     }
     var payload = block.inf
+    let lone = chain.parts == 0
     let decode: LayerDecode
     if chain.parts > 0 {
       payload = chain.bytes + block.inf
@@ -177,10 +182,17 @@ public struct ISODEPLayer: ProtocolLayer {
       // INF lengths past 16 bits do not fit the key's two length bytes.
       decode = n < 0x10000 ? cache.decode(kind: kind, bytes: prologue, make) : make()
     }
-    guard !payload.isEmpty else { return LayerResult(decode: decode, findings: findings) }
+    let signature = [block.pcb] + block.inf
+    let resent = !reader && lone && tagBlockNAKed && lastTagIBlock == signature
+    tagBlockNAKed = false
+    lastTagIBlock = reader ? nil : signature
+    var shown = decode
+    if resent { shown.summary += " (retransmission)" }
+    guard !payload.isEmpty else { return LayerResult(decode: shown, findings: findings) }
     let inner = LayerUnit(
-      direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs)
-    return LayerResult(decode: decode, handoff: (.iso7816, inner), findings: findings)
+      direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs,
+      retransmission: resent)
+    return LayerResult(decode: shown, handoff: (.iso7816, inner), findings: findings)
   }
 
   private static func iBlockFields(_ block: ISODEPBlock) -> [LayerField] {
@@ -200,6 +212,7 @@ public struct ISODEPLayer: ProtocolLayer {
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       }
     }
+    if block.kind == .rNAK, unit.direction == .reader, lastTagIBlock != nil { tagBlockNAKed = true }
     let name = block.kind.rawValue
     return LayerResult(
       decode: LayerDecode(.isoDEP, name, "\(name) \(n)" + block.addressText, block.baseFields),

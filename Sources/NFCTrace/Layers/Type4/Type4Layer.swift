@@ -43,6 +43,8 @@ public struct Type4Layer: ProtocolLayer {
   private var selectedFile: UInt16?
   private var ccBytes: [UInt8] = []
   private var pending: Pending?
+  /// The command the last response answered.
+  private var answered: Pending?
   /// The last CC parsed in this activation.
   public private(set) var capabilityContainer: CapabilityContainer4?
 
@@ -61,11 +63,15 @@ public struct Type4Layer: ProtocolLayer {
       }
       return result
     case .tag:
-      guard let p = pending, let response = ResponseAPDU(bytes: unit.bytes) else {
+      // A retransmitted answer (after R(NAK)) answers the command the first copy answered.
+      guard let p = pending ?? (unit.retransmission ? answered : nil),
+        let response = ResponseAPDU(bytes: unit.bytes)
+      else {
         pending = nil
         return LayerResult()
       }
       pending = nil
+      answered = p
       return decodeResponse(response, p, frame: unit.frameIndex)
     case .event:
       return LayerResult()
@@ -78,6 +84,7 @@ public struct Type4Layer: ProtocolLayer {
     selectedFile = nil
     ccBytes = []
     pending = nil
+    answered = nil
     capabilityContainer = nil
   }
 
