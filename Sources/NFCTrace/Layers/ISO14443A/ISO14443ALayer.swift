@@ -390,10 +390,7 @@ public struct ISO14443ALayer: Sendable {
     if reader, looksLikeISODEPMidSession(frame, payload: payload, context: context) {
       context.isoDEPActive = true
       findings.append(
-        Finding(
-          "iso-dep-assumed", .info,
-          "No activation seen: the I-block PCB \(Hex.string(payload.prefix(1))) with a valid "
-            + "CRC_A is taken as ISO-DEP", frames: [frame.index]))
+        ISODEPLayer.assumedFinding(pcb: payload[0], crcName: "CRC_A", frame: frame.index))
       return .isoDEP
     }
     return .type2

@@ -182,11 +182,7 @@ public struct ISO14443BLayer: Sendable {
         return .undecoded("not an ISO 14443-3 type B command, and no ATTRIB selected a tag")
       }
       context.isoDEPActive = true
-      findings.append(
-        Finding(
-          "iso-dep-assumed", .info,
-          "No activation seen: the block PCB \(Hex.string([pcb])) with a valid CRC_B is taken as "
-            + "ISO-DEP", frames: [frame.index]))
+      findings.append(ISODEPLayer.assumedFinding(pcb: pcb, crcName: "CRC_B", frame: frame.index))
     }
     pending = frame.direction == .reader ? .inner : .none
     let unit = LayerUnit(

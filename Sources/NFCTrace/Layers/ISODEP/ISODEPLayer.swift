@@ -89,6 +89,15 @@ public struct ISODEPLayer: ProtocolLayer {
     return result
   }
 
+  /// `iso-dep-assumed` (info): a reader block with a valid CRC (`crcName`: CRC_A or CRC_B)
+  /// taken as ISO-DEP although the trace shows no activation (it starts mid-session).
+  static func assumedFinding(pcb: UInt8, crcName: String, frame: Int) -> Finding {
+    Finding(
+      "iso-dep-assumed", .info,
+      "No activation seen: the block PCB \(Hex.string([pcb])) with a valid \(crcName) is taken "
+        + "as ISO-DEP", frames: [frame])
+  }
+
   // MARK: - Activation
 
   private mutating func decodeRATS(_ rats: RATS, unit: LayerUnit, context: inout LinkContext)
