@@ -43,16 +43,20 @@ struct CallBoundary: Sendable {
   /// than that are the app's next call.
   private var retries = 0
   static let maxRetries = 5
+  /// Longest gap between a command and its retry: stacks resend after their timeout, at most
+  /// a frame waiting time (FWT ≤ 4.9 s with FWI 14, usually milliseconds); 1 s.
+  static let retryWindowNs: Int64 = 1_000_000_000
+  private var lastTimeNs: Int64 = 0
 
   /// Forgets the call (a new operation started).
   mutating func reset() { self = CallBoundary() }
 
   /// Whether command `d`, classified as `kind` while an operation of the same kind is open,
   /// starts the next call. `nlenSize`: the Type 4 NLEN field size (2, or 4 for ENLEN).
-  func startsNewCall(_ kind: OperationKind, _ d: LayerDecode, memory: TagMemory, nlenSize: Int)
-    -> Bool
-  {
-    if lastRetryable, retries < Self.maxRetries, last == d { return false }
+  func startsNewCall(
+    _ kind: OperationKind, _ d: LayerDecode, at timeNs: Int64, memory: TagMemory, nlenSize: Int
+  ) -> Bool {
+    if isRetry(d, at: timeNs) { return false }
     switch (kind, d.protocolID) {
     case (.readNDEF, .type2):
       guard dataRead, let first = firstReadPage, let page = Self.startPage(d), page <= first
@@ -89,10 +93,19 @@ struct CallBoundary: Sendable {
     return h[1] == 0xD6 && h[2] == 0 && h[3] == 0
   }
 
-  /// Records a command of the call (after `startsNewCall` said it belongs to it).
-  mutating func command(_ d: LayerDecode, memory: TagMemory) {
-    let retried = lastRetryable && last == d
+  /// A stack's retry: the same command again, soon (within `retryWindowNs`; an app calling
+  /// again after Core NFC reported the failure takes longer), after a failed transmission.
+  private func isRetry(_ d: LayerDecode, at timeNs: Int64) -> Bool {
+    lastRetryable && retries < Self.maxRetries && timeNs - lastTimeNs <= Self.retryWindowNs
+      && last == d
+  }
+
+  /// Records a command of the call (after `startsNewCall` said it belongs to it), sent at
+  /// `timeNs`.
+  mutating func command(_ d: LayerDecode, at timeNs: Int64, memory: TagMemory) {
+    let retried = isRetry(d, at: timeNs)
     retries = retried ? retries + 1 : 0
+    lastTimeNs = timeNs
     lastRetryable = true
     last = d
     if d.protocolID == .type4, !retried, firstReadOffset == nil, d.name.hasPrefix("READ") {

@@ -63,9 +63,9 @@ public struct SessionAnalyzer: Sendable {
   private var events: [OperationEvent] = []
   /// Where the app's next readNDEF/writeNDEF call begins.
   private var call = CallBoundary()
-  /// The command that went unanswered and interrupted the current operation, and the outcome
-  /// the operation had before: a retry that is answered restores it.
-  private var silentCommand: LayerDecode?
+  /// The commands that went unanswered in the current operation, and the outcome it had before
+  /// the first: once a retry of each was answered, that outcome is restored.
+  private var silentCommands: [LayerDecode] = []
   private var outcomeBeforeSilence: (OperationOutcome, String?)?
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
@@ -119,7 +119,7 @@ public struct SessionAnalyzer: Sendable {
       // closed the current one in `classify`.
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
-      if let d = f.innermost { call.command(d, memory: memory) }
+      if let d = f.innermost { call.command(d, at: f.frame.timeNs, memory: memory) }
       pending = f
     }
     extend(f)
@@ -141,13 +141,15 @@ public struct SessionAnalyzer: Sendable {
     guard var op = current else { return }
     current = nil
     let exchange = Exchange(request: request, response: f)
+    // Before the procedures: an answered retry first restores the outcome the silence
+    // replaced, so a NAK 1 recovery (Type2Procedure) sees the failure it recovers from.
+    recoverFromSilence(&op, request: request?.innermost, answer: d, damaged: damaged)
     switch d.protocolID {
     case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
     case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
     default: break
     }
     if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
-    recoverFromSilence(&op, request: request?.innermost, answer: d, damaged: damaged)
     if d.name == "PACK" { authenticated = true }
     current = op
   }
@@ -158,10 +160,13 @@ public struct SessionAnalyzer: Sendable {
   private mutating func recoverFromSilence(
     _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
   ) {
-    guard op.outcome == .interrupted, !damaged, let silent = silentCommand, request == silent,
+    guard op.outcome == .interrupted, !damaged, let request,
+      let i = silentCommands.firstIndex(of: request),
       d.name != "NAK", d.field("sw").map({ $0 == .string("9000") }) ?? true
     else { return }
-    silentCommand = nil
+    silentCommands.remove(at: i)
+    // Every command that went unanswered must have been answered since.
+    guard silentCommands.isEmpty else { return }
     (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil)
   }
 
@@ -189,7 +194,9 @@ public struct SessionAnalyzer: Sendable {
       op.interrupt(
         "no answer to \(what): the tag left the field or stopped answering",
         frame: f.frame.index)
-      silentCommand = f.innermost
+      if let c = f.innermost, !silentCommands.contains(c), silentCommands.count < 64 {
+        silentCommands.append(c)
+      }
       if f.innermost?.protocolID == .type2 { type2.unanswered(f, memory: &memory) }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
       pending = nil
@@ -205,12 +212,12 @@ public struct SessionAnalyzer: Sendable {
     guard kind == .readNDEF || kind == .writeNDEF, operations.count < Self.splitLimit,
       let d = f.innermost
     else { return false }
-    return call.startsNewCall(kind, d, memory: memory, nlenSize: type4.nlenSize)
+    return call.startsNewCall(kind, d, at: f.frame.timeNs, memory: memory, nlenSize: type4.nlenSize)
   }
 
   private mutating func start(_ kind: OperationKind, frame: Int) {
     call.reset()
-    silentCommand = nil
+    silentCommands = []
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
     events.append(.started(kind, frame: frame))

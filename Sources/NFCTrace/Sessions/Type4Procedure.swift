@@ -37,7 +37,9 @@ struct Type4Procedure: Sendable {
   }
 
   mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
-    guard let response = x.response else { return }
+    // A damaged answer (CRC failed) neither refuses nor fills the file image: the reader gets
+    // it again (R(NAK)) and the intact copy decides.
+    guard let response = x.response, response.frame.crc != .bad else { return }
     let frame = response.frame.index
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
     let sw: String
@@ -53,8 +55,7 @@ struct Type4Procedure: Sendable {
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       return
     }
-    // Damaged bytes (CRC failed) do not go into the file image.
-    guard let command, response.frame.crc != .bad else { return }
+    guard let command else { return }
     switch command.name {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))

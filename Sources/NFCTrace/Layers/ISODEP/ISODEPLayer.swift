@@ -20,6 +20,9 @@ public struct ISODEPLayer: ProtocolLayer {
     var bytes: [UInt8] = []
     var parts = 0
     var firstFrame = 0
+    /// The last part's PCB and INF length, to replace it when it is sent again.
+    var lastPCB: UInt8 = 0
+    var lastLength = 0
   }
 
   private var awaitingATS = false
@@ -30,9 +33,11 @@ public struct ISODEPLayer: ProtocolLayer {
   private var numbers = BlockNumbers()
   private var readerChain = Chain()
   private var tagChain = Chain()
-  /// The tag's last lone I-block (PCB and INF), and whether the reader answered it with
-  /// R(NAK): the same block next is its retransmission (ISO/IEC 14443-4 §7.5.4 rule 11).
-  private var lastTagIBlock: [UInt8]?
+  /// The tag's last I-block that completed an answer: its PCB and the INF of the chained
+  /// parts before it (empty for a lone block); and whether the reader then sent R(NAK). The
+  /// tag's next block with the same PCB is then that block again (ISO/IEC 14443-4 §7.5.4
+  /// rule 11), its bytes intact where the first copy may have been damaged.
+  private var lastTagAnswer: (pcb: UInt8, prefix: [UInt8])?
   private var tagBlockNAKed = false
   /// Lone I-blocks repeat with every exchange (see `DecodeCache`); kept across activations.
   private var cache = DecodeCache<ShortBytesKey>()
@@ -148,10 +153,19 @@ public struct ISODEPLayer: ProtocolLayer {
       tagChain = Chain()
     }
     var chain = reader ? readerChain : tagChain
+    let naked = !reader && tagBlockNAKed
+    tagBlockNAKed = false
     if block.chaining {
-      if chain.parts == 0 { chain.firstFrame = unit.frameIndex }
+      if naked, chain.parts > 0, chain.lastPCB == block.pcb {
+        // The part sent again after R(NAK) replaces its first copy.
+        chain.bytes.removeLast(min(chain.lastLength, chain.bytes.count))
+      } else {
+        if chain.parts == 0 { chain.firstFrame = unit.frameIndex }
+        chain.parts += 1
+      }
       chain.bytes += block.inf
-      chain.parts += 1
+      chain.lastPCB = block.pcb
+      chain.lastLength = block.inf.count
       store(chain, reader: reader)
       var fields = Self.iBlockFields(block) + [LayerField("part", .int(chain.parts))]
       // What the chain carries is known from its first part: the APDU's CLA INS P1 P2.
@@ -191,10 +205,16 @@ public struct ISODEPLayer: ProtocolLayer {
       // INF lengths past 16 bits do not fit the key's two length bytes.
       decode = n < 0x10000 ? cache.decode(kind: kind, bytes: prologue, make) : make()
     }
-    let signature = [block.pcb] + block.inf
-    let resent = !reader && lone && tagBlockNAKed && lastTagIBlock == signature
-    tagBlockNAKed = false
-    lastTagIBlock = reader ? nil : signature
+    var resent = false
+    if naked, lone, let last = lastTagAnswer, last.pcb == block.pcb {
+      resent = true
+      payload = last.prefix + block.inf
+    }
+    if reader {
+      lastTagAnswer = nil
+    } else {
+      lastTagAnswer = (block.pcb, resent ? lastTagAnswer?.prefix ?? [] : (lone ? [] : chain.bytes))
+    }
     var shown = decode
     if resent { shown.summary += " (retransmission)" }
     guard !payload.isEmpty else { return LayerResult(decode: shown, findings: findings) }
@@ -221,7 +241,9 @@ public struct ISODEPLayer: ProtocolLayer {
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       }
     }
-    if block.kind == .rNAK, unit.direction == .reader, lastTagIBlock != nil { tagBlockNAKed = true }
+    if block.kind == .rNAK, unit.direction == .reader, lastTagAnswer != nil || tagChain.parts > 0 {
+      tagBlockNAKed = true
+    }
     let name = block.kind.rawValue
     return LayerResult(
       decode: LayerDecode(.isoDEP, name, "\(name) \(n)" + block.addressText, block.baseFields),

@@ -1,0 +1,114 @@
+import Testing
+
+@testable import NFCTrace
+
+/// ISO-DEP error recovery (ISO/IEC 14443-4 §7.5.4) and stack retries, as captured on air:
+/// the operations and the memory must come out as if the damage had not happened.
+@Suite struct RetransmissionTests {
+  private let message: [UInt8] =
+    [0xD1, 0x01, 0x1A, 0x55, 0x04] + Array("example.com/retransmitted".utf8)
+
+  /// Activation, query (NLEN = message length), then `exchange` for the READ of the message.
+  private func type4Read(_ exchange: (inout TraceBuilder, [UInt8], [UInt8]) -> Void) throws
+    -> SessionAnalysis
+  {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: UInt16(message.count))
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, UInt8(message.count)])
+    exchange(&b, Array(message.prefix(16)), Array(message.dropFirst(16)) + [0x90, 0x00])
+    return try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+  }
+
+  private func readMessage(_ s: SessionAnalysis) -> FieldValue? {
+    s.operations.first { $0.kind == .readNDEF }?.detail("message")
+  }
+
+  /// The last part of a chained answer arrives damaged, the reader sends R(NAK), the tag sends
+  /// that part again: the answer is the first part plus the intact copy.
+  @Test func damagedLastChainPartResent() throws {
+    let s = try type4Read { b, first, rest in
+      b.tag([0x13] + first)
+      b.reader([0xA2])
+      b.tag([0x02] + rest, badCRC: true)
+      b.reader([0xB2])
+      b.tag([0x02] + rest)
+    }
+    #expect(readMessage(s) == .hex(message))
+  }
+
+  /// The first part arrives damaged and is sent again after R(NAK): it replaces its first
+  /// copy in the chain instead of being appended to it.
+  @Test func damagedFirstChainPartResent() throws {
+    let s = try type4Read { b, first, rest in
+      b.tag([0x13] + first, badCRC: true)
+      b.reader([0xB3])
+      b.tag([0x13] + first)
+      b.reader([0xA2])
+      b.tag([0x02] + rest)
+    }
+    #expect(readMessage(s) == .hex(message))
+  }
+
+  /// A damaged copy whose status word reads as an error does not fail the read: the intact
+  /// copy after R(NAK) says 9000.
+  @Test func damagedStatusWordIsNoRefusal() throws {
+    let s = try type4Read { b, first, rest in
+      b.tag([0x03] + first + Array(rest.dropLast(2)) + [0x6A, 0x82], badCRC: true)
+      b.reader([0xB3])
+      b.tag([0x03] + first + rest)
+    }
+    let read = try #require(s.operations.first { $0.kind == .readNDEF })
+    #expect(read.outcome == .ok)
+    #expect(readMessage(s) == .hex(message))
+  }
+
+  private func type2Write(_ writes: (inout TraceBuilder) -> Void) throws -> [Operation] {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE, 0x00])
+    writes(&b)
+    return try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations.filter { $0.kind == .writeNDEF }
+  }
+
+  /// Two different WRITEs unanswered, only one retried and acknowledged: page 5 is still
+  /// unacknowledged, so the write stays interrupted.
+  @Test func recoveryNeedsEverySilentCommandAnswered() throws {
+    let ops = try type2Write { b in
+      b.write(4, [0x03, 0x00, 0xD1, 0x01])
+      b.write(5, [0x01, 0x55, 0x00, 0xFE], .none)
+      b.write(6, [0x00, 0x00, 0x00, 0x00], .none)
+      b.write(6, [0x00, 0x00, 0x00, 0x00])
+      b.write(4, [0x03, 0x05, 0xD1, 0x01])
+    }
+    #expect(ops.map(\.outcome) == [.interrupted])
+  }
+
+  /// NAK 1, then silence, then ACK for the same WRITE: the retries recovered both.
+  @Test func nak1ThenSilenceThenACKSucceeds() throws {
+    let ops = try type2Write { b in
+      b.write(4, [0x03, 0x00, 0xD1, 0x01])
+      b.write(5, [0x01, 0x55, 0x00, 0xFE], .nak(1))
+      b.write(5, [0x01, 0x55, 0x00, 0xFE], .none)
+      b.write(5, [0x01, 0x55, 0x00, 0xFE])
+      b.write(4, [0x03, 0x05, 0xD1, 0x01])
+    }
+    #expect(ops.map(\.outcome) == [.ok])
+  }
+
+  /// The same WRITE 1.5 s after it went unanswered is the app calling again (Core NFC had
+  /// reported the failure), not the stack's retry: two operations.
+  @Test func lateRepeatIsANewCall() throws {
+    let ops = try type2Write { b in
+      b.write(4, [0x03, 0x00, 0xD1, 0x01])
+      b.write(5, [0x01, 0x55, 0x00, 0xFE])
+      b.write(4, [0x03, 0x05, 0xD1, 0x01], .none)
+      b.reader([0xA2, 0x04, 0x03, 0x05, 0xD1, 0x01], gapUs: 1_500_000)
+      b.tag([0x0A], crc: false)
+    }
+    #expect(ops.map(\.outcome) == [.interrupted, .ok])
+  }
+}
