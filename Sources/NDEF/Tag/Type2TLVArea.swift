@@ -67,6 +67,9 @@ public struct Type2TLV: Sendable, Equatable {
   public let value: [UInt8]
   /// Input offset of the first value byte.
   public let valueOffset: Int
+
+  /// True when every value byte the length announces is in the input.
+  public var isComplete: Bool { value.count >= length }
 }
 
 /// Bytes declared by a Lock Control or Memory Control TLV (facts §5.2): readers skip them when
@@ -102,6 +105,8 @@ public struct Type2TLVArea: Sendable {
   public var ndef: Type2TLV? { tlvs.first { $0.tag == .ndef } }
   /// The NDEF message bytes of the first NDEF TLV (empty for `03 00`).
   public var ndefMessage: [UInt8]? { ndef?.value }
+  /// Tag byte address of the first NDEF TLV's length field (the byte after its T).
+  public var ndefLengthAddress: Int? { ndef.map { baseAddress + $0.offset + 1 } }
 
   /// Parses a data area. `bytes` starts at tag byte address `baseAddress` (16 for page 4,
   /// 0 when a whole memory dump is given — then the first 16 bytes are skipped).

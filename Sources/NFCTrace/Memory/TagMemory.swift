@@ -35,6 +35,13 @@ public struct TagMemory: Sendable, Equatable {
 
   // MARK: Type 2
 
+  /// The Type 2 data area at the end, as far as it is known from byte 16 (page 4) on, parsed
+  /// as TLVs (NFC Forum T2T 1.0 §2.3); nil when none of it is known. Parsed on each call.
+  var type2Area: Type2TLVArea? {
+    let run = type2End.knownRun(from: 16)
+    return run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
+  }
+
   /// Records a READ/FAST_READ answer: `data` from byte address `address`.
   mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
     Self.read(

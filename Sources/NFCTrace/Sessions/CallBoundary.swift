@@ -59,11 +59,11 @@ struct CallBoundary: Sendable {
     if isRetry(d, at: timeNs) { return false }
     switch (kind, d.protocolID) {
     case (.readNDEF, .type2):
-      guard dataRead, let first = firstReadPage, let page = Self.startPage(d), page <= first
+      guard dataRead, let first = firstReadPage, let page = d.startPage, page <= first
       else { return false }
       // Stacks re-read the first page while detecting (hf_14a_mfu-sim: READ 4 three times,
       // then the rest): only a call that has the whole message is over.
-      return Self.messageComplete(memory)
+      return memory.type2Area?.ndef?.isComplete ?? false
     case (.writeNDEF, .type2):
       guard let last = lastWritePage, case .int(let page)? = d.field("page"), page <= last else {
         return false
@@ -75,10 +75,10 @@ struct CallBoundary: Sendable {
     case (.readNDEF, .type4):
       // Stacks that keep NLEN from the query (Android) start each call at the first data
       // offset: a READ back at or before the call's first one starts the next call.
-      guard dataRead, let offset = Self.offset(d) else { return false }
+      guard dataRead, let offset = d.binaryOffset else { return false }
       return offset == 0 || offset <= (firstReadOffset ?? 0)
     case (.writeNDEF, .type4):
-      return lengthSet && Self.offset(d) == 0
+      return lengthSet && d.binaryOffset == 0
     default:
       return false
     }
@@ -109,16 +109,17 @@ struct CallBoundary: Sendable {
     lastRetryable = true
     last = d
     if d.protocolID == .type4, !retried, firstReadOffset == nil, d.name.hasPrefix("READ") {
-      firstReadOffset = Self.offset(d)
+      firstReadOffset = d.binaryOffset
     }
     guard d.protocolID == .type2, !retried else { return }
     if d.name == "READ" || d.name == "FAST_READ" {
-      if firstReadPage == nil { firstReadPage = Self.startPage(d) }
+      if firstReadPage == nil { firstReadPage = d.startPage }
     } else if d.name == "WRITE", case .int(let page)? = d.field("page") {
       if let last = lastWritePage {
         if page <= last { steppedBack = true }
       } else {
-        lengthAt = Self.lengthAddress(memory)
+        // Located once per call, at its first WRITE (the area is parsed on each access).
+        lengthAt = memory.type2Area?.ndefLengthAddress
         firstWriteClearedLength = Self.lengthValue(d, page: page, address: lengthAt) == 0
       }
       lastWritePage = page
@@ -140,42 +141,12 @@ struct CallBoundary: Sendable {
       lastRetryable = false
       guard sw == "9000", let c, c.protocolID == .type4 else { return }
       if c.name == "READ NDEF data" || c.name == "READ NLEN and NDEF data" { dataRead = true }
-      if Type4Procedure.ndefUpdates.contains(c.name), Self.offset(c) == 0,
+      if Type4Procedure.ndefUpdates.contains(c.name), c.binaryOffset == 0,
         case .hex(let data)? = c.field("data"), data.prefix(nlenSize).contains(where: { $0 != 0 })
       {
         lengthSet = true
       }
     }
-  }
-
-  /// True when the NDEF TLV and all its value bytes are known.
-  private static func messageComplete(_ memory: TagMemory) -> Bool {
-    let run = memory.type2End.knownRun(from: 16)
-    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
-      return false
-    }
-    return tlv.value.count >= tlv.length
-  }
-
-  private static func startPage(_ d: LayerDecode) -> Int? {
-    if case .int(let p)? = d.field("page") { return p }
-    if case .int(let p)? = d.field("start_page") { return p }
-    return nil
-  }
-
-  private static func offset(_ d: LayerDecode) -> Int? {
-    if case .int(let o)? = d.field("offset") { return o }
-    return nil
-  }
-
-  /// The tag byte address of the NDEF TLV's length field, from the TLV area known so far
-  /// (parsed once per call, at its first WRITE); nil when the area shows no NDEF TLV.
-  private static func lengthAddress(_ memory: TagMemory) -> Int? {
-    let run = memory.type2End.knownRun(from: 16)
-    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
-      return nil
-    }
-    return 16 + tlv.offset + 1
   }
 
   /// The NDEF TLV length a WRITE puts in place, when the WRITE covers the length field (one

@@ -96,12 +96,9 @@ public struct TagIdentity: Sendable, Equatable {
 
   /// Updates the identity from one decoded frame.
   mutating func observe(_ f: DecodedFrame) {
+    // What the decode shows (type A or B) wins over what the source said.
     let shown = f.technology
-    if shown == .nfcA || shown == .nfcB {
-      technology = shown
-    } else if technology == .unknown {
-      technology = shown
-    }
+    if shown == .nfcA || shown == .nfcB || technology == .unknown { technology = shown }
     // An answer whose CRC fails is not evidence of what the tag is.
     guard let layer = f.layers.last, f.frame.crc != .bad else { return }
     // Most frames are none of these: compare names only within the protocol, and take the

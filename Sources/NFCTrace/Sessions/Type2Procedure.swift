@@ -15,14 +15,8 @@ struct Type2Procedure: Sendable {
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
 
-  /// The data area as far as it is known from byte 16 on, parsed as TLVs.
-  func area(_ memory: TagMemory) -> Type2TLVArea? {
-    let run = memory.type2End.knownRun(from: 16)
-    return run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
-  }
-
   /// True once the NDEF TLV's T and L bytes are known (the TLV scan found it).
-  func ndefTLVFound(_ memory: TagMemory) -> Bool { area(memory)?.ndef != nil }
+  func ndefTLVFound(_ memory: TagMemory) -> Bool { memory.type2Area?.ndef != nil }
 
   // MARK: Classification
 
@@ -192,14 +186,7 @@ struct Type2Procedure: Sendable {
 
   private func read(_ a: LayerDecode, frame: Int, memory: inout TagMemory, tag: TagIdentity) {
     guard case .hex(let data)? = a.field("data") else { return }
-    let first: Int
-    if case .int(let p)? = a.field("page") {
-      first = p
-    } else if case .int(let s)? = a.field("start_page") {
-      first = s
-    } else {
-      return
-    }
+    guard let first = a.startPage else { return }
     // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
     let last = tag.lastPage ?? ultralightLastPage(memory) ?? Int.max
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
@@ -247,7 +234,7 @@ struct Type2Procedure: Sendable {
       return
     }
     let capacity =
-      cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: area(memory))
+      cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: memory.type2Area)
     status = (cc.status, capacity, cc.statusReason)
   }
 
@@ -257,7 +244,7 @@ struct Type2Procedure: Sendable {
     op.set("status", .string(status.status.rawValue))
     if let c = status.capacity { op.set("capacity", .int(c)) }
     op.set("rule", .string(status.reason))
-    if let tlv = area(memory)?.ndef {
+    if let tlv = memory.type2Area?.ndef {
       op.set("ndef_tlv_address", .int(16 + tlv.offset))
       op.set("ndef_length", .int(tlv.length))
     }
@@ -265,13 +252,29 @@ struct Type2Procedure: Sendable {
 
   func settleRead(_ op: inout Operation, memory: TagMemory) {
     // The TLV area is parsed once here (each `area` call parses it again).
-    guard let tlv = area(memory)?.ndef else { return }
-    let complete = tlv.value.count >= tlv.length
+    guard let tlv = memory.type2Area?.ndef else { return }
+    let complete = tlv.isComplete
     op.set("ndef_length", .int(tlv.length))
     if op.outcome == .ok && !complete {
       op.outcome = .unknown
       op.reason = "reads stopped before the end of the \(tlv.length)-byte message"
     }
     if complete { op.set("message", .hex(tlv.value)) }
+  }
+}
+
+extension LayerDecode {
+  /// The first page a Type 2 READ, FAST_READ or WRITE (or the answer to one) addresses: its
+  /// `page`, else its `start_page`.
+  var startPage: Int? {
+    if case .int(let p)? = field("page") { return p }
+    if case .int(let p)? = field("start_page") { return p }
+    return nil
+  }
+
+  /// The offset of a Type 4 READ/UPDATE BINARY (P1P2), nil for other decodes.
+  var binaryOffset: Int? {
+    if case .int(let o)? = field("offset") { return o }
+    return nil
   }
 }

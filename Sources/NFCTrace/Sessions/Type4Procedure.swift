@@ -123,10 +123,7 @@ struct Type4Procedure: Sendable {
     return nil
   }
 
-  private func offset(_ d: LayerDecode) -> Int {
-    if case .int(let o)? = d.field("offset") { return o }
-    return 0
-  }
+  private func offset(_ d: LayerDecode) -> Int { d.binaryOffset ?? 0 }
 
   private mutating func updateStatus() {
     guard let cc else { return }

@@ -44,8 +44,8 @@ struct NDEFWriteState {
   /// True when the write that set the length field got no answer: the tag holds that length
   /// or the one before it (`earlierLength`).
   var lengthUnacknowledged = false
-  /// The length field's first byte as an earlier acknowledged write of the operation left it
-  /// (0 for the length-last procedure's first step).
+  /// The length an earlier acknowledged write of the operation put in the length field (0
+  /// for the length-last procedure's first step, `03 00` or `03 FF 00 00`).
   var earlierLength: Int?
 
   var shape: Shape {
@@ -73,16 +73,14 @@ struct NDEFWriteState {
     -> NDEFWriteState?
   {
     let image = s.memory.type2End
-    let run = image.knownRun(from: 16)
-    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
-      return nil
-    }
+    guard let area = s.memory.type2Area, let tlv = area.ndef, let lengthAt = area.ndefLengthAddress
+    else { return nil }
     let covers = { (i: Int) in w.filter { $0.page == i / 4 && $0.data.count > i % 4 } }
     return make(
-      "NDEF TLV length", lengthAt: 16 + tlv.offset + 1, claimed: tlv.length,
+      "NDEF TLV length", lengthAt: lengthAt, claimed: tlv.length,
       valueStart: 16 + tlv.valueOffset, image: image, covers: covers,
       value: { c, i in c.data[i % 4] },
-      lengthIn: { Type2TLV.length(in: $0.data, at: (16 + tlv.offset + 1) % 4) })
+      lengthIn: { Type2TLV.length(in: $0.data, at: lengthAt % 4) })
   }
 
   private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])

@@ -51,7 +51,7 @@ public enum NDEFComparison {
       return .without(ended ? "none" : "incomplete")
     }
     let range = (16 + tlv.offset)..<(16 + tlv.valueOffset + tlv.length)
-    return message(tlv.value, complete: tlv.value.count >= tlv.length, range: range, image: image)
+    return message(tlv.value, complete: tlv.isComplete, range: range, image: image)
   }
 
   private static func type4(_ file: ByteImage, lengthSize: Int) -> NDEFSideState {

@@ -120,15 +120,16 @@ extension TagReport {
     }
   }
 
-  /// The NDEF TLV's length changed in a writeNDEF that did not complete: the length field no
-  /// longer matches the message the app meant to write (nfc-facts §5.5 write order).
   /// Whether the NDEF TLV length byte at the end was read or acknowledged (not written
   /// without acknowledgement).
   static func lengthAcknowledged(_ image: ByteImage, _ end: TagContents) -> Bool {
-    guard let tlv = end.tlvArea?.ndef else { return true }
-    return image.state(16 + tlv.offset + 1) != .unacknowledged
+    guard let address = end.tlvArea?.ndefLengthAddress else { return true }
+    return image.state(address) != .unacknowledged
   }
 
+  /// The NDEF TLV's length changed in a writeNDEF that did not complete (nfc-facts §5.5 write
+  /// order): what the tag may hold now. `lengthCertain`: the length byte was not written
+  /// without acknowledgement.
   static func tornLengthNote(
     _ ops: [Operation], start: TagContents, end: TagContents, lengthCertain: Bool = true
   ) -> String? {
