@@ -21,6 +21,14 @@ if [ ! -f /usr/include/pcap/pcap.h ]; then
   apt_install libpcap-dev
 fi
 if [ "$want_tests" = 1 ]; then
+  # The tests read real captures from ../shared/traces beside the checkout; say so up front
+  # instead of failing a few hundred tests with "no such file".
+  shared="${NFCTRACE_SHARED_TRACES:-$(cd "$(dirname "$0")/.." && pwd)/../shared/traces}"
+  if [ ! -d "$shared/public" ]; then
+    echo "setup: the tests need the shared captures at $shared (../shared/traces beside the" >&2
+    echo "checkout); clone beside them or set NFCTRACE_SHARED_TRACES to their folder" >&2
+    exit 1
+  fi
   if ! command -v tshark >/dev/null 2>&1; then
     echo "setup: installing tshark (test oracle)" >&2
     echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo_cmd debconf-set-selections || true
