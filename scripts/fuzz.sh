@@ -79,7 +79,8 @@ for t in "${targets[@]}"; do
   c="$work/$t"
   case "$t" in
     fuzz-pcap)
-      seed "$c" Traces/*.pcap "$shared"/derived/pcap/*.pcapng "$shared"/derived/synthetic/*.pcap* ;;
+      seed "$c" Traces/*.pcap Traces/usb/*.pcap "$shared"/derived/pcap/*.pcapng \
+        "$shared"/derived/synthetic/*.pcap* ;;
     fuzz-pm3-trace) seed "$c" Traces/*.trace "$shared"/public/proxmark3/*.trace ;;
     fuzz-pm3-text) seed "$c" "$shared"/derived/proxmark3-text/*.txt ;;
     fuzz-nfclab-json) seed "$c" "$shared"/public/nfc-laboratory/*.json ;;

@@ -2,15 +2,16 @@ import NFCTrace
 
 /// The pcap-based trace formats, for registration in a `FormatRegistry`.
 public enum PcapFormats {
-  /// `pcap`: pcap and pcapng files of link type 264 (LINKTYPE_ISO_14443), read by
-  /// `PcapImporter` through libpcap.
+  /// `pcap`: pcap and pcapng files of link type 264 (LINKTYPE_ISO_14443), and USB captures
+  /// of PN53x/ACR122 readers (189, 220, 249), read by `PcapImporter` through libpcap.
   public static let all: [TraceFormat] = [pcap]
 
   /// The `pcap` format.
   public static let pcap = TraceFormat(
     name: "pcap",
     summary: "pcap / pcapng, link type 264 (ISO 14443 pseudo-header; Wireshark, Proxmark3 "
-      + "via text2pcap, NFCGate)",
+      + "via text2pcap, NFCGate); USB captures of PN53x/ACR122 readers (usbmon 189/220, "
+      + "USBPcap 249)",
     sniff: { head, path in sniff(head, path: path) },
     open: { input in try PcapImporter(input: input) })
 

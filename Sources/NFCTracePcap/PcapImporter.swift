@@ -3,7 +3,9 @@ import Foundation
 import NFCTrace
 
 /// Reads pcap and pcapng files of link type 264 (LINKTYPE_ISO_14443) through libpcap, one
-/// packet per `next()`.
+/// packet per `next()`; and USB captures of a PN53x or ACR122 reader (link types 189, 220:
+/// Linux usbmon; 249: Windows USBPcap), whose bulk transfers give the frames the reader
+/// exchanged with the tag (`USBReaderDecoder`, `PN53xHostLink`), timed by the USB packets.
 ///
 /// Each packet's 4-byte pseudo-header (see `ISO14443PseudoHeader`) gives the frame:
 /// - 0xFE reader data / 0xFF tag data: `.reader` / `.tag`, CRC included, `crc == .unchecked`;
@@ -38,6 +40,12 @@ public final class PcapImporter: TraceImporter {
   private var nfcgate: NFCGateMode
   private var lookahead: [Frame] = []
   private var deferredError: TraceError?
+  private let linkType: Int
+  /// The reader found in a USB capture (link types 189, 220, 249).
+  private var usb = USBReaderDecoder()
+  /// Frames of a USB packet not yet returned (one InListPassiveTarget answer gives several).
+  private var usbFrames: [Frame] = []
+  private var usbFramesHead = 0
 
   private enum NFCGateMode { case undecided, strip, keep }
 
@@ -54,7 +62,9 @@ public final class PcapImporter: TraceImporter {
     positions = opened.positions
     timeUnit = opened.timeUnit
     endError = opened.endError
-    nfcgate = opened.nfcgateByInterfaces ? .strip : .undecided
+    linkType = opened.linkType
+    let iso = linkType == PcapLinkType.iso14443
+    nfcgate = opened.nfcgateByInterfaces ? .strip : iso ? .undecided : .keep
     warnings = opened.warnings
     if opened.nfcgateByInterfaces {
       warnings.append(
@@ -121,6 +131,10 @@ public final class PcapImporter: TraceImporter {
   private func readFrame() throws -> Frame? {
     guard let source else { return nil }
     while true {
+      if usbFramesHead < usbFrames.count {
+        defer { usbFramesHead += 1 }
+        return usbFrames[usbFramesHead]
+      }
       // pcapng positions come from the block walk; pcap, and pcapng past the walk's table
       // (a block libpcap refuses that the walk accepted), need the stream position.
       let position =
@@ -128,6 +142,13 @@ public final class PcapImporter: TraceImporter {
       switch source.next() {
       case .end:
         if let endError, packetsRead <= positions.count { throw endError }
+        if linkType != PcapLinkType.iso14443, frameIndex == 0 {
+          throw TraceError(
+            .unsupported, at: location(packetsRead + 1, position),
+            "USB capture (link type \(PcapLinkType.describe(linkType))) without PN53x or ACR122 "
+              + "reader traffic in its \(packetsRead) packets: expected bulk transfers of "
+              + "PN53x frames (00 00 FF …) or CCID messages; capture the reader's USB bus")
+        }
         return nil
       case .error(let message):
         let at = location(packetsRead + 1, position)
@@ -135,7 +156,10 @@ public final class PcapImporter: TraceImporter {
         throw TraceError(kind, at: at, message)
       case .packet(let packet):
         packetsRead += 1
-        if let frame = frame(from: packet, at: location(packetsRead, position)) {
+        let at = location(packetsRead, position)
+        if linkType != PcapLinkType.iso14443 {
+          usbPacket(packet, at: at)
+        } else if let frame = frame(from: packet, at: at) {
           return frame
         }
       }
@@ -179,6 +203,35 @@ public final class PcapImporter: TraceImporter {
         location: location)
       frameIndex += 1
       return frame
+    }
+  }
+
+  /// Queues the frames a USB capture packet gives (see `USBReaderDecoder`). Their time is
+  /// the packet's: when the host sent the command, when the reader's answer reached the host.
+  private func usbPacket(_ packet: PcapPacket, at location: SourceLocation) {
+    let first = firstTimeNs ?? packet.timeNs
+    firstTimeNs = first
+    usbFrames.removeAll(keepingCapacity: true)
+    usbFramesHead = 0
+    let transfer: USBTransfer
+    switch USBTransfer.parse(packet.bytes, linkType: linkType) {
+    case .failure(let problem):
+      return warn(problem.message, at: location)
+    case .success(nil):
+      return
+    case .success(let parsed?):
+      transfer = parsed
+    }
+    let output = usb.decode(transfer)
+    for message in output.warnings { warn(message, at: location) }
+    for out in output.frames {
+      usbFrames.append(
+        Frame(
+          index: frameIndex, timeNs: packet.timeNs &- first,
+          sourceTime: sourceTime(packet.timeNs), direction: out.direction, event: out.event,
+          data: out.data, bits: out.bits, crc: out.crc, technology: out.technology,
+          sourceFlags: out.flags, location: location))
+      frameIndex += 1
     }
   }
 

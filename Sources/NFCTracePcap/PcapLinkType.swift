@@ -12,11 +12,23 @@ enum PcapLinkType {
   static let user0 = 147
   /// LINKTYPE_NFC_LLCP: NFC Logical Link Control Protocol PDUs (NFC Forum LLCP 1.1).
   static let nfcLLCP = 245
+  /// LINKTYPE_USB_LINUX: Linux usbmon with the 48-byte header (reader ↔ host USB).
+  static let usbLinux = 189
   /// LINKTYPE_USB_LINUX_MMAPPED: Linux usbmon with the 64-byte header (reader ↔ host USB).
   static let usbLinuxMMapped = 220
+  /// LINKTYPE_USBPCAP: Windows USBPcap (reader ↔ host USB).
+  static let usbPcap = 249
+
+  /// Link types read: ISO 14443 frames, and USB captures of a PN53x/ACR122 reader.
+  static let supported: Set<Int> = [iso14443, usbLinux, usbLinuxMMapped, usbPcap]
 
   /// Link types we recognise and mean to support later.
-  static let plannedLinkTypes: Set<Int> = [nfcLLCP, usbLinuxMMapped]
+  static let plannedLinkTypes: Set<Int> = [nfcLLCP]
+
+  /// Of the link types of a file's interfaces, the one to read: ISO 14443 first, then USB.
+  static func preferred(_ linkTypes: [Int]) -> Int? {
+    linkTypes.contains(iso14443) ? iso14443 : linkTypes.first { supported.contains($0) }
+  }
 
   /// `LINKTYPE_NAME` as libpcap knows it, or `unknown link type`.
   static func name(_ linkType: Int) -> String {
@@ -30,11 +42,12 @@ enum PcapLinkType {
   /// `264 (LINKTYPE_ISO_14443)`.
   static func describe(_ linkType: Int) -> String { "\(linkType) (\(name(linkType)))" }
 
-  /// The error for an input whose packets are of `linkType` (not 264).
+  /// The error for an input whose packets are of `linkType` (not one of `supported`).
   static func unsupported(_ linkType: Int, at location: SourceLocation) -> TraceError {
     let support = plannedLinkTypes.contains(linkType) ? "is not supported yet" : "is not supported"
     return TraceError(
       .unsupported, at: location,
-      "link type \(describe(linkType)) \(support); expected link type \(describe(iso14443))")
+      "link type \(describe(linkType)) \(support); expected link type \(describe(iso14443)), "
+        + "or a USB capture of a PN53x/ACR122 reader (189, 220, 249)")
   }
 }

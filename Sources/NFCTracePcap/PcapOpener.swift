@@ -28,6 +28,8 @@ struct PcapOpener {
   /// What the importer starts from.
   struct Opened {
     var source: PcapSource?
+    /// The link type of the packets read (one of `PcapLinkType.supported`).
+    var linkType = PcapLinkType.iso14443
     var positions = PacketPositions()
     var timeUnit: SourceTime.Unit = .nanoseconds
     var endError: TraceError?
@@ -58,10 +60,11 @@ struct PcapOpener {
     var opened = Opened()
     let source = try openSource()
     if fixedRecordHeader { source.recordHeaderBytes = 16 }
-    guard source.linkType == PcapLinkType.iso14443 else {
+    guard PcapLinkType.supported.contains(source.linkType) else {
       throw PcapLinkType.unsupported(source.linkType, at: here(0))
     }
     opened.source = source
+    opened.linkType = source.linkType
     opened.timeUnit = microseconds ? .microseconds : .nanoseconds
     return opened
   }
@@ -76,14 +79,18 @@ struct PcapOpener {
       return opened
     }
     let linkTypes = Set(layout.interfaces.map(\.linkType))
-    guard let iso = layout.interfaces.first(where: { $0.linkType == PcapLinkType.iso14443 }) else {
+    guard let linkType = PcapLinkType.preferred(layout.interfaces.map(\.linkType)),
+      let chosen = layout.interfaces.first(where: { $0.linkType == linkType })
+    else {
       throw PcapLinkType.unsupported(first.linkType, at: here(first.offset))
     }
-    opened.timeUnit = iso.tsresol == nil || iso.tsresol == 6 ? .microseconds : .nanoseconds
-    opened.nfcgateByInterfaces = NFCGatePrefix.matchesInterfaces(linkTypes)
+    opened.linkType = linkType
+    opened.timeUnit = chosen.tsresol == nil || chosen.tsresol == 6 ? .microseconds : .nanoseconds
+    opened.nfcgateByInterfaces =
+      linkType == PcapLinkType.iso14443 && NFCGatePrefix.matchesInterfaces(linkTypes)
     if layout.hasMixedLinkTypes {
       let filtered = input.bytes.withUnsafeBytes {
-        PcapngInterfaceFilter.keep(linkType: PcapLinkType.iso14443, of: layout, in: $0)
+        PcapngInterfaceFilter.keep(linkType: linkType, of: layout, in: $0)
       }
       opened.source = try wrap { () throws(PcapOpenFailure) in
         try PcapSource(bytes: filtered.bytes)

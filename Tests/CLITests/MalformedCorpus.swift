@@ -125,7 +125,7 @@ enum MalformedCorpus {
         )
       }
     }
-    for linkType: UInt32 in [0, 1, 105, 220, 245, 263, 265, 0xFFFF] {
+    for linkType: UInt32 in [0, 1, 105, 189, 220, 245, 249, 263, 265, 0xFFFF] {
       add("link type \(linkType)", patch32(base, at: 20, linkType), .error)
     }
     for snaplen: UInt32 in [0, 1, 4, 262_145, 0x7FFF_FFFF, 0xFFFF_FFFF] {

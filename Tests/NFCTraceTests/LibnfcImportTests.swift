@@ -138,3 +138,76 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   let lab = try TraceInput(path: TestPaths.shared("public/nfc-laboratory/test_POLL_AB_001.json"))
   #expect(LibnfcLogImporter.format.sniff(lab.head(), lab.path) == 0)
 }
+
+/// InDataExchange with a target listed with its ATS: the chip builds the ISO-DEP blocks, the
+/// log holds APDUs. They are flagged and decode as APDUs, down to the NDEF procedure.
+@Test func libnfcType4APDUsFramedByTheChip() throws {
+  let input = try TraceInput(path: TestPaths.traces("libnfc/pn533_t4t_ndef_read_write.log"))
+  let (frames, warnings) = try importAll(input)
+  #expect(warnings.isEmpty)
+  try #require(frames.count == 23)
+  #expect(frames[3].data == [0x06, 0x75, 0x77, 0x81, 0x02, 0x80])  // ATS
+  #expect(frames[4].data.prefix(4) == [0x00, 0xA4, 0x04, 0x00])  // SELECT, no PCB
+  #expect(frames[4].sourceFlags == ["pn53x-iso-dep-payload"])
+  #expect(frames[5].sourceFlags == ["pn53x-iso-dep-payload"])
+  let (decoded, _) = decodeAll(frames)
+  #expect(decoded[4].layers.map(\.protocolID) == [.isoDEP, .iso7816, .type4])
+  #expect(decoded[4].layers[0].summary == "INF of I-blocks framed by the reader chip")
+  #expect(decoded[4].layers[2].summary == "SELECT NDEF application")
+  #expect(decoded[13].layers.last?.summary == "NLEN 10")
+  #expect(decoded.allSatisfy { $0.undecodedReason == nil })
+}
+
+/// MIFARE Classic through a reader chip: AUTH with key and UID, and the one-frame WRITE, are
+/// the chip's commands; it answers an empty frame and what follows stays plaintext.
+@Test func libnfcMIFAREClassicCommandsCarriedOutByTheChip() throws {
+  let uid: [UInt8] = [0x11, 0x22, 0x33, 0x44]
+  let key: [UInt8] = [0xD3, 0xF7, 0xD3, 0xF7, 0xD3, 0xF7]
+  let block4 = Array(repeating: UInt8(0x5A), count: 16)
+  let exchanges: [([UInt8], [UInt8])] = [
+    ([0x4A, 0x01, 0x00], [0x4B, 0x01, 0x01, 0x00, 0x04, 0x08, 0x04] + uid),
+    ([0x40, 0x01, 0x60, 0x04] + key + uid, [0x41, 0x00]),
+    ([0x40, 0x01, 0x30, 0x04], [0x41, 0x00] + block4),
+    ([0x40, 0x01, 0xA0, 0x05] + block4, [0x41, 0x00]),
+  ]
+  let log = exchanges.flatMap { command, answer in
+    [
+      "debug\tlibnfc.driver.pn53x_usb\tTX: " + pn53x([0xD4] + command),
+      "debug\tlibnfc.driver.pn53x_usb\tRX: " + pn53x([0xD5] + answer),
+    ]
+  }.joined(separator: "\n")
+  let (frames, _) = try importAll(TraceInput(path: "mfc.log", bytes: Data(log.utf8)))
+  let (decoded, decoder) = decodeAll(frames)
+  #expect(
+    decoded.compactMap { $0.layers.last?.summary } == [
+      "ATQA 0x0004 (UID size single, bit-frame anticollision) (reported by the reader chip)",
+      "SAK 0x08 (UID complete, not ISO 14443-4: MIFARE Classic 1K) (reported by the reader chip)",
+      "AUTH key A block 4 (sector 1) with key d3f7d3f7d3f7 (carried out by the reader chip)",
+      "AUTH key A done (the reader chip reports success)",
+      "READ block 4",
+      "READ block 4 → 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a",
+      "WRITE block 5 ← 5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a (carried out by the reader chip)",
+      "WRITE done (the reader chip reports success)",
+    ])
+  #expect(decoder.context.encrypted == false)
+}
+
+/// InAutoPoll (PN532, nfc-poll): type A targets carry InListPassiveTarget's target data; an
+/// ISO/IEC 14443-4 target's ATS makes the following InDataExchange APDUs.
+@Test func libnfcInAutoPollTargets() throws {
+  let uid: [UInt8] = [0x04, 0x52, 0x6B, 0x1A, 0x2C, 0x5E, 0x80]
+  let target: [UInt8] = [0x01, 0x03, 0x44, 0x20, 0x07] + uid + [0x05, 0x75, 0x77, 0x81, 0x02]
+  let log = [
+    "debug\tlibnfc.driver.pn532_uart\tTX: " + pn53x([0xD4, 0x60, 0x01, 0x02, 0x20, 0x11]),
+    "debug\tlibnfc.driver.pn532_uart\tRX: "
+      + pn53x([0xD5, 0x61, 0x02, 0x20, UInt8(target.count)] + target + [0x11, 0x02, 0x01, 0x02]),
+    "debug\tlibnfc.driver.pn532_uart\tTX: "
+      + pn53x([0xD4, 0x40, 0x01, 0x00, 0xB0, 0x00, 0x00, 0x02]),
+    "debug\tlibnfc.driver.pn532_uart\tRX: " + pn53x([0xD5, 0x41, 0x00, 0x00, 0x0A, 0x90, 0x00]),
+  ].joined(separator: "\n")
+  let (frames, warnings) = try importAll(TraceInput(path: "poll.log", bytes: Data(log.utf8)))
+  #expect(frames.map(\.data).prefix(3) == [[0x44, 0x03], [0x20], [0x05, 0x75, 0x77, 0x81, 0x02]])
+  #expect(frames[0].sourceFlags == ["pn53x-target-info", "uid=04526b1a2c5e80"])
+  #expect(frames[3].sourceFlags == ["pn53x-iso-dep-payload"])
+  #expect(warnings.map(\.message) == ["InAutoPoll: target of type 0x11 not unpacked"])
+}

@@ -5,16 +5,10 @@ import Foundation
 /// `RX: xx xx …` (`LOG_HEX` in `log.h`). Tabs turned into spaces (logs pasted into issues)
 /// are accepted; other lines are ignored.
 ///
-/// The logged bytes are unwrapped down to PN53x commands and responses:
-/// - PN53x host-link frames (pn53x_usb, pn532_uart/spi/i2c, arygon): `00 00 FF LEN LCS TFI …`,
-///   extended frames, ACK/NACK (ignored), bytes split over several `RX:` lines reassembled
-///   (see `PN53xFraming`).
-/// - ACR122 over USB CCID (acr122_usb): `PC_to_RDR_XfrBlock` (6F) / `RDR_to_PC_DataBlock` (80)
-///   10-byte headers, the pseudo-APDU `FF 00 00 00 Lc` + PN53x command, answers ending in
-///   SW1SW2 `90 00`, or `61 xx` followed by GET RESPONSE `FF C0 00 00 xx` (ACR122U API §6).
-/// - The same pseudo-APDUs without CCID header (acr122_pcsc).
-/// Then `PN53xInterpreter` turns InDataExchange, InCommunicateThru and InListPassiveTarget
-/// into frames.
+/// The logged bytes — PN53x host-link frames (pn53x_usb, pn532_uart/spi/i2c, arygon; bytes
+/// split over several `RX:` lines reassembled), ACR122 CCID messages (acr122_usb) or ACR122
+/// pseudo-APDUs (acr122_pcsc) — are unwrapped by `PN53xHostLink`, which turns
+/// InDataExchange, InCommunicateThru and InListPassiveTarget into frames.
 ///
 /// Frames: no time in the source, so `timeNs` is 0 for all and `sourceTime` is `.order` with
 /// the frame number; CRC `.notCaptured` (the chip handles CRC_A); location unit `line` with
@@ -36,9 +30,7 @@ public struct LibnfcLogImporter: TraceImporter {
   private var emitted = 0
   private var queue: [Frame] = []
   private var queueHead = 0
-  private var txLink = PN53xFraming()
-  private var rxLink = PN53xFraming()
-  private var chip = PN53xInterpreter()
+  private var link = PN53xHostLink()
   /// Problems met so far that did not stop the import.
   public private(set) var warnings: [TraceWarning] = []
 
@@ -131,111 +123,19 @@ public struct LibnfcLogImporter: TraceImporter {
     return out
   }
 
-  // MARK: - Transports
+  // MARK: - Output
 
   private mutating func transmitted(_ bytes: [UInt8], at location: SourceLocation) {
-    if rxLink.isPending {
-      let dropped = rxLink.reset()
-      warn("incomplete PN53x answer (\(dropped) bytes) dropped before the next command", location)
-    }
-    guard let first = bytes.first else { return }
-    switch first {
-    case 0x62, 0x6B, 0x6F:  // CCID IccPowerOn, Escape, XfrBlock
-      guard let body = ccidBody(bytes, at: location) else { return }
-      if first != 0x62 { hostAPDU(body, at: location) }
-    case 0xFF: hostAPDU(bytes, at: location)
-    case 0xD4: emit(chip.command(bytes), at: location)
-    default: linkFrames(txLink.feed(bytes), at: location, host: true)
-    }
+    emit(link.hostToReader(bytes), at: location)
   }
 
   private mutating func received(_ bytes: [UInt8], at location: SourceLocation) {
-    guard let first = bytes.first else { return }
-    // The rest of a PN53x frame split over several reads (UART drivers).
-    if rxLink.isPending { return linkFrames(rxLink.feed(bytes), at: location, host: false) }
-    switch first {
-    case 0x80, 0x81, 0x83:  // CCID DataBlock, SlotStatus, Escape answer
-      guard bytes.count >= 10 else {
-        return warn("CCID answer shorter than its 10-byte header", location)
-      }
-      if bytes.count == 10, bytes[8] == 0xFE {
-        return warn("CCID: the reader reports ICC mute (command timed out)", location)
-      }
-      guard let body = ccidBody(bytes, at: location) else { return }
-      readerAnswer(body, at: location)
-    case 0xD5, 0x7F: emit(chip.response(bytes), at: location)
-    default:
-      if bytes.count >= 2, bytes.count <= 4, bytes[0] != 0x00 {
-        readerAnswer(bytes, at: location)  // PC/SC: a bare status word
-      } else {
-        linkFrames(rxLink.feed(bytes), at: location, host: false)
-      }
-    }
+    emit(link.readerToHost(bytes), at: location)
   }
 
-  /// The CCID message body after the 10-byte header (CCID 1.1 §6.1/§6.2, dwLength LE).
-  private mutating func ccidBody(_ bytes: [UInt8], at location: SourceLocation) -> [UInt8]? {
-    guard bytes.count >= 10 else {
-      warn("CCID message shorter than its 10-byte header", location)
-      return nil
-    }
-    let length = Int(bytes[1]) | Int(bytes[2]) << 8 | Int(bytes[3]) << 16 | Int(bytes[4]) << 24
-    guard 10 + length <= bytes.count else {
-      warn("CCID dwLength \(length) exceeds the \(bytes.count - 10) logged bytes", location)
-      return Array(bytes.dropFirst(10))
-    }
-    return Array(bytes[10..<(10 + length)])
-  }
-
-  /// ACR122 pseudo-APDU (ACR122U API §6): `FF 00 00 00 Lc` + PN53x command; others ignored.
-  private mutating func hostAPDU(_ apdu: [UInt8], at location: SourceLocation) {
-    guard apdu.count >= 6, apdu[0] == 0xFF, apdu[1] == 0x00, apdu[2] == 0x00, apdu[3] == 0x00,
-      apdu[5] == 0xD4
-    else { return }  // GET RESPONSE (FF C0), LED/buzzer, operating parameters
-    let lc = Int(apdu[4])
-    let end = min(apdu.count, 5 + lc)
-    if 5 + lc != apdu.count { warn("pseudo-APDU Lc \(lc) does not match its data", location) }
-    emit(chip.command(Array(apdu[5..<end])), at: location)
-  }
-
-  /// An answer ending in SW1SW2: `D5 …` + `90 00`, or a status word alone.
-  private mutating func readerAnswer(_ body: [UInt8], at location: SourceLocation) {
-    guard body.count >= 2 else { return }
-    let sw1 = body[body.count - 2]
-    let sw2 = body[body.count - 1]
-    let data = Array(body.dropLast(2))
-    if data.first == 0xD5 || data.first == 0x7F {
-      if sw1 != 0x90 || sw2 != 0x00 {
-        warn("reader status word \(sw(sw1, sw2)) after a PN53x answer", location)
-      }
-      return emit(chip.response(data), at: location)
-    }
-    guard data.isEmpty else { return }  // an ATR or another reader answer
-    switch (sw1, sw2) {
-    case (0x90, 0x00), (0x61, _): break  // 61 xx: fetched by the following GET RESPONSE
-    case (0x63, 0x00): warn("reader status 63 00: the PN53x did not reply", location)
-    case (0x63, 0x7F): warn("reader status 63 7F: PN53x application-level error", location)
-    default: warn("reader status word \(sw(sw1, sw2))", location)
-    }
-  }
-
-  private mutating func linkFrames(
-    _ result: (items: [PN53xFraming.Item], problems: [String]), at location: SourceLocation,
-    host: Bool
-  ) {
-    for problem in result.problems { warn(problem, location) }
-    for case .information(let frame) in result.items {
-      emit(host ? chip.command(frame) : chip.response(frame), at: location)
-    }
-  }
-
-  // MARK: - Output
-
-  private mutating func emit(
-    _ result: ([PN53xInterpreter.Output], [String]), at location: SourceLocation
-  ) {
-    for message in result.1 { warn(message, location) }
-    for out in result.0 {
+  private mutating func emit(_ output: PN53xHostLink.Output, at location: SourceLocation) {
+    for message in output.warnings { warn(message, location) }
+    for out in output.frames {
       queue.append(
         Frame(
           index: emitted, timeNs: 0, sourceTime: SourceTime(Int64(emitted), .order),
@@ -248,8 +148,6 @@ public struct LibnfcLogImporter: TraceImporter {
   private mutating func warn(_ message: String, _ location: SourceLocation) {
     warnings.append(TraceWarning(message, frame: nil, location: location))
   }
-
-  private func sw(_ sw1: UInt8, _ sw2: UInt8) -> String { Hex.string([sw1, sw2], separator: " ") }
 
   // MARK: - Detection
 

@@ -6,9 +6,9 @@
 ///
 /// Bytes can arrive split over several log lines (PN532 UART drivers read the header and
 /// the body separately), so bytes are buffered until a whole frame is present.
-struct PN53xFraming {
+struct PN53xFraming: Sendable {
   /// One unwrapped frame: `TFI PD0…PDn` (TFI D4 host→chip, D5 chip→host, 7F error).
-  enum Item {
+  enum Item: Sendable {
     case information([UInt8])
     case ack
     case nack

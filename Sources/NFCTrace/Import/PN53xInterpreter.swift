@@ -2,11 +2,14 @@
 /// went over the air, without inventing any:
 ///
 /// - InDataExchange (40/41) and InCommunicateThru (42/43): the command's data (after the Tg
-///   byte for 40) is a reader frame; a response with status 0 carries the tag frame. A
+///   byte for 40) is a reader frame; a response with status 0 carries the tag frame. With a
+///   target listed with an ATS, the chip wraps InDataExchange data in ISO-DEP blocks (block
+///   numbers, chaining, WTX) that the host never sees: those frames are flagged
+///   `pn53x-iso-dep-payload` and carry the APDU. A
 ///   status error (low 6 bits ≠ 0, e.g. 0x01 timeout) gives no tag frame and a warning.
 ///   A successful exchange with no data (a Type 2 WRITE, whose 4-bit ACK the chip consumes)
 ///   gives an empty tag frame flagged `pn53x-empty-answer`.
-/// - InListPassiveTarget (4A/4B) at 106 kbit/s type A: the REQA/anticollision exchange is
+/// - InListPassiveTarget (4A/4B) at 106 kbit/s type A, and InAutoPoll (60/61) type A targets: the REQA/anticollision exchange is
 ///   done by the chip and not logged, so only what the tag answered is emitted — ATQA (in air
 ///   order: the PN53x gives SENS_RES MSB first), SAK and the ATS when present — as tag
 ///   frames flagged `pn53x-target-info` (the ATQA frame also carries `uid=<hex>`).
@@ -17,20 +20,14 @@
 ///
 /// CRC: the chip adds and strips CRC_A, so frames get `.notCaptured` unless the host turned
 /// the chip's CRC off (then `.unchecked`: the host's bytes include any CRC it computed).
-struct PN53xInterpreter {
-  /// A frame to emit, before index/time are assigned.
-  struct Output {
-    var direction: Direction
-    var event: FrameEvent?
-    var data: [UInt8]
-    var bits: Int?
-    var crc: CRCStatus
-    var technology: Technology
-    var flags: [String]
-  }
+struct PN53xInterpreter: Sendable {
+  typealias Output = ReaderChipFrame
 
   private var pending: (code: UInt8, modulation: UInt8)?
   private var technology: Technology = .unknown
+  /// The listed target answered RATS (its ATS was in the InListPassiveTarget answer): the
+  /// chip then frames InDataExchange data in ISO-DEP blocks itself (PN533 user manual §8.4.8).
+  private var isoDEPTarget = false
   private var txLastBits = 0
   private var txCRC = true
   private var rxCRC = true
@@ -46,11 +43,17 @@ struct PN53xInterpreter {
     switch code {
     case 0x40:
       guard params.count >= 1 else { return ([], ["InDataExchange without a Tg byte"]) }
-      return ([readerFrame(Array(params.dropFirst()), thru: false)], [])
+      var frame = readerFrame(Array(params.dropFirst()), thru: false)
+      if isoDEPTarget { frame.flags.append(Self.isoDEPPayloadFlag) }
+      return ([frame], [])
     case 0x42:
       return ([readerFrame(params, thru: true)], [])
     case 0x4A:
       if params.count >= 2 { technology = Self.technology(modulation: params[1]) }
+      isoDEPTarget = false
+      return ([], [])
+    case 0x60:
+      isoDEPTarget = false
       return ([], [])
     case 0x08:
       writeRegisters(params)
@@ -58,6 +61,7 @@ struct PN53xInterpreter {
     case 0x32:
       guard params.count >= 2, params[0] == 0x01 else { return ([], []) }
       let on = params[1] & 0x01 != 0
+      if !on { isoDEPTarget = false }
       let event = Output(
         direction: .event, event: on ? .fieldOn : .fieldOff, data: [], bits: nil,
         crc: .absent, technology: .unknown, flags: ["pn53x-rfconfiguration"])
@@ -92,6 +96,9 @@ struct PN53xInterpreter {
     case 0x4B:
       let (outputs, more) = targets(body, modulation: modulation)
       return (outputs, warnings + more)
+    case 0x61:
+      let (outputs, more) = autoPoll(body)
+      return (outputs, warnings + more)
     default:
       return ([], warnings)
     }
@@ -116,6 +123,7 @@ struct PN53xInterpreter {
     var flags: [String] = []
     if data.isEmpty { flags.append("pn53x-empty-answer") }
     if status & 0x40 != 0 { flags.append("pn53x-more-information") }
+    if name == "InDataExchange", isoDEPTarget { flags.append(Self.isoDEPPayloadFlag) }
     let crc: CRCStatus = name == "InCommunicateThru" && !rxCRC ? .unchecked : .notCaptured
     let frame = Output(
       direction: .tag, event: nil, data: data, bits: nil, crc: crc, technology: technology,
@@ -125,7 +133,7 @@ struct PN53xInterpreter {
 
   /// InListPassiveTarget answer: `NbTg` then per target (106 kbit/s type A) `Tg SENS_RES(2)
   /// SEL_RES NFCIDLength NFCID1 [ATS]` (PN533 user manual §8.4.5).
-  private func targets(_ body: [UInt8], modulation: UInt8) -> ([Output], [String]) {
+  private mutating func targets(_ body: [UInt8], modulation: UInt8) -> ([Output], [String]) {
     guard let count = body.first else { return ([], ["InListPassiveTarget response is empty"]) }
     if count == 0 { return ([], ["InListPassiveTarget: no target found"]) }
     guard modulation == 0x00 else {
@@ -136,27 +144,74 @@ struct PN53xInterpreter {
     var outputs: [Output] = []
     var i = 1
     for _ in 0..<count {
-      guard i + 5 <= body.count else { break }
-      let uidLength = Int(body[i + 4])
-      guard i + 5 + uidLength <= body.count else {
-        return (outputs, ["InListPassiveTarget: target data shorter than its NFCID1 length"])
-      }
-      let uid = body[(i + 5)..<(i + 5 + uidLength)]
-      let sak = body[i + 3]
-      outputs.append(info([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]))
-      outputs.append(info([sak], extra: []))
-      i += 5 + uidLength
-      // The ATS (its first byte TL counts itself) follows when the tag is ISO-DEP (SAK b6).
-      if sak & 0x20 != 0, i < body.count {
-        let tl = Int(body[i])
-        guard tl >= 1, i + tl <= body.count else {
-          return (outputs, ["InListPassiveTarget: ATS length byte TL exceeds the data"])
-        }
-        outputs.append(info(Array(body[i..<(i + tl)]), extra: []))
-        i += tl
-      }
+      let (frames, end, problem) = typeATarget(body, at: i, command: "InListPassiveTarget")
+      outputs += frames
+      if let problem { return (outputs, [problem]) }
+      guard let end else { break }
+      i = end
     }
     return (outputs, [])
+  }
+
+  /// InAutoPoll answer (PN532 user manual §7.3.13): `NbTg` then per target `Type Len
+  /// TargetData`. Type A targets (0x00 generic 106 kbit/s, 0x10 MIFARE, 0x20 ISO/IEC 14443-4)
+  /// carry the same data as InListPassiveTarget's; the others are reported, not unpacked.
+  private mutating func autoPoll(_ body: [UInt8]) -> ([Output], [String]) {
+    guard let count = body.first else { return ([], ["InAutoPoll response is empty"]) }
+    if count == 0 { return ([], ["InAutoPoll: no target found"]) }
+    var outputs: [Output] = []
+    var warnings: [String] = []
+    var i = 1
+    for _ in 0..<count {
+      guard i + 2 <= body.count else { break }
+      let (type, length) = (body[i], Int(body[i + 1]))
+      let end = i + 2 + length
+      guard end <= body.count else {
+        warnings.append("InAutoPoll: target data shorter than its length byte")
+        break
+      }
+      if [0x00, 0x10, 0x20].contains(type) {
+        technology = .nfcA
+        let (frames, _, problem) = typeATarget(
+          Array(body[(i + 2)..<end]), at: 0, command: "InAutoPoll")
+        outputs += frames
+        if let problem { warnings.append(problem) }
+      } else {
+        warnings.append("InAutoPoll: target of type \(Self.hex(type)) not unpacked")
+      }
+      i = end
+    }
+    return (outputs, warnings)
+  }
+
+  /// One type A target at `i`: `Tg SENS_RES(2) SEL_RES NFCIDLength NFCID1 [ATS]`, as the
+  /// ATQA, SAK and ATS tag frames; the index after it (nil when the data ends first) and a
+  /// problem.
+  private mutating func typeATarget(_ body: [UInt8], at i: Int, command: String) -> (
+    [Output], Int?, String?
+  ) {
+    guard i + 5 <= body.count else { return ([], nil, nil) }
+    let uidLength = Int(body[i + 4])
+    guard i + 5 + uidLength <= body.count else {
+      return ([], nil, "\(command): target data shorter than its NFCID1 length")
+    }
+    let uid = body[(i + 5)..<(i + 5 + uidLength)]
+    let sak = body[i + 3]
+    var outputs = [
+      info([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]), info([sak], extra: []),
+    ]
+    var end = i + 5 + uidLength
+    // The ATS (its first byte TL counts itself) follows when the tag is ISO-DEP (SAK b6).
+    if sak & 0x20 != 0, end < body.count {
+      let tl = Int(body[end])
+      guard tl >= 1, end + tl <= body.count else {
+        return (outputs, nil, "\(command): ATS length byte TL exceeds the data")
+      }
+      outputs.append(info(Array(body[end..<(end + tl)]), extra: []))
+      isoDEPTarget = true
+      end += tl
+    }
+    return (outputs, end, nil)
   }
 
   private func info(_ data: [UInt8], extra: [String]) -> Output {
@@ -227,6 +282,10 @@ struct PN53xInterpreter {
     default: return "unknown PN53x error code"
     }
   }
+
+  /// Set on InDataExchange frames to and from an ISO-DEP target: the frame is the INF of the
+  /// I-blocks the chip exchanged (an APDU), not the blocks themselves.
+  static let isoDEPPayloadFlag = "pn53x-iso-dep-payload"
 
   static func hex(_ byte: UInt8) -> String { "0x" + Hex.string([byte]) }
 }

@@ -363,6 +363,9 @@ public struct ISO14443ALayer: Sendable {
     let unit = LayerUnit(
       direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
       timeNs: frame.timeNs)
+    if target == .isoDEP, let framed = ReaderTargetInfo.isoDEPPayload(frame, unit) {
+      return LayerResult(decode: framed.decode, handoff: framed.handoff, findings: findings)
+    }
     return LayerResult(handoff: (target, unit), findings: findings)
   }
 

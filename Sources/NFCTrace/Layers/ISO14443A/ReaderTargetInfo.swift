@@ -42,6 +42,24 @@ enum ReaderTargetInfo {
       newActivation: newActivation)
   }
 
+  /// The flag the libnfc and USB importers set on InDataExchange frames of an ISO-DEP target.
+  static let isoDEPPayloadFlag = "pn53x-iso-dep-payload"
+
+  /// For a frame whose ISO-DEP blocks the reader chip built and took apart itself (PN533
+  /// user manual §8.4.8, InDataExchange): an ISO-DEP decode that says so and the handoff of
+  /// the frame, an APDU, to ISO 7816-4. Nil for other frames.
+  static func isoDEPPayload(_ frame: Frame, _ unit: LayerUnit) -> (
+    decode: LayerDecode, handoff: (ProtocolID, LayerUnit)
+  )? {
+    guard !frame.sourceFlags.isEmpty, frame.sourceFlags.contains(isoDEPPayloadFlag) else {
+      return nil
+    }
+    let decode = LayerDecode(
+      .isoDEP, "I-block INF", "INF of I-blocks framed by the reader chip",
+      [LayerField("inf_length", .int(unit.bytes.count))])
+    return (decode, (.iso7816, unit))
+  }
+
   private static func uidFlag(_ frame: Frame) -> [UInt8]? {
     guard let flag = frame.sourceFlags.first(where: { $0.hasPrefix("uid=") }) else { return nil }
     return Hex.bytes(flag.dropFirst(4))

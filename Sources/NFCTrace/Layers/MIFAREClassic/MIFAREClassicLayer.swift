@@ -10,9 +10,13 @@
 /// arrives and everything after {at} in this activation decodes as `ciphertext` ("encrypted
 /// (Crypto1)"), never as commands: without the key the opcodes cannot be read.
 ///
+/// Reader chips (PN53x, ACR122) that run the protocol themselves take whole commands — AUTH
+/// with key and UID, WRITE with its 16 bytes — and answer an empty frame on success; those
+/// are decoded too (`chipCommand`), and nothing after them is ciphertext.
+///
 /// Decode names: `AUTH key A`, `AUTH key B`, `AUTH (nt)`, `AUTH (nr, ar)`, `AUTH (at)`,
 /// `READ`, `READ response`, `WRITE`, `WRITE data`, `INCREMENT`, `DECREMENT`, `RESTORE`,
-/// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `magic WUPC1`, `magic WUPC2`,
+/// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `done`, `magic WUPC1`, `magic WUPC2`,
 /// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
 /// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`.
 public struct MIFAREClassicLayer: ProtocolLayer {
@@ -36,6 +40,8 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     case valueData(op: String, block: Int)
     case transfer(block: Int)
     case other(String)
+    /// A command a reader chip carries out whole (authentication, two-step WRITE).
+    case byChip(String)
   }
 
   private var phase = Phase.plain
@@ -116,6 +122,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       pending = .other(name)
       return decoded(name, "\(name) (gen1a backdoor)", [])
     }
+    if let chip = chipCommand(b) { return chip }
     guard b.count == 2, let op = b.first else {
       let opcode = b.first.map { "0x" + Hex.string([$0]) } ?? "(empty)"
       return .undecoded("unknown MIFARE Classic command \(opcode) (\(b.count) bytes)")
@@ -154,6 +161,45 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     }
   }
 
+  /// Commands as a host gives them to a reader chip that runs the MIFARE protocol itself
+  /// (PN533 user manual §8.4.8, InDataExchange; ACR122 and libnfc use the same forms): AUTH
+  /// `60`/`61` block key(6) UID(4), WRITE `A0` block data(16), DECREMENT/INCREMENT/RESTORE
+  /// `C0`–`C2` block value(4). The chip does the three-pass authentication, the Crypto1
+  /// encryption and the two-step WRITE, and answers an empty frame when all went well; what
+  /// follows stays plaintext to the host.
+  private mutating func chipCommand(_ b: [UInt8]) -> LayerResult? {
+    guard b.count >= 6, let op = b.first else { return nil }
+    let block = Int(b[1])
+    let f = blockFields(block)
+    let note = "(carried out by the reader chip)"
+    switch (op, b.count) {
+    case (0x60, 12), (0x61, 12):
+      let key = op == 0x60 ? "A" : "B"
+      pending = .byChip("AUTH key \(key)")
+      return decoded(
+        "AUTH key \(key)",
+        "AUTH key \(key) block \(block) (sector \(Self.sector(ofBlock: block))) with key "
+          + "\(Hex.string(b[2..<8])) \(note)",
+        f + [LayerField("key", .string(key)), LayerField("uid", .hex(Array(b[8..<12])))])
+    case (0xA0, 18):
+      let data = Array(b[2...])
+      pending = .byChip("WRITE")
+      return decoded(
+        "WRITE", "WRITE block \(block) ← \(Hex.string(data)) \(note)",
+        f + [LayerField("data", .hex(data))])
+    case (0xC0, 6), (0xC1, 6), (0xC2, 6):
+      let name = ["DECREMENT", "INCREMENT", "RESTORE"][Int(op - 0xC0)]
+      let value = Int(
+        Int32(
+          bitPattern: UInt32(b[2]) | UInt32(b[3]) << 8 | UInt32(b[4]) << 16 | UInt32(b[5]) << 24))
+      pending = .byChip(name)
+      return decoded(
+        name, "\(name) block \(block) by \(value) \(note)", f + [LayerField("value", .int(value))])
+    default:
+      return nil
+    }
+  }
+
   private mutating func clear() {
     pending = nil
     awaitingWriteData = nil
@@ -177,6 +223,11 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       return decoded("AUTH (nt)", "AUTH tag nonce nt \(Hex.string(b))", [LayerField("nt", .hex(b))])
     }
     phase = .plain
+    if b.isEmpty, case .byChip(let name) = command {
+      return decoded(
+        "done", "\(name) done (the reader chip reports success)",
+        [LayerField("command", .string(name))])
+    }
     if b.count == 1, (unit.bits ?? 4) == 4, b[0] <= 0x0F { return ackNak(b[0], command) }
     if case .read(let block) = command, b.count == 16 {
       let fields = blockFields(block) + [LayerField("data", .hex(b))]
@@ -225,7 +276,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     case .value(let op, _): return op
     case .valueData(let op, _): return "\(op) value"
     case .transfer: return "TRANSFER"
-    case .other(let name): return name
+    case .other(let name), .byChip(let name): return name
     }
   }
 

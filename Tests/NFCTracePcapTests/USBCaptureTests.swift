@@ -1,0 +1,104 @@
+import Foundation
+import NFCTrace
+import NFCTracePcap
+import TestSupport
+import Testing
+
+// USB captures of PN53x / ACR122 readers (Traces/usb/, built from the libnfc log fixtures by
+// make_usb_captures.py): the frames recovered from the bulk transfers must be the ones the
+// libnfc importer recovers from the same traffic, timed by the USB packets.
+
+private func libnfcFrames(_ log: String) throws -> [Frame] {
+  var importer = try LibnfcLogImporter(input: TraceInput(path: TestPaths.traces("libnfc/" + log)))
+  var frames: [Frame] = []
+  while let frame = try importer.next() { frames.append(frame) }
+  return frames
+}
+
+/// What both importers must agree on: everything but time and location.
+private func air(_ frames: [Frame]) -> [String] {
+  frames.map {
+    "\($0.direction) \($0.event.map(\.rawValue) ?? "") \(Hex.string($0.data)) \($0.bits ?? 8) "
+      + "\($0.crc) \($0.technology) \($0.sourceFlags)"
+  }
+}
+
+@Suite struct USBCaptureTests {
+  @Test(arguments: [
+    ("usb/pn533-t2t-usbmon-mmapped.pcap", "pn533_scl3711_t2t_read_write.log"),
+    ("usb/pn533-t4t-usbmon.pcap", "pn533_t4t_ndef_read_write.log"),
+    ("usb/acr122u-t2t-usbpcap.pcap", "acr122u_t2t_read_write.log"),
+  ])
+  func sameFramesAsTheLibnfcLog(capture: String, log: String) throws {
+    let result = try importPcap(TraceInput(path: TestPaths.traces(capture)))
+    #expect(result.error == nil)
+    let expected = try libnfcFrames(log)
+    #expect(air(result.frames) == air(expected))
+    #expect(result.frames.map(\.index) == Array(0..<expected.count))
+    // Times come from the USB packets: increasing, starting at the first packet.
+    #expect(zip(result.frames, result.frames.dropFirst()).allSatisfy { $0.timeNs <= $1.timeNs })
+    #expect(result.frames.allSatisfy { $0.location.unit == "packet" })
+  }
+
+  @Test func pn533Type2TimesAndPacketsAndIgnoredDevices() throws {
+    let result = try importPcap(
+      TraceInput(path: TestPaths.traces("usb/pn533-t2t-usbmon-mmapped.pcap")))
+    // READ 3 (frame 4) is the OUT submission of packet 36 (2 packets of other devices first,
+    // 2 per transfer, a keyboard report after every 4th); its answer the IN completion of
+    // packet 42, after the ACK's transfer: 150 µs per packet + 700 µs per answer.
+    #expect(result.frames[4].data == [0x30, 0x03])
+    #expect(result.frames[4].location.record == 36)
+    #expect(result.frames[4].location.offset == 3020)
+    #expect(result.frames[5].location.record == 42)
+    #expect(result.frames[5].timeNs - result.frames[4].timeNs == 2_300_000)
+    #expect(result.frames[4].sourceTime == SourceTime(1_700_000_000_012_250, .microseconds))
+    #expect(
+      result.warnings.map(\.message) == [
+        "USB device 1.2: its first bulk data (55 53 42 43 10 00 00 00 …) is neither PN53x frames "
+          + "nor CCID messages; its traffic is ignored",
+        "InCommunicateThru status 0x01: timeout, the tag did not answer",
+      ])
+    #expect(result.warnings[0].location?.record == 1)
+  }
+
+  /// A USB capture of other devices only is an error that says what was expected.
+  @Test func usbCaptureWithoutAReader() throws {
+    let path = temporaryPath(".pcap")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // usbmon (189): one bulk OUT of a USB disk, device 1.2.
+    var bytes: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0] + Array(repeating: 0, count: 8)
+    bytes += [0xFF, 0xFF, 0, 0, 189, 0, 0, 0]
+    var header = Array(repeating: UInt8(0), count: 48)
+    header[8] = 0x53  // 'S'
+    header[9] = 3  // bulk
+    header[10] = 0x02  // OUT
+    header[11] = 2
+    header[12] = 1
+    header[36] = 4  // 4 bytes captured
+    let packet = header + [0x55, 0x53, 0x42, 0x43]
+    bytes += [1, 0, 0, 0, 0, 0, 0, 0, UInt8(packet.count), 0, 0, 0, UInt8(packet.count), 0, 0, 0]
+    bytes += packet
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.isEmpty)
+    #expect(result.error?.kind == .unsupported)
+    #expect(
+      result.error?.message
+        == "USB capture (link type 189 (LINKTYPE_USB_LINUX)) without PN53x or ACR122 reader "
+        + "traffic in its 1 packets: expected bulk transfers of PN53x frames (00 00 FF …) or "
+        + "CCID messages; capture the reader's USB bus")
+    #expect(result.error?.location.offset == 92)
+    #expect(result.warnings.first?.message.hasPrefix("USB device 1.2: its first bulk data") == true)
+  }
+
+  /// The chip frames a Type 4 tag's APDUs in ISO-DEP blocks itself: the APDUs decode down
+  /// to NDEF, and the sessions are the app's.
+  @Test func pn533Type4SessionsFromUSB() throws {
+    let sessions = try analyzePcap(TestPaths.traces("usb/pn533-t4t-usbmon.pcap"))
+    try #require(sessions.count == 1)
+    #expect(
+      sessions[0].operations.map(\.shortText) == [
+        "connect ok", "queryNDEFStatus readWrite 48 B", "readNDEF ok", "writeNDEF ok",
+      ])
+  }
+}
