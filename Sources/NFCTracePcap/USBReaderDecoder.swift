@@ -1,7 +1,8 @@
 import NFCTrace
 
 /// Finds the NFC reader in a USB capture and recovers the frames that went over the air from
-/// its bulk transfers (`PN53xHostLink`: PN533 host-link frames, ACR122 CCID messages).
+/// its bulk transfers (`PN53xHostLink`: PN533 host-link frames; CCID messages of the ACR122
+/// and of other PC/SC contactless readers).
 ///
 /// Each USB device is judged by its first bulk data: a device whose traffic is neither PN53x
 /// frames nor CCID messages (a keyboard, a disk on the same bus) is ignored, with one warning

@@ -70,9 +70,9 @@ func diffExcerpt(expected: String, actual: String, name: String) -> String {
 }
 
 @Test func goldenManifestIsPresent() {
-  // 11 simulated pcaps + the noisy Proxmark3 trace + 3 demo pcaps + 3 USB captures, × 8
+  // 11 simulated pcaps + the noisy Proxmark3 trace + 3 demo pcaps + 4 USB captures, × 8
   // outputs each.
-  #expect(GoldenCase.all.count == 18 * 8)
+  #expect(GoldenCase.all.count == 19 * 8)
   #expect(GoldenCase.all.contains { $0.golden == "t2-removed-mid-write.pcap.diagnose.txt" })
 }
 

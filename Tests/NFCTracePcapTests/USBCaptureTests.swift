@@ -101,4 +101,39 @@ private func air(_ frames: [Frame]) -> [String] {
         "connect ok", "queryNDEFStatus readWrite 48 B", "readNDEF ok", "writeNDEF ok",
       ])
   }
+
+  /// A PC/SC application on a CCID reader (USBPcap): the reader's ATR and UID open each
+  /// session; storage-card READ/UPDATE BINARY are the Type 2 READ/WRITE and MIFARE Classic
+  /// READ/WRITE; card APDUs decode as APDUs; GENERAL AUTHENTICATE is the chip-form AUTH.
+  @Test func pcscApplicationOnACCIDReader() throws {
+    let path = TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap")
+    let sessions = try analyzePcap(path)
+    #expect(
+      sessions.map { $0.operations.map(\.shortText) } == [
+        [
+          "connect ok", "queryNDEFStatus readWrite 142 B", "readNDEF ok", "writeNDEF ok",
+          "readNDEF ok",
+        ],
+        ["connect ok", "queryNDEFStatus readOnly 48 B", "readNDEF ok", "writeNDEF failed"],
+        ["connect ok", "authenticate ok", "transceive ok"],
+      ])
+    #expect(
+      sessions.map { $0.tag.product } == [
+        "MIFARE Ultralight / NTAG (Type 2)", "Type 4 tag", "MIFARE Classic 1K",
+      ])
+    #expect(
+      sessions.map { $0.tag.uidString } == [
+        "04:3C:71:2A:5B:61:80", "04:52:6B:1A:2C:5E:80", "5E:1F:7A:33",
+      ])
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.warnings.isEmpty)
+    // READ BINARY with Le 4: the READ answer's first 4 bytes, flagged.
+    let partial = try #require(result.frames.first { $0.data == [0x03, 0x0B, 0xD1, 0x01] })
+    #expect(partial.sourceFlags == [ReaderChipFlag.readBinary])
+    // The MIFARE Classic AUTH: 60 04, the key loaded under number 0, the UID.
+    #expect(
+      result.frames.contains {
+        $0.data == [0x60, 0x04, 0xD3, 0xF7, 0xD3, 0xF7, 0xD3, 0xF7, 0x5E, 0x1F, 0x7A, 0x33]
+      })
+  }
 }

@@ -89,6 +89,91 @@ def usbpcap_capture(log, name, bus, dev, out_ep, in_ep):
     f.close()
 
 
+def ccid_exchanges():
+    """A PC/SC application on a CCID contactless reader (ACR1252U-style): each tap is
+    IccPowerOn → ATR, GET DATA UID, then storage-card commands (FF B0 / FF D6, PC/SC 2.01
+    part 3) or card APDUs (CLA 00), answered in RDR_to_PC_DataBlock messages."""
+    seq = [0]
+    def msg(kind, body):
+        n = len(body)
+        m = bytes([kind, n & 0xFF, n >> 8, 0, 0, 0, seq[0] & 0xFF, 0, 0, 0]) + bytes(body)
+        return m
+    out = []
+    def x(cmd, rsp, kind=0x6F):
+        out.append((True, msg(kind, cmd)))
+        out.append((False, msg(0x80, rsp)))
+        seq[0] += 1
+    def power_on(atr):
+        tck = 0
+        for b in atr[1:]:
+            tck ^= b
+        x([], atr + [tck], kind=0x62)
+    def power_off():
+        out.append((True, msg(0x63, [])))
+        out.append((False, msg(0x81, [])))
+        seq[0] += 1
+    storage = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03]
+    # Tap 1: NTAG213 (CC E1 10 12 00), read a URI record, write a new one length-first
+    # (4 bytes per UPDATE BINARY), read back with Le 4.
+    power_on(storage + [0x00, 0x03, 0, 0, 0, 0])
+    x([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 0x3C, 0x71, 0x2A, 0x5B, 0x61, 0x80, 0x90, 0x00])
+    old = [0x03, 0x0A, 0xD1, 0x01, 0x06, 0x55, 0x04] + list(b"a.com") + [0xFE, 0, 0, 0]
+    x([0xFF, 0xB0, 0x00, 0x03, 0x10], [0xE1, 0x10, 0x12, 0x00] + old[:12] + [0x90, 0x00])
+    x([0xFF, 0xB0, 0x00, 0x04, 0x10], old[:16] + [0x90, 0x00])
+    new = [0x03, 0x0B, 0xD1, 0x01, 0x07, 0x55, 0x04] + list(b"nxp.io") + [0xFE, 0, 0]
+    for i in range(4):
+        x([0xFF, 0xD6, 0x00, 0x04 + i, 0x04] + new[4 * i:4 * i + 4], [0x90, 0x00])
+    x([0xFF, 0xB0, 0x00, 0x04, 0x04], new[:4] + [0x90, 0x00])
+    power_off()
+    # Tap 2: a Type 4 tag (ATR of an ISO/IEC 14443-4 card): NDEF read, then an UPDATE
+    # BINARY refused with 6982 (write access denied).
+    power_on([0x3B, 0x81, 0x80, 0x01, 0x80])
+    x([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 0x52, 0x6B, 0x1A, 0x2C, 0x5E, 0x80, 0x90, 0x00])
+    ndef = [0xD1, 0x01, 0x06, 0x55, 0x04] + list(b"a.com")
+    cc = [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0x32, 0x00, 0xFF]
+    for c, r in [
+        ([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], []),
+        ([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], []),
+        ([0x00, 0xB0, 0x00, 0x00, 0x0F], cc),
+        ([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], []),
+        ([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, len(ndef)]),
+        ([0x00, 0xB0, 0x00, 0x02, len(ndef)], ndef),
+    ]:
+        x(c, r + [0x90, 0x00])
+    x([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x82])
+    power_off()
+    # Tap 3: MIFARE Classic 1K: LOAD KEYS, GENERAL AUTHENTICATE block 4 with key A, READ
+    # BINARY block 4.
+    power_on(storage + [0x00, 0x01, 0, 0, 0, 0])
+    x([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x5E, 0x1F, 0x7A, 0x33, 0x90, 0x00])
+    x([0xFF, 0x82, 0x00, 0x00, 0x06] + [0xD3, 0xF7] * 3, [0x90, 0x00])
+    x([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, 0x04, 0x60, 0x00], [0x90, 0x00])
+    x([0xFF, 0xB0, 0x00, 0x04, 0x10], old[:16] + [0x90, 0x00])
+    power_off()
+    return out
+
+
+def usbpcap_ccid_capture(name, bus, dev, out_ep, in_ep):
+    f = open(os.path.join(HERE, name), "wb")
+    f.write(pcap_header(249))
+    t, irp = 0, 0xFFFFA001_00000000
+    for tx, data in ccid_exchanges():
+        irp += 0x10
+        if tx:
+            f.write(record(t, usbpcap(irp, False, out_ep, dev, bus, data)))
+            f.write(record(t + 50, usbpcap(irp, True, out_ep, dev, bus, b"")))
+        else:
+            f.write(record(t, usbpcap(irp, False, in_ep, dev, bus, b"")))
+            t += 4000
+            f.write(record(t, usbpcap(irp, True, in_ep, dev, bus, data)))
+        if data[:1] == b"\x63":  # card removed: the slot-change notification (interrupt)
+            f.write(record(t + 100, usbpcap(irp + 1, True, 0x81, dev, bus, b"\x50\x02", xfer=1)))
+            t += 300_000
+        t += 400
+    f.close()
+
+
+usbpcap_ccid_capture("acr1252u-pcsc-usbpcap.pcap", bus=2, dev=7, out_ep=0x02, in_ep=0x83)
 usbmon_capture("pn533_scl3711_t2t_read_write.log", "pn533-t2t-usbmon-mmapped.pcap",
                mmapped=True, bus=1, dev=5, out_ep=0x04, in_ep=0x84, noise=True)
 usbmon_capture("pn533_t4t_ndef_read_write.log", "pn533-t4t-usbmon.pcap",

@@ -44,7 +44,7 @@ struct PN53xInterpreter: Sendable {
     case 0x40:
       guard params.count >= 1 else { return ([], ["InDataExchange without a Tg byte"]) }
       var frame = readerFrame(Array(params.dropFirst()), thru: false)
-      if isoDEPTarget { frame.flags.append(Self.isoDEPPayloadFlag) }
+      if isoDEPTarget { frame.flags.append(ReaderChipFlag.isoDEPPayload) }
       return ([frame], [])
     case 0x42:
       return ([readerFrame(params, thru: true)], [])
@@ -64,7 +64,7 @@ struct PN53xInterpreter: Sendable {
       if !on { isoDEPTarget = false }
       let event = Output(
         direction: .event, event: on ? .fieldOn : .fieldOff, data: [], bits: nil,
-        crc: .absent, technology: .unknown, flags: ["pn53x-rfconfiguration"])
+        crc: .absent, technology: .unknown, flags: [ReaderChipFlag.rfConfiguration])
       return ([event], [])
     default:
       return ([], [])
@@ -121,9 +121,9 @@ struct PN53xInterpreter: Sendable {
     }
     let data = Array(body.dropFirst())
     var flags: [String] = []
-    if data.isEmpty { flags.append("pn53x-empty-answer") }
-    if status & 0x40 != 0 { flags.append("pn53x-more-information") }
-    if name == "InDataExchange", isoDEPTarget { flags.append(Self.isoDEPPayloadFlag) }
+    if data.isEmpty { flags.append(ReaderChipFlag.emptyAnswer) }
+    if status & 0x40 != 0 { flags.append(ReaderChipFlag.moreInformation) }
+    if name == "InDataExchange", isoDEPTarget { flags.append(ReaderChipFlag.isoDEPPayload) }
     let crc: CRCStatus = name == "InCommunicateThru" && !rxCRC ? .unchecked : .notCaptured
     let frame = Output(
       direction: .tag, event: nil, data: data, bits: nil, crc: crc, technology: technology,
@@ -217,7 +217,7 @@ struct PN53xInterpreter: Sendable {
   private func info(_ data: [UInt8], extra: [String]) -> Output {
     Output(
       direction: .tag, event: nil, data: data, bits: nil, crc: .notCaptured,
-      technology: .nfcA, flags: ["pn53x-target-info"] + extra)
+      technology: .nfcA, flags: [ReaderChipFlag.targetInfo] + extra)
   }
 
   // MARK: - Registers
@@ -282,10 +282,6 @@ struct PN53xInterpreter: Sendable {
     default: return "unknown PN53x error code"
     }
   }
-
-  /// Set on InDataExchange frames to and from an ISO-DEP target: the frame is the INF of the
-  /// I-blocks the chip exchanged (an APDU), not the blocks themselves.
-  static let isoDEPPayloadFlag = "pn53x-iso-dep-payload"
 
   static func hex(_ byte: UInt8) -> String { "0x" + Hex.string([byte]) }
 }

@@ -137,6 +137,9 @@ public struct LayerUnit: Sendable {
   /// again (ISO-DEP R(NAK), ISO/IEC 14443-4 §7.5.4 rule 11): inner layers read it as the answer
   /// to the command they already paired.
   public var retransmission = false
+  /// True when the source kept only the first bytes of the tag's answer (a PC/SC READ BINARY
+  /// with `Le` below 16 returns that many of the READ answer's 16 bytes).
+  public var partialAnswer = false
 
   /// Creates a unit.
   public init(
@@ -212,6 +215,8 @@ public struct LinkContext: Sendable {
   public var tagFamilyHint: String?
   /// The technology in use.
   public var technology: Technology = .unknown
+  /// True when a PC/SC reader's ATR names a MIFARE Classic card (no SAK is seen then).
+  public var mifareClassicByATR = false
 
   /// A fresh context.
   public init() {}

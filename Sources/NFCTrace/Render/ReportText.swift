@@ -65,6 +65,7 @@ public enum ReportText {
     if let atqb = t.atqb.flatMap(ATQB.init(parsing:)) {
       out += row("ATQB", atqb.decode.summary.dropFirst(5).description)
     }
+    if let atr = t.atr { out += row("ATR", Hex.string(atr, separator: " ") + " (PC/SC reader)") }
     var product = t.product ?? "unknown"
     if let v = t.version { product += " (GET_VERSION \(Hex.string(v, separator: " ")))" }
     out += row("product", product)

@@ -61,6 +61,8 @@ public enum SessionsRender {
     JSON.optionalString(t.ats.map { Hex.string($0) }, to: out)
     out.write(",\"atqb\":")
     JSON.optionalString(t.atqb.map { Hex.string($0) }, to: out)
+    out.write(",\"atr\":")
+    JSON.optionalString(t.atr.map { Hex.string($0) }, to: out)
     out.write(",\"version\":")
     JSON.optionalString(t.version.map { Hex.string($0) }, to: out)
     out.write(",\"several_tags\":\(t.collision)}")

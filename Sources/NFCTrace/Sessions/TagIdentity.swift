@@ -21,6 +21,8 @@ public struct TagIdentity: Sendable, Equatable {
   public var atqb: [UInt8]?
   /// The ATQBs of the poll by PUPI, for the one ATTRIB selects (several tags may answer).
   private var atqbByPUPI: [[UInt8]: [UInt8]] = [:]
+  /// The ATR a PC/SC reader built for the card (USB captures of CCID readers).
+  public var atr: [UInt8]?
   /// GET_VERSION answer (8 bytes).
   public var version: [UInt8]?
   /// READ_SIG answer (32 bytes), if read.
@@ -47,12 +49,16 @@ public struct TagIdentity: Sendable, Equatable {
   /// Whether the tag speaks NFC Forum Type 2 (SAK `00` or a Type 2 GET_VERSION).
   public var isType2: Bool {
     if versionInfo != nil { return true }
+    if sak == nil, let atr, let name = PCSCCardInfo.storageCardName(atr: atr) {
+      return name == 0x0003 || name == 0x003A
+    }
     return sak == 0x00
   }
 
   /// Whether the tag is ISO-DEP (SAK bit 0x20, an ATS, or an ATQB with Protocol_Type b1).
   public var isISODEP: Bool {
     if ats != nil || (sak.map { $0 & 0x20 != 0 } ?? false) { return true }
+    if let atr, PCSCCardInfo.isISODEP(atr: atr) { return true }
     return atqb.flatMap(ATQB.init(parsing:))?.iso14443_4 ?? false
   }
 
@@ -61,7 +67,8 @@ public struct TagIdentity: Sendable, Equatable {
     if let v = versionInfo { return v.productName }
     guard let sak else {
       if hasNDEFApplication { return "Type 4 tag" }
-      return isISODEP ? "ISO-DEP tag (ISO 14443-4)" : nil
+      if isISODEP { return "ISO-DEP tag (ISO 14443-4)" }
+      return atr.flatMap(PCSCCardInfo.storageCardName(atr:)).flatMap(Self.product(cardName:))
     }
     if sak & 0x20 != 0 {
       if hasNDEFApplication { return "Type 4 tag" }
@@ -74,6 +81,18 @@ public struct TagIdentity: Sendable, Equatable {
     case 0x18: return "MIFARE Classic 4K"
     case 0x19: return "MIFARE Classic 2K"
     case 0x10, 0x11: return "MIFARE Plus (SL2)"
+    default: return nil
+    }
+  }
+
+  /// The product a PC/SC ATR card name stands for (PC/SC 2.01 part 3 supplement).
+  private static func product(cardName: UInt16) -> String? {
+    switch cardName {
+    case 0x0001: return "MIFARE Classic 1K"
+    case 0x0002: return "MIFARE Classic 4K"
+    case 0x0003: return "MIFARE Ultralight / NTAG (Type 2)"
+    case 0x0026: return "MIFARE Mini"
+    case 0x003A: return "MIFARE Ultralight C"
     default: return nil
     }
   }
@@ -108,6 +127,8 @@ public struct TagIdentity: Sendable, Equatable {
       if layer.name == "ATQA" {
         let payload = Self.payload(f)
         if payload.count == 2 { atqa = UInt16(payload[1]) << 8 | UInt16(payload[0]) }
+      } else if layer.name == "ATR" {
+        atr = f.frame.data
       } else if layer.name == "SAK", case .bool(true) = layer.field("uid_complete"),
         let s = Self.payload(f).first
       {

@@ -53,6 +53,7 @@ extension TraceDiff {
       ("sak", a.sak.map { .hex([$0]) }, b.sak.map { .hex([$0]) }),
       ("ats", hex(a.ats), hex(b.ats)),
       ("atqb", hex(a.atqb), hex(b.atqb)),
+      ("atr", hex(a.atr), hex(b.atr)),
       ("version", hex(a.version), hex(b.version)),
       ("several_tags", .bool(a.collision), .bool(b.collision)),
     ]

@@ -95,6 +95,14 @@ public struct ISO14443ALayer: Sendable {
       if info.newActivation { reset() }
       return info
     }
+    if let info = PCSCCardInfo.result(frame, context: &context) {
+      if info.newActivation { reset() }
+      return info
+    }
+    if let framed = ReaderTargetInfo.isoDEPPayload(frame) {
+      pending = .none
+      return framed
+    }
     if frame.technology == .nfcA { context.technology = .nfcA }
     if crypto1Follows {
       crypto1Follows = false
@@ -360,11 +368,11 @@ public struct ISO14443ALayer: Sendable {
       }
       pending = .none
     }
-    let unit = LayerUnit(
+    var unit = LayerUnit(
       direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
       timeNs: frame.timeNs)
-    if target == .isoDEP, let framed = ReaderTargetInfo.isoDEPPayload(frame, unit) {
-      return LayerResult(decode: framed.decode, handoff: framed.handoff, findings: findings)
+    if !frame.sourceFlags.isEmpty, frame.direction == .tag {
+      unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
     }
     return LayerResult(handoff: (target, unit), findings: findings)
   }
@@ -380,6 +388,7 @@ public struct ISO14443ALayer: Sendable {
     if reader, isMIFAREAuth(payload) { return .mifareClassic }
     if !reader, case .mifareAuth = pending { return .mifareClassic }
     if let sak = context.sak, SAK(sak).isMIFAREClassic { return .mifareClassic }
+    if context.mifareClassicByATR { return .mifareClassic }
     if reader, looksLikeISODEPBeforeSelection(frame, payload: payload, context: context) {
       findings.append(
         Finding(

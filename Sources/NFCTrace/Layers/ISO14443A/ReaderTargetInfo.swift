@@ -6,7 +6,7 @@
 /// the activation they summarise (PN532 User Manual §7.3.5, InListPassiveTarget).
 enum ReaderTargetInfo {
   /// The flag the libnfc importer sets on these frames.
-  static let flag = "pn53x-target-info"
+  static let flag = ReaderChipFlag.targetInfo
 
   /// The layer result for a target-info frame, or nil when `frame` is not one.
   static func result(_ frame: Frame, context: inout LinkContext) -> FrameLayerResult? {
@@ -42,22 +42,21 @@ enum ReaderTargetInfo {
       newActivation: newActivation)
   }
 
-  /// The flag the libnfc and USB importers set on InDataExchange frames of an ISO-DEP target.
-  static let isoDEPPayloadFlag = "pn53x-iso-dep-payload"
-
   /// For a frame whose ISO-DEP blocks the reader chip built and took apart itself (PN533
   /// user manual §8.4.8, InDataExchange): an ISO-DEP decode that says so and the handoff of
   /// the frame, an APDU, to ISO 7816-4. Nil for other frames.
-  static func isoDEPPayload(_ frame: Frame, _ unit: LayerUnit) -> (
-    decode: LayerDecode, handoff: (ProtocolID, LayerUnit)
-  )? {
-    guard !frame.sourceFlags.isEmpty, frame.sourceFlags.contains(isoDEPPayloadFlag) else {
-      return nil
-    }
+  static func isoDEPPayload(_ frame: Frame) -> FrameLayerResult? {
+    guard !frame.sourceFlags.isEmpty, frame.sourceFlags.contains(ReaderChipFlag.isoDEPPayload)
+    else { return nil }
     let decode = LayerDecode(
       .isoDEP, "I-block INF", "INF of I-blocks framed by the reader chip",
-      [LayerField("inf_length", .int(unit.bytes.count))])
-    return (decode, (.iso7816, unit))
+      [LayerField("inf_length", .int(frame.data.count))])
+    let unit = LayerUnit(
+      direction: frame.direction, bytes: frame.data, frameIndex: frame.index,
+      timeNs: frame.timeNs)
+    return FrameLayerResult(
+      result: LayerResult(decode: decode, handoff: (.iso7816, unit)), crc: frame.crc,
+      expectsResponse: frame.direction == .reader, newActivation: false)
   }
 
   private static func uidFlag(_ frame: Frame) -> [UInt8]? {

@@ -183,6 +183,9 @@ public struct Type2Layer: ProtocolLayer {
     let b = unit.bytes
     let command = pending
     pending = nil
+    if unit.partialAnswer, case .read(let page) = command, (1...16).contains(b.count) {
+      return partialRead(b, page: page)
+    }
     if isAckNak(unit, command) { return ackNak(b[0], command) }
     // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no data.
     if b.isEmpty, let command, command.isWrite {
@@ -196,6 +199,18 @@ public struct Type2Layer: ProtocolLayer {
       return .undecoded("answer to SECTOR_SELECT part 2 (success is silence): sector not selected")
     }
     return answer(b, to: command, context: &context)
+  }
+
+  /// The first `b.count` bytes of a READ answer, as a PC/SC reader returned them.
+  private func partialRead(_ b: [UInt8], page: Int) -> LayerResult {
+    let fields = [
+      LayerField("command", .string("READ")), LayerField("page", .int(page)),
+      LayerField("data", .hex(b)),
+    ]
+    let summary =
+      "READ page \(page) → \(Hex.string(b.prefix(4), separator: " "))\(b.count > 4 ? " …" : "")"
+      + (b.count < 16 ? " (first \(b.count) of 16 bytes, as the reader returned them)" : "")
+    return LayerResult(decode: LayerDecode(.type2, "READ response", summary, fields))
   }
 
   /// A 1-byte answer is a 4-bit ACK/NAK when the capture says 4 bits, or when it carries no bit

@@ -1,0 +1,25 @@
+/// `Frame.sourceFlags` set on frames recovered from a reader's host traffic (libnfc logs, USB
+/// captures) rather than captured on the air: they say what the reader did itself, so that the
+/// layers read the frames as what they are.
+public enum ReaderChipFlag {
+  /// ATQA, SAK or ATS the reader reported after activating the tag itself (PN53x
+  /// InListPassiveTarget / InAutoPoll); the ATQA frame also carries `uid=<hex>`.
+  public static let targetInfo = "pn53x-target-info"
+  /// An APDU, or the card's answer, that the reader carried in ISO-DEP blocks it built and
+  /// took apart itself (PN53x InDataExchange to an ISO-DEP target; a PC/SC reader's APDU to
+  /// the card): the frame is the blocks' INF, not the blocks.
+  public static let isoDEPPayload = "pn53x-iso-dep-payload"
+  /// A successful exchange with no data: the reader consumed the tag's 4-bit ACK.
+  public static let emptyAnswer = "pn53x-empty-answer"
+  /// PN53x status bit MI: more data follows in the next exchange.
+  public static let moreInformation = "pn53x-more-information"
+  /// Field on/off from the PN53x RFConfiguration command.
+  public static let rfConfiguration = "pn53x-rfconfiguration"
+  /// A READ and its answer from a PC/SC READ BINARY (`FF B0`): the answer holds only the
+  /// `Le` bytes the reader returned of the tag's 16.
+  public static let readBinary = "pcsc-read-binary"
+  /// The ATR a PC/SC reader built for the card it activated (CCID IccPowerOn answer).
+  public static let atr = "pcsc-atr"
+  /// The UID a PC/SC reader reported (GET DATA `FF CA 00 00`).
+  public static let uid = "pcsc-uid"
+}
