@@ -7,6 +7,7 @@ let package = Package(
     .library(name: "NDEF", targets: ["NDEF"]),
     .library(name: "NFCTrace", targets: ["NFCTrace"]),
     .library(name: "NFCTracePcap", targets: ["NFCTracePcap"]),
+    .library(name: "NFCTraceAndroid", targets: ["NFCTraceAndroid"]),
     .executable(name: "nfctrace", targets: ["nfctrace"]),
   ],
   targets: [
@@ -18,14 +19,20 @@ let package = Package(
     .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
     // pcap/pcapng import and export through libpcap.
     .target(name: "NFCTracePcap", dependencies: ["NFCTrace", "CPcap"]),
+    // zlib from Debian's zlib1g-dev, for Android's compressed NFC snoop logs.
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    // Android NFC snoop logs (NCI packets).
+    .target(name: "NFCTraceAndroid", dependencies: ["NFCTrace", "CZlib"]),
     // The command-line tool: argument parsing and wiring only.
-    .executableTarget(name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap"]),
+    .executableTarget(
+      name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap", "NFCTraceAndroid"]),
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(
       name: "NDEFTests", dependencies: ["NDEF", "TestSupport"], exclude: ["ndeflib_oracle.py"]),
     .testTarget(
-      name: "NFCTraceTests", dependencies: ["NFCTrace", "NDEF", "NFCTracePcap", "TestSupport"]),
+      name: "NFCTraceTests",
+      dependencies: ["NFCTrace", "NDEF", "NFCTracePcap", "NFCTraceAndroid", "TestSupport"]),
     .testTarget(name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
     // Runs the built `nfctrace` binary on generated malformed inputs (docs/robustness.md); the
     // dependency makes SwiftPM build the executable before the tests.

@@ -7,7 +7,7 @@ import PackageDescription
 /// One fuzzer per input path: name of the executable and of its source folder.
 let fuzzers = [
   "fuzz-pcap", "fuzz-pm3-trace", "fuzz-pm3-text", "fuzz-nfclab-json", "fuzz-libnfc-log",
-  "fuzz-tag-dump", "fuzz-ndef", "fuzz-tlv",
+  "fuzz-tag-dump", "fuzz-ndef", "fuzz-tlv", "fuzz-nfcsnoop",
 ]
 
 let package = Package(
@@ -22,6 +22,7 @@ let package = Package(
         "CFuzzerDriver",
         .product(name: "NFCTrace", package: "NFCTrace"),
         .product(name: "NFCTracePcap", package: "NFCTrace"),
+        .product(name: "NFCTraceAndroid", package: "NFCTrace"),
         .product(name: "NDEF", package: "NFCTrace"),
       ]),
   ]

@@ -20,7 +20,7 @@ rss_mb="${FUZZ_RSS_MB:-2048}"
 max_len="${FUZZ_MAX_LEN:-16384}"
 swift="${SWIFT:-swift}"
 all=(fuzz-pcap fuzz-pm3-trace fuzz-pm3-text fuzz-nfclab-json fuzz-libnfc-log fuzz-tag-dump
-  fuzz-ndef fuzz-tlv)
+  fuzz-ndef fuzz-tlv fuzz-nfcsnoop)
 targets=("$@")
 [ ${#targets[@]} = 0 ] && targets=("${all[@]}")
 
@@ -85,6 +85,7 @@ for t in "${targets[@]}"; do
     fuzz-pm3-text) seed "$c" "$shared"/derived/proxmark3-text/*.txt ;;
     fuzz-nfclab-json) seed "$c" "$shared"/public/nfc-laboratory/*.json ;;
     fuzz-libnfc-log) seed "$c" Traces/libnfc/*.log ;;
+    fuzz-nfcsnoop) seed "$c" Traces/android/*.txt ;;
     fuzz-tag-dump)
       seed "$c" "$shared"/public/UberGuidoZ-Flipper/*.nfc "$shared"/public/ChameleonMini/*.bin \
         "$shared"/public/proxmark3/*.json ;;

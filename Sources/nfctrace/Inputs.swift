@@ -1,8 +1,9 @@
 import NFCTrace
+import NFCTraceAndroid
 import NFCTracePcap
 
 /// Every format this build can import.
-let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
+let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all + AndroidFormats.all)
 
 /// Opens `path` with the format named by `--input-format` or detected from its content.
 /// - Throws: `UsageError` for an unknown format name, `TraceError` for unreadable input.

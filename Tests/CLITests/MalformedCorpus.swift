@@ -51,7 +51,7 @@ enum MalformedCorpus {
   /// Generates the cases (same bytes every time).
   static func generate() -> [MalformedCase] {
     generic() + pcap() + pcapng() + proxmark3Binary() + proxmark3Text() + nfcLab() + libnfc()
-      + tagDumps() + ndef() + tlv() + ndefInTrace()
+      + android() + tagDumps() + ndef() + tlv() + ndefInTrace()
   }
 
   // MARK: - Inputs that are no trace at all
@@ -331,6 +331,21 @@ enum MalformedCorpus {
       return textCases(
         base, name, format: "libnfc-log",
         isData: { line in String(decoding: line, as: UTF8.self).contains("TX:") })
+    }
+  }
+
+  static func android() -> [MalformedCase] {
+    let name = "android-dumpsys-nfc.txt"
+    guard let base = load(TestPaths.traces("android/" + name)) else { return [] }
+    // A log cut at a line is itself damaged (a cut zlib stream), so only the cases whose frames
+    // must equal the whole log's keep their reference input.
+    return textCases(
+      base, name, format: "android-nfcsnoop",
+      isData: { line in line.count >= 100 && line.first != 0x2D }
+    ).map { c in
+      var c = c
+      if c.outcome != .sameFrames { c.prefix = nil }
+      return c
     }
   }
 

@@ -2,6 +2,7 @@ import CFuzzerDriver
 import Foundation
 import NDEF
 import NFCTrace
+import NFCTraceAndroid
 import NFCTracePcap
 
 /// What every fuzz target runs: the same work as the CLI's `timeline`, `sessions` and `ndef`
@@ -10,7 +11,8 @@ import NFCTracePcap
 /// bad input.
 public enum Fuzz {
   /// Every format of the CLI's registry (pcap first, as in `nfctrace formats`).
-  public static let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
+  public static let registry = FormatRegistry(
+    PcapFormats.all + BuiltinFormats.all + AndroidFormats.all)
 
   /// A path no file has, so that importers use the bytes in memory (libpcap reads them through
   /// a copy instead of the file).

@@ -68,6 +68,10 @@ public struct FrameDecoder: Sendable {
   /// Type B frames go to the type B layer: those the source says are NFC-B, and those of
   /// sources that do not say (Proxmark3, pcap 264) that `ISO14443BLayer.claims`.
   private func isTypeB(_ frame: Frame) -> Bool {
+    // APDUs a reader carried in ISO-DEP blocks it built go to the layer that hands them on.
+    if !frame.sourceFlags.isEmpty, frame.sourceFlags.contains(ReaderChipFlag.isoDEPPayload) {
+      return false
+    }
     switch frame.technology {
     case .nfcB: return true
     case .unknown: return ISO14443BLayer.claims(frame, context: context)

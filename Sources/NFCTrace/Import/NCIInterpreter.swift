@@ -1,0 +1,245 @@
+/// Turns NFC Controller Interface packets (NCI 1.0/2.0, as an Android phone's NFC snoop log
+/// holds them) into the frames the phone exchanged with a tag in reader/writer mode.
+///
+/// The phone's NFCC does the activation and the framing itself; the host sees:
+/// - RF_INTF_ACTIVATED_NTF (`61 05`): the activated tag. For NFC-A poll mode its SENS_RES
+///   (ATQA, air order), NFCID1 (UID), SEL_RES (SAK) and, on the ISO-DEP interface, the ATS
+///   (without TL) become target-info tag frames (`ReaderChipFlag.targetInfo`), like a PN53x's
+///   InListPassiveTarget answer.
+/// - Data packets on the static RF connection (Conn ID 0), segments joined on PBF: on the
+///   Frame RF interface (T1T/T2T/T3T/T5T) the host's command as sent and the tag's answer
+///   followed by one status octet (00 OK, 11–17 OK with 1–7 valid bits, 02 frame corrupted,
+///   B0–B2 RF errors), which is taken off; on the ISO-DEP interface the APDUs themselves
+///   (`ReaderChipFlag.isoDEPPayload`).
+/// - CORE_INTERFACE_ERROR_NTF (`60 08`) and a non-OK status octet: the tag's answer did not
+///   arrive (RF timeout, transmission or protocol error); no tag frame, a warning.
+/// - RF_DEACTIVATE_NTF (`61 06`): the end of the tag's activation, shown as a field-off event.
+/// Sources: NCI 1.0/2.0 §3.4 (packet format), §7.3 (RF_INTF_ACTIVATED_NTF), §8.2 (Frame RF
+/// interface), §8.3 (ISO-DEP interface), §4.7 (CORE_INTERFACE_ERROR_NTF); AOSP libnfc-nci
+/// `nfc_ncif.cc`.
+public struct NCIInterpreter: Sendable {
+  /// What one NCI packet gave.
+  public struct Output: Sendable {
+    /// Frames recovered, in order.
+    public var frames: [ReaderChipFrame] = []
+    /// Problems met (RF errors, unexpected packets).
+    public var warnings: [String] = []
+  }
+
+  private enum Interface {
+    case none, frame, isoDEP
+    case other(UInt8)
+  }
+
+  private var interface = Interface.none
+  private var technology = Technology.unknown
+  private var hostSegments: [UInt8] = []
+  private var controllerSegments: [UInt8] = []
+  private var warnedTruncated = false
+  private var warnedInterface = false
+
+  /// An interpreter before any activation.
+  public init() {}
+
+  /// Frames for one NCI packet (3-byte header included); `received` is true for packets from
+  /// the NFCC to the host.
+  public mutating func packet(_ p: [UInt8], received: Bool) -> Output {
+    var out = Output()
+    guard p.count >= 3 else {
+      out.warnings.append("NCI packet of \(p.count) bytes, shorter than its 3-byte header")
+      return out
+    }
+    let mt = p[0] >> 5
+    let payload = Array(p.dropFirst(3))
+    switch mt {
+    case 0: data(p, payload, received: received, &out)
+    case 3: notification(gid: p[0] & 0x0F, oid: p[1] & 0x3F, payload, &out)
+    default: break  // commands and responses: configuration and discovery
+    }
+    return out
+  }
+
+  // MARK: - Data
+
+  private mutating func data(_ p: [UInt8], _ payload: [UInt8], received: Bool, _ out: inout Output)
+  {
+    guard p[0] & 0x0F == 0 else { return }  // not the static RF connection
+    if payload.isEmpty, p[2] > 0 {
+      if !warnedTruncated {
+        warnedTruncated = true
+        out.warnings.append(
+          "data packets are logged without their payload (the NFC snoop log is not in 'full' "
+            + "mode): only activations and errors can be shown. Turn on \"NFC NCI unfiltered "
+            + "log\" in Developer options and capture again (reported once)")
+      }
+      return
+    }
+    let more = p[0] & 0x10 != 0
+    if received {
+      controllerSegments += payload
+      guard !more else { return }
+      let message = controllerSegments
+      controllerSegments = []
+      answer(message, &out)
+    } else {
+      hostSegments += payload
+      guard !more else { return }
+      let message = hostSegments
+      hostSegments = []
+      command(message, &out)
+    }
+  }
+
+  private mutating func command(_ message: [UInt8], _ out: inout Output) {
+    switch interface {
+    case .isoDEP:
+      out.frames.append(frame(.reader, message, flags: [ReaderChipFlag.isoDEPPayload]))
+    case .frame:
+      out.frames.append(frame(.reader, message, flags: []))
+    case .other(let id):
+      warnInterface(id, &out)
+    case .none:
+      out.warnings.append("data sent before any tag was activated; ignored")
+    }
+  }
+
+  private mutating func answer(_ message: [UInt8], _ out: inout Output) {
+    switch interface {
+    case .isoDEP:
+      out.frames.append(frame(.tag, message, flags: [ReaderChipFlag.isoDEPPayload]))
+    case .frame:
+      guard let status = message.last else { return }
+      let body = Array(message.dropLast())
+      switch status {
+      case 0x00:
+        out.frames.append(
+          frame(.tag, body, flags: body.isEmpty ? [ReaderChipFlag.emptyAnswer] : []))
+      case 0x11...0x17:
+        var f = frame(.tag, body, flags: [])
+        f.bits = Int(status - 0x10)
+        out.frames.append(f)
+      default:
+        out.warnings.append("the tag's answer did not arrive: \(Self.statusMeaning(status))")
+      }
+    case .other(let id):
+      warnInterface(id, &out)
+    case .none:
+      out.warnings.append("data received before any tag was activated; ignored")
+    }
+  }
+
+  private mutating func warnInterface(_ id: UInt8, _ out: inout Output) {
+    guard !warnedInterface else { return }
+    warnedInterface = true
+    out.warnings.append(
+      "data on RF interface 0x\(Hex.string([id])) (proprietary, e.g. NXP MIFARE Classic) is "
+        + "not decoded (reported once)")
+  }
+
+  private func frame(_ direction: Direction, _ data: [UInt8], flags: [String]) -> ReaderChipFrame {
+    ReaderChipFrame(
+      direction: direction, event: nil, data: data, bits: nil, crc: .notCaptured,
+      technology: technology, flags: flags)
+  }
+
+  // MARK: - Notifications
+
+  private mutating func notification(gid: UInt8, oid: UInt8, _ b: [UInt8], _ out: inout Output) {
+    switch (gid, oid) {
+    case (1, 5): activated(b, &out)
+    case (1, 6):
+      interface = .none
+      hostSegments = []
+      controllerSegments = []
+      out.frames.append(
+        ReaderChipFrame(
+          direction: .event, event: .fieldOff, data: [], bits: nil, crc: .absent,
+          technology: .unknown, flags: ["nci-rf-deactivate"]))
+    case (0, 8):
+      guard b.count >= 2, b[1] == 0 else { return }
+      out.warnings.append(
+        "CORE_INTERFACE_ERROR_NTF: \(Self.statusMeaning(b[0])); the tag did not answer")
+    case (0, 7):
+      guard let status = b.first else { return }
+      out.warnings.append("CORE_GENERIC_ERROR_NTF: \(Self.statusMeaning(status))")
+    default: break
+    }
+  }
+
+  /// RF_INTF_ACTIVATED_NTF: DiscID, interface, protocol, technology and mode, max payload,
+  /// credits, technology parameters (length-prefixed), data exchange mode and bit rates,
+  /// activation parameters (length-prefixed).
+  private mutating func activated(_ b: [UInt8], _ out: inout Output) {
+    hostSegments = []
+    controllerSegments = []
+    guard b.count >= 7, b.count >= 7 + Int(b[6]) else {
+      interface = .none
+      out.warnings.append("RF_INTF_ACTIVATED_NTF shorter than its fields")
+      return
+    }
+    let (rfInterface, mode) = (b[1], b[3])
+    let techEnd = 7 + Int(b[6])
+    let tech = Array(b[7..<techEnd])
+    var activation: [UInt8] = []
+    if techEnd + 4 <= b.count {
+      let n = Int(b[techEnd + 3])
+      let start = techEnd + 4
+      activation = Array(b[start..<min(b.count, start + n)])
+    }
+    switch rfInterface {
+    case 0x01: interface = .frame
+    case 0x02: interface = .isoDEP
+    default: interface = .other(rfInterface)
+    }
+    switch mode {
+    case 0x00: technology = .nfcA
+    case 0x01: technology = .nfcB
+    case 0x02: technology = .nfcF
+    default: technology = .unknown
+    }
+    guard mode == 0x00 else {
+      if mode & 0x80 != 0 {
+        out.warnings.append("activated in listen mode (card emulation): not a tag read")
+      }
+      return
+    }
+    pollA(tech, ats: rfInterface == 0x02 ? activation : nil, &out)
+  }
+
+  /// NFC-A poll parameters: SENS_RES(2) NFCID1 length, NFCID1, SEL_RES length, SEL_RES.
+  private mutating func pollA(_ t: [UInt8], ats: [UInt8]?, _ out: inout Output) {
+    guard t.count >= 3, t.count >= 3 + Int(t[2]) else {
+      out.warnings.append("NFC-A activation parameters shorter than their fields")
+      return
+    }
+    let uid = Array(t[3..<(3 + Int(t[2]))])
+    var frames = [
+      info([t[0], t[1]], extra: ["uid=" + Hex.string(uid)])
+    ]
+    let selAt = 3 + uid.count
+    if selAt < t.count, t[selAt] >= 1, selAt + 1 < t.count {
+      frames.append(info([t[selAt + 1]], extra: []))
+    }
+    // The RATS response without its TL byte (NCI §7.3.1): TL counts itself.
+    if let ats, ats.count < 255 { frames.append(info([UInt8(ats.count + 1)] + ats, extra: [])) }
+    out.frames += frames
+  }
+
+  private func info(_ data: [UInt8], extra: [String]) -> ReaderChipFrame {
+    ReaderChipFrame(
+      direction: .tag, event: nil, data: data, bits: nil, crc: .notCaptured, technology: .nfcA,
+      flags: [ReaderChipFlag.targetInfo] + extra)
+  }
+
+  /// NCI status codes (NCI 2.0 Table 140).
+  static func statusMeaning(_ status: UInt8) -> String {
+    switch status {
+    case 0x02: return "status 02, RF frame corrupted"
+    case 0xB0: return "status B0, RF transmission error"
+    case 0xB1: return "status B1, RF protocol error"
+    case 0xB2: return "status B2, RF timeout"
+    case 0xB3: return "status B3, unexpected data"
+    default: return "status \(Hex.string([status]))"
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import NFCTrace
+
+/// Imports Android NFC snoop logs (`NFCSNOOP_LOG_SUMMARY` in `adb shell dumpsys nfc` or a bug
+/// report, see `NFCSnoopLog`): the NCI packets between the phone's NFC controller and the
+/// Android NFC stack, turned into tag frames by `NCIInterpreter`.
+///
+/// Frames: `timeNs` from the first packet, `sourceTime` in µs since the Unix epoch; CRC
+/// `.notCaptured` (the controller adds and checks it); location unit `NCI packet` with the
+/// record number and its byte offset in the section's decompressed data. Reader frames are
+/// timed when the stack handed them to the controller, tag frames when the answer came back.
+///
+/// Errors (`TraceError`): `.unsupported` when the file holds no snoop section (thrown by
+/// `init`); `.malformed` for bad base64, a damaged or cut zlib stream, an unknown version or a
+/// record running past the end, thrown by the `next()` after the frames of the records before
+/// the damage. Byte offsets are in the file for the text, in the section's decompressed data
+/// for records (unit `NCI packet`).
+public struct NFCSnoopImporter: TraceImporter {
+  /// `android-nfcsnoop`.
+  public static let format = TraceFormat(
+    name: "android-nfcsnoop",
+    summary: "Android NFC snoop log (NFCSNOOP_LOG_SUMMARY of dumpsys nfc / a bug report): NCI "
+      + "packets of the phone's reader/writer mode",
+    sniff: { head, _ in NFCSnoopImporter.sniff(head) },
+    open: { try NFCSnoopImporter(input: $0) })
+
+  private let path: String
+  private var records: [NFCSnoopLog.Record] = []
+  private var nextRecord = 0
+  /// The damage that stopped reading, thrown after the frames before it.
+  private var damage: TraceError?
+  private var nci = NCIInterpreter()
+  private var queue: [Frame] = []
+  private var queueHead = 0
+  private var emitted = 0
+  private var firstUs: Int64?
+  /// Problems met so far that did not stop the import.
+  public private(set) var warnings: [TraceWarning] = []
+
+  /// Reads and decompresses the snoop sections of `input`.
+  /// - Throws: `TraceError` `.unsupported` when there is no snoop section, `.malformed` when
+  ///   the section cannot be decoded at all.
+  public init(input: TraceInput) throws {
+    path = input.path
+    let contents: NFCSnoopLog.Contents
+    do {
+      contents = try NFCSnoopLog.contents(input.bytes)
+    } catch {
+      throw TraceError(
+        .unsupported, at: SourceLocation(file: input.path, unit: "line", record: 1, offset: 0),
+        error.message)
+    }
+    records = contents.records
+    warnings = contents.warnings.map { TraceWarning($0) }
+    if let problem = contents.damage {
+      let location =
+        problem.decompressed
+        ? SourceLocation(
+          file: input.path, unit: "NCI packet", record: records.count + 1, offset: problem.offset)
+        : SourceLocation(
+          file: input.path, unit: "line", record: Self.line(input.bytes, problem.offset),
+          offset: problem.offset)
+      damage = TraceError(.malformed, at: location, problem.message)
+      if records.contains(where: \.timeIsRelative) {
+        warnings.append(
+          TraceWarning(
+            "the snoop log is damaged: its frames are timed from the first packet, not by the "
+              + "clock"))
+      }
+    }
+  }
+
+  /// The 1-based line holding byte `offset`.
+  private static func line(_ bytes: Data, _ offset: Int) -> Int {
+    let end = bytes.index(bytes.startIndex, offsetBy: min(offset, bytes.count))
+    return 1 + bytes[bytes.startIndex..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+  }
+
+  /// The next frame, nil at the end.
+  public mutating func next() throws -> Frame? {
+    while queueHead == queue.count {
+      queue.removeAll(keepingCapacity: true)
+      queueHead = 0
+      guard nextRecord < records.count else {
+        if let damage {
+          self.damage = nil
+          throw damage
+        }
+        return nil
+      }
+      interpret(records[nextRecord])
+      nextRecord += 1
+    }
+    defer { queueHead += 1 }
+    return queue[queueHead]
+  }
+
+  private mutating func interpret(_ r: NFCSnoopLog.Record) {
+    let location = SourceLocation(
+      file: path, unit: "NCI packet", record: r.number, offset: r.offset)
+    let out = nci.packet(r.packet, received: r.received)
+    for message in out.warnings {
+      warnings.append(TraceWarning(message, frame: nil, location: location))
+    }
+    let first = firstUs ?? r.timeUs
+    firstUs = first
+    for f in out.frames {
+      queue.append(
+        Frame(
+          index: emitted, timeNs: (r.timeUs &- first) &* 1000,
+          sourceTime: r.timeIsRelative ? nil : SourceTime(r.timeUs, .microseconds),
+          direction: f.direction,
+          event: f.event, data: f.data, bits: f.bits, crc: f.crc, technology: f.technology,
+          sourceFlags: f.flags, location: location))
+      emitted += 1
+    }
+  }
+
+  /// Confidence that `head` starts an NFC snoop log: 95 with the section marker in view, 60
+  /// for the start of a bug report or of `dumpsys nfc` output (the section comes later).
+  static func sniff(_ head: [UInt8]) -> Int {
+    let text = String(decoding: head, as: UTF8.self)
+    if text.contains("NFCSNOOP_LOG_SUMMARY") { return 95 }
+    if text.hasPrefix("========================================================\n== dumpstate") {
+      return 60
+    }
+    return 0
+  }
+}
+
+/// The trace formats of this module, for registration in a `FormatRegistry`.
+public enum AndroidFormats {
+  /// `android-nfcsnoop`.
+  public static let all: [TraceFormat] = [NFCSnoopImporter.format]
+}

@@ -1,0 +1,150 @@
+import Foundation
+import NFCTrace
+import NFCTraceAndroid
+import TestSupport
+import Testing
+
+private func importSnoop(_ input: TraceInput) throws -> ([Frame], [TraceWarning]) {
+  var importer = try NFCSnoopImporter(input: input)
+  var frames: [Frame] = []
+  while let frame = try importer.next() { frames.append(frame) }
+  return (frames, importer.warnings)
+}
+
+private let dumpsys = "android/android-dumpsys-nfc.txt"
+
+/// Android NFC snoop logs (Traces/android/, built by make_nfcsnoop.py): NCI packets of a phone
+/// reading and writing an NTAG213, reading a Type 4 tag, and losing the NTAG mid-write.
+@Suite struct NFCSnoopImportTests {
+  @Test func framesFromTheNCIPackets() throws {
+    let input = try TraceInput(path: TestPaths.traces(dumpsys))
+    #expect(NFCSnoopImporter.format.sniff(input.head(), input.path) == 95)
+    let (frames, warnings) = try importSnoop(input)
+    try #require(frames.count == 47)
+    // RF_INTF_ACTIVATED_NTF: SENS_RES 44 00 (air order), UID, SEL_RES 00.
+    #expect(frames[0].data == [0x44, 0x00])
+    #expect(frames[0].sourceFlags == [ReaderChipFlag.targetInfo, "uid=049c5e1a2b6180"])
+    #expect(frames[1].data == [0x00])
+    // READ 0 as the stack sent it; its answer without NCI's status octet.
+    #expect(frames[2].data == [0x30, 0x00])
+    #expect(frames[3].data.count == 16)
+    #expect(frames[3].timeNs - frames[2].timeNs == 750_000)
+    #expect(frames[2].sourceTime == SourceTime(1_700_000_000_230_600, .microseconds))
+    // The 4-bit ACK: status 14 (4 valid bits).
+    #expect(frames[7].data == [0x0A])
+    #expect(frames[7].bits == 4)
+    // ISO-DEP: ATS rebuilt with its TL; the 105-byte answer joined from 3 NCI segments.
+    #expect(frames[21].data == [0x06, 0x75, 0x77, 0x81, 0x02, 0x80])
+    #expect(frames[33].data.count == 107)
+    #expect(frames[33].sourceFlags == [ReaderChipFlag.isoDEPPayload])
+    #expect(frames[18].event == .fieldOff)
+    #expect(
+      warnings.map(\.message) == [
+        "CORE_INTERFACE_ERROR_NTF: status B2, RF timeout; the tag did not answer"
+      ])
+    #expect(warnings[0].location?.record == 74)
+    #expect(warnings[0].location?.offset == 1209)
+  }
+
+  @Test func sessionsAsTheAppSawThem() throws {
+    let importer = try NFCSnoopImporter(input: TraceInput(path: TestPaths.traces(dumpsys)))
+    let sessions = try SessionAnalysisRun(importer: importer).sessions
+    #expect(
+      sessions.map { $0.operations.map(\.shortText) } == [
+        ["connect ok", "queryNDEFStatus readWrite 142 B", "writeNDEF ok"],
+        ["connect ok", "queryNDEFStatus readWrite 254 B", "readNDEF ok"],
+        ["connect ok", "queryNDEFStatus readWrite 142 B", "writeNDEF interrupted"],
+      ])
+  }
+
+  @Test func filteredLogSaysHowToCaptureTheData() throws {
+    let input = try TraceInput(path: TestPaths.traces("android/android-dumpsys-nfc-filtered.txt"))
+    let (frames, warnings) = try importSnoop(input)
+    #expect(frames.map(\.data) == [[0x44, 0x00], [0x00], []])
+    #expect(warnings.count == 1)
+    #expect(
+      warnings.first?.message.hasPrefix("data packets are logged without their payload") == true)
+  }
+
+  @Test(arguments: [
+    ("mState=on\n", TraceError.Kind.unsupported, "no NFC snoop log"),
+    (
+      "--- BEGIN:NFCSNOOP_LOG_SUMMARY (9 bytes in) ---\nAgAAAAAAAAAAeJwDAAAAAAE=\n--- END:NFCSNOOP_LOG_SUMMARY ---\n",
+      .malformed, "snoop log version 2 is not supported (expected 1)"
+    ),
+    (
+      "--- BEGIN:NFCSNOOP_LOG_SUMMARY (9 bytes in) ---\nAQAAAAAAAAAAeJxLTEpO\n--- END:NFCSNOOP_LOG_SUMMARY ---\n",
+      .malformed,
+      "the snoop log's compressed data cannot be read past 3 decompressed bytes: the "
+        + "compressed stream is cut short"
+    ),
+  ])
+  func badInputIsAnErrorThatSaysWhy(text: String, kind: TraceError.Kind, message: String) {
+    let input = TraceInput(path: "bad.txt", bytes: Data(text.utf8))
+    let error = #expect(throws: TraceError.self) { try importSnoop(input) }
+    #expect(error?.kind == kind)
+    #expect(error?.message.hasPrefix(message) == true)
+    #expect(error?.location.file == "bad.txt")
+  }
+}
+
+/// A byte that is not base64 in the middle of the section: the frames of the packets before it
+/// are shown, then the error names the line and byte.
+@Test func snoopLogDamagedMidSectionKeepsTheFramesBeforeIt() throws {
+  var text = try String(contentsOfFile: TestPaths.traces(dumpsys), encoding: .utf8)
+  var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  lines[6] = String(lines[6].prefix(60)) + "#" + String(lines[6].dropFirst(61))
+  text = lines.joined(separator: "\n")
+  var importer = try NFCSnoopImporter(input: TraceInput(path: "cut.txt", bytes: Data(text.utf8)))
+  var frames: [Frame] = []
+  let error = #expect(throws: TraceError.self) {
+    while let frame = try importer.next() { frames.append(frame) }
+  }
+  #expect(frames.count == 19)  // the first session, whole
+  #expect(frames.allSatisfy { $0.sourceTime == nil })
+  #expect(error?.kind == .malformed)
+  #expect(error?.location.unit == "line")
+  #expect(error?.location.record == 7)
+  #expect(error?.location.offset == 431)
+  #expect(error?.message.hasPrefix("byte 23 is not base64") == true)
+}
+
+/// NCI packets one by one.
+@Suite struct NCIInterpreterTests {
+  private func activatedT2T() -> NCIInterpreter {
+    var nci = NCIInterpreter()
+    let tech: [UInt8] = [0x44, 0x00, 0x04, 1, 2, 3, 4, 0x01, 0x00]
+    _ = nci.packet(
+      [0x61, 0x05, UInt8(11 + tech.count), 0x01, 0x01, 0x02, 0x00, 0xFF, 0x01, UInt8(tech.count)]
+        + tech + [0, 0, 0, 0], received: true)
+    return nci
+  }
+
+  @Test func corruptedAnswerIsNotAFrame() {
+    var nci = activatedT2T()
+    #expect(nci.packet([0x00, 0x00, 0x02, 0x30, 0x04], received: false).frames.count == 1)
+    let out = nci.packet([0x00, 0x00, 0x03, 0x0A, 0x0B, 0x02], received: true)
+    #expect(out.frames.isEmpty)
+    #expect(out.warnings == ["the tag's answer did not arrive: status 02, RF frame corrupted"])
+  }
+
+  @Test func nci1AckWithStatusOK() {
+    var nci = activatedT2T()
+    let out = nci.packet([0x00, 0x00, 0x02, 0x0A, 0x00], received: true)
+    #expect(out.frames.map(\.data) == [[0x0A]])
+    #expect(out.frames.first?.bits == nil)
+  }
+
+  @Test func shortPacketsAndDataBeforeActivation() {
+    var nci = NCIInterpreter()
+    #expect(nci.packet([0x00, 0x00], received: true).warnings.count == 1)
+    #expect(
+      nci.packet([0x00, 0x00, 0x02, 0x30, 0x04], received: false).warnings == [
+        "data sent before any tag was activated; ignored"
+      ])
+    // An activation notification cut short is reported, not read past its end.
+    #expect(
+      nci.packet([0x61, 0x05, 0x08, 0x01, 0x01, 0x02, 0x00, 0xFF, 0x01, 0x20], received: true)
+        .warnings == ["RF_INTF_ACTIVATED_NTF shorter than its fields"])
+  }
+}
