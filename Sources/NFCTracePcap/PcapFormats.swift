@@ -3,7 +3,7 @@ import NFCTrace
 /// The pcap-based trace formats, for registration in a `FormatRegistry`.
 public enum PcapFormats {
   /// `pcap`: pcap and pcapng files of link type 264 (LINKTYPE_ISO_14443), and USB captures
-  /// of PN53x/ACR122 readers (189, 220, 249), read by `PcapImporter` through libpcap.
+  /// of PN53x and CCID (PC/SC) readers (189, 220, 249), read by `PcapImporter` through libpcap.
   public static let all: [TraceFormat] = [pcap]
 
   /// The `pcap` format.

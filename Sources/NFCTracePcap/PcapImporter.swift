@@ -3,7 +3,7 @@ import Foundation
 import NFCTrace
 
 /// Reads pcap and pcapng files of link type 264 (LINKTYPE_ISO_14443) through libpcap, one
-/// packet per `next()`; and USB captures of a PN53x or ACR122 reader (link types 189, 220:
+/// packet per `next()`; and USB captures of a PN53x or CCID (PC/SC) reader (link types 189, 220:
 /// Linux usbmon; 249: Windows USBPcap), whose bulk transfers give the frames the reader
 /// exchanged with the tag (`USBReaderDecoder`, `PN53xHostLink`), timed by the USB packets.
 ///
@@ -142,12 +142,12 @@ public final class PcapImporter: TraceImporter {
       switch source.next() {
       case .end:
         if let endError, packetsRead <= positions.count { throw endError }
-        if linkType != PcapLinkType.iso14443, frameIndex == 0 {
+        if linkType != PcapLinkType.iso14443, frameIndex == 0, usb.readers == 0 {
           throw TraceError(
             .unsupported, at: location(packetsRead + 1, position),
-            "USB capture (link type \(PcapLinkType.describe(linkType))) without PN53x or ACR122 "
-              + "reader traffic in its \(packetsRead) packets: expected bulk transfers of "
-              + "PN53x frames (00 00 FF …) or CCID messages; capture the reader's USB bus")
+            "USB capture (link type \(PcapLinkType.describe(linkType))) without NFC reader "
+              + "traffic in its \(packetsRead) packets: expected bulk transfers of PN53x frames "
+              + "(00 00 FF …) or CCID messages; capture the reader's USB bus")
         }
         return nil
       case .error(let message):

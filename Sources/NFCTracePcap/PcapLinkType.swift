@@ -19,7 +19,7 @@ enum PcapLinkType {
   /// LINKTYPE_USBPCAP: Windows USBPcap (reader ↔ host USB).
   static let usbPcap = 249
 
-  /// Link types read: ISO 14443 frames, and USB captures of a PN53x/ACR122 reader.
+  /// Link types read: ISO 14443 frames, and USB captures of a PN53x or CCID reader.
   static let supported: Set<Int> = [iso14443, usbLinux, usbLinuxMMapped, usbPcap]
 
   /// Link types we recognise and mean to support later.
@@ -48,6 +48,6 @@ enum PcapLinkType {
     return TraceError(
       .unsupported, at: location,
       "link type \(describe(linkType)) \(support); expected link type \(describe(iso14443)), "
-        + "or a USB capture of a PN53x/ACR122 reader (189, 220, 249)")
+        + "or a USB capture of a PN53x or CCID reader (189, 220, 249)")
   }
 }

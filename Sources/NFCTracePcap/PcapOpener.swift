@@ -79,7 +79,12 @@ struct PcapOpener {
       return opened
     }
     let linkTypes = Set(layout.interfaces.map(\.linkType))
-    guard let linkType = PcapLinkType.preferred(layout.interfaces.map(\.linkType)),
+    // Interfaces with packets first: an empty ISO 14443 interface beside a USB one with the
+    // reader's traffic must not hide it.
+    let withPackets = layout.interfaces.filter { $0.packetCount > 0 }.map(\.linkType)
+    guard
+      let linkType = PcapLinkType.preferred(withPackets)
+        ?? PcapLinkType.preferred(layout.interfaces.map(\.linkType)),
       let chosen = layout.interfaces.first(where: { $0.linkType == linkType })
     else {
       throw PcapLinkType.unsupported(first.linkType, at: here(first.offset))

@@ -1,7 +1,8 @@
 /// The USB transfer a packet of a USB capture describes: Linux usbmon (link types 189 and
 /// 220) or Windows USBPcap (249).
 ///
-/// Layouts (little-endian; libpcap swaps usbmon headers written on a big-endian host):
+/// Layouts (usbmon fields in the capturing host's byte order, which libpcap converts to this
+/// machine's; read here as little-endian, the order of the machines this tool runs on):
 /// - usbmon, `struct usbmon_packet` (Linux `Documentation/usb/usbmon.rst`, libpcap
 ///   `pcap/usb.h`): id u64 @0, type @8 (`S` submission, `C` completion, `E` error),
 ///   transfer type @9 (0 isochronous, 1 interrupt, 2 control, 3 bulk), endpoint @10 (bit 7 =
@@ -21,12 +22,15 @@ struct USBTransfer {
   /// The data the packet carries (empty for most submissions of IN transfers and completions
   /// of OUT transfers).
   var data: UnsafeBufferPointer<UInt8>
+  /// Bytes of data the transfer had beyond those captured (usbmon's snapshot limit or the
+  /// capture's snap length): the data is incomplete.
+  var missing = 0
+  /// The completion reports an error (usbmon status ≠ 0 on a `C` event, USBPcap USBD status
+  /// ≠ 0): the data, if any, is not what the device sent.
+  var failedStatus: Int32?
 
   /// `bus.device`, as Wireshark writes a USB address.
   var address: String { "\(deviceKey >> 16).\(deviceKey & 0xFFFF)" }
-
-  /// LINKTYPE_USB_LINUX, LINKTYPE_USB_LINUX_MMAPPED, LINKTYPE_USBPCAP.
-  static let linkTypes: Set<Int> = [189, 220, 249]
 
   /// The transfer in `bytes` of `linkType`, nil for an error event, or the reason it cannot
   /// be read.
@@ -42,15 +46,19 @@ struct USBTransfer {
   {
     guard bytes.count >= headerSize else {
       return .failure(
-        USBHeaderProblem(
-          offset: 0, "usbmon header needs \(headerSize) bytes, the packet has \(bytes.count)"))
+        USBHeaderProblem("usbmon header needs \(headerSize) bytes, the packet has \(bytes.count)"))
     }
     guard bytes[8] != 0x45 else { return .success(nil) }  // 'E': error event, no data
     let captured = Int(u32(bytes, 36))
+    let urbLength = Int(u32(bytes, 32))
     let end = min(bytes.count, headerSize + captured)
-    let transfer = USBTransfer(
+    var transfer = USBTransfer(
       deviceKey: Int(u16(bytes, 12)) << 16 | Int(bytes[11]), transferType: bytes[9],
       toDevice: bytes[10] & 0x80 == 0, data: slice(bytes, headerSize, end))
+    // flag_data 0: the packet carries the transfer's data, `urbLength` bytes of it.
+    if bytes[15] == 0 { transfer.missing = max(0, urbLength - transfer.data.count) }
+    let status = Int32(bitPattern: u32(bytes, 28))
+    if bytes[8] == 0x43, status != 0 { transfer.failedStatus = status }
     return .success(transfer)
   }
 
@@ -59,19 +67,22 @@ struct USBTransfer {
   > {
     guard bytes.count >= 27 else {
       return .failure(
-        USBHeaderProblem(offset: 0, "USBPcap header needs 27 bytes, the packet has \(bytes.count)"))
+        USBHeaderProblem("USBPcap header needs 27 bytes, the packet has \(bytes.count)"))
     }
     let headerLength = Int(u16(bytes, 0))
     guard headerLength >= 27, headerLength <= bytes.count else {
       return .failure(
         USBHeaderProblem(
-          offset: 0, "USBPcap header length \(headerLength) is not between 27 and \(bytes.count)"))
+          "USBPcap header length \(headerLength) is not between 27 and \(bytes.count)"))
     }
     let length = Int(u32(bytes, 23))
-    let transfer = USBTransfer(
+    var transfer = USBTransfer(
       deviceKey: Int(u16(bytes, 17)) << 16 | Int(u16(bytes, 19)), transferType: bytes[22],
       toDevice: bytes[21] & 0x80 == 0,
       data: slice(bytes, headerLength, min(bytes.count, headerLength + length)))
+    transfer.missing = max(0, length - transfer.data.count)
+    let status = Int32(bitPattern: u32(bytes, 10))
+    if status != 0 { transfer.failedStatus = status }
     return .success(transfer)
   }
 
@@ -93,14 +104,9 @@ struct USBTransfer {
   }
 }
 
-/// Why a USB capture packet's header cannot be read: the message and the byte offset in the
-/// packet.
+/// Why a USB capture packet's header cannot be read.
 struct USBHeaderProblem: Error {
-  var offset: Int
   var message: String
 
-  init(offset: Int, _ message: String) {
-    self.offset = offset
-    self.message = message
-  }
+  init(_ message: String) { self.message = message }
 }

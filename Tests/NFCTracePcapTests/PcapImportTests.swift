@@ -207,7 +207,7 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(
       error?.message
         == "link type 245 (LINKTYPE_NFC_LLCP) is not supported yet; expected link type 264 "
-        + "(LINKTYPE_ISO_14443), or a USB capture of a PN53x/ACR122 reader (189, 220, 249)")
+        + "(LINKTYPE_ISO_14443), or a USB capture of a PN53x or CCID reader (189, 220, 249)")
     #expect(error?.location.file == TestPaths.shared(file))
   }
 

@@ -55,7 +55,7 @@ private func air(_ frames: [Frame]) -> [String] {
     #expect(
       result.warnings.map(\.message) == [
         "USB device 1.2: its first bulk data (55 53 42 43 10 00 00 00 …) is neither PN53x frames "
-          + "nor CCID messages; its traffic is ignored",
+          + "nor CCID messages; its traffic is ignored unless one of its next 7 bulk transfers is",
         "InCommunicateThru status 0x01: timeout, the tag did not answer",
       ])
     #expect(result.warnings[0].location?.record == 1)
@@ -84,9 +84,9 @@ private func air(_ frames: [Frame]) -> [String] {
     #expect(result.error?.kind == .unsupported)
     #expect(
       result.error?.message
-        == "USB capture (link type 189 (LINKTYPE_USB_LINUX)) without PN53x or ACR122 reader "
-        + "traffic in its 1 packets: expected bulk transfers of PN53x frames (00 00 FF …) or "
-        + "CCID messages; capture the reader's USB bus")
+        == "USB capture (link type 189 (LINKTYPE_USB_LINUX)) without NFC reader traffic in its "
+        + "1 packets: expected bulk transfers of PN53x frames (00 00 FF …) or CCID messages; "
+        + "capture the reader's USB bus")
     #expect(result.error?.location.offset == 92)
     #expect(result.warnings.first?.message.hasPrefix("USB device 1.2: its first bulk data") == true)
   }

@@ -8,13 +8,48 @@ private func ccid(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] {
 
 /// PC/SC traffic of a CCID contactless reader, unwrapped by `PN53xHostLink`.
 @Suite struct PN53xHostLinkTests {
-  @Test func updateBinaryRefusedByTheReaderGivesNoTagFrame() {
+  /// 63 00 "operation failed": a refusal (NAK, wrong key or silence; the reader does not
+  /// say which), so the WRITE is refused rather than left unanswered.
+  @Test func updateBinaryRefusedByTheReaderIsAFailureFrame() {
     var link = PN53xHostLink()
     let write = link.hostToReader(ccid(0x6F, [0xFF, 0xD6, 0x00, 0x07, 0x04, 0xFE, 0, 0, 0]))
     #expect(write.frames.map(\.data) == [[0xA2, 0x07, 0xFE, 0, 0, 0]])
     let answer = link.readerToHost(ccid(0x80, [0x63, 0x00]))
-    #expect(answer.frames.isEmpty)
-    #expect(answer.warnings == ["UPDATE BINARY failed: reader status word 63 00"])
+    #expect(answer.frames.map(\.flags) == [[ReaderChipFlag.readerFailure]])
+    #expect(
+      answer.warnings == [
+        "the reader reports that the command failed: status 63 00, operation failed"
+      ])
+    let (decoded, _) = decodeAll(
+      (write.frames + answer.frames).enumerated().map { i, f in
+        Frame(
+          index: i, timeNs: Int64(i), direction: f.direction, data: f.data, crc: f.crc,
+          technology: .nfcA, sourceFlags: f.flags,
+          location: SourceLocation(file: "t", unit: "frame", record: i, offset: 0))
+      })
+    #expect(decoded[1].layers.last?.name == "NAK")
+  }
+
+  /// A CCID message longer than the endpoint's packets arrives in pieces; a PN53x frame too.
+  @Test func ccidMessageAndPN53xFrameInPieces() {
+    var link = PN53xHostLink()
+    let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+    let message = ccid(0x6F, select)
+    #expect(link.hostToReader(Array(message.prefix(12))).frames.isEmpty)
+    #expect(link.hostToReader(Array(message.dropFirst(12))).frames.map(\.data) == [select])
+    var chip = PN53xHostLink()
+    let frame: [UInt8] = [0x00, 0x00, 0xFF, 0x05, 0xFB, 0xD4, 0x40, 0x01, 0x30, 0x04, 0xB7, 0x00]
+    #expect(chip.hostToReader(Array(frame.prefix(6))).frames.isEmpty)
+    #expect(chip.hostToReader(Array(frame.dropFirst(6))).frames.map(\.data) == [[0x30, 0x04]])
+  }
+
+  /// libnfc's acr122_pcsc logs the PN53x answer bare, followed by the reader's 90 00.
+  @Test func bareACR122AnswerLosesItsStatusWord() {
+    var link = PN53xHostLink()
+    _ = link.hostToReader([0xFF, 0x00, 0x00, 0x00, 0x05, 0xD4, 0x40, 0x01, 0x30, 0x04])
+    let out = link.readerToHost(
+      [0xD5, 0x41, 0x00] + Array(repeating: 0x11, count: 16) + [0x90, 0x00])
+    #expect(out.frames.map(\.data.count) == [16])
   }
 
   @Test func cardStatusWord61xxIsTheCardsAnswer() {

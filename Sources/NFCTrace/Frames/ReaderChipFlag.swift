@@ -22,4 +22,8 @@ public enum ReaderChipFlag {
   public static let atr = "pcsc-atr"
   /// The UID a PC/SC reader reported (GET DATA `FF CA 00 00`).
   public static let uid = "pcsc-uid"
+  /// An empty tag frame standing for the reader's report that the command failed (PC/SC
+  /// status 63 00, PN53x MIFARE authentication error): a NAK, a wrong key or no answer; the
+  /// reader does not say which.
+  public static let readerFailure = "reader-failure"
 }

@@ -5,7 +5,8 @@
 ///   byte for 40) is a reader frame; a response with status 0 carries the tag frame. With a
 ///   target listed with an ATS, the chip wraps InDataExchange data in ISO-DEP blocks (block
 ///   numbers, chaining, WTX) that the host never sees: those frames are flagged
-///   `pn53x-iso-dep-payload` and carry the APDU. A
+///   `pn53x-iso-dep-payload` and carry the APDU. Parts chained with the MI bit (Tg b6 from the
+///   host, status b6 from the chip) are joined into one frame. A
 ///   status error (low 6 bits ≠ 0, e.g. 0x01 timeout) gives no tag frame and a warning.
 ///   A successful exchange with no data (a Type 2 WRITE, whose 4-bit ACK the chip consumes)
 ///   gives an empty tag frame flagged `pn53x-empty-answer`.
@@ -25,9 +26,20 @@ struct PN53xInterpreter: Sendable {
 
   private var pending: (code: UInt8, modulation: UInt8)?
   private var technology: Technology = .unknown
-  /// The listed target answered RATS (its ATS was in the InListPassiveTarget answer): the
-  /// chip then frames InDataExchange data in ISO-DEP blocks itself (PN533 user manual §8.4.8).
-  private var isoDEPTarget = false
+  /// The targets (Tg numbers) listed with an ATS: the chip frames their InDataExchange data
+  /// in ISO-DEP blocks itself (PN533 user manual §8.4.8).
+  private var isoDEPTargets: Set<UInt8> = []
+  /// SetParameters fAutomaticRATS (flags bit 4; on by default): the chip sends RATS and lists
+  /// the ATS after the SAK of an ISO 14443-4 target.
+  private var automaticRATS = true
+  /// The Tg of the pending InDataExchange.
+  private var exchangeTarget: UInt8 = 1
+  /// InDataExchange chaining with the MI bit (Tg b6 from the host, status b6 from the chip):
+  /// the parts of a command or an answer the chip splits over several exchanges.
+  private var hostChain: [UInt8]?
+  private var tagChain: [UInt8]?
+  /// The pending exchange sent an intermediate part: its empty answer is no tag frame.
+  private var answerIsChainAck = false
   private var txLastBits = 0
   private var txCRC = true
   private var rxCRC = true
@@ -42,18 +54,19 @@ struct PN53xInterpreter: Sendable {
     pending = (code, params.count >= 2 ? params[1] : 0)
     switch code {
     case 0x40:
-      guard params.count >= 1 else { return ([], ["InDataExchange without a Tg byte"]) }
-      var frame = readerFrame(Array(params.dropFirst()), thru: false)
-      if isoDEPTarget { frame.flags.append(ReaderChipFlag.isoDEPPayload) }
-      return ([frame], [])
+      guard let tg = params.first else { return ([], ["InDataExchange without a Tg byte"]) }
+      return (dataExchange(tg: tg, Array(params.dropFirst())), [])
+    case 0x12:
+      if let flags = params.first { automaticRATS = flags & 0x10 != 0 }
+      return ([], [])
     case 0x42:
       return ([readerFrame(params, thru: true)], [])
     case 0x4A:
       if params.count >= 2 { technology = Self.technology(modulation: params[1]) }
-      isoDEPTarget = false
+      isoDEPTargets = []
       return ([], [])
     case 0x60:
-      isoDEPTarget = false
+      isoDEPTargets = []
       return ([], [])
     case 0x08:
       writeRegisters(params)
@@ -61,7 +74,7 @@ struct PN53xInterpreter: Sendable {
     case 0x32:
       guard params.count >= 2, params[0] == 0x01 else { return ([], []) }
       let on = params[1] & 0x01 != 0
-      if !on { isoDEPTarget = false }
+      if !on { isoDEPTargets = [] }
       let event = Output(
         direction: .event, event: on ? .fieldOn : .fieldOff, data: [], bits: nil,
         crc: .absent, technology: .unknown, flags: [ReaderChipFlag.rfConfiguration])
@@ -113,17 +126,55 @@ struct PN53xInterpreter: Sendable {
       crc: thru && !txCRC ? .unchecked : .notCaptured, technology: technology, flags: [])
   }
 
-  private func exchangeAnswer(_ body: [UInt8], name: String) -> ([Output], [String]) {
+  /// InDataExchange `Tg data`: the reader frame, or nothing while a chain is being assembled
+  /// (a part with MI set, or the empty request for the next part of the tag's answer).
+  private mutating func dataExchange(tg: UInt8, _ data: [UInt8]) -> [Output] {
+    exchangeTarget = tg & 0x0F
+    answerIsChainAck = false
+    if tagChain != nil, data.isEmpty { return [] }  // asks for the rest of the answer
+    tagChain = nil
+    if tg & 0x40 != 0 {
+      hostChain = (hostChain ?? []) + data
+      answerIsChainAck = true
+      return []
+    }
+    let whole = (hostChain ?? []) + data
+    hostChain = nil
+    var frame = readerFrame(whole, thru: false)
+    if isoDEPTargets.contains(exchangeTarget) { frame.flags.append(ReaderChipFlag.isoDEPPayload) }
+    return [frame]
+  }
+
+  private mutating func exchangeAnswer(_ body: [UInt8], name: String) -> ([Output], [String]) {
     guard let status = body.first else { return ([], ["\(name) response without a status byte"]) }
     let error = status & 0x3F
     guard error == 0 else {
-      return ([], ["\(name) status \(Self.hex(status)): \(Self.statusMeaning(error))"])
+      let warning = "\(name) status \(Self.hex(status)): \(Self.statusMeaning(error))"
+      // An authentication the chip ran and the card refused: a refusal, not a silence.
+      guard error == 0x14 else { return ([], [warning]) }
+      let refusal = Output(
+        direction: .tag, event: nil, data: [], bits: nil, crc: .notCaptured,
+        technology: technology, flags: [ReaderChipFlag.readerFailure])
+      return ([refusal], [warning])
     }
-    let data = Array(body.dropFirst())
+    var data = Array(body.dropFirst())
     var flags: [String] = []
+    if name == "InDataExchange" {
+      if answerIsChainAck {
+        answerIsChainAck = false
+        return ([], [])
+      }
+      if status & 0x40 != 0 {
+        tagChain = (tagChain ?? []) + data
+        return ([], [])
+      }
+      data = (tagChain ?? []) + data
+      tagChain = nil
+      if isoDEPTargets.contains(exchangeTarget) { flags.append(ReaderChipFlag.isoDEPPayload) }
+    } else if status & 0x40 != 0 {
+      flags.append(ReaderChipFlag.moreInformation)
+    }
     if data.isEmpty { flags.append(ReaderChipFlag.emptyAnswer) }
-    if status & 0x40 != 0 { flags.append(ReaderChipFlag.moreInformation) }
-    if name == "InDataExchange", isoDEPTarget { flags.append(ReaderChipFlag.isoDEPPayload) }
     let crc: CRCStatus = name == "InCommunicateThru" && !rxCRC ? .unchecked : .notCaptured
     let frame = Output(
       direction: .tag, event: nil, data: data, bits: nil, crc: crc, technology: technology,
@@ -201,14 +252,15 @@ struct PN53xInterpreter: Sendable {
       info([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]), info([sak], extra: []),
     ]
     var end = i + 5 + uidLength
-    // The ATS (its first byte TL counts itself) follows when the tag is ISO-DEP (SAK b6).
-    if sak & 0x20 != 0, end < body.count {
+    // The ATS (its first byte TL counts itself) follows when the tag is ISO-DEP (SAK b6) and
+    // the chip sends RATS itself.
+    if sak & 0x20 != 0, automaticRATS, end < body.count {
       let tl = Int(body[end])
       guard tl >= 1, end + tl <= body.count else {
         return (outputs, nil, "\(command): ATS length byte TL exceeds the data")
       }
       outputs.append(info(Array(body[end..<(end + tl)]), extra: []))
-      isoDEPTarget = true
+      isoDEPTargets.insert(body[i] & 0x0F)
       end += tl
     }
     return (outputs, end, nil)

@@ -49,9 +49,7 @@ public struct TagIdentity: Sendable, Equatable {
   /// Whether the tag speaks NFC Forum Type 2 (SAK `00` or a Type 2 GET_VERSION).
   public var isType2: Bool {
     if versionInfo != nil { return true }
-    if sak == nil, let atr, let name = PCSCCardInfo.storageCardName(atr: atr) {
-      return name == 0x0003 || name == 0x003A
-    }
+    if sak == nil, let atr, let card = PCSCCardName(atr: atr) { return card.isType2 }
     return sak == 0x00
   }
 
@@ -68,7 +66,7 @@ public struct TagIdentity: Sendable, Equatable {
     guard let sak else {
       if hasNDEFApplication { return "Type 4 tag" }
       if isISODEP { return "ISO-DEP tag (ISO 14443-4)" }
-      return atr.flatMap(PCSCCardInfo.storageCardName(atr:)).flatMap(Self.product(cardName:))
+      return atr.flatMap(PCSCCardName.init(atr:))?.product
     }
     if sak & 0x20 != 0 {
       if hasNDEFApplication { return "Type 4 tag" }
@@ -81,18 +79,6 @@ public struct TagIdentity: Sendable, Equatable {
     case 0x18: return "MIFARE Classic 4K"
     case 0x19: return "MIFARE Classic 2K"
     case 0x10, 0x11: return "MIFARE Plus (SL2)"
-    default: return nil
-    }
-  }
-
-  /// The product a PC/SC ATR card name stands for (PC/SC 2.01 part 3 supplement).
-  private static func product(cardName: UInt16) -> String? {
-    switch cardName {
-    case 0x0001: return "MIFARE Classic 1K"
-    case 0x0002: return "MIFARE Classic 4K"
-    case 0x0003: return "MIFARE Ultralight / NTAG (Type 2)"
-    case 0x0026: return "MIFARE Mini"
-    case 0x003A: return "MIFARE Ultralight C"
     default: return nil
     }
   }

@@ -373,6 +373,7 @@ public struct ISO14443ALayer: Sendable {
       timeNs: frame.timeNs)
     if !frame.sourceFlags.isEmpty, frame.direction == .tag {
       unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
+      unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)
     }
     return LayerResult(handoff: (target, unit), findings: findings)
   }

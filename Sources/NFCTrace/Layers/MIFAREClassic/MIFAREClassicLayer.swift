@@ -223,6 +223,13 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       return decoded("AUTH (nt)", "AUTH tag nonce nt \(Hex.string(b))", [LayerField("nt", .hex(b))])
     }
     phase = .plain
+    if unit.readerFailure {
+      var f = [
+        LayerField("ack", .bool(false)), LayerField("meaning", .string(Type2Layer.readerFailed)),
+      ]
+      if let name = command.map(Self.name) { f.insert(LayerField("command", .string(name)), at: 0) }
+      return decoded("NAK", "failed (\(Type2Layer.readerFailed))", f)
+    }
     if b.isEmpty, case .byChip(let name) = command {
       return decoded(
         "done", "\(name) done (the reader chip reports success)",

@@ -183,7 +183,13 @@ public struct Type2Layer: ProtocolLayer {
     let b = unit.bytes
     let command = pending
     pending = nil
-    if unit.partialAnswer, case .read(let page) = command, (1...16).contains(b.count) {
+    if unit.readerFailure {
+      var f = [LayerField("ack", .bool(false)), LayerField("meaning", .string(Self.readerFailed))]
+      if let command { f.insert(LayerField("command", .string(command.name)), at: 0) }
+      return LayerResult(
+        decode: LayerDecode(.type2, "NAK", "failed (\(Self.readerFailed))", f))
+    }
+    if unit.partialAnswer, case .read(let page) = command, (1..<16).contains(b.count) {
       return partialRead(b, page: page)
     }
     if isAckNak(unit, command) { return ackNak(b[0], command) }
@@ -200,6 +206,10 @@ public struct Type2Layer: ProtocolLayer {
     }
     return answer(b, to: command, context: &context)
   }
+
+  /// What a reader's failure report (`ReaderChipFlag.readerFailure`) says.
+  static let readerFailed =
+    "reported by the reader: a NAK, no answer or a wrong key; the reader does not say which"
 
   /// The first `b.count` bytes of a READ answer, as a PC/SC reader returned them.
   private func partialRead(_ b: [UInt8], page: Int) -> LayerResult {
