@@ -136,4 +136,64 @@ private func air(_ frames: [Frame]) -> [String] {
         $0.data == [0x60, 0x04, 0xD3, 0xF7, 0xD3, 0xF7, 0xD3, 0xF7, 0x5E, 0x1F, 0x7A, 0x33]
       })
   }
+
+  /// A usbmon (189) pcap of bulk transfers of device 1.5: `(event, endpoint, status, data,
+  /// URB length)` each.
+  private func usbmon(_ packets: [(UInt8, UInt8, Int32, [UInt8], Int)]) throws -> String {
+    var bytes: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0] + Array(repeating: 0, count: 8)
+    bytes += [0xFF, 0xFF, 0, 0, 189, 0, 0, 0]
+    for (k, (event, endpoint, status, data, urbLength)) in packets.enumerated() {
+      var header = Array(repeating: UInt8(0), count: 48)
+      header[8] = event
+      header[9] = 3
+      header[10] = endpoint
+      header[11] = 5
+      header[12] = 1
+      header[15] = data.isEmpty ? 0x3C : 0
+      withUnsafeBytes(of: status.littleEndian) { header.replaceSubrange(28..<32, with: $0) }
+      withUnsafeBytes(of: UInt32(urbLength).littleEndian) {
+        header.replaceSubrange(32..<36, with: $0)
+      }
+      withUnsafeBytes(of: UInt32(data.count).littleEndian) {
+        header.replaceSubrange(36..<40, with: $0)
+      }
+      let packet = header + data
+      bytes += [
+        UInt8(k), 0, 0, 0, 0, 0, 0, 0, UInt8(packet.count), 0, 0, 0, UInt8(packet.count), 0, 0, 0,
+      ]
+      bytes += packet
+    }
+    let path = temporaryPath(".pcap")
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  private func pn53x(_ tfiPD: [UInt8]) -> [UInt8] {
+    let len = UInt8(tfiPD.count)
+    return [0, 0, 0xFF, len, 0 &- len] + tfiPD + [0 &- tfiPD.reduce(0, &+), 0]
+  }
+
+  /// An IN completion with an error status (here -EPROTO) carries no answer; data the snap
+  /// length cut is reported.
+  @Test func failedAndCutTransfers() throws {
+    let list = pn53x([0xD4, 0x4A, 0x01, 0x00])
+    let target = pn53x([0xD5, 0x4B, 0x01, 0x01, 0x00, 0x44, 0x00, 0x04, 1, 2, 3, 4])
+    let read = pn53x([0xD4, 0x40, 0x01, 0x30, 0x04])
+    let answer = pn53x([0xD5, 0x41, 0x00] + Array(repeating: 0xEE, count: 16))
+    let path = try usbmon([
+      (0x53, 0x04, 0, list, list.count), (0x43, 0x84, 0, target, target.count),
+      (0x53, 0x04, 0, read, read.count), (0x43, 0x84, -71, answer, answer.count),
+      (0x53, 0x04, 0, read, read.count), (0x43, 0x84, 0, Array(answer.prefix(10)), answer.count),
+    ])
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.map(\.direction) == [.tag, .tag, .reader, .reader])
+    #expect(
+      result.warnings.map(\.message) == [
+        "USB transfer failed (status -71): its data is not what the reader sent; ignored",
+        "USB transfer captured without its last 16 bytes (snap length): the frame it carries "
+          + "is incomplete",
+      ])
+    #expect(result.warnings.map { $0.location?.record } == [4, 6])
+  }
 }

@@ -211,3 +211,12 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   #expect(frames[3].sourceFlags == ["pn53x-iso-dep-payload"])
   #expect(warnings.map(\.message) == ["InAutoPoll: target of type 0x11 not unpacked"])
 }
+
+/// A log of junk records 1000 warnings and says so, instead of one per line.
+@Test func libnfcWarningsAreCapped() throws {
+  let line = "debug\tlibnfc.driver.pn53x_usb\tRX: 12 34 56 78 9a\n"
+  let log = String(repeating: line, count: 3000)
+  let (_, warnings) = try importAll(TraceInput(path: "junk.log", bytes: Data(log.utf8)))
+  #expect(warnings.count == 1001)
+  #expect(warnings.last?.message == "more than 1000 warnings; no more recorded")
+}

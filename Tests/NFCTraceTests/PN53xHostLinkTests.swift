@@ -94,3 +94,99 @@ private func ccid(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] {
     #expect(!PN53xHostLink.recognizes(readerBytes: ccid(0x80, [0x3B, 0x80]).dropLast()))
   }
 }
+
+/// A PN53x normal information frame around `tfiPD`.
+private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
+  let len = UInt8(tfiPD.count)
+  return [0, 0, 0xFF, len, 0 &- len] + tfiPD + [0 &- tfiPD.reduce(0, &+), 0]
+}
+
+/// The review's and the attack's findings, one test each.
+@Suite struct ReaderHostTrafficRegressionTests {
+  /// InDataExchange parts chained with MI: the command (Tg b6) and the answer (status b6) are
+  /// each one frame.
+  @Test func miChainingJoinsTheParts() {
+    var link = PN53xHostLink()
+    let target: [UInt8] = [0xD5, 0x4B, 0x01, 0x01, 0x00, 0x44, 0x20, 0x04, 1, 2, 3, 4, 0x02, 0x80]
+    _ = link.hostToReader(framed([0xD4, 0x4A, 0x01, 0x00]))
+    #expect(link.readerToHost(framed(target)).frames.count == 3)
+    #expect(link.hostToReader(framed([0xD4, 0x40, 0x41, 0x00, 0xD6, 0x00])).frames.isEmpty)
+    #expect(link.readerToHost(framed([0xD5, 0x41, 0x00])).frames.isEmpty)
+    let command = link.hostToReader(framed([0xD4, 0x40, 0x01, 0x00, 0x02, 0xAA, 0xBB]))
+    #expect(command.frames.map(\.data) == [[0x00, 0xD6, 0x00, 0x00, 0x02, 0xAA, 0xBB]])
+    #expect(command.frames.first?.flags == [ReaderChipFlag.isoDEPPayload])
+    #expect(link.readerToHost(framed([0xD5, 0x41, 0x40, 0x12, 0x34])).frames.isEmpty)
+    #expect(link.hostToReader(framed([0xD4, 0x40, 0x01])).frames.isEmpty)
+    let answer = link.readerToHost(framed([0xD5, 0x41, 0x00, 0x90, 0x00]))
+    #expect(answer.frames.map(\.data) == [[0x12, 0x34, 0x90, 0x00]])
+  }
+
+  /// Two targets listed, only target 1 with an ATS: exchanges with target 2 are not APDUs. With
+  /// fAutomaticRATS off, bytes after an ISO-DEP SAK are the next target, not an ATS.
+  @Test func isoDEPIsPerTargetAndFollowsAutomaticRATS() {
+    var link = PN53xHostLink()
+    let t1: [UInt8] = [0x01, 0x00, 0x44, 0x20, 0x04, 1, 2, 3, 4, 0x02, 0x80]
+    let t2: [UInt8] = [0x02, 0x00, 0x44, 0x00, 0x04, 5, 6, 7, 8]
+    _ = link.hostToReader(framed([0xD4, 0x4A, 0x02, 0x00]))
+    #expect(link.readerToHost(framed([0xD5, 0x4B, 0x02] + t1 + t2)).frames.count == 5)
+    let toT2 = link.hostToReader(framed([0xD4, 0x40, 0x02, 0x30, 0x04]))
+    #expect(toT2.frames.first?.flags == [])
+    var noRATS = PN53xHostLink()
+    _ = noRATS.hostToReader(framed([0xD4, 0x12, 0x04]))
+    _ = noRATS.hostToReader(framed([0xD4, 0x4A, 0x02, 0x00]))
+    let listed = noRATS.readerToHost(
+      framed([0xD5, 0x4B, 0x02] + Array(t1.prefix(9)) + t2)
+    ).frames
+    #expect(listed.map(\.data) == [[0x44, 0x00], [0x20], [0x44, 0x00], [0x00]])
+  }
+
+  @Test func otherCCIDSlotsAndEscapeConfigurationAreNotShown() {
+    var link = PN53xHostLink()
+    var sam = ccid(0x6F, [0x00, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00])
+    sam[5] = 1
+    let out = link.hostToReader(sam)
+    #expect(out.frames.isEmpty)
+    #expect(out.warnings.first?.hasPrefix("CCID slot 1 (a SAM or contact slot") == true)
+    #expect(link.hostToReader(ccid(0x6B, [0xE0, 0x00, 0x00, 0x18, 0x00])).frames.isEmpty)
+  }
+
+  /// IccPowerOn → ATR → IccPowerOff with no command: a tap, shown with its ATR, then the end.
+  @Test func tapWithoutCommandsKeepsItsATR() {
+    var link = PN53xHostLink()
+    _ = link.hostToReader(ccid(0x62, []))
+    #expect(link.readerToHost(ccid(0x80, [0x3B, 0x81, 0x80, 0x01, 0x80, 0x80])).frames.isEmpty)
+    let off = link.hostToReader(ccid(0x63, []))
+    #expect(off.frames.map(\.flags) == [[ReaderChipFlag.atr], ["ccid-icc-power-off"]])
+    #expect(off.frames.last?.event == .fieldOff)
+  }
+
+  /// A CCID error other than ICC mute is reported, and the command before it does not take
+  /// the next answer.
+  @Test func ccidErrorAnswerClearsThePendingCommand() {
+    var link = PN53xHostLink()
+    _ = link.hostToReader(ccid(0x6F, [0xFF, 0xB0, 0x00, 0x04, 0x10]))
+    var failed = ccid(0x80, [])
+    failed[7] = 0x41
+    failed[8] = 0xFB
+    #expect(
+      link.readerToHost(failed).warnings == [
+        "CCID: the reader reports that the command failed (bError fb)"
+      ])
+    _ = link.hostToReader(ccid(0x6F, [0xFF, 0x82, 0x00, 0x00, 0x06, 1, 2, 3, 4, 5, 6]))
+    #expect(link.readerToHost(ccid(0x80, [0x90, 0x00])).frames.isEmpty)
+  }
+
+  /// A PN53x extended frame announcing 65 520 bytes is skipped, not waited for: the commands
+  /// after it still show.
+  @Test func oversizedExtendedFrameDoesNotSwallowLaterCommands() {
+    var link = PN53xHostLink()
+    let stuck = link.hostToReader([0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xF0, 0x11, 0xD4])
+    #expect(stuck.warnings.contains { $0.hasPrefix("PN53x extended frame of 65520 bytes") })
+    _ = link.hostToReader(framed([0xD4, 0x4A, 0x01, 0x00]))
+    _ = link.readerToHost(framed([0xD5, 0x4B, 0x01, 0x01, 0x00, 0x44, 0x00, 0x04, 1, 2, 3, 4]))
+    #expect(
+      link.hostToReader(framed([0xD4, 0x40, 0x01, 0x30, 0x04])).frames.map(\.data) == [
+        [0x30, 0x04]
+      ])
+  }
+}
