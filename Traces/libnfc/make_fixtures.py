@@ -29,19 +29,24 @@ EXCHANGES = [
   ("RFConfiguration", [0x32, 0x01, 0x00], [0x33]),
 ]
 
-def pn533():
+def pn533_usb(preamble, exchanges):
+    """A pn53x_usb log: each command framed, the chip's ACK, then its framed answer."""
     drv = "libnfc.driver.pn53x_usb"
-    out = [line("libnfc.general", "log_level is set to 3"),
-           line("libnfc.general", "allow_autoscan is set to true"),
-           line("libnfc.general", "0 device(s) defined by user"),
-           line(drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW"),
-           line(drv, "1 device(s) found using pn53x_usb driver")]
-    for name, cmd, rsp in EXCHANGES:
+    out = [line(cat, msg) for cat, msg in preamble]
+    for name, cmd, rsp in exchanges:
         out.append(line("libnfc.chip.pn53x", name))
         out.append(line(drv, "TX: " + h(pn([0xD4] + cmd))))
         out.append(line(drv, "RX: " + h(ACK)))
         out.append(line(drv, "RX: " + h(pn([0xD5] + rsp))))
     return out
+
+def pn533():
+    drv = "libnfc.driver.pn53x_usb"
+    return pn533_usb([("libnfc.general", "log_level is set to 3"),
+                      ("libnfc.general", "allow_autoscan is set to true"),
+                      ("libnfc.general", "0 device(s) defined by user"),
+                      (drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW"),
+                      (drv, "1 device(s) found using pn53x_usb driver")], EXCHANGES)
 
 def acr122():
     drv = "libnfc.driver.acr122_usb"
@@ -108,14 +113,9 @@ T4_EXCHANGES = [
 
 def pn533_t4():
     drv = "libnfc.driver.pn53x_usb"
-    out = [line("libnfc.general", "log_level is set to 3"),
-           line(drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW")]
-    for name, cmd, rsp in T4_EXCHANGES:
-        out.append(line("libnfc.chip.pn53x", name))
-        out.append(line(drv, "TX: " + h(pn([0xD4] + cmd))))
-        out.append(line(drv, "RX: " + h(ACK)))
-        out.append(line(drv, "RX: " + h(pn([0xD5] + rsp))))
-    return out
+    return pn533_usb([("libnfc.general", "log_level is set to 3"),
+                      (drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW")],
+                     T4_EXCHANGES)
 
 open(HERE + "/pn533_t4t_ndef_read_write.log", "w").write("\n".join(pn533_t4()) + "\n")
 open(HERE + "/pn533_scl3711_t2t_read_write.log", "w").write("\n".join(pn533()) + "\n")

@@ -72,20 +72,27 @@ def usbmon_capture(log, name, mmapped, bus, dev, out_ep, in_ep, noise):
     f.close()
 
 
-def usbpcap_capture(log, name, bus, dev, out_ep, in_ep):
+def usbpcap_capture(exchanges, name, bus, dev, out_ep, in_ep, answer_us=700, gap_us=200,
+                    slot_change=False):
+    """Each OUT: submission with data + completion; each IN: submission + completion with
+    data `answer_us` later. `slot_change`: after an IccPowerOff, the reader's slot-change
+    notification (interrupt) and a pause before the next card."""
     f = open(os.path.join(HERE, name), "wb")
     f.write(pcap_header(249))
     t, irp = 0, 0xFFFFA001_00000000
-    for tx, data in traffic(log):
+    for tx, data in exchanges:
         irp += 0x10
         if tx:
             f.write(record(t, usbpcap(irp, False, out_ep, dev, bus, data)))
             f.write(record(t + 50, usbpcap(irp, True, out_ep, dev, bus, b"")))
         else:
             f.write(record(t, usbpcap(irp, False, in_ep, dev, bus, b"")))
-            t += 700
+            t += answer_us
             f.write(record(t, usbpcap(irp, True, in_ep, dev, bus, data)))
-        t += 200
+        if slot_change and data[:1] == b"\x63":
+            f.write(record(t + 100, usbpcap(irp + 1, True, 0x81, dev, bus, b"\x50\x02", xfer=1)))
+            t += 300_000
+        t += gap_us
     f.close()
 
 
@@ -153,30 +160,11 @@ def ccid_exchanges():
     return out
 
 
-def usbpcap_ccid_capture(name, bus, dev, out_ep, in_ep):
-    f = open(os.path.join(HERE, name), "wb")
-    f.write(pcap_header(249))
-    t, irp = 0, 0xFFFFA001_00000000
-    for tx, data in ccid_exchanges():
-        irp += 0x10
-        if tx:
-            f.write(record(t, usbpcap(irp, False, out_ep, dev, bus, data)))
-            f.write(record(t + 50, usbpcap(irp, True, out_ep, dev, bus, b"")))
-        else:
-            f.write(record(t, usbpcap(irp, False, in_ep, dev, bus, b"")))
-            t += 4000
-            f.write(record(t, usbpcap(irp, True, in_ep, dev, bus, data)))
-        if data[:1] == b"\x63":  # card removed: the slot-change notification (interrupt)
-            f.write(record(t + 100, usbpcap(irp + 1, True, 0x81, dev, bus, b"\x50\x02", xfer=1)))
-            t += 300_000
-        t += 400
-    f.close()
-
-
-usbpcap_ccid_capture("acr1252u-pcsc-usbpcap.pcap", bus=2, dev=7, out_ep=0x02, in_ep=0x83)
+usbpcap_capture(ccid_exchanges(), "acr1252u-pcsc-usbpcap.pcap", bus=2, dev=7, out_ep=0x02,
+                in_ep=0x83, answer_us=4000, gap_us=400, slot_change=True)
 usbmon_capture("pn533_scl3711_t2t_read_write.log", "pn533-t2t-usbmon-mmapped.pcap",
                mmapped=True, bus=1, dev=5, out_ep=0x04, in_ep=0x84, noise=True)
 usbmon_capture("pn533_t4t_ndef_read_write.log", "pn533-t4t-usbmon.pcap",
                mmapped=False, bus=1, dev=5, out_ep=0x04, in_ep=0x84, noise=False)
-usbpcap_capture("acr122u_t2t_read_write.log", "acr122u-t2t-usbpcap.pcap",
+usbpcap_capture(traffic("acr122u_t2t_read_write.log"), "acr122u-t2t-usbpcap.pcap",
                 bus=1, dev=4, out_ep=0x02, in_ep=0x82)
