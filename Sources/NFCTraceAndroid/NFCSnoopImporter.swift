@@ -65,7 +65,7 @@ public struct NFCSnoopImporter: TraceImporter {
         warnings.append(
           TraceWarning(
             "the snoop log is damaged: its frames are timed from the first packet, not by the "
-              + "clock"))
+              + "clock", frame: nil, location: location))
       }
     }
   }

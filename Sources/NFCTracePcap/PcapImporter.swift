@@ -177,6 +177,8 @@ public final class PcapImporter: TraceImporter {
       (0..<5_000).contains($1.timeNs.saturatingMinus($0.timeNs))
     }
     guard tiny.count * 2 >= data.count - 1 else { return }
+    // All gaps 0: a source without times (a converted libnfc log), not carrier ticks.
+    guard data.contains(where: { $0.timeNs != first.timeNs }) else { return }
     warn(
       "\(tiny.count) of the first \(data.count - 1) gaps between frames are under 5 µs, where "
         + "frames at 106 kbit/s are ~100 µs apart: these times look like Proxmark3 carrier ticks "

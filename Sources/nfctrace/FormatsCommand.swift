@@ -5,7 +5,7 @@ enum FormatsCommand {
   static func run(_ args: [String]) throws -> Int32 {
     _ = try Arguments(args, options: [], flags: [])
     for f in registry.formats {
-      print(f.name.padding(toLength: 14, withPad: " ", startingAt: 0) + f.summary)
+      print(f.name.padding(toLength: 18, withPad: " ", startingAt: 0) + f.summary)
     }
     print("\nstatic tag dumps (contents, no frames; read by nfctrace report):")
     let dumps = [
@@ -14,7 +14,7 @@ enum FormatsCommand {
       ("raw-type2", "raw Type 2 memory image (.bin, 4-byte pages from page 0)"),
     ]
     for (name, summary) in dumps {
-      print(name.padding(toLength: 14, withPad: " ", startingAt: 0) + summary)
+      print(name.padding(toLength: 18, withPad: " ", startingAt: 0) + summary)
     }
     return 0
   }

@@ -97,6 +97,14 @@ enum SimulateCommand {
 
 /// `nfctrace convert IN -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--input-format NAME]`.
 enum ConvertCommand {
+  /// Source flags of frames that are a reader's report, not air frames.
+  static func isReaderReported(_ flag: String) -> Bool {
+    [
+      ReaderChipFlag.targetInfo, ReaderChipFlag.isoDEPPayload, ReaderChipFlag.atr,
+      ReaderChipFlag.uid, ReaderChipFlag.readerFailure, ReaderChipFlag.readBinary,
+    ].contains(flag)
+  }
+
   static let usage =
     "nfctrace convert IN -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--input-format NAME]"
 
@@ -111,17 +119,29 @@ enum ConvertCommand {
     var (_, importer) = try openTrace(path, formatName: a.value("--input-format"))
     var out = try TraceOutput(path: output, format: format, baseEpochNs: 0)
     var count = 0
+    var readerReported = 0
     var failure: Error?
     do {
       while let f = try importer.next() {
         try out.write(f)
         count += 1
+        if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
+          readerReported += 1
+        }
       }
     } catch {
       failure = error
     }
     try out.close()
     reportWarnings(importer.warnings)
+    if readerReported > 0 {
+      FileHandle.standardError.write(
+        Data(
+          ("warning: \(readerReported) frames are what a reader reported rather than air frames "
+            + "(activation data, APDUs whose ISO-DEP blocks the reader built, reader failures); "
+            + "\(format.rawValue) has no field for that, so \(output) will not decode as \(path) "
+            + "does: analyse \(path) itself\n").utf8))
+    }
     if let failure { throw failure }
     FileHandle.standardError.write(
       Data("converted \(count) frames → \(output) (\(format.rawValue))\n".utf8))

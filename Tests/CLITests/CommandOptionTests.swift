@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -20,5 +21,24 @@ import Testing
     let run = CLI.run([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("usage: nfctrace \(command)"))
+  }
+
+  /// Converting a reader's traffic (here a USB capture of a PN533 with a Type 4 tag) to pcap
+  /// loses what the reader reported: `convert` says so instead of writing a file that silently
+  /// decodes otherwise.
+  @Test func convertWarnsAboutReaderReportedFrames() throws {
+    let output = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-convert-\(UUID().uuidString).pcap").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let run = CLI.run(["convert", TestPaths.traces("usb/pn533-t4t-usbmon.pcap"), "-o", output])
+    #expect(run.status == 0)
+    #expect(
+      run.stderr.contains("warning: 21 frames are what a reader reported rather than air frames"))
+  }
+
+  /// `formats` keeps every name in its column (android-nfcsnoop is 16 characters).
+  @Test func formatsKeepsNamesApartFromSummaries() {
+    let run = CLI.run(["formats"])
+    #expect(run.stdout.contains("android-nfcsnoop  Android NFC snoop log"))
   }
 }

@@ -212,6 +212,18 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   #expect(warnings.map(\.message) == ["InAutoPoll: target of type 0x11 not unpacked"])
 }
 
+/// A file without TX/RX lines (a lower log level, or another file forced with --input-format)
+/// is an error, not an empty trace.
+@Test func libnfcLogWithoutTrafficIsAnError() throws {
+  let log = "debug\tlibnfc.general\tlog_level is set to 2\n"
+  let error = #expect(throws: TraceError.self) {
+    _ = try importAll(TraceInput(path: "quiet.log", bytes: Data(log.utf8)))
+  }
+  #expect(error?.kind == .unsupported)
+  #expect(error?.location.offset == log.utf8.count)
+  #expect(error?.message.hasPrefix("no libnfc TX:/RX: traffic lines") == true)
+}
+
 /// A log of junk records 1000 warnings and says so, instead of one per line.
 @Test func libnfcWarningsAreCapped() throws {
   let line = "debug\tlibnfc.driver.pn53x_usb\tRX: 12 34 56 78 9a\n"

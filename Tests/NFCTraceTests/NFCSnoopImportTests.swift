@@ -43,7 +43,7 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
         "CORE_INTERFACE_ERROR_NTF: status B2, RF timeout; the tag did not answer"
       ])
     #expect(warnings[0].location?.record == 74)
-    #expect(warnings[0].location?.offset == 1209)
+    #expect(warnings[0].location?.offset == 1210)
   }
 
   @Test func sessionsAsTheAppSawThem() throws {
@@ -133,6 +133,29 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
     let out = nci.packet([0x00, 0x00, 0x02, 0x0A, 0x00], received: true)
     #expect(out.frames.map(\.data) == [[0x0A]])
     #expect(out.frames.first?.bits == nil)
+  }
+
+  /// ISO-DEP in NFC-A poll mode: Activation Parameters Length, RATS Response Length, the ATS
+  /// without TL (NCI §7.3.1); the ATS frame gets its TL back.
+  @Test func isoDEPActivationParameters() {
+    var nci = NCIInterpreter()
+    let tech: [UInt8] = [0x44, 0x03, 0x04, 1, 2, 3, 4, 0x01, 0x20]
+    let act: [UInt8] = [0x06, 0x05, 0x75, 0x77, 0x81, 0x02, 0x80]
+    let out = nci.packet(
+      [
+        0x61, 0x05, UInt8(10 + tech.count + act.count), 0x01, 0x02, 0x04, 0x00, 0xFF, 0x01,
+        UInt8(tech.count),
+      ] + tech + [0x00, 0x00, 0x00] + act, received: true)
+    #expect(
+      out.frames.map(\.data) == [[0x44, 0x03], [0x20], [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]])
+    #expect(out.warnings.isEmpty)
+    let b = nci.packet(
+      [0x61, 0x05, 0x0A, 0x01, 0x02, 0x04, 0x01, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)
+    #expect(
+      b.warnings == [
+        "activation in RF technology and mode 0x01 (NFC-B, NFC-F or NFC-V poll): its parameters "
+          + "are not decoded"
+      ])
   }
 
   @Test func shortPacketsAndDataBeforeActivation() {

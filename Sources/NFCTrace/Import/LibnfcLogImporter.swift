@@ -31,6 +31,7 @@ public struct LibnfcLogImporter: TraceImporter {
   private var queue: [Frame] = []
   private var queueHead = 0
   private var link = PN53xHostLink()
+  private var trafficLines = 0
   /// Problems met so far that did not stop the import.
   public private(set) var warnings: [TraceWarning] = []
 
@@ -46,7 +47,17 @@ public struct LibnfcLogImporter: TraceImporter {
     while queueHead == queue.count {
       queue.removeAll(keepingCapacity: true)
       queueHead = 0
-      guard try readLine() else { return nil }
+      guard try readLine() else {
+        guard trafficLines > 0 else {
+          // A libnfc log at a lower level, or another file read with --input-format.
+          throw TraceError(
+            .unsupported,
+            at: input.location(unit: "line", record: line, offset: input.bytes.count),
+            "no libnfc TX:/RX: traffic lines: expected a libnfc debug log written with "
+              + "LIBNFC_LOG_LEVEL=3")
+        }
+        return nil
+      }
     }
     defer { queueHead += 1 }
     return queue[queueHead]
@@ -64,6 +75,7 @@ public struct LibnfcLogImporter: TraceImporter {
     line += 1
     let location = input.location(unit: "line", record: line, offset: start - bytes.startIndex)
     guard let (tag, hexStart) = Self.trafficField(bytes, start, end) else { return true }
+    trafficLines += 1
     guard let payload = Self.hexBytes(bytes, hexStart, end) else {
       throw TraceError(
         .malformed, at: location,

@@ -180,11 +180,19 @@ public struct NCIInterpreter: Sendable {
     let (rfInterface, mode) = (b[1], b[3])
     let techEnd = 7 + Int(b[6])
     let tech = Array(b[7..<techEnd])
+    // Data exchange mode, transmit and receive bit rates, then the activation parameters.
     var activation: [UInt8] = []
     if techEnd + 4 <= b.count {
       let n = Int(b[techEnd + 3])
       let start = techEnd + 4
       activation = Array(b[start..<min(b.count, start + n)])
+    }
+    // ISO-DEP, NFC-A poll: RATS Response Length, then the ATS without TL (NCI §7.3.1 Table 79).
+    var ats: [UInt8]?
+    if rfInterface == 0x02, let n = activation.first.map(Int.init), n > 0,
+      n + 1 <= activation.count
+    {
+      ats = Array(activation[1...n])
     }
     switch rfInterface {
     case 0x01: interface = .frame
@@ -198,12 +206,14 @@ public struct NCIInterpreter: Sendable {
     default: technology = .unknown
     }
     guard mode == 0x00 else {
-      if mode & 0x80 != 0 {
-        out.warnings.append("activated in listen mode (card emulation): not a tag read")
-      }
+      out.warnings.append(
+        mode & 0x80 != 0
+          ? "activated in listen mode (card emulation): not a tag read"
+          : "activation in RF technology and mode 0x\(Hex.string([mode])) (NFC-B, NFC-F or NFC-V "
+            + "poll): its parameters are not decoded")
       return
     }
-    pollA(tech, ats: rfInterface == 0x02 ? activation : nil, &out)
+    pollA(tech, ats: ats, &out)
   }
 
   /// NFC-A poll parameters: SENS_RES(2) NFCID1 length, NFCID1, SEL_RES length, SEL_RES.
