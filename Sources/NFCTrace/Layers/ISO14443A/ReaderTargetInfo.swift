@@ -33,9 +33,10 @@ enum ReaderTargetInfo {
       context.isoDEPActive = true
       context.fsc = ats.fsc
       context.fwtNs = ats.fwtNs
+      // The ATS's own fields (as a sniffed ATS gives them), and the bytes.
       decode = LayerDecode(
         .isoDEP, "ATS", "ATS FSC \(ats.fsc.map(String.init) ?? "?") (reported by the reader chip)",
-        [LayerField("ats", .hex(frame.data))])
+        ats.decode.fields + [LayerField("ats", .hex(frame.data))])
     }
     return FrameLayerResult(
       result: LayerResult(decode: decode), crc: frame.crc, expectsResponse: false,
