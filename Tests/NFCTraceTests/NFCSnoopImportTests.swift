@@ -149,12 +149,30 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
     #expect(
       out.frames.map(\.data) == [[0x44, 0x03], [0x20], [0x06, 0x75, 0x77, 0x81, 0x02, 0x80]])
     #expect(out.warnings.isEmpty)
+    // NFC-B poll: SENSB_RES without its 50; the ATQB frame gets it back, the PUPI is the UID.
+    let sensb: [UInt8] = [0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 0x00, 0x81, 0x71]
     let b = nci.packet(
-      [0x61, 0x05, 0x0A, 0x01, 0x02, 0x04, 0x01, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)
+      [
+        0x61, 0x05, UInt8(11 + 1 + sensb.count), 0x01, 0x02, 0x04, 0x01, 0xFF, 0x01,
+        UInt8(sensb.count + 1), UInt8(sensb.count),
+      ] + sensb + [0x01, 0, 0, 0], received: true)
+    #expect(b.frames.map(\.data) == [[0x50] + sensb])
+    #expect(b.frames.first?.technology == .nfcB)
+    let (decoded, decoder) = decodeAll([
+      Frame(
+        index: 0, timeNs: 0, direction: .tag, data: [0x50] + sensb, crc: .notCaptured,
+        technology: .nfcB, sourceFlags: [ReaderChipFlag.targetInfo],
+        location: SourceLocation(file: "t", unit: "NCI packet", record: 1, offset: 0))
+    ])
+    #expect(decoded[0].layers.last?.name == "ATQB")
+    #expect(decoded[0].completedUID == [0x11, 0x22, 0x33, 0x44])
+    #expect(decoder.context.technology == .nfcB)
+    let f = nci.packet(
+      [0x61, 0x05, 0x0A, 0x01, 0x01, 0x03, 0x02, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)
     #expect(
-      b.warnings == [
-        "activation in RF technology and mode 0x01 (NFC-B, NFC-F or NFC-V poll): its parameters "
-          + "are not decoded"
+      f.warnings == [
+        "activation in RF technology and mode 0x02 (NFC-F or NFC-V poll): its parameters are "
+          + "not decoded"
       ])
   }
 

@@ -205,15 +205,32 @@ public struct NCIInterpreter: Sendable {
     case 0x02: technology = .nfcF
     default: technology = .unknown
     }
+    if mode == 0x01 {
+      pollB(tech, &out)
+      return
+    }
     guard mode == 0x00 else {
       out.warnings.append(
         mode & 0x80 != 0
           ? "activated in listen mode (card emulation): not a tag read"
-          : "activation in RF technology and mode 0x\(Hex.string([mode])) (NFC-B, NFC-F or NFC-V "
-            + "poll): its parameters are not decoded")
+          : "activation in RF technology and mode 0x\(Hex.string([mode])) (NFC-F or NFC-V poll): "
+            + "its parameters are not decoded")
       return
     }
     pollA(tech, ats: ats, &out)
+  }
+
+  /// NFC-B poll parameters: SENSB_RES length, SENSB_RES without its first byte 50 (NCI
+  /// §7.3.1): the ATQB, given back its 50.
+  private func pollB(_ t: [UInt8], _ out: inout Output) {
+    guard let n = t.first, n >= 11, Int(n) + 1 <= t.count else {
+      out.warnings.append("NFC-B activation parameters shorter than their fields")
+      return
+    }
+    out.frames.append(
+      ReaderChipFrame(
+        direction: .tag, event: nil, data: [0x50] + t[1...Int(n)], bits: nil, crc: .notCaptured,
+        technology: .nfcB, flags: [ReaderChipFlag.targetInfo]))
   }
 
   /// NFC-A poll parameters: SENS_RES(2) NFCID1 length, NFCID1, SEL_RES length, SEL_RES.

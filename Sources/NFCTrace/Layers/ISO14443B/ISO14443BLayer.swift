@@ -26,6 +26,29 @@ public struct ISO14443BLayer: Sendable {
   public init() {}
 
   /// Forgets the pending command and the ATQBs (field off).
+  /// An ATQB a reader reported after activating the tag itself (an Android phone's
+  /// RF_INTF_ACTIVATED_NTF, flagged `ReaderChipFlag.targetInfo`): a new activation whose UID
+  /// is the PUPI. Nil for other frames.
+  private mutating func reportedATQB(_ frame: Frame, context: inout LinkContext)
+    -> FrameLayerResult?
+  {
+    guard frame.direction == .tag, !frame.sourceFlags.isEmpty,
+      frame.sourceFlags.contains(ReaderChipFlag.targetInfo), let atqb = ATQB(parsing: frame.data)
+    else { return nil }
+    reset()
+    context.resetActivation()
+    context.technology = .nfcB
+    context.uid = atqb.pupi
+    context.uidComplete = true
+    context.fsc = atqb.fsc
+    context.fwtNs = atqb.fwtNs
+    var decode = atqb.decode
+    decode.summary += " (reported by the reader chip)"
+    return FrameLayerResult(
+      result: LayerResult(decode: decode), crc: frame.crc, expectsResponse: false,
+      newActivation: true)
+  }
+
   public mutating func reset() {
     pending = .none
     answers = [:]
@@ -65,6 +88,7 @@ public struct ISO14443BLayer: Sendable {
   /// Decodes one frame (CRC_B included), resolving its CRC status.
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
     context.technology = .nfcB
+    if let reported = reportedATQB(frame, context: &context) { return reported }
     let (crc, crcFinding) = FrameCRC.resolve(
       frame, carriesCRC: true, encrypted: false, typeB: true)
     var findings = FrameCRC.parityFindings(frame, encrypted: false)
