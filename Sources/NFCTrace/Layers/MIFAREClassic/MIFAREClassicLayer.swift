@@ -224,11 +224,8 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     }
     phase = .plain
     if unit.readerFailure {
-      var f = [
-        LayerField("ack", .bool(false)), LayerField("meaning", .string(Type2Layer.readerFailed)),
-      ]
-      if let name = command.map(Self.name) { f.insert(LayerField("command", .string(name)), at: 0) }
-      return decoded("NAK", "failed (\(Type2Layer.readerFailed))", f)
+      return LayerResult(
+        decode: ReaderFailure.decode(.mifareClassic, command: command.map(Self.name)))
     }
     if b.isEmpty, case .byChip(let name) = command {
       return decoded(

@@ -184,10 +184,7 @@ public struct Type2Layer: ProtocolLayer {
     let command = pending
     pending = nil
     if unit.readerFailure {
-      var f = [LayerField("ack", .bool(false)), LayerField("meaning", .string(Self.readerFailed))]
-      if let command { f.insert(LayerField("command", .string(command.name)), at: 0) }
-      return LayerResult(
-        decode: LayerDecode(.type2, "NAK", "failed (\(Self.readerFailed))", f))
+      return LayerResult(decode: ReaderFailure.decode(.type2, command: command?.name))
     }
     if unit.partialAnswer, case .read(let page) = command, (1..<16).contains(b.count) {
       return partialRead(b, page: page)
@@ -207,10 +204,6 @@ public struct Type2Layer: ProtocolLayer {
     return answer(b, to: command, context: &context)
   }
 
-  /// What a reader's failure report (`ReaderChipFlag.readerFailure`) says.
-  static let readerFailed =
-    "reported by the reader: a NAK, no answer or a wrong key; the reader does not say which"
-
   /// The first `b.count` bytes of a READ answer, as a PC/SC reader returned them.
   private func partialRead(_ b: [UInt8], page: Int) -> LayerResult {
     let fields = [
@@ -219,7 +212,7 @@ public struct Type2Layer: ProtocolLayer {
     ]
     let summary =
       "READ page \(page) → \(Hex.string(b.prefix(4), separator: " "))\(b.count > 4 ? " …" : "")"
-      + (b.count < 16 ? " (first \(b.count) of 16 bytes, as the reader returned them)" : "")
+      + " (first \(b.count) of 16 bytes, as the reader returned them)"
     return LayerResult(decode: LayerDecode(.type2, "READ response", summary, fields))
   }
 
