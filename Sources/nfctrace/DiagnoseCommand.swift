@@ -45,7 +45,16 @@ enum DiagnoseCommand {
       JSON.string(path, to: out)
       out.write(",\"format\":\"\(format.name)\"},\"sessions\":[")
       DiagnosisRender.json(report, to: out)
-      out.write("\n]}\n")
+      // The importer's warnings and error belong in the document: in JSON mode nothing else
+      // reports them.
+      out.write("\n],\"warnings\":[")
+      JSON.elements(run.warnings, to: out) { w in
+        out.write("\n")
+        TimelineJSONRenderer.warning(w, to: out)
+      }
+      out.write("\n],\"error\":")
+      TimelineJSONRenderer.error(run.error, to: out)
+      out.write("}\n")
     } else {
       // Second pass over the same bytes, keeping only the evidence frames.
       let wanted = Set(report.findings.flatMap(\.frames))

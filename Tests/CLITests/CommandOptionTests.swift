@@ -41,4 +41,22 @@ import Testing
     let run = CLI.run(["formats"])
     #expect(run.stdout.contains("android-nfcsnoop  Android NFC snoop log"))
   }
+
+  /// In JSON, `diagnose` carries the importer's warnings (they went nowhere before): a snoop
+  /// log without data payloads says so in the document a CI gate reads.
+  @Test func diagnoseJSONCarriesTheImportWarnings() throws {
+    let run = CLI.run([
+      "diagnose", TestPaths.traces("android/android-dumpsys-nfc-filtered.txt"), "--format", "json",
+    ])
+    #expect(run.status == 0)
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let warnings = try #require(doc["warnings"] as? [[String: Any]])
+    #expect(warnings.count == 1)
+    #expect(
+      (warnings.first?["message"] as? String)?.hasPrefix(
+        "data packets are logged without their payload") == true)
+    #expect(warnings.first?["record"] as? Int == 4)
+    #expect(doc["error"] is NSNull)
+  }
 }
