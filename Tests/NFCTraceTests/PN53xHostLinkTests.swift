@@ -190,3 +190,37 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
       ])
   }
 }
+
+/// A PC/SC writer whose UPDATE BINARY of pages 6 and 7 the reader both reports failed: the
+/// writeNDEF is refused, not interrupted, and its reason names the first refusal (page 6).
+@Test func firstRefusalGivesTheWriteItsReason() throws {
+  var link = PN53xHostLink()
+  var frames: [ReaderChipFrame] = []
+  func exchange(_ apdu: [UInt8], _ answer: [UInt8]) {
+    frames += link.hostToReader(ccid(0x6F, apdu)).frames
+    frames += link.readerToHost(ccid(0x80, answer)).frames
+  }
+  _ = link.hostToReader(ccid(0x62, []))
+  _ = link.readerToHost(
+    ccid(
+      0x80, [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0, 0, 3, 6, 3, 0, 3, 0, 0, 0, 0, 0x68])
+  )
+  exchange([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 1, 2, 3, 4, 5, 6, 0x90, 0x00])
+  exchange(
+    [0xFF, 0xB0, 0x00, 0x03, 0x10],
+    [0xE1, 0x10, 0x12, 0x00] + [0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9) + [0x90, 0x00])
+  exchange([0xFF, 0xD6, 0x00, 0x04, 0x04, 0x03, 0x00, 0xD1, 0x01], [0x90, 0x00])
+  exchange([0xFF, 0xD6, 0x00, 0x05, 0x04, 0x06, 0x55, 0x04, 0x61], [0x90, 0x00])
+  exchange([0xFF, 0xD6, 0x00, 0x06, 0x04, 0x2E, 0x63, 0x6F, 0x6D], [0x63, 0x00])
+  exchange([0xFF, 0xD6, 0x00, 0x07, 0x04, 0xFE, 0x00, 0x00, 0x00], [0x63, 0x00])
+  let input = frames.enumerated().map { i, f in
+    Frame(
+      index: i, timeNs: Int64(i) * 1_000_000, direction: f.direction, data: f.data, crc: f.crc,
+      technology: f.technology, sourceFlags: f.flags,
+      location: SourceLocation(file: "t", unit: "packet", record: i + 1, offset: 0))
+  }
+  let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: input)).sessions
+  let write = try #require(sessions.first?.operations.last)
+  #expect(write.shortText == "writeNDEF failed")
+  #expect(write.reason?.contains("WRITE page 6") == true)
+}

@@ -72,13 +72,13 @@ public struct Operation: Sendable, Equatable {
     }
   }
 
-  /// Marks the operation failed (unless already interrupted) with `reason`.
+  /// Marks the operation failed (unless already interrupted). The first refusal gives the
+  /// `reason`: later ones usually follow from it (a writer retrying, or going on, after a NAK).
   mutating func fail(_ why: String, frame: Int) {
     failedFrames.append(frame)
-    if outcome != .interrupted {
-      outcome = .failed
-      reason = why
-    }
+    guard outcome != .interrupted else { return }
+    if outcome != .failed { reason = why }
+    outcome = .failed
   }
 
   /// Marks the operation interrupted: the tag did not answer `frame`.
