@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import NFCTracePcap
 import TestSupport
 import Testing
 
@@ -306,4 +307,19 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     // Gaps: start of each request − start of the previous exchange's last frame.
     #expect(TimingComparison.gaps(b) == [nil, 2_000_000 - 4_800_000, 2_000_000 - 4_800_000])
   }
+}
+
+/// Two final messages of different lengths differ in `ndef_state` too (the row said "=" when
+/// only the records below it showed the difference).
+@Test func ndefStateComparesTheMessageLength() throws {
+  func session(_ path: String, _ index: Int) throws -> SessionAnalysis {
+    let run = try SessionAnalysisRun(importer: try PcapImporter(input: TraceInput(path: path)))
+    return try #require(run.sessions.first { $0.info.index == index })
+  }
+  let a = try session(TestPaths.traces("usb/pn533-t4t-usbmon.pcap"), 0)
+  let b = try session(TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap"), 1)
+  let diff = NDEFComparison.compare(a, b)
+  #expect(diff.differences.map(\.field) == ["length"])
+  #expect(diff.differences.first?.a == .int(15))
+  #expect(diff.differences.first?.b == .int(10))
 }
