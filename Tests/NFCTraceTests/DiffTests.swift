@@ -150,7 +150,12 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     // a well-formed URI record whose last character is stale, resting on an unacknowledged page.
     #expect(n.a.state == "message" && n.b.state == "message")
     #expect(n.a.unacknowledgedBytes == 0 && n.b.unacknowledgedBytes == 4)
-    #expect(n.differences == [FieldDifference("unacknowledged_bytes", .int(0), .int(4))])
+    // Same length, one stale byte: the message bytes differ, and B's rests on 4 unacknowledged.
+    let okBytes: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.dev/ok".utf8)
+    #expect(n.differences.first?.a == .hex(okBytes))
+    #expect(
+      n.differences.map(\.field) == ["message", "unacknowledged_bytes"])
+    #expect(n.differences.last == FieldDifference("unacknowledged_bytes", .int(0), .int(4)))
     #expect(n.records.count == 1)
     #expect(
       n.records[0].differences == [
@@ -319,7 +324,7 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
   let a = try session(TestPaths.traces("usb/pn533-t4t-usbmon.pcap"), 0)
   let b = try session(TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap"), 1)
   let diff = NDEFComparison.compare(a, b)
-  #expect(diff.differences.map(\.field) == ["length"])
+  #expect(diff.differences.map(\.field) == ["length", "message"])
   #expect(diff.differences.first?.a == .int(15))
   #expect(diff.differences.first?.b == .int(10))
 }

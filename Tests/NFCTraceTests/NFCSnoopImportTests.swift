@@ -171,9 +171,13 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
       [0x61, 0x05, 0x0A, 0x01, 0x01, 0x03, 0x02, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)
     #expect(
       f.warnings == [
-        "activation in RF technology and mode 0x02 (NFC-F or NFC-V poll): its parameters are "
-          + "not decoded"
+        "activation in NFC-F poll mode (mode 0x02): its parameters are not decoded"
       ])
+    // Listen mode: the phone is the card; what follows is not shown as tag traffic.
+    let listen = nci.packet(
+      [0x61, 0x05, 0x0A, 0x01, 0x02, 0x04, 0x80, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)
+    #expect(listen.warnings.first?.hasPrefix("activated in listen mode") == true)
+    #expect(nci.packet([0x00, 0x00, 0x02, 0x00, 0xA4], received: true).frames.isEmpty)
   }
 
   @Test func shortPacketsAndDataBeforeActivation() {

@@ -223,4 +223,5 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
   let write = try #require(sessions.first?.operations.last)
   #expect(write.shortText == "writeNDEF failed")
   #expect(write.reason?.contains("WRITE page 6") == true)
+  #expect(write.detail("nak_page") == .int(6))
 }

@@ -189,42 +189,63 @@ public struct NCIInterpreter: Sendable {
     }
     // ISO-DEP, NFC-A poll: RATS Response Length, then the ATS without TL (NCI §7.3.1 Table 79).
     var ats: [UInt8]?
-    if rfInterface == 0x02, let n = activation.first.map(Int.init), n > 0,
-      n + 1 <= activation.count
-    {
-      ats = Array(activation[1...n])
+    if rfInterface == 0x02, mode == 0x00, let n = activation.first.map(Int.init), n > 0 {
+      if n + 1 <= activation.count {
+        ats = Array(activation[1...n])
+      } else {
+        out.warnings.append("RATS response shorter than its length (\(n) bytes announced)")
+      }
     }
     switch rfInterface {
     case 0x01: interface = .frame
     case 0x02: interface = .isoDEP
     default: interface = .other(rfInterface)
     }
+    technology = Self.technology(mode)
     switch mode {
-    case 0x00: technology = .nfcA
-    case 0x01: technology = .nfcB
-    case 0x02: technology = .nfcF
-    default: technology = .unknown
-    }
-    if mode == 0x01 {
-      pollB(tech, &out)
-      return
-    }
-    guard mode == 0x00 else {
+    case 0x00: pollA(tech, ats: ats, &out)
+    case 0x01: pollB(tech, &out)
+    case 0x80...0xFF:
+      // The phone emulates a card: the data that follows is a remote reader's, not a tag's.
+      interface = .none
       out.warnings.append(
-        mode & 0x80 != 0
-          ? "activated in listen mode (card emulation): not a tag read"
-          : "activation in RF technology and mode 0x\(Hex.string([mode])) (NFC-F or NFC-V poll): "
-            + "its parameters are not decoded")
-      return
+        "activated in listen mode (card emulation, mode 0x\(Hex.string([mode]))): not a tag read; "
+          + "its data is not shown")
+    default:
+      out.warnings.append(
+        "activation in \(Self.modeName(mode)) (mode 0x\(Hex.string([mode]))): its parameters "
+          + "are not decoded")
     }
-    pollA(tech, ats: ats, &out)
+  }
+
+  /// The technology of an RF Technology and Mode value (NCI 2.0 Table 96).
+  private static func technology(_ mode: UInt8) -> Technology {
+    switch mode {
+    case 0x00: return .nfcA
+    case 0x01: return .nfcB
+    case 0x02: return .nfcF
+    case 0x06: return .nfcV
+    default: return .unknown
+    }
+  }
+
+  private static func modeName(_ mode: UInt8) -> String {
+    switch mode {
+    case 0x02: return "NFC-F poll mode"
+    case 0x03: return "NFC active poll mode"
+    case 0x05: return "NFC-F active poll mode"
+    case 0x06: return "NFC-V poll mode"
+    case 0x70...0x7F: return "a proprietary poll mode"
+    default: return "an RFU poll mode"
+    }
   }
 
   /// NFC-B poll parameters: SENSB_RES length, SENSB_RES without its first byte 50 (NCI
   /// §7.3.1): the ATQB, given back its 50.
   private func pollB(_ t: [UInt8], _ out: inout Output) {
-    guard let n = t.first, n >= 11, Int(n) + 1 <= t.count else {
-      out.warnings.append("NFC-B activation parameters shorter than their fields")
+    guard let n = t.first, n == 11 || n == 12, Int(n) + 1 <= t.count else {
+      out.warnings.append(
+        "NFC-B activation parameters: SENSB_RES of 11 or 12 bytes expected (NCI §7.3.1)")
       return
     }
     out.frames.append(

@@ -33,7 +33,9 @@ public struct FrameDecoder: Sendable {
       : typeA.decode(frame: frame, context: &context)
     if first.newActivation || first.resetsInnerLayers { resetInner() }
     if let cid = first.isoDEPActivation { isoDEP.activate(cid: cid) }
-    let completedUID = context.uidComplete && !wasComplete ? context.uid : nil
+    // A reported activation can complete the UID in its first frame, after a complete one.
+    let completedUID =
+      context.uidComplete && (!wasComplete || first.newActivation) ? context.uid : nil
     var result = first.result
     var depth = 0
     // Built locally with room for the usual depth (14443-3 → ISO-DEP → APDU → T4T): one

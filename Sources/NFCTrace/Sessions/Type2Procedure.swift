@@ -137,6 +137,8 @@ struct Type2Procedure: Sendable {
       } else {
         transmissionNAK = nil
       }
+      // The details describe the refusal that gives the reason: the first one.
+      let givesReason = op.outcome == .ok
       op.fail("\(answer.summary) on \(what)", frame: frame)
       // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain.
       if case .int(5)? = answer.field("nak_code"), let c = x.command,
@@ -144,8 +146,11 @@ struct Type2Procedure: Sendable {
       {
         memory.type2Write(Array(data.prefix(4)), at: p * 4, acknowledged: false, frame: frame)
       }
-      if case .int(let p)? = x.command?.field("page") { op.set("nak_page", .int(p)) }
-      if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
+      if givesReason {
+        op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
+        if case .int(let p)? = x.command?.field("page") { op.set("nak_page", .int(p)) }
+        if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
+      }
     case "PACK":
       op.set("pack", answer.field("pack") ?? .hex([]))
     case "READ_CNT response":

@@ -89,8 +89,9 @@ struct Type4Procedure: Sendable {
       op.set("ndef_application", .bool(false))
       return  // Core NFC reports notSupported, not an error
     }
+    let givesReason = op.outcome == .ok
     op.fail("\(what) refused: \(answer.summary)", frame: frame)
-    op.set("sw", .string(sw))
+    if givesReason { op.set("sw", .string(sw)) }
   }
 
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {

@@ -139,7 +139,7 @@ public struct NDEFDiff: Sendable {
   public var a: NDEFSideState
   /// B's final message.
   public var b: NDEFSideState
-  /// Differences of state, unacknowledged bytes and validity.
+  /// Differences of state, length and bytes of the message, unacknowledged bytes and validity.
   public var differences: [FieldDifference]
   /// Records aligned by TNF and type.
   public var records: [NDEFRecordDiff]

@@ -14,7 +14,10 @@ public enum NDEFComparison {
       if x != y { differences.append(FieldDifference(field, x, y)) }
     }
     add("state", .string(sa.state), .string(sb.state))
-    if let ma = sa.message, let mb = sb.message { add("length", .int(ma.count), .int(mb.count)) }
+    if let ma = sa.message, let mb = sb.message {
+      add("length", .int(ma.count), .int(mb.count))
+      add("message", .hex(ma), .hex(mb))
+    }
     add("unacknowledged_bytes", .int(sa.unacknowledgedBytes), .int(sb.unacknowledgedBytes))
     add(
       "errors", .string(sa.errors.joined(separator: ",")), .string(sb.errors.joined(separator: ","))

@@ -13,7 +13,11 @@ enum ReaderTargetInfo {
     guard frame.direction == .tag, frame.sourceFlags.contains(flag) else { return nil }
     var newActivation = false
     let decode: LayerDecode
-    switch frame.data.count {
+    // The ATQA frame carries the UID flag; a SAK comes once per activation; the rest is the
+    // ATS (whose TL can make it 1 or 2 bytes long).
+    let isATQA = frame.data.count == 2 && uidFlag(frame) != nil
+    let isSAK = frame.data.count == 1 && context.sak == nil
+    switch isATQA ? 2 : isSAK ? 1 : 0 {
     case 2:
       newActivation = true
       context.resetActivation()

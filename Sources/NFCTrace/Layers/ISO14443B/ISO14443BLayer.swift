@@ -25,7 +25,6 @@ public struct ISO14443BLayer: Sendable {
   /// An idle layer.
   public init() {}
 
-  /// Forgets the pending command and the ATQBs (field off).
   /// An ATQB a reader reported after activating the tag itself (an Android phone's
   /// RF_INTF_ACTIVATED_NTF, flagged `ReaderChipFlag.targetInfo`): a new activation whose UID
   /// is the PUPI. Nil for other frames.
@@ -49,6 +48,7 @@ public struct ISO14443BLayer: Sendable {
       newActivation: true)
   }
 
+  /// Forgets the pending command and the ATQBs (field off).
   public mutating func reset() {
     pending = .none
     answers = [:]
