@@ -70,9 +70,6 @@ public struct NFCSnoopImporter: TraceImporter {
     }
   }
 
-  /// Warnings recorded before the importer stops recording them.
-  static let warningLimit = 1000
-
   /// The 1-based line holding byte `offset`.
   private static func line(_ bytes: Data, _ offset: Int) -> Int {
     let end = bytes.index(bytes.startIndex, offsetBy: min(offset, bytes.count))
@@ -102,11 +99,8 @@ public struct NFCSnoopImporter: TraceImporter {
     let location = SourceLocation(
       file: path, unit: "NCI packet", record: r.number, offset: r.offset)
     let out = nci.packet(r.packet, received: r.received)
-    for message in out.warnings where warnings.count <= Self.warningLimit {
-      warnings.append(
-        warnings.count == Self.warningLimit
-          ? TraceWarning("more than \(Self.warningLimit) warnings; no more recorded")
-          : TraceWarning(message, frame: nil, location: location))
+    for message in out.warnings {
+      warnings.appendCapped(TraceWarning(message, frame: nil, location: location))
     }
     let first = firstUs ?? r.timeUs
     firstUs = first

@@ -25,7 +25,7 @@ import NFCTrace
 /// `.malformed` with libpcap's message when a header or record is damaged, thrown by the
 /// `next()` that reaches the damage.
 public final class PcapImporter: TraceImporter {
-  /// Problems met so far that did not stop the import (at most `warningLimit` + 1).
+  /// Problems met so far that did not stop the import (at most `TraceWarning.limit` + 1).
   public private(set) var warnings: [TraceWarning] = []
 
   private let path: String
@@ -48,9 +48,6 @@ public final class PcapImporter: TraceImporter {
   private var usbFramesHead = 0
 
   private enum NFCGateMode { case undecided, strip, keep }
-
-  /// Warnings recorded before the importer stops recording them (traces may hold millions).
-  static let warningLimit = 1000
 
   /// Opens `input` (pcap in either byte order and resolution, or pcapng).
   /// - Throws: `TraceError` `.truncated` for an empty input or a cut header, `.malformed` for
@@ -267,12 +264,7 @@ public final class PcapImporter: TraceImporter {
   }
 
   private func warn(_ message: String, at location: SourceLocation, frame: Int? = nil) {
-    guard warnings.count <= Self.warningLimit else { return }
-    if warnings.count == Self.warningLimit {
-      warnings.append(TraceWarning("more than \(Self.warningLimit) warnings; no more recorded"))
-      return
-    }
-    warnings.append(TraceWarning(message, frame: frame, location: location))
+    warnings.appendCapped(TraceWarning(message, frame: frame, location: location))
   }
 
   private func warn(_ message: String, _ frame: Frame) {

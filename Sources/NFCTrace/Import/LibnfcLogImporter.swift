@@ -157,17 +157,8 @@ public struct LibnfcLogImporter: TraceImporter {
     }
   }
 
-  /// Warnings recorded before the importer stops recording them (a log of junk holds one per
-  /// line).
-  static let warningLimit = 1000
-
   private mutating func warn(_ message: String, _ location: SourceLocation) {
-    guard warnings.count <= Self.warningLimit else { return }
-    if warnings.count == Self.warningLimit {
-      warnings.append(TraceWarning("more than \(Self.warningLimit) warnings; no more recorded"))
-      return
-    }
-    warnings.append(TraceWarning(message, frame: nil, location: location))
+    warnings.appendCapped(TraceWarning(message, frame: nil, location: location))
   }
 
   // MARK: - Detection

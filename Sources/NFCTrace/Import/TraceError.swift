@@ -55,4 +55,19 @@ public struct TraceWarning: Sendable, CustomStringConvertible {
     if let location { return "\(location): \(message)" }
     return message
   }
+
+  /// Warnings an importer records before it stops recording them: a damaged trace of millions
+  /// of frames can give one per frame.
+  public static let limit = 1000
+}
+
+extension Array where Element == TraceWarning {
+  /// Appends `warning` while fewer than `TraceWarning.limit` are recorded, then once a note
+  /// that no more are, then nothing.
+  public mutating func appendCapped(_ warning: @autoclosure () -> TraceWarning) {
+    guard count <= TraceWarning.limit else { return }
+    append(
+      count == TraceWarning.limit
+        ? TraceWarning("more than \(TraceWarning.limit) warnings; no more recorded") : warning())
+  }
 }
