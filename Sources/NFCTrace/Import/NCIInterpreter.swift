@@ -137,9 +137,7 @@ public struct NCIInterpreter: Sendable {
   }
 
   private func frame(_ direction: Direction, _ data: [UInt8], flags: [String]) -> ReaderChipFrame {
-    ReaderChipFrame(
-      direction: direction, event: nil, data: data, bits: nil, crc: .notCaptured,
-      technology: technology, flags: flags)
+    .data(direction, data, technology: technology, flags: flags)
   }
 
   // MARK: - Notifications
@@ -152,9 +150,7 @@ public struct NCIInterpreter: Sendable {
       hostSegments = []
       controllerSegments = []
       out.frames.append(
-        ReaderChipFrame(
-          direction: .event, event: .fieldOff, data: [], bits: nil, crc: .absent,
-          technology: .unknown, flags: ["nci-rf-deactivate"]))
+        .field(.fieldOff, flag: "nci-rf-deactivate"))
     case (0, 8):
       guard b.count >= 2, b[1] == 0 else { return }
       out.warnings.append(
@@ -249,9 +245,8 @@ public struct NCIInterpreter: Sendable {
       return
     }
     out.frames.append(
-      ReaderChipFrame(
-        direction: .tag, event: nil, data: [0x50] + t[1...Int(n)], bits: nil, crc: .notCaptured,
-        technology: .nfcB, flags: [ReaderChipFlag.targetInfo]))
+      .data(
+        .tag, [0x50] + t[1...Int(n)], technology: .nfcB, flags: [ReaderChipFlag.targetInfo]))
   }
 
   /// NFC-A poll parameters: SENS_RES(2) NFCID1 length, NFCID1, SEL_RES length, SEL_RES.
@@ -262,21 +257,17 @@ public struct NCIInterpreter: Sendable {
     }
     let uid = Array(t[3..<(3 + Int(t[2]))])
     var frames = [
-      info([t[0], t[1]], extra: ["uid=" + Hex.string(uid)])
+      ReaderChipFrame.targetInfo([t[0], t[1]], extra: ["uid=" + Hex.string(uid)])
     ]
     let selAt = 3 + uid.count
     if selAt < t.count, t[selAt] >= 1, selAt + 1 < t.count {
-      frames.append(info([t[selAt + 1]], extra: []))
+      frames.append(ReaderChipFrame.targetInfo([t[selAt + 1]]))
     }
     // The RATS response without its TL byte (NCI §7.3.1): TL counts itself.
-    if let ats, ats.count < 255 { frames.append(info([UInt8(ats.count + 1)] + ats, extra: [])) }
+    if let ats, ats.count < 255 {
+      frames.append(ReaderChipFrame.targetInfo([UInt8(ats.count + 1)] + ats))
+    }
     out.frames += frames
-  }
-
-  private func info(_ data: [UInt8], extra: [String]) -> ReaderChipFrame {
-    ReaderChipFrame(
-      direction: .tag, event: nil, data: data, bits: nil, crc: .notCaptured, technology: .nfcA,
-      flags: [ReaderChipFlag.targetInfo] + extra)
   }
 
   /// NCI status codes (NCI 2.0 Table 140).

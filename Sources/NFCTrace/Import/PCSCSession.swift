@@ -176,9 +176,7 @@ struct PCSCSession: Sendable {
     if let atr = heldATR { out.frames.append(Self.frame(.tag, atr, [ReaderChipFlag.atr])) }
     cardRemoved()
     out.frames.append(
-      ReaderChipFrame(
-        direction: .event, event: .fieldOff, data: [], bits: nil, crc: .absent,
-        technology: .unknown, flags: ["ccid-icc-power-off"]))
+      .field(.fieldOff, flag: "ccid-icc-power-off"))
   }
 
   /// IccPowerOn was sent: its answer is the ATR.
@@ -210,8 +208,6 @@ struct PCSCSession: Sendable {
   static func frame(_ direction: Direction, _ data: [UInt8], _ flags: [String])
     -> ReaderChipFrame
   {
-    ReaderChipFrame(
-      direction: direction, event: nil, data: data, bits: nil, crc: .notCaptured,
-      technology: .unknown, flags: flags)
+    .data(direction, data, flags: flags)
   }
 }

@@ -15,6 +15,28 @@ public struct ReaderChipFrame: Sendable {
   public var technology: Technology
   /// `ReaderChipFlag` values, and `uid=<hex>` on a target-info ATQA frame.
   public var flags: [String]
+
+  /// A data frame of `direction` whose CRC the reader handled (`.notCaptured`).
+  static func data(
+    _ direction: Direction, _ data: [UInt8], technology: Technology = .unknown,
+    flags: [String] = []
+  ) -> ReaderChipFrame {
+    ReaderChipFrame(
+      direction: direction, event: nil, data: data, bits: nil, crc: .notCaptured,
+      technology: technology, flags: flags)
+  }
+
+  /// Activation data an NFC-A reader reported (`ReaderChipFlag.targetInfo` + `extra`).
+  static func targetInfo(_ data: [UInt8], extra: [String] = []) -> ReaderChipFrame {
+    Self.data(.tag, data, technology: .nfcA, flags: [ReaderChipFlag.targetInfo] + extra)
+  }
+
+  /// A field on/off event, with the `flag` naming what the reader did.
+  static func field(_ event: FrameEvent, flag: String) -> ReaderChipFrame {
+    ReaderChipFrame(
+      direction: .event, event: event, data: [], bits: nil, crc: .absent, technology: .unknown,
+      flags: [flag])
+  }
 }
 
 /// The host side of a PN53x-based reader (PN531/532/533, ACR122): turns the bytes the host

@@ -75,10 +75,7 @@ struct PN53xInterpreter: Sendable {
       guard params.count >= 2, params[0] == 0x01 else { return ([], []) }
       let on = params[1] & 0x01 != 0
       if !on { isoDEPTargets = [] }
-      let event = Output(
-        direction: .event, event: on ? .fieldOn : .fieldOff, data: [], bits: nil,
-        crc: .absent, technology: .unknown, flags: [ReaderChipFlag.rfConfiguration])
-      return ([event], [])
+      return ([.field(on ? .fieldOn : .fieldOff, flag: ReaderChipFlag.rfConfiguration)], [])
     default:
       return ([], [])
     }
@@ -152,10 +149,9 @@ struct PN53xInterpreter: Sendable {
       let warning = "\(name) status \(Self.hex(status)): \(Self.statusMeaning(error))"
       // An authentication the chip ran and the card refused: a refusal, not a silence.
       guard error == 0x14 else { return ([], [warning]) }
-      let refusal = Output(
-        direction: .tag, event: nil, data: [], bits: nil, crc: .notCaptured,
-        technology: technology, flags: [ReaderChipFlag.readerFailure])
-      return ([refusal], [warning])
+      return (
+        [.data(.tag, [], technology: technology, flags: [ReaderChipFlag.readerFailure])], [warning]
+      )
     }
     var data = Array(body.dropFirst())
     var flags: [String] = []
@@ -249,7 +245,8 @@ struct PN53xInterpreter: Sendable {
     let uid = body[(i + 5)..<(i + 5 + uidLength)]
     let sak = body[i + 3]
     var outputs = [
-      info([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]), info([sak], extra: []),
+      ReaderChipFrame.targetInfo([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]),
+      ReaderChipFrame.targetInfo([sak]),
     ]
     var end = i + 5 + uidLength
     // The ATS (its first byte TL counts itself) follows when the tag is ISO-DEP (SAK b6) and
@@ -259,17 +256,11 @@ struct PN53xInterpreter: Sendable {
       guard tl >= 1, end + tl <= body.count else {
         return (outputs, nil, "\(command): ATS length byte TL exceeds the data")
       }
-      outputs.append(info(Array(body[end..<(end + tl)]), extra: []))
+      outputs.append(ReaderChipFrame.targetInfo(Array(body[end..<(end + tl)])))
       isoDEPTargets.insert(body[i] & 0x0F)
       end += tl
     }
     return (outputs, end, nil)
-  }
-
-  private func info(_ data: [UInt8], extra: [String]) -> Output {
-    Output(
-      direction: .tag, event: nil, data: data, bits: nil, crc: .notCaptured,
-      technology: .nfcA, flags: [ReaderChipFlag.targetInfo] + extra)
   }
 
   // MARK: - Registers
