@@ -51,14 +51,15 @@ format:
 lint:
 	$(SWIFT) format lint -r --configuration .swift-format Sources Tests
 
-# Demo traces (Traces/make_traces.py), the libnfc logs, USB captures and Android snoop logs
-# built by their generators, then the simulated traces of Traces/scenarios/ into
+# Demo traces (Traces/make_traces.py), the libnfc logs, USB captures, Android snoop logs and
+# Flipper debug pcaps built by their generators, then the simulated traces of Traces/scenarios/ into
 # Traces/generated/ and the goldens of every trace into Traces/golden/ (Traces/make_goldens.sh).
 traces: build
 	python3 Traces/make_traces.py Traces
 	python3 Traces/libnfc/make_fixtures.py
 	python3 Traces/usb/make_usb_captures.py
 	python3 Traces/android/make_nfcsnoop.py
+	python3 Traces/flipper/make_debug_pcaps.py
 	bash Traces/make_goldens.sh
 
 bench:

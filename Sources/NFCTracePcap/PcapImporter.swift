@@ -39,6 +39,8 @@ public final class PcapImporter: TraceImporter {
   private var firstTimeNs: Int64?
   private var nfcgate: NFCGateMode
   private var lookahead: [Frame] = []
+  /// Set when the frames read ahead are all stamped in whole seconds (see `checkWholeSeconds`).
+  private var wholeSeconds = false
   private var deferredError: TraceError?
   private let linkType: Int
   /// The reader found in a USB capture (link types 189, 220, 249).
@@ -111,7 +113,8 @@ public final class PcapImporter: TraceImporter {
     } catch {
       deferredError = TraceError(.malformed, at: location(packetsRead + 1, nil), "\(error)")
     }
-    warnIfTicksAsTenthsOfNanoseconds()
+    checkWholeSeconds()
+    if !wholeSeconds { warnIfTicksAsTenthsOfNanoseconds() }
     guard NFCGatePrefix.matchesContent(lookahead) else {
       nfcgate = .keep
       return
@@ -170,12 +173,12 @@ public final class PcapImporter: TraceImporter {
   private func warnIfTicksAsTenthsOfNanoseconds() {
     let data = lookahead.filter { $0.direction != .event }
     guard data.count >= 8, let first = data.first else { return }
+    // Gaps of 0 are a source without times (a converted libnfc log) or a coarse clock, not
+    // carrier ticks, which never give two frames the same time.
     let tiny = zip(data, data.dropFirst()).filter {
-      (0..<5_000).contains($1.timeNs.saturatingMinus($0.timeNs))
+      (1..<5_000).contains($1.timeNs.saturatingMinus($0.timeNs))
     }
     guard tiny.count * 2 >= data.count - 1 else { return }
-    // All gaps 0: a source without times (a converted libnfc log), not carrier ticks.
-    guard data.contains(where: { $0.timeNs != first.timeNs }) else { return }
     warn(
       "\(tiny.count) of the first \(data.count - 1) gaps between frames are under 5 µs, where "
         + "frames at 106 kbit/s are ~100 µs apart: these times look like Proxmark3 carrier ticks "
@@ -183,6 +186,26 @@ public final class PcapImporter: TraceImporter {
         + "session splitting by silence will be wrong. Import the Proxmark3 .trace, or convert "
         + "it with nfctrace convert, which writes real times",
       at: first.location)
+  }
+
+  /// Flipper Zero's debug pcap stamps every frame with its real-time clock in whole seconds
+  /// (`ts_usec` 0): such times order frames but cannot time answers or gaps, so frames get
+  /// the `wholeSeconds` unit, which turns those analyses off, and the trace a warning.
+  private func checkWholeSeconds() {
+    let data = lookahead.filter { $0.direction != .event }
+    let clock = data.map { $0.timeNs &+ (firstTimeNs ?? 0) }
+    // All 0 is a writer without times (a converted libnfc log), not a clock.
+    guard data.count >= 8, clock.allSatisfy({ $0 % 1_000_000_000 == 0 }),
+      clock.contains(where: { $0 != 0 }), let first = data.first
+    else { return }
+    wholeSeconds = true
+    for i in lookahead.indices {
+      lookahead[i].sourceTime = sourceTime(lookahead[i].timeNs &+ (firstTimeNs ?? 0))
+    }
+    warn(
+      "every packet time is a whole second (as in Flipper Zero's debug pcap, stamped by its "
+        + "real-time clock): frames are in order, but answer times, gaps and frame waiting "
+        + "times are not measured", at: first.location)
   }
 
   private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {
@@ -254,7 +277,9 @@ public final class PcapImporter: TraceImporter {
   }
 
   private func sourceTime(_ ns: Int64) -> SourceTime {
-    timeUnit == .microseconds ? SourceTime(ns / 1000, .microseconds) : SourceTime(ns, .nanoseconds)
+    if wholeSeconds { return SourceTime(ns / 1_000_000_000, .wholeSeconds) }
+    return timeUnit == .microseconds
+      ? SourceTime(ns / 1000, .microseconds) : SourceTime(ns, .nanoseconds)
   }
 
   /// `packet number` (1-based, libpcap's count) at its original number and byte offset.

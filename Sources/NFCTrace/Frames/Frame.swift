@@ -92,6 +92,13 @@ public struct SourceTime: Sendable, Hashable {
     case seconds = "s"
     /// No time in the source: frames are numbered in order.
     case order
+    /// Whole seconds of a clock (Flipper Zero's debug pcap stamps frames with its real-time
+    /// clock): too coarse to time frames, answers or gaps.
+    case wholeSeconds = "whole-s"
+
+    /// False when the unit cannot time frames (`order`, `wholeSeconds`): analyses of delays
+    /// and gaps are then off.
+    public var timesFrames: Bool { self != .order && self != .wholeSeconds }
   }
   /// The raw value in `unit`.
   public var value: Int64

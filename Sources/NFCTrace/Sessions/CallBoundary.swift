@@ -7,9 +7,9 @@ import NDEF
 /// - Type 2 `readNDEF`: once the call has read the whole message, a READ (or FAST_READ) that
 ///   starts at or before the call's first page is the next call.
 /// - Type 2 `writeNDEF`: WRITEs go up the data area; the one step back a call takes is the
-///   length-last stack's final WRITE of the NDEF TLV's length after it cleared it (`03 00`
-///   first, NFC Forum T2T 1.0 §6.4.2). Any other step back (to the same or a lower page) is
-///   the next call.
+///   length-last stack's final WRITE of the NDEF TLV's length, after it cleared it (`03 00`
+///   first, NFC Forum T2T 1.0 §6.4.2) or after it wrote the pages past it (data first).
+///   Any other step back (to the same or a lower page) is the next call.
 /// - Type 4 `readNDEF`: after the NDEF data was read, a READ BINARY at offset 0 (NLEN), or at
 ///   or before the call's first offset (stacks that keep NLEN from the query), is the next
 ///   call.
@@ -26,6 +26,7 @@ struct CallBoundary: Sendable {
   private var firstReadOffset: Int?
   private var dataRead = false
   private var lastWritePage: Int?
+  private var firstWritePage: Int?
   private var firstWriteClearedLength = false
   /// The NDEF TLV length field's address at the call's first WRITE.
   private var lengthAt: Int?
@@ -68,9 +69,12 @@ struct CallBoundary: Sendable {
       guard let last = lastWritePage, case .int(let page)? = d.field("page"), page <= last else {
         return false
       }
+      guard !steppedBack, let length = Self.lengthValue(d, page: page, address: lengthAt),
+        length != 0
+      else { return true }
+      // The length's page, written last: cleared first, or not written before by this call.
       let finalLength =
-        !steppedBack && firstWriteClearedLength
-        && (Self.lengthValue(d, page: page, address: lengthAt).map { $0 != 0 } ?? false)
+        firstWriteClearedLength || (firstWritePage ?? 0) > (lengthAt ?? Int.max) / 4
       return !finalLength
     case (.readNDEF, .type4):
       // Stacks that keep NLEN from the query (Android) start each call at the first data
@@ -120,6 +124,7 @@ struct CallBoundary: Sendable {
       } else {
         // Located once per call, at its first WRITE (the area is parsed on each access).
         lengthAt = memory.type2Area?.ndefLengthAddress
+        firstWritePage = page
         firstWriteClearedLength = Self.lengthValue(d, page: page, address: lengthAt) == 0
       }
       lastWritePage = page

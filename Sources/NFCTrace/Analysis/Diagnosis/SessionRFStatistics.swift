@@ -75,7 +75,7 @@ public struct SessionRFStatistics: Sendable {
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
     ordinal += 1
-    if f.frame.sourceTime?.unit == .order { untimed = true }
+    if f.frame.sourceTime?.unit.timesFrames == false { untimed = true }
     noteDamage(f)
     for finding in f.findings {
       if finding.code == "frame-exceeds-fsd" { Self.add(f.frame.index, to: &fsdOverruns) }

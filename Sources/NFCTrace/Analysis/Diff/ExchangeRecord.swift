@@ -174,7 +174,7 @@ public struct ExchangeRecorder: Sendable {
       operation: nil)
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
-    c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit != .order
+    c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     current = c
   }
 
@@ -194,7 +194,7 @@ public struct ExchangeRecorder: Sendable {
           requestRawReason: nil, responseFrame: f.frame.index, response: f.frame.data,
           responseNs: f.frame.timeNs, answer: f.innermost, responseCRC: f.frame.crc,
           unanswered: false, operation: nil))
-      c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit != .order
+      c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     }
     current = c
   }

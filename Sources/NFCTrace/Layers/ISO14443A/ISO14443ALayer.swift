@@ -45,7 +45,8 @@ public struct ISO14443ALayer: Sendable {
 
   /// What a frame is, decided before its CRC is resolved.
   enum Kind {
-    case request(wupa: Bool)
+    /// REQA (`wupa` false), WUPA (true), or one of them with no bits captured (nil).
+    case request(wupa: Bool?)
     case magSafe(Int)
     case shortFrame
     case ecp
@@ -155,6 +156,9 @@ public struct ISO14443ALayer: Sendable {
       }
       if frame.isShortFrame { return .shortFrame }
     }
+    // Sources that store whole bytes only (Flipper Zero's debug pcap writes bits / 8) keep a
+    // 7-bit REQA/WUPA as an empty frame; no other reader frame is shorter than a byte.
+    if data.isEmpty, (frame.bits ?? 0) == 0 { return .request(wupa: nil) }
     guard !context.encrypted, data.count >= 2 else { return .inner(carriesCRC: true) }
     if let level = CascadeLevel(sel: data[0]), let nvb = NVB(data[1]) {
       if nvb.isSelect, data.count >= 7 { return .select(level) }
@@ -197,6 +201,7 @@ public struct ISO14443ALayer: Sendable {
     switch kind {
     case .request(let wupa):
       pending = .request
+      guard let wupa else { return LayerResult(decode: Self.uncapturedRequest) }
       let name = wupa ? "WUPA" : "REQA"
       return LayerResult(
         decode: cached(.request, frame.data) {
@@ -247,6 +252,11 @@ public struct ISO14443ALayer: Sendable {
       return handOff(frame, payload: payload, context: &context)
     }
   }
+
+  /// An empty reader frame: a short frame whose 7 bits the source did not keep.
+  private static let uncapturedRequest = LayerDecode(
+    .iso14443A, "REQA/WUPA", "REQA or WUPA (short frame, bits not captured)",
+    [LayerField("bits", .int(7))])
 
   private mutating func buildSelect(_ level: CascadeLevel, payload: [UInt8], index: Int)
     -> LayerResult
@@ -374,6 +384,7 @@ public struct ISO14443ALayer: Sendable {
     if !frame.sourceFlags.isEmpty, frame.direction == .tag {
       unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
       unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)
+      unit.readerChipACK = frame.sourceFlags.contains(ReaderChipFlag.emptyAnswer)
     }
     return LayerResult(handoff: (target, unit), findings: findings)
   }

@@ -190,10 +190,12 @@ public struct Type2Layer: ProtocolLayer {
       return partialRead(b, page: page)
     }
     if isAckNak(unit, command) { return ackNak(b[0], command) }
-    // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no data.
+    // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no
+    // data; sources that store whole bytes only (Flipper Zero's debug pcap) drop its 4 bits.
     if b.isEmpty, let command, command.isWrite {
       var result = ackNak(0x0A, command)
-      result.decode?.summary = "ACK (consumed by the reader chip)"
+      result.decode?.summary =
+        unit.readerChipACK ? "ACK (consumed by the reader chip)" : "ACK (4-bit answer not captured)"
       return result
     }
     guard let command else { return .undecoded("tag answer with no pending Type 2 command") }

@@ -1,0 +1,78 @@
+import Foundation
+import NDEF
+import NFCTrace
+import NFCTracePcap
+import TestSupport
+import Testing
+
+// Flipper Zero's NFC debug pcap (Traces/flipper/, laid out by make_debug_pcaps.py as the
+// firmware's nfc_debug_pcap.c writes it): whole-second times, frames cut to bits / 8 bytes,
+// CRC_A stripped by the reader chip.
+
+private func decode(_ name: String) throws -> (frames: [DecodedFrame], warnings: [TraceWarning]) {
+  let importer = try PcapImporter(input: try TraceInput(path: TestPaths.traces("flipper/" + name)))
+  var pipeline = FramePipeline(importer: importer)
+  var frames: [DecodedFrame] = []
+  while let f = try pipeline.next() { frames.append(f) }
+  return (frames, pipeline.warnings)
+}
+
+@Suite struct FlipperDebugPcapTests {
+  @Test func emptyReaderFrameIsTheRequestAndEmptyAnswerToWriteTheACK() throws {
+    let (frames, _) = try decode("flipper-reader-ntag215.pcap")
+    #expect(frames[0].frame.data.isEmpty)
+    #expect(frames[0].innermost?.name == "REQA/WUPA")
+    #expect(frames[0].innermost?.summary == "REQA or WUPA (short frame, bits not captured)")
+    #expect(frames[0].startsActivation)
+    #expect(frames[0].response == .answeredBy(1))
+    #expect(
+      frames[1].innermost?.summary == "ATQA 0x0044 (UID size double, bit-frame anticollision)")
+    #expect(frames[9].innermost?.name == "SAK")
+    #expect(frames[16].innermost?.summary == "WRITE page 4 ← 03 00 d1 01")
+    #expect(frames[17].frame.data.isEmpty)
+    #expect(frames[17].innermost?.name == "ACK")
+    #expect(frames[17].innermost?.summary == "ACK (4-bit answer not captured)")
+  }
+
+  @Test func wholeSecondTimesAreKeptButDoNotTimeFrames() throws {
+    let (frames, warnings) = try decode("flipper-reader-ntag215.pcap")
+    #expect(frames[12].frame.timeNs == 1_000_000_000)
+    #expect(frames[12].frame.sourceTime == SourceTime(1_700_000_001, .wholeSeconds))
+    #expect(frames[0].frame.sourceTime == SourceTime(1_700_000_000, .wholeSeconds))
+    #expect(frames.allSatisfy { $0.frame.sourceTime?.unit.timesFrames == false })
+    #expect(
+      warnings.map(\.message) == [
+        "every packet time is a whole second (as in Flipper Zero's debug pcap, stamped by its "
+          + "real-time clock): frames are in order, but answer times, gaps and frame waiting "
+          + "times are not measured"
+      ])
+    #expect(warnings.first?.location?.record == 1)
+  }
+
+  @Test func readerSessionWritesTheTextRecord() throws {
+    let sessions = try analyzePcap(TestPaths.traces("flipper/flipper-reader-ntag215.pcap"))
+    #expect(sessions.count == 1)
+    let s = try #require(sessions.first)
+    #expect(s.tag.uid == [0x04, 0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+    #expect(s.tag.product == "NTAG215")
+    #expect(
+      s.operations.map(\.shortText) == [
+        "connect ok", "queryNDEFStatus readWrite 492 B", "writeNDEF ok",
+      ])
+    let end = Type2TLVArea(parsing: s.memory.type2End.knownRun(from: 16)).ndefMessage
+    #expect(end.map(Hex.string) == "d101075402656e4e464321")
+  }
+
+  /// The emulating Flipper's chip answers the activation itself; the phone writes the pages
+  /// past the TLV's length first, then the length: one writeNDEF call.
+  @Test func emulationCaptureWithDataFirstWriteIsOneCall() throws {
+    let s = try #require(
+      try analyzePcap(TestPaths.traces("flipper/flipper-emulation-ntag215.pcap")).first)
+    #expect(
+      s.operations.map(\.shortText) == [
+        "connect unknown", "queryNDEFStatus readWrite 492 B", "writeNDEF ok",
+      ])
+    #expect(s.operations[2].firstFrame == 6 && s.operations[2].lastFrame == 13)
+    #expect(s.operations[2].detail("pages_acknowledged") == .string("5,6,7,4"))
+  }
+}
