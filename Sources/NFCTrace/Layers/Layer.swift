@@ -146,6 +146,10 @@ public struct LayerUnit: Sendable {
   /// True for an empty tag frame standing for the reader chip's report of success with no
   /// data (`ReaderChipFlag.emptyAnswer`): the chip consumed a 4-bit ACK.
   public var readerChipACK = false
+  /// True when the frame's two CRC bytes were taken off (CRC ok or bad): a 4-bit ACK/NAK
+  /// carries none (nfc-facts §1: every frame but REQA/WUPA, ATQA, anticollision and ACK/NAK
+  /// carries CRC_A), so such a 1-byte payload is not one.
+  public var carriedCRC = false
 
   /// Creates a unit.
   public init(

@@ -19,6 +19,7 @@ public struct FramePipeline {
   /// has been returned.
   private var spent: [DecodedFrame] = []
   private var finished = false
+  private var sides = CaptureSides()
 
   /// A pipeline pulling from `importer`; `concurrent` decodes on a second thread.
   public init(importer: any TraceImporter, concurrent: Bool = true) {
@@ -29,10 +30,13 @@ public struct FramePipeline {
     }
   }
 
-  /// Warnings from the importer: complete once `next()` returned nil or threw (with
+  /// Warnings from the importer, then one for a trace that holds only the reader's or only
+  /// the tag's frames (`CaptureSides`): complete once `next()` returned nil or threw (with
   /// `concurrent`, empty before that).
   public var warnings: [TraceWarning] {
-    thread?.thread.warnings ?? inline?.warnings ?? []
+    let imported = thread?.thread.warnings ?? inline?.warnings ?? []
+    guard finished, let oneSided = sides.warning else { return imported }
+    return imported + [oneSided]
   }
 
   /// Sessions found so far (all of them after `next()` returned nil). Builds an array: use
@@ -60,6 +64,7 @@ public struct FramePipeline {
         continue
       }
       for decoded in batch {
+        sides.count(decoded.frame)
         pairer.push(decoded) { paired in
           segmenter.push(paired) { ready.append($0) }
         }

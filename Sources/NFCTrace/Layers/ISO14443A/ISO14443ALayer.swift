@@ -381,6 +381,7 @@ public struct ISO14443ALayer: Sendable {
     var unit = LayerUnit(
       direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
       timeNs: frame.timeNs)
+    unit.carriedCRC = payload.count < frame.data.count
     if !frame.sourceFlags.isEmpty, frame.direction == .tag {
       unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
       unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)

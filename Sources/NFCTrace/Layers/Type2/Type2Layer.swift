@@ -221,7 +221,7 @@ public struct Type2Layer: ProtocolLayer {
   /// A 1-byte answer is a 4-bit ACK/NAK when the capture says 4 bits, or when it carries no bit
   /// count (pcap) and the value fits in 4 bits, unless the command answers with one data byte.
   private func isAckNak(_ unit: LayerUnit, _ command: Type2Command?) -> Bool {
-    guard unit.bytes.count == 1 else { return false }
+    guard unit.bytes.count == 1, !unit.carriedCRC else { return false }
     if unit.bits == 4 { return true }
     guard unit.bits == nil, unit.bytes[0] <= 0x0F else { return false }
     switch command {

@@ -1,0 +1,41 @@
+/// Counts the reader's and the tag's frames of a trace, to tell a capture that holds only
+/// one side of the exchange: a sniffer whose antenna picks up the reader's field but not the
+/// tag's load modulation records commands only; one that misses the reader's modulation
+/// records answers only. Either way the frames decode alone, and the user must be told why
+/// nothing pairs.
+struct CaptureSides: Sendable {
+  private var reader = 0
+  private var tag = 0
+  private var firstLocation: SourceLocation?
+
+  /// Fewer data frames than this say nothing of the capture (a lone poll).
+  static let minimumFrames = 4
+
+  /// Takes one frame of the trace, in order.
+  mutating func count(_ frame: Frame) {
+    switch frame.direction {
+    case .reader: reader += 1
+    case .tag: tag += 1
+    case .event: return
+    }
+    if firstLocation == nil { firstLocation = frame.location }
+  }
+
+  /// The warning for a trace with one side only, once every frame was counted; else nil.
+  var warning: TraceWarning? {
+    if tag == 0, reader >= Self.minimumFrames {
+      return TraceWarning(
+        "the trace has \(reader) reader frames and no tag frame: the capture missed the tag's "
+          + "answers (a sniffer antenna that picks up the reader's field but not the tag's load "
+          + "modulation; move it closer to the tag). Commands are shown as unanswered, but "
+          + "whether the tag answered is unknown", location: firstLocation)
+    }
+    if reader == 0, tag >= Self.minimumFrames {
+      return TraceWarning(
+        "the trace has \(tag) tag frames and no reader frame: the capture missed the reader's "
+          + "commands, so the tag's answers cannot be read as answers to them; capture both "
+          + "directions", location: firstLocation)
+    }
+    return nil
+  }
+}

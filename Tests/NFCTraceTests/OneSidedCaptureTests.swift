@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+// A sniffer that misses one side of the exchange: the trace says so, and a tag's CRC-carrying
+// 1-byte frame (a SAK) is never taken for a 4-bit Type 2 ACK/NAK.
+
+private func run(_ frames: [Frame]) throws -> (frames: [DecodedFrame], warnings: [TraceWarning]) {
+  var pipeline = FramePipeline(importer: MemoryImporter(frames: frames))
+  var out: [DecodedFrame] = []
+  while let f = try pipeline.next() { out.append(f) }
+  return (out, pipeline.warnings)
+}
+
+private func readWriteTrace() -> [Frame] {
+  var b = TraceBuilder()
+  b.activateType2()
+  b.read(3, [0xE1, 0x10, 0x12, 0x00] + [0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9))
+  b.write(4, [0x03, 0x00, 0xFE, 0x00])
+  b.write(5, [0x00, 0x00, 0x00, 0x00])
+  return b.frames
+}
+
+@Suite struct OneSidedCaptureTests {
+  @Test func readerOnlyTraceIsWarned() throws {
+    let frames = readWriteTrace().filter { $0.direction != .tag }
+    let (decoded, warnings) = try run(frames)
+    #expect(decoded.allSatisfy { $0.response != .answeredBy(0) })
+    #expect(
+      warnings.map(\.message) == [
+        "the trace has \(frames.count) reader frames and no tag frame: the capture missed the "
+          + "tag's answers (a sniffer antenna that picks up the reader's field but not the tag's "
+          + "load modulation; move it closer to the tag). Commands are shown as unanswered, but "
+          + "whether the tag answered is unknown"
+      ])
+    #expect(warnings.first?.location == frames.first?.location)
+  }
+
+  @Test func tagOnlyTraceIsWarnedAndItsSAKIsNoNAK() throws {
+    let frames = readWriteTrace().filter { $0.direction != .reader }
+    let (decoded, warnings) = try run(frames)
+    #expect(warnings.count == 1)
+    #expect(
+      warnings.first?.message.hasPrefix(
+        "the trace has \(frames.count) tag frames and no reader frame: the capture missed the "
+          + "reader's commands") == true)
+    // The SAK 00 + CRC_A of the second cascade level: a CRC ok, so not a 4-bit NAK 0.
+    let sak = try #require(decoded.first { $0.frame.data == CRC.appendingCRCA([0x00]) })
+    #expect(sak.frame.crc == .ok)
+    #expect(sak.innermost?.name != "NAK")
+    #expect(decoded.allSatisfy { $0.innermost?.name != "NAK" })
+  }
+
+  @Test func bothSidesOrTooFewFramesGiveNoWarning() throws {
+    #expect(try run(readWriteTrace()).warnings.isEmpty)
+    #expect(
+      try run(Array(readWriteTrace().filter { $0.direction == .reader }.prefix(3))).warnings.isEmpty
+    )
+  }
+}
