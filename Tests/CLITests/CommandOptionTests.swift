@@ -36,6 +36,22 @@ import Testing
       run.stderr.contains("warning: 21 frames are what a reader reported rather than air frames"))
   }
 
+  /// A libnfc log has no times: the timeline, sessions and report say "no time" instead of
+  /// showing every frame at 0.000 ms.
+  @Test func sourceWithoutTimesPrintsNoTime() {
+    let log = TestPaths.traces("libnfc/acr122u_t2t_read_write.log")
+    let timeline = CLI.run(["timeline", log, "--no-color"])
+    #expect(timeline.status == 0)
+    #expect(timeline.stdout.hasPrefix("#0       no time               field-off\n"))
+    #expect(!timeline.stdout.contains(" ms "))
+    let sessions = CLI.run(["sessions", log])
+    #expect(
+      sessions.stdout.hasPrefix(
+        "0  no time  MIFARE Ultralight / NTAG (Type 2) 04:A8:CE:6A:5D:2D:80"))
+    let report = CLI.run(["report", log])
+    #expect(report.stdout.contains("Tag report · session 0 · frames #2–#10 · no time\n"))
+  }
+
   /// `formats` keeps every name in its column (android-nfcsnoop is 16 characters).
   @Test func formatsKeepsNamesApartFromSummaries() {
     let run = CLI.run(["formats"])

@@ -58,7 +58,7 @@ public enum DiffText {
     func line(_ n: String, _ s: DiffSide) -> String {
       let i = s.analysis.info
       return "\(n)  \(s.path) · session \(i.index) · frames #\(i.firstFrame)–#\(i.lastFrame) · "
-        + SessionsRender.seconds(i.startNs) + "–" + SessionsRender.seconds(i.endNs) + " s"
+        + i.span
     }
     let verdict =
       d.same ? "same operations, commands, memory and NDEF (timing below)" : "the sessions differ"

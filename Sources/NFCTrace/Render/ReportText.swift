@@ -37,7 +37,7 @@ public enum ReportText {
       return "Tag report · static dump: contents only, no exchange (\(format))\n"
     case .session(let info):
       return "Tag report · session \(info.index) · frames #\(info.firstFrame)–#\(info.lastFrame) · "
-        + "\(SessionsRender.seconds(info.startNs))–\(SessionsRender.seconds(info.endNs)) s\n"
+        + info.span + "\n"
     }
   }
 

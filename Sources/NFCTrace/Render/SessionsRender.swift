@@ -3,7 +3,7 @@
 public enum SessionsRender {
   /// `3  12.408–13.022 s  NTAG215 04:66:D6:5F:00:50:9C  connect ok · queryNDEFStatus readWrite 492 B · writeNDEF interrupted`.
   public static func line(_ s: SessionAnalysis) -> String {
-    let span = seconds(s.info.startNs) + "–" + seconds(s.info.endNs) + " s"
+    let span = s.info.span
     var tag = s.tag.product ?? s.info.technology.rawValue
     if let uid = s.tag.uidString { tag += " " + uid }
     if s.tag.collision { tag += " (several tags)" }

@@ -132,12 +132,14 @@ public final class TimelineTextRenderer {
     out.padLeftAligned(from: mark, width: 6)
     if color { out.write("\u{1B}[2m") }
     mark = out.count
-    appendMilliseconds(f.frame.timeNs)
+    // A source without times (libnfc log) numbers frames in order: no time to print.
+    let timed = f.frame.sourceTime?.unit != .order
+    if timed { appendMilliseconds(f.frame.timeNs) } else { out.write("no time") }
     out.alignRight(from: mark, width: 10)
-    out.write(" ms")
+    out.write(timed ? " ms" : "   ")
     if color { out.write("\u{1B}[0m") }
     mark = out.count
-    if let gap {
+    if let gap, timed {
       out.append(0x2B)  // "+"
       appendMilliseconds(gap)
     }

@@ -14,6 +14,14 @@ public struct SessionInfo: Sendable, Equatable {
   public var startNs: Int64
   /// Time of the last frame, ns from the trace start.
   public var endNs: Int64
+  /// False when the source has no times (frames numbered in order, `SourceTime.Unit.order`):
+  /// `startNs` and `endNs` are then 0.
+  public var timed = true
+
+  /// `12.408–13.022 s`, or `no time` for a source without times.
+  public var span: String {
+    timed ? SessionsRender.seconds(startNs) + "–" + SessionsRender.seconds(endNs) + " s" : "no time"
+  }
 
   /// The UID as `04:66:D6:5F:00:50:9C`, or nil before anticollision.
   public var uidString: String? { uid.isEmpty ? nil : Hex.uid(uid) }
@@ -180,6 +188,7 @@ public struct SessionSegmenter: Sendable {
     current = SessionInfo(
       index: closed.count, technology: tech, uid: [], firstFrame: f.frame.index,
       lastFrame: f.frame.index, startNs: f.frame.timeNs, endNs: f.frame.timeNs)
+    current?.timed = f.frame.sourceTime?.unit != .order
     sawHalt = false
   }
 
