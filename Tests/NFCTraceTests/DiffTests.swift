@@ -328,3 +328,16 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
   #expect(diff.differences.first?.a == .int(15))
   #expect(diff.differences.first?.b == .int(10))
 }
+
+/// The ATQA differs as the bytes MSB first, as the report writes it, not as a decimal int
+/// (0x0344 was printed as 836).
+@Test func atqaDiffersAsHex() {
+  var a = TagIdentity()
+  var b = TagIdentity()
+  a.atqa = 0x0044
+  b.atqa = 0x0344
+  #expect(
+    TraceDiff.tagDifferences(a, b) == [
+      FieldDifference("atqa", .hex([0x00, 0x44]), .hex([0x03, 0x44]))
+    ])
+}

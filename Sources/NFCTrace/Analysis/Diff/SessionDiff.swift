@@ -45,11 +45,15 @@ extension TraceDiff {
 
   static func tagDifferences(_ a: TagIdentity, _ b: TagIdentity) -> [FieldDifference] {
     func hex(_ v: [UInt8]?) -> FieldValue? { v.map { .hex($0) } }
+    /// MSB first, as the report writes it (`00 44`).
+    func atqa(_ v: UInt16?) -> FieldValue? {
+      v.map { .hex([UInt8(truncatingIfNeeded: $0 >> 8), UInt8(truncatingIfNeeded: $0)]) }
+    }
     let pairs: [(String, FieldValue?, FieldValue?)] = [
       ("technology", .string(a.technology.rawValue), .string(b.technology.rawValue)),
       ("uid", a.uidString.map { .string($0) }, b.uidString.map { .string($0) }),
       ("product", a.product.map { .string($0) }, b.product.map { .string($0) }),
-      ("atqa", a.atqa.map { .int(Int($0)) }, b.atqa.map { .int(Int($0)) }),
+      ("atqa", atqa(a.atqa), atqa(b.atqa)),
       ("sak", a.sak.map { .hex([$0]) }, b.sak.map { .hex([$0]) }),
       ("ats", hex(a.ats), hex(b.ats)),
       ("atqb", hex(a.atqb), hex(b.atqb)),
