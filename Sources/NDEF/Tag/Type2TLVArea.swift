@@ -10,6 +10,17 @@ public struct Type2TLV: Sendable, Equatable {
     return Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
   }
 
+  /// The part of a length field starting at `bytes[index]` that one written page holds: the
+  /// whole length when the field fits, else (`FF` at the page's end, its two bytes continuing
+  /// on the next page after a Lock or Memory Control TLV) the value of the bytes present —
+  /// the high byte alone, non-zero for the messages of 256 bytes and more that need the
+  /// 3-byte form, 0 for its cleared form `FF 00 00`. Nil when `index` is outside `bytes`.
+  public static func lengthPart(in bytes: [UInt8], at index: Int) -> Int? {
+    guard index >= 0, index < bytes.count else { return nil }
+    if let whole = length(in: bytes, at: index) { return whole }
+    return bytes[(index + 1)...].reduce(0) { $0 << 8 | Int($1) }
+  }
+
   /// TLV type byte.
   public enum Tag: Sendable, Equatable {
     /// 0x00, single padding byte, no length.

@@ -156,7 +156,8 @@ struct CallBoundary: Sendable {
 
   /// The NDEF TLV length a WRITE puts in place, when the WRITE covers the length field (one
   /// byte, or `FF` + two bytes; NFC Forum T2T 1.0 §2.3) at `address`, else (no TLV known)
-  /// after a `03` in the written page. Nil when not covered.
+  /// after a `03` in the written page. Nil when not covered. A 3-byte field that continues on
+  /// the next page gives the part in this page (`Type2TLV.lengthPart`).
   private static func lengthValue(_ d: LayerDecode, page: Int, address: Int?) -> Int? {
     guard case .hex(let data)? = d.field("data"), data.count >= 4 else { return nil }
     let index: Int
@@ -167,6 +168,7 @@ struct CallBoundary: Sendable {
     } else {
       return nil
     }
-    return Type2TLV.length(in: Array(data.prefix(4)), at: index)
+    return Type2TLV.lengthPart(in: Array(data.prefix(4)), at: index)
   }
+
 }

@@ -27,7 +27,7 @@ enum WriteOrderRule: DiagnosisRule {
         else { continue }
         let page = st.lengthAddress / 4
         first = writes.first { $0.page == page && $0.data.count > st.lengthAddress % 4 }
-        guard let f = first, (Type2TLV.length(in: f.data, at: st.lengthAddress % 4) ?? 0) != 0,
+        guard let f = first, (Type2TLV.lengthPart(in: f.data, at: st.lengthAddress % 4) ?? 0) != 0,
           writes.contains(where: { $0.frame > f.frame && ($0.page ?? 0) > page })
         else { continue }
         name = "NDEF TLV length"
