@@ -3,32 +3,46 @@
 /// tag's load modulation records commands only; one that misses the reader's modulation
 /// records answers only. Either way the frames decode alone, and the user must be told why
 /// nothing pairs.
+///
+/// A reader polling an empty field (REQA, REQB, …) gets no answer either: commands without
+/// answers say the tag's answers were missed only when the reader sent commands it sends
+/// only to a tag that answered (anticollision, SELECT, READ, HLTA…).
 struct CaptureSides: Sendable {
   private var reader = 0
+  private var afterAnswer = 0
   private var tag = 0
   private var firstLocation: SourceLocation?
+
+  /// Reader frames that poll: sent whether or not a tag is there.
+  private static let polls: Set<String> = ["REQB", "WUPB", "Slot-MARKER", "ECP"]
 
   /// Fewer data frames than this say nothing of the capture (a lone poll).
   static let minimumFrames = 4
 
   /// Takes one frame of the trace, in order.
-  mutating func count(_ frame: Frame) {
-    switch frame.direction {
-    case .reader: reader += 1
+  mutating func count(_ f: DecodedFrame) {
+    switch f.frame.direction {
+    case .reader:
+      reader += 1
+      if !f.startsActivation, let name = f.innermost?.name, !Self.polls.contains(name) {
+        afterAnswer += 1
+      }
     case .tag: tag += 1
     case .event: return
     }
-    if firstLocation == nil { firstLocation = frame.location }
+    if firstLocation == nil { firstLocation = f.frame.location }
   }
 
   /// The warning for a trace with one side only, once every frame was counted; else nil.
   var warning: TraceWarning? {
-    if tag == 0, reader >= Self.minimumFrames {
+    if tag == 0, reader >= Self.minimumFrames, afterAnswer > 0 {
       return TraceWarning(
-        "the trace has \(reader) reader frames and no tag frame: the capture missed the tag's "
-          + "answers (a sniffer antenna that picks up the reader's field but not the tag's load "
-          + "modulation; move it closer to the tag). Commands are shown as unanswered, but "
-          + "whether the tag answered is unknown", location: firstLocation)
+        "the trace has \(reader) reader frames and no tag frame, but \(afterAnswer) of the "
+          + "reader's commands (anticollision, SELECT, …) are sent only to a tag that answered: "
+          + "the capture missed the tag's answers (a sniffer antenna that picks up the reader's "
+          + "field but not the tag's load modulation; move it closer to the tag). Commands are "
+          + "shown as unanswered, but whether the tag answered is unknown",
+        location: firstLocation)
     }
     if reader == 0, tag >= Self.minimumFrames {
       return TraceWarning(

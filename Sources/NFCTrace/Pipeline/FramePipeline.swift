@@ -64,7 +64,7 @@ public struct FramePipeline {
         continue
       }
       for decoded in batch {
-        sides.count(decoded.frame)
+        sides.count(decoded)
         pairer.push(decoded) { paired in
           segmenter.push(paired) { ready.append($0) }
         }
