@@ -245,6 +245,52 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(r.finding("unsafe-write-order") == nil)
   }
 
+  /// Every command acknowledged, but after NLEN 0 and the data no final NLEN (field-eval
+  /// s36): the tag is left empty — not a success.
+  @Test func type4DataWithoutFinalNLENIsUnfinished() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x04, 0xD1, 0x01, 0x00, 0x55], [0x90, 0x00])
+    b.event(.fieldOff)
+    let r = try b.diagnose()
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.interrupted])
+    let f = try #require(r.finding("write-unfinished"))
+    #expect(f.severity == .error)
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.message.hasPrefix(
+        "The writer set the NLEN to 0 and wrote the message data (1 UPDATE BINARY, all acknowledged)"
+      ))
+    #expect(r.finding("write-interrupted") == nil)
+  }
+
+  /// The Type 2 form (field-eval s35): pages 6–7 written after `03 00`, no final length.
+  @Test func type2DataWithoutFinalLengthIsUnfinished() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x54, 0x02, 0x65])
+    b.write(6, [0x6E, 0x4F, 0xFE, 0x00])
+    let r = try b.diagnose()
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.interrupted])
+    let f = try #require(r.finding("write-unfinished"))
+    #expect(f.message.contains("(pages 5–6, all acknowledged)"))
+    #expect(f.frames.count == 3)
+    // A write that only clears the length (an erase) is finished.
+    var e = TraceBuilder()
+    e.activateType2(version: ntag213Version)
+    e.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    e.write(4, [0x03, 0x00, 0xFE, 0x00])
+    #expect(try e.diagnose().finding("write-unfinished") == nil)
+  }
+
   @Test func type4NLENFirstThenLossIsTornAndUnsafe() throws {
     var b = TraceBuilder()
     b.activateType4()

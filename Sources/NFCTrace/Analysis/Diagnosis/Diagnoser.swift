@@ -132,8 +132,13 @@ public enum Diagnoser {
       switch op.outcome {
       case .ok:
         guard isWrite else { continue }
-        let bad = findings.contains { $0.operation == i && $0.effect == .badContent }
-        verdict = bad ? .succeededWithBadContent : .succeeded
+        let mine = findings.filter { $0.operation == i }
+        if mine.contains(where: { $0.effect == .unfinished }) {
+          verdict = .interrupted
+        } else {
+          verdict =
+            mine.contains { $0.effect == .badContent } ? .succeededWithBadContent : .succeeded
+        }
       case .failed: verdict = .failed
       case .interrupted: verdict = .interrupted
       case .unknown:

@@ -64,6 +64,8 @@ public struct DiagnosisFinding: Sendable, Equatable {
     case badContent
     /// The app's write could not be attempted.
     case notAttempted
+    /// Every command was acknowledged, but the write procedure stopped before its last step.
+    case unfinished
   }
 
   /// Creates a finding (`session` is filled in by the diagnoser).

@@ -14,9 +14,14 @@
 /// the safe first step, nfc-facts §5.5/§6.4 — and the write never finished: the tag holds an
 /// empty message, readNDEF reports 403), `ndef-length-uncertain` (warning: every byte of the
 /// new message was acknowledged but the final write of the length got no answer — the tag
-/// holds the new message or the earlier length, the length-last procedure's safe outcome).
+/// holds the new message or the earlier length, the length-last procedure's safe outcome),
+/// `write-unfinished` (error: every command was acknowledged, but after clearing the length
+/// and writing the message data the writer never wrote the final length — the procedure's
+/// last step; the tag holds an empty message).
 enum InterruptedWriteRule: DiagnosisRule {
-  static let codes = ["write-interrupted", "ndef-torn", "ndef-emptied", "ndef-length-uncertain"]
+  static let codes = [
+    "write-interrupted", "ndef-torn", "ndef-emptied", "ndef-length-uncertain", "write-unfinished",
+  ]
 
   static let keepStill =
     "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) completion "
@@ -33,9 +38,53 @@ enum InterruptedWriteRule: DiagnosisRule {
       if interrupted { out.append(interruption(c, i)) }
       if interrupted || op.outcome == .failed, let f = ndefState(c, i, interrupted: interrupted) {
         out.append(f)
+      } else if op.outcome == .ok, let f = unfinished(c, i) {
+        out.append(f)
       }
     }
     return out
+  }
+
+  /// A write whose every command was acknowledged but that left the length 0 after writing
+  /// the message data past it: the length-last procedure without its last step.
+  private static func unfinished(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
+    let op = c.session.operations[i]
+    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+      st.shape == .empty, st.lengthWrittenHere
+    else { return nil }
+    let data = c.commands(in: i).filter { w in
+      guard w.isWrite, w.frame != st.lengthFrame, w.answer == .ack || w.answer == .sw("9000")
+      else { return false }
+      let start = w.page.map { $0 * 4 } ?? (w.offset ?? 0)
+      return start + w.data.count > st.valueStart
+    }
+    guard let last = data.last else { return nil }
+    let type2 = last.page != nil
+    let span =
+      type2
+      ? "page" + (data.count == 1 ? " " : "s ") + rangesText(data.compactMap(\.page))
+      : "\(data.count) UPDATE BINARY" + (data.count == 1 ? "" : "s")
+    var f = DiagnosisFinding(
+      code: "write-unfinished", severity: .error, operation: i,
+      frames: [st.lengthFrame].compactMap { $0 } + data.map(\.frame),
+      cause:
+        "\(op.kind.rawValue) stopped before its last step: the message data was written after "
+        + "the \(st.lengthName) was set to 0, but the final \(st.lengthName) never was",
+      message:
+        "The writer set the \(st.lengthName) to 0 and wrote the message data (\(span), all "
+        + "acknowledged), but the trace has no write of the final \(st.lengthName) after them: "
+        + "the tag holds an empty NDEF message, and readNDEF reports error 403 "
+        + "(ndefReaderSessionErrorZeroLengthMessage) until it is rewritten. Core NFC's "
+        + "writeNDEF(_:completionHandler:) always ends with that write, so its session ended "
+        + "first (invalidated, or the 60 s session limit) or the phone left just before it; "
+        + "an app that writes pages or APDUs itself left the last step out.",
+      coreNFCError: nil,
+      fix:
+        "Keep the session and the tag until the writeNDEF completion handler is called, then "
+        + "verify with readNDEF. If the app writes itself (sendMiFareCommand / "
+        + "sendCommand(apdu:)), write the real length last, after the data.")
+    f.effect = .unfinished
+    return f
   }
 
   private static func interruption(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding {
