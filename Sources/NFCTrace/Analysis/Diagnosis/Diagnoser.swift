@@ -67,7 +67,8 @@ protocol DiagnosisRule: Sendable {
 public enum Diagnoser {
   /// The rules, in the order their findings are listed when severities tie.
   static let rules: [any DiagnosisRule.Type] = [
-    InterruptedWriteRule.self, Type2NAKRule.self, Type4StatusRule.self,
+    InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
+    Type4StatusRule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, RFRule.self,
     SeveralTagsRule.self, OperationFallbackRule.self,
   ]

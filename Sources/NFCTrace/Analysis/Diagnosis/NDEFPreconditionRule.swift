@@ -109,10 +109,17 @@ enum NDEFPreconditionRule: DiagnosisRule {
         st.lengthWrittenHere,
         st.claimed > cap
       else { continue }
-      out.append(
-        tooLarge(
-          st.claimed, cap, i, [st.lengthFrame].compactMap { $0 },
-          source: "the message being written (\(st.lengthName))"))
+      var f = tooLarge(
+        st.claimed, cap, i, [st.lengthFrame].compactMap { $0 },
+        source: "the message being written (\(st.lengthName))")
+      // Core NFC refuses such a message with 402 before sending anything: these writes were
+      // the app's own, and raised no error.
+      f.coreNFCError = nil
+      f.message +=
+        " The writes were sent anyway, so the app wrote them itself (sendMiFareCommand / "
+        + "sendCommand(apdu:)): Core NFC's writeNDEF refuses such a message with 402 "
+        + "(ndefReaderSessionErrorTagSizeTooSmall) before writing anything."
+      out.append(f)
     }
     return out
   }

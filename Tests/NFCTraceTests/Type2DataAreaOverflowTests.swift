@@ -1,0 +1,50 @@
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+// An app's own page loop past the CC's data area (NTAG213: pages 4–39) into the dynamic lock
+// page (40), CFG0 (41), CFG1 (42) and PWD (43) (field-engineer pass, s25).
+
+@Suite struct Type2DataAreaOverflowTests {
+  @Test func pageLoopIntoLockAndConfigurationPagesIsAnError() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    for page in 4...43 { b.write(page, [0x71, 0x71, 0x71, 0x71]) }
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t2t-write-past-data-area"))
+    #expect(f.severity == .error)
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.cause
+        == "the app's page writes ran past the NDEF data area (pages 4–39) into pages 40–43")
+    #expect(f.frames.count == 4)
+    #expect(
+      f.message.contains(
+        "page 40 ← 71 71 71 71 (dynamic lock bytes, one-time programmable: 12 lock bits set for good)"
+      ))
+    #expect(
+      f.message.contains("page 41 ← 71 71 71 71 (CFG0: AUTH0 0x71, no page needs the password)"))
+    #expect(
+      f.message.contains(
+        "(CFG1: ACCESS 0x71, CFGLCK: the configuration is now locked for good, AUTHLIM 1)"))
+    #expect(f.message.contains("page 43 ← 71 71 71 71 (PWD: the password is now these bytes)"))
+    // Attached to the operation whose run started in the data area.
+    let op = try #require(f.operation)
+    #expect(
+      r.sessions[0].verdicts.first { $0.operation == op }?.verdict == .succeededWithBadContent)
+  }
+
+  /// A deliberate lock writes the lock pages alone, not as a run from the data area; a write
+  /// that stays inside the area is fine.
+  @Test func lockPagesWrittenAloneOrWritesInsideTheAreaAreNoOverflow() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    for page in 4...39 { b.write(page, [0x00, 0x00, 0x00, 0x00]) }
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    b.write(40, [0xFF, 0xFF, 0xFF, 0x00])
+    #expect(try b.diagnose().finding("t2t-write-past-data-area") == nil)
+  }
+}
