@@ -10,9 +10,12 @@ enum Inflate {
     var partial: [UInt8] = []
   }
 
-  /// The decompressed bytes of the zlib stream at the start of `input`, at most `limit` bytes.
+  /// The decompressed bytes of the zlib stream at the start of `input`, at most `limit` bytes,
+  /// and how many input bytes the stream took (bytes after it are not part of it).
   /// - Throws: `Failure` when the stream is damaged, cut short or inflates past `limit`.
-  static func zlib(_ input: [UInt8], limit: Int) throws(Failure) -> [UInt8] {
+  static func zlib(_ input: [UInt8], limit: Int) throws(Failure) -> (
+    bytes: [UInt8], consumed: Int
+  ) {
     var stream = z_stream()
     guard inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
       throw Failure(message: "zlib could not be initialised", consumed: 0)
@@ -49,6 +52,6 @@ enum Inflate {
         : stream.msg.map { String(cString: $0) } ?? "zlib error \(status)"
       throw Failure(message: reason, consumed: consumed, partial: output)
     }
-    return output
+    return (output, consumed)
   }
 }

@@ -51,7 +51,13 @@ public struct NFCSnoopImporter: TraceImporter {
         error.message)
     }
     records = contents.records
-    warnings = contents.warnings.map { TraceWarning($0) }
+    warnings = contents.warnings.map {
+      TraceWarning(
+        $0.message,
+        location: SourceLocation(
+          file: input.path, unit: "line", record: Self.line(input.bytes, $0.offset),
+          offset: $0.offset))
+    }
     if let problem = contents.damage {
       let location =
         problem.decompressed

@@ -23,7 +23,7 @@ struct NFCSnoopLog {
     var timeIsRelative = false
     var received: Bool
     var packet: [UInt8]
-    /// 1-based record number in its section.
+    /// 1-based record number in the file (sections counted in order).
     var number: Int
     /// Byte offset of the record in the section's decompressed data.
     var offset: Int
@@ -42,7 +42,8 @@ struct NFCSnoopLog {
   /// stopped reading (the records before it are kept).
   struct Contents {
     var records: [Record] = []
-    var warnings: [String] = []
+    /// Warnings with the byte offset in the file they concern.
+    var warnings: [(message: String, offset: Int)] = []
     var damage: Problem?
   }
 
@@ -58,47 +59,98 @@ struct NFCSnoopLog {
             + "'adb shell dumpsys nfc' or a bug report) or its decoded binary (version 01)",
           offset: 0)
       }
-      decode([UInt8](bytes), fileOffset: 0, into: &out)
+      decode([UInt8](bytes), fileOffset: { $0 }, into: &out)
       return out
     }
+    var total = 0
     for section in sections where out.damage == nil {
-      let (base64, bad) = base64Prefix(section.text)
-      let binary = Data(base64Encoded: base64) ?? Data()
-      if let bad {
-        out.damage = Problem(
-          message: "byte \(Hex.string([section.text[bad]])) is not base64: the text between "
-            + "the BEGIN and END lines must be base64 only", offset: section.offset + bad)
+      let base64 = base64Prefix(section.text)
+      let binary = Data(base64Encoded: base64.text) ?? Data()
+      if let stop = base64.stop {
+        out.damage = Problem(message: stop.message, offset: section.offset + stop.index)
       }
       guard binary.count >= 9 else {
-        if bad == nil {
-          out.warnings.append("snoop section at byte offset \(section.offset) is empty")
+        if base64.stop == nil {
+          out.warnings.append(("snoop section is empty", section.offset))
         }
         continue
       }
+      guard total < fileLimit else {
+        out.warnings.append(
+          (
+            "snoop sections past \(fileLimit >> 20) MiB of decompressed records are not read "
+              + "(a phone keeps 256 KiB): this section and later ones", section.offset
+          ))
+        break
+      }
       let damage = out.damage
-      decode([UInt8](binary), fileOffset: section.offset, into: &out)
+      total += decode(
+        [UInt8](binary), fileOffset: { section.offset + base64.textOffset(ofDecoded: $0) },
+        into: &out)
       // Bad base64 stops the section first: the cut stream it leaves is its consequence.
       if let damage { out.damage = damage }
     }
     return out
   }
 
-  /// The longest whole-quantum base64 prefix of `text` (whitespace skipped) and the index of the
-  /// first byte that is neither base64 nor whitespace.
-  private static func base64Prefix(_ text: [UInt8]) -> (String, Int?) {
+  /// The base64 of `text` (whitespace skipped) up to its padding, the first byte that is not
+  /// base64, or its end, padded to whole 4-character groups so that a cut or a lost character
+  /// still decodes up to the damage (a last group of one character, 6 bits, holds no byte and
+  /// is dropped); and where and why the base64 ended early, if it did.
+  private static func base64Prefix(_ text: [UInt8]) -> Base64Text {
     var chars: [UInt8] = []
     chars.reserveCapacity(text.count)
-    for (i, c) in text.enumerated() {
+    var groupStarts: [Int] = []
+    var stop: (index: Int, message: String)?
+    var padded = false
+    scan: for (i, c) in text.enumerated() {
       switch c {
-      case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2B, 0x2F, 0x3D: chars.append(c)
+      case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2B, 0x2F:
+        guard !padded else {
+          stop = (
+            i,
+            "base64 continues after its padding '=': the text between the BEGIN and END "
+              + "lines must be one base64 block"
+          )
+          break scan
+        }
+        if chars.count % 4 == 0 { groupStarts.append(i) }
+        chars.append(c)
+      case 0x3D: padded = true
       case 0x20, 0x09, 0x0A, 0x0D: continue
       default:
-        chars.removeLast(chars.count % 4)
-        return (String(decoding: chars, as: UTF8.self), i)
+        stop = (
+          i,
+          "byte \(Hex.string([c])) is not base64: the text between the BEGIN and END "
+            + "lines must be base64 only"
+        )
+        break scan
       }
     }
-    return (String(decoding: chars, as: UTF8.self), nil)
+    if chars.count % 4 == 1 { chars.removeLast() }
+    if chars.count % 4 != 0 { chars += Array(repeating: 0x3D, count: 4 - chars.count % 4) }
+    return Base64Text(
+      text: String(decoding: chars, as: UTF8.self), stop: stop, groupStarts: groupStarts)
   }
+
+  /// A section's base64, where it ended early, and the byte offset in the section text of each
+  /// 4-character group (3 decoded bytes), to name the text behind a decoded byte.
+  private struct Base64Text {
+    var text: String
+    var stop: (index: Int, message: String)?
+    var groupStarts: [Int]
+
+    /// The section-text offset of decoded byte `b`.
+    func textOffset(ofDecoded b: Int) -> Int {
+      guard !groupStarts.isEmpty else { return 0 }
+      return groupStarts[min(max(0, b / 3), groupStarts.count - 1)]
+    }
+  }
+
+  /// Decompressed bytes read per section, and in all: a phone's ring buffer holds 256 KiB of
+  /// records (libnfc-nci `NFCSNOOP_MEM_BUFFER_SIZE`), so more is not a snoop log.
+  static let sectionLimit = 4 << 20
+  static let fileLimit = 16 << 20
 
   /// The base64 text of each LOG_SUMMARY section and the byte offset of its first line.
   private static func textSections(_ bytes: Data) -> [(text: [UInt8], offset: Int)] {
@@ -129,35 +181,55 @@ struct NFCSnoopLog {
   }
 
   /// Preamble, inflate, records; damage goes to `out.damage`, after the records before it.
-  private static func decode(_ binary: [UInt8], fileOffset: Int, into out: inout Contents) {
+  /// `fileOffset(b)`: where in the file decoded byte `b` of the section came from. Returns
+  /// the number of decompressed bytes.
+  @discardableResult
+  private static func decode(
+    _ binary: [UInt8], fileOffset: (Int) -> Int, into out: inout Contents
+  ) -> Int {
     guard binary[0] == 0x01 else {
       out.damage = Problem(
         message: "snoop log version \(binary[0]) is not supported (expected 1)",
-        offset: fileOffset)
-      return
+        offset: fileOffset(0))
+      return 0
     }
     var newest: Int64 = 0
     for k in 0..<8 { newest |= Int64(binary[1 + k]) << (8 * k) }
-    guard binary.count > 9 else { return }  // an empty ring buffer
+    guard binary.count > 9 else { return 0 }  // an empty ring buffer
     var data: [UInt8]
     var inflateDamage: Problem?
     do {
-      data = try Inflate.zlib(Array(binary[9...]), limit: 64 << 20)
+      let inflated = try Inflate.zlib(Array(binary[9...]), limit: sectionLimit)
+      data = inflated.bytes
+      let rest = binary.count - 9 - inflated.consumed
+      if rest > 0 {
+        out.warnings.append(
+          (
+            "\(rest) bytes after the end of the snoop log's compressed stream are not part of "
+              + "it and are ignored", fileOffset(9 + inflated.consumed)
+          ))
+      }
     } catch {
       data = error.partial
       inflateDamage = Problem(
         message: "the snoop log's compressed data cannot be read past \(error.partial.count) "
-          + "decompressed bytes: \(error.message)", offset: fileOffset)
+          + "decompressed bytes: \(error.message)", offset: fileOffset(9 + error.consumed))
     }
-    let (records, recordDamage) = records(data, newestUs: newest, complete: inflateDamage == nil)
+    var (records, recordDamage) = records(
+      data, newestUs: newest, complete: inflateDamage == nil,
+      afterUs: out.records.last?.timeUs ?? 0)
+    // Numbered through the file, as the importer's locations count them.
+    for k in records.indices { records[k].number += out.records.count }
     out.records += records
     out.damage = inflateDamage ?? recordDamage
+    return data.count
   }
 
   /// The records of decompressed data. The preamble holds the newest record's time and each
   /// delta is from the record before, so times are counted back from the last record when the
-  /// data is `complete`; else forward from 0 (`timeIsRelative`).
-  private static func records(_ d: [UInt8], newestUs: Int64, complete: Bool) -> (
+  /// data is `complete`; else forward from `afterUs` (the last time of an earlier section, or 0;
+  /// `timeIsRelative`).
+  private static func records(_ d: [UInt8], newestUs: Int64, complete: Bool, afterUs: Int64) -> (
     [Record], Problem?
   ) {
     var out: [Record] = []
@@ -167,7 +239,7 @@ struct NFCSnoopLog {
     while i < d.count {
       guard i + 7 <= d.count else {
         damage = Problem(
-          message: "record \(out.count + 1): header cut short (7 bytes expected, "
+          message: "record header cut short (7 bytes expected, "
             + "\(d.count - i) left)", offset: i, decompressed: true)
         break
       }
@@ -176,7 +248,7 @@ struct NFCSnoopLog {
         Int64(d[i + 2]) | Int64(d[i + 3]) << 8 | Int64(d[i + 4]) << 16 | Int64(d[i + 5]) << 24
       guard i + 7 + length <= d.count else {
         damage = Problem(
-          message: "record \(out.count + 1): NCI packet of \(length) bytes runs past the end "
+          message: "NCI packet of \(length) bytes runs past the end "
             + "of the log", offset: i, decompressed: true)
         break
       }
@@ -194,7 +266,8 @@ struct NFCSnoopLog {
         t &-= deltas[k]
       }
     } else {
-      var t: Int64 = 0
+      // After an earlier section's records, so the trace's times still go forward.
+      var t = afterUs
       for k in out.indices {
         if k > 0 { t &+= deltas[k] }
         out[k].timeUs = t

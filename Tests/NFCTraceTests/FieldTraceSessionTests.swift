@@ -76,9 +76,11 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
     #expect(try b.diagnose().errors.isEmpty)
   }
 
-  /// A query whose READ of the CC got no usable answer has no status: unknown, not ok; an
-  /// empty tag frame after a READ is no reader-chip ACK (only writes are answered by ACK).
-  @Test func queryWithoutCCIsUnknown() throws {
+  /// A query whose READ of the CC got no usable answer has no status and is not ok: it failed
+  /// on an answer that is no READ answer (an empty frame is no reader-chip ACK — only writes
+  /// are answered by ACK — and, from a source that keeps whole bytes only, a dropped 4-bit
+  /// NAK).
+  @Test func queryWithoutCCFails() throws {
     var b = TraceBuilder()
     b.activateType2()
     b.reader([0x30, 0x03])
@@ -88,8 +90,29 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
     )
     .operations
     #expect(ops.last?.kind == .queryNDEFStatus)
-    #expect(ops.last?.outcome == .unknown)
-    #expect(ops.last?.reason == "the capability container was not read: the NDEF status is unknown")
+    #expect(ops.last?.outcome == .failed)
+    #expect(
+      ops.last?.reason
+        == "answer to READ page 3 not understood: READ answer has 0 byte(s), expected 16")
+    #expect(ops.last?.failedFrames == [b.frames.count - 1])
+  }
+
+  /// An empty answer to PWD_AUTH is no PACK (from a source that keeps whole bytes only, a
+  /// dropped 4-bit NAK): the authentication failed; it was reported "ok".
+  @Test func undecodableAnswerFailsItsOperation() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0x1B, 0x11, 0x22, 0x33, 0x44])
+    b.tag([], crc: false)
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations
+    let auth = try #require(ops.last)
+    #expect(auth.kind == .authenticate)
+    #expect(auth.outcome == .failed)
+    #expect(auth.reason?.hasPrefix("answer to PWD_AUTH") == true)
+    #expect(
+      auth.reason?.contains("not understood: PWD_AUTH answer has 0 byte(s), expected 2") == true)
   }
 
   /// An original MIFARE Ultralight NAKs the stack's GET_VERSION probe (nfc-facts §4.6): the

@@ -62,6 +62,24 @@ private func expectType2ReadWrite(_ frames: [Frame]) throws {
   #expect(warnings[0].location?.record == 41)
 }
 
+/// Lines a terminal or a logger prefixed (a time stamp before the priority) are still traffic:
+/// every third TX/RX line prefixed gives the same frames (they were skipped, silently).
+@Test func libnfcLinesWithAPrefixAreRead() throws {
+  let text = try String(
+    contentsOfFile: TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log"), encoding: .utf8)
+  var traffic = 0
+  let prefixed = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+    guard line.contains("TX: ") || line.contains("RX: ") else { return String(line) }
+    traffic += 1
+    return traffic % 3 == 0 ? "[12:00:03] host " + line : String(line)
+  }
+  let (frames, warnings) = try importAll(
+    TraceInput(path: "prefixed.log", bytes: Data(prefixed.joined(separator: "\n").utf8)))
+  try expectType2ReadWrite(frames)
+  #expect(
+    warnings.map(\.message) == ["InCommunicateThru status 0x01: timeout, the tag did not answer"])
+}
+
 @Test func libnfcACR122Log() throws {
   let input = try TraceInput(path: TestPaths.traces("libnfc/acr122u_t2t_read_write.log"))
   let (frames, warnings) = try importAll(input)

@@ -193,3 +193,53 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
         .warnings == ["RF_INTF_ACTIVATED_NTF shorter than its fields"])
   }
 }
+
+/// The dumpsys fixture with `edit` applied to its lines, imported until it ends or fails.
+private func importEdited(_ edit: (inout [String]) -> Void) throws -> (
+  frames: [Frame], warnings: [TraceWarning], error: TraceError?
+) {
+  let text = try String(contentsOfFile: TestPaths.traces(dumpsys), encoding: .utf8)
+  var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+  edit(&lines)
+  var importer = try NFCSnoopImporter(
+    input: TraceInput(path: "edited.txt", bytes: Data(lines.joined(separator: "\n").utf8)))
+  var frames: [Frame] = []
+  var error: TraceError?
+  do {
+    while let frame = try importer.next() { frames.append(frame) }
+  } catch let e as TraceError { error = e }
+  return (frames, importer.warnings, error)
+}
+
+@Suite struct SnoopLogDamageTests {
+  /// A log cut in the middle of a base64 line (not a whole number of 4-character groups) still
+  /// decodes up to the cut; it used to decode to nothing, with a false "section is empty".
+  @Test func cutMidLineKeepsTheFramesBeforeTheCut() throws {
+    let whole = try importEdited { _ in }
+    let cut = try importEdited { lines in
+      let end = lines.firstIndex { $0.hasPrefix("--- END:NFCSNOOP_LOG_SUMMARY") } ?? lines.count
+      lines[6] = String(lines[6].prefix(61))
+      lines.removeSubrange(7..<end)
+    }
+    #expect(cut.frames.count >= 19)
+    #expect(cut.frames.count < whole.frames.count)
+    #expect(!cut.warnings.contains { $0.message.contains("is empty") })
+    #expect(cut.error?.message.hasSuffix("the compressed stream is cut short") == true)
+    // The damage is named where the stream broke, not at the section's first line.
+    #expect((cut.error?.location.record ?? 0) == 7)
+  }
+
+  /// Base64 going on after its `=` padding is damage at that byte; what came before decodes.
+  @Test func dataAfterPaddingIsDamageWhereItStarts() throws {
+    let r = try importEdited { lines in
+      lines[6] = String(lines[6].prefix(60)) + "=" + String(lines[6].dropFirst(61))
+    }
+    #expect(r.frames.count >= 19)
+    #expect(r.error?.location.record == 7)
+    #expect(r.error?.location.offset == 432)
+    #expect(
+      r.error?.message
+        == "base64 continues after its padding '=': the text between the BEGIN and END lines "
+        + "must be one base64 block")
+  }
+}

@@ -66,6 +66,21 @@ private func readWriteTrace() -> [Frame] {
     #expect(pipeline.warnings.isEmpty)
   }
 
+  /// A reader-side log (CRCs stripped by the reader chip) gets no sniffer-antenna advice.
+  @Test func readerSideLogWithoutAnswersIsNotBlamedOnAnAntenna() throws {
+    let frames = readWriteTrace().filter { $0.direction != .tag }.map { f -> Frame in
+      var f = f
+      if f.data.count >= 3, CRC.hasValidCRCA(f.data) {
+        f.data.removeLast(2)
+        f.crc = .notCaptured
+      }
+      return f
+    }
+    let warning = try #require(try run(frames).warnings.first?.message)
+    #expect(warning.contains("the tag's answers are missing from this reader-side log or capture"))
+    #expect(!warning.contains("antenna"))
+  }
+
   @Test func bothSidesOrTooFewFramesGiveNoWarning() throws {
     #expect(try run(readWriteTrace()).warnings.isEmpty)
     #expect(

@@ -92,19 +92,21 @@ public struct LibnfcLogImporter: TraceImporter {
   private enum Traffic { case tx, rx }
 
   /// Finds `TX:`/`RX:` in a line whose category starts with `libnfc.`; returns where the hex
-  /// begins. Layout: priority, whitespace, category, whitespace, message.
+  /// begins. Layout: priority, whitespace, category, whitespace, message; the category may
+  /// come later, after what a terminal or a logger put first (a time stamp, a host name).
   private static func trafficField(_ bytes: Data, _ start: Int, _ end: Int) -> (Traffic, Int)? {
     var i = start
     func skip(_ whitespace: Bool) {
       while i < end, (bytes[i] == 0x20 || bytes[i] == 0x09) == whitespace { i += 1 }
     }
-    skip(true)
-    skip(false)  // priority
-    skip(true)
-    let category = i
-    skip(false)
-    guard i - category > 7, bytes[category..<(category + 7)].elementsEqual("libnfc.".utf8)
-    else { return nil }
+    var found = false
+    for _ in 0..<6 where !found {
+      skip(true)
+      let token = i
+      skip(false)
+      found = i - token > 7 && bytes[token..<(token + 7)].elementsEqual("libnfc.".utf8)
+    }
+    guard found else { return nil }
     skip(true)
     guard i + 3 <= end, bytes[i + 1] == 0x58, bytes[i + 2] == 0x3A else { return nil }  // "X:"
     switch bytes[i] {

@@ -12,6 +12,9 @@ struct CaptureSides: Sendable {
   private var afterAnswer = 0
   private var tag = 0
   private var firstLocation: SourceLocation?
+  /// True once a frame carried its CRC as sent on the air: a sniffer's capture, not a log of
+  /// what a reader chip passed to its host (which strips CRCs).
+  private var sniffed = false
 
   /// Reader frames that poll: sent whether or not a tag is there.
   private static let polls: Set<String> = ["REQB", "WUPB", "Slot-MARKER", "ECP"]
@@ -30,6 +33,7 @@ struct CaptureSides: Sendable {
     case .tag: tag += 1
     case .event: return
     }
+    if f.frame.crc == .ok || f.frame.crc == .bad { sniffed = true }
     if firstLocation == nil { firstLocation = f.frame.location }
   }
 
@@ -39,9 +43,12 @@ struct CaptureSides: Sendable {
       return TraceWarning(
         "the trace has \(reader) reader frames and no tag frame, but \(afterAnswer) of the "
           + "reader's commands (anticollision, SELECT, …) are sent only to a tag that answered: "
-          + "the capture missed the tag's answers (a sniffer antenna that picks up the reader's "
-          + "field but not the tag's load modulation; move it closer to the tag). Commands are "
-          + "shown as unanswered, but whether the tag answered is unknown",
+          + (sniffed
+            ? "the capture missed the tag's answers (a sniffer antenna that picks up the "
+              + "reader's field but not the tag's load modulation; move it closer to the tag)"
+            : "the tag's answers are missing from this reader-side log or capture (it kept only "
+              + "what the host sent)")
+          + ". Commands are shown as unanswered, but whether the tag answered is unknown",
         location: firstLocation)
     }
     if reader == 0, tag >= Self.minimumFrames {

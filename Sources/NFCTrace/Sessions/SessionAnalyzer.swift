@@ -130,7 +130,7 @@ public struct SessionAnalyzer: Sendable {
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
-    guard let d = f.innermost, isAnswer(d) else { return }
+    guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
@@ -151,6 +151,20 @@ public struct SessionAnalyzer: Sendable {
     }
     if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
     if d.name == "PACK" { authenticated = true }
+    current = op
+  }
+
+  /// A tag frame no layer could read as the answer to the pending command (a READ answer of
+  /// 0 bytes, an empty PWD_AUTH answer: a source that dropped a 4-bit NAK): the command did
+  /// not get the answer it needs, so its operation fails. A damaged frame (CRC failed) stays
+  /// a retry's business.
+  private mutating func undecodedAnswer(_ f: DecodedFrame) {
+    guard f.layers.isEmpty, let reason = f.undecodedReason, f.frame.crc != .bad,
+      let command = pending?.innermost, isAnswer(command), var op = current
+    else { return }
+    pending = nil
+    current = nil
+    op.fail("answer to \(command.summary) not understood: \(reason)", frame: f.frame.index)
     current = op
   }
 
