@@ -41,6 +41,9 @@ public final class PcapImporter: TraceImporter {
   private var lookahead: [Frame] = []
   /// Set when the frames read ahead are all stamped in whole seconds (see `checkWholeSeconds`).
   private var wholeSeconds = false
+  /// The latest packet time so far, to notice times going back.
+  private var latestTimeNs: Int64?
+  private var warnedBackwards = false
   private var deferredError: TraceError?
   private let linkType: Int
   /// The reader found in a USB capture (link types 189, 220, 249).
@@ -208,9 +211,33 @@ public final class PcapImporter: TraceImporter {
         + "times are not measured", at: first.location)
   }
 
+  /// Times that go back (captures merged, a clock reset) are kept as they are, with one
+  /// warning; a sub-second time after whole seconds ends the whole-second reading.
+  private func checkTime(_ ns: Int64, at location: SourceLocation) {
+    if wholeSeconds, ns % 1_000_000_000 != 0 {
+      wholeSeconds = false
+      warn(
+        "this packet's time has a fraction of a second, after whole seconds only: frames are "
+          + "timed again from here", at: location)
+    }
+    if let latest = latestTimeNs, ns < latest, !warnedBackwards {
+      warnedBackwards = true
+      warn(
+        "packet time goes back by \(Self.milliseconds(latest &- ns)) ms: the capture was merged "
+          + "or its clock reset; times, gaps and durations across this point are not meaningful",
+        at: location)
+    }
+    latestTimeNs = max(latestTimeNs ?? ns, ns)
+  }
+
+  private static func milliseconds(_ ns: Int64) -> String {
+    String(format: "%.3f", Double(ns) / 1_000_000)
+  }
+
   private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
+    checkTime(packet.timeNs, at: location)
     switch ISO14443PseudoHeader.parse(packet.bytes) {
     case .skip(let reason):
       warn(reason, at: location)
@@ -233,6 +260,7 @@ public final class PcapImporter: TraceImporter {
   private func usbPacket(_ packet: PcapPacket, at location: SourceLocation) {
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
+    checkTime(packet.timeNs, at: location)
     usbFrames.removeAll(keepingCapacity: true)
     usbFramesHead = 0
     let transfer: USBTransfer

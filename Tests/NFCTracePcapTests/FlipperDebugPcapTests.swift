@@ -76,3 +76,55 @@ private func decode(_ name: String) throws -> (frames: [DecodedFrame], warnings:
     #expect(s.operations[2].detail("pages_acknowledged") == .string("5,6,7,4"))
   }
 }
+
+/// A link-type-264 pcap of `records` (seconds, microseconds, event, data) in a temporary file.
+private func pcapFile(_ records: [(UInt32, UInt32, UInt8, [UInt8])]) throws -> String {
+  func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+  var bytes = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(256) + le32(264)
+  for (sec, usec, event, data) in records {
+    let body = [0, event, UInt8(data.count >> 8), UInt8(data.count & 0xFF)] + data
+    bytes += le32(sec) + le32(usec) + le32(UInt32(body.count)) + le32(UInt32(body.count)) + body
+  }
+  let path = FileManager.default.temporaryDirectory
+    .appendingPathComponent("nfctrace-times-\(UUID().uuidString).pcap").path
+  try Data(bytes).write(to: URL(fileURLWithPath: path))
+  return path
+}
+
+@Suite struct PcapTimeOddityTests {
+  /// Whole seconds for the frames read ahead, then a fraction: frames are timed again from
+  /// there (the whole-second reading covered the rest of the trace).
+  @Test func subSecondTimeAfterWholeSecondsIsTimedAgain() throws {
+    var records: [(UInt32, UInt32, UInt8, [UInt8])] = []
+    for i in 0..<10 { records.append((1_700_000_000, 0, i % 2 == 0 ? 0xFE : 0xFF, [0x30, 0x04])) }
+    records.append((1_700_000_001, 250, 0xFE, [0x30, 0x08]))
+    let path = try pcapFile(records)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames[0].sourceTime?.unit == .wholeSeconds)
+    #expect(result.frames[10].sourceTime == SourceTime(1_700_000_001_000_250, .microseconds))
+    #expect(result.warnings.count == 2)
+    #expect(
+      result.warnings.last?.message
+        == "this packet's time has a fraction of a second, after whole seconds only: frames are "
+        + "timed again from here")
+    #expect(result.warnings.last?.location?.record == 11)
+  }
+
+  /// A time going back is kept, with one warning at the packet where it happens.
+  @Test func timeGoingBackIsWarnedOnce() throws {
+    let path = try pcapFile([
+      (100, 500_000, 0xFE, [0x26]), (97, 500_000, 0xFF, [0x44, 0x00]),
+      (96, 0, 0xFE, [0x93, 0x20]),
+    ])
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.map(\.timeNs) == [0, -3_000_000_000, -4_500_000_000])
+    #expect(
+      result.warnings.map(\.message) == [
+        "packet time goes back by 3000.000 ms: the capture was merged or its clock reset; "
+          + "times, gaps and durations across this point are not meaningful"
+      ])
+    #expect(result.warnings.first?.location?.record == 2)
+  }
+}

@@ -140,7 +140,7 @@ public final class TimelineTextRenderer {
     if color { out.write("\u{1B}[0m") }
     mark = out.count
     if let gap, timed {
-      out.append(0x2B)  // "+"
+      if gap >= 0 { out.append(0x2B) }  // "+"; a time going back prints its own "-"
       appendMilliseconds(gap)
     }
     out.alignRight(from: mark, width: 10)
