@@ -225,3 +225,35 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
   #expect(write.reason?.contains("WRITE page 6") == true)
   #expect(write.detail("nak_page") == .int(6))
 }
+
+/// A CCID message whose dwLength announces more than ever comes (a corrupt capture) is taken
+/// as it is when the other side speaks: it used to wait for the bytes, swallowing every later
+/// message of its direction. One that carries bytes past its dwLength is warned.
+@Test func ccidMessageWithALyingLengthDoesNotSwallowTheRest() {
+  var link = PN53xHostLink()
+  let listTarget: [UInt8] = [
+    0x6F, 0x60, 0xEA, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,
+    0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x4A, 0x01, 0x00,
+  ]
+  #expect(link.hostToReader(listTarget).frames.isEmpty)  // waits for 60 000 bytes
+  let answer: [UInt8] =
+    [
+      0x80, 0x11, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0xD5, 0x4B, 0x01, 0x01, 0x00,
+      0x44,
+    ]
+    + [0x00, 0x07, 0x04, 0xA8, 0xCE, 0x6A, 0x5D, 0x2D, 0x80, 0x90, 0x00]
+  let out = link.readerToHost(answer)
+  #expect(
+    out.warnings == [
+      "CCID command announces 60000 bytes (dwLength) but only 9 came before the reader's "
+        + "answer: taken as it is"
+    ])
+  // The target's ATQA (air order) and SAK, as from an intact capture.
+  #expect(out.frames.map(\.data).prefix(2) == [[0x44, 0x00], [0x00]])
+
+  var padded = PN53xHostLink()
+  let extra = padded.hostToReader([
+    0x62, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xAA,
+  ])
+  #expect(extra.warnings == ["CCID message carries 1 byte(s) past its dwLength 0; ignored"])
+}

@@ -122,6 +122,10 @@ public struct PN53xHostLink: Sendable {
         "incomplete PN53x answer (\(dropped) bytes) dropped before the next command")
     }
     guard let first = bytes.first else { return out }
+    flushLying(host: false, &out)
+    if ccidFromHost != nil, Self.recognizes(hostBytes: bytes) {
+      flushLying(host: true, &out)
+    }
     if let whole = Self.joinCCID(&ccidFromHost, bytes, &out) {
       if !whole.isEmpty { ccidCommand(whole, &out) }
       return out
@@ -149,6 +153,10 @@ public struct PN53xHostLink: Sendable {
   public mutating func readerToHost(_ bytes: [UInt8]) -> Output {
     var out = Output()
     guard let first = bytes.first else { return out }
+    flushLying(host: true, &out)
+    if ccidFromReader != nil, Self.recognizes(readerBytes: bytes) {
+      flushLying(host: false, &out)
+    }
     if let whole = Self.joinCCID(&ccidFromReader, bytes, &out) {
       if !whole.isEmpty { ccidAnswer(whole, &out) }
       return out
@@ -193,6 +201,22 @@ public struct PN53xHostLink: Sendable {
     return nil
   }
 
+  /// A CCID message still waiting for bytes its `dwLength` announces when the other side
+  /// speaks (or a new message starts): a CCID exchange is one message, then its answer
+  /// (CCID 1.1 §6), so the message was whole as sent and its `dwLength` lies. It is taken as
+  /// it is, with a warning, instead of swallowing the traffic after it.
+  private mutating func flushLying(host: Bool, _ out: inout Output) {
+    guard var message = host ? ccidFromHost : ccidFromReader else { return }
+    if host { ccidFromHost = nil } else { ccidFromReader = nil }
+    let body = message.count - 10
+    out.warnings.append(
+      "CCID \(host ? "command" : "answer") announces \(Self.ccidLength(message)) bytes "
+        + "(dwLength) but only \(body) came before the \(host ? "reader's answer" : "next command")"
+        + ": taken as it is")
+    for k in 0..<4 { message[1 + k] = UInt8(truncatingIfNeeded: body >> (8 * k)) }
+    if host { ccidCommand(message, &out) } else { ccidAnswer(message, &out) }
+  }
+
   /// The rest of a CCID message in pieces: nil when none is pending; the whole message once
   /// complete, else an empty array (still waiting).
   private static func joinCCID(
@@ -235,6 +259,11 @@ public struct PN53xHostLink: Sendable {
       out.warnings.append(
         "CCID dwLength \(length) exceeds the \(bytes.count - 10) bytes that follow")
       return Array(bytes.dropFirst(10))
+    }
+    if bytes.count > 10 + length {
+      out.warnings.append(
+        "CCID message carries \(bytes.count - 10 - length) byte(s) past its dwLength "
+          + "\(length); ignored")
     }
     return Array(bytes[10..<(10 + length)])
   }
