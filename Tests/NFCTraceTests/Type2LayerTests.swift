@@ -140,6 +140,15 @@ private func decodeAll(_ records: [InnerLayerFixtures.Record]) -> [LayerResult] 
     let ntag215 = try #require(GetVersionInfo(bytes: Hex.bytes("00 04 04 02 01 00 11 03") ?? []))
     #expect(ntag215.storageSizeRange == 256...512)
     #expect(NTAGProduct.ntag215.userMemoryBytes == 504 && NTAGProduct.ntag215.lastPage == 0x86)
+    // The F and TT variants have NTAG213's and NTAG216's memory maps (they showed 128 and
+    // 512 bytes, the storage size's lower bound).
+    #expect(NTAGProduct.ntag216F.userMemoryBytes == 888 && NTAGProduct.ntag216F.lastPage == 0xE6)
+    #expect(NTAGProduct.ntag213F.userMemoryBytes == 144 && NTAGProduct.ntag213TT.lastPage == 0x2C)
+    // An unidentified product's storage size "between 2ⁿ and 2ⁿ⁺¹" is a range, not 2ⁿ.
+    var tag = TagIdentity()
+    tag.version = Hex.bytes("00 04 04 02 04 00 0f 03")
+    #expect(tag.memoryBytes == nil)
+    #expect(tag.memoryRange == 128...256)
 
     var layer = Type2Layer()
     var context = LinkContext()

@@ -69,7 +69,13 @@ public enum ReportText {
     var product = t.product ?? "unknown"
     if let v = t.version { product += " (GET_VERSION \(Hex.string(v, separator: " ")))" }
     out += row("product", product)
-    out += row("memory", t.memoryBytes.map { "\($0) bytes" } ?? "unknown")
+    let memory =
+      t.memoryBytes.map { "\($0) bytes" }
+      ?? t.memoryRange.map {
+        "between \($0.lowerBound) and \($0.upperBound) bytes (GET_VERSION storage size)"
+      }
+      ?? "unknown"
+    out += row("memory", memory)
     return out
   }
 

@@ -83,10 +83,14 @@ public struct TagIdentity: Sendable, Equatable {
     }
   }
 
-  /// Memory size in bytes: user memory for identified Type 2 products, total for Classic.
+  /// Memory size in bytes: user memory for identified Type 2 products, or the GET_VERSION
+  /// storage size when it is exact; total for Classic. Nil when only a range is known
+  /// (`memoryRange`).
   public var memoryBytes: Int? {
     if let p = versionInfo?.product, let n = p.userMemoryBytes { return n }
-    if let range = versionInfo?.storageSizeRange { return range.lowerBound }
+    if let range = versionInfo?.storageSizeRange {
+      return range.count == 1 ? range.lowerBound : nil
+    }
     switch sak {
     case 0x08, 0x88: return 1024
     case 0x09: return 320
@@ -94,6 +98,14 @@ public struct TagIdentity: Sendable, Equatable {
     case 0x19: return 2048
     default: return nil
     }
+  }
+
+  /// The user memory range a GET_VERSION storage size announces when the product is not
+  /// known: `2ⁿ...2ⁿ⁺¹` bytes (storage size bit 0 set, nfc-facts §4.6).
+  public var memoryRange: ClosedRange<Int>? {
+    guard memoryBytes == nil, let range = versionInfo?.storageSizeRange, range.count > 1
+    else { return nil }
+    return range
   }
 
   /// The last page of an identified Type 2 product.

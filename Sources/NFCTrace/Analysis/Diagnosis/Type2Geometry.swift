@@ -67,9 +67,10 @@ struct Type2Geometry {
   /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16).
   var pagesPerDynamicBit: Int? {
     switch tag.versionInfo?.product {
-    case .ntag212?, .ntag213?, .ntag213TT?, .ultralightEV1MF0UL21?, .ultralightEV1MF0ULH21?:
+    case .ntag212?, .ntag213?, .ntag213TT?, .ntag213F?, .ultralightEV1MF0UL21?,
+      .ultralightEV1MF0ULH21?:
       return 2
-    case .ntag215?, .ntag216?: return 16
+    case .ntag215?, .ntag216?, .ntag216F?: return 16
     default: return nil
     }
   }

@@ -27,14 +27,15 @@ public enum NTAGProduct: String, Sendable, CaseIterable {
   /// The product's name as NXP writes it.
   public var displayName: String { rawValue }
 
-  /// User memory in bytes (nfc-facts §4.3), when checked.
+  /// User memory in bytes (nfc-facts §4.3; NTAG213 TT, NTAG213F and NTAG216F have the memory
+  /// map of NTAG213 and NTAG216, NXP NTAG213F/216F datasheet §8.5), when checked.
   public var userMemoryBytes: Int? {
     switch self {
     case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ntag210: return 48
     case .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21, .ntag212: return 128
-    case .ntag213: return 144
+    case .ntag213, .ntag213TT, .ntag213F: return 144
     case .ntag215: return 504
-    case .ntag216, .ntagI2C1K: return 888
+    case .ntag216, .ntag216F, .ntagI2C1K: return 888
     case .ntagI2C2K: return 1904
     default: return nil
     }
@@ -45,9 +46,9 @@ public enum NTAGProduct: String, Sendable, CaseIterable {
     switch self {
     case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ntag210: return 0x13
     case .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21, .ntag212: return 0x28
-    case .ntag213: return 0x2C
+    case .ntag213, .ntag213TT, .ntag213F: return 0x2C
     case .ntag215: return 0x86
-    case .ntag216: return 0xE6
+    case .ntag216, .ntag216F: return 0xE6
     default: return nil
     }
   }
