@@ -295,3 +295,21 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(c.authLimit == 3)
   #expect(c.protectionText == "read and write access to pages 4–44")
 }
+
+/// After a writeLock (CC3 → 0F) the report's NDEF status is the tag's as left, not the query's
+/// readWrite printed above a read-only CC (field-engineer pass, s13a).
+@Test func reportStatusFollowsTheCCTheSessionWrote() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+  b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+  let s = try #require(
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+  #expect(s.ndefStatus?.status == .readWrite)
+  let report = TagReport(session: s)
+  #expect(report.ndefStatus?.status == .readOnly)
+  #expect(report.ndefStatus?.capacity == 142)
+  #expect(
+    report.ndefStatus?.reason?.hasSuffix(
+      "queryNDEFStatus said readWrite before the session changed the CC") == true)
+}

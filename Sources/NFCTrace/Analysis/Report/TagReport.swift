@@ -49,7 +49,8 @@ public struct TagReport: Sendable {
   public var tag: TagIdentity
   /// The session's operations (empty for dumps).
   public var operations: [Operation]
-  /// `queryNDEFStatus`'s answer: from the session, or computed from the CC.
+  /// `queryNDEFStatus`'s answer: from the session, or computed from the CC; the CC as left
+  /// when the session changed the status (a writeLock), with the queried one in `reason`.
   public var ndefStatus: (status: NDEFStatus, capacity: Int?, reason: String?)?
   /// The layout of the contents.
   public var layout: Layout
@@ -96,6 +97,17 @@ public struct TagReport: Sendable {
 }
 
 extension TagReport {
+  /// The query's status, unless the CC as left says otherwise (the session locked the tag):
+  /// the report is of the tag as left.
+  private static func status(
+    queried s: SessionAnalysis, end: (status: NDEFStatus, capacity: Int?, reason: String?)?
+  ) -> (status: NDEFStatus, capacity: Int?, reason: String?)? {
+    guard let q = s.ndefStatus else { return end }
+    guard let end, end.status != q.status else { return (q.status, q.capacity, s.ndefStatusReason) }
+    let was = "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
+    return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
+  }
+
   /// The report of one analysed session.
   public init(session s: SessionAnalysis) {
     origin = .session(s.info)
@@ -106,7 +118,7 @@ extension TagReport {
     end = TagContents(layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag)
     start = TagContents(
       layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag)
-    ndefStatus = s.ndefStatus.map { ($0.status, $0.capacity, s.ndefStatusReason) } ?? end.status
+    ndefStatus = Self.status(queried: s, end: end.status)
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)
     warnings = []
