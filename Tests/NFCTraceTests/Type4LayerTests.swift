@@ -172,3 +172,23 @@ private let syntheticCC = "00 0f 20 00 3b 00 34 04 06 e1 04 00 ff 00 ff"
     #expect(failed?.field("result") == .string("failed"))
   }
 }
+
+/// A READ BINARY past the NDEF file's end answered with its bytes and SW 6282 (end of file
+/// before Le bytes, ISO/IEC 7816-4): the bytes are the file's, not a refusal (field-engineer
+/// pass, s20a: the query failed and the report said the file was not read).
+@Test func readPastTheFileEndWith6282KeepsTheData() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4(nlen: 0x0005)
+  let message: [UInt8] = [0xD1, 0x01, 0x01, 0x54, 0x00]
+  b.apdu([0x00, 0xB0, 0x00, 0x02, 0x3B], message + [0x62, 0x82])
+  let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames))
+  let s = try #require(run.sessions.first)
+  #expect(s.operations.allSatisfy { $0.outcome == .ok })
+  #expect(s.memory.filesEnd[0xE104]?.known(2, 5) == message)
+  var pipeline = FramePipeline(importer: MemoryImporter(frames: b.frames))
+  var last: DecodedFrame?
+  while let f = try pipeline.next() { last = f }
+  #expect(
+    last?.layer(.type4)?.summary.hasSuffix("(SW 6282: the file ended before Le bytes)") == true)
+}

@@ -238,7 +238,14 @@ public struct Type4Layer: ProtocolLayer {
   private mutating func decodeResponse(_ r: ResponseAPDU, _ p: Pending, frame: Int)
     -> LayerResult
   {
-    let ok = r.status.value == 0x9000
+    // A READ BINARY asking past the file's end returns the bytes up to it with the warning
+    // 6282 (ISO/IEC 7816-4 §5.6): they are the file's, decoded as after 9000.
+    var endOfFile = false
+    switch p.operation {
+    case .readCC, .readNDEF, .readOther: endOfFile = r.status.value == 0x6282 && !r.data.isEmpty
+    default: break
+    }
+    let ok = r.status.value == 0x9000 || endOfFile
     let name = p.name + " response"
     var fields = [
       LayerField("sw", .string(r.status.hex)), LayerField("result", .string(ok ? "ok" : "failed")),
@@ -251,6 +258,15 @@ public struct Type4Layer: ProtocolLayer {
       return LayerResult(
         decode: LayerDecode(.type4, name, "\(p.name) failed: \(r.status)", fields))
     }
+    guard endOfFile else { return successResponse(r, p, name: name, fields: &fields, frame: frame) }
+    var result = successResponse(r, p, name: name, fields: &fields, frame: frame)
+    result.decode?.summary += " (SW 6282: the file ended before Le bytes)"
+    return result
+  }
+
+  private mutating func successResponse(
+    _ r: ResponseAPDU, _ p: Pending, name: String, fields: inout [LayerField], frame: Int
+  ) -> LayerResult {
     switch p.operation {
     case .selectApplication(let ndef):
       if !ndef { application = .other }
