@@ -107,9 +107,10 @@ struct TraceBuilder {
     }
   }
 
-  /// REQA + one cascade level (4-byte UID), SAK 20, RATS (FSDI) / ATS with TB1 = `tb`.
+  /// REQA + one cascade level (4-byte UID), SAK 20, RATS (FSDI) / ATS with FSCI `fsci` and
+  /// TB1 = `tb`.
   mutating func activateType4(
-    uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, tb: UInt8 = 0x70
+    uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, fsci: UInt8 = 8, tb: UInt8 = 0x70
   ) {
     add(.reader, [0x26], crc: false, bits: 7)
     tag([0x04, 0x00], crc: false)
@@ -118,7 +119,7 @@ struct TraceBuilder {
     reader([0x93, 0x70] + uid + [Self.bcc(uid)])
     tag([0x20])
     reader([0xE0, fsdi << 4])
-    tag([0x05, 0x78, 0x80, tb, 0x02])
+    tag([0x05, 0x70 | fsci, 0x80, tb, 0x02])
     block = 0
   }
 
@@ -289,6 +290,24 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
       page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
     e.write(4, [0x03, 0x00, 0xFE, 0x00])
     #expect(try e.diagnose().finding("write-unfinished") == nil)
+  }
+
+  /// An UPDATE longer than the tag's FSC (32 bytes, FSCI 2), not chained and not answered:
+  /// the tag dropped it, which is said instead of "the phone moved away" (field-eval s17).
+  @Test func unansweredFrameOverTheFSCIsBlamedOnItsSize() throws {
+    var b = TraceBuilder()
+    b.activateType4(fsci: 2)
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x28] + Array(repeating: 0x61, count: 40), nil)
+    let r = try b.diagnose()
+    let fsc = try #require(r.finding("command-exceeds-fsc"))
+    #expect(fsc.severity == .error)
+    #expect(fsc.coreNFCError == .tagConnectionLost)
+    #expect(fsc.frames == [b.frames.count - 1])
+    let lost = try #require(r.finding("write-interrupted"))
+    #expect(lost.cause.hasSuffix("during writeNDEF: a frame longer than its FSC"))
+    #expect(!lost.message.contains("phone moved away"))
   }
 
   @Test func type4NLENFirstThenLossIsTornAndUnsafe() throws {

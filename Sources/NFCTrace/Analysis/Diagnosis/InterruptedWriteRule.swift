@@ -111,10 +111,19 @@ enum InterruptedWriteRule: DiagnosisRule {
       if silent.count > unique.count { text += " (\(silent.count) attempts)" }
       text += ": whether it reached the tag's memory is unknown."
     }
-    text += " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
+    let oversized = op.unansweredFrames.contains { c.rf.fscOverruns.contains($0) }
+    text +=
+      oversized
+      ? " The unanswered frame was longer than the tag's FSC (see command-exceeds-fsc): the tag"
+        + " most likely dropped it rather than left the field."
+      : " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
     let frames = acked.map(\.frame) + acked.compactMap(\.answerFrame) + op.unansweredFrames
     let cause: String
-    if let last = silent.first {
+    if let last = silent.first, oversized {
+      cause =
+        "the tag did not answer \(last.summary) during \(op.kind.rawValue): a frame longer than "
+        + "its FSC"
+    } else if let last = silent.first {
       cause = "the tag left the field during \(op.kind.rawValue): no answer to \(last.summary)"
     } else {
       cause = "the tag left the field during \(op.kind.rawValue)"

@@ -13,13 +13,16 @@
 ///   keeps asking for time. Warning; 100 when the operation failed.
 /// - `response-exceeds-fsd`: a tag frame longer than the FSD from RATS (ISO/IEC 14443-4 §5.1,
 ///   nfc-facts §2.1): the reader cannot take it. Error, 102.
+/// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS (ISO/IEC
+///   14443-4 §5.2.4, nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
+///   answer it.
 /// - `raw-command-crc-appended`: a reader frame whose two bytes before its own CRC_A are CRC_A
 ///   of the bytes before them, not answered: the app appended a CRC to a raw command and the
 ///   stack added another (nfc-facts §10, `sendMiFareCommand` CRC). Error, 100.
 enum RFRule: DiagnosisRule {
   static let codes = [
     "rf-damaged-frames", "command-retried", "late-response", "wtx-storm", "response-exceeds-fsd",
-    "raw-command-crc-appended",
+    "command-exceeds-fsc", "raw-command-crc-appended",
   ]
 
   static let holdStill =
@@ -56,8 +59,31 @@ enum RFRule: DiagnosisRule {
           fix: "Ask for less data per command (a smaller Le / READ BINARY length, at most "
             + "the CC's MLe); the tag itself should chain long answers."))
     }
+    if let f = fscOverrun(c) { out.append(f) }
     out += crcAppended(c)
     return out
+  }
+
+  private static func fscOverrun(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard let first = c.rf.fscOverruns.first else { return nil }
+    let op = c.operation(at: first)
+    let silent = c.rf.fscOverruns.contains { f in
+      c.session.operations.contains { $0.unansweredFrames.contains(f) }
+    }
+    return DiagnosisFinding(
+      code: "command-exceeds-fsc", severity: .error, operation: op,
+      frames: Array(c.rf.fscOverruns.prefix(3)),
+      cause: "the reader sent a frame longer than the tag can receive (FSC)"
+        + (silent ? ", and the tag did not answer it" : ""),
+      message: "The tag announced in its ATS the largest frame it can take (FSC); the reader "
+        + "sent a longer one without chaining it (ISO/IEC 14443-4 §7.5.2)"
+        + (silent
+          ? ". The tag dropped it and stayed silent, which looks like the tag leaving the field."
+          : ". Tags may drop such frames."),
+      coreNFCError: silent ? .tagConnectionLost : nil,
+      fix: "Send shorter commands: at most the CC's MLc bytes per UPDATE BINARY, and let the "
+        + "reader chain blocks larger than the FSC (Core NFC's sendCommand(apdu:) and writeNDEF "
+        + "do; a reader or library that does not is at fault).")
   }
 
   private static func failed(_ c: DiagnosisContext, _ op: Int?) -> Bool {

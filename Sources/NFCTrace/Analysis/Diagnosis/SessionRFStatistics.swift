@@ -50,6 +50,8 @@ public struct SessionRFStatistics: Sendable {
   public private(set) var longestWTXRun: [Int] = []
   /// Tag frames longer than the FSD the reader announced.
   public private(set) var fsdOverruns: [Int] = []
+  /// Reader frames longer than the FSC the tag announced in its ATS.
+  public private(set) var fscOverruns: [Int] = []
   /// Reader frames whose last two bytes before their own CRC are CRC_A of the bytes before
   /// them, that the tag did not answer.
   public private(set) var crcAppended: [Int] = []
@@ -79,6 +81,7 @@ public struct SessionRFStatistics: Sendable {
     noteDamage(f)
     for finding in f.findings {
       if finding.code == "frame-exceeds-fsd" { Self.add(f.frame.index, to: &fsdOverruns) }
+      if finding.code == "frame-exceeds-fsc" { Self.add(f.frame.index, to: &fscOverruns) }
       if finding.code == "bad-bcc" { Self.add(f.frame.index, to: &badBCC) }
     }
     if let uid = f.completedUID, !uids.contains(where: { $0.uid == uid }), uids.count < 8 {
