@@ -293,7 +293,7 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(c.nfcCounterEnabled == true)
   #expect(c.nfcCounterPasswordProtected == true)
   #expect(c.authLimit == 3)
-  #expect(c.protectionText == "read and write access to pages 4–44")
+  #expect(c.protectionText == "password needed to read and write pages 4–44")
 }
 
 /// After a writeLock (CC3 → 0F) the report's NDEF status is the tag's as left, not the query's

@@ -102,18 +102,20 @@ public struct Type2Configuration: Sendable, Equatable {
   public var vctid: UInt8? { family == .ultralightEV1 ? c1?[1] : nil }
 
   /// What the password protects, in words: `no password protection (past the last page 230)`,
-  /// `write access to pages 16–231`, `read and write access to pages 4–231`.
+  /// `password needed to write pages 16–231`, `password needed to read and write pages 4–231`.
   public var protectionText: String? {
     guard auth0 != nil else { return nil }
     guard let range = protectedPages else {
       return "no password protection (past the last page \(packPage))"
     }
     let what: String
+    let pages = "pages \(range.lowerBound)–\(range.upperBound)"
     switch prot {
-    case true?: what = "read and write access"
-    case false?: what = "write access"
-    case nil: what = "write access (read too if PROT is set; CFG1 unknown)"
+    case true?: what = "password needed to read and write \(pages)"
+    case false?: what = "password needed to write \(pages)"
+    case nil:
+      what = "password needed to write \(pages) (to read them too if PROT is set; CFG1 unknown)"
     }
-    return "\(what) to pages \(range.lowerBound)–\(range.upperBound)"
+    return what
   }
 }
