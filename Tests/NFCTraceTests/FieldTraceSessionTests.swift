@@ -115,6 +115,19 @@ private func analyzeFile(_ relative: String) throws -> [SessionAnalysis] {
       auth.reason?.contains("not understood: PWD_AUTH answer has 0 byte(s), expected 2") == true)
   }
 
+  /// A WRITE past an identified product's last page (NTAG213: 0x2C) is no writeNDEF — Core
+  /// NFC never writes there — but the app's own command, like one on its config pages.
+  @Test func writePastTheLastPageIsATransceive() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.write(45, [0x00, 0x00, 0x00, 0x00], .nak(0x00))
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations
+    #expect(ops.last?.kind == .transceive)
+    #expect(ops.last?.outcome == .failed)
+  }
+
   /// An original MIFARE Ultralight NAKs the stack's GET_VERSION probe (nfc-facts §4.6): the
   /// connect is not failed. With CC2 = 06 (48 bytes) it has 16 pages, so READ 14 wraps and
   /// its last 8 bytes are pages 0–1 (nfc-facts §4.1), not pages 16–17.

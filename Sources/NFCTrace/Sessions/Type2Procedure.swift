@@ -103,7 +103,8 @@ struct Type2Procedure: Sendable {
       // Products without a dynamic lock page (NTAG210, MF0UL11) have CFG0 right after the user
       // memory (nfc-facts §4.3): only a real dynamic lock page is writeLock.
       if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
-      if page >= 4 + user / 4 && page <= (product.lastPage ?? page) { return .transceive }
+      // Past the user memory: configuration pages, or no page at all (the tag NAKs it).
+      if page >= 4 + user / 4 { return .transceive }
     }
     return .writeNDEF
   }
