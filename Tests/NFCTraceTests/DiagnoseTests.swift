@@ -310,6 +310,38 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(!lost.message.contains("phone moved away"))
   }
 
+  /// Type 2, data first: pages of the old message rewritten while its length stood, the
+  /// length last (field-eval s33; the Flipper emulation fixture's phone does this too).
+  @Test func type2DataOverTheOldMessageBeforeItsLengthIsUnsafe() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    b.write(5, [0x04, 0x54, 0x02, 0x65])
+    b.write(6, [0x6E, 0x4F, 0xFE, 0x00])
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("unsafe-write-order"))
+    #expect(
+      f.cause == "the message data was written over the old message while its length still stood")
+    #expect(f.frames == [b.frames.count - 6])
+    #expect(
+      f.message.hasPrefix(
+        "The write (WRITE page 5 ← 04 54 02 65) replaced bytes of the old 5-byte message"))
+    // Length 0 first, then the data, then the length: safe.
+    var safe = TraceBuilder()
+    safe.activateType2(version: ntag213Version)
+    safe.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    safe.write(4, [0x03, 0x00, 0xD1, 0x01])
+    safe.write(5, [0x04, 0x54, 0x02, 0x65])
+    safe.write(6, [0x6E, 0x4F, 0xFE, 0x00])
+    safe.write(4, [0x03, 0x08, 0xD1, 0x01])
+    #expect(try safe.diagnose().finding("unsafe-write-order") == nil)
+  }
+
   @Test func type4NLENFirstThenLossIsTornAndUnsafe() throws {
     var b = TraceBuilder()
     b.activateType4()

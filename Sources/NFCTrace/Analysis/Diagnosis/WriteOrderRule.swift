@@ -10,6 +10,9 @@ import NDEF
 ///   image) already carries a non-zero length, and later WRITEs of the same operation follow.
 /// - Type 4: the first UPDATE BINARY at offset 0 carries a non-zero NLEN and later UPDATE
 ///   BINARYs of the same operation follow (one UPDATE with NLEN + whole message is fine).
+/// - Type 2, data first: acknowledged WRITEs past the length's page overwrote bytes of the
+///   old message (as found at the session's start, non-zero length) before any write of the
+///   length, which follows (or several pages were so written).
 /// Code: `unsafe-write-order` (warning; no Core NFC error by itself).
 enum WriteOrderRule: DiagnosisRule {
   static let codes = ["unsafe-write-order"]
@@ -29,7 +32,12 @@ enum WriteOrderRule: DiagnosisRule {
         first = writes.first { $0.page == page && $0.data.count > st.lengthAddress % 4 }
         guard let f = first, (Type2TLV.lengthPart(in: f.data, at: st.lengthAddress % 4) ?? 0) != 0,
           writes.contains(where: { $0.frame > f.frame && ($0.page ?? 0) > page })
-        else { continue }
+        else {
+          if let d = dataFirst(c, i, writes: writes, lengthPage: page, first: first) {
+            out.append(d)
+          }
+          continue
+        }
         name = "NDEF TLV length"
       } else {
         first = writes.first { $0.offset == 0 }
@@ -56,4 +64,34 @@ enum WriteOrderRule: DiagnosisRule {
     return out
   }
 
+  /// Type 2, data first: the operation overwrote bytes of the old message while the old
+  /// (non-zero) length stood, and wrote the length only after them — or never. Losing the tag
+  /// in between leaves the old length over partly new bytes.
+  private static func dataFirst(
+    _ c: DiagnosisContext, _ i: Int, writes: [SessionCommandLog.Command], lengthPage: Int,
+    first lengthWrite: SessionCommandLog.Command?
+  ) -> DiagnosisFinding? {
+    let start = Type2TLVArea(parsing: c.session.memory.type2Start.knownRun(from: 16))
+    guard let old = start.ndef, old.length > 0 else { return nil }
+    let oldEnd = 16 + old.valueOffset + old.length
+    let over = writes.filter { w in
+      guard let p = w.page, p > lengthPage, w.answer == .ack else { return false }
+      return p * 4 < oldEnd && lengthWrite.map { w.frame < $0.frame } ?? true
+    }
+    // One page rewritten in place, length untouched, leaves the old or the new page: whole
+    // either way. A new length after it, or several pages, can leave a mix.
+    guard let data = over.first, lengthWrite != nil || over.count > 1 else { return nil }
+    return DiagnosisFinding(
+      code: "unsafe-write-order", severity: .warning, operation: i, frames: [data.frame],
+      cause: "the message data was written over the old message while its length still stood",
+      message: "The write (\(data.summary)) replaced bytes of the old \(old.length)-byte message "
+        + "before the NDEF TLV length was changed. If the tag leaves the field in between, it "
+        + "keeps the old length over partly new bytes: a torn message. The safe order is "
+        + "length 0 first, then the data, then the real length.",
+      coreNFCError: nil,
+      fix: "If the app writes pages itself (sendMiFareCommand), write the length as 0 first, "
+        + "the data next and the real length last. With writeNDEF(_:completionHandler:) the "
+        + "order is Core NFC's: keep the tag still until the completion handler and verify "
+        + "with readNDEF.")
+  }
 }
