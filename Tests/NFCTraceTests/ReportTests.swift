@@ -313,3 +313,24 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
     report.ndefStatus?.reason?.hasSuffix(
       "queryNDEFStatus said readWrite before the session changed the CC") == true)
 }
+
+/// Length 0 first, the data acknowledged, the final length unanswered: the tag holds the new
+/// length or 0, never the start's (field-engineer pass, s14: "is now 8 (was 5)").
+@Test func unansweredFinalLengthNoteNamesBothPossibleLengths() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(
+    3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+  b.write(4, [0x03, 0x00, 0xD1, 0x01])
+  b.write(5, [0x04, 0x54, 0x02, 0x65])
+  b.write(6, [0x6E, 0x4F, 0xFE, 0x00])
+  b.write(4, [0x03, 0x08, 0xD1, 0x01], .none)
+  let s = try #require(
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+  let note = try #require(TagReport(session: s).notes.last)
+  #expect(
+    note
+      == "the NDEF TLV length may now be 8: the write that set it got no answer, so the tag "
+      + "holds that length or the one before that write (0 when the writer cleared it first; 5 "
+      + "at the start); nfctrace diagnose tells which bytes were written")
+}

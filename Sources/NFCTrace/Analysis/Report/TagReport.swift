@@ -156,6 +156,11 @@ extension TagReport {
       return "the NDEF TLV length is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
         + " after clearing it, so the tag holds an empty message"
     }
+    if !lengthCertain {
+      return "the NDEF TLV length may now be \(now): the write that set it got no answer, so the"
+        + " tag holds that length or the one before that write (0 when the writer cleared it"
+        + " first; \(was) at the start); nfctrace diagnose tells which bytes were written"
+    }
     return "the NDEF TLV length is now \(now) (was \(was)) but writeNDEF ended"
       + " \(write.outcome.rawValue): unless every byte it announces was written, the message is"
       + " torn (nfctrace diagnose tells which)"
