@@ -120,11 +120,13 @@ enum ConvertCommand {
     var out = try TraceOutput(path: output, format: format, baseEpochNs: 0)
     var count = 0
     var readerReported = 0
+    var withoutCRC = 0
     var failure: Error?
     do {
       while let f = try importer.next() {
         try out.write(f)
         count += 1
+        if f.crc == .notCaptured, f.direction != .event { withoutCRC += 1 }
         if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
           readerReported += 1
         }
@@ -141,6 +143,14 @@ enum ConvertCommand {
             + "(activation data, APDUs whose ISO-DEP blocks the reader built, reader failures); "
             + "\(format.rawValue) has no field for that, so \(output) will not decode as \(path) "
             + "does: analyse \(path) itself\n").utf8))
+    }
+    if withoutCRC > 0, format == .pm3Trace || format == .pm3Text {
+      FileHandle.standardError.write(
+        Data(
+          ("warning: \(withoutCRC) frames were captured without their CRC (the reader chip "
+            + "checked and removed it); a Proxmark3 trace holds frames as sent on the air, so "
+            + "\(output) will show them as CRC failures: convert to pcap or pcapng, which keep "
+            + "the CRC-not-captured events\n").utf8))
     }
     if let failure { throw failure }
     FileHandle.standardError.write(

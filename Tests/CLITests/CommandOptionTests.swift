@@ -36,6 +36,20 @@ import Testing
       run.stderr.contains("warning: 21 frames are what a reader reported rather than air frames"))
   }
 
+  /// Frames whose CRC the reader chip removed (Flipper debug pcap: events 0xFA/0xFB) cannot be
+  /// written to a Proxmark3 trace as they were: `convert` says so (they read back as CRC
+  /// failures).
+  @Test func convertToProxmark3WarnsAboutFramesWithoutCRC() throws {
+    let output = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-convert-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let run = CLI.run([
+      "convert", TestPaths.traces("flipper/flipper-reader-ntag215.pcap"), "-o", output,
+    ])
+    #expect(run.status == 0)
+    #expect(run.stderr.contains("warning: 21 frames were captured without their CRC"))
+  }
+
   /// A libnfc log has no times: the timeline, sessions and report say "no time" instead of
   /// showing every frame at 0.000 ms.
   @Test func sourceWithoutTimesPrintsNoTime() {
