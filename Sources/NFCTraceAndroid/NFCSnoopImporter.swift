@@ -27,6 +27,7 @@ public struct NFCSnoopImporter: TraceImporter {
   private let path: String
   private var records: [NFCSnoopLog.Record] = []
   private var nextRecord = 0
+  private var finished = false
   /// The damage that stopped reading, thrown after the frames before it.
   private var damage: TraceError?
   private var nci = NCIInterpreter()
@@ -88,6 +89,15 @@ public struct NFCSnoopImporter: TraceImporter {
       queue.removeAll(keepingCapacity: true)
       queueHead = 0
       guard nextRecord < records.count else {
+        if !finished {
+          finished = true
+          let location = SourceLocation(
+            file: path, unit: "NCI packet", record: records.count, offset: records.last?.offset ?? 0
+          )
+          for message in nci.finish().warnings {
+            warnings.appendCapped(TraceWarning(message, frame: nil, location: location))
+          }
+        }
         if let damage {
           self.damage = nil
           throw damage

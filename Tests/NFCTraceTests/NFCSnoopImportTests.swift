@@ -120,6 +120,40 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
     return nci
   }
 
+  /// What used to vanish without a word: a reserved message type, a header length that
+  /// disagrees with the packet, a Frame-interface answer without its status octet, segments
+  /// whose last one never comes (attack pass).
+  @Test func oddPacketsAreWarned() {
+    var nci = activatedT2T()
+    #expect(
+      nci.packet([0x80, 0x00, 0x01, 0x00], received: true).warnings == [
+        "NCI packet of reserved message type 4 (NCI 2.0 §3.4); ignored"
+      ])
+    #expect(
+      nci.packet([0x00, 0x00, 0x05, 0x30, 0x04], received: false).warnings == [
+        "NCI packet header announces 5 payload bytes, 2 were logged; using those logged"
+      ])
+    #expect(
+      nci.packet([0x00, 0x00, 0x00], received: true).warnings == [
+        "data message on the Frame RF interface without its status octet; ignored"
+      ])
+    let empty = nci.packet([0x00, 0x00, 0x01, 0x00], received: true)
+    #expect(empty.frames.count == 1)  // status 00 alone: an empty answer (reader-chip ACK)
+    var frameless = activatedT2T()
+    _ = frameless.packet([0x10, 0x00, 0x02, 0x30, 0x04], received: false)  // PBF 1
+    #expect(
+      frameless.finish().warnings == [
+        "the log ends inside a segmented reader data message (2 bytes without its last "
+          + "segment, PBF 0); not shown"
+      ])
+    _ = frameless.packet([0x10, 0x00, 0x01, 0x30], received: true)
+    #expect(
+      frameless.packet([0x61, 0x06, 0x02, 0x00, 0x00], received: true).warnings == [
+        "the tag was deactivated inside a segmented tag data message (1 bytes without its last "
+          + "segment, PBF 0); not shown"
+      ])
+  }
+
   @Test func corruptedAnswerIsNotAFrame() {
     var nci = activatedT2T()
     #expect(nci.packet([0x00, 0x00, 0x02, 0x30, 0x04], received: false).frames.count == 1)
@@ -190,7 +224,10 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
     // An activation notification cut short is reported, not read past its end.
     #expect(
       nci.packet([0x61, 0x05, 0x08, 0x01, 0x01, 0x02, 0x00, 0xFF, 0x01, 0x20], received: true)
-        .warnings == ["RF_INTF_ACTIVATED_NTF shorter than its fields"])
+        .warnings == [
+          "NCI packet header announces 8 payload bytes, 7 were logged; using those logged",
+          "RF_INTF_ACTIVATED_NTF shorter than its fields",
+        ])
   }
 }
 

@@ -51,12 +51,41 @@ public struct NCIInterpreter: Sendable {
     }
     let mt = p[0] >> 5
     let payload = Array(p.dropFirst(3))
+    // A log without payloads keeps the header's length alone (see `data`).
+    if !payload.isEmpty, payload.count != Int(p[2]) {
+      out.warnings.append(
+        "NCI packet header announces \(p[2]) payload bytes, \(payload.count) were logged; "
+          + "using those logged")
+    }
     switch mt {
     case 0: data(p, payload, received: received, &out)
     case 3: notification(gid: p[0] & 0x0F, oid: p[1] & 0x3F, payload, &out)
-    default: break  // commands and responses: configuration and discovery
+    case 1, 2: break  // commands and responses: configuration and discovery
+    default:
+      out.warnings.append("NCI packet of reserved message type \(mt) (NCI 2.0 §3.4); ignored")
     }
     return out
+  }
+
+  /// Warnings for what the end of the log left unfinished: data segments whose last one
+  /// (PBF 0) never came.
+  public mutating func finish() -> Output {
+    var out = Output()
+    dropSegments("the log ends", &out)
+    return out
+  }
+
+  /// Forgets data segments still waiting for their last one (PBF 0), with a warning saying
+  /// what cut them short.
+  private mutating func dropSegments(_ why: String, _ out: inout Output) {
+    for (segments, side) in [(hostSegments, "reader"), (controllerSegments, "tag")]
+    where !segments.isEmpty {
+      out.warnings.append(
+        "\(why) inside a segmented \(side) data message (\(segments.count) bytes without its "
+          + "last segment, PBF 0); not shown")
+    }
+    hostSegments = []
+    controllerSegments = []
   }
 
   // MARK: - Data
@@ -108,7 +137,11 @@ public struct NCIInterpreter: Sendable {
     case .isoDEP:
       out.frames.append(frame(.tag, message, flags: [ReaderChipFlag.isoDEPPayload]))
     case .frame:
-      guard let status = message.last else { return }
+      guard let status = message.last else {
+        out.warnings.append(
+          "data message on the Frame RF interface without its status octet; ignored")
+        return
+      }
       let body = Array(message.dropLast())
       switch status {
       case 0x00:
@@ -147,8 +180,7 @@ public struct NCIInterpreter: Sendable {
     case (1, 5): activated(b, &out)
     case (1, 6):
       interface = .none
-      hostSegments = []
-      controllerSegments = []
+      dropSegments("the tag was deactivated", &out)
       out.frames.append(
         .field(.fieldOff, flag: "nci-rf-deactivate"))
     case (0, 8):
@@ -166,8 +198,7 @@ public struct NCIInterpreter: Sendable {
   /// credits, technology parameters (length-prefixed), data exchange mode and bit rates,
   /// activation parameters (length-prefixed).
   private mutating func activated(_ b: [UInt8], _ out: inout Output) {
-    hostSegments = []
-    controllerSegments = []
+    dropSegments("a new activation came", &out)
     guard b.count >= 7, b.count >= 7 + Int(b[6]) else {
       interface = .none
       out.warnings.append("RF_INTF_ACTIVATED_NTF shorter than its fields")
