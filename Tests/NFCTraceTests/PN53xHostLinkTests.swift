@@ -43,6 +43,19 @@ private func ccid(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] {
     #expect(chip.hostToReader(Array(frame.dropFirst(6))).frames.map(\.data) == [[0x30, 0x04]])
   }
 
+  /// An InListPassiveTarget answer cut inside its target data is reported (it gave no frame
+  /// and no word).
+  @Test func targetDataCutShortIsWarned() {
+    var link = PN53xHostLink()
+    _ = link.hostToReader([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x4A, 0x01, 0x00])
+    let out = link.readerToHost([0xD5, 0x4B, 0x01, 0x01, 0x00, 0x90, 0x00])
+    #expect(out.frames.isEmpty)
+    #expect(
+      out.warnings.contains(
+        "InListPassiveTarget: target data cut short (Tg, SENS_RES, SEL_RES and NFCIDLength "
+          + "expected, 2 bytes left)"))
+  }
+
   /// libnfc's acr122_pcsc logs the PN53x answer bare, followed by the reader's 90 00.
   @Test func bareACR122AnswerLosesItsStatusWord() {
     var link = PN53xHostLink()

@@ -237,7 +237,13 @@ struct PN53xInterpreter: Sendable {
   private mutating func typeATarget(_ body: [UInt8], at i: Int, command: String) -> (
     [Output], Int?, String?
   ) {
-    guard i + 5 <= body.count else { return ([], nil, nil) }
+    guard i + 5 <= body.count else {
+      return (
+        [], nil,
+        "\(command): target data cut short (Tg, SENS_RES, SEL_RES and NFCIDLength expected, "
+          + "\(max(0, body.count - i)) bytes left)"
+      )
+    }
     let uidLength = Int(body[i + 4])
     guard i + 5 + uidLength <= body.count else {
       return ([], nil, "\(command): target data shorter than its NFCID1 length")
