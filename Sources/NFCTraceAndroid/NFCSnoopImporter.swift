@@ -133,8 +133,15 @@ public struct NFCSnoopImporter: TraceImporter {
   }
 
   /// Confidence that `head` starts an NFC snoop log: 95 with the section marker in view, 60
-  /// for the start of a bug report or of `dumpsys nfc` output (the section comes later).
+  /// for the start of a bug report or of `dumpsys nfc` output (the section comes later), 50
+  /// for the decoded binary (version `01`, 8 bytes of time, then a zlib header: CMF `78` and a
+  /// FLG that makes CMF·256 + FLG a multiple of 31, RFC 1950 §2.2).
   static func sniff(_ head: [UInt8]) -> Int {
+    if head.count >= 11, head[0] == 0x01, head[9] == 0x78,
+      (UInt16(head[9]) << 8 | UInt16(head[10])) % 31 == 0
+    {
+      return 50
+    }
     let text = String(decoding: head, as: UTF8.self)
     if text.contains("NFCSNOOP_LOG_SUMMARY") { return 95 }
     if text.hasPrefix("========================================================\n== dumpstate") {

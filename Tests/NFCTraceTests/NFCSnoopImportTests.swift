@@ -279,4 +279,19 @@ private func importEdited(_ edit: (inout [String]) -> Void) throws -> (
         == "base64 continues after its padding '=': the text between the BEGIN and END lines "
         + "must be one base64 block")
   }
+
+  /// The decoded binary (a section's base64 decoded, as the README lists it) is recognised by
+  /// content, not only with --input-format.
+  @Test func decodedBinaryIsDetected() throws {
+    let text = try String(contentsOfFile: TestPaths.traces(dumpsys), encoding: .utf8)
+    let lines = text.split(separator: "\n").map(String.init)
+    let begin = try #require(lines.firstIndex { $0.hasPrefix("--- BEGIN:NFCSNOOP_LOG_SUMMARY") })
+    let end = try #require(lines.firstIndex { $0.hasPrefix("--- END:NFCSNOOP_LOG_SUMMARY") })
+    let binary = try #require(Data(base64Encoded: lines[(begin + 1)..<end].joined()))
+    #expect(NFCSnoopImporter.format.sniff(Array(binary.prefix(64)), "log.bin") == 50)
+    var importer = try NFCSnoopImporter(input: TraceInput(path: "log.bin", bytes: binary))
+    var count = 0
+    while try importer.next() != nil { count += 1 }
+    #expect(count > 19)
+  }
 }
