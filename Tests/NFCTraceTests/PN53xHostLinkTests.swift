@@ -56,6 +56,23 @@ private func ccid(_ kind: UInt8, _ body: [UInt8]) -> [UInt8] {
           + "expected, 2 bytes left)"))
   }
 
+  /// A tag answer chained with MI whose next part the host never asks for is reported when
+  /// the host moves on (it vanished).
+  @Test func unfinishedChainedAnswerIsWarned() {
+    var link = PN53xHostLink()
+    _ = link.hostToReader([0xFF, 0x00, 0x00, 0x00, 0x05, 0xD4, 0x40, 0x01, 0x30, 0x04])
+    let part = link.readerToHost(
+      [0xD5, 0x41, 0x40] + Array(repeating: 0x11, count: 16) + [0x90, 0x00])
+    #expect(part.frames.isEmpty)
+    let next = link.hostToReader([0xFF, 0x00, 0x00, 0x00, 0x05, 0xD4, 0x40, 0x01, 0x30, 0x08])
+    #expect(next.frames.map(\.data) == [[0x30, 0x08]])
+    #expect(
+      next.warnings == [
+        "the tag's answer chained with MI was not finished (16 bytes) when the host sent a new "
+          + "command; not shown"
+      ])
+  }
+
   /// libnfc's acr122_pcsc logs the PN53x answer bare, followed by the reader's 90 00.
   @Test func bareACR122AnswerLosesItsStatusWord() {
     var link = PN53xHostLink()

@@ -55,7 +55,9 @@ struct PN53xInterpreter: Sendable {
     switch code {
     case 0x40:
       guard let tg = params.first else { return ([], ["InDataExchange without a Tg byte"]) }
-      return (dataExchange(tg: tg, Array(params.dropFirst())), [])
+      var warnings: [String] = []
+      let frames = dataExchange(tg: tg, Array(params.dropFirst()), &warnings)
+      return (frames, warnings)
     case 0x12:
       if let flags = params.first { automaticRATS = flags & 0x10 != 0 }
       return ([], [])
@@ -125,14 +127,28 @@ struct PN53xInterpreter: Sendable {
 
   /// InDataExchange `Tg data`: the reader frame, or nothing while a chain is being assembled
   /// (a part with MI set, or the empty request for the next part of the tag's answer).
-  private mutating func dataExchange(tg: UInt8, _ data: [UInt8]) -> [Output] {
+  private mutating func dataExchange(tg: UInt8, _ data: [UInt8], _ warnings: inout [String])
+    -> [Output]
+  {
     exchangeTarget = tg & 0x0F
     answerIsChainAck = false
     if tagChain != nil, data.isEmpty { return [] }  // asks for the rest of the answer
+    if let unfinished = tagChain {
+      warnings.append(
+        "the tag's answer chained with MI was not finished (\(unfinished.count) bytes) when the "
+          + "host sent a new command; not shown")
+    }
     tagChain = nil
     if tg & 0x40 != 0 {
       hostChain = (hostChain ?? []) + data
       answerIsChainAck = true
+      // No APDU is longer than an extended one (65 544 bytes): a chain past it never ends.
+      if let chain = hostChain, chain.count > 65_544 {
+        warnings.append(
+          "host data chained with MI passed \(chain.count) bytes without its last part: not "
+            + "an APDU; dropped")
+        hostChain = nil
+      }
       return []
     }
     let whole = (hostChain ?? []) + data
