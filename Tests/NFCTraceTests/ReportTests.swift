@@ -1,9 +1,10 @@
 import Foundation
 import NDEF
-import NFCTrace
 import NFCTracePcap
 import TestSupport
 import Testing
+
+@testable import NFCTrace
 
 private let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
 
@@ -333,4 +334,24 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
       == "the NDEF TLV length may now be 8: the write that set it got no answer, so the tag "
       + "holds that length or the one before that write (0 when the writer cleared it first; 5 "
       + "at the start); nfctrace diagnose tells which bytes were written")
+}
+
+/// The dynamic lock bytes read without page 2: their locks are shown, the static ones are
+/// "not read" (the Lock bits section vanished with page 2; field-engineer pass, s9d).
+@Test func dynamicLocksShowWithoutPage2() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+  b.read(40, [0x01, 0x00, 0x00, 0xBD, 0x04, 0x00, 0x00, 0xFF])
+  let s = try #require(
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+  let report = TagReport(session: s)
+  let locks = try #require(report.end.locks)
+  #expect(locks.lock0 == nil && locks.lock1 == nil)
+  #expect(locks.dynamic?.lockedRanges == [16...17])
+  #expect(locks.lockedPages == [16, 17])
+  #expect(report.end.unknowns.contains("lock bytes (page 2) not read"))
+  let text = ReportText.locks(report.end)
+  #expect(text.contains("static          not read (page 2)"))
+  #expect(text.contains("read-only pages 16–17 (static lock bits not read)"))
 }

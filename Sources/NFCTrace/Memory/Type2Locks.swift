@@ -43,17 +43,18 @@ public struct Type2Locks: Sendable, Equatable {
     public var lock4: UInt8? { bytes.count > 2 ? bytes[2] : nil }
   }
 
-  /// LOCK0 (page 2 byte 2).
-  public var lock0: UInt8
-  /// LOCK1 (page 2 byte 3).
-  public var lock1: UInt8
+  /// LOCK0 (page 2 byte 2); nil when page 2 was not read.
+  public var lock0: UInt8?
+  /// LOCK1 (page 2 byte 3); nil when page 2 was not read.
+  public var lock1: UInt8?
   /// The dynamic lock bytes, when the product is identified and the page is known.
   public var dynamic: Dynamic?
 
-  /// Decodes the static lock bytes, and the dynamic lock bytes `dynamicBytes` (LOCK2, LOCK3,
-  /// LOCK4…) read at the dynamic lock page of `product`.
-  public init(lock0: UInt8, lock1: UInt8, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil)
-  {
+  /// Decodes the static lock bytes (nil: not read), and the dynamic lock bytes `dynamicBytes`
+  /// (LOCK2, LOCK3, LOCK4…) read at the dynamic lock page of `product`.
+  public init(
+    lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil
+  ) {
     self.lock0 = lock0
     self.lock1 = lock1
     if let dynamicBytes, dynamicBytes.count >= 2, let product,
@@ -70,12 +71,16 @@ public struct Type2Locks: Sendable, Equatable {
   /// Pages 3…15 locked by the static lock bits: as a 16-bit value LOCK0 | LOCK1 << 8, bit n
   /// locks page n (nfc-facts §4.4).
   public var staticLockedPages: [Int] {
+    guard let lock0, let lock1 else { return [] }
     let v = Int(lock0) | Int(lock1) << 8
     return (3...15).filter { v & (1 << $0) != 0 }
   }
 
   /// The block-lock bits set in LOCK0.
-  public var blockLocks: [BlockLock] { BlockLock.allCases.filter { lock0 & $0.mask != 0 } }
+  public var blockLocks: [BlockLock] {
+    guard let lock0 else { return [] }
+    return BlockLock.allCases.filter { lock0 & $0.mask != 0 }
+  }
 
   /// Every locked page, static and dynamic, ascending.
   public var lockedPages: [Int] {
@@ -89,8 +94,9 @@ public struct Type2Locks: Sendable, Equatable {
   {
     let perBit: Int
     switch product {
-    case .ntag212, .ntag213, .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21: perBit = 2
-    case .ntag215, .ntag216: perBit = 16
+    case .ntag212, .ntag213, .ntag213TT, .ntag213F, .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21:
+      perBit = 2
+    case .ntag215, .ntag216, .ntag216F: perBit = 16
     default: return nil
     }
     guard let user = product.userMemoryBytes else { return nil }

@@ -109,7 +109,10 @@ public enum ReportJSON {
 
   static func locks(_ l: Type2Locks?, to out: OutputBuffer) {
     guard let l else { return out.write("null") }
-    out.write("{\"lock0\":\"\(Hex.string([l.lock0]))\",\"lock1\":\"\(Hex.string([l.lock1]))\"")
+    out.write("{\"lock0\":")
+    JSON.optionalString(l.lock0.map { Hex.string([$0]) }, to: out)
+    out.write(",\"lock1\":")
+    JSON.optionalString(l.lock1.map { Hex.string([$0]) }, to: out)
     out.write(",\"static_locked_pages\":")
     pageRanges(ranges(l.staticLockedPages), to: out)
     out.write(",\"block_locks\":[")

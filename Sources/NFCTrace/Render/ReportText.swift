@@ -196,12 +196,16 @@ public enum ReportText {
     guard let l = c.locks else { return "" }
     var out = "\nLock bits\n"
     let staticPages = l.staticLockedPages
-    out += row(
-      "static",
-      "LOCK0 \(Hex.string([l.lock0])) LOCK1 \(Hex.string([l.lock1])): "
-        + (staticPages.isEmpty ? "no page locked" : "pages \(ranges(staticPages)) locked"))
-    let bl = l.blockLocks.map(\.rawValue)
-    out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
+    if let lock0 = l.lock0, let lock1 = l.lock1 {
+      out += row(
+        "static",
+        "LOCK0 \(Hex.string([lock0])) LOCK1 \(Hex.string([lock1])): "
+          + (staticPages.isEmpty ? "no page locked" : "pages \(ranges(staticPages)) locked"))
+      let bl = l.blockLocks.map(\.rawValue)
+      out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
+    } else {
+      out += row("static", "not read (page 2)")
+    }
     if let d = l.dynamic {
       let locked = d.lockedRanges.flatMap { Array($0) }
       var text =
@@ -212,7 +216,9 @@ public enum ReportText {
       text += locked.isEmpty ? "no page locked" : "pages \(ranges(locked)) locked"
       out += row("dynamic", text)
     }
-    out += row("read-only pages", ranges(l.lockedPages))
+    out += row(
+      "read-only pages",
+      ranges(l.lockedPages) + (l.lock0 == nil ? " (static lock bits not read)" : ""))
     return out
   }
 

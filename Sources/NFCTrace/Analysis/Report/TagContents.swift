@@ -81,10 +81,8 @@ public struct TagContents: Sendable {
   }
 
   private mutating func decodeLocks(_ image: ByteImage, product: NTAGProduct?) {
-    guard let page2 = image.known(8, 4) else {
-      unknowns.append("lock bytes (page 2) not read")
-      return
-    }
+    let page2 = image.known(8, 4)
+    if page2 == nil { unknowns.append("lock bytes (page 2) not read") }
     var dynamic: [UInt8]?
     if let product, let layout = Type2Locks.dynamicLayout(product) {
       dynamic = image.known(layout.page * 4, 3)
@@ -92,7 +90,9 @@ public struct TagContents: Sendable {
     } else if product == nil {
       unknowns.append("product not identified (no GET_VERSION): dynamic lock bytes not located")
     }
-    locks = Type2Locks(lock0: page2[2], lock1: page2[3], dynamicBytes: dynamic, product: product)
+    // The dynamic lock bytes say what they lock even when page 2 was not read.
+    guard page2 != nil || dynamic != nil else { return }
+    locks = Type2Locks(lock0: page2?[2], lock1: page2?[3], dynamicBytes: dynamic, product: product)
   }
 
   private mutating func decodeConfig(_ image: ByteImage, product: NTAGProduct?) {
