@@ -26,24 +26,33 @@ enum OutputFormat: String, CaseIterable {
   }
 }
 
-/// Writes frames in one of the output formats, streaming where the format allows (the
-/// Proxmark3 text listing is rendered at the end, from the frames kept).
+/// Writes frames in one of the output formats, streaming: memory stays bounded whatever the
+/// trace's length. The Proxmark3 text listing starts with the trace's size, known only at the
+/// end, so its rows are spooled to a temporary file and copied after that head.
 struct TraceOutput {
   private var pcap: PcapWriter?
   private var pcapng: PcapngWriter?
-  private var pm3 = Data()
-  private var textFrames: [Frame] = []
+  private var file: BufferedFile?
+  private var spool: (file: BufferedFile, path: String)?
+  private var rows = Proxmark3TextWriter.Rows(Proxmark3TextWriter())
+  private var record = Data()
   private let format: OutputFormat
   private let path: String
 
   /// Opens `path` for `format`; pcap times start at `baseEpochNs`.
+  /// - Throws: `TraceError.unreadable` when a file cannot be created.
   init(path: String, format: OutputFormat, baseEpochNs: Int64) throws {
     self.path = path
     self.format = format
     switch format {
     case .pcap: pcap = try PcapWriter(path: path, baseEpochNs: baseEpochNs)
     case .pcapng: pcapng = try PcapngWriter(path: path, baseEpochNs: baseEpochNs)
-    case .pm3Trace, .pm3Text: break
+    case .pm3Trace: file = try BufferedFile(creating: path)
+    case .pm3Text:
+      file = try BufferedFile(creating: path)
+      let temporary = FileManager.default.temporaryDirectory
+        .appendingPathComponent("nfctrace-rows-\(UUID().uuidString).txt").path
+      spool = (try BufferedFile(creating: temporary), temporary)
     }
   }
 
@@ -53,35 +62,75 @@ struct TraceOutput {
     case .pcap: try pcap?.write(frame)
     case .pcapng: try pcapng?.write(frame)
     case .pm3Trace:
-      if frame.direction != .event { Proxmark3TraceWriter.append(frame, to: &pm3) }
+      record.removeAll(keepingCapacity: true)
+      Proxmark3TraceWriter.append(frame, to: &record)
+      file?.write(record)
     case .pm3Text:
-      if frame.direction != .event { textFrames.append(frame) }
+      spool?.file.write(Data(rows.rows(frame).utf8))
     }
   }
 
   /// Finishes the file.
+  /// - Throws: `TraceError.unreadable` when the output cannot be written.
   mutating func close() throws {
     pcap?.close()
     pcapng?.close()
-    let here = SourceLocation(file: path, unit: "byte", record: 0, offset: 0)
-    do {
-      switch format {
-      case .pm3Trace: try write(pm3)
-      case .pm3Text: try Proxmark3TextWriter().write(textFrames, to: path)
-      default: break
-      }
-    } catch let e as TraceError {
-      throw e
-    } catch {
-      throw TraceError(.unreadable, at: here, "cannot write: \(error.localizedDescription)")
+    guard let spool, let out = file else {
+      file?.close()
+      return
     }
+    spool.file.close()
+    defer { try? FileManager.default.removeItem(atPath: spool.path) }
+    out.write(Data(Proxmark3TextWriter().head(traceBytes: rows.traceBytes).utf8))
+    guard let input = FileHandle(forReadingAtPath: spool.path) else {
+      throw TraceError(
+        .unreadable, at: SourceLocation(file: spool.path, unit: "byte", record: 0, offset: 0),
+        "cannot read back the spooled rows")
+    }
+    while case let chunk = input.readData(ofLength: 1 << 20), !chunk.isEmpty { out.write(chunk) }
+    input.closeFile()
+    out.close()
+  }
+}
+
+/// An output file (or standard output for `-`) written in 64 KiB pieces.
+final class BufferedFile {
+  private let handle: FileHandle
+  private let owned: Bool
+  private var buffer = Data()
+
+  /// Creates (or truncates) `path`.
+  /// - Throws: `TraceError.unreadable` when it cannot be created.
+  init(creating path: String) throws {
+    if path == "-" {
+      handle = FileHandle.standardOutput
+      owned = false
+      return
+    }
+    guard FileManager.default.createFile(atPath: path, contents: nil),
+      let h = FileHandle(forWritingAtPath: path)
+    else {
+      throw TraceError(
+        .unreadable, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
+        "cannot write: the file cannot be created")
+    }
+    handle = h
+    owned = true
   }
 
-  private func write(_ data: Data) throws {
-    if path == "-" {
-      FileHandle.standardOutput.write(data)
-    } else {
-      try data.write(to: URL(fileURLWithPath: path))
-    }
+  func write(_ data: Data) {
+    buffer.append(data)
+    if buffer.count >= 1 << 16 { flush() }
+  }
+
+  private func flush() {
+    handle.write(buffer)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Writes what is buffered and closes the file.
+  func close() {
+    flush()
+    if owned { handle.closeFile() }
   }
 }

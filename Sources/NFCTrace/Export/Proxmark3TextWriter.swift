@@ -35,23 +35,48 @@ public struct Proxmark3TextWriter: Sendable {
 
   /// The whole listing, lines ending in `\n`.
   public func text(for frames: [Frame]) -> String {
+    var rows = Rows(self)
+    var body = ""
+    for frame in frames { body += rows.rows(frame) }
+    return head(traceBytes: rows.traceBytes) + body
+  }
+
+  /// The lines before the rows: the echo, the preamble (which gives the size of the frames as
+  /// a Proxmark3 tracelog, `traceBytes`) and the table header.
+  public func head(traceBytes: Int) -> String {
     var out = ""
     if let commandEcho { out += commandEcho + "\n" }
     if includePreamble {
-      let size = Proxmark3TraceWriter.encode(frames).count
-      out += "[+] Recorded activity ( \(size) bytes )\n"
+      out += "[+] Recorded activity ( \(traceBytes) bytes )\n"
       out += "[=] start = start of start frame. end = end of frame. src = source of transfer.\n"
       out += "[=] ISO14443A - all times are in carrier periods (1/13.56MHz)\n\n"
     }
-    out += Self.header + "\n" + Self.rule + "\n"
-    var first: Int64?
-    for frame in frames where frame.direction != .event {
+    return out + Self.header + "\n" + Self.rule + "\n"
+  }
+
+  /// The table's rows one frame at a time, times counted from the first frame, for writers
+  /// that stream: `head(traceBytes:)` with the final `traceBytes` goes before them.
+  public struct Rows {
+    private let writer: Proxmark3TextWriter
+    private var first: Int64?
+    private var scratch = Data()
+    /// The size so far of the frames as a Proxmark3 tracelog.
+    public private(set) var traceBytes = 0
+
+    /// Rows for `writer`'s table.
+    public init(_ writer: Proxmark3TextWriter) { self.writer = writer }
+
+    /// The rows of `frame` (none for an event frame).
+    public mutating func rows(_ frame: Frame) -> String {
+      guard frame.direction != .event else { return "" }
+      scratch.removeAll(keepingCapacity: true)
+      Proxmark3TraceWriter.append(frame, to: &scratch)
+      traceBytes += scratch.count
       let start = Proxmark3TraceWriter.timestampTicks(frame)
       let origin = first ?? start
       first = origin
-      out += rows(frame, start: start - origin)
+      return writer.rows(frame, start: start - origin)
     }
-    return out
   }
 
   /// Appends the listing's UTF-8 bytes to `data`.
@@ -65,7 +90,7 @@ public struct Proxmark3TextWriter: Sendable {
     try Data(text(for: frames).utf8).write(to: URL(fileURLWithPath: path))
   }
 
-  private func rows(_ frame: Frame, start: Int64) -> String {
+  fileprivate func rows(_ frame: Frame, start: Int64) -> String {
     let duration = min(max(Proxmark3TraceWriter.durationTicks(frame), 0), 0xFFFF)
     let isTag = frame.direction == .tag
     var cells = cellLines(frame.data, parityErrors: Set(frame.parityErrors))
