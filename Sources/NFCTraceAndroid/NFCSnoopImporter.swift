@@ -52,12 +52,16 @@ public struct NFCSnoopImporter: TraceImporter {
         error.message)
     }
     records = contents.records
-    warnings = contents.warnings.map {
-      TraceWarning(
-        $0.message,
-        location: SourceLocation(
-          file: input.path, unit: "line", record: Self.line(input.bytes, $0.offset),
-          offset: $0.offset))
+    // Capped like every importer's, and lines counted in one pass: a file of many sections
+    // can give many warnings.
+    var lines = LineCounter(input.bytes)
+    for w in contents.warnings {
+      warnings.appendCapped(
+        TraceWarning(
+          w.message,
+          location: SourceLocation(
+            file: input.path, unit: "line", record: lines.line(at: w.offset), offset: w.offset)))
+      if warnings.count > TraceWarning.limit { break }
     }
     if let problem = contents.damage {
       let location =
@@ -155,4 +159,28 @@ public struct NFCSnoopImporter: TraceImporter {
 public enum AndroidFormats {
   /// `android-nfcsnoop`.
   public static let all: [TraceFormat] = [NFCSnoopImporter.format]
+}
+
+/// 1-based line numbers of byte offsets, counted forward from the last offset asked (offsets
+/// come in increasing order; an earlier one restarts the count).
+private struct LineCounter {
+  private let bytes: Data
+  private var position: Int
+  private var line = 1
+
+  init(_ bytes: Data) {
+    self.bytes = bytes
+    position = bytes.startIndex
+  }
+
+  mutating func line(at offset: Int) -> Int {
+    let target = bytes.index(bytes.startIndex, offsetBy: min(max(offset, 0), bytes.count))
+    if target < position {
+      position = bytes.startIndex
+      line = 1
+    }
+    line += bytes[position..<target].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    position = target
+    return line
+  }
 }

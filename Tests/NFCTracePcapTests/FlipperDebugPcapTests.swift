@@ -31,7 +31,8 @@ private func decode(_ name: String) throws -> (frames: [DecodedFrame], warnings:
     #expect(frames[16].innermost?.summary == "WRITE page 4 ← 03 00 d1 01")
     #expect(frames[17].frame.data.isEmpty)
     #expect(frames[17].innermost?.name == "ACK")
-    #expect(frames[17].innermost?.summary == "ACK (4-bit answer not captured)")
+    #expect(
+      frames[17].innermost?.summary == "ACK (4-bit answer not captured; a NAK would look the same)")
   }
 
   @Test func wholeSecondTimesAreKeptButDoNotTimeFrames() throws {
@@ -127,4 +128,27 @@ private func pcapFile(_ records: [(UInt32, UInt32, UInt8, [UInt8])]) throws -> S
       ])
     #expect(result.warnings.first?.location?.record == 2)
   }
+}
+
+/// Review: whole-second times do not measure silence, so a re-activation of the same tag two
+/// clock ticks later stays in the session; with real times the 2 s of silence split it.
+@Test func wholeSecondsDoNotSplitSessionsBySilence() throws {
+  func activation(_ sec: UInt32, _ usec: UInt32) -> [(UInt32, UInt32, UInt8, [UInt8])] {
+    [
+      (sec, usec, 0xFE, []), (sec, usec, 0xFF, [0x44, 0x00]), (sec, usec, 0xFE, [0x93, 0x20]),
+      (sec, usec, 0xFF, [0x88, 0x04, 0x5A, 0x6B, 0xBD]),
+      (sec, usec, 0xFA, [0x93, 0x70, 0x88, 0x04, 0x5A, 0x6B, 0xBD]), (sec, usec, 0xFB, [0x04]),
+      (sec, usec, 0xFE, [0x95, 0x20]), (sec, usec, 0xFF, [0x7C, 0x8D, 0x9E, 0xAF, 0xC0]),
+      (sec, usec, 0xFA, [0x95, 0x70, 0x7C, 0x8D, 0x9E, 0xAF, 0xC0]), (sec, usec, 0xFB, [0x00]),
+      (sec, usec, 0xFA, [0x30, 0x04]), (sec, usec, 0xFB, Array(repeating: 0, count: 16)),
+    ]
+  }
+  let whole = try pcapFile(activation(1_700_000_000, 0) + activation(1_700_000_002, 0))
+  let timed = try pcapFile(activation(1_700_000_000, 1) + activation(1_700_000_002, 1))
+  defer {
+    try? FileManager.default.removeItem(atPath: whole)
+    try? FileManager.default.removeItem(atPath: timed)
+  }
+  #expect(try analyzePcap(whole).count == 1)
+  #expect(try analyzePcap(timed).count == 2)
 }

@@ -342,6 +342,29 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(try safe.diagnose().finding("unsafe-write-order") == nil)
   }
 
+  /// Review: a finished write followed by an erase in the same session, and an erase that
+  /// wipes the pages after `03 00 FE`, are not write-unfinished (the end image's 0 is the
+  /// erase's; zeros are no message).
+  @Test func eraseAfterAWriteOrWithAWipeIsNotUnfinished() throws {
+    let cc = page3(
+      cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE])
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, cc)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x54, 0x02, 0x65])
+    b.write(6, [0x6E, 0x4F, 0xFE, 0x00])
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    b.write(4, [0x03, 0x00, 0xFE, 0x00])
+    #expect(try b.diagnose().finding("write-unfinished") == nil)
+    var wipe = TraceBuilder()
+    wipe.activateType2(version: ntag213Version)
+    wipe.read(3, cc)
+    wipe.write(4, [0x03, 0x00, 0xFE, 0x00])
+    for page in 5...8 { wipe.write(page, [0, 0, 0, 0]) }
+    #expect(try wipe.diagnose().finding("write-unfinished") == nil)
+  }
+
   @Test func type4NLENFirstThenLossIsTornAndUnsafe() throws {
     var b = TraceBuilder()
     b.activateType4()

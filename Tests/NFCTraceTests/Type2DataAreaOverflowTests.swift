@@ -47,4 +47,20 @@ import Testing
     b.write(40, [0xFF, 0xFF, 0xFF, 0x00])
     #expect(try b.diagnose().finding("t2t-write-past-data-area") == nil)
   }
+
+  /// Review: NTAG215's user pages past the CC's data area (128–129) are user memory, and one
+  /// write of the dynamic lock page right after a full write may be a deliberate lock.
+  @Test func userPagesPastTheCCAreaAndALoneLockWriteAreNoOverflow() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, page3(cc: [0xE1, 0x10, 0x3E, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    for page in 4...129 { b.write(page, [0, 0, 0, 0]) }
+    #expect(try b.diagnose().finding("t2t-write-past-data-area") == nil)
+    var lock = TraceBuilder()
+    lock.activateType2(version: ntag213Version)
+    lock.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    for page in 4...39 { lock.write(page, [0x61, 0x61, 0x61, 0x61]) }
+    lock.write(40, [0xFF, 0xFF, 0xFF, 0x00])
+    #expect(try lock.diagnose().finding("t2t-write-past-data-area") == nil)
+  }
 }

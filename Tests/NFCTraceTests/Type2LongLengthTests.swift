@@ -51,6 +51,8 @@ private func trace(calls: Int, lengthFirst: Bool = false) -> TraceBuilder {
     #expect(Type2TLV.lengthPart(in: [0x03, 0xFF, 0x01, 0x2B], at: 1) == 0x012B)
     #expect(Type2TLV.lengthPart(in: [0x03, 0x0B, 0xD1, 0x01], at: 1) == 0x0B)
     #expect(Type2TLV.lengthPart(in: [0x03, 0x0B, 0xD1, 0x01], at: 4) == nil)
+    // FF as the page's last byte: no value byte here (it read as 0, the cleared form).
+    #expect(Type2TLV.lengthPart(in: [0x01, 0x03, 0x03, 0xFF], at: 3) == nil)
   }
 
   @Test func finalLengthOverTwoPagesEndsTheSameCall() throws {

@@ -14,10 +14,13 @@ public struct Type2TLV: Sendable, Equatable {
   /// whole length when the field fits, else (`FF` at the page's end, its two bytes continuing
   /// on the next page after a Lock or Memory Control TLV) the value of the bytes present —
   /// the high byte alone, non-zero for the messages of 256 bytes and more that need the
-  /// 3-byte form, 0 for its cleared form `FF 00 00`. Nil when `index` is outside `bytes`.
+  /// 3-byte form, 0 for its cleared form `FF 00 00` (and for a 255-byte message, whose high
+  /// byte is 0: told apart only by the next page). Nil when `index` is outside `bytes`, or
+  /// when `FF` is the last byte (no value byte in this page).
   public static func lengthPart(in bytes: [UInt8], at index: Int) -> Int? {
     guard index >= 0, index < bytes.count else { return nil }
     if let whole = length(in: bytes, at: index) { return whole }
+    guard index + 1 < bytes.count else { return nil }
     return bytes[(index + 1)...].reduce(0) { $0 << 8 | Int($1) }
   }
 

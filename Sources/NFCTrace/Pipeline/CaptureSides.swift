@@ -17,7 +17,7 @@ struct CaptureSides: Sendable {
   private var sniffed = false
 
   /// Reader frames that poll: sent whether or not a tag is there.
-  private static let polls: Set<String> = ["REQB", "WUPB", "Slot-MARKER", "ECP"]
+  private static let polls: Set<String> = ["REQB", "WUPB", "Slot-MARKER", "ECP", "MagSafe WUPA"]
 
   /// Fewer data frames than this say nothing of the capture (a lone poll).
   static let minimumFrames = 4

@@ -67,6 +67,9 @@ public struct SessionAnalyzer: Sendable {
   /// the first: once a retry of each was answered, that outcome is restored.
   private var silentCommands: [LayerDecode] = []
   private var outcomeBeforeSilence: (OperationOutcome, String?)?
+  /// A tag frame no layer could read as the pending command's answer, and why: the command
+  /// fails unless a readable answer follows before the reader's next frame.
+  private var undecoded: (frame: Int, why: String)?
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -101,6 +104,7 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    settleUndecoded()
     let kind = classify(f)
     if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
@@ -131,6 +135,7 @@ public struct SessionAnalyzer: Sendable {
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
+    undecoded = nil
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
@@ -155,17 +160,26 @@ public struct SessionAnalyzer: Sendable {
   }
 
   /// A tag frame no layer could read as the answer to the pending command (a READ answer of
-  /// 0 bytes, an empty PWD_AUTH answer: a source that dropped a 4-bit NAK): the command did
-  /// not get the answer it needs, so its operation fails. A damaged frame (CRC failed) stays
-  /// a retry's business.
+  /// 0 bytes, an empty PWD_AUTH answer: a source that dropped a 4-bit NAK). Unless a readable
+  /// answer follows before the reader's next frame (the first was sniffer noise), the command
+  /// did not get the answer it needs and its operation fails (`settleUndecoded`). A damaged
+  /// frame (CRC failed) stays a retry's business.
   private mutating func undecodedAnswer(_ f: DecodedFrame) {
     guard f.layers.isEmpty, let reason = f.undecodedReason, f.frame.crc != .bad,
-      let command = pending?.innermost, isAnswer(command), var op = current
+      let command = pending?.innermost, isAnswer(command), current != nil
     else { return }
+    if undecoded == nil {
+      undecoded = (f.frame.index, "answer to \(command.summary) not understood: \(reason)")
+    }
+  }
+
+  /// Fails the current operation on the answer `undecodedAnswer` kept, if no readable one
+  /// came after it.
+  private mutating func settleUndecoded() {
+    guard let (frame, why) = undecoded else { return }
+    undecoded = nil
     pending = nil
-    current = nil
-    op.fail("answer to \(command.summary) not understood: \(reason)", frame: f.frame.index)
-    current = op
+    current?.fail(why, frame: frame)
   }
 
   /// The stack sent a command that got no answer again and this time the tag answered it
@@ -248,6 +262,7 @@ public struct SessionAnalyzer: Sendable {
   }
 
   private mutating func closeCurrent() {
+    settleUndecoded()
     guard var op = current else { return }
     current = nil
     if !op.acknowledgedPages.isEmpty {

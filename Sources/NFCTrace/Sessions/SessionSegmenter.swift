@@ -97,6 +97,9 @@ public struct SessionSegmenter: Sendable {
   private mutating func assign(_ input: DecodedFrame) -> DecodedFrame? {
     var f = input
     let t = f.frame.timeNs
+    // Silence needs times that measure it: not frames in order, not a clock's whole seconds.
+    let silent =
+      f.frame.sourceTime?.unit.timesFrames != false && t.saturatingMinus(lastAnsweredNs) > silenceNs
     if f.frame.direction == .event {
       if f.frame.event == .fieldOff || f.frame.event == .fieldOn { close() }
       return f
@@ -109,7 +112,7 @@ public struct SessionSegmenter: Sendable {
     }
     if f.startsActivation {
       if answered {
-        if current == nil || sawHalt || t.saturatingMinus(lastAnsweredNs) > silenceNs {
+        if current == nil || sawHalt || silent {
           close()
           open(at: f)
         } else {
@@ -117,7 +120,7 @@ public struct SessionSegmenter: Sendable {
           held = [f]
           return nil
         }
-      } else if current != nil, sawHalt || t.saturatingMinus(lastAnsweredNs) > silenceNs {
+      } else if current != nil, sawHalt || silent {
         // After HLTA (or silence) a poll nobody answers belongs to no tag: the session is over.
         close()
       }

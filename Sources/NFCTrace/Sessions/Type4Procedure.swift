@@ -48,13 +48,12 @@ struct Type4Procedure: Sendable {
     // The NDEF procedures expect 9000 (T4T 2.0 §5.4); an app's own APDU also succeeds with the
     // other normal-processing words (61xx, DESFire 9100 and 91AF "additional frame"). A READ
     // BINARY asking past the file's end gets the bytes up to it with the warning 6282 (ISO/IEC
-    // 7816-4 §5.6, nfc-facts §3.4): the data is the file's.
+    // 7816-4 §5.6, nfc-facts §3.4): the data is the file's when the Type 4 layer says so.
     let ok =
       sw == "9000"
       || (!(command.map { Self.isNDEFProcedure($0.name) } ?? false)
         && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
-      || (sw == "6282"
-        && command.map { $0.name == "READ CC" || Self.ndefReads.contains($0.name) } ?? false)
+      || (sw == "6282" && a.field("result") == .string("ok"))
     if !ok {
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       return

@@ -1,3 +1,5 @@
+import NDEF
+
 /// Rule: the tag left the field (or stopped answering) in the middle of a write, and what
 /// the NDEF on the tag looks like afterwards.
 ///
@@ -52,13 +54,21 @@ enum InterruptedWriteRule: DiagnosisRule {
     guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
       st.shape == .empty, st.lengthWrittenHere
     else { return nil }
-    let data = c.commands(in: i).filter { w in
+    let commands = c.commands(in: i)
+    // The length is 0 by this operation's own last write of it (the end image may hold a
+    // later operation's 0: a write, then an erase).
+    guard let lengthWrite = commands.last(where: { $0.frame == st.lengthFrame }),
+      lengthIn(lengthWrite, st) == 0
+    else { return nil }
+    let data = commands.filter { w in
       guard w.isWrite, w.frame != st.lengthFrame, w.answer == .ack || w.answer == .sw("9000")
       else { return false }
       let start = w.page.map { $0 * 4 } ?? (w.offset ?? 0)
       return start + w.data.count > st.valueStart
     }
-    guard let last = data.last else { return nil }
+    // Zeros and a terminator after the cleared length are an erase (a wipe), not a message.
+    guard let last = data.last, data.contains(where: { $0.data.contains { $0 != 0 && $0 != 0xFE } })
+    else { return nil }
     let type2 = last.page != nil
     let span =
       type2
@@ -85,6 +95,17 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "sendCommand(apdu:)), write the real length last, after the data.")
     f.effect = .unfinished
     return f
+  }
+
+  /// The length write `w` puts in place: the Type 2 TLV length part in its page, or the
+  /// Type 4 NLEN/ENLEN at offset 0.
+  private static func lengthIn(_ w: SessionCommandLog.Command, _ st: NDEFWriteState) -> Int? {
+    if let page = w.page {
+      return Type2TLV.lengthPart(in: w.data, at: st.lengthAddress - page * 4)
+    }
+    let size = st.valueStart
+    guard w.offset == 0, w.data.count >= size else { return nil }
+    return w.data.prefix(size).reduce(0) { $0 << 8 | Int($1) }
   }
 
   private static func interruption(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding {

@@ -115,6 +115,10 @@ enum NDEFPreconditionRule: DiagnosisRule {
       // Core NFC refuses such a message with 402 before sending anything: these writes were
       // the app's own, and raised no error.
       f.coreNFCError = nil
+      f.fix =
+        "Write NDEF with writeNDEF(_:completionHandler:), which checks the size, or check the "
+        + "message against queryNDEFStatus's capacity before writing pages; shorten the message "
+        + "or use a larger tag (NTAG215/216)."
       f.message +=
         " The writes were sent anyway, so the app wrote them itself (sendMiFareCommand / "
         + "sendCommand(apdu:)): Core NFC's writeNDEF refuses such a message with 402 "

@@ -13,8 +13,8 @@
 ///   keeps asking for time. Warning; 100 when the operation failed.
 /// - `response-exceeds-fsd`: a tag frame longer than the FSD from RATS (ISO/IEC 14443-4 §5.1,
 ///   nfc-facts §2.1): the reader cannot take it. Error, 102.
-/// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS (ISO/IEC
-///   14443-4 §5.2.4, nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
+/// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS, not chained
+///   (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
 ///   answer it.
 /// - `raw-command-crc-appended`: a reader frame whose two bytes before its own CRC_A are CRC_A
 ///   of the bytes before them, not answered: the app appended a CRC to a raw command and the

@@ -1,8 +1,9 @@
-/// Rule: an app's own page loop ran past the NDEF data area into the tag's lock and
+/// Rule: an app's own page loop ran past the user memory into the tag's lock and
 /// configuration pages.
 ///
 /// Evidence: acknowledged Type 2 WRITEs in consecutive ascending pages that start inside the
-/// CC's data area (pages 4 to 4 + CC2 × 8 / 4 − 1, nfc-facts §5.3) and continue past its end.
+/// user memory of an identified product (pages 4 to 3 + user bytes / 4, nfc-facts §4.3) and
+/// continue at least two pages past it.
 /// Core NFC's writeNDEF never writes there, so the app wrote the pages itself
 /// (sendMiFareCommand). What each page past the area holds (nfc-facts §4.3–4.5, NXP NTAG21x
 /// datasheet §8.5–8.8): the dynamic lock bytes (one-time programmable: a set bit locks its
@@ -15,9 +16,14 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     let g = Type2Geometry(c.session)
-    guard let end = g.dataAreaEndPage else { return [] }
+    // Past the user memory of an identified product: NTAG215/216 have user pages after the
+    // CC's data area, so the CC alone does not tell where the lock and configuration pages are.
+    guard let user = g.userBytes else { return [] }
+    let end = 4 + user / 4
     let (start, spill) = overflow(c.log.commands, end: end)
-    guard let start, !spill.isEmpty, let op = c.operation(at: start) else { return [] }
+    // One page past the end may be a deliberate lock right after a full write: two or more
+    // are a loop that did not stop.
+    guard let start, spill.count >= 2, let op = c.operation(at: start) else { return [] }
     let pages = spill.compactMap(\.page)
     let what = spill.map { describe($0, g) }
     var f = DiagnosisFinding(
@@ -34,16 +40,16 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
       fix:
         "Write NDEF with writeNDEF(_:completionHandler:), after checking the message size "
         + "against queryNDEFStatus's capacity. An app that writes pages with sendMiFareCommand "
-        + "must stop at the data area's last page (4 + CC2 × 8 / 4 − 1). Lock bits and a set "
+        + "must stop at the last user page (\(end - 1)). Lock bits and a set "
         + "CFGLCK cannot be undone; rewrite CFG0/CFG1/PWD with the intended values if they are "
         + "not locked.")
-    // The message's tail is not in the data area: it does not read back as written.
+    // The message's tail is not in user memory: it does not read back as written.
     f.effect = .badContent
     return [f]
   }
 
   /// The acknowledged WRITEs past page `end − 1` that continue a run of consecutive pages
-  /// begun inside the data area, in order, and the frame of the first run's first WRITE.
+  /// begun inside user memory, in order, and the frame of the first run's first WRITE.
   private static func overflow(_ log: [SessionCommandLog.Command], end: Int)
     -> (start: Int?, writes: [SessionCommandLog.Command])
   {

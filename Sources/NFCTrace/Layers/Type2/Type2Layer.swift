@@ -195,7 +195,9 @@ public struct Type2Layer: ProtocolLayer {
     if b.isEmpty, let command, command.isWrite {
       var result = ackNak(0x0A, command)
       result.decode?.summary =
-        unit.readerChipACK ? "ACK (consumed by the reader chip)" : "ACK (4-bit answer not captured)"
+        unit.readerChipACK
+        ? "ACK (consumed by the reader chip)"
+        : "ACK (4-bit answer not captured; a NAK would look the same)"
       return result
     }
     guard let command else { return .undecoded("tag answer with no pending Type 2 command") }

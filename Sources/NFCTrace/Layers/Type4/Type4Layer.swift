@@ -258,9 +258,8 @@ public struct Type4Layer: ProtocolLayer {
       return LayerResult(
         decode: LayerDecode(.type4, name, "\(p.name) failed: \(r.status)", fields))
     }
-    guard endOfFile else { return successResponse(r, p, name: name, fields: &fields, frame: frame) }
     var result = successResponse(r, p, name: name, fields: &fields, frame: frame)
-    result.decode?.summary += " (SW 6282: the file ended before Le bytes)"
+    if endOfFile { result.decode?.summary += " (SW 6282: the file ended before Le bytes)" }
     return result
   }
 
