@@ -9,11 +9,10 @@ import NFCTrace
 /// endian (pcapng specification, IETF draft-ietf-opsawg-pcapng §4.1, §4.2, §4.3). The packet
 /// bytes are the same as `PcapWriter`'s.
 public struct PcapngWriter {
-  private let handle: FileHandle
+  private let file: BufferedFile
   private let path: String
   private let baseEpochNs: Int64
   private var written = 0
-  private var buffer: [UInt8] = []
 
   /// Creates `path` (or writes standard output for `-`) and writes the section and interface
   /// headers. `baseEpochNs` is added to every frame's `timeNs`.
@@ -21,18 +20,7 @@ public struct PcapngWriter {
   public init(path: String, baseEpochNs: Int64 = 0) throws {
     self.path = path
     self.baseEpochNs = baseEpochNs
-    if path == "-" {
-      handle = FileHandle.standardOutput
-    } else {
-      guard FileManager.default.createFile(atPath: path, contents: nil),
-        let h = FileHandle(forWritingAtPath: path)
-      else {
-        throw TraceError(
-          .unreadable, at: SourceLocation(file: path, unit: "block", record: 0, offset: 0),
-          "cannot create the pcapng file")
-      }
-      handle = h
-    }
+    file = try BufferedFile(creating: path)
     // SHB: byte-order magic, version 1.0, section length unknown (−1).
     block(
       0x0A0D_0D0A, body: le32(0x1A2B_3C4D) + le16(1) + le16(0) + [UInt8](repeating: 0xFF, count: 8))
@@ -51,23 +39,14 @@ public struct PcapngWriter {
     body += [UInt8](repeating: 0, count: (4 - packet.count % 4) % 4)
     block(6, body: body)
     written += 1
-    if buffer.count >= 1 << 16 { flush() }
   }
 
   /// Writes what is buffered and closes the file.
-  public mutating func close() {
-    flush()
-    if path != "-" { try? handle.close() }
-  }
+  public mutating func close() { file.close() }
 
-  private mutating func block(_ type: UInt32, body: [UInt8]) {
+  private func block(_ type: UInt32, body: [UInt8]) {
     let length = UInt32(12 + body.count)
-    buffer += le32(type) + le32(length) + body + le32(length)
-  }
-
-  private mutating func flush() {
-    handle.write(Data(buffer))
-    buffer.removeAll(keepingCapacity: true)
+    file.write(Data(le32(type) + le32(length) + body + le32(length)))
   }
 
   private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
