@@ -30,11 +30,11 @@ private func readWriteTrace() -> [Frame] {
     #expect(decoded.allSatisfy { $0.response == .unanswered || $0.response == .noAnswerExpected })
     #expect(
       warnings.map(\.message) == [
-        "the trace has \(frames.count) reader frames and no tag frame, but \(frames.count - 1) "
-          + "of the reader's commands (anticollision, SELECT, …) are sent only to a tag that "
-          + "answered: the capture missed the tag's answers (a sniffer antenna that picks up the "
-          + "reader's field but not the tag's load modulation; move it closer to the tag). "
-          + "Commands are shown as unanswered, but whether the tag answered is unknown"
+        "the trace has \(frames.count) reader frames and no tag frame, but the reader sent "
+          + "commands (anticollision, SELECT, …) that it sends only to a tag that answered: the "
+          + "capture missed the tag's answers (a sniffer antenna that picks up the reader's field "
+          + "but not the tag's load modulation; move it closer to the tag). Commands are shown "
+          + "as unanswered, but whether the tag answered is unknown"
       ])
     #expect(warnings.first?.location == frames.first?.location)
   }

@@ -27,7 +27,10 @@ struct CaptureSides: Sendable {
     switch f.frame.direction {
     case .reader:
       reader += 1
-      if !f.startsActivation, let name = f.innermost?.name, !Self.polls.contains(name) {
+      // One such command settles it; the name lookup is skipped on the hot path after that.
+      if afterAnswer == 0, !f.startsActivation, let name = f.innermost?.name,
+        !Self.polls.contains(name)
+      {
         afterAnswer += 1
       }
     case .tag: tag += 1
@@ -41,8 +44,8 @@ struct CaptureSides: Sendable {
   var warning: TraceWarning? {
     if tag == 0, reader >= Self.minimumFrames, afterAnswer > 0 {
       return TraceWarning(
-        "the trace has \(reader) reader frames and no tag frame, but \(afterAnswer) of the "
-          + "reader's commands (anticollision, SELECT, …) are sent only to a tag that answered: "
+        "the trace has \(reader) reader frames and no tag frame, but the reader sent commands "
+          + "(anticollision, SELECT, …) that it sends only to a tag that answered: "
           + (sniffed
             ? "the capture missed the tag's answers (a sniffer antenna that picks up the "
               + "reader's field but not the tag's load modulation; move it closer to the tag)"
