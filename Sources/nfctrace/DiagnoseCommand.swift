@@ -30,7 +30,7 @@ enum DiagnoseCommand {
     let expected = try a.value("--expect").map(readExpected)
 
     let input = try TraceInput(path: path)
-    let format = try pickFormat(input, name: a.value("--input-format"))
+    let format = try traceFormat(of: input, named: a.value("--input-format"))
     let run = try DiagnosisRun(importer: try format.open(input))
     var report = run.diagnose(expected: expected)
     if let only {
@@ -83,15 +83,6 @@ enum DiagnoseCommand {
       throw UsageError("--expect: not hex (and not @FILE): \(v)")
     }
     return b
-  }
-
-  private static func pickFormat(_ input: TraceInput, name: String?) throws -> TraceFormat {
-    guard let name else { return try registry.detect(input) }
-    guard let f = registry.format(named: name) else {
-      let names = registry.formats.map(\.name).joined(separator: ", ")
-      throw UsageError("unknown input format \(name) (known: \(names))")
-    }
-    return f
   }
 
   private static func evidence(_ wanted: Set<Int>, format: TraceFormat, input: TraceInput) throws

@@ -17,26 +17,31 @@ func openTraceInput(_ path: String, formatName: String?) throws -> (
   TraceFormat, any TraceImporter, Int
 ) {
   let input = try TraceInput(path: path)
-  let format: TraceFormat
+  let format = try traceFormat(of: input, named: formatName)
+  return (format, try format.open(input), input.bytes.count)
+}
+
+/// The trace format named `formatName`, else the one `input`'s content shows.
+/// - Throws: `UsageError` for an unknown name; `TraceError` `.unknownFormat` when nothing
+///   matches, `.unsupported` for a static tag dump (saying that `report` reads it).
+func traceFormat(of input: TraceInput, named formatName: String?) throws -> TraceFormat {
   if let formatName {
     guard let f = registry.format(named: formatName) else {
       let names = registry.formats.map(\.name).joined(separator: ", ")
       throw UsageError("unknown input format \(formatName) (known: \(names))")
     }
-    format = f
-  } else {
-    do {
-      format = try registry.detect(input)
-    } catch let e as TraceError where e.kind == .unknownFormat {
-      // A static dump has contents but no exchange: say which command reads it.
-      if let dump = try? TagDumpReader.read(input) {
-        throw TraceError(
-          .unsupported, at: e.location,
-          "a static tag dump (\(dump.format)) holds memory contents, not frames; "
-            + "use nfctrace report \(path)")
-      }
-      throw e
-    }
+    return f
   }
-  return (format, try format.open(input), input.bytes.count)
+  do {
+    return try registry.detect(input)
+  } catch let e as TraceError where e.kind == .unknownFormat {
+    // A static dump has contents but no exchange: say which command reads it.
+    if let dump = try? TagDumpReader.read(input) {
+      throw TraceError(
+        .unsupported, at: e.location,
+        "a static tag dump (\(dump.format)) holds memory contents, not frames; "
+          + "use nfctrace report \(input.path)")
+    }
+    throw e
+  }
 }

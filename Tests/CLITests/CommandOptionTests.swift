@@ -50,6 +50,15 @@ import Testing
     #expect(run.stderr.contains("warning: 21 frames were captured without their CRC"))
   }
 
+  /// `diagnose` says of a static tag dump what `timeline` and `sessions` say (it said "not a
+  /// recognised trace format").
+  @Test func diagnoseOfAStaticDumpPointsToReport() {
+    let dump = TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin")
+    let run = CLI.run(["diagnose", dump])
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("a static tag dump (raw-type2) holds memory contents, not frames"))
+  }
+
   /// A libnfc log has no times: the timeline, sessions and report say "no time" instead of
   /// showing every frame at 0.000 ms.
   @Test func sourceWithoutTimesPrintsNoTime() {

@@ -353,5 +353,9 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(report.end.unknowns.contains("lock bytes (page 2) not read"))
   let text = ReportText.locks(report.end)
   #expect(text.contains("static          not read (page 2)"))
-  #expect(text.contains("read-only pages 16–17 (static lock bits not read)"))
+  #expect(text.contains("read-only pages 16–17 (static lock bits not known)"))
+  // Page 2 read but not the dynamic lock page: "none" would claim too much.
+  let pageTwoOnly = Type2Locks(lock0: 0, lock1: 0, dynamicBytes: nil, product: .ntag213)
+  #expect(pageTwoOnly.dynamicUnknown)
+  #expect(!Type2Locks(lock0: 0, lock1: 0, product: .ntag210).dynamicUnknown)
 }

@@ -22,7 +22,7 @@ import Testing
     #expect(f.frames.count == 4)
     #expect(
       f.message.contains(
-        "page 40 ← 71 71 71 71 (dynamic lock bytes, one-time programmable: 12 lock bits set for good)"
+        "page 40 ← 71 71 71 71 (dynamic lock bytes: 12 bits set for good; they are one-time programmable)"
       ))
     #expect(
       f.message.contains("page 41 ← 71 71 71 71 (CFG0: AUTH0 0x71, no page needs the password)"))

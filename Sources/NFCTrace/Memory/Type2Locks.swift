@@ -49,6 +49,9 @@ public struct Type2Locks: Sendable, Equatable {
   public var lock1: UInt8?
   /// The dynamic lock bytes, when the product is identified and the page is known.
   public var dynamic: Dynamic?
+  /// True when the tag may have dynamic lock bits that are not known here: the page was not
+  /// read, or the product is not identified (the page cannot be located).
+  public var dynamicUnknown = false
 
   /// Decodes the static lock bytes (nil: not read), and the dynamic lock bytes `dynamicBytes`
   /// (LOCK2, LOCK3, LOCK4…) read at the dynamic lock page of `product`.
@@ -57,6 +60,7 @@ public struct Type2Locks: Sendable, Equatable {
   ) {
     self.lock0 = lock0
     self.lock1 = lock1
+    dynamicUnknown = dynamicBytes == nil && (product.map { Self.dynamicLayout($0) != nil } ?? true)
     if let dynamicBytes, dynamicBytes.count >= 2, let product,
       let layout = Self.dynamicLayout(product)
     {

@@ -216,9 +216,12 @@ public enum ReportText {
       text += locked.isEmpty ? "no page locked" : "pages \(ranges(locked)) locked"
       out += row("dynamic", text)
     }
-    out += row(
-      "read-only pages",
-      ranges(l.lockedPages) + (l.lock0 == nil ? " (static lock bits not read)" : ""))
+    var unknown: [String] = []
+    if l.lock0 == nil { unknown.append("static") }
+    if l.dynamicUnknown { unknown.append("dynamic") }
+    let caveat =
+      unknown.isEmpty ? "" : " (\(unknown.joined(separator: " and ")) lock bits not known)"
+    out += row("read-only pages", ranges(l.lockedPages) + caveat)
     return out
   }
 

@@ -82,7 +82,8 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
     let head = "page \(page) ← \(bytes)"
     if page == g.dynamicLockPage {
       let set = w.data.prefix(3).reduce(0) { $0 + $1.nonzeroBitCount }
-      return head + " (dynamic lock bytes, one-time programmable: \(set) lock bits set for good)"
+      return head
+        + " (dynamic lock bytes: \(set) bits set for good; they are one-time programmable)"
     }
     guard let cfg0 = g.cfg0Page else { return head + " (outside the data area)" }
     let family: Type2Configuration.Family =
