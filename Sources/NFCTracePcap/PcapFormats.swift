@@ -10,8 +10,8 @@ public enum PcapFormats {
   public static let pcap = TraceFormat(
     name: "pcap",
     summary: "pcap / pcapng, link type 264 (ISO 14443 pseudo-header; Wireshark, Proxmark3 "
-      + "via text2pcap, NFCGate, Flipper Zero debug pcap); USB captures of PN53x, ACR122 and PC/SC (CCID) readers "
-      + "(usbmon 189/220, USBPcap 249)",
+      + "via text2pcap, NFCGate, Flipper Zero debug pcap); USB captures of PN53x, ACR122 and "
+      + "PC/SC (CCID) readers (usbmon 189/220, USBPcap 249)",
     sniff: { head, path in sniff(head, path: path) },
     open: { input in try PcapImporter(input: input) })
 
