@@ -64,16 +64,12 @@ struct Type2Geometry {
     return (bits & (1 << p) != 0, memory.frame(10))
   }
 
-  /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16).
+  /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16), from the one
+  /// per-product table, `Type2Locks.dynamicLayout`.
   var pagesPerDynamicBit: Int? {
-    switch tag.versionInfo?.product {
-    case .ntag212?, .ntag213?, .ntag213TT?, .ntag213F?, .ultralightEV1MF0UL21?,
-      .ultralightEV1MF0ULH21?:
-      return 2
-    case .ntag215?, .ntag216?, .ntag216F?: return 16
-    default: return nil
-    }
+    tag.versionInfo?.product.flatMap(Type2Locks.dynamicLayout)?.pagesPerBit
   }
+
 
   /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.
   func dynamicLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
