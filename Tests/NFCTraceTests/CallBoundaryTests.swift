@@ -130,3 +130,51 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     #expect(read.detail("message") == .hex(data))
   }
 }
+
+/// A command APDU chained over several I-blocks belongs to the operation its APDU starts,
+/// from its first block: the reader's chained UPDATE BINARY is the writeNDEF's, not the
+/// readNDEF's before it (new-user pass).
+@Suite struct ChainedCommandTests {
+  @Test func chainedUpdateBinaryOpensTheWriteAtItsFirstBlock() throws {
+    var b = TraceBuilder()
+    b.activateType4(fsci: 2)
+    b.queryType4(nlen: 5)
+    let data: [UInt8] = [0xD1, 0x01, 0x01, 0x54, 0x00]
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], data + [0x90, 0x00])
+    let readEnd = b.frames.count - 1
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    let message =
+      [0xD1, 0x01, 0x28, 0x54, 0x02, 0x65, 0x6E] + Array(repeating: UInt8(0x61), count: 38)
+    b.chainedAPDU(
+      [0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, part: 24, [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)], [0x90, 0x00])
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF])
+    #expect(ops[2].lastFrame == readEnd)
+    #expect(ops[3].firstFrame == readEnd + 1)
+    #expect(ops[3].lastFrame == b.frames.count - 1)
+    #expect(ops[3].outcome == .ok)
+  }
+
+  /// The same when the chained UPDATE is the first command of the write (no NLEN = 0 first).
+  @Test func chainedUpdateAfterTheReadWithoutNLENFirst() throws {
+    var b = TraceBuilder()
+    b.activateType4(fsci: 2)
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], [0xD1, 0x01, 0x01, 0x54, 0x00, 0x90, 0x00])
+    let writeStart = b.frames.count
+    let message =
+      [0x00, 0x2D, 0xD1, 0x01, 0x28, 0x54, 0x02, 0x65, 0x6E]
+      + Array(repeating: UInt8(0x61), count: 38)
+    b.chainedAPDU(
+      [0x00, 0xD6, 0x00, 0x00, UInt8(message.count)] + message, part: 24, [0x90, 0x00])
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF])
+    #expect(ops[3].firstFrame == writeStart)
+    #expect(ops[3].outcome == .ok)
+  }
+}

@@ -130,6 +130,19 @@ struct TraceBuilder {
     block ^= 1
   }
 
+  /// One APDU sent in chained I-blocks of at most `part` bytes of INF each, every part but the
+  /// last acknowledged by R(ACK) (ISO/IEC 14443-4 §7.5.2), then the answer `r`.
+  mutating func chainedAPDU(_ c: [UInt8], part: Int, _ r: [UInt8]) {
+    var rest = c[...]
+    while rest.count > part {
+      reader([0x12 | block] + rest.prefix(part))
+      tag([0xA2 | block])
+      rest = rest.dropFirst(part)
+      block ^= 1
+    }
+    apdu(Array(rest), r)
+  }
+
   /// The Type 4 NDEF query: SELECT application, CC (MLc `mlc`, write access `write`), NDEF
   /// file E104, NLEN `nlen`.
   mutating func queryType4(mlc: UInt8 = 0x34, write: UInt8 = 0x00, nlen: UInt16 = 0) {

@@ -94,4 +94,46 @@ private func readWriteTrace() -> [Frame] {
       try run(Array(readWriteTrace().filter { $0.direction == .reader }.prefix(3))).warnings.isEmpty
     )
   }
+
+  /// A reader-only capture still has its session: the reader's SELECTs give the UID, its
+  /// commands the operations, each of unknown outcome, and the diagnosis judges nothing but
+  /// says the tag was not captured (new-user pass: "no sessions" before).
+  @Test func readerOnlyTraceKeepsItsSessionWithUnknownOutcomes() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + [0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9))
+    b.write(4, [0x03, 0x00, 0xFE, 0x00])
+    b.reader([0x50, 0x00])
+    b.activateType2(uid: [0x04, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44])
+    b.read(3, [0xE1, 0x10, 0x12, 0x00])
+    let frames = b.frames.filter { $0.direction != .tag }
+    let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
+    #expect(sessions.map(\.tag.uidString) == ["04:11:22:33:44:55:66", "04:99:88:77:66:55:44"])
+    #expect(sessions[0].info.firstFrame == 2)
+    #expect(
+      sessions[0].operations.map { "\($0.kind.rawValue) \($0.outcome.rawValue)" } == [
+        "connect unknown", "queryNDEFStatus unknown", "writeNDEF unknown",
+      ])
+    #expect(sessions.allSatisfy { !$0.tagHeard })
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
+    #expect(
+      report.sessions.map { $0.findings.map(\.code) } == [
+        ["tag-not-captured"], ["tag-not-captured"],
+      ])
+    #expect(report.sessions.allSatisfy { $0.verdicts.isEmpty })
+    #expect(report.sessions[0].findings[0].message.contains("including 1 write(s)"))
+  }
+
+  /// A SAK lost in a capture that has the tag's other frames: the reader's next command shows
+  /// the UID was complete (ISO/IEC 14443-3 §6.5.3.4), so the UID is still known.
+  @Test func missedSAKStillCompletesTheUID() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00])
+    var frames = b.frames
+    frames.remove(at: 9)  // SAK 00 of CL2
+    let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
+    #expect(sessions.map(\.tag.uidString) == ["04:11:22:33:44:55:66"])
+    #expect(sessions.first?.tagHeard == true)
+  }
 }

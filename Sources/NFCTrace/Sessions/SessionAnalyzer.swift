@@ -28,6 +28,9 @@ public struct SessionAnalysis: Sendable {
   public var type4NDEFFile: UInt16?
   /// True when a PWD_AUTH was accepted in this session.
   public var authenticated: Bool
+  /// False when no frame of the tag was captured in the session (a sniffer that heard only
+  /// the reader): the session is known from the reader's commands, every outcome is unknown.
+  public var tagHeard = true
 
   /// The Type 2 CC as left at the end of the session, if known.
   public var type2CC: Type2CapabilityContainer? {
@@ -70,6 +73,8 @@ public struct SessionAnalyzer: Sendable {
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
+  /// Whether a tag frame was seen in the session.
+  private var tagHeard = false
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -98,7 +103,7 @@ public struct SessionAnalyzer: Sendable {
       info: info, tag: tag, operations: operations,
       ndefStatus: status.map { ($0.status, $0.capacity) },
       ndefStatusReason: status?.reason, memory: memory, type4CC: type4.cc,
-      type4NDEFFile: type4.ndefFileID, authenticated: authenticated)
+      type4NDEFFile: type4.ndefFileID, authenticated: authenticated, tagHeard: tagHeard)
   }
 
   // MARK: - Frames
@@ -111,9 +116,7 @@ public struct SessionAnalyzer: Sendable {
     } else if kind != nil {
       closing = false
     }
-    if kind == nil, current?.kind == .writeNDEF, let d = f.innermost, d.protocolID == .isoDEP,
-      call.startsNewCall(chained: d)
-    {
+    if kind == nil, let d = f.innermost, d.protocolID == .isoDEP, opensWrite(chained: d) {
       closeCurrent()
       start(.writeNDEF, frame: f.frame.index)
     }
@@ -130,7 +133,22 @@ public struct SessionAnalyzer: Sendable {
     if f.response == .unanswered { noAnswer(f, kind: kind ?? current?.kind) }
   }
 
+  /// Whether the first part of a chained command APDU (`d`, an ISO-DEP I-block with an
+  /// `apdu_header`) opens a writeNDEF: an UPDATE BINARY after the NDEF query, when no write is
+  /// in progress, or one at offset 0 that starts the next call (`CallBoundary`). The APDU is
+  /// decoded only when its last part arrives, which may never happen when the tag leaves.
+  private func opensWrite(chained d: LayerDecode) -> Bool {
+    guard current?.kind == .writeNDEF else {
+      guard case .hex(let h)? = d.field("apdu_header"), h.count == 4, h[1] == 0xD6 else {
+        return false
+      }
+      return type4.status.map { $0.status != .notSupported } ?? false
+    }
+    return call.startsNewCall(chained: d)
+  }
+
   private mutating func tagFrame(_ f: DecodedFrame) {
+    tagHeard = true
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
@@ -261,6 +279,9 @@ public struct SessionAnalyzer: Sendable {
     current?.lastFrame = f.frame.index
   }
 
+  /// The outcome of every operation of a session in which no tag frame was captured.
+  static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
+
   private mutating func closeCurrent() {
     settleUndecoded()
     guard var op = current else { return }
@@ -283,6 +304,10 @@ public struct SessionAnalyzer: Sendable {
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)
     default: break
+    }
+    if !tagHeard {
+      op.outcome = .unknown
+      op.reason = Self.tagNotHeard
     }
     operations.append(op)
     events.append(.ended(op))

@@ -48,6 +48,8 @@ public struct SessionSegmenter: Sendable {
   private var sawHalt = false
   private var held: [DecodedFrame] = []
   private var holding = false
+  /// Whether a tag frame was seen in the open session.
+  private var tagHeard = false
 
   /// A segmenter with no session.
   public init() {}
@@ -124,13 +126,16 @@ public struct SessionSegmenter: Sendable {
         // After HLTA (or silence) a poll nobody answers belongs to no tag: the session is over.
         close()
       }
-    } else if current == nil && answered {
+    } else if current == nil && (answered || Self.impliesTag(f)) {
       open(at: f)
     }
     if f.layers.contains(where: { $0.name == "HLTA" || $0.name == "HLTB" }) {
       sawHalt = true
     }
-    if answered { lastAnsweredNs = t }
+    if f.frame.direction == .tag { tagHeard = true }
+    // Without the tag's answers (a sniffer that hears only the reader) the reader's commands
+    // to the tag are the only measure of its presence.
+    if answered || (!tagHeard && Self.impliesTag(f)) { lastAnsweredNs = t }
     if let uid = f.completedUID { adoptUID(uid, from: f) }
     attach(&f)
     return f
@@ -193,6 +198,21 @@ public struct SessionSegmenter: Sendable {
       lastFrame: f.frame.index, startNs: f.frame.timeNs, endNs: f.frame.timeNs)
     current?.timed = f.frame.sourceTime?.unit != .order
     sawHalt = false
+    tagHeard = f.frame.direction == .tag
+  }
+
+  /// A reader command sent only to a tag that answered: anticollision and SELECT (after an
+  /// ATQA), ATTRIB (after an ATQB), or a command of a protocol inside ISO 14443-3 (RATS,
+  /// Type 2, ISO-DEP …). When the capture missed the tag's answers it is the only sign of the
+  /// tag; polls (REQA/WUPA, REQB, ECP) and HLTA are not.
+  static func impliesTag(_ f: DecodedFrame) -> Bool {
+    guard f.frame.direction == .reader, let d = f.innermost else { return false }
+    switch d.protocolID {
+    case .iso14443A: return d.name == "ANTICOLLISION" || d.name == "SELECT"
+    case .iso14443B: return d.name == "ATTRIB"
+    case .appleECP: return false
+    case .isoDEP, .iso7816, .type2, .type4, .mifareClassic: return true
+    }
   }
 
   private mutating func close() {

@@ -70,7 +70,7 @@ public enum Diagnoser {
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
     Type4StatusRule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, RFRule.self,
-    SeveralTagsRule.self, OperationFallbackRule.self,
+    SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self,
   ]
 
   /// Every code any rule can emit (NDEF validator codes excepted).
@@ -97,6 +97,12 @@ public enum Diagnoser {
 
   /// Diagnoses one session.
   static func diagnose(_ c: DiagnosisContext) -> SessionDiagnosis {
+    // Without the tag's side every other rule would read the missing answers as the tag's.
+    guard c.session.tagHeard else {
+      var findings = TagNotHeardRule.check(c)
+      for i in findings.indices { findings[i].session = c.index }
+      return SessionDiagnosis(analysis: c.session, verdicts: [], findings: findings)
+    }
     var findings: [DiagnosisFinding] = []
     for rule in rules {
       for var f in rule.check(c) {

@@ -70,7 +70,6 @@ struct Type2Geometry {
     tag.versionInfo?.product.flatMap(Type2Locks.dynamicLayout)?.pagesPerBit
   }
 
-
   /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.
   func dynamicLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
     guard p >= 16, let page = dynamicLockPage, p < page, let per = pagesPerDynamicBit,

@@ -66,7 +66,7 @@ public struct TagContents: Sendable {
       let read = image.knownRun(from: 16).count / 4
       message = .unknown(
         "CC (page 3) not read: NDEF status, TLVs and message unknown"
-          + (read > 0 ? " (pages 4–\(3 + read) read, not interpreted as TLVs)" : ""))
+          + (read > 0 ? " (pages 4–\(3 + read) known, not interpreted as TLVs)" : ""))
       unknowns.append("CC (page 3) not read")
       return
     }

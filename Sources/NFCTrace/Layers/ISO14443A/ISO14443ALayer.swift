@@ -110,6 +110,9 @@ public struct ISO14443ALayer: Sendable {
       context.encrypted = true
     }
     let kind = classify(frame, context: context)
+    if frame.direction == .reader, case .select(let level, let part) = pending {
+      missedSAK(level, part, next: kind, context: &context)
+    }
     var newActivation = false
     if case .request = kind {
       newActivation = true
@@ -271,6 +274,24 @@ public struct ISO14443ALayer: Sendable {
         Anticollision.selectDecode(level: level, part: part)
       },
       findings: part.bccFindings(frameIndex: index, offset: 6))
+  }
+
+  /// The reader moved on from a SELECT whose SAK the capture missed (a sniffer that hears
+  /// the reader but not the tag): the reader's next command says what the SAK said. Another
+  /// cascade level's anticollision or SELECT means "UID not complete"; any other command
+  /// after a part without the cascade tag 88 means the UID is complete (ISO/IEC 14443-3
+  /// §6.5.3.4), so the UID is the reader's SELECTs.
+  private mutating func missedSAK(
+    _ level: CascadeLevel, _ part: UIDPart, next kind: Kind, context: inout LinkContext
+  ) {
+    parts = Array(parts.prefix(level.rawValue - 1)) + [part]
+    switch kind {
+    case .anticollision, .select, .request, .magSafe: return
+    default: break
+    }
+    guard !part.hasCascadeTag else { return }
+    context.uid = Anticollision.assemble(parts, complete: true)
+    context.uidComplete = true
   }
 
   private mutating func buildUIDAnswer(
