@@ -656,6 +656,23 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     }
   }
 
+  /// FWT × WTXM is capped at FWT_max (4949 ms, ISO/IEC 14443-4 §7.3): with FWI 14 and WTXM
+  /// 59 an answer 10 s later is late (spec audit: 292 s were allowed).
+  @Test func temporaryFWTIsCappedAtFWTMax() throws {
+    var b = TraceBuilder()
+    b.activateType4(tb: 0xE0)  // FWI 14: FWT 4949 ms
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    b.tag([0xF2, 0x3B])
+    b.reader([0xF2, 0x3B])
+    b.tag([0x02, 0x00, 0x00, 0x90, 0x00], gapUs: 10_000_000)
+    let f = try #require(try b.diagnose().finding("late-response"))
+    #expect(f.frames.last == b.frames.count - 1)
+    #expect(ISODEPTiming.maxFWTNs == 4_949_031_268)
+    #expect(
+      ISODEPTiming.temporaryFWTNs(fwt: ISODEPTiming.waitingTimeNs(4) ?? 0, wtxm: 59)
+        == 59 * (ISODEPTiming.waitingTimeNs(4) ?? 0))
+  }
+
   @Test func wtxStorm() throws {
     for (count, storm) in [(10, true), (2, false)] {
       var b = TraceBuilder()

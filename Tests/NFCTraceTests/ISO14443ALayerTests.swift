@@ -139,7 +139,7 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     #expect(out[6].frame.crc == .absent)
     #expect(a(7) == "SELECT CL1 88 04 66 d6")
     #expect(out[7].frame.crc == .ok)
-    #expect(a(8) == "SAK 0x04 (UID not complete, not ISO 14443-4)")
+    #expect(a(8) == "SAK 0x04 (UID not complete)")
     #expect(out[8].frame.crc == .ok)
     #expect(a(9) == "ANTICOLL CL2")
     #expect(a(10) == "UID CL2 5f 00 50 9c (BCC ok)")
@@ -202,7 +202,9 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
         == "ATQA 0x0344 (UID size double, bit-frame anticollision, proprietary 0x03)")
     #expect(steps[5].aDecode?.field("proprietary") == .int(3))
     #expect(steps[7].aDecode?.summary == "UID CL1 88 04 8d 24 (BCC ok)")
-    #expect(steps[9].aDecode?.summary == "SAK 0x24 (UID not complete, ISO 14443-4)")
+    // With the cascade bit set b6 is not coded (ISO/IEC 14443-3 §6.5.3.4; spec audit).
+    #expect(steps[9].aDecode?.summary == "SAK 0x24 (UID not complete)")
+    #expect(steps[9].aDecode?.field("iso14443_4") == nil)
     #expect(steps[11].aDecode?.summary == "UID CL2 32 27 3b 80 (BCC ok)")
     #expect(
       steps[13].aDecode?.summary
@@ -363,7 +365,7 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     let (steps, _) = OuterStack.run(frames)
     #expect(steps.allSatisfy { $0.a.crc == .notCaptured })
     #expect(steps[2].aDecode?.summary == "SELECT CL1 88 04 66 d6")
-    #expect(steps[3].aDecode?.summary == "SAK 0x04 (UID not complete, not ISO 14443-4)")
+    #expect(steps[3].aDecode?.summary == "SAK 0x04 (UID not complete)")
     #expect(steps[4].a.result.handoff?.1.bytes == [0x30, 0x04])
   }
 

@@ -133,6 +133,11 @@ private func decodeAll(_ records: [InnerLayerFixtures.Record]) -> [LayerResult] 
     #expect(product("00 04 04 04 01 00 0f 03") == .ntag213F)
     #expect(product("00 04 04 01 01 00 0f 03") == .ntag213F)
     #expect(product("00 04 04 01 01 00 12 03") == .ntag216F)
+    // Silicon revisions (minor version) keep the memory map; Ultralight Nano H is subtype 02
+    // (spec audit).
+    #expect(product("00 04 04 02 01 01 0f 03") == .ntag213)
+    #expect(product("00 04 03 02 02 00 0b 03") == .ultralightNano)
+    #expect(product("00 04 04 05 02 00 13 03") == nil)
     let unknown = try #require(GetVersionInfo(bytes: Hex.bytes("00 53 04 02 01 00 13 03") ?? []))
     #expect(unknown.product == nil)
     #expect(unknown.productName == "vendor 53 type 04 subtype 02 version 01.00 size 13")

@@ -205,7 +205,7 @@ public struct SessionRFStatistics: Sendable {
       case .answers(let request)? = f.response, request == end.frame
     else { return }
     let delay = f.frame.timeNs.saturatingMinus(end.ns)
-    let allowed = fwt.multipliedReportingOverflow(by: wtxm).overflow ? Int64.max : fwt * wtxm
+    let allowed = wtxm > 1 ? ISODEPTiming.temporaryFWTNs(fwt: fwt, wtxm: wtxm) : fwt
     if delay > allowed, lateAnswers.count < Self.sampleLimit {
       lateAnswers.append(
         LateAnswer(request: request, answer: f.frame.index, delayNs: delay, fwtNs: allowed))

@@ -13,10 +13,11 @@ public struct SAK: Sendable, Equatable {
 
   /// b3: another cascade level follows.
   public var cascade: Bool { value & 0x04 != 0 }
-  /// b6: the tag speaks ISO/IEC 14443-4 (RATS may follow).
-  public var iso14443_4: Bool { value & 0x20 != 0 }
-  /// b7: the tag speaks ISO/IEC 18092 NFC-DEP.
-  public var iso18092: Bool { value & 0x40 != 0 }
+  /// b6: the tag speaks ISO/IEC 14443-4 (RATS may follow). Only a final SAK (b3 = 0) says
+  /// so: with the cascade bit set the other bits are not coded (ISO/IEC 14443-3 §6.5.3.4).
+  public var iso14443_4: Bool { !cascade && value & 0x20 != 0 }
+  /// b7: the tag speaks ISO/IEC 18092 NFC-DEP (final SAK only, as b6).
+  public var iso18092: Bool { !cascade && value & 0x40 != 0 }
 
   /// True for the values that mean a MIFARE Classic (or its emulation) answers plain
   /// MIFARE Classic commands (08, 09, 18, 19, 88, and 28/38 until a RATS).
@@ -55,17 +56,18 @@ public struct SAK: Sendable, Equatable {
   /// `SAK 0x00 (UID complete, not ISO 14443-4: Type 2 / MIFARE Ultralight)`.
   public func decode(level: CascadeLevel?) -> LayerDecode {
     var notes = [cascade ? "UID not complete" : "UID complete"]
-    notes.append(iso14443_4 ? "ISO 14443-4" : "not ISO 14443-4")
+    if !cascade { notes.append(iso14443_4 ? "ISO 14443-4" : "not ISO 14443-4") }
     if iso18092 { notes.append("ISO 18092") }
     var text = notes.joined(separator: ", ")
     if !cascade, let product { text += ": " + product }
     var fields: [LayerField] = [LayerField("sak", .string(hexValue))]
     if let level { fields.append(LayerField("level", .string(level.name))) }
-    fields += [
-      LayerField("uid_complete", .bool(!cascade)),
-      LayerField("iso14443_4", .bool(iso14443_4)),
-      LayerField("iso18092", .bool(iso18092)),
-    ]
+    fields.append(LayerField("uid_complete", .bool(!cascade)))
+    if !cascade {
+      fields += [
+        LayerField("iso14443_4", .bool(iso14443_4)), LayerField("iso18092", .bool(iso18092)),
+      ]
+    }
     if !cascade, let product { fields.append(LayerField("product", .string(product))) }
     return LayerDecode(.iso14443A, "SAK", "SAK \(hexValue) (\(text))", fields)
   }

@@ -282,7 +282,10 @@ public struct ISODEPLayer: ProtocolLayer {
     var findings: [Finding] = []
     let request = unit.direction == .tag
     if let fwt = context.fwtNs, wtxm > 0 {
-      fields.append(LayerField("fwt_temp_us", .int(ISODEPTiming.micros(fwt * Int64(wtxm)))))
+      fields.append(
+        LayerField(
+          "fwt_temp_us",
+          .int(ISODEPTiming.micros(ISODEPTiming.temporaryFWTNs(fwt: fwt, wtxm: Int64(wtxm))))))
     }
     if !(1...59).contains(wtxm) {
       findings.append(

@@ -20,6 +20,16 @@ public enum ISODEPTiming {
     return (cycles * 100_000 + 678) / 1356
   }
 
+  /// FWT_max: the FWT of FWI 14, about 4949 ms (ISO/IEC 14443-4 §7.2).
+  public static let maxFWTNs: Int64 = (Int64(4096 << 14) * 100_000 + 678) / 1356
+
+  /// The temporary FWT after S(WTX) with multiplier `wtxm`: FWT × WTXM, but never more than
+  /// FWT_max (ISO/IEC 14443-4 §7.3), in nanoseconds.
+  public static func temporaryFWTNs(fwt: Int64, wtxm: Int64) -> Int64 {
+    let (product, overflow) = fwt.multipliedReportingOverflow(by: wtxm)
+    return overflow ? max(fwt, maxFWTNs) : min(product, max(fwt, maxFWTNs))
+  }
+
   /// Nanoseconds to whole microseconds, rounded.
   static func micros(_ ns: Int64) -> Int { Int((ns + 500) / 1000) }
 
