@@ -389,7 +389,7 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     #expect(ATQA(value: 0x0002).uidSize.length == 4)
     #expect(ATQA(value: 0x0081).uidSize == .triple)
     #expect(ATQA(value: 0x0003).bitFrameAnticollision == false)
-    #expect(SAK(0x24).cascade && SAK(0x24).iso14443_4)
+    #expect(SAK(0x24).cascade && !SAK(0x24).iso14443_4 && SAK(0x20).iso14443_4)
     #expect(SAK(0x60).iso18092)
     #expect(NVB(0x80) == nil)
     #expect(NVB(0x78) == nil)
