@@ -112,3 +112,66 @@ import Testing
     #expect(ops.map(\.outcome) == [.interrupted, .ok])
   }
 }
+
+/// ISO-DEP recovery after a silence, and a chained command cut off (field engineer pass).
+@Suite struct ISODEPRecoveryTests {
+  private func query() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)  // 5 I-blocks: the reader's next block number is 1
+    return b
+  }
+
+  /// READ unanswered within FWT, R(NAK), then the tag's I-block (ISO/IEC 14443-4 §7.5.4
+  /// rule 11): the answer is the READ's and the readNDEF succeeds.
+  @Test func answerAfterRNAKAnswersTheSilentCommand() throws {
+    var b = query()
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, 0x05])
+    b.reader([0xB3], gapUs: 10_000)
+    b.tag([0x03, 0xD1, 0x01, 0x01, 0x54, 0x00, 0x90, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last.map { "\($0.kind.rawValue) \($0.outcome.rawValue)" } == "readNDEF ok")
+    #expect(try b.diagnose().finding("read-interrupted") == nil)
+  }
+
+  /// The tag never got I(0): it answers R(NAK)(0) with R(ACK)(1), its own current number
+  /// (§7.5.4.2 rule 12), and the reader sends I(0) again: no block-number finding.
+  @Test func tagACKOfANAKCarriesItsOwnNumber() throws {
+    var b = query()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])  // I(1)
+    b.reader([0x02, 0x00, 0xD6, 0x00, 0x02, 0x01, 0xAA])
+    b.reader([0xB2], gapUs: 10_000)
+    b.tag([0xA3])
+    b.reader([0x02, 0x00, 0xD6, 0x00, 0x02, 0x01, 0xAA])
+    b.tag([0x02, 0x90, 0x00])
+    let frames = decodeAll(b.frames).0
+    #expect(frames.flatMap(\.findings).filter { $0.code == "unexpected-block-number" }.isEmpty)
+    var wrong = query()
+    wrong.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    wrong.reader([0x02, 0x00, 0xD6, 0x00, 0x02, 0x01, 0xAA])
+    wrong.reader([0xB2], gapUs: 10_000)
+    wrong.tag([0xA2])
+    let bad = decodeAll(wrong.frames).0
+    #expect(bad.flatMap(\.findings).filter { $0.code == "unexpected-block-number" }.count == 1)
+  }
+
+  /// NLEN 0 acknowledged, then only the first part of the chained UPDATE before the field
+  /// went off: the write is interrupted and the tag left empty, not "SUCCEEDED".
+  @Test func chainCutOffInterruptsTheWrite() throws {
+    var b = query()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])  // I(1)
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x02, 0x30] + Array(repeating: 0x61, count: 20))
+    b.tag([0xA2])
+    b.event(.fieldOff)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .interrupted)
+    #expect(write.reason?.hasPrefix("the chained command was cut off after part 1") == true)
+    let r = try b.diagnose()
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.interrupted])
+    #expect(r.finding("ndef-emptied") != nil)
+  }
+}

@@ -73,6 +73,11 @@ public struct SessionAnalyzer: Sendable {
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
+  /// The last APDU frame left unanswered, until the reader sends something other than an
+  /// R-block: the tag's answer after R(NAK) answers it.
+  private var silentIBlock: DecodedFrame?
+  /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
+  private var openChain: (frame: Int, part: Int)?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
 
@@ -120,6 +125,17 @@ public struct SessionAnalyzer: Sendable {
       closeCurrent()
       start(.writeNDEF, frame: f.frame.index)
     }
+    trackChain(f)
+    if kind == nil, let d = f.innermost, d.protocolID == .isoDEP,
+      d.name == "R(NAK)" || d.name == "R(ACK)"
+    {
+      // ISO-DEP recovery after a silence (ISO/IEC 14443-4 §7.5.4 rules 4 and 11): the tag
+      // sends its answer again, or the reader its block; either way the APDU left unanswered
+      // is still the one an I-block answer answers.
+      if pending == nil, let silent = silentIBlock { pending = silent }
+    } else if kind != nil || f.innermost?.protocolID != .isoDEP {
+      silentIBlock = nil
+    }
     if let kind {
       // Consecutive commands of one kind group into one operation unless the procedure
       // starts over (the app's next call, `CallBoundary`); a new activation has already
@@ -131,6 +147,17 @@ public struct SessionAnalyzer: Sendable {
     }
     extend(f)
     if f.response == .unanswered { noAnswer(f, kind: kind ?? current?.kind) }
+  }
+
+  /// Follows the reader's chained I-blocks: a chain is open from its first part until the
+  /// APDU it carries is complete (its last part, decoded by the layers inside ISO-DEP).
+  private mutating func trackChain(_ f: DecodedFrame) {
+    guard let d = f.innermost else { return }
+    if d.protocolID == .isoDEP, d.name == "I-block", case .int(let part)? = d.field("part") {
+      openChain = (f.frame.index, part)
+    } else if d.protocolID == .type4 || d.protocolID == .iso7816 {
+      openChain = nil
+    }
   }
 
   /// Whether the first part of a chained command APDU (`d`, an ISO-DEP I-block with an
@@ -246,6 +273,7 @@ public struct SessionAnalyzer: Sendable {
       if f.innermost?.protocolID == .type2 { type2.unanswered(f, memory: &memory) }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
       pending = nil
+      if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
     }
     current = op
   }
@@ -286,6 +314,15 @@ public struct SessionAnalyzer: Sendable {
     settleUndecoded()
     guard var op = current else { return }
     current = nil
+    if let chain = openChain {
+      // The APDU's last part never went out: the tag did not get the command (ISO/IEC
+      // 14443-4 §7.5.2 — a chained command is executed only once its last block arrives).
+      openChain = nil
+      op.interrupt(
+        "the chained command was cut off after part \(chain.part): its last part was never "
+          + "sent, so the tag never executed it (it left the field or the link was lost)",
+        frame: chain.frame)
+    }
     if !op.acknowledgedPages.isEmpty {
       let pages = op.acknowledgedPages.map(String.init).joined(separator: ",")
       op.set("pages_acknowledged", .string(pages))

@@ -110,17 +110,24 @@ struct BlockNumbers: Sendable {
   private var reader = 0
   private var tag = 1
   private var known = false
+  /// The number of the reader's R(NAK) the tag has not answered yet.
+  private var nak: Int?
 
   /// Start of a session (ATS seen).
   mutating func activate() {
     reader = 0
     tag = 1
     known = true
+    nak = nil
   }
+
+  /// A reader R(NAK) with number `n` (the reader's current block number).
+  mutating func readerNAK(_ n: Int) { nak = n }
 
   /// A reader I-block with number `n`.
   mutating func readerIBlock(_ n: Int) -> Int? {
     defer {
+      nak = nil
       reader = n
       tag = n
       known = true
@@ -131,6 +138,7 @@ struct BlockNumbers: Sendable {
   /// A tag I-block with number `n`.
   mutating func tagIBlock(_ n: Int) -> Int? {
     defer {
+      nak = nil
       tag = n
       reader = n ^ 1
       known = true
@@ -141,6 +149,7 @@ struct BlockNumbers: Sendable {
   /// A reader R(ACK) with number `n`.
   mutating func readerACK(_ n: Int) -> Int? {
     defer {
+      nak = nil
       reader = n
       tag = n
       known = true
@@ -154,7 +163,11 @@ struct BlockNumbers: Sendable {
       tag = n
       reader = n ^ 1
       known = true
+      nak = nil
     }
+    // The answer to R(NAK) of a block the tag never got: R(ACK) with the tag's current
+    // number, which differs from the NAK's (ISO/IEC 14443-4 §7.5.4.2 rule 12).
+    if let nak { return n != nak ^ 1 ? nak ^ 1 : nil }
     return known && n != tag ? tag : nil
   }
 }

@@ -241,8 +241,9 @@ public struct ISODEPLayer: ProtocolLayer {
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       }
     }
-    if block.kind == .rNAK, unit.direction == .reader, lastTagAnswer != nil || tagChain.parts > 0 {
-      tagBlockNAKed = true
+    if block.kind == .rNAK, unit.direction == .reader {
+      numbers.readerNAK(n)
+      if lastTagAnswer != nil || tagChain.parts > 0 { tagBlockNAKed = true }
     }
     let name = block.kind.rawValue
     return LayerResult(
