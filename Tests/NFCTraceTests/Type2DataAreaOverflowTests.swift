@@ -63,4 +63,30 @@ import Testing
     lock.write(40, [0xFF, 0xFF, 0xFF, 0x00])
     #expect(try lock.diagnose().finding("t2t-write-past-data-area") == nil)
   }
+
+  /// A 138-byte message on NTAG213 (capacity 137): the page loop's last page is the dynamic
+  /// lock page, one page past the area, and the message's own length runs into it. It is the
+  /// write's tail, not a deliberate lock: one writeNDEF, flagged, with or without GET_VERSION
+  /// (field engineer pass, t2-23).
+  @Test(arguments: [nil, ntag213Version])
+  func messageRunningIntoTheLockPageIsFlagged(_ version: [UInt8]?) throws {
+    var b = TraceBuilder()
+    b.activateType2(version: version)
+    // NTAG213's factory Lock Control TLV, then the NDEF TLV: 5 + 2 + 138 bytes > 144.
+    let lockControl: [UInt8] = [0x01, 0x03, 0xA0, 0x0C, 0x34]
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: lockControl + [0x03, 0x00, 0xFE]))
+    b.write(4, Array(lockControl.prefix(4)))
+    b.write(5, [0x34, 0x03, 0x8A, 0xD1])
+    for page in 6...39 { b.write(page, [0x61, 0x61, 0x61, 0x61]) }
+    b.write(40, [0x79, 0xFE, 0x00, 0x00])
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first
+    ).operations.map(\.kind)
+    #expect(ops == [.connect, .queryNDEFStatus, .writeNDEF])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t2t-write-past-data-area"))
+    #expect(f.frames == [b.frames.count - 2])
+    #expect(f.message.contains("page 40 ← 79 fe 00 00 (dynamic lock bytes: 12 bits set for good"))
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.succeededWithBadContent])
+  }
 }

@@ -26,6 +26,8 @@ struct CallBoundary: Sendable {
   private var firstReadOffset: Int?
   private var dataRead = false
   private var lastWritePage: Int?
+  /// The page of the call's last Type 2 WRITE.
+  var lastWrittenPage: Int? { lastWritePage }
   private var firstWritePage: Int?
   private var firstWriteClearedLength = false
   /// The NDEF TLV length field's address at the call's first WRITE.

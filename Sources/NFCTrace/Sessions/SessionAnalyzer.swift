@@ -149,6 +149,18 @@ public struct SessionAnalyzer: Sendable {
     if f.response == .unanswered { noAnswer(f, kind: kind ?? current?.kind) }
   }
 
+  /// Whether a Type 2 WRITE classified `kind` (a lock or configuration page) is the next page
+  /// of the writeNDEF in progress that its message runs into: the NDEF TLV's length is still
+  /// 0 (the length-last procedure, not finished) or announces bytes in that page. An app's
+  /// page loop that does not stop at the data area's end stays one operation.
+  private func continuesWrite(_ d: LayerDecode, _ kind: OperationKind?) -> Bool {
+    guard kind != .writeNDEF, current?.kind == .writeNDEF, d.name == "WRITE",
+      case .int(let page)? = d.field("page"), let last = call.lastWrittenPage, page == last + 1,
+      let ndef = memory.type2Area?.ndef
+    else { return false }
+    return ndef.length == 0 || 16 + ndef.valueOffset + ndef.length > page * 4
+  }
+
   /// Follows the reader's chained I-blocks: a chain is open from its first part until the
   /// APDU it carries is complete (its last part, decoded by the layers inside ISO-DEP).
   private mutating func trackChain(_ f: DecodedFrame) {
@@ -379,8 +391,9 @@ public struct SessionAnalyzer: Sendable {
     case .type2:
       let answered: Bool
       if case .answeredBy = f.response { answered = true } else { answered = false }
-      return type2.classify(
+      let kind = type2.classify(
         d, current: current?.kind, memory: memory, tag: tag, answered: answered)
+      return continuesWrite(d, kind) ? .writeNDEF : kind
     case .type4:
       return type4.classify(d, current: current?.kind)
     case .iso7816:

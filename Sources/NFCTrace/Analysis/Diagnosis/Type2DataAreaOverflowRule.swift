@@ -18,12 +18,15 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
     let g = Type2Geometry(c.session)
     // Past the user memory of an identified product: NTAG215/216 have user pages after the
     // CC's data area, so the CC alone does not tell where the lock and configuration pages are.
-    guard let user = g.userBytes else { return [] }
-    let end = 4 + user / 4
+    // Unidentified, a CC of 128 or 144 bytes ends where the dynamic lock page begins
+    // (NTAG212/213, MF0UL21: `Type2Geometry.dynamicLockPage`).
+    guard let end = g.userBytes.map({ 4 + $0 / 4 }) ?? g.dynamicLockPage else { return [] }
     let (start, spill) = overflow(c.log.commands, end: end)
     // One page past the end may be a deliberate lock right after a full write: two or more
-    // are a loop that did not stop.
-    guard let start, spill.count >= 2, let op = c.operation(at: start) else { return [] }
+    // are a loop that did not stop, and so is one the message itself runs into.
+    guard let start, spill.count >= 2 || messageReaches(end, c.session),
+      let op = c.operation(at: start)
+    else { return [] }
     let pages = spill.compactMap(\.page)
     let what = spill.map { describe($0, g) }
     var f = DiagnosisFinding(
@@ -46,6 +49,12 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
     // The message's tail is not in user memory: it does not read back as written.
     f.effect = .badContent
     return [f]
+  }
+
+  /// Whether the NDEF TLV left on the tag announces bytes in page `end` or later.
+  private static func messageReaches(_ end: Int, _ s: SessionAnalysis) -> Bool {
+    guard let ndef = s.memory.type2Area?.ndef else { return false }
+    return 16 + ndef.valueOffset + ndef.length > end * 4
   }
 
   /// The acknowledged WRITEs past page `end − 1` that continue a run of consecutive pages
