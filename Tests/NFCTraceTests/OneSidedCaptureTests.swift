@@ -136,4 +136,19 @@ private func readWriteTrace() -> [Frame] {
     #expect(sessions.map(\.tag.uidString) == ["04:11:22:33:44:55:66"])
     #expect(sessions.first?.tagHeard == true)
   }
+
+  /// The reader polling after the tag left (ECP + WUPA nobody answers, within the session's
+  /// silence limit) makes no connect operation (field engineer pass, t2-36: four "connect ok").
+  @Test func unansweredPollsMakeNoConnect() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00])
+    for _ in 0..<3 {
+      b.reader([0x6A, 0x02, 0xC8, 0x01, 0x00, 0x03, 0x00, 0x02, 0x79, 0x00, 0x00, 0x00, 0x00])
+      b.reader([0x52], crc: false, gapUs: 1_000)
+    }
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+  }
 }

@@ -380,11 +380,15 @@ public struct SessionAnalyzer: Sendable {
   private mutating func classify(_ f: DecodedFrame) -> OperationKind? {
     if f.startsActivation {
       closeCurrent()
-      return .connect
+      // A poll no tag answered (the reader polling after the tag left) connects nothing.
+      return f.response == .unanswered ? nil : .connect
     }
     guard let d = f.innermost else { return .transceive }
     switch d.protocolID {
-    case .iso14443A, .appleECP:
+    case .appleECP:
+      // Apple's polling frame precedes every WUPA, with or without a tag.
+      return nil
+    case .iso14443A:
       return d.name == "HLTA" ? nil : .connect
     case .isoDEP:
       return d.name == "RATS" || d.name.hasPrefix("PPS") ? .connect : nil
