@@ -97,6 +97,9 @@ struct TraceBuilder {
     case none
   }
 
+  /// A tag's 4-bit answer (ACK `0A`, NAK `00`/`01`/`04`/`05`).
+  mutating func add4Bit(_ value: UInt8) { add(.tag, [value], crc: false, bits: 4) }
+
   /// WRITE page ← 4 bytes, answered ACK, NAK or nothing.
   mutating func write(_ page: Int, _ data: [UInt8], _ answer: T2Answer = .ack) {
     reader([0xA2, UInt8(page)] + data)
@@ -431,6 +434,43 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     let r = try c.diagnose()
     #expect(r.finding("t2t-nak-password") == nil)
     #expect(r.finding("t2t-auth-lost-on-reactivation") == nil)
+  }
+
+  /// A refused PWD_AUTH (wrong password) is said as such, not as "no password was sent";
+  /// and a WRITE left unanswered right after it, with no reactivation, is the tag gone idle
+  /// after its NAK, not the phone moving away (field engineer pass, t2-25/t2-25b).
+  @Test func refusedPasswordThenNAKOrSilence() throws {
+    var b = type2Tag()
+    b.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    b.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
+    b.add4Bit(0x00)
+    let nakFrame = b.frames.count - 1
+    b.activateType2()
+    b.write(0x10, [1, 2, 3, 4], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-password"))
+    #expect(f.cause.hasPrefix("the page is password protected and the password sent was refused"))
+    #expect(f.frames.contains(nakFrame))
+    var c = type2Tag()
+    c.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    c.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
+    c.add4Bit(0x00)
+    c.write(0x10, [1, 2, 3, 4], .none)
+    let w = try #require(try c.diagnose().finding("write-interrupted"))
+    #expect(
+      w.cause
+        == "the tag went idle after it refused the password (NAK), and did not answer writeNDEF"
+        + " without a reactivation")
+    #expect(w.coreNFCError == .tagConnectionLost)
+    #expect(w.fix.hasPrefix("Send the tag's password"))
+    // After a reactivation the silence is the field's again.
+    var d = type2Tag()
+    d.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    d.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
+    d.add4Bit(0x00)
+    d.activateType2()
+    d.write(0x10, [1, 2, 3, 4], .none)
+    let x = try #require(try d.diagnose().finding("write-interrupted"))
+    #expect(x.cause.hasPrefix("the tag left the field"))
   }
 
   @Test func passwordLostOnReactivation() throws {

@@ -133,6 +133,9 @@ enum InterruptedWriteRule: DiagnosisRule {
       text += ": whether it reached the tag's memory is unknown."
     }
     let oversized = op.unansweredFrames.contains { c.rf.fscOverruns.contains($0) }
+    if let first = op.unansweredFrames.first, let nak = c.nakBefore(first), !oversized {
+      return idleAfterNAK(c, i, nak: nak, text: text)
+    }
     text +=
       oversized
       ? " The unanswered frame was longer than the tag's FSC (see command-exceeds-fsc): the tag"
@@ -152,6 +155,37 @@ enum InterruptedWriteRule: DiagnosisRule {
     return DiagnosisFinding(
       code: "write-interrupted", severity: .error, operation: i, frames: frames, cause: cause,
       message: text, coreNFCError: .tagConnectionLost, fix: keepStill)
+  }
+
+  /// The silence follows a NAK with no reactivation: the tag went idle, it did not leave.
+  private static func idleAfterNAK(
+    _ c: DiagnosisContext, _ i: Int, nak: SessionCommandLog.Command, text: String
+  ) -> DiagnosisFinding {
+    let op = c.session.operations[i]
+    let password = nak.name == "PWD_AUTH"
+    let refusal = password ? "refused the password" : "refused \(nak.summary)"
+    // `text` opens with "The tag stopped answering in the middle of <kind>."; the rest (what
+    // was acknowledged, what got no answer) still holds.
+    let details = text.drop { $0 != "." }.dropFirst()
+    let message =
+      "The tag stopped answering during \(op.kind.rawValue) right after it \(refusal) (NAK at "
+      + "#\(nak.answerFrame ?? nak.frame)), with no reactivation in between." + details
+      + " An NXP Type 2 tag that answers NAK leaves the ACTIVE state and ignores every command "
+      + "until the reader activates it again (WUPA, anticollision, SELECT), so the silence is "
+      + "most likely the NAK's doing, not the phone moving away."
+    let fix =
+      (password
+        ? "Send the tag's password: PWD_AUTH was refused, so the password sent is not the one "
+          + "in the tag's PWD page. "
+        : "")
+      + "After any NAK, reconnect before the next command: session.restartPolling() or "
+      + "connect(to:) again, then authenticate (if needed) and write."
+    return DiagnosisFinding(
+      code: "write-interrupted", severity: .error, operation: i,
+      frames: [nak.frame] + (nak.answerFrame.map { [$0] } ?? []) + op.unansweredFrames,
+      cause: "the tag went idle after it \(refusal) (NAK), and did not answer "
+        + "\(op.kind.rawValue) without a reactivation",
+      message: message, coreNFCError: .tagConnectionLost, fix: fix)
   }
 
   private static func ndefState(_ c: DiagnosisContext, _ i: Int, interrupted: Bool)

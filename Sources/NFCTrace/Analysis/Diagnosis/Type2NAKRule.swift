@@ -167,6 +167,22 @@ enum Type2NAKRule: DiagnosisRule {
     if let a = g.auth0 {
       guard a.value <= page else { return nil }
       if authBefore != nil { return lost }
+      if let refused = c.log.commands.last(where: {
+        $0.name == "PWD_AUTH" && $0.refused && $0.frame < frame
+      }) {
+        return Cause(
+          code: "t2t-nak-password",
+          cause: "the page is password protected and the password sent was refused",
+          message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages "
+            + "from there on need PWD_AUTH before writing. The app sent PWD_AUTH (frame "
+            + "\(refused.frame)), but the tag refused it with a NAK: the password is not the "
+            + "tag's. No PWD_AUTH was accepted, so the tag refused the WRITE of page \(p).",
+          fix: "Send the tag's password (the PWD page's 4 bytes) with sendMiFareCommand("
+            + "commandPacket: [0x1B] + password) and check the 2-byte PACK before writing. After "
+            + "the refused PWD_AUTH the tag ignores commands until it is connected again: "
+            + "restartPolling() or connect(to:) first.",
+          frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
+      }
       return Cause(
         code: "t2t-nak-password", cause: "the page is password protected and no password was sent",
         message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages from "
