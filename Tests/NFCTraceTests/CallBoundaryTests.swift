@@ -178,3 +178,24 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     #expect(ops[3].outcome == .ok)
   }
 }
+
+/// A stack that detects NDEF, halts the tag, activates it again and writes (Android's
+/// reconnect): the write after the reconnect starts at the NDEF TLV's page, which only the
+/// earlier session read (field engineer pass, t2-35: "transceive ok").
+@Suite struct ReconnectWriteTests {
+  @Test func writeAfterReconnectIsWriteNDEF() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    let lockControl: [UInt8] = [0x01, 0x03, 0xA0, 0x0C, 0x34]
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: lockControl + [0x03, 0x00, 0xFE]))
+    b.reader([0x50, 0x00])
+    b.activateType2()
+    b.write(5, [0x34, 0x03, 0x00, 0xD1])
+    b.write(6, [0x01, 0x01, 0x54, 0x00])
+    b.write(7, [0xFE, 0x00, 0x00, 0x00])
+    b.write(5, [0x34, 0x03, 0x05, 0xD1])
+    let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+    #expect(sessions.count == 2)
+    #expect(sessions.last?.operations.map(\.kind) == [.connect, .writeNDEF])
+  }
+}

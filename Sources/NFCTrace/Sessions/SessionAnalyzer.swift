@@ -89,6 +89,15 @@ public struct SessionAnalyzer: Sendable {
     memory.sessionFirstFrame = info.firstFrame
   }
 
+  /// Takes what an earlier session on the same UID left in the tag's memory (called when the
+  /// UID becomes known): where its NDEF TLV's length is, so a write after a reconnect is
+  /// recognised. The images themselves are merged when the session ends
+  /// (`SessionCollector`), so the session's own procedures (a query's TLV search) are read
+  /// from its own frames.
+  public mutating func carry(_ previous: TagMemory) {
+    type2.knownNDEFLengthAddress = previous.type2Area?.ndefLengthAddress
+  }
+
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
     tag.observe(f)

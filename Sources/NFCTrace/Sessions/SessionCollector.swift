@@ -45,6 +45,11 @@ public struct SessionCollector: Sendable {
       open = (s, SessionAnalyzer(info: lookup(s) ?? placeholder(s, f)))
     }
     open?.analyzer.push(f)
+    // Once the UID is known, the session starts from what earlier sessions on the tag left
+    // (a stack that detected NDEF, reconnected, then wrote), not only after it ends.
+    if let uid = f.completedUID, let previous = carriedMemory(uid) {
+      open?.analyzer.carry(previous)
+    }
     if let e = open?.analyzer.takeEvents() { events += e }
   }
 
@@ -68,17 +73,25 @@ public struct SessionCollector: Sendable {
     let uid = analysis.tag.uid
     // Random 4-byte UIDs (08…) change at every activation and untouched memories carry
     // nothing; the map is capped so a trace of many tags cannot grow it without bound.
-    let random = uid.count == 4 && uid.first == 0x08
-    if !uid.isEmpty && !random {
-      if let previous = lastMemoryByUID[uid] {
-        analysis.memory = analysis.memory.carried(from: previous)
-      }
+    if let previous = carriedMemory(uid) {
+      // Carried again: the session may have learnt its UID only late (a reader-reported one).
+      analysis.memory = analysis.memory.carried(from: previous)
+    }
+    if !uid.isEmpty && !Self.isRandom(uid) {
       let room = lastMemoryByUID.count < Self.uidLimit || lastMemoryByUID[uid] != nil
       if !analysis.memory.isEmpty && room { lastMemoryByUID[uid] = analysis.memory }
     }
     if !keepsMemory { analysis.memory = TagMemory() }
     if retainsSessions { finished.append(analysis) }
     justFinished.append(analysis)
+  }
+
+  /// Random 4-byte UIDs (`08…`, ISO/IEC 14443-3 §6.4.4) name no tag across activations.
+  private static func isRandom(_ uid: [UInt8]) -> Bool { uid.count == 4 && uid.first == 0x08 }
+
+  /// The memory the last session on `uid` left, if any.
+  private func carriedMemory(_ uid: [UInt8]) -> TagMemory? {
+    uid.isEmpty || Self.isRandom(uid) ? nil : lastMemoryByUID[uid]
   }
 
   private func placeholder(_ index: Int, _ f: DecodedFrame?) -> SessionInfo {

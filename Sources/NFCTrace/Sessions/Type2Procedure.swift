@@ -14,6 +14,8 @@ struct Type2Procedure: Sendable {
   private var transmissionNAK: (summary: String, frame: Int)?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
+  /// Where an earlier session on the same UID found the NDEF TLV's length (byte address).
+  var knownNDEFLengthAddress: Int?
 
   /// True once the NDEF TLV's T and L bytes are known (the TLV scan found it).
   func ndefTLVFound(_ memory: TagMemory) -> Bool { memory.type2Area?.ndef != nil }
@@ -34,7 +36,9 @@ struct Type2Procedure: Sendable {
       let kind = classifyWrite(d, tag: tag)
       // Data-area WRITEs after one that started a writeNDEF continue it, even when the trace
       // began too late to show the NDEF status.
-      guard kind == .writeNDEF, !writesNDEF(d), current != .writeNDEF else { return kind }
+      guard kind == .writeNDEF, !writesNDEF(d, memory: memory), current != .writeNDEF else {
+        return kind
+      }
       return .transceive
     case "PWD_AUTH": return .authenticate
     case "AUTHENTICATE":
@@ -83,11 +87,17 @@ struct Type2Procedure: Sendable {
   }
 
   /// A data-area WRITE is writeNDEF when the session knows the tag holds NDEF (its status is
-  /// readWrite/readOnly) or the write starts the TLV area (page 4); otherwise it is a raw write.
-  private func writesNDEF(_ d: LayerDecode) -> Bool {
+  /// readWrite/readOnly), or the write starts the TLV area (page 4) or the NDEF TLV's length
+  /// where the tag's memory (read now, or by an earlier session on the same UID: a stack that
+  /// detected NDEF, reconnected, then wrote) places it; otherwise it is a raw write.
+  private func writesNDEF(_ d: LayerDecode, memory: TagMemory) -> Bool {
     if let status, status.status != .notSupported { return true }
-    if case .int(4)? = d.field("page") { return true }
-    return false
+    guard case .int(let page)? = d.field("page") else { return false }
+    if page == 4 { return true }
+    guard let address = memory.type2Area?.ndefLengthAddress ?? knownNDEFLengthAddress else {
+      return false
+    }
+    return page == address / 4 || page == (address - 1) / 4
   }
 
   private func classifyWrite(_ d: LayerDecode, tag: TagIdentity) -> OperationKind {
