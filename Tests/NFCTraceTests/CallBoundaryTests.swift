@@ -199,3 +199,33 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     #expect(sessions.last?.operations.map(\.kind) == [.connect, .writeNDEF])
   }
 }
+
+/// NTAG I2C 2K: the NDEF message continues from sector 0 into sector 1 after SECTOR_SELECT;
+/// session memory numbers pages across sectors (sector × 256 + page), so sector 1's page 0
+/// does not overwrite sector 0's UID page (field engineer pass, t2-30).
+@Suite struct SectorSelectTests {
+  @Test func messageAcrossSectorsIsOneRead() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03])
+    b.read(0, [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00])
+    b.read(3, [0xE1, 0x10, 0xEA, 0x00, 0x03, 0xFF, 0x03, 0xF8])  // 1016-byte message
+    for page in stride(from: 4, to: 256, by: 4) {
+      let head: [UInt8] = page == 4 ? [0x03, 0xFF, 0x03, 0xF8] : [0x61, 0x61, 0x61, 0x61]
+      b.read(page, head + Array(repeating: 0x61, count: 12))
+    }
+    b.reader([0xC2, 0xFF])
+    b.add4Bit(0x0A)
+    b.reader([0x01, 0x00, 0x00, 0x00])
+    b.read(0, Array(repeating: 0x62, count: 12) + [0xFE, 0x00, 0x00, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(
+      s.operations.map { "\($0.kind.rawValue) \($0.outcome.rawValue)" } == [
+        "connect ok", "queryNDEFStatus ok", "readNDEF ok",
+      ])
+    #expect(s.memory.type2End.known(0, 4) == [0x04, 0x11, 0x22, 0xBB])
+    #expect(s.memory.type2End.known(1024, 4) == [0x62, 0x62, 0x62, 0x62])
+    let ndef = try #require(s.memory.type2Area?.ndef)
+    #expect(ndef.length == 1016 && ndef.isComplete)
+  }
+}

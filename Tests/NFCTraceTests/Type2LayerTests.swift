@@ -73,6 +73,25 @@ private func decodeAll(_ records: [InnerLayerFixtures.Record]) -> [LayerResult] 
         == .hex(Hex.bytes("03 43 da 20 1e 01 61 70 70 6c 69 63 61 74 69 6f") ?? []))
   }
 
+  /// A reader chip's SECTOR_SELECT (libnfc on a PN533): part 1's ACK comes back as an empty
+  /// answer, part 2's passive ACK as a timeout; both accept the switch (field engineer, t2-39).
+  @Test func sectorSelectThroughAReaderChip() throws {
+    var layer = Type2Layer()
+    var context = LinkContext()
+    _ = layer.decode(unit(.reader, "c2 ff"), context: &context)
+    var empty = unit(.tag, "")
+    empty.readerChipACK = true
+    #expect(layer.decode(empty, context: &context).decode?.name == "ACK")
+    _ = layer.decode(unit(.reader, "01 00 00 00"), context: &context)
+    var timeout = unit(.tag, "")
+    timeout.readerFailure = true
+    let accepted = layer.decode(timeout, context: &context).decode
+    #expect(accepted?.summary == "sector selected (the reader's timeout is the passive ACK)")
+    #expect(layer.sector == 1)
+    let read = layer.decode(unit(.reader, "30 00"), context: &context).decode
+    #expect(read?.field("sector") == .int(1))
+  }
+
   @Test func passwordAuthAndPACK() throws {
     let records = try InnerLayerFixtures.proxmarkListing("hf_14a_mfu.list_14a.txt")
     let results = decodeAll(records)

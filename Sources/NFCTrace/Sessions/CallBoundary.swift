@@ -62,13 +62,13 @@ struct CallBoundary: Sendable {
     if isRetry(d, at: timeNs) { return false }
     switch (kind, d.protocolID) {
     case (.readNDEF, .type2):
-      guard dataRead, let first = firstReadPage, let page = d.startPage, page <= first
+      guard dataRead, let first = firstReadPage, let page = d.absoluteStartPage, page <= first
       else { return false }
       // Stacks re-read the first page while detecting (hf_14a_mfu-sim: READ 4 three times,
       // then the rest): only a call that has the whole message is over.
       return memory.type2Area?.ndef?.isComplete ?? false
     case (.writeNDEF, .type2):
-      guard let last = lastWritePage, case .int(let page)? = d.field("page"), page <= last else {
+      guard let last = lastWritePage, let page = d.absolutePage, page <= last else {
         return false
       }
       guard !steppedBack, let length = Self.lengthValue(d, page: page, address: lengthAt),
@@ -119,8 +119,8 @@ struct CallBoundary: Sendable {
     }
     guard d.protocolID == .type2, !retried else { return }
     if d.name == "READ" || d.name == "FAST_READ" {
-      if firstReadPage == nil { firstReadPage = d.startPage }
-    } else if d.name == "WRITE", case .int(let page)? = d.field("page") {
+      if firstReadPage == nil { firstReadPage = d.absoluteStartPage }
+    } else if d.name == "WRITE", let page = d.absolutePage {
       if let last = lastWritePage {
         if page <= last { steppedBack = true }
       } else {

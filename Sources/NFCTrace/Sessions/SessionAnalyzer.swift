@@ -164,7 +164,7 @@ public struct SessionAnalyzer: Sendable {
   /// page loop that does not stop at the data area's end stays one operation.
   private func continuesWrite(_ d: LayerDecode, _ kind: OperationKind?) -> Bool {
     guard kind != .writeNDEF, current?.kind == .writeNDEF, d.name == "WRITE",
-      case .int(let page)? = d.field("page"), let last = call.lastWrittenPage, page == last + 1,
+      let page = d.absolutePage, let last = call.lastWrittenPage, page == last + 1,
       let ndef = memory.type2Area?.ndef
     else { return false }
     return ndef.length == 0 || 16 + ndef.valueOffset + ndef.length > page * 4

@@ -45,6 +45,12 @@ struct Type2Procedure: Sendable {
       // Right after activation an unanswered Ultralight C AUTHENTICATE is the stack's
       // identification probe; an answered one is a real 3DES/AES authentication.
       return current == .connect && !answered ? .connect : .authenticate
+    case "SECTOR_SELECT":
+      // Switching sectors is a step of the NDEF procedure that spans them (NTAG I2C 2K).
+      switch current {
+      case .queryNDEFStatus?, .readNDEF?, .writeNDEF?: return current
+      default: return .transceive
+      }
     case "GET_VERSION", "READ_SIG":
       return current == nil || current == .connect ? .connect : .transceive
     default: return .transceive
@@ -52,9 +58,9 @@ struct Type2Procedure: Sendable {
   }
 
   private func pages(_ d: LayerDecode) -> ClosedRange<Int>? {
-    if case .int(let p)? = d.field("page") { return p...(p + 3) }
+    if let p = d.absolutePage { return p...(p + 3) }
     if case .int(let s)? = d.field("start_page"), case .int(let e)? = d.field("end_page"), s <= e {
-      return s...e
+      return (s + d.sectorPages)...(e + d.sectorPages)
     }
     return nil
   }
@@ -92,7 +98,7 @@ struct Type2Procedure: Sendable {
   /// detected NDEF, reconnected, then wrote) places it; otherwise it is a raw write.
   private func writesNDEF(_ d: LayerDecode, memory: TagMemory) -> Bool {
     if let status, status.status != .notSupported { return true }
-    guard case .int(let page)? = d.field("page") else { return false }
+    guard let page = d.absolutePage else { return false }
     if page == 4 { return true }
     guard let address = memory.type2Area?.ndefLengthAddress ?? knownNDEFLengthAddress else {
       return false
@@ -101,7 +107,7 @@ struct Type2Procedure: Sendable {
   }
 
   private func classifyWrite(_ d: LayerDecode, tag: TagIdentity) -> OperationKind {
-    guard case .int(let page)? = d.field("page") else { return .transceive }
+    guard let page = d.absolutePage else { return .transceive }
     let data: [UInt8]
     if case .hex(let b)? = d.field("data") { data = b } else { data = [] }
     if page == 2 { return .writeLock }
@@ -130,7 +136,10 @@ struct Type2Procedure: Sendable {
     case "READ response", "FAST_READ response":
       // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
       // intact frames showed (the reader retries, or the bytes stay unknown).
-      if response.frame.crc != .bad { read(answer, frame: frame, memory: &memory, tag: tag) }
+      if response.frame.crc != .bad {
+        read(
+          answer, sectorPages: x.command?.sectorPages ?? 0, frame: frame, memory: &memory, tag: tag)
+      }
       recoverRetry(x, op: &op)
     case "ACK":
       write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)
@@ -153,13 +162,13 @@ struct Type2Procedure: Sendable {
       op.fail("\(answer.summary) on \(what)", frame: frame)
       // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain.
       if case .int(5)? = answer.field("nak_code"), let c = x.command,
-        case .int(let p)? = c.field("page"), case .hex(let data)? = c.field("data")
+        let p = c.absolutePage, case .hex(let data)? = c.field("data")
       {
         memory.type2Write(Array(data.prefix(4)), at: p * 4, acknowledged: false, frame: frame)
       }
       if givesReason {
         op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
-        if case .int(let p)? = x.command?.field("page") { op.set("nak_page", .int(p)) }
+        if let p = x.command?.absolutePage { op.set("nak_page", .int(p)) }
         if case .int(let c)? = answer.field("nak_code") { op.set("nak_code", .int(c)) }
       }
     case "PACK":
@@ -193,21 +202,23 @@ struct Type2Procedure: Sendable {
   /// A WRITE that got no answer may or may not have reached the EEPROM.
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let d = f.innermost, d.name == "WRITE" || d.name == "COMPATIBILITY_WRITE" else { return }
-    guard case .int(let page)? = d.field("page"), case .hex(let data)? = d.field("data") else {
-      return
-    }
+    guard let page = d.absolutePage, case .hex(let data)? = d.field("data") else { return }
     memory.type2Write(
       Array(data.prefix(4)), at: page * 4, acknowledged: false, frame: f.frame.index)
   }
 
-  private func read(_ a: LayerDecode, frame: Int, memory: inout TagMemory, tag: TagIdentity) {
+  /// Records a READ/FAST_READ answer `a` to a command in the NTAG I2C sector starting at page
+  /// `sectorPages` (0 for sector 0 and tags without sectors).
+  private func read(
+    _ a: LayerDecode, sectorPages: Int, frame: Int, memory: inout TagMemory, tag: TagIdentity
+  ) {
     guard case .hex(let data)? = a.field("data") else { return }
     guard let first = a.startPage else { return }
     // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
-    let last = tag.lastPage ?? ultralightLastPage(memory) ?? Int.max
+    let last = sectorPages == 0 ? (tag.lastPage ?? ultralightLastPage(memory) ?? Int.max) : Int.max
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
-      let target = page > last ? page - last - 1 : page
+      let target = sectorPages + (page > last ? page - last - 1 : page)
       memory.type2Read(
         Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
     }
@@ -225,7 +236,7 @@ struct Type2Procedure: Sendable {
     _ command: LayerDecode?, acknowledged: Bool, frame: Int, op: inout Operation,
     memory: inout TagMemory
   ) {
-    guard let c = command, case .int(let page)? = c.field("page") else { return }
+    guard let c = command, let page = c.absolutePage else { return }
     guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
     let stored = Self.stored(Array(data.prefix(4)), page: page, memory: memory)
     memory.type2Write(stored, at: page * 4, acknowledged: acknowledged, frame: frame)
@@ -287,6 +298,24 @@ extension LayerDecode {
     if case .int(let p)? = field("start_page") { return p }
     return nil
   }
+
+  /// The pages before the NTAG I2C sector a Type 2 command addresses (its `sector` × 256:
+  /// sectors of 256 pages, 1 KiB each, NXP NTAG I2C plus datasheet §8.3), 0 for sector 0 and
+  /// tags without sectors. Session memory numbers pages across sectors, so the NDEF data area
+  /// of a 2K tag continues from sector 0 into sector 1.
+  var sectorPages: Int {
+    if case .int(let s)? = field("sector") { return s * 256 }
+    return 0
+  }
+
+  /// The `page` of a Type 2 command numbered across sectors (`sectorPages` + page).
+  var absolutePage: Int? {
+    if case .int(let p)? = field("page") { return sectorPages + p }
+    return nil
+  }
+
+  /// `startPage` numbered across sectors.
+  var absoluteStartPage: Int? { startPage.map { sectorPages + $0 } }
 
   /// The offset of a Type 4 READ/UPDATE BINARY (P1P2), nil for other decodes.
   var binaryOffset: Int? {

@@ -150,7 +150,7 @@ public struct SessionCommandLog: Sendable {
     var c = Command(
       frame: f.frame.index, answerFrame: nil, answer: .none, name: d.name, summary: d.summary,
       page: nil, offset: nil, data: [])
-    if case .int(let p)? = d.field("page") { c.page = p }
+    if let p = d.absolutePage { c.page = p }
     if case .hex(let b)? = d.field("data") { c.data = Array(b.prefix(4)) }
     if d.name == "COMPATIBILITY_WRITE", c.data.isEmpty { c.name = "COMPATIBILITY_WRITE (part 1)" }
     return c

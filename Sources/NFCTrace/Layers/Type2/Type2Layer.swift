@@ -184,6 +184,13 @@ public struct Type2Layer: ProtocolLayer {
     let command = pending
     pending = nil
     if unit.readerFailure {
+      if case .sectorSelectSector = command {
+        // A reader chip reports the silence that accepts the sector as a timeout (libnfc's
+        // NTAG I2C sector switch expects exactly that, nfc-facts §4.1).
+        var result = ackNak(0x0A, command)
+        result.decode?.summary = "sector selected (the reader's timeout is the passive ACK)"
+        return result
+      }
       return LayerResult(decode: ReaderFailure.decode(.type2, command: command?.name))
     }
     if unit.partialAnswer, case .read(let page) = command, (1..<16).contains(b.count) {
@@ -192,7 +199,7 @@ public struct Type2Layer: ProtocolLayer {
     if isAckNak(unit, command) { return ackNak(b[0], command) }
     // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no
     // data; sources that store whole bytes only (Flipper Zero's debug pcap) drop its 4 bits.
-    if b.isEmpty, let command, command.isWrite {
+    if b.isEmpty, let command, command.isWrite || command == .sectorSelect {
       var result = ackNak(0x0A, command)
       result.decode?.summary =
         unit.readerChipACK
