@@ -557,6 +557,20 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     let m = try t4Update([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], sw: [0x65, 0x81])
     #expect(m.finding("t4t-memory-failure") != nil)
     #expect(m.finding("t4t-offset-out-of-range") == nil)
+    // The fix names the error the finding gives (401), not 100 (field engineer, t4-21).
+    #expect(m.finding("t4t-memory-failure")?.fix.contains("On error 401, call") == true)
+  }
+
+  /// A read-only Type 4 tag: the evidence shows the CC answer with the write access byte, and
+  /// the fix does not claim it can never be writable (field engineer, t4-13).
+  @Test func readOnlyType4TagEvidenceAndPermanence() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: 0xFF)
+    let f = try #require(try b.diagnose().finding("tag-read-only"))
+    #expect(f.frames.contains(b.frames.count - 5))  // the READ CC answer
+    #expect(f.fix.contains("ChangeFileSettings"))
+    #expect(!f.fix.contains("cannot be made writable again"))
   }
 
   @Test func lcLargerThanMLc() throws {

@@ -25,11 +25,16 @@ enum InterruptedWriteRule: DiagnosisRule {
     "write-interrupted", "ndef-torn", "ndef-emptied", "ndef-length-uncertain", "write-unfinished",
   ]
 
-  static let keepStill =
+  static let keepStill = keepStill(onError: 100)
+
+  /// The fix for a write the field cut short, for the Core NFC error the app got.
+  static func keepStill(onError code: Int) -> String {
     "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) completion "
-    + "handler is called: set session.alertMessage to ask the user to hold still, and only "
-    + "report success from the completion handler. On error 100, call session.restartPolling() "
-    + "(or connect(to:) again), write the whole message again, then readNDEF to verify."
+      + "handler is called: set session.alertMessage to ask the user to hold still, and only "
+      + "report success from the completion handler. On error \(code), call "
+      + "session.restartPolling() (or connect(to:) again), write the whole message again, then "
+      + "readNDEF to verify."
+  }
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []

@@ -78,14 +78,28 @@ enum NDEFPreconditionRule: DiagnosisRule {
   private static func readOnly(
     _ c: DiagnosisContext, _ q: Int?, _ frames: [Int], severity: Severity
   ) -> DiagnosisFinding {
-    DiagnosisFinding(
-      code: "tag-read-only", severity: severity, operation: q, frames: frames,
+    let type4 = c.session.type4CC != nil
+    // The frame that delivered the write access byte: CC3 (Type 2 page 3 byte 3), or byte 14
+    // of the CC file (T4T 2.0 §5.1.2.1, the NDEF File Control TLV's write access).
+    let ccFrame =
+      type4
+      ? c.session.memory.filesEnd[0xE103]?.frame(14) : c.session.memory.type2End.frame(15)
+    let permanence =
+      type4
+      ? " On a Type 4 tag the write access is a file setting of the tag: some (NTAG 424 DNA, "
+        + "DESFire) can change it with the issuer's key (ChangeFileSettings), which Core NFC's "
+        + "NDEF API cannot send."
+      : " A Type 2 tag made read-only stays so: its lock bits and CC write access are "
+        + "one-time programmable."
+    return DiagnosisFinding(
+      code: "tag-read-only", severity: severity, operation: q,
+      frames: frames + (ccFrame.map { [$0] } ?? []),
       cause: "the tag is read-only, so no write was sent",
       message:
         "queryNDEFStatus reports .readOnly (\(c.session.ndefStatusReason ?? "write access denied")). "
         + "If the app called writeNDEF, Core NFC refused it with 400 without sending any command.",
       coreNFCError: .tagNotWritable,
-      fix: queryFix + " A read-only tag cannot be made writable again.")
+      fix: queryFix + permanence)
   }
 
   private static func tooLarge(_ n: Int, _ cap: Int, _ q: Int?, _ frames: [Int], source: String)

@@ -139,7 +139,7 @@ enum Type4StatusRule: DiagnosisRule {
         "t4t-memory-failure", "the tag failed to write its memory",
         "The tag answered 6581 (memory failure): programming failed, usually because the field "
           + "dropped during the write. What the file holds now is uncertain.",
-        InterruptedWriteRule.keepStill
+        InterruptedWriteRule.keepStill(onError: CoreNFCError.tagUpdateFailure.code)
       )
     default:
       return (
