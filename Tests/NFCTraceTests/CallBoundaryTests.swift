@@ -229,3 +229,31 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     #expect(ndef.length == 1016 && ndef.isComplete)
   }
 }
+
+/// A Type 4 stack that reads NLEN and the message in one READ BINARY (offset 0, Le 00) after
+/// the CC: that READ is the readNDEF, the status came from the CC (field engineer, t4-02).
+@Suite struct WholeFileReadTests {
+  @Test func nlenAndMessageInOneReadIsReadNDEF() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    let ok: [UInt8] = [0x90, 0x00]
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0x40, 0x00, 0x00]
+        + ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    let message: [UInt8] = [0xD1, 0x01, 0x01, 0x54, 0x00]
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x00], [0x00, 0x05] + message + Array(repeating: 0, count: 57) + ok)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(
+      s.operations.map { "\($0.kind.rawValue) \($0.outcome.rawValue)" } == [
+        "connect ok", "queryNDEFStatus ok", "readNDEF ok",
+      ])
+    #expect(s.operations[1].detail("status") == .string("readWrite"))
+    #expect(s.operations[2].detail("message") == .hex(message))
+  }
+}

@@ -28,6 +28,10 @@ struct Type4Procedure: Sendable {
     switch name {
     case "READ CC": return .queryNDEFStatus
     case "READ NLEN": return nlenRead && current != .queryNDEFStatus ? .readNDEF : .queryNDEFStatus
+    case "READ NLEN and NDEF data" where cc != nil:
+      // A stack that reads NLEN and the message at once (READ BINARY offset 0, Le past NLEN)
+      // reads the message: the status is known from the CC already.
+      return .readNDEF
     case "READ NDEF data", "READ NLEN and NDEF data":
       return current == .queryNDEFStatus && !nlenRead ? .queryNDEFStatus : .readNDEF
     case "UPDATE NLEN", "UPDATE NDEF data", "UPDATE NLEN and NDEF data": return .writeNDEF
