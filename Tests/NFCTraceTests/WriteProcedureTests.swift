@@ -88,3 +88,20 @@ import Testing
         "The tag answered NAK 4 (not allowed, or authentication counter overflow)"))
   }
 }
+
+/// `--expect` on a writable tag and no writeNDEF in the session: said, not "no writes,
+/// nothing failed" (field engineer pass).
+@Suite struct NoWriteSentTests {
+  @Test func expectWithoutAWriteIsNoted() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], [0xD1, 0x01, 0x01, 0x54, 0x00, 0x90, 0x00])
+    let r = try b.diagnose(expect: [0xD1, 0x01, 0x01, 0x54, 0x01])
+    let f = try #require(r.finding("no-write-sent"))
+    #expect(f.severity == .info)
+    #expect(f.message.hasSuffix("The tag holds another message (5 bytes)."))
+    // The tag already holds the message: nothing to say.
+    #expect(try b.diagnose(expect: [0xD1, 0x01, 0x01, 0x54, 0x00]).finding("no-write-sent") == nil)
+  }
+}

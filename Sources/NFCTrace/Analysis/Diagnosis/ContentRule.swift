@@ -12,12 +12,15 @@ import NDEF
 /// finding with the validator's code, and the verdict becomes `succeeded-with-bad-content`.
 /// With `--expect`, the end image is compared with the intended message:
 /// `content-differs-from-expected` (error after a successful write; info after a failed or
-/// interrupted one, saying how much of it is on the tag).
+/// interrupted one, saying how much of it is on the tag). With `--expect` and no writeNDEF at
+/// all on a tag the app could write: `no-write-sent` (info), unless the tag already holds the
+/// message.
 enum ContentRule: DiagnosisRule {
-  static let codes = ["content-differs-from-expected"]
+  static let codes = ["content-differs-from-expected", "no-write-sent"]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []
+    if let f = noWrite(c) { out.append(f) }
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
       guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
@@ -55,6 +58,36 @@ enum ContentRule: DiagnosisRule {
       f.effect = .badContent
       return f
     }
+  }
+
+  /// `--expect` named a message, the tag was writable, and no writeNDEF is in the session.
+  private static func noWrite(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard let e = c.expected, !e.isEmpty, c.session.ndefStatus?.status == .readWrite,
+      !c.session.operations.contains(where: { $0.kind == .writeNDEF })
+    else { return nil }
+    let held = c.session.memory.type2Area?.ndef.map(\.value) ?? type4Message(c.session)
+    if held == e { return nil }
+    let q = c.session.operations.lastIndex { $0.kind == .queryNDEFStatus }
+    return DiagnosisFinding(
+      code: "no-write-sent", severity: .info, operation: q,
+      frames: q.map { [c.session.operations[$0].lastFrame] } ?? [],
+      cause: "no write was sent in this session",
+      message: "The app meant to write \(bytesText(e.count)), and queryNDEFStatus reported the "
+        + "tag readWrite, but the session has no writeNDEF: no write command reached the tag"
+        + (held.map { ". The tag holds another message (\(bytesText($0.count)))" }
+          ?? "")
+        + ".",
+      coreNFCError: nil,
+      fix: "Check that the app calls writeNDEF(_:completionHandler:) after queryNDEFStatus "
+        + "returns .readWrite (and that the session was not invalidated first).")
+  }
+
+  /// The message in the Type 4 NDEF file as left, when NLEN (2 bytes) and all of it are known.
+  private static func type4Message(_ s: SessionAnalysis) -> [UInt8]? {
+    guard let file = s.type4NDEFFile, let image = s.memory.filesEnd[file],
+      let nlen = image.known(0, 2)
+    else { return nil }
+    return image.known(2, Int(nlen[0]) << 8 | Int(nlen[1]))
   }
 
   private static func compare(_ e: [UInt8], _ st: NDEFWriteState, op: Operation, _ i: Int)
