@@ -473,6 +473,26 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(x.cause.hasPrefix("the tag left the field"))
   }
 
+  /// Review: a NAK, then answered READs, then silence: the tag was not idle, it left. And a
+  /// PWD_AUTH refused with NAK 4 is the authentication limit, not a wrong password.
+  @Test func nakFollowedByAnswersIsNoIdleTagAndNAK4IsAUTHLIM() throws {
+    var b = type2Tag()
+    b.reader([0x30, 0x04])
+    b.add4Bit(0x01)
+    b.read(4, [])
+    b.write(4, [1, 2, 3, 4], .none)
+    let w = try #require(try b.diagnose().finding("write-interrupted"))
+    #expect(w.cause.hasPrefix("the tag left the field"))
+    var c = type2Tag()
+    c.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    c.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
+    c.add4Bit(0x04)
+    c.activateType2()
+    c.write(0x10, [1, 2, 3, 4], .nak(0))
+    let f = try #require(try c.diagnose().finding("t2t-nak-password"))
+    #expect(f.cause.hasPrefix("the page is password protected and the tag's authentication limit"))
+  }
+
   @Test func passwordLostOnReactivation() throws {
     var b = type2Tag()
     b.read(0x29, [0x04, 0x00, 0x00, 0x10])

@@ -151,4 +151,44 @@ private func readWriteTrace() -> [Frame] {
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
   }
+
+  /// Review: in a two-sided capture, a SELECT nobody answered followed by HLTA is a failed
+  /// connect, not a UID completed from the reader's SELECTs.
+  @Test func unansweredSelectThenHaltIsNoMissedSAK() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    var frames = b.frames
+    frames.removeLast()  // SAK 00 of CL2
+    var h = TraceBuilder()
+    h.timeNs = (frames.last?.timeNs ?? 0) + 1_000_000
+    h.reader([0x50, 0x00])
+    frames += h.frames.map {
+      var f = $0
+      f.index += frames.count
+      return f
+    }
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(s.tag.uid.isEmpty)
+    #expect(s.operations.first?.outcome != .ok)
+  }
+
+  /// Review: a capture that starts on unanswered commands, then a tag's activation: the
+  /// leading commands are a session of their own (tag not captured), the activation opens the
+  /// next, and the two do not disagree between sessions and diagnose.
+  @Test func leadingUnansweredCommandsAreTheirOwnSession() throws {
+    var b = TraceBuilder()
+    b.write(4, [0x03, 0x0A, 0xD1, 0x01], .none)
+    b.write(4, [0x03, 0x0A, 0xD1, 0x01], .none)
+    b.gapUs = 20_000
+    b.activateType2()
+    b.gapUs = 400
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00])
+    let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+    #expect(sessions.count == 2)
+    #expect(sessions.map(\.tagHeard) == [false, true])
+    let r = try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(expected: nil)
+    #expect(r.sessions[0].findings.map(\.code) == ["tag-not-captured"])
+    #expect(r.sessions[1].findings.isEmpty)
+  }
 }

@@ -147,13 +147,28 @@ import Testing
     b.tag([0x02, 0x90, 0x00])
     let frames = decodeAll(b.frames).0
     #expect(frames.flatMap(\.findings).filter { $0.code == "unexpected-block-number" }.isEmpty)
-    var wrong = query()
-    wrong.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
-    wrong.reader([0x02, 0x00, 0xD6, 0x00, 0x02, 0x01, 0xAA])
-    wrong.reader([0xB2], gapUs: 10_000)
-    wrong.tag([0xA2])
-    let bad = decodeAll(wrong.frames).0
-    #expect(bad.flatMap(\.findings).filter { $0.code == "unexpected-block-number" }.count == 1)
+    // Review: in a reader chain the tag's damaged R(ACK)(1), NAKed with R(NAK)(1), comes again
+    // with the NAK's own number (rule 11): valid too.
+    var chain = query()
+    chain.reader([0x13, 0x00, 0xD6, 0x00, 0x02, 0x10] + Array(repeating: 0x61, count: 8))
+    chain.tag([0xA3], badCRC: true)
+    chain.reader([0xB3], gapUs: 10_000)
+    chain.tag([0xA3])
+    let resent = decodeAll(chain.frames).0
+    #expect(resent.flatMap(\.findings).filter { $0.code == "unexpected-block-number" }.isEmpty)
+  }
+
+  /// Review: a chained UPDATE BINARY of another file than the NDEF file is no writeNDEF.
+  @Test func chainedUpdateOfAnotherFileIsNoWrite() throws {
+    var b = query()
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x05], [0x90, 0x00])  // I(1)
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x00, 0x10] + Array(repeating: 0x61, count: 8))
+    b.tag([0xA2])
+    b.reader([0x03] + Array(repeating: 0x61, count: 8))
+    b.tag([0x03, 0x90, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(!s.operations.contains { $0.kind == .writeNDEF })
   }
 
   /// NLEN 0 acknowledged, then only the first part of the chained UPDATE before the field

@@ -151,7 +151,10 @@ public struct SessionAnalyzer: Sendable {
       // closed the current one in `classify`.
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
-      if let d = f.innermost { call.command(d, at: f.frame.timeNs, memory: memory) }
+      if let d = f.innermost {
+        call.command(d, at: f.frame.timeNs, memory: memory)
+        if d.protocolID == .type4 { type4.command(d) }
+      }
       pending = f
     }
     extend(f)
@@ -190,7 +193,7 @@ public struct SessionAnalyzer: Sendable {
       guard case .hex(let h)? = d.field("apdu_header"), h.count == 4, h[1] == 0xD6 else {
         return false
       }
-      return type4.status.map { $0.status != .notSupported } ?? false
+      return type4.ndefFileSelected && (type4.status.map { $0.status != .notSupported } ?? false)
     }
     return call.startsNewCall(chained: d)
   }

@@ -114,7 +114,9 @@ public struct SessionSegmenter: Sendable {
     }
     if f.startsActivation {
       if answered {
-        if current == nil || sawHalt || silent {
+        // A session opened on reader commands alone (the tag unheard) ends at the first
+        // activation a tag answers: what came before stays a session of its own.
+        if current == nil || sawHalt || silent || !tagHeard {
           close()
           open(at: f)
         } else {
@@ -144,7 +146,8 @@ public struct SessionSegmenter: Sendable {
   private mutating func attach(_ f: inout DecodedFrame) {
     guard current != nil else { return }
     current?.lastFrame = f.frame.index
-    current?.endNs = f.frame.timeNs
+    // A clock that went backwards (warned by the importer) must not give a negative span.
+    if let c = current { current?.endNs = max(c.endNs, f.frame.timeNs) }
     if current?.technology == .unknown || current?.technology == nil {
       current?.technology = f.technology
     }

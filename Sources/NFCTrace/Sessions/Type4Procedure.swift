@@ -16,6 +16,13 @@ struct Type4Procedure: Sendable {
   var nlenSize: Int { cc?.ndefFile.lengthFieldSize ?? 2 }
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   private var nlenRead = false
+  /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
+  private(set) var ndefFileSelected = false
+
+  /// Follows the reader's SELECTs (called for each Type 4 command).
+  mutating func command(_ d: LayerDecode) {
+    if d.name.hasPrefix("SELECT") { ndefFileSelected = d.name == "SELECT NDEF file" }
+  }
 
   func classify(_ d: LayerDecode, current: OperationKind?) -> OperationKind {
     let name = d.name

@@ -43,21 +43,12 @@ public struct DiagnosisContext: Sendable {
   }
 
   /// The Type 2 command the tag refused (NAK) last before the unanswered command at `frame`,
-  /// when nothing was answered and no activation came between them. NXP Type 2 tags leave the
-  /// ACTIVE state after a NAK and ignore commands until activated again (NTAG21x state
-  /// diagram; nfcpy re-activates after every NAK, nfc-facts §4.2), so that silence is the NAK's
-  /// doing, not the field's.
+  /// when the tag answered nothing else and was not activated again in between
+  /// (`SessionCommandLog.nakBefore(silence:)`). NXP Type 2 tags leave the ACTIVE state after a
+  /// NAK and ignore commands until activated again (NTAG21x state diagram; nfcpy re-activates
+  /// after every NAK, nfc-facts §4.2), so that silence is the NAK's doing, not the field's.
   public func nakBefore(_ frame: Int) -> SessionCommandLog.Command? {
-    guard
-      let i = log.commands.lastIndex(where: {
-        guard case .nak = $0.answer else { return false }
-        return $0.frame < frame
-      })
-    else { return nil }
-    let nak = log.commands[i]
-    let answeredSince = log.commands[(i + 1)...].contains { $0.frame < frame && $0.answer != .none }
-    let activatedSince = log.activations.contains { $0 > nak.frame && $0 < frame }
-    return answeredSince || activatedSince ? nil : nak
+    log.nakBefore(silence: frame)
   }
 
   /// The Core NFC error for a refused or failed command of operation `i`: 401 for NDEF

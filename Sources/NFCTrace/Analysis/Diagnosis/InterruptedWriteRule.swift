@@ -27,6 +27,15 @@ enum InterruptedWriteRule: DiagnosisRule {
 
   static let keepStill = keepStill(onError: 100)
 
+  /// The fix for a writeLock the field cut short: part of it may be on the tag (CC write
+  /// access F without the lock bits, or the reverse), and both are one-time programmable.
+  static let lockAgain =
+    "Keep the tag still until the writeLock(completionHandler:) completion handler is called. "
+    + "On error 100, call session.restartPolling() (or connect(to:) again) and writeLock again: "
+    + "part of the lock may already be on the tag (the CC's write access or the lock bits, both "
+    + "one-time programmable), so queryNDEFStatus may now say .readOnly and writeNDEF fail with "
+    + "400 while the tag is not fully locked."
+
   /// The fix for a write the field cut short, for the Core NFC error the app got.
   static func keepStill(onError code: Int) -> String {
     "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) completion "
@@ -159,7 +168,8 @@ enum InterruptedWriteRule: DiagnosisRule {
     }
     return DiagnosisFinding(
       code: "write-interrupted", severity: .error, operation: i, frames: frames, cause: cause,
-      message: text, coreNFCError: .tagConnectionLost, fix: keepStill)
+      message: text, coreNFCError: .tagConnectionLost,
+      fix: op.kind == .writeLock ? lockAgain : keepStill)
   }
 
   /// The silence follows a NAK with no reactivation: the tag went idle, it did not leave.

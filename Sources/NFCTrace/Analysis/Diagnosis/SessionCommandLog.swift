@@ -60,12 +60,28 @@ public struct SessionCommandLog: Sendable {
   /// Frames of accepted PWD_AUTH answers (PACK).
   public private(set) var packFrames: [Int] = []
   private var pending: Command?
+  /// The last command the tag refused with NAK, until the tag answers anything else or is
+  /// activated again.
+  private var lastNAK: Command?
+  /// Reader frames left unanswered while `lastNAK` stood, with that NAK's command.
+  private var silencesAfterNAK: [Int: Command] = [:]
+
+  /// The command whose NAK last preceded the unanswered reader frame `frame`, when the tag
+  /// answered nothing else and was not activated again in between (reader-reported
+  /// activations included): NXP Type 2 tags leave the ACTIVE state after a NAK.
+  public func nakBefore(silence frame: Int) -> Command? { silencesAfterNAK[frame] }
 
   /// An empty log.
   public init() {}
 
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
+    if f.startsActivation {
+      lastNAK = nil
+      if f.frame.direction == .tag, activations.count < Self.limit {
+        activations.append(f.frame.index)
+      }
+    }
     switch f.frame.direction {
     case .reader: reader(f)
     case .tag: tag(f)
@@ -78,6 +94,9 @@ public struct SessionCommandLog: Sendable {
 
   private mutating func reader(_ f: DecodedFrame) {
     if f.startsActivation, activations.count < Self.limit { activations.append(f.frame.index) }
+    if let nak = lastNAK, f.response == .unanswered, silencesAfterNAK.count < Self.limit {
+      silencesAfterNAK[f.frame.index] = nak
+    }
     if let apdu = f.layer(.iso7816), apdu.name != "not an APDU" {
       close(answer: .none, frame: nil)
       pending = Self.command(f, apdu: apdu)
@@ -90,6 +109,7 @@ public struct SessionCommandLog: Sendable {
   }
 
   private mutating func tag(_ f: DecodedFrame) {
+    if f.layer(.type2)?.name != "NAK" { lastNAK = nil }
     if f.layer(.type2)?.name == "PACK", packFrames.count < Self.limit {
       packFrames.append(f.frame.index)
     }
@@ -128,6 +148,7 @@ public struct SessionCommandLog: Sendable {
     default: refused = false
     }
     c.refused = refused
+    if case .nak = answer { lastNAK = c }
     if c.isWrite || refused, commands.count < Self.limit { commands.append(c) }
   }
 

@@ -170,6 +170,22 @@ enum Type2NAKRule: DiagnosisRule {
       if let refused = c.log.commands.last(where: {
         $0.name == "PWD_AUTH" && $0.refused && $0.frame < frame
       }) {
+        if refused.answer == .nak(4) {
+          // NAK 4 to PWD_AUTH: the negative-attempt counter reached AUTHLIM (NTAG21x
+          // datasheet, ACCESS.AUTHLIM; nfc-facts §4.2): every later PWD_AUTH is refused.
+          return Cause(
+            code: "t2t-nak-password",
+            cause: "the page is password protected and the tag's authentication limit is "
+              + "reached",
+            message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages "
+              + "from there on need PWD_AUTH before writing. The tag answered the PWD_AUTH at "
+              + "frame \(refused.frame) with NAK 4: its count of wrong passwords reached AUTHLIM, "
+              + "so it refuses every PWD_AUTH from now on and the WRITE of page \(p) with it.",
+            fix: "The tag's password protection is locked for good: the protected pages cannot "
+              + "be written any more. Use another tag, and keep apps from retrying a wrong "
+              + "password when AUTHLIM is set.",
+            frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
+        }
         return Cause(
           code: "t2t-nak-password",
           cause: "the page is password protected and the password sent was refused",

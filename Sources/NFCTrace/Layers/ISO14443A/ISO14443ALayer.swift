@@ -277,19 +277,17 @@ public struct ISO14443ALayer: Sendable {
   }
 
   /// The reader moved on from a SELECT whose SAK the capture missed (a sniffer that hears
-  /// the reader but not the tag): the reader's next command says what the SAK said. Another
-  /// cascade level's anticollision or SELECT means "UID not complete"; any other command
-  /// after a part without the cascade tag 88 means the UID is complete (ISO/IEC 14443-3
-  /// §6.5.3.4), so the UID is the reader's SELECTs.
+  /// the reader but not the tag): the reader's next command says what the SAK said. A command
+  /// for a selected tag after a part without the cascade tag 88 means the UID is complete
+  /// (ISO/IEC 14443-3 §6.5.3.4), so the UID is the reader's SELECTs; the next cascade level's
+  /// anticollision keeps the part for it.
   private mutating func missedSAK(
     _ level: CascadeLevel, _ part: UIDPart, next kind: Kind, context: inout LinkContext
   ) {
     parts = Array(parts.prefix(level.rawValue - 1)) + [part]
-    switch kind {
-    case .anticollision, .select, .request, .magSafe: return
-    default: break
-    }
-    guard !part.hasCascadeTag else { return }
+    // Only a command sent to a selected tag (RATS, Type 2, MIFARE, ISO-DEP) proves the SAK
+    // came; HLTA or a poll may follow a SELECT nobody answered.
+    guard case .inner = kind, !part.hasCascadeTag else { return }
     context.uid = Anticollision.assemble(parts, complete: true)
     context.uidComplete = true
   }

@@ -165,9 +165,11 @@ struct BlockNumbers: Sendable {
       known = true
       nak = nil
     }
-    // The answer to R(NAK) of a block the tag never got: R(ACK) with the tag's current
-    // number, which differs from the NAK's (ISO/IEC 14443-4 §7.5.4.2 rule 12).
-    if let nak { return n != nak ^ 1 ? nak ^ 1 : nil }
+    // The answer to R(NAK): the tag's last block again when the NAK carries its current
+    // number (rule 11; in a chain, its R(ACK) of the NAK's number), else R(ACK) with its
+    // current number, the other one (rule 12; it never got the reader's last I-block). Which
+    // applies depends on what the tag received, which the trace cannot show: both are valid.
+    if nak != nil { return nil }
     return known && n != tag ? tag : nil
   }
 }
