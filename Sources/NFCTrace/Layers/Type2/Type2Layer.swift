@@ -133,6 +133,8 @@ public struct Type2Layer: ProtocolLayer {
     default:
       return describeOther(c, f)
     }
+    // Pages repeat in every NTAG I2C sector: the summary says which one.
+    if let sector, sector != 0 { return (text + " (sector \(sector))", f) }
     return (text, f)
   }
 
@@ -184,13 +186,6 @@ public struct Type2Layer: ProtocolLayer {
     let command = pending
     pending = nil
     if unit.readerFailure {
-      if case .sectorSelectSector = command {
-        // A reader chip reports the silence that accepts the sector as a timeout (libnfc's
-        // NTAG I2C sector switch expects exactly that, nfc-facts §4.1).
-        var result = ackNak(0x0A, command)
-        result.decode?.summary = "sector selected (the reader's timeout is the passive ACK)"
-        return result
-      }
       return LayerResult(decode: ReaderFailure.decode(.type2, command: command?.name))
     }
     if unit.partialAnswer, case .read(let page) = command, (1..<16).contains(b.count) {
