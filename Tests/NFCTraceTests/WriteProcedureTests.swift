@@ -105,3 +105,38 @@ import Testing
     #expect(try b.diagnose(expect: [0xD1, 0x01, 0x01, 0x54, 0x00]).finding("no-write-sent") == nil)
   }
 }
+
+/// Type 4 answers a field engineer found misread (t4-03, t4-04).
+@Suite struct Type4FileBoundsTests {
+  /// A whole-file READ BINARY (Le 00) answered with the data and 6282 (the file ended before
+  /// Le bytes, ISO/IEC 7816-4 warning) is a successful read, not a refusal.
+  @Test func shortReadWith6282IsNoRefusal() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x02, 0x00],
+      [0xD1, 0x01, 0x01, 0x54, 0x00] + Array(repeating: 0, count: 20) + [0x62, 0x82])
+    let r = try b.diagnose()
+    #expect(r.sessions[0].findings.isEmpty)
+  }
+
+  /// NLEN 0x0300 in a 256-byte NDEF file (CC max size 0x0100): the file is corrupt.
+  @Test func nlenLargerThanTheFileIsAnError() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    let ok: [UInt8] = [0x90, 0x00]
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00]
+        + ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x03, 0x00] + ok)
+    let f = try #require(try b.diagnose().finding("t4t-nlen-exceeds-file"))
+    #expect(f.severity == .error)
+    #expect(f.message.hasPrefix("The NDEF file's length field says 768 bytes, but the CC gives"))
+    #expect(f.frames == [b.frames.count - 1])
+  }
+}

@@ -19,11 +19,12 @@
 enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
-    "not-ndef-formatted",
+    "not-ndef-formatted", "t4t-nlen-exceeds-file",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out = expectedChecks(c)
+    if let f = nlenPastFile(c) { out.append(f) }
     out += writtenLengthChecks(c)
     out += emptyReads(c)
     if c.expected == nil { out += statusNotes(c) }
@@ -73,6 +74,34 @@ enum NDEFPreconditionRule: DiagnosisRule {
     }
     if f?.severity == .error, !wrote { f?.effect = .notAttempted }
     return f.map { [$0] } ?? []
+  }
+
+  /// The NLEN the tag held when the session read it announces more bytes than the NDEF file
+  /// can hold (its maximum size from the CC, minus the NLEN field; nfc-facts §6.2, nfcpy's
+  /// capacity): the message cannot be there, and readers reading NLEN bytes run past the
+  /// file's end (6282, 6B00).
+  private static func nlenPastFile(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard let cc = c.session.type4CC, let id = c.session.type4NDEFFile,
+      let image = c.session.memory.filesStart[id]
+    else { return nil }
+    let size = cc.ndefFile.lengthFieldSize
+    guard let field = image.known(0, size) else { return nil }
+    let nlen = field.reduce(0) { $0 << 8 | Int($1) }
+    let room = cc.ndefFile.capacity
+    guard nlen > room else { return nil }
+    let frame = image.frame(0)
+    return DiagnosisFinding(
+      code: "t4t-nlen-exceeds-file", severity: .error,
+      operation: frame.flatMap { c.operation(at: $0) }, frames: frame.map { [$0] } ?? [],
+      cause: "the NLEN on the tag announces more bytes than its NDEF file holds",
+      message: "The NDEF file's length field says \(nlen) bytes, but the CC gives the file a "
+        + "maximum size of \(room + size) bytes, so at most \(room) bytes of message fit. "
+        + "Reads of NLEN bytes run past the file's end; the NDEF file is corrupt, not the "
+        + "reader.",
+      coreNFCError: nil,
+      fix: "Rewrite the tag's NDEF file with writeNDEF(_:completionHandler:) (NLEN 0, the "
+        + "message, the real NLEN), or reformat it with the vendor's tool; treat readNDEF "
+        + "errors on this tag as a damaged tag.")
   }
 
   private static func readOnly(

@@ -144,7 +144,10 @@ public struct SessionCommandLog: Sendable {
     case .nak: refused = true
     case .sw(let sw):
       let strict = c.isType4 && Type4Procedure.isNDEFProcedure(c.name)
-      refused = sw != "9000" && (strict || !normalStatus)
+      // 6282 to READ BINARY: the file ended before Le bytes, which came with it (ISO/IEC
+      // 7816-4 §5.6 warning; a whole-file read with Le 00 / 0000 gets it): not a refusal.
+      let shortRead = sw == "6282" && c.ins == 0xB0
+      refused = sw != "9000" && !shortRead && (strict || !normalStatus)
     default: refused = false
     }
     c.refused = refused
