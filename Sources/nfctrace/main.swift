@@ -68,11 +68,31 @@ func run(_ argv: [String]) -> Int32 {
     return 2
   } catch let e as TraceError {
     printError("nfctrace: error: \(e)")
+    if wantsJSON(rest) { printJSONError(e) }
     return 3
   } catch {
     printError("nfctrace: error: \(error)")
     return 3
   }
+}
+
+/// Whether the arguments ask for JSON output (`--format json`).
+func wantsJSON(_ args: [String]) -> Bool {
+  zip(args, args.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+}
+
+/// An input that could not be opened at all still gives one JSON document (docs/json.md):
+/// `{"tool","version","source":{"path","format":null},"warnings":[],"error":{…}}`.
+func printJSONError(_ e: TraceError) {
+  let out = OutputBuffer()
+  out.write("{\"tool\":\"nfctrace\",\"version\":")
+  JSON.string(Version.string, to: out)
+  out.write(",\"source\":{\"path\":")
+  JSON.string(e.location.file, to: out)
+  out.write(",\"format\":null},\"warnings\":[],\"error\":")
+  TimelineJSONRenderer.error(e, to: out)
+  out.write("}\n")
+  out.flush()
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))

@@ -14,6 +14,19 @@ import Testing
     #expect(!run.stderr.contains("unknown option"))
   }
 
+  /// An input that cannot be opened at all still gives one JSON document with `error` set
+  /// when JSON is asked for (standard output was empty; field engineer pass, x-03).
+  @Test(arguments: ["timeline", "sessions", "report", "diagnose"])
+  func unopenableInputGivesAJSONError(_ command: String) throws {
+    let run = CLI.run([command, "/nonexistent/trace.pcap", "--format", "json"])
+    #expect(run.status == 3)
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let error = try #require(doc["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "unreadable")
+    #expect(error["file"] as? String == "/nonexistent/trace.pcap")
+  }
+
   /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was
   /// "unknown option --help", exit 2).
   @Test(arguments: ["timeline", "sessions", "report", "diagnose", "diff", "convert"])
