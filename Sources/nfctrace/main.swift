@@ -68,7 +68,7 @@ func run(_ argv: [String]) -> Int32 {
     return 2
   } catch let e as TraceError {
     printError("nfctrace: error: \(e)")
-    if wantsJSON(rest) { printJSONError(e) }
+    if wantsJSON(rest), !OutputBuffer.wroteStandardOutput { printJSONError(e, command: command) }
     return 3
   } catch {
     printError("nfctrace: error: \(error)")
@@ -82,14 +82,22 @@ func wantsJSON(_ args: [String]) -> Bool {
 }
 
 /// An input that could not be opened at all still gives one JSON document (docs/json.md):
-/// `{"tool","version","source":{"path","format":null},"warnings":[],"error":{…}}`.
-func printJSONError(_ e: TraceError) {
+/// `{"tool","version","source":{"path","format":null},…,"warnings":[],"error":{…}}`, with the
+/// command's own lists empty (`frames` and `sessions`, `sessions` or `reports`).
+func printJSONError(_ e: TraceError, command: String) {
   let out = OutputBuffer()
   out.write("{\"tool\":\"nfctrace\",\"version\":")
   JSON.string(Version.string, to: out)
   out.write(",\"source\":{\"path\":")
   JSON.string(e.location.file, to: out)
-  out.write(",\"format\":null},\"warnings\":[],\"error\":")
+  out.write(",\"format\":null}")
+  switch command {
+  case "timeline": out.write(",\"frames\":[],\"sessions\":[]")
+  case "sessions", "diagnose": out.write(",\"sessions\":[]")
+  case "report": out.write(",\"reports\":[]")
+  default: break
+  }
+  out.write(",\"warnings\":[],\"error\":")
   TimelineJSONRenderer.error(e, to: out)
   out.write("}\n")
   out.flush()

@@ -144,9 +144,15 @@ public final class OutputBuffer {
     }
   }
 
+  /// Whether any buffer has written to standard output (fd 1) in this process: the CLI prints
+  /// its own error document only when a command printed nothing. Set on the caller's thread
+  /// only (renderers run there).
+  nonisolated(unsafe) public static var wroteStandardOutput = false
+
   /// Writes out what is buffered.
   public func flush() {
     guard let fd, used > 0 else { return }
+    if fd == 1 { Self.wroteStandardOutput = true }
     var offset = 0
     while offset < used {
       let n = Foundation.write(fd, base + offset, used - offset)
