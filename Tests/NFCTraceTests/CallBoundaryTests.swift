@@ -257,3 +257,26 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     #expect(s.operations[2].detail("message") == .hex(message))
   }
 }
+
+/// The CC read again after writeLock is a query again, not a readNDEF claiming a message its
+/// READ never covered (field engineer pass 2, t2-02).
+@Suite struct CCReReadTests {
+  @Test func ccReadAfterWriteLockIsAQuery() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x0F], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(
+      s.operations.map(\.shortText) == [
+        "connect ok", "queryNDEFStatus readWrite 142 B", "writeLock ok",
+        "queryNDEFStatus readOnly 142 B",
+      ])
+  }
+}

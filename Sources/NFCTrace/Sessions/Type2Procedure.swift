@@ -72,6 +72,9 @@ struct Type2Procedure: Sendable {
     let queried = status != nil
     let ndef = status.map { $0.status != .notSupported } ?? false
     if !queried && range.contains(3) { return .queryNDEFStatus }
+    // The CC read again outside a read (after writeLock, or a stack checking the status
+    // again) is the query again, not a readNDEF of bytes it never covered.
+    if queried, range.lowerBound <= 3, current != .readNDEF { return .queryNDEFStatus }
     if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
       return .queryNDEFStatus
     }
