@@ -280,3 +280,21 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
       ])
   }
 }
+
+/// Android's Ndef.makeReadOnly on a tag that did not answer GET_VERSION: the write of the
+/// dynamic lock bytes where the Lock Control TLV puts them (page 40) is part of writeLock,
+/// not a writeNDEF (field engineer pass 2, android-02).
+@Suite struct LockControlWriteTests {
+  @Test func dynamicLockWriteFromTheLockControlTLVIsWriteLock() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    let lockControl: [UInt8] = [0x01, 0x03, 0xA0, 0x0C, 0x34]
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: lockControl + [0x03, 0x00, 0xFE]))
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    b.write(40, [0xFF, 0x0F, 0x00, 0xBD])
+    b.write(2, [0x00, 0x48, 0xFF, 0xFF])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+  }
+}

@@ -33,7 +33,7 @@ struct Type2Procedure: Sendable {
       return classifyRead(d, current: current, memory: memory, tag: tag)
     case "WRITE", "COMPATIBILITY_WRITE":
       if case .int(2)? = d.field("part") { return current }
-      let kind = classifyWrite(d, tag: tag)
+      let kind = classifyWrite(d, tag: tag, memory: memory)
       // Data-area WRITEs after one that started a writeNDEF continue it, even when the trace
       // began too late to show the NDEF status.
       guard kind == .writeNDEF, !writesNDEF(d, memory: memory), current != .writeNDEF else {
@@ -109,7 +109,9 @@ struct Type2Procedure: Sendable {
     return page == address / 4 || page == (address - 1) / 4
   }
 
-  private func classifyWrite(_ d: LayerDecode, tag: TagIdentity) -> OperationKind {
+  private func classifyWrite(_ d: LayerDecode, tag: TagIdentity, memory: TagMemory)
+    -> OperationKind
+  {
     guard let page = d.absolutePage else { return .transceive }
     let data: [UInt8]
     if case .hex(let b)? = d.field("data") { data = b } else { data = [] }
@@ -124,6 +126,12 @@ struct Type2Procedure: Sendable {
       if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
       // Past the user memory: configuration pages, or no page at all (the tag NAKs it).
       if page >= 4 + user / 4 { return .transceive }
+    } else if let area = memory.type2Area,
+      area.reservedAreas.contains(where: { $0.isLock && $0.address / 4 == page })
+    {
+      // Unidentified: the dynamic lock bytes where the tag's Lock Control TLV puts them
+      // (Android's makeReadOnly writes them after the CC, nfc-facts §5.2–5.3).
+      return .writeLock
     }
     return .writeNDEF
   }
