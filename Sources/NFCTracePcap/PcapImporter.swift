@@ -245,11 +245,13 @@ public final class PcapImporter: TraceImporter {
     case .frame(let event, let payload, let lengthField):
       checkLengths(packet, payload.count, lengthField, event, location)
       let shape = event.frameShape
+      // A frame the snap length cut lost its end, CRC included: not a damaged frame.
+      let cut = packet.originalLength > packet.bytes.count && event.carriesData
       let frame = Frame(
         index: frameIndex, timeNs: packet.timeNs &- first, sourceTime: sourceTime(packet.timeNs),
         direction: shape.direction, event: shape.event,
-        data: event.carriesData ? Array(payload) : [], crc: shape.crc, technology: .unknown,
-        location: location)
+        data: event.carriesData ? Array(payload) : [], crc: cut ? .notCaptured : shape.crc,
+        technology: .unknown, sourceFlags: cut ? [Self.truncatedFlag] : [], location: location)
       frameIndex += 1
       return frame
     }
@@ -284,6 +286,9 @@ public final class PcapImporter: TraceImporter {
       frameIndex += 1
     }
   }
+
+  /// The source flag of a frame the capture's snap length cut (as NFC-Laboratory's).
+  static let truncatedFlag = "truncated"
 
   private func checkLengths(
     _ packet: PcapPacket, _ payload: Int, _ lengthField: Int, _ event: ISO14443PcapEvent,

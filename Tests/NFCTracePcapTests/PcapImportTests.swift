@@ -375,6 +375,22 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
         == SourceLocation(file: "snap.pcap", unit: "packet", record: 3, offset: 70))
   }
 
+  /// A frame the snap length cut (captured 16 of 22 bytes) lost its CRC to the capture: its
+  /// CRC is not-captured and it is flagged truncated, not a damaged frame (field engineer
+  /// pass 2, x-08).
+  @Test func frameCutBySnapLengthIsNotDamaged() throws {
+    var bytes: [UInt8] =
+      [0xD4, 0xC3, 0xB2, 0xA1] + le(2, 2) + le(4, 2) + le(0, 8) + le(16, 4) + le(264, 4)
+    let answer: [UInt8] = [0x00, 0xFF, 0x00, 0x12] + Array(repeating: 0x61, count: 18)
+    bytes += le(1, 4) + le(0, 4) + le(16, 4) + le(answer.count, 4) + Array(answer.prefix(16))
+    let result = try importPcap(TraceInput(path: "cut.pcap", bytes: Data(bytes)))
+    let frame = try #require(result.frames.first)
+    #expect(frame.data.count == 12)
+    #expect(frame.crc == .notCaptured)
+    #expect(frame.sourceFlags == ["truncated"])
+    #expect(result.warnings.first?.message.hasPrefix("packet captured 16 of its 22 bytes") == true)
+  }
+
   /// pcapng where libpcap refuses a block the walk accepted (a second section of major
   /// version 2): the error names the block's offset, not 0.
   @Test func pcapngErrorPastTheWalkedPackets() throws {

@@ -140,6 +140,9 @@ public struct LayerUnit: Sendable {
   /// True when the source kept only the first bytes of the tag's answer (a PC/SC READ BINARY
   /// with `Le` below 16 returns that many of the READ answer's 16 bytes).
   public var partialAnswer = false
+  /// True when the capture cut the frame (a pcap snap length): its bytes are the first ones
+  /// of the frame, its CRC and the rest were not kept.
+  public var cutByCapture = false
   /// True for an empty tag frame standing for the reader's report that the command failed
   /// (`ReaderChipFlag.readerFailure`): a refusal, not a missing answer.
   public var readerFailure = false

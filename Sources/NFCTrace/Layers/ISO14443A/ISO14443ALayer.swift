@@ -405,6 +405,7 @@ public struct ISO14443ALayer: Sendable {
       unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
       unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)
       unit.readerChipACK = frame.sourceFlags.contains(ReaderChipFlag.emptyAnswer)
+      unit.cutByCapture = frame.crc == .notCaptured && frame.sourceFlags.contains("truncated")
     }
     return LayerResult(handoff: (target, unit), findings: findings)
   }

@@ -188,8 +188,10 @@ public struct Type2Layer: ProtocolLayer {
     if unit.readerFailure {
       return LayerResult(decode: ReaderFailure.decode(.type2, command: command?.name))
     }
-    if unit.partialAnswer, case .read(let page) = command, (1..<16).contains(b.count) {
-      return partialRead(b, page: page)
+    if unit.partialAnswer || unit.cutByCapture, case .read(let page) = command,
+      (1..<16).contains(b.count)
+    {
+      return partialRead(b, page: page, byCapture: unit.cutByCapture)
     }
     if isAckNak(unit, command) { return ackNak(b[0], command) }
     // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no
@@ -210,15 +212,16 @@ public struct Type2Layer: ProtocolLayer {
     return answer(b, to: command, context: &context)
   }
 
-  /// The first `b.count` bytes of a READ answer, as a PC/SC reader returned them.
-  private func partialRead(_ b: [UInt8], page: Int) -> LayerResult {
+  /// The first `b.count` bytes of a READ answer, as a PC/SC reader returned them or as the
+  /// capture kept them (`byCapture`: a snap length cut the frame).
+  private func partialRead(_ b: [UInt8], page: Int, byCapture: Bool = false) -> LayerResult {
     let fields = [
       LayerField("command", .string("READ")), LayerField("page", .int(page)),
       LayerField("data", .hex(b)),
     ]
     let summary =
       "READ page \(page) → \(Hex.string(b.prefix(4), separator: " "))\(b.count > 4 ? " …" : "")"
-      + " (first \(b.count) of 16 bytes, as the reader returned them)"
+      + " (first \(b.count) of 16 bytes, as the \(byCapture ? "capture kept" : "reader returned") them)"
     return LayerResult(decode: LayerDecode(.type2, "READ response", summary, fields))
   }
 
