@@ -493,6 +493,32 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(f.cause.hasPrefix("the page is password protected and the tag's authentication limit"))
   }
 
+  /// Expected silences (field engineer pass 2): GET_VERSION unanswered by a tag without it is
+  /// an identification probe; the lone READ 0 nobody answers after the work is done is a
+  /// presence check; neither is a lost connection.
+  @Test func expectedSilencesAreNotes() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(0, [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00])
+    b.reader([0x60])
+    let probe = try #require(try b.diagnose().finding("probe-not-answered"))
+    #expect(probe.coreNFCError == nil && probe.severity == .info)
+    var c = TraceBuilder()
+    c.activateType2()
+    c.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    c.write(4, [0x03, 0x00, 0xFE, 0x00])
+    c.read(
+      0,
+      [
+        0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x12,
+        0x00,
+      ])
+    c.reader([0x30, 0x00], gapUs: 125_000)
+    let r = try c.diagnose()
+    #expect(r.sessions[0].findings.allSatisfy { $0.severity == .info })
+    #expect(r.sessions[0].findings.allSatisfy { $0.coreNFCError == nil })
+  }
+
   @Test func passwordLostOnReactivation() throws {
     var b = type2Tag()
     b.read(0x29, [0x04, 0x00, 0x00, 0x10])

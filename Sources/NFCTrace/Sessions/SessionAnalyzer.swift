@@ -286,6 +286,15 @@ public struct SessionAnalyzer: Sendable {
       op.unansweredFrames.append(f.frame.index)
       op.fail("\(what) not answered: the tag is not a MIFARE Ultralight C", frame: f.frame.index)
       pending = nil
+    } else if f.innermost?.name == "GET_VERSION", f.innermost?.protocolID == .type2 {
+      // Stacks send GET_VERSION to identify the tag; MIFARE Ultralight, Ultralight C and
+      // NTAG203 do not have it (nfc-facts §4.6) and may stay silent instead of a NAK.
+      op.unansweredFrames.append(f.frame.index)
+      op.fail(
+        "\(what) not answered: the tag has no GET_VERSION (MIFARE Ultralight, Ultralight C or "
+          + "NTAG203)", frame: f.frame.index)
+      type2.versionUnanswered()
+      pending = nil
     } else {
       if op.outcome != .interrupted { outcomeBeforeSilence = (op.outcome, op.reason) }
       op.interrupt(

@@ -14,6 +14,9 @@ struct Type2Procedure: Sendable {
   private var transmissionNAK: (summary: String, frame: Int)?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
+  /// GET_VERSION went unanswered: the tag lacks it, as one that NAKs it.
+  mutating func versionUnanswered() { getVersionRefused = true }
+
   /// Where an earlier session on the same UID found the NDEF TLV's length (byte address).
   var knownNDEFLengthAddress: Int?
 

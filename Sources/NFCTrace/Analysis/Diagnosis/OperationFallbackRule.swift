@@ -8,6 +8,26 @@
 /// `command-interrupted` (100), `command-refused` (102), `authentication-failed` (102),
 /// `connect-failed`, `probe-not-answered` (no error).
 enum OperationFallbackRule: DiagnosisRule {
+  /// Operation `i` (a raw command, or the status queried again) is the session's last, only
+  /// its last command went unanswered, and every earlier operation of the session succeeded,
+  /// a readNDEF or writeNDEF among them: the stack checking that the tag is still there
+  /// (Android re-reads page 0 every ~125 ms) after it was taken away, the work done.
+  static let presenceFix =
+    "Nothing to fix: the work was done; the reader's last READ checked whether the tag was still "
+    + "there (a presence check) after it had been taken away."
+
+  static func presenceCheck(_ c: DiagnosisContext, _ i: Int) -> Bool {
+    let ops = c.session.operations
+    guard c.session.tag.isType2, i == ops.count - 1, i > 0,
+      ops[..<i].allSatisfy({ $0.outcome == .ok }),
+      ops[..<i].contains(where: { $0.kind == .readNDEF || $0.kind == .writeNDEF })
+    else { return false }
+    let op = ops[i]
+    let requery = op.kind == .queryNDEFStatus && ops[..<i].contains { $0.kind == .queryNDEFStatus }
+    guard op.kind == .transceive || requery else { return false }
+    return op.unansweredFrames == [op.lastFrame]
+  }
+
   static let codes = [
     "write-failed", "read-interrupted", "read-failed", "command-interrupted", "command-refused",
     "authentication-failed", "connect-failed", "probe-not-answered",
@@ -42,13 +62,30 @@ enum OperationFallbackRule: DiagnosisRule {
           "write-failed", .error, .tagUpdateFailure,
           "Check queryNDEFStatus before writing and retry with the tag held still.")
     case .readNDEF, .queryNDEFStatus:
+      if interrupted, presenceCheck(c, i) {
+        return make("read-interrupted", .info, nil, presenceFix)
+      }
       return interrupted
         ? make("read-interrupted", .error, .tagConnectionLost, still)
         : make("read-failed", .error, .tagResponseError, still)
     case .transceive:
+      if reason.contains("has no GET_VERSION") {
+        return make(
+          "probe-not-answered", .info, nil,
+          "Nothing to fix: readers send GET_VERSION to identify the tag; this one lacks it.")
+      }
       if interrupted {
-        let decoded = c.session.tag.isType2 || c.session.tag.isISODEP
-        return make("command-interrupted", decoded ? .warning : .info, .tagConnectionLost, still)
+        if c.session.tag.sawMIFAREClassicAuth || !(c.session.tag.isType2 || c.session.tag.isISODEP)
+        {
+          // MIFARE Classic (Core NFC does not expose it; its last encrypted frame may be an
+          // HLTA, which has no answer) and other undecoded tags: no Core NFC error to give.
+          return make(
+            "command-interrupted", .info, nil,
+            "Nothing Core NFC reports here; if the reader expected an answer, hold the tag "
+              + "still and retry.")
+        }
+        if presenceCheck(c, i) { return make("command-interrupted", .info, nil, presenceFix) }
+        return make("command-interrupted", .warning, .tagConnectionLost, still)
       }
       return make(
         "command-refused", .info, .tagResponseError,
