@@ -121,6 +121,27 @@ import Testing
     #expect(r.sessions[0].findings.isEmpty)
   }
 
+  /// CC read access 80 (proprietary): flagged; a READ refused with 6982 then says the file
+  /// needs authentication to be read, with a read fix, not a write fix (t4-05/t4-05b).
+  @Test func proprietaryReadAccessAndReadRefused() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    let ok: [UInt8] = [0x90, 0x00]
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x80, 0x00]
+        + ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x69, 0x82])
+    let r = try b.diagnose()
+    #expect(r.finding("t4t-read-access-restricted")?.severity == .warning)
+    let refused = try #require(r.finding("t4t-security-not-satisfied"))
+    #expect(refused.cause.hasPrefix("the tag refused to be read (protected)"))
+    #expect(refused.fix.hasPrefix("The message can only be read after the vendor's"))
+  }
+
   /// NLEN 0x0300 in a 256-byte NDEF file (CC max size 0x0100): the file is corrupt.
   @Test func nlenLargerThanTheFileIsAnError() throws {
     var b = TraceBuilder()

@@ -19,12 +19,13 @@
 enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
-    "not-ndef-formatted", "t4t-nlen-exceeds-file",
+    "not-ndef-formatted", "t4t-nlen-exceeds-file", "t4t-read-access-restricted",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out = expectedChecks(c)
     if let f = nlenPastFile(c) { out.append(f) }
+    if let f = readAccessRestricted(c) { out.append(f) }
     out += writtenLengthChecks(c)
     out += emptyReads(c)
     if c.expected == nil { out += statusNotes(c) }
@@ -102,6 +103,27 @@ enum NDEFPreconditionRule: DiagnosisRule {
       fix: "Rewrite the tag's NDEF file with writeNDEF(_:completionHandler:) (NLEN 0, the "
         + "message, the real NLEN), or reformat it with the vendor's tool; treat readNDEF "
         + "errors on this tag as a damaged tag.")
+  }
+
+  /// The CC grants no free read access to the NDEF file (read access 80h–FEh proprietary,
+  /// FFh none; nfc-facts §6.1): NFC Forum readers — nfcpy, Core NFC's NDEF reading — treat the
+  /// message as unreadable, and a READ BINARY may get 6982.
+  private static func readAccessRestricted(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard let cc = c.session.type4CC, cc.ndefFile.readAccess != 0 else { return nil }
+    let access = cc.ndefFile.readAccess
+    let frame = c.session.memory.filesEnd[0xE103]?.frame(13)
+    return DiagnosisFinding(
+      code: "t4t-read-access-restricted", severity: .warning,
+      operation: frame.flatMap { c.operation(at: $0) }, frames: frame.map { [$0] } ?? [],
+      cause: "the CC does not grant free read access to the NDEF file",
+      message: "The CC's NDEF File Control TLV gives read access 0x\(Hex.string([access])) ("
+        + CapabilityContainer4.accessMeaning(access) + "): only 00 lets any reader read the "
+        + "NDEF file. Readers that follow NFC Forum T4T treat the message as unreadable, and "
+        + "the tag may refuse READ BINARY (6982) until the vendor's access condition is met.",
+      coreNFCError: nil,
+      fix: "Set the NDEF file's read access to free (00) with the tag vendor's tool (e.g. NTAG "
+        + "424 DNA ChangeFileSettings), or read it with the vendor's protocol through "
+        + "NFCISO7816Tag.sendCommand(apdu:).")
   }
 
   private static func readOnly(

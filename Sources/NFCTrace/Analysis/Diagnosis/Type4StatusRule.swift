@@ -98,6 +98,18 @@ enum Type4StatusRule: DiagnosisRule {
         m += w == 0xFF ? " (no write access: the tag is read-only)." : " (proprietary)."
         m += " queryNDEFStatus reports such a tag as .readOnly, and Core NFC's writeNDEF fails"
         m += " with 400 without sending anything; this writer sent the UPDATE anyway."
+      } else if cmd.ins == 0xB0 {
+        m += " The file needs authentication to be read"
+        if let r = c.session.type4CC?.ndefFile.readAccess, r != 0 {
+          m += " (its CC read access is \(Hex.string([r]).uppercased()), not 00: free)"
+        }
+        m += "."
+        return (
+          "t4t-security-not-satisfied", "the tag refused to be read (protected)", m,
+          "The message can only be read after the vendor's authentication: set the NDEF "
+            + "file's read access to free (00) with the vendor's tool, or authenticate with "
+            + "NFCISO7816Tag.sendCommand(apdu:) before reading."
+        )
       } else {
         m += " The file needs authentication or is read-only."
       }
