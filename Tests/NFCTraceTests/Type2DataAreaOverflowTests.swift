@@ -90,3 +90,34 @@ import Testing
     #expect(r.sessions[0].verdicts.map(\.verdict) == [.succeededWithBadContent])
   }
 }
+
+/// MIFARE Ultralight C (no GET_VERSION, 3DES AUTHENTICATE answered `AF` + 8 bytes): named,
+/// its READ rolls over after page 2Bh (the key pages are unreadable), its AUTH0 is page 2Ah
+/// byte 0, and a WRITE refused after a failed authentication says so (field engineer pass 2
+/// t2-10/t2-11; spec audit: pages 44–45 showed the UID).
+@Suite struct UltralightCTests {
+  @Test func identifiedWithRolloverAndAuth0() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x60])
+    b.add4Bit(0x00)
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF] + Array(repeating: 0x11, count: 8))
+    b.reader([0xAF] + Array(repeating: 0x22, count: 16))
+    b.add4Bit(0x00)
+    b.activateType2()
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    // READ 2Ah: pages 2Ah, 2Bh, then 00h, 01h (the UID).
+    b.read(0x2A, [0x10, 0, 0, 0, 0x00, 0, 0, 0, 0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66])
+    b.write(0x20, [1, 2, 3, 4], .nak(0))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.tag.product == "MIFARE Ultralight C")
+    #expect(s.memory.type2End.known(0, 4) == [0x04, 0x11, 0x22, 0xBB])
+    #expect(s.memory.type2End.known(0x2C * 4, 4) == nil)
+    let f = try #require(try b.diagnose().finding("t2t-nak-password"))
+    #expect(
+      f.cause.hasPrefix("the page is protected by the 3DES key and the authentication failed"))
+  }
+}

@@ -33,6 +33,14 @@ public struct TagIdentity: Sendable, Equatable {
   public var hasNDEFApplication = false
   /// True when a MIFARE Classic authentication was seen.
   public var sawMIFAREClassicAuth = false
+  /// True when the tag answered a Type 2 AUTHENTICATE (`1A 00`) with `AF` and an 8-byte
+  /// ek(RndB): a MIFARE Ultralight C's 3DES authentication (MF0ICU2 datasheet §7.5.5; an
+  /// Ultralight AES answers 16 bytes and has GET_VERSION).
+  public var answeredUltralightCAuth = false
+
+  /// Whether the tag is a MIFARE Ultralight C: no GET_VERSION, 3DES AUTHENTICATE answered
+  /// (nfc-facts §4.6: Proxmark3 identifies it so).
+  public var isUltralightC: Bool { versionInfo == nil && answeredUltralightCAuth }
 
   /// An unknown tag.
   public init() {}
@@ -63,6 +71,7 @@ public struct TagIdentity: Sendable, Equatable {
   /// The product name, as specific as the session allows.
   public var product: String? {
     if let v = versionInfo { return v.productName }
+    if isUltralightC { return "MIFARE Ultralight C" }
     guard let sak else {
       if hasNDEFApplication { return "Type 4 tag" }
       if isISODEP { return "ISO-DEP tag (ISO 14443-4)" }
@@ -88,6 +97,7 @@ public struct TagIdentity: Sendable, Equatable {
   /// (`memoryRange`).
   public var memoryBytes: Int? {
     if let p = versionInfo?.product, let n = p.userMemoryBytes { return n }
+    if isUltralightC { return 144 }  // pages 04h–27h (MF0ICU2 datasheet §7.5)
     if let range = versionInfo?.storageSizeRange {
       return range.count == 1 ? range.lowerBound : nil
     }
@@ -108,8 +118,13 @@ public struct TagIdentity: Sendable, Equatable {
     return range
   }
 
-  /// The last page of an identified Type 2 product.
-  public var lastPage: Int? { versionInfo?.product?.lastPage }
+  /// The last page of an identified Type 2 product (Ultralight C: 2Fh, its last key page).
+  public var lastPage: Int? { isUltralightC ? 0x2F : versionInfo?.product?.lastPage }
+
+  /// The last page a READ returns before it rolls over to page 0: the last page, except on
+  /// an Ultralight C, whose key pages 2Ch–2Fh cannot be read (a READ of 2Ah returns 2Ah, 2Bh,
+  /// 00h, 01h; MF0ICU2 datasheet §7.5.8, nfc-facts §4.1).
+  public var lastReadablePage: Int? { isUltralightC ? 0x2B : lastPage }
 
   /// Updates the identity from one decoded frame.
   mutating func observe(_ f: DecodedFrame) {
@@ -141,6 +156,10 @@ public struct TagIdentity: Sendable, Equatable {
       } else if layer.name == "READ_SIG response" {
         let payload = Self.payload(f)
         if payload.count == 32 { signature = payload }
+      } else if layer.name == "AUTHENTICATE response", layer.field("part") == .int(1),
+        case .hex(let rndB)? = layer.field("data"), rndB.count == 8
+      {
+        answeredUltralightCAuth = true
       }
     case .type4:
       if layer.name == "SELECT NDEF application response" { hasNDEFApplication = true }

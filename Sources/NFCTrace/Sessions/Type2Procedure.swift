@@ -129,6 +129,9 @@ struct Type2Procedure: Sendable {
       if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
       // Past the user memory: configuration pages, or no page at all (the tag NAKs it).
       if page >= 4 + user / 4 { return .transceive }
+    } else if tag.isUltralightC, page >= 0x28 {
+      // 28h: lock bytes 2–3; 29h: counter; 2Ah/2Bh: AUTH0/AUTH1; 2Ch–2Fh: the 3DES key.
+      return page == 0x28 ? .writeLock : .transceive
     } else if let area = memory.type2Area,
       area.reservedAreas.contains(where: { $0.isLock && $0.address / 4 == page })
     {
@@ -229,7 +232,8 @@ struct Type2Procedure: Sendable {
     guard case .hex(let data)? = a.field("data") else { return }
     guard let first = a.startPage else { return }
     // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
-    let last = sectorPages == 0 ? (tag.lastPage ?? ultralightLastPage(memory) ?? Int.max) : Int.max
+    let last =
+      sectorPages == 0 ? (tag.lastReadablePage ?? ultralightLastPage(memory) ?? Int.max) : Int.max
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
       let target = sectorPages + (page > last ? page - last - 1 : page)

@@ -110,7 +110,10 @@ public struct SessionCommandLog: Sendable {
 
   private mutating func tag(_ f: DecodedFrame) {
     if f.layer(.type2)?.name != "NAK" { lastNAK = nil }
-    if f.layer(.type2)?.name == "PACK", packFrames.count < Self.limit {
+    // An accepted PWD_AUTH (PACK), or an Ultralight C / AES authentication's last answer.
+    if let t2 = f.layer(.type2), packFrames.count < Self.limit,
+      t2.name == "PACK" || t2.field("authenticated") == .bool(true)
+    {
       packFrames.append(f.frame.index)
     }
     guard pending != nil else { return }

@@ -51,10 +51,12 @@ struct Type2Geometry {
     }
   }
 
-  /// AUTH0 (first password-protected page) if CFG0 was read.
+  /// AUTH0 (first password-protected page) if CFG0 was read; on an Ultralight C, byte 0 of
+  /// page 2Ah (first page the 3DES authentication protects, MF0ICU2 datasheet §7.5.7).
   var auth0: (value: Int, frame: Int?)? {
-    guard let p = cfg0Page, let b = memory.known(p * 4 + 3, 1), let v = b.first else { return nil }
-    return (Int(v), memory.frame(p * 4 + 3))
+    let address = tag.isUltralightC ? 0x2A * 4 : cfg0Page.map { $0 * 4 + 3 }
+    guard let address, let b = memory.known(address, 1), let v = b.first else { return nil }
+    return (Int(v), memory.frame(address))
   }
 
   /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).

@@ -168,7 +168,7 @@ enum Type2NAKRule: DiagnosisRule {
       guard a.value <= page else { return nil }
       if authBefore != nil { return lost }
       if let refused = c.log.commands.last(where: {
-        $0.name == "PWD_AUTH" && $0.refused && $0.frame < frame
+        ($0.name == "PWD_AUTH" || $0.name == "AUTHENTICATE") && $0.refused && $0.frame < frame
       }) {
         if refused.answer == .nak(4) {
           // NAK 4 to PWD_AUTH: the negative-attempt counter reached AUTHLIM (NTAG21x
@@ -184,6 +184,21 @@ enum Type2NAKRule: DiagnosisRule {
             fix: "The tag's password protection is locked for good: the protected pages cannot "
               + "be written any more. Use another tag, and keep apps from retrying a wrong "
               + "password when AUTHLIM is set.",
+            frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
+        }
+        if c.session.tag.isUltralightC {
+          return Cause(
+            code: "t2t-nak-password",
+            cause: "the page is protected by the 3DES key and the authentication failed",
+            message: "AUTH0 (page 2Ah, read from the tag) is \(Type2Geometry.page(a.value)): "
+              + "pages from there on need the Ultralight C 3DES authentication before writing. "
+              + "The AUTHENTICATE at frame \(refused.frame) was refused with a NAK: the key used "
+              + "is not the tag's. No authentication succeeded, so the tag refused the WRITE of "
+              + "page \(p).",
+            fix: "Authenticate with the tag's 3DES key (AUTHENTICATE 1A 00, then AF + "
+              + "ek(RndA‖RndB')) through sendMiFareCommand before writing. After the failed "
+              + "authentication the tag ignores commands until it is connected again: "
+              + "restartPolling() or connect(to:) first.",
             frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
         }
         return Cause(
