@@ -93,7 +93,11 @@ struct PcapOpener {
     opened.timeUnit = chosen.tsresol == nil || chosen.tsresol == 6 ? .microseconds : .nanoseconds
     opened.nfcgateByInterfaces =
       linkType == PcapLinkType.iso14443 && NFCGatePrefix.matchesInterfaces(linkTypes)
-    if layout.hasMixedLinkTypes {
+    // Two interfaces of the chosen link type in one section (two sniffers, or two readers'
+    // captures merged) would interleave two exchanges as one: only the first is read.
+    let sameType = layout.interfaces.filter { $0.linkType == linkType }
+    let twoOfAKind = Set(sameType.map(\.section)).count < sameType.count
+    if layout.hasMixedLinkTypes || twoOfAKind {
       let filtered = input.bytes.withUnsafeBytes {
         PcapngInterfaceFilter.keep(linkType: linkType, of: layout, in: $0)
       }

@@ -136,10 +136,15 @@ enum PcapngInterfaceFilter {
     var out = Filtered()
     var kept = Set<Int>()  // indices into layout.interfaces: the first match per section
     var sectionsDone = Set<Int>()
-    for (i, interface) in layout.interfaces.enumerated()
-    where interface.linkType == linkType && !sectionsDone.contains(interface.section) {
-      kept.insert(i)
-      sectionsDone.insert(interface.section)
+    // Per section, the first interface of `linkType` that has packets, else the first one.
+    for withPackets in [true, false] {
+      for (i, interface) in layout.interfaces.enumerated()
+      where interface.linkType == linkType && !sectionsDone.contains(interface.section)
+        && (!withPackets || interface.packetCount > 0)
+      {
+        kept.insert(i)
+        sectionsDone.insert(interface.section)
+      }
     }
     let bytes = BlockBytes(buffer: buffer)
     for (section, header) in layout.sections.enumerated() {
@@ -157,10 +162,16 @@ enum PcapngInterfaceFilter {
     }
     for (i, interface) in layout.interfaces.enumerated() where !kept.contains(i) {
       let place = interface.section > 0 ? "section \(interface.section + 1) " : ""
-      let message =
+      var message =
         "skipped \(place)interface \(interface.id) (link type \(interface.linkType), "
         + "\(PcapLinkType.name(interface.linkType)), \(interface.packetCount) "
         + (interface.packetCount == 1 ? "packet)" : "packets)")
+      if interface.linkType == linkType {
+        message +=
+          ": a second interface of the same link type (another sniffer or a merged capture); "
+          + "its frames would interleave with the first one's. Split the file per interface "
+          + "(editcap/tshark) to read it"
+      }
       out.skipped.append((message, interface.offset))
     }
     return out

@@ -391,6 +391,35 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
     #expect(result.warnings.first?.message.hasPrefix("packet captured 16 of its 22 bytes") == true)
   }
 
+  /// Two link-type-264 interfaces in one pcapng (two sniffers, a merged capture): only the
+  /// first is read and the second is skipped with a warning, instead of their frames being
+  /// interleaved as one exchange (field engineer pass 2, x-02).
+  @Test func secondISO14443InterfaceIsSkipped() throws {
+    func block(_ type: Int, _ body: [UInt8]) -> [UInt8] {
+      let length = 12 + body.count
+      return le(type, 4) + le(length, 4) + body + le(length, 4)
+    }
+    let shb = block(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = block(1, le(264, 2) + le(0, 2) + le(0, 4))
+    func epb(_ interface: Int, _ payload: [UInt8]) -> [UInt8] {
+      block(
+        6,
+        le(interface, 4) + le(0, 4) + le(1, 4) + le(payload.count, 4) + le(payload.count, 4)
+          + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
+    }
+    let reqa: [UInt8] = [0x00, 0xFF, 0x00, 0x01, 0x26]
+    let atqa: [UInt8] = [0x00, 0xFE, 0x00, 0x02, 0x44, 0x00]
+    let bytes =
+      shb + idb + idb + epb(0, reqa) + epb(1, reqa) + epb(0, atqa) + epb(1, atqa) + epb(1, atqa)
+    let result = try importPcap(TraceInput(path: "two.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.count == 2)
+    let warning = try #require(result.warnings.first)
+    #expect(
+      warning.message.hasPrefix(
+        "skipped interface 1 (link type 264, LINKTYPE_ISO_14443, 3 packets): a second interface of the same link type"
+      ))
+  }
+
   /// pcapng where libpcap refuses a block the walk accepted (a second section of major
   /// version 2): the error names the block's offset, not 0.
   @Test func pcapngErrorPastTheWalkedPackets() throws {
