@@ -73,3 +73,20 @@ private func trace(calls: Int, lengthFirst: Bool = false) -> TraceBuilder {
     #expect(report.codes.contains("unsafe-write-order"))
   }
 }
+
+/// An app that writes a 255-byte message with the 1-byte length `FF` (field engineer pass 2,
+/// t2-09): said as such, with a bad-content verdict, not as a 53505-byte message.
+@Suite struct OneByteFFLengthTests {
+  @Test func oneByteFFLengthIsBadContent() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, page3(cc: [0xE1, 0x10, 0x3E, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0xFF, 0xD1, 0x01])
+    b.write(5, [0xFB, 0x54, 0x02, 0x65])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t2t-length-ff-one-byte"))
+    #expect(f.severity == .error)
+    #expect(r.finding("message-too-large") == nil)
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.succeededWithBadContent])
+  }
+}

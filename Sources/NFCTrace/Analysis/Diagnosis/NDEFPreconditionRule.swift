@@ -20,6 +20,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
     "not-ndef-formatted", "t4t-nlen-exceeds-file", "t4t-read-access-restricted",
+    "t2t-length-ff-one-byte",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -174,6 +175,10 @@ enum NDEFPreconditionRule: DiagnosisRule {
         st.lengthWrittenHere,
         st.claimed > cap
       else { continue }
+      if let f = oneByteFF(c, i, st: st, capacity: cap) {
+        out.append(f)
+        continue
+      }
       var f = tooLarge(
         st.claimed, cap, i, [st.lengthFrame].compactMap { $0 },
         source: "the message being written (\(st.lengthName))")
@@ -191,6 +196,34 @@ enum NDEFPreconditionRule: DiagnosisRule {
       out.append(f)
     }
     return out
+  }
+
+  /// A Type 2 NDEF TLV whose length byte is `FF` followed by an NDEF record header (MB set,
+  /// TNF 1–4): the writer meant a 1-byte length of 255, but `FF` announces the 3-byte form, so
+  /// readers take the record header as the length (a TLV length of 255 or more is `FF hi lo`,
+  /// nfc-facts §5.1).
+  private static func oneByteFF(
+    _ c: DiagnosisContext, _ i: Int, st: NDEFWriteState, capacity: Int
+  ) -> DiagnosisFinding? {
+    let image = c.session.memory.type2End
+    guard let address = c.session.memory.type2Area?.ndefLengthAddress,
+      let field = image.known(address, 2), field[0] == 0xFF,
+      field[1] & 0x80 != 0, (1...4).contains(field[1] & 0x07)
+    else { return nil }
+    var f = DiagnosisFinding(
+      code: "t2t-length-ff-one-byte", severity: .error, operation: i,
+      frames: [st.lengthFrame].compactMap { $0 },
+      cause: "the NDEF TLV length was written as one byte FF, which starts the 3-byte form",
+      message: "The NDEF TLV's length byte is FF, followed by what looks like the message's "
+        + "first record header (\(Hex.string([field[1]]))): the writer meant a 1-byte length of "
+        + "255. But FF announces a 3-byte length, so readers take the next two bytes as the "
+        + "length (\(st.claimed) bytes, more than the \(capacity) the tag holds) and find no "
+        + "message. A 255-byte message needs 03 FF 00 FF.",
+      coreNFCError: nil,
+      fix: "Use the 3-byte TLV length for messages of 255 bytes and more (03 FF hi lo), or "
+        + "write the message with writeNDEF(_:completionHandler:), which builds the TLV itself.")
+    f.effect = .badContent
+    return f
   }
 
   private static func emptyReads(_ c: DiagnosisContext) -> [DiagnosisFinding] {
