@@ -341,3 +341,47 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
       FieldDifference("atqa", .hex([0x00, 0x44]), .hex([0x03, 0x44]))
     ])
 }
+
+/// Field engineer passes: APDUs in blocks of other numbers are the same command, and the
+/// final NDEF of a session that skipped the CC (kept from an earlier one) is still read.
+@Suite struct DiffType4Tests {
+  @Test func blockNumbersDoNotMakeCommandsDiffer() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.gapUs = 200_000
+    b.activateType4()
+    b.gapUs = 400
+    b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x91, 0xAF])  // shifts the block numbers
+    b.queryType4()
+    var recorder = ExchangeRecorder(selection: .init(sessions: [0, 1]))
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
+      if case .frame(let f) = $0 { recorder.push(f) }
+    }
+    recorder.finish()
+    let a = try #require(recorder.exchanges(session: 0, operations: run.sessions[0].operations))
+    let c = try #require(recorder.exchanges(session: 1, operations: run.sessions[1].operations))
+    let selectA = try #require(a.first { $0.name == "SELECT NDEF application" })
+    let selectB = try #require(c.first { $0.name == "SELECT NDEF application" })
+    #expect(selectA.request.first != selectB.request.first)
+    #expect(selectA.requestPayload == selectB.requestPayload)
+    #expect(selectA.responsePayload == selectB.responsePayload)
+  }
+
+  @Test func finalMessageWithoutTheCCInTheSession() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.gapUs = 200_000
+    b.activateType4()
+    b.gapUs = 400
+    let ok: [UInt8] = [0x90, 0x00]
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], ok)
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames))
+    let side = NDEFComparison.side(try #require(run.sessions.last))
+    #expect(side.state == "message")
+    #expect(side.message == [0xD1, 0x01, 0x01, 0x54, 0x00])
+  }
+}

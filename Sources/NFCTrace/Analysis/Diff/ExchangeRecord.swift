@@ -31,13 +31,30 @@ public struct ExchangeRecord: Sendable {
   /// are not comparable.
   public var timed = true
 
-  /// The request without its CRC (when the capture has one): what the reader meant, so
-  /// captures with and without CRC bytes compare alike.
-  public var requestPayload: ArraySlice<UInt8> { Self.payload(request[...], requestCRC) }
+  /// Bytes of ISO-DEP prologue (PCB, CID, NAD) before the request's APDU, 0 without one.
+  var requestPrologue = 0
+  /// The same for the response.
+  var responsePrologue = 0
 
-  /// The response without its CRC; nil when no response came.
+  /// The request without its CRC (when the capture has one) and its ISO-DEP prologue: what
+  /// the reader meant, so captures with and without CRC bytes, and APDUs in blocks of other
+  /// numbers, compare alike.
+  public var requestPayload: ArraySlice<UInt8> {
+    Self.payload(request[...], requestCRC).dropFirst(requestPrologue)
+  }
+
+  /// The response without its CRC and ISO-DEP prologue; nil when no response came.
   public var responsePayload: ArraySlice<UInt8>? {
-    response.map { Self.payload($0[...], responseCRC) }
+    response.map { Self.payload($0[...], responseCRC).dropFirst(responsePrologue) }
+  }
+
+  /// The ISO-DEP prologue length of an I-block carrying an APDU (ISO/IEC 14443-4 §7.1.1: PCB,
+  /// then CID when PCB b4 is set, NAD when b3 is), 0 for other frames.
+  static func prologue(_ f: DecodedFrame) -> Int {
+    guard f.layer(.isoDEP)?.name == "I-block", f.innermost?.protocolID != .isoDEP,
+      let pcb = f.frame.data.first
+    else { return 0 }
+    return 1 + (pcb & 0x08 != 0 ? 1 : 0) + (pcb & 0x04 != 0 ? 1 : 0)
   }
 
   private static func payload(_ d: ArraySlice<UInt8>, _ crc: CRCStatus?) -> ArraySlice<UInt8> {
@@ -174,6 +191,7 @@ public struct ExchangeRecorder: Sendable {
       operation: nil)
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
+    c.records[c.records.count - 1].requestPrologue = ExchangeRecord.prologue(f)
     c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     current = c
   }
@@ -187,6 +205,7 @@ public struct ExchangeRecorder: Sendable {
       c.records[i].responseNs = f.frame.timeNs
       c.records[i].answer = f.innermost
       c.records[i].responseCRC = f.frame.crc
+      c.records[i].responsePrologue = ExchangeRecord.prologue(f)
     } else {
       c.records.append(
         ExchangeRecord(

@@ -40,7 +40,12 @@ public enum NDEFComparison {
 
   /// The final message of one session, from its end memory.
   public static func side(_ s: SessionAnalysis) -> NDEFSideState {
-    if let id = s.type4NDEFFile, let file = s.memory.filesEnd[id] {
+    // Without the CC in this session (a stack that kept it from an earlier one), the NDEF
+    // file is the one file other than the CC the memory holds (E104 by default).
+    let others = s.memory.filesEnd.keys.filter { $0 != 0xE103 }
+    let fallback: UInt16? =
+      others.contains(0xE104) ? 0xE104 : (others.count == 1 ? others.first : nil)
+    if let id = s.type4NDEFFile ?? fallback, let file = s.memory.filesEnd[id] {
       return type4(file, lengthSize: s.type4CC?.ndefFile.lengthFieldSize ?? 2)
     }
     let run = s.memory.type2End.knownRun(from: 16)
