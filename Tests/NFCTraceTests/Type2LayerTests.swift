@@ -90,6 +90,19 @@ private func decodeAll(_ records: [InnerLayerFixtures.Record]) -> [LayerResult] 
     #expect(read?.summary == "READ page 0 (sector 1)")
   }
 
+  /// WRITE_SIG and LOCK_SIG (MF0UN(H)00, Ultralight AES; spec audit): decoded, and their
+  /// ACKs answer them.
+  @Test func writeAndLockSignature() throws {
+    var layer = Type2Layer()
+    var context = LinkContext()
+    let w = layer.decode(unit(.reader, "a9 00 01 02 03 04"), context: &context).decode
+    #expect(w?.summary == "WRITE_SIG block 0 ← 01 02 03 04")
+    let ack = layer.decode(unit(.tag, "0a", bits: 4), context: &context).decode
+    #expect(ack?.field("command") == .string("WRITE_SIG"))
+    let l = layer.decode(unit(.reader, "ac 02"), context: &context).decode
+    #expect(l?.summary == "LOCK_SIG 2 (lock permanently)")
+  }
+
   @Test func passwordAuthAndPACK() throws {
     let records = try InnerLayerFixtures.proxmarkListing("hf_14a_mfu.list_14a.txt")
     let results = decodeAll(records)

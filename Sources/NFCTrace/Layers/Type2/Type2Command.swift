@@ -3,8 +3,8 @@
 /// Opcodes: NFC Forum T2T 1.0 §5 (READ `30`, WRITE `A2`, SECTOR_SELECT `C2 FF`), NXP
 /// NTAG213/215/216 and MF0ULx1 datasheets §10 (GET_VERSION `60`, FAST_READ `3A`,
 /// COMPATIBILITY_WRITE `A0`, READ_SIG `3C`, PWD_AUTH `1B`, READ_CNT `39`, INCR_CNT `A5`,
-/// CHECK_TEARING_EVENT `3E`, VCSL `4B`), MF0ICU2 datasheet (AUTHENTICATE `1A`/`AF`);
-/// nfc-facts §4.1.
+/// CHECK_TEARING_EVENT `3E`, VCSL `4B`), MF0ICU2 datasheet (AUTHENTICATE `1A`/`AF`),
+/// MF0UN(H)00 / Ultralight AES datasheets (WRITE_SIG `A9`, LOCK_SIG `AC`); nfc-facts §4.1.
 public enum Type2Command: Sendable, Equatable {
   /// READ `30 page`: 16 bytes = pages page…page+3.
   case read(page: Int)
@@ -38,6 +38,11 @@ public enum Type2Command: Sendable, Equatable {
   case authenticate(key: Int)
   /// AUTHENTICATE part 2 `AF` + encrypted RndA‖RndB'.
   case authenticateContinue(data: [UInt8])
+  /// WRITE_SIG `A9 addr d0 d1 d2 d3`: one 4-byte block of the originality signature
+  /// (MIFARE Ultralight Nano / AES, NTAG 213 TT; answered ACK).
+  case writeSignature(address: Int, data: [UInt8])
+  /// LOCK_SIG `AC arg`: locks (arg 1) or unlocks (0) the signature, 2 locks it for good.
+  case lockSignature(argument: Int)
   /// HLTA `50 00`.
   case halt
 
@@ -57,6 +62,8 @@ public enum Type2Command: Sendable, Equatable {
     case .vcsl: return "VCSL"
     case .sectorSelect, .sectorSelectSector: return "SECTOR_SELECT"
     case .authenticate, .authenticateContinue: return "AUTHENTICATE"
+    case .writeSignature: return "WRITE_SIG"
+    case .lockSignature: return "LOCK_SIG"
     case .halt: return "HLTA"
     }
   }
@@ -64,7 +71,8 @@ public enum Type2Command: Sendable, Equatable {
   /// True for the commands a tag answers with a 4-bit ACK on success.
   var answeredByACK: Bool {
     switch self {
-    case .write, .compatibilityWrite, .compatibilityWriteData, .incrementCounter, .sectorSelect:
+    case .write, .compatibilityWrite, .compatibilityWriteData, .incrementCounter, .sectorSelect,
+      .writeSignature, .lockSignature:
       return true
     default: return false
     }
@@ -85,7 +93,8 @@ public enum Type2Command: Sendable, Equatable {
   /// parts (a reader chip that consumes the ACK reports them with no data).
   var isWrite: Bool {
     switch self {
-    case .write, .compatibilityWrite, .compatibilityWriteData: return true
+    case .write, .compatibilityWrite, .compatibilityWriteData, .writeSignature, .lockSignature:
+      return true
     default: return false
     }
   }
@@ -125,6 +134,12 @@ public enum Type2Command: Sendable, Equatable {
     case 0xC2 where b.count == 2 && b[1] == 0xFF: shape = (2, "SECTOR_SELECT", { .sectorSelect })
     case 0x1A: shape = (2, "AUTHENTICATE (1A key)", { .authenticate(key: arg(1)) })
     case 0x50 where b.count == 2 && b[1] == 0x00: shape = (2, "HLTA", { .halt })
+    case 0xA9:
+      shape = (
+        6, "WRITE_SIG (A9 addr + 4 bytes)",
+        { .writeSignature(address: arg(1), data: Array(b.dropFirst(2))) }
+      )
+    case 0xAC: shape = (2, "LOCK_SIG (AC arg)", { .lockSignature(argument: arg(1)) })
     case 0x4B: return .success(.vcsl(data: Array(b.dropFirst())))
     default:
       return .failure(Type2ParseFailure("unknown Type 2 command 0x\(Hex.string([op]))"))

@@ -158,6 +158,15 @@ public struct Type2Layer: ProtocolLayer {
     case .checkTearingEvent(let counter):
       f.append(LayerField("counter", .int(counter)))
       text = "CHECK_TEARING_EVENT counter \(counter)"
+    case .writeSignature(let address, let data):
+      f += [LayerField("address", .int(address)), LayerField("data", .hex(data))]
+      text = "WRITE_SIG block \(address) ← \(Hex.string(data, separator: " "))"
+    case .lockSignature(let argument):
+      f.append(LayerField("argument", .int(argument)))
+      let meaning =
+        argument == 0
+        ? "unlock" : argument == 1 ? "lock" : argument == 2 ? "lock permanently" : "RFU"
+      text = "LOCK_SIG \(argument) (\(meaning))"
     case .vcsl(let data):
       f.append(LayerField("data", .hex(data)))
       text = "VCSL"
