@@ -190,3 +190,14 @@ import Testing
     #expect(r.finding("ndef-emptied") != nil)
   }
 }
+
+/// ATS parameters that are RFU are warned (spec audit: SFGI 15 passed silently).
+@Suite struct ATSRFUTests {
+  @Test func sfgi15IsWarned() {
+    let ats = ATS([0x05, 0x78, 0x80, 0x4F, 0x02])
+    #expect(ats.sfgi == 15)
+    #expect(ats.sfgtNs == nil)
+    #expect(ats.findings(frameIndex: 3).map(\.code) == ["rfu-sfgi"])
+    #expect(ATS([0x05, 0x78, 0x80, 0x40, 0x02]).findings(frameIndex: 3).isEmpty)
+  }
+}

@@ -142,6 +142,11 @@ public struct ATS: Sendable, Equatable {
       out.append(
         Finding("rfu-fwi", .warning, "ATS FWI 15 is RFU (read as 4)", frames: [frameIndex]))
     }
+    if sfgi == 15 {
+      // SFGI 15 is RFU (ISO/IEC 14443-4, as FWI 15); a PCD reads it as 0 (no extra guard time).
+      out.append(
+        Finding("rfu-sfgi", .warning, "ATS SFGI 15 is RFU (read as 0)", frames: [frameIndex]))
+    }
     return out
   }
 }
