@@ -346,6 +346,12 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
   }
 }
 
+/// A pcapng block: type, total length, body, total length again.
+private func pcapngBlock(_ type: Int, _ body: [UInt8]) -> [UInt8] {
+  let length = 12 + body.count
+  return le(type, 4) + le(length, 4) + body + le(length, 4)
+}
+
 /// Little-endian bytes of `v` (`n` bytes).
 private func le(_ v: Int, _ n: Int) -> [UInt8] {
   (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
@@ -395,14 +401,10 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
   /// first is read and the second is skipped with a warning, instead of their frames being
   /// interleaved as one exchange (field engineer pass 2, x-02).
   @Test func secondISO14443InterfaceIsSkipped() throws {
-    func block(_ type: Int, _ body: [UInt8]) -> [UInt8] {
-      let length = 12 + body.count
-      return le(type, 4) + le(length, 4) + body + le(length, 4)
-    }
-    let shb = block(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
-    let idb = block(1, le(264, 2) + le(0, 2) + le(0, 4))
+    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
     func epb(_ interface: Int, _ payload: [UInt8]) -> [UInt8] {
-      block(
+      pcapngBlock(
         6,
         le(interface, 4) + le(0, 4) + le(1, 4) + le(payload.count, 4) + le(payload.count, 4)
           + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
@@ -423,19 +425,15 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
   /// pcapng where libpcap refuses a block the walk accepted (a second section of major
   /// version 2): the error names the block's offset, not 0.
   @Test func pcapngErrorPastTheWalkedPackets() throws {
-    func block(_ type: Int, _ body: [UInt8]) -> [UInt8] {
-      let length = 12 + body.count
-      return le(type, 4) + le(length, 4) + body + le(length, 4)
-    }
-    let shb1 = block(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
-    let idb = block(1, le(264, 2) + le(0, 2) + le(0, 4))
+    let shb1 = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
     func epb(_ payload: [UInt8]) -> [UInt8] {
-      block(
+      pcapngBlock(
         6, le(0, 4) + le(0, 4) + le(1, 4) + le(payload.count, 4) + le(payload.count, 4) + payload)
     }
     let reqa = epb([0x00, 0xFF, 0x00, 0x01, 0x26, 0x00, 0x00, 0x00])
     let atqa = epb([0x00, 0xFE, 0x00, 0x02, 0x44, 0x00, 0x00, 0x00])
-    let shb2 = block(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(2, 2) + le(0, 2) + le(-1, 8))
+    let shb2 = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(2, 2) + le(0, 2) + le(-1, 8))
     let bytes = shb1 + idb + reqa + atqa + shb2
     let second = shb1.count + idb.count + reqa.count + atqa.count
     let result = try importPcap(TraceInput(path: "v2.pcapng", bytes: Data(bytes)))

@@ -146,6 +146,20 @@ struct TraceBuilder {
     apdu(Array(rest), r)
   }
 
+  /// The Type 4 NDEF query up to the NDEF file's SELECT, with a CC whose NDEF File Control TLV
+  /// gives the maximum file size `maxSize` and read access `read`: SELECT application, SELECT
+  /// and READ the CC, SELECT E104 (NLEN not read).
+  mutating func selectType4NDEFFile(maxSize: UInt16 = 0x0100, read: UInt8 = 0x00) {
+    let ok: [UInt8] = [0x90, 0x00]
+    apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04]
+        + [UInt8(maxSize >> 8), UInt8(maxSize & 0xFF), read, 0x00] + ok)
+    apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+  }
+
   /// The Type 4 NDEF query: SELECT application, CC (MLc `mlc`, write access `write`), NDEF
   /// file E104, NLEN `nlen`.
   mutating func queryType4(mlc: UInt8 = 0x34, write: UInt8 = 0x00, nlen: UInt16 = 0) {

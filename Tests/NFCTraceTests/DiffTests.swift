@@ -345,13 +345,19 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
 /// Field engineer passes: APDUs in blocks of other numbers are the same command, and the
 /// final NDEF of a session that skipped the CC (kept from an earlier one) is still read.
 @Suite struct DiffType4Tests {
-  @Test func blockNumbersDoNotMakeCommandsDiffer() throws {
+  /// A Type 4 query, then the tag activated again after 200 ms (a second session).
+  private func queriedThenReactivated() -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType4()
     b.queryType4()
     b.gapUs = 200_000
     b.activateType4()
     b.gapUs = 400
+    return b
+  }
+
+  @Test func blockNumbersDoNotMakeCommandsDiffer() throws {
+    var b = queriedThenReactivated()
     b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x91, 0xAF])  // shifts the block numbers
     b.queryType4()
     var recorder = ExchangeRecorder(selection: .init(sessions: [0, 1]))
@@ -369,12 +375,7 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
   }
 
   @Test func finalMessageWithoutTheCCInTheSession() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4()
-    b.gapUs = 200_000
-    b.activateType4()
-    b.gapUs = 400
+    var b = queriedThenReactivated()
     let ok: [UInt8] = [0x90, 0x00]
     b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
     b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
