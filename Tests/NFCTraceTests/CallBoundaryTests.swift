@@ -228,6 +228,21 @@ private let longer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("nfctrace.d
     let ndef = try #require(s.memory.type2Area?.ndef)
     #expect(ndef.length == 1016 && ndef.isComplete)
   }
+
+  /// A sector byte past NTAG I2C's sectors 0–3 is kept out of the session memory (an image of
+  /// up to 64 KiB per session blew memory up; attacker pass).
+  @Test func sectorsPastThreeAreNotInMemory() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0xC2, 0xFF])
+    b.add4Bit(0x0A)
+    b.reader([0x3F, 0x00, 0x00, 0x00])
+    b.write(4, [1, 2, 3, 4])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.memory.type2End.count <= 1024)
+    #expect(s.operations.last?.kind == .transceive)
+  }
 }
 
 /// A Type 4 stack that reads NLEN and the message in one READ BINARY (offset 0, Le 00) after

@@ -158,6 +158,32 @@ import Testing
     #expect(resent.flatMap(\.findings).filter { $0.code == "unexpected-block-number" }.isEmpty)
   }
 
+  /// A chained block the tag did not get: R(NAK), the tag's R(ACK), the same block again
+  /// (ISO/IEC 14443-4 §7.5.4). It replaces its first copy, the APDU is whole, and the write
+  /// answered 9000 succeeded (attacker pass: "part 3", malformed APDU, write-interrupted).
+  @Test func chainedBlockSentAgainIsOnePart() throws {
+    var b = query()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])  // I(1)
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x02, 0x08, 0xD1, 0x01])  // I(0) chained, part 1
+    b.tag([0xA2])
+    let part2: [UInt8] = [0x13, 0x04, 0x54, 0x02, 0x65]  // I(1) chained, part 2: lost
+    b.reader(part2)
+    b.reader([0xB3], gapUs: 10_000)  // R(NAK) 1
+    b.tag([0xA2])  // R(ACK) 0: the tag did not get it
+    b.reader(part2)  // sent again
+    b.tag([0xA3])
+    b.reader([0x02, 0x6E, 0x41])  // I(0), last part
+    b.tag([0x02, 0x90, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .ok)
+    let frames = decodeAll(b.frames).0
+    #expect(
+      frames.last(where: { $0.frame.direction == .reader })?.innermost?.name == "UPDATE NDEF data")
+  }
+
   /// Review: a chained UPDATE BINARY of another file than the NDEF file is no writeNDEF.
   @Test func chainedUpdateOfAnotherFileIsNoWrite() throws {
     var b = query()

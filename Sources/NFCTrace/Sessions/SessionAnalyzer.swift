@@ -76,6 +76,8 @@ public struct SessionAnalyzer: Sendable {
   /// The last APDU frame left unanswered, until the reader sends something other than an
   /// R-block: the tag's answer after R(NAK) answers it.
   private var silentIBlock: DecodedFrame?
+  /// The first ISO-DEP block of the operation left unanswered since the last APDU answer.
+  private var isoDEPSilence: (frame: Int, why: String)?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// Whether a tag frame was seen in the session.
@@ -205,6 +207,7 @@ public struct SessionAnalyzer: Sendable {
     extend(f)
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
+    isoDEPSilence = nil
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
@@ -295,6 +298,16 @@ public struct SessionAnalyzer: Sendable {
           + "NTAG203)", frame: f.frame.index)
       type2.versionUnanswered()
       pending = nil
+    } else if f.innermost?.protocolID == .isoDEP {
+      // An ISO-DEP block (a chained part, R(NAK), S-block): recovery (R(NAK) → R(ACK), the
+      // block sent again) may still bring the APDU's answer; the silence decides only if none
+      // follows before the operation ends (`closeCurrent`).
+      op.unansweredFrames.append(f.frame.index)
+      if isoDEPSilence == nil {
+        isoDEPSilence = (
+          f.frame.index, "no answer to \(what): the tag left the field or stopped answering"
+        )
+      }
     } else {
       if op.outcome != .interrupted { outcomeBeforeSilence = (op.outcome, op.reason) }
       op.interrupt(
@@ -324,6 +337,7 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func start(_ kind: OperationKind, frame: Int) {
     call.reset()
+    isoDEPSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
@@ -347,6 +361,11 @@ public struct SessionAnalyzer: Sendable {
     settleUndecoded()
     guard var op = current else { return }
     current = nil
+    if let silence = isoDEPSilence {
+      isoDEPSilence = nil
+      op.outcome = .interrupted
+      op.reason = silence.why
+    }
     if let chain = openChain {
       // The APDU's last part never went out: the tag did not get the command (ISO/IEC
       // 14443-4 §7.5.2 — a chained command is executed only once its last block arrives).

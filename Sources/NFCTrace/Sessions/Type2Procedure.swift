@@ -62,7 +62,9 @@ struct Type2Procedure: Sendable {
 
   private func pages(_ d: LayerDecode) -> ClosedRange<Int>? {
     if let p = d.absolutePage { return p...(p + 3) }
-    if case .int(let s)? = d.field("start_page"), case .int(let e)? = d.field("end_page"), s <= e {
+    if d.inKeptSector, case .int(let s)? = d.field("start_page"),
+      case .int(let e)? = d.field("end_page"), s <= e
+    {
       return (s + d.sectorPages)...(e + d.sectorPages)
     }
     return nil
@@ -153,7 +155,7 @@ struct Type2Procedure: Sendable {
     case "READ response", "FAST_READ response":
       // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
       // intact frames showed (the reader retries, or the bytes stay unknown).
-      if response.frame.crc != .bad {
+      if response.frame.crc != .bad, x.command?.inKeptSector ?? true {
         read(
           answer, sectorPages: x.command?.sectorPages ?? 0, frame: frame, memory: &memory, tag: tag)
       }
@@ -326,14 +328,23 @@ extension LayerDecode {
     return 0
   }
 
-  /// The `page` of a Type 2 command numbered across sectors (`sectorPages` + page).
-  var absolutePage: Int? {
-    if case .int(let p)? = field("page") { return sectorPages + p }
-    return nil
+  /// Whether the command addresses a sector the session memory keeps: NTAG I2C has sectors
+  /// 0–3 (3: session registers); a higher sector byte is refused by the tag (NAK), and
+  /// keeping it would make one memory image per session of up to 64 KiB.
+  var inKeptSector: Bool {
+    if case .int(let s)? = field("sector") { return (0...3).contains(s) }
+    return true
   }
 
-  /// `startPage` numbered across sectors.
-  var absoluteStartPage: Int? { startPage.map { sectorPages + $0 } }
+  /// The `page` of a Type 2 command numbered across sectors (`sectorPages` + page); nil
+  /// outside the sectors kept (`inKeptSector`).
+  var absolutePage: Int? {
+    guard inKeptSector, case .int(let p)? = field("page") else { return nil }
+    return sectorPages + p
+  }
+
+  /// `startPage` numbered across sectors (nil outside the sectors kept).
+  var absoluteStartPage: Int? { inKeptSector ? startPage.map { sectorPages + $0 } : nil }
 
   /// The offset of a Type 4 READ/UPDATE BINARY (P1P2), nil for other decodes.
   var binaryOffset: Int? {

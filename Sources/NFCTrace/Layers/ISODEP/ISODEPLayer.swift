@@ -152,12 +152,22 @@ public struct ISODEPLayer: ProtocolLayer {
       findings.append(brokenChainFinding(tagChain, unit: unit, who: "tag"))
       tagChain = Chain()
     }
-    var chain = reader ? readerChain : tagChain
+    // Taken out of the layer while it grows, so appending a part does not copy the bytes of
+    // every part before it (a long chain was quadratic); stored back below.
+    var chain: Chain
+    if reader {
+      chain = readerChain
+      readerChain = Chain()
+    } else {
+      chain = tagChain
+      tagChain = Chain()
+    }
     let naked = !reader && tagBlockNAKed
     tagBlockNAKed = false
     if block.chaining {
-      if naked, chain.parts > 0, chain.lastPCB == block.pcb {
-        // The part sent again after R(NAK) replaces its first copy.
+      if chain.parts > 0, chain.lastPCB == block.pcb {
+        // The same block again (its number did not toggle): the part sent again after an
+        // R(NAK) or a lost R(ACK) replaces its first copy (ISO/IEC 14443-4 §7.5.4).
         chain.bytes.removeLast(min(chain.lastLength, chain.bytes.count))
       } else {
         if chain.parts == 0 { chain.firstFrame = unit.frameIndex }
