@@ -35,6 +35,19 @@ private let flipperSignature: [UInt8] = [
   #expect(d.warnings.first?.message.hasPrefix("UID 04:B8:31:3A:30:73:80 disagrees") == true)
 }
 
+/// The same file with CRLF line ends (edited on Windows) reads alike (attacker pass: it read
+/// as empty, "version 0").
+@Test func flipperWithCRLFLineEnds() throws {
+  let lf = try Data(
+    contentsOf: URL(fileURLWithPath: TestPaths.shared("public/UberGuidoZ-Flipper/RickRoll.nfc")))
+  let crlf = Data(
+    String(decoding: lf, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+  let d = try #require(try TagDumpReader.read(TraceInput(path: "crlf.nfc", bytes: crlf)))
+  #expect(d.uid == [0x04, 0xB8, 0x31, 0x3A, 0x30, 0x73, 0x80])
+  #expect(d.pages.count == 231)
+  #expect(d.pages[4] == [0x01, 0x03, 0xA0, 0x0C])
+}
+
 @Test func flipperGoogleDiffersOnlyInTheURIRecord() throws {
   let google = try dump("public/UberGuidoZ-Flipper/Google.nfc")
   let rick = try dump("public/UberGuidoZ-Flipper/RickRoll.nfc")

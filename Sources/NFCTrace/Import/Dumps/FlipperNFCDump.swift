@@ -16,10 +16,13 @@ enum FlipperNFCDump {
     guard text.hasPrefix(magic) || text.hasPrefix("\u{FEFF}" + magic) else { return nil }
     var parser = Parser(input: input)
     var offset = 0
-    for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    // Split on the LF byte: as Characters, a CRLF pair is one grapheme and would not split.
+    let lines = input.bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    for (n, bytes) in lines.enumerated() {
       let location = input.location(unit: "line", record: n + 1, offset: offset)
-      offset += raw.utf8.count + 1
-      try parser.line(raw, at: location)
+      offset += bytes.count + 1
+      let body = bytes.last == 0x0D ? bytes.dropLast() : bytes
+      try parser.line(Substring(String(decoding: body, as: UTF8.self)), at: location)
     }
     return parser.finish()
   }
