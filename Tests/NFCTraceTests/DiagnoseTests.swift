@@ -533,6 +533,20 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     #expect(r.sessions[0].findings.allSatisfy { $0.coreNFCError == nil })
   }
 
+  /// Dynamic lock bits are one-time programmable: writing zeros over set bits leaves them set,
+  /// so a later NAK on a locked page is still explained (attacker pass: they were overwritten).
+  @Test func dynamicLockBitsAreORed() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(40, [0xFF, 0xFF, 0xFF, 0xBD])
+    b.write(40, [0x00, 0x00, 0x00, 0x00])
+    b.write(16, [1, 2, 3, 4], .nak(0))
+    #expect(try b.diagnose().finding("t2t-nak-locked-page") != nil)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.memory.type2End.known(160, 4) == [0xFF, 0xFF, 0xFF, 0xBD])
+  }
+
   @Test func passwordLostOnReactivation() throws {
     var b = type2Tag()
     b.read(0x29, [0x04, 0x00, 0x00, 0x10])

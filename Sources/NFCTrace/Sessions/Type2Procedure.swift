@@ -161,7 +161,7 @@ struct Type2Procedure: Sendable {
       }
       recoverRetry(x, op: &op)
     case "ACK":
-      write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory)
+      write(x.command, acknowledged: true, frame: frame, op: &op, memory: &memory, tag: tag)
       recoverRetry(x, op: &op)
     case "NAK" where x.command?.name == "GET_VERSION" && op.kind == .connect:
       // Stacks probe the product with GET_VERSION; MIFARE Ultralight, Ultralight C and NTAG203
@@ -254,11 +254,12 @@ struct Type2Procedure: Sendable {
 
   private func write(
     _ command: LayerDecode?, acknowledged: Bool, frame: Int, op: inout Operation,
-    memory: inout TagMemory
+    memory: inout TagMemory, tag: TagIdentity
   ) {
     guard let c = command, let page = c.absolutePage else { return }
     guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
-    let stored = Self.stored(Array(data.prefix(4)), page: page, memory: memory)
+    let stored = Self.stored(
+      Array(data.prefix(4)), page: page, memory: memory, dynamicLockPage: dynamicLockPage(tag))
     memory.type2Write(stored, at: page * 4, acknowledged: acknowledged, frame: frame)
     op.acknowledgedPages.append(page)
   }
@@ -267,11 +268,24 @@ struct Type2Procedure: Sendable {
   /// one-time programmable — written bits are OR'ed into what is there, and page 2 bytes 0–1
   /// (BCC1, internal) cannot be changed (NXP NTAG213/215/216 datasheet §8.5.2, §8.5.3, §8.5.6).
   /// Where the old value is unknown, the written value is kept.
-  static func stored(_ data: [UInt8], page: Int, memory: TagMemory) -> [UInt8] {
-    guard page == 2 || page == 3, data.count == 4, let old = memory.type2End.known(page * 4, 4)
+  /// The dynamic lock page (`dynamicLockPage`, its 3 lock bytes are one-time programmable too,
+  /// byte 3 is RFU; datasheet §8.5.3) is OR'ed the same way.
+  static func stored(_ data: [UInt8], page: Int, memory: TagMemory, dynamicLockPage: Int? = nil)
+    -> [UInt8]
+  {
+    let lockPage = page == dynamicLockPage
+    guard page == 2 || page == 3 || lockPage, data.count == 4,
+      let old = memory.type2End.known(page * 4, 4)
     else { return data }
     if page == 2 { return [old[0], old[1], old[2] | data[2], old[3] | data[3]] }
+    if lockPage { return [old[0] | data[0], old[1] | data[1], old[2] | data[2], old[3]] }
     return zip(old, data).map { $0 | $1 }
+  }
+
+  /// The dynamic lock page of an identified product.
+  private func dynamicLockPage(_ tag: TagIdentity) -> Int? {
+    if let product = tag.versionInfo?.product { return Type2Locks.dynamicLayout(product)?.page }
+    return nil
   }
 
   // MARK: Settling
