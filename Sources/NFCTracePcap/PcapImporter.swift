@@ -240,7 +240,13 @@ public final class PcapImporter: TraceImporter {
     checkTime(packet.timeNs, at: location)
     switch ISO14443PseudoHeader.parse(packet.bytes) {
     case .skip(let reason):
-      warn(reason, at: location)
+      let cut = packet.originalLength > packet.bytes.count
+      warn(
+        reason
+          + (cut
+            ? " (the snap length cut the packet: captured \(packet.bytes.count) of its "
+              + "\(packet.originalLength) bytes)" : ""),
+        at: location)
       return nil
     case .frame(let event, let payload, let lengthField):
       checkLengths(packet, payload.count, lengthField, event, location)

@@ -27,6 +27,14 @@ import Testing
     #expect(error["file"] as? String == "/nonexistent/trace.pcap")
   }
 
+  /// `--expect -` is no message (it was read as an empty one, giving zero-length-message on
+  /// a good write; attacker pass): a usage error.
+  @Test func expectDashIsAUsageError() {
+    let run = CLI.run(["diagnose", TestPaths.traces("t2t-ntag215-write-ok.pcap"), "--expect", "-"])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("--expect: not hex (and not @FILE): -"))
+  }
+
   /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was
   /// "unknown option --help", exit 2).
   @Test(arguments: ["timeline", "sessions", "report", "diagnose", "diff", "convert"])

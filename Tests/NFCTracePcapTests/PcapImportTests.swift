@@ -395,6 +395,15 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
     #expect(frame.crc == .notCaptured)
     #expect(frame.sourceFlags == ["truncated"])
     #expect(result.warnings.first?.message.hasPrefix("packet captured 16 of its 22 bytes") == true)
+    // Cut below the pseudo-header: skipped, and the warning says the snap length did it.
+    var short: [UInt8] =
+      [0xD4, 0xC3, 0xB2, 0xA1] + le(2, 2) + le(4, 2) + le(0, 8) + le(2, 4) + le(264, 4)
+    short += le(1, 4) + le(0, 4) + le(2, 4) + le(5, 4) + [0x00, 0xFE]
+    let skipped = try importPcap(TraceInput(path: "short.pcap", bytes: Data(short)))
+    #expect(skipped.frames.isEmpty)
+    #expect(
+      skipped.warnings.first?.message.hasSuffix(
+        "(the snap length cut the packet: captured 2 of its 5 bytes)") == true)
   }
 
   /// Two link-type-264 interfaces in one pcapng (two sniffers, a merged capture): only the
