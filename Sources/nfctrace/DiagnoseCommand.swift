@@ -79,8 +79,8 @@ enum DiagnoseCommand {
       return [UInt8](d)
     }
     let cleaned = v.filter { !" :\n\t".contains($0) }
-    // `-` (or any other non-hex character) is no message: it was read as an empty one.
-    guard cleaned.allSatisfy(\.isHexDigit), let b = Hex.bytes(cleaned) else {
+    // `-` (a separator to the hex reader) alone is no message: it was read as an empty one.
+    guard let b = Hex.bytes(cleaned), !(b.isEmpty && !cleaned.isEmpty) else {
       throw UsageError("--expect: not hex (and not @FILE): \(v)")
     }
     return b
