@@ -42,15 +42,6 @@ public struct DiagnosisContext: Sendable {
     return log.commands.filter { $0.frame >= op.firstFrame && $0.frame <= op.lastFrame }
   }
 
-  /// The Type 2 command the tag refused (NAK) last before the unanswered command at `frame`,
-  /// when the tag answered nothing else and was not activated again in between
-  /// (`SessionCommandLog.nakBefore(silence:)`). NXP Type 2 tags leave the ACTIVE state after a
-  /// NAK and ignore commands until activated again (NTAG21x state diagram; nfcpy re-activates
-  /// after every NAK, nfc-facts §4.2), so that silence is the NAK's doing, not the field's.
-  public func nakBefore(_ frame: Int) -> SessionCommandLog.Command? {
-    log.nakBefore(silence: frame)
-  }
-
   /// The Core NFC error for a refused or failed command of operation `i`: 401 for NDEF
   /// writes (`writeNDEF`/`writeLock` report `ndefReaderSessionErrorTagUpdateFailure`), 102 for
   /// raw commands and reads.

@@ -135,21 +135,25 @@ enum InterruptedWriteRule: DiagnosisRule {
       return list.map { "\(bytesText($0.data.count)) at offset \($0.offset ?? 0)" }
         .joined(separator: ", ")
     }
-    var text = "The tag stopped answering in the middle of \(op.kind.rawValue)."
+    // What was acknowledged and what got no answer, after the opening sentence.
+    var details = ""
     if !acked.isEmpty {
-      text += " The tag acknowledged \(what(acked)): those bytes are on the tag."
+      details += " The tag acknowledged \(what(acked)): those bytes are on the tag."
     }
     if !silent.isEmpty {
       var seen = Set<Int>()
       let unique = silent.filter { seen.insert($0.page ?? ($0.offset ?? 0)).inserted }
-      text += " The write of \(what(unique)) got no answer"
-      if silent.count > unique.count { text += " (\(silent.count) attempts)" }
-      text += ": whether it reached the tag's memory is unknown."
+      details += " The write of \(what(unique)) got no answer"
+      if silent.count > unique.count { details += " (\(silent.count) attempts)" }
+      details += ": whether it reached the tag's memory is unknown."
     }
     let oversized = op.unansweredFrames.contains { c.rf.fscOverruns.contains($0) }
-    if let first = op.unansweredFrames.first, let nak = c.nakBefore(first), !oversized {
-      return idleAfterNAK(c, i, nak: nak, text: text)
+    if let first = op.unansweredFrames.first, let nak = c.log.nakBefore(silence: first),
+      !oversized
+    {
+      return idleAfterNAK(c, i, nak: nak, details: details)
     }
+    var text = "The tag stopped answering in the middle of \(op.kind.rawValue)." + details
     text +=
       oversized
       ? " The unanswered frame was longer than the tag's FSC (see command-exceeds-fsc): the tag"
@@ -174,14 +178,11 @@ enum InterruptedWriteRule: DiagnosisRule {
 
   /// The silence follows a NAK with no reactivation: the tag went idle, it did not leave.
   private static func idleAfterNAK(
-    _ c: DiagnosisContext, _ i: Int, nak: SessionCommandLog.Command, text: String
+    _ c: DiagnosisContext, _ i: Int, nak: SessionCommandLog.Command, details: String
   ) -> DiagnosisFinding {
     let op = c.session.operations[i]
     let password = nak.name == "PWD_AUTH"
     let refusal = password ? "refused the password" : "refused \(nak.summary)"
-    // `text` opens with "The tag stopped answering in the middle of <kind>."; the rest (what
-    // was acknowledged, what got no answer) still holds.
-    let details = text.drop { $0 != "." }.dropFirst()
     let message =
       "The tag stopped answering during \(op.kind.rawValue) right after it \(refusal) (NAK at "
       + "#\(nak.answerFrame ?? nak.frame)), with no reactivation in between." + details

@@ -68,7 +68,9 @@ public struct SessionCommandLog: Sendable {
 
   /// The command whose NAK last preceded the unanswered reader frame `frame`, when the tag
   /// answered nothing else and was not activated again in between (reader-reported
-  /// activations included): NXP Type 2 tags leave the ACTIVE state after a NAK.
+  /// activations included). NXP Type 2 tags leave the ACTIVE state after a NAK and ignore
+  /// commands until activated again (NTAG21x state diagram; nfcpy re-activates after every
+  /// NAK, nfc-facts §4.2), so that silence is the NAK's doing, not the field's.
   public func nakBefore(silence frame: Int) -> Command? { silencesAfterNAK[frame] }
 
   /// An empty log.
@@ -76,11 +78,10 @@ public struct SessionCommandLog: Sendable {
 
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
+    // Reader REQA/WUPA and the activations a reader chip reports on the tag's side.
     if f.startsActivation {
       lastNAK = nil
-      if f.frame.direction == .tag, activations.count < Self.limit {
-        activations.append(f.frame.index)
-      }
+      if activations.count < Self.limit { activations.append(f.frame.index) }
     }
     switch f.frame.direction {
     case .reader: reader(f)
@@ -93,7 +94,6 @@ public struct SessionCommandLog: Sendable {
   public mutating func finish() { close(answer: .none, frame: nil) }
 
   private mutating func reader(_ f: DecodedFrame) {
-    if f.startsActivation, activations.count < Self.limit { activations.append(f.frame.index) }
     if let nak = lastNAK, f.response == .unanswered, silencesAfterNAK.count < Self.limit {
       silencesAfterNAK[f.frame.index] = nak
     }
