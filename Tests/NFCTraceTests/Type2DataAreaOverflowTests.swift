@@ -120,4 +120,21 @@ import Testing
     #expect(
       f.cause.hasPrefix("the page is protected by the 3DES key and the authentication failed"))
   }
+
+  /// Page 28h bytes 0–1 (LOCK2, LOCK3) are one-time programmable: a WRITE ORs its bits into
+  /// what the tag held, as NTAG's dynamic lock page (MF0ICU2 datasheet §7.5.2).
+  @Test func lockPageBitsAreOred() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF] + Array(repeating: 0x11, count: 8))
+    b.reader([0xAF] + Array(repeating: 0x22, count: 16))
+    b.add4Bit(0x00)
+    b.activateType2()
+    b.read(0x28, [0x01, 0x00, 0, 0] + Array(repeating: 0, count: 12))
+    b.write(0x28, [0x02, 0x80, 0, 0], .ack)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.memory.type2End.known(0x28 * 4, 4) == [0x03, 0x80, 0x00, 0x00])
+  }
 }

@@ -84,6 +84,9 @@ public struct Type2TLV: Sendable, Equatable {
 
   /// True when every value byte the length announces is in the input.
   public var isComplete: Bool { value.count >= length }
+  /// Offset in the parsed input just past the value as its length announces it
+  /// (`valueOffset + length`), whether or not the input held all of it.
+  public var valueEnd: Int { valueOffset + length }
 }
 
 /// Bytes declared by a Lock Control or Memory Control TLV (facts §5.2): readers skip them when
@@ -121,6 +124,8 @@ public struct Type2TLVArea: Sendable {
   public var ndefMessage: [UInt8]? { ndef?.value }
   /// Tag byte address of the first NDEF TLV's length field (the byte after its T).
   public var ndefLengthAddress: Int? { ndef.map { baseAddress + $0.offset + 1 } }
+  /// Tag byte address just past the first NDEF TLV's value, as its length announces it.
+  public var ndefValueEndAddress: Int? { ndef.map { baseAddress + $0.valueEnd } }
 
   /// Parses a data area. `bytes` starts at tag byte address `baseAddress` (16 for page 4,
   /// 0 when a whole memory dump is given — then the first 16 bytes are skipped).

@@ -89,6 +89,17 @@ public struct ByteImage: Sendable, Equatable {
     return Array(values[offset..<(offset + length)])
   }
 
+  /// The big-endian unsigned integer in the `size` known bytes at `offset` (a Type 4 NLEN is
+  /// 2 bytes, an ENLEN 4; NFC Forum T4T 3.0 §5.1), or nil when any of them is unknown.
+  public func knownBigEndian(_ offset: Int, _ size: Int) -> Int? {
+    known(offset, size).map(ByteImage.bigEndian)
+  }
+
+  /// The big-endian unsigned integer `bytes` spell (empty: 0).
+  public static func bigEndian<C: Collection<UInt8>>(_ bytes: C) -> Int {
+    bytes.reduce(0) { $0 << 8 | Int($1) }
+  }
+
   /// The known prefix starting at `offset` (stops at the first unknown byte).
   public func knownRun(from offset: Int) -> [UInt8] {
     guard offset >= 0, offset < count else { return [] }

@@ -170,9 +170,9 @@ public struct SessionAnalyzer: Sendable {
   private func continuesWrite(_ d: LayerDecode, _ kind: OperationKind?) -> Bool {
     guard kind != .writeNDEF, current?.kind == .writeNDEF, d.name == "WRITE",
       let page = d.absolutePage, let last = call.lastWrittenPage, page == last + 1,
-      let ndef = memory.type2Area?.ndef
+      let area = memory.type2Area, let ndef = area.ndef
     else { return false }
-    return ndef.length == 0 || 16 + ndef.valueOffset + ndef.length > page * 4
+    return ndef.length == 0 || area.baseAddress + ndef.valueEnd > page * 4
   }
 
   /// Follows the reader's chained I-blocks: a chain is open from its first part until the

@@ -282,10 +282,11 @@ struct Type2Procedure: Sendable {
     return zip(old, data).map { $0 | $1 }
   }
 
-  /// The dynamic lock page of an identified product.
+  /// The dynamic lock page of an identified product; page 28h of an Ultralight C, whose
+  /// bytes 0–1 are its one-time-programmable LOCK2/LOCK3 (MF0ICU2 datasheet §7.5.2).
   private func dynamicLockPage(_ tag: TagIdentity) -> Int? {
     if let product = tag.versionInfo?.product { return Type2Locks.dynamicLayout(product)?.page }
-    return nil
+    return tag.isUltralightC ? 0x28 : nil
   }
 
   // MARK: Settling

@@ -173,8 +173,7 @@ struct Type4Procedure: Sendable {
   func settleRead(_ op: inout Operation, memory: TagMemory) {
     guard let file = memory.filesEnd[ndefFile] else { return }
     let size = nlenSize
-    guard let prefix = file.known(0, size) else { return }
-    let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
+    guard let nlen = file.knownBigEndian(0, size) else { return }
     op.set("ndef_length", .int(nlen))
     if let message = file.known(size, nlen) {
       op.set("message", .hex(message))

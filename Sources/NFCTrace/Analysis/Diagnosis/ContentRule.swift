@@ -82,12 +82,13 @@ enum ContentRule: DiagnosisRule {
         + "returns .readWrite (and that the session was not invalidated first).")
   }
 
-  /// The message in the Type 4 NDEF file as left, when NLEN (2 bytes) and all of it are known.
+  /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
+  /// all of it are known.
   private static func type4Message(_ s: SessionAnalysis) -> [UInt8]? {
-    guard let file = s.type4NDEFFile, let image = s.memory.filesEnd[file],
-      let nlen = image.known(0, 2)
-    else { return nil }
-    return image.known(2, Int(nlen[0]) << 8 | Int(nlen[1]))
+    guard let file = s.type4NDEFFile, let image = s.memory.filesEnd[file] else { return nil }
+    let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
+    guard let nlen = image.knownBigEndian(0, size) else { return nil }
+    return image.known(size, nlen)
   }
 
   private static func compare(_ e: [UInt8], _ st: NDEFWriteState, op: Operation, _ i: Int)

@@ -119,7 +119,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     }
     let size = st.valueStart
     guard w.offset == 0, w.data.count >= size else { return nil }
-    return w.data.prefix(size).reduce(0) { $0 << 8 | Int($1) }
+    return ByteImage.bigEndian(w.data.prefix(size))
   }
 
   private static func interruption(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding {

@@ -87,8 +87,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
       let image = c.session.memory.filesStart[id]
     else { return nil }
     let size = cc.ndefFile.lengthFieldSize
-    guard let field = image.known(0, size) else { return nil }
-    let nlen = field.reduce(0) { $0 << 8 | Int($1) }
+    guard let nlen = image.knownBigEndian(0, size) else { return nil }
     let room = cc.ndefFile.capacity
     guard nlen > room else { return nil }
     let frame = image.frame(0)

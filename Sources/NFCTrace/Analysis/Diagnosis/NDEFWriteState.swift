@@ -89,8 +89,7 @@ struct NDEFWriteState {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
-    guard let prefix = file.known(0, size) else { return nil }
-    let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
+    guard let nlen = file.knownBigEndian(0, size) else { return nil }
     let covers = { (i: Int) in
       w.filter { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
     }
@@ -99,7 +98,7 @@ struct NDEFWriteState {
       image: file, covers: covers, value: { c, i in c.data[i - (c.offset ?? 0)] },
       lengthIn: { c in
         c.offset == 0 && c.data.count >= size
-          ? c.data.prefix(size).reduce(0) { $0 << 8 | Int($1) } : nil
+          ? ByteImage.bigEndian(c.data.prefix(size)) : nil
       })
   }
 

@@ -53,8 +53,8 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
 
   /// Whether the NDEF TLV left on the tag announces bytes in page `end` or later.
   private static func messageReaches(_ end: Int, _ s: SessionAnalysis) -> Bool {
-    guard let ndef = s.memory.type2Area?.ndef else { return false }
-    return 16 + ndef.valueOffset + ndef.length > end * 4
+    guard let valueEnd = s.memory.type2Area?.ndefValueEndAddress else { return false }
+    return valueEnd > end * 4
   }
 
   /// The acknowledged WRITEs past page `end − 1` that continue a run of consecutive pages

@@ -73,7 +73,7 @@ enum WriteOrderRule: DiagnosisRule {
   ) -> DiagnosisFinding? {
     let start = Type2TLVArea(parsing: c.session.memory.type2Start.knownRun(from: 16))
     guard let old = start.ndef, old.length > 0 else { return nil }
-    let oldEnd = 16 + old.valueOffset + old.length
+    let oldEnd = start.baseAddress + old.valueEnd
     let over = writes.filter { w in
       guard let p = w.page, p > lengthPage, w.answer == .ack else { return false }
       return p * 4 < oldEnd && lengthWrite.map { w.frame < $0.frame } ?? true

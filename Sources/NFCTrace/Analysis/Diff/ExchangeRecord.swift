@@ -48,13 +48,12 @@ public struct ExchangeRecord: Sendable {
     response.map { Self.payload($0[...], responseCRC).dropFirst(responsePrologue) }
   }
 
-  /// The ISO-DEP prologue length of an I-block carrying an APDU (ISO/IEC 14443-4 §7.1.1: PCB,
-  /// then CID when PCB b4 is set, NAD when b3 is), 0 for other frames.
+  /// The ISO-DEP prologue length of an I-block carrying an APDU, 0 for other frames.
   static func prologue(_ f: DecodedFrame) -> Int {
     guard f.layer(.isoDEP)?.name == "I-block", f.innermost?.protocolID != .isoDEP,
       let pcb = f.frame.data.first
     else { return 0 }
-    return 1 + (pcb & 0x08 != 0 ? 1 : 0) + (pcb & 0x04 != 0 ? 1 : 0)
+    return ISODEPBlock.prologueLength(pcb: pcb, kind: .iBlock)
   }
 
   private static func payload(_ d: ArraySlice<UInt8>, _ crc: CRCStatus?) -> ArraySlice<UInt8> {

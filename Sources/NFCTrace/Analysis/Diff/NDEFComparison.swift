@@ -59,15 +59,14 @@ public enum NDEFComparison {
       let ended = area.tlvs.contains { $0.tag == .terminator }
       return .without(ended ? "none" : "incomplete")
     }
-    let range = (16 + tlv.offset)..<(16 + tlv.valueOffset + tlv.length)
+    let range = (area.baseAddress + tlv.offset)..<(area.baseAddress + tlv.valueEnd)
     return message(tlv.value, complete: tlv.isComplete, range: range, image: image)
   }
 
   private static func type4(_ file: ByteImage, lengthSize: Int) -> NDEFSideState {
-    guard let prefix = file.known(0, lengthSize) else {
+    guard let nlen = file.knownBigEndian(0, lengthSize) else {
       return .without("unknown")
     }
-    let nlen = prefix.reduce(0) { $0 << 8 | Int($1) }
     let body = file.known(lengthSize, nlen)
     return message(
       body ?? [], complete: body != nil, range: 0..<(lengthSize + nlen), image: file)

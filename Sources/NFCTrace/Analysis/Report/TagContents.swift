@@ -172,12 +172,11 @@ public struct TagContents: Sendable {
   ) {
     let id = Hex.string([UInt8(control.fileID >> 8), UInt8(control.fileID & 0xFF)])
     let size = control.lengthFieldSize
-    guard let file, let prefix = file.known(0, size) else {
+    guard let file, let length = file.knownBigEndian(0, size) else {
       message = .unknown("NDEF file \(id) not read: NLEN and message unknown")
       unknowns.append("NDEF file \(id) NLEN not read")
       return
     }
-    let length = prefix.reduce(0) { $0 << 8 | Int($1) }
     nlen = length
     if length == 0 {
       message = .empty

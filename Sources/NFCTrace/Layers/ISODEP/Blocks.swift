@@ -38,18 +38,21 @@ public struct ISODEPBlock: Sendable, Equatable {
     guard let pcb = bytes.first, let kind = Self.kind(of: pcb) else { return nil }
     self.pcb = pcb
     self.kind = kind
+    let end = Self.prologueLength(pcb: pcb, kind: kind)
+    guard end <= bytes.count else { return nil }
     var i = 1
     if pcb & 0x08 != 0 {
-      guard i < bytes.count else { return nil }
       cidByte = bytes[i]
       i += 1
     }
-    if kind == .iBlock, pcb & 0x04 != 0 {
-      guard i < bytes.count else { return nil }
-      nad = bytes[i]
-      i += 1
-    }
-    inf = Array(bytes[i...])
+    if i < end { nad = bytes[i] }
+    inf = Array(bytes[end...])
+  }
+
+  /// Bytes before INF in a block of class `kind` with this PCB: the PCB, the CID byte when b4
+  /// is set, and the NAD byte when b3 of an I-block is set (ISO/IEC 14443-4 §7.1.1).
+  public static func prologueLength(pcb: UInt8, kind: Kind) -> Int {
+    1 + (pcb & 0x08 != 0 ? 1 : 0) + (kind == .iBlock && pcb & 0x04 != 0 ? 1 : 0)
   }
 
   /// The class of a PCB, nil when it is none.

@@ -215,7 +215,7 @@ public struct Type4Layer: ProtocolLayer {
 
   private func lengthPrefix(_ data: [UInt8]) -> Int? {
     guard data.count >= nlenSize else { return nil }
-    return data[0..<nlenSize].reduce(0) { $0 << 8 | Int($1) }
+    return ByteImage.bigEndian(data[0..<nlenSize])
   }
 
   private func fileKind(_ id: UInt16) -> String {
