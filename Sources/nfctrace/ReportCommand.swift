@@ -66,7 +66,10 @@ enum ReportCommand {
     to out: OutputBuffer
   ) {
     out.write("\(path) (\(source.format))\n")
-    if reports.isEmpty { out.write("no sessions: no tag answered in this trace\n") }
+    // With an import error and nothing read, the error says why (not "no tag answered").
+    if reports.isEmpty, source.error == nil || !source.sessions.isEmpty {
+      out.write("no sessions: no tag answered in this trace\n")
+    }
     for r in reports {
       out.write("\n")
       out.write(ReportText.render(r, showSecrets: secrets))

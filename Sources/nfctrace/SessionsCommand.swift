@@ -81,7 +81,7 @@ enum SessionsCommand {
       out.write("],\"error\":")
       TimelineJSONRenderer.error(result.error, to: out)
       out.write("}\n")
-    } else if count == 0 {
+    } else if count == 0, result.error == nil {
       out.write("no sessions: no tag answered in this trace\n")
     }
     out.flush()

@@ -136,6 +136,7 @@ enum ConvertCommand {
     }
     try out.close()
     reportWarnings(importer.warnings)
+    if failure == nil, count == 0 { failure = TraceError.allRejected(importer.warnings) }
     if readerReported > 0 {
       FileHandle.standardError.write(
         Data(

@@ -163,6 +163,9 @@ enum MalformedCorpus {
         patch8(patch8(base, at: data + 2, 0xFF), at: data + 3, 0xFF),
         .errorOrWarnings, prefix: before)
     }
+    // Every packet rejected: nothing was read, which is invalid input, not "no sessions".
+    let allVersion1 = records.reduce(base) { patch8($0, at: $1.start + 16, 1) }
+    add("every pseudo-header version 1", allVersion1, .error)
     var rng = SplitMix64(seed: UInt64(base.count))
     for extra in [1, 7, 15, 16, 17] {
       add("\(extra) junk bytes appended", base + rng.bytes(extra), .errorOrWarnings, prefix: base)
@@ -328,8 +331,9 @@ enum MalformedCorpus {
     ["acr122u_t2t_read_write.log", "pn533_scl3711_t2t_read_write.log"].flatMap {
       name -> [MalformedCase] in
       guard let base = load(TestPaths.traces("libnfc/" + name)) else { return [] }
+      // Only the TX lines are junked: the chip's RX answers stay frames.
       return textCases(
-        base, name, format: "libnfc-log",
+        base, name, format: "libnfc-log", allJunk: .errorOrWarnings,
         isData: { line in String(decoding: line, as: UTF8.self).contains("TX:") })
     }
   }
@@ -350,7 +354,8 @@ enum MalformedCorpus {
   }
 
   private static func textCases(
-    _ base: [UInt8], _ name: String, format: String, isData: ([UInt8]) -> Bool
+    _ base: [UInt8], _ name: String, format: String, allJunk: Outcome = .error,
+    isData: ([UInt8]) -> Bool
   ) -> [MalformedCase] {
     var cases: [MalformedCase] = []
     func add(_ what: String, _ bytes: [UInt8], _ outcome: Outcome, prefix: [UInt8]? = nil) {
@@ -370,6 +375,10 @@ enum MalformedCorpus {
     add("header only", lines.prefix { !isData($0) }.flatMap { $0 }, .errorOrWarnings)
     add("blank lines only", [UInt8](repeating: 0x0A, count: 40), .errorOrWarnings)
     let dataLines = lines.indices.filter { isData(lines[$0]) }
+    // Every data line replaced by junk: no frame, so invalid input (exit 3).
+    var junk = lines
+    for k in dataLines { junk[k] = Array("junk line\n".utf8) }
+    add("every data line junk", junk.flatMap { $0 }, allJunk)
     var rng = SplitMix64(seed: UInt64(base.count))
     for k in pick(dataLines.count).map({ dataLines[$0] }) {
       let line = lines[k]

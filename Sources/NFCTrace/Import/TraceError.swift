@@ -34,6 +34,22 @@ public struct TraceError: Error, Sendable, CustomStringConvertible {
   public var description: String { "\(location): \(message)" }
 }
 
+extension TraceError {
+  /// The error for an input that gave no frame because every record in it was rejected:
+  /// `.malformed` at the first rejected record (the first warning with a location), nil when
+  /// no warning names a record (an input that is merely empty is not invalid).
+  public static func allRejected(_ warnings: [TraceWarning]) -> TraceError? {
+    let rejected = warnings.filter { $0.location != nil }
+    guard let first = rejected.first, let location = first.location else { return nil }
+    let count =
+      rejected.count >= TraceWarning.limit ? "\(rejected.count) or more" : "\(rejected.count)"
+    return TraceError(
+      .malformed, at: location,
+      "no frame could be read: every record was rejected (\(count) warning(s)); the first: "
+        + first.message)
+  }
+}
+
 /// A problem an importer or decoder noticed but could continue past.
 public struct TraceWarning: Sendable, CustomStringConvertible {
   /// What happened, with what was expected.

@@ -21,7 +21,9 @@ public struct SessionAnalysisRun {
   public private(set) var error: TraceError?
 
   /// Reads everything from `importer`. A `TraceError` met while reading is kept in `error`
-  /// after the frames before it were analysed; other errors are rethrown.
+  /// after the frames before it were analysed; other errors are rethrown. An input whose
+  /// every record was rejected (no frame, and warnings that name records) is invalid input
+  /// too: `error` is `.malformed` at the first rejected record.
   /// `keepsMemory: false` drops each finished session's memory images; `retainsSessions:
   /// false` hands sessions only to `observe` (`sessions` stays empty), so memory use does not
   /// grow with the number of sessions (see `SessionCollector`). `concurrent` imports and
@@ -32,7 +34,9 @@ public struct SessionAnalysisRun {
   ) throws {
     var pipeline = FramePipeline(importer: importer, concurrent: concurrent)
     var collector = SessionCollector(keepsMemory: keepsMemory, retainsSessions: retainsSessions)
+    var frames = 0
     func take(_ f: DecodedFrame) {
+      frames += 1
       collector.push(f) { pipeline.session($0) }
       for e in collector.takeEvents() { observe(.event(e)) }
       for s in collector.takeFinished() { observe(.session(s)) }
@@ -49,5 +53,6 @@ public struct SessionAnalysisRun {
     for s in collector.takeFinished() { observe(.session(s)) }
     sessions = collector.finished
     warnings = pipeline.warnings
+    if error == nil, frames == 0 { error = TraceError.allRejected(warnings) }
   }
 }
