@@ -310,7 +310,8 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     let r = try b.diagnose()
     #expect(r.sessions[0].verdicts.map(\.verdict) == [.interrupted])
     let f = try #require(r.finding("write-unfinished"))
-    #expect(f.message.contains("(pages 5–6, all acknowledged)"))
+    // Page 4 carries the message's first bytes after the cleared length (`03 00 D1 01`).
+    #expect(f.message.contains("(pages 4–6, all acknowledged)"))
     #expect(f.frames.count == 3)
     // A write that only clears the length (an erase) is finished.
     var e = TraceBuilder()
@@ -320,6 +321,64 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
       page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
     e.write(4, [0x03, 0x00, 0xFE, 0x00])
     #expect(try e.diagnose().finding("write-unfinished") == nil)
+    let erase = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: e.frames)).sessions.first)
+    #expect(erase.operations.last?.outcome == .ok)
+  }
+
+  /// The writer stopped after its first WRITE, `03 00 D1 01` (the cleared length and the
+  /// message's first bytes): `sessions` says interrupted too, not ok (new-user pass: sessions
+  /// and diagnose disagreed).
+  @Test func firstPageOnlyIsUnfinishedInTheSession() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .interrupted)
+    #expect(write.detail("unfinished") == .string("final-length"))
+    #expect(
+      write.reason
+        == "the NDEF TLV length was set to 0 and message data written after it, but the final "
+        + "NDEF TLV length never was: the tag holds an empty message")
+    let f = try #require(try b.diagnose().finding("write-unfinished"))
+    #expect(f.message.contains("(page 4, all acknowledged)"))
+  }
+
+  /// The real length written first, then one page of data, then nothing: the tag holds a
+  /// torn message (new-user pass: "SUCCEEDED" with only unsafe-write-order).
+  @Test func lengthFirstThenStoppedIsTorn() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x09, 0xD1, 0x01, 0x05, 0x54, 0x02, 0x65]))
+    b.read(7, [0x6E, 0x61, 0x62, 0x63, 0xFE])
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    b.write(5, [0x04, 0x54, 0x02, 0x65])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let write = try #require(s.operations.last)
+    #expect(write.outcome == .interrupted)
+    #expect(write.detail("unfinished") == .string("message-data"))
+    #expect(
+      write.reason
+        == "the NDEF TLV length this write set (acknowledged at #\(write.firstFrame + 1)) claims "
+        + "8 bytes, but only 6 of them were written before the writer stopped: the tag holds a "
+        + "torn message")
+    let r = try b.diagnose()
+    #expect(r.sessions[0].verdicts.last?.verdict == .interrupted)
+    let f = try #require(r.finding("write-unfinished"))
+    #expect(f.cause.hasPrefix("writeNDEF stopped before the end of its message"))
+    #expect(f.frames == [write.firstFrame, write.firstFrame + 2])
+    // The same write finished (page 6 too) is whole.
+    b.write(6, [0x6E, 0x61, 0xFE, 0x00])
+    let whole = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(whole.operations.last?.outcome == .ok)
   }
 
   /// An UPDATE longer than the tag's FSC (32 bytes, FSCI 2), not chained and not answered:

@@ -174,14 +174,16 @@ import Testing
     b.tag([0xA3])
     b.reader([0x02, 0x6E, 0x41])  // I(0), last part
     b.tag([0x02, 0x90, 0x00])
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x08])  // I(1): the final NLEN
+    b.tag([0x03, 0x90, 0x00])
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
     let write = try #require(s.operations.last)
     #expect(write.kind == .writeNDEF)
     #expect(write.outcome == .ok)
     let frames = decodeAll(b.frames).0
-    #expect(
-      frames.last(where: { $0.frame.direction == .reader })?.innermost?.name == "UPDATE NDEF data")
+    let readerFrames = frames.filter { $0.frame.direction == .reader }
+    #expect(readerFrames.dropLast().last?.innermost?.name == "UPDATE NDEF data")
   }
 
   /// Review: a chained UPDATE BINARY of another file than the NDEF file is no writeNDEF.

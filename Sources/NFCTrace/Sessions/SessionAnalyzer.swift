@@ -392,6 +392,7 @@ public struct SessionAnalyzer: Sendable {
     case .readNDEF:
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)
+    case .writeNDEF where op.outcome == .ok: settleWrite(&op)
     default: break
     }
     if !tagHeard {
@@ -400,6 +401,29 @@ public struct SessionAnalyzer: Sendable {
     }
     operations.append(op)
     events.append(.ended(op))
+  }
+
+  /// A writeNDEF the tag acknowledged throughout is still interrupted when the writer stopped
+  /// before the procedure's end (`WriteCompletion`): detail `unfinished` names the step.
+  private func settleWrite(_ op: inout Operation) {
+    let found: (WriteCompletion.Gap, String)?
+    if tag.isISODEP {
+      let image = memory.filesEnd[type4.ndefFileID ?? 0xE104]
+      found = image.flatMap { image in
+        WriteCompletion.type4(image, size: type4.nlenSize, fileSize: type4.cc?.ndefFile.maxSize)
+          .flatMap {
+            WriteCompletion.gap($0, in: image, frames: op.firstFrame...op.lastFrame)
+          }
+      }
+    } else {
+      found = WriteCompletion.type2(memory).flatMap {
+        WriteCompletion.gap($0, in: memory.type2End, frames: op.firstFrame...op.lastFrame)
+      }
+    }
+    guard let (gap, reason) = found else { return }
+    op.outcome = .interrupted
+    op.reason = reason
+    op.set("unfinished", .string(gap.rawValue))
   }
 
   /// connect is ok once the UID is complete (and the ATS arrived when RATS was sent).

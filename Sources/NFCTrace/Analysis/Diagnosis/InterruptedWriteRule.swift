@@ -49,6 +49,12 @@ enum InterruptedWriteRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations {
       let op = c.session.operations[i]
+      // Every command acknowledged, but the writer stopped short (WriteCompletion).
+      if case .string(let gap)? = op.detail("unfinished") {
+        out += [unfinished(c, i), gap == "message-data" ? stoppedShort(c, i) : nil]
+          .compactMap { $0 }
+        continue
+      }
       let interrupted =
         op.outcome == .interrupted || (op.outcome == .unknown && !op.unansweredFrames.isEmpty)
       if interrupted { out.append(interruption(c, i)) }
@@ -74,14 +80,21 @@ enum InterruptedWriteRule: DiagnosisRule {
     guard let lengthWrite = commands.last(where: { $0.frame == st.lengthFrame }),
       lengthIn(lengthWrite, st) == 0
     else { return nil }
-    let data = commands.filter { w in
-      guard w.isWrite, w.frame != st.lengthFrame, w.answer == .ack || w.answer == .sw("9000")
-      else { return false }
+    // Each acknowledged write's bytes from the message's first byte on.
+    func past(_ w: SessionCommandLog.Command) -> ArraySlice<UInt8> {
       let start = w.page.map { $0 * 4 } ?? (w.offset ?? 0)
-      return start + w.data.count > st.valueStart
+      return w.data.dropFirst(max(0, st.valueStart - start))
+    }
+    let data = commands.filter { w in
+      guard w.isWrite, w.answer == .ack || w.answer == .sw("9000"), !past(w).isEmpty else {
+        return false
+      }
+      // The length write counts when it also carries the message's first bytes (`03 00 D1 01`).
+      return w.frame != st.lengthFrame || past(w).contains { $0 != 0 && $0 != 0xFE }
     }
     // Zeros and a terminator after the cleared length are an erase (a wipe), not a message.
-    guard let last = data.last, data.contains(where: { $0.data.contains { $0 != 0 && $0 != 0xFE } })
+    guard let last = data.last,
+      data.contains(where: { past($0).contains { $0 != 0 && $0 != 0xFE } })
     else { return nil }
     let type2 = last.page != nil
     let span =
@@ -90,7 +103,8 @@ enum InterruptedWriteRule: DiagnosisRule {
       : "\(data.count) UPDATE BINARY" + (data.count == 1 ? "" : "s")
     var f = DiagnosisFinding(
       code: "write-unfinished", severity: .error, operation: i,
-      frames: [st.lengthFrame].compactMap { $0 } + data.map(\.frame),
+      frames: [st.lengthFrame].compactMap { $0 }
+        + data.map(\.frame).filter { $0 != st.lengthFrame },
       cause:
         "\(op.kind.rawValue) stopped before its last step: the message data was written after "
         + "the \(st.lengthName) was set to 0, but the final \(st.lengthName) never was",
@@ -107,6 +121,41 @@ enum InterruptedWriteRule: DiagnosisRule {
         "Keep the session and the tag until the writeNDEF completion handler is called, then "
         + "verify with readNDEF. If the app writes itself (sendMiFareCommand / "
         + "sendCommand(apdu:)), write the real length last, after the data.")
+    f.effect = .unfinished
+    return f
+  }
+
+  /// A write whose every command was acknowledged, that set the real length first and then
+  /// stopped before writing all the bytes it announces: the tag holds a torn message.
+  private static func stoppedShort(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
+    let op = c.session.operations[i]
+    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+      st.shape == .torn, st.lengthWrittenHere
+    else { return nil }
+    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let acked = c.commands(in: i).filter {
+      $0.isWrite && ($0.answer == .ack || $0.answer == .sw("9000"))
+    }
+    let range = "\(st.valueStart)–\(st.valueStart + st.claimed - 1)"
+    var f = DiagnosisFinding(
+      code: "write-unfinished", severity: .error, operation: i,
+      frames: acked.map(\.frame),
+      cause:
+        "\(op.kind.rawValue) stopped before the end of its message: the \(st.lengthName) was "
+        + "written first and the data it announces only in part",
+      message:
+        "The writer set the \(st.lengthName) to \(st.claimed) (bytes \(range)) before the "
+        + "data, and every write was acknowledged, but the trace has no write of the rest: "
+        + "\(st.composition(pages: type2)). The tag now holds a corrupt message that readers "
+        + "reject or misread. The session ended (invalidated, or the 60 s session limit) or the "
+        + "phone left before the remaining writes were sent; Core NFC's writeNDEF completion "
+        + "handler was not called with success.",
+      coreNFCError: nil,
+      fix:
+        "Keep the session and the tag until the writeNDEF completion handler is called, then "
+        + "verify with readNDEF. If the app writes itself (sendMiFareCommand / "
+        + "sendCommand(apdu:)), write the length as 0 first, the data next and the real length "
+        + "last, so a stop leaves an empty message rather than a corrupt one.")
     f.effect = .unfinished
     return f
   }
