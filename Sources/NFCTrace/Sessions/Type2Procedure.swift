@@ -8,9 +8,10 @@ import NDEF
 struct Type2Procedure: Sendable {
   /// The status and capacity computed when the query completed.
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
-  /// The command refused with NAK 1 (transmission error, nfc-facts §4.2) that made an
-  /// operation fail, while no other refusal did: a readers' retry of the same command that
-  /// succeeds recovers the operation.
+  /// The command refused with NAK 1 (transmission error) or NAK 5 (EEPROM write error; NXP
+  /// NTAG213/215/216 datasheet §9.3, nfc-facts §4.2) that made an operation fail, while no
+  /// other refusal did: a reader's retry of the same command that succeeds recovers the
+  /// operation (the page was programmed by the retry).
   private var transmissionNAK: (summary: String, frame: Int)?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
@@ -171,7 +172,7 @@ struct Type2Procedure: Sendable {
     case "NAK":
       let what = x.command?.summary ?? "command"
       let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
-      if case .int(1)? = answer.field("nak_code"), firstRefusal {
+      if case .int(let code)? = answer.field("nak_code"), code == 1 || code == 5, firstRefusal {
         transmissionNAK = (what, frame)
       } else {
         transmissionNAK = nil
@@ -205,9 +206,9 @@ struct Type2Procedure: Sendable {
     if op.kind == .queryNDEFStatus { updateStatus(memory: memory) }
   }
 
-  /// A command refused with NAK 1 and then sent again and answered (ACK or data): the tag
-  /// received the repeat intact, so the operation did not fail (the retry stays visible in
-  /// `failedFrames` for the diagnosis).
+  /// A command refused with NAK 1 or NAK 5 and then sent again and answered (ACK or data):
+  /// the tag received the repeat intact and carried it out, so the operation did not fail
+  /// (the retry stays visible in `failedFrames` for the diagnosis).
   private mutating func recoverRetry(_ x: Exchange, op: inout Operation) {
     guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == [nak.frame],
       x.command?.summary == nak.summary

@@ -18,6 +18,13 @@ struct Type4Procedure: Sendable {
   private var nlenRead = false
   /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
   private(set) var ndefFileSelected = false
+  /// The refusal that made the operation fail, while no other did, when a reader's repeat of
+  /// the command can make up for it: 6581 (memory failure; the same command again) or 6Cxx
+  /// (wrong Le; the command again with Le = xx, ISO/IEC 7816-4 §5.6). `key`: CLA INS P1 P2
+  /// and the data; `le`: the Le the repeat must carry (6Cxx).
+  /// `offset`: the READ/UPDATE BINARY offset, so the repeat joins the operation even when a
+  /// smaller Le renames it ("READ NLEN" after "READ NLEN and NDEF data").
+  private var retriable: (key: [UInt8], le: Int?, frame: Int, offset: Int?)?
 
   /// Follows the reader's SELECTs (called for each Type 4 command).
   mutating func command(_ d: LayerDecode) {
@@ -26,6 +33,9 @@ struct Type4Procedure: Sendable {
 
   func classify(_ d: LayerDecode, current: OperationKind?) -> OperationKind {
     let name = d.name
+    if let r = retriable, let current, r.offset != nil, d.binaryOffset == r.offset {
+      return current  // the repeat of a command refused with 6581/6Cxx
+    }
     if name.hasPrefix("SELECT") {
       // SELECTs belong to the procedure they start; after the query they join what follows.
       if name == "SELECT NDEF application" && status == nil { return .queryNDEFStatus }
@@ -65,10 +75,20 @@ struct Type4Procedure: Sendable {
       || (!(command.map { Self.isNDEFProcedure($0.name) } ?? false)
         && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
       || (sw == "6282" && a.field("result") == .string("ok"))
+    let key = x.request.flatMap(Self.retryKey)
     if !ok {
+      let first = op.outcome == .ok && op.failedFrames.isEmpty
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
+      retriable = nil
+      let wrongLe = sw.lowercased().hasPrefix("6c")
+      if first, let key, sw == "6581" || wrongLe {
+        retriable = (
+          key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, frame, command?.binaryOffset
+        )
+      }
       return
     }
+    recoverRetry(key: key, le: x.request.flatMap(Self.le), op: &op)
     guard let command else { return }
     switch command.name {
     case "SELECT NDEF application":
@@ -106,6 +126,36 @@ struct Type4Procedure: Sendable {
     let givesReason = op.outcome == .ok
     op.fail("\(what) refused: \(answer.summary)", frame: frame)
     if givesReason { op.set("sw", .string(sw)) }
+  }
+
+  /// The command refused with 6581 or 6Cxx sent again (with the Le the tag asked for) and
+  /// answered: the operation did not fail (the refusal stays in `failedFrames`).
+  private mutating func recoverRetry(key: [UInt8]?, le: Int?, op: inout Operation) {
+    guard let r = retriable, let key else { return }
+    retriable = nil
+    // 6C00 asks for Le 256, which a short APDU writes as Le 00 (decoded as 256).
+    guard key == r.key, r.le == nil || le == r.le || (r.le == 0 && le == 256),
+      op.outcome == .failed, op.failedFrames == [r.frame]
+    else { return }
+    op.outcome = .ok
+    op.reason = nil
+    op.details.removeAll { $0.key == "sw" }
+  }
+
+  /// CLA INS P1 P2 and the data of a command APDU: what a repeat keeps.
+  private static func retryKey(_ f: DecodedFrame) -> [UInt8]? {
+    guard let l = f.layer(.iso7816), case .hex(let cla)? = l.field("cla"),
+      case .hex(let ins)? = l.field("ins"), case .hex(let p1)? = l.field("p1"),
+      case .hex(let p2)? = l.field("p2")
+    else { return nil }
+    let data: [UInt8]
+    if case .hex(let d)? = l.field("data") { data = d } else { data = [] }
+    return cla + ins + p1 + p2 + data
+  }
+
+  private static func le(_ f: DecodedFrame) -> Int? {
+    if case .int(let le)? = f.layer(.iso7816)?.field("le") { return le }
+    return nil
   }
 
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {

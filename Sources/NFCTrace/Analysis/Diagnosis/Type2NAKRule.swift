@@ -39,14 +39,23 @@ enum Type2NAKRule: DiagnosisRule {
       guard case .nak(let code) = cmd.answer, let page = cmd.page else { continue }
       let op = c.operation(at: cmd.frame)
       // A NAK 1 whose retry went through did not fail the write: `command-retried` reports it.
-      if code == 1, let op, c.session.operations[op].outcome == .ok { continue }
+      let recovered = op.map { c.session.operations[$0].outcome == .ok } ?? false
+      if code == 1, recovered { continue }
       let x = cause(code: code, page: page, at: cmd.frame, c, geo)
+      // A NAK 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
+      // programmed; the weak field is worth a warning, not a failure.
+      let retried = code == 5 && recovered
       out.append(
         DiagnosisFinding(
-          code: x.code, severity: .error, operation: op,
+          code: x.code, severity: retried ? .warning : .error, operation: op,
           frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 } + x.frames,
-          cause: "\(x.cause) (NAK \(code) on WRITE page \(Type2Geometry.page(page)))",
-          message: x.message, coreNFCError: c.refusalError(op), fix: x.fix))
+          cause: "\(x.cause) (NAK \(code) on WRITE page \(Type2Geometry.page(page)))"
+            + (retried ? ", and the WRITE sent again was acknowledged" : ""),
+          message: x.message
+            + (retried
+              ? " The reader sent the same WRITE again and the tag acknowledged it: the page is "
+                + "programmed and the operation went on." : ""),
+          coreNFCError: retried ? nil : c.refusalError(op), fix: x.fix))
     }
     return out
   }

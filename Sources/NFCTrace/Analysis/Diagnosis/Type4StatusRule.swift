@@ -30,6 +30,22 @@ enum Type4StatusRule: DiagnosisRule {
     for cmd in c.log.commands where cmd.ins != nil {
       if case .sw(let sw) = cmd.answer, cmd.refused {
         if cmd.name == "SELECT NDEF application" { continue }
+        // The reader's repeat made up for it (Type4Procedure): 6Cxx is ISO/IEC 7816-4's way
+        // of giving the right Le, nothing to report; a 6581 the repeat got past is a warning.
+        let op = c.operation(at: cmd.frame)
+        if let op, c.session.operations[op].outcome == .ok {
+          if sw.lowercased().hasPrefix("6c") { continue }
+          if sw == "6581" {
+            var f = refusal(cmd, sw: sw, c)
+            f.severity = .warning
+            f.coreNFCError = nil
+            f.cause += ", and the command sent again was accepted"
+            f.message +=
+              " The reader sent the same command again and the tag accepted it (9000), so the data is written."
+            out.append(f)
+            continue
+          }
+        }
         out.append(refusal(cmd, sw: sw, c))
       } else if let f = oversized(cmd, c) {
         out.append(f)
