@@ -83,4 +83,47 @@ import Testing
     #expect(ops[2].detail("message") == .hex([0xD1, 0x01, 0x01, 0x54, 0x00]))
     #expect(try b.diagnose().findings.isEmpty)
   }
+
+  /// A WRITE captured damaged (bad CRC: its bytes as captured differ from the ones sent),
+  /// NAK 1, then the WRITE of the same page sent again and acknowledged: one writeNDEF, ok
+  /// (field engineer pass 8 t2-15: two operations, a false ndef-torn).
+  @Test func damagedWriteRepeatedIsOneOperation() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.reader([0xA2, 0x05, 0x04, 0x44, 0x02, 0x65], badCRC: true)  // 54 damaged to 44
+    b.add4Bit(0x01)
+    b.write(5, [0x04, 0x54, 0x02, 0x65])
+    b.write(6, [0x6E, 0x41, 0xFE, 0x00])
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    let ops = try #require(try sessions(b).first?.operations)
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(ops.last?.outcome == .ok)
+    let r = try b.diagnose()
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.succeeded])
+    #expect(r.finding("ndef-torn") == nil)
+  }
+
+  /// A write cut by a NAK (length left 0), a reactivation, and a second writeNDEF that
+  /// finishes the message: the first is judged by what it left (no ndef-torn from the
+  /// length the second wrote), and the second wrote no data over a standing old length
+  /// (field engineer pass 8 t2-14b).
+  @Test func laterWriteSupersedesTheFailedOne() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x09, 0xD1, 0x01, 0x05, 0x54, 0x02, 0x65]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x54, 0x02, 0x65], .nak(0))
+    b.activateType2()
+    b.write(5, [0x04, 0x54, 0x02, 0x65])
+    b.write(6, [0x6E, 0x41, 0xFE, 0x00])
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    let r = try b.diagnose()
+    #expect(r.finding("ndef-torn") == nil)
+    #expect(r.finding("unsafe-write-order") == nil)
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed, .succeeded])
+  }
 }

@@ -41,6 +41,9 @@ struct CallBoundary: Sendable {
   private var lastRetryable = false
   /// The last command: a retry repeats it exactly.
   private var last: LayerDecode?
+  /// Whether the last command reached the capture damaged (bad CRC): its bytes as captured
+  /// are not the ones sent, so a repeat is matched by command name and page instead.
+  private var lastDamaged = false
   /// How many times in a row the last command was sent again. Stacks retry a failed
   /// transmission a few times (Android libnfc-nci: up to 5, `RW_MAX_RETRIES`); more copies
   /// than that are the app's next call.
@@ -103,17 +106,20 @@ struct CallBoundary: Sendable {
   /// again after Core NFC reported the failure takes longer), after a failed transmission.
   private func isRetry(_ d: LayerDecode, at timeNs: Int64) -> Bool {
     lastRetryable && retries < Self.maxRetries && timeNs - lastTimeNs <= Self.retryWindowNs
-      && last == d
+      && (last == d
+        || (lastDamaged && last?.name == d.name && last?.absolutePage != nil
+          && last?.absolutePage == d.absolutePage))
   }
 
   /// Records a command of the call (after `startsNewCall` said it belongs to it), sent at
-  /// `timeNs`.
-  mutating func command(_ d: LayerDecode, at timeNs: Int64, memory: TagMemory) {
+  /// `timeNs`; `damaged`: its frame failed its CRC in the capture.
+  mutating func command(_ d: LayerDecode, at timeNs: Int64, memory: TagMemory, damaged: Bool) {
     let retried = isRetry(d, at: timeNs)
     retries = retried ? retries + 1 : 0
     lastTimeNs = timeNs
     lastRetryable = true
     last = d
+    lastDamaged = damaged
     if d.protocolID == .type4, !retried, firstReadOffset == nil, d.name.hasPrefix("READ") {
       firstReadOffset = d.binaryOffset
     }

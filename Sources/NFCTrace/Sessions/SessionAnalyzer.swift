@@ -154,7 +154,7 @@ public struct SessionAnalyzer: Sendable {
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
       if let d = f.innermost {
-        call.command(d, at: f.frame.timeNs, memory: memory)
+        call.command(d, at: f.frame.timeNs, memory: memory, damaged: f.frame.crc == .bad)
         if d.protocolID == .type4 { type4.command(d) }
       }
       pending = f

@@ -12,7 +12,9 @@ struct Type2Procedure: Sendable {
   /// NTAG213/215/216 datasheet §9.3, nfc-facts §4.2) that made an operation fail, while no
   /// other refusal did: a reader's retry of the same command that succeeds recovers the
   /// operation (the page was programmed by the retry).
-  private var transmissionNAK: (summary: String, frame: Int)?
+  /// `page`: set when the refused command arrived damaged in the capture (bad CRC) — its bytes
+  /// as captured are not the ones sent, so the repeat is matched by command and page.
+  private var transmissionNAK: (summary: String, frame: Int, page: (String, Int)?)?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
   /// GET_VERSION went unanswered: the tag lacks it, as one that NAKs it.
@@ -173,7 +175,11 @@ struct Type2Procedure: Sendable {
       let what = x.command?.summary ?? "command"
       let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
       if case .int(let code)? = answer.field("nak_code"), code == 1 || code == 5, firstRefusal {
-        transmissionNAK = (what, frame)
+        let damaged = x.request?.frame.crc == .bad
+        transmissionNAK = (
+          what, frame,
+          damaged ? x.command.flatMap { c in c.absolutePage.map { (c.name, $0) } } : nil
+        )
       } else {
         transmissionNAK = nil
       }
@@ -210,9 +216,12 @@ struct Type2Procedure: Sendable {
   /// the tag received the repeat intact and carried it out, so the operation did not fail
   /// (the retry stays visible in `failedFrames` for the diagnosis).
   private mutating func recoverRetry(_ x: Exchange, op: inout Operation) {
-    guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == [nak.frame],
-      x.command?.summary == nak.summary
+    guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == [nak.frame]
     else { return }
+    let same =
+      x.command?.summary == nak.summary
+      || (nak.page.map { $0.0 == x.command?.name && $0.1 == x.command?.absolutePage } ?? false)
+    guard same else { return }
     transmissionNAK = nil
     op.outcome = .ok
     op.reason = nil

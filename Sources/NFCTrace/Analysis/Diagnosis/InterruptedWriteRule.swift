@@ -260,6 +260,17 @@ enum InterruptedWriteRule: DiagnosisRule {
     guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
       return nil
     }
+    // A later write of the session set the length the end image holds: what this operation
+    // left was superseded, and the later operation's own state is judged there.
+    let at = st.lengthAddress
+    let rewritten = c.log.commands.contains { w in
+      guard w.isWrite, w.frame > op.lastFrame, w.answer == .ack || w.answer == .sw("9000"),
+        w.page != nil || Type4Procedure.ndefUpdates.contains(w.name)
+      else { return false }
+      let start = w.page.map { $0 * 4 } ?? (w.offset ?? 0)
+      return start <= at && at < start + w.data.count
+    }
+    if rewritten { return nil }
     let error = interrupted ? CoreNFCError.tagConnectionLost : c.refusalError(i)
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let lengthFrame = st.lengthFrame

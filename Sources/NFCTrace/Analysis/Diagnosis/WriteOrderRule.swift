@@ -72,7 +72,16 @@ enum WriteOrderRule: DiagnosisRule {
     first lengthWrite: SessionCommandLog.Command?
   ) -> DiagnosisFinding? {
     let start = Type2TLVArea(parsing: c.session.memory.type2Start.knownRun(from: 16))
-    guard let old = start.ndef, old.length > 0 else { return nil }
+    guard let old = start.ndef, old.length > 0, let lengthAt = start.ndefLengthAddress else {
+      return nil
+    }
+    // An earlier operation of the session (a write cut short by a NAK, then a reconnect) set
+    // the length to 0 already: no old length stood when this one began.
+    let firstFrame = c.session.operations[i].firstFrame
+    let earlier = c.log.commands.last { w in
+      w.isWrite && w.answer == .ack && w.frame < firstFrame && w.page == lengthAt / 4
+    }
+    if let earlier, Type2TLV.lengthPart(in: earlier.data, at: lengthAt % 4) == 0 { return nil }
     let oldEnd = start.baseAddress + old.valueEnd
     let over = writes.filter { w in
       guard let p = w.page, p > lengthPage, w.answer == .ack else { return false }
