@@ -106,3 +106,51 @@ struct NDEFRenderTests {
         """))
   }
 }
+
+/// NDEF auditor pass: secrets in the JSON payload, repeated keys, whole dumps with `--tlv`.
+@Suite("nfctrace ndef: secrets, repeated keys, memory dumps")
+struct NDEFAuditRegressionTests {
+  /// A WSC record: two credentials (SSID "Net", key "secretpass"; SSID "Two").
+  static let twoCredentials =
+    "d217336170706c69636174696f6e2f766e642e7766612e777363104a000110100e001a1026000101"
+    + "104500034e65741027000a73656372657470617373100e000c10260001021045000354776f"
+
+  private func json(_ input: String, tlv: Bool = false, secrets: Bool = false) throws
+    -> [String: Any]
+  {
+    let r = NDEFCommand.run(
+      input: input, options: NDEFCommandOptions(tlv: tlv, format: .json, showSecrets: secrets))
+    return try #require(
+      try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any])
+  }
+
+  @Test func networkKeyIsNotInThePayloadHex() throws {
+    let rec = try #require((try json(Self.twoCredentials)["records"] as? [[String: Any]])?.first)
+    #expect(rec["payload"] is NSNull)
+    let decoded = try #require(rec["decoded"] as? [String: Any])
+    let first = try #require(decoded["credential"] as? [String: Any])
+    #expect(first["network_key"] as? String == "present, 10 bytes")
+    // The second credential is kept under its own key, not lost to a repeated name.
+    let second = try #require(decoded["credential_2"] as? [String: Any])
+    #expect(second["ssid"] as? String == "Two")
+    let shown = try #require(
+      (try json(Self.twoCredentials, secrets: true)["records"] as? [[String: Any]])?.first)
+    #expect((shown["payload"] as? String)?.contains("73656372657470617373") == true)
+    // The NDEF TLV's value is the message itself: masked the same way.
+    let length = String(format: "%02x", Self.twoCredentials.count / 2)
+    let tlvs = try #require(
+      try json("03" + length + Self.twoCredentials + "fe", tlv: true)["tlvs"] as? [[String: Any]])
+    #expect(tlvs.first?["value"] is NSNull)
+  }
+
+  /// `--tlv` on a whole NTAG dump (UID, BCC0 at byte 3, CC E1 at byte 12): TLVs from byte 16.
+  @Test func tlvReadsAWholeMemoryDump() {
+    let dump =
+      "04 a1 b2 9f c3 d4 e5 f6 a0 48 00 00 e1 10 3e 00"
+      + " 03 0c d1 01 08 54 02 65 6e 48 65 6c 6c 6f fe 00"
+    let r = NDEFCommand.run(input: dump, options: NDEFCommandOptions(tlv: true))
+    #expect(r.failed == false)
+    #expect(r.output.hasPrefix("Type 2 TLV area (input byte 0 = tag byte 0): 2 TLVs\n├─ @16 NDEF"))
+    #expect(r.output.contains("text: \"Hello\""))
+  }
+}

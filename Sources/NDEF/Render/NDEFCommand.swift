@@ -66,7 +66,8 @@ public enum NDEFCommand {
     var message = bytes
     var base = 0
     if options.tlv {
-      let parsed = Type2TLVArea(parsing: bytes)
+      // A whole memory dump holds pages 0–3 first: the TLVs start at byte 16.
+      let parsed = Type2TLVArea(parsing: bytes, baseAddress: isType2Dump(bytes) ? 0 : 16)
       area = parsed
       guard let ndef = parsed.ndef, !ndef.value.isEmpty else {
         return tlvWithoutMessage(parsed, options)
@@ -87,6 +88,13 @@ public enum NDEFCommand {
     let tlvFailed =
       options.mode != .ignore && (area?.findings.contains { $0.severity == .error } ?? false)
     return NDEFCommandResult(output: output, failed: report.failed || tlvFailed)
+  }
+
+  /// Whether `bytes` is a Type 2 memory dump from page 0 rather than a data area from page 4:
+  /// the CC's magic number E1h at byte 12 and the UID's check byte BCC0 = 88h ⊕ UID0 ⊕ UID1
+  /// ⊕ UID2 at byte 3 (NFC Forum T2T 1.0 §2.1–2.2; NXP NTAG213/215/216 datasheet §8.5.1).
+  static func isType2Dump(_ bytes: [UInt8]) -> Bool {
+    bytes.count >= 16 && bytes[12] == 0xE1 && bytes[3] == 0x88 ^ bytes[0] ^ bytes[1] ^ bytes[2]
   }
 
   /// Reads INPUT (see `run(input:options:readFile:readStdin:)`).

@@ -2,6 +2,10 @@
 /// `{"records":[{"tnf":1,"tnf_name":"Well-known","type":"U","id":"","payload":"hex",
 /// "decoded":{…}}],"findings":[{"code","severity","offset","message","readers_show","fix"}]}`.
 /// TYPE and ID are text when printable, else hex. With a TLV area a `"tlvs"` array is added.
+/// Without `showSecrets`, a record's `payload` (and the NDEF TLV's `value`) is null when it
+/// holds a secret (`NDEFPayload.holdsSecret`). A key repeated in one decoded object (two Wi-Fi
+/// credentials, two titles in one language) gets `_2`, `_3`… on its repeats (RFC 8259 §4:
+/// names should be unique).
 public enum NDEFJSONRenderer {
   /// JSON text (one line) for `report`.
   public static func render(
@@ -9,6 +13,7 @@ public enum NDEFJSONRenderer {
   ) -> String {
     var w = JSONWriter()
     w.open("{")
+    let masked = !showSecrets && report.records.contains { $0.payload.holdsSecret }
     if let area = tlvArea {
       w.key("tlvs")
       w.array(area.tlvs) { w, t in
@@ -20,7 +25,7 @@ public enum NDEFJSONRenderer {
         w.key("length")
         w.int(t.length)
         w.key("value")
-        w.string(t.value.map(hex2).joined())
+        if masked && t.tag == .ndef { w.raw("null") } else { w.string(t.value.map(hex2).joined()) }
         w.close("}")
       }
     }
@@ -36,7 +41,11 @@ public enum NDEFJSONRenderer {
       w.key("id")
       w.value(textOrHexValue(r.record.id))
       w.key("payload")
-      w.string(r.record.payload.map(hex2).joined())
+      if !showSecrets && r.payload.holdsSecret {
+        w.raw("null")
+      } else {
+        w.string(r.record.payload.map(hex2).joined())
+      }
       if r.record.isChunked {
         w.key("chunks")
         w.array(r.record.chunks) { w, c in w.int(c.payload.count) }
@@ -119,8 +128,11 @@ struct JSONWriter {
     case .list(let l): array(l) { w, e in w.value(e) }
     case .object(let fields):
       open("{")
+      var seen: [String: Int] = [:]
       for f in fields {
-        key(f.name)
+        let n = (seen[f.name] ?? 0) + 1
+        seen[f.name] = n
+        key(n == 1 ? f.name : "\(f.name)_\(n)")
         value(f.value)
       }
       close("}")

@@ -1,4 +1,20 @@
 extension NDEFPayload {
+  /// Whether the payload, or a record nested in it (Smart Poster, Handover), holds a secret:
+  /// a Wi-Fi network key (WSC attribute 1027h; facts §7.7). Renderers then show the payload
+  /// bytes only with `showSecrets`.
+  public var holdsSecret: Bool {
+    switch self {
+    case .wifiSimpleConfig(let w):
+      func key(_ a: NDEFWiFiSimpleConfig.Attribute) -> Bool {
+        a.type == 0x1027 || a.children.contains(where: key)
+      }
+      return w.attributes.contains(where: key)
+    case .smartPoster(let sp): return sp.records.contains { $0.payload.holdsSecret }
+    case .handover(let h): return h.records.contains { $0.payload.holdsSecret }
+    default: return false
+    }
+  }
+
   /// Decoded fields for the renderers. Wi-Fi network keys are shown as "present, N bytes"
   /// unless `showSecrets` is true.
   public func fields(showSecrets: Bool = false) -> [NDEFField] {
