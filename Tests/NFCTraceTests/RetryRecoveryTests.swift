@@ -127,3 +127,36 @@ import Testing
     #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed, .succeeded])
   }
 }
+
+/// 61xx answers (ISO/IEC 7816-4 §5.6: done, xx bytes wait for GET RESPONSE): the SELECT
+/// succeeded, a READ's data comes with GET RESPONSE and fills the file image (field engineer
+/// pass 8 t4-11: notSupported, readNDEF failed, message lost).
+@Suite struct GetResponseTests {
+  @Test func dataFetchedWithGetResponseIsTheReadsData() throws {
+    let ok: [UInt8] = [0x90, 0x00]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x61, 0x04])
+    b.apdu([0x00, 0xC0, 0x00, 0x00, 0x04], [0x6F, 0x02, 0x84, 0x00] + ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00]
+        + ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x05] + ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x00], [0x61, 0x05])
+    // Fetched in two parts: 3 bytes with 61 02, then the last 2 with 9000.
+    b.apdu([0x00, 0xC0, 0x00, 0x00, 0x03], [0xD1, 0x01, 0x01, 0x61, 0x02])
+    b.apdu([0x00, 0xC0, 0x00, 0x00, 0x02], [0x54, 0x00] + ok)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok])
+    #expect(s.ndefStatus?.status == .readWrite)
+    #expect(s.operations[2].detail("message") == .hex([0xD1, 0x01, 0x01, 0x54, 0x00]))
+    // T4T expects 9000 with the data: each NDEF command answered 61xx is warned.
+    #expect(try b.diagnose().codes == ["t4t-get-response", "t4t-get-response"])
+  }
+}

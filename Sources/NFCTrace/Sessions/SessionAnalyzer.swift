@@ -465,6 +465,10 @@ public struct SessionAnalyzer: Sendable {
     case .type4:
       return type4.classify(d, current: current?.kind)
     case .iso7816:
+      // GET RESPONSE fetching the data a 61xx answer announced belongs to that command.
+      if d.name == "GET RESPONSE", type4.awaitingResponse != nil, let kind = current?.kind {
+        return kind
+      }
       return .transceive
     case .mifareClassic:
       return d.name.hasPrefix("AUTH") ? .authenticate : .transceive

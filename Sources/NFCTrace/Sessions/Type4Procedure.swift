@@ -25,6 +25,9 @@ struct Type4Procedure: Sendable {
   /// `offset`: the READ/UPDATE BINARY offset, so the repeat joins the operation even when a
   /// smaller Le renames it ("READ NLEN" after "READ NLEN and NDEF data").
   private var retriable: (key: [UInt8], le: Int?, frame: Int, offset: Int?)?
+  /// The command answered 61xx whose data GET RESPONSE fetches (ISO/IEC 7816-4 §5.6,
+  /// §7.6.1), with the number of bytes fetched so far: GET RESPONSE joins its operation.
+  private(set) var awaitingResponse: (command: LayerDecode, fetched: Int)?
 
   /// Follows the reader's SELECTs (called for each Type 4 command).
   mutating func command(_ d: LayerDecode) {
@@ -65,13 +68,26 @@ struct Type4Procedure: Sendable {
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
     let sw: String
     if case .string(let s)? = a.field("sw") { sw = s } else { return }
-    let command = x.request?.layer(.type4)
+    var command = x.request?.layer(.type4)
+    // GET RESPONSE fetching what a 61xx answer announced: its data is that command's.
+    var shift = 0
+    let fetch = x.request?.layer(.iso7816)?.name == "GET RESPONSE" ? awaitingResponse : nil
+    awaitingResponse = nil
+    if command == nil, let fetch {
+      command = fetch.command
+      shift = fetch.fetched
+    }
+    if sw.hasPrefix("61"), let command {
+      var fetched = 0
+      if fetch != nil, case .hex(let d)? = a.field("data") { fetched = d.count }
+      awaitingResponse = (command, shift + fetched)
+    }
     // The NDEF procedures expect 9000 (T4T 2.0 §5.4); an app's own APDU also succeeds with the
     // other normal-processing words (61xx, DESFire 9100 and 91AF "additional frame"). A READ
     // BINARY asking past the file's end gets the bytes up to it with the warning 6282 (ISO/IEC
     // 7816-4 §5.6, nfc-facts §3.4): the data is the file's when the Type 4 layer says so.
     let ok =
-      sw == "9000"
+      sw == "9000" || sw.hasPrefix("61")
       || (!(command.map { Self.isNDEFProcedure($0.name) } ?? false)
         && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
       || (sw == "6282" && a.field("result") == .string("ok"))
@@ -95,7 +111,7 @@ struct Type4Procedure: Sendable {
       op.set("ndef_application", .bool(true))
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
-        memory.type4Read(data, file: 0xE103, at: offset(command), frame: frame)
+        memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)
         cc = memory.filesEnd[0xE103].flatMap {
           try? CapabilityContainer4(parsing: $0.knownRun(from: 0))
         }
@@ -104,8 +120,8 @@ struct Type4Procedure: Sendable {
       // Only commands on the NDEF file (as the Type 4 layer names them) or the CC touch the
       // image; reads and updates of other files are not NDEF memory.
       if Self.ndefReads.contains(command.name), case .hex(let data)? = a.field("data") {
-        memory.type4Read(data, file: ndefFile, at: offset(command), frame: frame)
-        if offset(command) == 0 { nlenRead = true }
+        memory.type4Read(data, file: ndefFile, at: offset(command) + shift, frame: frame)
+        if offset(command) + shift == 0 { nlenRead = true }
       } else if let file = file(of: command), case .hex(let data)? = command.field("data") {
         memory.type4Write(data, file: file, at: offset(command), acknowledged: true, frame: frame)
       }

@@ -134,7 +134,8 @@ public struct SessionCommandLog: Sendable {
     }
   }
 
-  /// Keeps the pending command if it is a write or was refused. `normalStatus`: the status
+  /// Keeps the pending command if it is a write, was refused, or is an NDEF-procedure command
+  /// answered 61xx (kept for `t4t-get-response`). `normalStatus`: the status
   /// word is a normal-processing one (61xx, DESFire 9100/91AF), which refuses only an NDEF
   /// procedure's command (those expect 9000, T4T 2.0 §5.4).
   private mutating func close(answer: Answer, frame: Int?, normalStatus: Bool = false) {
@@ -143,19 +144,23 @@ public struct SessionCommandLog: Sendable {
     c.answer = answer
     c.answerFrame = frame
     let refused: Bool
+    var getResponse = false
     switch answer {
     case .nak: refused = true
     case .sw(let sw):
       let strict = c.isType4 && Type4Procedure.isNDEFProcedure(c.name)
+      getResponse = strict && sw.hasPrefix("61")
       // 6282 to READ BINARY: the file ended before Le bytes, which came with it (ISO/IEC
       // 7816-4 §5.6 warning; a whole-file read with Le 00 / 0000 gets it): not a refusal.
       let shortRead = sw == "6282" && c.ins == 0xB0
-      refused = sw != "9000" && !shortRead && (strict || !normalStatus)
+      // 61xx: done, more bytes for GET RESPONSE (ISO/IEC 7816-4 §5.6): no refusal either.
+      refused =
+        sw != "9000" && !shortRead && !sw.hasPrefix("61") && (strict || !normalStatus)
     default: refused = false
     }
     c.refused = refused
     if case .nak = answer { lastNAK = c }
-    if c.isWrite || refused, commands.count < Self.limit { commands.append(c) }
+    if c.isWrite || refused || getResponse, commands.count < Self.limit { commands.append(c) }
   }
 
   private static func command(_ f: DecodedFrame, apdu: LayerDecode) -> Command {

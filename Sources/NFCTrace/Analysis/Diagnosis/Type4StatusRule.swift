@@ -13,6 +13,9 @@
 /// - 6581 → `t4t-memory-failure`.
 /// - other error SWs in the NDEF procedures → `t4t-error-status`; APDUs outside the NDEF
 ///   procedures (an app's own sendCommand(apdu:)) → `apdu-refused` (info).
+/// - 61xx to a command of the NDEF procedures → `t4t-get-response` (warning): ISO/IEC 7816-4
+///   §5.6 has the data fetched with GET RESPONSE, but T4T 2.0 §5.4 expects 9000 with it, and a
+///   reader that follows T4T alone does not fetch it.
 /// - An UPDATE BINARY with Lc > MLc that the tag accepted → `t4t-lc-exceeds-mlc` (warning);
 ///   unanswered → error (nfcpy#204: too large Lc makes tags time out).
 /// Core NFC: writeNDEF/writeLock → 401 (400 when the CC already said read-only); reads → 102;
@@ -21,7 +24,7 @@ enum Type4StatusRule: DiagnosisRule {
   static let codes = [
     "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-wrong-length", "t4t-security-not-satisfied",
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
-    "t4t-memory-failure", "t4t-error-status",
+    "t4t-memory-failure", "t4t-error-status", "t4t-get-response",
     "apdu-refused",
   ]
 
@@ -47,11 +50,32 @@ enum Type4StatusRule: DiagnosisRule {
           }
         }
         out.append(refusal(cmd, sw: sw, c))
+      } else if case .sw(let sw) = cmd.answer, sw.hasPrefix("61"), cmd.isType4,
+        Type4Procedure.isNDEFProcedure(cmd.name)
+      {
+        out.append(getResponse(cmd, sw: sw, c))
       } else if let f = oversized(cmd, c) {
         out.append(f)
       }
     }
     return out
+  }
+
+  private static func getResponse(
+    _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
+  ) -> DiagnosisFinding {
+    DiagnosisFinding(
+      code: "t4t-get-response", severity: .warning, operation: c.operation(at: cmd.frame),
+      frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 },
+      cause: "the tag answered SW \(sw) (data waiting for GET RESPONSE) to \(cmd.summary)",
+      message: "SW \(sw) means the command succeeded and the tag holds the answer's data for a "
+        + "GET RESPONSE (ISO/IEC 7816-4). The NFC Forum Type 4 Tag procedures expect 9000 with "
+        + "the data in the answer itself; a reader that follows them alone does not send GET "
+        + "RESPONSE and fails here, so the tag reads on some phones and not on others.",
+      coreNFCError: nil,
+      fix: "Configure the tag (or the HCE service / applet) to answer the NDEF commands with "
+        + "their data and 9000. An app reading it with sendCommand(apdu:) must send GET "
+        + "RESPONSE (00 C0 00 00 xx) itself.")
   }
 
   private static func error(_ c: DiagnosisContext, _ op: Int?, sw: String) -> CoreNFCError? {

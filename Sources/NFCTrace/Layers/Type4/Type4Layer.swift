@@ -247,6 +247,7 @@ public struct Type4Layer: ProtocolLayer {
     }
     let ok = r.status.value == 0x9000 || endOfFile
     let name = p.name + " response"
+    if r.status.value >> 8 == 0x61 { return moreData(r, p, name: name, frame: frame) }
     var fields = [
       LayerField("sw", .string(r.status.hex)), LayerField("result", .string(ok ? "ok" : "failed")),
     ]
@@ -261,6 +262,27 @@ public struct Type4Layer: ProtocolLayer {
     var result = successResponse(r, p, name: name, fields: &fields, frame: frame)
     if endOfFile { result.decode?.summary += " (SW 6282: the file ended before Le bytes)" }
     return result
+  }
+
+  /// 61xx: the command succeeded and xx more bytes (00: 256) wait for GET RESPONSE (ISO/IEC
+  /// 7816-4 §5.6, §7.6.1). A SELECT took effect; a READ's data comes with GET RESPONSE.
+  private mutating func moreData(_ r: ResponseAPDU, _ p: Pending, name: String, frame: Int)
+    -> LayerResult
+  {
+    let count = r.status.value & 0xFF == 0 ? 256 : Int(r.status.value & 0xFF)
+    let note = "SW \(r.status.hex): \(count) more byte(s) to fetch with GET RESPONSE"
+    var fields = [
+      LayerField("sw", .string(r.status.hex)), LayerField("result", .string("more")),
+    ]
+    switch p.operation {
+    case .selectApplication, .selectFile:
+      var result = successResponse(r, p, name: name, fields: &fields, frame: frame)
+      result.decode?.summary += " (\(note))"
+      return result
+    default:
+      guard !p.name.isEmpty else { return LayerResult() }
+      return LayerResult(decode: LayerDecode(.type4, name, "\(p.name): \(note)", fields))
+    }
   }
 
   private mutating func successResponse(
