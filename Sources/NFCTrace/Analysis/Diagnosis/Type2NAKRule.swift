@@ -130,9 +130,16 @@ enum Type2NAKRule: DiagnosisRule {
 
   private static func lockCause(_ page: Int, _ g: Type2Geometry) -> Cause? {
     let p = Type2Geometry.page(page)
+    // With the CC's write access still 00h the query says .readWrite: checking it cannot help.
     let fix =
-      "The tag (or this part of it) is permanently read-only. Check queryNDEFStatus before "
-      + "writeNDEF (status .readOnly) and tell the user to use another tag."
+      g.cc?.status == .readWrite
+      ? "The page is permanently read-only, but the CC's write access byte is still 00h, so "
+        + "queryNDEFStatus reports .readWrite and the write fails only when it reaches this "
+        + "page: the lock bits and the CC disagree (the tag was partly locked with raw writes). "
+        + "Core NFC cannot tell before writing: tell the user to use another tag. To make tags "
+        + "read-only, use writeLock(completionHandler:), which sets both."
+      : "The tag (or this part of it) is permanently read-only. Check queryNDEFStatus before "
+        + "writeNDEF (status .readOnly) and tell the user to use another tag."
     if page < 2 {
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page holds the UID and is never writable",
