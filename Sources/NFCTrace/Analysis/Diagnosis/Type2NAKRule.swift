@@ -40,11 +40,10 @@ enum Type2NAKRule: DiagnosisRule {
       let op = c.operation(at: cmd.frame)
       // A NAK 1 whose retry went through did not fail the write: `command-retried` reports it.
       let recovered = op.map { c.session.operations[$0].outcome == .ok } ?? false
-      if code == 1, recovered { continue }
       let x = cause(code: code, page: page, at: cmd.frame, c, geo)
-      // A NAK 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
+      // A NAK 1 or 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
       // programmed; the weak field is worth a warning, not a failure.
-      let retried = code == 5 && recovered
+      let retried = (code == 1 || code == 5) && recovered
       out.append(
         DiagnosisFinding(
           code: x.code, severity: retried ? .warning : .error, operation: op,
