@@ -76,12 +76,17 @@ enum DiagnoseCommand {
       guard let d = FileManager.default.contents(atPath: file) else {
         throw UsageError("--expect: cannot read \(file)")
       }
+      guard !d.isEmpty else { throw UsageError("--expect: \(file) is empty") }
       return [UInt8](d)
     }
     let cleaned = v.filter { !" :\n\t".contains($0) }
     // `-` (a separator to the hex reader) alone is no message: it was read as an empty one.
     guard let b = Hex.bytes(cleaned), !(b.isEmpty && !cleaned.isEmpty) else {
       throw UsageError("--expect: not hex (and not @FILE): \(v)")
+    }
+    // Core NFC cannot write an empty message: an empty --expect is a mistake, not a message.
+    guard !b.isEmpty else {
+      throw UsageError("--expect: empty message (give the NDEF message's hex)")
     }
     return b
   }

@@ -33,6 +33,11 @@ import Testing
     let run = CLI.run(["diagnose", TestPaths.traces("t2t-ntag215-write-ok.pcap"), "--expect", "-"])
     #expect(run.status == 2)
     #expect(run.stderr.contains("--expect: not hex (and not @FILE): -"))
+    // An empty message cannot be what the app writes (new-user pass: "OK — the message to
+    // write is empty" beside the write the trace shows).
+    let empty = CLI.run(["diagnose", TestPaths.traces("t2t-ntag215-write-ok.pcap"), "--expect", ""])
+    #expect(empty.status == 2)
+    #expect(empty.stderr.contains("--expect: empty message"))
   }
 
   /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was

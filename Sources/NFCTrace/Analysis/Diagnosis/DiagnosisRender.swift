@@ -36,10 +36,12 @@ public enum DiagnosisRender {
       let verdict = s.verdicts.first { $0.operation == i && $0.verdict != .notAttempted }
       let fs = s.findings.filter { $0.operation == i && $0.effect != .notAttempted }
       guard verdict != nil || !fs.isEmpty else { continue }
-      let state = verdict?.verdict.rawValue ?? op.outcome.rawValue
+      // A verdict (writes, failures) in capitals; other operations with findings show their
+      // outcome, which is no verdict.
+      let state = verdict?.verdict.rawValue.uppercased() ?? "outcome " + op.outcome.rawValue
       let cause = fs.first?.cause ?? op.reason ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
-      out.write(state.uppercased() + " — " + cause + "\n")
+      out.write(state + " — " + cause + "\n")
       for f in fs { finding(f, frames: frames, to: out) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")
