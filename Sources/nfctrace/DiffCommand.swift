@@ -35,14 +35,14 @@ enum DiffCommand {
     var failures: [TraceError] = []
     if sameFile {
       let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
-      sideA = try t.side(sessionA, name: "A", flag: flagA)
-      sideB = try t.side(sessionB, name: "B", flag: flagB)
+      sideA = try side(t, sessionA, name: "A", flag: flagA)
+      sideB = try side(t, sessionB, name: "B", flag: flagB)
       failures += [t.result.error].compactMap { $0 }
     } else {
       let ta = try LoadedTrace(pathA, format: format, wanted: [sessionA])
       let tb = try LoadedTrace(pathB, format: format, wanted: [sessionB])
-      sideA = try ta.side(sessionA, name: "A", flag: "--session-a")
-      sideB = try tb.side(sessionB, name: "B", flag: "--session-b")
+      sideA = try side(ta, sessionA, name: "A", flag: "--session-a")
+      sideB = try side(tb, sessionB, name: "B", flag: "--session-b")
       failures += [ta.result.error, tb.result.error].compactMap { $0 }
     }
     let diff = TraceDiff(a: sideA, b: sideB)
@@ -55,6 +55,20 @@ enum DiffCommand {
     out.flush()
     if let e = failures.first { throw e }
     return 0
+  }
+
+  /// The side's session; when there is none and reading the trace stopped at an import error,
+  /// that error is what the user needs: it is thrown, naming the missing session too.
+  private static func side(_ t: LoadedTrace, _ n: Int?, name: String, flag: String) throws
+    -> DiffSide
+  {
+    do {
+      return try t.side(n, name: name, flag: flag)
+    } catch {
+      guard var e = t.result.error else { throw error }
+      e.message += " (and so: \(error))"
+      throw e
+    }
   }
 
   private static func index(_ value: String?, _ name: String) throws -> Int? {

@@ -73,6 +73,8 @@ enum SimulateCommand {
   }
 
   private static func load(_ path: String) throws -> Scenario {
+    // An unreadable path is said as for traces, not as a Foundation error dump.
+    _ = try TraceInput(path: path)
     do {
       return try Scenario.load(path: path)
     } catch let e as TraceError {

@@ -49,6 +49,26 @@ import Testing
     #expect(run.stdout.hasPrefix("usage: nfctrace \(command)"))
   }
 
+  /// `diff` on a trace cut before its first session completes says why (the import error),
+  /// not only that there is no session; JSON gets the error document (new-user pass).
+  @Test func diffNamesTheImportErrorOfASideWithoutSession() throws {
+    let whole = try Data(
+      contentsOf: URL(fileURLWithPath: TestPaths.traces("t2t-ntag215-write-ok.pcap")))
+    let cut = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-cut-\(UUID().uuidString).pcap").path
+    defer { try? FileManager.default.removeItem(atPath: cut) }
+    try whole.prefix(100).write(to: URL(fileURLWithPath: cut))
+    let good = TestPaths.traces("t2t-ntag215-write-ok.pcap")
+    let run = CLI.run(["diff", cut, good])
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("truncated"))
+    #expect(run.stderr.contains("(and so: A ("))
+    let json = CLI.run(["diff", cut, good, "--format", "json"])
+    #expect(json.status == 3)
+    let doc = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+    #expect((doc?["error"] as? [String: Any])?["kind"] as? String == "truncated")
+  }
+
   /// Converting a reader's traffic (here a USB capture of a PN533 with a Type 4 tag) to pcap
   /// loses what the reader reported: `convert` says so instead of writing a file that silently
   /// decodes otherwise.
