@@ -19,4 +19,21 @@ import Testing
       f.fix.hasPrefix(
         "The page is permanently read-only, but the CC's write access byte is still 00h"))
   }
+
+  /// S(DESELECT) halts an ISO-DEP tag (ISO/IEC 14443-4 §8): a re-activation after it starts a
+  /// new session, as after HLTA (field engineer pass 8 t4-16).
+  @Test func deselectThenReactivationIsANewSession() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.reader([0xC2])
+    b.tag([0xC2])
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+    #expect(sessions.count == 2)
+    #expect(
+      sessions.map { $0.operations.map(\.kind) }
+        == Array(repeating: [.connect, .queryNDEFStatus], count: 2))
+  }
 }

@@ -31,7 +31,8 @@ public struct SessionInfo: Sendable, Equatable {
 ///
 /// A session starts at the first REQA/WUPA the tag answers (or at the first answered exchange
 /// when the capture starts mid-activation). It ends at field off/on, at a new activation after
-/// HLTA or after silence longer than `silenceNs`, and when anticollision finds a different UID.
+/// HLTA (or the reader's S(DESELECT)) or after silence longer than `silenceNs`, and when
+/// anticollision finds a different UID.
 /// Polling frames no tag answered outside a session get no session (`session == nil`).
 ///
 /// To split on a different UID, the frames of a re-activation inside a session are held until
@@ -131,7 +132,11 @@ public struct SessionSegmenter: Sendable {
     } else if current == nil && (answered || Self.impliesTag(f)) {
       open(at: f)
     }
-    if f.layers.contains(where: { $0.name == "HLTA" || $0.name == "HLTB" }) {
+    // S(DESELECT) puts an ISO-DEP tag in the HALT state too (ISO/IEC 14443-4 §8).
+    if f.layers.contains(where: {
+      $0.name == "HLTA" || $0.name == "HLTB"
+        || ($0.name == "S(DESELECT)" && f.frame.direction == .reader)
+    }) {
       sawHalt = true
     }
     if f.frame.direction == .tag { tagHeard = true }
