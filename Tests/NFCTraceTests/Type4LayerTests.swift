@@ -92,6 +92,16 @@ private let syntheticCC = "00 0f 20 00 3b 00 34 04 06 e1 04 00 ff 00 ff"
       parsing: Hex.bytes("00 17 20 00 3b 00 34 04 06 e1 04 00 ff 00 00 05 06 e1 05 00 20 00 ff")
         ?? [])
     #expect(withProprietary.proprietaryFiles.map(\.fileID) == [0xE105])
+    // 15 of 17 bytes of a 3.0 CC (Le 0F): the 06 08 TLV is cut, which is no fault of the tag
+    // (field engineer pass 8 t4-05: "CC invalid … no NDEF File Control TLV").
+    do {
+      _ = try CapabilityContainer4(
+        parsing: Hex.bytes("00 11 30 04 00 04 00 06 08 e1 04 00 00 20 00") ?? [])
+      Issue.record("a partial CC parsed")
+    } catch {
+      #expect(error.incomplete)
+      #expect(error.offset == 15)
+    }
   }
 
   @Test func capabilityContainerErrors() {

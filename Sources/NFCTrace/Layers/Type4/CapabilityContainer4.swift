@@ -4,11 +4,15 @@ public struct CapabilityContainerError: Error, Sendable, Equatable, CustomString
   public var offset: Int
   /// What was expected.
   public var message: String
+  /// True when the bytes are only the start of the CC (fewer than CCLEN) and what is missing
+  /// may be in the bytes not read yet: no fault of the tag.
+  public var incomplete = false
 
   /// Creates an error at `offset`.
-  public init(offset: Int, _ message: String) {
+  public init(offset: Int, _ message: String, incomplete: Bool = false) {
     self.offset = offset
     self.message = message
+    self.incomplete = incomplete
   }
 
   /// `CC byte offset N: message`.
@@ -115,6 +119,14 @@ public struct CapabilityContainer4: Sendable, Equatable {
       i += 2 + length
     }
     guard let ndef = found else {
+      // A READ of part of the CC (Le below CCLEN): the TLV may be in the bytes not read yet.
+      if isTruncated {
+        throw CapabilityContainerError(
+          offset: bytes.count,
+          "CC incomplete: \(ccLen - bytes.count) of its \(ccLen) bytes not read yet, and the "
+            + "NDEF File Control TLV is not complete in the \(bytes.count) read",
+          incomplete: true)
+      }
       throw CapabilityContainerError(offset: 7, "no NDEF File Control TLV (04 06 or 06 08)")
     }
     ndefFile = ndef

@@ -344,6 +344,10 @@ public struct Type4Layer: ProtocolLayer {
       guard ccBytes.count >= 7 else {
         return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
       }
+      if error.incomplete {
+        return LayerResult(
+          decode: LayerDecode(.type4, name, "\(summary) (\(error.message))", fields))
+      }
       let finding = Finding(
         "invalid-cc", .warning, "Type 4 Capability Container: \(error)", frames: [frame],
         offset: error.offset)
