@@ -36,4 +36,17 @@ import Testing
       sessions.map { $0.operations.map(\.kind) }
         == Array(repeating: [.connect, .queryNDEFStatus], count: 2))
   }
+
+  /// FAST_READ past NTAG213's last page (2Ch), NAK 0: an address error, not radio trouble
+  /// (field engineer pass 8 t2-04: "hold the phone flat").
+  @Test func readPastTheLastPageIsNoRadioProblem() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0x3A, 0x00, 0x2F])
+    b.add4Bit(0x00)
+    let f = try #require(try b.diagnose().finding("read-failed"))
+    #expect(f.message.contains("The NTAG213's last page is 44 (0x2C)"))
+    #expect(f.message.hasSuffix("This is not a radio problem."))
+    #expect(!f.fix.contains("Hold the phone"))
+  }
 }

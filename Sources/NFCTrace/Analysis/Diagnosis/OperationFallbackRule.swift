@@ -33,6 +33,31 @@ enum OperationFallbackRule: DiagnosisRule {
     "authentication-failed", "connect-failed", "probe-not-answered",
   ]
 
+  /// A Type 2 READ/FAST_READ refused with NAK 0 or 4 (invalid argument, not allowed; NXP
+  /// NTAG21x datasheet §9.3): an address outside the tag or a read-protected page, not radio.
+  private static func readRefusal(_ c: DiagnosisContext, _ op: Operation)
+    -> (message: String, fix: String)?
+  {
+    guard let first = op.failedFrames.first,
+      let cmd = c.log.commands.first(where: { $0.answerFrame == first }),
+      case .nak(let code) = cmd.answer, code == 0 || code == 4
+    else { return nil }
+    var message =
+      "The tag refused \(cmd.summary) with NAK \(code) ("
+      + (code == 0 ? "invalid argument" : "not allowed") + ")."
+    if let last = c.session.tag.lastPage {
+      message +=
+        " The \(c.session.tag.product ?? "tag")'s last page is \(Type2Geometry.page(last)):"
+        + " a read that reaches past it is refused."
+    }
+    message += " A read of a password-protected page is refused too. This is not a radio problem."
+    return (
+      message,
+      "Read only the tag's own pages (GET_VERSION gives the product and its size) and send "
+        + "PWD_AUTH before reading protected pages; Core NFC's readNDEF reads only the NDEF area."
+    )
+  }
+
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     c.session.operations.indices.compactMap { i in finding(c, i) }
   }
@@ -64,6 +89,11 @@ enum OperationFallbackRule: DiagnosisRule {
     case .readNDEF, .queryNDEFStatus:
       if interrupted, presenceCheck(c, i) {
         return make("read-interrupted", .info, nil, presenceFix)
+      }
+      if !interrupted, let refusal = readRefusal(c, op) {
+        var f = make("read-failed", .error, .tagResponseError, refusal.fix)
+        f.message = refusal.message
+        return f
       }
       return interrupted
         ? make("read-interrupted", .error, .tagConnectionLost, still)
