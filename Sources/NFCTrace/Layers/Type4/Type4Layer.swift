@@ -9,7 +9,7 @@
 /// (EMV, DESFire) get no decode from this layer (and no reason: the APDU layer decoded them).
 ///
 /// Field keys: `aid`, `mapping`, `file_id`, `file`, `offset`, `le`, `lc`, `nlen`, `data`,
-/// `message_offset`, `sw`, `result` (`ok`/`failed`); a CC read adds `cclen`,
+/// `message_offset`, `sw`, `result` (`ok`/`failed`/`more`); a CC read adds `cclen`,
 /// `mapping_version`, `mle`, `mlc`, `ndef_tlv`, `ndef_file_id`, `ndef_file_max_size`,
 /// `ndef_capacity`, `read_access`, `write_access` (hex), `read_access_meaning`,
 /// `write_access_meaning`, `cc_complete`.
@@ -37,6 +37,8 @@ public struct Type4Layer: ProtocolLayer {
     var operation: Operation
     var name: String
     var fields: [LayerField]
+    /// The answer's data is wrapped in a discretionary data object `53` (odd INS B1).
+    var wrapped = false
   }
 
   private var application = Application.unknown
@@ -104,9 +106,56 @@ public struct Type4Layer: ProtocolLayer {
       return readBinary(c)
     case 0xD6 where c.p1 & 0x80 == 0:
       return updateBinary(c)
+    case 0xB1, 0xD7:
+      return oddInstruction(c)
     default:
       return LayerResult()
     }
+  }
+
+  /// READ BINARY B1 / UPDATE BINARY D7 (odd INS): the offset is in an offset data object `54`
+  /// of the data field, and the data in a discretionary data object `53` (ISO/IEC 7816-4
+  /// §7.2.3, §7.2.5). T4T 3.0 uses them for NDEF files past offset 7FFFh (ENLEN).
+  private mutating func oddInstruction(_ c: CommandAPDU) -> LayerResult {
+    guard let (offset, rest) = Self.offsetDataObject(c.data[...]) else { return LayerResult() }
+    if c.ins == 0xB1 {
+      var result = readBinary(offset: offset, le: c.le ?? 0, assumed: true)
+      pending?.wrapped = true
+      result.decode?.summary += " (B1, offset DO)"
+      return result
+    }
+    guard let data = Self.discretionaryDataObject(rest) else { return LayerResult() }
+    var result = updateBinary(offset: offset, data: data)
+    result.decode?.summary += " (D7, offset DO)"
+    return result
+  }
+
+  /// `54 L offset` (L 1–3, big-endian): the offset and the bytes after the object.
+  static func offsetDataObject(_ d: ArraySlice<UInt8>) -> (Int, ArraySlice<UInt8>)? {
+    guard d.count >= 3, d.first == 0x54 else { return nil }
+    let length = Int(d[d.startIndex + 1])
+    let start = d.startIndex + 2
+    guard (1...3).contains(length), start + length <= d.endIndex else { return nil }
+    return (ByteImage.bigEndian(d[start..<(start + length)]), d[(start + length)...])
+  }
+
+  /// The value of a discretionary data object `53` (BER length: one byte below 80h, or 81h /
+  /// 82h and one or two length bytes), nil when `d` is not one.
+  static func discretionaryDataObject(_ d: ArraySlice<UInt8>) -> [UInt8]? {
+    guard d.count >= 2, d.first == 0x53 else { return nil }
+    var i = d.startIndex + 1
+    var length = Int(d[i])
+    i += 1
+    if length == 0x81 || length == 0x82 {
+      let n = length - 0x80
+      guard i + n <= d.endIndex else { return nil }
+      length = ByteImage.bigEndian(d[i..<(i + n)])
+      i += n
+    } else if length > 0x7F {
+      return nil
+    }
+    guard i + length <= d.endIndex else { return nil }
+    return Array(d[i..<(i + length)])
   }
 
   private mutating func selectApplication(_ c: CommandAPDU) -> LayerResult {
@@ -149,11 +198,14 @@ public struct Type4Layer: ProtocolLayer {
   }
 
   private mutating func readBinary(_ c: CommandAPDU) -> LayerResult {
-    let offset = Int(c.p1) << 8 | Int(c.p2)
-    let le = c.le ?? 0  // no Le field: Ne = 0, no data expected (ISO/IEC 7816-4 §5.1)
-    if let assumed = assumeNDEFFile(offset: offset, count: le) {
-      var result = readBinary(c)
-      result.findings.append(assumed)
+    // No Le field: Ne = 0, no data expected (ISO/IEC 7816-4 §5.1).
+    readBinary(offset: Int(c.p1) << 8 | Int(c.p2), le: c.le ?? 0)
+  }
+
+  private mutating func readBinary(offset: Int, le: Int, assumed: Bool = false) -> LayerResult {
+    if !assumed, let finding = assumeNDEFFile(offset: offset, count: le) {
+      var result = readBinary(offset: offset, le: le, assumed: true)
+      result.findings.append(finding)
       return result
     }
     var fields = [LayerField("offset", .int(offset)), LayerField("le", .int(le))]
@@ -174,34 +226,39 @@ public struct Type4Layer: ProtocolLayer {
   }
 
   private mutating func updateBinary(_ c: CommandAPDU) -> LayerResult {
-    let offset = Int(c.p1) << 8 | Int(c.p2)
-    if let assumed = assumeNDEFFile(offset: offset, count: c.data.count) {
-      var result = updateBinary(c)
-      result.findings.append(assumed)
+    updateBinary(offset: Int(c.p1) << 8 | Int(c.p2), data: c.data)
+  }
+
+  private mutating func updateBinary(offset: Int, data: [UInt8], assumed: Bool = false)
+    -> LayerResult
+  {
+    if !assumed, let finding = assumeNDEFFile(offset: offset, count: data.count) {
+      var result = updateBinary(offset: offset, data: data, assumed: true)
+      result.findings.append(finding)
       return result
     }
-    var fields = [LayerField("offset", .int(offset)), LayerField("lc", .int(c.data.count))]
-    let position = "offset \(offset) Lc \(c.data.count)"
-    let op = Operation.update(offset: offset, data: c.data)
+    var fields = [LayerField("offset", .int(offset)), LayerField("lc", .int(data.count))]
+    let position = "offset \(offset) Lc \(data.count)"
+    let op = Operation.update(offset: offset, data: data)
     switch selectedFile {
     case 0xE103:
-      fields.append(LayerField("data", .hex(c.data)))
+      fields.append(LayerField("data", .hex(data)))
       return emit(op, "UPDATE CC", "UPDATE CC \(position)", fields)
     case let id? where id == ndefFileID:
-      let name = ndefPart(offset: offset, count: c.data.count, verb: "UPDATE")
+      let name = ndefPart(offset: offset, count: data.count, verb: "UPDATE")
       var summary = "\(name) \(position)"
-      if offset == 0, let nlen = lengthPrefix(c.data) {
+      if offset == 0, let nlen = lengthPrefix(data) {
         fields.append(LayerField("nlen", .int(nlen)))
         summary =
-          name == "UPDATE NLEN" ? "UPDATE NLEN \(nlen)" : "\(name) NLEN \(nlen) Lc \(c.data.count)"
+          name == "UPDATE NLEN" ? "UPDATE NLEN \(nlen)" : "\(name) NLEN \(nlen) Lc \(data.count)"
       } else if offset >= nlenSize {
         fields.append(LayerField("message_offset", .int(offset - nlenSize)))
       }
-      fields.append(LayerField("data", .hex(c.data)))
+      fields.append(LayerField("data", .hex(data)))
       return emit(op, name, summary, fields)
     default:
       let file = selectedFile.map { Hex.string(bytes($0)) } ?? "(none selected)"
-      fields.append(LayerField("data", .hex(c.data)))
+      fields.append(LayerField("data", .hex(data)))
       return emit(op, "UPDATE file", "UPDATE file \(file) \(position)", fields)
     }
   }
@@ -288,6 +345,8 @@ public struct Type4Layer: ProtocolLayer {
   private mutating func successResponse(
     _ r: ResponseAPDU, _ p: Pending, name: String, fields: inout [LayerField], frame: Int
   ) -> LayerResult {
+    // B1's answer wraps the file bytes in a discretionary data object 53 (ISO/IEC 7816-4 §7.2.3).
+    let data = p.wrapped ? Self.discretionaryDataObject(r.data[...]) ?? r.data : r.data
     switch p.operation {
     case .selectApplication(let ndef):
       if !ndef { application = .other }
@@ -299,16 +358,16 @@ public struct Type4Layer: ProtocolLayer {
       let summary = "\(fileKind(id)) \(Hex.string(bytes(id))) selected"
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     case .readCC(let offset):
-      return ccResponse(r.data, offset: offset, name: name, fields: fields, frame: frame)
+      return ccResponse(data, offset: offset, name: name, fields: fields, frame: frame)
     case .readNDEF(let offset):
-      return ndefResponse(r.data, offset: offset, name: name, fields: &fields)
+      return ndefResponse(data, offset: offset, name: name, fields: &fields)
     case .update(let offset, let data):
       if selectedFile == 0xE103 { merge(data, at: offset) }
       let summary = "\(p.name): \(data.count) byte(s) written at offset \(offset)"
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     case .readOther:
-      fields.append(LayerField("data", .hex(r.data)))
-      let summary = "\(p.name): \(r.data.count) byte(s)"
+      fields.append(LayerField("data", .hex(data)))
+      let summary = "\(p.name): \(data.count) byte(s)"
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     }
   }
