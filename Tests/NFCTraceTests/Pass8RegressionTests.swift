@@ -79,4 +79,20 @@ import Testing
       Type4Layer.discretionaryDataObject([0x53, 0x82, 0x00, 0x02, 0xAA, 0xBB][...]) == [0xAA, 0xBB])
     #expect(Type4Layer.discretionaryDataObject([0x53, 0x82, 0x00, 0x05, 0xAA][...]) == nil)
   }
+
+  /// CHECK_TEARING_EVENT answered other than BDh: the counter's last increment was torn
+  /// (field engineer pass 8 t2-02).
+  @Test func tornCounterIsWarned() {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x3E, 0x02])
+    b.tag([0x00])
+    b.reader([0x3E, 0x01])
+    b.tag([0xBD])
+    let frames = decodeAll(b.frames).0
+    let torn = frames.flatMap(\.findings).filter { $0.code == "ev1-counter-torn" }
+    #expect(torn.count == 1)
+    #expect(torn.first?.severity == .warning)
+    #expect(frames.last?.innermost?.summary == "tearing flag bd (counter 1)")
+  }
 }

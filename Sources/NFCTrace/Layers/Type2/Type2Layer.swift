@@ -218,7 +218,17 @@ public struct Type2Layer: ProtocolLayer {
       sector = nil  // any answer means the switch failed; the current sector is unknown
       return .undecoded("answer to SECTOR_SELECT part 2 (success is silence): sector not selected")
     }
-    return answer(b, to: command, context: &context)
+    var result = answer(b, to: command, context: &context)
+    if case .checkTearingEvent(let counter) = command, b.count == 1, b[0] != 0xBD {
+      result.decode?.summary += ": the last increment was torn"
+      result.findings.append(
+        Finding(
+          "ev1-counter-torn", .warning,
+          "Tearing flag \(Hex.string(b)) of counter \(counter) (BDh when intact): its last "
+            + "INCR_CNT was interrupted, so the counter may not hold the incremented value "
+            + "(NXP MF0ULx1 datasheet, CHECK_TEARING_EVENT)", frames: [unit.frameIndex]))
+    }
+    return result
   }
 
   /// The first `b.count` bytes of a READ answer, as a PC/SC reader returned them or as the
