@@ -95,4 +95,30 @@ import Testing
     #expect(torn.first?.severity == .warning)
     #expect(frames.last?.innermost?.summary == "tearing flag bd (counter 1)")
   }
+
+  /// VERIFY: 6300 (password required), 63C2 (wrong, 2 tries left), then 9000: the app gave the
+  /// password, the operation is ok (field engineer pass 8 t4-15, ST M24SR).
+  @Test func verifyAcceptedAfterRefusalsIsOK() throws {
+    let ok: [UInt8] = [0x90, 0x00]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0x20, 0x00, 0x02, 0x00], [0x63, 0x00])
+    b.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0x11, count: 16), [0x63, 0xC2])
+    b.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0x22, count: 16), ok)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let verify = try #require(s.operations.last)
+    #expect(verify.kind == .transceive)
+    #expect(verify.outcome == .ok)
+    #expect(verify.failedFrames.count == 2)
+    // Without the accepted VERIFY the operation failed.
+    var refused = TraceBuilder()
+    refused.activateType4()
+    refused.queryType4(nlen: 0)
+    refused.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0x11, count: 16), [0x63, 0xC2])
+    let r = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: refused.frames)).sessions.first)
+    #expect(r.operations.last?.outcome == .failed)
+  }
 }

@@ -28,6 +28,9 @@ struct Type4Procedure: Sendable {
   /// The command answered 61xx whose data GET RESPONSE fetches (ISO/IEC 7816-4 §5.6,
   /// §7.6.1), with the number of bytes fetched so far: GET RESPONSE joins its operation.
   private(set) var awaitingResponse: (command: LayerDecode, fetched: Int)?
+  /// Frames of VERIFY answers 63xx (password required, 63Cx wrong with x tries left; ISO/IEC
+  /// 7816-4 §7.5.6): a later VERIFY answered 9000 means the password was given after all.
+  private var verifyRefusals: [Int] = []
 
   /// Follows the reader's SELECTs (called for each Type 4 command).
   mutating func command(_ d: LayerDecode) {
@@ -92,6 +95,8 @@ struct Type4Procedure: Sendable {
         && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
       || (sw == "6282" && a.field("result") == .string("ok"))
     let key = x.request.flatMap(Self.retryKey)
+    let verify = x.request?.layer(.iso7816)?.field("ins") == .hex([0x20])
+    if verify { verified(ok: ok, sw: sw, frame: frame, op: &op) }
     if !ok {
       let first = op.outcome == .ok && op.failedFrames.isEmpty
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
@@ -142,6 +147,22 @@ struct Type4Procedure: Sendable {
     let givesReason = op.outcome == .ok
     op.fail("\(what) refused: \(answer.summary)", frame: frame)
     if givesReason { op.set("sw", .string(sw)) }
+  }
+
+  /// A VERIFY answer: 63xx refusals are remembered; a VERIFY answered 9000 after them makes
+  /// the operation ok when they were its only refusals (the app found the password).
+  private mutating func verified(ok: Bool, sw: String, frame: Int, op: inout Operation) {
+    if !ok, sw.hasPrefix("63") {
+      if verifyRefusals.count < 64 { verifyRefusals.append(frame) }
+      return
+    }
+    guard ok, op.outcome == .failed, !op.failedFrames.isEmpty,
+      op.failedFrames.allSatisfy(verifyRefusals.contains)
+    else { return }
+    op.outcome = .ok
+    op.reason = nil
+    op.details.removeAll { $0.key == "sw" }
+    verifyRefusals = []
   }
 
   /// The command refused with 6581 or 6Cxx sent again (with the Le the tag asked for) and
