@@ -121,4 +121,22 @@ import Testing
       try SessionAnalysisRun(importer: MemoryImporter(frames: refused.frames)).sessions.first)
     #expect(r.operations.last?.outcome == .failed)
   }
+
+  /// 6B00 to a READ inside the file size the CC declares: the tag's file is smaller than its
+  /// CC says, not a reader mistake (field engineer pass 8 t4-09).
+  @Test func offsetRefusedInsideTheDeclaredFileBlamesTheTag() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x40)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x20], [0x6B, 0x00])
+    let f = try #require(try b.diagnose().finding("t4t-offset-out-of-range"))
+    #expect(f.cause.hasPrefix("the tag refused an offset inside the file its CC declares"))
+    // Past the declared size (255 bytes) the reader is at fault.
+    var past = TraceBuilder()
+    past.activateType4()
+    past.queryType4(nlen: 0x40)
+    past.apdu([0x00, 0xB0, 0x01, 0x00, 0x20], [0x6B, 0x00])
+    let g = try #require(try past.diagnose().finding("t4t-offset-out-of-range"))
+    #expect(g.cause.hasPrefix("the offset (P1 P2) is wrong for this file"))
+  }
 }

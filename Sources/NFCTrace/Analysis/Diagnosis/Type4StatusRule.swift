@@ -179,6 +179,19 @@ enum Type4StatusRule: DiagnosisRule {
       )
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize
+      let end = (cmd.offset ?? 0) + (cmd.ins == 0xD6 ? cmd.data.count : max(cmd.le ?? 1, 1))
+      if let size, cmd.offset != nil, end <= size {
+        // Inside the file the CC declares: the tag's file is smaller than its CC says.
+        return (
+          "t4t-offset-out-of-range", "the tag refused an offset inside the file its CC declares",
+          "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary), but the CC gives the "
+            + "NDEF file \(size) bytes, so the access is inside it: the tag's file is smaller "
+            + "than its CC says (a READ that ends early with 6282 shows where it ends). The tag "
+            + "or the HCE service emulating it is misconfigured, not the reader.",
+          "Make the CC's maximum NDEF file size match the file the tag (or the HCE service) "
+            + "really has; readers trust the CC."
+        )
+      }
       return (
         "t4t-offset-out-of-range", "the offset (P1 P2) is wrong for this file",
         "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary). For READ/UPDATE BINARY, "
