@@ -73,12 +73,17 @@ public struct NDEFText: Sendable, Equatable {
     }
   }
 
-  /// True for an RFC 5646-shaped tag: 1–8 letters, then `-` subtags of 1–8 letters/digits.
+  /// True for an RFC 5646-shaped tag: a primary subtag of 2–8 letters (or the singleton `x` /
+  /// `i` of private-use and grandfathered tags, followed by subtags; RFC 5646 §2.1), then `-`
+  /// subtags of 1–8 letters/digits.
   public static func isLanguageTag(_ s: String) -> Bool {
     let parts = s.split(separator: "-", omittingEmptySubsequences: false)
     guard let first = parts.first, (1...8).contains(first.count),
       first.utf8.allSatisfy({ isLetter($0) })
     else { return false }
+    if first.count == 1 {
+      guard parts.count > 1, ["x", "i"].contains(first.lowercased()) else { return false }
+    }
     return parts.dropFirst().allSatisfy { p in
       (1...8).contains(p.count) && p.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) }
     }
@@ -107,7 +112,12 @@ extension NDEFText {
     let langBytes = langEnd <= p.count ? Array(p[1..<langEnd]) : []
     let langText = NDEFText.printableASCII(langBytes)
     let languageOK = langLength > 0 && langEnd <= p.count && langText.map(isLanguageTag) == true
-    if !languageOK, looksLikeRawText(p) {
+    // Letters, digits and hyphens are a language code, however malformed: only a field that
+    // is no language at all makes the payload text without a status byte.
+    let languageShaped =
+      !langBytes.isEmpty
+      && langBytes.allSatisfy { isLetter($0) || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) }
+    if !languageOK, !languageShaped, looksLikeRawText(p) {
       reportRawText(p, offset: offset, ctx: &ctx)
       return nil
     }

@@ -142,12 +142,18 @@ extension NDEFPayload {
       return .text(key, addr + (e.data[6] & 1 == 0 ? " (public)" : " (random)"))
     case 0x19 where e.data.count == 2:
       return .int(key, Int(e.data[0]) | Int(e.data[1]) << 8)
-    case 0x02, 0x03:
-      return .text(
-        key,
-        stride(from: 0, to: e.data.count - 1, by: 2).map {
-          "0x" + hex2(e.data[$0 + 1]) + hex2(e.data[$0])
-        }.joined(separator: ", "))
+    case 0x02...0x07:
+      // Service UUID lists: 16-, 32- or 128-bit UUIDs, each little-endian (Bluetooth Core
+      // Specification Supplement Part A §1.1); a 128-bit one is written 8-4-4-4-12.
+      let size = [2, 4, 16][Int(e.type - 0x02) / 2]
+      let uuids = stride(from: 0, to: e.data.count - size + 1, by: size).map { i -> String in
+        let hex = e.data[i..<(i + size)].reversed().map(hex2).joined()
+        guard size == 16 else { return "0x" + hex }
+        let h = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(h[$0]) }.joined(
+          separator: "-")
+      }
+      return .text(key, uuids.joined(separator: ", "))
     default:
       return .bytes(key, e.data)
     }
