@@ -1,3 +1,4 @@
+import NDEF
 import Testing
 
 @testable import NFCTrace
@@ -138,5 +139,93 @@ import Testing
     past.apdu([0x00, 0xB0, 0x01, 0x00, 0x20], [0x6B, 0x00])
     let g = try #require(try past.diagnose().finding("t4t-offset-out-of-range"))
     #expect(g.cause.hasPrefix("the offset (P1 P2) is wrong for this file"))
+  }
+
+  /// A message whose value runs around 4 bytes a Memory Control TLV reserves (bytes 40–43,
+  /// T2T 1.0 §2.3), written whole without those bytes: complete, not stopped short (review:
+  /// the claimed bytes were counted as if contiguous).
+  @Test func writeAroundAReservedAreaIsComplete() throws {
+    let text = Array("abcdefghijklm".utf8)
+    let message: [UInt8] = [0xD1, 0x01, 0x10, 0x54, 0x02, 0x65, 0x6E] + text
+    let area: [UInt8] =
+      [0x02, 0x03, 0xA0, 0x04, 0x02, 0x03, 0x14] + message.prefix(17) + [0, 0, 0, 0]
+      + message.suffix(3) + [0xFE]
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00])
+    b.read(8, Array(repeating: 0, count: 16))  // the reserved bytes are known (zeros)
+    for page in [4, 5, 6, 7, 8, 9, 11] {
+      b.write(page, Array(area[((page - 4) * 4)..<((page - 3) * 4)]))
+    }
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.memory.type2Area?.ndef?.value == message)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .ok)
+    #expect(
+      Type2TLVArea.addresses(from: 38, count: 4, skipping: s.memory.type2Area?.reservedAreas ?? [])
+        == [38, 39, 44, 45])
+  }
+
+  /// A read-modify-write erase (`03 00 D1 01`, the bytes after the length unchanged) and an
+  /// erase ending in a Terminator are finished writes (review).
+  @Test func erasesAreFinished() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(try b.diagnose().finding("write-unfinished") == nil)
+  }
+
+  /// A Type 4 write in a session that did not read the CC: the length field's size (NLEN or
+  /// a 4-byte ENLEN) is unknown, so no stop is claimed from it (review: a whole ENLEN write
+  /// after a re-activation read as "NLEN set to 0").
+  @Test func type4WriteWithoutCCClaimsNoStop() throws {
+    let ok: [UInt8] = [0x90, 0x00]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x04, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x05], ok)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let write = try #require(s.operations.last { $0.kind == .writeNDEF })
+    #expect(write.outcome == .ok)
+  }
+
+  /// 6Cxx to a READ, then the app's next call (an UPDATE at the same offset): no repeat, its
+  /// own operation (review).
+  @Test func wrongLeNotRepeatedLeavesTheNextCallAlone() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x00], [0x6C, 0x07])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.suffix(2).map(\.kind) == [.readNDEF, .writeNDEF])
+    #expect(s.operations.suffix(2).map(\.outcome).first == .failed)
+  }
+
+  /// A READ answered with data and 61xx, the rest fetched by GET RESPONSE: both parts are the
+  /// file's, in order (review).
+  @Test func dataBefore61xxIsKept() throws {
+    let ok: [UInt8] = [0x90, 0x00]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], [0xD1, 0x01, 0x01, 0x61, 0x02])
+    b.apdu([0x00, 0xC0, 0x00, 0x00, 0x02], [0x54, 0x00] + ok)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.detail("message") == .hex([0xD1, 0x01, 0x01, 0x54, 0x00]))
   }
 }

@@ -124,8 +124,37 @@ public struct Type2TLVArea: Sendable {
   public var ndefMessage: [UInt8]? { ndef?.value }
   /// Tag byte address of the first NDEF TLV's length field (the byte after its T).
   public var ndefLengthAddress: Int? { ndef.map { baseAddress + $0.offset + 1 } }
-  /// Tag byte address just past the first NDEF TLV's value, as its length announces it.
-  public var ndefValueEndAddress: Int? { ndef.map { baseAddress + $0.valueEnd } }
+  /// Tag byte address just past the first NDEF TLV's value, as its length announces it
+  /// (reserved and lock bytes inside the value skipped, as readers skip them).
+  public var ndefValueEndAddress: Int? {
+    guard let ndef else { return nil }
+    return
+      (Self.addresses(
+        from: baseAddress + ndef.valueOffset, count: ndef.length,
+        skipping: reservedAreas
+      ).last ?? baseAddress + ndef.valueOffset - 1) + 1
+  }
+
+  /// The tag byte addresses of `count` value bytes from address `start`, skipping the bytes
+  /// of `reserved` areas (NFC Forum T2T 1.0 §2.3: a TLV's value runs around them). `count`
+  /// is capped at 64 Ki so a lying length cannot allocate without bound.
+  public static func addresses(from start: Int, count: Int, skipping reserved: [Type2ReservedArea])
+    -> [Int]
+  {
+    let wanted = min(max(count, 0), 1 << 16)
+    var out: [Int] = []
+    out.reserveCapacity(wanted)
+    var a = start
+    while out.count < wanted {
+      if let r = reserved.first(where: { a >= $0.address && a < $0.address + $0.size }) {
+        a = r.address + max(r.size, 1)
+        continue
+      }
+      out.append(a)
+      a += 1
+    }
+    return out
+  }
 
   /// Parses a data area. `bytes` starts at tag byte address `baseAddress` (16 for page 4,
   /// 0 when a whole memory dump is given — then the first 16 bytes are skipped).

@@ -172,7 +172,9 @@ public struct SessionAnalyzer: Sendable {
       let page = d.absolutePage, let last = call.lastWrittenPage, page == last + 1,
       let area = memory.type2Area, let ndef = area.ndef
     else { return false }
-    return ndef.length == 0 || area.baseAddress + ndef.valueEnd > page * 4
+    // `03 00 FE`: an empty message and its Terminator (an erase), no message to run over.
+    let erased = memory.type2End.known(area.baseAddress + ndef.valueOffset, 1) == [0xFE]
+    return (ndef.length == 0 && !erased) || (area.ndefValueEndAddress ?? 0) > page * 4
   }
 
   /// Follows the reader's chained I-blocks: a chain is open from its first part until the
@@ -408,16 +410,21 @@ public struct SessionAnalyzer: Sendable {
   private func settleWrite(_ op: inout Operation) {
     let found: (WriteCompletion.Gap, String)?
     if tag.isISODEP {
+      // Without the CC the length field's size (NLEN 2 or ENLEN 4 bytes) is unknown.
+      guard type4.cc != nil else { return }
       let image = memory.filesEnd[type4.ndefFileID ?? 0xE104]
       found = image.flatMap { image in
         WriteCompletion.type4(image, size: type4.nlenSize, fileSize: type4.cc?.ndefFile.maxSize)
           .flatMap {
-            WriteCompletion.gap($0, in: image, frames: op.firstFrame...op.lastFrame)
+            WriteCompletion.gap(
+              $0, in: image, before: memory.filesStart[type4.ndefFileID ?? 0xE104],
+              frames: op.firstFrame...op.lastFrame)
           }
       }
     } else {
       found = WriteCompletion.type2(memory).flatMap {
-        WriteCompletion.gap($0, in: memory.type2End, frames: op.firstFrame...op.lastFrame)
+        WriteCompletion.gap(
+          $0, in: memory.type2End, before: memory.type2Start, frames: op.firstFrame...op.lastFrame)
       }
     }
     guard let (gap, reason) = found else { return }

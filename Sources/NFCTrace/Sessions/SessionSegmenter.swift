@@ -31,7 +31,7 @@ public struct SessionInfo: Sendable, Equatable {
 ///
 /// A session starts at the first REQA/WUPA the tag answers (or at the first answered exchange
 /// when the capture starts mid-activation). It ends at field off/on, at a new activation after
-/// HLTA (or the reader's S(DESELECT)) or after silence longer than `silenceNs`, and when
+/// HLTA (or an answered S(DESELECT)) or after silence longer than `silenceNs`, and when
 /// anticollision finds a different UID.
 /// Polling frames no tag answered outside a session get no session (`session == nil`).
 ///
@@ -132,10 +132,11 @@ public struct SessionSegmenter: Sendable {
     } else if current == nil && (answered || Self.impliesTag(f)) {
       open(at: f)
     }
-    // S(DESELECT) puts an ISO-DEP tag in the HALT state too (ISO/IEC 14443-4 §8).
+    // S(DESELECT) puts an ISO-DEP tag in the HALT state too, once it answered it (ISO/IEC
+    // 14443-4 §8): an unanswered one (a tag not selected) halts nothing.
     if f.layers.contains(where: {
       $0.name == "HLTA" || $0.name == "HLTB"
-        || ($0.name == "S(DESELECT)" && f.frame.direction == .reader)
+        || ($0.name == "S(DESELECT)" && f.frame.direction == .reader && answered)
     }) {
       sawHalt = true
     }

@@ -24,7 +24,7 @@ struct Type4Procedure: Sendable {
   /// and the data; `le`: the Le the repeat must carry (6Cxx).
   /// `offset`: the READ/UPDATE BINARY offset, so the repeat joins the operation even when a
   /// smaller Le renames it ("READ NLEN" after "READ NLEN and NDEF data").
-  private var retriable: (key: [UInt8], le: Int?, frame: Int, offset: Int?)?
+  private var retriable: (key: [UInt8], le: Int?, frame: Int, offset: Int?, verb: Substring?)?
   /// The command answered 61xx whose data GET RESPONSE fetches (ISO/IEC 7816-4 §5.6,
   /// §7.6.1), with the number of bytes fetched so far: GET RESPONSE joins its operation.
   private(set) var awaitingResponse: (command: LayerDecode, fetched: Int)?
@@ -39,8 +39,10 @@ struct Type4Procedure: Sendable {
 
   func classify(_ d: LayerDecode, current: OperationKind?) -> OperationKind {
     let name = d.name
-    if let r = retriable, let current, r.offset != nil, d.binaryOffset == r.offset {
-      return current  // the repeat of a command refused with 6581/6Cxx
+    if let r = retriable, let current, r.offset != nil, d.binaryOffset == r.offset,
+      d.name.split(separator: " ").first == r.verb
+    {
+      return current  // the repeat of a command refused with 6581/6Cxx (same verb and offset)
     }
     if name.hasPrefix("SELECT") {
       // SELECTs belong to the procedure they start; after the query they join what follows.
@@ -82,7 +84,7 @@ struct Type4Procedure: Sendable {
     }
     if sw.hasPrefix("61"), let command {
       var fetched = 0
-      if fetch != nil, case .hex(let d)? = a.field("data") { fetched = d.count }
+      if case .hex(let d)? = a.field("data") { fetched = d.count }
       awaitingResponse = (command, shift + fetched)
     }
     // The NDEF procedures expect 9000 (T4T 2.0 §5.4); an app's own APDU also succeeds with the
@@ -104,7 +106,8 @@ struct Type4Procedure: Sendable {
       let wrongLe = sw.lowercased().hasPrefix("6c")
       if first, let key, sw == "6581" || wrongLe {
         retriable = (
-          key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, frame, command?.binaryOffset
+          key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, frame, command?.binaryOffset,
+          command?.name.split(separator: " ").first
         )
       }
       return

@@ -38,6 +38,13 @@ enum WriteCompletion {
     /// area, of the Type 4 NDEF file), when the CC gives it. A length claiming more is bogus,
     /// not a message stopped short (other rules speak of it).
     var limit: Int?
+    /// Type 2 reserved and lock areas the value runs around (T2T 1.0 §2.3).
+    var reserved: [Type2ReservedArea] = []
+
+    /// Image offsets of the message bytes the length claims (at most 64 Ki).
+    var claimedAddresses: [Int] {
+      Type2TLVArea.addresses(from: valueStart, count: claimed, skipping: reserved)
+    }
   }
 
   /// The Type 2 NDEF TLV's length field in `memory` (its first NDEF Message TLV).
@@ -48,7 +55,8 @@ enum WriteCompletion {
     let size = memory.type2End.known(14, 1).map { 16 + Int($0[0]) * 8 }
     return LengthField(
       name: "NDEF TLV length", address: address, size: tlv.lengthFieldSize,
-      valueStart: area.baseAddress + tlv.valueOffset, claimed: tlv.length, limit: size)
+      valueStart: area.baseAddress + tlv.valueOffset, claimed: tlv.length, limit: size,
+      reserved: area.reservedAreas)
   }
 
   /// The Type 4 NLEN (ENLEN when `size` is 4) at the start of NDEF file `image`, whose
@@ -62,9 +70,11 @@ enum WriteCompletion {
 
   /// The gap a writeNDEF spanning `frames` left in `image` around `field`, with the reason
   /// the operation gives; nil when the length was not written by it or the message is whole.
-  static func gap(_ field: LengthField, in image: ByteImage, frames: ClosedRange<Int>)
-    -> (gap: Gap, reason: String)?
-  {
+  /// `before`: the image as the session found it (bytes a write left as they were are no
+  /// message data).
+  static func gap(
+    _ field: LengthField, in image: ByteImage, before: ByteImage?, frames: ClosedRange<Int>
+  ) -> (gap: Gap, reason: String)? {
     func mine(_ i: Int) -> Bool {
       i < image.count && image.provenance[i] == .written && frames.contains(Int(image.frames[i]))
     }
@@ -72,9 +82,15 @@ enum WriteCompletion {
     guard lengthBytes.allSatisfy(mine) else { return nil }
     let lengthFrame = Int(image.frames[field.address])
     if field.claimed == 0 {
-      // Zeros and a Terminator TLV (FEh) after a zero length are an erase, not a message.
-      let data = (field.valueStart..<image.count).contains { i in
+      // Zeros and a Terminator TLV (FEh) after a zero length are an erase, not a message;
+      // bytes past a Terminator, past the data area, or left as they were are no data either.
+      guard field.valueStart < image.count, image.values[field.valueStart] != 0xFE else {
+        return nil
+      }
+      let end = min(image.count, field.limit ?? image.count)
+      let data = (field.valueStart..<max(end, field.valueStart)).contains { i in
         mine(i) && image.values[i] != 0 && image.values[i] != 0xFE
+          && before?.known(i, 1) != [image.values[i]]
       }
       guard data else { return nil }
       return (
@@ -83,9 +99,8 @@ enum WriteCompletion {
           + "\(field.name) never was: the tag holds an empty message"
       )
     }
-    if let limit = field.limit, field.valueStart + field.claimed > limit { return nil }
-    let end = field.valueStart + min(field.claimed, ByteImage.limit)
-    let claimed = field.valueStart..<end
+    let claimed = field.claimedAddresses
+    if let limit = field.limit, let last = claimed.last, last >= limit { return nil }
     // Claimed bytes this operation wrote with a write other than the length's own.
     guard let lastData = claimed.last(where: { mine($0) && Int(image.frames[$0]) != lengthFrame })
     else { return nil }

@@ -17,9 +17,11 @@ import NDEF
 /// empty message, readNDEF reports 403), `ndef-length-uncertain` (warning: every byte of the
 /// new message was acknowledged but the final write of the length got no answer — the tag
 /// holds the new message or the earlier length, the length-last procedure's safe outcome),
-/// `write-unfinished` (error: every command was acknowledged, but after clearing the length
-/// and writing the message data the writer never wrote the final length — the procedure's
-/// last step; the tag holds an empty message).
+/// `write-unfinished` (error: every command was acknowledged, but the writer stopped short —
+/// after clearing the length and writing the message data it never wrote the final length,
+/// the procedure's last step, and the tag holds an empty message; or it wrote the real length
+/// first and stopped before all the data it announces, and the tag holds a torn message).
+/// Which case is the session's judgement (`WriteCompletion`, operation detail `unfinished`).
 enum InterruptedWriteRule: DiagnosisRule {
   static let codes = [
     "write-interrupted", "ndef-torn", "ndef-emptied", "ndef-length-uncertain", "write-unfinished",
@@ -59,8 +61,6 @@ enum InterruptedWriteRule: DiagnosisRule {
         op.outcome == .interrupted || (op.outcome == .unknown && !op.unansweredFrames.isEmpty)
       if interrupted { out.append(interruption(c, i)) }
       if interrupted || op.outcome == .failed, let f = ndefState(c, i, interrupted: interrupted) {
-        out.append(f)
-      } else if op.outcome == .ok, let f = unfinished(c, i) {
         out.append(f)
       }
     }

@@ -82,7 +82,7 @@ enum WriteOrderRule: DiagnosisRule {
       w.isWrite && w.answer == .ack && w.frame < firstFrame && w.page == lengthAt / 4
     }
     if let earlier, Type2TLV.lengthPart(in: earlier.data, at: lengthAt % 4) == 0 { return nil }
-    let oldEnd = start.baseAddress + old.valueEnd
+    let oldEnd = start.ndefValueEndAddress ?? start.baseAddress + old.valueEnd
     let over = writes.filter { w in
       guard let p = w.page, p > lengthPage, w.answer == .ack else { return false }
       return p * 4 < oldEnd && lengthWrite.map { w.frame < $0.frame } ?? true

@@ -59,7 +59,8 @@ public enum NDEFComparison {
       let ended = area.tlvs.contains { $0.tag == .terminator }
       return .without(ended ? "none" : "incomplete")
     }
-    let range = (area.baseAddress + tlv.offset)..<(area.baseAddress + tlv.valueEnd)
+    let start = area.baseAddress + tlv.offset
+    let range = start..<max(start, area.ndefValueEndAddress ?? area.baseAddress + tlv.valueEnd)
     return message(tlv.value, complete: tlv.isComplete, range: range, image: image)
   }
 

@@ -338,7 +338,13 @@ public struct Type4Layer: ProtocolLayer {
       return result
     default:
       guard !p.name.isEmpty else { return LayerResult() }
-      return LayerResult(decode: LayerDecode(.type4, name, "\(p.name): \(note)", fields))
+      // The answer may carry the first part of the data before 61xx (ISO/IEC 7816-4 §5.6).
+      var summary = "\(p.name): \(note)"
+      if !r.data.isEmpty {
+        fields.append(LayerField("data", .hex(r.data)))
+        summary = "\(p.name): \(r.data.count) byte(s), \(note)"
+      }
+      return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     }
   }
 
