@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Options every command shares.
 @Suite struct CommandOptionTests {
   /// `--no-color` is accepted by every command that reads a trace, not only by `timeline`
@@ -47,6 +51,23 @@ import Testing
     let run = CLI.run([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("usage: nfctrace \(command)"))
+  }
+
+  /// A pipe (a FIFO here; `<(…)` in a shell) is read as a stream: it was refused as
+  /// "permission" because it cannot be memory-mapped (attacker and NDEF auditor passes).
+  @Test func aFIFOIsReadAsAStream() throws {
+    let fifo = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-fifo-\(UUID().uuidString)").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    defer { try? FileManager.default.removeItem(atPath: fifo) }
+    let writer = Process()
+    writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+    writer.arguments = ["-c", "cat \"$0\" > \"$1\"", TestPaths.traces("t4t-write-ok.pcap"), fifo]
+    try writer.run()
+    let run = CLI.run(["sessions", fifo])
+    writer.waitUntilExit()
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("writeNDEF ok"))
   }
 
   /// `diff` on a trace cut before its first session completes says why (the import error),

@@ -47,9 +47,7 @@ public enum NDEFCommand {
   /// separators, else binary). `readFile`/`readStdin` are injectable for tests.
   public static func run(
     input: String, options: NDEFCommandOptions,
-    readFile: (String) throws -> [UInt8] = {
-      [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0)))
-    },
+    readFile: (String) throws -> [UInt8] = readFile,
     readStdin: () -> [UInt8] = { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
   ) -> NDEFCommandResult {
     do {
@@ -88,6 +86,18 @@ public enum NDEFCommand {
     let tlvFailed =
       options.mode != .ignore && (area?.findings.contains { $0.severity == .error } ?? false)
     return NDEFCommandResult(output: output, failed: report.failed || tlvFailed)
+  }
+
+  /// The bytes of file `path`; a pipe (`<(…)`, a FIFO, /dev/stdin), which `Data(contentsOf:)`
+  /// refuses, is read as a stream.
+  /// - Throws: the file system's error when the path cannot be opened at all.
+  public static func readFile(_ path: String) throws -> [UInt8] {
+    do {
+      return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+      guard let handle = FileHandle(forReadingAtPath: path) else { throw error }
+      return [UInt8](handle.readDataToEndOfFile())
+    }
   }
 
   /// Whether `bytes` is a Type 2 memory dump from page 0 rather than a data area from page 4:

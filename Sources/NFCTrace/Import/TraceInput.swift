@@ -29,7 +29,11 @@ public struct TraceInput: Sendable {
     do {
       bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     } catch {
-      throw TraceError(.unreadable, at: here, "cannot read: \(error.localizedDescription)")
+      // A pipe (`<(…)`, a FIFO, /dev/stdin) cannot be mapped: it is read as a stream.
+      guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw TraceError(.unreadable, at: here, "cannot read: \(error.localizedDescription)")
+      }
+      bytes = handle.readDataToEndOfFile()
     }
   }
 
