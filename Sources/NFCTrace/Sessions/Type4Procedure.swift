@@ -96,15 +96,17 @@ struct Type4Procedure: Sendable {
       || (!(command.map { Self.isNDEFProcedure($0.name) } ?? false)
         && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
       || (sw == "6282" && a.field("result") == .string("ok"))
-    let key = x.request.flatMap(Self.retryKey)
-    let verify = x.request?.layer(.iso7816)?.field("ins") == .hex([0x20])
-    if verify { verified(ok: ok, sw: sw, frame: frame, op: &op) }
+    // VERIFY answers and retries are rare: the keys are built only when one is in play.
+    let apdu = x.request?.layer(.iso7816)
+    if sw.hasPrefix("63") || (ok && !verifyRefusals.isEmpty), apdu?.field("ins") == .hex([0x20]) {
+      verified(ok: ok, sw: sw, frame: frame, op: &op)
+    }
     if !ok {
       let first = op.outcome == .ok && op.failedFrames.isEmpty
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
       retriable = nil
       let wrongLe = sw.lowercased().hasPrefix("6c")
-      if first, let key, sw == "6581" || wrongLe {
+      if first, sw == "6581" || wrongLe, let key = x.request.flatMap(Self.retryKey) {
         retriable = (
           key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, frame, command?.binaryOffset,
           command?.name.split(separator: " ").first
@@ -112,7 +114,9 @@ struct Type4Procedure: Sendable {
       }
       return
     }
-    recoverRetry(key: key, le: x.request.flatMap(Self.le), op: &op)
+    if retriable != nil {
+      recoverRetry(key: x.request.flatMap(Self.retryKey), le: x.request.flatMap(Self.le), op: &op)
+    }
     guard let command else { return }
     switch command.name {
     case "SELECT NDEF application":
