@@ -72,8 +72,21 @@ func run(_ argv: [String]) -> Int32 {
     return 3
   } catch {
     printError("nfctrace: error: \(error)")
+    if wantsJSON(rest), !OutputBuffer.wroteStandardOutput { printJSONError(message: "\(error)") }
     return 3
   }
+}
+
+/// Any other error of a run asked for JSON (e.g. a `diff` side with no session) still gives a
+/// JSON document: `{"tool","version","error":{"kind":"invalid-input","message"}}`.
+func printJSONError(message: String) {
+  let out = OutputBuffer()
+  out.write("{\"tool\":\"nfctrace\",\"version\":")
+  JSON.string(Version.string, to: out)
+  out.write(",\"error\":{\"kind\":\"invalid-input\",\"message\":")
+  JSON.string(message, to: out)
+  out.write("}}\n")
+  out.flush()
 }
 
 /// Whether the arguments ask for JSON output (`--format json`).

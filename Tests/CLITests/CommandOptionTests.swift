@@ -90,6 +90,25 @@ import Testing
     #expect((doc?["error"] as? [String: Any])?["kind"] as? String == "truncated")
   }
 
+  /// `diff --format json` with a side that has no session still prints a JSON document
+  /// (attacker pass: stdout was empty).
+  @Test func diffWithoutSessionGivesAJSONDocument() throws {
+    // A pcap with its global header only (link type 264): valid, no packet, no session.
+    let header: [UInt8] =
+      [0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00, 0x04, 0x00] + Array(repeating: 0, count: 8)
+      + [0xFF, 0xFF, 0x00, 0x00, 0x08, 0x01, 0x00, 0x00]
+    let empty = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-empty-\(UUID().uuidString).pcap").path
+    defer { try? FileManager.default.removeItem(atPath: empty) }
+    try Data(header).write(to: URL(fileURLWithPath: empty))
+    let run = CLI.run(["diff", empty, TestPaths.traces("t4t-write-ok.pcap"), "--format", "json"])
+    #expect(run.status == 3)
+    let doc = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+    let error = try #require(doc?["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "invalid-input")
+    #expect((error["message"] as? String)?.contains("no session in which a tag completed") == true)
+  }
+
   /// Converting a reader's traffic (here a USB capture of a PN533 with a Type 4 tag) to pcap
   /// loses what the reader reported: `convert` says so instead of writing a file that silently
   /// decodes otherwise.

@@ -153,4 +153,25 @@ struct NDEFAuditRegressionTests {
     #expect(r.output.hasPrefix("Type 2 TLV area (input byte 0 = tag byte 0): 2 TLVs\n├─ @16 NDEF"))
     #expect(r.output.contains("text: \"Hello\""))
   }
+
+  /// A WSC record whose Credential length runs past the payload: undecodable, but its bytes
+  /// still hold the key, so the payload stays out of JSON (attacker pass).
+  @Test func malformedWiFiRecordIsMaskedToo() throws {
+    let hex =
+      "d217416170706c69636174696f6e2f766e642e7766612e777363104a000110100e003910260001011045"
+      + "0007486f6d654e6574100300020020100f000200081027000e53757065725365637265743132331020"
+      + "0006ffffffffffff"
+    let rec = try #require((try json(hex)["records"] as? [[String: Any]])?.first)
+    #expect(rec["payload"] is NSNull)
+  }
+
+  /// A title language `en_2` beside two `en` titles: the repeat gets `en_3`, no name twice.
+  @Test func repeatedNameSuffixSkipsRealNames() throws {
+    let hex =
+      "d10232537091010c55046578616d706c652e636f6d1101065402656e6f6e651101065402656e74776f5101"
+      + "0a5404656e5f327468726565"
+    let rec = try #require((try json(hex)["records"] as? [[String: Any]])?.first)
+    let titles = try #require((rec["decoded"] as? [String: Any])?["titles"] as? [String: String])
+    #expect(titles == ["en": "one", "en_3": "two", "en_2": "three"])
+  }
 }

@@ -228,4 +228,20 @@ import Testing
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
     #expect(s.operations.last?.detail("message") == .hex([0xD1, 0x01, 0x01, 0x54, 0x00]))
   }
+
+  /// The same message written again (data pages equal to the old ones) after the length was
+  /// set to 0, and no final length: the tag is left empty, which is unfinished (attacker pass).
+  @Test func sameMessageAgainWithoutFinalLengthIsUnfinished() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x01, 0x54, 0x00, 0xFE])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.outcome == .interrupted)
+    #expect(s.operations.last?.detail("unfinished") == .string("final-length"))
+  }
 }

@@ -37,6 +37,13 @@ public enum NDEFPayloadDecoder {
         ?? .undecodable(kind: "Smart Poster", data: p)
     case "act":
       guard p.count == 1 else { return badLength("Action", "act", 1, p, at, &ctx) }
+      if p[0] > 2 {
+        ctx.add(
+          "sp-action-rfu", .warning, at,
+          "Smart Poster action \(p[0]) is reserved: 0 do, 1 save, 2 open for editing (NFC "
+            + "Forum Smart Poster RTD 1.0 §3.3.3)",
+          readers: "readers ignore the action or treat it as 0 (do the action)")
+      }
       return .action(p[0])
     case "s":
       guard p.count == 4 else { return badLength("Size", "s", 4, p, at, &ctx) }

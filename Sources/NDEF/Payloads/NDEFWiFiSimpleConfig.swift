@@ -77,7 +77,31 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
         readers: "Android and iOS do not offer "
           + "to join a network")
     }
+    checkLimits(attrs, ctx: &ctx)
     return NDEFWiFiSimpleConfig(attributes: attrs)
+  }
+
+  /// Attribute sizes (facts §7.7, Wi-Fi Simple Configuration 2.0 §12): SSID 0–32 bytes,
+  /// Network Key 0–64, MAC Address 6.
+  private static func checkLimits(_ attrs: [Attribute], ctx: inout NDEFDecodeContext) {
+    for a in attrs {
+      checkLimits(a.children, ctx: &ctx)
+      let problem: String?
+      switch a.type {
+      case 0x1045 where a.value.count > 32: problem = "SSID of \(a.value.count) bytes (at most 32)"
+      case 0x1027 where a.value.count > 64:
+        problem = "Network Key of \(a.value.count) bytes (at most 64)"
+      case 0x1020 where a.value.count != 6:
+        problem = "MAC Address of \(a.value.count) bytes (6 expected)"
+      default: problem = nil
+      }
+      if let problem {
+        ctx.add(
+          "wsc-attribute-size", .warning, a.offset,
+          "Wi-Fi Simple Config: \(problem) (facts §7.7)",
+          readers: "phones may refuse the credential or truncate the value")
+      }
+    }
   }
 
   private static func parse(_ p: [UInt8], offset: Int, depth: Int, ctx: inout NDEFDecodeContext)

@@ -13,7 +13,7 @@ public enum NDEFJSONRenderer {
   ) -> String {
     var w = JSONWriter()
     w.open("{")
-    let masked = !showSecrets && report.records.contains { $0.payload.holdsSecret }
+    let masked = !showSecrets && report.records.contains(where: \.holdsSecret)
     if let area = tlvArea {
       w.key("tlvs")
       w.array(area.tlvs) { w, t in
@@ -41,7 +41,7 @@ public enum NDEFJSONRenderer {
       w.key("id")
       w.value(textOrHexValue(r.record.id))
       w.key("payload")
-      if !showSecrets && r.payload.holdsSecret {
+      if !showSecrets && r.holdsSecret {
         w.raw("null")
       } else {
         w.string(r.record.payload.map(hex2).joined())
@@ -128,11 +128,19 @@ struct JSONWriter {
     case .list(let l): array(l) { w, e in w.value(e) }
     case .object(let fields):
       open("{")
-      var seen: [String: Int] = [:]
+      // A repeated name gets the first `_2`, `_3`… that no field of the object has (a real
+      // name may be `en_2` already).
+      let original = Set(fields.map(\.name))
+      var used = Set<String>()
       for f in fields {
-        let n = (seen[f.name] ?? 0) + 1
-        seen[f.name] = n
-        key(n == 1 ? f.name : "\(f.name)_\(n)")
+        var name = f.name
+        var n = 2
+        while used.contains(name) || (name != f.name && original.contains(name)) {
+          name = "\(f.name)_\(n)"
+          n += 1
+        }
+        used.insert(name)
+        key(name)
         value(f.value)
       }
       close("}")

@@ -9,8 +9,9 @@ extension NDEFPayload {
         a.type == 0x1027 || a.children.contains(where: key)
       }
       return w.attributes.contains(where: key)
-    case .smartPoster(let sp): return sp.records.contains { $0.payload.holdsSecret }
-    case .handover(let h): return h.records.contains { $0.payload.holdsSecret }
+    case .smartPoster(let sp): return sp.records.contains(where: \.holdsSecret)
+    case .handover(let h): return h.records.contains(where: \.holdsSecret)
+    case .handoverCarrier(let c): return c.carrierType == NDEFDecodedRecord.wscType
     default: return false
     }
   }
@@ -32,9 +33,13 @@ extension NDEFPayload {
         NDEFField("records", .list(h.records.map { $0.value(showSecrets) })),
       ]
     case .handoverCarrier(let c):
+      // Wi-Fi carrier data is a WSC credential: the network key is in it.
+      let masked = c.carrierType == NDEFDecodedRecord.wscType && !showSecrets
       return [
         .int("ctf", Int(c.ctf)), textOrHex("carrier_type", c.carrierType),
-        .bytes("carrier_data", c.carrierData),
+        masked
+          ? .text("carrier_data", "present, \(c.carrierData.count) bytes (Wi-Fi credential)")
+          : .bytes("carrier_data", c.carrierData),
       ]
     case .alternativeCarrier(let a):
       return [
@@ -187,6 +192,15 @@ extension NDEFPayload {
 }
 
 extension NDEFDecodedRecord {
+  /// The Wi-Fi Simple Config media type, `application/vnd.wfa.wsc`.
+  static let wscType = Array("application/vnd.wfa.wsc".utf8)
+
+  /// Whether the record holds a secret: its payload does, or it is a Wi-Fi Simple Config
+  /// record at all (one whose attributes could not be decoded may still carry the key).
+  public var holdsSecret: Bool {
+    payload.holdsSecret || (record.tnf == .media && record.type == Self.wscType)
+  }
+
   /// The record as a field object: tnf, type, id, kind and decoded fields (nested records).
   func value(_ showSecrets: Bool) -> NDEFValue {
     var f: [NDEFField] = [

@@ -128,11 +128,9 @@ public struct Type2TLVArea: Sendable {
   /// (reserved and lock bytes inside the value skipped, as readers skip them).
   public var ndefValueEndAddress: Int? {
     guard let ndef else { return nil }
-    return
-      (Self.addresses(
-        from: baseAddress + ndef.valueOffset, count: ndef.length,
-        skipping: reservedAreas
-      ).last ?? baseAddress + ndef.valueOffset - 1) + 1
+    let start = baseAddress + ndef.valueOffset
+    return Self.runs(from: start, count: ndef.length, skipping: reservedAreas).last?.upperBound
+      ?? start
   }
 
   /// The tag byte addresses of `count` value bytes from address `start`, skipping the bytes
@@ -141,18 +139,30 @@ public struct Type2TLVArea: Sendable {
   public static func addresses(from start: Int, count: Int, skipping reserved: [Type2ReservedArea])
     -> [Int]
   {
-    let wanted = min(max(count, 0), 1 << 16)
-    var out: [Int] = []
-    out.reserveCapacity(wanted)
+    runs(from: start, count: min(count, 1 << 16), skipping: reserved).flatMap { Array($0) }
+  }
+
+  /// The same addresses as contiguous runs, in order: one per gap between reserved areas, so
+  /// a long value over many areas costs the number of areas, not of bytes.
+  public static func runs(from start: Int, count: Int, skipping reserved: [Type2ReservedArea])
+    -> [Range<Int>]
+  {
+    var out: [Range<Int>] = []
     var a = start
-    while out.count < wanted {
-      if let r = reserved.first(where: { a >= $0.address && a < $0.address + $0.size }) {
-        a = r.address + max(r.size, 1)
-        continue
+    var left = max(count, 0)
+    let areas = reserved.filter { $0.size > 0 && $0.address + $0.size > start }
+      .sorted { $0.address < $1.address }
+    for r in areas where left > 0 {
+      let end = r.address + r.size
+      if end <= a { continue }
+      if r.address >= a + left { break }
+      if r.address > a {
+        out.append(a..<r.address)
+        left -= r.address - a
       }
-      out.append(a)
-      a += 1
+      a = end
     }
+    if left > 0 { out.append(a..<(a + left)) }
     return out
   }
 

@@ -14,7 +14,8 @@ struct Type2Procedure: Sendable {
   /// operation (the page was programmed by the retry).
   /// `page`: set when the refused command arrived damaged in the capture (bad CRC) — its bytes
   /// as captured are not the ones sent, so the repeat is matched by command and page.
-  private var transmissionNAK: (summary: String, frame: Int, page: (String, Int)?)?
+  /// `frames`: the NAKs of this command and its repeats (stacks retry up to 5 times).
+  private var transmissionNAK: (summary: String, frames: [Int], page: (String, Int)?)?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
   /// GET_VERSION went unanswered: the tag lacks it, as one that NAKs it.
@@ -174,10 +175,20 @@ struct Type2Procedure: Sendable {
     case "NAK":
       let what = x.command?.summary ?? "command"
       let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
-      if case .int(let code)? = answer.field("nak_code"), code == 1 || code == 5, firstRefusal {
+      let retriable: Bool
+      if case .int(let code)? = answer.field("nak_code"), code == 1 || code == 5 {
+        retriable = true
+      } else {
+        retriable = false
+      }
+      if retriable, let nak = transmissionNAK, op.failedFrames == nak.frames,
+        Self.repeats(x.command, nak), nak.frames.count < CallBoundary.maxRetries
+      {
+        transmissionNAK?.frames.append(frame)  // refused again: the stack retries once more
+      } else if retriable, firstRefusal {
         let damaged = x.request?.frame.crc == .bad
         transmissionNAK = (
-          what, frame,
+          what, [frame],
           damaged ? x.command.flatMap { c in c.absolutePage.map { (c.name, $0) } } : nil
         )
       } else {
@@ -216,16 +227,22 @@ struct Type2Procedure: Sendable {
   /// the tag received the repeat intact and carried it out, so the operation did not fail
   /// (the retry stays visible in `failedFrames` for the diagnosis).
   private mutating func recoverRetry(_ x: Exchange, op: inout Operation) {
-    guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == [nak.frame]
+    guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == nak.frames,
+      Self.repeats(x.command, nak)
     else { return }
-    let same =
-      x.command?.summary == nak.summary
-      || (nak.page.map { $0.0 == x.command?.name && $0.1 == x.command?.absolutePage } ?? false)
-    guard same else { return }
     transmissionNAK = nil
     op.outcome = .ok
     op.reason = nil
     op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
+  }
+
+  /// Whether `c` repeats the refused command: the same command, or for one captured damaged
+  /// the same command name and page.
+  private static func repeats(
+    _ c: LayerDecode?, _ nak: (summary: String, frames: [Int], page: (String, Int)?)
+  ) -> Bool {
+    c?.summary == nak.summary
+      || (nak.page.map { $0.0 == c?.name && $0.1 == c?.absolutePage } ?? false)
   }
 
   /// A WRITE that got no answer may or may not have reached the EEPROM.

@@ -24,7 +24,7 @@ struct Type4Procedure: Sendable {
   /// and the data; `le`: the Le the repeat must carry (6Cxx).
   /// `offset`: the READ/UPDATE BINARY offset, so the repeat joins the operation even when a
   /// smaller Le renames it ("READ NLEN" after "READ NLEN and NDEF data").
-  private var retriable: (key: [UInt8], le: Int?, frame: Int, offset: Int?, verb: Substring?)?
+  private var retriable: (key: [UInt8], le: Int?, frames: [Int], offset: Int?, verb: Substring?)?
   /// The command answered 61xx whose data GET RESPONSE fetches (ISO/IEC 7816-4 §5.6,
   /// §7.6.1), with the number of bytes fetched so far: GET RESPONSE joins its operation.
   private(set) var awaitingResponse: (command: LayerDecode, fetched: Int)?
@@ -103,12 +103,23 @@ struct Type4Procedure: Sendable {
     }
     if !ok {
       let first = op.outcome == .ok && op.failedFrames.isEmpty
+      // The same APDU refused 6581 again (the stack retries, up to 5 times): still retriable.
+      let again =
+        sw == "6581"
+        && retriable.map {
+          op.failedFrames == $0.frames && $0.frames.count < CallBoundary.maxRetries
+            && x.request.flatMap(Self.retryKey) == $0.key
+        } ?? false
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
+      if again {
+        retriable?.frames.append(frame)
+        return
+      }
       retriable = nil
       let wrongLe = sw.lowercased().hasPrefix("6c")
       if first, sw == "6581" || wrongLe, let key = x.request.flatMap(Self.retryKey) {
         retriable = (
-          key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, frame, command?.binaryOffset,
+          key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, [frame], command?.binaryOffset,
           command?.name.split(separator: " ").first
         )
       }
@@ -179,7 +190,7 @@ struct Type4Procedure: Sendable {
     retriable = nil
     // 6C00 asks for Le 256, which a short APDU writes as Le 00 (decoded as 256).
     guard key == r.key, r.le == nil || le == r.le || (r.le == 0 && le == 256),
-      op.outcome == .failed, op.failedFrames == [r.frame]
+      op.outcome == .failed, op.failedFrames == r.frames
     else { return }
     op.outcome = .ok
     op.reason = nil

@@ -83,14 +83,16 @@ enum WriteCompletion {
     let lengthFrame = Int(image.frames[field.address])
     if field.claimed == 0 {
       // Zeros and a Terminator TLV (FEh) after a zero length are an erase, not a message;
-      // bytes past a Terminator, past the data area, or left as they were are no data either.
+      // bytes past a Terminator or the data area are no data either, nor bytes the length's
+      // own write left as they were (a read-modify-write erase). Other writes of the
+      // operation are data even when they rewrote the same bytes (the same message again).
       guard field.valueStart < image.count, image.values[field.valueStart] != 0xFE else {
         return nil
       }
       let end = min(image.count, field.limit ?? image.count)
       let data = (field.valueStart..<max(end, field.valueStart)).contains { i in
         mine(i) && image.values[i] != 0 && image.values[i] != 0xFE
-          && before?.known(i, 1) != [image.values[i]]
+          && (Int(image.frames[i]) != lengthFrame || before?.known(i, 1) != [image.values[i]])
       }
       guard data else { return nil }
       return (
@@ -99,8 +101,11 @@ enum WriteCompletion {
           + "\(field.name) never was: the tag holds an empty message"
       )
     }
+    // A length past the data area is bogus, not a stop (checked before any byte is walked).
+    let runs = Type2TLVArea.runs(
+      from: field.valueStart, count: field.claimed, skipping: field.reserved)
+    if let limit = field.limit, let end = runs.last?.upperBound, end > limit { return nil }
     let claimed = field.claimedAddresses
-    if let limit = field.limit, let last = claimed.last, last >= limit { return nil }
     // Claimed bytes this operation wrote with a write other than the length's own.
     guard let lastData = claimed.last(where: { mine($0) && Int(image.frames[$0]) != lengthFrame })
     else { return nil }

@@ -134,7 +134,11 @@ struct NDEFWriteState {
     let end = valueStart + min(claimed, ByteImage.limit)
     var all: [UInt8] = []
     var complete = true
-    for i in valueStart..<end {
+    // Past the image no write and no read reached: unknown, without asking each byte (a
+    // lying length would cost its length times the operation's writes).
+    let known = max(valueStart, min(end, image.count))
+    if known < end { complete = false }
+    for i in valueStart..<known {
       switch cover(i).flatMap(landed) {
       case true?: st.written.append(i)
       case false?: st.unacknowledged.append(i)
@@ -148,6 +152,7 @@ struct NDEFWriteState {
       }
       if i < image.count { all.append(image.values[i]) }
     }
+    if known < end { st.unknown.append(contentsOf: known..<end) }
     st.bytes = complete && all.count == claimed ? all : nil
     return st
   }
