@@ -145,6 +145,28 @@ import Testing
 /// succeeded, a READ's data comes with GET RESPONSE and fills the file image (field engineer
 /// pass 8 t4-11: notSupported, readNDEF failed, message lost).
 @Suite struct GetResponseTests {
+  /// The CC fetched with GET RESPONSE names the NDEF file (0001 here): the layer knows it,
+  /// and the message read from that file is the readNDEF (attacker pass).
+  @Test func capabilityContainerFetchedWithGetResponse() throws {
+    let ok: [UInt8] = [0x90, 0x00]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], [0x61, 0x0F])
+    b.apdu(
+      [0x00, 0xC0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0x00, 0x01, 0x00, 0xFF, 0x00, 0x00]
+        + ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0x00, 0x01], ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x05] + ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x05], [0xD1, 0x01, 0x01, 0x54, 0x00] + ok)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    #expect(s.operations.last?.detail("message") == .hex([0xD1, 0x01, 0x01, 0x54, 0x00]))
+  }
+
   @Test func dataFetchedWithGetResponseIsTheReadsData() throws {
     let ok: [UInt8] = [0x90, 0x00]
     var b = TraceBuilder()
@@ -169,6 +191,9 @@ import Testing
     #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok])
     #expect(s.ndefStatus?.status == .readWrite)
     #expect(s.operations[2].detail("message") == .hex([0xD1, 0x01, 0x01, 0x54, 0x00]))
+    // The Type 4 layer decodes the fetched bytes as the READ's next part.
+    let frames = decodeAll(b.frames).0
+    #expect(frames.last?.layer(.type4)?.summary == "NDEF data at message offset 3: 2 byte(s)")
     // T4T expects 9000 with the data: each NDEF command answered 61xx is warned.
     #expect(try b.diagnose().codes == ["t4t-get-response", "t4t-get-response"])
   }

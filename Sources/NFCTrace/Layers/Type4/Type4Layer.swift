@@ -45,6 +45,9 @@ public struct Type4Layer: ProtocolLayer {
   private var selectedFile: UInt16?
   private var ccBytes: [UInt8] = []
   private var pending: Pending?
+  /// A read answered 61xx, with the data bytes received so far: the GET RESPONSE that follows
+  /// fetches the rest of its data (ISO/IEC 7816-4 §7.6.1), decoded as its continuation.
+  private var fetching: (pending: Pending, received: Int)?
   /// The command the last response answered.
   private var answered: Pending?
   /// The last CC parsed in this activation.
@@ -108,9 +111,25 @@ public struct Type4Layer: ProtocolLayer {
       return updateBinary(c)
     case 0xB1, 0xD7:
       return oddInstruction(c)
+    case 0xC0 where c.p1 == 0 && c.p2 == 0:
+      continueRead()
+      return LayerResult()
     default:
       return LayerResult()
     }
+  }
+
+  /// GET RESPONSE after a read answered 61xx: its answer is the read's next bytes.
+  private mutating func continueRead() {
+    guard let (p, received) = fetching else { return }
+    var next = p
+    next.wrapped = false  // a B1 answer's `53` header came with its first part
+    switch p.operation {
+    case .readCC(let offset): next.operation = .readCC(offset: offset + received)
+    case .readNDEF(let offset): next.operation = .readNDEF(offset: offset + received)
+    default: return
+    }
+    pending = next
   }
 
   /// READ BINARY B1 / UPDATE BINARY D7 (odd INS): the offset is in an offset data object `54`
@@ -140,8 +159,9 @@ public struct Type4Layer: ProtocolLayer {
   }
 
   /// The value of a discretionary data object `53` (BER length: one byte below 80h, or 81h /
-  /// 82h and one or two length bytes), nil when `d` is not one.
-  static func discretionaryDataObject(_ d: ArraySlice<UInt8>) -> [UInt8]? {
+  /// 82h and one or two length bytes), nil when `d` is not one. `partial`: the object may
+  /// continue in a later answer (61xx), so a value shorter than its length is its first part.
+  static func discretionaryDataObject(_ d: ArraySlice<UInt8>, partial: Bool = false) -> [UInt8]? {
     guard d.count >= 2, d.first == 0x53 else { return nil }
     var i = d.startIndex + 1
     var length = Int(d[i])
@@ -154,7 +174,7 @@ public struct Type4Layer: ProtocolLayer {
     } else if length > 0x7F {
       return nil
     }
-    guard i + length <= d.endIndex else { return nil }
+    guard i + length <= d.endIndex else { return partial ? Array(d[i...]) : nil }
     return Array(d[i..<(i + length)])
   }
 
@@ -304,6 +324,7 @@ public struct Type4Layer: ProtocolLayer {
     }
     let ok = r.status.value == 0x9000 || endOfFile
     let name = p.name + " response"
+    fetching = nil
     if r.status.value >> 8 == 0x61 { return moreData(r, p, name: name, frame: frame) }
     var fields = [
       LayerField("sw", .string(r.status.hex)), LayerField("result", .string(ok ? "ok" : "failed")),
@@ -331,6 +352,9 @@ public struct Type4Layer: ProtocolLayer {
     var fields = [
       LayerField("sw", .string(r.status.hex)), LayerField("result", .string("more")),
     ]
+    let data =
+      p.wrapped ? Self.discretionaryDataObject(r.data[...], partial: true) ?? r.data : r.data
+    fetching = (p, data.count)
     switch p.operation {
     case .selectApplication, .selectFile:
       var result = successResponse(r, p, name: name, fields: &fields, frame: frame)
@@ -340,9 +364,9 @@ public struct Type4Layer: ProtocolLayer {
       guard !p.name.isEmpty else { return LayerResult() }
       // The answer may carry the first part of the data before 61xx (ISO/IEC 7816-4 §5.6).
       var summary = "\(p.name): \(note)"
-      if !r.data.isEmpty {
-        fields.append(LayerField("data", .hex(r.data)))
-        summary = "\(p.name): \(r.data.count) byte(s), \(note)"
+      if !data.isEmpty {
+        fields.append(LayerField("data", .hex(data)))
+        summary = "\(p.name): \(data.count) byte(s), \(note)"
       }
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     }
