@@ -174,4 +174,32 @@ struct NDEFAuditRegressionTests {
     let titles = try #require((rec["decoded"] as? [String: Any])?["titles"] as? [String: String])
     #expect(titles == ["en": "one", "en_3": "two", "en_2": "three"])
   }
+
+  /// Spec checks the auditor found missing: a reserved Smart Poster action, Wi-Fi attribute
+  /// sizes, an LE OOB record without LE Role, a Lock Control TLV after the NDEF TLV.
+  @Test func missingValidationsNowWarn() {
+    func output(_ hex: String, tlv: Bool = false) -> String {
+      NDEFCommand.run(input: hex, options: NDEFCommandOptions(tlv: tlv)).output
+    }
+    #expect(
+      output("d1021153709101065504612e636f6d51030161637403")
+        .contains("warning sp-action-rfu @21"))
+    // SSID of 40 bytes.
+    let ssid = String(repeating: "4e", count: 40)
+    let credential = "10260001011045" + "0028" + ssid
+    let wsc =
+      "d217" + String(format: "%02x", 5 + 4 + credential.count / 2)
+      + "6170706c69636174696f6e2f766e642e7766612e777363" + "104a000110" + "100e"
+      + String(format: "%04x", credential.count / 2) + credential
+    #expect(output(wsc).contains("warning wsc-attribute-size"))
+    // LE OOB with an address and no role.
+    #expect(
+      output(
+        "d220096170706c69636174696f6e2f766e642e626c7565746f6f74682e6c652e6f6f62081b00000000000000"
+      )
+      .contains("warning bt-le-role-missing"))
+    #expect(
+      output("03 0c d101085402656e48656c6c6f 01 03 a0 10 44 fe", tlv: true)
+        .contains("warning control-tlv-after-ndef @14"))
+  }
 }

@@ -116,6 +116,18 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
         "LE OOB record without LE Bluetooth "
           + "Device Address (type 0x1B) (facts §7.6)")
     }
+    if kind == .le && !fields.contains(where: { $0.type == 0x1C }) {
+      ctx.add(
+        "bt-le-role-missing", .warning, offset,
+        "LE OOB record without LE Role (type 0x1C), which the Bluetooth Secure Simple Pairing "
+          + "OOB format requires beside the address (facts §7.6)")
+    }
+    for f in fields where f.type == 0x1B && f.data.count != 7 {
+      ctx.add(
+        "bt-le-address-size", .warning, offset,
+        "LE Bluetooth Device Address of \(f.data.count) bytes: 6 address bytes and 1 type byte "
+          + "expected (Core Specification Supplement Part A §1.16; facts §7.6)")
+    }
     return NDEFBluetoothOOB(kind: kind, oobLength: oobLength, address: address, fields: fields)
   }
 

@@ -185,6 +185,17 @@ public struct Type2TLVArea: Sendable {
         "\(ndefs.count) NDEF TLVs; "
           + "readers use the first one (at byte \(ndefs[0].offset)) (NFC Forum T2T 1.0 §2.4)")
     }
+    if let first = ndefs.first,
+      let late = tlvs.first(where: {
+        ($0.tag == .lockControl || $0.tag == .memoryControl) && $0.offset > first.offset
+      })
+    {
+      reader.note(
+        "control-tlv-after-ndef", .warning, late.offset,
+        "\(late.tag.name) TLV after the NDEF Message TLV: Lock and Memory Control TLVs come "
+          + "before any NDEF TLV (NFC Forum T2T 1.0 §2.3), and readers that stop at the message "
+          + "never see it")
+    }
     if ndefs.isEmpty {
       reader.note(
         "ndef-tlv-missing", .warning, bytes.count,
