@@ -202,4 +202,18 @@ struct NDEFAuditRegressionTests {
       output("03 0c d101085402656e48656c6c6f 01 03 a0 10 44 fe", tlv: true)
         .contains("warning control-tlv-after-ndef @14"))
   }
+
+  /// A text/* record's `charset` parameter is honoured (RFC 2046 §4.1.2): UTF-16 with a BOM
+  /// reads as "hi", not as UTF-8 with replacement characters (NDEF auditor pass).
+  @Test func mimeTextCharsetIsHonoured() {
+    let r = NDEFCommand.run(
+      input: "d21a06746578742f706c61696e3b20636861727365743d7574662d3136fffe68006900",
+      options: NDEFCommandOptions())
+    #expect(r.output.contains("└─ text: \"hi\""))
+    #expect(!r.output.contains("mime-text-not-utf8"))
+    let latin1 = NDEFCommand.run(
+      input: "d21e01746578742f706c61696e3b20636861727365743d49534f2d383835392d31e9",
+      options: NDEFCommandOptions())
+    #expect(latin1.output.contains("└─ text: \"é\""))
+  }
 }

@@ -118,12 +118,48 @@ public enum NDEFPayloadDecoder {
   private static func textOrNote(
     _ p: [UInt8], _ at: Int, _ type: String, _ ctx: inout NDEFDecodeContext
   ) -> String {
+    if let charset = charset(of: type), charset != "utf-8", charset != "us-ascii" {
+      if let s = decode(p, charset: charset) { return s }
+      ctx.add(
+        "mime-text-charset", .warning, at,
+        "\(type) payload does not decode as \(charset) (or that charset is not one this tool "
+          + "reads: UTF-8, US-ASCII, UTF-16/-BE/-LE, ISO-8859-1); shown as UTF-8 (RFC 2046 "
+          + "§4.1.2)")
+      return String(decoding: p, as: UTF8.self)
+    }
     if let s = NDEFText.utf8(p[...]) { return s }
     ctx.add(
       "mime-text-not-utf8", .warning, at,
       "\(type) payload is not valid UTF-8; shown with "
         + "replacement characters (RFC 2046 §4.1.2: charset defaults vary)")
     return String(decoding: p, as: UTF8.self)
+  }
+
+  /// The lower-cased `charset` parameter of a media type (`text/plain; charset="UTF-16"`;
+  /// RFC 2045 §5.1), nil without one.
+  static func charset(of type: String) -> String? {
+    for parameter in type.split(separator: ";").dropFirst() {
+      let pair = parameter.split(separator: "=", maxSplits: 1)
+      guard pair.count == 2, pair[0].trimmingSpaces().lowercased() == "charset" else { continue }
+      return pair[1].trimmingSpaces().lowercased().filter { $0 != "\"" }
+    }
+    return nil
+  }
+
+  /// Text in `charset`: UTF-16 (a BOM decides, else big-endian; RFC 2781 §4.3), UTF-16BE/LE,
+  /// ISO-8859-1; nil for an invalid text or another charset.
+  static func decode(_ p: [UInt8], charset: String) -> String? {
+    switch charset {
+    case "utf-16":
+      if p.starts(with: [0xFF, 0xFE]) { return NDEFText.utf16(p.dropFirst(2), bigEndian: false) }
+      if p.starts(with: [0xFE, 0xFF]) { return NDEFText.utf16(p.dropFirst(2), bigEndian: true) }
+      return NDEFText.utf16(p[...], bigEndian: true)
+    case "utf-16be": return NDEFText.utf16(p[...], bigEndian: true)
+    case "utf-16le": return NDEFText.utf16(p[...], bigEndian: false)
+    case "iso-8859-1", "latin1", "iso_8859-1":
+      return String(String.UnicodeScalarView(p.map { Unicode.Scalar($0) }))
+    default: return nil
+    }
   }
 
   /// `type "/" subtype` of RFC 6838 restricted-name characters (parameters after `;` allowed).
