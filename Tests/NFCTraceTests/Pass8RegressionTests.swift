@@ -240,4 +240,33 @@ import Testing
     #expect(s.operations.last?.outcome == .interrupted)
     #expect(s.operations.last?.detail("unfinished") == .string("final-length"))
   }
+
+  /// Reserved bytes (a Memory Control TLV's page 6) between the NDEF TLV's T (byte 23) and
+  /// its length (byte 28): the length is found past them, as the TLV reader finds it, so a
+  /// write that never sets the final length is unfinished, and the finished one is one
+  /// operation (attacker pass).
+  @Test func lengthPastReservedBytesIsFound() throws {
+    func trace(final: Bool) -> TraceBuilder {
+      var b = TraceBuilder()
+      b.activateType2()
+      // The tag already has the layout: its old message is empty (`03 00 FE`).
+      b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x02, 0x03, 0x60, 0x04, 0x02, 0x00, 0x00, 0x03])
+      b.read(6, [0, 0, 0, 0, 0x00, 0xFE, 0x00, 0x00] + Array(repeating: 0, count: 8))
+      b.write(7, [0x00, 0xD1, 0x01, 0x01])
+      b.write(8, [0x54, 0x00, 0xFE, 0x00])
+      if final { b.write(7, [0x05, 0xD1, 0x01, 0x01]) }
+      return b
+    }
+    let area = Type2TLVArea(
+      parsing: [0x02, 0x03, 0x60, 0x04, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0x05, 0xD1])
+    #expect(area.ndefLengthAddress == 28)
+    let cut = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: trace(final: false).frames))
+        .sessions.first)
+    #expect(cut.operations.last?.detail("unfinished") == .string("final-length"))
+    let whole = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: trace(final: true).frames))
+        .sessions.first)
+    #expect(whole.operations.filter { $0.kind == .writeNDEF }.map(\.outcome) == [.ok])
+  }
 }

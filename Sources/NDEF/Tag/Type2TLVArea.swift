@@ -123,7 +123,17 @@ public struct Type2TLVArea: Sendable {
   /// The NDEF message bytes of the first NDEF TLV (empty for `03 00`).
   public var ndefMessage: [UInt8]? { ndef?.value }
   /// Tag byte address of the first NDEF TLV's length field (the byte after its T).
-  public var ndefLengthAddress: Int? { ndef.map { baseAddress + $0.offset + 1 } }
+  /// Reserved bytes between T and L are skipped, as the TLV reader skips them.
+  public var ndefLengthAddress: Int? { ndefLengthAddresses?.first }
+  /// Tag byte addresses of the first NDEF TLV's length field (1 byte, or `FF` and 2 bytes),
+  /// reserved bytes skipped.
+  public var ndefLengthAddresses: [Int]? {
+    ndef.map {
+      Self.addresses(
+        from: baseAddress + $0.offset + 1, count: $0.lengthFieldSize,
+        skipping: reservedAreas)
+    }
+  }
   /// Tag byte address just past the first NDEF TLV's value, as its length announces it
   /// (reserved and lock bytes inside the value skipped, as readers skip them).
   public var ndefValueEndAddress: Int? {

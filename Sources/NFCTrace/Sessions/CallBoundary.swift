@@ -29,6 +29,8 @@ struct CallBoundary: Sendable {
   /// The page of the call's last Type 2 WRITE.
   var lastWrittenPage: Int? { lastWritePage }
   private var firstWritePage: Int?
+  /// A WRITE of the call, before any step back, set the length to 0 (usually the first one;
+  /// a later one when reserved bytes put the length on a later page).
   private var firstWriteClearedLength = false
   /// The NDEF TLV length field's address at the call's first WRITE.
   private var lengthAt: Int?
@@ -129,6 +131,9 @@ struct CallBoundary: Sendable {
     } else if d.name == "WRITE", let page = d.absolutePage {
       if let last = lastWritePage {
         if page <= last { steppedBack = true }
+        if !steppedBack, Self.lengthValue(d, page: page, address: lengthAt) == 0 {
+          firstWriteClearedLength = true
+        }
       } else {
         // Located once per call, at its first WRITE (the area is parsed on each access).
         lengthAt = memory.type2Area?.ndefLengthAddress

@@ -30,6 +30,10 @@ enum WriteCompletion {
     var address: Int
     /// Size of the length field in bytes (Type 2: 1 or 3; Type 4: 2 or 4).
     var size: Int
+    /// The length field's image offsets (Type 2: reserved bytes inside it skipped).
+    var lengthBytes: [Int] {
+      Type2TLVArea.addresses(from: address, count: size, skipping: reserved)
+    }
     /// Image offset of the message's first byte.
     var valueStart: Int
     /// The length it holds.
@@ -78,8 +82,7 @@ enum WriteCompletion {
     func mine(_ i: Int) -> Bool {
       i < image.count && image.provenance[i] == .written && frames.contains(Int(image.frames[i]))
     }
-    let lengthBytes = field.address..<(field.address + field.size)
-    guard lengthBytes.allSatisfy(mine) else { return nil }
+    guard field.lengthBytes.allSatisfy(mine) else { return nil }
     let lengthFrame = Int(image.frames[field.address])
     if field.claimed == 0 {
       // Zeros and a Terminator TLV (FEh) after a zero length are an erase, not a message;
