@@ -81,6 +81,14 @@ public struct Operation: Sendable, Equatable {
     outcome = .failed
   }
 
+  /// Undoes `fail` when a later answer made up for the refusals (a repeat the tag accepted):
+  /// ok again, the refused frames kept in `failedFrames`, the refusal's `details` keys gone.
+  mutating func recover(dropping keys: Set<String>) {
+    outcome = .ok
+    reason = nil
+    details.removeAll { keys.contains($0.key) }
+  }
+
   /// Marks the operation interrupted: the tag did not answer `frame`.
   mutating func interrupt(_ why: String, frame: Int) {
     unansweredFrames.append(frame)

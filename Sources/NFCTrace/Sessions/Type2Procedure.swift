@@ -231,9 +231,7 @@ struct Type2Procedure: Sendable {
       Self.repeats(x.command, nak)
     else { return }
     transmissionNAK = nil
-    op.outcome = .ok
-    op.reason = nil
-    op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
+    op.recover(dropping: ["nak_page", "nak_code"])
   }
 
   /// Whether `c` repeats the refused command: the same command, or for one captured damaged

@@ -177,9 +177,7 @@ struct Type4Procedure: Sendable {
     guard ok, op.outcome == .failed, !op.failedFrames.isEmpty,
       op.failedFrames.allSatisfy(verifyRefusals.contains)
     else { return }
-    op.outcome = .ok
-    op.reason = nil
-    op.details.removeAll { $0.key == "sw" }
+    op.recover(dropping: ["sw"])
     verifyRefusals = []
   }
 
@@ -192,9 +190,7 @@ struct Type4Procedure: Sendable {
     guard key == r.key, r.le == nil || le == r.le || (r.le == 0 && le == 256),
       op.outcome == .failed, op.failedFrames == r.frames
     else { return }
-    op.outcome = .ok
-    op.reason = nil
-    op.details.removeAll { $0.key == "sw" }
+    op.recover(dropping: ["sw"])
   }
 
   /// CLA INS P1 P2 and the data of a command APDU: what a repeat keeps.

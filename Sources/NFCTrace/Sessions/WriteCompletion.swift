@@ -55,8 +55,9 @@ enum WriteCompletion {
   static func type2(_ memory: TagMemory) -> LengthField? {
     guard let area = memory.type2Area, let tlv = area.ndef, let address = area.ndefLengthAddress
     else { return nil }
-    // CC byte 2 is the data area size / 8 (NFC Forum T2T 1.0 §2.2; nfc-facts §5).
-    let size = memory.type2End.known(14, 1).map { 16 + Int($0[0]) * 8 }
+    let size = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init).map {
+      16 + $0.dataAreaSize
+    }
     return LengthField(
       name: "NDEF TLV length", address: address, size: tlv.lengthFieldSize,
       valueStart: area.baseAddress + tlv.valueOffset, claimed: tlv.length, limit: size,

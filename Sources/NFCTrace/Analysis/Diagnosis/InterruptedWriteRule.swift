@@ -53,8 +53,9 @@ enum InterruptedWriteRule: DiagnosisRule {
       let op = c.session.operations[i]
       // Every command acknowledged, but the writer stopped short (WriteCompletion).
       if case .string(let gap)? = op.detail("unfinished") {
-        out += [unfinished(c, i), gap == "message-data" ? stoppedShort(c, i) : nil]
-          .compactMap { $0 }
+        let f =
+          gap == WriteCompletion.Gap.messageData.rawValue ? stoppedShort(c, i) : unfinished(c, i)
+        out += [f].compactMap { $0 }
         continue
       }
       let interrupted =
