@@ -217,6 +217,18 @@ struct Proxmark3BinaryTests {
     #expect(Proxmark3BinaryImporter.format.sniff(pcapHead, "a.trace") == 0)
     #expect(Proxmark3BinaryImporter.format.name == "pm3-trace")
   }
+
+  /// A small trace cut inside its last record (a copy stopped short) is still recognised, so
+  /// the importer keeps the records before the cut and names it; fewer than three whole records
+  /// before the cut are not enough to tell it from other binary data.
+  @Test func sniffClaimsCutTraces() throws {
+    let whole = try bytesOf("public/proxmark3/hf_14a_reader_4b_rats.trace")
+    // Record ends: 10, 21, 32, 46, …: cut in the header of record 4, then in its data.
+    for cut in [34, 40] {
+      #expect(Proxmark3BinaryImporter.format.sniff([UInt8](whole.prefix(cut)), "x.bin") == 60)
+    }
+    #expect(Proxmark3BinaryImporter.format.sniff([UInt8](whole.prefix(25)), "x.bin") == 0)
+  }
 }
 
 @Suite("Proxmark3 trace list text")

@@ -241,7 +241,8 @@ enum Proxmark3BinarySniffer {
 
   /// 0 unless the head walks as a chain of plausible records: every record fits (or is cut only
   /// by the 4 KiB head limit), every length is at most 1024 bytes, a head shorter than 4 KiB
-  /// (the whole file) is consumed exactly, and the bytes are not all printable text. Known
+  /// (the whole file) is consumed exactly or, after three records or more in time order, ends
+  /// inside a record (a cut file), and the bytes are not all printable text. Known
   /// magic numbers (pcap, pcapng) and text score 0. 60 for three records or more, 40 for
   /// fewer, +20 for a `.trace` name.
   static func score(head: [UInt8], path: String) -> Int {
@@ -256,16 +257,30 @@ enum Proxmark3BinarySniffer {
     head.withUnsafeBytes { raw -> Int? in
       var offset = 0
       var records = 0
+      var ordered = true
+      var last: UInt32 = 0
       while offset < raw.count {
         guard let record = Proxmark3Record(raw, at: offset) else {
-          return wholeFile ? nil : records
+          // A whole file cut inside its last record is still a trace when enough records in
+          // time order walk before it: the importer keeps them and names the cut.
+          let cut = records >= 3 && ordered && cutPlausibly(raw, at: offset)
+          return !wholeFile || cut ? records : nil
         }
         if record.length > plausibleLength { return nil }
+        ordered = ordered && record.timestamp >= last
+        last = record.timestamp
         offset += record.size
         records += 1
       }
       return records
     }
+  }
+
+  /// The bytes at `offset` are a record cut by the end of the file: a partial header, or a
+  /// header claiming a plausible length whose data or parity runs past the end.
+  private static func cutPlausibly(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+    raw.count - offset < Proxmark3Record.headerSize
+      || Proxmark3Record.claimedLength(raw, at: offset) <= plausibleLength
   }
 
   private static func hasOtherMagic(_ head: [UInt8]) -> Bool {
