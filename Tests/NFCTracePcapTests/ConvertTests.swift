@@ -29,15 +29,16 @@ private func tsharkRows(_ file: String, _ fields: [String]) throws -> [[String]]
     .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
 }
 
-/// All frames of an importer, and the same frames written as pcap and pcapng.
+/// All frames of an importer, and the same frames written as pcap and pcapng in a folder of
+/// their own (`dir`, which the caller removes).
 private func convert(_ importer: any TraceImporter, name: String) throws
-  -> (frames: [Frame], pcap: String, pcapng: String)
+  -> (frames: [Frame], pcap: String, pcapng: String, dir: URL)
 {
   var importer = importer
   var frames: [Frame] = []
   while let f = try importer.next() { frames.append(f) }
   let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "nfctrace-convert-\(ProcessInfo.processInfo.processIdentifier)")
+    "nfctrace-convert-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
   let pcap = dir.appendingPathComponent("\(name).pcap").path
   let pcapng = dir.appendingPathComponent("\(name).pcapng").path
@@ -49,7 +50,7 @@ private func convert(_ importer: any TraceImporter, name: String) throws
   }
   w.close()
   wng.close()
-  return (frames, pcap, pcapng)
+  return (frames, pcap, pcapng, dir)
 }
 
 private let fields = [
@@ -59,8 +60,9 @@ private let fields = [
 @Test(.enabled(if: tshark != nil, "tshark not installed (scripts/setup.sh --test)"))
 func proxmark3TraceConvertsWithRealTimesAndVerifiedCRCs() throws {
   let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace"))
-  let (frames, pcap, pcapng) = try convert(
+  let (frames, pcap, pcapng, dir) = try convert(
     try Proxmark3BinaryImporter(input: input), name: "mfu-sim")
+  defer { try? FileManager.default.removeItem(at: dir) }
   #expect(frames.count == 306)
   for file in [pcap, pcapng] {
     let rows = try tsharkRows(file, fields)
@@ -93,7 +95,9 @@ func proxmark3TraceConvertsWithRealTimesAndVerifiedCRCs() throws {
 @Test(.enabled(if: tshark != nil, "tshark not installed (scripts/setup.sh --test)"))
 func libnfcLogConvertsWithCRCNotCapturedEvents() throws {
   let input = try TraceInput(path: TestPaths.traces("libnfc/acr122u_t2t_read_write.log"))
-  let (frames, pcap, pcapng) = try convert(try LibnfcLogImporter(input: input), name: "acr122u")
+  let (frames, pcap, pcapng, dir) = try convert(
+    try LibnfcLogImporter(input: input), name: "acr122u")
+  defer { try? FileManager.default.removeItem(at: dir) }
   #expect(frames.count == 12)
   for file in [pcap, pcapng] {
     let rows = try tsharkRows(file, fields)
@@ -120,7 +124,8 @@ func libnfcLogConvertsWithCRCNotCapturedEvents() throws {
 func typeBActivationMatchesTshark() throws {
   let input = try TraceInput(
     path: TestPaths.shared("public/nfc-laboratory/test_NFC-B_106kbps_001.json"))
-  let (_, pcap, _) = try convert(try NFCLabImporter(input: input), name: "nfc-b")
+  let (_, pcap, _, dir) = try convert(try NFCLabImporter(input: input), name: "nfc-b")
+  defer { try? FileManager.default.removeItem(at: dir) }
   let rows = try tsharkRows(
     pcap,
     [
@@ -154,7 +159,8 @@ func typeBActivationMatchesTshark() throws {
 /// ticks written as 0.1 ns, whose warning would send the user to convert the file again.
 @Test func convertedLibnfcLogRaisesNoTickWarning() throws {
   let input = try TraceInput(path: TestPaths.traces("libnfc/acr122u_t2t_read_write.log"))
-  let (_, pcap, pcapng) = try convert(try LibnfcLogImporter(input: input), name: "zero-times")
+  let (_, pcap, pcapng, dir) = try convert(try LibnfcLogImporter(input: input), name: "zero-times")
+  defer { try? FileManager.default.removeItem(at: dir) }
   for file in [pcap, pcapng] {
     let back = try importPcap(TraceInput(path: file))
     #expect(back.frames.count == 12)
