@@ -128,6 +128,27 @@ struct NDEFPayloadTests {
       fields.contains(NDEFField.text("le_bluetooth_device_address", "66:55:44:33:22:11 (public)")))
   }
 
+  /// The usual static-handover mistake: the carrier record has no ID (or another one), so the
+  /// Alternative Carrier's reference leads nowhere; auxiliary references are checked too.
+  @Test("Handover references that name no record of the message")
+  func handoverDanglingReferences() {
+    let ac = NDEFRecord(
+      tnf: .wellKnown, type: Array("ac".utf8), payload: [0x01, 0x01, 0x30, 0x01, 0x02, 0x61, 0x31])
+    let hs = NDEFRecord(
+      tnf: .wellKnown, type: Array("Hs".utf8), payload: [0x13] + NDEFMessage(records: [ac]).bytes)
+    let oob = hx("08 00 01 02 03 04 05 06")
+    for (id, dangling) in [([UInt8]([0x30]), ["\"a1\""]), ([], ["\"0\"", "\"a1\""])] {
+      let bt = NDEFRecord.mime("application/vnd.bluetooth.ep.oob", payload: oob, id: id)
+      let report = NDEFValidator.validate(NDEFMessage(records: [hs, bt]).bytes)
+      let found = report.findings.filter { $0.code == "handover-reference-dangling" }
+      #expect(found.map(\.offset) == Array(repeating: 6, count: dangling.count))
+      #expect(zip(found, dangling).allSatisfy { $0.message.contains("ID \($1),") })
+    }
+    let aux = NDEFRecord(tnf: .unknown, type: [], id: Array("a1".utf8), payload: [0xAA])
+    let bt = NDEFRecord.mime("application/vnd.bluetooth.ep.oob", payload: oob, id: [0x30])
+    #expect(NDEFValidator.validate(NDEFMessage(records: [hs, bt, aux]).bytes).findings == [])
+  }
+
   @Test("Handover Carrier, collision resolution and error records")
   func handoverParts() {
     let hc = NDEFRecord(

@@ -199,3 +199,40 @@ public struct NDEFSignature: Sendable, Equatable {
     }
   }
 }
+
+extension NDEFHandover {
+  /// Checks that every Alternative Carrier of the handover records of a top-level message
+  /// points at a record of that message: its carrier data reference (and each auxiliary data
+  /// reference) is the payload ID of the record that holds the carrier configuration (NFC
+  /// Forum Connection Handover 1.3, Alternative Carrier record). A carrier record written
+  /// without an ID is the usual cause: a reader finds the Handover Select but no carrier.
+  static func checkReferences(_ records: [NDEFDecodedRecord], ctx: inout NDEFDecodeContext) {
+    let ids = Set(records.map(\.record.id).filter { !$0.isEmpty })
+    for outer in records {
+      guard case .handover(let h) = outer.payload else { continue }
+      for inner in h.records {
+        guard case .alternativeCarrier(let ac) = inner.payload else { continue }
+        let refs =
+          [(ac.dataReference, "carrier data")]
+          + ac.auxiliaryReferences.map { ($0, "auxiliary data") }
+        for (ref, what) in refs where !ids.contains(ref) {
+          ctx.add(
+            "handover-reference-dangling", .warning, inner.record.chunks.first?.offset ?? 0,
+            "\(h.kind.name) Alternative Carrier refers to \(what) ID \(Self.show(ref)), but no "
+              + "record of the message has that ID (NFC Forum Connection Handover 1.3)",
+            readers: what == "carrier data"
+              ? "a reader finds no configuration for this carrier" : "a reader finds no such data",
+            fix: "give the carrier configuration record the ID the Alternative Carrier names")
+        }
+      }
+    }
+  }
+
+  private static func show(_ ref: [UInt8]) -> String {
+    if ref.isEmpty { return "(empty)" }
+    if ref.allSatisfy({ (0x21...0x7E).contains($0) }) {
+      return "\"\(String(decoding: ref, as: UTF8.self))\""
+    }
+    return ref.map(hex2).joined()
+  }
+}

@@ -37,6 +37,7 @@ public enum NDEFValidator {
     let records = parsed.message.records.map { r in
       NDEFDecodedRecord(record: r, payload: NDEFPayloadDecoder.decode(r, context: &ctx))
     }
+    NDEFHandover.checkReferences(records, ctx: &ctx)
     var failure = parsed.failure
     if mode == .strict && failure == nil,
       let deep = ctx.findings.first(where: { $0.code == "nesting-too-deep" })
