@@ -181,6 +181,27 @@ struct NDEFPayloadTests {
     #expect(data == [5])
   }
 
+  /// A carrier type format that is not a type (Empty, Unknown, Unchanged, Reserved), a reserved
+  /// error reason and error data of the wrong length are warned; the defined ones are not.
+  @Test("Handover Carrier CTF and Handover Error reasons checked")
+  func handoverCarrierAndErrorChecks() {
+    func codes(_ type: String, _ payload: [UInt8]) -> [String] {
+      decoded(NDEFRecord(tnf: .wellKnown, type: Array(type.utf8), payload: payload)).1.map(\.code)
+    }
+    let carrier = [UInt8(0x03)] + Array("a/b".utf8)
+    #expect(codes("Hc", [0x02] + carrier) == [])
+    #expect(codes("Hc", [0x06] + carrier) == ["handover-carrier-ctf"])
+    #expect(codes("Hc", [0x00] + carrier) == ["handover-carrier-ctf"])
+    #expect(codes("err", [0x01, 0x05]) == [])
+    #expect(codes("err", [0x02, 0x00, 0x00, 0x01, 0x00]) == [])
+    #expect(codes("err", [0x02, 0x05]) == ["handover-error-reason"])
+    #expect(codes("err", [0x00]) == ["handover-error-reason"])
+    #expect(codes("err", [0x04, 0x01]) == ["handover-error-reason"])
+    let fields = decoded(NDEFRecord(tnf: .wellKnown, type: Array("err".utf8), payload: [3, 9])).0
+      .fields()
+    #expect(fields.contains(NDEFField.text("reason_name", "carrier specific constraints")))
+  }
+
   @Test("Wi-Fi Simple Config: SSID, WPA2-Personal/AES, key hidden unless secrets are shown")
   func wifi() {
     let cred: [UInt8] =

@@ -69,6 +69,9 @@ public struct NDEFHandoverCarrier: Sendable, Equatable {
   /// Carrier data.
   public let carrierData: [UInt8]
 
+  /// The TNF name of the CTF's low 3 bits (`Media`, `Well-known`…).
+  public var ctfName: String { NDEFTNF(rawValue: ctf & 0x07)?.name ?? "Reserved" }
+
   static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext)
     -> NDEFHandoverCarrier?
   {
@@ -77,6 +80,13 @@ public struct NDEFHandoverCarrier: Sendable, Equatable {
       let ctf = try c.readByte("CTF")
       let n = Int(try c.readByte("CARRIER_TYPE_LENGTH"))
       let type = try c.readBytes(n, "CARRIER_TYPE")
+      if ![1, 2, 3, 4].contains(ctf & 0x07) {
+        ctx.add(
+          "handover-carrier-ctf", .warning, offset,
+          "Handover Carrier CTF \(ctf & 0x07) (\(NDEFTNF(rawValue: ctf & 0x07)?.name ?? "?")) "
+            + "is not a carrier type format: it must be 1 (well-known), 2 (media), 3 (absolute "
+            + "URI) or 4 (external) (NFC Forum Connection Handover 1.3, Handover Carrier record)")
+      }
       return NDEFHandoverCarrier(ctf: ctf, carrierType: type, carrierData: c.readRest())
     } catch {
       ctx.add(
@@ -225,6 +235,33 @@ extension NDEFHandover {
             fix: "give the carrier configuration record the ID the Alternative Carrier names")
         }
       }
+    }
+  }
+
+  /// Names of the Handover Error reasons with the data length each carries (NFC Forum
+  /// Connection Handover 1.2 §6.2.3): 1 temporary memory constraints (1 byte: ms to wait),
+  /// 2 permanent memory constraints (4 bytes: the largest message accepted), 3 carrier-specific
+  /// constraints (1 byte: ms to wait).
+  public static let errorReasons: [UInt8: (name: String, dataLength: Int)] = [
+    1: ("temporary memory constraints", 1), 2: ("permanent memory constraints", 4),
+    3: ("carrier specific constraints", 1),
+  ]
+
+  static func checkError(
+    reason: UInt8, dataLength: Int, offset: Int, ctx: inout NDEFDecodeContext
+  ) {
+    guard let known = errorReasons[reason] else {
+      ctx.add(
+        "handover-error-reason", .warning, offset,
+        "Handover Error reason 0x\(hex2(reason)) is reserved (1–3 are defined; NFC Forum "
+          + "Connection Handover 1.2 §6.2.3)")
+      return
+    }
+    if dataLength != known.dataLength {
+      ctx.add(
+        "handover-error-reason", .warning, offset,
+        "Handover Error reason \(reason) (\(known.name)) carries \(known.dataLength) data "
+          + "byte(s), this one \(dataLength) (NFC Forum Connection Handover 1.2 §6.2.3)")
     }
   }
 

@@ -64,6 +64,7 @@ public enum NDEFPayloadDecoder {
       return .collisionResolution(UInt16(p[0]) << 8 | UInt16(p[1]))
     case "err":
       guard let reason = p.first else { return badLength("Handover Error", "err", 1, p, at, &ctx) }
+      NDEFHandover.checkError(reason: reason, dataLength: p.count - 1, offset: at, ctx: &ctx)
       return .handoverError(reason: reason, data: Array(p.dropFirst()))
     case "Sig":
       return NDEFSignature.decode(p, offset: at, ctx: &ctx).map { .signature($0) }

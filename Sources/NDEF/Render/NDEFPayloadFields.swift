@@ -36,7 +36,8 @@ extension NDEFPayload {
       // Wi-Fi carrier data is a WSC credential: the network key is in it.
       let masked = c.carrierType == NDEFDecodedRecord.wscType && !showSecrets
       return [
-        .int("ctf", Int(c.ctf)), textOrHex("carrier_type", c.carrierType),
+        .int("ctf", Int(c.ctf)), .text("ctf_name", c.ctfName),
+        textOrHex("carrier_type", c.carrierType),
         masked
           ? .text("carrier_data", "present, \(c.carrierData.count) bytes (Wi-Fi credential)")
           : .bytes("carrier_data", c.carrierData),
@@ -49,7 +50,11 @@ extension NDEFPayload {
       ]
     case .collisionResolution(let n): return [.int("random_number", Int(n))]
     case .handoverError(let reason, let data):
-      return [.int("reason", Int(reason)), .bytes("data", data)]
+      return [
+        .int("reason", Int(reason)),
+        .text("reason_name", NDEFHandover.errorReasons[reason]?.name ?? "reserved"),
+        .bytes("data", data),
+      ]
     case .signature(let s): return signatureFields(s)
     case .bluetoothOOB(let b): return bluetoothFields(b)
     case .wifiSimpleConfig(let w): return wifiFields(w, showSecrets)
