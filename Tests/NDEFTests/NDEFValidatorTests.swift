@@ -139,6 +139,14 @@ struct NDEFValidatorTests {
         tnf: .wellKnown, type: [0x54], payload: [0x82, 0x65, 0x6E, 0xFE, 0xFF, 0xD8, 0x00])
     ]).bytes
     #expect(codes(lone) == ["text-invalid-utf16"])
+    // What is shown: U+FFFD for the lone surrogate and for the odd last byte, the rest decoded.
+    for (bytes, shown) in [(odd, "A\u{FFFD}"), (lone, "\u{FFFD}")] {
+      guard case .text(let t) = NDEFValidator.validate(bytes).records.first?.payload else {
+        Issue.record("no text")
+        continue
+      }
+      #expect(t.text == shown)
+    }
     let uri = NDEFMessage(records: [
       NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [0x03, 0xFF])
     ]).bytes

@@ -212,7 +212,23 @@ extension NDEFText {
       fix: fix)
     return NDEFText(
       status: status, encoding: enc, byteOrderMark: bom, language: language,
-      text: String(decoding: units.map { $0 }, as: UTF8.self))
+      text: utf16Repaired(units, bigEndian: bigEndian))
+  }
+
+  /// UTF-16 with every lone surrogate, and an odd last byte, shown as U+FFFD (what a reader
+  /// that repairs rather than rejects displays).
+  static func utf16Repaired(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> String {
+    var units: [UInt16] = []
+    units.reserveCapacity(bytes.count / 2)
+    var i = bytes.startIndex
+    while i + 1 < bytes.endIndex {
+      let a = UInt16(bytes[i])
+      let b = UInt16(bytes[i + 1])
+      units.append(bigEndian ? a << 8 | b : b << 8 | a)
+      i += 2
+    }
+    if bytes.count % 2 == 1 { units.append(0xFFFD) }
+    return String(decoding: units, as: UTF16.self)
   }
 
   /// The payload is printable UTF-8 text whose first byte is a character, not a status byte:
