@@ -76,6 +76,11 @@ struct NDEFRenderTests {
       file.output.hasPrefix(
         "NDEF message (relax): 1 record, 3 bytes\n└─ record 0 @0 [MB ME SR] TNF 0 Empty, payload 0 bytes: Empty\n"
       ))
+    // Framing damage: the count is of the records before it, and the header says where it is.
+    let cut = NDEFCommand.run(input: "d1 01 20", options: NDEFCommandOptions(), readStdin: { [] })
+    #expect(
+      cut.output.hasPrefix("NDEF message (relax): 0 records before the damage at byte 3, 3 bytes\n")
+    )
     let stdinHex = NDEFCommand.run(
       input: "-", options: NDEFCommandOptions(), readStdin: { Array("d0 00 00\n".utf8) })
     #expect(stdinHex.output == file.output)

@@ -8,8 +8,11 @@ public enum NDEFTextRenderer {
     var out = ""
     if let area = tlvArea { out += renderTLVs(area) }
     let n = report.records.count
+    // A message whose framing broke says so at once: its count is of the records before it.
+    let damage = report.failure.map { " before the damage at byte \($0.offset)" } ?? ""
     out +=
-      "NDEF message (\(report.mode.rawValue)): \(n) record\(n == 1 ? "" : "s"), \(report.consumed) bytes\n"
+      "NDEF message (\(report.mode.rawValue)): \(n) record\(n == 1 ? "" : "s")\(damage), "
+      + "\(report.consumed) bytes\n"
     for (i, r) in report.records.enumerated() {
       let last = i == n - 1
       out += (last ? "└─ " : "├─ ") + recordLine(i, r) + "\n"
