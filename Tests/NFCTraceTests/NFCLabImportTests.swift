@@ -205,3 +205,14 @@ private let goodFrame =
   #expect(NFCLabImporter.format.sniff(pm3.head(), pm3.path) == 0)
   #expect(NFCLabImporter.format.sniff(Array("hello".utf8), "a.txt") == 0)
 }
+
+/// NFC-Laboratory flags a 4-bit listen frame (ACK/NAK) as short, like a 7-bit poll frame
+/// (nfc-laboratory `NfcA.cpp`): the tag's `0A` is a 4-bit ACK, not a 7-bit frame, so a WRITE
+/// answered by it is acknowledged.
+@Test func nfcLabShortListenFrameIsFourBits() throws {
+  let ack = #"{"frameData":"0A","frameFlags":1,"frameType":259,"techType":257,"timeStart":0.6}"#
+  let json = #"{"frames": [\#(goodFrame), \#(ack)]}"#
+  let (frames, _) = try importAll(TraceInput(path: "x.json", bytes: Data(json.utf8)))
+  #expect(frames.map(\.bits) == [7, 4])
+  #expect(frames.map(\.direction) == [.reader, .tag])
+}

@@ -248,9 +248,16 @@ public struct NFCLabImporter: TraceImporter {
       index: emitted, timeNs: overflow ? (fields.startNs < first ? .min : .max) : sinceFirst,
       durationNs: fields.durationNs,
       sourceTime: SourceTime(fields.startNs, .seconds), direction: direction, event: event,
-      data: fields.data, bits: fields.shortFrame && fields.data.count == 1 ? 7 : nil,
+      data: fields.data, bits: shortFrameBits(fields, direction),
       crc: encrypted ? .encrypted : .unchecked, technology: fields.tech,
       sourceFlags: fields.flags, location: location)
+  }
+
+  /// Valid bits of a one-byte frame flagged short: 7 from the reader (REQA, WUPA), 4 from the
+  /// tag (ACK/NAK; nfc-laboratory `NfcA.cpp` flags a listen frame of 4 bits as short).
+  private func shortFrameBits(_ fields: NFCLabRecord.Fields, _ direction: Direction) -> Int? {
+    guard fields.shortFrame, fields.data.count == 1 else { return nil }
+    return direction == .tag ? 4 : 7
   }
 
   // MARK: - Detection
