@@ -404,6 +404,29 @@ struct Proxmark3TextTests {
     #expect(warning.message.contains("this is not a row"))
   }
 
+  /// A listing cut inside a row (the last line, without its line end, unreadable) is a
+  /// truncated input, not a skipped line: the frames before it come first, then the error
+  /// naming the line; the same row with its line end stays a warning.
+  @Test func listingCutInsideARowIsTruncated() throws {
+    let listing = try String(
+      decoding: bytesOf("derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt"), as: UTF8.self)
+    let row = try #require(listing.range(of: "       2100 |"))
+    let lineStart = listing.utf8.distance(from: listing.utf8.startIndex, to: row.lowerBound)
+    let cut = String(listing[..<row.lowerBound]) + "       2100 |       4468 | Tag |44  0"
+    var importer = try Proxmark3TextImporter(
+      input: TraceInput(path: "c.txt", bytes: Data(cut.utf8)))
+    var count = 0
+    let error = try #require(throws: TraceError.self) {
+      while try importer.next() != nil { count += 1 }
+    }
+    #expect(count == 1)
+    #expect(error.kind == .truncated)
+    #expect(
+      error.location == SourceLocation(file: "c.txt", unit: "line", record: 9, offset: lineStart))
+    let ended = try text(TraceInput(path: "c.txt", bytes: Data((cut + "\n").utf8)))
+    #expect(ended.frames.count == 1 && ended.warnings.count == 1)
+  }
+
   @Test func noTableIsMalformed() throws {
     let input = TraceInput(path: "n.txt", bytes: Data("[+] hello\nsome words\n\n".utf8))
     var importer = try Proxmark3TextImporter(input: input)

@@ -38,7 +38,8 @@ import Foundation
 ///
 /// Location: unit `line`, the 1-based line of the frame's first row and its byte offset.
 /// A line inside the table that cannot be read becomes a warning; an input with no table
-/// and no hex dump at all is `TraceError(.malformed)`.
+/// and no hex dump at all is `TraceError(.malformed)`; an unreadable last row without a line
+/// end (a file cut inside it) is `TraceError(.truncated)` after the frames before it.
 public struct Proxmark3TextImporter: TraceImporter {
   /// `pm3-text`: sniffs for the table header, `Rdr`/`Tag` rows or `-x` hex-dump lines.
   public static let format: TraceFormat = TraceFormat(
@@ -60,6 +61,10 @@ public struct Proxmark3TextImporter: TraceImporter {
   private var clock = TickClock()
   private var log = WarningLog()
   private var emitted = 0
+  /// The current line is the input's last and has no line end: the file may have been cut.
+  private var lastLineUnterminated = false
+  /// Where the listing ends inside a row that cannot be read (a cut file).
+  private var cut: (location: SourceLocation, reason: String)?
 
   /// Opens `input`. Never throws: an input without a table is reported by `next()`.
   public init(input: TraceInput) throws {
@@ -77,11 +82,19 @@ public struct Proxmark3TextImporter: TraceImporter {
         lineOffset = offset
         lineNumber += 1
         offset = Proxmark3Text.loadLine(raw, from: offset, into: &line)
+        lastLineUnterminated = offset >= raw.count && raw[offset - 1] != 0x0A
         if let frame = readLine() { return frame }
       }
       if let pending = state.pending {
         state.pending = nil
         return finish(pending)
+      }
+      if let cut {
+        self.cut = nil
+        throw TraceError(
+          .truncated, at: cut.location,
+          "the listing ends inside a row (\(cut.reason)): the file was cut; the frames "
+            + "before this row are kept")
       }
       guard state.sawTable else { throw missingTable() }
       return nil
@@ -288,6 +301,11 @@ public struct Proxmark3TextImporter: TraceImporter {
   }
 
   private mutating func unreadable(_ reason: String) -> Frame? {
+    if lastLineUnterminated {
+      // The last row, without its line end, unreadable: the file stops inside it.
+      cut = (input.location(unit: "line", record: lineNumber, offset: lineOffset), reason)
+      return nil
+    }
     log.add(
       "unreadable line",
       TraceWarning(
