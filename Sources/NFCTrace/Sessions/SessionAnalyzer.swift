@@ -207,6 +207,9 @@ public struct SessionAnalyzer: Sendable {
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
+    if let d = f.innermost, d.protocolID == .mifareClassic, d.name == "NAK" {
+      return refusedByMIFAREClassic(d, frame: f.frame.index)
+    }
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
     isoDEPSilence = nil
@@ -231,6 +234,14 @@ public struct SessionAnalyzer: Sendable {
     if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
     if d.name == "PACK" { authenticated = true }
     current = op
+  }
+
+  /// A MIFARE Classic NAK (to an AUTH, READ, WRITE…): the command was refused, so its
+  /// operation (`authenticate` for an AUTH) failed (NXP MF1S50yyX datasheet §9.3).
+  private mutating func refusedByMIFAREClassic(_ d: LayerDecode, frame: Int) {
+    let what = pending?.innermost?.summary ?? "command"
+    pending = nil
+    current?.fail("\(what) refused: \(d.summary)", frame: frame)
   }
 
   /// A tag frame no layer could read as the answer to the pending command (a READ answer of

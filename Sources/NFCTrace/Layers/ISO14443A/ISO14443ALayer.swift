@@ -418,7 +418,8 @@ public struct ISO14443ALayer: Sendable {
     if reader, isRATS(payload) || isPPS(payload, context: context) { return .isoDEP }
     if !reader, case .rats = pending { return .isoDEP }
     if context.encrypted { return .mifareClassic }
-    if reader, isMIFAREAuth(payload) { return .mifareClassic }
+    // SAK 00 is a Type 2 tag (Ultralight, NTAG): there `60` is GET_VERSION, not an AUTH.
+    if reader, isMIFAREAuth(payload), context.sak != 0x00 { return .mifareClassic }
     if !reader, case .mifareAuth = pending { return .mifareClassic }
     if let sak = context.sak, SAK(sak).isMIFAREClassic { return .mifareClassic }
     if context.mifareClassicByATR { return .mifareClassic }

@@ -103,7 +103,8 @@ public enum Type2Command: Sendable, Equatable {
   static func parse(_ b: [UInt8]) -> Result<Type2Command, Type2ParseFailure> {
     guard let op = b.first else { return .failure(Type2ParseFailure("empty frame")) }
     func need(_ n: Int, _ shape: String) -> Type2ParseFailure? {
-      b.count == n ? nil : Type2ParseFailure("\(shape) needs \(n) bytes, got \(b.count)")
+      b.count == n
+        ? nil : Type2ParseFailure("\(shape) needs \(n) byte\(n == 1 ? "" : "s"), got \(b.count)")
     }
     func arg(_ i: Int) -> Int { i < b.count ? Int(b[i]) : 0 }
     let shape: (Int, String, () -> Type2Command)
