@@ -48,4 +48,19 @@ import Testing
     let op = try #require(try sessions(b).first?.operations.last)
     #expect(op.kind == .transceive && op.outcome == .failed)
   }
+
+  /// A malformed command APDU (Lc past the data, CLA FF) is still answered with a status word
+  /// (ISO/IEC 7816-4 §5.1): the answer is decoded as one and refuses the command.
+  @Test func answerToMalformedAPDUIsAStatusWord() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x05, 0x01, 0x02, 0x03], [0x67, 0x00])
+    b.apdu([0xFF, 0xA4, 0x04, 0x00, 0x02, 0x3F, 0x00], [0x6E, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    let answers = decoded.suffix(3).filter { $0.frame.direction == .tag }
+    #expect(answers.map { $0.layer(.iso7816)?.field("sw") } == [.string("6700"), .string("6e00")])
+    let op = try #require(try sessions(b).first?.operations.last)
+    #expect(op.kind == .transceive && op.outcome == .failed)
+    #expect(op.reason == "APDU refused: SW 6700 wrong length (Lc/Le)")
+  }
 }

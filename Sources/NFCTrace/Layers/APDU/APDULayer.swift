@@ -20,6 +20,9 @@ public struct APDULayer: ProtocolLayer {
   private var answered: CommandAPDU?
   /// Whether the last reader unit was an APDU; nil before any reader unit.
   private var lastReaderWasAPDU: Bool?
+  /// The last reader unit was meant as an APDU but is malformed (lengths, CLA FF): the card
+  /// still answers it with a status word (ISO/IEC 7816-4 §5.1, e.g. 6700, 6E00).
+  private var lastReaderMalformedAPDU = false
   /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -40,6 +43,7 @@ public struct APDULayer: ProtocolLayer {
     pending = nil
     answered = nil
     lastReaderWasAPDU = nil
+    lastReaderMalformedAPDU = false
   }
 
   private mutating func decodeCommand(_ unit: LayerUnit) -> LayerResult {
@@ -49,8 +53,11 @@ public struct APDULayer: ProtocolLayer {
       command = try CommandAPDU(parsing: unit.bytes)
     } catch {
       lastReaderWasAPDU = false
-      return notAnAPDU(unit, error.message, offset: error.offset, attempted: looksAttempted(unit))
+      lastReaderMalformedAPDU = looksAttempted(unit)
+      return notAnAPDU(
+        unit, error.message, offset: error.offset, attempted: lastReaderMalformedAPDU)
     }
+    lastReaderMalformedAPDU = command.cla == 0xFF
     guard command.cla != 0xFF else {
       lastReaderWasAPDU = false
       return notAnAPDU(
@@ -75,7 +82,7 @@ public struct APDULayer: ProtocolLayer {
     let command = pending ?? (unit.retransmission ? answered : nil)
     pending = nil
     answered = command
-    if lastReaderWasAPDU == false && command == nil {
+    if lastReaderWasAPDU == false && command == nil && !lastReaderMalformedAPDU {
       return notAnAPDU(
         unit, "answer to a command that was not an APDU", offset: nil, attempted: false)
     }
