@@ -63,4 +63,40 @@ import Testing
     #expect(op.kind == .transceive && op.outcome == .failed)
     #expect(op.reason == "APDU refused: SW 6700 wrong length (Lc/Le)")
   }
+
+  /// S(PARAMETERS) (PCB F0, F8 with CID; ISO/IEC 14443-4:2016) is an S-block, not a raw byte.
+  @Test func sParametersIsAnSBlock() {
+    #expect(ISODEPBlock.kind(of: 0xF0) == .sParameters)
+    #expect(ISODEPBlock.kind(of: 0xF8) == .sParameters)
+    #expect(ISODEPBlock.kind(of: 0xF2) == .sWTX)
+    let block = ISODEPBlock([0xF8, 0x01, 0xA0, 0x00])
+    #expect(block?.cid == 1 && block?.inf == [0xA0, 0x00])
+  }
+
+  /// READ_SIG answers 32 bytes (NTAG21x, UL EV1) or 48 (AES/DNA products); 31 is damaged.
+  @Test func readSignatureLengthChecked() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x3C, 0x00])
+    b.tag([UInt8](repeating: 0x11, count: 31))
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded.last?.undecodedReason == "READ_SIG answer has 31 byte(s), expected 32")
+  }
+
+  /// Ultralight C AUTHENTICATE answered with ek(RndB) and never continued: the command was
+  /// answered (ok), but the operation says the tag is not authenticated.
+  @Test func ultralightCFirstStepOnlyIsNotAuthenticated() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + [UInt8](repeating: 0, count: 12))
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF] + [UInt8](repeating: 0x42, count: 8))
+    let op = try #require(try sessions(b).first?.operations.last)
+    #expect(op.kind == .authenticate && op.outcome == .ok)
+    #expect(
+      op.detail("authentication")
+        == .string(
+          "first step only: the tag answered with ek(RndB), the reader never sent the second "
+            + "step, so the tag is not authenticated"))
+  }
 }

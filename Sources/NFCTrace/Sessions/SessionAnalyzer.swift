@@ -406,6 +406,7 @@ public struct SessionAnalyzer: Sendable {
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)
     case .writeNDEF where op.outcome == .ok: settleWrite(&op)
+    case .authenticate: type2.settleAuthenticate(&op)
     default: break
     }
     if !tagHeard {

@@ -18,6 +18,8 @@ struct Type2Procedure: Sendable {
   private var transmissionNAK: (summary: String, frames: [Int], page: (String, Int)?)?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
+  /// Frame of an AUTHENTICATE first-step answer whose second step has not come yet.
+  private var authenticationStarted: Int?
   /// GET_VERSION went unanswered: the tag lacks it, as one that NAKs it.
   mutating func versionUnanswered() { getVersionRefused = true }
 
@@ -156,6 +158,8 @@ struct Type2Procedure: Sendable {
     guard let answer = x.answer, let response = x.response else { return }
     let frame = response.frame.index
     switch answer.name {
+    case "AUTHENTICATE response":
+      authenticationStarted = answer.field("part") == .int(1) ? frame : nil
     case "READ response", "FAST_READ response":
       // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
       // intact frames showed (the reader retries, or the bytes stay unknown).
@@ -323,6 +327,21 @@ struct Type2Procedure: Sendable {
     let capacity =
       cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: memory.type2Area)
     status = (cc.status, capacity, cc.statusReason)
+  }
+
+  /// An Ultralight C / AES AUTHENTICATE whose first step the tag answered (`AF` + ek(RndB))
+  /// but whose second step (`AF` + ek(RndA ‖ RndB')) never came did not authenticate (NXP
+  /// MF0ICU2 datasheet §9.5). The command the app sent was answered, so the operation is not a
+  /// failure; detail `authentication` says the tag is not authenticated (a stack telling an
+  /// Ultralight C apart stops after the first step).
+  mutating func settleAuthenticate(_ op: inout Operation) {
+    guard authenticationStarted != nil else { return }
+    authenticationStarted = nil
+    op.set(
+      "authentication",
+      .string(
+        "first step only: the tag answered with ek(RndB), the reader never sent the second step, "
+          + "so the tag is not authenticated"))
   }
 
   mutating func settleQuery(_ op: inout Operation, memory: TagMemory) {

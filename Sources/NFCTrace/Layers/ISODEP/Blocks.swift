@@ -3,7 +3,7 @@
 /// PCB classes (Wireshark masks): I-block `(pcb & 0xE2) == 0x02` — b5 chaining (0x10), b4 CID
 /// follows (0x08), b3 NAD follows (0x04), b1 block number; R-block `(pcb & 0xE6) == 0xA2` —
 /// b5 NAK (0x10), b4 CID, b1 block number; S-block `(pcb & 0xC7) == 0xC2` — b6–b5 `00`
-/// DESELECT, `11` WTX, b4 CID. Field order: PCB, [CID], [NAD], INF.
+/// DESELECT, `11` WTX, b4 CID; S(PARAMETERS) `(pcb & 0xF7) == 0xF0` (ISO/IEC 14443-4:2016). Field order: PCB, [CID], [NAD], INF.
 /// ISO/IEC 14443-4 §7.1; nfc-facts §2.5.
 public struct ISODEPBlock: Sendable, Equatable {
   /// The block class.
@@ -18,7 +18,10 @@ public struct ISODEPBlock: Sendable, Equatable {
     case sDeselect = "S(DESELECT)"
     /// Supervisory waiting-time extension (1 INF byte: WTXM).
     case sWTX = "S(WTX)"
-    /// S-block with b6–b5 `01` or `10` (RFU, or S(PARAMETERS) in later editions).
+    /// Supervisory PARAMETERS (PCB `F0`, `F8` with CID; INF: parameter TLVs), ISO/IEC
+    /// 14443-4:2016 §7.1.1.1, negotiating the bit rates and frame sizes beyond PPS.
+    case sParameters = "S(PARAMETERS)"
+    /// S-block with b6–b5 `01` or `10` (RFU).
     case sOther = "S-block"
   }
 
@@ -66,6 +69,8 @@ public struct ISODEPBlock: Sendable, Equatable {
       default: return .sOther
       }
     }
+    // S(PARAMETERS): b6–b5 `11` like S(WTX), but b2 = 0.
+    if pcb & 0xF7 == 0xF0 { return .sParameters }
     return nil
   }
 

@@ -84,6 +84,12 @@ public struct ISODEPLayer: ProtocolLayer {
     case .rACK, .rNAK: result = decodeRBlock(block, unit: unit)
     case .sDeselect: result = decodeDeselect(block, unit: unit, context: &context)
     case .sWTX: result = decodeWTX(block, unit: unit, context: context)
+    case .sParameters:
+      result = LayerResult(
+        decode: LayerDecode(
+          .isoDEP, "S(PARAMETERS)",
+          "S(PARAMETERS)" + block.addressText + ", INF " + Hex.string(block.inf, separator: " "),
+          block.baseFields + [LayerField("inf", .hex(block.inf))]))
     case .sOther:
       result = LayerResult(
         decode: LayerDecode(

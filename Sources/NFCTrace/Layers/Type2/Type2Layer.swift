@@ -357,6 +357,9 @@ public struct Type2Layer: ProtocolLayer {
       f.append(LayerField("pack", .hex(b)))
       return decoded("PACK", "PACK \(Hex.string(b, separator: " ")) (password accepted)", f)
     case .readSignature:
+      // 32 bytes (NTAG21x, UL EV1: NXP NTAG213/215/216 datasheet §10.7); 48 on the AES and DNA
+      // products.
+      guard b.count == 32 || b.count == 48 else { return lengthMismatch(c, b.count, expected: 32) }
       f.append(LayerField("signature", .hex(b)))
       return decoded("READ_SIG response", "READ_SIG → \(b.count)-byte ECC signature", f)
     case .readCounter(let counter):
