@@ -99,4 +99,19 @@ import Testing
           "first step only: the tag answered with ek(RndB), the reader never sent the second "
             + "step, so the tag is not authenticated"))
   }
+
+  /// SEL 93 with NVB 68 (7 bytes with 8 bits: impossible) is a broken anticollision, not a
+  /// Type 2 command; a SELECT with a byte after its BCC is flagged (ISO/IEC 14443-3 §6.5.3).
+  @Test func invalidNVBAndLongSelect() throws {
+    var b = TraceBuilder()
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x68], crc: false)
+    b.reader([0x93, 0x70, 0x01, 0x02, 0x03, 0x04, 0x04, 0x05])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[2].innermost?.summary == "ANTICOLL CL1 with invalid NVB 68")
+    #expect(decoded[2].findings.map(\.code) == ["invalid-nvb"])
+    #expect(decoded[3].innermost?.name == "SELECT")
+    #expect(decoded[3].findings.map(\.code) == ["select-length"])
+  }
 }

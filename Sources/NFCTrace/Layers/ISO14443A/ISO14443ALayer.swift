@@ -55,6 +55,8 @@ public struct ISO14443ALayer: Sendable {
     case hlta
     case atqa
     case uidAnswer(CascadeLevel, NVB, [UInt8])
+    /// SEL `93`/`95`/`97` with an NVB outside ISO/IEC 14443-3 §6.5.3.
+    case invalidNVB(CascadeLevel, UInt8)
     case sak(CascadeLevel, UIDPart)
     case unexpected(String, carriesCRC: Bool)
     case inner(carriesCRC: Bool)
@@ -63,7 +65,8 @@ public struct ISO14443ALayer: Sendable {
       switch self {
       case .select, .hlta, .ecp, .sak: return true
       case .unexpected(_, let c), .inner(let c): return c
-      case .request, .magSafe, .shortFrame, .anticollision, .atqa, .uidAnswer: return false
+      case .request, .magSafe, .shortFrame, .anticollision, .atqa, .uidAnswer, .invalidNVB:
+        return false
       }
     }
   }
@@ -163,9 +166,14 @@ public struct ISO14443ALayer: Sendable {
     // 7-bit REQA/WUPA as an empty frame; no other reader frame is shorter than a byte.
     if data.isEmpty, (frame.bits ?? 0) == 0 { return .request(wupa: nil) }
     guard !context.encrypted, data.count >= 2 else { return .inner(carriesCRC: true) }
-    if let level = CascadeLevel(sel: data[0]), let nvb = NVB(data[1]) {
-      if nvb.isSelect, data.count >= 7 { return .select(level) }
-      if !nvb.isSelect, data.count <= 7 { return .anticollision(level, nvb) }
+    if let level = CascadeLevel(sel: data[0]) {
+      if let nvb = NVB(data[1]) {
+        if nvb.isSelect, data.count >= 7 { return .select(level) }
+        if !nvb.isSelect, data.count <= 7 { return .anticollision(level, nvb) }
+      } else if data.count <= 9 {
+        // No Type 2, MIFARE or ISO-DEP frame starts with 93/95/97: a broken anticollision.
+        return .invalidNVB(level, data[1])
+      }
     }
     if data[0] == 0x50, data[1] == 0x00, data.count == 4 || data.count == 2 { return .hlta }
     if AppleECP.isECP(data), !context.isoDEPActive { return .ecp }
@@ -236,6 +244,17 @@ public struct ISO14443ALayer: Sendable {
         })
     case .select(let level):
       return buildSelect(level, payload: payload, index: index)
+    case .invalidNVB(let level, let nvb):
+      pending = .none
+      let why =
+        "NVB \(Hex.string([nvb])) is invalid: its high nibble counts the bytes sent (2–7) and its "
+        + "low nibble the bits of a partial byte (0–7), and 70 is the only value with 7 bytes "
+        + "(ISO/IEC 14443-3 §6.5.3)"
+      return LayerResult(
+        decode: LayerDecode(
+          .iso14443A, "ANTICOLL", "ANTICOLL \(level.name) with invalid NVB \(Hex.string([nvb]))",
+          [LayerField("sel", .hex([frame.data[0]])), LayerField("nvb", .hex([nvb]))]),
+        findings: [Finding("invalid-nvb", .warning, why, frames: [index], offset: 1)])
     case .atqa:
       pending = .none
       guard let atqa = ATQA(airBytes: payload) else { return .undecoded("ATQA needs 2 bytes") }
@@ -269,11 +288,20 @@ public struct ISO14443ALayer: Sendable {
       return .undecoded("SELECT \(level.name) is shorter than SEL NVB + 4 UID bytes + BCC")
     }
     pending = .select(level, part)
+    var findings = part.bccFindings(frameIndex: index, offset: 6)
+    if payload.count > 7 {
+      findings.append(
+        Finding(
+          "select-length", .warning,
+          "SELECT \(level.name) carries \(payload.count) bytes before its CRC_A, expected 7 "
+            + "(SEL, NVB 70, 4 UID bytes, BCC; ISO/IEC 14443-3 §6.5.3)", frames: [index],
+          offset: 7))
+    }
     return LayerResult(
       decode: cached(.select, payload.prefix(7)) {
         Anticollision.selectDecode(level: level, part: part)
       },
-      findings: part.bccFindings(frameIndex: index, offset: 6))
+      findings: findings)
   }
 
   /// The reader moved on from a SELECT whose SAK the capture missed (a sniffer that hears
