@@ -5,8 +5,9 @@ import NFCTrace
 enum DiffCommand {
   static let usage =
     "nfctrace diff A B [--session-a N] [--session-b M] [--format text|json] [--input-format NAME]"
-    + "\n  default sessions: the last session in which a tag completed anticollision, in each"
-    + "\n  trace; sessions 0 and 1 when A and B are the same file and no --session-* is given"
+    + "\n  default sessions: in each trace, the last session that read, wrote or sent APDUs to a"
+    + "\n  tag after its anticollision, else the last in which a tag completed anticollision;"
+    + "\n  sessions 0 and 1 when A and B are the same file and no --session-* is given"
 
   static func run(_ args: [String]) throws -> Int32 {
     let a = try Arguments(
@@ -100,7 +101,7 @@ private struct LoadedTrace {
 
   func side(_ wanted: Int?, name: String, flag: String) throws -> DiffSide {
     let count = result.sessions.count
-    guard let index = wanted ?? recorder.lastTaggedSession else {
+    guard let index = wanted ?? recorder.defaultSession else {
       throw DiffInputError(
         "\(name) (\(path)): no session in which a tag completed anticollision; choose one with "
           + "\(flag) (the trace has \(count) session\(count == 1 ? "" : "s"))")

@@ -18,7 +18,7 @@ private func sides(_ path: String, sessions wanted: [Int?]) throws -> [DiffSide]
   }
   recorder.finish()
   return try wanted.map { w in
-    let index = try #require(w ?? recorder.lastTaggedSession)
+    let index = try #require(w ?? recorder.defaultSession)
     let analysis = try #require(run.sessions.first { $0.info.index == index })
     let exchanges = try #require(
       recorder.exchanges(session: index, operations: analysis.operations))
@@ -222,10 +222,29 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     recorder.finish()
     // Session 17 never completed anticollision: 16 is the last one with a tag.
     #expect(recorder.lastTaggedSession == 16)
+    #expect(recorder.lastTouchedSession == 16 && recorder.defaultSession == 16)
     #expect(recorder.exchanges(session: 4, operations: [])?.count == 12)
     #expect(recorder.exchanges(session: 16, operations: []) != nil)
     #expect(recorder.exchanges(session: 10, operations: []) == nil)
     #expect(recorder.exchanges(session: 15, operations: []) == nil)
+  }
+
+  /// A session that only activated the tag after the one that wrote it is not the one to
+  /// compare by default: the last session that read, wrote or sent APDUs is (as `report`).
+  @Test func recorderDefaultSkipsATrailingConnect() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + [UInt8](repeating: 0, count: 12))
+    b.write(4, [0x03, 0x00, 0xFE, 0x00])
+    b.reader([0x50, 0x00])
+    b.activateType2()
+    var pipeline = FramePipeline(importer: MemoryImporter(frames: b.frames))
+    var recorder = ExchangeRecorder(selection: .init(lastWithTag: true))
+    while let f = try pipeline.next() { recorder.push(f) }
+    recorder.finish()
+    #expect(recorder.lastTaggedSession == 1)
+    #expect(recorder.defaultSession == 0)
+    #expect(recorder.exchanges(session: 0, operations: []) != nil)
   }
 
   // MARK: Rendering

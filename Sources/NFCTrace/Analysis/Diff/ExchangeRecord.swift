@@ -140,11 +140,17 @@ public struct ExchangeRecorder: Sendable {
 
   private let selection: Selection
   private var kept: [Int: [ExchangeRecord]] = [:]
-  private var current: (index: Int, records: [ExchangeRecord], tag: Bool)?
+  private var current: (index: Int, records: [ExchangeRecord], tag: Bool, touched: Bool)?
   /// Index into `current.records` of requests waiting for their answer, by frame index.
   private var waiting: [Int: Int] = [:]
   /// The last session (so far) in which a UID was completed.
   public private(set) var lastTaggedSession: Int?
+  /// The last session (so far) in which a UID was completed and the reader then read, wrote
+  /// or sent APDUs (more than the activation and identification of a connect).
+  public private(set) var lastTouchedSession: Int?
+  /// The session a diff compares by default: the last that touched the tag, else the last
+  /// tagged one (`TagReport.defaultSession` makes the same choice for `report`).
+  public var defaultSession: Int? { lastTouchedSession ?? lastTaggedSession }
 
   /// A recorder keeping `selection`.
   public init(selection: Selection) { self.selection = selection }
@@ -153,8 +159,11 @@ public struct ExchangeRecorder: Sendable {
   public mutating func push(_ f: DecodedFrame) {
     guard let s = f.session else { return }
     if current?.index != s { close() }
-    if current == nil { current = (s, [], false) }
+    if current == nil { current = (s, [], false, false) }
     if f.completedUID != nil { current?.tag = true }
+    if f.frame.direction == .reader, current?.touched == false, Self.touches(f) {
+      current?.touched = true
+    }
     guard selection.sessions.contains(s) || selection.lastWithTag else { return }
     switch f.frame.direction {
     case .reader: request(f)
@@ -223,12 +232,27 @@ public struct ExchangeRecorder: Sendable {
     waiting.removeAll()
     if selection.sessions.contains(c.index) { kept[c.index] = c.records }
     guard c.tag else { return }
-    // Only the latest tagged session is kept for `lastWithTag`: drop the previous one unless
-    // it was asked for by index.
-    if selection.lastWithTag, let old = lastTaggedSession, !selection.sessions.contains(old) {
+    lastTaggedSession = c.index
+    if c.touched { lastTouchedSession = c.index }
+    guard selection.lastWithTag else { return }
+    // Only the latest tagged and touched sessions are kept for `lastWithTag`: drop earlier
+    // ones unless they were asked for by index.
+    kept[c.index] = c.records
+    for old in kept.keys
+    where old != lastTaggedSession && old != lastTouchedSession && !selection.sessions.contains(old)
+    {
       kept[old] = nil
     }
-    lastTaggedSession = c.index
-    if selection.lastWithTag { kept[c.index] = c.records }
+  }
+
+  /// A reader command past the connect: a Type 2 command other than the identification ones
+  /// (GET_VERSION, READ_SIG, AUTHENTICATE), an APDU, a MIFARE Classic command.
+  private static func touches(_ f: DecodedFrame) -> Bool {
+    guard let d = f.innermost else { return false }
+    switch d.protocolID {
+    case .type2: return !["GET_VERSION", "READ_SIG", "AUTHENTICATE"].contains(d.name)
+    case .type4, .iso7816, .mifareClassic: return true
+    default: return false
+    }
   }
 }
