@@ -28,16 +28,20 @@ public enum NTAGProduct: String, Sendable, CaseIterable {
   public var displayName: String { rawValue }
 
   /// User memory in bytes (nfc-facts §4.3; NTAG213 TT, NTAG213F and NTAG216F have the memory
-  /// map of NTAG213 and NTAG216, NXP NTAG213F/216F datasheet §8.5), when checked.
+  /// map of NTAG213 and NTAG216, NXP NTAG213F/216F datasheet §8.5; NTAG210µ, NTAG 223/224
+  /// DNA, Ultralight AES and NTAG I2C plus from their NXP datasheets' general descriptions),
+  /// when checked.
   public var userMemoryBytes: Int? {
     switch self {
-    case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ntag210: return 48
+    case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ntag210, .ntag210u: return 48
     case .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21, .ntag212: return 128
-    case .ntag213, .ntag213TT, .ntag213F: return 144
+    case .ntag213, .ntag213TT, .ntag213F, .ntag223DNA, .ultralightAES: return 144
+    case .ntag224DNA: return 208
     case .ntag215: return 504
-    case .ntag216, .ntag216F, .ntagI2C1K: return 888
+    case .ntag216, .ntag216F, .ntagI2C1K, .ntagI2CPlus1K: return 888
     case .ntagI2C2K: return 1904
-    default: return nil
+    case .ntagI2CPlus2K: return 1912
+    case .ultralightNano: return nil
     }
   }
 
