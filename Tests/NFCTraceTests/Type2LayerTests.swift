@@ -179,11 +179,17 @@ private func decodeAll(_ records: [InnerLayerFixtures.Record]) -> [LayerResult] 
     // 512 bytes, the storage size's lower bound).
     #expect(NTAGProduct.ntag216F.userMemoryBytes == 888 && NTAGProduct.ntag216F.lastPage == 0xE6)
     #expect(NTAGProduct.ntag213F.userMemoryBytes == 144 && NTAGProduct.ntag213TT.lastPage == 0x2C)
-    // An unidentified product's storage size "between 2ⁿ and 2ⁿ⁺¹" is a range, not 2ⁿ.
+    // A product whose size is not in the table (Ultralight Nano): the storage size "between
+    // 2ⁿ and 2ⁿ⁺¹" is a range, not 2ⁿ.
     var tag = TagIdentity()
-    tag.version = Hex.bytes("00 04 04 02 04 00 0f 03")
+    tag.version = Hex.bytes("00 04 03 01 02 00 0b 03")
     #expect(tag.memoryBytes == nil)
-    #expect(tag.memoryRange == 128...256)
+    #expect(tag.memoryRange == 32...64)
+    // Sizes from the datasheets, not the storage byte (NTAG 224 DNA says 10h, exactly 256).
+    tag.version = Hex.bytes("00 04 04 02 05 00 10 03")
+    #expect(tag.memoryBytes == 208)
+    #expect(NTAGProduct.ntagI2CPlus2K.userMemoryBytes == 1912)
+    #expect(NTAGProduct.ultralightAES.userMemoryBytes == 144)
 
     var layer = Type2Layer()
     var context = LinkContext()

@@ -193,7 +193,8 @@ public struct Type2TLVArea: Sendable {
       reader.note(
         "ndef-tlv-multiple", .info, ndefs[1].offset,
         "\(ndefs.count) NDEF TLVs; "
-          + "readers use the first one (at byte \(ndefs[0].offset)) (NFC Forum T2T 1.0 §2.4)")
+          + "readers use the first one (at tag byte \(baseAddress + ndefs[0].offset)) (NFC Forum T2T 1.0 §2.4)"
+      )
     }
     if let first = ndefs.first,
       let late = tlvs.first(where: {
@@ -289,7 +290,7 @@ private struct TLVReader {
     if value.count < length {
       note(
         "tlv-length-past-end", .error, at,
-        "\(tag.name) TLV at byte \(at) claims \(length) "
+        "\(tag.name) TLV at tag byte \(base + at) claims \(length) "
           + "bytes, only \(value.count) remain (NFC Forum T2T 1.0 §2.3)")
       done = true
     }
@@ -309,7 +310,7 @@ private struct TLVReader {
   mutating func truncated(_ tag: Type2TLV.Tag, _ at: Int, _ what: String) -> Type2TLV? {
     note(
       "tlv-length-past-end", .error, at,
-      "\(tag.name) TLV at byte \(at): data area ends before "
+      "\(tag.name) TLV at tag byte \(base + at): data area ends before "
         + "its \(what) (NFC Forum T2T 1.0 §2.3)")
     done = true
     return nil

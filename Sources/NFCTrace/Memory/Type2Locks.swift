@@ -100,7 +100,9 @@ public struct Type2Locks: Sendable, Equatable {
     switch product {
     case .ntag212, .ntag213, .ntag213TT, .ntag213F, .ultralightEV1MF0UL21, .ultralightEV1MF0ULH21:
       perBit = 2
-    case .ntag215, .ntag216, .ntag216F: perBit = 16
+    // NTAG I2C (plus) 1K keeps NTAG216's map in sector 0: dynamic lock page E2h (NXP
+    // NT3H1101 / NT3H2111 datasheets §8.3).
+    case .ntag215, .ntag216, .ntag216F, .ntagI2C1K, .ntagI2CPlus1K: perBit = 16
     default: return nil
     }
     guard let user = product.userMemoryBytes else { return nil }
