@@ -114,4 +114,19 @@ import Testing
     #expect(decoded[3].innermost?.name == "SELECT")
     #expect(decoded[3].findings.map(\.code) == ["select-length"])
   }
+
+  /// A CC that declares more memory than the product has (CC2 FEh on an NTAG213) and a CC whose
+  /// read-access nibble is not 0 are warned (NFC Forum T2T 1.0 §6.1; NXP NTAG213 144 bytes).
+  @Test func type2CCValuesTheTagCannotHonour() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
+    b.read(3, [0xE1, 0x10, 0xFE, 0x80, 0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 9))
+    let r = try b.diagnose()
+    let exceeds = try #require(r.finding("t2t-cc-exceeds-memory"))
+    #expect(exceeds.severity == .warning)
+    #expect(
+      exceeds.message.hasPrefix(
+        "CC2 = fe declares a 2032-byte data area, but the NTAG213 has 144 bytes"))
+    #expect(r.finding("t2t-read-access-restricted")?.severity == .warning)
+  }
 }

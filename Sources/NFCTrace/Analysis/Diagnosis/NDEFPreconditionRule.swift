@@ -16,17 +16,19 @@
 /// - `ndef-empty-on-read` (warning, 403, reported): readNDEF of a message of length 0.
 /// - `not-ndef-formatted` (no documented error; status notSupported): with `--expect`, error
 ///   and not-attempted; without, info.
+/// - `t2t-read-access-restricted`, `t2t-cc-exceeds-memory` (warnings): see `Type2CCChecks`.
 enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
     "not-ndef-formatted", "t4t-nlen-exceeds-file", "t4t-read-access-restricted",
-    "t2t-length-ff-one-byte",
+    "t2t-length-ff-one-byte", "t2t-read-access-restricted", "t2t-cc-exceeds-memory",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out = expectedChecks(c)
     if let f = nlenPastFile(c) { out.append(f) }
     if let f = readAccessRestricted(c) { out.append(f) }
+    out += Type2CCChecks.check(c)
     out += writtenLengthChecks(c)
     out += emptyReads(c)
     if c.expected == nil { out += statusNotes(c) }

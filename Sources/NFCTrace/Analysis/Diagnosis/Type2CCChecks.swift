@@ -1,0 +1,53 @@
+/// Type 2 Capability Container values a reader takes at face value although the tag cannot
+/// honour them (NFC Forum T2T 1.0 §6.1, CC page 3; nfc-facts §5.3).
+///
+/// - `t2t-read-access-restricted` (warning): CC3's read-access nibble is not 0h. Only 0h grants
+///   read access; Android's NDEF detection accepts CC3 00h or 0Fh only (AOSP libnfc-nci
+///   `rw_t2t_handle_cc_read_rsp`), nfcpy does not read the message otherwise.
+/// - `t2t-cc-exceeds-memory` (warning): CC2 × 8 is larger than the identified product's user
+///   memory (NXP datasheets, nfc-facts §4.3): the capacity queryNDEFStatus reports is not
+///   there, and a long write is refused (NAK) past the last user page. The CC is one-time
+///   programmable (bits can only be set), so it cannot be corrected.
+enum Type2CCChecks {
+  static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    guard c.session.type4CC == nil else { return [] }
+    let g = Type2Geometry(c.session)
+    guard let cc = g.cc, cc.hasMagic else { return [] }
+    let frame = c.session.memory.type2End.frame(12)
+    let op = frame.flatMap { c.operation(at: $0) }
+    var out: [DiagnosisFinding] = []
+    if cc.readAccess != 0 {
+      out.append(
+        DiagnosisFinding(
+          code: "t2t-read-access-restricted", severity: .warning, operation: op,
+          frames: frame.map { [$0] } ?? [],
+          cause: "the CC does not grant read access to the NDEF message",
+          message: "CC3 = \(Hex.string([cc.bytes[3]])): its read-access nibble is "
+            + "\(cc.readAccess)h, and only 0h grants read access (NFC Forum T2T 1.0 §6.1). "
+            + "Android's NDEF detection fails on it (it accepts CC3 00h or 0Fh only) and nfcpy "
+            + "does not read the message; other readers may still read it.",
+          coreNFCError: nil,
+          fix: "Format the tag with CC3 00h (read/write) or 0Fh (read-only); the CC's bits can "
+            + "only be set, so a tag whose read nibble is set cannot be restored."))
+    }
+    if let user = g.userBytes, cc.dataAreaSize > user,
+      let product = c.session.tag.versionInfo?.product
+    {
+      out.append(
+        DiagnosisFinding(
+          code: "t2t-cc-exceeds-memory", severity: .warning, operation: op,
+          frames: frame.map { [$0] } ?? [],
+          cause: "the CC declares more NDEF memory than the tag has",
+          message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
+            + "area, but the \(product.displayName) has \(user) bytes of user memory (pages 4–"
+            + "\(3 + user / 4)). queryNDEFStatus reports a capacity the tag does not have, and "
+            + "a message longer than the user memory is refused with a NAK past page "
+            + "\(3 + user / 4).",
+          coreNFCError: nil,
+          fix: "Keep messages within \(user - 2) bytes on this tag (its real user memory less "
+            + "the TLV header). The CC is one-time programmable (bits can only be set), so it "
+            + "cannot be corrected; use a correctly formatted tag for larger messages."))
+    }
+    return out
+  }
+}
