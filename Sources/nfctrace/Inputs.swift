@@ -1,3 +1,4 @@
+import Foundation
 import NFCTrace
 import NFCTraceAndroid
 import NFCTracePcap
@@ -16,9 +17,22 @@ func openTrace(_ path: String, formatName: String?) throws -> (TraceFormat, any 
 func openTraceInput(_ path: String, formatName: String?) throws -> (
   TraceFormat, any TraceImporter, Int
 ) {
-  let input = try TraceInput(path: path)
+  let input = try loadInput(path)
   let format = try traceFormat(of: input, named: formatName)
   return (format, try format.open(input), input.bytes.count)
+}
+
+/// Reads `path`, saying on standard error when UTF-16 text was converted (its byte offsets
+/// then count the UTF-8 text).
+func loadInput(_ path: String) throws -> TraceInput {
+  let input = try TraceInput(path: path)
+  if let encoding = input.transcodedFrom {
+    FileHandle.standardError.write(
+      Data(
+        "warning: \(path) is \(encoding) text; read as UTF-8 (byte offsets in messages count the converted text)\n"
+          .utf8))
+  }
+  return input
 }
 
 /// The trace format named `formatName`, else the one `input`'s content shows.

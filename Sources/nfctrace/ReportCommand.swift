@@ -21,7 +21,7 @@ enum ReportCommand {
     let source: ReportSource.Result
     do {
       source = try ReportSource.open(
-        TraceInput(path: path), formatName: a.value("--input-format"), registry: registry)
+        loadInput(path), formatName: a.value("--input-format"), registry: registry)
     } catch let e as ReportSource.UnknownFormat {
       throw UsageError(e.description)
     }

@@ -464,3 +464,31 @@ struct Proxmark3TextTests {
     #expect(f[1].data == [0x21, 0xA5, 0xB4, 0x73] && f[1].bits == nil)
   }
 }
+
+/// A listing saved by Windows PowerShell (`>` writes UTF-16LE with a BOM) reads like the UTF-8
+/// one; binary data that merely starts with FF FE stays binary.
+@Suite struct UTF16TextTests {
+  @Test func powerShellListingReadsLikeUTF8() throws {
+    let utf8 = try Data(
+      contentsOf: URL(
+        fileURLWithPath: TestPaths.shared("derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt")))
+    let text = String(decoding: utf8, as: UTF8.self)
+    var utf16 = Data([0xFF, 0xFE])
+    utf16.append(try #require(text.data(using: .utf16LittleEndian)))
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-utf16-\(UUID().uuidString).txt").path
+    try utf16.write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let input = try TraceInput(path: path)
+    #expect(input.transcodedFrom == "UTF-16LE")
+    #expect(input.bytes == utf8)
+    var importer = try Proxmark3TextImporter(input: input)
+    var count = 0
+    while try importer.next() != nil { count += 1 }
+    #expect(count == 6)
+    // FF FE then bytes that are not ASCII text in UTF-16: not converted.
+    #expect(UTF16Text.utf8(from: Data([0xFF, 0xFE, 0x10, 0x27, 0x00, 0x00])) == nil)
+    #expect(
+      UTF16Text.utf8(from: Data([0xFE, 0xFF, 0x00, 0x41, 0x00, 0x0A]))?.bytes == Data("A\n".utf8))
+  }
+}

@@ -3,22 +3,32 @@ import Foundation
 /// The bytes of one input (a file, or standard input when the path is `-`).
 ///
 /// Files are memory-mapped so that importers can walk them without copying; standard input
-/// is read whole.
+/// is read whole. UTF-16 text with a BOM is converted to UTF-8 (`UTF16Text`).
 public struct TraceInput: Sendable {
   /// The path as the user gave it (`-` for standard input).
   public let path: String
-  /// The input's bytes.
+  /// The input's bytes (UTF-8 when the file was UTF-16 text: see `transcodedFrom`).
   public let bytes: Data
+  /// `UTF-16LE`/`UTF-16BE` when the file was UTF-16 text with a BOM (Windows PowerShell's
+  /// `>`), converted to UTF-8 in `bytes`: byte offsets in messages then count the UTF-8 text.
+  public private(set) var transcodedFrom: String?
 
   /// Opens `path` (`-` reads standard input).
   /// - Throws: `TraceError.unreadable` for a missing file, a directory or a read error.
   public init(path: String) throws {
+    let raw = try Self.read(path)
     self.path = path
-    let here = SourceLocation(file: path, unit: "byte", record: 0, offset: 0)
-    if path == "-" {
-      bytes = FileHandle.standardInput.readDataToEndOfFile()
-      return
+    if let text = UTF16Text.utf8(from: raw) {
+      bytes = text.bytes
+      transcodedFrom = text.encoding
+    } else {
+      bytes = raw
     }
+  }
+
+  private static func read(_ path: String) throws -> Data {
+    let here = SourceLocation(file: path, unit: "byte", record: 0, offset: 0)
+    if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw TraceError(.unreadable, at: here, "no such file")
@@ -27,13 +37,13 @@ public struct TraceInput: Sendable {
       throw TraceError(.unreadable, at: here, "is a directory, expected a trace file")
     }
     do {
-      bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+      return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     } catch {
       // A pipe (`<(…)`, a FIFO, /dev/stdin) cannot be mapped: it is read as a stream.
       guard let handle = FileHandle(forReadingAtPath: path) else {
         throw TraceError(.unreadable, at: here, "cannot read: \(error.localizedDescription)")
       }
-      bytes = handle.readDataToEndOfFile()
+      return handle.readDataToEndOfFile()
     }
   }
 
