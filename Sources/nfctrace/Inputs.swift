@@ -49,6 +49,14 @@ func traceFormat(of input: TraceInput, named formatName: String?) throws -> Trac
   do {
     return try registry.detect(input)
   } catch let e as TraceError where e.kind == .unknownFormat {
+    // An NFC-Laboratory capture archive: the frames are in its frame.json.
+    let head = input.head(2)
+    if head == [0x1F, 0x8B], input.path.lowercased().hasSuffix(".trz") {
+      throw TraceError(
+        .unsupported, at: e.location,
+        "an NFC-Laboratory .trz capture is a tar.gz archive: extract its frames with "
+          + "`tar xzf \(input.path) frame.json` and give frame.json to nfctrace")
+    }
     // A static dump has contents but no exchange: say which command reads it.
     if let dump = try? TagDumpReader.read(input) {
       throw TraceError(

@@ -184,4 +184,17 @@ import Testing
     #expect(warnings.first?["record"] as? Int == 4)
     #expect(doc["error"] is NSNull)
   }
+
+  /// An NFC-Laboratory .trz (a tar.gz) is named as such, with the command that extracts the
+  /// frame.json nfctrace reads, instead of "not a recognised trace format".
+  @Test func trzArchiveSaysHowToExtractFrames() throws {
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-\(UUID().uuidString).trz").path
+    try Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]).write(
+      to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["sessions", path])
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("is a tar.gz archive: extract its frames with `tar xzf"))
+  }
 }

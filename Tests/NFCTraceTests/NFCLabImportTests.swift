@@ -216,3 +216,24 @@ private let goodFrame =
   #expect(frames.map(\.bits) == [7, 4])
   #expect(frames.map(\.direction) == [.reader, .tag])
 }
+
+/// NFC-Laboratory 1.x exports: `frameCmd` (or `frameType`) 2 poll / 3 listen, `techType` 1 or
+/// none for NFC-A, and its own flag bits (0x40 CRC error, 0x08 encrypted).
+@Test func nfcLabVersionOneExports() throws {
+  let json = #"""
+    {"frames": [
+      {"timeStart": 0.001, "frameCmd": 2, "frameFlags": 1, "frameData": "52"},
+      {"timeStart": 0.002, "frameCmd": 3, "frameFlags": 0, "frameData": "44:00"},
+      {"timeStart": 0.003, "frameType": 2, "techType": 1, "frameFlags": 64, "frameData": "30:04:26:EE"},
+      {"timeStart": 0.004, "frameType": 3, "techType": 2, "frameFlags": 8, "frameData": "00"}
+    ]}
+    """#
+  let (frames, warnings) = try importAll(TraceInput(path: "v1.json", bytes: Data(json.utf8)))
+  #expect(warnings.isEmpty)
+  #expect(frames.map(\.direction) == [.reader, .tag, .reader, .tag])
+  #expect(frames.map(\.bits) == [7, nil, nil, nil])
+  #expect(frames.map(\.technology) == [.nfcA, .nfcA, .nfcA, .nfcB])
+  #expect(frames[2].sourceFlags == ["crc-error"])
+  #expect(frames[3].sourceFlags == ["encrypted"])
+  #expect(frames[1].timeNs == 1_000_000)
+}

@@ -8,7 +8,7 @@ import Foundation
 /// Constants from nfc-laboratory `README.md` (TRZ format) and `lab/data/RawFrame.h`:
 /// frame types 0x0100 carrier off, 0x0101 carrier on, 0x0102 poll (reader), 0x0103 listen
 /// (tag); techs 0x0101…0x0104 NFC-A/B/F/V; flags 0x01 short frame, 0x02 encrypted,
-/// 0x08 truncated, 0x10 parity error, 0x20 CRC error, 0x40 sync error.
+/// 0x08 truncated, 0x10 parity error, 0x20 CRC error, 0x40 sync error. 1.x exports: `Legacy`.
 enum NFCLabRecord {
   enum FrameType: Int {
     case carrierOff = 0x0100
@@ -38,10 +38,27 @@ enum NFCLabRecord {
     var shortFrame: Bool
   }
 
+  /// NFC-Laboratory 1.x (`frameCmd` or `frameType` 2 poll, 3 listen; `techType` 1 NFC-A or
+  /// none; flags 0x01 short frame, 0x08 encrypted, 0x20 parity error, 0x40 CRC error, 0x80
+  /// truncated — its `Nfc.h` and `FrameStorageTask.cpp`).
+  enum Legacy {
+    static let poll = 2
+    static let listen = 3
+    static let flags: [(Int, String)] = [
+      (0x08, "encrypted"), (0x20, "parity-error"), (0x40, "crc-error"), (0x80, "truncated"),
+    ]
+  }
+
   /// Reads a record's fields, or returns the reason it cannot.
   static func fields(_ object: [String: Any]) -> Result<Fields, RecordFailure> {
-    guard let frameType = frameType(object) else {
-      return .failure(.init("expected a numeric frameType (0x0100…0x0103) or a type name"))
+    guard var frameType = frameType(object) else {
+      return .failure(
+        .init("expected a numeric frameType (0x0100…0x0103, or 2/3 in 1.x exports) or a type name"))
+    }
+    // A 1.x export: poll/listen as 2/3, its own flag bits, NFC-A unless it says otherwise.
+    let legacy = frameType == Legacy.poll || frameType == Legacy.listen
+    if legacy {
+      frameType = frameType == Legacy.poll ? FrameType.poll.rawValue : FrameType.listen.rawValue
     }
     guard let start = seconds(object, "timeStart", "time_start", "dateTime", "date_time") else {
       return .failure(.init("expected timeStart, a time in seconds"))
@@ -69,8 +86,8 @@ enum NFCLabRecord {
       let (d, overflow) = endNs.subtractingReportingOverflow(startNs)
       durationNs = overflow ? nil : d
     }
-    var (flags, short) = flagNames(object)
-    let tech = technology(object)
+    var (flags, short) = flagNames(object, legacy: legacy)
+    let tech = legacy ? legacyTechnology(object) : technology(object)
     // The -j stream has no short-frame flag: a one-byte NFC-A poll frame can only be a
     // 7-bit short frame (REQA/WUPA or a proprietary wake-up, ISO/IEC 14443-3 §6.2.3.1).
     let inferred =
@@ -93,7 +110,9 @@ enum NFCLabRecord {
   }
 
   private static func frameType(_ object: [String: Any]) -> Int? {
-    if let n = integer(object["frameType"] ?? object["frame_type"]) { return n }
+    if let n = integer(object["frameType"] ?? object["frame_type"] ?? object["frameCmd"]) {
+      return n
+    }
     switch object["type"] as? String {
     case "CarrierOff": return FrameType.carrierOff.rawValue
     case "CarrierOn": return FrameType.carrierOn.rawValue
@@ -122,9 +141,22 @@ enum NFCLabRecord {
     }
   }
 
+  /// 1.x `techType`: 1 NFC-A (also when absent: 1.x decoded NFC-A only), 2 NFC-B.
+  private static func legacyTechnology(_ object: [String: Any]) -> Technology {
+    switch integer(object["techType"]) {
+    case nil, 1: return .nfcA
+    case 2: return .nfcB
+    default: return .unknown
+    }
+  }
+
   /// Source flags and whether the short-frame bit is set, from either spelling.
-  private static func flagNames(_ object: [String: Any]) -> ([String], Bool) {
+  private static func flagNames(_ object: [String: Any], legacy: Bool) -> ([String], Bool) {
     var names: [String] = []
+    if legacy, let mask = integer(object["frameFlags"]) {
+      names = Legacy.flags.filter { mask & $0.0 != 0 }.map(\.1)
+      return (names, mask & Flag.shortFrame != 0)
+    }
     if let mask = integer(object["frameFlags"] ?? object["frame_flags"]) {
       if mask & Flag.encrypted != 0 { names.append("encrypted") }
       if mask & Flag.truncated != 0 { names.append("truncated") }
