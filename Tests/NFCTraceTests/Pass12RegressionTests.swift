@@ -129,4 +129,16 @@ import Testing
         "CC2 = fe declares a 2032-byte data area, but the NTAG213 has 144 bytes"))
     #expect(r.finding("t2t-read-access-restricted")?.severity == .warning)
   }
+
+  /// INS 6X/9X are invalid with an interindustry CLA (ISO/IEC 7816-4 §5.1); DESFire's
+  /// proprietary CLA 90 uses them (GetVersion 90 60) and is not flagged.
+  @Test func invalidInstructionOnlyInTheInterindustryClass() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x00, 0x61, 0x00, 0x00], [0x6D, 0x00])
+    b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF])
+    let (decoded, _) = decodeAll(b.frames)
+    let commands = decoded.filter { $0.frame.direction == .reader }.suffix(2)
+    #expect(commands.map { $0.findings.map(\.code) } == [["apdu-invalid-ins"], []])
+  }
 }

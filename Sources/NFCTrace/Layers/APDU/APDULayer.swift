@@ -66,6 +66,16 @@ public struct APDULayer: ProtocolLayer {
     lastReaderWasAPDU = true
     pending = command
     var findings: [Finding] = []
+    // INS 6X and 9X are invalid in the interindustry class (ISO/IEC 7816-4 §5.1): cards answer
+    // them 6D00. Proprietary classes (CLA b8 set, e.g. DESFire's 90 wrapping) use them freely.
+    if command.cla & 0x80 == 0, command.ins >> 4 == 0x6 || command.ins >> 4 == 0x9 {
+      findings.append(
+        Finding(
+          "apdu-invalid-ins", .warning,
+          "INS \(Hex.string([command.ins])) is invalid with an interindustry CLA: ISO/IEC 7816-4 "
+            + "§5.1 reserves INS 6X and 9X (they are status word values)",
+          frames: [unit.frameIndex], offset: 1))
+    }
     if command.leFieldLength == 3 {
       findings.append(
         Finding(
