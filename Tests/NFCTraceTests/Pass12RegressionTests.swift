@@ -141,4 +141,21 @@ import Testing
     let commands = decoded.filter { $0.frame.direction == .reader }.suffix(2)
     #expect(commands.map { $0.findings.map(\.code) } == [["apdu-invalid-ins"], []])
   }
+
+  /// DESFire GetVersion (90 60) names the product: NTAG 424 DNA (type 04, major 30, 416
+  /// bytes), MIFARE DESFire EV1 4K (type 01, major 01, storage 18h = 4096 bytes).
+  @Test func desfireGetVersionNamesTheProduct() throws {
+    for (hardware, name, memory) in [
+      ([UInt8]([0x04, 0x04, 0x02, 0x30, 0x00, 0x11, 0x05]), "NTAG 424 DNA", 416),
+      ([0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05], "MIFARE DESFire EV1 4K", 4096),
+      ([0x04, 0x01, 0x01, 0x33, 0x00, 0x1A, 0x05], "MIFARE DESFire EV3 8K", 8192),
+    ] {
+      var b = TraceBuilder()
+      b.activateType4()
+      b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], hardware + [0x91, 0xAF])
+      let tag = try #require(try sessions(b).first?.tag)
+      #expect(tag.product == name)
+      #expect(tag.memoryBytes == memory)
+    }
+  }
 }

@@ -3,8 +3,8 @@
 ///
 /// Product rules, most specific first: a GET_VERSION answer (nfc-facts §4.6); SAK `00` →
 /// "MIFARE Ultralight / NTAG (Type 2)"; SAK MIFARE Classic values → Classic 1K/4K/Mini; SAK with
-/// the ISO 14443-4 bit and an NDEF application → "Type 4 tag", with a DESFire native answer or
-/// ATS historical bytes → DESFire (nfc-facts §1.4).
+/// the ISO 14443-4 bit and an NDEF application → "Type 4 tag"; a DESFire GetVersion answer
+/// names DESFire and NTAG 424 DNA (`DESFireVersion`).
 public struct TagIdentity: Sendable, Equatable {
   /// RF technology.
   public var technology: Technology = .unknown
@@ -25,6 +25,8 @@ public struct TagIdentity: Sendable, Equatable {
   public var atr: [UInt8]?
   /// GET_VERSION answer (8 bytes).
   public var version: [UInt8]?
+  /// The hardware bytes of a DESFire GetVersion answer (DESFire, NTAG 424 DNA), if read.
+  public var desfireVersion: DESFireVersion?
   /// READ_SIG answer (32 bytes), if read.
   public var signature: [UInt8]?
   /// True when anticollision saw more than one tag (a collision or two UIDs).
@@ -71,6 +73,7 @@ public struct TagIdentity: Sendable, Equatable {
   /// The product name, as specific as the session allows.
   public var product: String? {
     if let v = versionInfo { return v.productName }
+    if let d = desfireVersion { return d.productName }
     if isUltralightC { return "MIFARE Ultralight C" }
     guard let sak else {
       if hasNDEFApplication { return "Type 4 tag" }
@@ -98,6 +101,7 @@ public struct TagIdentity: Sendable, Equatable {
   public var memoryBytes: Int? {
     if let p = versionInfo?.product, let n = p.userMemoryBytes { return n }
     if isUltralightC { return 144 }  // pages 04h–27h (MF0ICU2 datasheet §7.5)
+    if let d = desfireVersion { return d.memoryBytes }
     if let range = versionInfo?.storageSizeRange {
       return range.count == 1 ? range.lowerBound : nil
     }
@@ -171,7 +175,14 @@ public struct TagIdentity: Sendable, Equatable {
         atqb = payload
         if payload.count > 5, atqbByPUPI.count < 16 { atqbByPUPI[Array(payload[1..<5])] = payload }
       }
-    case .iso7816, .appleECP:
+    case .iso7816:
+      // The first part of GetVersion's answer is the hardware information.
+      if desfireVersion == nil, layer.name == "DESFire GET VERSION response",
+        case .hex(let data)? = layer.field("data")
+      {
+        desfireVersion = DESFireVersion(hardware: data)
+      }
+    case .appleECP:
       break
     }
     if let uid = f.completedUID {
