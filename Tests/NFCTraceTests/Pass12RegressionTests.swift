@@ -158,4 +158,22 @@ import Testing
       #expect(tag.memoryBytes == memory)
     }
   }
+
+  /// Read protection with AUTH0 = 4: READ 3 answers page 3 then rolls over to pages 0–2 (NXP
+  /// NTAG213 datasheet §10.2); those bytes are the UID pages, not pages 4–6.
+  @Test func readRollingOverAtAUTH0IsPlacedAtPageZero() throws {
+    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+    let page0: [UInt8] = [0x04, 0x11, 0x22, 0x88 ^ 0x04 ^ 0x11 ^ 0x22]
+    let page2: [UInt8] = [0x33 ^ 0x44 ^ 0x55 ^ 0x66, 0x48, 0x00, 0x00]
+    let answer: [UInt8] = [0xE1, 0x10, 0x12, 0x00] + page0 + [0x33, 0x44, 0x55, 0x66] + page2
+    #expect(Type2Procedure.wrapAtProtection(answer, uid: uid) == 1)
+    #expect(Type2Procedure.wrapAtProtection([UInt8](repeating: 0, count: 16), uid: uid) == nil)
+    var b = TraceBuilder()
+    b.activateType2(uid: uid, version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
+    b.read(3, answer)
+    let memory = try #require(try sessions(b).first?.memory.type2End)
+    #expect(memory.known(0, 4) == page0)
+    #expect(memory.known(8, 4) == page2)
+    #expect(memory.known(16, 4) == nil)
+  }
 }

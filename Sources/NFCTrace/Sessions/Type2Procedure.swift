@@ -263,14 +263,35 @@ struct Type2Procedure: Sendable {
     guard case .hex(let data)? = a.field("data") else { return }
     guard let first = a.startPage else { return }
     // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
-    let last =
+    var last =
       sectorPages == 0 ? (tag.lastReadablePage ?? ultralightLastPage(memory) ?? Int.max) : Int.max
+    if sectorPages == 0, a.name == "READ response",
+      let k = Self.wrapAtProtection(data, uid: tag.uid), first + k <= last
+    {
+      last = first + k - 1
+    }
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
       let target = sectorPages + (page > last ? page - last - 1 : page)
       memory.type2Read(
         Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
     }
+  }
+
+  /// Under read protection (PROT set) a READ of an unauthenticated reader rolls over to page 0
+  /// at AUTH0 instead of the last page (NXP NTAG213/215/216 datasheet §10.2, nfc-facts §4.1):
+  /// the answer's pages k… are then pages 0… The rolled-over part shows as the UID's pages
+  /// (page 0 = UID0–2 + BCC0, page 1 = UID3–6, ISO/IEC 14443-3 §6.5.4). The offset k (1–3)
+  /// where they start, or nil.
+  static func wrapAtProtection(_ data: [UInt8], uid: [UInt8]) -> Int? {
+    guard uid.count == 7, data.count == 16 else { return nil }
+    let page0 = Array(uid[0..<3]) + [0x88 ^ uid[0] ^ uid[1] ^ uid[2]]
+    let head = page0 + Array(uid[3..<7])
+    for k in 1...3 {
+      let n = min(data.count - 4 * k, head.count)
+      if data[(4 * k)..<(4 * k + n)].elementsEqual(head.prefix(n)) { return k }
+    }
+    return nil
   }
 
   /// The last page of a tag that refused GET_VERSION when the CC's data area size tells:

@@ -103,7 +103,17 @@ extension TagReport {
     queried s: SessionAnalysis, end: (status: NDEFStatus, capacity: Int?, reason: String?)?
   ) -> (status: NDEFStatus, capacity: Int?, reason: String?)? {
     guard let q = s.ndefStatus else { return end }
-    guard let end, end.status != q.status else { return (q.status, q.capacity, s.ndefStatusReason) }
+    guard let end, end.status != q.status else {
+      // The CC gives the status; when the query itself failed later, the app got an error.
+      let last = s.operations.last { $0.kind == .queryNDEFStatus }
+      let failed = last.flatMap { $0.outcome == .ok ? nil : $0 }
+      let note = failed.map {
+        "queryNDEFStatus \($0.outcome.rawValue): the app got an error, not this status"
+          + ($0.reason.map { " (\($0))" } ?? "")
+      }
+      let reason = [s.ndefStatusReason, note].compactMap { $0 }.joined(separator: "; ")
+      return (q.status, q.capacity, reason.isEmpty ? nil : reason)
+    }
     let was = "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
   }
