@@ -253,7 +253,8 @@ struct Type4Procedure: Sendable {
     default:
       status = (
         .readOnly, capacity,
-        "CC NDEF file write access \(Hex.string([f.writeAccess])) (proprietary)"
+        "CC NDEF file write access \(Hex.string([f.writeAccess])) "
+          + "(\(CapabilityContainer4.accessMeaning(f.writeAccess)))"
       )
     }
   }

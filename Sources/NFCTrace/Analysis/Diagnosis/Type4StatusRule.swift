@@ -135,7 +135,10 @@ enum Type4StatusRule: DiagnosisRule {
         m += " a permanent lock), or the CC is wrong."
       } else if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
         m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
-        m += w == 0xFF ? " (no write access: the tag is read-only)." : " (proprietary)."
+        m +=
+          w == 0xFF
+          ? " (no write access: the tag is read-only)."
+          : " (\(CapabilityContainer4.accessMeaning(w)))."
         m += " queryNDEFStatus reports such a tag as .readOnly, and Core NFC's writeNDEF fails"
         m += " with 400 without sending anything; this writer sent the UPDATE anyway."
       } else if cmd.ins == 0xB0 {

@@ -196,7 +196,9 @@ public struct TagContents: Sendable {
     switch f.writeAccess {
     case 0x00: return (.readWrite, f.capacity, "CC NDEF file write access 00 (granted)")
     case 0xFF: return (.readOnly, f.capacity, "CC NDEF file write access FF (no write access)")
-    default: return (.readOnly, f.capacity, "CC NDEF file write access \(access) (proprietary)")
+    default:
+      let meaning = CapabilityContainer4.accessMeaning(f.writeAccess)
+      return (.readOnly, f.capacity, "CC NDEF file write access \(access) (\(meaning))")
     }
   }
 }
