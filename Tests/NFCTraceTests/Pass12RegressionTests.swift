@@ -176,4 +176,17 @@ import Testing
     #expect(memory.known(8, 4) == page2)
     #expect(memory.known(16, 4) == nil)
   }
+
+  /// Write access 01h–7Fh is RFU (T4T: 00 granted, 80–FE proprietary, FF none), in the status
+  /// reason as in the CC section.
+  @Test func type4RFUWriteAccessNamedRFU() {
+    let file = CapabilityContainer4.FileControl(
+      tlvType: 0x04, fileID: 0xE104, maxSize: 1024, readAccess: 0x00, writeAccess: 0x01)
+    let status = TagContents.type4Status(file)
+    #expect(status.0 == .readOnly)
+    #expect(status.2 == "CC NDEF file write access 01 (RFU)")
+    let vendor = CapabilityContainer4.FileControl(
+      tlvType: 0x04, fileID: 0xE104, maxSize: 1024, readAccess: 0x00, writeAccess: 0x83)
+    #expect(TagContents.type4Status(vendor).2 == "CC NDEF file write access 83 (proprietary)")
+  }
 }
