@@ -189,4 +189,48 @@ import Testing
       tlvType: 0x04, fileID: 0xE104, maxSize: 1024, readAccess: 0x00, writeAccess: 0x83)
     #expect(TagContents.type4Status(vendor).2 == "CC NDEF file write access 83 (proprietary)")
   }
+
+  /// NAD and CID against the ATS (ISO/IEC 14443-4 §5.2.6, §7.1.1.3): TC(1) 00 allows neither;
+  /// a NAD on the second block of a chain is flagged; ATS RFU bits in TA(1)/TC(1) too.
+  @Test func nadAndCIDCheckedAgainstTheATS() throws {
+    var b = TraceBuilder()
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    let uid: [UInt8] = [0x08, 0x12, 0x34, 0x56]
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x20])
+    b.reader([0xE0, 0x80])
+    b.tag([0x05, 0x72, 0x80, 0x40, 0x00])  // TA 80, TB 40, TC 00: no CID, no NAD
+    b.reader([0x06, 0x12, 0x00, 0xB0, 0x00, 0x00, 0x02])  // I-block with NAD
+    b.reader([0x0A, 0x00, 0x00, 0xB0, 0x00, 0x00, 0x02])  // I-block with CID
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[decoded.count - 2].findings.map(\.code).contains("nad-not-supported"))
+    #expect(decoded[decoded.count - 1].findings.map(\.code).contains("cid-not-supported"))
+    #expect(ATS([0x05, 0x78, 0x88, 0x40, 0x04]).problems.count == 2)
+  }
+
+  /// A native DESFire answer after a command the APDU layer cannot parse is not a status word:
+  /// only a 2-byte 6X/9X answer refuses a malformed APDU.
+  @Test func nativeAnswerAfterNonAPDUIsNotAStatusWord() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0xAF, 0xA4] + [UInt8](repeating: 0x11, count: 15), [0x00, 0xAA, 0xBB, 0xCC, 0x00, 0x11])
+    let op = try #require(try sessions(b).first?.operations.last)
+    #expect(op.outcome == .ok)
+  }
+
+  /// DESFire storage below 1 KiB is named in bytes; type 02 is MIFARE Plus.
+  @Test func desfireSmallStorageAndMIFAREPlus() {
+    #expect(
+      DESFireVersion(hardware: [0x04, 0x01, 0x01, 0x01, 0x00, 0x10, 0x05])?.productName
+        == "MIFARE DESFire EV1 256B")
+    #expect(
+      DESFireVersion(hardware: [0x04, 0x02, 0x01, 0x11, 0x00, 0x18, 0x05])?.productName
+        == "MIFARE Plus EV1")
+    #expect(Type2CCChecks.largestMessage(144) == 142)
+    #expect(Type2CCChecks.largestMessage(504) == 500)
+  }
 }

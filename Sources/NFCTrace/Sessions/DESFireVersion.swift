@@ -6,12 +6,13 @@
 public struct DESFireVersion: Sendable, Equatable {
   /// Vendor ID (`04` NXP).
   public var vendorID: UInt8
-  /// Hardware type: `01` MIFARE DESFire, `04` NTAG (DNA), `08` MIFARE DESFire Light.
+  /// Hardware type: `01` MIFARE DESFire, `02` MIFARE Plus, `04` NTAG (DNA), `08` MIFARE
+  /// DESFire Light.
   public var type: UInt8
   /// Hardware subtype.
   public var subtype: UInt8
-  /// Major hardware version (DESFire: `00` EV0, `01` EV1, `12`/`42` EV2, `22` EV2 XL, `33` EV3;
-  /// NTAG 424 DNA `30`, NTAG 413 DNA `10`).
+  /// Major hardware version (DESFire: `00` EV0, `01` EV1, `12` EV2, `22` EV2 XL, `33` EV3;
+  /// MIFARE Plus `11` EV1, `22` EV2; NTAG 424 DNA `30`, NTAG 413 DNA `10`).
   public var major: UInt8
   /// Minor hardware version.
   public var minor: UInt8
@@ -31,10 +32,12 @@ public struct DESFireVersion: Sendable, Equatable {
     }
     switch type {
     case 0x01:
-      let generation =
-        [0x00: "EV0", 0x01: "EV1", 0x12: "EV2", 0x22: "EV2 XL", 0x42: "EV2", 0x33: "EV3"][major]
-      let size = exactBytes.map { " \($0 / 1024)K" } ?? ""
+      let generation = [0x00: "EV0", 0x01: "EV1", 0x12: "EV2", 0x22: "EV2 XL", 0x33: "EV3"][major]
+      let size = exactBytes.map { $0 >= 1024 ? " \($0 / 1024)K" : " \($0)B" } ?? ""
       return "MIFARE DESFire" + (generation.map { " \($0)" } ?? "") + size
+    case 0x02 where major == 0x11: return "MIFARE Plus EV1"
+    case 0x02 where major == 0x22: return "MIFARE Plus EV2"
+    case 0x02: return "MIFARE Plus"
     case 0x04 where major == 0x30: return "NTAG 424 DNA"
     case 0x04 where major == 0x10: return "NTAG 413 DNA"
     case 0x04: return "NTAG DNA (type 04, version \(Hex.string([major])))"
@@ -44,7 +47,7 @@ public struct DESFireVersion: Sendable, Equatable {
   }
 
   /// Memory in bytes: NTAG 424 DNA's 416 bytes (its three files, 32 + 256 + 128), else the
-  /// storage size when it is exact.
+  /// storage size (the whole EEPROM of a DESFire) when it is exact.
   public var memoryBytes: Int? {
     if vendorID == 0x04, type == 0x04, major == 0x30, storageSize == 0x11 { return 416 }
     return exactBytes

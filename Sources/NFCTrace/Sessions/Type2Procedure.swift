@@ -358,6 +358,8 @@ struct Type2Procedure: Sendable {
   mutating func settleAuthenticate(_ op: inout Operation) {
     guard authenticationStarted != nil else { return }
     authenticationStarted = nil
+    // A second step refused or unanswered failed or interrupted the operation: that says it.
+    guard op.outcome == .ok else { return }
     op.set(
       "authentication",
       .string(

@@ -39,15 +39,21 @@ enum Type2CCChecks {
           frames: frame.map { [$0] } ?? [],
           cause: "the CC declares more NDEF memory than the tag has",
           message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
-            + "area, but the \(product.displayName) has \(user) bytes of user memory (pages 4–"
-            + "\(3 + user / 4)). queryNDEFStatus reports a capacity the tag does not have, and "
-            + "a message longer than the user memory is refused with a NAK past page "
-            + "\(3 + user / 4).",
+            + "area, but the \(product.displayName) has \(user) bytes of user memory. "
+            + "queryNDEFStatus reports a capacity the tag does not have, and a write past the "
+            + "user memory is refused with a NAK.",
           coreNFCError: nil,
-          fix: "Keep messages within \(user - 2) bytes on this tag (its real user memory less "
-            + "the TLV header). The CC is one-time programmable (bits can only be set), so it "
-            + "cannot be corrected; use a correctly formatted tag for larger messages."))
+          fix: "Keep messages within \(Self.largestMessage(user)) bytes on this tag (its user "
+            + "memory less the NDEF TLV's T and L bytes). The CC is one-time programmable (bits "
+            + "can only be set), so it cannot be corrected; use a correctly formatted tag for "
+            + "larger messages."))
     }
     return out
+  }
+
+  /// The longest message `user` bytes hold after the NDEF TLV's T and L: a 1-byte L up to 254,
+  /// the 3-byte form (FF hi lo) from 255 on (NFC Forum T2T 1.0 §2.3).
+  static func largestMessage(_ user: Int) -> Int {
+    user - 2 <= 254 ? user - 2 : user - 4
   }
 }

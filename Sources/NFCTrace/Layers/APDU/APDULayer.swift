@@ -20,8 +20,9 @@ public struct APDULayer: ProtocolLayer {
   private var answered: CommandAPDU?
   /// Whether the last reader unit was an APDU; nil before any reader unit.
   private var lastReaderWasAPDU: Bool?
-  /// The last reader unit was meant as an APDU but is malformed (lengths, CLA FF): the card
-  /// still answers it with a status word (ISO/IEC 7816-4 §5.1, e.g. 6700, 6E00).
+  /// The last reader unit was meant as an APDU but is malformed (lengths, CLA FF): a 2-byte
+  /// answer with SW1 6X/9X is the card's status word refusing it (ISO/IEC 7816-4 §5.1, e.g.
+  /// 6700, 6E00).
   private var lastReaderMalformedAPDU = false
   /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
   private var cache = DecodeCache<ShortBytesKey>()
@@ -92,7 +93,12 @@ public struct APDULayer: ProtocolLayer {
     let command = pending ?? (unit.retransmission ? answered : nil)
     pending = nil
     answered = command
-    if lastReaderWasAPDU == false && command == nil && !lastReaderMalformedAPDU {
+    // A card refusing a malformed command answers a status word alone (6700, 6E00…); longer
+    // answers after a non-APDU are a native protocol's (DESFire's AF + ciphertext).
+    let refusal =
+      lastReaderMalformedAPDU && unit.bytes.count == 2
+      && (unit.bytes[0] >> 4 == 0x6 || unit.bytes[0] >> 4 == 0x9)
+    if lastReaderWasAPDU == false && command == nil && !refusal {
       return notAnAPDU(
         unit, "answer to a command that was not an APDU", offset: nil, attempted: false)
     }

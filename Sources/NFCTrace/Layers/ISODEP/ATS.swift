@@ -43,6 +43,9 @@ public struct ATS: Sendable, Equatable {
     tb = (t0 ?? 0) & 0x20 != 0 ? next("TB(1)") : nil
     tc = (t0 ?? 0) & 0x40 != 0 ? next("TC(1)") : nil
     historical = i < end ? Array(bytes[i..<end]) : []
+    // RFU bits (ISO/IEC 14443-4 §5.2.4, §5.2.6): TA(1) b4, TC(1) b8–b3.
+    if let ta, ta & 0x08 != 0 { problems.append("TA(1) b4 must be 0 (RFU)") }
+    if let tc, tc & 0xFC != 0 { problems.append("TC(1) b8–b3 must be 0 (RFU)") }
     self.problems = problems
   }
 

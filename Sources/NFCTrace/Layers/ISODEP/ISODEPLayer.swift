@@ -30,6 +30,8 @@ public struct ISODEPLayer: ProtocolLayer {
   private var deselectPending = false
   private var wtxRequest: UInt8?
   private var ratsCID: Int?
+  /// The ATS of this activation (nil for type B or before one): what CID and NAD it allows.
+  private var linkATS: ATS?
   private var numbers = BlockNumbers()
   private var readerChain = Chain()
   private var tagChain = Chain()
@@ -123,6 +125,7 @@ public struct ISODEPLayer: ProtocolLayer {
 
   private mutating func decodeATS(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
     let ats = ATS(unit.bytes)
+    linkATS = ats
     context.ats = unit.bytes
     context.fsc = ats.fsc
     context.fwtNs = ats.fwtNs
@@ -138,6 +141,7 @@ public struct ISODEPLayer: ProtocolLayer {
   /// and blocks are checked against the CID.
   public mutating func activate(cid: Int) {
     ratsCID = cid
+    linkATS = nil
     numbers.activate()
     readerChain = Chain()
     tagChain = Chain()
@@ -168,6 +172,7 @@ public struct ISODEPLayer: ProtocolLayer {
       chain = tagChain
       tagChain = Chain()
     }
+    if let f = nadInChainFinding(block, chain: chain, unit: unit) { findings.append(f) }
     let naked = !reader && tagBlockNAKed
     tagBlockNAKed = false
     if block.chaining {
@@ -366,13 +371,44 @@ public struct ISODEPLayer: ProtocolLayer {
   }
 
   /// A CID that differs from the one RATS assigned.
+  /// CID and NAD against what RATS/ATTRIB assigned and the ATS's TC(1) allows (ISO/IEC
+  /// 14443-4 §5.2.6, §7.1.1.2–§7.1.1.3).
   private func cidFindings(_ block: ISODEPBlock, unit: LayerUnit) -> [Finding] {
-    guard let cid = block.cid, let assigned = ratsCID, cid != assigned else { return [] }
-    return [
-      Finding(
-        "unexpected-cid", .warning,
-        "Block carries CID \(cid), RATS or ATTRIB assigned CID \(assigned)",
-        frames: [unit.frameIndex], offset: 1)
-    ]
+    var out: [Finding] = []
+    if let cid = block.cid, let assigned = ratsCID, cid != assigned {
+      out.append(
+        Finding(
+          "unexpected-cid", .warning,
+          "Block carries CID \(cid), RATS or ATTRIB assigned CID \(assigned)",
+          frames: [unit.frameIndex], offset: 1))
+    }
+    guard let ats = linkATS, let tc = ats.tc else { return out }
+    if block.cid != nil, !ats.cidSupported {
+      out.append(
+        Finding(
+          "cid-not-supported", .warning,
+          "Block carries a CID, but the ATS (TC(1) \(Hex.string([tc]))) says the tag does not "
+            + "support CID (ISO/IEC 14443-4 §5.2.6)", frames: [unit.frameIndex], offset: 1))
+    }
+    if block.nad != nil, !ats.nadSupported, unit.direction == .reader {
+      out.append(
+        Finding(
+          "nad-not-supported", .warning,
+          "I-block carries a NAD, but the ATS (TC(1) \(Hex.string([tc]))) says the tag does not "
+            + "support NAD (ISO/IEC 14443-4 §5.2.6)", frames: [unit.frameIndex],
+          offset: block.cidByte == nil ? 1 : 2))
+    }
+    return out
+  }
+
+  /// A NAD on a block that continues a chain: only the first block of a chain carries it
+  /// (ISO/IEC 14443-4 §7.1.1.3).
+  private func nadInChainFinding(_ block: ISODEPBlock, chain: Chain, unit: LayerUnit) -> Finding? {
+    guard block.nad != nil, chain.parts > 0, chain.lastPCB != block.pcb else { return nil }
+    return Finding(
+      "nad-in-chain", .warning,
+      "I-block \(chain.parts + 1) of a chain carries a NAD; only the first block of a chain "
+        + "may (ISO/IEC 14443-4 §7.1.1.3)", frames: [unit.frameIndex],
+      offset: block.cidByte == nil ? 1 : 2)
   }
 }
