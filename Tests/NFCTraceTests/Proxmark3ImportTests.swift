@@ -427,6 +427,26 @@ struct Proxmark3TextTests {
     #expect(ended.frames.count == 1 && ended.warnings.count == 1)
   }
 
+  /// A last row without its line end and short of the header's columns is cut even when its
+  /// bytes parse (`Tag |04  00` lost its CRC and annotation columns); the session's last
+  /// operation is then unknown (the answers after the cut are not in the trace), not a
+  /// failed activation. A shell prompt after the table is no row and stays a warning.
+  @Test func rowShortOfColumnsIsACut() throws {
+    let listing = try String(
+      decoding: bytesOf("derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt"), as: UTF8.self)
+    let row = try #require(listing.range(of: "      74164 |"))
+    let cut = String(listing[..<row.lowerBound]) + "      74164 |      77684 | Tag |08  B6  DD"
+    let run = try SessionAnalysisRun(
+      importer: Proxmark3TextImporter(input: TraceInput(path: "c.txt", bytes: Data(cut.utf8))))
+    #expect(run.error?.kind == .truncated && run.error?.location.record == 13)
+    let connect = try #require(run.sessions.first?.operations.first)
+    #expect(connect.kind == .connect && connect.outcome == .unknown)
+    #expect(connect.reason?.hasPrefix("the trace was cut at c.txt: line 13") == true)
+    let prompt = listing + "\nuser@host:~$ "
+    let prompted = try text(TraceInput(path: "p.txt", bytes: Data(prompt.utf8)))
+    #expect(prompted.frames.count == 6 && prompted.warnings.count == 1)
+  }
+
   @Test func noTableIsMalformed() throws {
     let input = TraceInput(path: "n.txt", bytes: Data("[+] hello\nsome words\n\n".utf8))
     var importer = try Proxmark3TextImporter(input: input)

@@ -65,6 +65,8 @@ public struct Proxmark3TextImporter: TraceImporter {
   private var lastLineUnterminated = false
   /// Where the listing ends inside a row that cannot be read (a cut file).
   private var cut: (location: SourceLocation, reason: String)?
+  /// `|`-separated columns of the table header (rows carry as many).
+  private var headerColumns: Int?
 
   /// Opens `input`. Never throws: an input without a table is reported by `next()`.
   public init(input: TraceInput) throws {
@@ -136,6 +138,19 @@ public struct Proxmark3TextImporter: TraceImporter {
     if Proxmark3Text.equals(line, src, "src") {
       state.sawTable = true
       state.relative = Proxmark3Text.contains(line, fields[0], "gap")
+      headerColumns = fields.count
+      return nil
+    }
+    // The last row, without its line end, short of the header's columns: the file stops in
+    // its data (its bytes may parse, but the frame is not whole).
+    if lastLineUnterminated, let columns = headerColumns, fields.count < columns,
+      Proxmark3Text.equals(line, src, "rdr") || Proxmark3Text.equals(line, src, "tag")
+        || (src.isEmpty && Proxmark3Text.trim(line, fields[0]).isEmpty)
+    {
+      cut = (
+        input.location(unit: "line", record: lineNumber, offset: lineOffset),
+        "it has \(fields.count) of the table's \(columns) columns"
+      )
       return nil
     }
     if Proxmark3Text.equals(line, src, "rdr") { return startFrame(.reader) }
@@ -301,7 +316,7 @@ public struct Proxmark3TextImporter: TraceImporter {
   }
 
   private mutating func unreadable(_ reason: String) -> Frame? {
-    if lastLineUnterminated {
+    if lastLineUnterminated, line.contains(Proxmark3Text.pipe) {
       // The last row, without its line end, unreadable: the file stops inside it.
       cut = (input.location(unit: "line", record: lineNumber, offset: lineOffset), reason)
       return nil

@@ -48,7 +48,7 @@ public struct SessionAnalysisRun {
       error = e
       for f in pipeline.drain() { take(f) }
     }
-    collector.finish { pipeline.session($0) }
+    collector.finish(lookup: { pipeline.session($0) }, cut: error)
     for e in collector.takeEvents() { observe(.event(e)) }
     for s in collector.takeFinished() { observe(.session(s)) }
     sessions = collector.finished

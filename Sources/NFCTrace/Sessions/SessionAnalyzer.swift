@@ -57,6 +57,8 @@ public struct SessionAnalyzer: Sendable {
   var type2 = Type2Procedure()
   var type4 = Type4Procedure()
   private var authenticated = false
+  /// Where an import error cut the trace, once the pipeline says so (`traceCut`).
+  private var cutAt: String?
   /// True after HLTA or S(DESELECT) until the next command: the operation before them had its
   /// answers, so their own missing answer (and the R(NAK) retry of a DESELECT) ends the
   /// session quietly instead of interrupting that operation (ISO/IEC 14443-3 §6.4.3 HLTA has
@@ -109,6 +111,10 @@ public struct SessionAnalyzer: Sendable {
     case .event: break
     }
   }
+
+  /// The trace stops at `location` (an import error): the operation still open when it ends
+  /// is not judged by the answers the cut removed (see `closeCurrent`).
+  public mutating func traceCut(_ location: String) { cutAt = location }
 
   /// Closes the last operation and returns the analysis; `info` is the session's final info.
   public mutating func finish(info final: SessionInfo) -> SessionAnalysis {
@@ -413,8 +419,21 @@ public struct SessionAnalyzer: Sendable {
       op.outcome = .unknown
       op.reason = Self.tagNotHeard
     }
+    if let cutAt { Self.settleCut(&op, at: cutAt) }
     operations.append(op)
     events.append(.ended(op))
+  }
+
+  /// The last operation of a trace cut by an import error: silence at its end (interrupted,
+  /// an activation not completed) is the cut's, not the tag's, so how it ended is unknown. A
+  /// refusal the trace shows (NAK, error status word) stands.
+  private static func settleCut(_ op: inout Operation, at location: String) {
+    guard op.outcome == .interrupted || (op.kind == .connect && op.outcome != .ok) else { return }
+    op.outcome = .unknown
+    op.reason = "the trace was cut at \(location): how this operation ended is not in it"
+    op.details.removeAll { $0.key == "unfinished" }
+    // The answers after the cut are not in the trace, not missing from the air.
+    op.unansweredFrames.removeAll()
   }
 
   /// A writeNDEF the tag acknowledged throughout is still interrupted when the writer stopped

@@ -61,8 +61,13 @@ public struct SessionCollector: Sendable {
     return events
   }
 
-  /// Finishes the open session; call once the pipeline returned nil.
-  public mutating func finish(lookup: (Int) -> SessionInfo?) { close(lookup: lookup) }
+  /// Finishes the open session; call once the pipeline returned nil. `cut` names the import
+  /// error that ended the trace early (a cut file): the open session's last operation is then
+  /// judged by what the trace shows, not by the silence the cut leaves.
+  public mutating func finish(lookup: (Int) -> SessionInfo?, cut: TraceError? = nil) {
+    if let cut { open?.analyzer.traceCut(cut.location.description) }
+    close(lookup: lookup)
+  }
 
   private mutating func close(lookup: (Int) -> SessionInfo?) {
     guard var o = open else { return }

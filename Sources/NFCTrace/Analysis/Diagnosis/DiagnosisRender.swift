@@ -39,7 +39,10 @@ public enum DiagnosisRender {
       // A verdict (writes, failures) in capitals; other operations with findings show their
       // outcome, which is no verdict.
       let state = verdict?.verdict.rawValue.uppercased() ?? "outcome " + op.outcome.rawValue
-      let cause = fs.first?.cause ?? op.reason ?? "no problem found"
+      // An outcome the trace cannot tell (cut, tag not heard) says why before any finding.
+      let cause =
+        (op.outcome == .unknown ? op.reason : nil) ?? fs.first?.cause ?? op.reason
+        ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
       out.write(state + " — " + cause + "\n")
       for f in fs { finding(f, frames: frames, to: out) }
