@@ -47,15 +47,29 @@ func traceFormat(of input: TraceInput, named formatName: String?) throws -> Trac
     return f
   }
   do {
-    return try registry.detect(input)
+    let format = try registry.detect(input)
+    // Proxmark3 traces have no magic number: a raw Type 2 image (CC magic, UID check bytes)
+    // can walk as records by chance. The dump's own checks are stricter, so it wins.
+    if format.name == "pm3-trace", let dump = try? TagDumpReader.read(input),
+      dump.format == "raw-type2"
+    {
+      throw TraceError(
+        .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
+        "a static tag dump (\(dump.format)) holds memory contents, not frames; "
+          + "use nfctrace report \(input.path)")
+    }
+    return format
   } catch let e as TraceError where e.kind == .unknownFormat {
     // An NFC-Laboratory capture archive: the frames are in its frame.json.
-    let head = input.head(2)
-    if head == [0x1F, 0x8B], input.path.lowercased().hasSuffix(".trz") {
-      throw TraceError(
-        .unsupported, at: e.location,
-        "an NFC-Laboratory .trz capture is a tar.gz archive: extract its frames with "
-          + "`tar xzf \(input.path) frame.json` and give frame.json to nfctrace")
+    if input.head(2) == [0x1F, 0x8B] {
+      // Single-quoted for the shell, as the user will paste it.
+      let quoted = "'" + input.path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+      let how =
+        input.path.lowercased().hasSuffix(".trz")
+        ? "an NFC-Laboratory .trz capture is a tar.gz archive: extract its frames with "
+          + "`tar xzf \(quoted) frame.json` and give frame.json to nfctrace"
+        : "the file is gzip-compressed: decompress it first (`gunzip -k \(quoted)`)"
+      throw TraceError(.unsupported, at: e.location, how)
     }
     // A static dump has contents but no exchange: say which command reads it.
     if let dump = try? TagDumpReader.read(input) {

@@ -197,4 +197,25 @@ import Testing
     #expect(run.status == 3)
     #expect(run.stderr.contains("is a tar.gz archive: extract its frames with `tar xzf"))
   }
+
+  /// A raw NTAG image whose bytes happen to walk as Proxmark3 records (no magic number) is the
+  /// dump it is (CC magic, UID check bytes): `timeline` says to use `report`.
+  @Test func rawImageWalkingAsRecordsIsADump() throws {
+    var b = [UInt8](repeating: 0, count: 540)
+    // Record 1: bytes 6–7 (UID5 UID6) claim 100 bytes; record 2 at 121 claims 85; then 35
+    // empty 9-byte records to the end.
+    b[0...2] = [0x04, 0xA0, 0xB0]
+    b[3] = 0x88 ^ 0x04 ^ 0xA0 ^ 0xB0
+    b[4...7] = [0x11, 0x22, 100, 0x00]
+    b[8] = 0x11 ^ 0x22 ^ 100 ^ 0x00
+    b[12...15] = [0xE1, 0x10, 0x3E, 0x00]
+    b[121...128] = [0x04, 0x03, 0x02, 0x01, 0x00, 0x00, 85, 0x00]
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-\(UUID().uuidString).img").path
+    try Data(b).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["timeline", path, "--no-color"])
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("a static tag dump (raw-type2) holds memory contents, not frames"))
+  }
 }

@@ -228,6 +228,14 @@ struct Proxmark3BinaryTests {
       #expect(Proxmark3BinaryImporter.format.sniff([UInt8](whole.prefix(cut)), "x.bin") == 60)
     }
     #expect(Proxmark3BinaryImporter.format.sniff([UInt8](whole.prefix(25)), "x.bin") == 0)
+    // Two runs joined (time steps back once), cut 3 bytes short: still a trace.
+    let joined = [UInt8](whole) + [UInt8](whole)
+    #expect(Proxmark3BinaryImporter.format.sniff(Array(joined.dropLast(3)), "x.bin") == 60)
+    // Zero-length records only, gzip and zip archives are not traces.
+    #expect(Proxmark3BinaryImporter.format.sniff([UInt8](repeating: 0, count: 100), "z") == 0)
+    #expect(Proxmark3BinaryImporter.format.sniff([UInt8](repeating: 0, count: 99), "z") == 0)
+    let gzip: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03] + whole
+    #expect(Proxmark3BinaryImporter.format.sniff(gzip, "x.trz") == 0)
   }
 }
 

@@ -239,12 +239,13 @@ enum Proxmark3BinarySniffer {
   /// Largest data length accepted while sniffing (the device's frames stay far below this).
   static let plausibleLength = 1024
 
-  /// 0 unless the head walks as a chain of plausible records: every record fits (or is cut only
-  /// by the 4 KiB head limit), every length is at most 1024 bytes, a head shorter than 4 KiB
-  /// (the whole file) is consumed exactly or, after three records or more in time order, ends
-  /// inside a record (a cut file), and the bytes are not all printable text. Known
-  /// magic numbers (pcap, pcapng) and text score 0. 60 for three records or more, 40 for
-  /// fewer, +20 for a `.trace` name.
+  /// 0 unless the head walks as a chain of plausible records: every length is at most 1024
+  /// bytes and at least one record holds data; a head of 4 KiB (a larger file) walks three
+  /// records or more before the 4 KiB limit cuts one of plausible length; a head shorter than
+  /// 4 KiB (the whole file) is consumed exactly or — a cut file — ends inside a record of
+  /// plausible length after three records or more with data, in time order but for one step
+  /// back (two runs joined, a tick wrap). Known magic numbers (pcap, pcapng, gzip, zip) and
+  /// text score 0. 60 for three records or more, 40 for fewer, +20 for a `.trace` name.
   static func score(head: [UInt8], path: String) -> Int {
     guard head.count > Proxmark3Record.headerSize, !hasOtherMagic(head), !looksLikeText(head)
     else { return 0 }
@@ -257,36 +258,41 @@ enum Proxmark3BinarySniffer {
     head.withUnsafeBytes { raw -> Int? in
       var offset = 0
       var records = 0
-      var ordered = true
+      var withData = 0
+      var stepsBack = 0
       var last: UInt32 = 0
       while offset < raw.count {
         guard let record = Proxmark3Record(raw, at: offset) else {
-          // A whole file cut inside its last record is still a trace when enough records in
-          // time order walk before it: the importer keeps them and names the cut.
-          let cut = records >= 3 && ordered && cutPlausibly(raw, at: offset)
-          return !wholeFile || cut ? records : nil
+          guard records >= 3, cutPlausibly(raw, at: offset) else { return nil }
+          // The 4 KiB head limit cuts a record of a larger file; a whole file cut inside its
+          // last record is still a trace when enough records in time order walk before it.
+          return !wholeFile || (withData >= 3 && stepsBack <= 1) ? records : nil
         }
         if record.length > plausibleLength { return nil }
-        ordered = ordered && record.timestamp >= last
+        if record.timestamp < last { stepsBack += 1 }
         last = record.timestamp
+        if record.length > 0 { withData += 1 }
         offset += record.size
         records += 1
       }
-      return records
+      return withData > 0 ? records : nil
     }
   }
 
-  /// The bytes at `offset` are a record cut by the end of the file: a partial header, or a
+  /// The bytes at `offset` are a record cut by the end of the bytes: a partial header, or a
   /// header claiming a plausible length whose data or parity runs past the end.
   private static func cutPlausibly(_ raw: UnsafeRawBufferPointer, at offset: Int) -> Bool {
     raw.count - offset < Proxmark3Record.headerSize
       || Proxmark3Record.claimedLength(raw, at: offset) <= plausibleLength
   }
 
+  /// pcap (both byte orders, µs and ns), pcapng, gzip (`1F 8B`), zip (`PK 03 04`).
   private static func hasOtherMagic(_ head: [UInt8]) -> Bool {
     let magic = head.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-    let known: Set<UInt32> = [0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1, 0x0A0D_0D0A]
-    return known.contains(magic)
+    let known: Set<UInt32> = [
+      0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1, 0x0A0D_0D0A, 0x504B_0304,
+    ]
+    return known.contains(magic) || head.starts(with: [0x1F, 0x8B])
   }
 
   private static func looksLikeText(_ head: [UInt8]) -> Bool {
