@@ -31,6 +31,12 @@ func loadInput(_ path: String) throws -> TraceInput {
       Data(
         "warning: \(path) is \(encoding) text; read as UTF-8 (byte offsets in messages count the converted text)\n"
           .utf8))
+    if input.transcodingRepaired {
+      FileHandle.standardError.write(
+        Data(
+          "warning: \(path): invalid UTF-16 (a lone surrogate or an odd last byte) shown as U+FFFD\n"
+            .utf8))
+    }
   }
   return input
 }

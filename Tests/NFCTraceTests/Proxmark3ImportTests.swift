@@ -518,5 +518,11 @@ struct Proxmark3TextTests {
     #expect(UTF16Text.utf8(from: Data([0xFF, 0xFE, 0x10, 0x27, 0x00, 0x00])) == nil)
     #expect(
       UTF16Text.utf8(from: Data([0xFE, 0xFF, 0x00, 0x41, 0x00, 0x0A]))?.bytes == Data("A\n".utf8))
+    // Non-ASCII text and colour codes convert; a lone surrogate and an odd last byte are
+    // repaired as U+FFFD (and said to be).
+    let accented = UTF16Text.utf8(from: Data([0xFF, 0xFE, 0xE9, 0x00, 0x1B, 0x00, 0x0A, 0x00]))
+    #expect(accented?.bytes == Data("é\u{1B}\n".utf8) && accented?.repaired == false)
+    let broken = UTF16Text.utf8(from: Data([0xFF, 0xFE, 0x41, 0x00, 0x00, 0xD8, 0x42]))
+    #expect(broken?.bytes == Data("A\u{FFFD}\u{FFFD}".utf8) && broken?.repaired == true)
   }
 }

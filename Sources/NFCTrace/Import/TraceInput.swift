@@ -12,6 +12,8 @@ public struct TraceInput: Sendable {
   /// `UTF-16LE`/`UTF-16BE` when the file was UTF-16 text with a BOM (Windows PowerShell's
   /// `>`), converted to UTF-8 in `bytes`: byte offsets in messages then count the UTF-8 text.
   public private(set) var transcodedFrom: String?
+  /// True when that conversion replaced lone surrogates or an odd last byte with U+FFFD.
+  public private(set) var transcodingRepaired = false
 
   /// Opens `path` (`-` reads standard input).
   /// - Throws: `TraceError.unreadable` for a missing file, a directory or a read error.
@@ -21,6 +23,7 @@ public struct TraceInput: Sendable {
     if let text = UTF16Text.utf8(from: raw) {
       bytes = text.bytes
       transcodedFrom = text.encoding
+      transcodingRepaired = text.repaired
     } else {
       bytes = raw
     }

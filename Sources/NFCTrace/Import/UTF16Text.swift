@@ -3,37 +3,41 @@ import Foundation
 /// Text saved as UTF-16 with a byte order mark — what Windows PowerShell's `>` and
 /// `Out-File` write — turned into UTF-8 so the text importers read it like any listing.
 ///
-/// Only input that starts with a BOM (`FF FE` little-endian, `FE FF` big-endian) and whose
-/// first characters are all ASCII text (the other byte of each unit zero) is taken as UTF-16:
-/// a binary trace that happens to start with `FF FE` stays binary.
+/// Input that starts with a BOM (`FF FE` little-endian, `FE FF` big-endian) and whose first
+/// characters are text (no NUL, no control character but tab, line ends and the ESC of
+/// colour codes) is taken as UTF-16: a binary trace that happens to start with `FF FE` stays
+/// binary. Lone surrogates and an odd last byte become U+FFFD, as a repairing reader shows
+/// them (`repaired` says so).
 public enum UTF16Text {
-  /// The UTF-8 bytes and the source encoding's name (`UTF-16LE`/`UTF-16BE`), or nil when
-  /// `bytes` is not UTF-16 text by that test.
-  public static func utf8(from bytes: Data) -> (bytes: Data, encoding: String)? {
-    guard bytes.count >= 4, bytes.count % 2 == 0 else { return nil }
+  /// The UTF-8 bytes, the source encoding's name (`UTF-16LE`/`UTF-16BE`) and whether anything
+  /// was repaired; nil when `bytes` is not UTF-16 text by that test.
+  public static func utf8(from bytes: Data) -> (bytes: Data, encoding: String, repaired: Bool)? {
+    guard bytes.count >= 4 else { return nil }
     let little: Bool
     switch (bytes[bytes.startIndex], bytes[bytes.startIndex + 1]) {
     case (0xFF, 0xFE): little = true
     case (0xFE, 0xFF): little = false
     default: return nil
     }
-    guard looksLikeText(bytes, little: little) else { return nil }
-    let encoding: String.Encoding = little ? .utf16LittleEndian : .utf16BigEndian
-    guard let text = String(data: bytes.dropFirst(2), encoding: encoding) else { return nil }
-    return (Data(text.utf8), little ? "UTF-16LE" : "UTF-16BE")
+    var units: [UInt16] = []
+    units.reserveCapacity(bytes.count / 2)
+    var i = bytes.startIndex + 2
+    while i + 1 < bytes.endIndex {
+      let (a, b) = (UInt16(bytes[i]), UInt16(bytes[i + 1]))
+      units.append(little ? b << 8 | a : a << 8 | b)
+      i += 2
+    }
+    guard looksLikeText(units.prefix(256)) else { return nil }
+    let odd = (bytes.count - 2) % 2 == 1
+    if odd { units.append(0xFFFD) }
+    let text = String(decoding: units, as: UTF16.self)
+    let repaired = odd || text.unicodeScalars.count != units.count || text.contains("\u{FFFD}")
+    return (Data(text.utf8), little ? "UTF-16LE" : "UTF-16BE", repaired)
   }
 
-  /// The first 256 code units after the BOM are printable ASCII, tabs or line ends.
-  private static func looksLikeText(_ bytes: Data, little: Bool) -> Bool {
-    var i = bytes.startIndex + 2
-    var units = 0
-    while i + 1 < bytes.endIndex, units < 256 {
-      let (char, zero) = little ? (bytes[i], bytes[i + 1]) : (bytes[i + 1], bytes[i])
-      guard zero == 0, char == 0x09 || char == 0x0A || char == 0x0D || (0x20...0x7E).contains(char)
-      else { return false }
-      i += 2
-      units += 1
-    }
-    return units > 0
+  /// Text units: no NUL, no C0 control but tab, LF, CR and ESC.
+  private static func looksLikeText(_ units: ArraySlice<UInt16>) -> Bool {
+    !units.isEmpty
+      && units.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x1B }
   }
 }
