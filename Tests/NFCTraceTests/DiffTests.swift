@@ -245,6 +245,14 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(recorder.lastTaggedSession == 1)
     #expect(recorder.defaultSession == 0)
     #expect(recorder.exchanges(session: 0, operations: []) != nil)
+    // An answered Ultralight C AUTHENTICATE is an operation (authenticate), as report counts.
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF] + [UInt8](repeating: 0x42, count: 8))
+    var again = FramePipeline(importer: MemoryImporter(frames: b.frames))
+    var second = ExchangeRecorder(selection: .init(lastWithTag: true))
+    while let f = try again.next() { second.push(f) }
+    second.finish()
+    #expect(second.defaultSession == 1)
   }
 
   // MARK: Rendering

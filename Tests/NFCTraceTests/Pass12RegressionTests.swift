@@ -33,6 +33,21 @@ import Testing
     #expect(ops.last?.reason?.hasPrefix("AUTH key A block 4") == true)
   }
 
+  /// NAK 5h (transmission error) to an AUTH that the reader sends again and the tag then
+  /// answers with its nonce: the authentication went on, nothing failed; without the answer
+  /// after it, the NAK fails the operation (NXP MF1S50yyX datasheet §9.3).
+  @Test func mifareClassicTransmissionNAKRecoveredByRetry() throws {
+    var b = TraceBuilder()
+    activateSingle(&b, sak: 0x08)
+    b.reader([0x60, 0x04])
+    b.tag([0x05], crc: false)
+    var once = b
+    b.reader([0x60, 0x04])
+    b.tag([0x01, 0x02, 0x03, 0x04], crc: false)
+    #expect(try sessions(b).first?.operations.last?.outcome == .ok)
+    #expect(try sessions(once).first?.operations.last?.outcome == .failed)
+  }
+
   /// On a tag whose SAK is 00 (Type 2: Ultralight, NTAG), `60 00` is a GET_VERSION with a
   /// stray byte, not a MIFARE Classic AUTH, and its NAK 0 has the NTAG meaning.
   @Test func sixtyOnATypeTwoTagIsNotAClassicAuth() throws {

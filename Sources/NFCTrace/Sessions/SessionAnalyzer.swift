@@ -59,6 +59,8 @@ public struct SessionAnalyzer: Sendable {
   private var authenticated = false
   /// Where an import error cut the trace, once the pipeline says so (`traceCut`).
   private var cutAt: String?
+  /// A MIFARE Classic transmission NAK (1h/5h) no answer has followed yet.
+  private var classicTransmissionNAK: (frame: Int, why: String)?
   /// True after HLTA or S(DESELECT) until the next command: the operation before them had its
   /// answers, so their own missing answer (and the R(NAK) retry of a DESELECT) ends the
   /// session quietly instead of interrupting that operation (ISO/IEC 14443-3 §6.4.3 HLTA has
@@ -213,8 +215,9 @@ public struct SessionAnalyzer: Sendable {
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
-    if let d = f.innermost, d.protocolID == .mifareClassic, d.name == "NAK" {
-      return refusedByMIFAREClassic(d, frame: f.frame.index)
+    if let d = f.innermost, d.protocolID == .mifareClassic {
+      if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
+      classicTransmissionNAK = nil  // an answer came after it: the retry went through
     }
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
@@ -242,12 +245,19 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
-  /// A MIFARE Classic NAK (to an AUTH, READ, WRITE…): the command was refused, so its
-  /// operation (`authenticate` for an AUTH) failed (NXP MF1S50yyX datasheet §9.3).
+  /// A MIFARE Classic NAK (to an AUTH, READ, WRITE…). NAK 0h/4h refuse the command, so its
+  /// operation (`authenticate` for an AUTH) failed; NAK 1h/5h report a transmission error the
+  /// reader retries, so they fail it only when no answer follows before it ends (NXP
+  /// MF1S50yyX datasheet §9.3; nfc-facts §4.2).
   private mutating func refusedByMIFAREClassic(_ d: LayerDecode, frame: Int) {
     let what = pending?.innermost?.summary ?? "command"
     pending = nil
-    current?.fail("\(what) refused: \(d.summary)", frame: frame)
+    let why = "\(what) refused: \(d.summary)"
+    if case .int(let code)? = d.field("nak_code"), code == 1 || code == 5 {
+      if classicTransmissionNAK == nil { classicTransmissionNAK = (frame, why) }
+      return
+    }
+    current?.fail(why, frame: frame)
   }
 
   /// A tag frame no layer could read as the answer to the pending command (a READ answer of
@@ -378,6 +388,10 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func closeCurrent() {
     settleUndecoded()
+    if let (frame, why) = classicTransmissionNAK {
+      classicTransmissionNAK = nil
+      current?.fail(why, frame: frame)
+    }
     guard var op = current else { return }
     current = nil
     if let silence = isoDEPSilence {

@@ -245,12 +245,19 @@ public struct ExchangeRecorder: Sendable {
     }
   }
 
-  /// A reader command past the connect: a Type 2 command other than the identification ones
-  /// (GET_VERSION, READ_SIG, AUTHENTICATE), an APDU, a MIFARE Classic command.
+  /// A reader command past the connect, as `SessionAnalyzer` opens operations and
+  /// `TagReport.touched` counts them: a Type 2 command other than the identification ones
+  /// (GET_VERSION, READ_SIG, an AUTHENTICATE nobody answered), an APDU, a MIFARE Classic
+  /// command.
   private static func touches(_ f: DecodedFrame) -> Bool {
     guard let d = f.innermost else { return false }
     switch d.protocolID {
-    case .type2: return !["GET_VERSION", "READ_SIG", "AUTHENTICATE"].contains(d.name)
+    case .type2:
+      if d.name == "AUTHENTICATE" {
+        if case .answeredBy = f.response { return true }
+        return false
+      }
+      return d.name != "GET_VERSION" && d.name != "READ_SIG"
     case .type4, .iso7816, .mifareClassic: return true
     default: return false
     }
