@@ -237,3 +237,28 @@ private let goodFrame =
   #expect(frames[3].sourceFlags == ["encrypted"])
   #expect(frames[1].timeNs == 1_000_000)
 }
+
+/// A one-line `frame.json` longer than 64 KiB is read as the document it is, frame by frame
+/// (it was parsed whole to test for JSON lines, holding every frame as an object at once).
+@Test func nfcLabOneLineDocumentPastTheLineLimit() throws {
+  let frame = #"{"frameData":"26","frameFlags":1,"frameType":258,"techType":257,"timeStart":0.5}"#
+  let json = #"{"frames": ["# + Array(repeating: frame, count: 1000).joined(separator: ",") + "]}"
+  #expect(json.utf8.count > 65_536)
+  let (frames, _) = try importAll(TraceInput(path: "one.json", bytes: Data(json.utf8)))
+  #expect(frames.count == 1000)
+}
+
+/// What follows the `frames` array — a second `frames` key, a second export joined after the
+/// first — is not read, and a warning says so with its offset.
+@Test func nfcLabContentAfterTheFramesIsWarned() throws {
+  let twice = #"{"frames": [\#(goodFrame)], "frames": [\#(goodFrame)]}"#
+  let (f1, w1) = try importAll(TraceInput(path: "t.json", bytes: Data(twice.utf8)))
+  #expect(f1.count == 1)
+  #expect(w1.map(\.message) == [#"a second "frames" array in the export is not read"#])
+  let first = #"{"frames": [\#(goodFrame)], "other": 1}"#
+  let joined = first + "\n" + #"{"frames": []}"#
+  let (f2, w2) = try importAll(TraceInput(path: "j.json", bytes: Data(joined.utf8)))
+  #expect(f2.count == 1)
+  #expect(w2.first?.message.hasPrefix("bytes after the export's top-level object") == true)
+  #expect(w2.first?.location?.offset == first.utf8.count + 1)
+}

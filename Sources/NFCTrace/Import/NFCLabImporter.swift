@@ -89,9 +89,11 @@ public struct NFCLabImporter: TraceImporter {
   // MARK: - Layouts
 
   /// True when the first line is a complete JSON object that is a frame (has a frame type).
+  /// A frame line is short: a first line past 64 KiB is a one-line `frame.json` document, not
+  /// parsed whole here (that would hold the whole file as objects at once).
   private static func isJSONLines(_ bytes: [UInt8], from start: Int) -> Bool {
-    let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-    guard end > start,
+    let end = bytes[start...].prefix(65_537).firstIndex(of: 0x0A) ?? bytes.count
+    guard end > start, end - start <= 65_536,
       let first = try? JSONSerialization.jsonObject(with: Data(bytes[start..<end])),
       let object = first as? [String: Any]
     else { return false }
@@ -154,6 +156,7 @@ public struct NFCLabImporter: TraceImporter {
     }
     if bytes[i] == 0x5D {
       finished = true
+      noteAfterFrames(from: i + 1)
       return (nil, location)
     }
     guard bytes[i] == 0x7B else {
@@ -169,6 +172,35 @@ public struct NFCLabImporter: TraceImporter {
     cursor = end
     record += 1
     return (try parseObject(bytes[i..<end], at: location, what: "frame \(record)"), location)
+  }
+
+  /// After the `frames` array: the rest of the top-level object, then nothing. A second
+  /// `frames` array or bytes after the object (two exports joined) are not read: said in a
+  /// warning with their offset rather than dropped silently.
+  private mutating func noteAfterFrames(from start: Int) {
+    let bytes = scanner.bytes
+    func warn(_ offset: Int, _ message: String) {
+      warnings.append(
+        TraceWarning(message, location: input.location(unit: "byte", record: 0, offset: offset)))
+    }
+    var i = scanner.skipSpace(from: start)
+    while i < bytes.count, bytes[i] == 0x2C {  // , "key": value
+      let key = scanner.skipSpace(from: i + 1)
+      guard let keyEnd = try? scanner.endOfValue(at: key) else { return }
+      let colon = scanner.skipSpace(from: keyEnd)
+      guard colon < bytes.count, bytes[colon] == 0x3A else { return }
+      let value = scanner.skipSpace(from: colon + 1)
+      guard let valueEnd = try? scanner.endOfValue(at: value) else { return }
+      if bytes[key..<keyEnd].elementsEqual(Array("\"frames\"".utf8)) {
+        warn(key, "a second \"frames\" array in the export is not read")
+      }
+      i = scanner.skipSpace(from: valueEnd)
+    }
+    guard i < bytes.count, bytes[i] == 0x7D else { return }
+    let rest = scanner.skipSpace(from: i + 1)
+    if rest < bytes.count {
+      warn(rest, "bytes after the export's top-level object are not read (two exports joined?)")
+    }
   }
 
   /// The next non-blank line as an object (nil for a skipped line) and its location.
