@@ -133,9 +133,12 @@ private func pcapFile(_ records: [(UInt32, UInt32, UInt8, [UInt8])]) throws -> S
 /// Review: whole-second times do not measure silence, so a re-activation of the same tag two
 /// clock ticks later stays in the session; with real times the 2 s of silence split it.
 @Test func wholeSecondsDoNotSplitSessionsBySilence() throws {
+  // Flipper's empty frame stands for the REQA only in its whole-second captures; the timed
+  // copy holds the REQA byte as other pcaps do.
   func activation(_ sec: UInt32, _ usec: UInt32) -> [(UInt32, UInt32, UInt8, [UInt8])] {
     [
-      (sec, usec, 0xFE, []), (sec, usec, 0xFF, [0x44, 0x00]), (sec, usec, 0xFE, [0x93, 0x20]),
+      (sec, usec, 0xFE, usec == 0 ? [] : [0x26]), (sec, usec, 0xFF, [0x44, 0x00]),
+      (sec, usec, 0xFE, [0x93, 0x20]),
       (sec, usec, 0xFF, [0x88, 0x04, 0x5A, 0x6B, 0xBD]),
       (sec, usec, 0xFA, [0x93, 0x70, 0x88, 0x04, 0x5A, 0x6B, 0xBD]), (sec, usec, 0xFB, [0x04]),
       (sec, usec, 0xFE, [0x95, 0x20]), (sec, usec, 0xFF, [0x7C, 0x8D, 0x9E, 0xAF, 0xC0]),

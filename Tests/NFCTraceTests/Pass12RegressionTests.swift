@@ -248,4 +248,22 @@ import Testing
     #expect(Type2CCChecks.largestMessage(144) == 142)
     #expect(Type2CCChecks.largestMessage(504) == 500)
   }
+
+  /// An empty reader frame (a listing's blank data cell) is no REQA outside Flipper's
+  /// whole-second captures and opens no operation: the activation around it stays one connect.
+  @Test func emptyReaderFrameIsNoCommand() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    var frames = b.frames
+    let empty = Frame(
+      index: 2, timeNs: frames[1].timeNs + 1000, direction: .reader, data: [], technology: .nfcA,
+      location: SourceLocation(file: "built", unit: "frame", record: 3, offset: 0))
+    frames.insert(empty, at: 2)
+    for i in frames.indices { frames[i].index = i }
+    let (decoded, _) = decodeAll(frames)
+    #expect(decoded[2].undecodedReason == "empty frame (no data bytes)")
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: frames))
+    #expect(run.sessions.first?.operations.map(\.kind) == [.connect])
+    #expect(run.sessions.first?.operations.first?.outcome == .ok)
+  }
 }

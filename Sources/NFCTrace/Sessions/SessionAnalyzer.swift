@@ -499,6 +499,8 @@ public struct SessionAnalyzer: Sendable {
       // A poll no tag answered (the reader polling after the tag left) connects nothing.
       return f.response == .unanswered ? nil : .connect
     }
+    // An empty frame (a listing's blank data cell) sends nothing: it opens no operation.
+    if f.frame.data.isEmpty, f.frame.event == nil { return nil }
     guard let d = f.innermost else { return .transceive }
     switch d.protocolID {
     case .appleECP:

@@ -162,9 +162,15 @@ public struct ISO14443ALayer: Sendable {
       }
       if frame.isShortFrame { return .shortFrame }
     }
-    // Sources that store whole bytes only (Flipper Zero's debug pcap writes bits / 8) keep a
-    // 7-bit REQA/WUPA as an empty frame; no other reader frame is shorter than a byte.
-    if data.isEmpty, (frame.bits ?? 0) == 0 { return .request(wupa: nil) }
+    // Sources that store whole bytes only keep a 7-bit REQA/WUPA as an empty frame: Flipper
+    // Zero's debug pcap writes bits / 8 (its packets are stamped in whole seconds, which is
+    // how its frames are known). Elsewhere an empty frame is no command.
+    if data.isEmpty, (frame.bits ?? 0) == 0 {
+      guard frame.sourceTime?.unit == .wholeSeconds else {
+        return .unexpected("empty frame (no data bytes)", carriesCRC: false)
+      }
+      return .request(wupa: nil)
+    }
     guard !context.encrypted, data.count >= 2 else { return .inner(carriesCRC: true) }
     if let level = CascadeLevel(sel: data[0]) {
       if let nvb = NVB(data[1]) {
