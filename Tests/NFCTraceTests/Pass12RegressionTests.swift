@@ -128,6 +128,19 @@ import Testing
     #expect(decoded[2].findings.map(\.code) == ["invalid-nvb"])
     #expect(decoded[3].innermost?.name == "SELECT")
     #expect(decoded[3].findings.map(\.code) == ["select-length"])
+    // A SELECT cut short and an NVB that does not match the frame's length (ISO/IEC 14443-3
+    // §6.5.3): still anticollision, named so.
+    var c = TraceBuilder()
+    c.reader([0x26], crc: false)
+    c.tag([0x04, 0x00], crc: false)
+    c.reader([0x93, 0x70, 0x88, 0x04, 0x5A], crc: false)
+    c.reader([0x93, 0x35, 0x88, 0x04, 0x5A], crc: false)
+    let (more, _) = decodeAll(c.frames)
+    #expect(
+      more[2].undecodedReason
+        == "SELECT CL1 is shorter than SEL, NVB 70, 4 UID bytes, BCC and CRC_A (5 bytes)")
+    #expect(more[3].innermost?.name == "ANTICOLLISION")
+    #expect(more[3].findings.first?.message.hasPrefix("NVB 35 announces 4 bytes") == true)
   }
 
   /// A CC that declares more memory than the product has (CC2 FEh on an NTAG213) and a CC whose

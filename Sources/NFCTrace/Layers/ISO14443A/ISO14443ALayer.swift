@@ -173,11 +173,18 @@ public struct ISO14443ALayer: Sendable {
     }
     guard !context.encrypted, data.count >= 2 else { return .inner(carriesCRC: true) }
     if let level = CascadeLevel(sel: data[0]) {
+      // Before a final SAK the tag is in anticollision: a frame starting with a SEL code is
+      // one, even broken (after it, 93/95/97 may begin a MIFARE value operand).
+      let selecting = context.sak == nil
       if let nvb = NVB(data[1]) {
         if nvb.isSelect, data.count >= 7 { return .select(level) }
         if !nvb.isSelect, data.count <= 7 { return .anticollision(level, nvb) }
-      } else if data.count <= 9 {
-        // No Type 2, MIFARE or ISO-DEP frame starts with 93/95/97: a broken anticollision.
+        if nvb.isSelect, selecting {
+          return .unexpected(
+            "SELECT \(level.name) is shorter than SEL, NVB 70, 4 UID bytes, BCC and CRC_A "
+              + "(\(data.count) bytes)", carriesCRC: false)
+        }
+      } else if data.count <= 9, selecting {
         return .invalidNVB(level, data[1])
       }
     }
@@ -244,10 +251,19 @@ public struct ISO14443ALayer: Sendable {
           .iso14443A, "HLTA", "HLTA", [LayerField("command", .hex([0x50, 0x00]))]))
     case .anticollision(let level, let nvb):
       pending = .anticollision(level, nvb, Array(frame.data.dropFirst(2)))
+      var findings: [Finding] = []
+      if frame.data.count != 2 + nvb.knownByteCount {
+        findings.append(
+          Finding(
+            "invalid-nvb", .warning,
+            "NVB \(Hex.string([nvb.value])) announces \(2 + nvb.knownByteCount) bytes (SEL, NVB and "
+              + "\(nvb.knownBits) UID bits), the frame has \(frame.data.count) (ISO/IEC 14443-3 "
+              + "§6.5.3)", frames: [index], offset: 1))
+      }
       return LayerResult(
         decode: cached(.anticollision, frame.data) {
           Anticollision.requestDecode(level: level, nvb: nvb, data: frame.data)
-        })
+        }, findings: findings)
     case .select(let level):
       return buildSelect(level, payload: payload, index: index)
     case .invalidNVB(let level, let nvb):
@@ -258,7 +274,8 @@ public struct ISO14443ALayer: Sendable {
         + "(ISO/IEC 14443-3 §6.5.3)"
       return LayerResult(
         decode: LayerDecode(
-          .iso14443A, "ANTICOLL", "ANTICOLL \(level.name) with invalid NVB \(Hex.string([nvb]))",
+          .iso14443A, "ANTICOLLISION",
+          "ANTICOLL \(level.name) with invalid NVB \(Hex.string([nvb]))",
           [LayerField("sel", .hex([frame.data[0]])), LayerField("nvb", .hex([nvb]))]),
         findings: [Finding("invalid-nvb", .warning, why, frames: [index], offset: 1)])
     case .atqa:
