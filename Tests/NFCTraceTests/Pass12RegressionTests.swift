@@ -86,6 +86,10 @@ import Testing
     #expect(ISODEPBlock.kind(of: 0xF2) == .sWTX)
     let block = ISODEPBlock([0xF8, 0x01, 0xA0, 0x00])
     #expect(block?.cid == 1 && block?.inf == [0xA0, 0x00])
+    #expect(ISODEPBlock([0xF8]) == nil)
+    #expect(
+      DESFireVersion(hardware: [0x04, 0x01, 0x01, 0x01, 0x00, 0x02, 0x05])?.productName
+        == "MIFARE DESFire EV1")
   }
 
   /// READ_SIG answers 32 bytes (NTAG21x, UL EV1) or 48 (AES/DNA products); 31 is damaged.

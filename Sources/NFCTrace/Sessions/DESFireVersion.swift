@@ -54,8 +54,9 @@ public struct DESFireVersion: Sendable, Equatable {
   }
 
   private var exactBytes: Int? {
+    // Below 2⁸ bytes no DESFire-family product exists: such a byte is not a size.
     let n = Int(storageSize >> 1)
-    guard storageSize & 1 == 0, n < 31 else { return nil }
+    guard storageSize & 1 == 0, (8..<31).contains(n) else { return nil }
     return 1 << n
   }
 }

@@ -76,6 +76,11 @@ public struct ISODEPLayer: ProtocolLayer {
       }
     }
     guard let block = ISODEPBlock(unit.bytes) else {
+      if let kind = ISODEPBlock.kind(of: first) {
+        return .undecoded(
+          "\(kind.rawValue) PCB 0x\(Hex.string([first])) announces a CID or NAD byte the block "
+            + "does not have")
+      }
       return .undecoded("PCB 0x\(Hex.string([first])) is not an I-, R- or S-block")
     }
     var findings = sizeFindings(unit, context: context)
