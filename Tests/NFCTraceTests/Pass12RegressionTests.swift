@@ -46,6 +46,10 @@ import Testing
     b.tag([0x01, 0x02, 0x03, 0x04], crc: false)
     #expect(try sessions(b).first?.operations.last?.outcome == .ok)
     #expect(try sessions(once).first?.operations.last?.outcome == .failed)
+    // An answer to another command (AUTH B block 8) does not make up for the NAKed one.
+    once.reader([0x61, 0x08])
+    once.tag([0x01, 0x02, 0x03, 0x04], crc: false)
+    #expect(try sessions(once).first?.operations.last?.outcome == .failed)
   }
 
   /// On a tag whose SAK is 00 (Type 2: Ultralight, NTAG), `60 00` is a GET_VERSION with a

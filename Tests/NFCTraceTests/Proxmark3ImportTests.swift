@@ -455,6 +455,20 @@ struct Proxmark3TextTests {
     #expect(prompted.frames.count == 6 && prompted.warnings.count == 1)
   }
 
+  /// A `-x` hex-dump listing cut inside its last data row is a cut too (exit 3 after the
+  /// frames before it), though its rows have no `|`.
+  @Test func hexDumpListingCutInsideARow() throws {
+    let whole = try bytesOf("derived/proxmark3-text/hf_14a_mfu.list_14a_x.hexonly.txt")
+    var importer = try Proxmark3TextImporter(
+      input: TraceInput(path: "x.txt", bytes: whole.prefix(whole.count - 12)))
+    var count = 0
+    let error = try #require(throws: TraceError.self) {
+      while try importer.next() != nil { count += 1 }
+    }
+    #expect(error.kind == .truncated && error.location.record == 44)
+    #expect(count == 21)
+  }
+
   @Test func noTableIsMalformed() throws {
     let input = TraceInput(path: "n.txt", bytes: Data("[+] hello\nsome words\n\n".utf8))
     var importer = try Proxmark3TextImporter(input: input)
@@ -524,5 +538,8 @@ struct Proxmark3TextTests {
     #expect(accented?.bytes == Data("é\u{1B}\n".utf8) && accented?.repaired == false)
     let broken = UTF16Text.utf8(from: Data([0xFF, 0xFE, 0x41, 0x00, 0x00, 0xD8, 0x42]))
     #expect(broken?.bytes == Data("A\u{FFFD}\u{FFFD}".utf8) && broken?.repaired == true)
+    // A surrogate pair (an emoji) is valid: nothing repaired.
+    let emoji = UTF16Text.utf8(from: Data([0xFF, 0xFE, 0x3D, 0xD8, 0x42, 0xDE, 0x0A, 0x00]))
+    #expect(emoji?.bytes == Data("🙂\n".utf8) && emoji?.repaired == false)
   }
 }

@@ -315,8 +315,14 @@ public struct Proxmark3TextImporter: TraceImporter {
     }
   }
 
+  /// A `-x` hex-dump data row: six hex digits of offset, then a space.
+  private static func isHexDumpRow(_ line: [UInt8]) -> Bool {
+    line.count > 6 && line[6] == 0x20
+      && line.prefix(6).allSatisfy { Hex.nibble($0) != nil }
+  }
+
   private mutating func unreadable(_ reason: String) -> Frame? {
-    if lastLineUnterminated, line.contains(Proxmark3Text.pipe) {
+    if lastLineUnterminated, line.contains(Proxmark3Text.pipe) || Self.isHexDumpRow(line) {
       // The last row, without its line end, unreadable: the file stops inside it.
       cut = (input.location(unit: "line", record: lineNumber, offset: lineOffset), reason)
       return nil

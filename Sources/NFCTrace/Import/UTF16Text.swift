@@ -29,10 +29,26 @@ public enum UTF16Text {
     }
     guard looksLikeText(units.prefix(256)) else { return nil }
     let odd = (bytes.count - 2) % 2 == 1
+    let repaired = odd || hasLoneSurrogate(units)
     if odd { units.append(0xFFFD) }
     let text = String(decoding: units, as: UTF16.self)
-    let repaired = odd || text.unicodeScalars.count != units.count || text.contains("\u{FFFD}")
     return (Data(text.utf8), little ? "UTF-16LE" : "UTF-16BE", repaired)
+  }
+
+  /// A high surrogate not followed by a low one, or a low one not after a high one.
+  private static func hasLoneSurrogate(_ units: [UInt16]) -> Bool {
+    var i = 0
+    while i < units.count {
+      let u = units[i]
+      if (0xD800...0xDBFF).contains(u) {
+        guard i + 1 < units.count, (0xDC00...0xDFFF).contains(units[i + 1]) else { return true }
+        i += 2
+        continue
+      }
+      if (0xDC00...0xDFFF).contains(u) { return true }
+      i += 1
+    }
+    return false
   }
 
   /// Text units: no NUL, no C0 control but tab, LF, CR and ESC.

@@ -60,7 +60,7 @@ public struct SessionAnalyzer: Sendable {
   /// Where an import error cut the trace, once the pipeline says so (`traceCut`).
   private var cutAt: String?
   /// A MIFARE Classic transmission NAK (1h/5h) no answer has followed yet.
-  private var classicTransmissionNAK: (frame: Int, why: String)?
+  private var classicTransmissionNAK: (frame: Int, why: String, command: [UInt8])?
   /// True after HLTA or S(DESELECT) until the next command: the operation before them had its
   /// answers, so their own missing answer (and the R(NAK) retry of a DESELECT) ends the
   /// session quietly instead of interrupting that operation (ISO/IEC 14443-3 §6.4.3 HLTA has
@@ -217,7 +217,8 @@ public struct SessionAnalyzer: Sendable {
     extend(f)
     if let d = f.innermost, d.protocolID == .mifareClassic {
       if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
-      classicTransmissionNAK = nil  // an answer came after it: the retry went through
+      // The NAKed command sent again and answered: the retry went through.
+      if classicTransmissionNAK?.command == pending?.frame.data { classicTransmissionNAK = nil }
     }
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
@@ -250,11 +251,14 @@ public struct SessionAnalyzer: Sendable {
   /// reader retries, so they fail it only when no answer follows before it ends (NXP
   /// MF1S50yyX datasheet §9.3; nfc-facts §4.2).
   private mutating func refusedByMIFAREClassic(_ d: LayerDecode, frame: Int) {
-    let what = pending?.innermost?.summary ?? "command"
+    let request = pending
+    let what = request?.innermost?.summary ?? "command"
     pending = nil
     let why = "\(what) refused: \(d.summary)"
-    if case .int(let code)? = d.field("nak_code"), code == 1 || code == 5 {
-      if classicTransmissionNAK == nil { classicTransmissionNAK = (frame, why) }
+    if case .int(let code)? = d.field("nak_code"), code == 1 || code == 5,
+      let command = request?.frame.data
+    {
+      if classicTransmissionNAK == nil { classicTransmissionNAK = (frame, why, command) }
       return
     }
     current?.fail(why, frame: frame)
@@ -388,7 +392,7 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func closeCurrent() {
     settleUndecoded()
-    if let (frame, why) = classicTransmissionNAK {
+    if let (frame, why, _) = classicTransmissionNAK {
       classicTransmissionNAK = nil
       current?.fail(why, frame: frame)
     }
@@ -446,8 +450,9 @@ public struct SessionAnalyzer: Sendable {
     op.outcome = .unknown
     op.reason = "the trace was cut at \(location): how this operation ended is not in it"
     op.details.removeAll { $0.key == "unfinished" }
-    // The answers after the cut are not in the trace, not missing from the air.
-    op.unansweredFrames.removeAll()
+    // The answer after the cut is not in the trace, not missing from the air; earlier
+    // silences (retries) stay.
+    op.unansweredFrames.removeAll { $0 == op.lastFrame }
   }
 
   /// A writeNDEF the tag acknowledged throughout is still interrupted when the writer stopped

@@ -15,18 +15,22 @@ enum Type2CCChecks {
     guard let cc = g.cc, cc.hasMagic else { return [] }
     let frame = c.session.memory.type2End.frame(12)
     let op = frame.flatMap { c.operation(at: $0) }
+    // Both findings point at the READ that delivered the CC.
+    func warning(_ code: String, cause: String, message: String, fix: String) -> DiagnosisFinding {
+      DiagnosisFinding(
+        code: code, severity: .warning, operation: op, frames: frame.map { [$0] } ?? [],
+        cause: cause, message: message, coreNFCError: nil, fix: fix)
+    }
     var out: [DiagnosisFinding] = []
     if cc.readAccess != 0 {
       out.append(
-        DiagnosisFinding(
-          code: "t2t-read-access-restricted", severity: .warning, operation: op,
-          frames: frame.map { [$0] } ?? [],
+        warning(
+          "t2t-read-access-restricted",
           cause: "the CC does not grant read access to the NDEF message",
           message: "CC3 = \(Hex.string([cc.bytes[3]])): its read-access nibble is "
             + "\(cc.readAccess)h, and only 0h grants read access (NFC Forum T2T 1.0 §6.1). "
             + "Android's NDEF detection fails on it (it accepts CC3 00h or 0Fh only) and nfcpy "
             + "does not read the message; other readers may still read it.",
-          coreNFCError: nil,
           fix: "Format the tag with CC3 00h (read/write) or 0Fh (read-only); the CC's bits can "
             + "only be set, so a tag whose read nibble is set cannot be restored."))
     }
@@ -34,15 +38,12 @@ enum Type2CCChecks {
       let product = c.session.tag.versionInfo?.product
     {
       out.append(
-        DiagnosisFinding(
-          code: "t2t-cc-exceeds-memory", severity: .warning, operation: op,
-          frames: frame.map { [$0] } ?? [],
-          cause: "the CC declares more NDEF memory than the tag has",
+        warning(
+          "t2t-cc-exceeds-memory", cause: "the CC declares more NDEF memory than the tag has",
           message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
             + "area, but the \(product.displayName) has \(user) bytes of user memory. "
             + "queryNDEFStatus reports a capacity the tag does not have, and a write past the "
             + "user memory is refused with a NAK.",
-          coreNFCError: nil,
           fix: "Keep messages within \(Self.largestMessage(user)) bytes on this tag (its user "
             + "memory less the NDEF TLV's T and L bytes). The CC is one-time programmable (bits "
             + "can only be set), so it cannot be corrected; use a correctly formatted tag for "
