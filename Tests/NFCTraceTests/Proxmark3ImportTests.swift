@@ -450,6 +450,11 @@ struct Proxmark3TextTests {
     let connect = try #require(run.sessions.first?.operations.first)
     #expect(connect.kind == .connect && connect.outcome == .unknown)
     #expect(connect.reason?.hasPrefix("the trace was cut at c.txt: line 13") == true)
+    #expect(connect.detail("trace_cut") != nil)
+    let diagnosis = try DiagnosisRun(
+      importer: Proxmark3TextImporter(input: TraceInput(path: "c.txt", bytes: Data(cut.utf8)))
+    ).diagnose(expected: nil)
+    #expect(diagnosis.sessions.first?.findings.map(\.code) == ["trace-cut"])
     let prompt = listing + "\nuser@host:~$ "
     let prompted = try text(TraceInput(path: "p.txt", bytes: Data(prompt.utf8)))
     #expect(prompted.frames.count == 6 && prompted.warnings.count == 1)

@@ -450,6 +450,7 @@ public struct SessionAnalyzer: Sendable {
     op.outcome = .unknown
     op.reason = "the trace was cut at \(location): how this operation ended is not in it"
     op.details.removeAll { $0.key == "unfinished" }
+    op.set("trace_cut", .string(location))
     // The answer after the cut is not in the trace, not missing from the air; earlier
     // silences (retries) stay.
     op.unansweredFrames.removeAll { $0 == op.lastFrame }

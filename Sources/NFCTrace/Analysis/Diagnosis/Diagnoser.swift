@@ -70,7 +70,7 @@ public enum Diagnoser {
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
     Type4StatusRule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, RFRule.self,
-    SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self,
+    SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
   ]
 
   /// Every code any rule can emit (NDEF validator codes excepted).
