@@ -39,14 +39,21 @@ public struct TraceInput: Sendable {
     if isDirectory.boolValue {
       throw TraceError(.unreadable, at: here, "is a directory, expected a trace file")
     }
+    // A pipe (`<(…)`, a FIFO, /dev/stdin) cannot be mapped: it is read as a stream, opened
+    // once (a failed mapping attempt may already have drained it, and a second open of a FIFO
+    // whose writer is gone waits for ever).
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type]
+    if type as? FileAttributeType != .typeRegular {
+      guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw TraceError(.unreadable, at: here, "cannot read: permission denied or not readable")
+      }
+      return handle.readDataToEndOfFile()
+    }
     do {
       return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     } catch {
-      // A pipe (`<(…)`, a FIFO, /dev/stdin) cannot be mapped: it is read as a stream.
-      guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw TraceError(.unreadable, at: here, "cannot read: \(error.localizedDescription)")
-      }
-      return handle.readDataToEndOfFile()
+      throw TraceError(.unreadable, at: here, "cannot read: \(error.localizedDescription)")
     }
   }
 
