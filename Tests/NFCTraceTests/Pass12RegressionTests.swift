@@ -287,4 +287,26 @@ import Testing
     #expect(run.sessions.first?.operations.map(\.kind) == [.connect])
     #expect(run.sessions.first?.operations.first?.outcome == .ok)
   }
+
+  /// fuzz-pcap crash 03957758 (CI fuzz smoke): a WRITE without answer and the same WRITE
+  /// ~1.8e19 ns later trapped on overflow computing the retry gap (CallBoundary.isRetry). The
+  /// repeat is no retry: the write is interrupted, and nothing traps.
+  @Test func retryGapOverflowDoesNotTrap() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 9))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    var frames = b.frames
+    let n = frames.count
+    for i in frames.indices { frames[i].timeNs = i < n - 1 ? Int64.min + Int64(i) : Int64.max }
+    let ops = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first?.operations)
+    #expect(ops.last?.kind == .writeNDEF)
+    #expect(ops.last?.outcome == .interrupted)
+    // diagnose adds each reader frame's duration to its time: saturated at Int64.max.
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
+    #expect(report.sessions.first?.verdicts.last?.verdict == .interrupted)
+    #expect(Int64.max.saturatingPlus(1) == .max && Int64.min.saturatingPlus(-1) == .min)
+  }
 }

@@ -180,4 +180,12 @@ extension Int64 {
     let (d, overflow) = subtractingReportingOverflow(other)
     return overflow ? (self < other ? .min : .max) : d
   }
+
+  /// `self + other`, clamped to `Int64.min`/`Int64.max` instead of trapping (a frame time plus
+  /// a duration, both from the input).
+  @inlinable
+  public func saturatingPlus(_ other: Int64) -> Int64 {
+    let (s, overflow) = addingReportingOverflow(other)
+    return overflow ? (other < 0 ? .min : .max) : s
+  }
 }

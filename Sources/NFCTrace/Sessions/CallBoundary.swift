@@ -107,7 +107,9 @@ struct CallBoundary: Sendable {
   /// A stack's retry: the same command again, soon (within `retryWindowNs`; an app calling
   /// again after Core NFC reported the failure takes longer), after a failed transmission.
   private func isRetry(_ d: LayerDecode, at timeNs: Int64) -> Bool {
-    lastRetryable && retries < Self.maxRetries && timeNs - lastTimeNs <= Self.retryWindowNs
+    // Times of damaged captures may lie ±9.2e18 ns apart: a gap that overflows is no retry.
+    let (gap, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
+    return lastRetryable && retries < Self.maxRetries && !overflow && gap <= Self.retryWindowNs
       && (last == d
         || (lastDamaged && last?.name == d.name && last?.absolutePage != nil
           && last?.absolutePage == d.absolutePage))

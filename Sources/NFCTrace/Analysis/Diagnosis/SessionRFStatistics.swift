@@ -154,7 +154,7 @@ public struct SessionRFStatistics: Sendable {
       wtxm = 1
       wtxRun = []
     }
-    readerEnd = (f.frame.index, f.frame.timeNs + Self.duration(f.frame))
+    readerEnd = (f.frame.index, f.frame.timeNs.saturatingPlus(Self.duration(f.frame)))
   }
 
   /// The frame's duration as recorded, else estimated at 106 kbit/s (9 etu of 128/fc per byte
