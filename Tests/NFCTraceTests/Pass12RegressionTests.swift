@@ -309,4 +309,22 @@ import Testing
     #expect(report.sessions.first?.verdicts.last?.verdict == .interrupted)
     #expect(Int64.max.saturatingPlus(1) == .max && Int64.min.saturatingPlus(-1) == .min)
   }
+
+  /// A single-size UID whose first byte is 88 (the cascade tag) completed by SAK 08 is flagged:
+  /// 88 only announces another level (ISO/IEC 14443-3 §6.5.4).
+  @Test func cascadeTagInTheFinalPartIsFlagged() {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x88, 0x1F, 0x7A, 0x33]
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded.last?.findings.map(\.code) == ["cascade-tag-in-final-part"])
+    var normal = TraceBuilder()
+    activateSingle(&normal, sak: 0x08)
+    #expect(decodeAll(normal.frames).0.last?.findings.isEmpty == true)
+  }
 }

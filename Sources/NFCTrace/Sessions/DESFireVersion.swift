@@ -1,5 +1,6 @@
-/// The hardware part (first 7 bytes) of the answer to the DESFire GetVersion command (`60`,
-/// ISO-wrapped `90 60 00 00 00`), which MIFARE DESFire and the NTAG 4xx DNA tags answer:
+/// The hardware part (first 7 bytes) of the answer to the DESFire GetVersion command, read
+/// from its ISO-wrapped form (`90 60 00 00 00` → 7 bytes + `91 AF`; the native `60` in a bare
+/// I-block is not decoded), which MIFARE DESFire and the NTAG 4xx DNA tags answer:
 /// vendor, type, subtype, major and minor version, storage size, protocol (NXP MIFARE DESFire
 /// EV1/EV3 datasheets, GetVersion; NXP NTAG 424 DNA NT4H2421Gx datasheet §10.5.2; the
 /// type/major table of proxmark3 `cmdhfmfdes.c` `getCardType`).

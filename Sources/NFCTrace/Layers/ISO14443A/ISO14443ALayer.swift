@@ -379,6 +379,16 @@ public struct ISO14443ALayer: Sendable {
             + "selected UID part does not start with the cascade tag 88",
           frames: [index]))
     }
+    if complete, part.hasCascadeTag {
+      // 88 only announces another cascade level; a UID's first byte at the final level may
+      // not be 88 (ISO/IEC 14443-3 §6.5.4).
+      findings.append(
+        Finding(
+          "cascade-tag-in-final-part", .warning,
+          "SAK \(sak.hexValue) at \(level.name) completes the UID, but the selected part starts "
+            + "with the cascade tag 88, which only announces another level (ISO/IEC 14443-3 "
+            + "§6.5.4)", frames: [index]))
+    }
     if complete {
       context.sak = byte
       findings += uidSizeFindings(context: context, index: index)
