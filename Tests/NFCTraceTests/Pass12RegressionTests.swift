@@ -327,4 +327,17 @@ import Testing
     activateSingle(&normal, sak: 0x08)
     #expect(decodeAll(normal.frames).0.last?.findings.isEmpty == true)
   }
+
+  /// The second packet of COMPATIBILITY_WRITE with 4 bytes instead of 16 is named as such,
+  /// not as an unknown command 0x00.
+  @Test func compatibilityWritePartTwoOfTheWrongLength() {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0xA0, 0x05])
+    b.tag([0x0A], crc: false)
+    b.reader([0x00, 0x01, 0x02, 0x03])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(
+      decoded.last?.undecodedReason == "COMPATIBILITY_WRITE part 2 has 4 byte(s), expected 16")
+  }
 }

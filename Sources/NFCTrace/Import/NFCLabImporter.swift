@@ -262,10 +262,12 @@ public struct NFCLabImporter: TraceImporter {
     case .carrierOff: (direction, event) = (.event, .fieldOff)
     case nil:
       if skippedTypes.insert(fields.frameType).inserted {
-        let hex = String(fields.frameType, radix: 16)
+        let hex =
+          fields.frameType < 0
+          ? String(fields.frameType) : "0x" + String(fields.frameType, radix: 16)
         warnings.append(
           TraceWarning(
-            "frame type 0x\(hex) is not an NFC poll/listen/carrier frame; frames of this type "
+            "frame type \(hex) is not an NFC poll/listen/carrier frame; frames of this type "
               + "are skipped", location: location))
       }
       return nil

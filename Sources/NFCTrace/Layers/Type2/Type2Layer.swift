@@ -69,8 +69,14 @@ public struct Type2Layer: ProtocolLayer {
         command = parsed
         pure = true
       case .failure(let failure):
+        // The second packet of a two-step command, of the wrong length (NXP NTAG21x datasheet
+        // §10.5: 16 data bytes; NTAG I2C SECTOR_SELECT: 4 bytes).
+        let step =
+          awaitingCompatibilityData != nil
+          ? "COMPATIBILITY_WRITE part 2 has \(b.count) byte(s), expected 16"
+          : awaitingSector ? "SECTOR_SELECT part 2 has \(b.count) byte(s), expected 4" : nil
         clearExchange()
-        return .undecoded(failure.reason)
+        return .undecoded(step ?? failure.reason)
       }
     }
     clearExchange()
