@@ -9,9 +9,10 @@ import Testing
     try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
   }
 
-  /// WUPA, ATQA 0004, one cascade level, SAK `sak`.
-  private func activateSingle(_ b: inout TraceBuilder, sak: UInt8) {
-    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+  /// WUPA, ATQA 0004, one cascade level for the 4-byte `uid`, SAK `sak`.
+  private func activateSingle(
+    _ b: inout TraceBuilder, sak: UInt8, uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+  ) {
     b.reader([0x52], crc: false)
     b.tag([0x04, 0x00], crc: false)
     b.reader([0x93, 0x20], crc: false)
@@ -314,13 +315,7 @@ import Testing
   /// 88 only announces another level (ISO/IEC 14443-3 §6.5.4).
   @Test func cascadeTagInTheFinalPartIsFlagged() {
     var b = TraceBuilder()
-    let uid: [UInt8] = [0x88, 0x1F, 0x7A, 0x33]
-    b.reader([0x26], crc: false)
-    b.tag([0x04, 0x00], crc: false)
-    b.reader([0x93, 0x20], crc: false)
-    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
-    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
-    b.tag([0x08])
+    activateSingle(&b, sak: 0x08, uid: [0x88, 0x1F, 0x7A, 0x33])
     let (decoded, _) = decodeAll(b.frames)
     #expect(decoded.last?.findings.map(\.code) == ["cascade-tag-in-final-part"])
     var normal = TraceBuilder()
