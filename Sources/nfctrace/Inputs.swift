@@ -55,10 +55,9 @@ func traceFormat(of input: TraceInput, named formatName: String?) throws -> Trac
   do {
     let format = try registry.detect(input)
     // Proxmark3 traces have no magic number: a raw Type 2 image (CC magic, UID check bytes)
-    // can walk as records by chance. The dump's own checks are stricter, so it wins.
-    if format.name == "pm3-trace", let dump = try? TagDumpReader.read(input),
-      dump.format == "raw-type2"
-    {
+    // can walk as records by chance. The dump's own checks are stricter, so it wins. (A
+    // pm3-trace is binary: the text dumps cannot match, so only the image is tried.)
+    if format.name == "pm3-trace", let dump = TagDumpReader.rawType2Image(input) {
       throw TraceError(
         .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
         "a static tag dump (\(dump.format)) holds memory contents, not frames; "

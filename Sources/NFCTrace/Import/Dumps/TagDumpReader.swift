@@ -13,6 +13,10 @@ public enum TagDumpReader {
     if let dump = try Proxmark3JSONDump.read(input) { return dump }
     return RawType2Image.read(input)
   }
+
+  /// `input` as a raw Type 2 page image only (CC magic, UID check bytes), nil otherwise: for
+  /// binary input, where the text dumps cannot match and need not be parsed.
+  public static func rawType2Image(_ input: TraceInput) -> TagDump? { RawType2Image.read(input) }
 }
 
 /// Shared checks of pages 0–2 (NTAG213/215/216 datasheet §8.5.1: BCC0 = CT ⊕ UID0 ⊕ UID1 ⊕
