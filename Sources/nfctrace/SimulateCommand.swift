@@ -18,6 +18,11 @@ enum SimulateCommand {
     guard let output = a.value("-o") ?? a.value("--output") else {
       throw UsageError("missing -o OUT")
     }
+    let truth = a.value("--truth")
+    let inputs = a.positionals.map { (option: "the scenario", path: $0) }
+    try OutputFormat.refuseOverwriting(("-o", output), inputs + [("--truth", truth ?? "")])
+    if let truth { try OutputFormat.refuseOverwriting(("--truth", truth), inputs) }
+    if let truth, truth == output { throw UsageError("-o and --truth name the same file") }
     let format = try OutputFormat.choose(a.value("--format"), output: output)
     if let n = a.value("--frames") {
       guard let count = Int(n), count > 0 else {
@@ -31,7 +36,7 @@ enum SimulateCommand {
     var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
     for f in result.frames { try out.write(f) }
     try out.close()
-    if let truthPath = a.value("--truth") {
+    if let truthPath = truth {
       try Data(GroundTruthJSON.render(result.truth).utf8).write(to: URL(fileURLWithPath: truthPath))
     }
     FileHandle.standardError.write(
@@ -117,6 +122,7 @@ enum ConvertCommand {
     guard let output = a.value("-o") ?? a.value("--output") else {
       throw UsageError("missing -o OUT")
     }
+    try OutputFormat.refuseOverwriting(("-o", output), [("the input", path)])
     let format = try OutputFormat.choose(a.value("--format"), output: output)
     var (_, importer) = try openTrace(path, formatName: a.value("--input-format"))
     var out = try TraceOutput(path: output, format: format, baseEpochNs: 0)

@@ -21,8 +21,35 @@ enum OutputFormat: String, CaseIterable {
     case "pcapng": return .pcapng
     case "trace": return .pm3Trace
     case "txt": return .pm3Text
-    default: return .pcap
+    case "pcap", "cap": return .pcap
+    default:
+      FileHandle.standardError.write(
+        Data(
+          ("warning: \(output) has no trace extension (.pcap, .pcapng, .trace, .txt) and no "
+            + "--format was given: writing pcap\n").utf8))
+      return .pcap
     }
+  }
+
+  /// Refuses to write `output` over one of `inputs` or over another output: the file would be
+  /// emptied before it is read (a sniffed capture cannot be made again). Paths are compared by
+  /// device and inode, so links and `./` spellings of the same file are caught.
+  /// - Throws: `UsageError` naming the two options.
+  static func refuseOverwriting(
+    _ output: (option: String, path: String), _ others: [(option: String, path: String)]
+  ) throws {
+    guard let target = fileID(output.path) else { return }
+    for other in others where fileID(other.path) == target {
+      throw UsageError(
+        "\(output.option) \(output.path) is the same file as \(other.option) \(other.path): "
+          + "refusing to overwrite it")
+    }
+  }
+
+  private static func fileID(_ path: String) -> [UInt64]? {
+    var st = stat()
+    guard path != "-", stat(path, &st) == 0 else { return nil }
+    return [UInt64(st.st_dev), UInt64(st.st_ino)]
   }
 }
 

@@ -65,6 +65,9 @@ func run(_ argv: [String]) -> Int32 {
     return try entry.run(rest)
   } catch let e as UsageError {
     printError("nfctrace \(command): \(e)\nusage: \(entry.usage)")
+    if wantsJSON(rest), !OutputBuffer.wroteStandardOutput {
+      printJSONError(message: "\(e)", kind: "usage")
+    }
     return 2
   } catch let e as TraceError {
     printError("nfctrace: error: \(e)")
@@ -78,12 +81,16 @@ func run(_ argv: [String]) -> Int32 {
 }
 
 /// Any other error of a run asked for JSON (e.g. a `diff` side with no session) still gives a
-/// JSON document: `{"tool","version","error":{"kind":"invalid-input","message"}}`.
-func printJSONError(message: String) {
+/// JSON document: `{"tool","version","error":{"kind":"invalid-input","message"}}`; a usage
+/// error (exit 2: an unknown option, a `--session` the trace does not have) the same with kind
+/// `usage`.
+func printJSONError(message: String, kind: String = "invalid-input") {
   let out = OutputBuffer()
   out.write("{\"tool\":\"nfctrace\",\"version\":")
   JSON.string(Version.string, to: out)
-  out.write(",\"error\":{\"kind\":\"invalid-input\",\"message\":")
+  out.write(",\"error\":{\"kind\":")
+  JSON.string(kind, to: out)
+  out.write(",\"message\":")
   JSON.string(message, to: out)
   out.write("}}\n")
   out.flush()
