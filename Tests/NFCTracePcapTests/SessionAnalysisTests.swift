@@ -34,8 +34,10 @@ private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortT
     #expect(start.map { String(decoding: $0.suffix(3), as: UTF8.self) } == "old")
     #expect(end.map { String(decoding: $0.suffix(2), as: UTF8.self) } == "ok")
     #expect(s.memory.type2Start.state(16) == .read)
-    // The final READ of page 4 re-reads what was written: provenance is that read.
-    #expect(s.memory.type2End.state(16) == .read)
+    // The final READ of page 4 re-reads what was written: the read-back confirms the write,
+    // which keeps its mark; the frame is that read's.
+    #expect(s.memory.type2End.state(16) == .written)
+    #expect(s.memory.readBackConflicts.isEmpty)
     #expect(s.memory.type2End.frame(16) == 32)
     #expect(s.operations[2].detail("message").map { "\($0)" }?.hasPrefix("d1 01 11 55 04") == true)
   }

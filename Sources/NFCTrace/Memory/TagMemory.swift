@@ -17,6 +17,11 @@ public struct TagMemory: Sendable, Equatable {
   public var filesEnd: [UInt16: ByteImage] = [:]
   /// First frame of the session: writes from frames before it are earlier sessions'.
   public var sessionFirstFrame = 0
+  /// Bytes this session wrote, the tag acknowledged, and a later read of the session returned
+  /// with another value: the tag did not keep the write. At most `conflictLimit`, in order.
+  public var readBackConflicts: [ReadBackConflict] = []
+  /// The most conflicts kept (a lying tag could differ on every byte).
+  public static let conflictLimit = 64
 
   /// Empty memory.
   public init() {}
@@ -45,8 +50,8 @@ public struct TagMemory: Sendable, Equatable {
   /// Records a READ/FAST_READ answer: `data` from byte address `address`.
   mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
     Self.read(
-      data, at: address, frame: frame, start: &type2Start, end: &type2End,
-      sessionFirstFrame: sessionFirstFrame)
+      data, at: address, frame: frame, file: nil, start: &type2Start, end: &type2End,
+      sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts)
   }
 
   /// Records a WRITE of `data` at byte address `address`.
@@ -61,8 +66,9 @@ public struct TagMemory: Sendable, Equatable {
   mutating func type4Read(_ data: [UInt8], file: UInt16, at offset: Int, frame: Int) {
     // In place in the dictionaries: a copy out and back would copy the image every APDU.
     Self.read(
-      data, at: offset, frame: frame, start: &filesStart[file, default: ByteImage()],
-      end: &filesEnd[file, default: ByteImage()], sessionFirstFrame: sessionFirstFrame)
+      data, at: offset, frame: frame, file: file, start: &filesStart[file, default: ByteImage()],
+      end: &filesEnd[file, default: ByteImage()], sessionFirstFrame: sessionFirstFrame,
+      conflicts: &readBackConflicts)
   }
 
   /// Records an UPDATE BINARY of file `file` at `offset`.
@@ -74,19 +80,49 @@ public struct TagMemory: Sendable, Equatable {
   }
 
   /// A read updates the end image, and the start image for bytes this session has not written.
+  /// A byte the session wrote and the tag acknowledged keeps its `written` mark when the read
+  /// returns the written value (the read-back confirms it); another value is a conflict.
   private static func read(
-    _ data: [UInt8], at address: Int, frame: Int, start: inout ByteImage, end: inout ByteImage,
-    sessionFirstFrame: Int
+    _ data: [UInt8], at address: Int, frame: Int, file: UInt16?, start: inout ByteImage,
+    end: inout ByteImage, sessionFirstFrame: Int, conflicts: inout [ReadBackConflict]
   ) {
     for (i, b) in data.enumerated() {
       let a = address + i
+      let state = end.state(a)
       let writtenHere =
-        (end.state(a) == .written || end.state(a) == .unacknowledged)
+        (state == .written || state == .unacknowledged)
         && (end.frame(a) ?? -1) >= sessionFirstFrame
-      if !writtenHere { start.record(byte: b, at: a, state: .read, frame: frame) }
+      guard writtenHere else {
+        start.record(byte: b, at: a, state: .read, frame: frame)
+        end.record(byte: b, at: a, state: .read, frame: frame)
+        continue
+      }
+      let confirmed = state == .written && end.values[a] == b
+      if state == .written, !confirmed, conflicts.count < conflictLimit {
+        conflicts.append(
+          ReadBackConflict(
+            file: file, address: a, written: end.values[a], read: b,
+            writeFrame: end.frame(a) ?? -1, readFrame: frame))
+      }
+      end.record(byte: b, at: a, state: confirmed ? .written : .read, frame: frame)
     }
-    end.record(data, at: address, state: .read, frame: frame)
   }
+}
+
+/// A byte written and acknowledged, then read back with another value in the same session.
+public struct ReadBackConflict: Sendable, Equatable {
+  /// The Type 4 file id; nil for Type 2 memory.
+  public var file: UInt16?
+  /// Byte address (Type 2, from page 0) or file offset (Type 4).
+  public var address: Int
+  /// The value the acknowledged write put there.
+  public var written: UInt8
+  /// The value the later read returned.
+  public var read: UInt8
+  /// The write's frame.
+  public var writeFrame: Int
+  /// The read answer's frame.
+  public var readFrame: Int
 }
 
 extension TagMemory {

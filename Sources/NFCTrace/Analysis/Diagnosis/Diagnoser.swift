@@ -69,7 +69,8 @@ public enum Diagnoser {
   static let rules: [any DiagnosisRule.Type] = [
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
     Type4StatusRule.self,
-    NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, RFRule.self,
+    NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, ReadBackRule.self,
+    RFRule.self,
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
   ]
 

@@ -296,6 +296,8 @@ enum InterruptedWriteRule: DiagnosisRule {
         fix:
           "Write the message again with writeNDEF(_:completionHandler:) while the tag is held still, "
           + "then readNDEF to verify. Until then every reader sees a broken tag.")
+    case .empty where st.lengthWrittenHere && st.lengthUnacknowledged:
+      return emptyingUncertain(c, st, op: i, error: error)
     case .empty where st.lengthWrittenHere:
       return DiagnosisFinding(
         code: "ndef-emptied", severity: .warning, operation: i,
@@ -314,6 +316,30 @@ enum InterruptedWriteRule: DiagnosisRule {
     default:
       return nil
     }
+  }
+
+  /// The write that set the length to 0 got no answer. After a NAK with no reactivation the
+  /// tag was idle and ignored it (NTAG21x §9.3: a NAK returns the tag to IDLE/HALT): the old
+  /// message stands, and `write-interrupted` already says why. Otherwise the tag holds an
+  /// empty message or the old one.
+  private static func emptyingUncertain(
+    _ c: DiagnosisContext, _ st: NDEFWriteState, op i: Int, error: CoreNFCError?
+  ) -> DiagnosisFinding? {
+    guard let frame = st.lengthFrame, c.log.nakBefore(silence: frame) == nil else { return nil }
+    let earlier =
+      st.earlierLength == 0
+      ? "An earlier write of this operation had already set it to 0 and was acknowledged: the "
+        + "tag holds an empty message (readNDEF reports 403)."
+      : "The tag holds either an empty message (readNDEF reports 403) or its old message "
+        + "untouched; the trace cannot tell which."
+    return DiagnosisFinding(
+      code: "ndef-length-uncertain", severity: .warning, operation: i, frames: [frame],
+      cause: "the write of \(st.lengthName) 0 (the safe first step) got no answer",
+      message: "The writer set the \(st.lengthName) to 0 first (the safe procedure), but that "
+        + "write got no answer and the new message was not written. " + earlier,
+      coreNFCError: error,
+      fix: "Write the message again with writeNDEF(_:completionHandler:) while the tag is held "
+        + "still, then readNDEF to verify.")
   }
 
   private static func lengthUncertain(
