@@ -1,3 +1,4 @@
+import NDEF
 import Testing
 
 @testable import NFCTrace
@@ -91,5 +92,63 @@ import Testing
     let report = try b.diagnose()
     #expect(report.finding("read-back-differs")?.severity == .info)
     #expect(report.sessions.first?.verdicts.last?.verdict == .succeeded)
+  }
+
+  private func query(_ page3: [UInt8], thenRead more: [(Int, [UInt8])] = []) throws
+    -> SessionAnalysis
+  {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3)
+    for (p, d) in more { b.read(p, d) }
+    return try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+  }
+
+  /// A valid CC over a data area with no NDEF Message TLV (a bare Terminator, or a Lock Control
+  /// TLV then the Terminator) is not NDEF: T2T NDEF detection needs the TLV (T2T 1.0 §7.1.1;
+  /// nfcpy, and our own simulator, agree). It said readWrite 142 B.
+  @Test func type2WithoutNDEFTLVIsNotSupported() throws {
+    let bare = try query([0xE1, 0x10, 0x12, 0x00, 0xFE])
+    #expect(bare.ndefStatus?.status == .notSupported)
+    #expect(bare.ndefStatus?.capacity == nil)
+    let lock = try query([0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0xFE])
+    #expect(lock.ndefStatus?.status == .notSupported)
+    // NULL bytes up to where the read stops: the TLV may follow, the CC decides.
+    let open = try query([0xE1, 0x10, 0x12, 0x00] + Array(repeating: 0, count: 12))
+    #expect(open.ndefStatus?.status == .readWrite)
+    #expect(open.ndefStatus?.capacity == 142)
+  }
+
+  /// Bytes after a length-0 NDEF TLV left by a torn write are not TLVs: one info, no RFU
+  /// TLVs with warnings (new-user pass: three `tlv-rfu` warnings sent users looking for a
+  /// second bug).
+  @Test func bytesAfterTheNDEFTLVAreLeftovers() {
+    let area = Type2TLVArea(parsing: [0x03, 0x00, 0xD1, 0x01, 0x0C, 0x55, 0x04, 0x65, 0xFE])
+    #expect(area.tlvs.map(\.tag) == [.ndef])
+    #expect(area.findings.map(\.code) == ["ndef-trailing-bytes"])
+    #expect(area.findings.first?.offset == 2)
+    // Proprietary and Terminator TLVs after the message are still read.
+    let ok = Type2TLVArea(parsing: [0x03, 0x00, 0xFD, 0x01, 0xAA, 0xFE])
+    #expect(ok.tlvs.map(\.tag) == [.ndef, .proprietary, .terminator])
+    #expect(ok.findings.isEmpty)
+  }
+
+  /// A Type 4 CC read whole but invalid (mapping version 4.0) fails NDEF detection:
+  /// notSupported, not "unknown: the CC was not read" (T4T 2.0 §5.1; nfcpy `tt4.py`).
+  @Test func invalidType4CCIsNotSupported() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x90, 0x00])
+    let cc: [UInt8] = [
+      0x00, 0x0F, 0x40, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0x80, 0x00, 0x00,
+    ]
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], cc + [0x90, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.ndefStatus?.status == .notSupported)
+    #expect(s.ndefStatusReason == "the CC is not a valid Type 4 CC: mapping version 4.0 is not 1–3")
   }
 }

@@ -187,6 +187,20 @@ public struct Type2TLVArea: Sendable {
     while let tlv = reader.next() {
       tlvs.append(tlv)
       if tlv.tag == .terminator { break }
+      // Past the NDEF TLV only NULL, Proprietary, Terminator (and further NDEF) TLVs are
+      // defined (misplaced Lock/Memory Control TLVs are read to be reported); other bytes there are an earlier, longer message's leftovers (a rewrite or
+      // a torn write left them), which readers never look at (NFC Forum T2T 1.0 §2.3).
+      if tlvs.contains(where: { $0.tag == .ndef }), let t = reader.peek(),
+        ![0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE].contains(t)
+      {
+        reader.note(
+          "ndef-trailing-bytes", .info, reader.position,
+          "bytes after the NDEF Message TLV, from tag byte \(baseAddress + reader.position) "
+            + "(0x\(hex2(t))), are not TLVs: left over from an earlier message; readers stop "
+            + "at the NDEF Message TLV and ignore them")
+        reader.trailing = true
+        break
+      }
     }
     let ndefs = tlvs.filter { $0.tag == .ndef }
     if ndefs.count > 1 {
@@ -216,7 +230,12 @@ public struct Type2TLVArea: Sendable {
     self.tlvs = tlvs
     self.reservedAreas = reader.areas
     self.findings = reader.findings
+    self.endsInside = !reader.done && !reader.trailing && tlvs.last?.tag != .terminator
   }
+
+  /// True when the walk ran out of bytes between TLVs (no Terminator, no damage): the area
+  /// given stops before the data area's end, or the tag has no Terminator TLV.
+  public let endsInside: Bool
 }
 
 /// Walks the TLVs, skipping bytes inside declared lock/reserved areas.
@@ -227,6 +246,8 @@ private struct TLVReader {
   var areas: [Type2ReservedArea] = []
   var findings: [NDEFFinding] = []
   var done = false
+  /// The walk stopped at bytes after the NDEF TLV that are not TLVs.
+  var trailing = false
 
   init(bytes: [UInt8], base: Int) {
     self.bytes = bytes
@@ -235,6 +256,12 @@ private struct TLVReader {
 
   mutating func note(_ code: String, _ sev: NDEFSeverity, _ offset: Int, _ message: String) {
     findings.append(NDEFFinding(code: code, severity: sev, offset: offset, message: message))
+  }
+
+  /// The next readable byte, without moving past it.
+  mutating func peek() -> UInt8? {
+    skipReserved()
+    return position < bytes.count ? bytes[position] : nil
   }
 
   /// Moves past reserved bytes; returns the next readable byte and its offset.

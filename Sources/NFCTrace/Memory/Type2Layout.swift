@@ -44,6 +44,26 @@ public struct Type2CapabilityContainer: Sendable, Equatable {
   }
 }
 
+extension Type2CapabilityContainer {
+  /// Core NFC's `queryNDEFStatus` for this CC and the data area's TLVs (`area`, parsed from
+  /// the `knownBytes` known bytes from page 4): the CC's status, except that a data area
+  /// walked to its Terminator TLV or its end without an NDEF Message TLV is notSupported — the
+  /// T2T NDEF detection procedure needs that TLV (NFC Forum T2T 1.0 §7.1.1; nfcpy `tt2.py`
+  /// gives no NDEF). Capacity as `Type2Capacity`, nil when notSupported.
+  public func ndefStatus(area: Type2TLVArea?, knownBytes: Int)
+    -> (status: NDEFStatus, capacity: Int?, reason: String)
+  {
+    guard status != .notSupported else { return (status, nil, statusReason) }
+    if let area, area.ndef == nil, !area.endsInside || knownBytes >= dataAreaSize {
+      return (
+        .notSupported, nil,
+        "no NDEF Message TLV in the data area (the CC alone does not make the tag NDEF)"
+      )
+    }
+    return (status, Type2Capacity.bytes(cc: self, area: area), statusReason)
+  }
+}
+
 /// Type 2 capacity, following nfcpy `tt2.py` `get_capacity` (nfc-facts §5.4): the bytes from
 /// the NDEF TLV's T byte (or the data area start, byte 16, when no NDEF TLV was seen) to the end
 /// of the data area (16 + CC2 × 8), minus lock/reserved bytes inside that range, minus the TLV

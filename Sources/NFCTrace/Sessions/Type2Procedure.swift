@@ -345,9 +345,8 @@ struct Type2Procedure: Sendable {
     guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       return
     }
-    let capacity =
-      cc.status == .notSupported ? nil : Type2Capacity.bytes(cc: cc, area: memory.type2Area)
-    status = (cc.status, capacity, cc.statusReason)
+    let known = memory.type2End.knownRun(from: 16).count
+    status = cc.ndefStatus(area: memory.type2Area, knownBytes: known)
   }
 
   /// An Ultralight C / AES AUTHENTICATE whose first step the tag answered (`AF` + ek(RndB))

@@ -7,6 +7,10 @@ import NDEF
 struct Type4Procedure: Sendable {
   /// The parsed CC, once READ CC answered.
   private(set) var cc: CapabilityContainer4?
+  /// Why the CC, read whole, is not a valid T4T CC (mapping version, CCLEN, no NDEF File
+  /// Control TLV): NDEF detection fails, the tag is not NDEF (NFC Forum T4T 2.0 §5.1; nfcpy
+  /// `tt4.py` `_discover_ndef`).
+  private var invalidCC: String?
   /// The NDEF file id named by the CC.
   var ndefFileID: UInt16? { cc.map { $0.ndefFile.fileID } }
   /// The NDEF file the commands address: the CC's, else E104 (the Type 4 layer's default,
@@ -135,8 +139,13 @@ struct Type4Procedure: Sendable {
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)
-        cc = memory.filesEnd[0xE103].flatMap {
-          try? CapabilityContainer4(parsing: $0.knownRun(from: 0))
+        let run = memory.filesEnd[0xE103]?.knownRun(from: 0) ?? []
+        do {
+          cc = try CapabilityContainer4(parsing: run)
+          invalidCC = nil
+        } catch {
+          cc = nil
+          invalidCC = !error.incomplete && run.count >= 7 ? error.message : nil
         }
       }
     default:
@@ -242,6 +251,9 @@ struct Type4Procedure: Sendable {
   private func offset(_ d: LayerDecode) -> Int { d.binaryOffset ?? 0 }
 
   private mutating func updateStatus() {
+    if cc == nil, let invalidCC {
+      status = (.notSupported, nil, "the CC is not a valid Type 4 CC: \(invalidCC)")
+    }
     guard let cc else { return }
     let f = cc.ndefFile
     let capacity = f.capacity

@@ -77,7 +77,8 @@ public struct TagContents: Sendable {
       return
     }
     decodeTLVs(image, cc: cc)
-    status = (cc.status, Type2Capacity.bytes(cc: cc, area: tlvArea), cc.statusReason)
+    let s = cc.ndefStatus(area: tlvArea, knownBytes: image.knownRun(from: 16).count)
+    status = (s.status, s.capacity, s.reason)
   }
 
   private mutating func decodeLocks(_ image: ByteImage, product: NTAGProduct?) {
@@ -126,7 +127,7 @@ public struct TagContents: Sendable {
         code: f.code, severity: f.severity, offset: 16 + f.offset, message: f.message,
         readersShow: f.readersShow, fix: f.fix)
     }
-    if !complete { unknowns.append("data area read up to page \(3 + run.count / 4) only") }
+    if !complete { unknowns.append("data area known up to page \(3 + run.count / 4) only") }
     message = Self.type2Message(area, complete: complete, readBytes: run.count)
   }
 
