@@ -151,4 +151,25 @@ import Testing
     #expect(s.ndefStatus?.status == .notSupported)
     #expect(s.ndefStatusReason == "the CC is not a valid Type 4 CC: mapping version 4.0 is not 1–3")
   }
+
+  /// After queryNDEFStatus said readOnly (CC3 0F), Core NFC's writeNDEF fails with 400 without
+  /// a command on the air: a WRITE there is the app's own (its NAK raises no NFCReaderError),
+  /// the error named is writeNDEF's 400, not 401, and a WRITE the tag accepts is pointed out.
+  @Test func writesAfterReadOnlyAreTheAppsOwn() throws {
+    var refused = TraceBuilder()
+    refused.activateType2(version: ntag213Version)
+    refused.read(3, [0xE1, 0x10, 0x12, 0x0F, 0x03, 0x00, 0xFE])
+    refused.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x0))
+    let r = try refused.diagnose()
+    let nak = try #require(r.findings.first { $0.severity == .error })
+    #expect(nak.coreNFCError == .tagNotWritable)
+    #expect(nak.message.hasSuffix("which return the tag's answer without an NFCReaderError."))
+    var accepted = TraceBuilder()
+    accepted.activateType2(version: ntag213Version)
+    accepted.read(3, [0xE1, 0x10, 0x12, 0x0F, 0x03, 0x00, 0xFE])
+    accepted.write(4, [0x03, 0x00, 0xFE, 0x00])
+    let a = try accepted.diagnose()
+    #expect(a.finding("write-to-read-only-tag")?.severity == .info)
+    #expect(a.sessions.first?.verdicts.last?.verdict == .succeeded)
+  }
 }

@@ -75,7 +75,7 @@ public enum Diagnoser {
   ]
 
   /// Every code any rule can emit (NDEF validator codes excepted).
-  public static var codes: [String] { rules.flatMap { $0.codes } }
+  public static var codes: [String] { rules.flatMap { $0.codes } + AppsOwnWrites.codes }
 
   /// Diagnoses `sessions` with the observer's evidence.
   public static func diagnose(
@@ -112,6 +112,7 @@ public enum Diagnoser {
         findings.append(f)
       }
     }
+    findings = AppsOwnWrites.adjust(findings, c)
     findings = dedupe(findings)
     let order = findings.enumerated().sorted { a, b in
       if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }

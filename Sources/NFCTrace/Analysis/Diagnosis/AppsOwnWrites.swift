@@ -1,0 +1,66 @@
+/// Writes sent after `queryNDEFStatus` reported `.readOnly` cannot be Core NFC's `writeNDEF`:
+/// it refuses a read-only tag with 400 (ndefReaderSessionErrorTagNotWritable) before sending
+/// any command (nfc-facts §8.2). The WRITEs / UPDATE BINARYs on the air are the app's own
+/// (`sendMiFareCommand`, `sendCommand(apdu:)`), which hand back the tag's NAK or status word
+/// and raise no NFCReaderError. So the error a finding on such a write names is 400 — what the
+/// app's writeNDEF got, if it called it — not 401 for the refusal, and a write the tag
+/// accepted is pointed out (`write-to-read-only-tag`, info): the CC's write
+/// access does not stop a Type 2 tag from writing (only lock bits do), but every NDEF reader
+/// still reports the tag read-only.
+enum AppsOwnWrites {
+  static let codes = ["write-to-read-only-tag"]
+
+  static func adjust(_ findings: [DiagnosisFinding], _ c: DiagnosisContext) -> [DiagnosisFinding] {
+    let own = Set(c.session.operations.indices.filter { isOwnWrite($0, c) })
+    guard !own.isEmpty else { return findings }
+    var out = findings.map { f -> DiagnosisFinding in
+      guard let i = f.operation, own.contains(i), f.coreNFCError != nil else { return f }
+      var f = f
+      f.coreNFCError = .tagNotWritable
+      if !f.message.contains("anyway") {
+        f.message +=
+          " queryNDEFStatus had reported .readOnly, so Core NFC's writeNDEF fails with 400 "
+          + "without sending anything (the error the app got if it called writeNDEF): the "
+          + "writes on the air were the app's own (sendMiFareCommand / sendCommand(apdu:)), "
+          + "which return the tag's answer without an NFCReaderError."
+      }
+      return f
+    }
+    for i in own.sorted() where c.session.operations[i].outcome == .ok {
+      out.append(accepted(i, c))
+    }
+    return out
+  }
+
+  /// Operation `i` is a writeNDEF after a queryNDEFStatus of the same session that said
+  /// readOnly.
+  private static func isOwnWrite(_ i: Int, _ c: DiagnosisContext) -> Bool {
+    let ops = c.session.operations
+    guard ops[i].kind == .writeNDEF else { return false }
+    return ops[..<i].last { $0.kind == .queryNDEFStatus && $0.outcome == .ok }?.detail("status")
+      == .string(NDEFStatus.readOnly.rawValue)
+  }
+
+  private static func accepted(_ i: Int, _ c: DiagnosisContext) -> DiagnosisFinding {
+    let op = c.session.operations[i]
+    let reason = c.session.ndefStatusReason.map { " (\($0))" } ?? ""
+    let type4 = c.session.tag.isISODEP || c.session.type4CC != nil
+    let why =
+      type4
+      ? "The tag's file accepts updates its CC declares forbidden: its file settings and its "
+        + "CC disagree, and every NDEF reader still obeys the CC and treats the tag as read-only."
+      : "The CC's write access is what NDEF readers obey, not what the tag enforces (only lock "
+        + "bits or a password stop writes), so every NDEF reader still treats the tag as "
+        + "read-only."
+    return DiagnosisFinding(
+      code: "write-to-read-only-tag", severity: .info, operation: i,
+      frames: [op.firstFrame, op.lastFrame],
+      cause: "the app wrote a tag that queryNDEFStatus reports read-only, and the tag accepted it",
+      message: "queryNDEFStatus reported .readOnly\(reason), yet the write was sent and the tag "
+        + "accepted it: the app sent the commands itself (writeNDEF would have failed with 400). "
+        + why,
+      coreNFCError: nil,
+      fix: "Respect .readOnly: do not write such tags. If the tag must stay writable, leave its CC "
+        + "write access at 0 instead of locking it.")
+  }
+}
