@@ -172,4 +172,37 @@ import Testing
     #expect(a.finding("write-to-read-only-tag")?.severity == .info)
     #expect(a.sessions.first?.verdicts.last?.verdict == .succeeded)
   }
+
+  /// 6A82 to the SELECT of the very file the tag's CC names is the tag's fault, not the app's
+  /// file id; 6A82 to E103 means the tag has no CC file (T4T fixes that id).
+  @Test func fileNotFoundBlamesTheTagWhenItsCCNamesTheFile() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    let cc: [UInt8] = [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04]
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], cc + [0x08, 0x00, 0x00, 0x00, 0x90, 0x00])
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x6A, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(f.cause.hasPrefix("the tag has no NDEF file E104, which its CC names (SW 6A82"))
+    var c = TraceBuilder()
+    c.activateType4()
+    c.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    c.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x6A, 0x82])
+    let cause = try c.diagnose().finding("t4t-file-not-found")?.cause
+    #expect(cause?.hasPrefix("the tag has no CC file (E103) (SW 6A82") == true)
+  }
+
+  /// 6982 to an UPDATE of the CC file (a writeLock rewriting the write access byte) is the CC
+  /// file's refusal, not the NDEF file's protection.
+  @Test func refusedCCUpdateIsExplainedAsSuch() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x0E, 0x01, 0xFF], [0x69, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-security-not-satisfied"))
+    #expect(
+      f.cause == "the tag refused an update of its CC file (SW 6982 to UPDATE CC offset 14 Lc 1)")
+  }
 }

@@ -102,6 +102,47 @@ enum Type4StatusRule: DiagnosisRule {
       coreNFCError: error(c, op, sw: sw), fix: x.fix)
   }
 
+  /// 6A82 to a SELECT of a file: the app's wrong file id, or a tag without the file its CC
+  /// names (or without the CC file E103, which T4T fixes).
+  private static func fileNotFound(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let selected = cmd.ins == 0xA4 && cmd.data.count == 2 ? Hex.string(cmd.data).uppercased() : nil
+    let named = c.session.type4CC.map { f -> String in
+      let id = f.ndefFile.fileID
+      return Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)]).uppercased()
+    }
+    let tagFault =
+      "The tag or the HCE service emulating it is misconfigured, not the reader: every NDEF "
+      + "reader fails on it the same way."
+    let tagFix =
+      "Fix the tag (or the HCE service): give it the file its CC names, or a CC naming the "
+      + "file it has. No app-side change can read or write NDEF on it."
+    if selected == "E103" {
+      return (
+        "t4t-file-not-found", "the tag has no CC file (E103)",
+        "The tag answered 6A82 (file not found) to \(cmd.summary): its NDEF application has no "
+          + "capability container file E103, which NFC Forum T4T requires at that id. " + tagFault,
+        tagFix
+      )
+    }
+    if let selected, selected == named {
+      return (
+        "t4t-file-not-found", "the tag has no NDEF file \(selected), which its CC names",
+        "The tag answered 6A82 (file not found) to \(cmd.summary), the file id its own CC names "
+          + "for the NDEF file. " + tagFault, tagFix
+      )
+    }
+    return (
+      "t4t-file-not-found", "the file does not exist on the tag",
+      "The tag answered 6A82 (file not found) to \(cmd.summary). The file id must be the one "
+        + "the CC names (\(named.map { "here \($0)" } ?? "usually E104") for the NDEF file, E103 "
+        + "for the CC).",
+      "Use NFCNDEFTag.readNDEF/writeNDEF, which take the file id from the CC; with "
+        + "sendCommand(apdu:), SELECT the file id read from the CC."
+    )
+  }
+
   private static func explain(_ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext)
     -> (code: String, cause: String, message: String, fix: String)
   {
@@ -126,6 +167,17 @@ enum Type4StatusRule: DiagnosisRule {
           + "what the tag accepts for this command.",
         "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
       )
+    case "6982" where cmd.name == "UPDATE CC":
+      return (
+        "t4t-security-not-satisfied", "the tag refused an update of its CC file",
+        "The tag answered 6982 (security status not satisfied) to \(cmd.summary). NFC Forum "
+          + "T4T gives the CC file no write procedure: making the tag read-only by rewriting the "
+          + "CC's write access byte is proprietary, and many tags refuse it. The NDEF file's "
+          + "own access is not what was refused.",
+        "writeLock cannot lock this tag this way: use the tag vendor's lock procedure (for "
+          + "example NTAG 424 DNA ChangeFileSettings with the file's key, through "
+          + "sendCommand(apdu:)), or treat the tag as one that stays writable."
+      )
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
       if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6, w == 0x00 {
@@ -133,6 +185,13 @@ enum Type4StatusRule: DiagnosisRule {
         m += " .readWrite and Core NFC sends the UPDATE; the file is protected beyond what the"
         m += " CC says (a password or key in the tag's own file settings, e.g. NTAG 424 DNA, or"
         m += " a permanent lock), or the CC is wrong."
+        return (
+          "t4t-security-not-satisfied", "the tag refused a write its CC allows (protected)", m,
+          "Core NFC's writeNDEF cannot authenticate: authenticate with the tag vendor's commands "
+            + "through sendCommand(apdu:) before UPDATE BINARY (for example NTAG 424 DNA "
+            + "AuthenticateEV2First with the file's write key), make the tag's file settings "
+            + "match its CC, or use another tag."
+        )
       } else if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
         m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
         m +=
@@ -173,13 +232,7 @@ enum Type4StatusRule: DiagnosisRule {
           + "NDEF use NFCNDEFReaderSession / NFCNDEFTag instead of raw SELECTs."
       )
     case "6A82":
-      return (
-        "t4t-file-not-found", "the file does not exist on the tag",
-        "The tag answered 6A82 (file not found) to \(cmd.summary). The file id must be the one "
-          + "the CC names (usually E104 for the NDEF file, E103 for the CC).",
-        "Use NFCNDEFTag.readNDEF/writeNDEF, which take the file id from the CC; with "
-          + "sendCommand(apdu:), SELECT the file id read from the CC."
-      )
+      return fileNotFound(cmd, c)
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize
       let end = (cmd.offset ?? 0) + (cmd.ins == 0xD6 ? cmd.data.count : max(cmd.le ?? 1, 1))
