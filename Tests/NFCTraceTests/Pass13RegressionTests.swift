@@ -205,4 +205,15 @@ import Testing
     #expect(
       f.cause == "the tag refused an update of its CC file (SW 6982 to UPDATE CC offset 14 Lc 1)")
   }
+
+  /// `--expect` larger than the capacity and no write: message-too-large (402) explains it,
+  /// `no-write-sent` ("check that the app calls writeNDEF") contradicted it.
+  @Test func tooLargeMessageSuppressesNoWriteSent() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    let report = try b.diagnose(expect: Array(repeating: 0x41, count: 200))
+    #expect(report.codes.contains("message-too-large"))
+    #expect(!report.codes.contains("no-write-sent"))
+  }
 }

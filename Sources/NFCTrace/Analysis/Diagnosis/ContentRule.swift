@@ -65,6 +65,8 @@ enum ContentRule: DiagnosisRule {
     guard let e = c.expected, !e.isEmpty, c.session.ndefStatus?.status == .readWrite,
       !c.session.operations.contains(where: { $0.kind == .writeNDEF })
     else { return nil }
+    // Too large for the tag: Core NFC refused it with 402 (message-too-large says so).
+    if let capacity = c.session.ndefStatus?.capacity, e.count > capacity { return nil }
     let held = c.session.memory.type2Area?.ndef.map(\.value) ?? type4Message(c.session)
     if held == e { return nil }
     let q = c.session.operations.lastIndex { $0.kind == .queryNDEFStatus }
