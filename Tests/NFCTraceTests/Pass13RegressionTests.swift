@@ -216,4 +216,22 @@ import Testing
     #expect(report.codes.contains("message-too-large"))
     #expect(!report.codes.contains("no-write-sent"))
   }
+
+  /// READ page 3 rolled over to the UID pages after page 3 (AUTH0 = 4, PROT set), then READ
+  /// page 4 got NAK 0: the cause is the read protection, not a read past the last page.
+  @Test func readRefusalAfterRollOverNamesTheProtection() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+    let page0 = Array(uid[0..<3]) + [0x88 ^ 0x04 ^ 0x11 ^ 0x22]
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + page0 + Array(uid[3..<7]) + [0x00, 0x48, 0x00, 0x00])
+    b.reader([0x30, 0x04])
+    b.add4Bit(0x00)
+    let report = try b.diagnose()
+    let s = try #require(report.sessions.first)
+    #expect(s.analysis.operations.contains { $0.detail("read_protected_from") == .int(4) })
+    let f = try #require(report.finding("read-failed"))
+    #expect(f.message.contains("the tag is read-protected from page 4 (0x4) (AUTH0 = 4"))
+    #expect(f.fix.hasPrefix("Send PWD_AUTH"))
+  }
 }

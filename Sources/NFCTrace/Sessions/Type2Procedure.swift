@@ -164,8 +164,9 @@ struct Type2Procedure: Sendable {
       // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
       // intact frames showed (the reader retries, or the bytes stay unknown).
       if response.frame.crc != .bad, x.command?.inKeptSector ?? true {
-        read(
+        let protectedFrom = read(
           answer, sectorPages: x.command?.sectorPages ?? 0, frame: frame, memory: &memory, tag: tag)
+        if let protectedFrom { op.set("read_protected_from", .int(protectedFrom)) }
       }
       recoverRetry(x, op: &op)
     case "ACK":
@@ -256,12 +257,14 @@ struct Type2Procedure: Sendable {
   }
 
   /// Records a READ/FAST_READ answer `a` to a command in the NTAG I2C sector starting at page
-  /// `sectorPages` (0 for sector 0 and tags without sectors).
+  /// `sectorPages` (0 for sector 0 and tags without sectors). Returns the first read-protected
+  /// page (AUTH0) when the answer rolled over to page 0 there.
   private func read(
     _ a: LayerDecode, sectorPages: Int, frame: Int, memory: inout TagMemory, tag: TagIdentity
-  ) {
-    guard case .hex(let data)? = a.field("data") else { return }
-    guard let first = a.startPage else { return }
+  ) -> Int? {
+    guard case .hex(let data)? = a.field("data") else { return nil }
+    guard let first = a.startPage else { return nil }
+    var protectedFrom: Int?
     // READ wraps to page 0 past the last page (nfc-facts §4.1): split the answer there.
     var last =
       sectorPages == 0 ? (tag.lastReadablePage ?? ultralightLastPage(memory) ?? Int.max) : Int.max
@@ -269,6 +272,7 @@ struct Type2Procedure: Sendable {
       let k = Self.wrapAtProtection(data, uid: tag.uid), first + k <= last
     {
       last = first + k - 1
+      protectedFrom = first + k
     }
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
@@ -276,6 +280,7 @@ struct Type2Procedure: Sendable {
       memory.type2Read(
         Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame)
     }
+    return protectedFrom
   }
 
   /// Under read protection (PROT set) a READ of an unauthenticated reader rolls over to page 0

@@ -45,7 +45,25 @@ enum OperationFallbackRule: DiagnosisRule {
     var message =
       "The tag refused \(cmd.summary) with NAK \(code) ("
       + (code == 0 ? "invalid argument" : "not allowed") + ")."
-    if let last = c.session.tag.lastPage {
+    // A READ that rolled over to page 0 at AUTH0 showed the tag read-protected from there.
+    let protectedFrom = c.session.operations.lazy.compactMap { o -> Int? in
+      if case .int(let p)? = o.detail("read_protected_from") { return p }
+      return nil
+    }.first
+    if let from = protectedFrom, let page = cmd.page, page >= from {
+      message +=
+        " An earlier READ rolled over to page 0 after page \(Type2Geometry.page(from - 1)): the "
+        + "tag is read-protected from page \(Type2Geometry.page(from)) (AUTH0 = \(from), PROT "
+        + "set; NXP NTAG21x datasheet §8.8), and page \(Type2Geometry.page(page)) is behind the "
+        + "password. This is not a radio problem."
+      return (
+        message,
+        "Send PWD_AUTH with the tag's password (sendMiFareCommand, 1B + password) before "
+          + "reading; Core NFC's readNDEF cannot read a read-protected tag, so read it with "
+          + "sendMiFareCommand after PWD_AUTH, or clear PROT/raise AUTH0 on the tag."
+      )
+    }
+    if let last = c.session.tag.lastPage, cmd.page.map({ $0 > last }) ?? true {
       message +=
         " The \(c.session.tag.product ?? "tag")'s last page is \(Type2Geometry.page(last)):"
         + " a read that reaches past it is refused."

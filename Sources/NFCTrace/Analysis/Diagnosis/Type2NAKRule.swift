@@ -124,7 +124,11 @@ enum Type2NAKRule: DiagnosisRule {
         + "Usual causes are a locked page or password protection; the trace does not show "
         + (unknown.isEmpty
           ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
-      fix: "Check queryNDEFStatus before writeNDEF: a locked or protected tag reports .readOnly.")
+      fix: "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
+        + ".readWrite: read page 2 and the dynamic lock page to see the lock bits, and CFG0 "
+        + "(AUTH0) to see password protection; on a protected NTAG21x send PWD_AUTH "
+        + "(sendMiFareCommand, 1B + password) before writing, and use another tag if the pages "
+        + "are locked.")
   }
 
   private static func lockCause(_ page: Int, _ g: Type2Geometry) -> Cause? {
