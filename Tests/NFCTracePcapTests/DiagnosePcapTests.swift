@@ -64,3 +64,17 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
     }
   }
 }
+
+/// The same capture as pcap and as Proxmark3 trace: both failed reads (NAK 1) are errors,
+/// whichever operation the cluster of damaged frames lands next to (the pcap made the readNDEF
+/// failure a warning, the trace that of queryNDEFStatus: new-user pass).
+@Test func failedReadsAreErrorsWhateverTheFormat() throws {
+  let pcap = try diagnosePcap(TestPaths.traces("generated/t2-noisy-rf.pcap"))
+  let input = try TraceInput(path: TestPaths.traces("generated/t2-noisy-rf.trace"))
+  let importer = try FormatRegistry(BuiltinFormats.all).detect(input).open(input)
+  let trace = try DiagnosisRun(importer: importer).diagnose()
+  for report in [pcap, trace] {
+    #expect(report.findings.filter { $0.code == "read-failed" }.map(\.operation) == [1, 5])
+    #expect(report.findings.filter { $0.severity == .error }.count == 2)
+  }
+}

@@ -121,11 +121,17 @@ public enum Diagnoser {
     return SessionDiagnosis(analysis: c.session, verdicts: verdicts(c, findings), findings: order)
   }
 
-  /// The fallback rule only speaks for operations no other rule explained.
+  /// The fallback rule only speaks for operations no other rule explained. A cluster of
+  /// damaged frames nearby (`rf-damaged-frames`, which frames it lists depends on what the
+  /// capture format records) is context, not the operation's explanation: the refusal itself
+  /// is still said, whatever the format.
   private static func dedupe(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+    let context: Set<String> = ["rf-damaged-frames"]
     let explained = Set(
-      findings.filter { !OperationFallbackRule.codes.contains($0.code) }
-        .compactMap(\.operation))
+      findings.filter {
+        !OperationFallbackRule.codes.contains($0.code) && !context.contains($0.code)
+      }
+      .compactMap(\.operation))
     return findings.filter {
       !(OperationFallbackRule.codes.contains($0.code)
         && $0.operation.map(explained.contains) == true)
