@@ -234,4 +234,30 @@ import Testing
     #expect(f.message.contains("the tag is read-protected from page 4 (0x4) (AUTH0 = 4"))
     #expect(f.fix.hasPrefix("Send PWD_AUTH"))
   }
+
+  /// Without GET_VERSION, the Lock Control TLV `01 03 A0 0C 34` places the dynamic lock bytes
+  /// at page 40, 2 pages per bit (T2T 1.0 §2.3.1; nfc-facts §5.2): a NAK on page 16 with
+  /// LOCK2 bit 0 set is the lock bit, and the report shows pages 16–17 read-only.
+  @Test func lockControlTLVLocatesTheDynamicLocks() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE])
+    b.read(40, [0x01, 0x00, 0x00, 0xBD])
+    b.write(16, [0x79, 0x79, 0x79, 0x79], .nak(0x0))
+    let report = try b.diagnose()
+    let cause = report.finding("t2t-nak-locked-page")?.cause
+    #expect(cause?.hasPrefix("the page is locked by a dynamic lock bit (NAK 0") == true)
+    let s = try #require(report.sessions.first?.analysis)
+    let contents = TagContents(
+      layout: .type2, type2: s.memory.type2End, files: [:], tag: s.tag)
+    #expect(contents.locks?.lockedPages == [16, 17])
+  }
+
+  /// A product whose dynamic lock page is not in the table (NTAG I2C 2K) may have lock bits:
+  /// "dynamic lock bits not known", not "none".
+  @Test func unlistedProductsHaveUnknownDynamicLocks() {
+    let locks = Type2Locks(lock0: 0, lock1: 0, product: .ntagI2C2K)
+    #expect(locks.dynamicUnknown)
+    #expect(!Type2Locks(lock0: 0, lock1: 0, product: .ntag210).dynamicUnknown)
+  }
 }

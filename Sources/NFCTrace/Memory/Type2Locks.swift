@@ -1,3 +1,5 @@
+import NDEF
+
 /// The lock bits of an NFC Forum Type 2 tag (MIFARE Ultralight / NTAG21x): the static lock
 /// bytes LOCK0/LOCK1 of page 2 and, for products that have them, the dynamic lock bytes
 /// LOCK2–LOCK4 of the dynamic lock page (nfc-facts §4.4; NXP NTAG213/215/216 datasheet §8.5.2
@@ -54,16 +56,20 @@ public struct Type2Locks: Sendable, Equatable {
   public var dynamicUnknown = false
 
   /// Decodes the static lock bytes (nil: not read), and the dynamic lock bytes `dynamicBytes`
-  /// (LOCK2, LOCK3, LOCK4…) read at the dynamic lock page of `product`.
+  /// (LOCK2, LOCK3, LOCK4…) read at the dynamic lock page of `product`, or, for a product not
+  /// in the table, at the place a Lock Control TLV declares (`declared`, NFC Forum T2T 1.0
+  /// §2.3.1). A product with more than 48 user bytes whose lock page is not known leaves the
+  /// dynamic lock bits unknown (every such NXP Type 2 IC has them).
   public init(
-    lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil
+    lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil,
+    declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil
   ) {
     self.lock0 = lock0
     self.lock1 = lock1
-    dynamicUnknown = dynamicBytes == nil && (product.map { Self.dynamicLayout($0) != nil } ?? true)
-    if let dynamicBytes, dynamicBytes.count >= 2, let product,
-      let layout = Self.dynamicLayout(product)
-    {
+    let layout = product.flatMap(Self.dynamicLayout) ?? declared
+    let mayHave = layout != nil || product.map { ($0.userMemoryBytes ?? 49) > 48 } ?? true
+    dynamicUnknown = dynamicBytes == nil && mayHave
+    if let dynamicBytes, dynamicBytes.count >= 2, let layout {
       dynamic = Dynamic(
         page: layout.page, bytes: dynamicBytes, pagesPerBit: layout.pagesPerBit,
         lastUserPage: layout.lastUserPage,
@@ -122,5 +128,19 @@ public struct Type2Locks: Sendable, Equatable {
       out.append(first...min(first + layout.pagesPerBit - 1, layout.lastUserPage))
     }
     return out
+  }
+}
+
+extension Type2Locks {
+  /// The dynamic lock bytes a Lock Control TLV in the data area of `image` declares (NFC Forum
+  /// T2T 1.0 §2.3.1: position, number of bits, bytes locked per bit; nfc-facts §5.2), when they
+  /// start on a page boundary past page 15 and a bit locks whole pages.
+  public static func declaredArea(in image: ByteImage) -> Type2ReservedArea? {
+    let run = image.knownRun(from: 16)
+    guard !run.isEmpty else { return nil }
+    return Type2TLVArea(parsing: run, baseAddress: 16).reservedAreas.first {
+      $0.isLock && $0.address % 4 == 0 && $0.address >= 64
+        && ($0.bytesLockedPerBit ?? 0) >= 4 && ($0.bytesLockedPerBit ?? 0) % 4 == 0
+    }
   }
 }

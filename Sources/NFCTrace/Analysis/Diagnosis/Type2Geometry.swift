@@ -1,3 +1,5 @@
+import NDEF
+
 /// Where things are in a Type 2 tag's memory, from what the session knows: the product
 /// (GET_VERSION), the CC, and the bytes read (lock bytes, CFG0).
 ///
@@ -35,9 +37,15 @@ struct Type2Geometry {
   /// do not, nfc-facts §5.2 caution).
   var dynamicLockPage: Int? {
     if let user = userBytes { return user > 48 ? 4 + user / 4 : nil }
+    if let area = lockControl { return area.address / 4 }
     guard let cc, cc.hasMagic, cc.bytes[2] == 0x10 || cc.bytes[2] == 0x12 else { return nil }
     return 4 + cc.dataAreaSize / 4
   }
+
+  /// The dynamic lock bytes a Lock Control TLV in the data area declares (NFC Forum T2T 1.0
+  /// §2.3.1: position, number of bits, bytes locked per bit; nfc-facts §5.2), when they start
+  /// on a page boundary and a bit locks whole pages.
+  var lockControl: Type2ReservedArea? { Type2Locks.declaredArea(in: memory) }
 
   /// CFG0 page (NTAG21x, Ultralight EV1): last page − 3.
   var cfg0Page: Int? {
@@ -69,7 +77,10 @@ struct Type2Geometry {
   /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16), from the one
   /// per-product table, `Type2Locks.dynamicLayout`.
   var pagesPerDynamicBit: Int? {
-    tag.versionInfo?.product.flatMap(Type2Locks.dynamicLayout)?.pagesPerBit
+    if let product = tag.versionInfo?.product {
+      return Type2Locks.dynamicLayout(product)?.pagesPerBit
+    }
+    return lockControl?.bytesLockedPerBit.map { $0 / 4 }
   }
 
   /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.

@@ -85,15 +85,32 @@ public struct TagContents: Sendable {
     let page2 = image.known(8, 4)
     if page2 == nil { unknowns.append("lock bytes (page 2) not read") }
     var dynamic: [UInt8]?
-    if let product, let layout = Type2Locks.dynamicLayout(product) {
+    let declared =
+      product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
+    if let layout = product.flatMap(Type2Locks.dynamicLayout) ?? declared {
       dynamic = image.known(layout.page * 4, 3)
       if dynamic == nil { unknowns.append("dynamic lock page \(layout.page) not read") }
     } else if product == nil {
       unknowns.append("product not identified (no GET_VERSION): dynamic lock bytes not located")
+    } else if (product?.userMemoryBytes ?? 0) > 48 {
+      unknowns.append("dynamic lock bytes of this product not located")
     }
     // The dynamic lock bytes say what they lock even when page 2 was not read.
     guard page2 != nil || dynamic != nil else { return }
-    locks = Type2Locks(lock0: page2?[2], lock1: page2?[3], dynamicBytes: dynamic, product: product)
+    locks = Type2Locks(
+      lock0: page2?[2], lock1: page2?[3], dynamicBytes: dynamic, product: product,
+      declared: declared)
+  }
+
+  /// The dynamic lock layout a Lock Control TLV of the data area declares (NFC Forum T2T 1.0
+  /// §2.3.1): its page, pages per lock bit, and the last user page (the CC's data area end).
+  private static func declaredLocks(_ image: ByteImage) -> (
+    page: Int, pagesPerBit: Int, lastUserPage: Int
+  )? {
+    guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init),
+      let area = Type2Locks.declaredArea(in: image), let perBit = area.bytesLockedPerBit
+    else { return nil }
+    return (area.address / 4, perBit / 4, 3 + cc.dataAreaSize / 4)
   }
 
   private mutating func decodeConfig(_ image: ByteImage, product: NTAGProduct?) {
