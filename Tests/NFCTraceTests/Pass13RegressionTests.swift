@@ -260,4 +260,19 @@ import Testing
     #expect(locks.dynamicUnknown)
     #expect(!Type2Locks(lock0: 0, lock1: 0, product: .ntag210).dynamicUnknown)
   }
+
+  /// A T4T 3.0 tag (ENLEN, 4 bytes) written length first: unsafe, as with a 2-byte NLEN (the
+  /// rule looked at the first 2 bytes only and wanted the data at offset 2).
+  @Test func enlenWrittenFirstIsUnsafe() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + [0x90, 0x00])
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00, 0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x05], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x04, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], [0x90, 0x00])
+    let f = try #require(try b.diagnose().finding("unsafe-write-order"))
+    #expect(f.cause == "the ENLEN was written before the message data")
+  }
 }

@@ -40,11 +40,13 @@ enum WriteOrderRule: DiagnosisRule {
         }
         name = "NDEF TLV length"
       } else {
+        // NLEN is 2 bytes; ENLEN (Extended NDEF File Control TLV, T4T 3.0 §5.1) 4.
+        let size = c.session.type4CC?.ndefFile.lengthFieldSize ?? 2
         first = writes.first { $0.offset == 0 }
-        guard let f = first, f.data.count >= 2, f.data[0] != 0 || f.data[1] != 0,
-          writes.contains(where: { $0.frame > f.frame && ($0.offset ?? 0) >= 2 })
+        guard let f = first, f.data.count >= size, f.data.prefix(size).contains(where: { $0 != 0 }),
+          writes.contains(where: { $0.frame > f.frame && ($0.offset ?? 0) >= size })
         else { continue }
-        name = "NLEN"
+        name = size == 4 ? "ENLEN" : "NLEN"
       }
       guard let f = first else { continue }
       out.append(
