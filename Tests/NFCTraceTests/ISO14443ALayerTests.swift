@@ -251,7 +251,7 @@ func decodeAll(_ frames: [Frame]) -> ([DecodedFrame], FrameDecoder) {
     #expect(steps[6].aDecode?.summary == "UID CL1 08 df bf f2 (BCC ok)")
     #expect(steps[7].aDecode?.summary == "REQA")
     #expect(steps[12].aDecode?.summary == "SELECT CL1 08 df bf f2")
-    #expect(steps[13].aDecode?.field("sak") == .string("0x20"))
+    #expect(steps[13].aDecode?.field("sak") == .hex([0x20]))
     #expect(steps[14].aDecode?.summary == "HLTA")
     #expect(steps[14].a.expectsResponse == false)
   }

@@ -129,7 +129,10 @@ public final class TimelineJSONRenderer {
       layer(l, to: out)
     }
     out.write("],\"summary\":")
-    let summary = f.innermost?.summary ?? "raw" + (f.undecodedReason.map { ": \($0)" } ?? "")
+    // A capture event is named as the text timeline names it (`field-on`), not "raw".
+    let summary =
+      f.innermost?.summary ?? f.frame.event?.rawValue
+      ?? "raw" + (f.undecodedReason.map { ": \($0)" } ?? "")
     JSON.string(summary, to: out)
     extras(f, to: out)
     out.write("}")

@@ -74,7 +74,8 @@ public struct ATQA: Sendable, Equatable {
     notes.append(bitFrameAnticollision ? "bit-frame anticollision" : "no bit-frame anticollision")
     if proprietary != 0 { notes.append("proprietary 0x" + Hex.string([proprietary])) }
     var fields: [LayerField] = [
-      LayerField("atqa", .string(hexValue)),
+      // Hex without 0x, as every other hex value in JSON (value order, as `tag.atqa`).
+      LayerField("atqa", .string(String(hexValue.dropFirst(2)))),
       LayerField("uid_size", .string(uidSize.rawValue)),
     ]
     if let n = uidSize.length { fields.append(LayerField("uid_length", .int(n))) }

@@ -60,7 +60,7 @@ public struct SAK: Sendable, Equatable {
     if iso18092 { notes.append("ISO 18092") }
     var text = notes.joined(separator: ", ")
     if !cascade, let product { text += ": " + product }
-    var fields: [LayerField] = [LayerField("sak", .string(hexValue))]
+    var fields: [LayerField] = [LayerField("sak", .hex([value]))]
     if let level { fields.append(LayerField("level", .string(level.name))) }
     fields.append(LayerField("uid_complete", .bool(!cascade)))
     if !cascade {
