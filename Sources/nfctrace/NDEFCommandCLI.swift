@@ -22,8 +22,18 @@ enum NDEFCommandCLI {
       tlv: a.flag("--tlv"), mode: mode, format: json ? .json : .text,
       showSecrets: a.flag("--show-secrets"))
     let result = NDEFCommand.run(input: input, options: options)
-    FileHandle.standardOutput.write(Data(result.output.utf8))
-    if !result.output.hasSuffix("\n") { print() }
+    var output = result.output
+    if !output.hasSuffix("\n") { output += "\n" }
+    if json, output.hasPrefix("{") {
+      // The same envelope as every other command's JSON document.
+      output = "{\"tool\":\"nfctrace\",\"version\":\"\(Version.string)\"," + output.dropFirst()
+    } else if !json, output.hasPrefix("error: ") {
+      // An input that is not hex or is empty: an error message, on standard error like the
+      // other commands' (exit 3).
+      FileHandle.standardError.write(Data(("nfctrace: " + output).utf8))
+      return 3
+    }
+    FileHandle.standardOutput.write(Data(output.utf8))
     return result.failed ? 3 : 0
   }
 }

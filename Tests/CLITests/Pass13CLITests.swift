@@ -58,4 +58,18 @@ import Testing
     #expect(error["kind"] as? String == "usage")
     #expect((error["message"] as? String)?.contains("session 4") == true)
   }
+
+  /// `ndef --format json` carries the tool/version envelope of every JSON document; a
+  /// non-hex input is an error on standard error in text mode (it was printed on stdout).
+  @Test func ndefJSONHasTheEnvelopeAndErrorsGoToStandardError() throws {
+    let ok = CLI.run(["ndef", "d1 01 04 55 04 61 2e 62", "--format", "json"])
+    #expect(ok.status == 0)
+    let doc = try JSONSerialization.jsonObject(with: Data(ok.stdout.utf8)) as? [String: Any]
+    #expect(doc?["tool"] as? String == "nfctrace")
+    #expect((doc?["records"] as? [Any])?.count == 1)
+    let bad = CLI.run(["ndef", "zz"])
+    #expect(bad.status == 3)
+    #expect(bad.stdout.isEmpty)
+    #expect(bad.stderr.hasPrefix("nfctrace: error: invalid character 'z' at character 0"))
+  }
 }
