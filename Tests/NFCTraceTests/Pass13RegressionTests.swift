@@ -1,4 +1,5 @@
 import NDEF
+import TestSupport
 import Testing
 
 @testable import NFCTrace
@@ -274,5 +275,23 @@ import Testing
     b.apdu([0x00, 0xD6, 0x00, 0x04, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], [0x90, 0x00])
     let f = try #require(try b.diagnose().finding("unsafe-write-order"))
     #expect(f.cause == "the ENLEN was written before the message data")
+  }
+
+  /// A raw 540-byte image (135 pages) is an NTAG215: its product, memory, dynamic locks and
+  /// configuration pages are decoded, with a warning that the size told (it said "product
+  /// unknown, memory unknown").
+  @Test func rawImageSizeNamesTheProduct() throws {
+    let input = try TraceInput(path: TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin"))
+    let dump = try #require(RawType2Image.read(input))
+    let r = TagReport(dump: dump)
+    #expect(r.tag.product == "NTAG215")
+    #expect(r.tag.memoryBytes == 504)
+    #expect(r.end.locks?.dynamic?.page == 130)
+    #expect(r.end.config?.auth0 == 4)
+    #expect(
+      r.warnings.contains {
+        $0.hasPrefix("product NTAG215 inferred from the dump's size (135 pages")
+      })
+    #expect(ReportText.secret([0, 0, 0, 0], false).hasPrefix("reads as zeros"))
   }
 }

@@ -227,6 +227,11 @@ public enum ReportText {
 
   static func secret(_ b: [UInt8]?, _ showSecrets: Bool) -> String {
     guard let b else { return "not read" }
+    // NTAG21x and Ultralight EV1 answer PWD and PACK with zeros (datasheet §8.5.7): zeros are
+    // the read-back, not the password, so there is nothing to mask or to show.
+    if b.allSatisfy({ $0 == 0 }) {
+      return "reads as zeros (the tag never returns it: the real value is not in the trace)"
+    }
     return showSecrets ? Hex.string(b, separator: " ") : ReportJSON.masked
   }
 

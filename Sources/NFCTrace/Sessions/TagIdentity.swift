@@ -56,6 +56,25 @@ public struct TagIdentity: Sendable, Equatable {
   /// The NXP product from GET_VERSION, if identified.
   public var versionInfo: GetVersionInfo? { version.flatMap { GetVersionInfo(bytes: $0) } }
 
+  /// The product a static dump's size implies when it stores no GET_VERSION answer (a raw
+  /// image of 135 pages is an NTAG215: `productFromPageCount`).
+  public var inferredProduct: NTAGProduct?
+
+  /// The Type 2 product: from GET_VERSION, else inferred from a dump's size.
+  public var ntagProduct: NTAGProduct? { versionInfo?.product ?? inferredProduct }
+
+  /// The product whose memory map has exactly `pages` pages, when one map has that size
+  /// (NTAG213/213 TT/213F share one: 45 pages → NTAG213; 135 → NTAG215; 231 → NTAG216);
+  /// nil for sizes two maps share (20: NTAG210 or Ultralight EV1 MF0UL11).
+  public static func productFromPageCount(_ pages: Int) -> NTAGProduct? {
+    switch pages {
+    case 45: return .ntag213
+    case 135: return .ntag215
+    case 231: return .ntag216
+    default: return nil
+    }
+  }
+
   /// Whether the tag speaks NFC Forum Type 2 (SAK `00` or a Type 2 GET_VERSION).
   public var isType2: Bool {
     if versionInfo != nil { return true }
@@ -73,6 +92,7 @@ public struct TagIdentity: Sendable, Equatable {
   /// The product name, as specific as the session allows.
   public var product: String? {
     if let v = versionInfo { return v.productName }
+    if let p = inferredProduct { return p.displayName }
     if let d = desfireVersion { return d.productName }
     if isUltralightC { return "MIFARE Ultralight C" }
     guard let sak else {
@@ -99,7 +119,7 @@ public struct TagIdentity: Sendable, Equatable {
   /// storage size when it is exact; total for Classic. Nil when only a range is known
   /// (`memoryRange`).
   public var memoryBytes: Int? {
-    if let p = versionInfo?.product, let n = p.userMemoryBytes { return n }
+    if let p = ntagProduct, let n = p.userMemoryBytes { return n }
     if isUltralightC { return 144 }  // pages 04h–27h (MF0ICU2 datasheet §7.5)
     if let d = desfireVersion { return d.memoryBytes }
     if let range = versionInfo?.storageSizeRange {
@@ -123,7 +143,7 @@ public struct TagIdentity: Sendable, Equatable {
   }
 
   /// The last page of an identified Type 2 product (Ultralight C: 2Fh, its last key page).
-  public var lastPage: Int? { isUltralightC ? 0x2F : versionInfo?.product?.lastPage }
+  public var lastPage: Int? { isUltralightC ? 0x2F : ntagProduct?.lastPage }
 
   /// The last page a READ returns before it rolls over to page 0: the last page, except on
   /// an Ultralight C, whose key pages 2Ch–2Fh cannot be read (a READ of 2Ah returns 2Ah, 2Bh,

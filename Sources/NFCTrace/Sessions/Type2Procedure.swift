@@ -103,7 +103,7 @@ struct Type2Procedure: Sendable {
     if let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic {
       return 3 + cc.dataAreaSize / 4
     }
-    return tag.versionInfo?.product?.userMemoryBytes.map { 3 + $0 / 4 }
+    return tag.ntagProduct?.userMemoryBytes.map { 3 + $0 / 4 }
   }
 
   /// A data-area WRITE is writeNDEF when the session knows the tag holds NDEF (its status is
@@ -131,7 +131,7 @@ struct Type2Procedure: Sendable {
       // Setting the CC write access to F is the read-only step; other CC writes format.
       return data.count == 4 && data[3] & 0x0F == 0x0F ? .writeLock : .transceive
     }
-    if let product = tag.versionInfo?.product, let user = product.userMemoryBytes {
+    if let product = tag.ntagProduct, let user = product.userMemoryBytes {
       // Products without a dynamic lock page (NTAG210, MF0UL11) have CFG0 right after the user
       // memory (nfc-facts §4.3): only a real dynamic lock page is writeLock.
       if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
@@ -340,7 +340,7 @@ struct Type2Procedure: Sendable {
   /// The dynamic lock page of an identified product; page 28h of an Ultralight C, whose
   /// bytes 0–1 are its one-time-programmable LOCK2/LOCK3 (MF0ICU2 datasheet §7.5.2).
   private func dynamicLockPage(_ tag: TagIdentity) -> Int? {
-    if let product = tag.versionInfo?.product { return Type2Locks.dynamicLayout(product)?.page }
+    if let product = tag.ntagProduct { return Type2Locks.dynamicLayout(product)?.page }
     return tag.isUltralightC ? 0x28 : nil
   }
 

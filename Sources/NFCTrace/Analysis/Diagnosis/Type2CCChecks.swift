@@ -35,7 +35,7 @@ enum Type2CCChecks {
             + "only be set, so a tag whose read nibble is set cannot be restored."))
     }
     if let user = g.userBytes, cc.dataAreaSize > user,
-      let product = c.session.tag.versionInfo?.product
+      let product = c.session.tag.ntagProduct
     {
       out.append(
         warning(

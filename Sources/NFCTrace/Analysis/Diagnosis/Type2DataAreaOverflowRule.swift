@@ -96,7 +96,7 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
     }
     guard let cfg0 = g.cfg0Page else { return head + " (outside the data area)" }
     let family: Type2Configuration.Family =
-      g.tag.versionInfo?.product.flatMap(Type2Configuration.init(product:))?.family ?? .ntag21x
+      g.tag.ntagProduct.flatMap(Type2Configuration.init(product:))?.family ?? .ntag21x
     switch page {
     case cfg0:
       let c = Type2Configuration(

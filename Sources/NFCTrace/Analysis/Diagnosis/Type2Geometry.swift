@@ -21,7 +21,7 @@ struct Type2Geometry {
   var lastPage: Int? { tag.lastPage }
 
   /// User memory in bytes, when identified.
-  var userBytes: Int? { tag.versionInfo?.product?.userMemoryBytes }
+  var userBytes: Int? { tag.ntagProduct?.userMemoryBytes }
 
   /// The CC (page 3) if read.
   var cc: Type2CapabilityContainer? {
@@ -49,7 +49,7 @@ struct Type2Geometry {
 
   /// CFG0 page (NTAG21x, Ultralight EV1): last page − 3.
   var cfg0Page: Int? {
-    guard let last = lastPage, let p = tag.versionInfo?.product else { return nil }
+    guard let last = lastPage, let p = tag.ntagProduct else { return nil }
     switch p {
     case .ntag210, .ntag212, .ntag213, .ntag215, .ntag216, .ntag213TT, .ntag213F, .ntag216F,
       .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ultralightEV1MF0UL21,
@@ -77,7 +77,7 @@ struct Type2Geometry {
   /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16), from the one
   /// per-product table, `Type2Locks.dynamicLayout`.
   var pagesPerDynamicBit: Int? {
-    if let product = tag.versionInfo?.product {
+    if let product = tag.ntagProduct {
       return Type2Locks.dynamicLayout(product)?.pagesPerBit
     }
     return lockControl?.bytesLockedPerBit.map { $0 / 4 }

@@ -60,8 +60,8 @@ public struct TagContents: Sendable {
   // MARK: Type 2
 
   private mutating func decodeType2(_ image: ByteImage, tag: TagIdentity) {
-    decodeLocks(image, product: tag.versionInfo?.product)
-    decodeConfig(image, product: tag.versionInfo?.product)
+    decodeLocks(image, product: tag.ntagProduct)
+    decodeConfig(image, product: tag.ntagProduct)
     guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       let read = image.knownRun(from: 16).count / 4
       message = .unknown(

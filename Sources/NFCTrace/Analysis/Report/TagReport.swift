@@ -208,6 +208,13 @@ extension TagReport {
     identity.sak = d.sak
     identity.version = d.version
     identity.signature = d.signature
+    var inferred: [String] = []
+    if identity.versionInfo == nil, let p = TagIdentity.productFromPageCount(d.pages.count) {
+      identity.inferredProduct = p
+      inferred.append(
+        "product \(p.displayName) inferred from the dump's size (\(d.pages.count) pages, its "
+          + "memory map): the dump holds no GET_VERSION answer")
+    }
     tag = identity
     operations = []
     var image = ByteImage()
@@ -223,7 +230,7 @@ extension TagReport {
     ndefStatus = end.status
     counters = d.counters.enumerated().map { ($0.offset, $0.element) }
     passwordAuths = []
-    warnings = d.warnings.map(\.message)
+    warnings = d.warnings.map(\.message) + inferred
   }
 
   static func layout(tag: TagIdentity, memory: TagMemory) -> Layout {
