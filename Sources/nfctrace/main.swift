@@ -49,6 +49,10 @@ func run(_ argv: [String]) -> Int32 {
     print(topUsage)
     return 0
   case "--version", "version":
+    if rest.contains("--help") || rest.contains("-h") {
+      print("usage: nfctrace version")
+      return 0
+    }
     print("nfctrace \(Version.string)")
     return 0
   default: break
