@@ -294,4 +294,16 @@ import Testing
       })
     #expect(ReportText.secret([0, 0, 0, 0], false).hasPrefix("reads as zeros"))
   }
+
+  /// In a capture without the tag's side, a reader frame without answer is not marked
+  /// `[no answer]` in the evidence: whether it was answered is unknown (the finding says so).
+  @Test func oneSidedEvidenceDoesNotClaimNoAnswer() {
+    var b = TraceBuilder()
+    b.reader([0x93, 0x20], crc: false)
+    let (decoded, _) = decodeAll(b.frames)
+    let f = decoded[0]
+    f.response = .unanswered
+    #expect(DiagnosisRender.frameLine(0, f).hasSuffix("[no answer]"))
+    #expect(!DiagnosisRender.frameLine(0, f, answersCaptured: false).contains("no answer"))
+  }
 }

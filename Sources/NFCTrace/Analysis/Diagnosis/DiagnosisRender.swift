@@ -45,27 +45,29 @@ public enum DiagnosisRender {
         ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
       out.write(state + " — " + cause + "\n")
-      for f in fs { finding(f, frames: frames, to: out) }
+      for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")
     }
     for v in s.verdicts where v.verdict == .notAttempted {
       let fs = s.findings.filter { $0.effect == .notAttempted }
       out.write("\(v.kind.rawValue): NOT-ATTEMPTED — \(fs.first?.cause ?? "")\n")
-      for f in fs { finding(f, frames: frames, to: out) }
+      for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")
     }
     let rest = s.findings.filter { !shown.contains($0.hashKey) }
     if !rest.isEmpty {
       out.write("session-wide:\n")
-      for f in rest { finding(f, frames: frames, to: out) }
+      for f in rest { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
       out.write("\n")
     }
   }
 
+  /// `heard` false: the capture holds no tag frame of the session, so a reader frame without
+  /// answer is not marked `[no answer]` (whether it was answered is unknown).
   private static func finding(
-    _ f: DiagnosisFinding, frames: [Int: DecodedFrame], to out: OutputBuffer
+    _ f: DiagnosisFinding, frames: [Int: DecodedFrame], heard: Bool, to out: OutputBuffer
   ) {
     var head = "  [\(f.severity.rawValue)] \(f.code)"
     if let e = f.coreNFCError { head += " → Core NFC \(e.code) \(e.name)" }
@@ -74,13 +76,17 @@ public enum DiagnosisRender {
     wrap(f.message, indent: "    ", to: out)
     if !f.frames.isEmpty {
       out.write("    evidence:\n")
-      for i in f.frames { out.write("      " + frameLine(i, frames[i]) + "\n") }
+      for i in f.frames {
+        out.write("      " + frameLine(i, frames[i], answersCaptured: heard) + "\n")
+      }
     }
     wrap("fix: " + f.fix, indent: "    ", to: out)
   }
 
   /// `#19  R→T  a2 04 03 14 d1 01 64 06  WRITE page 4 ← 03 14 d1 01`.
-  public static func frameLine(_ index: Int, _ f: DecodedFrame?) -> String {
+  public static func frameLine(_ index: Int, _ f: DecodedFrame?, answersCaptured: Bool = true)
+    -> String
+  {
     guard let f else { return "#\(index)" }
     let dir: String
     switch f.frame.direction {
@@ -94,7 +100,7 @@ public enum DiagnosisRender {
     var summary = f.innermost?.summary ?? ("raw" + (f.undecodedReason.map { ": " + $0 } ?? ""))
     if f.frame.crc == .bad { summary += "  [bad CRC]" }
     if !f.frame.parityErrors.isEmpty { summary += "  [parity error]" }
-    if f.response == .unanswered { summary += "  [no answer]" }
+    if f.response == .unanswered, answersCaptured { summary += "  [no answer]" }
     let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
     return
       "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
