@@ -306,4 +306,18 @@ import Testing
     #expect(DiagnosisRender.frameLine(0, f).hasSuffix("[no answer]"))
     #expect(!DiagnosisRender.frameLine(0, f, answersCaptured: false).contains("no answer"))
   }
+
+  /// The evidence of a read-only or not-NDEF status is what decided it (the CC's answer, the
+  /// refused SELECT), not the S(DESELECT) that closed the query.
+  @Test func statusEvidenceIsTheDecidingAnswer() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: 0xFF, nlen: 0)
+    b.reader([0xC2])
+    b.tag([0xC2])
+    let deselectAnswer = b.frames.count - 1
+    let f = try #require(try b.diagnose().finding("tag-read-only"))
+    #expect(!f.frames.contains(deselectAnswer))
+    #expect(f.frames.count == 2)
+  }
 }

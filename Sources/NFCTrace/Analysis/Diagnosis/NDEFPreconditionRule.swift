@@ -45,12 +45,23 @@ enum NDEFPreconditionRule: DiagnosisRule {
     c.session.operations.lastIndex { $0.kind == .queryNDEFStatus }
   }
 
+  /// The query's first frame and what decided its status: a refusal in it (the 6A82 to the
+  /// NDEF application's SELECT) and the CC's answer — not a closing S(DESELECT) or HLTA.
+  private static func queryFrames(_ c: DiagnosisContext, _ q: Int?) -> [Int] {
+    guard let q else { return [] }
+    var frames = [c.session.operations[q].firstFrame]
+    if let refusal = c.commands(in: q).last(where: \.refused) {
+      frames += [refusal.frame] + (refusal.answerFrame.map { [$0] } ?? [])
+    }
+    let cc = c.session.memory.type2End.frame(12) ?? c.session.memory.filesEnd[0xE103]?.frame(0)
+    return frames + (cc.map { [$0] } ?? [])
+  }
+
   private static func expectedChecks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard let e = c.expected, let st = c.session.ndefStatus else { return [] }
     let wrote = c.session.operations.contains { $0.kind == .writeNDEF }
     let q = queryOp(c)
-    let frames =
-      q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
+    let frames = queryFrames(c, q)
     var f: DiagnosisFinding?
     if e.isEmpty {
       f = DiagnosisFinding(
@@ -246,8 +257,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
   private static func statusNotes(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard let st = c.session.ndefStatus else { return [] }
     let q = queryOp(c)
-    let frames =
-      q.map { [c.session.operations[$0].firstFrame, c.session.operations[$0].lastFrame] } ?? []
+    let frames = queryFrames(c, q)
     let wrote = !c.writeOperations.isEmpty
     switch st.status {
     case .readOnly where !wrote:
