@@ -320,4 +320,18 @@ import Testing
     #expect(!f.frames.contains(deselectAnswer))
     #expect(f.frames.count == 2)
   }
+
+  /// A chained UPDATE cut off before its last part never ran: write-interrupted says so.
+  @Test func cutChainedUpdateSaysNothingLanded() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x02, 0x0A, 0xD1, 0x01, 0x06])
+    b.tag([0xA2])
+    b.reader([0x13, 0x54, 0x02, 0x65, 0x6E, 0x68, 0x69, 0x21])
+    let f = try #require(try b.diagnose().finding("write-interrupted"))
+    #expect(f.message.contains("sent as chained I-blocks, and the chained command was cut off"))
+    #expect(f.message.contains("none of its bytes reached the tag's memory"))
+  }
 }

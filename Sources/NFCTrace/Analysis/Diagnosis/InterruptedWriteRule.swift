@@ -197,6 +197,13 @@ enum InterruptedWriteRule: DiagnosisRule {
       if silent.count > unique.count { details += " (\(silent.count) attempts)" }
       details += ": whether it reached the tag's memory is unknown."
     }
+    // A chained command cut off before its last part never ran (ISO/IEC 14443-4 §7.5.2: the
+    // PICC executes a chained command once its last block arrives): none of its data landed.
+    if let reason = op.reason, reason.hasPrefix("the chained command was cut off") {
+      details +=
+        " The next write was sent as chained I-blocks, and " + reason
+        + ": none of its bytes reached the tag's memory."
+    }
     let oversized = op.unansweredFrames.contains { c.rf.fscOverruns.contains($0) }
     if let first = op.unansweredFrames.first, let nak = c.log.nakBefore(silence: first),
       !oversized
