@@ -22,7 +22,9 @@ enum SimulateCommand {
     let inputs = a.positionals.map { (option: "the scenario", path: $0) }
     try OutputFormat.refuseOverwriting(("-o", output), inputs + [("--truth", truth ?? "")])
     if let truth { try OutputFormat.refuseOverwriting(("--truth", truth), inputs) }
-    if let truth, truth == output { throw UsageError("-o and --truth name the same file") }
+    if let truth, OutputFormat.samePath(truth, output) {
+      throw UsageError("-o and --truth name the same file")
+    }
     let format = try OutputFormat.choose(a.value("--format"), output: output)
     if let n = a.value("--frames") {
       guard let count = Int(n), count > 0 else {

@@ -46,6 +46,14 @@ enum OutputFormat: String, CaseIterable {
     }
   }
 
+  /// Whether two paths name one file, also when it does not exist yet (`x` and `./x`).
+  static func samePath(_ a: String, _ b: String) -> Bool {
+    let resolve = { (p: String) in
+      URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+    return resolve(a) == resolve(b)
+  }
+
   private static func fileID(_ path: String) -> [UInt64]? {
     var st = stat()
     guard path != "-", stat(path, &st) == 0 else { return nil }

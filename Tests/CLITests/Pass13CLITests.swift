@@ -72,4 +72,16 @@ import Testing
     #expect(bad.stdout.isEmpty)
     #expect(bad.stderr.hasPrefix("nfctrace: error: invalid character 'z' at character 0"))
   }
+
+  /// `-o x` and `--truth ./x` name one file that does not exist yet.
+  @Test func simulateRefusesTheSameNewFileSpelledTwice() {
+    let dir = FileManager.default.temporaryDirectory.path
+    let name = "nfctrace-p13-\(UUID().uuidString).pcap"
+    let run = CLI.run([
+      "simulate", TestPaths.traces("scenarios/t2-noisy-rf.json"), "-o", dir + "/" + name,
+      "--truth", dir + "/./" + name,
+    ])
+    defer { try? FileManager.default.removeItem(atPath: dir + "/" + name) }
+    #expect(run.status == 2)
+  }
 }

@@ -334,4 +334,62 @@ import Testing
     #expect(f.message.contains("sent as chained I-blocks, and the chained command was cut off"))
     #expect(f.message.contains("none of its bytes reached the tag's memory"))
   }
+
+  /// A TLV cut off by pages the capture did not read is not "no NDEF TLV": the status stays
+  /// the CC's (reviewer: a Proprietary TLV longer than the one READ gave notSupported).
+  @Test func tlvCutByUnreadPagesKeepsTheCCStatus() throws {
+    let s = try query([0xE1, 0x10, 0x3E, 0x00, 0xFD, 0x14, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA])
+    #expect(s.ndefStatus?.status == .readWrite)
+  }
+
+  /// A writeLock's lock and CC bytes are OR-written or ignored (page 2 bytes 0–1): reading
+  /// them back otherwise is no conflict; read-back-differs speaks of NDEF data only.
+  @Test func writeLockReadBackIsNoConflict() throws {
+    var b = started()
+    b.write(3, [0x00, 0x00, 0x00, 0x0F])
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    b.read(0, [0x04, 0x11, 0x22, 0xB9, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0xFF, 0xFF])
+    #expect(try b.diagnose().finding("read-back-differs") == nil)
+  }
+
+  /// Digits the app wrote (not `0` placeholders) read back as other digits: a dropped write,
+  /// not a mirror; and `0` placeholders on an NTAG21x whose CFG0 shows the mirror off too.
+  @Test func digitsReadBackOtherwiseAreNoMirror() throws {
+    var b = started()
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x32])
+    b.write(6, [0x2E, 0x62, 0xFE, 0x00])
+    b.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x31, 0x2E, 0x62, 0xFE, 0x00])
+    #expect(try b.diagnose().finding("read-back-differs")?.severity == .error)
+    var off = started()
+    off.read(131, [0x04, 0x00, 0x00, 0xFF])
+    off.write(4, [0x03, 0x08, 0xD1, 0x01])
+    off.write(5, [0x04, 0x55, 0x04, 0x30])
+    off.write(6, [0x2E, 0x62, 0xFE, 0x00])
+    off.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x41, 0x2E, 0x62, 0xFE, 0x00])
+    #expect(try off.diagnose().finding("read-back-differs")?.severity == .error)
+  }
+
+  /// A raw write on a read-only tag cut off by the tag leaving keeps error 100: only refusals
+  /// become writeNDEF's 400.
+  @Test func interruptionOnReadOnlyTagKeeps100() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x0F, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    let f = try #require(try b.diagnose().finding("write-interrupted"))
+    #expect(f.coreNFCError == .tagConnectionLost)
+  }
+
+  /// 6A82 to E103 after the NDEF application's SELECT was refused is the expected end of the
+  /// query on a tag that is not NDEF: info, no Core NFC error.
+  @Test func ccSelectWithoutApplicationIsExpected() throws {
+    var c = TraceBuilder()
+    c.activateType4()
+    c.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x6A, 0x82])
+    c.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x6A, 0x82])
+    let f = try #require(try c.diagnose().finding("t4t-file-not-found"))
+    #expect(f.severity == .info && f.coreNFCError == nil)
+  }
 }

@@ -198,7 +198,6 @@ public struct Type2TLVArea: Sendable {
           "bytes after the NDEF Message TLV, from tag byte \(baseAddress + reader.position) "
             + "(0x\(hex2(t))), are not TLVs: left over from an earlier message; readers stop "
             + "at the NDEF Message TLV and ignore them")
-        reader.trailing = true
         break
       }
     }
@@ -230,12 +229,11 @@ public struct Type2TLVArea: Sendable {
     self.tlvs = tlvs
     self.reservedAreas = reader.areas
     self.findings = reader.findings
-    self.endsInside = !reader.done && !reader.trailing && tlvs.last?.tag != .terminator
   }
 
-  /// True when the walk ran out of bytes between TLVs (no Terminator, no damage): the area
-  /// given stops before the data area's end, or the tag has no Terminator TLV.
-  public let endsInside: Bool
+  /// True when the walk ended at a Terminator TLV (NFC Forum T2T 1.0 §2.3.4): the TLVs after
+  /// it are not looked at, so the area was walked whole whatever bytes follow.
+  public var endsAtTerminator: Bool { tlvs.last?.tag == .terminator }
 }
 
 /// Walks the TLVs, skipping bytes inside declared lock/reserved areas.
@@ -246,8 +244,6 @@ private struct TLVReader {
   var areas: [Type2ReservedArea] = []
   var findings: [NDEFFinding] = []
   var done = false
-  /// The walk stopped at bytes after the NDEF TLV that are not TLVs.
-  var trailing = false
 
   init(bytes: [UInt8], base: Int) {
     self.bytes = bytes

@@ -54,7 +54,9 @@ extension Type2CapabilityContainer {
     -> (status: NDEFStatus, capacity: Int?, reason: String)
   {
     guard status != .notSupported else { return (status, nil, statusReason) }
-    if let area, area.ndef == nil, !area.endsInside || knownBytes >= dataAreaSize {
+    // Walked whole: to the Terminator, or every byte of the data area known (a TLV cut by
+    // pages the capture lacks is not the end of the area).
+    if let area, area.ndef == nil, area.endsAtTerminator || knownBytes >= dataAreaSize {
       return (
         .notSupported, nil,
         "no NDEF Message TLV in the data area (the CC alone does not make the tag NDEF)"

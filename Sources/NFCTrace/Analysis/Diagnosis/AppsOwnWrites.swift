@@ -14,7 +14,10 @@ enum AppsOwnWrites {
     let own = Set(c.session.operations.indices.filter { isOwnWrite($0, c) })
     guard !own.isEmpty else { return findings }
     var out = findings.map { f -> DiagnosisFinding in
-      guard let i = f.operation, own.contains(i), f.coreNFCError != nil else { return f }
+      // Only a refusal (NAK, status word: 401) becomes writeNDEF's 400; a tag that left the
+      // field fails sendMiFareCommand with 100 too, so interruptions keep theirs.
+      guard let i = f.operation, own.contains(i), f.coreNFCError == .tagUpdateFailure
+      else { return f }
       var f = f
       f.coreNFCError = .tagNotWritable
       if !f.message.contains("anyway") {

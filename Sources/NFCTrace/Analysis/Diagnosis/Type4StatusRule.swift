@@ -96,11 +96,16 @@ enum Type4StatusRule: DiagnosisRule {
     let frames = [cmd.frame] + [cmd.answerFrame].compactMap { $0 }
     let x = explain(cmd, sw: sw, c)
     let ndef = cmd.isType4
+    // The CC's SELECT after the NDEF application was refused: the expected end of the query
+    // on a tag that is not NDEF (queryNDEFStatus returns notSupported, no error).
+    let expected = x.cause == noApplication
     return DiagnosisFinding(
-      code: ndef ? x.code : "apdu-refused", severity: ndef ? .error : .info, operation: op,
-      frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))", message: x.message,
-      coreNFCError: error(c, op, sw: sw), fix: x.fix)
+      code: ndef ? x.code : "apdu-refused", severity: ndef && !expected ? .error : .info,
+      operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
+      message: x.message, coreNFCError: expected ? nil : error(c, op, sw: sw), fix: x.fix)
   }
+
+  private static let noApplication = "no NDEF application was selected, so there is no CC file"
 
   /// 6A82 to a SELECT of a file: the app's wrong file id, or a tag without the file its CC
   /// names (or without the CC file E103, which T4T fixes).
@@ -118,6 +123,20 @@ enum Type4StatusRule: DiagnosisRule {
     let tagFix =
       "Fix the tag (or the HCE service): give it the file its CC names, or a CC naming the "
       + "file it has. No app-side change can read or write NDEF on it."
+    // Without a selected NDEF application (its SELECT was refused) the CC file cannot be
+    // found: the tag is not NDEF (not-ndef-formatted says so), not misconfigured.
+    let applicationSelected = c.session.operations.contains {
+      $0.firstFrame <= cmd.frame && $0.detail("ndef_application") == .bool(true)
+    }
+    if selected == "E103", !applicationSelected {
+      return (
+        "t4t-file-not-found", noApplication,
+        "The tag answered 6A82 (file not found) to \(cmd.summary), after refusing the NDEF "
+          + "application's SELECT: without that application there is no CC file to select. "
+          + "The tag is not NDEF formatted.",
+        "Use NDEF-formatted tags; on this one, readNDEF and writeNDEF cannot work."
+      )
+    }
     if selected == "E103" {
       return (
         "t4t-file-not-found", "the tag has no CC file (E103)",
