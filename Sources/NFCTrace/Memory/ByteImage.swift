@@ -40,6 +40,10 @@ public struct ByteImage: Sendable, Equatable {
     frames += repeatElement(-1, count: add)
   }
 
+  /// Grows the image to cover bytes up to `end` (capped at `limit`) at once, before a loop of
+  /// per-byte `record(byte:…)` calls (which would otherwise grow it one byte at a time).
+  mutating func cover(upTo end: Int) { grow(to: min(max(end, 0), Self.limit)) }
+
   /// Records `data` at `offset` with `state`, from frame `frame`. Bytes past `limit` are ignored.
   public mutating func record<C: Collection>(
     _ data: C, at offset: Int, state: ByteProvenance, frame: Int

@@ -86,6 +86,7 @@ public struct TagMemory: Sendable, Equatable {
     _ data: [UInt8], at address: Int, frame: Int, file: UInt16?, start: inout ByteImage,
     end: inout ByteImage, sessionFirstFrame: Int, conflicts: inout [ReadBackConflict]
   ) {
+    end.cover(upTo: address + data.count)
     for (i, b) in data.enumerated() {
       let a = address + i
       let state = end.state(a)

@@ -350,8 +350,10 @@ struct Type2Procedure: Sendable {
     guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       return
     }
-    let known = memory.type2End.knownRun(from: 16).count
-    status = cc.ndefStatus(area: memory.type2Area, knownBytes: known)
+    // One copy of the known data area serves the TLV walk and its length.
+    let run = memory.type2End.knownRun(from: 16)
+    let area = run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
+    status = cc.ndefStatus(area: area, knownBytes: run.count)
   }
 
   /// An Ultralight C / AES AUTHENTICATE whose first step the tag answered (`AF` + ek(RndB))
