@@ -11,6 +11,20 @@ import Testing
   static let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
   static let ntag215: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
 
+  /// Writes `https://a.b` (or the URI byte `uriByte` in its place) length first, pages 4–6,
+  /// after reading CFG0 `cfg0` if given, then reads pages 4–6 back with `readBack` at byte 23.
+  private func writtenThenReadBack(
+    uriByte: UInt8, readBack: UInt8, cfg0: [UInt8]? = nil
+  ) -> TraceBuilder {
+    var b = started()
+    if let cfg0 { b.read(131, cfg0) }
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, uriByte])
+    b.write(6, [0x2E, 0x62, 0xFE, 0x00])
+    b.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, readBack, 0x2E, 0x62, 0xFE, 0x00])
+    return b
+  }
+
   private func started() -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType2(version: Self.ntag215)
@@ -85,12 +99,7 @@ import Testing
   /// Bytes read back as ASCII hex digits where the app wrote a placeholder: an NTAG21x UID
   /// mirror (datasheet §8.7), an info.
   @Test func readBackAsASCIIHexIsTheMirror() throws {
-    var b = started()
-    b.write(4, [0x03, 0x08, 0xD1, 0x01])
-    b.write(5, [0x04, 0x55, 0x04, 0x30])
-    b.write(6, [0x2E, 0x62, 0xFE, 0x00])
-    b.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x41, 0x2E, 0x62, 0xFE, 0x00])
-    let report = try b.diagnose()
+    let report = try writtenThenReadBack(uriByte: 0x30, readBack: 0x41).diagnose()
     #expect(report.finding("read-back-differs")?.severity == .info)
     #expect(report.sessions.first?.verdicts.last?.verdict == .succeeded)
   }
@@ -140,9 +149,7 @@ import Testing
   @Test func invalidType4CCIsNotSupported() throws {
     var b = TraceBuilder()
     b.activateType4()
-    b.apdu(
-      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
-    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x90, 0x00])
+    b.selectType4CC()
     let cc: [UInt8] = [
       0x00, 0x0F, 0x40, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0x80, 0x00, 0x00,
     ]
@@ -355,18 +362,9 @@ import Testing
   /// Digits the app wrote (not `0` placeholders) read back as other digits: a dropped write,
   /// not a mirror; and `0` placeholders on an NTAG21x whose CFG0 shows the mirror off too.
   @Test func digitsReadBackOtherwiseAreNoMirror() throws {
-    var b = started()
-    b.write(4, [0x03, 0x08, 0xD1, 0x01])
-    b.write(5, [0x04, 0x55, 0x04, 0x32])
-    b.write(6, [0x2E, 0x62, 0xFE, 0x00])
-    b.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x31, 0x2E, 0x62, 0xFE, 0x00])
-    #expect(try b.diagnose().finding("read-back-differs")?.severity == .error)
-    var off = started()
-    off.read(131, [0x04, 0x00, 0x00, 0xFF])
-    off.write(4, [0x03, 0x08, 0xD1, 0x01])
-    off.write(5, [0x04, 0x55, 0x04, 0x30])
-    off.write(6, [0x2E, 0x62, 0xFE, 0x00])
-    off.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x41, 0x2E, 0x62, 0xFE, 0x00])
+    let digits = writtenThenReadBack(uriByte: 0x32, readBack: 0x31)
+    #expect(try digits.diagnose().finding("read-back-differs")?.severity == .error)
+    let off = writtenThenReadBack(uriByte: 0x30, readBack: 0x41, cfg0: [0x04, 0x00, 0x00, 0xFF])
     #expect(try off.diagnose().finding("read-back-differs")?.severity == .error)
   }
 
