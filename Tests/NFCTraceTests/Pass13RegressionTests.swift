@@ -390,4 +390,38 @@ import Testing
     let f = try #require(try c.diagnose().finding("t4t-file-not-found"))
     #expect(f.severity == .info && f.coreNFCError == nil)
   }
+
+  /// A FAST_READ whose end address is past the last page (NTAG216: E6) is refused with NAK 0:
+  /// the finding says so instead of "check the command against the datasheet".
+  @Test func fastReadPastTheLastPageIsNamed() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])
+    b.reader([0x3A, 0xE0, 0xE7])
+    b.add4Bit(0x00)
+    let f = try #require(try b.diagnose().finding("command-refused"))
+    #expect(
+      f.message.contains("The NTAG216's last page is 230 (0xE6): a read that reaches past it"))
+  }
+
+  /// 6A82 to SELECT E104 before the NDEF application was selected is expected (info); a
+  /// refused SELECT form of a file read later in the session is a warning, not a missing file.
+  @Test func fileSelectRefusalsTheReaderGotPast() throws {
+    var early = TraceBuilder()
+    early.activateType4()
+    early.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x6A, 0x82])
+    early.queryType4(nlen: 0)
+    let e = try #require(try early.diagnose().finding("t4t-file-not-found"))
+    #expect(e.severity == .info && e.coreNFCError == nil)
+    var form = TraceBuilder()
+    form.activateType4()
+    form.selectType4CC()
+    let cc: [UInt8] = [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04]
+    form.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], cc + [0x08, 0x00, 0x00, 0x00, 0x90, 0x00])
+    form.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x6A, 0x82])
+    form.apdu([0x00, 0xA4, 0x00, 0x00, 0x02, 0xE1, 0x04], [0x90, 0x00])
+    form.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00, 0x90, 0x00])
+    let f = try #require(try form.diagnose().finding("t4t-file-not-found"))
+    #expect(f.severity == .warning)
+    #expect(f.cause.hasPrefix("the tag refused this form of SELECT of file E104, which exists"))
+  }
 }

@@ -48,22 +48,42 @@ enum AppsOwnWrites {
     let op = c.session.operations[i]
     let reason = c.session.ndefStatusReason.map { " (\($0))" } ?? ""
     let type4 = c.session.tag.isISODEP || c.session.type4CC != nil
-    let why =
-      type4
-      ? "The tag's file accepts updates its CC declares forbidden: its file settings and its "
+    let access = c.session.type4CC?.ndefFile.writeAccess
+    let why: String
+    if let access, (0x80...0xFE).contains(access) {
+      // 80h–FEh is proprietary (T4T 2.0 §5.1.2.1): e.g. ST25TA's password-protected write.
+      why =
+        "Its CC gives the NDEF file the proprietary write access \(Hex.string([access]))h (for "
+        + "example an ST25TA write password): the app met the vendor's condition itself (a "
+        + "VERIFY) before writing, which Core NFC's NDEF API cannot do, so NDEF readers still "
+        + "treat the tag as read-only."
+    } else if type4 {
+      why =
+        "The tag's file accepts updates its CC declares forbidden: its file settings and its "
         + "CC disagree, and every NDEF reader still obeys the CC and treats the tag as read-only."
-      : "The CC's write access is what NDEF readers obey, not what the tag enforces (only lock "
+    } else {
+      why =
+        "The CC's write access is what NDEF readers obey, not what the tag enforces (only lock "
         + "bits or a password stop writes), so every NDEF reader still treats the tag as "
         + "read-only."
+    }
+    let proprietary = access.map { (0x80...0xFE).contains($0) } ?? false
+    // The last write and its answer, not the S(DESELECT) that may close the operation.
+    let last = c.commands(in: i).last(where: \.isWrite)
+    let evidence =
+      [op.firstFrame] + (last.map { [$0.frame] + ($0.answerFrame.map { [$0] } ?? []) } ?? [])
     return DiagnosisFinding(
       code: "write-to-read-only-tag", severity: .info, operation: i,
-      frames: [op.firstFrame, op.lastFrame],
+      frames: evidence,
       cause: "the app wrote a tag that queryNDEFStatus reports read-only, and the tag accepted it",
       message: "queryNDEFStatus reported .readOnly\(reason), yet the write was sent and the tag "
         + "accepted it: the app sent the commands itself (writeNDEF would have failed with 400). "
         + why,
       coreNFCError: nil,
-      fix: "Respect .readOnly: do not write such tags. If the tag must stay writable, leave its CC "
-        + "write access at 0 instead of locking it.")
+      fix: proprietary
+        ? "Nothing to fix if the app is meant to write this protected tag with the vendor's "
+          + "commands (sendCommand(apdu:)); NDEF readers will keep reporting it read-only."
+        : "Respect .readOnly: do not write such tags. If the tag must stay writable, leave its "
+          + "CC write access at 0 instead of locking it.")
   }
 }

@@ -40,7 +40,8 @@ enum OperationFallbackRule: DiagnosisRule {
   {
     guard let first = op.failedFrames.first,
       let cmd = c.log.commands.first(where: { $0.answerFrame == first }),
-      case .nak(let code) = cmd.answer, code == 0 || code == 4
+      case .nak(let code) = cmd.answer, code == 0 || code == 4,
+      op.kind != .transceive || cmd.name == "READ" || cmd.name == "FAST_READ"
     else { return nil }
     var message =
       "The tag refused \(cmd.summary) with NAK \(code) ("
@@ -63,7 +64,9 @@ enum OperationFallbackRule: DiagnosisRule {
           + "sendMiFareCommand after PWD_AUTH, or clear PROT/raise AUTH0 on the tag."
       )
     }
-    if let last = c.session.tag.lastPage, cmd.page.map({ $0 > last }) ?? true {
+    // READ rolls over past the last page (only its start can be out of range); FAST_READ is
+    // refused when its end address is (NTAG213/215/216 datasheet §10.3).
+    if let last = c.session.tag.lastPage, (cmd.endPage ?? cmd.page).map({ $0 > last }) ?? true {
       message +=
         " The \(c.session.tag.product ?? "tag")'s last page is \(Type2Geometry.page(last)):"
         + " a read that reaches past it is refused."
@@ -134,6 +137,11 @@ enum OperationFallbackRule: DiagnosisRule {
         }
         if presenceCheck(c, i) { return make("command-interrupted", .info, nil, presenceFix) }
         return make("command-interrupted", .warning, .tagConnectionLost, still)
+      }
+      if let refusal = readRefusal(c, op) {
+        var f = make("command-refused", .info, .tagResponseError, refusal.fix)
+        f.message = refusal.message
+        return f
       }
       return make(
         "command-refused", .info, .tagResponseError,

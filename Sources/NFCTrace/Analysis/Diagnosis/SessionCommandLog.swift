@@ -34,6 +34,8 @@ public struct SessionCommandLog: Sendable {
     public var summary: String
     /// Type 2 page.
     public var page: Int?
+    /// Type 2 last page a FAST_READ asks for (its end address).
+    public var endPage: Int?
     /// Type 4 offset (READ/UPDATE BINARY).
     public var offset: Int?
     /// Data written.
@@ -59,6 +61,8 @@ public struct SessionCommandLog: Sendable {
   public private(set) var activations: [Int] = []
   /// Frames of accepted PWD_AUTH answers (PACK).
   public private(set) var packFrames: [Int] = []
+  /// Reader frames of SELECTs of the NDEF application the tag answered 9000 (T4T 2.0 §5.4.2).
+  public private(set) var applicationSelections: [Int] = []
   private var pending: Command?
   /// The last command the tag refused with NAK, until the tag answers anything else or is
   /// activated again.
@@ -160,6 +164,11 @@ public struct SessionCommandLog: Sendable {
     }
     c.refused = refused
     if case .nak = answer { lastNAK = c }
+    if answer == .sw("9000"), c.name.hasPrefix("SELECT NDEF application"),
+      applicationSelections.count < Self.limit
+    {
+      applicationSelections.append(c.frame)
+    }
     if c.isWrite || refused || getResponse, commands.count < Self.limit { commands.append(c) }
   }
 
@@ -183,6 +192,7 @@ public struct SessionCommandLog: Sendable {
       frame: f.frame.index, answerFrame: nil, answer: .none, name: d.name, summary: d.summary,
       page: nil, offset: nil, data: [])
     if let p = d.absolutePage { c.page = p }
+    if case .int(let e)? = d.field("end_page") { c.endPage = e }
     if case .hex(let b)? = d.field("data") { c.data = Array(b.prefix(4)) }
     if d.name == "COMPATIBILITY_WRITE", c.data.isEmpty { c.name = "COMPATIBILITY_WRITE (part 1)" }
     return c

@@ -98,14 +98,19 @@ enum Type4StatusRule: DiagnosisRule {
     let ndef = cmd.isType4
     // The CC's SELECT after the NDEF application was refused: the expected end of the query
     // on a tag that is not NDEF (queryNDEFStatus returns notSupported, no error).
-    let expected = x.cause == noApplication
+    // A refusal the reader got past (a later SELECT of the same file worked) is a warning;
+    // one expected on the way (no NDEF application selected yet) an info; neither raised
+    // the error in this trace.
+    let soft: Severity? =
+      x.cause == noApplication ? .info : x.cause.hasPrefix(formRefused) ? .warning : nil
     return DiagnosisFinding(
-      code: ndef ? x.code : "apdu-refused", severity: ndef && !expected ? .error : .info,
+      code: ndef ? x.code : "apdu-refused", severity: ndef ? soft ?? .error : .info,
       operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
-      message: x.message, coreNFCError: expected ? nil : error(c, op, sw: sw), fix: x.fix)
+      message: x.message, coreNFCError: soft == nil ? error(c, op, sw: sw) : nil, fix: x.fix)
   }
 
-  private static let noApplication = "no NDEF application was selected, so there is no CC file"
+  private static let noApplication = "no NDEF application was selected, so the file cannot be found"
+  private static let formRefused = "the tag refused this form of SELECT of file"
 
   /// 6A82 to a SELECT of a file: the app's wrong file id, or a tag without the file its CC
   /// names (or without the CC file E103, which T4T fixes).
@@ -125,16 +130,39 @@ enum Type4StatusRule: DiagnosisRule {
       + "file it has. No app-side change can read or write NDEF on it."
     // Without a selected NDEF application (its SELECT was refused) the CC file cannot be
     // found: the tag is not NDEF (not-ndef-formatted says so), not misconfigured.
-    let applicationSelected = c.session.operations.contains {
-      $0.firstFrame <= cmd.frame && $0.detail("ndef_application") == .bool(true)
-    }
-    if selected == "E103", !applicationSelected {
+    let applicationSelected = c.log.applicationSelections.contains { $0 < cmd.frame }
+    if selected != nil, !applicationSelected {
+      let later = c.log.applicationSelections.contains { $0 > cmd.frame }
       return (
         "t4t-file-not-found", noApplication,
-        "The tag answered 6A82 (file not found) to \(cmd.summary), after refusing the NDEF "
-          + "application's SELECT: without that application there is no CC file to select. "
-          + "The tag is not NDEF formatted.",
-        "Use NDEF-formatted tags; on this one, readNDEF and writeNDEF cannot work."
+        later
+          ? "The tag answered 6A82 (file not found) to \(cmd.summary), sent before the NDEF "
+            + "application was selected: until it is, its files cannot be found. The reader "
+            + "selected the application later."
+          : "The tag answered 6A82 (file not found) to \(cmd.summary), after refusing the NDEF "
+            + "application's SELECT: without that application there is no CC or NDEF file to "
+            + "select. The tag is not NDEF formatted.",
+        later
+          ? "Nothing to fix on the tag; a reader should SELECT the NDEF application "
+            + "(D2760000850101) first, as Core NFC does."
+          : "Use NDEF-formatted tags; on this one, readNDEF and writeNDEF cannot work."
+      )
+    }
+    // The same file read afterwards: it exists, the tag refused this form of SELECT.
+    if let selected, let id = UInt16(selected, radix: 16),
+      let file = c.session.memory.filesEnd[id],
+      file.knownRun(from: 0).count > 0
+        || (0..<file.count).contains(where: { file.state($0) != .unknown })
+    {
+      return (
+        "t4t-file-not-found",
+        "the tag refused this form of SELECT of file \(selected), which exists",
+        "The tag answered 6A82 (file not found) to \(cmd.summary), yet the file was read in this "
+          + "session: the tag (or HCE service) refuses this form of the SELECT (its P1/P2 or Le) "
+          + "and accepts another. Readers that send only this form fail on it — the T4T "
+          + "procedure selects files by id with P1 00, P2 0C, as Core NFC does.",
+        "Make the tag (or the HCE service's processCommandApdu) accept SELECT by file id with "
+          + "P2 0C and no Le, the form NFC Forum T4T 2.0 and iPhones use."
       )
     }
     if selected == "E103" {
@@ -206,10 +234,12 @@ enum Type4StatusRule: DiagnosisRule {
         m += " a permanent lock), or the CC is wrong."
         return (
           "t4t-security-not-satisfied", "the tag refused a write its CC allows (protected)", m,
-          "Core NFC's writeNDEF cannot authenticate: authenticate with the tag vendor's commands "
-            + "through sendCommand(apdu:) before UPDATE BINARY (for example NTAG 424 DNA "
-            + "AuthenticateEV2First with the file's write key), make the tag's file settings "
-            + "match its CC, or use another tag."
+          "Core NFC's writeNDEF cannot meet the tag's own access condition. Write with the "
+            + "vendor's commands through sendCommand(apdu:) — ST25TA: VERIFY with the write "
+            + "password (00 20 00 02 10 …) before UPDATE BINARY; NTAG 424 DNA: "
+            + "AuthenticateEV2First, then WriteData (90 8D) in the file's communication mode "
+            + "(its ISO UPDATE BINARY stays refused on a file that needs a key) — or set the "
+            + "file's write access to free with the vendor's tool, or use another tag."
         )
       } else if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
         m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
