@@ -424,4 +424,18 @@ import Testing
     #expect(f.severity == .warning)
     #expect(f.cause.hasPrefix("the tag refused this form of SELECT of file E104, which exists"))
   }
+
+  /// A Memory Control TLV `02 03 40 08 04` reserves 8 bytes at page 16 (T2T 1.0 §2.3.2): a
+  /// writer that writes its message straight through them leaves a message readers read
+  /// shifted.
+  @Test func writeThroughAReservedAreaIsBadContent() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])
+    b.read(3, [0xE1, 0x10, 0x6D, 0x00, 0x02, 0x03, 0x40, 0x08, 0x04, 0x03, 0x00, 0xFE])
+    for page in 5...18 { b.write(page, [0x77, 0x77, 0x77, 0x77]) }
+    let f = try #require(try b.diagnose().finding("t2t-write-into-reserved-area"))
+    #expect(f.severity == .error)
+    #expect(f.cause.hasSuffix("the Memory Control TLV reserves (page 16–17)"))
+    #expect(f.frames.count == 2)
+  }
 }
