@@ -22,6 +22,7 @@ enum OutputFormat: String, CaseIterable {
     case "trace": return .pm3Trace
     case "txt": return .pm3Text
     case "pcap", "cap": return .pcap
+    case _ where output == "-": return .pcap
     default:
       FileHandle.standardError.write(
         Data(
@@ -38,25 +39,39 @@ enum OutputFormat: String, CaseIterable {
   static func refuseOverwriting(
     _ output: (option: String, path: String), _ others: [(option: String, path: String)]
   ) throws {
-    guard let target = fileID(output.path) else { return }
-    for other in others where fileID(other.path) == target {
+    guard let target = fileID(output.path, dash: 1) else { return }
+    for other in others where fileID(other.path, dash: 0) == target {
       throw UsageError(
         "\(output.option) \(output.path) is the same file as \(other.option) \(other.path): "
           + "refusing to overwrite it")
     }
   }
 
-  /// Whether two paths name one file, also when it does not exist yet (`x` and `./x`).
+  /// Whether two paths name one file, also when it does not exist yet (`x` and `./x`, or a
+  /// symbolic link to a file still to be created).
   static func samePath(_ a: String, _ b: String) -> Bool {
-    let resolve = { (p: String) in
-      URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path
-    }
-    return resolve(a) == resolve(b)
+    resolved(a) == resolved(b)
   }
 
-  private static func fileID(_ path: String) -> [UInt64]? {
+  /// The path with `.`/`..` removed and symbolic links followed, dangling ones included.
+  private static func resolved(_ path: String) -> String {
+    var url = URL(fileURLWithPath: path).standardizedFileURL
+    for _ in 0..<8 {
+      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)
+      else { break }
+      url =
+        URL(fileURLWithPath: target, relativeTo: url.deletingLastPathComponent())
+        .standardizedFileURL
+    }
+    return url.resolvingSymlinksInPath().path
+  }
+
+  /// Device and inode of `path`; for `-`, of file descriptor `dash` (standard output for an
+  /// output: `-o - >> IN` appends to the input; standard input for an input).
+  private static func fileID(_ path: String, dash: Int32) -> [UInt64]? {
     var st = stat()
-    guard path != "-", stat(path, &st) == 0 else { return nil }
+    let found = path == "-" ? fstat(dash, &st) == 0 : stat(path, &st) == 0
+    guard found else { return nil }
     return [UInt64(st.st_dev), UInt64(st.st_ino)]
   }
 }

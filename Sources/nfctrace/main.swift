@@ -102,7 +102,8 @@ func printJSONError(message: String, kind: String = "invalid-input") {
 
 /// Whether the arguments ask for JSON output (`--format json`).
 func wantsJSON(_ args: [String]) -> Bool {
-  zip(args, args.dropFirst()).contains { $0 == "--format" && $1 == "json" }
+  args.contains("--format=json")
+    || zip(args, args.dropFirst()).contains { $0 == "--format" && $1 == "json" }
 }
 
 /// An input that could not be opened at all still gives one JSON document (docs/json.md):

@@ -84,4 +84,12 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: dir + "/" + name) }
     #expect(run.status == 2)
   }
+
+  /// `--format=json` asks for JSON as `--format json` does, usage errors included.
+  @Test func inlineFormatJSONUsageErrorIsJSON() throws {
+    let run = CLI.run(["sessions", TestPaths.traces("t4t-write-ok.pcap"), "--format=json", "--x"])
+    #expect(run.status == 2)
+    let doc = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+    #expect((doc?["error"] as? [String: Any])?["kind"] as? String == "usage")
+  }
 }

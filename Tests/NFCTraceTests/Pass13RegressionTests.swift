@@ -438,4 +438,54 @@ import Testing
     #expect(f.cause.hasSuffix("the Memory Control TLV reserves (page 16–17)"))
     #expect(f.frames.count == 2)
   }
+
+  /// Writes to PWD (read back as zeros, as every NTAG answers) must not use up the conflict
+  /// record before the NDEF write's real one (attacker: 20 PWD writes hid it).
+  @Test func pwdReadBacksDoNotHideAnNDEFConflict() throws {
+    var b = started()
+    for _ in 0..<80 {
+      b.write(133, [0x12, 0x34, 0x56, 0x78])
+      b.read(133, [0x00, 0x00, 0x00, 0x00])
+    }
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x62, 0xFE, 0x00])
+    b.read(4, [0x03, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x7A, 0x2E, 0x62, 0xFE, 0x00])
+    let f = try #require(try b.diagnose().finding("read-back-differs"))
+    #expect(f.message.contains("first at page 5 byte 3"))
+  }
+
+  /// A Lock Control TLV whose lock bytes sit inside the CC's data area (page 20 of a 144-byte
+  /// area) does not end the data area, and a writer that keeps its reserved bytes (writes
+  /// their page with the values they hold) does not write into the reserved area.
+  @Test func lockBytesInsideTheDataAreaAreNotItsEnd() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0x50, 0x10, 0x44, 0x03, 0x00, 0xFE])
+    b.read(20, [0x00, 0x00, 0x00, 0x00])
+    for page in 5...19 { b.write(page, [0x78, 0x78, 0x78, 0x78]) }
+    b.write(20, [0x00, 0x00, 0x78, 0x78])
+    b.write(21, [0x78, 0x78, 0x78, 0x78])
+    let report = try b.diagnose()
+    #expect(report.finding("t2t-write-past-data-area") == nil)
+    #expect(report.finding("t2t-write-into-reserved-area") == nil)
+  }
+
+  /// A Lock Control TLV after the NDEF TLV is one readers never see: it does not place the
+  /// dynamic lock bytes.
+  @Test func lockControlAfterTheNDEFTLVIsIgnored() {
+    var image = ByteImage()
+    image.record([0xE1, 0x10, 0x12, 0x00], at: 12, state: .read, frame: 0)
+    image.record(
+      [0x03, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0xFE], at: 16, state: .read, frame: 0)
+    #expect(Type2Locks.declaredArea(in: image) == nil)
+  }
+
+  /// More than 16 Control TLVs: the rest are ignored with a warning, keeping the walk linear.
+  @Test func tooManyControlTLVsAreCapped() {
+    let many = Array(repeating: [UInt8]([0x02, 0x03, 0xF0, 0x01, 0x0F]), count: 40).flatMap { $0 }
+    let area = Type2TLVArea(parsing: many + [0x03, 0x00, 0xFE])
+    #expect(area.reservedAreas.count == 16)
+    #expect(area.findings.map(\.code).contains("tlv-control-too-many"))
+  }
 }

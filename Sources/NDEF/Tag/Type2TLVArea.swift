@@ -238,10 +238,13 @@ public struct Type2TLVArea: Sendable {
 
 /// Walks the TLVs, skipping bytes inside declared lock/reserved areas.
 private struct TLVReader {
+  /// The most reserved areas honoured (see `declare`).
+  static let maximumAreas = 16
   let bytes: [UInt8]
   let base: Int
   var position = 0
   var areas: [Type2ReservedArea] = []
+  var tooManyAreas = false
   var findings: [NDEFFinding] = []
   var done = false
 
@@ -347,6 +350,18 @@ private struct TLVReader {
         "tlv-control-length", .error, tlv.offset,
         "\(tlv.tag.name) TLV must have a 3-byte "
           + "value, has \(tlv.value.count) (NFC Forum T2T 1.0 §2.3.1/§2.3.2; facts §5.2)")
+      return
+    }
+    // Real tags declare one or two areas; every byte of the walk checks each area, so a
+    // flood of Control TLVs would make the walk quadratic.
+    guard areas.count < Self.maximumAreas else {
+      if !tooManyAreas {
+        tooManyAreas = true
+        note(
+          "tlv-control-too-many", .warning, tlv.offset,
+          "more than \(Self.maximumAreas) Lock/Memory Control TLVs: the ones after the "
+            + "\(Self.maximumAreas)th are ignored")
+      }
       return
     }
     let v = tlv.value

@@ -17,11 +17,14 @@ public struct TagMemory: Sendable, Equatable {
   public var filesEnd: [UInt16: ByteImage] = [:]
   /// First frame of the session: writes from frames before it are earlier sessions'.
   public var sessionFirstFrame = 0
-  /// Bytes this session wrote, the tag acknowledged, and a later read of the session returned
-  /// with another value: the tag did not keep the write. At most `conflictLimit`, in order.
+  /// Writes this session made, the tag acknowledged, and a later read of the session returned
+  /// with other bytes: the tag did not keep them. One entry per write (its first differing
+  /// byte), Type 2 from page 4 on (pages 0–3 ignore or OR writes), at most `conflictLimit`.
   public var readBackConflicts: [ReadBackConflict] = []
-  /// The most conflicts kept (a lying tag could differ on every byte).
-  public static let conflictLimit = 64
+  /// The acknowledgement frames of the writes in `readBackConflicts`.
+  private var conflictingWrites: Set<Int32> = []
+  /// The most conflicts kept (a lying tag could differ on every write).
+  public static let conflictLimit = 1024
 
   /// Empty memory.
   public init() {}
@@ -51,7 +54,8 @@ public struct TagMemory: Sendable, Equatable {
   mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
     Self.read(
       data, at: address, frame: frame, file: nil, start: &type2Start, end: &type2End,
-      sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts)
+      sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts,
+      seen: &conflictingWrites)
   }
 
   /// Records a WRITE of `data` at byte address `address`.
@@ -68,7 +72,7 @@ public struct TagMemory: Sendable, Equatable {
     Self.read(
       data, at: offset, frame: frame, file: file, start: &filesStart[file, default: ByteImage()],
       end: &filesEnd[file, default: ByteImage()], sessionFirstFrame: sessionFirstFrame,
-      conflicts: &readBackConflicts)
+      conflicts: &readBackConflicts, seen: &conflictingWrites)
   }
 
   /// Records an UPDATE BINARY of file `file` at `offset`.
@@ -84,7 +88,8 @@ public struct TagMemory: Sendable, Equatable {
   /// returns the written value (the read-back confirms it); another value is a conflict.
   private static func read(
     _ data: [UInt8], at address: Int, frame: Int, file: UInt16?, start: inout ByteImage,
-    end: inout ByteImage, sessionFirstFrame: Int, conflicts: inout [ReadBackConflict]
+    end: inout ByteImage, sessionFirstFrame: Int, conflicts: inout [ReadBackConflict],
+    seen: inout Set<Int32>
   ) {
     end.cover(upTo: address + data.count)
     for (i, b) in data.enumerated() {
@@ -99,7 +104,9 @@ public struct TagMemory: Sendable, Equatable {
         continue
       }
       let confirmed = state == .written && end.values[a] == b
-      if state == .written, !confirmed, conflicts.count < conflictLimit {
+      if state == .written, !confirmed, file != nil || a >= 16, conflicts.count < conflictLimit,
+        seen.insert(end.frames[a]).inserted
+      {
         conflicts.append(
           ReadBackConflict(
             file: file, address: a, written: end.values[a], read: b,

@@ -138,8 +138,11 @@ extension Type2Locks {
   public static func declaredArea(in image: ByteImage) -> Type2ReservedArea? {
     let run = image.knownRun(from: 16)
     guard !run.isEmpty else { return nil }
-    return Type2TLVArea(parsing: run, baseAddress: 16).reservedAreas.first {
-      $0.isLock && $0.address % 4 == 0 && $0.address >= 64
+    let area = Type2TLVArea(parsing: run, baseAddress: 16)
+    // A Control TLV after the NDEF TLV is one readers never see (T2T 1.0 §2.3).
+    let ndefAt = area.ndef?.offset ?? Int.max
+    return area.reservedAreas.first {
+      $0.isLock && $0.declaredAt < ndefAt && $0.address % 4 == 0 && $0.address >= 64
         && ($0.bytesLockedPerBit ?? 0) >= 4 && ($0.bytesLockedPerBit ?? 0) % 4 == 0
     }
   }

@@ -11,7 +11,7 @@ enum AppsOwnWrites {
   static let codes = ["write-to-read-only-tag"]
 
   static func adjust(_ findings: [DiagnosisFinding], _ c: DiagnosisContext) -> [DiagnosisFinding] {
-    let own = Set(c.session.operations.indices.filter { isOwnWrite($0, c) })
+    let own = ownWrites(c)
     guard !own.isEmpty else { return findings }
     var out = findings.map { f -> DiagnosisFinding in
       // Only a refusal (NAK, status word: 401) becomes writeNDEF's 400; a tag that left the
@@ -35,13 +35,19 @@ enum AppsOwnWrites {
     return out
   }
 
-  /// Operation `i` is a writeNDEF after a queryNDEFStatus of the same session that said
-  /// readOnly.
-  private static func isOwnWrite(_ i: Int, _ c: DiagnosisContext) -> Bool {
-    let ops = c.session.operations
-    guard ops[i].kind == .writeNDEF else { return false }
-    return ops[..<i].last { $0.kind == .queryNDEFStatus && $0.outcome == .ok }?.detail("status")
-      == .string(NDEFStatus.readOnly.rawValue)
+  /// The writeNDEFs that follow a queryNDEFStatus of the same session that said readOnly (the
+  /// last successful query before each decides), in one pass over the operations.
+  private static func ownWrites(_ c: DiagnosisContext) -> Set<Int> {
+    var out = Set<Int>()
+    var readOnly = false
+    for (i, op) in c.session.operations.enumerated() {
+      if op.kind == .queryNDEFStatus, op.outcome == .ok {
+        readOnly = op.detail("status") == .string(NDEFStatus.readOnly.rawValue)
+      } else if op.kind == .writeNDEF, readOnly {
+        out.insert(i)
+      }
+    }
+    return out
   }
 
   private static func accepted(_ i: Int, _ c: DiagnosisContext) -> DiagnosisFinding {

@@ -28,7 +28,10 @@ enum ContentRule: DiagnosisRule {
       }
       let writes = c.commands(in: i).filter(\.isWrite)
       if op.outcome == .ok, st.shape == .complete, let bytes = st.bytes {
-        out += validate(bytes, st: st, writes: writes, op: i)
+        // Type 2: the message as readers see it, around reserved (Lock/Memory Control) bytes.
+        let tlv = c.session.memory.type2Area?.ndef
+        let message = tlv.flatMap { $0.isComplete && $0.length == bytes.count ? $0.value : nil }
+        out += validate(message ?? bytes, st: st, writes: writes, op: i)
       }
       if let e = c.expected, let f = compare(e, st, op: op, i) { out.append(f) }
     }

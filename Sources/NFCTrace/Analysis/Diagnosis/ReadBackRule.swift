@@ -74,7 +74,7 @@ enum ReadBackRule: DiagnosisRule {
     let frames = Array(commands.union(mine.flatMap { [$0.writeFrame, $0.readFrame] })).sorted()
     let text =
       "The tag acknowledged the write, but a later read in the same session returned other "
-      + "bytes (\(count) byte(s); first at \(place): \(values), #\(first.writeFrame) then "
+      + "bytes (\(count) write(s); first at \(place): \(values), #\(first.writeFrame) then "
       + "#\(first.readFrame))."
     if mirrored(mine, c) {
       return DiagnosisFinding(

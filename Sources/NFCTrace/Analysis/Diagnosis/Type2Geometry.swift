@@ -37,7 +37,11 @@ struct Type2Geometry {
   /// do not, nfc-facts §5.2 caution).
   var dynamicLockPage: Int? {
     if let user = userBytes { return user > 48 ? 4 + user / 4 : nil }
-    if let area = lockControl { return area.address / 4 }
+    // Declared by a Lock Control TLV: the dynamic lock page when it follows the data area
+    // (lock bytes inside it are reserved bytes of the data area, not where it ends).
+    if let area = lockControl, area.address >= (dataAreaEndPage ?? 0) * 4 {
+      return area.address / 4
+    }
     guard let cc, cc.hasMagic, cc.bytes[2] == 0x10 || cc.bytes[2] == 0x12 else { return nil }
     return 4 + cc.dataAreaSize / 4
   }

@@ -25,13 +25,26 @@ enum Type2ReservedAreaRule: DiagnosisRule {
       } ?? Int.max
     let reserved = area.reservedAreas.filter { $0.address >= 16 && $0.address < dataEnd }
     guard !reserved.isEmpty, let ndefAt = area.ndef.map({ 16 + $0.offset }) else { return [] }
+    let before = c.session.memory.type2Start
+    // A WRITE covers a whole page: a writer that skips the reserved bytes still writes their
+    // page, with the values they hold. Only a changed reserved byte (or, not read before, one
+    // written non-zero) is message data put there.
+    func changes(_ w: SessionCommandLog.Command, _ p: Int) -> Bool {
+      w.data.enumerated().contains { k, b in
+        let a = p * 4 + k
+        guard reserved.contains(where: { a >= $0.address && a < $0.address + $0.size }) else {
+          return false
+        }
+        return before.state(a) == .unknown ? b != 0 : before.values[a] != b
+      }
+    }
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let hits = c.commands(in: i).filter { w in
         guard w.isWrite, w.answer == .ack, let p = w.page, p * 4 + 3 >= ndefAt else {
           return false
         }
-        return reserved.contains { p * 4 < $0.address + $0.size && $0.address < p * 4 + 4 }
+        return changes(w, p)
       }
       guard let first = hits.first,
         let r = reserved.first(where: {
