@@ -44,17 +44,38 @@ enum Type2NAKRule: DiagnosisRule {
       // A NAK 1 or 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
       // programmed; the weak field is worth a warning, not a failure.
       let retried = (code == 1 || code == 5) && recovered
+      // The same WRITE acknowledged after a re-activation (a NAK sends an NTAG to IDLE, so a
+      // stack that recovers re-activates first), in a write that then completed.
+      let resumed =
+        (code == 1 || code == 5) && !recovered
+        ? c.log.commands.first { w in
+          w.frame > cmd.frame && w.page == page && w.data == cmd.data && w.answer == .ack
+            && c.operation(at: w.frame).map {
+              c.session.operations[$0].kind == .writeNDEF
+                && c.session.operations[$0].outcome == .ok
+            } == true
+        } : nil
+      let soft = retried || resumed != nil
+      let again =
+        resumed.map {
+          ", and the same WRITE sent after a re-activation was acknowledged (#\($0.frame))"
+        }
+        ?? (retried ? ", and the WRITE sent again was acknowledged" : "")
       out.append(
         DiagnosisFinding(
-          code: x.code, severity: retried ? .warning : .error, operation: op,
-          frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 } + x.frames,
-          cause: "\(x.cause) (NAK \(code) on WRITE page \(Type2Geometry.page(page)))"
-            + (retried ? ", and the WRITE sent again was acknowledged" : ""),
+          code: x.code, severity: soft ? .warning : .error, operation: op,
+          frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 } + x.frames
+            + (resumed.map { [$0.frame] } ?? []),
+          cause: "\(x.cause) (NAK \(code) on WRITE page \(Type2Geometry.page(page)))" + again,
           message: x.message
             + (retried
               ? " The reader sent the same WRITE again and the tag acknowledged it: the page is "
-                + "programmed and the operation went on." : ""),
-          coreNFCError: retried ? nil : c.refusalError(op), fix: x.fix))
+                + "programmed and the operation went on." : "")
+            + (resumed != nil
+              ? " The reader re-activated the tag and sent the same WRITE again; the tag "
+                + "acknowledged it and the write completed in the next operation: the damage "
+                + "was recovered (a stack that retries this way reports no error)." : ""),
+          coreNFCError: soft ? nil : c.refusalError(op), fix: x.fix))
     }
     return out
   }
