@@ -17,12 +17,13 @@ enum OutputFormat: String, CaseIterable {
       }
       return f
     }
+    // Standard output has no name to tell the format by: pcap, without a warning.
+    if output == "-" { return .pcap }
     switch URL(fileURLWithPath: output).pathExtension.lowercased() {
     case "pcapng": return .pcapng
     case "trace": return .pm3Trace
     case "txt": return .pm3Text
     case "pcap", "cap": return .pcap
-    case _ where output == "-": return .pcap
     default:
       FileHandle.standardError.write(
         Data(

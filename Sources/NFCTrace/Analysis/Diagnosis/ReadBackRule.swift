@@ -1,3 +1,5 @@
+import NDEF
+
 /// Rule: a write the tag acknowledged, read back later in the same session with other bytes:
 /// the tag did not keep what it acknowledged (a faulty or counterfeit tag, a tag that ignores
 /// writes to that area), so the write "succeeded" and the tag still holds something else.
@@ -17,7 +19,9 @@ enum ReadBackRule: DiagnosisRule {
   static let codes = ["read-back-differs"]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    let conflicts = c.session.memory.readBackConflicts.filter { inNDEFData($0, c) }
+    guard !c.session.memory.readBackConflicts.isEmpty else { return [] }
+    let data = NDEFData(c)
+    let conflicts = c.session.memory.readBackConflicts.filter { data.contains($0) }
     guard !conflicts.isEmpty else { return [] }
     return c.writeOperations.compactMap { i in
       let op = c.session.operations[i]
@@ -29,16 +33,27 @@ enum ReadBackRule: DiagnosisRule {
     }
   }
 
-  /// Whether the byte is NDEF data, where a write is kept as written.
-  private static func inNDEFData(_ x: ReadBackConflict, _ c: DiagnosisContext) -> Bool {
-    if let file = x.file { return file == (c.session.type4NDEFFile ?? 0xE104) }
-    let image = c.session.memory.type2End
-    let end = image.known(12, 4).flatMap(Type2CapabilityContainer.init).map {
-      16 + $0.dataAreaSize
+  /// The NDEF data, where a write is kept as written: the Type 4 NDEF file, or the Type 2
+  /// data area from page 4 to the CC's end less the reserved areas (worked out once).
+  private struct NDEFData {
+    let file: UInt16
+    let end: Int
+    let reserved: [Type2ReservedArea]
+
+    init(_ c: DiagnosisContext) {
+      file = c.session.type4NDEFFile ?? 0xE104
+      let image = c.session.memory.type2End
+      end =
+        image.known(12, 4).flatMap(Type2CapabilityContainer.init).map { 16 + $0.dataAreaSize }
+        ?? Int.max
+      reserved = c.session.memory.type2Area?.reservedAreas ?? []
     }
-    guard x.address >= 16, x.address < (end ?? Int.max) else { return false }
-    let reserved = c.session.memory.type2Area?.reservedAreas ?? []
-    return !reserved.contains { x.address >= $0.address && x.address < $0.address + $0.size }
+
+    func contains(_ x: ReadBackConflict) -> Bool {
+      if let f = x.file { return f == file }
+      guard x.address >= 16, x.address < end else { return false }
+      return !reserved.contains { x.address >= $0.address && x.address < $0.address + $0.size }
+    }
   }
 
   /// The app wrote ASCII `0` placeholders and the tag reads them back as upper-case hex
