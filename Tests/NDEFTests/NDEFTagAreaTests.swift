@@ -11,6 +11,11 @@ struct NDEFTagAreaTests {
       parsing: hx("02 03 62 02 02  03 04 D0 00  00 EE EE 00  FE"), baseAddress: 16)
     #expect(moved.reservedAreas.first?.address == 26)
     #expect(moved.reservedAreas.first?.size == 2)
+    #expect(moved.reservedAreas.first?.bytes == 26..<28)
+    #expect(
+      moved.reservedAreas.first.map { [25, 26, 27, 28].map($0.contains) } == [
+        false, true, true, false,
+      ])
     let ndef = try #require(moved.ndef)
     #expect(ndef.length == 4)
     #expect(ndef.value == hx("D0 00 00 00"))

@@ -104,6 +104,12 @@ public struct Type2ReservedArea: Sendable, Equatable {
   public let bytesLockedPerBit: Int?
   /// Input offset of the declaring TLV.
   public let declaredAt: Int
+
+  /// The tag byte addresses reserved: `address ..< address + size`.
+  public var bytes: Range<Int> { address..<(address + max(size, 0)) }
+
+  /// Whether tag byte `address` is one of the reserved bytes.
+  public func contains(_ address: Int) -> Bool { bytes.contains(address) }
 }
 
 /// A parsed Type 2 Tag TLV area (NFC Forum T2T 1.0 §2.3 / §2.4; facts §5): every TLV with its

@@ -52,7 +52,7 @@ enum ReadBackRule: DiagnosisRule {
     func contains(_ x: ReadBackConflict) -> Bool {
       if let f = x.file { return f == file }
       guard x.address >= 16, x.address < end else { return false }
-      return !reserved.contains { x.address >= $0.address && x.address < $0.address + $0.size }
+      return !reserved.contains { $0.contains(x.address) }
     }
   }
 

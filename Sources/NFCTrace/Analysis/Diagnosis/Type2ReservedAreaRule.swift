@@ -32,7 +32,7 @@ enum Type2ReservedAreaRule: DiagnosisRule {
     func changes(_ w: SessionCommandLog.Command, _ p: Int) -> Bool {
       w.data.enumerated().contains { k, b in
         let a = p * 4 + k
-        guard reserved.contains(where: { a >= $0.address && a < $0.address + $0.size }) else {
+        guard reserved.contains(where: { $0.contains(a) }) else {
           return false
         }
         return before.state(a) == .unknown ? b != 0 : before.values[a] != b
@@ -47,9 +47,8 @@ enum Type2ReservedAreaRule: DiagnosisRule {
         return changes(w, p)
       }
       guard let first = hits.first,
-        let r = reserved.first(where: {
-          (first.page ?? 0) * 4 < $0.address + $0.size && $0.address < (first.page ?? 0) * 4 + 4
-        })
+        let page = first.page,
+        let r = reserved.first(where: { $0.bytes.overlaps(page * 4..<(page * 4 + 4)) })
       else { continue }
       out.append(finding(c, i, hits, area: r))
     }
