@@ -35,12 +35,14 @@ enum SimulateCommand {
     let path = try a.singleInput()
     let scenario = try load(path)
     let result = try simulate(scenario, path: path)
+    // Created before the trace: a --truth that cannot be written (a directory) fails the run
+    // with the file named, before any output is made.
+    let truthFile = try truth.map(BufferedFile.init(creating:))
     var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
     for f in result.frames { try out.write(f) }
     try out.close()
-    if let truthPath = truth {
-      try Data(GroundTruthJSON.render(result.truth).utf8).write(to: URL(fileURLWithPath: truthPath))
-    }
+    truthFile?.write(Data(GroundTruthJSON.render(result.truth).utf8))
+    truthFile?.close()
     FileHandle.standardError.write(
       Data(
         "simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n"

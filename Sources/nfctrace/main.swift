@@ -53,6 +53,10 @@ func run(_ argv: [String]) -> Int32 {
       print("usage: nfctrace version")
       return 0
     }
+    guard rest.isEmpty else {
+      printError("nfctrace version: unexpected argument \(rest[0])\nusage: nfctrace version")
+      return 2
+    }
     print("nfctrace \(Version.string)")
     return 0
   default: break

@@ -110,7 +110,8 @@ public enum NDEFCommand {
   /// Reads INPUT (see `run(input:options:readFile:readStdin:)`).
   ///
   /// - Throws: `NDEFError` `.invalidInput`: bad hex (offset = character position, 0-based),
-  ///   unreadable file, empty input.
+  ///   unreadable file. No bytes at all (`""`, an empty file or standard input) is not an input
+  ///   error: it decodes as the empty message, finding `empty-message`, whatever form it came in.
   public static func parseInput(
     _ input: String, readFile: (String) throws -> [UInt8], readStdin: () -> [UInt8]
   ) throws(NDEFError) -> [UInt8] {
@@ -118,7 +119,7 @@ public enum NDEFCommand {
       let raw = readStdin()
       let text = String(decoding: raw, as: UTF8.self)
       let hexOnly = raw.allSatisfy { Hexer.isSeparator($0) || Hexer.nibble($0) != nil }
-      return hexOnly && !raw.isEmpty ? try parseHex(text) : raw
+      return hexOnly ? try parseHex(text) : raw
     }
     if input.hasPrefix("@") {
       let path = String(input.dropFirst())
@@ -178,11 +179,6 @@ public enum NDEFCommand {
         kind: .invalidInput, code: "input-hex-odd", offset: highPos,
         expected: "two hex digits per byte",
         message: "odd number of hex digits: the digit at character \(highPos) has no partner")
-    }
-    if out.isEmpty {
-      throw NDEFError(
-        kind: .invalidInput, code: "input-empty", offset: 0, expected: "NDEF bytes",
-        message: "no input bytes")
     }
     return out
   }

@@ -18,9 +18,13 @@ public final class BufferedFile {
     guard FileManager.default.createFile(atPath: path, contents: nil),
       let h = FileHandle(forWritingAtPath: path)
     else {
+      var directory: ObjCBool = false
+      let isDirectory =
+        FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
       throw TraceError(
         .unreadable, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
-        "cannot write: the file cannot be created")
+        isDirectory
+          ? "cannot write: it is a directory" : "cannot write: the file cannot be created")
     }
     handle = h
     owned = true
