@@ -493,3 +493,29 @@ import Testing
     #expect(area.findings.map(\.code).contains("tlv-control-too-many"))
   }
 }
+
+/// The tenth session's fixes.
+@Suite struct Pass14RegressionTests {
+  /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
+  /// thousands of operations walked the whole log per operation) returns exactly the commands
+  /// whose request frame lies in the range, bounds included.
+  @Test func commandsInAFrameRangeAreExactlyThoseLogged() {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x61], .nak(0x1))
+    b.write(6, [0x2E, 0x62, 0xFE, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    var log = SessionCommandLog()
+    for f in decoded { log.push(f) }
+    log.finish()
+    let frames = log.commands.map(\.frame)
+    #expect(log.commands.map(\.page) == [4, 5, 6])
+    let all = frames[0]...frames[2]
+    #expect(log.commands(in: all).map(\.page) == [4, 5, 6])
+    #expect(log.commands(in: frames[1]...frames[1]).map(\.page) == [5])
+    #expect(log.commands(in: (frames[0] + 1)...frames[2]).map(\.page) == [5, 6])
+    #expect(log.commands(in: 0...(frames[0] - 1)).isEmpty)
+    #expect(log.commands(in: (frames[2] + 1)...(frames[2] + 100)).isEmpty)
+  }
+}

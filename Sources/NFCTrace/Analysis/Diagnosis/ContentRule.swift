@@ -23,7 +23,7 @@ enum ContentRule: DiagnosisRule {
     if let f = noWrite(c) { out.append(f) }
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
-      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
+      guard let st = NDEFWriteState.after(op, in: c.session, log: c.log) else {
         continue
       }
       let writes = c.commands(in: i).filter(\.isWrite)

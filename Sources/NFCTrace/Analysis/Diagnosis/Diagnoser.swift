@@ -39,7 +39,8 @@ public struct DiagnosisContext: Sendable {
   public func commands(in i: Int) -> [SessionCommandLog.Command] {
     guard session.operations.indices.contains(i) else { return [] }
     let op = session.operations[i]
-    return log.commands.filter { $0.frame >= op.firstFrame && $0.frame <= op.lastFrame }
+    guard op.firstFrame <= op.lastFrame else { return [] }
+    return Array(log.commands(in: op.firstFrame...op.lastFrame))
   }
 
   /// The Core NFC error for a refused or failed command of operation `i`: 401 for NDEF

@@ -32,9 +32,18 @@ public enum DiagnosisRender {
       return
     }
     var shown = Set<Int>()
+    // Grouped once: a session can hold tens of thousands of operations.
+    var verdicts: [Int: OperationVerdict] = [:]
+    for v in s.verdicts where v.verdict != .notAttempted && verdicts[v.operation] == nil {
+      verdicts[v.operation] = v
+    }
+    var findings: [Int: [DiagnosisFinding]] = [:]
+    for f in s.findings where f.effect != .notAttempted {
+      if let i = f.operation { findings[i, default: []].append(f) }
+    }
     for (i, op) in a.operations.enumerated() {
-      let verdict = s.verdicts.first { $0.operation == i && $0.verdict != .notAttempted }
-      let fs = s.findings.filter { $0.operation == i && $0.effect != .notAttempted }
+      let verdict = verdicts[i]
+      let fs = findings[i] ?? []
       guard verdict != nil || !fs.isEmpty else { continue }
       // A verdict (writes, failures) in capitals; other operations with findings show their
       // outcome, which is no verdict.

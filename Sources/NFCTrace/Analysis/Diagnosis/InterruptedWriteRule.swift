@@ -72,7 +72,7 @@ enum InterruptedWriteRule: DiagnosisRule {
   /// the message data past it: the length-last procedure without its last step.
   private static func unfinished(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
     let op = c.session.operations[i]
-    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+    guard let st = NDEFWriteState.after(op, in: c.session, log: c.log),
       st.shape == .empty, st.lengthWrittenHere
     else { return nil }
     let commands = c.commands(in: i)
@@ -130,7 +130,7 @@ enum InterruptedWriteRule: DiagnosisRule {
   /// stopped before writing all the bytes it announces: the tag holds a torn message.
   private static func stoppedShort(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
     let op = c.session.operations[i]
-    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+    guard let st = NDEFWriteState.after(op, in: c.session, log: c.log),
       st.shape == .torn, st.lengthWrittenHere
     else { return nil }
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
@@ -265,7 +265,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     -> DiagnosisFinding?
   {
     let op = c.session.operations[i]
-    guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands) else {
+    guard let st = NDEFWriteState.after(op, in: c.session, log: c.log) else {
       return nil
     }
     // A later write of the session set the length the end image holds: what this operation

@@ -183,7 +183,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
-      guard let st = NDEFWriteState.after(op, in: c.session, writes: c.log.commands),
+      guard let st = NDEFWriteState.after(op, in: c.session, log: c.log),
         st.lengthWrittenHere,
         st.claimed > cap
       else { continue }

@@ -57,14 +57,16 @@ struct NDEFWriteState {
     return .torn
   }
 
-  /// The state after operation `op` of session `s`, whose logged writes are `writes`; nil
+  /// The state after operation `op` of session `s`, whose logged commands are `log`; nil
   /// when the length field is unknown. A byte counts as written by the operation when one of
   /// its writes covered it (the last one decides: acknowledged, unanswered, or refused = not
   /// written); values come from the end image, so reads after the operation show the truth.
   static func after(
-    _ op: Operation, in s: SessionAnalysis, writes: [SessionCommandLog.Command]
+    _ op: Operation, in s: SessionAnalysis, log: SessionCommandLog
   ) -> NDEFWriteState? {
-    let w = writes.filter { $0.isWrite && $0.frame >= op.firstFrame && $0.frame <= op.lastFrame }
+    let w =
+      op.firstFrame <= op.lastFrame
+      ? log.commands(in: op.firstFrame...op.lastFrame).filter(\.isWrite) : []
     if s.tag.isISODEP || s.type4CC != nil { return type4(s, w) }
     return type2(s, w)
   }

@@ -57,6 +57,23 @@ public struct SessionCommandLog: Sendable {
 
   /// Logged commands in order.
   public private(set) var commands: [Command] = []
+
+  /// The logged commands whose (request) frame lies in `frames`. Commands are logged in frame
+  /// order, so this is a binary search, not a walk of the session's log.
+  public func commands(in frames: ClosedRange<Int>) -> ArraySlice<Command> {
+    commands[
+      firstIndex(atOrAfter: frames.lowerBound)..<firstIndex(atOrAfter: frames.upperBound + 1)]
+  }
+
+  private func firstIndex(atOrAfter frame: Int) -> Int {
+    var lo = 0
+    var hi = commands.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if commands[mid].frame < frame { lo = mid + 1 } else { hi = mid }
+    }
+    return lo
+  }
   /// Frames that started an activation (REQA/WUPA answered or not).
   public private(set) var activations: [Int] = []
   /// Frames of accepted PWD_AUTH answers (PACK).

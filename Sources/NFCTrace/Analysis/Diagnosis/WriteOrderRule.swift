@@ -26,7 +26,7 @@ enum WriteOrderRule: DiagnosisRule {
       if writes.contains(where: { $0.page != nil }) {
         guard
           let st = NDEFWriteState.after(
-            c.session.operations[i], in: c.session, writes: c.log.commands)
+            c.session.operations[i], in: c.session, log: c.log)
         else { continue }
         let page = st.lengthAddress / 4
         first = writes.first { $0.page == page && $0.data.count > st.lengthAddress % 4 }
