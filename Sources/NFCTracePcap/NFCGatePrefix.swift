@@ -35,6 +35,17 @@ enum NFCGatePrefix {
     return data.allSatisfy { $0.crc == .notCaptured && $0.data.first == prefix }
   }
 
+  /// Whether NFCGate relayed APDUs (Android `IsoDep.transceive`, the ISO-DEP blocks built by
+  /// the phone's NFC controller) rather than raw NFC-A commands (`NfcA.transceive`), judged from
+  /// the capture's first reader command, prefix removed: an APDU header (CLA, INS, P1, P2) with
+  /// an interindustry (0x0X) or proprietary 0x8X/0x9X class byte (ISO/IEC 7816-4 §5.4.1).
+  /// No NFC Forum Type 2 or MIFARE command code lies in those ranges (nfc-facts §4: READ 30h,
+  /// WRITE A2h, GET_VERSION 60h, …), so a Type 2 capture is never taken for APDUs.
+  static func carriesAPDUs(firstCommand data: [UInt8]) -> Bool {
+    guard data.count >= 4, let cla = data.first else { return false }
+    return cla <= 0x0F || (0x80...0x9F).contains(cla)
+  }
+
   /// Removes the prefix from a data frame; false when the frame does not start with it.
   static func strip(_ frame: inout Frame) -> Bool {
     guard frame.direction != .event else { return true }

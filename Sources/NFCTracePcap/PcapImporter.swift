@@ -53,6 +53,8 @@ public final class PcapImporter: TraceImporter {
   private var usbFramesHead = 0
 
   private enum NFCGateMode { case undecided, strip, keep }
+  /// NFCGate only: whether the frames are APDUs (decided at the first reader frame).
+  private var nfcgateAPDUs: Bool?
 
   /// Opens `input` (pcap in either byte order and resolution, or pcapng).
   /// - Throws: `TraceError` `.truncated` for an empty input or a cut header, `.malformed` for
@@ -86,6 +88,19 @@ public final class PcapImporter: TraceImporter {
     guard var frame = try nextRead() else { return nil }
     if !NFCGatePrefix.strip(&frame) {
       warn("NFCGate capture: frame does not start with the 0x02 prefix; kept whole", frame)
+    }
+    if nfcgateAPDUs == nil, frame.direction == .reader {
+      nfcgateAPDUs = NFCGatePrefix.carriesAPDUs(firstCommand: frame.data)
+      if nfcgateAPDUs == true {
+        warnings.append(
+          TraceWarning(
+            "NFCGate capture of APDUs (IsoDep): the frames are the APDUs the phone's NFC "
+              + "controller carried in ISO-DEP blocks; the blocks and the activation are not in "
+              + "the capture"))
+      }
+    }
+    if nfcgateAPDUs == true, frame.direction != .event {
+      frame.sourceFlags.append(ReaderChipFlag.isoDEPPayload)
     }
     return frame
   }
@@ -300,12 +315,16 @@ public final class PcapImporter: TraceImporter {
     _ packet: PcapPacket, _ payload: Int, _ lengthField: Int, _ event: ISO14443PcapEvent,
     _ location: SourceLocation
   ) {
-    if packet.originalLength > packet.bytes.count {
+    let cut = packet.originalLength > packet.bytes.count
+    if cut {
       warn(
         "packet captured \(packet.bytes.count) of its \(packet.originalLength) bytes "
           + "(snap length); the frame is incomplete", at: location)
     }
-    if lengthField != payload {
+    // A length field that counts the packet as sent (before the cut) is right: the warning
+    // above says it all.
+    let sentPayload = payload + packet.originalLength - packet.bytes.count
+    if lengthField != payload, !(cut && lengthField == sentPayload) {
       warn(
         "pseudo-header length field says \(lengthField) bytes but \(payload) follow; "
           + "using the \(payload) captured bytes", at: location)

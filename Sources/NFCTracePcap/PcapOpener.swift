@@ -108,7 +108,7 @@ struct PcapOpener {
         offsets: filtered.packetOffsets, numbers: filtered.packetNumbers)
       opened.warnings = filtered.skipped.map {
         TraceWarning(
-          $0.message, location: input.location(unit: "packet", record: 0, offset: $0.offset))
+          $0.message, location: input.location(unit: "byte", record: 0, offset: $0.offset))
       }
     } else {
       opened.source = try openSource()

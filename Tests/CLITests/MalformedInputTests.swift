@@ -160,6 +160,13 @@ struct ErrorLine {
     let head = "nfctrace: error: \(path): "
     guard line.hasPrefix(head) else { return nil }
     let rest = line.dropFirst(head.count)
+    // A place that is no record (the file's start, a pcapng block): `byte offset N: …`.
+    if let range = rest.range(of: #"^byte offset (\d+): \S"#, options: .regularExpression) {
+      let digits = rest[range].dropFirst("byte offset ".count).prefix { $0.isNumber }
+      guard let offset = Int(digits), offset >= 0, offset <= size else { return nil }
+      (unit, record, self.offset) = ("byte", 0, offset)
+      return
+    }
     let pattern = #"^(byte|packet|record|line|frame|block) (\d+), byte offset (\d+): \S"#
     guard let range = rest.range(of: pattern, options: .regularExpression) else { return nil }
     let parts = rest[range].split(separator: " ")

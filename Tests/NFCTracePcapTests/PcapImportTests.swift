@@ -143,6 +143,8 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     let frames = result.frames
     try #require(frames.count == 8)
     #expect(frames.allSatisfy { $0.crc == .notCaptured })
+    // A Type 2 capture (first command GET_VERSION 60h) is not taken for APDUs.
+    #expect(frames.allSatisfy { $0.sourceFlags.isEmpty })
     // GET_VERSION → NTAG215 version 00 04 04 02 01 00 11 03.
     #expect(frames[0].direction == .reader && frames[0].data == [0x60])
     #expect(frames[1].direction == .tag)
@@ -181,6 +183,34 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(result.frames.map(\.data) == exchange.map { Array($0.1.dropFirst()) })
     #expect(result.warnings.count == 1)
     #expect(result.warnings.first?.message.hasPrefix("NFCGate-style capture") == true)
+  }
+
+  /// NFCGate relaying an IsoDep tag captures the APDUs (the phone's controller builds the
+  /// ISO-DEP blocks): after the 0x02 is removed they are APDUs, not Type 2 commands, and a
+  /// refused UPDATE BINARY is a failed writeNDEF (importer realism pass, finding 1).
+  @Test func nfcgateIsoDepCaptureIsReadAsAPDUs() throws {
+    let path = temporaryPath(".pcap")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var writer = try PcapWriter(path: path)
+    let exchange: [(Direction, String)] = [
+      (.reader, "00a4040007d276000085010100"), (.tag, "9000"), (.reader, "00a4000c02e103"),
+      (.tag, "9000"), (.reader, "00b000000f"), (.tag, "000f20003b00340406e10400ff00009000"),
+      (.reader, "00a4000c02e104"), (.tag, "9000"), (.reader, "00b0000002"), (.tag, "00149000"),
+      (.reader, "00d60000020000"), (.tag, "6982"),
+    ]
+    for (i, (direction, hex)) in exchange.enumerated() {
+      try writer.write(frame(i, direction, [0x02] + (Hex.bytes(hex) ?? []), crc: .notCaptured))
+    }
+    writer.close()
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.first?.data == Hex.bytes("00a4040007d276000085010100"))
+    #expect(result.frames.allSatisfy { $0.sourceFlags == [ReaderChipFlag.isoDEPPayload] })
+    #expect(result.warnings.map(\.message).contains { $0.hasPrefix("NFCGate capture of APDUs") })
+    let report = try DiagnosisRun(importer: try PcapImporter(input: try TraceInput(path: path)))
+      .diagnose()
+    let finding = report.findings.first { $0.code == "t4t-security-not-satisfied" }
+    #expect(finding?.coreNFCError?.code == 401)
+    #expect(finding?.frames == [10, 11])
   }
 
   @Test func isoDepBlocksKeepTheirPCB() throws {
@@ -395,6 +425,8 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
     #expect(frame.crc == .notCaptured)
     #expect(frame.sourceFlags == ["truncated"])
     #expect(result.warnings.first?.message.hasPrefix("packet captured 16 of its 22 bytes") == true)
+    // The pseudo-header's length (18) counts the packet as sent: no second warning about it.
+    #expect(result.warnings.count == 1)
     // Cut below the pseudo-header: skipped, and the warning says the snap length did it.
     var short: [UInt8] =
       [0xD4, 0xC3, 0xB2, 0xA1] + le(2, 2) + le(4, 2) + le(0, 8) + le(2, 4) + le(264, 4)

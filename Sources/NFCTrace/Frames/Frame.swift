@@ -74,8 +74,12 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     self.offset = offset
   }
 
-  /// `file: unit N, byte offset M`.
-  public var description: String { "\(file): \(unit) \(record), byte offset \(offset)" }
+  /// `file: unit N, byte offset M`; `file: byte offset M` for a place that is no record (unit
+  /// `byte`: the file's start, a pcapng block).
+  public var description: String {
+    unit == "byte"
+      ? "\(file): byte offset \(offset)" : "\(file): \(unit) \(record), byte offset \(offset)"
+  }
 }
 
 /// A time in the unit the source used, kept beside the nanoseconds we compute.
