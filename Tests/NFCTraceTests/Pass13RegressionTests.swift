@@ -1,3 +1,4 @@
+import Foundation
 import NDEF
 import TestSupport
 import Testing
@@ -517,5 +518,32 @@ import Testing
     #expect(log.commands(in: (frames[0] + 1)...frames[2]).map(\.page) == [5, 6])
     #expect(log.commands(in: 0...(frames[0] - 1)).isEmpty)
     #expect(log.commands(in: (frames[2] + 1)...(frames[2] + 100)).isEmpty)
+  }
+}
+
+/// Importer realism pass of the tenth session: dump files as their tools write them.
+@Suite struct Pass14DumpTests {
+  /// A Proxmark3 `hf mfu dump` `.bin` (56-byte `mfu_dump_t` header, then the pages) was "not a
+  /// recognised trace format": its pages are read after the header, and the header's
+  /// GET_VERSION, signature and counters are kept.
+  @Test func proxmark3MFUBinaryDumpIsReadAfterItsHeader() throws {
+    let blank = try TraceInput(
+      path: TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin"))
+    let pages = [UInt8](blank.bytes)
+    var header: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03, 0, 0, 0, 134]
+    header += Array(repeating: 0xA5, count: 32)
+    header += [0x02, 0x01, 0x00, 0xBD, 0, 0, 0, 0xBD, 0, 0, 0, 0xBD]
+    let input = TraceInput(path: "hf-mfu-dump.bin", bytes: Data(header + pages))
+    let dump = try #require(RawType2Image.read(input))
+    #expect(dump.pages.count == 135)
+    #expect(dump.pages.first == Array(pages[0..<4]))
+    #expect(dump.version == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    #expect(dump.signature == Array(repeating: 0xA5, count: 32))
+    #expect(dump.counters == [0x000102, 0, 0])
+    #expect(dump.uid == Array(pages[0..<3]) + Array(pages[4..<8]))
+    #expect(TagReport(dump: dump).tag.product == "NTAG215")
+    // The same pages with a header whose page count byte disagrees: not a dump.
+    header[11] = 40
+    #expect(RawType2Image.read(TraceInput(path: "x.bin", bytes: Data(header + pages))) == nil)
   }
 }

@@ -1,0 +1,42 @@
+/// Proxmark3 `hf mfu dump` binary files (`hf-mfu-<UID>-dump.bin`): a 56-byte header, then the
+/// pages from page 0 (Proxmark3 `doc/` "New Ultralight/NTAG dump file format",
+/// `mfu_dump_t`): GET_VERSION answer (8 bytes), TBO (2), TBO1 (1), the page count byte (1),
+/// READ_SIG answer (32), then three counters of 3 bytes (least significant first) each
+/// followed by its tearing flag (4 × 3). All-zero version or signature means the tag did not
+/// give one (an Ultralight C has neither command).
+///
+/// Recognised when the pages after the header pass the checks of `RawType2Image` (CC magic,
+/// BCC0/BCC1) and the header's page count byte is the number of pages or one less (clients
+/// differ); the file is never taken for a raw image from page 0 when its header is that of a
+/// dump.
+enum Proxmark3MFUBinaryDump {
+  /// `MFU_DUMP_PREFIX_LENGTH`.
+  static let headerLength = 56
+
+  /// The dump, nil when `bytes` are not one.
+  static func read(_ bytes: [UInt8], path: String) -> TagDump? {
+    let count = bytes.count - headerLength
+    guard count >= 16, count % 4 == 0 else { return nil }
+    let pages = count / 4
+    let countByte = Int(bytes[11])
+    guard countByte == pages || countByte == pages - 1 else { return nil }
+    let image = Array(bytes[headerLength...])
+    guard let checks = RawType2Image.checks(image, hinted: true) else { return nil }
+    let version = Array(bytes[0..<8])
+    let signature = Array(bytes[12..<44])
+    let counters = (0..<3).map { i in
+      let c = 44 + 4 * i
+      return Int(bytes[c]) | Int(bytes[c + 1]) << 8 | Int(bytes[c + 2]) << 16
+    }
+    return TagDump(
+      format: "raw-type2", path: path, uid: Array(image[0..<3]) + Array(image[4..<8]),
+      version: version.allSatisfy { $0 == 0 } ? nil : version,
+      signature: signature.allSatisfy { $0 == 0 } ? nil : signature, counters: counters,
+      pages: stride(from: 0, to: count, by: 4).map { Array(image[$0..<($0 + 4)]) },
+      warnings: [
+        TraceWarning(
+          "Proxmark3 hf mfu dump: pages after its 56-byte header (GET_VERSION, signature, "
+            + "counters)")
+      ] + checks)
+  }
+}
