@@ -546,4 +546,39 @@ import Testing
     header[11] = 40
     #expect(RawType2Image.read(TraceInput(path: "x.bin", bytes: Data(header + pages))) == nil)
   }
+
+  /// A Flipper `.nfc` of an Ultralight C stores `Mifare version` and `Signature` as zeros
+  /// (the tag has neither command) and names the product in `Device type` (v2–3) or
+  /// `NTAG/Ultralight type` (v4): it was "vendor 00 type 00 … size 00", memory "1 bytes".
+  @Test(arguments: [
+    ("2", "Device type: Mifare Ultralight C", "44 00"),
+    ("4", "Device type: NTAG/Ultralight\nNTAG/Ultralight type: Mifare Ultralight C", "00 44"),
+  ])
+  func flipperUltralightCIsNamedByTheFile(version: String, type: String, atqa: String) throws {
+    var text = "Filetype: Flipper NFC device\nVersion: \(version)\n\(type)\n"
+    text += "UID: 04 A1 B2 C3 D4 E5 F6\nATQA: \(atqa)\nSAK: 00\n"
+    text += "Signature: " + Array(repeating: "00", count: 32).joined(separator: " ") + "\n"
+    text += "Mifare version: 00 00 00 00 00 00 00 00\nPages total: 48\n"
+    let pages = ["04 A1 B2 9F", "C3 D4 E5 F6", "C3 48 00 00", "E1 10 12 00", "03 00 FE 00"]
+    for (i, p) in pages.enumerated() { text += "Page \(i): \(p)\n" }
+    let dump = try #require(
+      try TagDumpReader.read(TraceInput(path: "ulc.nfc", bytes: Data(text.utf8))))
+    #expect(dump.version == nil && dump.signature == nil)
+    #expect(dump.statedProduct == "Mifare Ultralight C")
+    let r = TagReport(dump: dump)
+    #expect(r.tag.product == "MIFARE Ultralight C")
+    #expect(r.tag.memoryBytes == 144)
+  }
+
+  /// A Flipper file naming an NTAG product without its GET_VERSION takes the product from it.
+  @Test func flipperStatedNTAGProductIsUsedWithoutAVersion() throws {
+    var text = "Filetype: Flipper NFC device\nVersion: 3\nDevice type: NTAG213\n"
+    text += "UID: 04 A1 B2 C3 D4 E5 F6\nATQA: 00 44\nSAK: 00\nPages total: 45\n"
+    text += "Page 0: 04 A1 B2 9F\nPage 1: C3 D4 E5 F6\nPage 2: C3 48 00 00\nPage 3: E1 10 12 00\n"
+    let dump = try #require(
+      try TagDumpReader.read(TraceInput(path: "n.nfc", bytes: Data(text.utf8))))
+    let r = TagReport(dump: dump)
+    #expect(r.tag.product == "NTAG213")
+    #expect(r.tag.memoryBytes == 144)
+  }
 }

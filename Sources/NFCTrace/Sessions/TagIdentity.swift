@@ -40,9 +40,15 @@ public struct TagIdentity: Sendable, Equatable {
   /// Ultralight AES answers 16 bytes and has GET_VERSION).
   public var answeredUltralightCAuth = false
 
-  /// Whether the tag is a MIFARE Ultralight C: no GET_VERSION, 3DES AUTHENTICATE answered
-  /// (nfc-facts §4.6: Proxmark3 identifies it so).
-  public var isUltralightC: Bool { versionInfo == nil && answeredUltralightCAuth }
+  /// True when a static dump names the product MIFARE Ultralight C (a Flipper `.nfc` file's
+  /// `Device type` or `NTAG/Ultralight type`): the reader that made it told it apart.
+  public var dumpNamesUltralightC = false
+
+  /// Whether the tag is a MIFARE Ultralight C: no GET_VERSION, and a 3DES AUTHENTICATE
+  /// answered (nfc-facts §4.6: Proxmark3 identifies it so) or a dump that says so.
+  public var isUltralightC: Bool {
+    versionInfo == nil && (answeredUltralightCAuth || dumpNamesUltralightC)
+  }
 
   /// An unknown tag.
   public init() {}

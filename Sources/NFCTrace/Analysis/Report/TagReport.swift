@@ -209,7 +209,17 @@ extension TagReport {
     identity.version = d.version
     identity.signature = d.signature
     var inferred: [String] = []
-    if identity.versionInfo == nil, let p = TagIdentity.productFromPageCount(d.pages.count) {
+    let stated = d.statedProduct?.lowercased() ?? ""
+    identity.dumpNamesUltralightC = stated.hasSuffix("ultralight c")
+    if identity.versionInfo == nil,
+      let p = NTAGProduct.allCases.first(where: {
+        stated == $0.displayName.lowercased()
+      })
+    {
+      identity.inferredProduct = p
+    } else if identity.versionInfo == nil, !identity.isUltralightC,
+      let p = TagIdentity.productFromPageCount(d.pages.count)
+    {
       identity.inferredProduct = p
       inferred.append(
         "product \(p.displayName) inferred from the dump's size (\(d.pages.count) pages, its "

@@ -3,7 +3,8 @@ import Foundation
 /// Flipper Zero `.nfc` files (`Filetype: Flipper NFC device`), versions 2–4, as documented in
 /// flipperzero-firmware `documentation/file_formats/NfcFileFormats.md`: `Key: value` lines,
 /// `#` comments. Version 2 writes the ATQA LSB first (`44 00`), versions 3 and 4 MSB first
-/// (`00 44`). NTAG/Ultralight data: `Signature`, `Mifare version`, `Counter N` (decimal),
+/// (`00 44`). NTAG/Ultralight data: `Signature`, `Mifare version` (all zeros when the tag has
+/// no READ_SIG / GET_VERSION), `Counter N` (decimal),
 /// `Tearing N`, `Pages total`, `Pages read`, `Page N: xx xx xx xx` (`??` = unknown byte).
 enum FlipperNFCDump {
   private static let magic = "Filetype: Flipper NFC device"
@@ -65,11 +66,14 @@ enum FlipperNFCDump {
       switch key {
       case "Version": version = try number()
       case "Device type": deviceType = value
+      case "NTAG/Ultralight type": dump.statedProduct = value
       case "UID": dump.uid = try bytes(nil)
       case "ATQA": dump.atqa = atqa(try bytes(2))
       case "SAK": dump.sak = try bytes(1).first
-      case "Signature": dump.signature = try bytes(32)
-      case "Mifare version": dump.version = try bytes(8)
+      // Flipper writes both always: zeros when the tag has no READ_SIG / GET_VERSION (an
+      // Ultralight C, an original Ultralight).
+      case "Signature": dump.signature = Self.nonZero(try bytes(32))
+      case "Mifare version": dump.version = Self.nonZero(try bytes(8))
       case "Pages total": pagesTotal = try number()
       case "Pages read": pagesRead = try number()
       default:
@@ -105,6 +109,8 @@ enum FlipperNFCDump {
       return (out, known)
     }
 
+    static func nonZero(_ b: [UInt8]) -> [UInt8]? { b.allSatisfy { $0 == 0 } ? nil : b }
+
     static func indexed(_ key: String, _ prefix: String) -> Int? {
       guard key.hasPrefix(prefix), let n = Int(key.dropFirst(prefix.count)), n >= 0, n < 4096
       else { return nil }
@@ -127,6 +133,11 @@ enum FlipperNFCDump {
           TraceWarning("\(count - pages.count) of \(count) pages missing from the file"))
       }
       dump.counters = counters.keys.sorted().compactMap { counters[$0] }
+      // Versions 2–3 name the product in `Device type` (`Mifare Ultralight C`, `NTAG215`);
+      // version 4 says `NTAG/Ultralight` there and names it in `NTAG/Ultralight type`.
+      if dump.statedProduct == nil, !deviceType.isEmpty, deviceType != "NTAG/Ultralight" {
+        dump.statedProduct = deviceType
+      }
       if let warning = Type2Header.uidCheck(dump) { dump.warnings.append(warning) }
       if count == 0, !deviceType.isEmpty {
         dump.warnings.append(TraceWarning("device type \(deviceType): no Type 2 pages stored"))

@@ -21,6 +21,9 @@ public struct TagDump: Sendable {
   public var signature: [UInt8]?
   /// The three one-way counters (READ_CNT values, 24 bit), in counter order; empty if absent.
   public var counters: [Int]
+  /// The product as the dump names it (Flipper `Device type` / `NTAG/Ultralight type`, e.g.
+  /// `Mifare Ultralight C`, `NTAG215`), nil when it does not.
+  public var statedProduct: String?
   /// Pages from page 0, 4 bytes each; unknown pages hold zeros.
   public var pages: [[UInt8]]
   /// Per page: false where the dump marks the page unknown or not read.
