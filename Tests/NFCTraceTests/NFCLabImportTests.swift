@@ -262,3 +262,21 @@ private let goodFrame =
   #expect(w2.first?.message.hasPrefix("bytes after the export's top-level object") == true)
   #expect(w2.first?.location?.offset == first.utf8.count + 1)
 }
+
+/// The `nfc-lab -j` stream in the shape NFC-Laboratory's py_nfclab documents (`tech`, `type`,
+/// `data`, `timestamp`, `time_start`) was not recognised without `--input-format` (importer
+/// realism pass): it is, and it reads the same frames.
+@Test func nfcLabJSONLinesWithShortKeysAreRecognised() throws {
+  let text = """
+    {"timestamp": 1e-05, "tech": "NfcA", "type": "CarrierOn", "length": 0, "data": "", "time_start": 1e-05, "time_end": 1e-05, "flags": []}
+    {"timestamp": 5e-05, "tech": "NfcA", "type": "Poll", "length": 1, "data": "26", "time_start": 5e-05, "time_end": 0.000127, "flags": ["short-frame", "request"], "rate": 105938}
+    {"timestamp": 0.000214, "tech": "NfcA", "type": "Listen", "length": 2, "data": "4400", "time_start": 0.000214, "time_end": 0.000388, "flags": ["response"], "rate": 105938}
+
+    """
+  let input = TraceInput(path: "live.jsonl", bytes: Data(text.utf8))
+  #expect(NFCLabImporter.format.sniff(input.head(), input.path) == 85)
+  let (frames, _) = try importAll(input)
+  #expect(frames.map(\.direction) == [.event, .reader, .tag])
+  #expect(frames[1].data == [0x26] && frames[1].bits == 7)
+  #expect(frames[2].data == [0x44, 0x00])
+}

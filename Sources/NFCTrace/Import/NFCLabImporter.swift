@@ -308,6 +308,13 @@ public struct NFCLabImporter: TraceImporter {
       return 95
     }
     if text.contains("\"frame_type\""), text.contains("\"tech_type\"") { return 90 }
+    // The `nfc-lab -j` stream as NFC-Laboratory's own reader (py_nfclab) documents it:
+    // `tech`, `type`, `data`, with `timestamp` / `time_start`.
+    if text.contains("\"tech\""), text.contains("\"type\""), text.contains("\"data\""),
+      text.contains("\"time_start\"") || text.contains("\"timestamp\"")
+    {
+      return 85
+    }
     if text.contains("\"frames\""), path.lowercased().hasSuffix(".json") { return 30 }
     return 0
   }
