@@ -113,7 +113,8 @@ struct TraceBuilder {
   /// REQA + one cascade level (4-byte UID), SAK 20, RATS (FSDI) / ATS with FSCI `fsci` and
   /// TB1 = `tb`.
   mutating func activateType4(
-    uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, fsci: UInt8 = 8, tb: UInt8 = 0x70
+    uid: [UInt8] = [0x08, 0x12, 0x34, 0x56], fsdi: UInt8 = 8, fsci: UInt8 = 8, tb: UInt8 = 0x70,
+    answerRATS: Bool = true
   ) {
     add(.reader, [0x26], crc: false, bits: 7)
     tag([0x04, 0x00], crc: false)
@@ -122,7 +123,7 @@ struct TraceBuilder {
     reader([0x93, 0x70] + uid + [Self.bcc(uid)])
     tag([0x20])
     reader([0xE0, fsdi << 4])
-    tag([0x05, 0x70 | fsci, 0x80, tb, 0x02])
+    if answerRATS { tag([0x05, 0x70 | fsci, 0x80, tb, 0x02]) }
     block = 0
   }
 

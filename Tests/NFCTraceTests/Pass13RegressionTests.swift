@@ -497,6 +497,59 @@ import Testing
 
 /// The tenth session's fixes.
 @Suite struct Pass14RegressionTests {
+  /// A RATS the tag never answered (sent twice) left `connect ok`: without an ATS the ISO-DEP
+  /// activation failed (ISO/IEC 14443-4 §5.6.1), as an unanswered ATTRIB fails a type B
+  /// connect (framing pass, finding 1).
+  @Test func ratsWithoutATSFailsTheConnect() throws {
+    var b = TraceBuilder()
+    b.activateType4(answerRATS: false)
+    b.reader([0xE0, 0x80], gapUs: 100_000)
+    let report = try b.diagnose()
+    let op = try #require(report.sessions.first?.analysis.operations.first)
+    #expect(op.kind == .connect && op.outcome == .failed)
+    #expect(
+      op.reason
+        == "the tag did not answer RATS (frame 7) with an ATS: the ISO-DEP activation failed")
+    // Answered, the same activation connects.
+    var ok = TraceBuilder()
+    ok.activateType4()
+    let connected = try #require(try ok.diagnose().sessions.first?.analysis.operations.first)
+    #expect(connected.outcome == .ok)
+  }
+
+  /// A reader frame no layer could decode (a 1-byte READ) that the tag ignored, followed by
+  /// commands it answered in the same operation, is no sign the tag left: the operation was
+  /// "interrupted: the tag left the field" (framing pass, finding 6).
+  @Test func ignoredUndecodableFrameDoesNotInterrupt() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0x30], crc: false)
+    b.read(4, Array(repeating: 0, count: 16))
+    let ops = try #require(try b.diagnose().sessions.first?.analysis.operations)
+    let op = try #require(ops.last)
+    #expect(op.outcome == .ok)
+    #expect(op.unansweredFrames.count == 1)
+    // Left unanswered at the operation's end, the silence still decides.
+    var cut = TraceBuilder()
+    cut.activateType2(version: ntag213Version)
+    cut.read(4, Array(repeating: 0, count: 16))
+    cut.reader([0x30], crc: false)
+    #expect(try cut.diagnose().sessions.first?.analysis.operations.last?.outcome == .interrupted)
+  }
+
+  /// A WRITE to page 0 (the UID) is an app's own command, never writeNDEF's: refused, it is a
+  /// failed transceive with Core NFC's 102, not writeNDEF's 401 (framing pass, finding 5).
+  @Test func writeToTheUIDPageIsATransceive() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8))
+    b.write(0, [0x00, 0x00, 0x00, 0x00], .nak(0x0))
+    let report = try b.diagnose()
+    let op = try #require(report.sessions.first?.analysis.operations.last)
+    #expect(op.kind == .transceive && op.outcome == .failed)
+    #expect(report.findings.allSatisfy { $0.coreNFCError?.code != 401 })
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

@@ -80,12 +80,18 @@ public struct SessionAnalyzer: Sendable {
   /// The last APDU frame left unanswered, until the reader sends something other than an
   /// R-block: the tag's answer after R(NAK) answers it.
   private var silentIBlock: DecodedFrame?
-  /// The first ISO-DEP block of the operation left unanswered since the last APDU answer.
-  private var isoDEPSilence: (frame: Int, why: String)?
+  /// The first frame of the operation left unanswered since the last answer whose silence
+  /// decides only if no answer follows before the operation ends: an ISO-DEP block (recovery
+  /// may still bring the answer) or a reader frame no layer could decode (a tag ignores a frame
+  /// it cannot take for a command, ISO/IEC 14443-3 §6.2; the next command tells whether it is
+  /// still there).
+  private var deferredSilence: (frame: Int, why: String)?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
+  /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
+  private var ratsAwaitingATS: Int?
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -161,6 +167,7 @@ public struct SessionAnalyzer: Sendable {
       // closed the current one in `classify`.
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
+      if kind == .connect, f.innermost?.name == "RATS" { ratsAwaitingATS = f.frame.index }
       if let d = f.innermost {
         call.command(d, at: f.frame.timeNs, memory: memory, damaged: f.frame.crc == .bad)
         if d.protocolID == .type4 { type4.command(d) }
@@ -221,8 +228,9 @@ public struct SessionAnalyzer: Sendable {
       if classicTransmissionNAK?.command == pending?.frame.data { classicTransmissionNAK = nil }
     }
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
+    if d.name == "ATS" { ratsAwaitingATS = nil }
     undecoded = nil
-    isoDEPSilence = nil
+    deferredSilence = nil
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
@@ -311,6 +319,12 @@ public struct SessionAnalyzer: Sendable {
     }
   }
 
+  /// A reader frame outside ISO-DEP that no layer could decode (ISO-DEP blocks with an INF
+  /// that is no APDU follow the block rules instead).
+  private func undecodable(_ f: DecodedFrame) -> Bool {
+    f.undecodedReason != nil && f.layer(.isoDEP) == nil
+  }
+
   private mutating func noAnswer(_ f: DecodedFrame, kind: OperationKind?) {
     guard !closing, var op = current else { return }
     current = nil
@@ -331,13 +345,15 @@ public struct SessionAnalyzer: Sendable {
           + "NTAG203)", frame: f.frame.index)
       type2.versionUnanswered()
       pending = nil
-    } else if f.innermost?.protocolID == .isoDEP {
+    } else if f.innermost?.protocolID == .isoDEP || undecodable(f) {
       // An ISO-DEP block (a chained part, R(NAK), S-block): recovery (R(NAK) → R(ACK), the
-      // block sent again) may still bring the APDU's answer; the silence decides only if none
-      // follows before the operation ends (`closeCurrent`).
+      // block sent again) may still bring the APDU's answer; an undecodable frame is ignored
+      // by the tag. The silence decides only if no answer follows before the operation ends
+      // (`closeCurrent`).
       op.unansweredFrames.append(f.frame.index)
-      if isoDEPSilence == nil {
-        isoDEPSilence = (
+      // The first silent ISO-DEP block; the last undecodable frame (as a silent command).
+      if deferredSilence == nil || undecodable(f) {
+        deferredSilence = (
           f.frame.index, "no answer to \(what): the tag left the field or stopped answering"
         )
       }
@@ -370,10 +386,11 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func start(_ kind: OperationKind, frame: Int) {
     call.reset()
-    isoDEPSilence = nil
+    deferredSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
+    ratsAwaitingATS = nil
     events.append(.started(kind, frame: frame))
   }
 
@@ -398,8 +415,8 @@ public struct SessionAnalyzer: Sendable {
     }
     guard var op = current else { return }
     current = nil
-    if let silence = isoDEPSilence {
-      isoDEPSilence = nil
+    if let silence = deferredSilence {
+      deferredSilence = nil
       op.outcome = .interrupted
       op.reason = silence.why
     }
@@ -417,7 +434,7 @@ public struct SessionAnalyzer: Sendable {
       op.set("pages_acknowledged", .string(pages))
     }
     switch op.kind {
-    case .connect: Self.settleConnect(&op, tag: tag)
+    case .connect: Self.settleConnect(&op, tag: tag, ratsUnanswered: ratsAwaitingATS)
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
@@ -484,8 +501,12 @@ public struct SessionAnalyzer: Sendable {
     op.set("unfinished", .string(gap.rawValue))
   }
 
-  /// connect is ok once the UID is complete (and the ATS arrived when RATS was sent).
-  private static func settleConnect(_ op: inout Operation, tag: TagIdentity) {
+  /// connect is ok once the UID is complete and, when RATS was sent, the ATS arrived: without
+  /// it the ISO-DEP activation failed (ISO/IEC 14443-4 §5.6.1: the PCD may retry RATS, then
+  /// deactivates the PICC) and no ISO 7816 tag is connected.
+  private static func settleConnect(
+    _ op: inout Operation, tag: TagIdentity, ratsUnanswered: Int?
+  ) {
     if let uid = tag.uidString { op.set("uid", .string(uid)) }
     if let sak = tag.sak { op.set("sak", .hex([sak])) }
     if tag.uid.isEmpty && tag.sak == nil {
@@ -493,6 +514,10 @@ public struct SessionAnalyzer: Sendable {
       op.reason =
         op.unansweredFrames.isEmpty
         ? "activation not completed in the trace" : "the tag did not answer the activation"
+    } else if let rats = ratsUnanswered, op.outcome == .ok, op.unansweredFrames.contains(rats) {
+      op.outcome = .failed
+      op.reason =
+        "the tag did not answer RATS (frame \(rats)) with an ATS: the ISO-DEP activation failed"
     }
   }
 

@@ -126,6 +126,9 @@ struct Type2Procedure: Sendable {
     guard let page = d.absolutePage else { return .transceive }
     let data: [UInt8]
     if case .hex(let b)? = d.field("data") { data = b } else { data = [] }
+    // Pages 0–1 hold the UID (read-only, NTAG213/215/216 datasheet §8.5.1): no NDEF procedure
+    // writes them (the TLV area starts at page 4), only an app's own command.
+    if page < 2 { return .transceive }
     if page == 2 { return .writeLock }
     if page == 3 {
       // Setting the CC write access to F is the read-only step; other CC writes format.
