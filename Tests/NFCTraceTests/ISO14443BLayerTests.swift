@@ -208,13 +208,14 @@ private let activation: [(Direction, String)] = [
       TestFrame.make(2, .reader, CRC.appendingCRCA([0xA2, 0x04, 0x03, 0x00, 0xD1, 0x01])))
     frames.append(TestFrame.make(3, .tag, [0x0A]))
     frames.append(TestFrame.make(4, .reader, [0x05, 0x00, 0x00, 0x71, 0xFF]))
-    frames.append(TestFrame.make(5, .reader, CRC.appendingCRCA([0x30, 0x04])))
+    frames.append(
+      TestFrame.make(5, .reader, CRC.appendingCRCA([0xA2, 0x05, 0x55, 0x01, 0x02, 0x03])))
     frames.append(TestFrame.make(6, .tag, [0x0A]))
     let (out, _) = decodeAll(frames)
     #expect(out[2].innermost?.name == "WRITE")
     #expect(out[3].innermost?.name == "ACK")
     #expect(out[4].layers.first?.name == "REQB")
-    #expect(out[5].innermost?.name == "READ")
+    #expect(out[5].innermost?.name == "WRITE")
     #expect(out[6].innermost?.name == "ACK")
   }
 

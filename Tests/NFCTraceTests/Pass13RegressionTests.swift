@@ -550,6 +550,22 @@ import Testing
     #expect(report.findings.allSatisfy { $0.coreNFCError?.code != 401 })
   }
 
+  /// A 4-bit ACK answering READ carries none of the 16 bytes asked for: it was taken for an
+  /// answer, and readNDEF came out `ok` with an empty message (framing pass, finding 2).
+  @Test func ackToReadIsNotUnderstood() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x0C, 0xD1, 0x01] + Array(repeating: 0, count: 8))
+    b.reader([0x30, 0x04])
+    b.add4Bit(0x0A)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded.last?.undecodedReason == "4-bit ACK to READ, which answers with data or a NAK")
+    let report = try b.diagnose()
+    let op = try #require(report.sessions.first?.analysis.operations.last)
+    #expect(op.kind == .readNDEF && op.outcome == .failed)
+    #expect(report.finding("read-failed")?.coreNFCError?.code == 102)
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

@@ -267,6 +267,11 @@ public struct Type2Layer: ProtocolLayer {
     if let command { f.append(LayerField("command", .string(command.name))) }
     if let page = command?.page { f.append(LayerField("page", .int(page))) }
     let code = Int(value & 0x0F)
+    if code == 0x0A, let command, Self.answersWithData(command) {
+      // READ and the other data commands answer with their data or a NAK, never an ACK
+      // (NTAG213/215/216 datasheet §10): the answer carries none of the data asked for.
+      return .undecoded("4-bit ACK to \(command.name), which answers with data or a NAK")
+    }
     if code == 0x0A {
       f.append(LayerField("ack", .bool(true)))
       if case .compatibilityWrite(let page) = command { awaitingCompatibilityData = page }
@@ -281,6 +286,14 @@ public struct Type2Layer: ProtocolLayer {
     if case .sectorSelectSector = command { sector = nil }
     let summary = "NAK 0x\(String(code, radix: 16)) (\(meaning))"
     return LayerResult(decode: LayerDecode(.type2, "NAK", summary, f))
+  }
+
+  /// Commands whose answer is data (or a NAK), never an ACK.
+  private static func answersWithData(_ c: Type2Command) -> Bool {
+    switch c {
+    case .read, .fastRead, .getVersion, .readSignature, .passwordAuth, .readCounter: return true
+    default: return false
+    }
   }
 
   /// NAK codes: NXP NTAG21x datasheets (0, 1, 5); 4 varies between sources (nfc-facts §4.2).
