@@ -99,14 +99,14 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
         ctx.add(
           "bt-oob-truncated", .error, error.offset,
           "Bluetooth OOB: " + error.message
-            + " (facts §7.6)")
+            + " (Bluetooth Secure Simple Pairing Using NFC 1.1)")
         return nil
       }
       if let oobLength, Int(oobLength) != p.count {
         ctx.add(
           "bt-oob-length-mismatch", .warning, offset,
           "OOB data length says \(oobLength) "
-            + "bytes, payload has \(p.count) (Bluetooth Core Vol 3 Part C §5.2.2.7; facts §7.6)")
+            + "bytes, payload has \(p.count) (Bluetooth Core Vol 3 Part C §5.2.2.7)")
       }
     }
     let fields = eirFields(&c, ctx: &ctx)
@@ -114,19 +114,20 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
       ctx.add(
         "bt-le-address-missing", .warning, offset,
         "LE OOB record without LE Bluetooth "
-          + "Device Address (type 0x1B) (facts §7.6)")
+          + "Device Address (type 0x1B) (Bluetooth Secure Simple Pairing Using NFC 1.1, LE OOB)")
     }
     if kind == .le && !fields.contains(where: { $0.type == 0x1C }) {
       ctx.add(
         "bt-le-role-missing", .warning, offset,
         "LE OOB record without LE Role (type 0x1C), which the Bluetooth Secure Simple Pairing "
-          + "OOB format requires beside the address (facts §7.6)")
+          + "OOB format requires beside the address (Bluetooth Secure Simple Pairing Using NFC 1.1, LE OOB)"
+      )
     }
     for f in fields where f.type == 0x1B && f.data.count != 7 {
       ctx.add(
         "bt-le-address-size", .warning, offset,
         "LE Bluetooth Device Address of \(f.data.count) bytes: 6 address bytes and 1 type byte "
-          + "expected (Core Specification Supplement Part A §1.16; facts §7.6)")
+          + "expected (Core Specification Supplement Part A §1.16)")
     }
     return NDEFBluetoothOOB(kind: kind, oobLength: oobLength, address: address, fields: fields)
   }

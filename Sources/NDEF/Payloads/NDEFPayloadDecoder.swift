@@ -25,6 +25,18 @@ public enum NDEFPayloadDecoder {
   private static func wellKnown(
     _ type: String, _ p: [UInt8], _ at: Int, record: NDEFRecord, ctx: inout NDEFDecodeContext
   ) -> NDEFPayload {
+    if ctx.depth == 0, let first = type.unicodeScalars.first, ("a"..."z").contains(first) {
+      // A name starting with a lower-case letter is a local type (NFC Forum RTD 1.0 §2.3,
+      // §3.2.1): outside a Smart Poster or Handover record it has no meaning. Known ones are
+      // still decoded below, as their parent would read them.
+      ctx.add(
+        "local-type-at-top-level", .warning, record.offset,
+        "well-known type \"\(type)\" is a local type (lower-case first letter): it has a "
+          + "meaning only inside its parent record (Smart Poster, Handover), not at the top "
+          + "level of a message (NFC Forum RTD 1.0 §2.3)",
+        readers: "ndeflib shows a plain record urn:nfc:wkt:\(type); phones ignore it",
+        fix: "put it inside its parent record's payload, or use a global type")
+    }
     switch type {
     case "T":
       return NDEFText.decode(p, offset: at, ctx: &ctx).map { .text($0) }
@@ -204,7 +216,7 @@ public enum NDEFPayloadDecoder {
           "aar-package-invalid", .error, at,
           "Android Application Record package "
             + "\"\(clip(name))\" is not a valid package name (dot-separated Java identifiers, at "
-            + "least two parts; facts §7.8)",
+            + "least two parts; Android NdefRecord.createApplicationRecord)",
           readers: "Android finds no app and opens Play "
             + "Store search for the literal string, or ignores the record",
           fix:

@@ -19,12 +19,19 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
 
   /// Top-level attributes.
   public let attributes: [Attribute]
+  /// The 2-byte total length of the attributes the payload starts with, in the form a
+  /// Connection Handover carrier uses (e.g. with an OOB Device Password of ID 7; ndeflib reads
+  /// and writes both forms); nil in the plain form.
+  public var lengthPrefix: Int?
 
   /// The Credential attributes (0x100E), or the top level when there is no Credential.
   public var credentials: [[Attribute]] {
     let creds = attributes.filter { $0.type == 0x100E }.map(\.children)
     return creds.isEmpty ? [attributes] : creds
   }
+
+  /// The Wi-Fi Alliance's vendor ID, opening its Vendor Extension (0x1049).
+  public static let wfaVendorID: [UInt8] = [0x00, 0x37, 0x2A]
 
   /// Attribute names (facts §7.7).
   public static func attributeName(_ t: UInt16) -> String {
@@ -39,6 +46,9 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
     case 0x100F: return "Encryption Type"
     case 0x1049: return "Vendor Extension"
     case 0x1061: return "Key Provided Automatically"
+    case 0x102C: return "OOB Device Password"
+    case 0x1011: return "Device Name"
+    case 0x103C: return "RF Bands"
     default: return "attribute 0x" + hex2(UInt8(t >> 8)) + hex2(UInt8(t & 0xFF))
     }
   }
@@ -65,27 +75,51 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
     return (names + extra).isEmpty ? "none" : (names + extra).joined(separator: "|")
   }
 
+  /// Whether `p` starts with a 16-bit total length (big-endian) of the rest: the first two
+  /// bytes cannot be an attribute type then (types start at 0x1001).
+  static func hasLengthPrefix(_ p: [UInt8]) -> Bool {
+    guard p.count >= 2 else { return false }
+    let n = Int(p[0]) << 8 | Int(p[1])
+    return n == p.count - 2 && n < 0x1000
+  }
+
   static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext)
     -> NDEFWiFiSimpleConfig?
   {
-    let attrs = parse(p, offset: offset, depth: 0, ctx: &ctx)
-    if !attrs.contains(where: { $0.type == 0x100E }) {
+    let prefixed = hasLengthPrefix(p)
+    let attrs =
+      prefixed
+      ? parse(Array(p.dropFirst(2)), offset: offset + 2, depth: 0, ctx: &ctx)
+      : parse(p, offset: offset, depth: 0, ctx: &ctx)
+    // A password token (OOB Device Password, 0x102C) configures the connection without a
+    // Credential (Wi-Fi Simple Configuration 2.0, NFC password token).
+    if !attrs.contains(where: { $0.type == 0x100E || $0.type == 0x102C }) {
       ctx.add(
         "wsc-credential-missing", .warning, offset,
         "Wi-Fi Simple Config payload without a "
-          + "Credential attribute (0x100E) (facts §7.7)",
+          + "Credential attribute (0x100E) or an OOB Device Password (0x102C) (Wi-Fi Simple Configuration 2.0, NFC tokens)",
         readers: "Android and iOS do not offer "
           + "to join a network")
     }
     checkLimits(attrs, ctx: &ctx)
-    return NDEFWiFiSimpleConfig(attributes: attrs)
+    var out = NDEFWiFiSimpleConfig(attributes: attrs)
+    out.lengthPrefix = prefixed ? p.count - 2 : nil
+    return out
   }
 
-  /// Attribute sizes (facts §7.7, Wi-Fi Simple Configuration 2.0 §12): SSID 0–32 bytes,
-  /// Network Key 0–64, MAC Address 6.
+  /// Attribute types and sizes (Wi-Fi Simple Configuration 2.0 §12): types from 0x1001, SSID
+  /// 0–32 bytes, Network Key 0–64, MAC Address 6, OOB Device Password 22–54.
   private static func checkLimits(_ attrs: [Attribute], ctx: inout NDEFDecodeContext) {
     for a in attrs {
       checkLimits(a.children, ctx: &ctx)
+      if a.type < 0x1001 {
+        ctx.add(
+          "wsc-attribute-reserved", .warning, a.offset,
+          "Wi-Fi Simple Config: attribute type 0x\(hex2(UInt8(a.type >> 8)))"
+            + "\(hex2(UInt8(a.type & 0xFF))) is reserved (types start at 0x1001; Wi-Fi Simple "
+            + "Configuration 2.0 §12)",
+          readers: "ndeflib: 'reserved attribute type'; phones skip it")
+      }
       let problem: String?
       switch a.type {
       case 0x1045 where a.value.count > 32: problem = "SSID of \(a.value.count) bytes (at most 32)"
@@ -93,12 +127,16 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
         problem = "Network Key of \(a.value.count) bytes (at most 64)"
       case 0x1020 where a.value.count != 6:
         problem = "MAC Address of \(a.value.count) bytes (6 expected)"
+      case 0x102C where a.value.count < 22 || a.value.count > 54:
+        problem =
+          "OOB Device Password of \(a.value.count) bytes (20-byte public key hash, 2-byte "
+          + "password ID, 0–32-byte password)"
       default: problem = nil
       }
       if let problem {
         ctx.add(
           "wsc-attribute-size", .warning, a.offset,
-          "Wi-Fi Simple Config: \(problem) (facts §7.7)",
+          "Wi-Fi Simple Config: \(problem) (Wi-Fi Simple Configuration 2.0 §12)",
           readers: "phones may refuse the credential or truncate the value")
       }
     }
@@ -124,7 +162,7 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
         ctx.add(
           "wsc-truncated", .error, error.offset,
           "Wi-Fi Simple Config: " + error.message
-            + " (facts §7.7)")
+            + " (Wi-Fi Simple Configuration 2.0 §12)")
         break
       }
     }

@@ -67,10 +67,8 @@ public enum NDEFJSONRenderer {
       w.int(f.offset)
       w.key("message")
       w.string(f.message)
-      if let r = f.readersShow {
-        w.key("readers_show")
-        w.string(r)
-      }
+      w.key("readers_show")
+      if let r = f.readersShow { w.string(r) } else { w.raw("null") }
       w.key("fix")
       if let fix = f.fix { w.string(fix) } else { w.raw("null") }
       w.close("}")

@@ -188,11 +188,62 @@ extension NDEFPayload {
         case 0x104A where a.value.count == 1:
           return .text(key, "\(a.value[0] >> 4).\(a.value[0] & 0x0F)")
         case 0x1026 where a.value.count == 1: return .int(key, Int(a.value[0]))
+        case 0x102C where a.value.count >= 22:
+          return NDEFField(key, .object(oobDevicePassword(a.value, secrets)))
+        case 0x1049 where a.value.starts(with: NDEFWiFiSimpleConfig.wfaVendorID):
+          return NDEFField(key, .object(wfaVendorExtension(a.value)))
         default: return .bytes(key, a.value)
         }
       }
     }
-    return attrs(w.attributes)
+    return (w.lengthPrefix.map { [.int("length_prefix", $0)] } ?? []) + attrs(w.attributes)
+  }
+
+  /// OOB Device Password (0x102C): public key hash (20 bytes), password ID (2), password
+  /// (Wi-Fi Simple Configuration 2.0 §12; ID 7 = NFC-Connection-Handover, no password).
+  private func oobDevicePassword(_ v: [UInt8], _ secrets: Bool) -> [NDEFField] {
+    let id = Int(v[20]) << 8 | Int(v[21])
+    let password = Array(v[22...])
+    var out: [NDEFField] = [
+      .bytes("public_key_hash", Array(v[0..<20])), .int("password_id", id),
+    ]
+    if id == 7 { out.append(.text("password_id_name", "NFC-Connection-Handover")) }
+    out.append(
+      secrets || password.isEmpty
+        ? .bytes("device_password", password)
+        : .text("device_password", "present, \(password.count) bytes"))
+    return out
+  }
+
+  /// The Wi-Fi Alliance vendor extension (vendor ID 00:37:2A, then subelements of 1-byte ID
+  /// and length): Version2 (0x00; WSC 2.x keeps the Version attribute at 1.0), AuthorizedMACs
+  /// (0x01), Network Key Shareable (0x02) (Wi-Fi Simple Configuration 2.0 §12).
+  private func wfaVendorExtension(_ v: [UInt8]) -> [NDEFField] {
+    var out: [NDEFField] = [.text("vendor", "Wi-Fi Alliance (00:37:2A)")]
+    var i = 3
+    while i + 2 <= v.count {
+      let id = v[i]
+      let n = Int(v[i + 1])
+      guard i + 2 + n <= v.count else {
+        out.append(.bytes("truncated", Array(v[i...])))
+        break
+      }
+      let value = Array(v[(i + 2)..<(i + 2 + n)])
+      switch (id, n) {
+      case (0x00, 1): out.append(.text("version2", "\(value[0] >> 4).\(value[0] & 0x0F)"))
+      case (0x02, 1): out.append(NDEFField("network_key_shareable", .bool(value[0] != 0)))
+      case (0x01, _):
+        out.append(
+          .text(
+            "authorized_macs",
+            stride(from: 0, to: n - n % 6, by: 6).map { k in
+              value[k..<(k + 6)].map { hex2($0).uppercased() }.joined(separator: ":")
+            }.joined(separator: ", ")))
+      default: out.append(.bytes("subelement_0x" + hex2(id), value))
+      }
+      i += 2 + n
+    }
+    return out
   }
 }
 

@@ -352,10 +352,13 @@ private struct TLVReader {
   mutating func declare(_ tlv: Type2TLV) {
     guard tlv.tag == .lockControl || tlv.tag == .memoryControl else { return }
     guard tlv.value.count == 3 else {
-      note(
-        "tlv-control-length", .error, tlv.offset,
-        "\(tlv.tag.name) TLV must have a 3-byte "
-          + "value, has \(tlv.value.count) (NFC Forum T2T 1.0 §2.3.1/§2.3.2; facts §5.2)")
+      // A length of 3 cut by the end of the data is `tlv-length-past-end`, not a wrong length.
+      if tlv.length != 3 {
+        note(
+          "tlv-control-length", .error, tlv.offset,
+          "\(tlv.tag.name) TLV must have a 3-byte "
+            + "value, has \(tlv.length) (NFC Forum T2T 1.0 §2.3.1/§2.3.2)")
+      }
       return
     }
     // Real tags declare one or two areas; every byte of the walk checks each area, so a

@@ -1,5 +1,5 @@
 /// A Type 4 Tag NDEF file: NLEN (2 bytes, mapping 1.0/2.0) or ENLEN (4 bytes, mapping 3.0)
-/// big-endian, then the message (NFC Forum T4T; facts §6.2).
+/// big-endian, then the message (NFC Forum T4T 2.0, NDEF file: NLEN).
 public struct Type4NDEFFile: Sendable {
   /// 2 (NLEN) or 4 (ENLEN).
   public let lengthFieldSize: Int
@@ -25,7 +25,7 @@ public struct Type4NDEFFile: Sendable {
         NDEFFinding(
           code: "nlen-past-end", severity: .error, offset: 0,
           message: "\(extendedLength ? "ENLEN" : "NLEN") "
-            + "says \(nlen) bytes, the file holds \(available) after it (NFC Forum T4T; facts §6.2)"
+            + "says \(nlen) bytes, the file holds \(available) after it (NFC Forum T4T 2.0, NDEF file: NLEN)"
         )
       ]
     } else {
