@@ -566,6 +566,25 @@ import Testing
     #expect(report.finding("read-failed")?.coreNFCError?.code == 102)
   }
 
+  /// In a T4T 3.0 file (ENLEN, 4 bytes) the summaries and refusals name ENLEN, not NLEN
+  /// (framing pass, finding 11); decode names keep naming the procedure step.
+  @Test func enlenIsNamedInSummaries() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + [0x90, 0x00])
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x0C, 0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00], [0x67, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    let update = decoded[decoded.count - 2].innermost
+    #expect(update?.name == "UPDATE NLEN")
+    #expect(update?.summary == "UPDATE ENLEN 0")
+    #expect(decoded.last?.innermost?.summary == "UPDATE ENLEN failed: SW 6700 wrong length (Lc/Le)")
+    let op = try #require(try b.diagnose().sessions.first?.analysis.operations.last)
+    #expect(op.reason?.hasPrefix("UPDATE ENLEN refused: ") == true)
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

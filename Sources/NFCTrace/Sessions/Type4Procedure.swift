@@ -165,7 +165,12 @@ struct Type4Procedure: Sendable {
     _ command: LayerDecode?, sw: String, answer: LayerDecode, op: inout Operation, frame: Int,
     memory: inout TagMemory
   ) {
-    let what = command?.name ?? "APDU"
+    // As the summaries name the length field: ENLEN in a T4T 3.0 extended file.
+    let what =
+      command.map {
+        nlenSize == 4 ? $0.name.replacingOccurrences(of: "NLEN", with: "ENLEN") : $0.name
+      }
+      ?? "APDU"
     if command?.name == "SELECT NDEF application" {
       status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw)")
       op.set("ndef_application", .bool(false))

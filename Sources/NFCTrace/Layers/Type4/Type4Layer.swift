@@ -236,7 +236,7 @@ public struct Type4Layer: ProtocolLayer {
     case let id? where id == ndefFileID:
       let name = ndefPart(offset: offset, count: le, verb: "READ")
       if offset >= nlenSize { fields.append(LayerField("message_offset", .int(offset - nlenSize))) }
-      return emit(.readNDEF(offset: offset), name, "\(name) \(position)", fields)
+      return emit(.readNDEF(offset: offset), name, "\(label(name)) \(position)", fields)
     case let id?:
       fields.insert(LayerField("file_id", .hex(bytes(id))), at: 0)
       return emit(.readOther, "READ file", "READ file \(Hex.string(bytes(id))) \(position)", fields)
@@ -266,11 +266,12 @@ public struct Type4Layer: ProtocolLayer {
       return emit(op, "UPDATE CC", "UPDATE CC \(position)", fields)
     case let id? where id == ndefFileID:
       let name = ndefPart(offset: offset, count: data.count, verb: "UPDATE")
-      var summary = "\(name) \(position)"
+      var summary = "\(label(name)) \(position)"
       if offset == 0, let nlen = lengthPrefix(data) {
         fields.append(LayerField("nlen", .int(nlen)))
         summary =
-          name == "UPDATE NLEN" ? "UPDATE NLEN \(nlen)" : "\(name) NLEN \(nlen) Lc \(data.count)"
+          name == "UPDATE NLEN"
+          ? label("UPDATE NLEN \(nlen)") : label("\(name) NLEN \(nlen) Lc \(data.count)")
       } else if offset >= nlenSize {
         fields.append(LayerField("message_offset", .int(offset - nlenSize)))
       }
@@ -281,6 +282,13 @@ public struct Type4Layer: ProtocolLayer {
       fields.append(LayerField("data", .hex(data)))
       return emit(op, "UPDATE file", "UPDATE file \(file) \(position)", fields)
     }
+  }
+
+  /// A summary as the file's length field is named: ENLEN (4 bytes) in a T4T 3.0 file with
+  /// the Extended NDEF File Control TLV, NLEN otherwise. Decode names keep `NLEN` (they name
+  /// the procedure step, whatever the field's size).
+  private func label(_ text: String) -> String {
+    nlenSize == 4 ? text.replacingOccurrences(of: "NLEN", with: "ENLEN") : text
   }
 
   /// `READ NLEN`, `READ NDEF data` or `READ NLEN and NDEF data` by the byte range touched.
@@ -335,7 +343,7 @@ public struct Type4Layer: ProtocolLayer {
       if case .selectApplication(true) = p.operation { application = .unknown }
       guard !p.name.isEmpty else { return LayerResult() }
       return LayerResult(
-        decode: LayerDecode(.type4, name, "\(p.name) failed: \(r.status)", fields))
+        decode: LayerDecode(.type4, name, "\(label(p.name)) failed: \(r.status)", fields))
     }
     var result = successResponse(r, p, name: name, fields: &fields, frame: frame)
     if endOfFile { result.decode?.summary += " (SW 6282: the file ended before Le bytes)" }
