@@ -159,7 +159,14 @@ enum Anticollision {
   static func selectDecode(level: CascadeLevel, part: UIDPart) -> LayerDecode {
     var summary = "SELECT \(level.name) \(Hex.string(part.bytes, separator: " "))"
     if !part.bccOK { summary += " " + part.bccNote }
-    return LayerDecode(.iso14443A, "SELECT", summary, part.fields(level: level))
+    // A SELECT carries NVB 70: 7 whole bytes, SEL to BCC (ISO/IEC 14443-3, NVB coding).
+    var fields = part.fields(level: level)
+    fields.insert(
+      contentsOf: [
+        LayerField("nvb", .hex([0x70])), LayerField("nvb_bytes", .int(7)),
+        LayerField("nvb_bits", .int(0)),
+      ], at: 1)
+    return LayerDecode(.iso14443A, "SELECT", summary, fields)
   }
 
   /// The UID assembled from the selected parts: the cascade tag is dropped from every level
