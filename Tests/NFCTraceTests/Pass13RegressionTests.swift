@@ -585,6 +585,33 @@ import Testing
     #expect(op.reason?.hasPrefix("UPDATE ENLEN refused: ") == true)
   }
 
+  /// 6A82 to UPDATE BINARY after the NDEF file was selected and its NLEN read: the tag lost
+  /// the file, not the app's file id (diagnose realism pass, finding 1).
+  @Test func fileNotFoundOnUpdateAfterReadIsTheTags() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x6A, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(
+      f.cause
+        == "the tag lost the NDEF file E104 it had selected and read (SW 6A82 to UPDATE NLEN 0)")
+    #expect(f.coreNFCError?.code == 401)
+  }
+
+  /// 6700 to a case 3 UPDATE whose Lc is within the CC's MLc: the tag refused what its CC
+  /// allows, not "check your lengths" (diagnose realism pass, finding 4).
+  @Test func wrongLengthWithinMLcIsTheTags() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(mlc: 0x34, nlen: 0x14)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], [0x67, 0x00])
+    let f = try #require(try b.diagnose().finding("t4t-wrong-length"))
+    #expect(f.cause.hasPrefix("the tag refused an UPDATE whose length its own CC allows"))
+    #expect(f.message.contains("Lc 5, within the MLc of 52 bytes"))
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

@@ -165,6 +165,24 @@ enum Type4StatusRule: DiagnosisRule {
           + "P2 0C and no Le, the form NFC Forum T4T 2.0 and iPhones use."
       )
     }
+    // READ/UPDATE BINARY after the NDEF file was selected and read in this session: the file
+    // was there; the tag dropped its current file, or (an HCE service) answers READ but not
+    // UPDATE on it (ISO/IEC 7816-4: 6A82, file not found).
+    if cmd.ins != 0xA4, let file = c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104],
+      (0..<file.count).contains(where: { file.state($0) != .unknown })
+    {
+      let fileID = c.session.type4NDEFFile ?? 0xE104
+      let id = Hex.string([UInt8(fileID >> 8), UInt8(fileID & 0xFF)]).uppercased()
+      return (
+        "t4t-file-not-found", "the tag lost the NDEF file \(id) it had selected and read",
+        "The tag answered 6A82 (file not found) to \(cmd.summary), yet the reader had selected "
+          + "the NDEF file \(id) and read it in this session: the tag lost its current file, or "
+          + "(an HCE service) handles SELECT and READ BINARY but has no writable file behind "
+          + "them. " + tagFault,
+        "Fix the tag (or the HCE service's processCommandApdu: answer UPDATE BINARY on the "
+          + "selected NDEF file). No app-side change helps; use another tag."
+      )
+    }
     if selected == "E103" {
       return (
         "t4t-file-not-found", "the tag has no CC file (E103)",
@@ -208,6 +226,19 @@ enum Type4StatusRule: DiagnosisRule {
         )
       }
       if let lc = cmd.lc, let mlc, lc > mlc { return lcTooLarge(lc, mlc) }
+      if cmd.ins == 0xD6, let lc = cmd.lc, let mlc, lc <= mlc, cmd.apduCase == 3 {
+        // Case 3, Lc within the tag's own MLc: the APDU is what the CC asks for.
+        return (
+          "t4t-wrong-length", "the tag refused an UPDATE whose length its own CC allows",
+          "The tag answered 6700 (wrong length) to \(cmd.summary): a case 3 APDU (no Le) with "
+            + "Lc \(lc), within the MLc of \(mlc) bytes its CC declares. The APDU is legal for "
+            + "this tag; its CC promises more than it accepts (a smaller buffer), or its firmware "
+            + "(or the HCE service emulating it) mishandles the command. Core NFC chunks writes "
+            + "by MLc, so every NDEF writer fails on it the same way.",
+          "Fix the tag's CC (an MLc it really accepts) or its firmware / HCE service; an app "
+            + "cannot change writeNDEF's chunking. Use another tag."
+        )
+      }
       return (
         "t4t-wrong-length", "the tag rejected the APDU's length",
         "The tag answered 6700 (wrong length, Lc or Le): the lengths in the APDU do not fit "
