@@ -865,6 +865,11 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     b.tag([0x02, 0x00, 0x00, 0x90, 0x00], gapUs: 10_000_000)
     let f = try #require(try b.diagnose().finding("late-response"))
     #expect(f.frames.last == b.frames.count - 1)
+    // The FWT in force is the S(WTX)'s, not the ATS's own (diagnose realism pass, finding 11).
+    #expect(
+      f.message.hasPrefix(
+        "The tag asked for more time with S(WTX) (WTXM 59), extending its frame waiting time "
+          + "(FWT, from the ATS) to 4949.03 ms, but took "))
     #expect(ISODEPTiming.maxFWTNs == 4_949_031_268)
     #expect(
       ISODEPTiming.temporaryFWTNs(fwt: ISODEPTiming.waitingTimeNs(4) ?? 0, wtxm: 59)

@@ -175,7 +175,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
       message: "The tag can hold at most \(bytesText(cap)) of NDEF message (queryNDEFStatus "
         + "capacity); \(source) needs \(bytesText(n)).", coreNFCError: .tagSizeTooSmall,
       fix: "Compare the message size with queryNDEFStatus's capacity before writeNDEF; shorten "
-        + "the message (a shorter URL, no extra records) or use a larger tag (NTAG215/216).")
+        + "the message (a shorter URL, no extra records) or use a tag with more memory.")
   }
 
   private static func writtenLengthChecks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -200,7 +200,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
       f.fix =
         "Write NDEF with writeNDEF(_:completionHandler:), which checks the size, or check the "
         + "message against queryNDEFStatus's capacity before writing pages; shorten the message "
-        + "or use a larger tag (NTAG215/216)."
+        + "or use a tag with more memory."
       f.message +=
         " The writes were sent anyway, so the app wrote them itself (sendMiFareCommand / "
         + "sendCommand(apdu:)): Core NFC's writeNDEF refuses such a message with 402 "

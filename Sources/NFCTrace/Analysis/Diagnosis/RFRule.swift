@@ -152,7 +152,10 @@ enum RFRule: DiagnosisRule {
       code: "late-response", severity: .warning, operation: op,
       frames: c.rf.lateAnswers.prefix(3).flatMap { [$0.request, $0.answer] },
       cause: "the tag answered later than its own frame waiting time (\(c.rf.lateAnswers.count)×)",
-      message: "The tag promised in its ATS to answer within \(ms(worst.fwtNs)) (FWT), but took "
+      message: (worst.wtxm > 1
+        ? "The tag asked for more time with S(WTX) (WTXM \(worst.wtxm)), extending its frame "
+          + "waiting time (FWT, from the ATS) to \(ms(worst.fwtNs)), but took "
+        : "The tag promised in its ATS to answer within \(ms(worst.fwtNs)) (FWT), but took ")
         + "\(ms(worst.delayNs)). A strict reader stops waiting at FWT (plus a small margin) and "
         + "reports the tag as lost.",
       coreNFCError: failed(c, op) ? .tagConnectionLost : nil,

@@ -34,6 +34,8 @@ public struct SessionRFStatistics: Sendable {
     public var delayNs: Int64
     /// The FWT in force (× WTXM after an S(WTX)), ns.
     public var fwtNs: Int64
+    /// The WTXM of the S(WTX) that extended the FWT for this answer; 1 when none did.
+    public var wtxm: Int = 1
   }
 
   /// Frames with a bad CRC or a parity error.
@@ -208,7 +210,9 @@ public struct SessionRFStatistics: Sendable {
     let allowed = wtxm > 1 ? ISODEPTiming.temporaryFWTNs(fwt: fwt, wtxm: wtxm) : fwt
     if delay > allowed, lateAnswers.count < Self.sampleLimit {
       lateAnswers.append(
-        LateAnswer(request: request, answer: f.frame.index, delayNs: delay, fwtNs: allowed))
+        LateAnswer(
+          request: request, answer: f.frame.index, delayNs: delay, fwtNs: allowed,
+          wtxm: Int(max(wtxm, 1))))
     }
   }
 

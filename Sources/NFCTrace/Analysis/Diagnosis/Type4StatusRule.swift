@@ -338,8 +338,10 @@ enum Type4StatusRule: DiagnosisRule {
     case "6581":
       return (
         "t4t-memory-failure", "the tag failed to write its memory",
-        "The tag answered 6581 (memory failure): programming failed, usually because the field "
-          + "dropped during the write. What the file holds now is uncertain.",
+        "The tag answered 6581 (memory failure): programming its memory failed — the field "
+          + "weakened during the write (the tag still answered, so it was powered), or, when it "
+          + "repeats with the phone held still, the memory is worn or defective and the tag must "
+          + "be replaced. What the file holds now is uncertain.",
         InterruptedWriteRule.keepStill(onError: CoreNFCError.tagUpdateFailure.code)
       )
     default:
