@@ -36,15 +36,27 @@ enum NFCGatePrefix {
   }
 
   /// Whether NFCGate relayed APDUs (Android `IsoDep.transceive`, the ISO-DEP blocks built by
-  /// the phone's NFC controller) rather than raw NFC-A commands (`NfcA.transceive`), judged from
-  /// the capture's first reader command, prefix removed: an APDU header (CLA, INS, P1, P2) with
-  /// an interindustry (0x0X) or proprietary 0x8X/0x9X class byte (ISO/IEC 7816-4 §5.4.1).
-  /// No NFC Forum Type 2 or MIFARE command code lies in those ranges (nfc-facts §4: READ 30h,
-  /// WRITE A2h, GET_VERSION 60h, …), so a Type 2 capture is never taken for APDUs.
-  static func carriesAPDUs(firstCommand data: [UInt8]) -> Bool {
-    guard data.count >= 4, let cla = data.first else { return false }
-    return cla <= 0x0F || (0x80...0x9F).contains(cla)
+  /// the phone's NFC controller) rather than raw NFC-A commands (`NfcA.transceive`), judged per
+  /// reader command (prefix removed): a capture may hold taps of different tags, and NFCGate
+  /// records no activation between them. An APDU header (CLA, INS, P1, P2) with an
+  /// interindustry (0x0X) or proprietary 0x8X/0x9X class byte (ISO/IEC 7816-4 §5.4.1) is an
+  /// APDU; a Type 2 or MIFARE command code is raw (no such code lies in those CLA ranges:
+  /// READ 30h, WRITE A2h, …; NXP NTAG213/215/216 datasheet §10). Codes both could be (GET_VERSION
+  /// 60h, AUTHENTICATE 1Ah and its AFh continuation are also native DESFire commands an IsoDep
+  /// app sends) and anything else keep `previous` (raw when nothing came before).
+  static func carriesAPDUs(command data: [UInt8], previous: Bool?) -> Bool {
+    guard let first = data.first else { return previous ?? false }
+    if data.count >= 4, first <= 0x0F || (0x80...0x9F).contains(first) { return true }
+    if rawCommandCodes.contains(first) { return false }
+    return previous ?? false
   }
+
+  /// NFC Forum Type 2 / NTAG / MIFARE Ultralight and Classic command codes that no APDU and no
+  /// native DESFire command starts with.
+  private static let rawCommandCodes: Set<UInt8> = [
+    0x30, 0xA2, 0xA0, 0x3A, 0x1B, 0x39, 0x3C, 0xC2, 0x4B, 0x3E, 0xA5, 0xA9, 0xAC, 0x50, 0x61,
+    0xB0, 0xC0, 0xC1,
+  ]
 
   /// Removes the prefix from a data frame; false when the frame does not start with it.
   static func strip(_ frame: inout Frame) -> Bool {

@@ -53,8 +53,9 @@ public final class PcapImporter: TraceImporter {
   private var usbFramesHead = 0
 
   private enum NFCGateMode { case undecided, strip, keep }
-  /// NFCGate only: whether the frames are APDUs (decided at the first reader frame).
+  /// NFCGate only: whether the last reader frame (and so its answer) is an APDU.
   private var nfcgateAPDUs: Bool?
+  private var nfcgateAPDUsWarned = false
 
   /// Opens `input` (pcap in either byte order and resolution, or pcapng).
   /// - Throws: `TraceError` `.truncated` for an empty input or a cut header, `.malformed` for
@@ -89,16 +90,19 @@ public final class PcapImporter: TraceImporter {
     if !NFCGatePrefix.strip(&frame) {
       warn("NFCGate capture: frame does not start with the 0x02 prefix; kept whole", frame)
     }
-    if nfcgateAPDUs == nil, frame.direction == .reader {
-      nfcgateAPDUs = NFCGatePrefix.carriesAPDUs(firstCommand: frame.data)
-      if nfcgateAPDUs == true {
+    if frame.direction == .reader {
+      let apdus = NFCGatePrefix.carriesAPDUs(command: frame.data, previous: nfcgateAPDUs)
+      if apdus, !nfcgateAPDUsWarned {
+        nfcgateAPDUsWarned = true
         warnings.append(
           TraceWarning(
             "NFCGate capture of APDUs (IsoDep): the frames are the APDUs the phone's NFC "
               + "controller carried in ISO-DEP blocks; the blocks and the activation are not in "
               + "the capture"))
       }
+      nfcgateAPDUs = apdus
     }
+    // A tag frame answers the reader frame before it: the same kind.
     if nfcgateAPDUs == true, frame.direction != .event {
       frame.sourceFlags.append(ReaderChipFlag.isoDEPPayload)
     }

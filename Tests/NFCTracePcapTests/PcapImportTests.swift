@@ -213,6 +213,26 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(finding?.frames == [10, 11])
   }
 
+  /// Two taps in one NFCGate capture (a Type 2 tag, then an IsoDep one): each reader command
+  /// says whether it is an APDU, and its answer follows it (attacker pass, finding 3).
+  @Test func nfcgateTwoTapsAreDecodedEachAsItIs() throws {
+    let path = temporaryPath(".pcap")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var writer = try PcapWriter(path: path)
+    let exchange: [(Direction, String)] = [
+      (.reader, "3004"), (.tag, "0300fe00000000000000000000000000"), (.reader, "3008"),
+      (.tag, "00000000000000000000000000000000"), (.reader, "00a4040007d276000085010100"),
+      (.tag, "9000"), (.reader, "00b0000002"), (.tag, "00149000"),
+    ]
+    for (i, (direction, hex)) in exchange.enumerated() {
+      try writer.write(frame(i, direction, [0x02] + (Hex.bytes(hex) ?? []), crc: .notCaptured))
+    }
+    writer.close()
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.prefix(4).allSatisfy { $0.sourceFlags.isEmpty })
+    #expect(result.frames.suffix(4).allSatisfy { $0.sourceFlags == [ReaderChipFlag.isoDEPPayload] })
+  }
+
   @Test func isoDepBlocksKeepTheirPCB() throws {
     let path = temporaryPath(".pcap")
     defer { try? FileManager.default.removeItem(atPath: path) }

@@ -280,3 +280,16 @@ private let goodFrame =
   #expect(frames[1].data == [0x26] && frames[1].bits == 7)
   #expect(frames[2].data == [0x44, 0x00])
 }
+
+/// A `-j` line with only `timestamp` (py_nfclab's other time key) was recognised, then refused
+/// with "expected timeStart" (attacker pass, finding 4).
+@Test func nfcLabJSONLinesWithOnlyTimestamp() throws {
+  let text = """
+    {"tech": "NfcA", "type": "Poll", "data": "26", "timestamp": 1.0, "flags": ["short-frame"]}
+    {"tech": "NfcA", "type": "Listen", "data": "4400", "timestamp": 1.0002}
+
+    """
+  let (frames, _) = try importAll(TraceInput(path: "ts.jsonl", bytes: Data(text.utf8)))
+  #expect(frames.map(\.data) == [[0x26], [0x44, 0x00]])
+  #expect(frames[1].timeNs == 200_000)
+}

@@ -612,6 +612,33 @@ import Testing
     #expect(f.message.contains("Lc 5, within the MLc of 52 bytes"))
   }
 
+  /// A READ answered by a 4-bit ACK and sent again, then answered with its data: the retry
+  /// recovers the operation, as after a NAK 1 (attacker pass, finding 1).
+  @Test func ackToReadRecoveredByTheRetry() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8))
+    b.reader([0x30, 0x04])
+    b.add4Bit(0x0A)
+    b.read(4, [0x03, 0x00, 0xFE])
+    let ops = try #require(try b.diagnose().sessions.first?.analysis.operations)
+    #expect(ops.allSatisfy { $0.outcome == .ok })
+  }
+
+  /// An ATS whose TL disagrees with its length is no ATS: the connect fails (attacker pass,
+  /// finding 5); a well-formed one connects.
+  @Test func garbageAnswerToRATSFailsTheConnect() throws {
+    var b = TraceBuilder()
+    b.activateType4(answerRATS: false)
+    b.tag([0xFF, 0xFF, 0xFF])
+    let op = try #require(try b.diagnose().sessions.first?.analysis.operations.first)
+    #expect(op.outcome == .failed)
+    #expect(
+      op.reason
+        == "the tag answered RATS (frame 6) with no valid ATS (its TL does not match its length): "
+        + "the ISO-DEP activation failed")
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

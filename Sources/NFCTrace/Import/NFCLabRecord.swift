@@ -60,8 +60,11 @@ enum NFCLabRecord {
     if legacy {
       frameType = frameType == Legacy.poll ? FrameType.poll.rawValue : FrameType.listen.rawValue
     }
-    guard let start = seconds(object, "timeStart", "time_start", "dateTime", "date_time") else {
-      return .failure(.init("expected timeStart, a time in seconds"))
+    guard
+      let start = seconds(
+        object, "timeStart", "time_start", "dateTime", "date_time", "timestamp")
+    else {
+      return .failure(.init("expected timeStart (time_start, timestamp), a time in seconds"))
     }
     guard let startNs = nanoseconds(start) else {
       return .failure(.init("timeStart \(start) is not a finite time in seconds"))

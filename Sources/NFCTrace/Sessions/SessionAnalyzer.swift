@@ -139,6 +139,9 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    // The reader sends the command whose answer was not understood again: the new answer
+    // decides, as after a NAK 1 or a damaged answer.
+    if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
     settleUndecoded()
     let kind = classify(f)
     if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
@@ -227,8 +230,14 @@ public struct SessionAnalyzer: Sendable {
       // The NAKed command sent again and answered: the retry went through.
       if classicTransmissionNAK?.command == pending?.frame.data { classicTransmissionNAK = nil }
     }
+    // An ATS whose TL (its own length byte, ISO/IEC 14443-4 §5.2.1) disagrees with its length
+    // is garbage, not an ATS: the RATS is still unanswered.
+    if let d = f.innermost, d.name == "ATS", case .int(let tl)? = d.field("tl"),
+      tl == tag.ats?.count
+    {
+      ratsAwaitingATS = nil
+    }
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
-    if d.name == "ATS" { ratsAwaitingATS = nil }
     undecoded = nil
     deferredSilence = nil
     let request = pending
@@ -514,10 +523,13 @@ public struct SessionAnalyzer: Sendable {
       op.reason =
         op.unansweredFrames.isEmpty
         ? "activation not completed in the trace" : "the tag did not answer the activation"
-    } else if let rats = ratsUnanswered, op.outcome == .ok, op.unansweredFrames.contains(rats) {
+    } else if let rats = ratsUnanswered, op.outcome == .ok {
       op.outcome = .failed
       op.reason =
-        "the tag did not answer RATS (frame \(rats)) with an ATS: the ISO-DEP activation failed"
+        op.unansweredFrames.contains(rats)
+        ? "the tag did not answer RATS (frame \(rats)) with an ATS: the ISO-DEP activation failed"
+        : "the tag answered RATS (frame \(rats)) with no valid ATS (its TL does not match its "
+          + "length): the ISO-DEP activation failed"
     }
   }
 
