@@ -38,7 +38,14 @@ enum SimulateCommand {
     // Created before the trace: a --truth that cannot be written (a directory) fails the run
     // with the file named, before any output is made.
     let truthFile = try truth.map(BufferedFile.init(creating:))
-    var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
+    var out: TraceOutput
+    do {
+      out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
+    } catch {
+      // Nothing is written then: not an empty truth file either.
+      if let truth { try? FileManager.default.removeItem(atPath: truth) }
+      throw error
+    }
     for f in result.frames { try out.write(f) }
     try out.close()
     truthFile?.write(Data(GroundTruthJSON.render(result.truth).utf8))

@@ -45,4 +45,19 @@ import Testing
     #expect(run.stderr.contains("\(dir): byte offset 0: cannot write: it is a directory"))
     #expect(!FileManager.default.fileExists(atPath: out))
   }
+
+  /// `simulate -o DIR --truth F` failed on the output but left `F` empty: nothing is written.
+  @Test func failedSimulateLeavesNoTruthFile() throws {
+    let dir = temporary("outdir")
+    let truth = temporary("truth.json")
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = CLI.run([
+      "simulate", TestPaths.traces("scenarios/t2-noisy-rf.json"), "-o", dir, "--format", "pcap",
+      "--truth", truth,
+    ])
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("\(dir): byte offset 0: cannot create the pcap file"))
+    #expect(!FileManager.default.fileExists(atPath: truth))
+  }
 }

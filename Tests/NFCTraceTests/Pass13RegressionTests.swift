@@ -684,9 +684,48 @@ import Testing
     #expect(dump.counters == [0x000102, 0, 0])
     #expect(dump.uid == Array(pages[0..<3]) + Array(pages[4..<8]))
     #expect(TagReport(dump: dump).tag.product == "NTAG215")
-    // The same pages with a header whose page count byte disagrees: not a dump.
+    // The signature is reported (it was read and dropped).
+    #expect(ReportText.render(TagReport(dump: dump)).contains("  signature       a5 a5 a5"))
+    // A page count byte that disagrees (an edited file), with pages that pass every check: a
+    // dump with a warning, not a raw image whose page 0 is the header.
     header[11] = 40
-    #expect(RawType2Image.read(TraceInput(path: "x.bin", bytes: Data(header + pages))) == nil)
+    header[12] = 0xE1
+    let edited = try #require(
+      RawType2Image.read(TraceInput(path: "x.bin", bytes: Data(header + pages))))
+    #expect(edited.uid == dump.uid && edited.pages.count == 135)
+    #expect(edited.warnings.contains { $0.message.contains("page count byte says 40") })
+  }
+
+  /// `Pages total: 16777215` in a 1 KB Flipper file allocated 200 MB of unknown pages: at
+  /// most 4096 are read, with a warning (attacker pass, finding 11).
+  @Test func flipperPagesTotalIsBounded() throws {
+    let text =
+      "Filetype: Flipper NFC device\nVersion: 4\nDevice type: NTAG/Ultralight\n"
+      + "UID: 04 A1 B2 C3 D4 E5 F6\nPages total: 16777215\nPage 0: 04 A1 B2 9F\n"
+    let dump = try #require(
+      try TagDumpReader.read(TraceInput(path: "big.nfc", bytes: Data(text.utf8))))
+    #expect(dump.pages.count == 4096)
+    #expect(dump.warnings.first?.message.hasPrefix("Pages total: 16777215 is more pages") == true)
+  }
+
+  /// A Flipper file naming a product its GET_VERSION contradicts: GET_VERSION wins, a
+  /// warning says so; Flipper's own names for products we name otherwise give none.
+  @Test func flipperStatedProductContradictingGetVersion() throws {
+    func report(_ type: String) throws -> TagReport {
+      var text = "Filetype: Flipper NFC device\nVersion: 3\nDevice type: \(type)\n"
+      text += "UID: 04 A1 B2 C3 D4 E5 F6\nMifare version: 00 04 04 02 01 00 11 03\n"
+      text += "Pages total: 4\nPage 0: 04 A1 B2 9F\nPage 1: C3 D4 E5 F6\n"
+      return TagReport(
+        dump: try #require(
+          try TagDumpReader.read(TraceInput(path: "v.nfc", bytes: Data(text.utf8)))))
+    }
+    let ulc = try report("Mifare Ultralight C")
+    #expect(ulc.tag.product == "NTAG215")
+    #expect(
+      ulc.warnings.contains { $0.hasPrefix("the dump names the product Mifare Ultralight C") })
+    #expect(
+      try report("Mifare Ultralight 11").warnings.allSatisfy { !$0.contains("names the product") })
+    #expect(try report("Not an Ultralight C").tag.product == "NTAG215")
   }
 
   /// A Flipper `.nfc` of an Ultralight C stores `Mifare version` and `Signature` as zeros

@@ -76,6 +76,8 @@ public enum ReportText {
       }
       ?? "unknown"
     out += row("memory", memory)
+    // The originality signature (READ_SIG, NXP's ECC signature of the UID): a public value.
+    if let sig = t.signature { out += row("signature", Hex.string(sig, separator: " ")) }
     return out
   }
 

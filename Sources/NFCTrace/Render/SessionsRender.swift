@@ -65,6 +65,8 @@ public enum SessionsRender {
     JSON.optionalString(t.atr.map { Hex.string($0) }, to: out)
     out.write(",\"version\":")
     JSON.optionalString(t.version.map { Hex.string($0) }, to: out)
+    out.write(",\"signature\":")
+    JSON.optionalString(t.signature.map { Hex.string($0) }, to: out)
     out.write(",\"several_tags\":\(t.collision)}")
   }
 

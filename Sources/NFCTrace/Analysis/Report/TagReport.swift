@@ -210,7 +210,19 @@ extension TagReport {
     identity.signature = d.signature
     var inferred: [String] = []
     let stated = d.statedProduct?.lowercased() ?? ""
-    identity.dumpNamesUltralightC = stated.hasSuffix("ultralight c")
+    identity.dumpNamesUltralightC = stated == "mifare ultralight c" || stated == "ultralight c"
+    // Only names this reader knows (Flipper's own, such as "Mifare Ultralight 11", differ
+    // from ours without contradicting).
+    let known =
+      identity.dumpNamesUltralightC
+      || NTAGProduct.allCases.contains { stated == $0.displayName.lowercased() }
+    if let v = identity.versionInfo, let name = d.statedProduct, known,
+      stated != v.productName.lowercased()
+    {
+      inferred.append(
+        "the dump names the product \(name), its GET_VERSION answer \(v.productName): the "
+          + "GET_VERSION answer is used")
+    }
     if identity.versionInfo == nil,
       let p = NTAGProduct.allCases.first(where: {
         stated == $0.displayName.lowercased()

@@ -111,8 +111,12 @@ enum FlipperNFCDump {
 
     static func nonZero(_ b: [UInt8]) -> [UInt8]? { b.allSatisfy { $0 == 0 } ? nil : b }
 
+    /// Most pages read: NTAG I2C plus 2K, the largest Type 2 memory, has far fewer.
+    static let maximumPages = 4096
+
     static func indexed(_ key: String, _ prefix: String) -> Int? {
-      guard key.hasPrefix(prefix), let n = Int(key.dropFirst(prefix.count)), n >= 0, n < 4096
+      guard key.hasPrefix(prefix), let n = Int(key.dropFirst(prefix.count)), n >= 0,
+        n < maximumPages
       else { return nil }
       return n
     }
@@ -122,7 +126,15 @@ enum FlipperNFCDump {
         dump.warnings.append(
           TraceWarning("Flipper NFC file version \(version): versions 2–4 are known"))
       }
-      let count = max(pagesTotal ?? 0, (pages.keys.max() ?? -1) + 1)
+      // `Page N` indices stop at 4095 (`indexed`); a larger `Pages total` (no Type 2 tag has
+      // that many pages) would only allocate unknown pages.
+      if let total = pagesTotal, total > Self.maximumPages {
+        dump.warnings.append(
+          TraceWarning(
+            "Pages total: \(total) is more pages than any Type 2 tag has; reading at most "
+              + "\(Self.maximumPages)"))
+      }
+      let count = max(min(pagesTotal ?? 0, Self.maximumPages), (pages.keys.max() ?? -1) + 1)
       for index in 0..<count {
         let (bytes, known) = pages[index] ?? ([0, 0, 0, 0], false)
         dump.pages.append(bytes)

@@ -6,9 +6,8 @@
 /// give one (an Ultralight C has neither command).
 ///
 /// Recognised when the pages after the header pass the checks of `RawType2Image` (CC magic,
-/// BCC0/BCC1) and the header's page count byte is the number of pages or one less (clients
-/// differ); the file is never taken for a raw image from page 0 when its header is that of a
-/// dump.
+/// BCC0/BCC1: one suffices when the header's page count byte is the number of pages or one
+/// less — clients differ —, all three otherwise, with a warning).
 enum Proxmark3MFUBinaryDump {
   /// `MFU_DUMP_PREFIX_LENGTH`.
   static let headerLength = 56
@@ -19,9 +18,17 @@ enum Proxmark3MFUBinaryDump {
     guard count >= 16, count % 4 == 0 else { return nil }
     let pages = count / 4
     let countByte = Int(bytes[11])
-    guard countByte == pages || countByte == pages - 1 else { return nil }
     let image = Array(bytes[headerLength...])
-    guard let checks = RawType2Image.checks(image, hinted: true) else { return nil }
+    // A page count byte that disagrees (it holds at most 255; an edited file) still makes a
+    // dump when the pages pass every check of a page image.
+    let countMatches = countByte == pages || countByte == pages - 1
+    guard var checks = RawType2Image.checks(image, hinted: countMatches) else { return nil }
+    if !countMatches {
+      checks.append(
+        TraceWarning(
+          "Proxmark3 hf mfu dump: its header's page count byte says \(countByte), the file holds "
+            + "\(pages) pages after the header; all are read"))
+    }
     let version = Array(bytes[0..<8])
     let signature = Array(bytes[12..<44])
     let counters = (0..<3).map { i in

@@ -20,6 +20,8 @@ enum RawType2Image {
     if count <= maximumSize, count % 4 == 0, let warnings = checks(bytes, hinted: false) {
       return image(bytes, input.path, warnings)
     }
+    // Before the weaker `.bin` reading: a dump's header could pass it (a signature starting
+    // with E1 at byte 12).
     if let dump = Proxmark3MFUBinaryDump.read(bytes, path: input.path) { return dump }
     if count <= maximumSize, count % 4 == 0, let warnings = checks(bytes, hinted: hinted) {
       return image(bytes, input.path, warnings)
