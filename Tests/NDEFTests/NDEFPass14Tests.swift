@@ -91,4 +91,35 @@ import Testing
     #expect(!findings.isEmpty)
     #expect(findings.allSatisfy { $0.keys.contains("readers_show") && $0.keys.contains("fix") })
   }
+
+  /// A Wi-Fi Alliance subelement running past its attribute is warned (it was silently cut);
+  /// AuthorizedMACs that is no whole number of addresses stays bytes; a Credential nested in a
+  /// Credential stays bytes instead of an empty object (attacker pass, finding 9).
+  @Test func wfaVendorExtensionDamage() throws {
+    func decode(_ payload: String) -> NDEFReport {
+      let record = NDEFRecord(
+        tnf: .media, type: Array("application/vnd.wfa.wsc".utf8), payload: hx(payload))
+      return NDEFValidator.validate(NDEFMessage(records: [record]).bytes, mode: .relax)
+    }
+    let cut = decode(
+      "104a000110" + "1049000600372a000520" + "102c0016" + String(repeating: "01", count: 22))
+    let f = try #require(cut.findings.first { $0.code == "wsc-vendor-extension-truncated" })
+    #expect(f.severity == .warning)
+    let macs = decode(
+      "104a000110" + "1049000a00372a0105aabbccddee" + "102c0016"
+        + String(repeating: "01", count: 22))
+    let vendor = macs.records.first?.payload.fields().first { $0.name == "vendor_extension" }
+    #expect(
+      vendor?.value
+        == .object([
+          .text("vendor", "Wi-Fi Alliance (00:37:2A)"),
+          .bytes("subelement_0x01", hx("aabbccddee")),
+        ]))
+    let nested = decode("100e000c" + "100e0008" + "1045000441424344")
+    guard case .object(let outer)? = nested.records.first?.payload.fields().first?.value else {
+      Issue.record("no credential")
+      return
+    }
+    #expect(outer == [.bytes("credential", hx("1045000441424344"))])
+  }
 }

@@ -1,5 +1,5 @@
 /// Wi-Fi Simple Configuration payload `application/vnd.wfa.wsc` (Wi-Fi Simple Configuration
-/// Technical Specification 2.0 §12; facts §7.7): attributes with 2-byte type and 2-byte
+/// Technical Specification 2.0 §12): attributes with 2-byte type and 2-byte
 /// length (big-endian); Credential (0x100E) nests the network attributes.
 public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
   /// One attribute.
@@ -13,7 +13,7 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
     /// Nested attributes (Credential only).
     public let children: [Attribute]
 
-    /// Name from facts §7.7, or "attribute 0xNNNN".
+    /// Name (Wi-Fi Simple Configuration 2.0 §12), or "attribute 0xNNNN".
     public var name: String { NDEFWiFiSimpleConfig.attributeName(type) }
   }
 
@@ -33,7 +33,19 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
   /// The Wi-Fi Alliance's vendor ID, opening its Vendor Extension (0x1049).
   public static let wfaVendorID: [UInt8] = [0x00, 0x37, 0x2A]
 
-  /// Attribute names (facts §7.7).
+  /// Where the subelements of a Wi-Fi Alliance vendor extension (after its 3-byte vendor ID)
+  /// stop fitting: the offset in `value` of the first one that runs past it; nil when they
+  /// fill it exactly.
+  static func wfaSubelementsEnd(_ value: [UInt8]) -> Int? {
+    var i = 3
+    while i < value.count {
+      guard i + 2 <= value.count, i + 2 + Int(value[i + 1]) <= value.count else { return i }
+      i += 2 + Int(value[i + 1])
+    }
+    return nil
+  }
+
+  /// Attribute names (Wi-Fi Simple Configuration 2.0 §12).
   public static func attributeName(_ t: UInt16) -> String {
     switch t {
     case 0x100E: return "Credential"
@@ -53,7 +65,7 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
     }
   }
 
-  /// Names of the authentication-type bits (facts §7.7).
+  /// Names of the authentication-type bits (Wi-Fi Simple Configuration 2.0 §12).
   public static func authenticationNames(_ v: UInt16) -> String {
     flagNames(
       v,
@@ -63,7 +75,7 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
       ])
   }
 
-  /// Names of the encryption-type bits (facts §7.7).
+  /// Names of the encryption-type bits (Wi-Fi Simple Configuration 2.0 §12).
   public static func encryptionNames(_ v: UInt16) -> String {
     flagNames(v, [(0x01, "None"), (0x02, "WEP"), (0x04, "TKIP"), (0x08, "AES")])
   }
@@ -112,6 +124,14 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
   private static func checkLimits(_ attrs: [Attribute], ctx: inout NDEFDecodeContext) {
     for a in attrs {
       checkLimits(a.children, ctx: &ctx)
+      if a.type == 0x1049, a.value.starts(with: wfaVendorID), let at = wfaSubelementsEnd(a.value) {
+        ctx.add(
+          "wsc-vendor-extension-truncated", .warning, a.offset + 4 + at,
+          "Wi-Fi Simple Config: the Wi-Fi Alliance vendor extension's subelement at its byte "
+            + "\(at) runs past the attribute (subelements are ID, length, value; Wi-Fi Simple "
+            + "Configuration 2.0 §12)",
+          readers: "ndeflib raises DecodeError; phones ignore the extension")
+      }
       if a.type < 0x1001 {
         ctx.add(
           "wsc-attribute-reserved", .warning, a.offset,

@@ -175,7 +175,10 @@ extension NDEFPayload {
         let key = a.name.lowercased().replacingSpaces()
         let v16 = a.value.count == 2 ? UInt16(a.value[0]) << 8 | UInt16(a.value[1]) : nil
         switch a.type {
-        case 0x100E: return NDEFField(key, .object(attrs(a.children)))
+        // A Credential nests attributes one level deep (`parse`); one inside a Credential
+        // stays bytes.
+        case 0x100E where !a.children.isEmpty || a.value.isEmpty:
+          return NDEFField(key, .object(attrs(a.children)))
         case 0x1045: return textOrHex(key, a.value)
         case 0x1027:
           return secrets ? textOrHex(key, a.value) : .text(key, "present, \(a.value.count) bytes")
@@ -232,11 +235,11 @@ extension NDEFPayload {
       switch (id, n) {
       case (0x00, 1): out.append(.text("version2", "\(value[0] >> 4).\(value[0] & 0x0F)"))
       case (0x02, 1): out.append(NDEFField("network_key_shareable", .bool(value[0] != 0)))
-      case (0x01, _):
+      case (0x01, _) where n % 6 == 0:
         out.append(
           .text(
             "authorized_macs",
-            stride(from: 0, to: n - n % 6, by: 6).map { k in
+            stride(from: 0, to: n, by: 6).map { k in
               value[k..<(k + 6)].map { hex2($0).uppercased() }.joined(separator: ":")
             }.joined(separator: ", ")))
       default: out.append(.bytes("subelement_0x" + hex2(id), value))
