@@ -87,7 +87,11 @@ enum OperationFallbackRule: DiagnosisRule {
     let op = c.session.operations[i]
     let interrupted = op.outcome == .interrupted
     guard interrupted || op.outcome == .failed else { return nil }
-    let frames = op.failedFrames + op.unansweredFrames
+    // The refused commands belong to the evidence with their refusals: the NAK alone does not
+    // say what was refused.
+    let logged = c.commands(in: i)
+    let requests = op.failedFrames.compactMap { f in logged.first { $0.answerFrame == f }?.frame }
+    let frames = Array(Set(requests + op.failedFrames)).sorted() + op.unansweredFrames
     let reason = op.reason ?? op.outcome.rawValue
     func make(_ code: String, _ sev: Severity, _ e: CoreNFCError?, _ fix: String)
       -> DiagnosisFinding
