@@ -639,6 +639,21 @@ import Testing
         + "the ISO-DEP activation failed")
   }
 
+  /// A NAK on page 16 of an NTAG216 (pages 4–15 accepted): the static lock bytes (pages 3–15)
+  /// cannot explain it; the dynamic lock page E2h and CFG0 can (diagnose realism, finding 7).
+  @Test func unexplainedNAKPastPage15NamesTheDynamicLocks() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])
+    b.read(3, [0xE1, 0x10, 0x6D, 0x00, 0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8))
+    for page in 4...15 { b.write(page, [0x00, 0x00, 0x00, 0x00]) }
+    b.write(16, [0x00, 0x00, 0x00, 0x00], .nak(0x0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("the dynamic lock bytes (page 226 (0xE2)) or AUTH0 (CFG0)"))
+    #expect(!f.message.contains("page 2)"))
+    #expect(
+      f.fix.contains("read page 226 (0xE2), the dynamic lock bits, and page 227 (0xE3), CFG0"))
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

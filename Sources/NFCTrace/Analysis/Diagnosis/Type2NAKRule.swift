@@ -133,9 +133,25 @@ enum Type2NAKRule: DiagnosisRule {
         fix: "Keep NDEF writes inside the data area (writeNDEF does); for raw "
           + "sendMiFareCommand writes, identify the product with GET_VERSION (0x60) first.")
     }
+    // Static lock bits cover pages 3–15, dynamic ones the pages after (NTAG213/215/216
+    // datasheet §8.5.2–8.5.3): only the bytes that could lock this page are worth reading.
     var unknown: [String] = []
-    if g.memory.known(8, 4) == nil { unknown.append("the static lock bytes (page 2)") }
+    var toRead: [String] = []
+    if page <= 15 {
+      toRead.append("page 2, the static lock bits,")
+      if g.memory.known(8, 4) == nil { unknown.append("the static lock bytes (page 2)") }
+    } else if let lock = g.dynamicLockPage {
+      toRead.append("page \(Type2Geometry.page(lock)), the dynamic lock bits,")
+      if g.memory.known(lock * 4, 3) == nil {
+        unknown.append("the dynamic lock bytes (page \(Type2Geometry.page(lock)))")
+      }
+    } else {
+      toRead.append("the dynamic lock page")
+      unknown.append("the dynamic lock bytes")
+    }
     if g.cfg0Page == nil || g.auth0 == nil { unknown.append("AUTH0 (CFG0)") }
+    toRead.append(
+      g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0 with AUTH0," } ?? "CFG0 (AUTH0)")
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
       message: "The tag answered NAK \(code) ("
@@ -146,8 +162,8 @@ enum Type2NAKRule: DiagnosisRule {
         + (unknown.isEmpty
           ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
       fix: "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
-        + ".readWrite: read page 2 and the dynamic lock page to see the lock bits, and CFG0 "
-        + "(AUTH0) to see password protection; on a protected NTAG21x send PWD_AUTH "
+        + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; "
+        + "on a protected NTAG21x send PWD_AUTH "
         + "(sendMiFareCommand, 1B + password) before writing, and use another tag if the pages "
         + "are locked.")
   }
