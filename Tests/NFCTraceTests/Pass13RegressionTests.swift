@@ -654,6 +654,25 @@ import Testing
       f.fix.contains("read page 226 (0xE2), the dynamic lock bits, and page 227 (0xE3), CFG0"))
   }
 
+  /// A MIFARE Classic tag under `--expect`: Core NFC never hands it to the app, so the write
+  /// was not attempted (it said "no writes, nothing failed"; diagnose realism, finding 3).
+  @Test func mifareClassicWithExpectIsNotAttempted() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+    b.reader([0x52], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    b.reader([0x50, 0x00])
+    let report = try b.diagnose(expect: Pass13RegressionTests.message)
+    let f = try #require(report.finding("mifare-classic-no-core-nfc"))
+    #expect(f.cause == "the tag is a MIFARE Classic 1K, which Core NFC does not support")
+    #expect(report.sessions.first?.verdicts.first?.verdict == .notAttempted)
+    #expect(try b.diagnose().finding("mifare-classic-no-core-nfc") == nil)
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

@@ -22,10 +22,12 @@ enum NDEFPreconditionRule: DiagnosisRule {
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
     "not-ndef-formatted", "t4t-nlen-exceeds-file", "t4t-read-access-restricted",
     "t2t-length-ff-one-byte", "t2t-read-access-restricted", "t2t-cc-exceeds-memory",
+    "mifare-classic-no-core-nfc",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out = expectedChecks(c)
+    if let f = mifareClassic(c) { out.append(f) }
     if let f = nlenPastFile(c) { out.append(f) }
     if let f = readAccessRestricted(c) { out.append(f) }
     out += Type2CCChecks.check(c)
@@ -89,6 +91,39 @@ enum NDEFPreconditionRule: DiagnosisRule {
     }
     if f?.severity == .error, !wrote { f?.effect = .notAttempted }
     return f.map { [$0] } ?? []
+  }
+
+  /// `--expect` given for a MIFARE Classic tag (SAK 08/09/18/19/88) that no NDEF procedure
+  /// touched: Core NFC has no MIFARE Classic support (nfc-facts §8.3; NFCMiFareTag covers
+  /// Ultralight, Plus and DESFire), so an iPhone never hands the app this tag and writeNDEF is
+  /// never attempted. Code `mifare-classic-no-core-nfc` (error, not-attempted, no Core NFC
+  /// error: the session simply detects no usable tag).
+  private static func mifareClassic(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard c.expected != nil, c.session.ndefStatus == nil,
+      let product = c.session.tag.product,
+      product.hasPrefix("MIFARE Classic")
+        || product == "MIFARE Mini",
+      !c.session.operations.contains(where: { $0.kind == .writeNDEF })
+    else { return nil }
+    let connect = c.session.operations.firstIndex { $0.kind == .connect }
+    var f = DiagnosisFinding(
+      code: "mifare-classic-no-core-nfc", severity: .error, operation: connect,
+      frames: connect.map { i in
+        let op = c.session.operations[i]
+        return Array((op.firstFrame...max(op.firstFrame, op.lastFrame)).prefix(12))
+      } ?? [],
+      cause: "the tag is a \(product), which Core NFC does not support",
+      message:
+        "The tag answered as a \(product) (SAK \(c.session.tag.sak.map { Hex.string([$0]) } ?? "?")). "
+        + "Core NFC has no MIFARE Classic support: an NFCNDEFReaderSession never reports it and "
+        + "an NFCTagReaderSession gives no tag to connect to, so the app's writeNDEF was never "
+        + "called. MIFARE Classic NDEF (the MAD layout) works only on Android phones with an NXP "
+        + "NFC controller.",
+      coreNFCError: nil,
+      fix: "Use NFC Forum tags an iPhone can write: Type 2 (NTAG21x, MIFARE Ultralight) or "
+        + "Type 4 (NTAG 424 DNA, DESFire with an NDEF application).")
+    f.effect = .notAttempted
+    return f
   }
 
   /// The NLEN the tag held when the session read it announces more bytes than the NDEF file
