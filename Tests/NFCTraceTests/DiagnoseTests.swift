@@ -546,6 +546,11 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
         + " without a reactivation")
     #expect(w.coreNFCError == .tagConnectionLost)
     #expect(w.fix.hasPrefix("Send the tag's password"))
+    // The idle tag ignored the WRITE: it certainly did not land (it said "unknown").
+    #expect(
+      w.message.contains(
+        "The write of page 16 got no answer: the idle tag ignored it, so it did not reach the "
+          + "tag's memory."))
     // After a reactivation the silence is the field's again.
     var d = type2Tag()
     d.read(0x29, [0x04, 0x00, 0x00, 0x10])

@@ -185,6 +185,10 @@ enum InterruptedWriteRule: DiagnosisRule {
       return list.map { "\(bytesText($0.data.count)) at offset \($0.offset ?? 0)" }
         .joined(separator: ", ")
     }
+    let oversized = op.unansweredFrames.contains { c.rf.fscOverruns.contains($0) }
+    // A silence that follows a NAK with no reactivation is the idle tag ignoring the commands.
+    let idleNAK =
+      oversized ? nil : op.unansweredFrames.first.flatMap { c.log.nakBefore(silence: $0) }
     // What was acknowledged and what got no answer, after the opening sentence.
     var details = ""
     if !acked.isEmpty {
@@ -195,7 +199,10 @@ enum InterruptedWriteRule: DiagnosisRule {
       let unique = silent.filter { seen.insert($0.page ?? ($0.offset ?? 0)).inserted }
       details += " The write of \(what(unique)) got no answer"
       if silent.count > unique.count { details += " (\(silent.count) attempts)" }
-      details += ": whether it reached the tag's memory is unknown."
+      details +=
+        idleNAK == nil
+        ? ": whether it reached the tag's memory is unknown."
+        : ": the idle tag ignored it, so it did not reach the tag's memory."
     }
     // A chained command cut off before its last part never ran (ISO/IEC 14443-4 §7.5.2: the
     // PICC executes a chained command once its last block arrives): none of its data landed.
@@ -204,12 +211,7 @@ enum InterruptedWriteRule: DiagnosisRule {
         " The next write was sent as chained I-blocks, and " + reason
         + ": none of its bytes reached the tag's memory."
     }
-    let oversized = op.unansweredFrames.contains { c.rf.fscOverruns.contains($0) }
-    if let first = op.unansweredFrames.first, let nak = c.log.nakBefore(silence: first),
-      !oversized
-    {
-      return idleAfterNAK(c, i, nak: nak, details: details)
-    }
+    if let nak = idleNAK { return idleAfterNAK(c, i, nak: nak, details: details) }
     var text = "The tag stopped answering in the middle of \(op.kind.rawValue)." + details
     text +=
       oversized
