@@ -414,3 +414,30 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(side.message == [0xD1, 0x01, 0x01, 0x54, 0x00])
   }
 }
+
+/// A timing row is `=` only when both sides took as many exchanges and retries, not merely
+/// when no paired exchange's timing differs (diagnose realism pass, finding 12).
+@Test func timingRowWithMoreExchangesIsNotSame() throws {
+  func side(_ b: TraceBuilder) throws -> DiffSide {
+    var recorder = ExchangeRecorder(selection: .init(sessions: [0], lastWithTag: false))
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
+      if case .frame(let f) = $0 { recorder.push(f) }
+    }
+    recorder.finish()
+    let analysis = try #require(run.sessions.first)
+    let exchanges = try #require(recorder.exchanges(session: 0, operations: analysis.operations))
+    return DiffSide(path: "built", analysis: analysis, exchanges: exchanges)
+  }
+  let cc: [UInt8] =
+    [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8)
+  var a = TraceBuilder()
+  a.activateType2(version: ntag213Version)
+  a.read(3, cc)
+  var b = a
+  b.read(3, cc)
+  let d = TraceDiff(a: try side(a), b: try side(b))
+  let rows = DiffText.timing(d).filter { $0.contains("queryNDEFStatus") }
+  #expect(rows.count == 1)
+  #expect(rows.first?.hasPrefix("≠ queryNDEFStatus   1 ") == true)
+  #expect(DiffText.timing(d).contains { $0.hasPrefix("= connect ") })
+}

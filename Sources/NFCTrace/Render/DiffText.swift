@@ -197,10 +197,11 @@ public enum DiffText {
       let kind =
         (op.a.map { d.a.analysis.operations[$0] } ?? op.b.map { d.b.analysis.operations[$0] })?
         .kind.rawValue ?? ""
+      // Same only when no exchange differs and both sides took as many exchanges and retries.
+      let same =
+        t.notable.isEmpty && t.a?.exchanges == t.b?.exchanges && t.a?.retries == t.b?.retries
       out.append(
-        row(
-          mark(t.a != nil, t.b != nil, same: t.notable.isEmpty), kind.padding(18) + text(t.a),
-          text(t.b)))
+        row(mark(t.a != nil, t.b != nil, same: same), kind.padding(18) + text(t.a), text(t.b)))
       for n in t.notable {
         let x = d.exchanges[n.exchange]
         let name =
