@@ -21,6 +21,8 @@ public struct Type2Layer: ProtocolLayer {
   public static let protocolID = ProtocolID.type2
 
   private var pending: Type2Command?
+  /// True from a reader frame (decoded or not) to the next tag frame: a tag answers only then.
+  private var readerSpoke = false
   private var awaitingCompatibilityData: Int?
   private var awaitingSector = false
   private var awaitingAuthContinue = false
@@ -38,8 +40,12 @@ public struct Type2Layer: ProtocolLayer {
   /// Decodes one frame payload (CRC removed).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
     switch unit.direction {
-    case .reader: return decodeReader(unit.bytes)
-    case .tag: return decodeTag(unit, context: &context)
+    case .reader:
+      readerSpoke = true
+      return decodeReader(unit.bytes)
+    case .tag:
+      defer { readerSpoke = false }
+      return decodeTag(unit, context: &context)
     case .event: return .undecoded("capture event")
     }
   }
@@ -208,7 +214,17 @@ public struct Type2Layer: ProtocolLayer {
     {
       return partialRead(b, page: page, byCapture: unit.cutByCapture)
     }
-    if isAckNak(unit, command) { return ackNak(b[0], command) }
+    if isAckNak(unit, command) {
+      // A tag answers only a command (ISO/IEC 14443-3 half-duplex): an ACK/NAK with none
+      // pending answered nothing in the capture.
+      guard command != nil || readerSpoke else {
+        let what = b[0] & 0x0F == 0x0A ? "ACK" : "NAK \(b[0] & 0x0F)"
+        return .undecoded(
+          "4-bit \(what) with no command before it to answer (answered already, or the capture "
+            + "began after the command)")
+      }
+      return ackNak(b[0], command)
+    }
     // Reader chips (PN53x InDataExchange) consume the 4-bit ACK and report success with no
     // data; sources that store whole bytes only (Flipper Zero's debug pcap) drop its 4 bits.
     if b.isEmpty, let command, command.isWrite || command == .sectorSelect {
@@ -219,7 +235,13 @@ public struct Type2Layer: ProtocolLayer {
         : "ACK (4-bit answer not captured; a NAK would look the same)"
       return result
     }
-    guard let command else { return .undecoded("tag answer with no pending Type 2 command") }
+    guard let command else {
+      return .undecoded(
+        readerSpoke
+          ? "answer to a reader frame that was no Type 2 command"
+          : "tag answer with no command before it to answer (the capture may have begun after "
+            + "the command)")
+    }
     if case .sectorSelectSector = command {
       sector = nil  // any answer means the switch failed; the current sector is unknown
       return .undecoded("answer to SECTOR_SELECT part 2 (success is silence): sector not selected")
