@@ -673,6 +673,19 @@ import Testing
     #expect(try b.diagnose().finding("mifare-classic-no-core-nfc") == nil)
   }
 
+  /// An S(DESELECT) with an INF byte is flagged (it has no INF field; framing pass, finding 9).
+  @Test func deselectWithINFIsFlagged() {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0xC2, 0x00])
+    b.tag([0xC2])
+    let (decoded, _) = decodeAll(b.frames)
+    let deselect = decoded[decoded.count - 2]
+    #expect(deselect.innermost?.name == "S(DESELECT)")
+    #expect(deselect.findings.map(\.code) == ["s-deselect-inf"])
+    #expect(decoded.last?.findings.isEmpty == true)
+  }
+
   /// `SessionCommandLog.commands(in:)` (a binary search since diagnose of a session with
   /// thousands of operations walked the whole log per operation) returns exactly the commands
   /// whose request frame lies in the range, bounds included.

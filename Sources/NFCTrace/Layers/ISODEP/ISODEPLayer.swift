@@ -288,8 +288,20 @@ public struct ISODEPLayer: ProtocolLayer {
       context.isoDEPActive = false
       summary += " answer"
     }
+    // S(DESELECT) carries no INF (ISO/IEC 14443-4 block format; only S(WTX) and S(PARAMETERS)
+    // have one): bytes there mean a damaged or non-conforming block.
+    let findings =
+      block.inf.isEmpty
+      ? []
+      : [
+        Finding(
+          "s-deselect-inf", .warning,
+          "S(DESELECT) with \(block.inf.count) INF byte(s) (\(Hex.string(block.inf))): it has no "
+            + "INF field (ISO/IEC 14443-4, block format)", frames: [unit.frameIndex])
+      ]
     return LayerResult(
-      decode: LayerDecode(.isoDEP, "S(DESELECT)", summary + block.addressText, block.baseFields))
+      decode: LayerDecode(.isoDEP, "S(DESELECT)", summary + block.addressText, block.baseFields),
+      findings: findings)
   }
 
   private mutating func decodeWTX(_ block: ISODEPBlock, unit: LayerUnit, context: LinkContext)
