@@ -185,23 +185,29 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(result.warnings.first?.message.hasPrefix("NFCGate-style capture") == true)
   }
 
-  /// NFCGate relaying an IsoDep tag captures the APDUs (the phone's controller builds the
-  /// ISO-DEP blocks): after the 0x02 is removed they are APDUs, not Type 2 commands, and a
-  /// refused UPDATE BINARY is a failed writeNDEF (importer realism pass, finding 1).
-  @Test func nfcgateIsoDepCaptureIsReadAsAPDUs() throws {
+  /// A pcap of `exchange` as NFCGate writes it (the CRC-dropped events, `02` before every
+  /// frame); the caller removes the file.
+  private func nfcgatePcap(_ exchange: [(Direction, String)]) throws -> String {
     let path = temporaryPath(".pcap")
-    defer { try? FileManager.default.removeItem(atPath: path) }
     var writer = try PcapWriter(path: path)
-    let exchange: [(Direction, String)] = [
-      (.reader, "00a4040007d276000085010100"), (.tag, "9000"), (.reader, "00a4000c02e103"),
-      (.tag, "9000"), (.reader, "00b000000f"), (.tag, "000f20003b00340406e10400ff00009000"),
-      (.reader, "00a4000c02e104"), (.tag, "9000"), (.reader, "00b0000002"), (.tag, "00149000"),
-      (.reader, "00d60000020000"), (.tag, "6982"),
-    ]
     for (i, (direction, hex)) in exchange.enumerated() {
       try writer.write(frame(i, direction, [0x02] + (Hex.bytes(hex) ?? []), crc: .notCaptured))
     }
     writer.close()
+    return path
+  }
+
+  /// NFCGate relaying an IsoDep tag captures the APDUs (the phone's controller builds the
+  /// ISO-DEP blocks): after the 0x02 is removed they are APDUs, not Type 2 commands, and a
+  /// refused UPDATE BINARY is a failed writeNDEF (importer realism pass, finding 1).
+  @Test func nfcgateIsoDepCaptureIsReadAsAPDUs() throws {
+    let path = try nfcgatePcap([
+      (.reader, "00a4040007d276000085010100"), (.tag, "9000"), (.reader, "00a4000c02e103"),
+      (.tag, "9000"), (.reader, "00b000000f"), (.tag, "000f20003b00340406e10400ff00009000"),
+      (.reader, "00a4000c02e104"), (.tag, "9000"), (.reader, "00b0000002"), (.tag, "00149000"),
+      (.reader, "00d60000020000"), (.tag, "6982"),
+    ])
+    defer { try? FileManager.default.removeItem(atPath: path) }
     let result = try importPcap(TraceInput(path: path))
     #expect(result.frames.first?.data == Hex.bytes("00a4040007d276000085010100"))
     #expect(result.frames.allSatisfy { $0.sourceFlags == [ReaderChipFlag.isoDEPPayload] })
@@ -216,18 +222,12 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
   /// Two taps in one NFCGate capture (a Type 2 tag, then an IsoDep one): each reader command
   /// says whether it is an APDU, and its answer follows it (attacker pass, finding 3).
   @Test func nfcgateTwoTapsAreDecodedEachAsItIs() throws {
-    let path = temporaryPath(".pcap")
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    var writer = try PcapWriter(path: path)
-    let exchange: [(Direction, String)] = [
+    let path = try nfcgatePcap([
       (.reader, "3004"), (.tag, "0300fe00000000000000000000000000"), (.reader, "3008"),
       (.tag, "00000000000000000000000000000000"), (.reader, "00a4040007d276000085010100"),
       (.tag, "9000"), (.reader, "00b0000002"), (.tag, "00149000"),
-    ]
-    for (i, (direction, hex)) in exchange.enumerated() {
-      try writer.write(frame(i, direction, [0x02] + (Hex.bytes(hex) ?? []), crc: .notCaptured))
-    }
-    writer.close()
+    ])
+    defer { try? FileManager.default.removeItem(atPath: path) }
     let result = try importPcap(TraceInput(path: path))
     #expect(result.frames.prefix(4).allSatisfy { $0.sourceFlags.isEmpty })
     #expect(result.frames.suffix(4).allSatisfy { $0.sourceFlags == [ReaderChipFlag.isoDEPPayload] })

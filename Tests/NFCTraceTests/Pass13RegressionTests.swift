@@ -274,15 +274,22 @@ import Testing
     #expect(!Type2Locks(lock0: 0, lock1: 0, product: .ntag210).dynamicUnknown)
   }
 
-  /// A T4T 3.0 tag (ENLEN, 4 bytes) written length first: unsafe, as with a 2-byte NLEN (the
-  /// rule looked at the first 2 bytes only and wanted the data at offset 2).
-  @Test func enlenWrittenFirstIsUnsafe() throws {
+  /// A T4T 3.0 tag (ENLEN, 4 bytes) activated and queried: its CC read, the NDEF file
+  /// selected, the 4-byte ENLEN read as `enlen`.
+  static func enlenQueried(enlen: UInt8) -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType4()
     b.selectType4CC()
     b.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + [0x90, 0x00])
     b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x90, 0x00])
-    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00, 0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, enlen, 0x90, 0x00])
+    return b
+  }
+
+  /// A T4T 3.0 tag (ENLEN, 4 bytes) written length first: unsafe, as with a 2-byte NLEN (the
+  /// rule looked at the first 2 bytes only and wanted the data at offset 2).
+  @Test func enlenWrittenFirstIsUnsafe() throws {
+    var b = Self.enlenQueried(enlen: 0)
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x05], [0x90, 0x00])
     b.apdu([0x00, 0xD6, 0x00, 0x04, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], [0x90, 0x00])
     let f = try #require(try b.diagnose().finding("unsafe-write-order"))
@@ -569,12 +576,7 @@ import Testing
   /// In a T4T 3.0 file (ENLEN, 4 bytes) the summaries and refusals name ENLEN, not NLEN
   /// (framing pass, finding 11); decode names keep naming the procedure step.
   @Test func enlenIsNamedInSummaries() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.selectType4CC()
-    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + [0x90, 0x00])
-    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x90, 0x00])
-    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x0C, 0x90, 0x00])
+    var b = Pass13RegressionTests.enlenQueried(enlen: 12)
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00], [0x67, 0x00])
     let (decoded, _) = decodeAll(b.frames)
     let update = decoded[decoded.count - 2].innermost
