@@ -51,6 +51,12 @@ enum NFCGatePrefix {
     return previous ?? false
   }
 
+  /// Raw commands whose next reader frame is their second step (NXP NTAG I2C SECTOR_SELECT,
+  /// COMPATIBILITY_WRITE, MIFARE Classic DECREMENT/INCREMENT/RESTORE, Ultralight C AUTHENTICATE).
+  /// The frame after one of them (SECTOR_SELECT's sector, COMPATIBILITY_WRITE's 16 bytes, a
+  /// MIFARE Classic value, the AUTHENTICATE continuation) is raw whatever its first byte.
+  static let twoStepCodes: Set<UInt8> = [0xC2, 0xA0, 0xC0, 0xC1, 0x1A, 0xAF]
+
   /// NFC Forum Type 2 / NTAG / MIFARE Ultralight and Classic command codes that no APDU and no
   /// native DESFire command starts with.
   private static let rawCommandCodes: Set<UInt8> = [

@@ -56,6 +56,8 @@ public final class PcapImporter: TraceImporter {
   /// NFCGate only: whether the last reader frame (and so its answer) is an APDU.
   private var nfcgateAPDUs: Bool?
   private var nfcgateAPDUsWarned = false
+  /// NFCGate only: the last reader frame opened a two-step raw command.
+  private var nfcgateTwoStepOpen = false
 
   /// Opens `input` (pcap in either byte order and resolution, or pcapng).
   /// - Throws: `TraceError` `.truncated` for an empty input or a cut header, `.malformed` for
@@ -91,7 +93,11 @@ public final class PcapImporter: TraceImporter {
       warn("NFCGate capture: frame does not start with the 0x02 prefix; kept whole", frame)
     }
     if frame.direction == .reader {
-      let apdus = NFCGatePrefix.carriesAPDUs(command: frame.data, previous: nfcgateAPDUs)
+      let secondStep = nfcgateAPDUs == false && nfcgateTwoStepOpen
+      let apdus =
+        secondStep ? false : NFCGatePrefix.carriesAPDUs(command: frame.data, previous: nfcgateAPDUs)
+      nfcgateTwoStepOpen =
+        !secondStep && !apdus && frame.data.first.map(NFCGatePrefix.twoStepCodes.contains) == true
       if apdus, !nfcgateAPDUsWarned {
         nfcgateAPDUsWarned = true
         warnings.append(

@@ -35,21 +35,26 @@ enum SimulateCommand {
     let path = try a.singleInput()
     let scenario = try load(path)
     let result = try simulate(scenario, path: path)
-    // Created before the trace: a --truth that cannot be written (a directory) fails the run
-    // with the file named, before any output is made.
-    let truthFile = try truth.map(BufferedFile.init(creating:))
-    var out: TraceOutput
-    do {
-      out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
-    } catch {
-      // Nothing is written then: not an empty truth file either.
-      if let truth { try? FileManager.default.removeItem(atPath: truth) }
-      throw error
+    // A --truth that names a directory fails the run before any output is made; the truth
+    // file itself is written only once the trace is complete.
+    if let truth, truth != "-" {
+      var directory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: truth, isDirectory: &directory),
+        directory.boolValue
+      {
+        throw TraceError(
+          .unreadable, at: SourceLocation(file: truth, unit: "byte", record: 0, offset: 0),
+          "cannot write: it is a directory")
+      }
     }
+    var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
     for f in result.frames { try out.write(f) }
     try out.close()
-    truthFile?.write(Data(GroundTruthJSON.render(result.truth).utf8))
-    truthFile?.close()
+    if let truth {
+      let file = try BufferedFile(creating: truth)
+      file.write(Data(GroundTruthJSON.render(result.truth).utf8))
+      file.close()
+    }
     FileHandle.standardError.write(
       Data(
         "simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n"

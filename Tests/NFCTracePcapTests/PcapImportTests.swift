@@ -233,6 +233,19 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     #expect(result.frames.suffix(4).allSatisfy { $0.sourceFlags == [ReaderChipFlag.isoDEPPayload] })
   }
 
+  /// The second step of a two-step raw command (SECTOR_SELECT's `01 00 00 00`) looks like an
+  /// APDU header but is raw (review of this session).
+  @Test func nfcgateSecondStepStaysRaw() throws {
+    let path = try nfcgatePcap([
+      (.reader, "3004"), (.tag, "0300fe00000000000000000000000000"), (.reader, "c2ff"),
+      (.tag, "0a"), (.reader, "01000000"), (.reader, "3004"),
+      (.tag, "0300fe00000000000000000000000000"),
+    ])
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = try importPcap(TraceInput(path: path))
+    #expect(result.frames.allSatisfy { $0.sourceFlags.isEmpty })
+  }
+
   @Test func isoDepBlocksKeepTheirPCB() throws {
     let path = temporaryPath(".pcap")
     defer { try? FileManager.default.removeItem(atPath: path) }

@@ -601,6 +601,29 @@ import Testing
     #expect(f.coreNFCError?.code == 401)
   }
 
+  /// The NDEF file read before a reactivation does not show it selected after it: 6A82 to an
+  /// UPDATE sent without a new SELECT is not blamed on the tag (review of this session).
+  @Test func fileNotFoundAfterAReactivationIsNotTheTags() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    b.activateType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x6A, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(!f.cause.hasPrefix("the tag lost the NDEF file"))
+  }
+
+  /// A RATS a Type 2 tag (SAK 00) leaves unanswered does not fail connect: only a tag whose
+  /// SAK says ISO-DEP must answer it (review of this session).
+  @Test func ratsToAType2TagIsNoFailedConnect() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0xE0, 0x80])
+    b.read(4, [0x03, 0x00, 0xFE])
+    let ops = try #require(try b.diagnose().sessions.first?.analysis.operations)
+    #expect(ops.first?.kind == .connect && ops.first?.outcome != .failed)
+  }
+
   /// 6700 to a case 3 UPDATE whose Lc is within the CC's MLc: the tag refused what its CC
   /// allows, not "check your lengths" (diagnose realism pass, finding 4).
   @Test func wrongLengthWithinMLcIsTheTags() throws {
@@ -612,6 +635,13 @@ import Testing
     let f = try #require(try b.diagnose().finding("t4t-wrong-length"))
     #expect(f.cause.hasPrefix("the tag refused an UPDATE whose length its own CC allows"))
     #expect(f.message.contains("Lc 5, within the MLc of 52 bytes"))
+    // Past the end of the NDEF file (255 bytes in queryType4's CC) it is not the tag's fault.
+    var past = TraceBuilder()
+    past.activateType4()
+    past.queryType4(mlc: 0x34, nlen: 0x14)
+    past.apdu([0x00, 0xD6, 0x00, 0xFE, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], [0x67, 0x00])
+    let g = try #require(try past.diagnose().finding("t4t-wrong-length"))
+    #expect(g.cause.hasPrefix("the tag rejected the APDU's length"))
   }
 
   /// A READ answered by a 4-bit ACK and sent again, then answered with its data: the retry
@@ -637,8 +667,8 @@ import Testing
     #expect(op.outcome == .failed)
     #expect(
       op.reason
-        == "the tag answered RATS (frame 6) with no valid ATS (its TL does not match its length): "
-        + "the ISO-DEP activation failed")
+        == "the tag answered RATS (frame 6) with no valid ATS (damaged, or its TL does not match "
+        + "its length): the ISO-DEP activation failed")
   }
 
   /// A NAK on page 16 of an NTAG216 (pages 4–15 accepted): the static lock bytes (pages 3–15)

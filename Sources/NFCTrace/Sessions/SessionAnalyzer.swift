@@ -86,6 +86,8 @@ public struct SessionAnalyzer: Sendable {
   /// it cannot take for a command, ISO/IEC 14443-3 §6.2; the next command tells whether it is
   /// still there).
   private var deferredSilence: (frame: Int, why: String)?
+  /// True when `deferredSilence` is an ISO-DEP block's (kept over later undecodable frames).
+  private var deferredSilenceIsISODEP = false
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// Whether a tag frame was seen in the session.
@@ -170,7 +172,11 @@ public struct SessionAnalyzer: Sendable {
       // closed the current one in `classify`.
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil { start(kind, frame: f.frame.index) }
-      if kind == .connect, f.innermost?.name == "RATS" { ratsAwaitingATS = f.frame.index }
+      // Only a tag whose SAK says ISO-DEP must answer RATS (ISO/IEC 14443-3 SAK b6); a reader
+      // probing a Type 2 tag with RATS gets no ATS by design.
+      if kind == .connect, f.innermost?.name == "RATS", tag.sak.map({ $0 & 0x20 != 0 }) ?? true {
+        ratsAwaitingATS = f.frame.index
+      }
       if let d = f.innermost {
         call.command(d, at: f.frame.timeNs, memory: memory, damaged: f.frame.crc == .bad)
         if d.protocolID == .type4 { type4.command(d) }
@@ -232,8 +238,8 @@ public struct SessionAnalyzer: Sendable {
     }
     // An ATS whose TL (its own length byte, ISO/IEC 14443-4 §5.2.1) disagrees with its length
     // is garbage, not an ATS: the RATS is still unanswered.
-    if let d = f.innermost, d.name == "ATS", case .int(let tl)? = d.field("tl"),
-      tl == tag.ats?.count
+    if ratsAwaitingATS != nil, let d = f.innermost, d.name == "ATS", f.frame.crc != .bad,
+      case .int(let tl)? = d.field("tl"), tl == TagIdentity.payload(f).count
     {
       ratsAwaitingATS = nil
     }
@@ -360,11 +366,14 @@ public struct SessionAnalyzer: Sendable {
       // by the tag. The silence decides only if no answer follows before the operation ends
       // (`closeCurrent`).
       op.unansweredFrames.append(f.frame.index)
-      // The first silent ISO-DEP block; the last undecodable frame (as a silent command).
-      if deferredSilence == nil || undecodable(f) {
+      // The first silent ISO-DEP block; the last undecodable frame (as a silent command) when
+      // no ISO-DEP block is waiting.
+      let replace = deferredSilence == nil || (undecodable(f) && !deferredSilenceIsISODEP)
+      if replace {
         deferredSilence = (
           f.frame.index, "no answer to \(what): the tag left the field or stopped answering"
         )
+        deferredSilenceIsISODEP = !undecodable(f)
       }
     } else {
       if op.outcome != .interrupted { outcomeBeforeSilence = (op.outcome, op.reason) }
@@ -528,8 +537,8 @@ public struct SessionAnalyzer: Sendable {
       op.reason =
         op.unansweredFrames.contains(rats)
         ? "the tag did not answer RATS (frame \(rats)) with an ATS: the ISO-DEP activation failed"
-        : "the tag answered RATS (frame \(rats)) with no valid ATS (its TL does not match its "
-          + "length): the ISO-DEP activation failed"
+        : "the tag answered RATS (frame \(rats)) with no valid ATS (damaged, or its TL does not "
+          + "match its length): the ISO-DEP activation failed"
     }
   }
 

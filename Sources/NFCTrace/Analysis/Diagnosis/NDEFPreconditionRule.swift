@@ -99,7 +99,10 @@ enum NDEFPreconditionRule: DiagnosisRule {
   /// never attempted. Code `mifare-classic-no-core-nfc` (error, not-attempted, no Core NFC
   /// error: the session simply detects no usable tag).
   private static func mifareClassic(_ c: DiagnosisContext) -> DiagnosisFinding? {
-    guard c.expected != nil, c.session.ndefStatus == nil,
+    // A tag that answered RATS is an ISO-DEP card (an emulated or dual-interface one); a
+    // reader that authenticated with Crypto1 handled Classic itself (an Android phone).
+    guard c.expected != nil, c.session.ndefStatus == nil, !c.session.tag.isISODEP,
+      !c.session.tag.sawMIFAREClassicAuth,
       let product = c.session.tag.product,
       product.hasPrefix("MIFARE Classic")
         || product == "MIFARE Mini",

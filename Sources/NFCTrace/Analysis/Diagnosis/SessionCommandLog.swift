@@ -45,6 +45,8 @@ public struct SessionCommandLog: Sendable {
     public var apduCase: Int?
     public var lc: Int?
     public var le: Int?
+    /// True for an extended-length APDU (3-byte Lc / 2–3-byte Le, ISO/IEC 7816-4 §5.1).
+    public var extended = false
     /// True when the Type 4 layer named the APDU (a step of the NDEF procedures).
     public var isType4 = false
     /// True when the answer refused the command: a NAK, or a status word other than 9000 (for
@@ -198,6 +200,7 @@ public struct SessionCommandLog: Sendable {
     if case .int(let v)? = apdu.field("case") { c.apduCase = v }
     if case .int(let v)? = apdu.field("lc") { c.lc = v }
     if case .int(let v)? = apdu.field("le") { c.le = v }
+    if case .bool(true)? = apdu.field("extended") { c.extended = true }
     if case .int(let v)? = apdu.field("offset") { c.offset = v }
     c.isType4 = f.layer(.type4) != nil
     if case .hex(let b)? = apdu.field("data") { c.data = b }

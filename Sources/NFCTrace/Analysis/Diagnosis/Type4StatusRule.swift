@@ -168,9 +168,7 @@ enum Type4StatusRule: DiagnosisRule {
     // READ/UPDATE BINARY after the NDEF file was selected and read in this session: the file
     // was there; the tag dropped its current file, or (an HCE service) answers READ but not
     // UPDATE on it (ISO/IEC 7816-4: 6A82, file not found).
-    if cmd.ins != 0xA4, let file = c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104],
-      (0..<file.count).contains(where: { file.state($0) != .unknown })
-    {
+    if cmd.ins != 0xA4, readInThisActivation(cmd, c) {
       let fileID = c.session.type4NDEFFile ?? 0xE104
       let id = Hex.string([UInt8(fileID >> 8), UInt8(fileID & 0xFF)]).uppercased()
       return (
@@ -208,6 +206,24 @@ enum Type4StatusRule: DiagnosisRule {
     )
   }
 
+  /// Whether the NDEF file was read (so selected) in the same activation as `cmd`, before it:
+  /// bytes an earlier session left in the image, or a read before a reactivation, do not
+  /// show the file selected when `cmd` came.
+  private static func readInThisActivation(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> Bool
+  {
+    guard let file = c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104] else {
+      return false
+    }
+    let since = max(
+      c.session.memory.sessionFirstFrame,
+      c.log.activations.last(where: { $0 < cmd.frame }) ?? Int.min)
+    return (0..<file.count).contains { i in
+      guard file.state(i) != .unknown, let f = file.frame(i) else { return false }
+      return f >= since && f < cmd.frame
+    }
+  }
+
   private static func explain(_ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext)
     -> (code: String, cause: String, message: String, fix: String)
   {
@@ -226,8 +242,12 @@ enum Type4StatusRule: DiagnosisRule {
         )
       }
       if let lc = cmd.lc, let mlc, lc > mlc { return lcTooLarge(lc, mlc) }
-      if cmd.ins == 0xD6, let lc = cmd.lc, let mlc, lc <= mlc, cmd.apduCase == 3 {
-        // Case 3, Lc within the tag's own MLc: the APDU is what the CC asks for.
+      // A short case 3 UPDATE with Lc within the CC's MLc, inside the file: the APDU is what
+      // the tag's own CC asks for.
+      let fileSize = c.session.type4CC?.ndefFile.maxSize
+      if cmd.ins == 0xD6, let lc = cmd.lc, let mlc, lc <= mlc, cmd.apduCase == 3, !cmd.extended,
+        let offset = cmd.offset, let fileSize, offset + lc <= fileSize
+      {
         return (
           "t4t-wrong-length", "the tag refused an UPDATE whose length its own CC allows",
           "The tag answered 6700 (wrong length) to \(cmd.summary): a case 3 APDU (no Le) with "
