@@ -167,10 +167,7 @@ struct Type4Procedure: Sendable {
   ) {
     // As the summaries name the length field: ENLEN in a T4T 3.0 extended file.
     let what =
-      command.map {
-        nlenSize == 4 ? $0.name.replacingOccurrences(of: "NLEN", with: "ENLEN") : $0.name
-      }
-      ?? "APDU"
+      command.map { Type4Layer.label($0.name, lengthFieldSize: nlenSize) } ?? "APDU"
     if command?.name == "SELECT NDEF application" {
       status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw)")
       op.set("ndef_application", .bool(false))

@@ -213,9 +213,8 @@ extension TagReport {
     identity.dumpNamesUltralightC = stated == "mifare ultralight c" || stated == "ultralight c"
     // Only names this reader knows (Flipper's own, such as "Mifare Ultralight 11", differ
     // from ours without contradicting).
-    let known =
-      identity.dumpNamesUltralightC
-      || NTAGProduct.allCases.contains { stated == $0.displayName.lowercased() }
+    let namedProduct = NTAGProduct.allCases.first { stated == $0.displayName.lowercased() }
+    let known = identity.dumpNamesUltralightC || namedProduct != nil
     if let v = identity.versionInfo, let name = d.statedProduct, known,
       stated != v.productName.lowercased()
     {
@@ -223,11 +222,7 @@ extension TagReport {
         "the dump names the product \(name), its GET_VERSION answer \(v.productName): the "
           + "GET_VERSION answer is used")
     }
-    if identity.versionInfo == nil,
-      let p = NTAGProduct.allCases.first(where: {
-        stated == $0.displayName.lowercased()
-      })
-    {
+    if identity.versionInfo == nil, let p = namedProduct {
       identity.inferredProduct = p
     } else if identity.versionInfo == nil, !identity.isUltralightC,
       let p = TagIdentity.productFromPageCount(d.pages.count)

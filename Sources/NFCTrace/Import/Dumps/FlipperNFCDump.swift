@@ -72,8 +72,8 @@ enum FlipperNFCDump {
       case "SAK": dump.sak = try bytes(1).first
       // Flipper writes both always: zeros when the tag has no READ_SIG / GET_VERSION (an
       // Ultralight C, an original Ultralight).
-      case "Signature": dump.signature = Self.nonZero(try bytes(32))
-      case "Mifare version": dump.version = Self.nonZero(try bytes(8))
+      case "Signature": dump.signature = TagDump.stored(try bytes(32))
+      case "Mifare version": dump.version = TagDump.stored(try bytes(8))
       case "Pages total": pagesTotal = try number()
       case "Pages read": pagesRead = try number()
       default:
@@ -108,8 +108,6 @@ enum FlipperNFCDump {
       }
       return (out, known)
     }
-
-    static func nonZero(_ b: [UInt8]) -> [UInt8]? { b.allSatisfy { $0 == 0 } ? nil : b }
 
     /// Most pages read: NTAG I2C plus 2K, the largest Type 2 memory, has far fewer.
     static let maximumPages = 4096

@@ -37,8 +37,8 @@ enum Proxmark3MFUBinaryDump {
     }
     return TagDump(
       format: "raw-type2", path: path, uid: Array(image[0..<3]) + Array(image[4..<8]),
-      version: version.allSatisfy { $0 == 0 } ? nil : version,
-      signature: signature.allSatisfy { $0 == 0 } ? nil : signature, counters: counters,
+      version: TagDump.stored(version),
+      signature: TagDump.stored(signature), counters: counters,
       pages: stride(from: 0, to: count, by: 4).map { Array(image[$0..<($0 + 4)]) },
       warnings: [
         TraceWarning(

@@ -50,6 +50,10 @@ public struct TagDump: Sendable {
     self.warnings = warnings
   }
 
+  /// `bytes`, or nil when they are all zeros: dump formats store a GET_VERSION or READ_SIG
+  /// answer the tag did not give as zeros (Flipper `.nfc`, Proxmark3 `mfu_dump_t`).
+  static func stored(_ bytes: [UInt8]) -> [UInt8]? { bytes.allSatisfy { $0 == 0 } ? nil : bytes }
+
   /// The UID as pages 0–1 hold it for a 7-byte-UID Type 2 tag (UID0–2, skipping BCC0, then
   /// UID3–6), nil when those pages are missing or unknown.
   public var uidFromPages: [UInt8]? {

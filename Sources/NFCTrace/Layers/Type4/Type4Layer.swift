@@ -287,8 +287,11 @@ public struct Type4Layer: ProtocolLayer {
   /// A summary as the file's length field is named: ENLEN (4 bytes) in a T4T 3.0 file with
   /// the Extended NDEF File Control TLV, NLEN otherwise. Decode names keep `NLEN` (they name
   /// the procedure step, whatever the field's size).
-  private func label(_ text: String) -> String {
-    nlenSize == 4 ? text.replacingOccurrences(of: "NLEN", with: "ENLEN") : text
+  private func label(_ text: String) -> String { Self.label(text, lengthFieldSize: nlenSize) }
+
+  /// `text` with NLEN named ENLEN when the length field has 4 bytes (T4T 3.0).
+  static func label(_ text: String, lengthFieldSize: Int) -> String {
+    lengthFieldSize == 4 ? text.replacingOccurrences(of: "NLEN", with: "ENLEN") : text
   }
 
   /// `READ NLEN`, `READ NDEF data` or `READ NLEN and NDEF data` by the byte range touched.
