@@ -153,6 +153,9 @@ public struct LayerUnit: Sendable {
   /// carries none (nfc-facts §1: every frame but REQA/WUPA, ATQA, anticollision and ACK/NAK
   /// carries CRC_A), so such a 1-byte payload is not one.
   public var carriedCRC = false
+  /// True when the frame's CRC failed: its bytes may be damaged, and a protocol that only
+  /// counts valid blocks (ISO-DEP block numbering, ISO/IEC 14443-4 §7.5.3) does not count it.
+  public var damaged = false
 
   /// Creates a unit.
   public init(

@@ -145,6 +145,7 @@ public struct SessionAnalyzer: Sendable {
     // decides, as after a NAK 1 or a damaged answer.
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
     settleUndecoded()
+    if f.findings.contains(where: { $0.code == "answer-not-captured" }) { answerNotCaptured(f) }
     let kind = classify(f)
     if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
@@ -360,6 +361,10 @@ public struct SessionAnalyzer: Sendable {
           + "NTAG203)", frame: f.frame.index)
       type2.versionUnanswered()
       pending = nil
+    } else if isPresenceCheck(f) {
+      // The tag left after the operation's last answer: the operation had its answers.
+      current = op
+      return
     } else if f.innermost?.protocolID == .isoDEP || undecodable(f) {
       // An ISO-DEP block (a chained part, R(NAK), S-block): recovery (R(NAK) → R(ACK), the
       // block sent again) may still bring the APDU's answer; an undecodable frame is ignored
@@ -388,6 +393,40 @@ public struct SessionAnalyzer: Sendable {
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
     }
+    current = op
+  }
+
+  /// Whether the unanswered reader frame `f` is an ISO-DEP presence check sent while nothing
+  /// was outstanding: an R(NAK) or R(ACK), or an empty I-block (ISO/IEC 14443-4 §7.5.6), after
+  /// the last command's answer, with no chain open and no earlier silence. Stacks send them
+  /// between and after calls; the tag taken away after the operation leaves them unanswered.
+  private func isPresenceCheck(_ f: DecodedFrame) -> Bool {
+    guard let d = f.innermost, d.protocolID == .isoDEP, pending == nil, silentIBlock == nil,
+      openChain == nil, deferredSilence == nil
+    else { return false }
+    switch d.name {
+    case "R(NAK)", "R(ACK)": return true
+    case "I-block": return d.field("inf_length") == .int(0) && d.field("chaining") == .bool(false)
+    default: return false
+    }
+  }
+
+  /// The reader's I-block `f` shows that it received the answer to its previous one, which
+  /// the capture missed (`answer-not-captured`, ISO/IEC 14443-4 §7.5.3 PCD rule B): that
+  /// command's silence is not the tag's, and the operation goes on as before it.
+  private mutating func answerNotCaptured(_ f: DecodedFrame) {
+    if let silence = deferredSilence, deferredSilenceIsISODEP,
+      f.findings.contains(where: {
+        $0.code == "answer-not-captured" && $0.frames.first == silence.frame
+      })
+    {
+      deferredSilence = nil
+    }
+    guard var op = current, op.outcome == .interrupted, let silent = silentIBlock?.innermost,
+      let i = silentCommands.firstIndex(of: silent)
+    else { return }
+    silentCommands.remove(at: i)
+    if silentCommands.isEmpty { (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil) }
     current = op
   }
 

@@ -318,26 +318,36 @@ struct Type2Procedure: Sendable {
     guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
     let stored = Self.stored(
       Array(data.prefix(4)), page: page, memory: memory, dynamicLockPage: dynamicLockPage(tag))
-    memory.type2Write(stored, at: page * 4, acknowledged: acknowledged, frame: frame)
+    for (i, b) in stored.enumerated() {
+      guard let b else { continue }
+      memory.type2Write([b], at: page * 4 + i, acknowledged: acknowledged, frame: frame)
+    }
     op.acknowledgedPages.append(page)
   }
 
-  /// What a WRITE leaves in the page: lock bytes (page 2 bytes 2–3) and the CC (page 3) are
-  /// one-time programmable — written bits are OR'ed into what is there, and page 2 bytes 0–1
-  /// (BCC1, internal) cannot be changed (NXP NTAG213/215/216 datasheet §8.5.2, §8.5.3, §8.5.6).
-  /// Where the old value is unknown, the written value is kept.
-  /// The dynamic lock page (`dynamicLockPage`, its 3 lock bytes are one-time programmable too,
-  /// byte 3 is RFU; datasheet §8.5.3) is OR'ed the same way.
+  /// What a WRITE leaves in the page, nil where it is not known: lock bytes (page 2 bytes 2–3)
+  /// and the CC (page 3) are one-time programmable — written bits are OR'ed into what is there,
+  /// and page 2 bytes 0–1 (BCC1, internal) cannot be changed (NXP NTAG213/215/216 datasheet
+  /// §8.5.2, §8.5.3, §8.5.6). Where the old value is unknown, a written 00 leaves the byte
+  /// unknown, another value is kept (the bits it sets are set; the old value of the others is
+  /// usually 0), and BCC1 and the internal byte stay unknown. The dynamic lock page
+  /// (`dynamicLockPage`, its 3 lock bytes are one-time programmable too, byte 3 is RFU; datasheet
+  /// §8.5.3) is OR'ed the same way.
   static func stored(_ data: [UInt8], page: Int, memory: TagMemory, dynamicLockPage: Int? = nil)
-    -> [UInt8]
+    -> [UInt8?]
   {
     let lockPage = page == dynamicLockPage
-    guard page == 2 || page == 3 || lockPage, data.count == 4,
-      let old = memory.type2End.known(page * 4, 4)
-    else { return data }
-    if page == 2 { return [old[0], old[1], old[2] | data[2], old[3] | data[3]] }
-    if lockPage { return [old[0] | data[0], old[1] | data[1], old[2] | data[2], old[3]] }
-    return zip(old, data).map { $0 | $1 }
+    guard page == 2 || page == 3 || lockPage, data.count == 4 else { return data }
+    let otp: [Bool] =
+      page == 2
+      ? [false, false, true, true]
+      : lockPage ? [true, true, true, false] : [true, true, true, true]
+    return (0..<4).map { i in
+      let old = memory.type2End.known(page * 4 + i, 1)?.first
+      guard otp[i] else { return old }  // cannot be written: what was there stays
+      guard let old else { return data[i] == 0 ? nil : data[i] }
+      return old | data[i]
+    }
   }
 
   /// The dynamic lock page of an identified product; page 28h of an Ultralight C, whose

@@ -19,10 +19,14 @@
 /// - `raw-command-crc-appended`: a reader frame whose two bytes before its own CRC_A are CRC_A
 ///   of the bytes before them, not answered: the app appended a CRC to a raw command and the
 ///   stack added another (nfc-facts §10, `sendMiFareCommand` CRC). Error, 100.
+/// - `answer-not-captured`: the reader's I-block toggled its block number although the trace
+///   has no answer to its previous one; a reader toggles only on receiving the answer
+///   (ISO/IEC 14443-4 §7.5.3 PCD rule B), so the sniffer missed it. Info: the command is not
+///   counted as unanswered.
 enum RFRule: DiagnosisRule {
   static let codes = [
     "rf-damaged-frames", "command-retried", "late-response", "wtx-storm", "response-exceeds-fsd",
-    "command-exceeds-fsc", "raw-command-crc-appended",
+    "command-exceeds-fsc", "raw-command-crc-appended", "answer-not-captured",
   ]
 
   static let holdStill =
@@ -61,6 +65,21 @@ enum RFRule: DiagnosisRule {
     }
     if let f = fscOverrun(c) { out.append(f) }
     out += crcAppended(c)
+    if let first = c.rf.missedAnswers.first {
+      let n = c.rf.missedAnswers.count
+      out.append(
+        DiagnosisFinding(
+          code: "answer-not-captured", severity: .info, operation: c.operation(at: first),
+          frames: Array(c.rf.missedAnswers.prefix(3)),
+          cause: "the capture misses the tag's answer to \(n) command(s) the reader received",
+          message: "The reader's next ISO-DEP block toggled its block number, which a reader "
+            + "does only after receiving the tag's answer intact (ISO/IEC 14443-4 §7.5.3): the "
+            + "tag answered, and the sniffer missed the answer or caught it damaged. What the "
+            + "answer said is not known (the damaged copy cannot be trusted); the reader went on "
+            + "as after a success.",
+          coreNFCError: nil,
+          fix: "Place the sniffer's antenna closer to the tag, or capture again."))
+    }
     return out
   }
 

@@ -59,6 +59,9 @@ public struct SessionRFStatistics: Sendable {
   public private(set) var crcAppended: [Int] = []
   /// Frames with a bad BCC in anticollision.
   public private(set) var badBCC: [Int] = []
+  /// Reader I-blocks whose answer the capture missed (`answer-not-captured`: the reader's next
+  /// I-block toggled its number).
+  public private(set) var missedAnswers: [Int] = []
   /// The distinct UIDs completed in the session, with the frame that completed each.
   public private(set) var uids: [(uid: [UInt8], frame: Int)] = []
   /// True when the source gives no times (frames only in order).
@@ -85,6 +88,9 @@ public struct SessionRFStatistics: Sendable {
       if finding.code == "frame-exceeds-fsd" { Self.add(f.frame.index, to: &fsdOverruns) }
       if finding.code == "frame-exceeds-fsc" { Self.add(f.frame.index, to: &fscOverruns) }
       if finding.code == "bad-bcc" { Self.add(f.frame.index, to: &badBCC) }
+      if finding.code == "answer-not-captured", let unanswered = finding.frames.first {
+        Self.add(unanswered, to: &missedAnswers)
+      }
     }
     if let uid = f.completedUID, !uids.contains(where: { $0.uid == uid }), uids.count < 8 {
       uids.append((uid, f.frame.index))

@@ -6,7 +6,8 @@
 ///   `rw_t2t_handle_cc_read_rsp`), nfcpy does not read the message otherwise.
 /// - `t2t-cc-exceeds-memory` (warning): CC2 × 8 is larger than the identified product's user
 ///   memory (NXP datasheets, nfc-facts §4.3): the capacity queryNDEFStatus reports is not
-///   there, and a long write is refused (NAK) past the last user page. The CC is one-time
+///   there, and a long write runs into the lock and configuration pages (refused only past the
+///   last page). The CC is one-time
 ///   programmable (bits can only be set), so it cannot be corrected.
 enum Type2CCChecks {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -37,17 +38,23 @@ enum Type2CCChecks {
     if let user = g.userBytes, cc.dataAreaSize > user,
       let product = c.session.tag.ntagProduct
     {
+      // TLVs before the NDEF TLV (a Lock Control TLV on NTAG213) take user memory too.
+      let tlvStart = c.session.memory.type2Area?.ndefLengthAddress.map { $0 - 1 } ?? 16
+      let before = max(0, min(tlvStart - 16, user))
       out.append(
         warning(
           "t2t-cc-exceeds-memory", cause: "the CC declares more NDEF memory than the tag has",
           message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
             + "area, but the \(product.displayName) has \(user) bytes of user memory. "
-            + "queryNDEFStatus reports a capacity the tag does not have, and a write past the "
-            + "user memory is refused with a NAK.",
-          fix: "Keep messages within \(Self.largestMessage(user)) bytes on this tag (its user "
-            + "memory less the NDEF TLV's T and L bytes). The CC is one-time programmable (bits "
-            + "can only be set), so it cannot be corrected; use a correctly formatted tag for "
-            + "larger messages."))
+            + "queryNDEFStatus reports a capacity the tag does not have, and a long write runs "
+            + "past the user memory into the dynamic lock and configuration pages (lock bits, "
+            + "AUTH0), which accept it: only pages past the tag's last page are refused (NAK).",
+          fix: "Keep messages within \(Self.largestMessage(user - before)) bytes on this tag (its "
+            + "user memory less "
+            + (before > 0 ? "the \(before) bytes of TLVs before the NDEF TLV and " : "")
+            + "the NDEF TLV's T and L bytes). The CC is one-time programmable (bits can only be "
+            + "set), so it cannot be corrected; use a correctly formatted tag for larger "
+            + "messages."))
     }
     return out
   }

@@ -23,8 +23,11 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
     guard let end = g.userBytes.map({ 4 + $0 / 4 }) ?? g.dynamicLockPage else { return [] }
     let (start, spill) = overflow(c.log.commands, end: end)
     // One page past the end may be a deliberate lock right after a full write: two or more
-    // are a loop that did not stop, and so is one the message itself runs into.
-    guard let start, spill.count >= 2 || messageReaches(end, c.session),
+    // are a loop that did not stop, and so is one the message itself runs into or the
+    // Terminator TLV written after a message that fills the area.
+    guard let start,
+      spill.count >= 2 || messageReaches(end, c.session)
+        || terminatorPast(spill, end: end, c.session),
       let op = c.operation(at: start)
     else { return [] }
     let pages = spill.compactMap(\.page)
@@ -55,6 +58,18 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
   private static func messageReaches(_ end: Int, _ s: SessionAnalysis) -> Bool {
     guard let valueEnd = s.memory.type2Area?.ndefValueEndAddress else { return false }
     return valueEnd > end * 4
+  }
+
+  /// Whether the one WRITE past the area puts a Terminator TLV (`FE`, NFC Forum T2T 1.0 §2.3.6)
+  /// right after a message that ends with the area: the app's loop wrote the TLV after the
+  /// message where there was no room for it (Core NFC and Android leave it out then).
+  private static func terminatorPast(
+    _ spill: [SessionCommandLog.Command], end: Int, _ s: SessionAnalysis
+  ) -> Bool {
+    guard spill.count == 1, spill[0].page == end, spill[0].data.first == 0xFE,
+      let valueEnd = s.memory.type2Area?.ndefValueEndAddress
+    else { return false }
+    return valueEnd == end * 4
   }
 
   /// The acknowledged WRITEs past page `end − 1` that continue a run of consecutive pages

@@ -139,7 +139,7 @@ enum Type2NAKRule: DiagnosisRule {
     var toRead: [String] = []
     if page <= 15 {
       toRead.append("page 2, the static lock bits,")
-      if g.memory.known(8, 4) == nil { unknown.append("the static lock bytes (page 2)") }
+      if g.memory.known(10, 2) == nil { unknown.append("the static lock bytes (page 2)") }
     } else if let lock = g.dynamicLockPage {
       toRead.append("page \(Type2Geometry.page(lock)), the dynamic lock bits,")
       if g.memory.known(lock * 4, 3) == nil {
@@ -149,9 +149,12 @@ enum Type2NAKRule: DiagnosisRule {
       toRead.append("the dynamic lock page")
       unknown.append("the dynamic lock bytes")
     }
-    if g.cfg0Page == nil || g.auth0 == nil { unknown.append("AUTH0 (CFG0)") }
+    let ulc = g.tag.isUltralightC
+    if g.auth0 == nil { unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)") }
     toRead.append(
-      g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0 with AUTH0," } ?? "CFG0 (AUTH0)")
+      ulc
+        ? "page 2Ah, AUTH0,"
+        : g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0 with AUTH0," } ?? "CFG0 (AUTH0)")
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
       message: "The tag answered NAK \(code) ("
@@ -163,9 +166,11 @@ enum Type2NAKRule: DiagnosisRule {
           ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
       fix: "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
         + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; "
-        + "on a protected NTAG21x send PWD_AUTH "
-        + "(sendMiFareCommand, 1B + password) before writing, and use another tag if the pages "
-        + "are locked.")
+        + (ulc
+          ? "on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A 00, "
+            + "sendMiFareCommand) before writing"
+          : "on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
+            + "writing") + ", and use another tag if the pages are locked.")
   }
 
   private static func lockCause(_ page: Int, _ g: Type2Geometry) -> Cause? {
@@ -192,6 +197,20 @@ enum Type2NAKRule: DiagnosisRule {
         message: "Page 2 (read from the tag) has the lock bit for page \(p) set: the page is "
           + "permanently read-only, so the tag refuses to write it.", fix: fix,
         frames: [s.frame].compactMap { $0 })
+    }
+    if let cfg0 = g.cfg0Page, page == cfg0 || page == cfg0 + 1,
+      let access = g.memory.known((cfg0 + 1) * 4, 1)?.first, access & 0x40 != 0
+    {
+      // CFGLCK (ACCESS bit 6) freezes CFG0 and CFG1 for good (NTAG213/215/216 datasheet §8.8.1).
+      return Cause(
+        code: "t2t-nak-locked-page", cause: "the configuration pages are locked (CFGLCK)",
+        message:
+          "CFG1's ACCESS byte (0x\(Hex.string([access], separator: "").uppercased())) has CFGLCK set: "
+          + "CFG0 and CFG1 (pages \(cfg0)–\(cfg0 + 1)) are permanently read-only, so the tag "
+          + "refuses to write page \(p).",
+        fix: "The configuration can no longer be changed on this tag; use another tag, and set "
+          + "CFGLCK only after the final configuration is written.",
+        frames: [g.memory.frame((cfg0 + 1) * 4)].compactMap { $0 })
     }
     if let d = g.dynamicLock(page), d.locked {
       return Cause(
@@ -269,6 +288,19 @@ enum Type2NAKRule: DiagnosisRule {
             + "the refused PWD_AUTH the tag ignores commands until it is connected again: "
             + "restartPolling() or connect(to:) first.",
           frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
+      }
+      if c.session.tag.isUltralightC {
+        return Cause(
+          code: "t2t-nak-password",
+          cause: "the page is protected by the 3DES key and no authentication was done",
+          message: "AUTH0 (page 2Ah, read from the tag) is \(Type2Geometry.page(a.value)): pages "
+            + "from there on need the Ultralight C 3DES authentication before writing. No "
+            + "authentication succeeded in this activation, so the tag refused the WRITE of page "
+            + "\(p).",
+          fix: "Authenticate with the tag's 3DES key through sendMiFareCommand (AUTHENTICATE 1A "
+            + "00, then AF + ek(RndA‖RndB')) and check the tag's answer, then write. Core NFC's "
+            + "writeNDEF cannot authenticate itself.",
+          frames: [a.frame].compactMap { $0 })
       }
       return Cause(
         code: "t2t-nak-password", cause: "the page is password protected and no password was sent",

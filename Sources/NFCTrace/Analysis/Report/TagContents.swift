@@ -82,24 +82,48 @@ public struct TagContents: Sendable {
   }
 
   private mutating func decodeLocks(_ image: ByteImage, product: NTAGProduct?) {
-    let page2 = image.known(8, 4)
-    if page2 == nil { unknowns.append("lock bytes (page 2) not read") }
+    // LOCK0 and LOCK1 (page 2 bytes 2–3), each known or not (a write to an unread page 2 may
+    // leave one unknown, `Type2Procedure.stored`).
+    let lock0 = Self.settled(image, 10, 1)?.first
+    let lock1 = Self.settled(image, 11, 1)?.first
+    if lock0 == nil || lock1 == nil {
+      unknowns.append(
+        Self.unacknowledged(image, 10, 2)
+          ? "lock bytes (page 2) written without acknowledgement: whether their bits are set "
+            + "is unknown" : "lock bytes (page 2) not read")
+    }
     var dynamic: [UInt8]?
     let declared =
       product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
     if let layout = product.flatMap(Type2Locks.dynamicLayout) ?? declared {
-      dynamic = image.known(layout.page * 4, 3)
-      if dynamic == nil { unknowns.append("dynamic lock page \(layout.page) not read") }
+      dynamic = Self.settled(image, layout.page * 4, 3)
+      if dynamic == nil {
+        unknowns.append(
+          Self.unacknowledged(image, layout.page * 4, 3)
+            ? "dynamic lock page \(layout.page) written without acknowledgement: whether its "
+              + "bits are set is unknown" : "dynamic lock page \(layout.page) not read")
+      }
     } else if product == nil {
       unknowns.append("product not identified (no GET_VERSION): dynamic lock bytes not located")
     } else if (product?.userMemoryBytes ?? 0) > 48 {
       unknowns.append("dynamic lock bytes of this product not located")
     }
     // The dynamic lock bytes say what they lock even when page 2 was not read.
-    guard page2 != nil || dynamic != nil else { return }
+    guard lock0 != nil || lock1 != nil || dynamic != nil else { return }
     locks = Type2Locks(
-      lock0: page2?[2], lock1: page2?[3], dynamicBytes: dynamic, product: product,
+      lock0: lock0, lock1: lock1, dynamicBytes: dynamic, product: product,
       declared: declared)
+  }
+
+  /// The bytes at `offset..<offset+count` when each is known from a read or an acknowledged
+  /// write: a lock byte written without an acknowledgement (the tag left, or refused it) may or
+  /// may not have been programmed.
+  private static func settled(_ image: ByteImage, _ offset: Int, _ count: Int) -> [UInt8]? {
+    unacknowledged(image, offset, count) ? nil : image.known(offset, count)
+  }
+
+  private static func unacknowledged(_ image: ByteImage, _ offset: Int, _ count: Int) -> Bool {
+    (offset..<(offset + count)).contains { image.state($0) == .unacknowledged }
   }
 
   /// The dynamic lock layout a Lock Control TLV of the data area declares (NFC Forum T2T 1.0

@@ -131,7 +131,7 @@ public struct ISO14443ALayer: Sendable {
     var findings = FrameCRC.parityFindings(frame, encrypted: encrypted || crc == .encrypted)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)
-    var result = build(kind, frame: frame, payload: payload, context: &context)
+    var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
     result.findings = findings + result.findings
     let silent: Bool
     switch kind {
@@ -219,7 +219,7 @@ public struct ISO14443ALayer: Sendable {
   // MARK: - Decoding
 
   private mutating func build(
-    _ kind: Kind, frame: Frame, payload: [UInt8], context: inout LinkContext
+    _ kind: Kind, frame: Frame, payload: [UInt8], crc: CRCStatus, context: inout LinkContext
   ) -> LayerResult {
     let index = frame.index
     switch kind {
@@ -294,7 +294,7 @@ public struct ISO14443ALayer: Sendable {
       pending = .none
       return .undecoded(reason)
     case .inner:
-      return handOff(frame, payload: payload, context: &context)
+      return handOff(frame, payload: payload, crc: crc, context: &context)
     }
   }
 
@@ -437,9 +437,9 @@ public struct ISO14443ALayer: Sendable {
 
   // MARK: - Handoff
 
-  private mutating func handOff(_ frame: Frame, payload: [UInt8], context: inout LinkContext)
-    -> LayerResult
-  {
+  private mutating func handOff(
+    _ frame: Frame, payload: [UInt8], crc: CRCStatus, context: inout LinkContext
+  ) -> LayerResult {
     var findings: [Finding] = []
     let target = route(frame, payload: payload, context: &context, findings: &findings)
     if frame.direction == .reader {
@@ -462,6 +462,7 @@ public struct ISO14443ALayer: Sendable {
       direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
       timeNs: frame.timeNs)
     unit.carriedCRC = payload.count < frame.data.count
+    unit.damaged = crc == .bad
     if !frame.sourceFlags.isEmpty, frame.direction == .tag {
       unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
       unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)

@@ -209,9 +209,10 @@ public struct ISO14443BLayer: Sendable {
       findings.append(ISODEPLayer.assumedFinding(pcb: pcb, crcName: "CRC_B", frame: frame.index))
     }
     pending = frame.direction == .reader ? .inner : .none
-    let unit = LayerUnit(
+    var unit = LayerUnit(
       direction: frame.direction, bytes: payload, bits: frame.bits, frameIndex: frame.index,
       timeNs: frame.timeNs)
+    unit.damaged = crc == .bad
     return LayerResult(handoff: (.isoDEP, unit), findings: findings)
   }
 

@@ -115,11 +115,24 @@ public struct ISODEPBlock: Sendable, Equatable {
 /// one breaks the rule, then resynchronises on what was seen so one lost frame gives one
 /// finding. Before an activation is seen nothing is checked.
 struct BlockNumbers: Sendable {
+  /// What a reader I-block's number says.
+  enum BlockNumberCheck: Equatable {
+    /// The number the rules expect.
+    case ok
+    /// Another number than the rules allow; the expected one.
+    case unexpected(Int)
+    /// Toggled with no answer to the previous I-block in the trace: the capture missed it.
+    case answerMissed
+  }
+
   private var reader = 0
   private var tag = 1
   private var known = false
   /// The number of the reader's R(NAK) the tag has not answered yet.
   private var nak: Int?
+  /// True from a reader I-block until the tag's I-block or R(ACK): the reader has no answer
+  /// the trace shows.
+  private var readerAwaitsAnswer = false
 
   /// Start of a session (ATS seen).
   mutating func activate() {
@@ -127,26 +140,32 @@ struct BlockNumbers: Sendable {
     tag = 1
     known = true
     nak = nil
+    readerAwaitsAnswer = false
   }
 
   /// A reader R(NAK) with number `n` (the reader's current block number).
   mutating func readerNAK(_ n: Int) { nak = n }
 
-  /// A reader I-block with number `n`.
-  mutating func readerIBlock(_ n: Int) -> Int? {
+  /// A reader I-block with number `n`: `.unexpected` when it breaks the rules, `.answerMissed`
+  /// when the reader toggled its number although the trace shows no answer to its previous
+  /// I-block (it toggles only on receiving one, PCD rule B: the capture missed it).
+  mutating func readerIBlock(_ n: Int) -> BlockNumberCheck {
     defer {
       nak = nil
       reader = n
       tag = n
       known = true
+      readerAwaitsAnswer = true
     }
-    return known && n != reader ? reader : nil
+    guard known, n != reader else { return .ok }
+    return readerAwaitsAnswer ? .answerMissed : .unexpected(reader)
   }
 
   /// A tag I-block with number `n`.
   mutating func tagIBlock(_ n: Int) -> Int? {
     defer {
       nak = nil
+      readerAwaitsAnswer = false
       tag = n
       reader = n ^ 1
       known = true
@@ -172,6 +191,7 @@ struct BlockNumbers: Sendable {
       reader = n ^ 1
       known = true
       nak = nil
+      readerAwaitsAnswer = false
     }
     // The answer to R(NAK): the tag's last block again when the NAK carries its current
     // number (rule 11; in a chain, its R(ACK) of the NAK's number), else R(ACK) with its

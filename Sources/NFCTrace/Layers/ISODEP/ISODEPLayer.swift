@@ -41,6 +41,11 @@ public struct ISODEPLayer: ProtocolLayer {
   /// rule 11), its bytes intact where the first copy may have been damaged.
   private var lastTagAnswer: (pcb: UInt8, prefix: [UInt8])?
   private var tagBlockNAKed = false
+  /// The frame of the reader's last I-block.
+  private var lastReaderIBlock: Int?
+  /// A damaged tag block since the reader's last I-block (the sniffer's copy of an answer the
+  /// reader may have received intact).
+  private var damagedTagBlock: Int?
   /// Lone I-blocks repeat with every exchange (see `DecodeCache`); kept across activations.
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -82,6 +87,15 @@ public struct ISODEPLayer: ProtocolLayer {
             + "does not have")
       }
       return .undecoded("PCB 0x\(Hex.string([first])) is not an I-, R- or S-block")
+    }
+    // A damaged block does not count (ISO/IEC 14443-4 §7.5.4: an invalid block is answered by
+    // R(NAK), or R(ACK) while the tag chains, with the unchanged number).
+    let numbersBefore = numbers
+    defer {
+      if unit.damaged {
+        numbers = numbersBefore
+        if unit.direction == .tag { damagedTagBlock = unit.frameIndex }
+      }
     }
     var findings = sizeFindings(unit, context: context)
     findings += cidFindings(block, unit: unit)
@@ -157,9 +171,17 @@ public struct ISODEPLayer: ProtocolLayer {
   private mutating func decodeIBlock(_ block: ISODEPBlock, unit: LayerUnit) -> LayerResult {
     let reader = unit.direction == .reader
     var findings: [Finding] = []
-    let expected =
-      reader ? numbers.readerIBlock(block.blockNumber) : numbers.tagIBlock(block.blockNumber)
-    if let expected {
+    if reader {
+      switch numbers.readerIBlock(block.blockNumber) {
+      case .ok: break
+      case .unexpected(let expected):
+        findings.append(blockNumberFinding(block, expected: expected, unit: unit))
+      case .answerMissed:
+        findings.append(answerMissedFinding(block, unit: unit))
+      }
+      lastReaderIBlock = unit.frameIndex
+      damagedTagBlock = nil
+    } else if let expected = numbers.tagIBlock(block.blockNumber) {
       findings.append(blockNumberFinding(block, expected: expected, unit: unit))
     }
     // A reader I-block starts a new command: an unfinished tag chain is abandoned.
@@ -357,6 +379,21 @@ public struct ISODEPLayer: ProtocolLayer {
       "unexpected-block-number", .warning,
       "\(block.kind.rawValue) from the \(who) has block number \(block.blockNumber), expected "
         + "\(expected) (ISO/IEC 14443-4 block numbering rules)", frames: [unit.frameIndex])
+  }
+
+  /// `answer-not-captured`: the reader's I-block toggled its number with no answer to its
+  /// previous one in the trace.
+  private func answerMissedFinding(_ block: ISODEPBlock, unit: LayerUnit) -> Finding {
+    let previous = lastReaderIBlock.map { "frame \($0)" } ?? "its previous I-block"
+    let copy =
+      damagedTagBlock.map { "has only a damaged copy of that answer (frame \($0))" }
+      ?? "does not have that answer"
+    return Finding(
+      "answer-not-captured", .warning,
+      "I-block from the reader has block number \(block.blockNumber), toggled: a reader toggles "
+        + "only on receiving the tag's answer (ISO/IEC 14443-4 §7.5.3, PCD rule B), so the tag "
+        + "answered \(previous) and the capture \(copy)",
+      frames: (lastReaderIBlock.map { [$0] } ?? []) + [unit.frameIndex])
   }
 
   private func brokenChainFinding(_ chain: Chain, unit: LayerUnit, who: String) -> Finding {

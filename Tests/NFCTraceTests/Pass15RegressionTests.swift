@@ -1,0 +1,230 @@
+import Foundation
+import Testing
+
+@testable import NFCTrace
+
+/// Findings of the eleventh session's passes (ISO-DEP/Type 4 edge cases, Type 2 memory audit,
+/// new user): each with the value the standard or datasheet gives.
+@Suite struct Pass15ISODEPTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// Activation and the NDEF query (NLEN 0) with I-blocks numbered by hand; returns the next
+  /// reader block number.
+  private func queried(_ b: inout TraceBuilder) -> UInt8 {
+    b.activateType4()
+    b.queryType4()
+    // selectType4CC (2) + READ CC + SELECT E104 + READ NLEN: 5 exchanges from block 0.
+    return 1
+  }
+
+  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+  }
+
+  /// The write finishes (final NLEN answered 9000), then the phone's presence checks go
+  /// unanswered because the tag was taken away: writeNDEF had returned, it is not interrupted
+  /// (it was `interrupted`, Core NFC 100).
+  @Test(arguments: [[0xB2], [0xA2], [0x02]] as [[UInt8]])
+  func unansweredPresenceCheckAfterTheLastAnswerInterruptsNothing(_ check: [UInt8]) throws {
+    var b = TraceBuilder()
+    var n = queried(&b)
+    for c: [UInt8] in [
+      [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00],
+      [0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03],
+    ] {
+      b.reader([0x02 | n] + c)
+      b.tag([0x02 | n] + Self.ok)
+      n ^= 1
+    }
+    // R(NAK)/R(ACK) with the reader's next number, or an empty I-block (ISO/IEC 14443-4 §7.5.6).
+    let pcb = check[0] | n
+    b.reader([pcb], gapUs: 100_000)
+    b.reader([pcb], gapUs: 100_000)
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .ok)
+    let report = try b.diagnose()
+    #expect(report.finding("write-interrupted") == nil)
+  }
+
+  /// A presence check left unanswered while an APDU is outstanding is still the tag's silence.
+  @Test func rNAKAfterAnUnansweredAPDUStillInterrupts() throws {
+    var b = TraceBuilder()
+    let n = queried(&b)
+    b.reader([0x02 | n, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00])
+    b.reader([0xB2 | n], gapUs: 100_000)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .interrupted)
+  }
+
+  /// The 9000 to the data's UPDATE is missing from the capture, but the reader's next I-block
+  /// toggled its number, which it does only on receiving an answer (ISO/IEC 14443-4 §7.5.3 PCD
+  /// rule B): the sniffer missed it. Not `unexpected-block-number` and not an interruption.
+  @Test func toggledBlockNumberAfterASilenceMeansTheAnswerWasMissed() throws {
+    var b = TraceBuilder()
+    var n = queried(&b)
+    b.reader([0x02 | n, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00])
+    b.tag([0x02 | n] + Self.ok)
+    n ^= 1
+    b.reader([0x02 | n, 0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00])
+    let unanswered = b.frames.count - 1
+    n ^= 1
+    b.reader([0x02 | n, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], gapUs: 1_500)
+    b.tag([0x02 | n] + Self.ok)
+    let (decoded, _) = decodeAll(b.frames)
+    let toggled = decoded[unanswered + 1].findings.map(\.code)
+    #expect(toggled == ["answer-not-captured"])
+    #expect(decoded[unanswered + 1].findings.first?.frames == [unanswered, unanswered + 1])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .ok)
+    let report = try b.diagnose()
+    #expect(report.finding("write-interrupted") == nil)
+    let missed = try #require(report.finding("answer-not-captured"))
+    #expect(missed.severity == .info && missed.frames == [unanswered])
+  }
+
+  /// While the tag chains its answer, a chained block arrives damaged; the reader sends R(ACK)
+  /// with the same number again (ISO/IEC 14443-4 §7.5.4 rule 5) and the tag repeats the block.
+  /// The damaged block does not count, so the second R(ACK) has the expected number.
+  @Test func damagedChainedBlockDoesNotToggleTheNumbers() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x08])
+    b.tag([0x12, 0x01, 0x02, 0x03])
+    b.reader([0xA3])
+    b.tag([0x13, 0x04, 0x05, 0x06], badCRC: true)
+    b.reader([0xA3])
+    b.tag([0x13, 0x04, 0x05, 0x06])
+    b.reader([0xA2])
+    b.tag([0x02, 0x07, 0x08, 0x90, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    let codes = decoded.flatMap { $0.findings.map(\.code) }
+    #expect(!codes.contains("unexpected-block-number"))
+    #expect(codes.filter { $0 == "bad-crc" }.count == 1)
+    // 3 + 3 + 4 bytes: the repeated block replaced the damaged one.
+    #expect(decoded.last?.layer(.isoDEP)?.field("reassembled_length") == .int(10))
+    #expect(decoded.last?.innermost?.summary == "READ BINARY: 8 byte(s)")
+  }
+}
+
+@Suite struct Pass15Type2Tests {
+  static let ntag213: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
+  static let ntag215: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+
+  private func analysed(_ b: TraceBuilder) throws -> SessionAnalysis {
+    try #require(try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+  }
+
+  /// Page 3 (CC) and page 2's lock bytes are one-time programmable: a WRITE ORs its bits in.
+  /// Written without reading them first, a 00 byte tells nothing (it was `00`, so the CC read
+  /// "notSupported (CC0 is 0x00)"), and BCC1/internal byte cannot be written at all.
+  @Test func otpWritesToUnreadPagesLeaveTheUnsetBytesUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215)
+    b.write(3, [0x00, 0x00, 0x00, 0x0F])
+    b.write(2, [0x00, 0x00, 0x08, 0x00])
+    let s = try analysed(b)
+    let image = s.memory.type2End
+    #expect(image.known(12, 3) == nil)
+    #expect(image.known(15, 1) == [0x0F])
+    #expect(image.known(8, 2) == nil)
+    #expect(image.known(10, 1) == [0x08])
+    #expect(image.known(11, 1) == nil)
+    let report = TagReport(session: s)
+    #expect(report.end.status == nil)
+    #expect(report.end.locks?.lock0 == 0x08 && report.end.locks?.lock1 == nil)
+  }
+
+  /// When the page was read, the OR applies and keeps BCC1 and the internal byte.
+  @Test func otpWritesToReadPagesAreORed() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215)
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x01, 0x00]
+        + [0xE1, 0x10, 0x3E, 0x00])
+    b.write(3, [0x00, 0x00, 0x00, 0x0F])
+    b.write(2, [0x00, 0x00, 0x08, 0x00])
+    let image = try analysed(b).memory.type2End
+    #expect(image.known(8, 8) == [0x44, 0x48, 0x09, 0x00, 0xE1, 0x10, 0x3E, 0x0F])
+  }
+
+  /// A lock write the tag never acknowledged may or may not have been programmed: the report
+  /// does not state the pages it would lock as locked.
+  @Test func unacknowledgedDynamicLockWriteLocksNothingForSure() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215)
+    b.read(130, [0x00, 0x00, 0x00, 0xBD])
+    b.write(130, [0xFF, 0xFF, 0xFF, 0x00], .none)
+    let report = TagReport(session: try analysed(b))
+    #expect(report.end.locks?.dynamic == nil)
+    #expect(
+      report.end.unknowns.contains(
+        "dynamic lock page 130 written without acknowledgement: whether its bits are set is "
+          + "unknown"))
+  }
+
+  /// NTAG213 with the factory Lock Control TLV: a 137-byte message fills the data area
+  /// (pages 4–39); the app's loop writes the Terminator into page 40, the dynamic lock bytes
+  /// (7 bits set for good). That is `t2t-write-past-data-area`, not a success.
+  @Test func terminatorWrittenIntoTheDynamicLockPageIsAnOverflow() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag213)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE])
+    // Lock Control TLV (5 bytes) then the NDEF TLV at byte 21: T, L = 137, 137 value bytes.
+    var area: [UInt8] = [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x89]
+    area += [0xD1, 0x01, 0x85, 0x54, 0x02, 0x65, 0x6E] + Array(repeating: 0x61, count: 130)
+    #expect(area.count == 144)
+    for page in 0..<36 { b.write(4 + page, Array(area[(page * 4)..<(page * 4 + 4)])) }
+    b.write(40, [0xFE, 0x00, 0x00, 0x00])
+    let report = try b.diagnose()
+    let f = try #require(report.finding("t2t-write-past-data-area"))
+    #expect(f.severity == .error)
+    #expect(f.message.contains("page 40 ← fe 00 00 00 (dynamic lock bytes: 7 bits set for good"))
+  }
+
+  /// CFGLCK (CFG1 ACCESS bit 6) freezes CFG0 and CFG1: a NAK there is a locked page, not an
+  /// unexplained refusal.
+  @Test func nakOnConfigurationAfterCFGLCKIsALockedPage() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag213)
+    b.read(41, [0x04, 0x00, 0x00, 0xFF, 0x40, 0x05, 0x00, 0x00])
+    b.write(41, [0x04, 0x00, 0x00, 0x10], .nak(0x0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-locked-page"))
+    #expect(f.cause.hasPrefix("the configuration pages are locked (CFGLCK)"))
+    #expect(f.message.hasPrefix("CFG1's ACCESS byte (0x40) has CFGLCK set"))
+  }
+
+  /// Ultralight C (no GET_VERSION, answers AUTHENTICATE): AUTH0 in page 2Ah protects page 16;
+  /// the fix names the 3DES AUTHENTICATE, not NTAG's PWD_AUTH/PACK.
+  @Test func ultralightCNAKUnderAUTH0NamesThe3DESAuthentication() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF, 0, 1, 2, 3, 4, 5, 6, 7])
+    b.activateType2()
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x00, 0x00]
+        + [0xE1, 0x10, 0x12, 0x00])
+    b.read(40, [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00])
+    b.write(16, [0x41, 0x42, 0x43, 0x44], .nak(0x0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-password"))
+    #expect(f.cause.hasPrefix("the page is protected by the 3DES key and no authentication"))
+    #expect(f.fix.contains("AUTHENTICATE 1A 00") && !f.fix.contains("PACK"))
+  }
+
+  /// The safe message size of a CC larger than the NTAG213's memory counts the Lock Control
+  /// TLV before the NDEF TLV: 144 − 5 − 2 = 137 bytes (it said 142).
+  @Test func ccExceedingMemoryAdviceCountsTheTLVsBefore() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag213)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE])
+    let f = try #require(try b.diagnose().finding("t2t-cc-exceeds-memory"))
+    #expect(f.fix.hasPrefix("Keep messages within 137 bytes on this tag"))
+    #expect(f.message.contains("only pages past the tag's last page are refused (NAK)"))
+  }
+}
