@@ -228,3 +228,66 @@ import Testing
     #expect(f.message.contains("only pages past the tag's last page are refused (NAK)"))
   }
 }
+
+@Suite struct Pass15NativeTests {
+  /// A MIFARE Plus in SL3 (ATS historical bytes `C1 05 2F 2F…`, the NXP MIFARE indicator)
+  /// speaks native commands: `70 00 40 00` is First Authenticate of key block 0x4000, its
+  /// answer's first byte 90 is the status, not the last two bytes as an SW (it read "SW f177",
+  /// and the session `transceive failed`).
+  @Test func mifarePlusNativeCommandsAreNotAPDUs() throws {
+    var b = TraceBuilder()
+    b.reader([0x26], crc: false)
+    b.tag([0x44, 0x00], crc: false)
+    let cl1: [UInt8] = [0x88, 0x04, 0x50, 0x5D]
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(cl1 + [TraceBuilder.bcc(cl1)], crc: false)
+    b.reader([0x93, 0x70] + cl1 + [TraceBuilder.bcc(cl1)])
+    b.tag([0x04])
+    let cl2: [UInt8] = [0x1A, 0xB7, 0x68, 0x80]
+    b.reader([0x95, 0x20], crc: false)
+    b.tag(cl2 + [TraceBuilder.bcc(cl2)], crc: false)
+    b.reader([0x95, 0x70] + cl2 + [TraceBuilder.bcc(cl2)])
+    b.tag([0x20])
+    b.reader([0xE0, 0x80])
+    b.tag([0x0C, 0x75, 0x77, 0x80, 0x02, 0xC1, 0x05, 0x2F, 0x2F, 0x00, 0x35, 0xC7])
+    b.reader([0x02, 0x70, 0x00, 0x40, 0x00])
+    b.tag([0x02, 0x90] + Array(repeating: 0xA5, count: 14) + [0xF1, 0x77])
+    b.reader([0x03, 0x33, 0x04, 0x00, 0x01])
+    b.tag([0x03, 0x09])
+    let (decoded, _) = decodeAll(b.frames)
+    let n = decoded.count
+    #expect(
+      decoded[n - 4].innermost?.summary == "MIFARE Plus First Authenticate (native command 0x70)")
+    #expect(
+      decoded[n - 3].innermost?.summary
+        == "MIFARE Plus answer: status 0x90 (success), 16 byte(s)")
+    #expect(decoded[n - 2].innermost?.field("block") == .int(4))
+    #expect(decoded[n - 1].innermost?.field("success") == .bool(false))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.tag.product == "MIFARE Plus (ISO 14443-4)")
+    // The Read's status 09 fails the transceive; the authentication's 90 did not.
+    let op = try #require(s.operations.last)
+    #expect(op.kind == .transceive && op.outcome == .failed)
+    #expect(op.failedFrames == [n - 1])
+  }
+}
+
+@Suite struct Pass15SessionTests {
+  /// After a read, the reader polls again (REQA → ATQA) and selects nothing: that connect is
+  /// not completed, and it carries no UID/SAK of its own (it read `connect ok` with the
+  /// session's UID and SAK; the same pair at a session's start read `connect unknown`).
+  @Test func pollWithoutSelectIsAConnectNotCompleted() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(4, [0x03, 0x00, 0xFE])
+    b.reader([0x26], crc: false, gapUs: 10_000)
+    b.tag([0x44, 0x00], crc: false)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let poll = try #require(s.operations.last)
+    #expect(poll.kind == .connect && poll.outcome == .unknown)
+    #expect(poll.detail("uid") == nil && poll.detail("sak") == nil)
+    #expect(s.operations.first?.outcome == .ok)
+  }
+}

@@ -64,8 +64,12 @@ public enum NDEFCommand {
     var message = bytes
     var base = 0
     if options.tlv {
-      // A whole memory dump holds pages 0–3 first: the TLVs start at byte 16.
-      let parsed = Type2TLVArea(parsing: bytes, baseAddress: isType2Dump(bytes) ? 0 : 16)
+      // A whole memory dump holds pages 0–3 first: the TLVs start at byte 16 and end with the
+      // data area the CC declares (CC2 × 8 bytes, NFC Forum T2T 1.0 §6.1): the lock and
+      // configuration pages after it are no TLVs.
+      let dump = isType2Dump(bytes)
+      let declared = dump ? Array(bytes.prefix(16 + Int(bytes[14]) * 8)) : bytes
+      let parsed = Type2TLVArea(parsing: declared, baseAddress: dump ? 0 : 16)
       area = parsed
       guard let ndef = parsed.ndef, !ndef.value.isEmpty else {
         return tlvWithoutMessage(parsed, options)

@@ -94,6 +94,9 @@ public struct SessionAnalyzer: Sendable {
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
   private var ratsAwaitingATS: Int?
+  /// True while the current connect holds nothing but REQA/WUPA, ATQA and polling frames: the
+  /// reader polled (a presence check) and did not select the tag.
+  private var connectOnlyPolled = false
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -115,6 +118,9 @@ public struct SessionAnalyzer: Sendable {
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
     tag.observe(f)
+    if connectOnlyPolled, f.frame.direction != .event, !Self.isPoll(f) {
+      connectOnlyPolled = false
+    }
     switch f.frame.direction {
     case .reader: reader(f)
     case .tag: tagFrame(f)
@@ -448,6 +454,7 @@ public struct SessionAnalyzer: Sendable {
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil
+    connectOnlyPolled = kind == .connect
     events.append(.started(kind, frame: frame))
   }
 
@@ -491,7 +498,9 @@ public struct SessionAnalyzer: Sendable {
       op.set("pages_acknowledged", .string(pages))
     }
     switch op.kind {
-    case .connect: Self.settleConnect(&op, tag: tag, ratsUnanswered: ratsAwaitingATS)
+    case .connect:
+      Self.settleConnect(
+        &op, tag: tag, ratsUnanswered: ratsAwaitingATS, onlyPolled: connectOnlyPolled)
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
@@ -562,8 +571,17 @@ public struct SessionAnalyzer: Sendable {
   /// it the ISO-DEP activation failed (ISO/IEC 14443-4 §5.6.1: the PCD may retry RATS, then
   /// deactivates the PICC) and no ISO 7816 tag is connected.
   private static func settleConnect(
-    _ op: inout Operation, tag: TagIdentity, ratsUnanswered: Int?
+    _ op: inout Operation, tag: TagIdentity, ratsUnanswered: Int?, onlyPolled: Bool
   ) {
+    // REQA/WUPA answered by ATQA and nothing after: the reader checked that a tag is there (or
+    // the trace ends), it selected none. The session's UID and SAK are an earlier connect's.
+    if onlyPolled, op.outcome == .ok {
+      op.outcome = .unknown
+      op.reason =
+        "the reader polled (REQA/WUPA answered by ATQA) and did not select the tag: "
+        + "activation not completed in the trace"
+      return
+    }
     if let uid = tag.uidString { op.set("uid", .string(uid)) }
     if let sak = tag.sak { op.set("sak", .hex([sak])) }
     if tag.uid.isEmpty && tag.sak == nil {
@@ -579,6 +597,13 @@ public struct SessionAnalyzer: Sendable {
         : "the tag answered RATS (frame \(rats)) with no valid ATS (damaged, or its TL does not "
           + "match its length): the ISO-DEP activation failed"
     }
+  }
+
+  /// A polling frame: REQA/WUPA, ATQA, Apple ECP.
+  private static func isPoll(_ f: DecodedFrame) -> Bool {
+    guard let d = f.innermost else { return false }
+    if d.protocolID == .appleECP { return true }
+    return d.protocolID == .iso14443A && (d.name == "REQA" || d.name == "WUPA" || d.name == "ATQA")
   }
 
   // MARK: - Classification

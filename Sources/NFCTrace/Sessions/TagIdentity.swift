@@ -108,6 +108,8 @@ public struct TagIdentity: Sendable, Equatable {
     }
     if sak & 0x20 != 0 {
       if hasNDEFApplication { return "Type 4 tag" }
+      // The ATS's NXP MIFARE indicator names the family (nfc-facts §2.2).
+      if MIFAREPlusNative.isMIFAREPlus(ats: ats) { return "MIFARE Plus (ISO 14443-4)" }
       return "ISO-DEP tag (ISO 14443-4)"
     }
     switch sak {

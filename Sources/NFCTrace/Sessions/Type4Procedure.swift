@@ -75,6 +75,11 @@ struct Type4Procedure: Sendable {
     guard let response = x.response, response.frame.crc != .bad else { return }
     let frame = response.frame.index
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
+    if a.name == "MIFARE Plus answer", a.field("success") == .bool(false) {
+      // A MIFARE Plus native command's status byte other than 90 (`MIFAREPlusNative`).
+      op.fail("\(x.request?.innermost?.summary ?? "command") refused: \(a.summary)", frame: frame)
+      return
+    }
     let sw: String
     if case .string(let s)? = a.field("sw") { sw = s } else { return }
     var command = x.request?.layer(.type4)

@@ -160,7 +160,7 @@ public enum Diagnoser {
       case .interrupted: verdict = .interrupted
       case .unknown:
         guard isWrite || !op.unansweredFrames.isEmpty else { continue }
-        verdict = .interrupted
+        verdict = .unknown
       }
       out.append(OperationVerdict(operation: i, kind: op.kind, verdict: verdict))
     }

@@ -11,6 +11,9 @@ public enum Verdict: String, Sendable, Hashable {
   /// The operation the app meant to do could not even be started (read-only tag, message
   /// larger than the capacity, empty message, tag not NDEF formatted).
   case notAttempted = "not-attempted"
+  /// The trace does not show how the operation ended (it was cut, or the tag's side was not
+  /// captured): neither a success nor the tag's fault.
+  case unknown
 }
 
 /// The verdict on one operation of a session.

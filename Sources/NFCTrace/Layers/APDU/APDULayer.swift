@@ -24,6 +24,9 @@ public struct APDULayer: ProtocolLayer {
   /// answer with SW1 6X/9X is the card's status word refusing it (ISO/IEC 7816-4 §5.1, e.g.
   /// 6700, 6E00).
   private var lastReaderMalformedAPDU = false
+  /// A MIFARE Plus native command waits for its answer / the last answer was one's.
+  private var nativePending = false
+  private var nativeAnswered = false
   /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -32,6 +35,25 @@ public struct APDULayer: ProtocolLayer {
 
   /// Decodes one ISO-DEP payload (INF field, reassembled when chained).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
+    if MIFAREPlusNative.isMIFAREPlus(ats: context.ats) {
+      if unit.direction == .reader, let code = unit.bytes.first,
+        MIFAREPlusNative.commandName(code) != nil
+      {
+        pending = nil
+        answered = nil
+        lastReaderWasAPDU = false
+        lastReaderMalformedAPDU = false
+        nativePending = true
+        return LayerResult(decode: MIFAREPlusNative.command(unit.bytes))
+      }
+      if unit.direction == .tag, nativePending || (unit.retransmission && nativeAnswered) {
+        nativePending = false
+        nativeAnswered = true
+        return LayerResult(decode: MIFAREPlusNative.answer(unit.bytes))
+      }
+    }
+    if unit.direction == .reader { nativePending = false }
+    nativeAnswered = false
     switch unit.direction {
     case .reader: return decodeCommand(unit)
     case .tag: return decodeResponse(unit)
@@ -45,6 +67,8 @@ public struct APDULayer: ProtocolLayer {
     answered = nil
     lastReaderWasAPDU = nil
     lastReaderMalformedAPDU = false
+    nativePending = false
+    nativeAnswered = false
   }
 
   private mutating func decodeCommand(_ unit: LayerUnit) -> LayerResult {
