@@ -18,4 +18,33 @@ import Testing
     #expect(result.output.contains("warning ndef-tlv-missing @512"))
     #expect(!result.output.contains("@527"))
   }
+
+  /// The Wi-Fi key stays masked whatever the spelling of the WSC media type: upper case (a
+  /// truncated credential whose key attribute is not parsed), a Handover Carrier's carrier
+  /// type, and a parameter (`; v=1`, which Android strips). All three showed "SuperSecret99".
+  @Test(arguments: [
+    "d2171c4170706c69636174696f6e2f566e642e5746412e575343100e0040104500034e65741027000d"
+      + "53757065725365637265743939",
+    "d10235486302174170706c69636174696f6e2f566e642e5766612e577363100e0018104500034e6574"
+      + "1027000d53757065725365637265743939",
+    "d21c1c6170706c69636174696f6e2f766e642e7766612e7773633b20763d31100e0018104500034e65"
+      + "741027000d53757065725365637265743939",
+  ])
+  func wifiKeyMaskedWhateverTheTypeSpelling(_ hex: String) {
+    for format in [NDEFOutputFormat.text, .json] {
+      let result = NDEFCommand.run(bytes: hx(hex), options: NDEFCommandOptions(format: format))
+      #expect(!result.output.contains("5375706572"))
+      #expect(!result.output.contains("SuperSecret"))
+      #expect(!result.output.contains("53 75 70 65 72"))
+    }
+  }
+
+  /// `text/vcard; charset=utf-8` is a vCard (the type's essence decides, RFC 6838 §4.2).
+  @Test func mediaTypeParametersDoNotHideTheType() {
+    let record = NDEFRecord(
+      tnf: .media, type: Array("Text/VCard; charset=utf-8".utf8),
+      payload: Array("BEGIN:VCARD\r\nEND:VCARD\r\n".utf8))
+    let report = NDEFValidator.validate(NDEFMessage(records: [record]).bytes, mode: .relax)
+    #expect(report.records.first?.payload.kindName == "vCard")
+  }
 }

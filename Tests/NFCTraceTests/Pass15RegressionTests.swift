@@ -291,3 +291,19 @@ import Testing
     #expect(s.operations.first?.outcome == .ok)
   }
 }
+
+@Suite struct Pass15FramingTests {
+  /// A 2-byte ISO-DEP block (`f2 01`, an S(WTX) whose CRC the sniffer cut) was shown as a frame
+  /// that carries no CRC by protocol, with no finding: it is `frame-too-short`, still decoded.
+  @Test func twoByteBlockWhereACRCIsExpectedIsTooShort() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    b.tag([0xF2, 0x01], crc: false)
+    let (decoded, _) = decodeAll(b.frames)
+    let last = try #require(decoded.last)
+    #expect(last.findings.map(\.code) == ["frame-too-short"])
+    #expect(last.frame.crc == .absent)
+    #expect(last.innermost?.summary == "S(WTX) request WTXM 1")
+  }
+}

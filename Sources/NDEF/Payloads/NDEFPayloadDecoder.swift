@@ -98,6 +98,13 @@ public enum NDEFPayloadDecoder {
     return .undecodable(kind: kind, data: p)
   }
 
+  /// A media type's essence: type/subtype without parameters, lower-cased (`Application/
+  /// Vnd.WFA.WSC; v=1` → `application/vnd.wfa.wsc`; RFC 6838 §4.2, RFC 2045 §5.1).
+  static func mediaTypeEssence(_ type: String) -> String {
+    let head = type.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
+    return (head.map(String.init) ?? type).trimmingCharacters(in: .whitespaces).lowercased()
+  }
+
   private static func media(
     _ type: String, _ p: [UInt8], _ at: Int, offset: Int, ctx: inout NDEFDecodeContext
   ) -> NDEFPayload {
@@ -111,9 +118,11 @@ public enum NDEFPayloadDecoder {
         fix: "NFCNDEFPayload(format: .media, type: \"text/plain\".data(using: .utf8)!, ...) with a "
           + "registered media type")
     }
-    switch lower {
+    switch mediaTypeEssence(type) {
     case "application/vnd.bluetooth.ep.oob", "application/vnd.bluetooth.le.oob":
-      return NDEFBluetoothOOB.decode(lower, p, offset: at, ctx: &ctx).map { .bluetoothOOB($0) }
+      return NDEFBluetoothOOB.decode(mediaTypeEssence(type), p, offset: at, ctx: &ctx).map {
+        .bluetoothOOB($0)
+      }
         ?? .undecodable(kind: "Bluetooth OOB", data: p)
     case "application/vnd.wfa.wsc":
       return NDEFWiFiSimpleConfig.decode(p, offset: at, ctx: &ctx).map { .wifiSimpleConfig($0) }

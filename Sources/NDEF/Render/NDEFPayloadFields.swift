@@ -11,7 +11,7 @@ extension NDEFPayload {
       return w.attributes.contains(where: key)
     case .smartPoster(let sp): return sp.records.contains(where: \.holdsSecret)
     case .handover(let h): return h.records.contains(where: \.holdsSecret)
-    case .handoverCarrier(let c): return c.carrierType == NDEFDecodedRecord.wscType
+    case .handoverCarrier(let c): return NDEFDecodedRecord.isWSC(c.carrierType)
     default: return false
     }
   }
@@ -34,7 +34,7 @@ extension NDEFPayload {
       ]
     case .handoverCarrier(let c):
       // Wi-Fi carrier data is a WSC credential: the network key is in it.
-      let masked = c.carrierType == NDEFDecodedRecord.wscType && !showSecrets
+      let masked = NDEFDecodedRecord.isWSC(c.carrierType) && !showSecrets
       return [
         .int("ctf", Int(c.ctf)), .text("ctf_name", c.ctfName),
         textOrHex("carrier_type", c.carrierType),
@@ -251,13 +251,17 @@ extension NDEFPayload {
 }
 
 extension NDEFDecodedRecord {
-  /// The Wi-Fi Simple Config media type, `application/vnd.wfa.wsc`.
-  static let wscType = Array("application/vnd.wfa.wsc".utf8)
+  /// Whether a media type names Wi-Fi Simple Config, `application/vnd.wfa.wsc`: compared
+  /// without case and parameters (RFC 6838 §4.2, RFC 2045 §5.1), as Android does.
+  static func isWSC(_ type: [UInt8]) -> Bool {
+    NDEFPayloadDecoder.mediaTypeEssence(String(decoding: type, as: UTF8.self))
+      == "application/vnd.wfa.wsc"
+  }
 
   /// Whether the record holds a secret: its payload does, or it is a Wi-Fi Simple Config
   /// record at all (one whose attributes could not be decoded may still carry the key).
   public var holdsSecret: Bool {
-    payload.holdsSecret || (record.tnf == .media && record.type == Self.wscType)
+    payload.holdsSecret || (record.tnf == .media && Self.isWSC(record.type))
   }
 
   /// The record as a field object: tnf, type, id, kind and decoded fields (nested records).

@@ -13,7 +13,21 @@ enum FrameCRC {
     if encrypted { return (.encrypted, nil) }
     // A partial last byte or fewer than 3 bytes cannot hold payload + CRC.
     let partial = frame.bits.map { $0 > 0 && $0 < 8 } ?? false
-    guard carriesCRC, !partial, frame.data.count >= 3 else { return (.absent, nil) }
+    guard carriesCRC, !partial, frame.data.count >= 3 else {
+      // Two whole bytes where a frame with CRC is expected: the sniffer cut the frame (its CRC
+      // at least is missing). Its bytes are still decoded as they are, with a warning.
+      if carriesCRC, !partial, frame.data.count == 2 {
+        let name = typeB ? "CRC_B" : "CRC_A"
+        return (
+          .absent,
+          Finding(
+            "frame-too-short", .warning,
+            "2-byte frame where a payload and \(name) are expected: the capture cut it (no "
+              + "CRC to check); decoded as it is", frames: [frame.index], offset: 2)
+        )
+      }
+      return (.absent, nil)
+    }
     if !typeB, crcAValid == true { return (.ok, nil) }
     let data = frame.data
     let body = data[..<(data.count - 2)]
