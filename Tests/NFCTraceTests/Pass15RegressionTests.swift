@@ -59,6 +59,23 @@ import Testing
     #expect(s.operations.last?.outcome == .interrupted)
   }
 
+  /// 6A84 to an UPDATE past the CC's NDEF file size: the writer wrote more than fits, which
+  /// writeNDEF never sends (402 first): `t4t-write-past-file` without 401 (it was the generic
+  /// `t4t-error-status` → 401).
+  @Test func sw6A84PastTheFileIsTheWritersOwnOverflow() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile(maxSize: 0x0020)
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    b.tag([0x02, 0x00, 0x00, 0x90, 0x00])
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x02, 0x28] + Array(repeating: 0x78, count: 40))
+    b.tag([0x03, 0x6A, 0x84])
+    let f = try #require(try b.diagnose().finding("t4t-write-past-file"))
+    #expect(f.severity == .error && f.coreNFCError == nil)
+    #expect(
+      f.message.contains("the write ends at byte 42, and the CC gives the NDEF file 32 bytes"))
+  }
+
   /// The 9000 to the data's UPDATE is missing from the capture, but the reader's next I-block
   /// toggled its number, which it does only on receiving an answer (ISO/IEC 14443-4 §7.5.3 PCD
   /// rule B): the sniffer missed it. Not `unexpected-block-number` and not an interruption.
@@ -305,5 +322,17 @@ import Testing
     #expect(last.findings.map(\.code) == ["frame-too-short"])
     #expect(last.frame.crc == .absent)
     #expect(last.innermost?.summary == "S(WTX) request WTXM 1")
+  }
+
+  /// An answer whose CRC fails carries no status word to trust: its last two bytes (`00 00`)
+  /// are not a refusal (it was `apdu-refused`, "the tag answered 0000").
+  @Test func damagedAnswerIsNoRefusal() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x80, 0xA8, 0x00, 0x00, 0x02, 0x83, 0x00, 0x00])
+    b.tag([0x02, 0x77, 0x0A, 0x82, 0x02, 0x00, 0x00], badCRC: true)
+    let report = try b.diagnose()
+    #expect(report.finding("apdu-refused") == nil)
+    #expect(report.finding("rf-damaged-frames")?.severity == .info)
   }
 }

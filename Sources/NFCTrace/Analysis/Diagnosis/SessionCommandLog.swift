@@ -139,7 +139,9 @@ public struct SessionCommandLog: Sendable {
     {
       packFrames.append(f.frame.index)
     }
-    guard pending != nil else { return }
+    // A damaged answer (CRC failed) carries no status to trust (a "SW 0000" of garbage): the
+    // command waits for an intact one, as the reader does.
+    guard pending != nil, f.frame.crc != .bad else { return }
     if let t2 = f.layer(.type2) {
       switch t2.name {
       case "ACK": close(answer: .ack, frame: f.frame.index)

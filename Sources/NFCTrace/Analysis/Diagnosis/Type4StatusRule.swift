@@ -11,6 +11,8 @@
 ///   application failing is "not NDEF formatted", see `NDEFPreconditionRule`).
 /// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset).
 /// - 6581 → `t4t-memory-failure`.
+/// - 6A84 on an UPDATE BINARY ending past the CC's NDEF file size → `t4t-write-past-file`,
+///   without a Core NFC error (writeNDEF would have stopped at 402 before sending it).
 /// - other error SWs in the NDEF procedures → `t4t-error-status`; APDUs outside the NDEF
 ///   procedures (an app's own sendCommand(apdu:)) → `apdu-refused` (info).
 /// - 61xx to a command of the NDEF procedures → `t4t-get-response` (warning): ISO/IEC 7816-4
@@ -24,7 +26,7 @@ enum Type4StatusRule: DiagnosisRule {
   static let codes = [
     "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-wrong-length", "t4t-security-not-satisfied",
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
-    "t4t-memory-failure", "t4t-error-status", "t4t-get-response",
+    "t4t-memory-failure", "t4t-error-status", "t4t-get-response", "t4t-write-past-file",
     "apdu-refused",
   ]
 
@@ -103,10 +105,22 @@ enum Type4StatusRule: DiagnosisRule {
     // the error in this trace.
     let soft: Severity? =
       x.cause == noApplication ? .info : x.cause.hasPrefix(formRefused) ? .warning : nil
+    // Past the file, only a writer other than writeNDEF sends it (writeNDEF stops at 402).
+    let raised = soft == nil && x.code != "t4t-write-past-file"
     return DiagnosisFinding(
       code: ndef ? x.code : "apdu-refused", severity: ndef ? soft ?? .error : .info,
       operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
-      message: x.message, coreNFCError: soft == nil ? error(c, op, sw: sw) : nil, fix: x.fix)
+      message: x.message, coreNFCError: raised ? error(c, op, sw: sw) : nil, fix: x.fix)
+  }
+
+  /// Whether an UPDATE BINARY ends past the NDEF file size the CC gives.
+  private static func writesPastFile(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> Bool
+  {
+    guard let size = c.session.type4CC?.ndefFile.maxSize, let offset = cmd.offset else {
+      return false
+    }
+    return offset + cmd.data.count > size
   }
 
   private static let noApplication = "no NDEF application was selected, so the file cannot be found"
@@ -333,6 +347,21 @@ enum Type4StatusRule: DiagnosisRule {
       )
     case "6A82":
       return fileNotFound(cmd, c)
+    case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c):
+      let size = c.session.type4CC?.ndefFile.maxSize ?? 0
+      let end = (cmd.offset ?? 0) + cmd.data.count
+      return (
+        "t4t-write-past-file", "the write runs past the end of the NDEF file",
+        "The tag answered 6A84 (not enough memory space in the file) to \(cmd.summary): the "
+          + "write ends at byte \(end), and the CC gives the NDEF file \(size) bytes (NLEN "
+          + "included). Core NFC's writeNDEF compares the message with queryNDEFStatus's capacity "
+          + "and fails with 402 before sending anything, so this writer (the app's own "
+          + "sendCommand(apdu:), which gets the status word and no NFCReaderError, or another "
+          + "stack) wrote more than fits.",
+        "Check the message's length against queryNDEFStatus's capacity before writing, or "
+          + "write with writeNDEF(_:completionHandler:); use a tag with a larger NDEF file for "
+          + "this message."
+      )
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize
       let end = (cmd.offset ?? 0) + (cmd.ins == 0xD6 ? cmd.data.count : max(cmd.le ?? 1, 1))
