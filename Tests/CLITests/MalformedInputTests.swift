@@ -56,7 +56,11 @@ struct MalformedInputTests {
     let whole = try Materialized(c, bytes: prefix)
     defer { whole.remove() }
     let undamaged = CLI.run(["timeline", whole.path, "--format", "json"] + formatArgs)
-    try #require(undamaged.status == 0, "\(c.name): the undamaged prefix itself fails")
+    // A libnfc log's prefix may end after a command whose response line follows: the prefix
+    // is then itself a cut log (exit 3 with that error), its frames still compared.
+    let prefixCut = undamaged.status == 3 && undamaged.stderr.contains("no response (RX) line")
+    try #require(
+      undamaged.status == 0 || prefixCut, "\(c.name): the undamaged prefix itself fails")
     let expected = try jsonFrames(undamaged.stdout, c)
     if c.outcome == .sameFrames {
       #expect(frames == expected, "\(c.name): frames differ from the undamaged input")

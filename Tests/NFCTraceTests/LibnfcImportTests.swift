@@ -250,3 +250,25 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   #expect(warnings.count == 1001)
   #expect(warnings.last?.message == "more than 1000 warnings; no more recorded")
 }
+
+/// A log cut after a PN53x command whose response line never came (a copy stopped early): the
+/// chip answers every command, so the import ends with a `truncated` error at the end of the
+/// log, after the frames before the cut (it ended quietly and the READ counted as unanswered,
+/// "the tag left the field").
+@Test func libnfcLogCutAfterACommandIsTruncated() throws {
+  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
+  let lines = try String(contentsOfFile: path, encoding: .utf8).split(
+    separator: "\n", omittingEmptySubsequences: false)
+  let cut = lines.prefix(40).joined(separator: "\n") + "\n"
+  var importer = try LibnfcLogImporter(input: TraceInput(path: "cut.log", bytes: Data(cut.utf8)))
+  var frames: [Frame] = []
+  do {
+    while let f = try importer.next() { frames.append(f) }
+    Issue.record("the cut log imported without an error")
+  } catch let error as TraceError {
+    #expect(error.kind == .truncated)
+    #expect(error.message.hasPrefix("the log ends after a PN53x command with no response"))
+  }
+  #expect(frames.last?.direction == .reader)
+  #expect(frames.last?.data.first == 0x30)
+}

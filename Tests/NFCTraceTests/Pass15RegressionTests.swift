@@ -335,4 +335,49 @@ import Testing
     #expect(report.finding("apdu-refused") == nil)
     #expect(report.finding("rf-damaged-frames")?.severity == .info)
   }
+
+  /// A Type 4 answer the capture cut (snap length, NFC-Laboratory's truncated flag) has no
+  /// status word in it: its last two captured bytes were read as one (`SW e104`) and failed
+  /// the query. A cut command is its header, not a malformed APDU.
+  @Test func answersAndCommandsCutByTheCaptureHaveNoStatusWord() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
+    b.tag([0x02, 0x90, 0x00])
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x00, 0x0F])
+    b.tag([0x03, 0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04])
+    var frames = b.frames
+    for i in [frames.count - 4, frames.count - 1] {
+      frames[i].data = Array(frames[i].data.prefix(11))
+      frames[i].crc = .notCaptured
+      frames[i].sourceFlags = ["truncated"]
+    }
+    let (decoded, _) = decodeAll(frames)
+    let n = decoded.count
+    #expect(
+      decoded[n - 4].innermost?.summary == "SELECT P1 04 P2 00 (cut by the capture after 10 bytes)")
+    #expect(decoded[n - 4].findings.isEmpty)
+    #expect(decoded[n - 1].innermost?.field("sw") == nil)
+    #expect(
+      decoded[n - 1].innermost?.summary
+        == "answer cut by the capture after 10 byte(s): no status word")
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(!s.operations.contains { $0.outcome == .failed })
+  }
+}
+
+@Suite struct Pass15DumpTests {
+  /// A Flipper version 4 ISO14443-4A file stores the ATS: the report shows it and speaks Type
+  /// 4 terms (it said "ATS none" and listed Type 2 pages as unknown).
+  @Test func flipperISO14443_4AFileKeepsItsATS() throws {
+    var text = "Filetype: Flipper NFC device\nVersion: 4\nDevice type: ISO14443-4A\n"
+    text += "UID: 04 5A 3C 12 8B 6E 80\nATQA: 00 44\nSAK: 20\nATS: 05 78 80 70 02\n"
+    let dump = try #require(
+      try TagDumpReader.read(TraceInput(path: "4a.nfc", bytes: Data(text.utf8))))
+    #expect(dump.ats == [0x05, 0x78, 0x80, 0x70, 0x02])
+    let report = TagReport(dump: dump)
+    #expect(report.tag.ats == [0x05, 0x78, 0x80, 0x70, 0x02])
+    #expect(report.end.unknowns == ["CC file E103 not read"])
+  }
 }

@@ -56,6 +56,14 @@ public struct LibnfcLogImporter: TraceImporter {
             "no libnfc TX:/RX: traffic lines: expected a libnfc debug log written with "
               + "LIBNFC_LOG_LEVEL=3")
         }
+        // The chip answers every command; a log whose last command has no RX was cut (a copy
+        // stopped early, the program killed): what the command did is not in it.
+        if link.chipAwaitsResponse {
+          throw TraceError(
+            .truncated,
+            at: input.location(unit: "line", record: line, offset: input.bytes.count),
+            "the log ends after a PN53x command with no response (RX) line: it was cut")
+        }
         return nil
       }
     }

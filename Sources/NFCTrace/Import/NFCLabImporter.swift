@@ -283,7 +283,9 @@ public struct NFCLabImporter: TraceImporter {
       durationNs: fields.durationNs,
       sourceTime: SourceTime(fields.startNs, .seconds), direction: direction, event: event,
       data: fields.data, bits: shortFrameBits(fields, direction),
-      crc: encrypted ? .encrypted : .unchecked, technology: fields.tech,
+      // A frame NFC-Laboratory flags truncated lost its end (the CRC with it): nothing to check.
+      crc: encrypted ? .encrypted : fields.flags.contains("truncated") ? .notCaptured : .unchecked,
+      technology: fields.tech,
       sourceFlags: fields.flags, location: location)
   }
 

@@ -68,6 +68,8 @@ public struct PN53xHostLink: Sendable {
   private var txLink = PN53xFraming()
   private var rxLink = PN53xFraming()
   private var chip = PN53xInterpreter()
+  /// Whether the PN53x has a command it has not answered yet.
+  public var chipAwaitsResponse: Bool { chip.awaitingResponse }
   private var pcsc = PCSCSession()
   private var warnedSlot = false
   /// A CCID message whose `dwLength` bytes have not all arrived (a message longer than the

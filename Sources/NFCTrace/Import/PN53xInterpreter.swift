@@ -44,6 +44,10 @@ struct PN53xInterpreter: Sendable {
   private var txCRC = true
   private var rxCRC = true
 
+  /// Whether a command was sent that no response has answered yet (a PN53x answers every
+  /// command, PN533 user manual §6.2.1: a log ending here was cut).
+  var awaitingResponse: Bool { pending != nil }
+
   /// Frames for a host→chip frame `D4 CC …`, and warnings.
   mutating func command(_ frame: [UInt8]) -> ([Output], [String]) {
     guard frame.count >= 2, frame[0] == 0xD4 else {

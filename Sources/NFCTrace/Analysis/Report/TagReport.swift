@@ -206,6 +206,7 @@ extension TagReport {
     identity.uid = d.uid ?? d.uidFromPages ?? []
     identity.atqa = d.atqa
     identity.sak = d.sak
+    identity.ats = d.ats
     identity.version = d.version
     identity.signature = d.signature
     var inferred: [String] = []
@@ -241,8 +242,9 @@ extension TagReport {
     memory = TagMemory()
     memory.type2Start = image
     memory.type2End = image
-    layout = .type2
-    end = TagContents(layout: .type2, type2: image, files: [:], tag: identity)
+    // An ISO-DEP tag's dump (Flipper ISO14443-4A) holds no pages: nothing in Type 2 terms.
+    layout = identity.isISODEP && d.pages.isEmpty ? .type4 : .type2
+    end = TagContents(layout: layout, type2: image, files: [:], tag: identity)
     start = end
     ndefStatus = end.status
     counters = d.counters.enumerated().map { ($0.offset, $0.element) }

@@ -70,6 +70,7 @@ enum FlipperNFCDump {
       case "UID": dump.uid = try bytes(nil)
       case "ATQA": dump.atqa = atqa(try bytes(2))
       case "SAK": dump.sak = try bytes(1).first
+      case "ATS": dump.ats = try bytes(nil)  // ISO14443-4A files (version 4)
       // Flipper writes both always: zeros when the tag has no READ_SIG / GET_VERSION (an
       // Ultralight C, an original Ultralight).
       case "Signature": dump.signature = TagDump.stored(try bytes(32))

@@ -15,6 +15,8 @@ public struct TagDump: Sendable {
   public var atqa: UInt16?
   /// SAK, nil when the dump does not say.
   public var sak: UInt8?
+  /// The ATS (TL first, no CRC; ISO/IEC 14443-4 §5.2) of an ISO-DEP tag, when stored.
+  public var ats: [UInt8]?
   /// The 8-byte GET_VERSION answer (NTAG213/215/216 datasheet §10.1), when stored.
   public var version: [UInt8]?
   /// The 32-byte READ_SIG answer (originality signature), when stored.

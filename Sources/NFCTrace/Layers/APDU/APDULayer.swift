@@ -77,6 +77,23 @@ public struct APDULayer: ProtocolLayer {
     do {
       command = try CommandAPDU(parsing: unit.bytes)
     } catch {
+      if unit.cutByCapture, unit.bytes.count >= 4 {
+        // The capture kept the command's first bytes only: its header, not a malformed APDU.
+        lastReaderWasAPDU = nil
+        lastReaderMalformedAPDU = false
+        let b = unit.bytes
+        let name = APDUInstruction.name(cla: b[0], ins: b[1])
+        return LayerResult(
+          decode: LayerDecode(
+            .iso7816, name,
+            "\(name) P1 \(Hex.string([b[2]])) P2 \(Hex.string([b[3]])) (cut by the capture after "
+              + "\(b.count) bytes)",
+            [
+              LayerField("cla", .hex([b[0]])), LayerField("ins", .hex([b[1]])),
+              LayerField("p1", .hex([b[2]])), LayerField("p2", .hex([b[3]])),
+              LayerField("cut", .bool(true)),
+            ]))
+      }
       lastReaderWasAPDU = false
       lastReaderMalformedAPDU = looksAttempted(unit)
       return notAnAPDU(
@@ -122,6 +139,15 @@ public struct APDULayer: ProtocolLayer {
     let refusal =
       lastReaderMalformedAPDU && unit.bytes.count == 2
       && (unit.bytes[0] >> 4 == 0x6 || unit.bytes[0] >> 4 == 0x9)
+    // The capture kept only the answer's first bytes: its status word is not among them.
+    if unit.cutByCapture {
+      let name = command.map { APDUInstruction.name(cla: $0.cla, ins: $0.ins) + " response" }
+      return LayerResult(
+        decode: LayerDecode(
+          .iso7816, name ?? "response",
+          "answer cut by the capture after \(unit.bytes.count) byte(s): no status word",
+          [LayerField("data_length", .int(unit.bytes.count)), LayerField("cut", .bool(true))]))
+    }
     if lastReaderWasAPDU == false && command == nil && !refusal {
       return notAnAPDU(
         unit, "answer to a command that was not an APDU", offset: nil, attempted: false)

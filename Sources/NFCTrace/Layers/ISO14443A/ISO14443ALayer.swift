@@ -463,11 +463,13 @@ public struct ISO14443ALayer: Sendable {
       timeNs: frame.timeNs)
     unit.carriedCRC = payload.count < frame.data.count
     unit.damaged = crc == .bad
-    if !frame.sourceFlags.isEmpty, frame.direction == .tag {
-      unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
-      unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)
-      unit.readerChipACK = frame.sourceFlags.contains(ReaderChipFlag.emptyAnswer)
+    if !frame.sourceFlags.isEmpty {
       unit.cutByCapture = frame.crc == .notCaptured && frame.sourceFlags.contains("truncated")
+      if frame.direction == .tag {
+        unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
+        unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)
+        unit.readerChipACK = frame.sourceFlags.contains(ReaderChipFlag.emptyAnswer)
+      }
     }
     return LayerResult(handoff: (target, unit), findings: findings)
   }

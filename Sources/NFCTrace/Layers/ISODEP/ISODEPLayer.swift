@@ -266,9 +266,10 @@ public struct ISODEPLayer: ProtocolLayer {
     var shown = decode
     if resent { shown.summary += " (retransmission)" }
     guard !payload.isEmpty else { return LayerResult(decode: shown, findings: findings) }
-    let inner = LayerUnit(
+    var inner = LayerUnit(
       direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs,
       retransmission: resent)
+    inner.cutByCapture = unit.cutByCapture
     return LayerResult(decode: shown, handoff: (.iso7816, inner), findings: findings)
   }
 
