@@ -203,6 +203,24 @@ import Testing
     #expect(f.message.contains("page 40 ← fe 00 00 00 (dynamic lock bytes: 7 bits set for good"))
   }
 
+  /// A writeLock that set CC3 to 0F and the static lock bytes but not the NTAG215's dynamic
+  /// lock bytes (read as 00): queryNDEFStatus says .readOnly, yet pages 16–127 stay writable
+  /// (it said "SUCCEEDED — no problem found").
+  @Test func writeLockWithoutTheDynamicBitsLeavesPagesWritable() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215)
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x00, 0x00]
+        + [0xE1, 0x10, 0x3E, 0x00])
+    b.read(130, [0x00, 0x00, 0x00, 0xBD])
+    b.write(3, [0x00, 0x00, 0x00, 0x0F])
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    let f = try #require(try b.diagnose().finding("t2t-lock-incomplete"))
+    #expect(f.severity == .warning && f.coreNFCError == nil)
+    #expect(f.cause == "the lock left pages 16–127 of the data area writable")
+  }
+
   /// CFGLCK (CFG1 ACCESS bit 6) freezes CFG0 and CFG1: a NAK there is a locked page, not an
   /// unexplained refusal.
   @Test func nakOnConfigurationAfterCFGLCKIsALockedPage() throws {

@@ -69,7 +69,7 @@ public enum Diagnoser {
   /// The rules, in the order their findings are listed when severities tie.
   static let rules: [any DiagnosisRule.Type] = [
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
-    Type2ReservedAreaRule.self,
+    Type2ReservedAreaRule.self, Type2LockCompletenessRule.self,
     Type4StatusRule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, ReadBackRule.self,
     RFRule.self,
