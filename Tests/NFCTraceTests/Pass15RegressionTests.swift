@@ -221,6 +221,19 @@ import Testing
     #expect(f.cause == "the lock left pages 16–127 of the data area writable")
   }
 
+  /// The NDEF TLV of an NTAG213 (after its Lock Control TLV) announces 140 bytes where the
+  /// data area holds 137 after it: corrupt on the tag (it said "no writes, nothing failed").
+  @Test func ndefLengthPastTheDataAreaIsCorrupt() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag213)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x8C, 0xD1])
+    let f = try #require(try b.diagnose().finding("t2t-ndef-length-past-area"))
+    #expect(f.severity == .error)
+    // Bytes 23–162, the 2 lock bytes at 160–161 (Lock Control TLV) skipped: the end is 165.
+    #expect(f.message.contains("announces 140 bytes, which would end at byte 165"))
+    #expect(f.message.contains("the CC's data area ends at byte 160"))
+  }
+
   /// CFGLCK (CFG1 ACCESS bit 6) freezes CFG0 and CFG1: a NAK there is a locked page, not an
   /// unexplained refusal.
   @Test func nakOnConfigurationAfterCFGLCKIsALockedPage() throws {

@@ -1,3 +1,5 @@
+import NDEF
+
 /// Rule: the write the app meant to do cannot work on this tag, whatever the radio does —
 /// Core NFC refuses it before sending anything (or should have).
 ///
@@ -20,7 +22,8 @@
 enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
-    "not-ndef-formatted", "t4t-nlen-exceeds-file", "t4t-read-access-restricted",
+    "not-ndef-formatted", "t4t-nlen-exceeds-file", "t2t-ndef-length-past-area",
+    "t4t-read-access-restricted",
     "t2t-length-ff-one-byte", "t2t-read-access-restricted", "t2t-cc-exceeds-memory",
     "mifare-classic-no-core-nfc",
   ]
@@ -29,6 +32,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
     var out = expectedChecks(c)
     if let f = mifareClassic(c) { out.append(f) }
     if let f = nlenPastFile(c) { out.append(f) }
+    if let f = ndefLengthPastArea(c) { out.append(f) }
     if let f = readAccessRestricted(c) { out.append(f) }
     out += Type2CCChecks.check(c)
     out += writtenLengthChecks(c)
@@ -153,6 +157,39 @@ enum NDEFPreconditionRule: DiagnosisRule {
       coreNFCError: nil,
       fix: "Rewrite the tag's NDEF file with writeNDEF(_:completionHandler:) (NLEN 0, the "
         + "message, the real NLEN), or reformat it with the vendor's tool; treat readNDEF "
+        + "errors on this tag as a damaged tag.")
+  }
+
+  /// The NDEF TLV the tag held when the session read it announces more bytes than the data
+  /// area the CC declares holds after it (CC2 × 8 bytes from byte 16, reserved and lock bytes
+  /// skipped; NFC Forum T2T 1.0 §2.3, nfc-facts §5.3): the message cannot be there, and
+  /// readers reading that many bytes run into the lock and configuration pages or past the
+  /// tag's end. The Type 2 twin of `t4t-nlen-exceeds-file`.
+  private static func ndefLengthPastArea(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard c.session.type4CC == nil else { return nil }
+    let image = c.session.memory.type2Start
+    guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic
+    else { return nil }
+    let areaEnd = 16 + cc.dataAreaSize
+    let run = image.knownRun(from: 16).prefix(cc.dataAreaSize)
+    guard !run.isEmpty else { return nil }
+    let area = Type2TLVArea(parsing: Array(run), baseAddress: 16)
+    guard let ndef = area.ndef, let valueEnd = area.ndefValueEndAddress, valueEnd > areaEnd
+    else { return nil }
+    let lengthAddress = 16 + ndef.offset + 1
+    let frame = image.frame(lengthAddress)
+    return DiagnosisFinding(
+      code: "t2t-ndef-length-past-area", severity: .error,
+      operation: frame.flatMap { c.operation(at: $0) }, frames: frame.map { [$0] } ?? [],
+      cause: "the NDEF TLV on the tag announces more bytes than the data area holds",
+      message: "The NDEF TLV (its length at tag byte \(lengthAddress)) announces \(ndef.length) "
+        + "bytes, which would end at byte \(valueEnd), but the CC's data area ends at byte "
+        + "\(areaEnd): the message cannot be there. Readers reading that many bytes run into the "
+        + "lock and configuration pages (or past the tag's end) and reject the message; the "
+        + "tag's NDEF data is corrupt, not the reader.",
+      coreNFCError: nil,
+      fix: "Rewrite the tag with writeNDEF(_:completionHandler:) (length 0, the message, the "
+        + "real length) with a message within queryNDEFStatus's capacity; treat readNDEF "
         + "errors on this tag as a damaged tag.")
   }
 
