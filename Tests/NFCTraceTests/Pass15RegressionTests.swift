@@ -103,6 +103,20 @@ import Testing
     #expect(missed.severity == .info && missed.frames == [unanswered])
   }
 
+  /// The writer replaced the old 47-byte message's bytes while NLEN 47 stood, then lost the
+  /// tag: `unsafe-write-order` (data first), as on Type 2 (it had only write-interrupted).
+  @Test func type4DataOverTheOldMessageBeforeNLENIsUnsafe() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 47)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x20] + Array(repeating: 0x78, count: 32), Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x22, 0x20] + Array(repeating: 0x78, count: 32), nil)
+    let f = try #require(try b.diagnose().finding("unsafe-write-order"))
+    #expect(
+      f.cause == "the message data was written over the old message while its NLEN still stood")
+    #expect(f.frames == [b.frames.count - 3])
+  }
+
   /// While the tag chains its answer, a chained block arrives damaged; the reader sends R(ACK)
   /// with the same number again (ISO/IEC 14443-4 §7.5.4 rule 5) and the tag repeats the block.
   /// The damaged block does not count, so the second R(ACK) has the expected number.

@@ -13,6 +13,7 @@ import NDEF
 /// - Type 2, data first: acknowledged WRITEs past the length's page overwrote bytes of the
 ///   old message (as found at the session's start, non-zero length) before any write of the
 ///   length, which follows (or several pages were so written).
+/// - Type 4, data first: the same with UPDATE BINARYs over the old NLEN (`dataFirstType4`).
 /// Code: `unsafe-write-order` (warning; no Core NFC error by itself).
 enum WriteOrderRule: DiagnosisRule {
   static let codes = ["unsafe-write-order"]
@@ -45,7 +46,12 @@ enum WriteOrderRule: DiagnosisRule {
         first = writes.first { $0.offset == 0 }
         guard let f = first, f.data.count >= size, f.data.prefix(size).contains(where: { $0 != 0 }),
           writes.contains(where: { $0.frame > f.frame && ($0.offset ?? 0) >= size })
-        else { continue }
+        else {
+          if let d = dataFirstType4(c, i, writes: writes, size: size, first: first) {
+            out.append(d)
+          }
+          continue
+        }
         name = size == 4 ? "ENLEN" : "NLEN"
       }
       guard let f = first else { continue }
@@ -64,6 +70,47 @@ enum WriteOrderRule: DiagnosisRule {
             + "until the completion handler and verify with readNDEF."))
     }
     return out
+  }
+
+  /// Type 4, data first: UPDATE BINARYs replaced bytes of the old message (NLEN as found
+  /// non-zero) before NLEN was written, or with no NLEN write at all in an operation that did
+  /// not end ok. An UPDATE is not atomic across its bytes, and the old NLEN over new bytes is
+  /// a torn message (T4T 2.0 §5.4.4 has NLEN 0000 written first).
+  private static func dataFirstType4(
+    _ c: DiagnosisContext, _ i: Int, writes: [SessionCommandLog.Command], size: Int,
+    first lengthWrite: SessionCommandLog.Command?
+  ) -> DiagnosisFinding? {
+    guard let id = c.session.type4NDEFFile,
+      let old = c.session.memory.filesStart[id]?.knownBigEndian(0, size), old > 0
+    else { return nil }
+    // An earlier operation set NLEN to 0 already: no old length stood when this one began.
+    let firstFrame = c.session.operations[i].firstFrame
+    let earlier = c.log.commands.last { w in
+      w.isWrite && w.answer == .sw("9000") && w.frame < firstFrame && w.offset == 0
+    }
+    if let earlier, earlier.data.prefix(size).allSatisfy({ $0 == 0 }) { return nil }
+    let over = writes.filter { w in
+      guard let offset = w.offset, offset >= size, offset < size + old, w.answer == .sw("9000")
+      else { return false }
+      return lengthWrite.map { w.frame < $0.frame } ?? true
+    }
+    let unfinished = c.session.operations[i].outcome != .ok
+    guard let data = over.first, lengthWrite != nil || over.count > 1 || unfinished else {
+      return nil
+    }
+    let name = size == 4 ? "ENLEN" : "NLEN"
+    return DiagnosisFinding(
+      code: "unsafe-write-order", severity: .warning, operation: i, frames: [data.frame],
+      cause: "the message data was written over the old message while its \(name) still stood",
+      message: "The write (\(data.summary)) replaced bytes of the old \(old)-byte message before "
+        + "\(name) was changed. If the tag leaves the field in between, it keeps the old \(name) "
+        + "over partly new bytes: a torn message. The safe order is \(name) 0 first, then the "
+        + "data, then the real \(name) (NFC Forum T4T).",
+      coreNFCError: nil,
+      fix: "If the app writes the NDEF file itself (sendCommand(apdu:)), write \(name) 0000 "
+        + "first, the data next and the real \(name) last. With writeNDEF(_:completionHandler:) "
+        + "the order is Core NFC's: keep the tag still until the completion handler and verify "
+        + "with readNDEF.")
   }
 
   /// Type 2, data first: the operation overwrote bytes of the old message while the old
