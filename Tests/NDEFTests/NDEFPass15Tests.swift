@@ -47,4 +47,35 @@ import Testing
     let report = NDEFValidator.validate(NDEFMessage(records: [record]).bytes, mode: .relax)
     #expect(report.records.first?.payload.kindName == "vCard")
   }
+
+  private func codes(_ type: String, tnf: NDEFTNF = .media, _ payload: [UInt8]) -> [String] {
+    let record = NDEFRecord(tnf: tnf, type: Array(type.utf8), payload: payload)
+    return NDEFValidator.validate(NDEFMessage(records: [record]).bytes, mode: .relax).findings
+      .map(\.code)
+  }
+
+  /// Bluetooth EIR: a zero length byte ends the significant part; a name after it is unseen
+  /// by readers (it was dropped silently). A local name that is not UTF-8 is reported.
+  @Test func bluetoothDataAfterPaddingAndNonUTF8Names() {
+    let type = "application/vnd.bluetooth.ep.oob"
+    let address: [UInt8] = [0x06, 0x05, 0x04, 0x03, 0x02, 0x01]
+    let hidden: [UInt8] = [0x00, 0x07, 0x09] + Array("Hidden".utf8)
+    var p = [UInt8(2 + 6 + hidden.count), 0x00] + address + hidden
+    #expect(codes(type, p) == ["bt-eir-after-padding"])
+    let badName: [UInt8] = [0x04, 0x09, 0x41, 0xFF, 0x42]
+    p = [UInt8(2 + 6 + badName.count), 0x00] + address + badName
+    #expect(codes(type, p) == ["bt-name-invalid-utf8"])
+  }
+
+  /// A Smart Poster's type record (`t`) that is not UTF-8 gets a finding (it was replaced by
+  /// U+FFFD silently).
+  @Test func smartPosterTypeNotUTF8() {
+    let uri = NDEFRecord(
+      tnf: .wellKnown, type: Array("U".utf8), payload: [0x04] + Array("a.b".utf8))
+    let t = NDEFRecord(tnf: .wellKnown, type: Array("t".utf8), payload: [0x74, 0xFF, 0x2F, 0x70])
+    let poster = NDEFRecord(
+      tnf: .wellKnown, type: Array("Sp".utf8), payload: NDEFMessage(records: [uri, t]).bytes)
+    let report = NDEFValidator.validate(NDEFMessage(records: [poster]).bytes, mode: .relax)
+    #expect(report.findings.map(\.code) == ["poster-type-invalid-utf8"])
+  }
 }

@@ -138,7 +138,20 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
     while !c.isAtEnd {
       let at = c.absoluteOffset
       guard let len = try? c.readByte("EIR length") else { break }
-      if len == 0 { break }  // zero length = padding to the end (Core Vol 3 Part C §8)
+      if len == 0 {
+        // Zero length = padding to the end (Core Vol 3 Part C §8): non-zero bytes after it are
+        // data a reader that stops there never sees.
+        let rest = c.remaining
+        if rest > 0, c.bytes[c.position...].contains(where: { $0 != 0 }) {
+          ctx.add(
+            "bt-eir-after-padding", .warning, at,
+            "EIR/AD data after a zero length byte at byte \(at): the zero ends the significant "
+              + "part (Bluetooth Core Vol 3 Part C §8), so readers ignore the \(rest) byte(s) "
+              + "after it",
+            readers: "Android and iOS stop at the zero length; ndeflib reads on")
+        }
+        break
+      }
       guard let type = try? c.readByte("EIR type"),
         let data = try? c.readBytes(Int(len) - 1, "EIR data")
       else {
@@ -147,6 +160,14 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
           "EIR/AD structure at byte \(at) claims \(len) "
             + "bytes but the payload ends first (Bluetooth Core Vol 3 Part C §8)")
         break
+      }
+      // Local names (shortened 08, complete 09) are UTF-8 (Core Supplement Part A §1.2).
+      if type == 0x08 || type == 0x09, String(validating: data, as: UTF8.self) == nil {
+        ctx.add(
+          "bt-name-invalid-utf8", .warning, at + 2,
+          "Bluetooth local name at byte \(at + 2) is not valid UTF-8 (Core Specification "
+            + "Supplement Part A §1.2); shown with replacement characters",
+          readers: "ndeflib rejects the record; phones show replacement characters")
       }
       out.append(Field(offset: at, type: type, data: data))
     }

@@ -61,6 +61,14 @@ public enum NDEFPayloadDecoder {
       guard p.count == 4 else { return badLength("Size", "s", 4, p, at, &ctx) }
       return .size(UInt32(p[0]) << 24 | UInt32(p[1]) << 16 | UInt32(p[2]) << 8 | UInt32(p[3]))
     case "t":
+      // The Smart Poster type record holds a media type: US-ASCII (RFC 2046 §5.1).
+      if String(validating: p, as: UTF8.self) == nil {
+        ctx.add(
+          "poster-type-invalid-utf8", .warning, at,
+          "Smart Poster type record (t) is not valid UTF-8; it names a media type, which is "
+            + "US-ASCII (Smart Poster RTD 1.0 §3.3.5, RFC 2046 §5.1)",
+          readers: "ndeflib rejects the record; other readers ignore the type")
+      }
       return .posterType(String(decoding: p, as: UTF8.self))
     case "Hs", "Hr", "Hm", "Hi":
       return NDEFHandover.decode(type, p, offset: at, ctx: &ctx).map { .handover($0) }
