@@ -76,6 +76,25 @@ import Testing
       f.message.contains("the write ends at byte 42, and the CC gives the NDEF file 32 bytes"))
   }
 
+  /// 6700 to a READ BINARY whose Le (20) exceeds the CC's MLe (16): named as such (it was the
+  /// generic `t4t-wrong-length`, whose fix spoke of writeNDEF).
+  @Test func readLargerThanMLeRefusedIsNamed() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x10, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00]
+        + Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x14] + Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x14], [0x67, 0x00])
+    let f = try #require(try b.diagnose().finding("t4t-le-exceeds-mle"))
+    #expect(f.severity == .error)
+    #expect(
+      f.message.hasPrefix("The READ BINARY asked for 20 bytes (Le) but the tag's CC sets MLe = 16"))
+  }
+
   /// The 9000 to the data's UPDATE is missing from the capture, but the reader's next I-block
   /// toggled its number, which it does only on receiving an answer (ISO/IEC 14443-4 §7.5.3 PCD
   /// rule B): the sniffer missed it. Not `unexpected-block-number` and not an interruption.

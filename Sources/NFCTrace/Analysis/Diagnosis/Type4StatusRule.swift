@@ -5,7 +5,7 @@
 /// nfc-facts §3.4; CC: NFC Forum T4T, §6.1):
 /// - 6700 on UPDATE BINARY whose command APDU is case 4 (an Le byte after the data; UPDATE
 ///   BINARY is case 3) → `t4t-update-with-le`; 6700 with Lc > MLc → `t4t-lc-exceeds-mlc`;
-///   other 6700 → `t4t-wrong-length`.
+///   6700 on READ BINARY with Le > MLe → `t4t-le-exceeds-mle`; other 6700 → `t4t-wrong-length`.
 /// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read).
 /// - 6A82 on SELECT of the CC or NDEF file → `t4t-file-not-found` (SELECT of the NDEF
 ///   application failing is "not NDEF formatted", see `NDEFPreconditionRule`).
@@ -18,13 +18,15 @@
 /// - 61xx to a command of the NDEF procedures → `t4t-get-response` (warning): ISO/IEC 7816-4
 ///   §5.6 has the data fetched with GET RESPONSE, but T4T 2.0 §5.4 expects 9000 with it, and a
 ///   reader that follows T4T alone does not fetch it.
-/// - An UPDATE BINARY with Lc > MLc that the tag accepted → `t4t-lc-exceeds-mlc` (warning);
+/// - An UPDATE BINARY with Lc > MLc (a READ BINARY with Le > MLe) that the tag accepted →
+///   `t4t-lc-exceeds-mlc` (`t4t-le-exceeds-mle`) (warning);
 ///   unanswered → error (nfcpy#204: too large Lc makes tags time out).
 /// Core NFC: writeNDEF/writeLock → 401 (400 when the CC already said read-only); reads → 102;
 /// sendCommand(apdu:) gets SW1 SW2 in its completion handler and no NFCReaderError (nil).
 enum Type4StatusRule: DiagnosisRule {
   static let codes = [
-    "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-wrong-length", "t4t-security-not-satisfied",
+    "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-le-exceeds-mle", "t4t-wrong-length",
+    "t4t-security-not-satisfied",
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
     "t4t-memory-failure", "t4t-error-status", "t4t-get-response", "t4t-write-past-file",
     "apdu-refused",
@@ -256,6 +258,9 @@ enum Type4StatusRule: DiagnosisRule {
         )
       }
       if let lc = cmd.lc, let mlc, lc > mlc { return lcTooLarge(lc, mlc) }
+      if cmd.ins == 0xB0, let le = cmd.le, let mle = c.session.type4CC?.mle, le > mle {
+        return leTooLarge(le, mle)
+      }
       // A short case 3 UPDATE with Lc within the CC's MLc, inside the file: the APDU is what
       // the tag's own CC asks for.
       let fileSize = c.session.type4CC?.ndefFile.maxSize
@@ -402,6 +407,19 @@ enum Type4StatusRule: DiagnosisRule {
     }
   }
 
+  private static func leTooLarge(_ le: Int, _ mle: Int)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    (
+      "t4t-le-exceeds-mle", "the READ BINARY asked for more bytes than the tag sends at once",
+      "The READ BINARY asked for \(le) bytes (Le) but the tag's CC sets MLe = \(mle), the most "
+        + "one READ BINARY may return (NFC Forum T4T, CC). Read in chunks of at most \(mle) "
+        + "bytes.",
+      "Use NFCNDEFTag.readNDEF(completionHandler:), which honours MLe; with sendCommand(apdu:), "
+        + "set expectedResponseLength to at most MLe and read in chunks."
+    )
+  }
+
   private static func lcTooLarge(_ lc: Int, _ mlc: Int)
     -> (code: String, cause: String, message: String, fix: String)
   {
@@ -417,10 +435,14 @@ enum Type4StatusRule: DiagnosisRule {
   private static func oversized(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
     -> DiagnosisFinding?
   {
-    guard cmd.ins == 0xD6, let lc = cmd.lc, let mlc = c.session.type4CC?.mlc, lc > mlc else {
+    let x: (code: String, cause: String, message: String, fix: String)
+    if cmd.ins == 0xD6, let lc = cmd.lc, let mlc = c.session.type4CC?.mlc, lc > mlc {
+      x = lcTooLarge(lc, mlc)
+    } else if cmd.ins == 0xB0, let le = cmd.le, let mle = c.session.type4CC?.mle, le > mle {
+      x = leTooLarge(le, mle)
+    } else {
       return nil
     }
-    let x = lcTooLarge(lc, mlc)
     let op = c.operation(at: cmd.frame)
     let silent = cmd.answer == .none
     return DiagnosisFinding(
