@@ -272,3 +272,19 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   #expect(frames.last?.direction == .reader)
   #expect(frames.last?.data.first == 0x30)
 }
+
+/// A log whose last command the host aborted (an ACK frame from the host, PN533 user manual
+/// §6.2.1.3) ends normally: no response is due (it was reported as cut).
+@Test func libnfcLogEndingWithAnAbortIsNotCut() throws {
+  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
+  let lines = try String(contentsOfFile: path, encoding: .utf8).split(
+    separator: "\n", omittingEmptySubsequences: false)
+  let aborted =
+    lines.prefix(40).joined(separator: "\n")
+    + "\ndebug\tlibnfc.driver.pn53x_usb\tTX: 00 00 ff 00 ff 00 \n"
+  var importer = try LibnfcLogImporter(
+    input: TraceInput(path: "abort.log", bytes: Data(aborted.utf8)))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  #expect(frames.last?.data.first == 0x30)
+}

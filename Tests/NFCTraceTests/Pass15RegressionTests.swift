@@ -95,6 +95,53 @@ import Testing
       f.message.hasPrefix("The READ BINARY asked for 20 bytes (Le) but the tag's CC sets MLe = 16"))
   }
 
+  /// A READ BINARY answered with 2 of the message's 5 bytes, then the tag leaves: the
+  /// unanswered presence checks after it do interrupt readNDEF (its procedure had not
+  /// finished). Only after a finished procedure are they harmless.
+  @Test func presenceCheckSilenceInterruptsAnUnfinishedRead() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x02], [0xD0, 0x00] + Self.ok)
+    b.reader([0xB2], gapUs: 100_000)
+    b.reader([0xB2], gapUs: 100_000)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .readNDEF)
+    #expect(s.operations.last?.outcome == .interrupted)
+  }
+
+  /// A reader block damaged in the sniffer's copy still counts: the tag answered it, and the
+  /// reader's next block has the next number (it was flagged `unexpected-block-number`).
+  @Test func damagedReaderBlockStillCounts() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02], badCRC: true)
+    b.tag([0x02, 0x00, 0x00, 0x90, 0x00])
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    b.tag([0x03, 0x00, 0x00, 0x90, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(!decoded.flatMap { $0.findings.map(\.code) }.contains("unexpected-block-number"))
+  }
+
+  /// An UPDATE's answer cut by the capture (no status word in it): the write's outcome is not
+  /// known and its bytes stay unacknowledged (it was "SUCCEEDED").
+  @Test func cutAnswerLeavesTheWriteUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], Self.ok)
+    var frames = b.frames
+    let last = frames.count - 1
+    frames[last].data = [frames[last].data[0]]
+    frames[last].crc = .notCaptured
+    frames[last].sourceFlags = ["truncated"]
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(s.operations.last?.outcome == .unknown)
+    let image = try #require(s.memory.filesEnd[0xE104])
+    #expect(image.state(2) == .unacknowledged)
+  }
+
   /// The 9000 to the data's UPDATE is missing from the capture, but the reader's next I-block
   /// toggled its number, which it does only on receiving an answer (ISO/IEC 14443-4 §7.5.3 PCD
   /// rule B): the sniffer missed it. Not `unexpected-block-number` and not an interruption.
@@ -113,11 +160,15 @@ import Testing
     let toggled = decoded[unanswered + 1].findings.map(\.code)
     #expect(toggled == ["answer-not-captured"])
     #expect(decoded[unanswered + 1].findings.first?.frames == [unanswered, unanswered + 1])
+    // What the missed answer said is not known: the outcome and the verdict are `unknown`,
+    // neither an interruption blamed on the tag nor a success.
     let s = try #require(try sessions(b).first)
     #expect(s.operations.last?.kind == .writeNDEF)
-    #expect(s.operations.last?.outcome == .ok)
+    #expect(s.operations.last?.outcome == .unknown)
+    #expect(s.operations.last?.detail("answer_not_captured") == .int(unanswered))
     let report = try b.diagnose()
     #expect(report.finding("write-interrupted") == nil)
+    #expect(report.sessions.first?.verdicts.last?.verdict == .unknown)
     let missed = try #require(report.finding("answer-not-captured"))
     #expect(missed.severity == .info && missed.frames == [unanswered])
   }
@@ -443,5 +494,15 @@ import Testing
     let report = TagReport(dump: dump)
     #expect(report.tag.ats == [0x05, 0x78, 0x80, 0x70, 0x02])
     #expect(report.end.unknowns == ["CC file E103 not read"])
+  }
+
+  /// Current Flipper firmware stores the ATS byte by byte: T0, TA(1), TB(1), TC(1), T1...Tk.
+  @Test func flipperATSStoredByteByByte() throws {
+    var text = "Filetype: Flipper NFC device\nVersion: 4\nDevice type: ISO14443-4A\n"
+    text += "UID: 04 5A 3C 12 8B 6E 80\nATQA: 00 44\nSAK: 20\nT0: 78\nTA(1): 80\n"
+    text += "TB(1): 70\nTC(1): 02\nT1...Tk: 80 31\n"
+    let dump = try #require(
+      try TagDumpReader.read(TraceInput(path: "4a.nfc", bytes: Data(text.utf8))))
+    #expect(dump.ats == [0x07, 0x78, 0x80, 0x70, 0x02, 0x80, 0x31])
   }
 }

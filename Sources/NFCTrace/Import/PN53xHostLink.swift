@@ -348,6 +348,9 @@ public struct PN53xHostLink: Sendable {
       return add(chip.response(data), &out)
     }
     guard data.isEmpty else { return }  // another reader answer
+    // A bare status word answers the direct-transmit pseudo-APDU itself: the PN53x command it
+    // carried got no PN53x answer (63 00: the reader reports the operation failed).
+    if sw1 != 0x61 { chip.abort() }
     switch (sw1, sw2) {
     case (0x90, 0x00), (0x61, _): break  // 61 xx: fetched by the following GET RESPONSE
     default: out.warnings.append("reader \(PCSCSession.meaning(body))")
@@ -360,8 +363,13 @@ public struct PN53xHostLink: Sendable {
     _ result: (items: [PN53xFraming.Item], problems: [String]), host: Bool, _ out: inout Output
   ) {
     out.warnings += result.problems
-    for case .information(let frame) in result.items {
-      add(host ? chip.command(frame) : chip.response(frame), &out)
+    for item in result.items {
+      switch item {
+      case .information(let frame): add(host ? chip.command(frame) : chip.response(frame), &out)
+      // An ACK frame from the host aborts the command in progress (PN533 user manual §6.2.1.3).
+      case .ack where host: chip.abort()
+      default: break
+      }
     }
   }
 

@@ -48,6 +48,10 @@ struct PN53xInterpreter: Sendable {
   /// command, PN533 user manual §6.2.1: a log ending here was cut).
   var awaitingResponse: Bool { pending != nil }
 
+  /// The host aborted the command in progress (an ACK frame), or the reader answered it with
+  /// its own status word: no PN53x response will come for it.
+  mutating func abort() { pending = nil }
+
   /// Frames for a host→chip frame `D4 CC …`, and warnings.
   mutating func command(_ frame: [UInt8]) -> ([Output], [String]) {
     guard frame.count >= 2, frame[0] == 0xD4 else {

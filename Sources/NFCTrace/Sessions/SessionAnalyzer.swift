@@ -88,6 +88,9 @@ public struct SessionAnalyzer: Sendable {
   private var deferredSilence: (frame: Int, why: String)?
   /// True when `deferredSilence` is an ISO-DEP block's (kept over later undecodable frames).
   private var deferredSilenceIsISODEP = false
+  /// The first ISO-DEP presence check left unanswered after the last command's answer: it
+  /// interrupts the operation only if its procedure had not finished (`closeCurrent`).
+  private var presenceSilence: (frame: Int, why: String)?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// Whether a tag frame was seen in the session.
@@ -368,7 +371,14 @@ public struct SessionAnalyzer: Sendable {
       type2.versionUnanswered()
       pending = nil
     } else if isPresenceCheck(f) {
-      // The tag left after the operation's last answer: the operation had its answers.
+      // The tag left after the last command's answer: whether that interrupted the operation
+      // depends on whether its procedure had finished, known once it is settled
+      // (`closeCurrent`).
+      if presenceSilence == nil {
+        presenceSilence = (
+          f.frame.index, "no answer to \(what): the tag left the field or stopped answering"
+        )
+      }
       current = op
       return
     } else if f.innermost?.protocolID == .isoDEP || undecodable(f) {
@@ -421,18 +431,27 @@ public struct SessionAnalyzer: Sendable {
   /// the capture missed (`answer-not-captured`, ISO/IEC 14443-4 §7.5.3 PCD rule B): that
   /// command's silence is not the tag's, and the operation goes on as before it.
   private mutating func answerNotCaptured(_ f: DecodedFrame) {
-    if let silence = deferredSilence, deferredSilenceIsISODEP,
-      f.findings.contains(where: {
-        $0.code == "answer-not-captured" && $0.frames.first == silence.frame
-      })
-    {
+    let missed = f.findings.first { $0.code == "answer-not-captured" }?.frames.first
+    if let silence = deferredSilence, deferredSilenceIsISODEP, missed == silence.frame {
       deferredSilence = nil
     }
+    current?.set("answer_not_captured", .int(missed ?? f.frame.index))
     guard var op = current, op.outcome == .interrupted, let silent = silentIBlock?.innermost,
       let i = silentCommands.firstIndex(of: silent)
     else { return }
     silentCommands.remove(at: i)
-    if silentCommands.isEmpty { (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil) }
+    // What the answer said is not known (a reader toggles on any I-block, error status words
+    // included): not the tag's silence, not a known success either.
+    if silentCommands.isEmpty {
+      let before = outcomeBeforeSilence ?? (.ok, nil)
+      (op.outcome, op.reason) =
+        before.0 == .ok
+        ? (
+          .unknown,
+          "the tag's answer to \(silent.summary) is not in the capture (the reader received it "
+            + "and went on)"
+        ) : before
+    }
     current = op
   }
 
@@ -450,6 +469,7 @@ public struct SessionAnalyzer: Sendable {
   private mutating func start(_ kind: OperationKind, frame: Int) {
     call.reset()
     deferredSilence = nil
+    presenceSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
@@ -515,6 +535,14 @@ public struct SessionAnalyzer: Sendable {
     case .writeNDEF where op.outcome == .ok: settleWrite(&op)
     case .authenticate: type2.settleAuthenticate(&op)
     default: break
+    }
+    if let silence = presenceSilence {
+      presenceSilence = nil
+      // The procedure had not finished (reads stopped early, no status): the tag left during
+      // it. Finished, the presence check's silence only says the tag was taken away after.
+      if op.outcome == .unknown, op.detail("answer_not_captured") == nil {
+        op.interrupt(silence.why, frame: silence.frame)
+      }
     }
     if !tagHeard {
       op.outcome = .unknown

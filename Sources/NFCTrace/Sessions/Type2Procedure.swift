@@ -209,7 +209,7 @@ struct Type2Procedure: Sendable {
       if case .int(5)? = answer.field("nak_code"), let c = x.command,
         let p = c.absolutePage, case .hex(let data)? = c.field("data")
       {
-        memory.type2Write(Array(data.prefix(4)), at: p * 4, acknowledged: false, frame: frame)
+        Self.record(data, page: p, acknowledged: false, frame: frame, memory: &memory)
       }
       if givesReason {
         op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
@@ -255,8 +255,21 @@ struct Type2Procedure: Sendable {
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let d = f.innermost, d.name == "WRITE" || d.name == "COMPATIBILITY_WRITE" else { return }
     guard let page = d.absolutePage, case .hex(let data)? = d.field("data") else { return }
-    memory.type2Write(
-      Array(data.prefix(4)), at: page * 4, acknowledged: false, frame: f.frame.index)
+    Self.record(data, page: page, acknowledged: false, frame: f.frame.index, memory: &memory)
+  }
+
+  /// Records a WRITE of `data` (its first 4 bytes) to `page` as `stored` says it leaves the
+  /// page: one-time-programmable bytes OR'ed, unknown bytes left alone.
+  static func record(
+    _ data: [UInt8], page: Int, acknowledged: Bool, frame: Int, memory: inout TagMemory,
+    dynamicLockPage: Int? = nil
+  ) {
+    let stored = stored(
+      Array(data.prefix(4)), page: page, memory: memory, dynamicLockPage: dynamicLockPage)
+    for (i, b) in stored.enumerated() {
+      guard let b else { continue }
+      memory.type2Write([b], at: page * 4 + i, acknowledged: acknowledged, frame: frame)
+    }
   }
 
   /// Records a READ/FAST_READ answer `a` to a command in the NTAG I2C sector starting at page
@@ -316,12 +329,9 @@ struct Type2Procedure: Sendable {
   ) {
     guard let c = command, let page = c.absolutePage else { return }
     guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
-    let stored = Self.stored(
-      Array(data.prefix(4)), page: page, memory: memory, dynamicLockPage: dynamicLockPage(tag))
-    for (i, b) in stored.enumerated() {
-      guard let b else { continue }
-      memory.type2Write([b], at: page * 4 + i, acknowledged: acknowledged, frame: frame)
-    }
+    Self.record(
+      data, page: page, acknowledged: acknowledged, frame: frame, memory: &memory,
+      dynamicLockPage: dynamicLockPage(tag))
     op.acknowledgedPages.append(page)
   }
 

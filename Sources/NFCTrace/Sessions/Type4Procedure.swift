@@ -75,6 +75,19 @@ struct Type4Procedure: Sendable {
     guard let response = x.response, response.frame.crc != .bad else { return }
     let frame = response.frame.index
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
+    if a.field("cut") == .bool(true) {
+      // The capture kept only the answer's first bytes: the status word, which decides, is not
+      // among them. Written bytes stay unacknowledged; the outcome is not known.
+      if let request = x.request { unanswered(request, memory: &memory) }
+      if op.outcome == .ok {
+        op.outcome = .unknown
+        op.reason =
+          "the answer to \(x.request?.innermost?.summary ?? "the command") was cut by the "
+          + "capture: its status word is not in it"
+      }
+      op.set("answer_not_captured", .int(frame))
+      return
+    }
     if a.name == "MIFARE Plus answer", a.field("success") == .bool(false) {
       // A MIFARE Plus native command's status byte other than 90 (`MIFAREPlusNative`).
       op.fail("\(x.request?.innermost?.summary ?? "command") refused: \(a.summary)", frame: frame)

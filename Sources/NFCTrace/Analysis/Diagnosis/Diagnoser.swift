@@ -160,7 +160,10 @@ public enum Diagnoser {
       case .interrupted: verdict = .interrupted
       case .unknown:
         guard isWrite || !op.unansweredFrames.isEmpty else { continue }
-        verdict = .unknown
+        // The trace does not show the end (a cut file, an answer the sniffer missed): unknown.
+        // Otherwise an operation left without its answers was interrupted.
+        let unseen = op.detail("trace_cut") != nil || op.detail("answer_not_captured") != nil
+        verdict = unseen ? .unknown : .interrupted
       }
       out.append(OperationVerdict(operation: i, kind: op.kind, verdict: verdict))
     }

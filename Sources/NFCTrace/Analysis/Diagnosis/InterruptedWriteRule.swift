@@ -58,8 +58,11 @@ enum InterruptedWriteRule: DiagnosisRule {
         out += [f].compactMap { $0 }
         continue
       }
+      // A command whose answer the sniffer missed was answered (`answer-not-captured`).
       let interrupted =
-        op.outcome == .interrupted || (op.outcome == .unknown && !op.unansweredFrames.isEmpty)
+        op.outcome == .interrupted
+        || (op.outcome == .unknown && !op.unansweredFrames.isEmpty
+          && op.detail("answer_not_captured") == nil)
       if interrupted { out.append(interruption(c, i)) }
       if interrupted || op.outcome == .failed, let f = ndefState(c, i, interrupted: interrupted) {
         out.append(f)

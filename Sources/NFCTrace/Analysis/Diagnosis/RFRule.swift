@@ -75,8 +75,8 @@ enum RFRule: DiagnosisRule {
           message: "The reader's next ISO-DEP block toggled its block number, which a reader "
             + "does only after receiving the tag's answer intact (ISO/IEC 14443-4 §7.5.3): the "
             + "tag answered, and the sniffer missed the answer or caught it damaged. What the "
-            + "answer said is not known (the damaged copy cannot be trusted); the reader went on "
-            + "as after a success.",
+            + "answer said is not known (the damaged copy cannot be trusted), so the operation's "
+            + "outcome is unknown; the reader went on to its next command.",
           coreNFCError: nil,
           fix: "Place the sniffer's antenna closer to the tag, or capture again."))
     }

@@ -11,10 +11,13 @@ import NDEF
 struct Type2Geometry {
   let tag: TagIdentity
   let memory: ByteImage
+  /// The memory as the session found it (before its own writes).
+  let memoryAtStart: ByteImage
 
   init(_ s: SessionAnalysis) {
     tag = s.tag
     memory = s.memory.type2End
+    memoryAtStart = s.memory.type2Start
   }
 
   /// The product's last page, when identified.
@@ -73,7 +76,7 @@ struct Type2Geometry {
 
   /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).
   func staticLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
-    guard (3...15).contains(p), let lock = memory.known(10, 2) else { return nil }
+    guard (3...15).contains(p), let lock = settled(10, 2) else { return nil }
     let bits = Int(lock[0]) | Int(lock[1]) << 8
     return (bits & (1 << p) != 0, memory.frame(10))
   }
@@ -90,12 +93,19 @@ struct Type2Geometry {
   /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.
   func dynamicLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
     guard p >= 16, let page = dynamicLockPage, p < page, let per = pagesPerDynamicBit,
-      let lock = memory.known(page * 4, 2)
+      let lock = settled(page * 4, 2)
     else { return nil }
     let bit = (p - 16) / per
     guard bit < 16 else { return nil }
     let bits = Int(lock[0]) | Int(lock[1]) << 8
     return (bits & (1 << bit) != 0, memory.frame(page * 4))
+  }
+
+  /// The bytes at `offset..<offset+count` when each is known from a read or an acknowledged
+  /// write: a lock byte written without acknowledgement may or may not be programmed.
+  private func settled(_ offset: Int, _ count: Int) -> [UInt8]? {
+    (offset..<(offset + count)).contains { memory.state($0) == .unacknowledged }
+      ? nil : memory.known(offset, count)
   }
 
   /// `0x28 (40)`.

@@ -198,8 +198,10 @@ enum Type2NAKRule: DiagnosisRule {
           + "permanently read-only, so the tag refuses to write it.", fix: fix,
         frames: [s.frame].compactMap { $0 })
     }
+    // CFGLCK as the session found it: one the session itself wrote may take effect only from
+    // the next activation, so a refusal in the same one is not proven to be its doing.
     if let cfg0 = g.cfg0Page, page == cfg0 || page == cfg0 + 1,
-      let access = g.memory.known((cfg0 + 1) * 4, 1)?.first, access & 0x40 != 0
+      let access = g.memoryAtStart.known((cfg0 + 1) * 4, 1)?.first, access & 0x40 != 0
     {
       // CFGLCK (ACCESS bit 6) freezes CFG0 and CFG1 for good (NTAG213/215/216 datasheet §8.8.1).
       return Cause(
@@ -210,7 +212,7 @@ enum Type2NAKRule: DiagnosisRule {
           + "refuses to write page \(p).",
         fix: "The configuration can no longer be changed on this tag; use another tag, and set "
           + "CFGLCK only after the final configuration is written.",
-        frames: [g.memory.frame((cfg0 + 1) * 4)].compactMap { $0 })
+        frames: [g.memoryAtStart.frame((cfg0 + 1) * 4)].compactMap { $0 })
     }
     if let d = g.dynamicLock(page), d.locked {
       return Cause(

@@ -37,6 +37,9 @@ enum FlipperNFCDump {
     var pagesTotal: Int?
     var pagesRead: Int?
     var counters: [Int: Int] = [:]
+    /// The ATS as current firmware stores it, byte by byte (`T0`, `TA(1)`, `TB(1)`, `TC(1)`,
+    /// `T1...Tk`); assembled with its TL in `finish`.
+    var atsParts: [String: [UInt8]] = [:]
 
     init(input: TraceInput) {
       self.input = input
@@ -70,7 +73,8 @@ enum FlipperNFCDump {
       case "UID": dump.uid = try bytes(nil)
       case "ATQA": dump.atqa = atqa(try bytes(2))
       case "SAK": dump.sak = try bytes(1).first
-      case "ATS": dump.ats = try bytes(nil)  // ISO14443-4A files (version 4)
+      case "ATS": dump.ats = try bytes(nil)  // ISO14443-4A files of older firmware
+      case "T0", "TA(1)", "TB(1)", "TC(1)", "T1...Tk": atsParts[key] = try bytes(nil)
       // Flipper writes both always: zeros when the tag has no READ_SIG / GET_VERSION (an
       // Ultralight C, an original Ultralight).
       case "Signature": dump.signature = TagDump.stored(try bytes(32))
@@ -144,6 +148,12 @@ enum FlipperNFCDump {
           TraceWarning("\(count - pages.count) of \(count) pages missing from the file"))
       }
       dump.counters = counters.keys.sorted().compactMap { counters[$0] }
+      if dump.ats == nil, let t0 = atsParts["T0"], !t0.isEmpty {
+        // TL counts itself (ISO/IEC 14443-4 §5.2.1).
+        let body =
+          t0 + ["TA(1)", "TB(1)", "TC(1)", "T1...Tk"].flatMap { atsParts[$0] ?? [] }
+        dump.ats = [UInt8(truncatingIfNeeded: body.count + 1)] + body
+      }
       // Versions 2–3 name the product in `Device type` (`Mifare Ultralight C`, `NTAG215`);
       // version 4 says `NTAG/Ultralight` there and names it in `NTAG/Ultralight type`.
       if dump.statedProduct == nil, !deviceType.isEmpty, deviceType != "NTAG/Ultralight" {

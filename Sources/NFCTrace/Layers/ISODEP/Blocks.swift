@@ -180,6 +180,9 @@ struct BlockNumbers: Sendable {
       reader = n
       tag = n
       known = true
+      // The R(ACK) asks for the tag's next chained block: an I-block after it with a toggled
+      // number shows the reader received that block.
+      readerAwaitsAnswer = true
     }
     return known && n != reader ? reader : nil
   }

@@ -88,13 +88,15 @@ public struct ISODEPLayer: ProtocolLayer {
       }
       return .undecoded("PCB 0x\(Hex.string([first])) is not an I-, R- or S-block")
     }
-    // A damaged block does not count (ISO/IEC 14443-4 §7.5.4: an invalid block is answered by
-    // R(NAK), or R(ACK) while the tag chains, with the unchanged number).
+    // A tag block damaged in the capture does not count (ISO/IEC 14443-4 §7.5.4: the reader
+    // answers an invalid block by R(NAK), or R(ACK) while the tag chains, with the unchanged
+    // number). A damaged reader block still counts: the sniffer's copy being damaged says
+    // nothing of the tag's, and the tag's answer shows it got it.
     let numbersBefore = numbers
     defer {
-      if unit.damaged {
+      if unit.damaged, unit.direction == .tag {
         numbers = numbersBefore
-        if unit.direction == .tag { damagedTagBlock = unit.frameIndex }
+        damagedTagBlock = unit.frameIndex
       }
     }
     var findings = sizeFindings(unit, context: context)
@@ -265,7 +267,10 @@ public struct ISODEPLayer: ProtocolLayer {
     }
     var shown = decode
     if resent { shown.summary += " (retransmission)" }
-    guard !payload.isEmpty else { return LayerResult(decode: shown, findings: findings) }
+    // An empty INF carries no APDU, unless the capture cut the frame before it.
+    guard !payload.isEmpty || unit.cutByCapture else {
+      return LayerResult(decode: shown, findings: findings)
+    }
     var inner = LayerUnit(
       direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs,
       retransmission: resent)
