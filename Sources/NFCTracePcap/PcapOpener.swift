@@ -52,8 +52,9 @@ struct PcapOpener {
         ? !PcapMagic.modified.contains(magic) : false)
   }
 
+  /// A place in the file's headers, in no packet: named by its byte offset alone.
   private func here(_ offset: Int) -> SourceLocation {
-    input.location(unit: "packet", record: 0, offset: offset)
+    input.location(unit: "byte", record: 0, offset: offset)
   }
 
   private func openPcap(microseconds: Bool, fixedRecordHeader: Bool) throws -> Opened {

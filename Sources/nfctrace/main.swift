@@ -53,6 +53,8 @@ func run(_ argv: [String]) -> Int32 {
       print("usage: nfctrace version")
       return 0
     }
+    // `--no-color` is accepted by every command (scripts pass it throughout).
+    let rest = rest.filter { $0 != "--no-color" }
     guard rest.isEmpty else {
       printError("nfctrace version: unexpected argument \(rest[0])\nusage: nfctrace version")
       return 2

@@ -21,4 +21,29 @@ import Testing
     #expect(
       text.stdout.contains("writeNDEF (operation 3, frames 19–25): UNKNOWN — the trace was cut"))
   }
+
+  /// `--no-color`, which every command accepts, is accepted by `version` too.
+  @Test func versionAcceptsNoColor() {
+    let run = CLI.run(["version", "--no-color"])
+    #expect(run.status == 0)
+    #expect(run.stdout == "nfctrace 0.1.0\n")
+  }
+
+  /// An error in the file's header names the byte offset alone, no "packet 0".
+  @Test func headerErrorNamesNoPacket() {
+    let run = CLI.run([
+      "sessions", TestPaths.traces("t2t-ntag215-write-torn.trace"), "--input-format", "pcap",
+    ])
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("t2t-ntag215-write-torn.trace: byte offset 0: unknown file format"))
+    #expect(!run.stderr.contains("packet 0"))
+  }
+
+  /// A gap of 10 s or more keeps a space before it (it ran into "ms").
+  @Test func longGapsStayApartFromTheTime() {
+    let run = CLI.run([
+      "timeline", TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace"), "--no-color",
+    ])
+    #expect(run.stdout.contains("#101   14532.207 ms +12928.356  R→T  26(7)"))
+  }
 }

@@ -318,6 +318,24 @@ import Testing
     #expect(f.message.contains("the CC's data area ends at byte 160"))
   }
 
+  /// PWD and PACK read back as zeros (the tag never returns them) are shown as zeros in JSON,
+  /// as in the text report (JSON said "present (masked)"); one locked page is "page 3 locked".
+  @Test func zeroPasswordReadBackAndOneLockedPage() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag213)
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x08, 0x00]
+        + [0xE1, 0x10, 0x12, 0x00])
+    b.read(41, [0x04, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0])
+    let report = TagReport(session: try analysed(b))
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.report(report, to: out)
+    #expect(out.text.contains("\"pwd\":\"00000000\",\"pack\":\"0000\""))
+    let text = ReportText.render(report)
+    #expect(text.contains("LOCK0 08 LOCK1 00: page 3 locked"))
+  }
+
   /// CFGLCK (CFG1 ACCESS bit 6) freezes CFG0 and CFG1: a NAK there is a locked page, not an
   /// unexplained refusal.
   @Test func nakOnConfigurationAfterCFGLCKIsALockedPage() throws {

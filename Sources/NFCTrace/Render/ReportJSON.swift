@@ -131,8 +131,11 @@ public enum ReportJSON {
     out.write("}")
   }
 
+  /// As `ReportText.secret`: zeros are the tag's read-back (NTAG21x returns PWD and PACK as
+  /// zeros), not the secret, so they are shown as they are.
   static func secret(_ b: [UInt8]?, _ showSecrets: Bool, to out: OutputBuffer) {
-    JSON.optionalString(b.map { showSecrets ? Hex.string($0) : masked }, to: out)
+    JSON.optionalString(
+      b.map { showSecrets || $0.allSatisfy { $0 == 0 } ? Hex.string($0) : masked }, to: out)
   }
 
   static func config(_ r: TagReport, showSecrets: Bool, to out: OutputBuffer) {

@@ -202,7 +202,7 @@ public enum ReportText {
       out += row(
         "static",
         "LOCK0 \(Hex.string([lock0])) LOCK1 \(Hex.string([lock1])): "
-          + (staticPages.isEmpty ? "no page locked" : "pages \(ranges(staticPages)) locked"))
+          + (staticPages.isEmpty ? "no page locked" : pagesLocked(staticPages)))
       let bl = l.blockLocks.map(\.rawValue)
       out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
     } else {
@@ -215,7 +215,7 @@ public enum ReportText {
         + " LOCK3 \(Hex.string(d.bytes.dropFirst().prefix(1)))"
       if let l4 = d.lock4 { text += " LOCK4 \(Hex.string([l4]))" }
       text += " (\(d.pagesPerBit) pages per bit): "
-      text += locked.isEmpty ? "no page locked" : "pages \(ranges(locked)) locked"
+      text += locked.isEmpty ? "no page locked" : pagesLocked(locked)
       out += row("dynamic", text)
     }
     var unknown: [String] = []
@@ -225,6 +225,11 @@ public enum ReportText {
       unknown.isEmpty ? "" : " (\(unknown.joined(separator: " and ")) lock bits not known)"
     out += row("read-only pages", ranges(l.lockedPages) + caveat)
     return out
+  }
+
+  /// `page 3 locked`, `pages 3–15 locked`.
+  private static func pagesLocked(_ pages: [Int]) -> String {
+    (pages.count == 1 ? "page " : "pages ") + ranges(pages) + " locked"
   }
 
   static func secret(_ b: [UInt8]?, _ showSecrets: Bool) -> String {

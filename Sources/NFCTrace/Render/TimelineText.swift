@@ -143,7 +143,8 @@ public final class TimelineTextRenderer {
       if gap >= 0 { out.append(0x2B) }  // "+"; a time going back prints its own "-"
       appendMilliseconds(gap)
     }
-    out.alignRight(from: mark, width: 10)
+    // A gap of 10 s or more is wider than its column: one space still parts it from "ms".
+    out.alignRight(from: mark, width: max(10, out.count - mark + 1))
     out.appendSpaces(2)
     if f.frame.direction == .event {
       paint(f.frame.event?.rawValue ?? "event", "35")

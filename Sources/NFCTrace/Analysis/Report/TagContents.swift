@@ -60,7 +60,7 @@ public struct TagContents: Sendable {
   // MARK: Type 2
 
   private mutating func decodeType2(_ image: ByteImage, tag: TagIdentity) {
-    decodeLocks(image, product: tag.ntagProduct)
+    decodeLocks(image, product: tag.ntagProduct, versionAnswered: tag.version != nil)
     decodeConfig(image, product: tag.ntagProduct)
     guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       let read = image.knownRun(from: 16).count / 4
@@ -81,7 +81,9 @@ public struct TagContents: Sendable {
     status = (s.status, s.capacity, s.reason)
   }
 
-  private mutating func decodeLocks(_ image: ByteImage, product: NTAGProduct?) {
+  private mutating func decodeLocks(
+    _ image: ByteImage, product: NTAGProduct?, versionAnswered: Bool
+  ) {
     // LOCK0 and LOCK1 (page 2 bytes 2–3), each known or not (a write to an unread page 2 may
     // leave one unknown, `Type2Procedure.stored`).
     let lock0 = Self.settled(image, 10, 1)?.first
@@ -104,7 +106,11 @@ public struct TagContents: Sendable {
               + "bits are set is unknown" : "dynamic lock page \(layout.page) not read")
       }
     } else if product == nil {
-      unknowns.append("product not identified (no GET_VERSION): dynamic lock bytes not located")
+      unknowns.append(
+        versionAnswered
+          ? "product not identified (GET_VERSION answer not in the product table): dynamic lock "
+            + "bytes not located"
+          : "product not identified (no GET_VERSION): dynamic lock bytes not located")
     } else if (product?.userMemoryBytes ?? 0) > 48 {
       unknowns.append("dynamic lock bytes of this product not located")
     }
