@@ -216,7 +216,12 @@ public struct LinkContext: Sendable {
   /// The final SAK.
   public var sak: UInt8?
   /// The ATS bytes (without CRC) once received.
-  public var ats: [UInt8]?
+  public var ats: [UInt8]? {
+    didSet { mifarePlus = MIFAREPlusNative.isMIFAREPlus(ats: ats) }
+  }
+  /// True when the ATS names a MIFARE Plus (`MIFAREPlusNative`): read once per ATS, not per
+  /// frame.
+  public private(set) var mifarePlus = false
   /// True after a RATS was answered with an ATS: frames are ISO-DEP blocks.
   public var isoDEPActive = false
   /// True after a MIFARE Classic authentication: frames are Crypto1 ciphertext.

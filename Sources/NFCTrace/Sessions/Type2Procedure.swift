@@ -264,6 +264,12 @@ struct Type2Procedure: Sendable {
     _ data: [UInt8], page: Int, acknowledged: Bool, frame: Int, memory: inout TagMemory,
     dynamicLockPage: Int? = nil
   ) {
+    // Ordinary pages (every WRITE of a message) are written as they are, in one piece.
+    guard page == 2 || page == 3 || page == dynamicLockPage else {
+      memory.type2Write(
+        Array(data.prefix(4)), at: page * 4, acknowledged: acknowledged, frame: frame)
+      return
+    }
     let stored = stored(
       Array(data.prefix(4)), page: page, memory: memory, dynamicLockPage: dynamicLockPage)
     for (i, b) in stored.enumerated() {

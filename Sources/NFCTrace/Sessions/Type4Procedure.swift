@@ -75,7 +75,7 @@ struct Type4Procedure: Sendable {
     guard let response = x.response, response.frame.crc != .bad else { return }
     let frame = response.frame.index
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
-    if a.field("cut") == .bool(true) {
+    if response.frame.crc == .notCaptured, a.field("cut") == .bool(true) {
       // The capture kept only the answer's first bytes: the status word, which decides, is not
       // among them. Written bytes stay unacknowledged; the outcome is not known.
       if let request = x.request { unanswered(request, memory: &memory) }

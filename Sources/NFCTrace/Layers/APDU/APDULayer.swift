@@ -35,7 +35,7 @@ public struct APDULayer: ProtocolLayer {
 
   /// Decodes one ISO-DEP payload (INF field, reassembled when chained).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    if MIFAREPlusNative.isMIFAREPlus(ats: context.ats) {
+    if context.mifarePlus {
       if unit.direction == .reader, let code = unit.bytes.first,
         MIFAREPlusNative.commandName(code) != nil
       {
