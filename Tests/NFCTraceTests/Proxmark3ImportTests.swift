@@ -548,3 +548,16 @@ struct Proxmark3TextTests {
     #expect(emoji?.bytes == Data("🙂\n".utf8) && emoji?.repaired == false)
   }
 }
+
+/// An LF trace (Hitag: parity fields hold the valid-bit count `[k, 0…]`, no 14443-A parity)
+/// is kept raw as LF: its frames were checked as CRC_A (false `bad-crc`) and read as Type 2
+/// commands.
+@Test func proxmark3LFTraceFramesAreLowFrequency() throws {
+  let (frames, _) = try binary("lf_HitagS256_dump")
+  #expect(frames.allSatisfy { $0.data.isEmpty || $0.technology == .lowFrequency })
+  let (decoded, _) = decodeAll(frames)
+  #expect(!decoded.flatMap { $0.findings.map(\.code) }.contains("bad-crc"))
+  #expect(decoded[0].undecodedReason == "low-frequency (125/134 kHz) frames not decoded yet")
+  // An ISO 14443-A trace stays NFC-A.
+  #expect(try binary("hf_14a_mfu").frames.allSatisfy { $0.technology == .nfcA })
+}

@@ -48,6 +48,7 @@ public struct Proxmark3BinaryImporter: TraceImporter {
 
   private let input: TraceInput
   private let parityRecorded: Bool
+  private let lowFrequency: Bool
   private var offset = 0
   private var record = 0
   private var clock = TickClock()
@@ -61,7 +62,13 @@ public struct Proxmark3BinaryImporter: TraceImporter {
   /// `next()` reaches it.
   public init(input: TraceInput) throws {
     self.input = input
-    parityRecorded = input.bytes.withUnsafeBytes { Proxmark3Record.hasISO14443AEvidence($0) }
+    let (iso14443A, lf) = input.bytes.withUnsafeBytes {
+      (Proxmark3Record.hasISO14443AEvidence($0), Proxmark3Record.lfBitCountRecords($0))
+    }
+    parityRecorded = iso14443A
+    // Without 14443-A evidence, records whose parity field holds LF valid-bit counts (two or
+    // more) make it an LF trace (Hitag, EM4x): its frames are kept raw, not read as 14443-A.
+    lowFrequency = !iso14443A && lf >= 2
   }
 
   /// The next record as a frame, or nil at the end of the file.
@@ -125,6 +132,7 @@ public struct Proxmark3BinaryImporter: TraceImporter {
     } else {
       frame.sourceFlags = Self.notRecordedFlags
     }
+    if lowFrequency, !data.isEmpty { frame.technology = .lowFrequency }
     return frame
   }
 
@@ -196,6 +204,23 @@ struct Proxmark3Record {
   static func leadingBitCount(_ parity: UnsafeRawBufferPointer) -> Int? {
     guard let first = parity.first, (1...7).contains(first) else { return nil }
     return parity.dropFirst().allSatisfy { $0 == 0 } ? Int(first) : nil
+  }
+
+  /// How many of the first 1024 records have a parity field of the LF form `[k, 0, …]`
+  /// (`leadingBitCount`).
+  static func lfBitCountRecords(_ raw: UnsafeRawBufferPointer) -> Int {
+    var offset = 0
+    var seen = 0
+    var count = 0
+    while seen < 1024, let record = Proxmark3Record(raw, at: offset) {
+      let dataStart = offset + headerSize
+      let parity = UnsafeRawBufferPointer(
+        rebasing: raw[(dataStart + record.length)..<(offset + record.size)])
+      if record.length > 0, leadingBitCount(parity) != nil { count += 1 }
+      offset += record.size
+      seen += 1
+    }
+    return count
   }
 
   /// True when the first records show ISO 14443-A parity (see `Proxmark3BinaryImporter`).
