@@ -336,6 +336,22 @@ import Testing
     #expect(text.contains("LOCK0 08 LOCK1 00: page 3 locked"))
   }
 
+  /// A query that read only pages 0–3: the capacity (142 on an NTAG213) is counted from byte
+  /// 16, which the status reason now says (the factory Lock Control TLV makes it 137).
+  @Test func capacityWithoutTheNDEFTLVSaysItIsCountedFromTheAreaStart() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag213)
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x00, 0x00]
+        + [0xE1, 0x10, 0x12, 0x00])
+    let s = try analysed(b)
+    #expect(s.ndefStatus?.capacity == 142)
+    #expect(
+      s.ndefStatusReason
+        == "CC3 write access 0 (free); capacity counted from byte 16: the NDEF TLV was not read")
+  }
+
   /// CFGLCK (CFG1 ACCESS bit 6) freezes CFG0 and CFG1: a NAK there is a locked page, not an
   /// unexplained refusal.
   @Test func nakOnConfigurationAfterCFGLCKIsALockedPage() throws {

@@ -62,7 +62,11 @@ extension Type2CapabilityContainer {
         "no NDEF Message TLV in the data area (the CC alone does not make the tag NDEF)"
       )
     }
-    return (status, Type2Capacity.bytes(cc: self, area: area), statusReason)
+    // Without the NDEF TLV the capacity is counted from the data area's start: a Lock
+    // Control TLV before it (NTAG213's factory layout) makes the real one smaller.
+    let assumed =
+      area?.ndef == nil ? "; capacity counted from byte 16: the NDEF TLV was not read" : ""
+    return (status, Type2Capacity.bytes(cc: self, area: area), statusReason + assumed)
   }
 }
 
