@@ -206,46 +206,52 @@ struct Proxmark3Record {
     return parity.dropFirst().allSatisfy { $0 == 0 } ? Int(first) : nil
   }
 
+  /// Calls `body` with each of the first 1024 records, its data and its parity field, until
+  /// it returns false.
+  private static func firstRecords(
+    _ raw: UnsafeRawBufferPointer,
+    _ body: (Proxmark3Record, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
+  ) {
+    var offset = 0
+    var seen = 0
+    while seen < 1024, let record = Proxmark3Record(raw, at: offset) {
+      let dataStart = offset + headerSize
+      let data = UnsafeRawBufferPointer(rebasing: raw[dataStart..<(dataStart + record.length)])
+      let parity = UnsafeRawBufferPointer(
+        rebasing: raw[(dataStart + record.length)..<(offset + record.size)])
+      guard body(record, data, parity) else { return }
+      offset += record.size
+      seen += 1
+    }
+  }
+
   /// How many of the first 1024 records have a parity field of the LF form `[k, 0, …]`
   /// (`leadingBitCount`).
   static func lfBitCountRecords(_ raw: UnsafeRawBufferPointer) -> Int {
-    var offset = 0
-    var seen = 0
     var count = 0
-    while seen < 1024, let record = Proxmark3Record(raw, at: offset) {
-      let dataStart = offset + headerSize
-      let parity = UnsafeRawBufferPointer(
-        rebasing: raw[(dataStart + record.length)..<(offset + record.size)])
+    firstRecords(raw) { record, _, parity in
       if record.length > 0, leadingBitCount(parity) != nil { count += 1 }
-      offset += record.size
-      seen += 1
+      return true
     }
     return count
   }
 
   /// True when the first records show ISO 14443-A parity (see `Proxmark3BinaryImporter`).
   static func hasISO14443AEvidence(_ raw: UnsafeRawBufferPointer) -> Bool {
-    var offset = 0
-    var seen = 0
-    while seen < 1024, let record = Proxmark3Record(raw, at: offset) {
-      let dataStart = offset + headerSize
-      let parity = UnsafeRawBufferPointer(
-        rebasing: raw[(dataStart + record.length)..<(offset + record.size)])
-      if record.length == 1, !record.isResponse, raw[dataStart] == 0x26 || raw[dataStart] == 0x52,
+    var found = false
+    firstRecords(raw) { record, data, parity in
+      if record.length == 1, !record.isResponse, data[0] == 0x26 || data[0] == 0x52,
         Proxmark3.shortFrameBits(durationTicks: Int64(record.duration)) == 7
       {
-        return true
-      }
-      if record.length > 0, parity.contains(where: { $0 != 0 }),
-        paritiesMatch(
-          UnsafeRawBufferPointer(rebasing: raw[dataStart..<(dataStart + record.length)]), parity)
+        found = true
+      } else if record.length > 0, parity.contains(where: { $0 != 0 }),
+        paritiesMatch(data, parity)
       {
-        return true
+        found = true
       }
-      offset += record.size
-      seen += 1
+      return !found
     }
-    return false
+    return found
   }
 
   private static func paritiesMatch(

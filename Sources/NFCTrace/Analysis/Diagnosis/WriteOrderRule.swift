@@ -99,18 +99,9 @@ enum WriteOrderRule: DiagnosisRule {
       return nil
     }
     let name = size == 4 ? "ENLEN" : "NLEN"
-    return DiagnosisFinding(
-      code: "unsafe-write-order", severity: .warning, operation: i, frames: [data.frame],
-      cause: "the message data was written over the old message while its \(name) still stood",
-      message: "The write (\(data.summary)) replaced bytes of the old \(old)-byte message before "
-        + "\(name) was changed. If the tag leaves the field in between, it keeps the old \(name) "
-        + "over partly new bytes: a torn message. The safe order is \(name) 0 first, then the "
-        + "data, then the real \(name) (NFC Forum T4T).",
-      coreNFCError: nil,
-      fix: "If the app writes the NDEF file itself (sendCommand(apdu:)), write \(name) 0000 "
-        + "first, the data next and the real \(name) last. With writeNDEF(_:completionHandler:) "
-        + "the order is Core NFC's: keep the tag still until the completion handler and verify "
-        + "with readNDEF.")
+    return dataFirstFinding(
+      i, data, oldLength: old, length: name, lengthZero: "\(name) 0", standard: " (NFC Forum T4T)",
+      writer: "writes the NDEF file itself (sendCommand(apdu:)), write \(name) 0000 first")
   }
 
   /// Type 2, data first: the operation overwrote bytes of the old message while the old
@@ -139,17 +130,28 @@ enum WriteOrderRule: DiagnosisRule {
     // One page rewritten in place, length untouched, leaves the old or the new page: whole
     // either way. A new length after it, or several pages, can leave a mix.
     guard let data = over.first, lengthWrite != nil || over.count > 1 else { return nil }
+    return dataFirstFinding(
+      i, data, oldLength: old.length, length: "length", lengthZero: "length 0", standard: "",
+      writer: "writes pages itself (sendMiFareCommand), write the length as 0 first")
+  }
+
+  /// `unsafe-write-order` for data written over the old message (`oldLength` bytes) before
+  /// its `length` (NDEF TLV length, NLEN, ENLEN) was changed.
+  private static func dataFirstFinding(
+    _ i: Int, _ data: SessionCommandLog.Command, oldLength: Int, length: String,
+    lengthZero: String, standard: String, writer: String
+  ) -> DiagnosisFinding {
+    let field = length == "length" ? "the NDEF TLV length" : length
     return DiagnosisFinding(
       code: "unsafe-write-order", severity: .warning, operation: i, frames: [data.frame],
-      cause: "the message data was written over the old message while its length still stood",
-      message: "The write (\(data.summary)) replaced bytes of the old \(old.length)-byte message "
-        + "before the NDEF TLV length was changed. If the tag leaves the field in between, it "
-        + "keeps the old length over partly new bytes: a torn message. The safe order is "
-        + "length 0 first, then the data, then the real length.",
+      cause: "the message data was written over the old message while its \(length) still stood",
+      message: "The write (\(data.summary)) replaced bytes of the old \(oldLength)-byte message "
+        + "before \(field) was changed. If the tag leaves the field in between, it keeps the "
+        + "old \(length) over partly new bytes: a torn message. The safe order is \(lengthZero) "
+        + "first, then the data, then the real \(length)\(standard).",
       coreNFCError: nil,
-      fix: "If the app writes pages itself (sendMiFareCommand), write the length as 0 first, "
-        + "the data next and the real length last. With writeNDEF(_:completionHandler:) the "
-        + "order is Core NFC's: keep the tag still until the completion handler and verify "
-        + "with readNDEF.")
+      fix: "If the app \(writer), the data next and the real \(length) last. With "
+        + "writeNDEF(_:completionHandler:) the order is Core NFC's: keep the tag still until the "
+        + "completion handler and verify with readNDEF.")
   }
 }
