@@ -39,6 +39,20 @@ import Testing
     }
   }
 
+  /// Android trims the type of every character up to U+0020 (Java `trim()`): a WSC type with
+  /// a trailing CR LF or NUL is still Wi-Fi, and its key stays masked.
+  @Test(arguments: ["\r\n", "\u{0}", " \n"])
+  func wifiKeyMaskedWithTrailingControlCharacters(_ tail: String) {
+    let payload = hx("100e0018104500034e65741027000d53757065725365637265743939")
+    let record = NDEFRecord(
+      tnf: .media, type: Array(("application/vnd.wfa.wsc" + tail).utf8), payload: payload)
+    let bytes = NDEFMessage(records: [record]).bytes
+    for format in [NDEFOutputFormat.text, .json] {
+      let result = NDEFCommand.run(bytes: bytes, options: NDEFCommandOptions(format: format))
+      #expect(!result.output.contains("5375706572") && !result.output.contains("SuperSecret"))
+    }
+  }
+
   /// `text/vcard; charset=utf-8` is a vCard (the type's essence decides, RFC 6838 §4.2).
   @Test func mediaTypeParametersDoNotHideTheType() {
     let record = NDEFRecord(

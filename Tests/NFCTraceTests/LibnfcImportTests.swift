@@ -288,3 +288,16 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   while let f = try importer.next() { frames.append(f) }
   #expect(frames.last?.data.first == 0x30)
 }
+
+/// A PN53x error frame (TFI 7F) answers the command: the log is not cut (it was exit 3).
+@Test func libnfcErrorFrameAnswersTheCommand() throws {
+  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
+  let lines = try String(contentsOfFile: path, encoding: .utf8).split(
+    separator: "\n", omittingEmptySubsequences: false)
+  let text =
+    lines.prefix(40).joined(separator: "\n")
+    + "\ndebug\tlibnfc.driver.pn53x_usb\tRX: 00 00 ff 01 ff 7f 81 00 \n"
+  var importer = try LibnfcLogImporter(input: TraceInput(path: "err.log", bytes: Data(text.utf8)))
+  while try importer.next() != nil {}
+  #expect(importer.warnings.contains { $0.message.hasPrefix("PN53x error frame") })
+}

@@ -48,6 +48,51 @@ import Testing
     #expect(report.finding("write-interrupted") == nil)
   }
 
+  /// A write that only set NLEN 0 over the old message, then the tag left (its presence check
+  /// unanswered): interrupted, not a finished write.
+  @Test func presenceSilenceAfterOnlyNLENZeroInterruptsTheWrite() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.reader([0xB2], gapUs: 100_000)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .interrupted)
+  }
+
+  /// The tag's final answer after an S(WTX) exchange was missed; the reader's next I-block
+  /// toggled: unknown, as without S(WTX) (it was interrupted).
+  @Test func missedAnswerAfterWTXIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 3)
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, 0x03])
+    b.tag([0xF2, 0x01])
+    b.reader([0xF2, 0x01])
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02], gapUs: 5_000)
+    b.tag([0x02, 0x00, 0x03, 0x90, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded.flatMap { $0.findings.map(\.code) } == ["answer-not-captured"])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.contains { $0.detail("answer_not_captured") != nil })
+    #expect(!s.operations.contains { $0.outcome == .interrupted })
+  }
+
+  /// A damaged answer whose reader went on (toggled block): the outcome is unknown, not ok.
+  @Test func damagedAnswerThenToggledBlockIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00])
+    b.tag([0x03, 0x90, 0x00], badCRC: true)
+    b.reader([0x02, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03])
+    b.tag([0x02, 0x90, 0x00])
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF && write.outcome == .unknown)
+  }
+
   /// A presence check left unanswered while an APDU is outstanding is still the tag's silence.
   @Test func rNAKAfterAnUnansweredAPDUStillInterrupts() throws {
     var b = TraceBuilder()

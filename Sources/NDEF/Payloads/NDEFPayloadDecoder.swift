@@ -110,7 +110,10 @@ public enum NDEFPayloadDecoder {
   /// Vnd.WFA.WSC; v=1` → `application/vnd.wfa.wsc`; RFC 6838 §4.2, RFC 2045 §5.1).
   static func mediaTypeEssence(_ type: String) -> String {
     let head = type.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
-    return (head.map(String.init) ?? type).trimmingCharacters(in: .whitespaces).lowercased()
+    // Android trims every character up to U+0020 (Java `String.trim()`), NUL and CR LF too.
+    let text = head.map(String.init) ?? type
+    let kept = text.unicodeScalars.drop { $0.value <= 0x20 }.reversed().drop { $0.value <= 0x20 }
+    return String(String.UnicodeScalarView(kept.reversed())).lowercased()
   }
 
   private static func media(

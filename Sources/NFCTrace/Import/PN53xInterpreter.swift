@@ -94,6 +94,7 @@ struct PN53xInterpreter: Sendable {
   /// Frames for a chip→host frame `D5 CC+1 …`, and warnings.
   mutating func response(_ frame: [UInt8]) -> ([Output], [String]) {
     if frame.first == 0x7F {
+      pending = nil  // the error frame is the command's answer
       return ([], ["PN53x error frame: application-level error (syntax error in the command)"])
     }
     guard frame.count >= 2, frame[0] == 0xD5 else {

@@ -181,7 +181,11 @@ public struct SessionAnalyzer: Sendable {
       // starts over (the app's next call, `CallBoundary`); a new activation has already
       // closed the current one in `classify`.
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
-      if current == nil { start(kind, frame: f.frame.index) }
+      if current == nil {
+        start(kind, frame: f.frame.index)
+        // A connect the reader opened with REQA/WUPA: only polled until something else comes.
+        connectOnlyPolled = kind == .connect && Self.isPoll(f)
+      }
       // Only a tag whose SAK says ISO-DEP must answer RATS (ISO/IEC 14443-3 SAK b6); a reader
       // probing a Type 2 tag with RATS gets no ATS by design.
       if kind == .connect, f.innermost?.name == "RATS", tag.sak.map({ $0 & 0x20 != 0 }) ?? true {
@@ -412,6 +416,16 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  /// Whether `op` is a writeNDEF that left the NDEF length 0 (NLEN/ENLEN, or the Type 2 NDEF
+  /// TLV's length): the first step of the write procedure, not a finished write.
+  private func writeLeftLengthZero(_ op: Operation) -> Bool {
+    guard op.kind == .writeNDEF else { return false }
+    if let id = type4.ndefFileID, let image = memory.filesEnd[id] {
+      return image.knownBigEndian(0, type4.nlenSize) == 0
+    }
+    return memory.type2Area?.ndef?.length == 0
+  }
+
   /// Whether the unanswered reader frame `f` is an ISO-DEP presence check sent while nothing
   /// was outstanding: an R(NAK) or R(ACK), or an empty I-block (ISO/IEC 14443-4 §7.5.6), after
   /// the last command's answer, with no chain open and no earlier silence. Stacks send them
@@ -432,10 +446,18 @@ public struct SessionAnalyzer: Sendable {
   /// command's silence is not the tag's, and the operation goes on as before it.
   private mutating func answerNotCaptured(_ f: DecodedFrame) {
     let missed = f.findings.first { $0.code == "answer-not-captured" }?.frames.first
-    if let silence = deferredSilence, deferredSilenceIsISODEP, missed == silence.frame {
+    // Every ISO-DEP silence since that I-block (an S(WTX) answer, an R(NAK)) is explained.
+    if let silence = deferredSilence, deferredSilenceIsISODEP, silence.frame >= (missed ?? 0) {
       deferredSilence = nil
     }
     current?.set("answer_not_captured", .int(missed ?? f.frame.index))
+    // A damaged copy (or none) of the answer: what it said is not known.
+    if current?.outcome == .ok {
+      current?.outcome = .unknown
+      current?.reason =
+        "the tag's answer to frame \(missed ?? f.frame.index) is not in the capture intact (the "
+        + "reader received it and went on)"
+    }
     guard var op = current, op.outcome == .interrupted, let silent = silentIBlock?.innermost,
       let i = silentCommands.firstIndex(of: silent)
     else { return }
@@ -474,7 +496,7 @@ public struct SessionAnalyzer: Sendable {
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil
-    connectOnlyPolled = kind == .connect
+    connectOnlyPolled = false
     events.append(.started(kind, frame: frame))
   }
 
@@ -540,7 +562,9 @@ public struct SessionAnalyzer: Sendable {
       presenceSilence = nil
       // The procedure had not finished (reads stopped early, no status): the tag left during
       // it. Finished, the presence check's silence only says the tag was taken away after.
-      if op.outcome == .unknown, op.detail("answer_not_captured") == nil {
+      let unfinished = op.detail("unfinished") != nil || writeLeftLengthZero(op)
+      if op.outcome == .unknown || unfinished, op.detail("answer_not_captured") == nil {
+        op.details.removeAll { $0.key == "unfinished" }
         op.interrupt(silence.why, frame: silence.frame)
       }
     }

@@ -114,7 +114,13 @@ extension TagReport {
       let reason = [s.ndefStatusReason, note].compactMap { $0 }.joined(separator: "; ")
       return (q.status, q.capacity, reason.isEmpty ? nil : reason)
     }
-    let was = "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
+    // A CC write the tag did not acknowledge may not have happened: the old status may stand.
+    let unconfirmed = (12..<16).contains { s.memory.type2End.state($0) == .unacknowledged }
+    let was =
+      unconfirmed
+      ? "queryNDEFStatus said \(q.status.rawValue); the session's write of the CC was not "
+        + "acknowledged, so the tag may still hold the old CC"
+      : "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
   }
 
