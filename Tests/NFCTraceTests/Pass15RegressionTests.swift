@@ -232,6 +232,45 @@ import Testing
     #expect(f.frames == [b.frames.count - 3])
   }
 
+  /// The sniffer missed the middle part of the tag's chained answer: the reader's R(ACK)
+  /// toggled (it received that part). The chain has a hole, so its bytes are not handed on as
+  /// the answer (they were joined and placed at wrong offsets).
+  @Test func missedMiddlePartOfATagChainLeavesAHole() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x09])
+    b.tag([0x12, 0x01, 0x02, 0x03])
+    b.reader([0xA3])
+    // The tag's I(1) chained part 04 05 06 is not in the capture.
+    b.reader([0xA2], gapUs: 800)
+    b.tag([0x02, 0x07, 0x08, 0x09, 0x90, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    let codes = decoded.flatMap { $0.findings.map(\.code) }
+    #expect(codes == ["answer-not-captured"])
+    let last = try #require(decoded.last)
+    #expect(last.innermost?.summary == "I-block 0 (last of a chain with a part not captured)")
+    #expect(last.layer(.iso7816) == nil)
+  }
+
+  /// A data UPDATE the capture cut (its header only) stays in the writeNDEF it belongs to (it
+  /// split it into writeNDEF · transceive · writeNDEF).
+  @Test func cutUpdateStaysInTheWrite() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], Self.ok)
+    var frames = b.frames
+    let cut = frames.count - 4
+    frames[cut].data = Array(frames[cut].data.prefix(5))
+    frames[cut].crc = .notCaptured
+    frames[cut].sourceFlags = ["truncated"]
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+  }
+
   /// While the tag chains its answer, a chained block arrives damaged; the reader sends R(ACK)
   /// with the same number again (ISO/IEC 14443-4 §7.5.4 rule 5) and the tag repeats the block.
   /// The damaged block does not count, so the second R(ACK) has the expected number.

@@ -691,6 +691,14 @@ public struct SessionAnalyzer: Sendable {
       if d.name == "GET RESPONSE", type4.awaitingResponse != nil, let kind = current?.kind {
         return kind
       }
+      // A READ/UPDATE BINARY the capture cut (its header only) continues the read or write
+      // in progress instead of splitting it.
+      if d.field("cut") == .bool(true), let kind = current?.kind,
+        (kind == .writeNDEF && d.field("ins") == .hex([0xD6]))
+          || (kind == .readNDEF && d.field("ins") == .hex([0xB0]))
+      {
+        return kind
+      }
       return .transceive
     case .mifareClassic:
       return d.name.hasPrefix("AUTH") ? .authenticate : .transceive

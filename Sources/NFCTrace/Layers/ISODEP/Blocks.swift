@@ -174,7 +174,17 @@ struct BlockNumbers: Sendable {
   }
 
   /// A reader R(ACK) with number `n`.
-  mutating func readerACK(_ n: Int) -> Int? {
+  /// A reader R(ACK) with number `n`: as `readerIBlock`, `.answerMissed` when it toggled with
+  /// no tag block in the trace since the reader's last block (the tag's chained part was
+  /// missed).
+  mutating func readerACK(_ n: Int) -> BlockNumberCheck {
+    let missed = known && n != reader && readerAwaitsAnswer
+    let expected: Int? = readerACKExpected(n)
+    if missed { return .answerMissed }
+    return expected.map { .unexpected($0) } ?? .ok
+  }
+
+  private mutating func readerACKExpected(_ n: Int) -> Int? {
     defer {
       nak = nil
       reader = n

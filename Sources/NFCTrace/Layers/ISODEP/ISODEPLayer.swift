@@ -23,6 +23,8 @@ public struct ISODEPLayer: ProtocolLayer {
     /// The last part's PCB and INF length, to replace it when it is sent again.
     var lastPCB: UInt8 = 0
     var lastLength = 0
+    /// True when a part between the first and the last was not captured.
+    var gap = false
   }
 
   private var awaitingATS = false
@@ -41,8 +43,9 @@ public struct ISODEPLayer: ProtocolLayer {
   /// rule 11), its bytes intact where the first copy may have been damaged.
   private var lastTagAnswer: (pcb: UInt8, prefix: [UInt8])?
   private var tagBlockNAKed = false
-  /// The frame of the reader's last I-block.
+  /// The frames of the reader's last I-block and last R(ACK).
   private var lastReaderIBlock: Int?
+  private var lastReaderACK: Int?
   /// A damaged tag block since the reader's last I-block (the sniffer's copy of an answer the
   /// reader may have received intact).
   private var damagedTagBlock: Int?
@@ -179,7 +182,7 @@ public struct ISODEPLayer: ProtocolLayer {
       case .unexpected(let expected):
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       case .answerMissed:
-        findings.append(answerMissedFinding(block, unit: unit))
+        findings.append(answerMissedFinding(block, unit: unit, previous: lastReaderIBlock))
       }
       lastReaderIBlock = unit.frameIndex
       damagedTagBlock = nil
@@ -229,6 +232,14 @@ public struct ISODEPLayer: ProtocolLayer {
     var payload = block.inf
     let lone = chain.parts == 0
     let decode: LayerDecode
+    if chain.parts > 0, chain.gap {
+      // A part is missing: the bytes around the hole are not the answer; nothing to hand on.
+      store(Chain(), reader: reader)
+      let summary = "I-block \(block.blockNumber) (last of a chain with a part not captured)"
+      return LayerResult(
+        decode: LayerDecode(.isoDEP, "I-block", summary, Self.iBlockFields(block)),
+        findings: findings)
+    }
     if chain.parts > 0 {
       payload = chain.bytes + block.inf
       let parts = chain.parts + 1
@@ -291,7 +302,18 @@ public struct ISODEPLayer: ProtocolLayer {
     let n = block.blockNumber
     if block.kind == .rACK {
       let reader = unit.direction == .reader
-      if let expected = reader ? numbers.readerACK(n) : numbers.tagACK(n) {
+      if reader {
+        switch numbers.readerACK(n) {
+        case .ok: break
+        case .unexpected(let expected):
+          findings.append(blockNumberFinding(block, expected: expected, unit: unit))
+        case .answerMissed:
+          // The tag's chained part before it was not captured: its chain has a hole.
+          if tagChain.parts > 0 { tagChain.gap = true }
+          findings.append(answerMissedFinding(block, unit: unit, previous: lastReaderACK))
+        }
+        lastReaderACK = unit.frameIndex
+      } else if let expected = numbers.tagACK(n) {
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       }
     }
@@ -389,17 +411,20 @@ public struct ISODEPLayer: ProtocolLayer {
 
   /// `answer-not-captured`: the reader's I-block toggled its number with no answer to its
   /// previous one in the trace.
-  private func answerMissedFinding(_ block: ISODEPBlock, unit: LayerUnit) -> Finding {
-    let previous = lastReaderIBlock.map { "frame \($0)" } ?? "its previous I-block"
+  private func answerMissedFinding(_ block: ISODEPBlock, unit: LayerUnit, previous frame: Int?)
+    -> Finding
+  {
+    let previous = frame.map { "frame \($0)" } ?? "its previous block"
     let copy =
       damagedTagBlock.map { "has only a damaged copy of that answer (frame \($0))" }
       ?? "does not have that answer"
     return Finding(
       "answer-not-captured", .warning,
-      "I-block from the reader has block number \(block.blockNumber), toggled: a reader toggles "
+      "\(block.kind.rawValue) from the reader has block number \(block.blockNumber), toggled: a "
+        + "reader toggles "
         + "only on receiving the tag's answer (ISO/IEC 14443-4 §7.5.3, PCD rule B), so the tag "
         + "answered \(previous) and the capture \(copy)",
-      frames: (lastReaderIBlock.map { [$0] } ?? []) + [unit.frameIndex])
+      frames: (frame.map { [$0] } ?? []) + [unit.frameIndex])
   }
 
   private func brokenChainFinding(_ chain: Chain, unit: LayerUnit, who: String) -> Finding {
