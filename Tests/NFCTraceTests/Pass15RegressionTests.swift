@@ -187,6 +187,26 @@ import Testing
     #expect(image.state(2) == .unacknowledged)
   }
 
+  /// An answer the capture cut before its first byte (NFC-Laboratory truncated flag, no data)
+  /// is an answer whose content is lost: the write is unknown (it was FAILED, "got no answer").
+  @Test func answerCutBeforeItsFirstByteIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], Self.ok)
+    var frames = b.frames
+    let last = frames.count - 1
+    frames[last].data = []
+    frames[last].crc = .notCaptured
+    frames[last].sourceFlags = ["truncated"]
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .unknown)
+  }
+
   /// The 9000 to the data's UPDATE is missing from the capture, but the reader's next I-block
   /// toggled its number, which it does only on receiving an answer (ISO/IEC 14443-4 §7.5.3 PCD
   /// rule B): the sniffer missed it. Not `unexpected-block-number` and not an interruption.
@@ -513,6 +533,9 @@ import Testing
         == "MIFARE Plus answer: status 0x90 (success), 16 byte(s)")
     #expect(decoded[n - 2].innermost?.field("block") == .int(4))
     #expect(decoded[n - 1].innermost?.field("success") == .bool(false))
+    #expect(
+      MIFAREPlusNative.answer([]).field("success") == .bool(false),
+      "an empty answer has no status byte: not a success")
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
     #expect(s.tag.product == "MIFARE Plus (ISO 14443-4)")

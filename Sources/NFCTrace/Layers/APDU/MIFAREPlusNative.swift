@@ -47,7 +47,10 @@ enum MIFAREPlusNative {
   /// The decode of the answer to a native command: its status byte, then data.
   static func answer(_ bytes: [UInt8]) -> LayerDecode {
     guard let status = bytes.first else {
-      return LayerDecode(.iso7816, "MIFARE Plus answer", "MIFARE Plus answer (empty)", [])
+      // No status byte: not an answer the reader can take.
+      return LayerDecode(
+        .iso7816, "MIFARE Plus answer", "MIFARE Plus answer (empty, no status byte)",
+        [LayerField("success", .bool(false))])
     }
     let ok = status == 0x90
     let fields = [

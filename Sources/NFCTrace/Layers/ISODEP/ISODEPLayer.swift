@@ -64,7 +64,15 @@ public struct ISODEPLayer: ProtocolLayer {
 
   /// Decodes one unit (a frame without CRC, or the answer to RATS/PPS).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
-    guard let first = unit.bytes.first else { return .undecoded("empty ISO-DEP frame") }
+    guard let first = unit.bytes.first else {
+      // A tag frame the capture cut before its first byte: an answer whose content is lost.
+      if unit.cutByCapture, unit.direction == .tag {
+        return LayerResult(
+          decode: LayerDecode(.isoDEP, "I-block", "block cut by the capture (no byte kept)", []),
+          handoff: (.iso7816, unit))
+      }
+      return .undecoded("empty ISO-DEP frame")
+    }
     if unit.direction == .reader {
       awaitingATS = false
       if let rats = RATS(unit.bytes) { return decodeRATS(rats, unit: unit, context: &context) }
