@@ -251,14 +251,20 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   #expect(warnings.last?.message == "more than 1000 warnings; no more recorded")
 }
 
+/// The lines of the PN533 read/write fixture; its first 40 end after an InCommunicateThru
+/// command (READ) and the chip's ACK, before the response.
+private func pn533Lines() throws -> [Substring] {
+  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
+  return try String(contentsOfFile: path, encoding: .utf8).split(
+    separator: "\n", omittingEmptySubsequences: false)
+}
+
 /// A log cut after a PN53x command whose response line never came (a copy stopped early): the
 /// chip answers every command, so the import ends with a `truncated` error at the end of the
 /// log, after the frames before the cut (it ended quietly and the READ counted as unanswered,
 /// "the tag left the field").
 @Test func libnfcLogCutAfterACommandIsTruncated() throws {
-  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
-  let lines = try String(contentsOfFile: path, encoding: .utf8).split(
-    separator: "\n", omittingEmptySubsequences: false)
+  let lines = try pn533Lines()
   let cut = lines.prefix(40).joined(separator: "\n") + "\n"
   var importer = try LibnfcLogImporter(input: TraceInput(path: "cut.log", bytes: Data(cut.utf8)))
   var frames: [Frame] = []
@@ -276,9 +282,7 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
 /// A log whose last command the host aborted (an ACK frame from the host, PN533 user manual
 /// §6.2.1.3) ends normally: no response is due (it was reported as cut).
 @Test func libnfcLogEndingWithAnAbortIsNotCut() throws {
-  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
-  let lines = try String(contentsOfFile: path, encoding: .utf8).split(
-    separator: "\n", omittingEmptySubsequences: false)
+  let lines = try pn533Lines()
   let aborted =
     lines.prefix(40).joined(separator: "\n")
     + "\ndebug\tlibnfc.driver.pn53x_usb\tTX: 00 00 ff 00 ff 00 \n"
@@ -291,9 +295,7 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
 
 /// A PN53x error frame (TFI 7F) answers the command: the log is not cut (it was exit 3).
 @Test func libnfcErrorFrameAnswersTheCommand() throws {
-  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
-  let lines = try String(contentsOfFile: path, encoding: .utf8).split(
-    separator: "\n", omittingEmptySubsequences: false)
+  let lines = try pn533Lines()
   let text =
     lines.prefix(40).joined(separator: "\n")
     + "\ndebug\tlibnfc.driver.pn53x_usb\tRX: 00 00 ff 01 ff 7f 81 00 \n"

@@ -5,6 +5,14 @@ import Testing
 
 /// Findings of the eleventh session's passes (ISO-DEP/Type 4 edge cases, Type 2 memory audit,
 /// new user): each with the value the standard or datasheet gives.
+/// `frame` as a capture that kept only its first `keeping` bytes leaves it (a pcap snap
+/// length, NFC-Laboratory's truncated flag): no CRC to check, flag `truncated`.
+func cutByCapture(_ frame: inout Frame, keeping: Int) {
+  frame.data = Array(frame.data.prefix(keeping))
+  frame.crc = .notCaptured
+  frame.sourceFlags = ["truncated"]
+}
+
 @Suite struct Pass15ISODEPTests {
   private static let ok: [UInt8] = [0x90, 0x00]
 
@@ -177,9 +185,7 @@ import Testing
     b.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], Self.ok)
     var frames = b.frames
     let last = frames.count - 1
-    frames[last].data = [frames[last].data[0]]
-    frames[last].crc = .notCaptured
-    frames[last].sourceFlags = ["truncated"]
+    cutByCapture(&frames[last], keeping: 1)
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
     #expect(s.operations.last?.outcome == .unknown)
@@ -198,9 +204,7 @@ import Testing
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], Self.ok)
     var frames = b.frames
     let last = frames.count - 1
-    frames[last].data = []
-    frames[last].crc = .notCaptured
-    frames[last].sourceFlags = ["truncated"]
+    cutByCapture(&frames[last], keeping: 0)
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
     #expect(s.operations.last?.kind == .writeNDEF)
@@ -283,9 +287,7 @@ import Testing
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], Self.ok)
     var frames = b.frames
     let cut = frames.count - 4
-    frames[cut].data = Array(frames[cut].data.prefix(5))
-    frames[cut].crc = .notCaptured
-    frames[cut].sourceFlags = ["truncated"]
+    cutByCapture(&frames[cut], keeping: 5)
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
@@ -604,9 +606,7 @@ import Testing
     b.tag([0x03, 0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04])
     var frames = b.frames
     for i in [frames.count - 4, frames.count - 1] {
-      frames[i].data = Array(frames[i].data.prefix(11))
-      frames[i].crc = .notCaptured
-      frames[i].sourceFlags = ["truncated"]
+      cutByCapture(&frames[i], keeping: 11)
     }
     let (decoded, _) = decodeAll(frames)
     let n = decoded.count
