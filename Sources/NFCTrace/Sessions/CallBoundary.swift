@@ -56,6 +56,10 @@ struct CallBoundary: Sendable {
   static let retryWindowNs: Int64 = 1_000_000_000
   private var lastTimeNs: Int64 = 0
 
+  /// Type 4: the call read NDEF data / set a non-zero NLEN (its last step).
+  var type4DataRead: Bool { dataRead }
+  var type4LengthSet: Bool { lengthSet }
+
   /// Forgets the call (a new operation started).
   mutating func reset() { self = CallBoundary() }
 

@@ -652,6 +652,18 @@ public struct SessionAnalyzer: Sendable {
   }
 
   /// A polling frame: REQA/WUPA, ATQA, Apple ECP.
+  /// Whether the Type 4 read or write in progress did its last step (read the whole
+  /// message; set a non-zero NLEN): a SELECT after it starts the stack's next procedure
+  /// (Android detects NDEF again before each call), not a step of the finished one, which
+  /// the tag's silence to it must not interrupt.
+  private func callFinished(_ kind: OperationKind) -> Bool {
+    switch kind {
+    case .readNDEF: return call.type4DataRead && type4.messageKnown(memory)
+    case .writeNDEF: return call.type4LengthSet
+    default: return false
+    }
+  }
+
   private static func isPoll(_ f: DecodedFrame) -> Bool {
     guard let d = f.innermost else { return false }
     if d.protocolID == .appleECP { return true }
@@ -685,7 +697,9 @@ public struct SessionAnalyzer: Sendable {
         d, current: current?.kind, memory: memory, tag: tag, answered: answered)
       return continuesWrite(d, kind) ? .writeNDEF : kind
     case .type4:
-      return type4.classify(d, current: current?.kind)
+      let kind = type4.classify(d, current: current?.kind)
+      return d.name.hasPrefix("SELECT") && kind == current?.kind && callFinished(kind)
+        ? .queryNDEFStatus : kind
     case .iso7816:
       // GET RESPONSE fetching the data a 61xx answer announced belongs to that command.
       if d.name == "GET RESPONSE", type4.awaitingResponse != nil, let kind = current?.kind {

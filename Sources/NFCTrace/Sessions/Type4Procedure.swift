@@ -304,6 +304,13 @@ struct Type4Procedure: Sendable {
     }
   }
 
+  /// Whether the NDEF file's whole message (NLEN and the bytes it announces) is known.
+  func messageKnown(_ memory: TagMemory) -> Bool {
+    guard let file = memory.filesEnd[ndefFile], let nlen = file.knownBigEndian(0, nlenSize)
+    else { return false }
+    return file.known(nlenSize, nlen) != nil
+  }
+
   func settleRead(_ op: inout Operation, memory: TagMemory) {
     guard let file = memory.filesEnd[ndefFile] else { return }
     let size = nlenSize

@@ -80,7 +80,10 @@ public struct DiagnosisFinding: Sendable, Equatable {
     self.severity = severity
     self.session = session
     self.operation = operation
-    self.frames = frames
+    // A frame cited twice (an operation's first frame that is also its last command) is
+    // shown once.
+    var seen = Set<Int>()
+    self.frames = frames.filter { seen.insert($0).inserted }
     self.cause = cause
     self.message = message
     self.coreNFCError = coreNFCError

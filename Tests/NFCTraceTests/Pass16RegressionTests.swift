@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import NFCTrace
+
+/// Findings of the twelfth session: each with the value the standard or the stack gives.
+@Suite struct Pass16SessionTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+  private static let selectApp: [UInt8] =
+    [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+
+  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+  }
+
+  /// A Type 4 write finished (final NLEN answered 9000); the stack's next procedure starts
+  /// with SELECT NDEF application, which the tag, taken away, leaves unanswered. writeNDEF had
+  /// returned: it is ok, and the silence interrupts the next operation (a query), not the
+  /// write (it was `interrupted`, Core NFC 100, on a write that succeeded).
+  @Test func selectAfterAFinishedWriteStartsTheNextProcedure() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], Self.ok)
+    b.apdu(Self.selectApp, nil)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .queryNDEFStatus])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok, .interrupted])
+    let report = try b.diagnose()
+    #expect(report.finding("write-interrupted") == nil)
+    #expect(report.finding("read-interrupted") != nil)
+  }
+
+  /// The same after a readNDEF that read the whole message; a write that never set its NLEN
+  /// still owns the SELECT that follows (the stack gave it up: unfinished, not ok).
+  @Test func selectAfterAFinishedReadOrAnUnfinishedWrite() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 3)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x03], [0xD0, 0x00, 0x00] + Self.ok)
+    b.apdu(Self.selectApp, nil)
+    let read = try #require(try sessions(b).first)
+    #expect(
+      read.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .queryNDEFStatus])
+    #expect(read.operations[2].outcome == .ok)
+
+    var w = TraceBuilder()
+    w.activateType4()
+    w.queryType4()
+    w.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    w.apdu(Self.selectApp, nil)
+    let write = try #require(try sessions(w).first)
+    #expect(write.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(write.operations.last?.outcome == .interrupted)
+  }
+}
+
+@Suite struct Pass16DiagnoseTests {
+  /// A write of one UPDATE to a tag whose CC says read-only: the operation's first frame is its
+  /// last write, cited once (it was listed twice).
+  @Test func evidenceFramesAreCitedOnce() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: 0xFF)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x05, 0x00, 0x03, 0xD0, 0x00, 0x00], [0x90, 0x00])
+    let f = try #require(try b.diagnose().finding("write-to-read-only-tag"))
+    #expect(f.frames == [18, 19])
+  }
+}
