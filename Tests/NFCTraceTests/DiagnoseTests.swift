@@ -97,8 +97,10 @@ struct TraceBuilder {
     case none
   }
 
-  /// A tag's 4-bit answer (ACK `0A`, NAK `00`/`01`/`04`/`05`).
-  mutating func add4Bit(_ value: UInt8) { add(.tag, [value], crc: false, bits: 4) }
+  /// A tag's 4-bit answer (ACK `0A`, NAK `00`/`01`/`04`/`05`); `bits` as the capture counted.
+  mutating func add4Bit(_ value: UInt8, bits: Int = 4) {
+    add(.tag, [value], crc: false, bits: bits)
+  }
 
   /// WRITE page ← 4 bytes, answered ACK, NAK or nothing.
   mutating func write(_ page: Int, _ data: [UInt8], _ answer: T2Answer = .ack) {

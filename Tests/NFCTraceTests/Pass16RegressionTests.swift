@@ -69,3 +69,27 @@ import Testing
     #expect(f.frames == [18, 19])
   }
 }
+
+@Suite struct Pass16Type2Tests {
+  /// A Proxmark3 sniff of a real NTAG215 printed its ACKs as `0a(3)` (and an old client's
+  /// listing, with no count, gives 3 from the duration): a 1-byte answer to WRITE that fits in
+  /// 4 bits is the ACK all the same (NTAG213/215/216 datasheet §9.3). It was "raw", and the
+  /// write failed with Core NFC 401.
+  @Test(arguments: [3, 8, 5])
+  func miscountedACKIsAnACK(_ bits: Int) throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x03, 0xD0, 0x00], .none)
+    b.add4Bit(0x0A, bits: bits)
+    b.write(5, [0x00, 0xFE, 0x00, 0x00], .none)
+    b.add4Bit(0x0A, bits: bits)
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames[15].innermost?.name == "ACK")
+    #expect(frames[17].innermost?.name == "ACK")
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .ok)
+  }
+}
