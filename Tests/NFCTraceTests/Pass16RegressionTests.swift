@@ -93,3 +93,26 @@ import Testing
     #expect(s.operations.last?.outcome == .ok)
   }
 }
+
+@Suite struct Pass16ISODEPTests {
+  /// A MIFARE Classic (SAK 08) answers a phone's RATS with a 4-bit NAK 4 (MF1S50 datasheet
+  /// §9.3), as real Proxmark3 sniffs show: no ATS (it was decoded as an ATS with TL 4 and a
+  /// `malformed-ats` finding), and the link stays ISO 14443-3.
+  @Test func fourBitAnswerToRATSIsANAK() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x2B, 0x1E, 0xA4, 0x00]
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    b.reader([0xE0, 0x21])
+    b.add4Bit(0x04)
+    let (frames, decoder) = decodeAll(b.frames)
+    let nak = try #require(frames[7].innermost)
+    #expect(nak.name == "NAK" && nak.field("nak_code") == .int(4))
+    #expect(frames[7].findings.isEmpty)
+    #expect(!decoder.context.isoDEPActive)
+  }
+}

@@ -84,6 +84,7 @@ public struct ISODEPLayer: ProtocolLayer {
     } else {
       if awaitingATS {
         awaitingATS = false
+        if Self.isNAK(unit) { return Self.refusedRATS(unit) }
         return decodeATS(unit, context: &context)
       }
       if let ppss = ppsPending, unit.bytes == [ppss] {
@@ -153,6 +154,26 @@ public struct ISODEPLayer: ProtocolLayer {
     ratsCID = rats.cid
     context.fsd = rats.fsd
     return LayerResult(decode: rats.decode, findings: rats.findings(frameIndex: unit.frameIndex))
+  }
+
+  /// A 4-bit answer (or, where the source keeps no bit count, a 1-byte one with no CRC that
+  /// fits 4 bits): an ATS always carries CRC_A and at least TL (ISO/IEC 14443-4 §5.2).
+  private static func isNAK(_ unit: LayerUnit) -> Bool {
+    guard unit.bytes.count == 1, !unit.carriedCRC, unit.bytes[0] <= 0x0F else { return false }
+    return unit.bits == nil || unit.bits.map { $0 < 8 } ?? false
+  }
+
+  /// The NAK of a tag that is not ISO-DEP: a MIFARE Classic answers RATS with a 4-bit NAK
+  /// (MF1S50 datasheet §9.3, the value `4` or `5`) instead of an ATS. The link stays
+  /// ISO 14443-3.
+  private static func refusedRATS(_ unit: LayerUnit) -> LayerResult {
+    let code = Int(unit.bytes[0])
+    return LayerResult(
+      decode: LayerDecode(
+        .isoDEP, "NAK",
+        "NAK 0x\(String(code, radix: 16, uppercase: true)) to RATS: the tag is not ISO-DEP "
+          + "(ISO/IEC 14443-4), e.g. a MIFARE Classic",
+        [LayerField("nak_code", .int(code)), LayerField("command", .string("RATS"))]))
   }
 
   private mutating func decodeATS(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
