@@ -116,3 +116,56 @@ import Testing
     #expect(!decoder.context.isoDEPActive)
   }
 }
+
+@Suite struct Pass16PresenceTests {
+  private static let cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00]
+  /// An NDEF TLV of 20 bytes (a URI record) from page 4 to page 9, then the Terminator.
+  private static let tlv: [UInt8] =
+    [0x03, 0x14, 0xD1, 0x01, 0x10, 0x55, 0x04] + Array("example.com/abcd".utf8) + [0xFE]
+
+  /// Read, then the stack's presence checks (READ 0) after the tag was taken away: nfcpy
+  /// sends READ 0 with two retries (tt2.py `_is_present`), three unanswered in all. One
+  /// operation, and a note: the read had succeeded (it was a transceive warning and a
+  /// queryNDEFStatus error, Core NFC 100).
+  @Test(arguments: [1, 3])
+  func presenceCheckRetriesAfterAReadAreANote(_ silent: Int) throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(0, [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00] + Self.cc)
+    b.read(4, Array(Self.tlv[0..<16]))
+    b.read(8, Array(Self.tlv[16...]))
+    b.reader([0x30, 0x00], gapUs: 100_000)
+    b.tag([0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00] + Self.cc)
+    for _ in 0..<silent { b.reader([0x30, 0x00], gapUs: 100_000) }
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .transceive])
+    let report = try b.diagnose()
+    #expect(report.sessions.first?.findings.map(\.code) == ["command-interrupted"])
+    #expect(report.sessions.first?.findings.first?.severity == .info)
+  }
+}
+
+extension Pass16Type2Tests {
+  /// Android's write first reads the blocks of the new message's end and of its Terminator
+  /// (libnfc-nci rw_t2t_ndef.cc, RW_T2tWriteNDef) past the empty message just detected: steps
+  /// of the procedure, not two readNDEFs of an empty message (each with a Core NFC 403
+  /// warning, `ndef-empty-on-read`).
+  @Test func readsPastAKnownMessageAreNoReadNDEF() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
+    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(4, [0x03, 0x00, 0xFE])
+    b.read(9, [])
+    b.read(9, [])
+    b.write(4, [0x03, 0x00, 0xD0, 0x00])
+    b.write(5, [0xFE, 0x00, 0x00, 0x00])
+    b.write(4, [0x03, 0x03, 0xD0, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok])
+    #expect(try b.diagnose().finding("ndef-empty-on-read") == nil)
+  }
+}

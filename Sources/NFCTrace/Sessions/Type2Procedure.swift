@@ -85,6 +85,9 @@ struct Type2Procedure: Sendable {
     if !queried && range.contains(3) { return .queryNDEFStatus }
     // The CC read again outside a read (after writeLock, or a stack checking the status
     // again) is the query again, not a readNDEF of bytes it never covered.
+    // READ 0 after a raw command is the stack's presence check again (Android checks every
+    // ~125 ms, nfcpy retries an unanswered one twice): it stays the raw command's kind.
+    if queried, current == .transceive, d.name == "READ", d.absolutePage == 0 { return .transceive }
     if queried, range.lowerBound <= 3, current != .readNDEF { return .queryNDEFStatus }
     if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
       return .queryNDEFStatus
@@ -92,11 +95,28 @@ struct Type2Procedure: Sendable {
     if let last = tag.lastPage, range.lowerBound > dataAreaLastPage(memory, tag: tag) ?? last {
       return .transceive  // configuration, lock or signature pages
     }
+    if ndef, let kind = current, [.queryNDEFStatus, .readNDEF, .writeNDEF].contains(kind),
+      Self.pastMessage(range, memory: memory)
+    {
+      // Reads of the data area past a message already read whole are a step of the procedure
+      // in progress, not a readNDEF: Android's write reads the blocks of the new message's
+      // end and Terminator first (libnfc-nci rw_t2t_ndef.cc, RW_T2tWriteNDef), nfcpy reads
+      // pages it has not cached in the middle of its write (tt2.py).
+      return kind
+    }
     // Reads of the data area are readNDEF once the NDEF status is known; before that (no CC
     // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
     let inData =
       range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
     return inData && (ndef || (!queried && ndefTLVFound(memory))) ? .readNDEF : .transceive
+  }
+
+  /// Whether `pages` start past the end of an NDEF message whose every byte is known.
+  private static func pastMessage(_ pages: ClosedRange<Int>, memory: TagMemory) -> Bool {
+    guard let area = memory.type2Area, let ndef = area.ndef, ndef.isComplete,
+      let end = area.ndefValueEndAddress
+    else { return false }
+    return pages.lowerBound * 4 >= end
   }
 
   private func dataAreaLastPage(_ memory: TagMemory, tag: TagIdentity) -> Int? {

@@ -25,7 +25,18 @@ enum OperationFallbackRule: DiagnosisRule {
     let op = ops[i]
     let requery = op.kind == .queryNDEFStatus && ops[..<i].contains { $0.kind == .queryNDEFStatus }
     guard op.kind == .transceive || requery else { return false }
-    return op.unansweredFrames == [op.lastFrame]
+    return trailingRetries(op)
+  }
+
+  /// Whether the operation's unanswered commands are its last frames, back to back: one
+  /// presence check, or the stack's retries of it (nfcpy: READ 0 with `retries=2`, three in
+  /// all), at most `CallBoundary.maxRetries` repeats.
+  private static func trailingRetries(_ op: Operation) -> Bool {
+    let silent = op.unansweredFrames
+    guard silent.last == op.lastFrame, silent.count <= 1 + CallBoundary.maxRetries else {
+      return false
+    }
+    return zip(silent, silent.dropFirst()).allSatisfy { $1 == $0 + 1 }
   }
 
   static let codes = [
