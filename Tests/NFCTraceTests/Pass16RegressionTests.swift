@@ -169,3 +169,19 @@ extension Pass16Type2Tests {
     #expect(try b.diagnose().finding("ndef-empty-on-read") == nil)
   }
 }
+
+extension Pass16Type2Tests {
+  /// Android's NDEF detection reads the dynamic lock bytes (NTAG213 page 40) after the TLVs
+  /// (libnfc-nci rw_t2t_read_locks): part of queryNDEFStatus (it was a raw `transceive`).
+  @Test func lockBytesReadDuringDetectionArePartOfTheQuery() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
+    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(4, [0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE])
+    b.read(40, [0x00, 0x00, 0x00, 0xBD, 0x04, 0x00, 0x00, 0xFF])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+  }
+}

@@ -92,6 +92,11 @@ struct Type2Procedure: Sendable {
     if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
       return .queryNDEFStatus
     }
+    if current == .queryNDEFStatus, Self.readsLockBytes(range, memory: memory, tag: tag) {
+      // NDEF detection reads the dynamic lock bytes to tell readWrite from readOnly
+      // (libnfc-nci rw_t2t_ndef.cc, rw_t2t_read_locks; T2T 1.0 §4.4).
+      return .queryNDEFStatus
+    }
     if let last = tag.lastPage, range.lowerBound > dataAreaLastPage(memory, tag: tag) ?? last {
       return .transceive  // configuration, lock or signature pages
     }
@@ -109,6 +114,23 @@ struct Type2Procedure: Sendable {
     let inData =
       range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
     return inData && (ndef || (!queried && ndefTLVFound(memory))) ? .readNDEF : .transceive
+  }
+
+  /// Whether `pages` hold dynamic lock bytes: where the Lock Control TLV puts them, or the
+  /// identified product's dynamic lock page.
+  private static func readsLockBytes(
+    _ pages: ClosedRange<Int>, memory: TagMemory, tag: TagIdentity
+  ) -> Bool {
+    let bytes = (pages.lowerBound * 4)..<((pages.upperBound + 1) * 4)
+    if let area = memory.type2Area,
+      area.reservedAreas.contains(where: { $0.isLock && $0.bytes.overlaps(bytes) })
+    {
+      return true
+    }
+    guard let product = tag.ntagProduct, let lock = Type2Locks.dynamicLayout(product)?.page else {
+      return false
+    }
+    return pages.contains(lock)
   }
 
   /// Whether `pages` start past the end of an NDEF message whose every byte is known.
