@@ -246,3 +246,24 @@ private let activation: [(Direction, String)] = [
     #expect(s.operations.map(\.kind) == [.connect])
   }
 }
+
+@Suite struct ISO14443BSecondTagTests {
+  /// After HLTB of the first tag, the reader selects the second tag of the same slotted round
+  /// with ATTRIB of its PUPI (ISO/IEC 14443-3 §7.8–§7.10): a new activation, a session of its
+  /// own with its own UID (both tags were one session under the first UID).
+  @Test func attribOfAnotherPUPIStartsItsSession() throws {
+    let frames = typeB(
+      activation + [
+        (.reader, "1daabbccdd00080100"),
+        (.tag, "00"),
+        (.reader, "0200a4040007d276000085010100"),
+        (.tag, "026a82"),
+      ])
+    let (out, _) = decodeAll(frames)
+    #expect(out[10].startsActivation)
+    #expect(out[11].completedUID == [0xAA, 0xBB, 0xCC, 0xDD])
+    let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
+    #expect(sessions.map(\.tag.uid) == [[0x11, 0x22, 0x33, 0x44], [0xAA, 0xBB, 0xCC, 0xDD]])
+    #expect(sessions.map(\.info.firstFrame) == [0, 10])
+  }
+}

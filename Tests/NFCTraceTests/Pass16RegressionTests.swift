@@ -185,3 +185,25 @@ extension Pass16Type2Tests {
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
   }
 }
+
+@Suite struct Pass16ActivationTests {
+  /// The SAK reached the sniffer damaged and the reader sent SELECT again, answered intact:
+  /// the session's UID is the selected one (it was unknown: the UID completed on the damaged
+  /// SAK was dropped, and the retry does not complete it again).
+  @Test func uidSurvivesADamagedSAKAndTheSELECTRetry() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08], badCRC: true)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.tag.uid == uid)
+    #expect(s.tag.sak == 0x08)
+  }
+}

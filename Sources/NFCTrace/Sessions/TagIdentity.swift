@@ -163,6 +163,7 @@ public struct TagIdentity: Sendable, Equatable {
     // What the decode shows (type A or B) wins over what the source said.
     let shown = f.technology
     if shown == .nfcA || shown == .nfcB || technology == .unknown { technology = shown }
+    observeUID(f)
     // An answer whose CRC fails is not evidence of what the tag is.
     guard let layer = f.layers.last, f.frame.crc != .bad else { return }
     // Most frames are none of these: compare names only within the protocol, and take the
@@ -213,11 +214,16 @@ public struct TagIdentity: Sendable, Equatable {
     case .appleECP:
       break
     }
-    if let uid = f.completedUID {
-      if !self.uid.isEmpty && self.uid != uid { collision = true }
-      self.uid = uid
-      if let selected = atqbByPUPI[uid] { atqb = selected }
-    }
+  }
+
+  /// The UID the frame completed. Taken from a damaged SAK too: its bytes are the reader's
+  /// SELECT (CRC checked), and the decoder completes a UID once, so the reader's retry of the
+  /// SELECT answered intact would not give it again (ISO/IEC 14443-3 §6.5.3).
+  private mutating func observeUID(_ f: DecodedFrame) {
+    guard let uid = f.completedUID else { return }
+    if !self.uid.isEmpty && self.uid != uid { collision = true }
+    self.uid = uid
+    if let selected = atqbByPUPI[uid] { atqb = selected }
   }
 
   /// The frame's bytes without CRC.

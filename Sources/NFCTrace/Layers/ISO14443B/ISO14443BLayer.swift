@@ -133,6 +133,12 @@ public struct ISO14443BLayer: Sendable {
       // A new link to the tag ATTRIB names: whatever ISO-DEP state there was is over.
       out.resetsInnerLayers = true
       context.isoDEPActive = false
+      if context.uidComplete, context.uid != attrib.identifier {
+        // Another PICC of the same slotted round (READY-DECLARED, ISO/IEC 14443-3 §7.8), the
+        // first one halted: a new activation, of a tag with its own PUPI.
+        out.newActivation = true
+        context.uidComplete = false
+      }
       pending = .attrib(attrib)
       out.result = LayerResult(decode: attrib.decode)
     } else if let halt = HLTB(parsing: payload) {
