@@ -207,3 +207,26 @@ extension Pass16Type2Tests {
     #expect(s.tag.sak == 0x08)
   }
 }
+
+extension Pass16Type2Tests {
+  /// Two WRITEs of one writeNDEF each refused with NAK 1 (transmission error) and each
+  /// retried and acknowledged: the write succeeded (the second refusal was not tracked as a
+  /// retriable one, because the first stayed in `failedFrames`, and the write failed).
+  @Test func secondRetriedNAKInOneWriteIsMadeUpForToo() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
+    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(4, [0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(1))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x01, 0x54, 0x00, 0xFE], .nak(1))
+    b.write(5, [0x01, 0x54, 0x00, 0xFE])
+    b.write(4, [0x03, 0x04, 0xD1, 0x01])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(s.operations.last?.failedFrames == [17, 21])
+  }
+}

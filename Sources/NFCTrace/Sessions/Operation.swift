@@ -89,6 +89,14 @@ public struct Operation: Sendable, Equatable {
     details.removeAll { keys.contains($0.key) }
   }
 
+  /// Whether the operation stands failed by exactly the refusals `frames` since its last
+  /// recovery: they are the last of `failedFrames` (earlier refusals a retry made up for
+  /// stay there too).
+  func failedLastBy(_ frames: [Int]) -> Bool {
+    outcome == .failed && failedFrames.count >= frames.count
+      && failedFrames.suffix(frames.count).elementsEqual(frames)
+  }
+
   /// Marks the operation interrupted: the tag did not answer `frame`.
   mutating func interrupt(_ why: String, frame: Int) {
     unansweredFrames.append(frame)

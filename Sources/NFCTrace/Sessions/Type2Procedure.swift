@@ -224,14 +224,15 @@ struct Type2Procedure: Sendable {
       op.set("get_version", .string("refused: MIFARE Ultralight, Ultralight C or NTAG203"))
     case "NAK":
       let what = x.command?.summary ?? "command"
-      let firstRefusal = op.outcome == .ok && op.failedFrames.isEmpty
+      // A refusal a retry made up for earlier in the call leaves it ok: this one is first again.
+      let firstRefusal = op.outcome == .ok
       let retriable: Bool
       if case .int(let code)? = answer.field("nak_code"), code == 1 || code == 5 {
         retriable = true
       } else {
         retriable = false
       }
-      if retriable, let nak = transmissionNAK, op.failedFrames == nak.frames,
+      if retriable, let nak = transmissionNAK, op.failedLastBy(nak.frames),
         Self.repeats(x.command, nak), nak.frames.count < CallBoundary.maxRetries
       {
         transmissionNAK?.frames.append(frame)  // refused again: the stack retries once more
@@ -277,7 +278,7 @@ struct Type2Procedure: Sendable {
   /// the tag received the repeat intact and carried it out, so the operation did not fail
   /// (the retry stays visible in `failedFrames` for the diagnosis).
   private mutating func recoverRetry(_ x: Exchange, op: inout Operation) {
-    guard let nak = transmissionNAK, op.outcome == .failed, op.failedFrames == nak.frames,
+    guard let nak = transmissionNAK, op.failedLastBy(nak.frames),
       Self.repeats(x.command, nak)
     else { return }
     transmissionNAK = nil

@@ -124,12 +124,12 @@ struct Type4Procedure: Sendable {
       verified(ok: ok, sw: sw, frame: frame, op: &op)
     }
     if !ok {
-      let first = op.outcome == .ok && op.failedFrames.isEmpty
+      let first = op.outcome == .ok
       // The same APDU refused 6581 again (the stack retries, up to 5 times): still retriable.
       let again =
         sw == "6581"
         && retriable.map {
-          op.failedFrames == $0.frames && $0.frames.count < CallBoundary.maxRetries
+          op.failedLastBy($0.frames) && $0.frames.count < CallBoundary.maxRetries
             && x.request.flatMap(Self.retryKey) == $0.key
         } ?? false
       refused(command, sw: sw, answer: a, op: &op, frame: frame, memory: &memory)
@@ -217,7 +217,7 @@ struct Type4Procedure: Sendable {
     retriable = nil
     // 6C00 asks for Le 256, which a short APDU writes as Le 00 (decoded as 256).
     guard key == r.key, r.le == nil || le == r.le || (r.le == 0 && le == 256),
-      op.outcome == .failed, op.failedFrames == r.frames
+      op.failedLastBy(r.frames)
     else { return }
     op.recover(dropping: ["sw"])
   }
