@@ -36,8 +36,8 @@ enum DiffCommand {
     var failures: [TraceError] = []
     if sameFile {
       let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
-      sideA = try side(t, sessionA, name: "A", flag: flagA)
-      sideB = try side(t, sessionB, name: "B", flag: flagB)
+      sideA = try side(t, sessionA, name: "A", flag: flagA, other: sessionB)
+      sideB = try side(t, sessionB, name: "B", flag: flagB, other: sessionA)
       failures += [t.result.error].compactMap { $0 }
     } else {
       let ta = try LoadedTrace(pathA, format: format, wanted: [sessionA])
@@ -60,11 +60,11 @@ enum DiffCommand {
 
   /// The side's session; when there is none and reading the trace stopped at an import error,
   /// that error is what the user needs: it is thrown, naming the missing session too.
-  private static func side(_ t: LoadedTrace, _ n: Int?, name: String, flag: String) throws
-    -> DiffSide
-  {
+  private static func side(
+    _ t: LoadedTrace, _ n: Int?, name: String, flag: String, other: Int? = nil
+  ) throws -> DiffSide {
     do {
-      return try t.side(n, name: name, flag: flag)
+      return try t.side(n, name: name, flag: flag, other: other)
     } catch {
       guard var e = t.result.error else { throw error }
       e.message += " (and so: \(error))"
@@ -99,7 +99,8 @@ private struct LoadedTrace {
     self.recorder = recorder
   }
 
-  func side(_ wanted: Int?, name: String, flag: String) throws -> DiffSide {
+  /// `other`: the session of this trace the other side compares, if any.
+  func side(_ wanted: Int?, name: String, flag: String, other: Int?) throws -> DiffSide {
     let count = result.sessions.count
     guard let index = wanted ?? recorder.defaultSession else {
       throw DiffInputError(
@@ -116,7 +117,9 @@ private struct LoadedTrace {
           + hint)
     }
     let exchanges = recorder.exchanges(session: index, operations: analysis.operations) ?? []
-    return DiffSide(path: path, analysis: analysis, exchanges: exchanges)
+    return DiffSide(
+      path: path, analysis: analysis, exchanges: exchanges, sessions: result.sessions,
+      alsoCompared: other)
   }
 }
 

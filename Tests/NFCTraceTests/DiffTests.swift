@@ -342,6 +342,28 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
   }
 }
 
+extension DiffExchangeAlignmentTests {
+  /// An answer that failed its CRC on one side only differs from the intact one, though the
+  /// bytes before the CRC agree (it compared equal, hiding the damaged exchange that made B
+  /// retry); the damaged side pairs with nothing when the other side has the intact retry.
+  @Test func damagedAnswerDiffersFromAnIntactOne() {
+    let read = LayerDecode(.type2, "READ", "READ page 4", [LayerField("page", .int(4))])
+    func exchange(_ frame: Int, _ crc: CRCStatus) -> ExchangeRecord {
+      ExchangeRecord(
+        requestFrame: frame, request: [0x30, 0x04, 0x26, 0xEE], requestNs: Int64(frame),
+        requestCRC: .ok, command: read, requestRawReason: nil, responseFrame: frame + 1,
+        response: Array(repeating: 0, count: 16) + [0x37, crc == .bad ? 0x00 : 0x49],
+        responseNs: Int64(frame) + 400_000, answer: nil, responseCRC: crc, unanswered: false,
+        operation: 0)
+    }
+    #expect(TraceDiff.exchangeDifferences(exchange(0, .ok), exchange(0, .bad)) == ["response"])
+    let x = TraceDiff.alignExchanges(
+      [0], [0, 1], [exchange(0, .ok)], [exchange(0, .bad), exchange(2, .ok)], operation: 0)
+    #expect(x.map(\.differences) == [[], []])
+    #expect(x.map { $0.a == nil } == [true, false])
+  }
+}
+
 /// Two final messages of different lengths differ in `ndef_state` too (the row said "=" when
 /// only the records below it showed the difference).
 @Test func ndefStateComparesTheMessageLength() throws {

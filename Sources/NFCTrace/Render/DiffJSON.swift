@@ -41,7 +41,8 @@ public enum DiffJSON {
     }
   }
 
-  /// `{"path","session","first_frame","last_frame","start_ns","end_ns","tag","ndef"}`.
+  /// `{"path","session","first_frame","last_frame","start_ns","end_ns","sessions",
+  /// "other_failures","tag","ndef"}`.
   static func side(_ s: DiffSide, ndef: NDEFSideState, to out: OutputBuffer) {
     out.write("{\"path\":")
     JSON.string(s.path, to: out)
@@ -49,6 +50,13 @@ public enum DiffJSON {
     out.write(",\"session\":\(info.index),\"first_frame\":\(info.firstFrame)")
     out.write(
       ",\"last_frame\":\(info.lastFrame),\"start_ns\":\(info.startNs),\"end_ns\":\(info.endNs)")
+    out.write(",\"sessions\":\(s.sessionCount),\"other_failures\":[")
+    for (k, o) in s.otherFailures.enumerated() {
+      out.write((k == 0 ? "" : ",") + "{\"session\":\(o.session),\"operations\":")
+      JSON.string(o.operations, to: out)
+      out.write("}")
+    }
+    out.write("]")
     out.write(",\"tag\":")
     SessionsRender.tag(s.analysis.tag, to: out)
     out.write(",\"ndef\":{\"state\":\"\(ndef.state)\",\"message\":")

@@ -62,10 +62,21 @@ public enum DiffText {
     }
     let verdict =
       d.same ? "same operations, commands, memory and NDEF (timing below)" : "the sessions differ"
-    return [
-      "nfctrace diff: \(verdict)", line("A", d.a), line("B", d.b),
-      "   = same   ≠ differs   − only in A   + only in B",
-    ]
+    return ["nfctrace diff: \(verdict)", line("A", d.a)] + others("A", d.a) + [line("B", d.b)]
+      + others("B", d.b) + ["   = same   ≠ differs   − only in A   + only in B"]
+  }
+
+  /// `   A has 3 sessions; not compared: session 0 writeNDEF interrupted`, when another
+  /// session of the trace failed: a failure the compared pair does not show.
+  private static func others(_ n: String, _ s: DiffSide) -> [String] {
+    guard let first = s.otherFailures.first else { return [] }
+    var text =
+      "   \(n) has \(s.sessionCount) sessions; not compared: session \(first.session) "
+      + first.operations
+    if s.otherFailures.count > 1 {
+      text += " (and \(s.otherFailures.count - 1) more session(s) with failures)"
+    }
+    return [text.count > 160 ? String(text.prefix(159)) + "…" : text]
   }
 
   static func tag(_ d: TraceDiff) -> [String] {

@@ -9,11 +9,29 @@ public struct DiffSide: Sendable {
   /// The session's exchanges, each with its operation index (from `ExchangeRecorder`).
   public var exchanges: [ExchangeRecord]
 
-  /// A side.
-  public init(path: String, analysis: SessionAnalysis, exchanges: [ExchangeRecord]) {
+  /// How many sessions the trace has.
+  public var sessionCount = 1
+  /// The trace's other sessions in which an operation failed or was interrupted: the session
+  /// index and those operations (`writeNDEF interrupted`), so a failure outside the compared
+  /// session is not missed.
+  public var otherFailures: [(session: Int, operations: String)] = []
+
+  /// A side; `sessions`: all of the trace's sessions (for `sessionCount`, `otherFailures`);
+  /// `alsoCompared`: a session of the same trace on the other side (not listed as left out).
+  public init(
+    path: String, analysis: SessionAnalysis, exchanges: [ExchangeRecord],
+    sessions: [SessionAnalysis] = [], alsoCompared: Int? = nil
+  ) {
     self.path = path
     self.analysis = analysis
     self.exchanges = exchanges
+    sessionCount = max(1, sessions.count)
+    for s in sessions where s.info.index != analysis.info.index && s.info.index != alsoCompared {
+      let bad = s.operations.filter { $0.outcome == .failed || $0.outcome == .interrupted }
+      if !bad.isEmpty {
+        otherFailures.append((s.info.index, bad.map(\.shortText).joined(separator: " · ")))
+      }
+    }
   }
 
   /// The session index.

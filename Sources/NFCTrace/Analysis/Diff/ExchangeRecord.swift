@@ -91,13 +91,14 @@ public struct ExchangeRecord: Sendable {
   /// offset/length/file id/AID, ISO-DEP block number).
   public static let keyFields: Set<String> = [
     "page", "start_page", "end_page", "sector", "address", "counter", "key", "offset", "le", "lc",
-    "file_id", "aid", "block", "block_number",
+    "file_id", "aid", "block", "block_number", "level",
   ]
 
   /// A short text of the request: the innermost summary, or `raw: reason`.
   public var commandSummary: String {
-    if let command { return command.summary }
-    return "raw" + (requestRawReason.map { ": " + $0 } ?? "")
+    let damaged = requestCRC == .bad ? " (bad CRC)" : ""
+    if let command { return command.summary + damaged }
+    return "raw" + (requestRawReason.map { ": " + $0 } ?? "") + damaged
   }
 
   /// A short text of the response: its summary, `no answer`, or `—` when none was expected.

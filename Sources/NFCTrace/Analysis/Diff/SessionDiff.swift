@@ -139,8 +139,14 @@ extension TraceDiff {
   /// or one answered and the other not).
   static func exchangeDifferences(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
     var out: [String] = []
-    if a.requestPayload != b.requestPayload { out.append("command") }
-    if a.responsePayload != b.responsePayload || a.unanswered != b.unanswered {
+    // A frame that failed its CRC differs from an intact one even when the bytes before the
+    // CRC agree: the radio damaged it on one side only.
+    if a.requestPayload != b.requestPayload || (a.requestCRC == .bad) != (b.requestCRC == .bad) {
+      out.append("command")
+    }
+    if a.responsePayload != b.responsePayload || a.unanswered != b.unanswered
+      || (a.responseCRC == .bad) != (b.responseCRC == .bad)
+    {
       out.append("response")
     }
     return out
