@@ -303,3 +303,29 @@ private func pn533Lines() throws -> [Substring] {
   while try importer.next() != nil {}
   #expect(importer.warnings.contains { $0.message.hasPrefix("PN53x error frame") })
 }
+
+/// An acr122_usb log pasted into an issue tracker, its long TX/RX lines wrapped: the hex-only
+/// lines are the rest of the line before (they were dropped and the file rejected). The
+/// reader then returns an empty CCID DataBlock (libnfc: "Invalid RDR_to_PC_DataBlock frame"):
+/// the command got nothing, the log is complete (it was called cut).
+@Test func wrappedACR122LinesAreJoinedAndAnEmptyAnswerEndsTheCommand() throws {
+  let log = """
+    debug\tlibnfc.chip.pn53x\tInListPassiveTarget
+    debug\tlibnfc.driver.acr122_usb\tTX: 6f 0d 00 00 00 00 00 00 00 00 ff 00 00 00 08
+    d4 4a 01 00 a0 d9 89 78
+    debug\tlibnfc.driver.acr122_usb\tRX: 80 0e 00 00 00 00 00 00 81 00 d5 4b 01 01 00
+    04 28 04 a0 d9 89 78 90 00
+    debug\tlibnfc.chip.pn53x\tInDataExchange
+    debug\tlibnfc.driver.acr122_usb\tTX: 6f 13 00 00 00 00 00 00 00 00 ff 00 00 00 0e
+    d4 40 01 00 a4 04 00 06 f7 52 46 54 41 01
+    debug\tlibnfc.driver.acr122_usb\tRX: 80 00 00 00 00 00 00 00 fe 00
+    error\tlibnfc.driver.acr122_usb\tInvalid RDR_to_PC_DataBlock frame
+
+    """
+  let (frames, warnings) = try importAll(TraceInput(path: "w.log", bytes: Data(log.utf8)))
+  #expect(frames.filter { $0.direction == .tag }.map(\.data) == [[0x04, 0x00], [0x28]])
+  let sent = try #require(frames.last { $0.direction == .reader })
+  #expect(sent.data == [0x00, 0xA4, 0x04, 0x00, 0x06, 0xF7, 0x52, 0x46, 0x54, 0x41, 0x01])
+  #expect(warnings.first?.message.hasPrefix("line 3 holds only hex bytes: joined") == true)
+  #expect(warnings.contains { $0.message.hasPrefix("CCID answer with 0 byte(s) of data") })
+}

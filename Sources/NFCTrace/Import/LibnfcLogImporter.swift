@@ -32,6 +32,7 @@ public struct LibnfcLogImporter: TraceImporter {
   private var queueHead = 0
   private var link = PN53xHostLink()
   private var trafficLines = 0
+  private var joinedWrappedLines = false
   /// Problems met so far that did not stop the import.
   public private(set) var warnings: [TraceWarning] = []
 
@@ -84,17 +85,42 @@ public struct LibnfcLogImporter: TraceImporter {
     let location = input.location(unit: "line", record: line, offset: start - bytes.startIndex)
     guard let (tag, hexStart) = Self.trafficField(bytes, start, end) else { return true }
     trafficLines += 1
-    guard let payload = Self.hexBytes(bytes, hexStart, end) else {
+    guard var payload = Self.hexBytes(bytes, hexStart, end) else {
       throw TraceError(
         .malformed, at: location,
         "\(tag == .tx ? "TX" : "RX") line: expected hex bytes separated by spaces")
     }
+    payload += continuation(after: location)
     if tag == .tx {
       transmitted(payload, at: location)
     } else {
       received(payload, at: location)
     }
     return true
+  }
+
+  /// Lines of hex bytes alone that follow a TX/RX line: the rest of its bytes, when the log
+  /// was wrapped (a terminal or an issue tracker broke the long line). Consumed and returned;
+  /// the first join is reported once as a warning.
+  private mutating func continuation(after location: SourceLocation) -> [UInt8] {
+    let bytes = input.bytes
+    var out: [UInt8] = []
+    while cursor < bytes.count {
+      let end = bytes[cursor...].firstIndex(of: 0x0A) ?? bytes.count
+      guard Self.trafficField(bytes, cursor, end) == nil,
+        let more = Self.hexBytes(bytes, cursor, end), !more.isEmpty
+      else { break }
+      if !joinedWrappedLines {
+        joinedWrappedLines = true
+        warn(
+          "line \(line + 1) holds only hex bytes: joined to the TX/RX line before it (the log "
+            + "was wrapped); later such lines are joined too", location)
+      }
+      out += more
+      cursor = end + 1
+      line += 1
+    }
+    return out
   }
 
   private enum Traffic { case tx, rx }

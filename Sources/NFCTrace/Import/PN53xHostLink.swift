@@ -335,6 +335,14 @@ public struct PN53xHostLink: Sendable {
   /// status word.
   private mutating func readerAnswer(_ body: [UInt8], _ out: inout Output) {
     guard body.count >= 2 else {
+      // No status word, no PN53x answer: the reader returned nothing for the command (libnfc
+      // logs "Invalid RDR_to_PC_DataBlock frame" and aborts); nothing more will come for it.
+      if chip.awaitingResponse {
+        chip.abort()
+        out.warnings.append(
+          "CCID answer with \(body.count) byte(s) of data: the reader returned nothing for the "
+            + "PN53x command (it got no answer)")
+      }
       pcsc.mute()
       return
     }
