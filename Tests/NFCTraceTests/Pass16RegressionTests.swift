@@ -230,3 +230,29 @@ extension Pass16Type2Tests {
     #expect(s.operations.last?.failedFrames == [17, 21])
   }
 }
+
+extension Pass16ActivationTests {
+  /// A phone's polling loop sends SENSF_REQ (`06 00 FF FF 01 00` + CRC-F `3A 10`, ISO/IEC
+  /// 18092) between REQA and REQB; in a pcap 264 it carries no technology. It is an NFC-F
+  /// frame with a valid CRC, not a type A/B frame with a bad one (300 `bad-crc` warnings for
+  /// one idle loop).
+  @Test func feliCaPollIsNoDamagedTypeAFrame() throws {
+    #expect(CRC.crcF(Array("123456789".utf8)) == 0x31C3)
+    var b = TraceBuilder()
+    b.reader([0x26], crc: false)
+    b.reader([0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00, 0x3A, 0x10], crc: false)
+    b.reader([0x05, 0x00, 0x08, 0x39, 0x73], crc: false)
+    b.reader([0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00, 0x3A, 0x10], crc: false)
+    let (frames, _) = decodeAll(
+      b.frames.map { f in
+        var f = f
+        f.technology = .unknown
+        return f
+      })
+    for f in [frames[1], frames[3]] {
+      #expect(f.findings.isEmpty)
+      #expect(f.frame.crc == .ok)
+      #expect(f.undecodedReason?.hasPrefix("FeliCa (NFC-F) SENSF_REQ") == true)
+    }
+  }
+}

@@ -44,6 +44,26 @@ public enum CRC {
     return frame[frame.count - 2] == UInt8(crc & 0xFF) && frame[frame.count - 1] == UInt8(crc >> 8)
   }
 
+  /// The CRC of FeliCa / NFC-F frames (JIS X 6319-4, ISO/IEC 18092 §11.4.2.3): the
+  /// polynomial x¹⁶+x¹²+x⁵+1 processed MSB first (0x1021), preset 0x0000, no final XOR; sent
+  /// high byte first. Check value: "123456789" → 0x31C3.
+  public static func crcF<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
+    var crc: UInt16 = 0
+    for byte in bytes {
+      crc ^= UInt16(byte) << 8
+      for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+    }
+    return crc
+  }
+
+  /// True when `frame` is shaped like an NFC-F frame: its first byte (LEN) counts itself and
+  /// the payload, and the two bytes after them are the payload's CRC-F, high byte first.
+  public static func isNFCFFrame(_ frame: [UInt8]) -> Bool {
+    guard frame.count >= 4, Int(frame[0]) + 2 == frame.count else { return false }
+    let crc = crcF(frame[..<(frame.count - 2)])
+    return frame[frame.count - 2] == UInt8(crc >> 8) && frame[frame.count - 1] == UInt8(crc & 0xFF)
+  }
+
   /// `bytes` followed by their CRC_A, low byte first.
   public static func appendingCRCA(_ bytes: [UInt8]) -> [UInt8] {
     let crc = crcA(bytes)

@@ -26,6 +26,11 @@ public struct FrameDecoder: Sendable {
       out.expectsResponse = false
       return out
     }
+    if frame.technology == .unknown, frame.crc == .unchecked, CRC.isNFCFFrame(frame.data),
+      !CRC.hasValidCRCA(frame.data), !CRC.hasValidCRCB(frame.data)
+    {
+      return nfcF(frame)
+    }
     let wasComplete = context.uidComplete
     let first =
       isTypeB(frame)
@@ -64,6 +69,23 @@ public struct FrameDecoder: Sendable {
     out.layers = layers
     out.findings = findings
     out.undecodedReason = undecodedReason
+    return out
+  }
+
+  /// A FeliCa (NFC-F) frame in a source that does not say the technology (a phone's polling
+  /// loop sends SENSF_REQ between its REQA and REQB): kept raw with its CRC-F checked, not
+  /// read as a type A or B frame with a bad CRC. It changes no type A/B state.
+  private func nfcF(_ frame: consuming Frame) -> DecodedFrame {
+    frame.crc = .ok
+    let reader = frame.direction == .reader
+    let command = frame.data.count > 1 ? frame.data[1] : 0
+    let out = DecodedFrame(frame: frame)
+    out.expectsResponse = reader
+    out.undecodedReason =
+      (reader && command == 0x00
+        ? "FeliCa (NFC-F) SENSF_REQ: the reader polling for NFC-F"
+        : "FeliCa (NFC-F) frame, command code \(Hex.string([command]))")
+      + " (LEN and CRC-F valid); NFC-F is not decoded yet"
     return out
   }
 
