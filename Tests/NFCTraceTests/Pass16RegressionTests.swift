@@ -256,3 +256,53 @@ extension Pass16ActivationTests {
     }
   }
 }
+
+extension Pass16ActivationTests {
+  private func activate(_ b: inout TraceBuilder, _ uid: [UInt8], gapUs: Int64? = nil) {
+    b.reader([0x26], crc: false, gapUs: gapUs)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x20])
+  }
+
+  /// A bit-oriented ANTICOLLISION (NVB 34h: 2 bytes and 4 bits of UID known) is sent only
+  /// after a collision (ISO/IEC 14443-3 §6.5.3): several tags, in JSON's `several_tags` and in
+  /// diagnose (both missed it).
+  @Test func bitOrientedAnticollisionShowsSeveralTags() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false, parity: [1])
+    b.reader([0x93, 0x34, 0x5E, 0x0F], crc: false)
+    b.tag([0x1F, 0x7A, 0x33, TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.tag.collision && s.tag.resolvedCollisionFrame == 4)
+    #expect(try b.diagnose().finding("several-tags")?.frames == [4])
+  }
+
+  /// A reader's SELECT with a bad BCC is the reader's mistake, not a second tag's answer; tags
+  /// with random UIDs (08h…, ISO/IEC 14443-3 §6.5.4) one after the other are one phone.
+  @Test func readerBCCAndRandomUIDsAreNoSecondTag() throws {
+    var bcc = TraceBuilder()
+    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+    bcc.reader([0x26], crc: false)
+    bcc.tag([0x04, 0x00], crc: false)
+    bcc.reader([0x93, 0x70] + uid + [0x18])
+    #expect(try bcc.diagnose().finding("several-tags") == nil)
+    var random = TraceBuilder()
+    activate(&random, [0x08, 0x01, 0x02, 0x03])
+    activate(&random, [0x08, 0xA0, 0xB0, 0xC0], gapUs: 20_000)
+    #expect(try random.diagnose().finding("several-tags") == nil)
+    var two = TraceBuilder()
+    activate(&two, [0x5E, 0x01, 0x02, 0x03])
+    activate(&two, [0x5E, 0xA0, 0xB0, 0xC0], gapUs: 20_000)
+    #expect(try two.diagnose().finding("several-tags") != nil)
+  }
+}

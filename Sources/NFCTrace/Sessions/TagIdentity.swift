@@ -31,6 +31,10 @@ public struct TagIdentity: Sendable, Equatable {
   public var signature: [UInt8]?
   /// True when anticollision saw more than one tag (a collision or two UIDs).
   public var collision = false
+  /// The reader frame of a bit-oriented ANTICOLLISION (NVB other than 20h): the reader sends
+  /// known UID bits only after it detected a bit collision between two answers (ISO/IEC
+  /// 14443-3 §6.5.3), so two tags answered at once.
+  public var resolvedCollisionFrame: Int?
   /// True when the Type 4 NDEF application answered SELECT.
   public var hasNDEFApplication = false
   /// True when a MIFARE Classic authentication was seen.
@@ -175,6 +179,11 @@ public struct TagIdentity: Sendable, Equatable {
         if payload.count == 2 { atqa = UInt16(payload[1]) << 8 | UInt16(payload[0]) }
       } else if layer.name == "ATR" {
         atr = f.frame.data
+      } else if layer.name == "ANTICOLLISION", f.frame.direction == .reader,
+        case .hex(let nvb)? = layer.field("nvb"), nvb != [0x20]
+      {
+        collision = true
+        if resolvedCollisionFrame == nil { resolvedCollisionFrame = f.frame.index }
       } else if layer.name == "SAK", case .bool(true) = layer.field("uid_complete"),
         let s = Self.payload(f).first
       {

@@ -87,7 +87,10 @@ public struct SessionRFStatistics: Sendable {
     for finding in f.findings {
       if finding.code == "frame-exceeds-fsd" { Self.add(f.frame.index, to: &fsdOverruns) }
       if finding.code == "frame-exceeds-fsc" { Self.add(f.frame.index, to: &fscOverruns) }
-      if finding.code == "bad-bcc" { Self.add(f.frame.index, to: &badBCC) }
+      // A reader's SELECT with a bad BCC says nothing of a second tag: only answers count.
+      if finding.code == "bad-bcc", f.frame.direction == .tag {
+        Self.add(f.frame.index, to: &badBCC)
+      }
       if finding.code == "answer-not-captured", let unanswered = finding.frames.first {
         Self.add(unanswered, to: &missedAnswers)
       }

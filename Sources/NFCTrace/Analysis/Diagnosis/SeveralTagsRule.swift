@@ -1,9 +1,11 @@
 /// Rule: more than one tag in the field.
 ///
-/// Evidence: a UID that changes inside a session (`TagIdentity.collision`), anticollision
+/// Evidence: a UID that changes inside a session, a bit-oriented ANTICOLLISION (the reader
+/// resolving a collision, `TagIdentity.resolvedCollisionFrame`), the tag's anticollision
 /// answers with a bad BCC (two tags answering at once corrupt the UID; ISO/IEC 14443-3
 /// §6.5.3, nfc-facts §1.2), or a session on another UID starting within 100 ms of the end of
-/// the previous one (the reader alternates between tags).
+/// the previous one (the reader alternates between tags; not random UIDs, which change at
+/// every activation of one device).
 /// Code: `several-tags` (warning; no error: Core NFC's NFCNDEFReaderSession delivers several
 /// tags to readerSession(_:didDetect:) and the app must restartPolling()).
 enum SeveralTagsRule: DiagnosisRule {
@@ -12,18 +14,27 @@ enum SeveralTagsRule: DiagnosisRule {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var reasons: [String] = []
     var frames: [Int] = []
-    if c.session.tag.collision || c.rf.uids.count > 1 {
+    if c.rf.uids.count > 1 {
       reasons.append(
         "the UID changed during the session (\(c.rf.uids.map { Hex.uid($0.uid) }.joined(separator: ", ")))"
       )
       frames += c.rf.uids.map(\.frame)
     }
+    if let frame = c.session.tag.resolvedCollisionFrame {
+      reasons.append(
+        "the reader resolved a collision bit by bit (an ANTICOLLISION with known UID bits, sent "
+          + "only after two answers collided)")
+      frames.append(frame)
+    }
     if !c.rf.badBCC.isEmpty {
       reasons.append("\(c.rf.badBCC.count) anticollision answer(s) with a bad BCC")
       frames += c.rf.badBCC.prefix(3)
     }
+    // Random UIDs (4 bytes from 08h, ISO/IEC 14443-3 §6.5.4: a phone emulating a card) change
+    // at every activation: one device, not two tags.
     if let p = c.previous, !p.tag.uid.isEmpty, !c.session.tag.uid.isEmpty,
       p.tag.uid != c.session.tag.uid,
+      !(Self.isRandom(p.tag.uid) && Self.isRandom(c.session.tag.uid)),
       c.session.info.startNs.saturatingMinus(p.info.endNs) <= 100_000_000
     {
       reasons.append(
@@ -32,6 +43,7 @@ enum SeveralTagsRule: DiagnosisRule {
       frames += [p.info.lastFrame, c.session.info.firstFrame]
     }
     guard !reasons.isEmpty else { return [] }
+    frames.sort()
     return [
       DiagnosisFinding(
         code: "several-tags", severity: .warning,
@@ -45,4 +57,6 @@ enum SeveralTagsRule: DiagnosisRule {
           + "to present a single tag.")
     ]
   }
+
+  private static func isRandom(_ uid: [UInt8]) -> Bool { uid.count == 4 && uid[0] == 0x08 }
 }
