@@ -306,3 +306,25 @@ extension Pass16ActivationTests {
     #expect(try two.diagnose().finding("several-tags") != nil)
   }
 }
+
+extension Pass16SessionTests {
+  /// A payment card's SELECT of the master file 3F00 (ISO/IEC 7816-4 §7.1.1), no NDEF
+  /// application selected: the card's own application, a transceive, not a queryNDEFStatus
+  /// (and its label was doubled, "SELECT file 3f00 ‹ SELECT file 3f00"). A proprietary file
+  /// of the NDEF application stays a Type 4 SELECT, with a label of its own.
+  @Test func selectOfTheMasterFileIsNoNDEFQuery() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x00, 0xA4, 0x00, 0x00, 0x02, 0x3F, 0x00], Self.ok)
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames[8].layers.map(\.protocolID) == [.isoDEP, .iso7816])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .transceive])
+    var n = TraceBuilder()
+    n.activateType4()
+    n.apdu(Self.selectApp, Self.ok)
+    n.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x01], Self.ok)
+    let (inApp, _) = decodeAll(n.frames)
+    #expect(inApp[10].innermost?.summary == "SELECT file e101 of the NDEF application")
+  }
+}

@@ -95,6 +95,10 @@ public struct Type4Layer: ProtocolLayer {
 
   // MARK: - Commands
 
+  private var inNDEFApplication: Bool {
+    if case .ndef = application { return true }
+    return false
+  }
   private var ndefFileID: UInt16 { capabilityContainer?.ndefFile.fileID ?? 0xE104 }
   private var nlenSize: Int { capabilityContainer?.ndefFile.lengthFieldSize ?? 2 }
 
@@ -196,9 +200,20 @@ public struct Type4Layer: ProtocolLayer {
   private mutating func selectFile(_ c: CommandAPDU) -> LayerResult {
     let id = UInt16(c.data[0]) << 8 | UInt16(c.data[1])
     let kind = fileKind(id)
+    // Outside the NDEF application only the CC and NDEF files are the tag's NDEF procedure:
+    // a SELECT of 3F00 (the master file, ISO/IEC 7816-4 §7.1.1) or another file of a payment
+    // or transit card is its own application's, left to the APDU layer.
+    if kind == "file", !inNDEFApplication {
+      selectedFile = id
+      return LayerResult()
+    }
     let name = kind == "file" ? "SELECT file" : "SELECT \(kind)"
     let fields = [LayerField("file_id", .hex(c.data)), LayerField("file", .string(kind))]
-    return emit(.selectFile(id), name, "\(name) \(Hex.string(c.data))", fields)
+    let summary =
+      kind == "file"
+      ? "SELECT file \(Hex.string(c.data)) of the NDEF application"
+      : "\(name) \(Hex.string(c.data))"
+    return emit(.selectFile(id), name, summary, fields)
   }
 
   /// A trace that starts after the NDEF file was selected: no SELECT at all in this
