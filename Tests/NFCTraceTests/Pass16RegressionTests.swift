@@ -328,3 +328,42 @@ extension Pass16SessionTests {
     #expect(inApp[10].innermost?.summary == "SELECT file e101 of the NDEF application")
   }
 }
+
+extension Pass16ActivationTests {
+  /// An Android phone authenticated to a MIFARE Classic, got the nonce nt, then sent a
+  /// plaintext HLTA (valid CRC_A) instead of {nr, ar}: it gave up, the link stays plaintext
+  /// (the HLTA and all that followed were "encrypted (Crypto1)").
+  @Test func plaintextHLTAAfterTheNonceAbortsTheAuthentication() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x2B, 0x1E, 0xA4, 0x00]
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    b.reader([0x60, 0x00])
+    b.tag([0x54, 0xD2, 0x19, 0xF8], crc: false)
+    b.reader([0x50, 0x00])
+    let (frames, decoder) = decodeAll(b.frames)
+    #expect(frames[8].innermost?.name == "HLTA")
+    #expect(frames[8].frame.crc == .ok)
+    #expect(!decoder.context.encrypted)
+  }
+
+  /// A sniff that missed the reader's REQA and ANTICOLLISION (weak modulation): the tag's
+  /// `44 00` is the ATQA and `5E 1F 7A 33 08` (BCC valid) a UID part, not frames with a
+  /// missing or bad CRC_A.
+  @Test func unsolicitedATQAAndUIDPartAreNoCRCFrames() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+    b.tag([0x04, 0x00], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames[0].innermost?.name == "ATQA")
+    #expect(frames[1].innermost?.summary == "UID CL1 5e 1f 7a 33 (BCC ok)")
+    #expect(frames[0].findings.isEmpty && frames[1].findings.isEmpty)
+  }
+}

@@ -76,6 +76,8 @@ public struct ISO14443ALayer: Sendable {
   /// Set when the tag answered a MIFARE Classic AUTH with its nonce NT: every later frame of
   /// the activation is Crypto1 ciphertext (the MIFARE Classic layer may also say so).
   private var crypto1Follows = false
+  /// HLTA with its CRC_A as sent in plaintext (ISO/IEC 14443-3 §6.4.3).
+  private static let plainHLTA: [UInt8] = [0x50, 0x00, 0x57, 0xCD]
   /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -110,7 +112,10 @@ public struct ISO14443ALayer: Sendable {
     if frame.technology == .nfcA { context.technology = .nfcA }
     if crypto1Follows {
       crypto1Follows = false
-      context.encrypted = true
+      // The reader answers the tag's nonce nt with the 8 encrypted bytes {nr, ar}; a plaintext
+      // HLTA (with its CRC_A) instead is the reader giving up the authentication (a phone
+      // that found the tag is not its card): the link stays plaintext.
+      context.encrypted = !(frame.direction == .reader && frame.data == Self.plainHLTA)
     }
     let kind = classify(frame, context: context)
     if frame.direction == .reader, case .select(let level, let part) = pending {
@@ -211,9 +216,23 @@ public struct ISO14443ALayer: Sendable {
     case .mifareAuth:
       // The tag nonce NT (4 bytes) carries no CRC.
       return .inner(carriesCRC: data.count != 4)
+    case .none where context.sak == nil && !context.isoDEPActive:
+      return unsolicited(data)
     case .none, .halt, .rats, .inner:
       return .inner(carriesCRC: true)
     }
+  }
+
+  /// A tag frame with no command before it, before any SAK: the sniffer missed the reader's
+  /// REQA/WUPA or ANTICOLLISION (weak reader modulation), not the tag's answer. Two bytes are
+  /// the ATQA; five whose last is the XOR of the others the UID part and its BCC (ISO/IEC
+  /// 14443-3 §6.5.2, §6.5.3). Neither carries CRC_A.
+  private func unsolicited(_ data: [UInt8]) -> Kind {
+    if data.count == 2 { return .atqa }
+    if data.count == 5, data[0] ^ data[1] ^ data[2] ^ data[3] == data[4], let nvb = NVB(0x20) {
+      return .uidAnswer(.cl1, nvb, [])
+    }
+    return .inner(carriesCRC: true)
   }
 
   // MARK: - Decoding
