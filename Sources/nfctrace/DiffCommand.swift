@@ -36,8 +36,12 @@ enum DiffCommand {
     var failures: [TraceError] = []
     if sameFile {
       let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
-      sideA = try side(t, sessionA, name: "A", flag: flagA, other: sessionB)
-      sideB = try side(t, sessionB, name: "B", flag: flagB, other: sessionA)
+      var a = try side(t, sessionA, name: "A", flag: flagA)
+      var b = try side(t, sessionB, name: "B", flag: flagB)
+      // The other side's session of the same file is compared, not left out.
+      a.otherFailures.removeAll { $0.session == b.session }
+      b.otherFailures.removeAll { $0.session == a.session }
+      (sideA, sideB) = (a, b)
       failures += [t.result.error].compactMap { $0 }
     } else {
       let ta = try LoadedTrace(pathA, format: format, wanted: [sessionA])
@@ -60,11 +64,11 @@ enum DiffCommand {
 
   /// The side's session; when there is none and reading the trace stopped at an import error,
   /// that error is what the user needs: it is thrown, naming the missing session too.
-  private static func side(
-    _ t: LoadedTrace, _ n: Int?, name: String, flag: String, other: Int? = nil
-  ) throws -> DiffSide {
+  private static func side(_ t: LoadedTrace, _ n: Int?, name: String, flag: String) throws
+    -> DiffSide
+  {
     do {
-      return try t.side(n, name: name, flag: flag, other: other)
+      return try t.side(n, name: name, flag: flag)
     } catch {
       guard var e = t.result.error else { throw error }
       e.message += " (and so: \(error))"
@@ -99,8 +103,7 @@ private struct LoadedTrace {
     self.recorder = recorder
   }
 
-  /// `other`: the session of this trace the other side compares, if any.
-  func side(_ wanted: Int?, name: String, flag: String, other: Int?) throws -> DiffSide {
+  func side(_ wanted: Int?, name: String, flag: String) throws -> DiffSide {
     let count = result.sessions.count
     guard let index = wanted ?? recorder.defaultSession else {
       throw DiffInputError(
@@ -118,8 +121,7 @@ private struct LoadedTrace {
     }
     let exchanges = recorder.exchanges(session: index, operations: analysis.operations) ?? []
     return DiffSide(
-      path: path, analysis: analysis, exchanges: exchanges, sessions: result.sessions,
-      alsoCompared: other)
+      path: path, analysis: analysis, exchanges: exchanges, sessions: result.sessions)
   }
 }
 

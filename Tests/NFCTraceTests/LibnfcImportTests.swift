@@ -306,7 +306,7 @@ private func pn533Lines() throws -> [Substring] {
 
 /// An acr122_usb log pasted into an issue tracker, its long TX/RX lines wrapped: the hex-only
 /// lines are the rest of the line before (they were dropped and the file rejected). The
-/// reader then returns an empty CCID DataBlock (libnfc: "Invalid RDR_to_PC_DataBlock frame"):
+/// reader then returns an empty CCID DataBlock (length 0, bError FE: the command timed out):
 /// the command got nothing, the log is complete (it was called cut).
 @Test func wrappedACR122LinesAreJoinedAndAnEmptyAnswerEndsTheCommand() throws {
   let log = """

@@ -30,7 +30,8 @@ import Testing
     #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok, .interrupted])
     let report = try b.diagnose()
     #expect(report.finding("write-interrupted") == nil)
-    #expect(report.finding("read-interrupted") != nil)
+    // The stack's next NDEF detection after the write, unanswered: a note, nothing to fix.
+    #expect(report.finding("read-interrupted")?.severity == .info)
   }
 
   /// The same after a readNDEF that read the whole message; a write that never set its NLEN
@@ -124,9 +125,9 @@ import Testing
     [0x03, 0x14, 0xD1, 0x01, 0x10, 0x55, 0x04] + Array("example.com/abcd".utf8) + [0xFE]
 
   /// Read, then the stack's presence checks (READ 0) after the tag was taken away: nfcpy
-  /// sends READ 0 with two retries (tt2.py `_is_present`), three unanswered in all. One
-  /// operation, and a note: the read had succeeded (it was a transceive warning and a
-  /// queryNDEFStatus error, Core NFC 100).
+  /// sends READ 0 with two retries (tt2.py `_is_present`), three unanswered in all. The
+  /// retries stay in one operation, and the silence is a note: the read had succeeded (it was
+  /// split in two operations, a transceive warning and a queryNDEFStatus error, Core NFC 100).
   @Test(arguments: [1, 3])
   func presenceCheckRetriesAfterAReadAreANote(_ silent: Int) throws {
     var b = TraceBuilder()
@@ -139,9 +140,15 @@ import Testing
     for _ in 0..<silent { b.reader([0x30, 0x00], gapUs: 100_000) }
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
-    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .transceive])
+    // The answered READ 0 is a raw command; the silent one and its retries the status asked
+    // again (Android detects NDEF with READ 0 before each call), one operation.
+    #expect(
+      s.operations.map(\.kind) == [
+        .connect, .queryNDEFStatus, .readNDEF, .transceive, .queryNDEFStatus,
+      ])
+    #expect(s.operations.last?.unansweredFrames.count == silent)
     let report = try b.diagnose()
-    #expect(report.sessions.first?.findings.map(\.code) == ["command-interrupted"])
+    #expect(report.sessions.first?.findings.map(\.code) == ["read-interrupted"])
     #expect(report.sessions.first?.findings.first?.severity == .info)
   }
 }
@@ -365,5 +372,87 @@ extension Pass16ActivationTests {
     #expect(frames[0].innermost?.name == "ATQA")
     #expect(frames[1].innermost?.summary == "UID CL1 5e 1f 7a 33 (BCC ok)")
     #expect(frames[0].findings.isEmpty && frames[1].findings.isEmpty)
+  }
+}
+
+@Suite struct Pass16ReviewTests {
+  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+  }
+
+  /// A READ past the message after a write that set its length is the next call: its silence
+  /// does not interrupt the finished write.
+  @Test func readPastTheMessageAfterAFinishedWriteIsTheNextCall() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
+    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(4, [0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD0, 0x00])
+    b.write(5, [0x00, 0xFE, 0x00, 0x00])
+    b.write(4, [0x03, 0x03, 0xD0, 0x00])
+    b.reader([0x30, 0x08], gapUs: 50_000)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind).suffix(2) == [.writeNDEF, .readNDEF])
+    #expect(s.operations.map(\.outcome).suffix(2) == [.ok, .interrupted])
+  }
+
+  /// A damaged SAK whose cascade bit reads 0 completes no UID: the intact SAK of the SELECT
+  /// retry says another level follows, and the UID is the 7 bytes of both levels (it was the
+  /// 4 bytes of CL1, cascade tag included).
+  @Test func damagedCascadeSAKCompletesNoUID() throws {
+    var b = TraceBuilder()
+    let cl1: [UInt8] = [0x88, 0x04, 0x11, 0x22]
+    let cl2: [UInt8] = [0x33, 0x44, 0x55, 0x66]
+    b.reader([0x52], crc: false)
+    b.tag([0x44, 0x00], crc: false)
+    b.reader([0x93, 0x70] + cl1 + [TraceBuilder.bcc(cl1)])
+    b.tag([0x00], badCRC: true)
+    b.reader([0x93, 0x70] + cl1 + [TraceBuilder.bcc(cl1)])
+    b.tag([0x04])
+    b.reader([0x95, 0x70] + cl2 + [TraceBuilder.bcc(cl2)])
+    b.tag([0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.tag.uid == [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+    #expect(!s.tag.collision)
+  }
+
+  /// ANTICOLLISION with an invalid NVB (28h) or a length its NVB does not count is the
+  /// reader's error, no sign of a collision.
+  @Test func invalidNVBIsNoCollision() throws {
+    var b = TraceBuilder()
+    let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+    b.reader([0x26], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x28], crc: false)
+    b.reader([0x93, 0x21], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    let s = try #require(try sessions(b).first)
+    #expect(!s.tag.collision && s.tag.resolvedCollisionFrame == nil)
+  }
+
+  /// A phone polling FeliCa after the session (SENSF_REQ unanswered) opens no operation; the
+  /// frames are NFC-F.
+  @Test func unansweredFeliCaPollsOpenNoOperation() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00])
+    for _ in 0..<3 {
+      b.reader([0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00, 0x3A, 0x10], crc: false, gapUs: 5_000)
+    }
+    let frames = b.frames.map { f in
+      var f = f
+      f.technology = .unknown
+      return f
+    }
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok])
+    let (decoded, _) = decodeAll(frames)
+    #expect(decoded.last?.frame.technology == .nfcF && decoded.last?.startsActivation == true)
   }
 }

@@ -108,7 +108,7 @@ public struct LibnfcLogImporter: TraceImporter {
     while cursor < bytes.count {
       let end = bytes[cursor...].firstIndex(of: 0x0A) ?? bytes.count
       guard Self.trafficField(bytes, cursor, end) == nil,
-        let more = Self.hexBytes(bytes, cursor, end), !more.isEmpty
+        let more = Self.hexBytes(bytes, cursor, end, separated: true), !more.isEmpty
       else { break }
       if !joinedWrappedLines {
         joinedWrappedLines = true
@@ -150,9 +150,12 @@ public struct LibnfcLogImporter: TraceImporter {
     }
   }
 
-  /// Hex pairs separated by spaces/tabs (a trailing CR allowed); nil on anything else. Works on
+  /// Hex pairs separated by spaces/tabs (a trailing CR allowed; `separated`: never two pairs
+  /// run together); nil on anything else. Works on
   /// the mapped bytes directly rather than `Hex.bytes` so that no String is built per line.
-  private static func hexBytes(_ bytes: Data, _ start: Int, _ end: Int) -> [UInt8]? {
+  private static func hexBytes(
+    _ bytes: Data, _ start: Int, _ end: Int, separated: Bool = false
+  ) -> [UInt8]? {
     var out: [UInt8] = []
     out.reserveCapacity((end - start) / 3)
     var i = start
@@ -167,6 +170,8 @@ public struct LibnfcLogImporter: TraceImporter {
       }
       out.append(hi << 4 | lo)
       i += 2
+      // `separated`: each pair stands alone, as libnfc writes them (`cafe` is a word).
+      if separated, i < end, bytes[i] != 0x20, bytes[i] != 0x09, bytes[i] != 0x0D { return nil }
     }
     return out
   }

@@ -335,8 +335,9 @@ public struct PN53xHostLink: Sendable {
   /// status word.
   private mutating func readerAnswer(_ body: [UInt8], _ out: inout Output) {
     guard body.count >= 2 else {
-      // No status word, no PN53x answer: the reader returned nothing for the command (libnfc
-      // logs "Invalid RDR_to_PC_DataBlock frame" and aborts); nothing more will come for it.
+      // No status word, no PN53x answer: the reader returned nothing for the command (an
+      // ACR122 whose command timed out answers a DataBlock of length 0 with bError FE; libnfc
+      // aborts); nothing more will come for it.
       if chip.awaitingResponse {
         chip.abort()
         out.warnings.append(

@@ -73,14 +73,19 @@ public struct FrameDecoder: Sendable {
   }
 
   /// A FeliCa (NFC-F) frame in a source that does not say the technology (a phone's polling
-  /// loop sends SENSF_REQ between its REQA and REQB): kept raw with its CRC-F checked, not
-  /// read as a type A or B frame with a bad CRC. It changes no type A/B state.
+  /// loop sends SENSF_REQ between its REQA and REQB): kept raw with its CRC-F checked and
+  /// technology NFC-F, not read as a type A or B frame with a bad CRC. It changes no type A/B
+  /// state.
   private func nfcF(_ frame: consuming Frame) -> DecodedFrame {
     frame.crc = .ok
+    frame.technology = .nfcF
     let reader = frame.direction == .reader
     let command = frame.data.count > 1 ? frame.data[1] : 0
     let out = DecodedFrame(frame: frame)
     out.expectsResponse = reader
+    // SENSF_REQ is NFC-F's poll, as REQA is type A's: it opens an activation (a session when
+    // a card answers) and interrupts no operation when none does.
+    out.startsActivation = reader && command == 0x00
     out.undecodedReason =
       (reader && command == 0x00
         ? "FeliCa (NFC-F) SENSF_REQ: the reader polling for NFC-F"

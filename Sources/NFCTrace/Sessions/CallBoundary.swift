@@ -56,8 +56,9 @@ struct CallBoundary: Sendable {
   static let retryWindowNs: Int64 = 1_000_000_000
   private var lastTimeNs: Int64 = 0
 
-  /// Type 4: the call read NDEF data / set a non-zero NLEN (its last step).
+  /// The call read NDEF data (a Type 2 READ answer or a Type 4 READ of the NDEF file).
   var type4DataRead: Bool { dataRead }
+  /// Type 4: the call set a non-zero NLEN (a write's last step).
   var type4LengthSet: Bool { lengthSet }
 
   /// Forgets the call (a new operation started).
@@ -107,6 +108,10 @@ struct CallBoundary: Sendable {
     guard lengthSet, case .hex(let h)? = d.field("apdu_header"), h.count == 4 else { return false }
     return h[1] == 0xD6 && h[2] == 0 && h[3] == 0
   }
+
+  /// Whether `d`, sent at `timeNs`, is the stack's retry of the last command (see
+  /// `isRetry`): it belongs to that command's operation, whatever its kind.
+  func retries(_ d: LayerDecode, at timeNs: Int64) -> Bool { isRetry(d, at: timeNs) }
 
   /// A stack's retry: the same command again, soon (within `retryWindowNs`; an app calling
   /// again after Core NFC reported the failure takes longer), after a failed transmission.

@@ -651,7 +651,6 @@ public struct SessionAnalyzer: Sendable {
     }
   }
 
-  /// A polling frame: REQA/WUPA, ATQA, Apple ECP.
   /// Whether the Type 4 read or write in progress did its last step (read the whole
   /// message; set a non-zero NLEN): a SELECT after it starts the stack's next procedure
   /// (Android detects NDEF again before each call), not a step of the finished one, which
@@ -664,6 +663,7 @@ public struct SessionAnalyzer: Sendable {
     }
   }
 
+  /// A polling frame: REQA/WUPA, ATQA, Apple ECP.
   private static func isPoll(_ f: DecodedFrame) -> Bool {
     guard let d = f.innermost else { return false }
     if d.protocolID == .appleECP { return true }
@@ -691,6 +691,11 @@ public struct SessionAnalyzer: Sendable {
     case .isoDEP:
       return d.name == "RATS" || d.name.hasPrefix("PPS") ? .connect : nil
     case .type2:
+      // The stack resending a command that got no answer (nfcpy's presence check: READ 0 with
+      // two retries) stays in that command's operation.
+      if let kind = current?.kind, kind != .connect, call.retries(d, at: f.frame.timeNs) {
+        return kind
+      }
       let answered: Bool
       if case .answeredBy = f.response { answered = true } else { answered = false }
       let kind = type2.classify(

@@ -180,7 +180,7 @@ public struct TagIdentity: Sendable, Equatable {
       } else if layer.name == "ATR" {
         atr = f.frame.data
       } else if layer.name == "ANTICOLLISION", f.frame.direction == .reader,
-        case .hex(let nvb)? = layer.field("nvb"), nvb != [0x20]
+        Self.resolvesCollision(f, layer)
       {
         collision = true
         if resolvedCollisionFrame == nil { resolvedCollisionFrame = f.frame.index }
@@ -233,6 +233,15 @@ public struct TagIdentity: Sendable, Equatable {
     if !self.uid.isEmpty && self.uid != uid { collision = true }
     self.uid = uid
     if let selected = atqbByPUPI[uid] { atqb = selected }
+  }
+
+  /// A valid NVB with known UID bits, as many bytes as it counts, and no finding on the frame
+  /// (an invalid NVB or a wrong length is the reader's error, no sign of a collision).
+  private static func resolvesCollision(_ f: DecodedFrame, _ layer: LayerDecode) -> Bool {
+    guard f.findings.isEmpty, case .hex(let value)? = layer.field("nvb"), value.count == 1,
+      let nvb = NVB(value[0]), !nvb.isSelect, nvb.knownBits > 0
+    else { return false }
+    return f.frame.data.count == 2 + nvb.knownByteCount
   }
 
   /// The frame's bytes without CRC.

@@ -85,9 +85,6 @@ struct Type2Procedure: Sendable {
     if !queried && range.contains(3) { return .queryNDEFStatus }
     // The CC read again outside a read (after writeLock, or a stack checking the status
     // again) is the query again, not a readNDEF of bytes it never covered.
-    // READ 0 after a raw command is the stack's presence check again (Android checks every
-    // ~125 ms, nfcpy retries an unanswered one twice): it stays the raw command's kind.
-    if queried, current == .transceive, d.name == "READ", d.absolutePage == 0 { return .transceive }
     if queried, range.lowerBound <= 3, current != .readNDEF { return .queryNDEFStatus }
     if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
       return .queryNDEFStatus
@@ -101,7 +98,7 @@ struct Type2Procedure: Sendable {
       return .transceive  // configuration, lock or signature pages
     }
     if ndef, let kind = current, [.queryNDEFStatus, .readNDEF, .writeNDEF].contains(kind),
-      Self.pastMessage(range, memory: memory)
+      Self.pastMessage(range, memory: memory, duringWrite: kind == .writeNDEF)
     {
       // Reads of the data area past a message already read whole are a step of the procedure
       // in progress, not a readNDEF: Android's write reads the blocks of the new message's
@@ -133,10 +130,14 @@ struct Type2Procedure: Sendable {
     return pages.contains(lock)
   }
 
-  /// Whether `pages` start past the end of an NDEF message whose every byte is known.
-  private static func pastMessage(_ pages: ClosedRange<Int>, memory: TagMemory) -> Bool {
+  /// Whether `pages` start past the end of an NDEF message whose every byte is known. During
+  /// a write only while its length is still 0 (the length-last procedure under way): a READ
+  /// after a write that set its length is the next call.
+  private static func pastMessage(
+    _ pages: ClosedRange<Int>, memory: TagMemory, duringWrite: Bool
+  ) -> Bool {
     guard let area = memory.type2Area, let ndef = area.ndef, ndef.isComplete,
-      let end = area.ndefValueEndAddress
+      !duringWrite || ndef.length == 0, let end = area.ndefValueEndAddress
     else { return false }
     return pages.lowerBound * 4 >= end
   }

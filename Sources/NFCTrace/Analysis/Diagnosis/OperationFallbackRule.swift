@@ -13,12 +13,12 @@ enum OperationFallbackRule: DiagnosisRule {
   /// a readNDEF or writeNDEF among them: the stack checking that the tag is still there
   /// (Android re-reads page 0 every ~125 ms) after it was taken away, the work done.
   static let presenceFix =
-    "Nothing to fix: the work was done; the reader's last READ checked whether the tag was still "
-    + "there (a presence check) after it had been taken away."
+    "Nothing to fix: the work was done; the reader's last command checked whether the tag was "
+    + "still there (a presence check, or the next NDEF detection) after it had been taken away."
 
   static func presenceCheck(_ c: DiagnosisContext, _ i: Int) -> Bool {
     let ops = c.session.operations
-    guard c.session.tag.isType2, i == ops.count - 1, i > 0,
+    guard c.session.tag.isType2 || c.session.tag.isISODEP, i == ops.count - 1, i > 0,
       ops[..<i].allSatisfy({ $0.outcome == .ok }),
       ops[..<i].contains(where: { $0.kind == .readNDEF || $0.kind == .writeNDEF })
     else { return false }

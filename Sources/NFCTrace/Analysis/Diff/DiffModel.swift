@@ -16,17 +16,17 @@ public struct DiffSide: Sendable {
   /// session is not missed.
   public var otherFailures: [(session: Int, operations: String)] = []
 
-  /// A side; `sessions`: all of the trace's sessions (for `sessionCount`, `otherFailures`);
-  /// `alsoCompared`: a session of the same trace on the other side (not listed as left out).
+  /// A side; `sessions`: all of the trace's sessions (for `sessionCount`, `otherFailures`;
+  /// none given: this session alone).
   public init(
     path: String, analysis: SessionAnalysis, exchanges: [ExchangeRecord],
-    sessions: [SessionAnalysis] = [], alsoCompared: Int? = nil
+    sessions: [SessionAnalysis] = []
   ) {
     self.path = path
     self.analysis = analysis
     self.exchanges = exchanges
     sessionCount = max(1, sessions.count)
-    for s in sessions where s.info.index != analysis.info.index && s.info.index != alsoCompared {
+    for s in sessions where s.info.index != analysis.info.index {
       let bad = s.operations.filter { $0.outcome == .failed || $0.outcome == .interrupted }
       if !bad.isEmpty {
         otherFailures.append((s.info.index, bad.map(\.shortText).joined(separator: " · ")))

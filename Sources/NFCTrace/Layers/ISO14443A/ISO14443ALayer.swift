@@ -307,6 +307,12 @@ public struct ISO14443ALayer: Sendable {
       pending = .none
       return buildUIDAnswer(level, nvb: nvb, known: known, payload: payload, index: index)
     case .sak(let level, let part):
+      if crc == .bad, let byte = payload.first {
+        // A damaged SAK may carry a wrong cascade bit: it completes nothing. The SELECT stays
+        // pending, so the intact SAK of the reader's retry, or the command that follows (as
+        // after a missed SAK), completes the UID.
+        return LayerResult(decode: SAK(byte).decode(level: level))
+      }
       pending = .none
       return buildSAK(level, part: part, payload: payload, index: index, context: &context)
     case .unexpected(let reason, _):

@@ -156,16 +156,16 @@ public struct ISODEPLayer: ProtocolLayer {
     return LayerResult(decode: rats.decode, findings: rats.findings(frameIndex: unit.frameIndex))
   }
 
-  /// A 4-bit answer (or, where the source keeps no bit count, a 1-byte one with no CRC that
-  /// fits 4 bits): an ATS always carries CRC_A and at least TL (ISO/IEC 14443-4 §5.2).
+  /// A 1-byte answer with no CRC that fits 4 bits, whatever bit count the source recorded
+  /// (sniffers miscount short frames): an ATS always carries CRC_A after TL (ISO/IEC 14443-4
+  /// §5.2), and a 1-byte ATS is `01` + CRC.
   private static func isNAK(_ unit: LayerUnit) -> Bool {
-    guard unit.bytes.count == 1, !unit.carriedCRC, unit.bytes[0] <= 0x0F else { return false }
-    return unit.bits == nil || unit.bits.map { $0 < 8 } ?? false
+    unit.bytes.count == 1 && !unit.carriedCRC && unit.bytes[0] <= 0x0F
   }
 
-  /// The NAK of a tag that is not ISO-DEP: a MIFARE Classic answers RATS with a 4-bit NAK
-  /// (MF1S50 datasheet §9.3, the value `4` or `5`) instead of an ATS. The link stays
-  /// ISO 14443-3.
+  /// The NAK of a tag that is not ISO-DEP: a MIFARE Classic, to which RATS (E0h) is an
+  /// unknown command, answers with a 4-bit NAK (MF1S50 datasheet §9.3, NAK codes; seen as
+  /// `04(4)` in Proxmark3 sniffs of phones) instead of an ATS. The link stays ISO 14443-3.
   private static func refusedRATS(_ unit: LayerUnit) -> LayerResult {
     let code = Int(unit.bytes[0])
     return LayerResult(
