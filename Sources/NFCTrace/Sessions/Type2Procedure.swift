@@ -97,7 +97,8 @@ struct Type2Procedure: Sendable {
     if let last = tag.lastPage, range.lowerBound > dataAreaLastPage(memory, tag: tag) ?? last {
       return .transceive  // configuration, lock or signature pages
     }
-    if ndef, let kind = current, [.queryNDEFStatus, .readNDEF, .writeNDEF].contains(kind),
+    // (A readNDEF keeps such reads anyway: the data area is parsed only for the other two.)
+    if ndef, let kind = current, kind == .queryNDEFStatus || kind == .writeNDEF,
       Self.pastMessage(range, memory: memory, duringWrite: kind == .writeNDEF)
     {
       // Reads of the data area past a message already read whole are a step of the procedure
@@ -118,16 +119,13 @@ struct Type2Procedure: Sendable {
   private static func readsLockBytes(
     _ pages: ClosedRange<Int>, memory: TagMemory, tag: TagIdentity
   ) -> Bool {
+    // The product's page when it is known: no parse of the data area (every access parses it).
+    if let product = tag.ntagProduct, let lock = Type2Locks.dynamicLayout(product)?.page {
+      return pages.contains(lock)
+    }
     let bytes = (pages.lowerBound * 4)..<((pages.upperBound + 1) * 4)
-    if let area = memory.type2Area,
-      area.reservedAreas.contains(where: { $0.isLock && $0.bytes.overlaps(bytes) })
-    {
-      return true
-    }
-    guard let product = tag.ntagProduct, let lock = Type2Locks.dynamicLayout(product)?.page else {
-      return false
-    }
-    return pages.contains(lock)
+    return memory.type2Area?.reservedAreas.contains { $0.isLock && $0.bytes.overlaps(bytes) }
+      ?? false
   }
 
   /// Whether `pages` start past the end of an NDEF message whose every byte is known. During
@@ -136,7 +134,9 @@ struct Type2Procedure: Sendable {
   private static func pastMessage(
     _ pages: ClosedRange<Int>, memory: TagMemory, duringWrite: Bool
   ) -> Bool {
-    guard let area = memory.type2Area, let ndef = area.ndef, ndef.isComplete,
+    // A message's value starts at byte 18 at the earliest (page 4: T, L): reads from page 4
+    // down never start past it, and the data area is not parsed for them.
+    guard pages.lowerBound > 4, let area = memory.type2Area, let ndef = area.ndef, ndef.isComplete,
       !duringWrite || ndef.length == 0, let end = area.ndefValueEndAddress
     else { return false }
     return pages.lowerBound * 4 >= end
