@@ -32,14 +32,18 @@ extension TraceDiff {
       operations: ops, exchanges: xs, a: a, b: b, thresholds: thresholds)
   }
 
-  /// Exchange indices per operation index.
+  /// Exchange indices per operation index. The reader's closing HLTA, HLTB or S(DESELECT)
+  /// is left out: whether a reader halts the tag at the end says nothing of the operation
+  /// it follows (it made identical writes differ).
   static func group(_ records: [ExchangeRecord], count: Int) -> [[Int]] {
     var out = [[Int]](repeating: [], count: count)
-    for (i, r) in records.enumerated() {
+    for (i, r) in records.enumerated() where !closing.contains(r.name) {
       if let op = r.operation, op >= 0, op < count { out[op].append(i) }
     }
     return out
   }
+
+  private static let closing: Set<String> = ["HLTA", "HLTB", "S(DESELECT)"]
 
   // MARK: Tag
 
