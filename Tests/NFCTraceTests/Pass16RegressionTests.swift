@@ -456,3 +456,35 @@ extension Pass16ActivationTests {
     #expect(decoded.last?.frame.technology == .nfcF && decoded.last?.startsActivation == true)
   }
 }
+
+extension Pass16SessionTests {
+  /// An iPhone-style read of a mapping 3.0 tag: 15 bytes of its 17-byte CC (Extended NDEF
+  /// File Control TLV 06: a 4-byte ENLEN), then ENLEN, then the message. The 15 bytes give
+  /// the ENLEN size and the file: the message is 20 bytes and read whole (it was "NLEN 0",
+  /// an empty message with a Core NFC 403 warning, and "the CC was not read").
+  @Test func fifteenBytesOfAMapping3CCGiveTheENLENSize() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x11, 0x30, 0x00, 0xFF, 0x00, 0xFF, 0x06, 0x08, 0xE1, 0x04, 0x00, 0x00, 0x80, 0x00]
+        + Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x05] + Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x04, 0x05], [0xD1, 0x01, 0x01, 0x54, 0x02] + Self.ok)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    #expect(
+      s.operations[1].reason?.hasPrefix(
+        "the capability container was read only in part (15 of its 17 bytes") == true)
+    #expect(s.operations[2].detail("ndef_length") == .int(5))
+    #expect(try b.diagnose().finding("ndef-empty-on-read") == nil)
+    let report = TagReport(session: s)
+    guard case .decoded(let m) = report.end.message else {
+      Issue.record("message not decoded: \(report.end.message)")
+      return
+    }
+    #expect(m.records.count == 1 && m.consumed == 5)
+  }
+}

@@ -119,7 +119,10 @@ public enum ReportText {
 
   static func status(_ r: TagReport) -> String {
     guard let s = r.ndefStatus else {
-      return "\n" + row("NDEF status", "unknown (the CC was not read)", indent: "", width: 18)
+      let why =
+        r.end.type4CCError?.contains("CC incomplete") == true
+        ? "the CC was read only in part" : "the CC was not read"
+      return "\n" + row("NDEF status", "unknown (\(why))", indent: "", width: 18)
     }
     var text = s.status.rawValue
     if let c = s.capacity { text += ", capacity \(c) bytes" }
@@ -132,7 +135,10 @@ public enum ReportText {
   static func cc(_ c: TagContents) -> String {
     if let cc = c.type2CC { return type2CC(cc) }
     if let cc = c.type4CC { return type4CC(cc) }
-    if let e = c.type4CCError { return "\nCapability container: invalid (\(e))\n" }
+    if let e = c.type4CCError {
+      let state = e.contains("CC incomplete") ? "read only in part" : "invalid"
+      return "\nCapability container: \(state) (\(e))\n"
+    }
     return ""
   }
 

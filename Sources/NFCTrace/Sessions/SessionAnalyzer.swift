@@ -549,7 +549,14 @@ public struct SessionAnalyzer: Sendable {
       if op.outcome == .ok, op.detail("status") == nil {
         // Commands of the query were answered, but not the one that decides: no status.
         op.outcome = .unknown
-        op.reason = "the capability container was not read: the NDEF status is unknown"
+        if let partial = type4.partialCC {
+          op.reason =
+            "the capability container was read only in part (\(partial.read) of its "
+            + "\(partial.length) bytes: its access conditions were not read): the NDEF status "
+            + "is unknown"
+        } else {
+          op.reason = "the capability container was not read: the NDEF status is unknown"
+        }
       }
     case .readNDEF:
       type2.settleRead(&op, memory: memory)

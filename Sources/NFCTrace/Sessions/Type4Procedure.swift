@@ -17,7 +17,10 @@ struct Type4Procedure: Sendable {
   /// e.g. when the trace starts after the CC was read).
   private var ndefFile: UInt16 { ndefFileID ?? 0xE104 }
   /// The NLEN field size: 2, or 4 (ENLEN) when the CC names an extended NDEF file.
-  var nlenSize: Int { cc?.ndefFile.lengthFieldSize ?? 2 }
+  var nlenSize: Int { cc?.ndefFile.lengthFieldSize ?? partialCC?.nlenSize ?? 2 }
+  /// A CC read only in part: its NLEN size when its first bytes give it, and how many of
+  /// its CCLEN bytes were read.
+  private(set) var partialCC: (nlenSize: Int?, read: Int, length: Int)?
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   private var nlenRead = false
   /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
@@ -161,9 +164,16 @@ struct Type4Procedure: Sendable {
         do {
           cc = try CapabilityContainer4(parsing: run)
           invalidCC = nil
+          partialCC = nil
         } catch {
           cc = nil
           invalidCC = !error.incomplete && run.count >= 7 ? error.message : nil
+          partialCC =
+            error.incomplete && run.count >= 2
+            ? (
+              CapabilityContainer4.lengthFieldSize(partial: run), run.count,
+              Int(run[0]) << 8 | Int(run[1])
+            ) : nil
         }
       }
     default:

@@ -207,6 +207,19 @@ public struct TagContents: Sendable {
       type4CC = try CapabilityContainer4(parsing: ccBytes)
     } catch {
       type4CCError = error.description
+      // A CC read only in part up to its NDEF file's ID (an iPhone reads 15 bytes of a
+      // 17-byte mapping 3.0 CC) still names the file and its length field; only the access
+      // conditions, and so the status, stay unknown.
+      if error.incomplete, ccBytes.count >= 11,
+        let size = CapabilityContainer4.lengthFieldSize(
+          partial: ccBytes)
+      {
+        let control = CapabilityContainer4.FileControl(
+          tlvType: size == 4 ? 0x06 : 0x04, fileID: UInt16(ccBytes[9]) << 8 | UInt16(ccBytes[10]),
+          maxSize: 0, readAccess: 0, writeAccess: 0)
+        decodeNDEFFile(files[control.fileID], control: control)
+        return
+      }
       message = .absent("the CC file is not a valid Type 4 CC: \(error.description)")
       return
     }

@@ -71,6 +71,19 @@ public struct CapabilityContainer4: Sendable, Equatable {
   /// True when fewer bytes than CCLEN were given (TLVs after the last complete one unseen).
   public var isTruncated: Bool
 
+  /// The NLEN field size a CC read only in part announces: its first 8 bytes give the
+  /// mapping version and the NDEF File Control TLV's type (`06`, the Extended TLV of mapping
+  /// 3.0: a 4-byte ENLEN; `04`: 2 bytes; T4T 3.0 §5.1). A reader that reads 15 bytes (an
+  /// iPhone's Le 0F) misses a 17-byte CC's access bytes only. Nil before byte 8.
+  public static func lengthFieldSize(partial bytes: [UInt8]) -> Int? {
+    guard bytes.count >= 8 else { return nil }
+    switch bytes[7] {
+    case 0x06 where bytes[2] >> 4 >= 3: return 4
+    case 0x04: return 2
+    default: return nil
+    }
+  }
+
   /// `2.0` from the version byte.
   public var versionString: String { "\(mappingVersion >> 4).\(mappingVersion & 0x0F)" }
 

@@ -100,7 +100,10 @@ public struct Type4Layer: ProtocolLayer {
     return false
   }
   private var ndefFileID: UInt16 { capabilityContainer?.ndefFile.fileID ?? 0xE104 }
-  private var nlenSize: Int { capabilityContainer?.ndefFile.lengthFieldSize ?? 2 }
+  private var nlenSize: Int {
+    capabilityContainer?.ndefFile.lengthFieldSize
+      ?? CapabilityContainer4.lengthFieldSize(partial: ccBytes) ?? 2
+  }
 
   private mutating func decodeCommand(_ c: CommandAPDU) -> LayerResult {
     guard c.cla & 0x80 == 0 else { return LayerResult() }
