@@ -488,3 +488,14 @@ extension Pass16SessionTests {
     #expect(m.records.count == 1 && m.consumed == 5)
   }
 }
+
+@Suite struct Pass16RenderTests {
+  /// 300 polls of a tag the reader never selects made a line of thousands of characters.
+  @Test func repeatedOperationsAreCounted() {
+    #expect(
+      SessionsRender.runs(["connect ok", "connect ok", "readNDEF ok", "a", "a", "a", "b"]) == [
+        "connect ok · connect ok", "readNDEF ok", "a ×3", "b",
+      ])
+    #expect(SessionsRender.runs([]) == [])
+  }
+}

@@ -7,8 +7,22 @@ public enum SessionsRender {
     var tag = s.tag.product ?? s.info.technology.rawValue
     if let uid = s.tag.uidString { tag += " " + uid }
     if s.tag.collision { tag += " (several tags)" }
-    let ops = s.operations.map(\.shortText).joined(separator: " · ")
+    let ops = runs(s.operations.map(\.shortText)).joined(separator: " · ")
     return "\(s.info.index)  \(span)  \(tag)  \(ops.isEmpty ? "(no operations)" : ops)"
+  }
+
+  /// Consecutive equal texts as one, counted: a reader polling one tag 300 times gives
+  /// `connect unknown ×300`, not a line of thousands of characters.
+  static func runs(_ texts: [String]) -> [String] {
+    var out: [String] = []
+    var count = 0
+    for (i, t) in texts.enumerated() {
+      count += 1
+      if i + 1 < texts.count, texts[i + 1] == t { continue }
+      out.append(count > 2 ? "\(t) ×\(count)" : count == 2 ? "\(t) · \(t)" : t)
+      count = 0
+    }
+    return out
   }
 
   /// Seconds with three decimals: 12_408_000_000 ns → `12.408`.
