@@ -62,6 +62,17 @@ struct TraceBuilder {
 
   static func bcc(_ b: [UInt8]) -> UInt8 { b.reduce(0, ^) }
 
+  /// REQA, ATQA `04 00`, ANTICOLLISION and SELECT CL1 of a 4-byte `uid`, the SELECT answered
+  /// by `sak` (nil: left for the caller to answer).
+  mutating func activateSingle(_ uid: [UInt8], sak: UInt8?, gapUs: Int64? = nil) {
+    add(.reader, [0x26], crc: false, gapUs: gapUs)
+    tag([0x04, 0x00], crc: false)
+    reader([0x93, 0x20], crc: false)
+    tag(uid + [Self.bcc(uid)], crc: false)
+    reader([0x93, 0x70] + uid + [Self.bcc(uid)])
+    if let sak { tag([sak]) }
+  }
+
   /// WUPA + two cascade levels for a 7-byte UID, SAK 00; GET_VERSION when `version` is given.
   mutating func activateType2(
     uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], version: [UInt8]? = nil,

@@ -4,6 +4,11 @@ import Testing
 @testable import NFCTrace
 
 /// Findings of the twelfth session: each with the value the standard or the stack gives.
+/// Pages 0–3 of an NTAG213 with UID 04 11 22 33 44 55 66 (BCC0 per the datasheet's 88h
+/// rule, BCC1) and the CC `E1 10 12 00`.
+private let ntag213Pages0To3: [UInt8] =
+  [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x12, 0x00]
+
 @Suite struct Pass16SessionTests {
   private static let ok: [UInt8] = [0x90, 0x00]
   private static let selectApp: [UInt8] =
@@ -102,12 +107,7 @@ import Testing
   @Test func fourBitAnswerToRATSIsANAK() throws {
     var b = TraceBuilder()
     let uid: [UInt8] = [0x2B, 0x1E, 0xA4, 0x00]
-    b.reader([0x26], crc: false)
-    b.tag([0x04, 0x00], crc: false)
-    b.reader([0x93, 0x20], crc: false)
-    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
-    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
-    b.tag([0x08])
+    b.activateSingle(uid, sak: 0x08)
     b.reader([0xE0, 0x21])
     b.add4Bit(0x04)
     let (frames, decoder) = decodeAll(b.frames)
@@ -119,7 +119,6 @@ import Testing
 }
 
 @Suite struct Pass16PresenceTests {
-  private static let cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00]
   /// An NDEF TLV of 20 bytes (a URI record) from page 4 to page 9, then the Terminator.
   private static let tlv: [UInt8] =
     [0x03, 0x14, 0xD1, 0x01, 0x10, 0x55, 0x04] + Array("example.com/abcd".utf8) + [0xFE]
@@ -132,11 +131,11 @@ import Testing
   func presenceCheckRetriesAfterAReadAreANote(_ silent: Int) throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    b.read(0, [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00] + Self.cc)
+    b.read(0, ntag213Pages0To3)
     b.read(4, Array(Self.tlv[0..<16]))
     b.read(8, Array(Self.tlv[16...]))
     b.reader([0x30, 0x00], gapUs: 100_000)
-    b.tag([0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00] + Self.cc)
+    b.tag(ntag213Pages0To3)
     for _ in 0..<silent { b.reader([0x30, 0x00], gapUs: 100_000) }
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
@@ -161,8 +160,7 @@ extension Pass16Type2Tests {
   @Test func readsPastAKnownMessageAreNoReadNDEF() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
-    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(0, ntag213Pages0To3)
     b.read(4, [0x03, 0x00, 0xFE])
     b.read(9, [])
     b.read(9, [])
@@ -183,8 +181,7 @@ extension Pass16Type2Tests {
   @Test func lockBytesReadDuringDetectionArePartOfTheQuery() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
-    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(0, ntag213Pages0To3)
     b.read(4, [0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE])
     b.read(40, [0x00, 0x00, 0x00, 0xBD, 0x04, 0x00, 0x00, 0xFF])
     let s = try #require(
@@ -200,11 +197,7 @@ extension Pass16Type2Tests {
   @Test func uidSurvivesADamagedSAKAndTheSELECTRetry() throws {
     var b = TraceBuilder()
     let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
-    b.reader([0x26], crc: false)
-    b.tag([0x04, 0x00], crc: false)
-    b.reader([0x93, 0x20], crc: false)
-    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
-    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.activateSingle(uid, sak: nil)
     b.tag([0x08], badCRC: true)
     b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
     b.tag([0x08])
@@ -222,8 +215,7 @@ extension Pass16Type2Tests {
   @Test func secondRetriedNAKInOneWriteIsMadeUpForToo() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
-    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(0, ntag213Pages0To3)
     b.read(4, [0x03, 0x00, 0xFE])
     b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(1))
     b.write(4, [0x03, 0x00, 0xD1, 0x01])
@@ -265,15 +257,6 @@ extension Pass16ActivationTests {
 }
 
 extension Pass16ActivationTests {
-  private func activate(_ b: inout TraceBuilder, _ uid: [UInt8], gapUs: Int64? = nil) {
-    b.reader([0x26], crc: false, gapUs: gapUs)
-    b.tag([0x04, 0x00], crc: false)
-    b.reader([0x93, 0x20], crc: false)
-    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
-    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
-    b.tag([0x20])
-  }
-
   /// A bit-oriented ANTICOLLISION (NVB 34h: 2 bytes and 4 bits of UID known) is sent only
   /// after a collision (ISO/IEC 14443-3 §6.5.3): several tags, in JSON's `several_tags` and in
   /// diagnose (both missed it).
@@ -304,12 +287,12 @@ extension Pass16ActivationTests {
     bcc.reader([0x93, 0x70] + uid + [0x18])
     #expect(try bcc.diagnose().finding("several-tags") == nil)
     var random = TraceBuilder()
-    activate(&random, [0x08, 0x01, 0x02, 0x03])
-    activate(&random, [0x08, 0xA0, 0xB0, 0xC0], gapUs: 20_000)
+    random.activateSingle([0x08, 0x01, 0x02, 0x03], sak: 0x20)
+    random.activateSingle([0x08, 0xA0, 0xB0, 0xC0], sak: 0x20, gapUs: 20_000)
     #expect(try random.diagnose().finding("several-tags") == nil)
     var two = TraceBuilder()
-    activate(&two, [0x5E, 0x01, 0x02, 0x03])
-    activate(&two, [0x5E, 0xA0, 0xB0, 0xC0], gapUs: 20_000)
+    two.activateSingle([0x5E, 0x01, 0x02, 0x03], sak: 0x20)
+    two.activateSingle([0x5E, 0xA0, 0xB0, 0xC0], sak: 0x20, gapUs: 20_000)
     #expect(try two.diagnose().finding("several-tags") != nil)
   }
 }
@@ -343,12 +326,7 @@ extension Pass16ActivationTests {
   @Test func plaintextHLTAAfterTheNonceAbortsTheAuthentication() throws {
     var b = TraceBuilder()
     let uid: [UInt8] = [0x2B, 0x1E, 0xA4, 0x00]
-    b.reader([0x26], crc: false)
-    b.tag([0x04, 0x00], crc: false)
-    b.reader([0x93, 0x20], crc: false)
-    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
-    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
-    b.tag([0x08])
+    b.activateSingle(uid, sak: 0x08)
     b.reader([0x60, 0x00])
     b.tag([0x54, 0xD2, 0x19, 0xF8], crc: false)
     b.reader([0x50, 0x00])
@@ -385,8 +363,7 @@ extension Pass16ActivationTests {
   @Test func readPastTheMessageAfterAFinishedWriteIsTheNextCall() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    let header: [UInt8] = [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00]
-    b.read(0, header + [0xE1, 0x10, 0x12, 0x00])
+    b.read(0, ntag213Pages0To3)
     b.read(4, [0x03, 0x00, 0xFE])
     b.write(4, [0x03, 0x00, 0xD0, 0x00])
     b.write(5, [0x00, 0xFE, 0x00, 0x00])
