@@ -265,5 +265,7 @@ private let activation: [(Direction, String)] = [
     let sessions = try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
     #expect(sessions.map(\.tag.uid) == [[0x11, 0x22, 0x33, 0x44], [0xAA, 0xBB, 0xCC, 0xDD]])
     #expect(sessions.map(\.info.firstFrame) == [0, 10])
+    // Its ATQB came in the first session's slotted round: it still describes the second tag.
+    #expect(sessions[1].tag.atqb == Hex.bytes("50aabbccdd0000000000 5181"))
   }
 }

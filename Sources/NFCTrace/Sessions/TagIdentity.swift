@@ -212,6 +212,11 @@ public struct TagIdentity: Sendable, Equatable {
         let payload = Self.payload(f)
         atqb = payload
         if payload.count > 5, atqbByPUPI.count < 16 { atqbByPUPI[Array(payload[1..<5])] = payload }
+      } else if layer.name == "ATTRIB", case .hex(let answer)? = layer.field("atqb"),
+        answer.count > 5
+      {
+        // The selected tag's ATQB, also when it came before this session began.
+        atqbByPUPI[Array(answer[1..<5])] = answer
       }
     case .iso7816:
       // The first part of GetVersion's answer is the hardware information.

@@ -140,7 +140,14 @@ public struct ISO14443BLayer: Sendable {
         context.uidComplete = false
       }
       pending = .attrib(attrib)
-      out.result = LayerResult(decode: attrib.decode)
+      var decode = attrib.decode
+      if let atqb = answers[attrib.identifier] {
+        // The ATQB of the tag ATTRIB selects, which may lie in an earlier session (the second
+        // tag of a slotted round): what the tag said of itself goes with its activation.
+        decode.fields.append(
+          LayerField("atqb", .hex([0x50] + atqb.pupi + atqb.applicationData + atqb.protocolInfo)))
+      }
+      out.result = LayerResult(decode: decode)
     } else if let halt = HLTB(parsing: payload) {
       pending = .halt
       out.result = LayerResult(decode: halt.decode)
