@@ -476,3 +476,21 @@ extension Pass16SessionTests {
     #expect(SessionsRender.runs([]) == [])
   }
 }
+
+extension Pass16ActivationTests {
+  /// A tag that answers HLTA within 1 ms did not acknowledge it (ISO/IEC 14443-3 §6.4.3): the
+  /// answer is said to be one (it was an orphan "4-bit NAK with no command"); a frame long
+  /// after HLTA answers a poll the sniffer missed, not the HLTA.
+  @Test func answerToHLTAIsANotAcknowledge() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0x5E, 0x1F, 0x7A, 0x33], sak: 0x00)
+    b.reader([0x50, 0x00])
+    b.add4Bit(0x00)
+    b.reader([0x50, 0x00])
+    b.tag([0x04, 0x00], crc: false, gapUs: 50_000)
+    let (frames, _) = decodeAll(b.frames)
+    #expect(
+      frames[7].undecodedReason?.hasPrefix("answer to HLTA: the tag did not acknowledge") == true)
+    #expect(frames[9].undecodedReason?.hasPrefix("answer to HLTA") != true)
+  }
+}

@@ -76,6 +76,8 @@ public struct ISO14443ALayer: Sendable {
   /// Set when the tag answered a MIFARE Classic AUTH with its nonce NT: every later frame of
   /// the activation is Crypto1 ciphertext (the MIFARE Classic layer may also say so).
   private var crypto1Follows = false
+  /// When the last HLTA was sent (ns): a tag frame soon after answers it.
+  private var haltNs: Int64 = 0
   /// HLTA with its CRC_A as sent in plaintext (ISO/IEC 14443-3 §6.4.3).
   private static let plainHLTA: [UInt8] = [0x50, 0x00, 0x57, 0xCD]
   /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
@@ -218,6 +220,14 @@ public struct ISO14443ALayer: Sendable {
       return .inner(carriesCRC: data.count != 4)
     case .none where context.sak == nil && !context.isoDEPActive:
       return unsolicited(data)
+    case .halt where frame.timeNs.saturatingMinus(haltNs) <= 2_000_000:
+      // ISO/IEC 14443-3 §6.4.3: any answer within 1 ms of HLTA's end (HLTA itself lasts
+      // ~0.4 ms; 2 ms from its start allows for the sniffer's time stamps) is "not
+      // acknowledge": the tag did not go to HALT. Later frames answer a poll the sniffer
+      // missed.
+      return .unexpected(
+        "answer to HLTA: the tag did not acknowledge it and is not halted (a halted tag "
+          + "sends nothing)", carriesCRC: false)
     case .none, .halt, .rats, .inner:
       return .inner(carriesCRC: true)
     }
@@ -265,6 +275,7 @@ public struct ISO14443ALayer: Sendable {
       return LayerResult(decode: AppleECP.decode(payload))
     case .hlta:
       pending = .halt
+      haltNs = frame.timeNs
       return LayerResult(
         decode: LayerDecode(
           .iso14443A, "HLTA", "HLTA", [LayerField("command", .hex([0x50, 0x00]))]))
