@@ -464,3 +464,23 @@ extension DiffExchangeAlignmentTests {
   #expect(rows.first?.hasPrefix("≠ queryNDEFStatus   1 ") == true)
   #expect(DiffText.timing(d).contains { $0.hasPrefix("= connect ") })
 }
+
+extension DiffExchangeAlignmentTests {
+  /// Summaries are cut to the column: a pair differing past the cut looked the same on both
+  /// sides. The first differing byte is shown under it.
+  @Test func firstDifferingByteIsShown() {
+    let read = LayerDecode(.type2, "READ", "READ page 4", [LayerField("page", .int(4))])
+    func exchange(_ last: UInt8) -> ExchangeRecord {
+      ExchangeRecord(
+        requestFrame: 1, request: [0x30, 0x04], requestNs: 0, requestCRC: .absent,
+        command: read, requestRawReason: nil, responseFrame: 2,
+        response: Array(repeating: 0, count: 15) + [last], responseNs: 400_000, answer: nil,
+        responseCRC: .absent, unanswered: false, operation: 0)
+    }
+    let lines = DiffText.firstDifference(exchange(0x61), exchange(0x62))
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasPrefix("      response byte 15: 61") == true)
+    #expect(lines.first?.hasSuffix("│ 62") == true)
+    #expect(DiffText.firstDifference(exchange(0x61), exchange(0x61)).isEmpty)
+  }
+}

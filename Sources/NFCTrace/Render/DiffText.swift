@@ -126,8 +126,30 @@ public enum DiffText {
         row(
           mark(x.a != nil, x.b != nil, same: false), exchange(x.a.map { d.a.exchanges[$0] }),
           exchange(x.b.map { d.b.exchanges[$0] })))
+      if let i = x.a, let j = x.b { out += firstDifference(d.a.exchanges[i], d.b.exchanges[j]) }
     }
     return out
+  }
+
+  /// Where a pair's bytes first differ (`    response byte 7: 3e │ 3f`): the summaries are cut
+  /// to the column, and the difference may lie past the cut. Nothing when only the CRC check
+  /// or the presence of an answer differs.
+  static func firstDifference(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
+    func first(_ x: ArraySlice<UInt8>, _ y: ArraySlice<UInt8>, _ what: String) -> String? {
+      guard x != y else { return nil }
+      let k =
+        zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        ?? min(x.count, y.count)
+      func at(_ s: ArraySlice<UInt8>) -> String {
+        k < s.count ? Hex.string([s[s.startIndex + k]]) : "(\(s.count) bytes)"
+      }
+      return row(" ", "    \(what) byte \(k): " + at(x), at(y))
+    }
+    let lines = [
+      first(a.requestPayload, b.requestPayload, "command"),
+      a.responsePayload.flatMap { x in b.responsePayload.flatMap { first(x, $0, "response") } },
+    ]
+    return lines.compactMap { $0 }
   }
 
   static func exchange(_ r: ExchangeRecord?) -> String {
