@@ -458,6 +458,7 @@ extension Pass16SessionTests {
     #expect(s.operations[2].detail("ndef_length") == .int(5))
     #expect(try b.diagnose().finding("ndef-empty-on-read") == nil)
     let report = TagReport(session: s)
+    #expect(report.end.type4CCIncomplete)
     guard case .decoded(let m) = report.end.message else {
       Issue.record("message not decoded: \(report.end.message)")
       return

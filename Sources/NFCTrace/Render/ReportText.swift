@@ -120,7 +120,7 @@ public enum ReportText {
   static func status(_ r: TagReport) -> String {
     guard let s = r.ndefStatus else {
       let why =
-        r.end.type4CCError?.contains("CC incomplete") == true
+        r.end.type4CCIncomplete
         ? "the CC was read only in part" : "the CC was not read"
       return "\n" + row("NDEF status", "unknown (\(why))", indent: "", width: 18)
     }
@@ -136,7 +136,7 @@ public enum ReportText {
     if let cc = c.type2CC { return type2CC(cc) }
     if let cc = c.type4CC { return type4CC(cc) }
     if let e = c.type4CCError {
-      let state = e.contains("CC incomplete") ? "read only in part" : "invalid"
+      let state = c.type4CCIncomplete ? "read only in part" : "invalid"
       return "\nCapability container: \(state) (\(e))\n"
     }
     return ""

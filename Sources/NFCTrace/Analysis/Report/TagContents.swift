@@ -25,6 +25,8 @@ public struct TagContents: Sendable {
   public var type4CC: CapabilityContainer4?
   /// Why the Type 4 CC bytes read are not a valid CC.
   public var type4CCError: String?
+  /// True when that error is only that the CC was read in part (fewer bytes than CCLEN).
+  public var type4CCIncomplete = false
   /// The lock bits, when page 2 is known (Type 2).
   public var locks: Type2Locks?
   /// The configuration pages of an identified NTAG21x / Ultralight EV1 (values nil when not
@@ -207,6 +209,7 @@ public struct TagContents: Sendable {
       type4CC = try CapabilityContainer4(parsing: ccBytes)
     } catch {
       type4CCError = error.description
+      type4CCIncomplete = error.incomplete
       // A CC read only in part up to its NDEF file's ID (an iPhone reads 15 bytes of a
       // 17-byte mapping 3.0 CC) still names the file and its length field; only the access
       // conditions, and so the status, stay unknown.
