@@ -251,7 +251,7 @@ extension Pass16ActivationTests {
     for f in [frames[1], frames[3]] {
       #expect(f.findings.isEmpty)
       #expect(f.frame.crc == .ok)
-      #expect(f.undecodedReason?.hasPrefix("FeliCa (NFC-F) SENSF_REQ") == true)
+      #expect(f.innermost?.summary == "SENSF_REQ any system, system code request, 1 time slot(s)")
     }
   }
 }

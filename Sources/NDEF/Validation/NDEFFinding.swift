@@ -55,9 +55,10 @@ public struct NDEFFinding: Sendable, Equatable, CustomStringConvertible {
     self.code = code
     self.severity = severity
     self.offset = offset
-    self.message = message
-    self.readersShow = readersShow
-    self.fix = fix
+    // Messages quote the tag's bytes (TYPE, package names, URIs): never raw control codes.
+    self.message = ControlEscape.escaped(message)
+    self.readersShow = readersShow.map(ControlEscape.escaped)
+    self.fix = fix.map(ControlEscape.escaped)
   }
 
   /// `"error mb-missing @0: message"`.

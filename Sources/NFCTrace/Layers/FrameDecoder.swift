@@ -13,6 +13,8 @@ public struct FrameDecoder: Sendable {
   private var type2 = Type2Layer()
   private var type4 = Type4Layer()
   private var mifare = MIFAREClassicLayer()
+  /// The IDm of the NFC-F card in the current activation, once an answer gave it.
+  private var felicaIDm: [UInt8]?
 
   /// A stack with every layer idle.
   public init() {}
@@ -26,8 +28,9 @@ public struct FrameDecoder: Sendable {
       out.expectsResponse = false
       return out
     }
-    if frame.technology == .unknown, frame.crc == .unchecked, CRC.isNFCFFrame(frame.data),
-      !CRC.hasValidCRCA(frame.data), !CRC.hasValidCRCB(frame.data)
+    if frame.technology == .nfcF
+      || (frame.technology == .unknown && frame.crc == .unchecked && CRC.isNFCFFrame(frame.data)
+        && !CRC.hasValidCRCA(frame.data) && !CRC.hasValidCRCB(frame.data))
     {
       return nfcF(frame)
     }
@@ -72,25 +75,47 @@ public struct FrameDecoder: Sendable {
     return out
   }
 
-  /// A FeliCa (NFC-F) frame in a source that does not say the technology (a phone's polling
-  /// loop sends SENSF_REQ between its REQA and REQB): kept raw with its CRC-F checked and
-  /// technology NFC-F, not read as a type A or B frame with a bad CRC. It changes no type A/B
-  /// state.
-  private func nfcF(_ frame: consuming Frame) -> DecodedFrame {
-    frame.crc = .ok
+  /// An NFC-F frame: one the source says is NFC-F, or, in a source that does not say the
+  /// technology (a phone's polling loop sends SENSF_REQ between its REQA and REQB), one whose
+  /// LEN and CRC-F fit. It changes no type A/B state. SENSF_REQ opens an activation, as REQA
+  /// does (a session when a card answers); SENSF_RES completes it with the IDm as the tag's
+  /// identifier. JIS X 6319-4; NFC Forum Digital Protocol §8.
+  private mutating func nfcF(_ frame: consuming Frame) -> DecodedFrame {
     frame.technology = .nfcF
+    let data = frame.data
     let reader = frame.direction == .reader
-    let command = frame.data.count > 1 ? frame.data[1] : 0
+    var body = data
+    var reason: String?
+    if let len = data.first.map(Int.init), len >= 2, data.count == len + 2 {
+      // CRC-F (ISO/IEC 13239 with initial value 0000, high byte first) over LEN and payload.
+      frame.crc = CRC.isNFCFFrame(data) ? .ok : .bad
+      body = Array(data.prefix(len))
+    } else if let len = data.first.map(Int.init), len >= 2, data.count == len {
+      // The source kept the frame without its CRC-F.
+    } else {
+      reason =
+        "NFC-F frame: LEN \(data.first.map { String($0) } ?? "missing") does not match the "
+        + "frame's \(data.count) bytes (LEN counts itself and the payload, CRC-F follows)"
+    }
+    let decoded = reason == nil ? FeliCaMessage.decode(body) : (nil, reason: reason)
+    let command = body.count > 1 ? body[1] : 0
+    if reader, command == 0x00 { felicaIDm = nil }
+    // Every answer starts with the card's IDm: the first one intact identifies the card, also
+    // when the capture starts after the polling.
+    var idm: [UInt8]?
+    if !reader, decoded.0 != nil, command & 1 == 1, command < 0x20, frame.crc != .bad {
+      let answered = Array(body.dropFirst(2).prefix(8))
+      if answered != felicaIDm {
+        idm = answered
+        felicaIDm = answered
+      }
+    }
     let out = DecodedFrame(frame: frame)
     out.expectsResponse = reader
-    // SENSF_REQ is NFC-F's poll, as REQA is type A's: it opens an activation (a session when
-    // a card answers) and interrupts no operation when none does.
-    out.startsActivation = reader && command == 0x00
-    out.undecodedReason =
-      (reader && command == 0x00
-        ? "FeliCa (NFC-F) SENSF_REQ: the reader polling for NFC-F"
-        : "FeliCa (NFC-F) frame, command code \(Hex.string([command]))")
-      + " (LEN and CRC-F valid); NFC-F is not decoded yet"
+    out.startsActivation = reader && command == 0x00 && decoded.0 != nil
+    out.completedUID = idm
+    if let d = decoded.0 { out.layers = [d] }
+    out.undecodedReason = decoded.reason
     return out
   }
 
@@ -115,7 +140,7 @@ public struct FrameDecoder: Sendable {
     case .type2: return type2.decode(unit, context: &context)
     case .type4: return type4.decode(unit, context: &context)
     case .mifareClassic: return mifare.decode(unit, context: &context)
-    case .iso14443A, .iso14443B, .appleECP:
+    case .iso14443A, .iso14443B, .appleECP, .felica:
       return .undecoded("no inner decoder for \(id.rawValue)")
     }
   }
@@ -132,6 +157,7 @@ public struct FrameDecoder: Sendable {
     typeA.reset()
     typeB.reset()
     context.resetActivation()
+    felicaIDm = nil
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

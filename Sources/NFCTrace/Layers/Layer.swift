@@ -16,6 +16,8 @@ public enum ProtocolID: String, Sendable, Hashable, CaseIterable {
   case mifareClassic = "mifare-classic"
   /// Apple Enhanced Contactless Polling frames (`6A …`).
   case appleECP = "apple-ecp"
+  /// NFC-F (JIS X 6319-4 / FeliCa): polling, CHECK and UPDATE of the Type 3 Tag commands.
+  case felica = "felica"
 }
 
 /// A decoded field value, rendered as a JSON scalar (hex as a lower-case string).

@@ -730,6 +730,10 @@ public struct SessionAnalyzer: Sendable {
       return d.name.hasPrefix("AUTH") ? .authenticate : .transceive
     case .iso14443B:
       return d.name == "HLTB" ? nil : .connect
+    case .felica:
+      // Core NFC's NFCFeliCaTag calls (requestService, readWithoutEncryption, …) each send one
+      // command; polling is the connect.
+      return d.name == "SENSF_REQ" ? .connect : .transceive
     }
   }
 }

@@ -60,8 +60,11 @@ public struct TagIdentity: Sendable, Equatable {
   /// `04:66:D6:5F:00:50:9C` or nil.
   public var uidString: String? { uid.isEmpty ? nil : Hex.uid(uid) }
 
-  /// The manufacturer named by the UID.
-  public var manufacturer: String? { Manufacturer.name(uid: uid) }
+  /// The manufacturer named by the UID (ISO/IEC 7816-6 code in its first byte); nil for an
+  /// NFC-F IDm, whose manufacturer code is not that register.
+  public var manufacturer: String? {
+    technology == .nfcF ? nil : Manufacturer.name(uid: uid)
+  }
 
   /// The NXP product from GET_VERSION, if identified.
   public var versionInfo: GetVersionInfo? { version.flatMap { GetVersionInfo(bytes: $0) } }
@@ -225,7 +228,7 @@ public struct TagIdentity: Sendable, Equatable {
       {
         desfireVersion = DESFireVersion(hardware: data)
       }
-    case .appleECP:
+    case .appleECP, .felica:
       break
     }
   }

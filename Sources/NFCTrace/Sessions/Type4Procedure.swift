@@ -197,9 +197,18 @@ struct Type4Procedure: Sendable {
     let what =
       command.map { Type4Layer.label($0.name, lengthFieldSize: nlenSize) } ?? "APDU"
     if command?.name == "SELECT NDEF application" {
-      status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw)")
+      status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw.uppercased())")
       op.set("ndef_application", .bool(false))
       return  // Core NFC reports notSupported, not an error
+    }
+    if op.kind == .queryNDEFStatus, let name = command?.name, Self.detectionSteps.contains(name) {
+      // NDEF detection stops at the NDEF file (T4T 2.0 §5.4.4–5.4.5): the tag is not NDEF to
+      // the stack, whatever its CC said (Android: not an Ndef tag; Core NFC: notSupported).
+      status = (
+        .notSupported, nil,
+        "\(what) answered SW \(sw.uppercased()): NDEF detection stops at the NDEF file "
+          + Hex.string([UInt8(ndefFile >> 8), UInt8(ndefFile & 0xFF)]).uppercased()
+      )
     }
     let givesReason = op.outcome == .ok
     op.fail("\(what) refused: \(answer.summary)", frame: frame)
@@ -263,6 +272,10 @@ struct Type4Procedure: Sendable {
     default: return true
     }
   }
+
+  /// The NDEF detection steps past the CC (T4T 2.0 §5.4.4–5.4.5): their refusal makes the tag
+  /// not NDEF.
+  private static let detectionSteps: Set<String> = ["SELECT NDEF file", "READ NLEN"]
 
   /// READ commands of the NDEF file, as the Type 4 layer names them.
   static let ndefReads: Set<String> = ["READ NLEN", "READ NDEF data", "READ NLEN and NDEF data"]

@@ -1,3 +1,5 @@
+import NDEF
+
 /// Text and JSON for `nfctrace diagnose`.
 ///
 /// Text, per session: a header, then per operation with a verdict or findings, the verdict
@@ -118,7 +120,8 @@ public enum DiagnosisRender {
   private static func wrap(_ text: String, indent: String, to out: OutputBuffer) {
     var prefix = indent
     var line = ""
-    for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+    // Causes and messages may quote the tag's bytes (a URI, a TYPE): no raw control codes.
+    for word in ControlEscape.escaped(text).split(separator: " ", omittingEmptySubsequences: true) {
       let candidate = line.isEmpty ? String(word) : line + " " + word
       if !line.isEmpty && prefix.count + candidate.count > width {
         out.write(prefix + line + "\n")

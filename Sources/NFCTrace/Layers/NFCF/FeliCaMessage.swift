@@ -1,0 +1,188 @@
+/// The commands and answers of NFC-F (JIS X 6319-4 / FeliCa, as profiled by NFC Forum Digital
+/// Protocol §8 and Type 3 Tag 1.0 §4–§5): polling (SENSF_REQ/RES), the requests for services,
+/// response mode and system codes, Check (Read Without Encryption) and Update (Write Without
+/// Encryption). A frame is `LEN` (itself included), the command code, its parameters, and
+/// CRC-F (which the caller has taken off).
+///
+/// Decoding is by command code alone: answers carry their own code (command + 1), so no state
+/// is needed to name them.
+enum FeliCaMessage {
+  /// Command codes (JIS X 6319-4; NFC Forum T3T 1.0 §5). Answers are the code + 1.
+  static let names: [UInt8: String] = [
+    0x00: "SENSF_REQ", 0x01: "SENSF_RES",
+    0x02: "REQUEST_SERVICE", 0x03: "REQUEST_SERVICE response",
+    0x04: "REQUEST_RESPONSE", 0x05: "REQUEST_RESPONSE response",
+    0x06: "CHECK", 0x07: "CHECK response",
+    0x08: "UPDATE", 0x09: "UPDATE response",
+    0x0A: "SEARCH_SERVICE_CODE", 0x0B: "SEARCH_SERVICE_CODE response",
+    0x0C: "REQUEST_SYSTEM_CODE", 0x0D: "REQUEST_SYSTEM_CODE response",
+  ]
+
+  /// The service codes of the Type 3 Tag NDEF data (NFC Forum T3T 1.0 §7.1): read-only access
+  /// `000B`, read/write access `0009`; system code `12FC` is the NDEF system.
+  static let ndefSystemCode: UInt16 = 0x12FC
+
+  /// The decode of `body` (the frame without CRC-F, LEN first); nil reason when decoded.
+  static func decode(_ body: [UInt8]) -> (LayerDecode?, reason: String?) {
+    guard body.count >= 2 else { return (nil, "NFC-F frame shorter than LEN and command code") }
+    let code = body[1]
+    let p = body[2...]
+    if code == 0xD4 || code == 0xD5 {
+      let name = code == 0xD4 ? "NFC-DEP request" : "NFC-DEP response"
+      return (LayerDecode(.felica, name, "\(name) (NFCIP-1 over NFC-F)", [hex("data", p)]), nil)
+    }
+    guard let name = names[code] else {
+      return (nil, "NFC-F command code \(Hex.string([code])) is not a JIS X 6319-4 / T3T command")
+    }
+    let decode: LayerDecode?
+    switch code {
+    case 0x00: decode = pollingRequest(p)
+    case 0x01: decode = pollingResponse(p)
+    case 0x06, 0x08: decode = blockAccess(name, p, update: code == 0x08)
+    case 0x07, 0x09: decode = statusAnswer(name, p)
+    default: decode = withIDm(name, p)
+    }
+    guard let decode else {
+      return (nil, "\(name) is too short (\(body.count) bytes with LEN) for its parameters")
+    }
+    return (decode, nil)
+  }
+
+  /// SENSF_REQ: system code (2, `FFFF` = any), request code (1), time slot number (1: slots −1).
+  private static func pollingRequest(_ p: ArraySlice<UInt8>) -> LayerDecode? {
+    guard p.count >= 4 else { return nil }
+    let sc = UInt16(p[p.startIndex]) << 8 | UInt16(p[p.startIndex + 1])
+    let rc = p[p.startIndex + 2]
+    let slots = Int(p[p.startIndex + 3]) + 1
+    let request: String
+    switch rc {
+    case 0x00: request = "no request"
+    case 0x01: request = "system code request"
+    case 0x02: request = "communication performance request"
+    default: request = "request code \(Hex.string([rc])) (RFU)"
+    }
+    let system = sc == 0xFFFF ? "any system" : "system code \(hex16(sc))"
+    return LayerDecode(
+      .felica, "SENSF_REQ", "SENSF_REQ \(system), \(request), \(slots) time slot(s)",
+      [
+        LayerField("system_code", .hex(Array(p.prefix(2)))),
+        LayerField("request_code", .hex([rc])), LayerField("time_slots", .int(slots)),
+      ])
+  }
+
+  /// SENSF_RES: IDm (8; `01 FE` first for NFC-DEP), PMm (8), request data (2, when asked).
+  private static func pollingResponse(_ p: ArraySlice<UInt8>) -> LayerDecode? {
+    guard p.count >= 16 else { return nil }
+    let idm = Array(p.prefix(8))
+    let pmm = Array(p.dropFirst(8).prefix(8))
+    var fields = [LayerField("idm", .hex(idm)), LayerField("pmm", .hex(pmm))]
+    var summary = "SENSF_RES IDm \(Hex.string(idm, separator: " "))"
+    if idm[0] == 0x01 && idm[1] == 0xFE {
+      summary += " (NFC-DEP target)"
+      fields.append(LayerField("nfc_dep", .bool(true)))
+    }
+    if p.count >= 18 {
+      let rd = Array(p.dropFirst(16).prefix(2))
+      let sc = UInt16(rd[0]) << 8 | UInt16(rd[1])
+      fields.append(LayerField("request_data", .hex(rd)))
+      summary += ", system code \(hex16(sc))"
+      if sc == ndefSystemCode { summary += " (NDEF, Type 3 Tag)" }
+    }
+    return LayerDecode(.felica, "SENSF_RES", summary, fields)
+  }
+
+  /// CHECK / UPDATE: IDm (8), number of services n, n service codes (2, little-endian), number
+  /// of blocks m, m block list elements (2 or 3 bytes: b7 of the first byte set = 2-byte
+  /// element with a 1-byte block number), then for UPDATE 16 bytes per block.
+  private static func blockAccess(_ name: String, _ p: ArraySlice<UInt8>, update: Bool)
+    -> LayerDecode?
+  {
+    var r = p
+    guard r.count >= 9 else { return nil }
+    let idm = Array(r.prefix(8))
+    r = r.dropFirst(8)
+    let n = Int(r.removeFirst())
+    guard r.count >= 2 * n + 1 else { return nil }
+    var services: [UInt16] = []
+    for _ in 0..<n {
+      services.append(UInt16(r[r.startIndex + 1]) << 8 | UInt16(r[r.startIndex]))
+      r = r.dropFirst(2)
+    }
+    let m = Int(r.removeFirst())
+    var blocks: [Int] = []
+    for _ in 0..<m {
+      guard let first = r.first else { return nil }
+      let size = first & 0x80 != 0 ? 2 : 3
+      guard r.count >= size else { return nil }
+      let number =
+        size == 2
+        ? Int(r[r.startIndex + 1]) : Int(r[r.startIndex + 2]) << 8 | Int(r[r.startIndex + 1])
+      blocks.append(number)
+      r = r.dropFirst(size)
+    }
+    var fields = [
+      LayerField("idm", .hex(idm)),
+      LayerField("service_codes", .string(services.map(hex16).joined(separator: " "))),
+      LayerField("blocks", .string(blocks.map(String.init).joined(separator: " "))),
+    ]
+    let verb = update ? "UPDATE" : "CHECK"
+    var summary =
+      "\(verb) block\(blocks.count == 1 ? "" : "s") \(blocks.map(String.init).joined(separator: ", "))"
+      + " of service \(services.map(hex16).joined(separator: ", "))"
+    if services.contains(0x000B) || services.contains(0x0009) { summary += " (NDEF)" }
+    if update {
+      fields.append(hex("data", r))
+      if r.count != 16 * m {
+        summary += " — \(r.count) data bytes for \(m) block(s) of 16"
+      }
+    }
+    return LayerDecode(.felica, name, summary, fields)
+  }
+
+  /// CHECK / UPDATE answers: IDm (8), status flag 1 and 2 (`00 00` = success), then for CHECK
+  /// the number of blocks and 16 bytes per block.
+  private static func statusAnswer(_ name: String, _ p: ArraySlice<UInt8>) -> LayerDecode? {
+    guard p.count >= 10 else { return nil }
+    let idm = Array(p.prefix(8))
+    let sf1 = p[p.startIndex + 8]
+    let sf2 = p[p.startIndex + 9]
+    var fields = [
+      LayerField("idm", .hex(idm)), LayerField("status_flags", .hex([sf1, sf2])),
+      LayerField("success", .bool(sf1 == 0x00)),
+    ]
+    let verb = name.hasPrefix("CHECK") ? "CHECK" : "UPDATE"
+    var summary: String
+    if sf1 == 0x00 {
+      summary = "\(verb) ok"
+      let rest = p.dropFirst(10)
+      if verb == "CHECK", let count = rest.first {
+        let data = rest.dropFirst()
+        fields.append(LayerField("block_count", .int(Int(count))))
+        fields.append(hex("data", data))
+        summary += ": \(count) block(s)"
+        if !data.isEmpty { summary += " → \(Hex.string(data.prefix(4), separator: " ")) …" }
+      }
+    } else {
+      summary = "\(verb) refused: status flags \(Hex.string([sf1, sf2], separator: " "))"
+    }
+    return LayerDecode(.felica, name, summary, fields)
+  }
+
+  /// The other commands and answers: IDm, then parameters kept as hex.
+  private static func withIDm(_ name: String, _ p: ArraySlice<UInt8>) -> LayerDecode? {
+    guard p.count >= 8 else { return nil }
+    let idm = Array(p.prefix(8))
+    var fields = [LayerField("idm", .hex(idm))]
+    let rest = p.dropFirst(8)
+    if !rest.isEmpty { fields.append(hex("parameters", rest)) }
+    return LayerDecode(.felica, name, name, fields)
+  }
+
+  private static func hex(_ key: String, _ bytes: ArraySlice<UInt8>) -> LayerField {
+    LayerField(key, .hex(Array(bytes)))
+  }
+
+  private static func hex16(_ v: UInt16) -> String {
+    Hex.string([UInt8(v >> 8), UInt8(v & 0xFF)]).uppercased()
+  }
+}

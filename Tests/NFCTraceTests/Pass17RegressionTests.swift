@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Findings of the thirteenth session: each with the value the standard or the stack gives.
+@Suite struct Pass17QueryTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
+    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+  }
+
+  /// NDEF detection stops when the NDEF file the CC names cannot be selected (T4T 2.0 §5.4.4):
+  /// the stack reports the tag as not NDEF (Core NFC notSupported), not the CC's readWrite.
+  @Test func refusedNDEFFileSelectMakesTheQueryNotSupported() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    let cc: [UInt8] = [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04]
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], cc + [0x08, 0x00, 0x00, 0x00] + Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x6A, 0x82])
+    let s = try #require(try sessions(b).first)
+    let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
+    #expect(query.detail("status") == .string("notSupported"))
+    #expect(query.detail("capacity") == nil)
+    #expect(
+      query.detail("rule")
+        == .string(
+          "SELECT NDEF file answered SW 6A82: NDEF detection stops at the NDEF file E104"))
+    // The refusal is still the tag's fault to explain.
+    #expect(try b.diagnose().finding("t4t-file-not-found") != nil)
+  }
+}
+
+/// NFC-F (JIS X 6319-4, NFC Forum Digital §8, T3T 1.0 §5): frames decoded, the IDm identifies
+/// the card. They were kept raw ("not decoded yet"), and a card's session had no identity.
+@Suite struct Pass17FeliCaTests {
+  private static func nfcF(_ index: Int, _ dir: Direction, _ body: [UInt8], timeUs: Int64)
+    -> Frame
+  {
+    let crc = CRC.crcF(body)
+    var f = TestFrame.make(index, dir, body + [UInt8(crc >> 8), UInt8(crc & 0xFF)])
+    f.timeNs = timeUs * 1000
+    f.technology = .nfcF
+    return f
+  }
+
+  private static let idm: [UInt8] = [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA]
+  private static let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
+
+  @Test func pollingCheckAndUpdateAreDecoded() {
+    let frames = [
+      Self.nfcF(0, .reader, [0x06, 0x00, 0x12, 0xFC, 0x01, 0x03], timeUs: 0),
+      Self.nfcF(1, .tag, [0x14, 0x01] + Self.idm + Self.pmm + [0x12, 0xFC], timeUs: 3000),
+      // CHECK: 1 service (000B, little-endian), 2 blocks: 2-byte elements 80 00 and 80 01.
+      Self.nfcF(
+        2, .reader, [0x12, 0x06] + Self.idm + [0x01, 0x0B, 0x00, 0x02, 0x80, 0x00, 0x80, 0x01],
+        timeUs: 6000),
+      Self.nfcF(
+        3, .tag,
+        [0x2D, 0x07] + Self.idm + [0x00, 0x00, 0x02] + [UInt8](repeating: 0x10, count: 32),
+        timeUs: 8000),
+      // UPDATE block 1 (3-byte element 00 01 00) of service 0009, refused with A1.
+      Self.nfcF(
+        4, .reader,
+        [0x21, 0x08] + Self.idm + [0x01, 0x09, 0x00, 0x01, 0x00, 0x01, 0x00]
+          + [UInt8](repeating: 0xAA, count: 16), timeUs: 10000),
+      Self.nfcF(5, .tag, [0x0C, 0x09] + Self.idm + [0x01, 0xA1], timeUs: 12000),
+    ]
+    let (out, _) = decodeAll(frames)
+    #expect(out.allSatisfy { $0.frame.crc == .ok && $0.undecodedReason == nil })
+    #expect(
+      out.map { $0.innermost?.summary ?? "" } == [
+        "SENSF_REQ system code 12FC, system code request, 4 time slot(s)",
+        "SENSF_RES IDm 01 2e 4c d8 a3 16 52 ba, system code 12FC (NDEF, Type 3 Tag)",
+        "CHECK blocks 0, 1 of service 000B (NDEF)",
+        "CHECK ok: 2 block(s) → 10 10 10 10 …",
+        "UPDATE block 1 of service 0009 (NDEF)",
+        "UPDATE refused: status flags 01 a1",
+      ])
+    #expect(out[0].startsActivation)
+    #expect(out[1].completedUID == Self.idm)
+    #expect(out[3].completedUID == nil)  // the same card
+    #expect(out[5].innermost?.field("success") == .bool(false))
+  }
+
+  /// A damaged CRC-F is bad; a LEN that does not fit the frame keeps it raw with the reason.
+  @Test func badCRCAndWrongLength() {
+    var bad = Self.nfcF(0, .reader, [0x06, 0x00, 0xFF, 0xFF, 0x00, 0x00], timeUs: 0)
+    bad.data[7] ^= 0xFF
+    var short = TestFrame.make(1, .tag, [0x12, 0x01, 0x01])
+    short.technology = .nfcF
+    let (out, _) = decodeAll([bad, short])
+    #expect(out[0].frame.crc == .bad)
+    #expect(out[0].innermost?.name == "SENSF_REQ")
+    #expect(
+      out[1].undecodedReason
+        == "NFC-F frame: LEN 18 does not match the frame's 3 bytes (LEN counts itself and the "
+        + "payload, CRC-F follows)")
+  }
+
+  /// A real NFC-Laboratory capture of three polls: each is a connect of the card, whose IDm
+  /// is the session's identifier (no ISO/IEC 7816-6 manufacturer: an IDm is not a UID).
+  @Test func nfcLabFeliCaSessionHasTheIDm() throws {
+    let path = TestPaths.shared("public/nfc-laboratory/test_NFC-F_212kbps_004.json")
+    let input = try TraceInput(path: path)
+    let format = try FormatRegistry(BuiltinFormats.all).detect(input)
+    let s = try #require(try SessionAnalysisRun(importer: try format.open(input)).sessions.first)
+    #expect(s.tag.uidString == "01:2E:4C:D8:A3:16:52:BA")
+    #expect(s.tag.manufacturer == nil)
+    #expect(s.operations.map(\.kind) == [.connect])
+    #expect(s.operations.map(\.outcome) == [.ok])
+  }
+}
