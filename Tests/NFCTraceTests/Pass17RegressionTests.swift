@@ -32,6 +32,44 @@ import Testing
     // The refusal is still the tag's fault to explain.
     #expect(try b.diagnose().finding("t4t-file-not-found") != nil)
   }
+
+  /// 6A86 / 6B00 to a SELECT: its P1 P2 are the selection control (ISO/IEC 7816-4 §11.1.1),
+  /// not an offset; it was `t4t-offset-out-of-range` with "keep offsets inside the file".
+  @Test func incorrectP1P2ToSelectIsNoOffsetError() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x6A, 0x86])
+    let r = try b.diagnose()
+    #expect(r.finding("t4t-offset-out-of-range") == nil)
+    let f = try #require(r.finding("t4t-error-status"))
+    #expect(
+      f.cause == "the tag refused this form of SELECT (P1 P2) (SW 6A86 to SELECT CC file e103)")
+  }
+
+  /// A refused UPDATE's reason names the command once, and an ENLEN file's answers say ENLEN
+  /// as its commands do (T4T 3.0); they said "UPDATE NLEN refused: UPDATE NLEN failed: …"
+  /// and "UPDATE NLEN: 4 byte(s) written" after "UPDATE ENLEN 0".
+  @Test func refusalReasonAndENLENLabels() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x82])
+    let s = try #require(try sessions(b).first)
+    #expect(
+      s.operations.last?.reason == "UPDATE NLEN refused: SW 6982 security status not satisfied")
+
+    var e = TraceBuilder()
+    e.activateType4()
+    e.selectType4CC()
+    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + Self.ok)
+    e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00], Self.ok)
+    let (frames, _) = decodeAll(e.frames)
+    let answer = try #require(frames.last?.layer(.type4))
+    #expect(answer.summary == "UPDATE ENLEN: 4 byte(s) written at offset 0")
+  }
 }
 
 /// NFC-F (JIS X 6319-4, NFC Forum Digital §8, T3T 1.0 §5): frames decoded, the IDm identifies

@@ -211,7 +211,9 @@ struct Type4Procedure: Sendable {
       )
     }
     let givesReason = op.outcome == .ok
-    op.fail("\(what) refused: \(answer.summary)", frame: frame)
+    // The answer's summary names the command again ("UPDATE NLEN failed: SW …"): say it once.
+    let said = answer.summary.range(of: " failed: ").map { answer.summary[$0.upperBound...] }
+    op.fail("\(what) refused: \(said.map(String.init) ?? answer.summary)", frame: frame)
     if givesReason { op.set("sw", .string(sw)) }
   }
 

@@ -9,7 +9,8 @@
 /// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read).
 /// - 6A82 on SELECT of the CC or NDEF file → `t4t-file-not-found` (SELECT of the NDEF
 ///   application failing is "not NDEF formatted", see `NDEFPreconditionRule`).
-/// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset).
+/// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset); on
+///   SELECT → `t4t-error-status` (the tag refuses that selection control).
 /// - 6581 → `t4t-memory-failure`.
 /// - 6A84 on an UPDATE BINARY ending past the CC's NDEF file size → `t4t-write-past-file`,
 ///   without a Core NFC error (writeNDEF would have stopped at 402 before sending it).
@@ -366,6 +367,21 @@ enum Type4StatusRule: DiagnosisRule {
         "Check the message's length against queryNDEFStatus's capacity before writing, or "
           + "write with writeNDEF(_:completionHandler:); use a tag with a larger NDEF file for "
           + "this message."
+      )
+    case "6A86",
+      "6B00" where cmd.ins == 0xA4:
+      // SELECT's P1 P2 are its selection control (P1 04 by name, 00 by file id; P2 00 or 0C for
+      // no FCI, ISO/IEC 7816-4 §11.1.1), not an offset: the tag refuses this form of SELECT.
+      return (
+        "t4t-error-status", "the tag refused this form of SELECT (P1 P2)",
+        "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary). For SELECT, P1 P2 choose "
+          + "how to select (P1 04: by AID, 00: by file identifier; P2 0C: no answer data, 00: "
+          + "return the FCI), not an offset. NFC Forum T4T 2.0 selects the CC and NDEF files with "
+          + "P1 00, P2 0C; a tag or HCE service that accepts only another form fails with the "
+          + "readers (iPhones among them) that send this one.",
+        "Make the tag (or the HCE service) accept SELECT by file identifier with P1 00 and P2 "
+          + "0C as T4T 2.0 sends it; an app of its own can send the form the tag accepts through "
+          + "sendCommand(apdu:)."
       )
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize

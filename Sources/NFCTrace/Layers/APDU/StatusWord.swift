@@ -109,7 +109,7 @@ public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
     0x6A86: "incorrect P1/P2",
     0x6A87: "Lc inconsistent with P1/P2",
     0x6A88: "referenced data not found",
-    0x6B00: "wrong parameters P1/P2 (offset outside the file)",
+    0x6B00: "wrong parameters P1/P2 (for READ/UPDATE BINARY: offset outside the file)",
     0x6D00: "INS not supported",
     0x6E00: "CLA not supported",
     0x6F00: "no precise diagnosis",

@@ -392,10 +392,10 @@ public struct Type4Layer: ProtocolLayer {
     default:
       guard !p.name.isEmpty else { return LayerResult() }
       // The answer may carry the first part of the data before 61xx (ISO/IEC 7816-4 §5.6).
-      var summary = "\(p.name): \(note)"
+      var summary = "\(label(p.name)): \(note)"
       if !data.isEmpty {
         fields.append(LayerField("data", .hex(data)))
-        summary = "\(p.name): \(data.count) byte(s), \(note)"
+        summary = "\(label(p.name)): \(data.count) byte(s), \(note)"
       }
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     }
@@ -422,7 +422,7 @@ public struct Type4Layer: ProtocolLayer {
       return ndefResponse(data, offset: offset, name: name, fields: &fields)
     case .update(let offset, let data):
       if selectedFile == 0xE103 { merge(data, at: offset) }
-      let summary = "\(p.name): \(data.count) byte(s) written at offset \(offset)"
+      let summary = "\(label(p.name)): \(data.count) byte(s) written at offset \(offset)"
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
     case .readOther:
       fields.append(LayerField("data", .hex(data)))
