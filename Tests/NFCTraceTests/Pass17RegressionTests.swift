@@ -152,3 +152,64 @@ import Testing
     #expect(s.operations.map(\.outcome) == [.ok])
   }
 }
+
+/// Type 2 diagnoses of the thirteenth session's write-failure pass.
+@Suite struct Pass17Type2Tests {
+  /// An app's page loop writes a 207-byte message (TLV length CF) to an NTAG213 (capacity 142)
+  /// until the tag NAKs page 45. The root cause is the size: `message-too-large` leads, and the
+  /// torn message it left says a rewrite fails the same way (it said "write it again while the
+  /// tag is held still", Core NFC 401), and that pages 45–56 do not exist.
+  @Test func tooLargeMessageLeadsItsTornWrite() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0xCF, 0xD1, 0x01])
+    for page in 5...44 { b.write(page, [0x79, 0x79, 0x79, 0x79]) }
+    b.write(45, [0x79, 0x79, 0x79, 0x79], .nak(0x00))
+    let r = try b.diagnose()
+    let s = try #require(r.sessions.first)
+    #expect(s.findings.first?.code == "message-too-large")
+    #expect(
+      s.findings.first?.cause
+        == "the message its NDEF TLV length announces (207 bytes) is larger than the tag's "
+        + "capacity (142 bytes)")
+    let torn = try #require(r.finding("ndef-torn"))
+    #expect(torn.coreNFCError == nil)
+    #expect(torn.fix.hasPrefix("Shorten the message to at most 142 bytes"))
+    #expect(
+      torn.message.contains(
+        "45 past the tag's last page 44 (bytes 180–224, pages 45–56): the tag has no such memory"))
+  }
+}
+
+extension Pass17Type2Tests {
+  /// A tag without GET_VERSION NAKs the probe and goes idle: the READ after it gets no answer
+  /// until the reader activates it again. That is no phone moving away (it was an error,
+  /// Core NFC 100, "hold the phone flat"): a note when the reader re-activated and read the
+  /// tag, an error with the fix to re-activate after a NAK when it did not.
+  @Test func readIgnoredAfterANAKedProbe() throws {
+    func trace(reactivate: Bool) -> TraceBuilder {
+      var b = TraceBuilder()
+      b.activateType2(version: nil)
+      b.reader([0x60])
+      b.add4Bit(0x00)
+      b.reader([0x30, 0x03])
+      if reactivate {
+        b.activateType2(version: nil)
+        b.read(3, page3(cc: [0xE1, 0x10, 0x06, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+      }
+      return b
+    }
+    let recovered = try #require(try trace(reactivate: true).diagnose().finding("read-interrupted"))
+    #expect(recovered.severity == .info)
+    #expect(recovered.coreNFCError == nil)
+    #expect(
+      recovered.cause
+        == "the tag went idle after it refused GET_VERSION (NAK), and did not answer "
+        + "queryNDEFStatus without a reactivation")
+    let stuck = try #require(try trace(reactivate: false).diagnose().finding("read-interrupted"))
+    #expect(stuck.severity == .error)
+    #expect(stuck.coreNFCError == .tagConnectionLost)
+    #expect(stuck.fix.hasPrefix("After any NAK, activate the tag again"))
+  }
+}

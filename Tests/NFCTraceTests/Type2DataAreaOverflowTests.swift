@@ -18,8 +18,13 @@ import Testing
     #expect(f.coreNFCError == nil)
     #expect(
       f.cause
-        == "the app's page writes ran past the NDEF data area (pages 4–39) into pages 40–43")
+        == "the app's page writes ran past the user memory (pages 4–39) into pages 40–43")
     #expect(f.frames.count == 4)
+    // The end is the NTAG213's last user page (GET_VERSION), not the CC's word.
+    #expect(
+      f.message.hasPrefix(
+        "Consecutive WRITEs from the user memory continued past its end (page 39, the last user "
+          + "page of the NTAG213)"))
     #expect(
       f.message.contains(
         "page 40 ← 71 71 71 71 (dynamic lock bytes: 12 bits set for good; they are one-time programmable)"

@@ -116,8 +116,12 @@ public enum Diagnoser {
     }
     findings = AppsOwnWrites.adjust(findings, c)
     findings = dedupe(findings)
+    // A message too large for the tag is the root cause of what its write left behind (a
+    // torn message, NAKs past the memory): it leads its operation's findings.
+    func rank(_ f: DiagnosisFinding) -> Int { f.code == "message-too-large" ? 0 : 1 }
     let order = findings.enumerated().sorted { a, b in
       if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
+      if rank(a.element) != rank(b.element) { return rank(a.element) < rank(b.element) }
       return (a.element.frames.first ?? 0, a.offset) < (b.element.frames.first ?? 0, b.offset)
     }.map(\.element)
     return SessionDiagnosis(analysis: c.session, verdicts: verdicts(c, findings), findings: order)

@@ -291,16 +291,17 @@ enum InterruptedWriteRule: DiagnosisRule {
     switch st.shape {
     case .torn:
       let range = "\(st.valueStart)–\(st.valueStart + st.claimed - 1)"
+      let lastPage = type2 ? c.session.tag.lastPage : nil
       var message =
         "The \(st.lengthName) on the tag now claims \(lengthText) bytes (bytes \(range)), but "
-        + "they were not all written: \(st.composition(pages: type2))."
+        + "they were not all written: \(st.composition(pages: type2, lastPage: lastPage))."
       message +=
         st.lengthWrittenHere
         ? " The length was written before the data it announces, so the tag now holds a"
           + " corrupt message that readers reject or misread (readNDEF fails or returns garbage)."
         : " The old length now covers partly overwritten bytes: the message is corrupt."
       let frames = [lengthFrame].compactMap { $0 } + op.unansweredFrames + op.failedFrames
-      return DiagnosisFinding(
+      var f = DiagnosisFinding(
         code: "ndef-torn", severity: .error, operation: i, frames: frames,
         cause:
           "the NDEF message on the tag is now corrupt: \(st.lengthName) \(lengthText) covers bytes that were not all written",
@@ -308,6 +309,19 @@ enum InterruptedWriteRule: DiagnosisRule {
         fix:
           "Write the message again with writeNDEF(_:completionHandler:) while the tag is held still, "
           + "then readNDEF to verify. Until then every reader sees a broken tag.")
+      if st.lengthWrittenHere, let cap = c.session.ndefStatus?.capacity, st.claimed > cap {
+        // The message cannot fit (`message-too-large` says why): no rewrite of it succeeds,
+        // and the page writes were the app's own, which raise no NFCReaderError.
+        f.message +=
+          " The message is larger than the tag's capacity (\(bytesText(cap))): writing it again "
+          + "fails the same way."
+        f.coreNFCError = nil
+        f.fix =
+          "Shorten the message to at most \(bytesText(cap)) (or use a tag with more memory) and "
+          + "write it with writeNDEF(_:completionHandler:), which checks the size; until then "
+          + "every reader sees a broken tag."
+      }
+      return f
     case .empty where st.lengthWrittenHere && st.lengthUnacknowledged:
       return emptyingUncertain(c, st, op: i, error: error)
     case .empty where st.lengthWrittenHere:

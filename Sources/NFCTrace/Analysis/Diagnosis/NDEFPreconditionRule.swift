@@ -268,7 +268,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
       }
       var f = tooLarge(
         st.claimed, cap, i, [st.lengthFrame].compactMap { $0 },
-        source: "the message being written (\(st.lengthName))")
+        source: "the message its \(st.lengthName) announces")
       // Core NFC refuses such a message with 402 before sending anything: these writes were
       // the app's own, and raised no error.
       f.coreNFCError = nil

@@ -170,7 +170,7 @@ struct NDEFWriteState {
   }
 
   /// One sentence on what the claimed message is made of; `pages` names Type 2 pages.
-  func composition(pages: Bool) -> String {
+  func composition(pages: Bool, lastPage: Int? = nil) -> String {
     func span(_ bytes: [Int]) -> String {
       var t = "bytes " + rangesText(bytes)
       if pages {
@@ -192,8 +192,17 @@ struct NDEFWriteState {
     if !older.isEmpty {
       parts.append("\(older.count) not written by this operation (\(span(older)): older content)")
     }
-    if !unknown.isEmpty {
-      parts.append("\(unknown.count) never read nor written in the trace (\(span(unknown)))")
+    // Bytes past the tag's last page (a length larger than the tag) do not exist at all.
+    let end = lastPage.map { ($0 + 1) * 4 } ?? Int.max
+    let missing = unknown.filter { $0 < end }
+    let absent = unknown.filter { $0 >= end }
+    if !missing.isEmpty {
+      parts.append("\(missing.count) never read nor written in the trace (\(span(missing)))")
+    }
+    if !absent.isEmpty, let lastPage {
+      parts.append(
+        "\(absent.count) past the tag's last page \(lastPage) (\(span(absent))): the tag has no "
+          + "such memory")
     }
     return parts.joined(separator: ", ")
   }

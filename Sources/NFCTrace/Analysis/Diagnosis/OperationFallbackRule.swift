@@ -94,6 +94,41 @@ enum OperationFallbackRule: DiagnosisRule {
     c.session.operations.indices.compactMap { i in finding(c, i) }
   }
 
+  /// A read the tag did not answer right after it refused a command (NAK) with no
+  /// reactivation between: an NXP Type 2 tag that NAKs goes back to IDLE and ignores every
+  /// command until it is activated again (NTAG21x datasheet §9: a NAK resets it; nfc-facts
+  /// §4.2). The usual NAK is the stack's GET_VERSION probe on a tag that lacks it. When a
+  /// later activation read the tag, the stack recovered (as nfcpy and Android do): a note.
+  private static func idleAfterNAK(
+    _ c: DiagnosisContext, _ i: Int, nak: SessionCommandLog.Command, frames: [Int]
+  ) -> DiagnosisFinding {
+    let op = c.session.operations[i]
+    let recovered = c.session.operations[(i + 1)...].contains {
+      ($0.kind == .queryNDEFStatus || $0.kind == .readNDEF) && $0.outcome == .ok
+    }
+    let silent = op.unansweredFrames.first.map { "the command at #\($0)" } ?? "the read"
+    let message =
+      "The tag did not answer \(silent) right after it refused "
+      + "\(nak.summary) (NAK at #\(nak.answerFrame ?? nak.frame)), with no reactivation in "
+      + "between. An NXP Type 2 tag that answers NAK leaves the ACTIVE state and ignores every "
+      + "command until the reader activates it again (WUPA, anticollision, SELECT): the silence "
+      + "is the NAK's doing, not the phone moving away."
+      + (recovered
+        ? " The reader activated the tag again and read it: the stack recovered."
+        : "")
+    return DiagnosisFinding(
+      code: "read-interrupted", severity: recovered ? .info : .error, operation: i,
+      frames: [nak.frame] + (nak.answerFrame.map { [$0] } ?? []) + frames,
+      cause: "the tag went idle after it refused \(nak.summary) (NAK), and did not answer "
+        + "\(op.kind.rawValue) without a reactivation",
+      message: message, coreNFCError: recovered ? nil : .tagConnectionLost,
+      fix: recovered
+        ? "Nothing to fix: the reader re-activated the tag after the NAK, as it must."
+        : "After any NAK, activate the tag again before the next command (a stack of your own: "
+          + "WUPA, anticollision, SELECT; Core NFC: session.restartPolling() or connect(to:) "
+          + "again), then read.")
+  }
+
   private static func finding(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
     let op = c.session.operations[i]
     let interrupted = op.outcome == .interrupted
@@ -125,6 +160,9 @@ enum OperationFallbackRule: DiagnosisRule {
     case .readNDEF, .queryNDEFStatus:
       if interrupted, presenceCheck(c, i) {
         return make("read-interrupted", .info, nil, presenceFix)
+      }
+      if interrupted, let nak = op.unansweredFrames.first.flatMap(c.log.nakBefore(silence:)) {
+        return idleAfterNAK(c, i, nak: nak, frames: frames)
       }
       if !interrupted, let refusal = readRefusal(c, op) {
         var f = make("read-failed", .error, .tagResponseError, refusal.fix)

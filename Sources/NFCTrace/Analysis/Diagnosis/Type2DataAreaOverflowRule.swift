@@ -32,15 +32,21 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
     else { return [] }
     let pages = spill.compactMap(\.page)
     let what = spill.map { describe($0, g) }
+    // The end is the identified product's user memory (NTAG215/216 have user pages past the
+    // CC's data area), else the data area the CC declares.
+    let (area, source) =
+      g.userBytes != nil
+      ? ("user memory", "the last user page of the \(c.session.tag.product ?? "product")")
+      : ("NDEF data area", "from the CC")
     var f = DiagnosisFinding(
       code: "t2t-write-past-data-area", severity: .error, operation: op,
       frames: spill.map(\.frame),
       cause:
-        "the app's page writes ran past the NDEF data area (pages 4–\(end - 1)) into "
+        "the app's page writes ran past the \(area) (pages 4–\(end - 1)) into "
         + (pages.count == 1 ? "page " : "pages ") + rangesText(pages),
       message:
-        "Consecutive WRITEs from the NDEF data area continued past its end (page \(end - 1), "
-        + "from the CC), and the tag acknowledged them: " + what.joined(separator: "; ")
+        "Consecutive WRITEs from the \(area) continued past its end (page \(end - 1), "
+        + "\(source)), and the tag acknowledged them: " + what.joined(separator: "; ")
         + ". Core NFC's writeNDEF never writes there: the app wrote the pages itself.",
       coreNFCError: nil,
       fix:

@@ -368,8 +368,7 @@ enum Type4StatusRule: DiagnosisRule {
           + "write with writeNDEF(_:completionHandler:); use a tag with a larger NDEF file for "
           + "this message."
       )
-    case "6A86",
-      "6B00" where cmd.ins == 0xA4:
+    case "6A86" where cmd.ins == 0xA4, "6B00" where cmd.ins == 0xA4:
       // SELECT's P1 P2 are its selection control (P1 04 by name, 00 by file id; P2 00 or 0C for
       // no FCI, ISO/IEC 7816-4 §11.1.1), not an offset: the tag refuses this form of SELECT.
       return (
