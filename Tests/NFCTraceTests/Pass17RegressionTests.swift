@@ -213,3 +213,18 @@ extension Pass17Type2Tests {
     #expect(stuck.fix.hasPrefix("After any NAK, activate the tag again"))
   }
 }
+
+extension Pass17Type2Tests {
+  /// A write that cleared the length (`03 00`) and stopped: on a tag the session had read
+  /// empty, no old message was lost (it said "The old message is gone").
+  @Test func emptiedTagThatWasEmptyLostNothing() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x0C, 0x55, 0x04, 0x65], .none)
+    let f = try #require(try b.diagnose().finding("ndef-emptied"))
+    #expect(f.message.contains("The tag held an empty message before and still does"))
+    #expect(!f.message.contains("The old message is gone"))
+  }
+}

@@ -266,6 +266,22 @@ enum InterruptedWriteRule: DiagnosisRule {
       message: message, coreNFCError: .tagConnectionLost, fix: fix)
   }
 
+  /// Whether the session found the length field 0 before its writes (an empty tag): then
+  /// clearing it lost no message.
+  private static func startedEmpty(_ c: DiagnosisContext, _ st: NDEFWriteState, type2: Bool)
+    -> Bool
+  {
+    if type2 {
+      guard let first = c.session.memory.type2Start.known(st.lengthAddress, 1)?.first else {
+        return false
+      }
+      if first != 0xFF { return first == 0 }
+      return c.session.memory.type2Start.knownBigEndian(st.lengthAddress + 1, 2) == 0
+    }
+    let file = c.session.memory.filesStart[c.session.type4NDEFFile ?? 0xE104]
+    return file?.knownBigEndian(st.lengthAddress, st.valueStart - st.lengthAddress) == 0
+  }
+
   private static func ndefState(_ c: DiagnosisContext, _ i: Int, interrupted: Bool)
     -> DiagnosisFinding?
   {
@@ -332,8 +348,12 @@ enum InterruptedWriteRule: DiagnosisRule {
           "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
         message:
           "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
-          + "did not finish. The old message is gone and the tag holds an empty one: readNDEF "
-          + "reports error 403 (ndefReaderSessionErrorZeroLengthMessage) until it is rewritten.",
+          + "did not finish. "
+          + (startedEmpty(c, st, type2: type2)
+            ? "The tag held an empty message before and still does"
+            : "The old message is gone and the tag holds an empty one")
+          + ": readNDEF reports error 403 (ndefReaderSessionErrorZeroLengthMessage) until it is "
+          + "rewritten.",
         coreNFCError: error,
         fix:
           "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
