@@ -48,6 +48,20 @@ import Testing
       f.cause == "the tag refused this form of SELECT (P1 P2) (SW 6A86 to SELECT CC file e103)")
   }
 
+  /// An UPDATE answered 6100 was carried out (ISO/IEC 7816-4 §5.6: data waits for GET
+  /// RESPONSE): a write that then never set its final NLEN is `write-unfinished` as with 9000
+  /// (the 61xx answer hid it behind a warning).
+  @Test func updateAnswered61xxStillCountsForAnUnfinishedWrite() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00], [0x61, 0x00])
+    let r = try b.diagnose()
+    #expect(r.finding("write-unfinished")?.severity == .error)
+    #expect(r.finding("t4t-get-response")?.severity == .warning)
+  }
+
   /// A refused UPDATE's reason names the command once, and an ENLEN file's answers say ENLEN
   /// as its commands do (T4T 3.0); they said "UPDATE NLEN refused: UPDATE NLEN failed: …"
   /// and "UPDATE NLEN: 4 byte(s) written" after "UPDATE ENLEN 0".

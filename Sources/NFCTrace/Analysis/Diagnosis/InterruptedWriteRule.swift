@@ -90,7 +90,7 @@ enum InterruptedWriteRule: DiagnosisRule {
       return w.data.dropFirst(max(0, st.valueStart - start))
     }
     let data = commands.filter { w in
-      guard w.isWrite, w.answer == .ack || w.answer == .sw("9000"), !past(w).isEmpty else {
+      guard w.isWrite, w.accepted, !past(w).isEmpty else {
         return false
       }
       // The length write counts when it also carries the message's first bytes (`03 00 D1 01`).
@@ -138,7 +138,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     else { return nil }
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let acked = c.commands(in: i).filter {
-      $0.isWrite && ($0.answer == .ack || $0.answer == .sw("9000"))
+      $0.isWrite && $0.accepted
     }
     let range = "\(st.valueStart)–\(st.valueStart + st.claimed - 1)"
     var f = DiagnosisFinding(
@@ -178,7 +178,7 @@ enum InterruptedWriteRule: DiagnosisRule {
   private static func interruption(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding {
     let op = c.session.operations[i]
     let cmds = c.commands(in: i).filter(\.isWrite)
-    let acked = cmds.filter { $0.answer == .ack || $0.answer == .sw("9000") }
+    let acked = cmds.filter(\.accepted)
     let silent = cmds.filter { $0.answer == .none }
     let type2 = cmds.contains { $0.page != nil }
     func what(_ list: [SessionCommandLog.Command]) -> String {
@@ -293,7 +293,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     // left was superseded, and the later operation's own state is judged there.
     let at = st.lengthAddress
     let rewritten = c.log.commands.contains { w in
-      guard w.isWrite, w.frame > op.lastFrame, w.answer == .ack || w.answer == .sw("9000"),
+      guard w.isWrite, w.frame > op.lastFrame, w.accepted,
         w.page != nil || Type4Procedure.ndefUpdates.contains(w.name)
       else { return false }
       let start = w.page.map { $0 * 4 } ?? (w.offset ?? 0)

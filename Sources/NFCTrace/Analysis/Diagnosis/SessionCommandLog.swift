@@ -55,6 +55,16 @@ public struct SessionCommandLog: Sendable {
 
     /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY.
     public var isWrite: Bool { ins == 0xD6 || name == "WRITE" || name == "COMPATIBILITY_WRITE" }
+
+    /// True when the tag carried the command out: Type 2 ACK, status 9000, or 61xx (done,
+    /// with data waiting for GET RESPONSE; ISO/IEC 7816-4 §5.6).
+    public var accepted: Bool {
+      switch answer {
+      case .ack: return true
+      case .sw(let sw): return sw == "9000" || sw.hasPrefix("61")
+      default: return false
+      }
+    }
   }
 
   /// Logged commands in order.
