@@ -242,3 +242,27 @@ extension Pass17Type2Tests {
     #expect(!f.message.contains("The old message is gone"))
   }
 }
+
+/// `report` of Type 4 tags gets the notes Type 2 reports had: a write left torn or unconfirmed
+/// was shown as a clean message with no note.
+@Suite struct Pass17ReportTests {
+  @Test func type4ReportNotesUnacknowledgedBytesAndAChangedNLEN() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 3)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x03], [0xD0, 0x00, 0x00, 0x90, 0x00])
+    // NLEN first (unsafe order), then data the tag never answers.
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x08], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x08, 0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62], nil)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let report = TagReport(session: s)
+    #expect(
+      report.notes == [
+        "file E104 bytes 2–9 written without acknowledgement: the tag may hold the old or the "
+          + "new bytes there, and the message may mix both",
+        "the NLEN is now 8 (was 3) but writeNDEF ended interrupted: unless every byte it "
+          + "announces was written, the message is torn (nfctrace diagnose tells which)",
+      ])
+  }
+}

@@ -139,12 +139,27 @@ extension TagReport {
     passwordAuths = Self.passwordAuths(s.operations)
     warnings = []
     writtenPages = Self.writtenPages(s.operations)
-    notes = Self.unacknowledgedNotes(layout == .type4 ? [] : MemoryRow.type2(s.memory.type2End))
-    if let note = Self.tornLengthNote(
-      s.operations, start: start, end: end,
-      lengthCertain: Self.lengthAcknowledged(s.memory.type2End, end))
-    {
-      notes.append(note)
+    if layout == .type4 {
+      notes = Self.unacknowledgedFileNotes(s.memory.filesEnd)
+      let file = s.memory.filesEnd[s.type4NDEFFile ?? 0xE104]
+      let nlenCertain = (0..<(end.type4CC?.ndefFile.lengthFieldSize ?? 2)).allSatisfy {
+        file?.state($0) != .unacknowledged
+      }
+      if let note = Self.tornLengthNote(
+        s.operations, now: end.nlen, was: start.nlen,
+        name: end.type4CC?.ndefFile.lengthFieldSize
+          == 4 ? "ENLEN" : "NLEN", lengthCertain: nlenCertain)
+      {
+        notes.append(note)
+      }
+    } else {
+      notes = Self.unacknowledgedNotes(MemoryRow.type2(s.memory.type2End))
+      if let note = Self.tornLengthNote(
+        s.operations, now: end.tlvArea?.ndef?.length, was: start.tlvArea?.ndef?.length,
+        name: "NDEF TLV length", lengthCertain: Self.lengthAcknowledged(s.memory.type2End, end))
+      {
+        notes.append(note)
+      }
     }
   }
 
@@ -159,25 +174,25 @@ extension TagReport {
   /// order): what the tag may hold now. `lengthCertain`: the length byte was not written
   /// without acknowledgement.
   static func tornLengthNote(
-    _ ops: [Operation], start: TagContents, end: TagContents, lengthCertain: Bool = true
+    _ ops: [Operation], now: Int?, was: Int?, name: String, lengthCertain: Bool = true
   ) -> String? {
     guard let write = ops.last(where: { $0.kind == .writeNDEF }), write.outcome != .ok,
-      let now = end.tlvArea?.ndef?.length, let was = start.tlvArea?.ndef?.length, now != was
+      let now, let was, now != was
     else { return nil }
     if now == 0 && !lengthCertain {
-      return "the NDEF TLV length may now be 0 (was \(was)): the write that clears it got no"
+      return "the \(name) may now be 0 (was \(was)): the write that clears it got no"
         + " answer, so the tag holds the old message or an empty one"
     }
     if now == 0 {
-      return "the NDEF TLV length is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
+      return "the \(name) is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
         + " after clearing it, so the tag holds an empty message"
     }
     if !lengthCertain {
-      return "the NDEF TLV length may now be \(now): the write that set it got no answer, so the"
+      return "the \(name) may now be \(now): the write that set it got no answer, so the"
         + " tag holds that length or the one before that write (0 when the writer cleared it"
         + " first; \(was) at the start); nfctrace diagnose tells which bytes were written"
     }
-    return "the NDEF TLV length is now \(now) (was \(was)) but writeNDEF ended"
+    return "the \(name) is now \(now) (was \(was)) but writeNDEF ended"
       + " \(write.outcome.rawValue): unless every byte it announces was written, the message is"
       + " torn (nfctrace diagnose tells which)"
   }
@@ -202,6 +217,19 @@ extension TagReport {
       "page\(pages.count == 1 ? "" : "s") \(list) written without acknowledgement: the tag may hold"
         + " the old or the new bytes there, and the message may mix both"
     ]
+  }
+
+  /// The bytes of Type 4 files an UPDATE BINARY wrote without an answer, per file.
+  static func unacknowledgedFileNotes(_ files: [UInt16: ByteImage]) -> [String] {
+    files.keys.sorted().compactMap { id in
+      guard let image = files[id],
+        let first = (0..<image.count).first(where: { image.state($0) == .unacknowledged }),
+        let last = (0..<image.count).last(where: { image.state($0) == .unacknowledged })
+      else { return nil }
+      return "file \(Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)]).uppercased()) bytes "
+        + "\(first)–\(last) written without acknowledgement: the tag may hold the old or the new "
+        + "bytes there, and the message may mix both"
+    }
   }
 
   /// The report of a static dump: no frames, every stored page `read`.
