@@ -266,3 +266,23 @@ extension Pass17Type2Tests {
       ])
   }
 }
+
+extension Pass17Type2Tests {
+  /// The same WRITE refused with NAK 5 three times: one `t2t-nak-eeprom-error` with every
+  /// attempt as evidence (it was three, counted as three errors), and no `command-retried`
+  /// (NAK 5 is an answer, not radio damage; it said "no answer or a damaged one", Core NFC 101).
+  @Test func repeatedNAK5IsOneFindingAndNoRetryOfDamage() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    for _ in 0..<3 { b.write(5, [0x0C, 0x55, 0x04, 0x65], .nak(0x05)) }
+    let r = try b.diagnose()
+    #expect(r.codes.filter { $0 == "t2t-nak-eeprom-error" }.count == 1)
+    #expect(r.finding("t2t-nak-eeprom-error")?.frames.count == 6)
+    #expect(
+      r.finding("t2t-nak-eeprom-error")?.message.hasSuffix(
+        "The same happened 3 times in this operation.") == true)
+    #expect(r.finding("command-retried") == nil)
+  }
+}

@@ -138,10 +138,39 @@ public enum Diagnoser {
         !OperationFallbackRule.codes.contains($0.code) && !context.contains($0.code)
       }
       .compactMap(\.operation))
-    return findings.filter {
+    let kept = findings.filter {
       !(OperationFallbackRule.codes.contains($0.code)
         && $0.operation.map(explained.contains) == true)
     }
+    return mergeRepeats(kept)
+  }
+
+  /// The same finding for the same operation (a refused command the reader sent again and
+  /// again: NAK 5 three times) is said once, with every attempt as evidence.
+  private static func mergeRepeats(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+    struct Key: Hashable {
+      var code: String
+      var operation: Int?
+      var cause: String
+    }
+    var first: [Key: Int] = [:]
+    var count: [Key: Int] = [:]
+    var out: [DiagnosisFinding] = []
+    for f in findings {
+      let key = Key(code: f.code, operation: f.operation, cause: f.cause)
+      if let i = first[key], f.operation != nil {
+        out[i].frames = Array(Set(out[i].frames + f.frames)).sorted()
+        count[key, default: 1] += 1
+        continue
+      }
+      first[key] = out.count
+      out.append(f)
+    }
+    for (key, n) in count where n > 1 {
+      guard let i = first[key] else { continue }
+      out[i].message += " The same happened \(n) times in this operation."
+    }
+    return out
   }
 
   static func verdicts(_ c: DiagnosisContext, _ findings: [DiagnosisFinding]) -> [OperationVerdict]

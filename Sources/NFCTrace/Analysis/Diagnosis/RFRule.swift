@@ -145,7 +145,9 @@ enum RFRule: DiagnosisRule {
           code: "command-retried", severity: .error, operation: op, frames: frames,
           cause:
             "the reader sent \(r.summary) \(r.attempts.count) times and never got a clean answer",
-          message: "Each attempt got no answer or a damaged one; the reader gave up.",
+          message:
+            "Each attempt got no answer, a damaged one, or NAK 1 (the tag received the command "
+            + "damaged); the reader gave up.",
           coreNFCError: .retryExceeded, fix: holdStill)
       }
       return DiagnosisFinding(

@@ -123,7 +123,13 @@ public struct SessionRFStatistics: Sendable {
   static func damaged(_ f: DecodedFrame) -> Bool {
     if f.frame.crc == .bad { return true }
     if !f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted { return true }
-    if f.innermost?.name == "NAK" { return true }
+    // NAK 1 is the tag's report of a damaged reader frame (CRC or parity); NAK 0, 4 and 5
+    // refuse the command itself (argument, counter, EEPROM): answers, not radio damage. A NAK
+    // with no code (a reader chip's report of a failure) may be either.
+    if let nak = f.innermost, nak.name == "NAK" {
+      if case .int(let code)? = nak.field("nak_code") { return code == 1 }
+      return true
+    }
     if f.innermost?.protocolID == .isoDEP, f.innermost?.name.hasPrefix("R(NAK)") == true {
       return true
     }
