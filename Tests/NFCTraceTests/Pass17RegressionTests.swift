@@ -286,3 +286,32 @@ extension Pass17Type2Tests {
     #expect(r.finding("command-retried") == nil)
   }
 }
+
+extension Pass17Type2Tests {
+  /// A writer that writes a 47-byte message straight through the 8 bytes a Memory Control
+  /// TLV reserves (`02 03 30 08 04`: page 12–13) acknowledged on every page: it did not stop,
+  /// so the write is not interrupted ("only 41 of them were written"); its verdict is the bad
+  /// content, with the reserved-area finding as the cause.
+  @Test func writeThroughAReservedAreaIsNoTornWrite() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x02, 0x03, 0x30, 0x08, 0x04, 0x03, 0x00, 0xFE])
+    let message: [UInt8] =
+      [0xD1, 0x01, 0x2B, 0x55, 0x04] + Array("example.com/".utf8)
+      + [UInt8](repeating: 0x6D, count: 30)
+    let bytes = [0x04, 0x03, 0x00] + message + [0xFE]
+    // Pages 5…: the NDEF TLV after the Memory Control TLV (byte 20 on), length 0 first.
+    var pages: [[UInt8]] = stride(from: 0, to: bytes.count, by: 4).map {
+      Array((bytes[$0...] + [0, 0, 0, 0]).prefix(4))
+    }
+    for (i, p) in pages.enumerated() { b.write(5 + i, p) }
+    pages[0][2] = UInt8(message.count)
+    b.write(5, pages[0])
+    let r = try b.diagnose()
+    let s = try #require(r.sessions.first)
+    let write = try #require(s.analysis.operations.lastIndex { $0.kind == .writeNDEF })
+    #expect(s.analysis.operations[write].outcome == .ok)
+    #expect(s.verdicts.first { $0.operation == write }?.verdict == .succeededWithBadContent)
+    #expect(s.findings.first?.code == "t2t-write-into-reserved-area")
+  }
+}

@@ -110,6 +110,15 @@ enum WriteCompletion {
       from: field.valueStart, count: field.claimed, skipping: field.reserved)
     if let limit = field.limit, let end = runs.last?.upperBound, end > limit { return nil }
     let claimed = field.claimedAddresses
+    // A writer that wrote message bytes straight through a reserved area inside the claimed
+    // span did not stop early: readers skip those bytes, so the message reaches past what was
+    // written (`t2t-write-into-reserved-area` explains it), not a torn write.
+    let bounds = field.valueStart..<(claimed.last.map { $0 + 1 } ?? field.valueStart)
+    if field.reserved.contains(where: { r in
+      (r.address..<(r.address + r.size)).contains { bounds.contains($0) && mine($0) }
+    }) {
+      return nil
+    }
     // Claimed bytes this operation wrote with a write other than the length's own.
     guard let lastData = claimed.last(where: { mine($0) && Int(image.frames[$0]) != lengthFrame })
     else { return nil }

@@ -118,7 +118,10 @@ public enum Diagnoser {
     findings = dedupe(findings)
     // A message too large for the tag is the root cause of what its write left behind (a
     // torn message, NAKs past the memory): it leads its operation's findings.
-    func rank(_ f: DiagnosisFinding) -> Int { f.code == "message-too-large" ? 0 : 1 }
+    // Likewise a write through a reserved area for the malformed message readers then see.
+    func rank(_ f: DiagnosisFinding) -> Int {
+      f.code == "message-too-large" || f.code == "t2t-write-into-reserved-area" ? 0 : 1
+    }
     let order = findings.enumerated().sorted { a, b in
       if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
       if rank(a.element) != rank(b.element) { return rank(a.element) < rank(b.element) }
