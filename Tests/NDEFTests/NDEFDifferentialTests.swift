@@ -177,6 +177,8 @@ struct NDEFDifferentialTests {
     "chunk-wrong-tnf":
       "NFC Forum NDEF 1.0 §2.3.3: middle and terminating chunks MUST have TNF 0x06",
     "chunk-il-set": "NFC Forum NDEF 1.0 §2.3.3: middle and terminating chunks MUST have IL 0",
+    "chunk-unterminated":
+      "NFC Forum NDEF 1.0 §2.3.3: a chunked payload ends with a terminating chunk (CF clear)",
     "unchanged-outside-chunk":
       "NFC Forum NDEF 1.0 §3.2.6: TNF 0x06 MUST NOT be used outside chunks",
     "empty-message": "NFC Forum NDEF 1.0 §2.3.1: a message holds at least one record",

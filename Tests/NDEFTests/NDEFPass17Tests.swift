@@ -22,3 +22,25 @@ import Testing
     #expect(ControlEscape.escaped("a\nb\u{7F}\u{9B}\u{202E}c") == #"a\u{A}b\u{7F}\u{9B}\u{202E}c"#)
   }
 }
+
+extension NDEFPass17Tests {
+  /// A chunked URI record (`B1` … `36`) followed by a complete record that is no continuation
+  /// chunk (TNF 1, not 6): the complete record stands on its own, as ndeflib and Android read
+  /// it; it was appended to the chunked payload, inventing "https://x.y\u{4}a" and a false
+  /// `uri-invalid-characters`.
+  @Test func recordAfterAnOpenChunkIsNotSwallowed() {
+    let report = NDEFMessageParser.parse(hx("b101015504360003782e79d10102550461"), mode: .relax)
+    #expect(report.message.records.map(\.payload) == [[0x04, 0x78, 0x2E, 0x79], [0x04, 0x61]])
+    #expect(report.findings.map(\.code).contains("chunk-wrong-tnf"))
+    #expect(!report.findings.map(\.code).contains("uri-invalid-characters"))
+  }
+
+  /// A message that ends inside a chunked record says its payload is incomplete (it only
+  /// said `me-missing`).
+  @Test func unterminatedChunkIsAnError() {
+    let report = NDEFMessageParser.parse(hx("b101015504360003782e79"), mode: .relax)
+    let f = report.findings.first { $0.code == "chunk-unterminated" }
+    #expect(f?.severity == .error)
+    #expect(f?.offset == 5)
+  }
+}

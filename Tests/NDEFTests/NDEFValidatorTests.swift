@@ -179,7 +179,9 @@ struct NDEFValidatorTests {
 
   @Test("Chunk with the wrong TNF, chunk with IL set, Unchanged outside a chunk")
   func chunkErrors() {
-    #expect(codes(hx("B2 03 01 61 2F 62 41  52 00 01 42")) == ["chunk-wrong-tnf"])
+    // The record with the wrong TNF is a record of its own (TNF 2 with an empty TYPE).
+    #expect(
+      codes(hx("B2 03 01 61 2F 62 41  52 00 01 42")) == ["chunk-wrong-tnf", "mime-type-invalid"])
     #expect(codes(hx("B2 03 01 61 2F 62 41  5E 00 01 00 42")) == ["chunk-il-set"])
     #expect(codes(hx("D6 00 01 42")) == ["unchanged-outside-chunk"])
   }

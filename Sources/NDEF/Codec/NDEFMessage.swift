@@ -207,6 +207,13 @@ private struct ParserState {
       report(issue)
     }
     if mode == .strict && failure != nil { return }
+    if !openChunk.isEmpty, raw.tnf != .unchanged {
+      // A record that is not a continuation chunk (TNF 6) begins a record of its own: the open
+      // chunked record ends unterminated (`chunk-wrong-tnf` says so) and keeps what it has, as
+      // ndeflib and Android read the bytes, instead of swallowing this record's payload.
+      records.append(NDEFRecord(chunks: openChunk))
+      openChunk = []
+    }
     if !openChunk.isEmpty {
       openChunk.append(raw)
       if !raw.cf {
@@ -224,6 +231,11 @@ private struct ParserState {
 
   mutating func finish(cursor: NDEFByteCursor, start: Int) {
     if !openChunk.isEmpty {
+      // The message ended inside a chunked record (no chunk with CF clear): its payload is
+      // incomplete (NDEF 1.0 §2.3.3). A last record with CF set already said so (cf-on-last).
+      if let last = openChunk.last, !last.me {
+        report(.chunkUnterminated(offset: last.offset))
+      }
       records.append(NDEFRecord(chunks: openChunk))
       openChunk = []
     }

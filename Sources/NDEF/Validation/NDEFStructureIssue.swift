@@ -53,6 +53,16 @@ struct NDEFStructureIssue: Sendable {
         + "Android NdefMessage(byte[]) rejects it", fix: buildFix)
   }
 
+  static func chunkUnterminated(offset: Int) -> NDEFStructureIssue {
+    NDEFStructureIssue(
+      "chunk-unterminated", offset: offset,
+      expected: "a terminating chunk (TNF 6, CF clear) before the message ends",
+      message: "the message ends inside a chunked record: its last chunk has CF set, so the "
+        + "payload shown is incomplete (NDEF 1.0 §2.3.3)",
+      readersShow: "Android NdefMessage(byte[]) rejects it; ndeflib shows the chunks it read",
+      fix: buildFix)
+  }
+
   static func trailingBytes(offset: Int, count: Int) -> NDEFStructureIssue {
     NDEFStructureIssue(
       "trailing-bytes", warningOnly: true, offset: offset, expected: "end of input after ME",
