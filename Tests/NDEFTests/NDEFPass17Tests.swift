@@ -44,3 +44,19 @@ extension NDEFPass17Tests {
     #expect(f?.offset == 5)
   }
 }
+
+extension NDEFPass17Tests {
+  /// A Credential (0x100E) whose length (255) runs past the payload: `wsc-truncated`, and the
+  /// attributes before the end are shown; it also said `wsc-credential-missing`, which is
+  /// false, and showed none of them.
+  @Test func truncatedCredentialIsShownNotMissing() {
+    let bytes = hx(
+      "d2173b6170706c69636174696f6e2f766e642e7766612e777363104a000110100e00ff1026000101104500"
+        + "054d794e6574100300020020100f000200081027000a7365637265747061737310200006001122334455")
+    let result = NDEFCommand.run(bytes: bytes, options: NDEFCommandOptions())
+    #expect(result.output.contains("error wsc-truncated @35"))
+    #expect(!result.output.contains("wsc-credential-missing"))
+    #expect(result.output.contains(#"ssid: "MyNet""#))
+    #expect(!result.output.contains("secretpass"))
+  }
+}

@@ -169,16 +169,31 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
     var out: [Attribute] = []
     while !c.isAtEnd {
       let at = c.absoluteOffset
+      var header: (type: UInt16, valueOffset: Int)?
       do {
         let type = try c.readUInt16("attribute type")
         let len = Int(try c.readUInt16("attribute length"))
         let valueOffset = c.absoluteOffset
+        header = (type, valueOffset)
         let value = try c.readBytes(len, "attribute value")
         let children =
           type == 0x100E && depth == 0
           ? parse(value, offset: valueOffset, depth: 1, ctx: &ctx) : []
         out.append(Attribute(offset: at, type: type, value: value, children: children))
       } catch {
+        // A Credential whose length runs past the payload still holds the attributes before
+        // the end (SSID, authentication type…): they are shown, after the error.
+        if let header, header.type == 0x100E, depth == 0 {
+          let rest = Array(p.dropFirst(header.valueOffset - offset))
+          ctx.add(
+            "wsc-truncated", .error, error.offset,
+            "Wi-Fi Simple Config: " + error.message
+              + " (Wi-Fi Simple Configuration 2.0 §12); the Credential's attributes up to the "
+              + "end are shown")
+          let children = parse(rest, offset: header.valueOffset, depth: 1, ctx: &ctx)
+          out.append(Attribute(offset: at, type: 0x100E, value: rest, children: children))
+          break
+        }
         ctx.add(
           "wsc-truncated", .error, error.offset,
           "Wi-Fi Simple Config: " + error.message
