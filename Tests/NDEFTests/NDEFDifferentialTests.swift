@@ -177,6 +177,8 @@ struct NDEFDifferentialTests {
     "chunk-wrong-tnf":
       "NFC Forum NDEF 1.0 §2.3.3: middle and terminating chunks MUST have TNF 0x06",
     "chunk-il-set": "NFC Forum NDEF 1.0 §2.3.3: middle and terminating chunks MUST have IL 0",
+    "type-urn-prefix":
+      "NFC Forum RTD 1.0 §2.1, §3.1: the TYPE field holds the name without its urn:nfc: prefix",
     "chunk-unterminated":
       "NFC Forum NDEF 1.0 §2.3.3: a chunked payload ends with a terminating chunk (CF clear)",
     "unchanged-outside-chunk":

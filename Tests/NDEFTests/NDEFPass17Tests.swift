@@ -60,3 +60,31 @@ extension NDEFPass17Tests {
     #expect(!result.output.contains("secretpass"))
   }
 }
+
+extension NDEFPass17Tests {
+  private func codes(_ hex: String) -> [String] {
+    NDEFValidator.validate(hx(hex), mode: .relax).findings.map(\.code)
+  }
+
+  /// `Android.com:pkg` is the AAR type to the NFC Forum (case-insensitive) but not to
+  /// Android's dispatcher (exact bytes): a warning; it passed silently.
+  @Test func aarTypeInOtherCaseIsFlagged() {
+    let type = Array("Android.com:pkg".utf8)
+    let payload = Array("com.example.app".utf8)
+    let record: [UInt8] = [0xD4, UInt8(type.count), UInt8(payload.count)] + type + payload
+    let report = NDEFValidator.validate(record, mode: .relax)
+    #expect(report.findings.map(\.code) == ["aar-type-case"])
+    #expect(report.findings.first?.severity == .warning)
+  }
+
+  /// A TYPE carrying its URN prefix (`urn:nfc:wkt:U`, `urn:nfc:ext:android.com:pkg`) is no
+  /// type any reader recognises: `type-urn-prefix` (the well-known one was called a "local
+  /// type", the external one passed).
+  @Test func urnPrefixInTypeIsAnError() {
+    #expect(codes("d10d0475726e3a6e66633a776b743a5504782e79") == ["type-urn-prefix"])
+    let type = Array("urn:nfc:ext:android.com:pkg".utf8)
+    let record: [UInt8] = [0xD4, UInt8(type.count), 0x01] + type + [0x61]
+    #expect(
+      NDEFValidator.validate(record, mode: .relax).findings.map(\.code) == ["type-urn-prefix"])
+  }
+}

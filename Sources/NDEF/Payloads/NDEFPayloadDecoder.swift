@@ -25,6 +25,9 @@ public enum NDEFPayloadDecoder {
   private static func wellKnown(
     _ type: String, _ p: [UInt8], _ at: Int, record: NDEFRecord, ctx: inout NDEFDecodeContext
   ) -> NDEFPayload {
+    if urnPrefixed(type, "urn:nfc:wkt:", offset: record.offset, ctx: &ctx) {
+      return .wellKnown(type: type, data: p)
+    }
     if ctx.depth == 0, let first = type.unicodeScalars.first, ("a"..."z").contains(first) {
       // A name starting with a lower-case letter is a local type (NFC Forum RTD 1.0 §2.3,
       // §3.2.1): outside a Smart Poster or Handover record it has no meaning. Known ones are
@@ -229,8 +232,22 @@ public enum NDEFPayloadDecoder {
   private static func external(
     _ type: String, _ p: [UInt8], _ at: Int, offset: Int, ctx: inout NDEFDecodeContext
   ) -> NDEFPayload {
+    _ = urnPrefixed(type, "urn:nfc:ext:", offset: offset, ctx: &ctx)
     if type.lowercased() == "android.com:pkg" {
       let name = String(decoding: p, as: UTF8.self)
+      if type != "android.com:pkg" {
+        // NFC Forum type names compare case-insensitively, but Android's dispatcher
+        // (NfcDispatcher) compares the TYPE bytes with "android.com:pkg" exactly.
+        ctx.add(
+          "aar-type-case", .warning, offset,
+          "TYPE \"\(clip(type))\" is the Android Application Record's type in other letter "
+            + "case: NFC Forum names compare case-insensitively (RTD 1.0 §2.3.2), but Android "
+            + "compares the bytes with \"android.com:pkg\" exactly",
+          readers: "Android ignores it as an AAR: it does not start the app",
+          fix:
+            "NFCNDEFPayload(format: .nfcExternal, type: \"android.com:pkg\".data(using: .utf8)!, "
+            + "identifier: Data(), payload: \"com.example.app\".data(using: .utf8)!)")
+      }
       if !isJavaPackage(name) {
         ctx.add(
           "aar-package-invalid", .error, at,
@@ -255,6 +272,24 @@ public enum NDEFPayloadDecoder {
           + "vnd.android.nfc://ext/\(type.lowercased())")
     }
     return .external(type: type, data: p)
+  }
+
+  /// A TYPE that carries the `urn:nfc:wkt:` / `urn:nfc:ext:` prefix: the prefix belongs to the
+  /// name's URN form only, the TYPE field holds the name without it (NFC Forum RTD 1.0 §2.1,
+  /// §3.1). True when reported.
+  private static func urnPrefixed(
+    _ type: String, _ prefix: String, offset: Int, ctx: inout NDEFDecodeContext
+  ) -> Bool {
+    guard type.lowercased().hasPrefix(prefix) else { return false }
+    ctx.add(
+      "type-urn-prefix", .error, offset,
+      "TYPE \"\(clip(type))\" starts with \"\(prefix)\": the TYPE field holds the name without "
+        + "that prefix (\"\(clip(String(type.dropFirst(prefix.count))))\"), which only its URN form "
+        + "carries (NFC Forum RTD 1.0 §2.1, §3.1)",
+      readers: "Android and Core NFC compare the TYPE bytes: no reader recognises the record",
+      fix: "put the bare name in the TYPE (e.g. NFCNDEFPayload(format: .nfcExternal, type: "
+        + "\"android.com:pkg\".data(using: .utf8)!, …))")
+    return true
   }
 
   /// Android package name: `[A-Za-z][A-Za-z0-9_]*` parts joined by `.`, at least two parts.
