@@ -62,6 +62,21 @@ import Testing
     #expect(r.finding("t4t-get-response")?.severity == .warning)
   }
 
+  /// A write past the NDEF file (6A84) can only be the app's own sendCommand(apdu:): the
+  /// message it emptied names no 401 beside `t4t-write-past-file`'s none.
+  @Test func ownWritesBySizeNameNoWriteNDEFError() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile(maxSize: 0x20)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x03] + Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x35] + [UInt8](repeating: 0x41, count: 0x35), [0x6A, 0x84])
+    let r = try b.diagnose()
+    #expect(r.finding("t4t-write-past-file")?.coreNFCError == nil)
+    let emptied = try #require(r.finding("ndef-emptied"))
+    #expect(emptied.coreNFCError == nil)
+  }
+
   /// A refused UPDATE's reason names the command once, and an ENLEN file's answers say ENLEN
   /// as its commands do (T4T 3.0); they said "UPDATE NLEN refused: UPDATE NLEN failed: …"
   /// and "UPDATE NLEN: 4 byte(s) written" after "UPDATE ENLEN 0".

@@ -10,7 +10,15 @@
 enum AppsOwnWrites {
   static let codes = ["write-to-read-only-tag"]
 
+  /// Findings that prove an operation's writes were the app's own because Core NFC's
+  /// writeNDEF would not have sent them (a message larger than the capacity or the file, page
+  /// writes past the user memory); they name no Core NFC error.
+  static let provesOwnWrites: Set<String> = [
+    "message-too-large", "t4t-write-past-file", "t2t-write-past-data-area",
+  ]
+
   static func adjust(_ findings: [DiagnosisFinding], _ c: DiagnosisContext) -> [DiagnosisFinding] {
+    let findings = ownBySize(findings)
     let own = ownWrites(c)
     guard !own.isEmpty else { return findings }
     var out = findings.map { f -> DiagnosisFinding in
@@ -33,6 +41,27 @@ enum AppsOwnWrites {
       out.append(accepted(i, c))
     }
     return out
+  }
+
+  /// On an operation whose writes were the app's own by their size, the other findings name
+  /// no writeNDEF error either: sendMiFareCommand and sendCommand(apdu:) return the tag's
+  /// answer, not 401 (one error per operation, not 401 beside none).
+  private static func ownBySize(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+    let ops = Set(
+      findings.filter { provesOwnWrites.contains($0.code) && $0.coreNFCError == nil }
+        .compactMap(\.operation))
+    guard !ops.isEmpty else { return findings }
+    return findings.map { f in
+      guard let op = f.operation, ops.contains(op), f.coreNFCError == .tagUpdateFailure else {
+        return f
+      }
+      var f = f
+      f.coreNFCError = nil
+      f.message +=
+        " These writes were the app's own (sendMiFareCommand / sendCommand(apdu:)), which "
+        + "return the tag's answer without an NFCReaderError."
+      return f
+    }
   }
 
   /// The writeNDEFs that follow a queryNDEFStatus of the same session that said readOnly (the
