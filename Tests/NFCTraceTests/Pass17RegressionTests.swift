@@ -77,6 +77,23 @@ import Testing
     #expect(emptied.coreNFCError == nil)
   }
 
+  /// A tag that accepted an NLEN past its file (53 bytes in a 32-byte file, capacity 30)
+  /// holds a message readers trusting the CC reject: bad content, not SUCCEEDED.
+  @Test func acceptedOversizedNLENIsBadContent() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile(maxSize: 0x20)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x03] + Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x20] + [UInt8](repeating: 0x41, count: 0x20), Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x35], Self.ok)
+    let r = try b.diagnose()
+    let s = try #require(r.sessions.first)
+    #expect(s.findings.first?.code == "message-too-large")
+    let write = try #require(s.analysis.operations.lastIndex { $0.kind == .writeNDEF })
+    #expect(s.verdicts.first { $0.operation == write }?.verdict == .succeededWithBadContent)
+  }
+
   /// A refused UPDATE's reason names the command once, and an ENLEN file's answers say ENLEN
   /// as its commands do (T4T 3.0); they said "UPDATE NLEN refused: UPDATE NLEN failed: …"
   /// and "UPDATE NLEN: 4 byte(s) written" after "UPDATE ENLEN 0".

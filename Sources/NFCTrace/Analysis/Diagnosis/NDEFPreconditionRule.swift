@@ -280,6 +280,9 @@ enum NDEFPreconditionRule: DiagnosisRule {
         " The writes were sent anyway, so the app wrote them itself (sendMiFareCommand / "
         + "sendCommand(apdu:)): Core NFC's writeNDEF refuses such a message with 402 "
         + "(ndefReaderSessionErrorTagSizeTooSmall) before writing anything."
+      // A tag that accepted it all holds a length past its capacity: readers that trust the
+      // CC reject the message (its verdict is bad content, not success).
+      if op.outcome == .ok { f.effect = .badContent }
       out.append(f)
     }
     return out
