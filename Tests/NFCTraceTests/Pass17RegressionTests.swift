@@ -94,6 +94,27 @@ import Testing
     #expect(s.verdicts.first { $0.operation == write }?.verdict == .succeededWithBadContent)
   }
 
+  /// A writer that writes a 2-byte NLEN (T4T 2.0) to a file whose CC gives a 4-byte ENLEN
+  /// (mapping 3.0): readers read a wrong length and message; it was SUCCEEDED with only
+  /// "message too large" (1 102 081 bytes) to say so.
+  @Test func twoByteNLENOnAnENLENFile() throws {
+    var e = TraceBuilder()
+    e.activateType4()
+    e.selectType4CC()
+    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + Self.ok)
+    e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00] + Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x05], Self.ok)
+    let r = try e.diagnose()
+    let s = try #require(r.sessions.first)
+    #expect(s.findings.first?.code == "t4t-nlen-size-mismatch")
+    #expect(s.findings.first?.coreNFCError == nil)
+    let write = try #require(s.analysis.operations.lastIndex { $0.kind == .writeNDEF })
+    #expect(s.verdicts.first { $0.operation == write }?.verdict == .succeededWithBadContent)
+  }
+
   /// A refused UPDATE's reason names the command once, and an ENLEN file's answers say ENLEN
   /// as its commands do (T4T 3.0); they said "UPDATE NLEN refused: UPDATE NLEN failed: …"
   /// and "UPDATE NLEN: 4 byte(s) written" after "UPDATE ENLEN 0".

@@ -70,10 +70,15 @@ public enum Diagnoser {
   static let rules: [any DiagnosisRule.Type] = [
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
     Type2ReservedAreaRule.self, Type2LockCompletenessRule.self,
-    Type4StatusRule.self,
+    Type4StatusRule.self, Type4LengthFieldRule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, ReadBackRule.self,
     RFRule.self,
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
+  ]
+
+  /// Findings that explain the others of their operation: listed first among equals.
+  static let rootCauses: Set<String> = [
+    "t4t-nlen-size-mismatch", "message-too-large", "t2t-write-into-reserved-area",
   ]
 
   /// Every code any rule can emit (NDEF validator codes excepted).
@@ -119,9 +124,7 @@ public enum Diagnoser {
     // A message too large for the tag is the root cause of what its write left behind (a
     // torn message, NAKs past the memory): it leads its operation's findings.
     // Likewise a write through a reserved area for the malformed message readers then see.
-    func rank(_ f: DiagnosisFinding) -> Int {
-      f.code == "message-too-large" || f.code == "t2t-write-into-reserved-area" ? 0 : 1
-    }
+    func rank(_ f: DiagnosisFinding) -> Int { rootCauses.contains(f.code) ? 0 : 1 }
     let order = findings.enumerated().sorted { a, b in
       if a.element.severity != b.element.severity { return a.element.severity > b.element.severity }
       if rank(a.element) != rank(b.element) { return rank(a.element) < rank(b.element) }
