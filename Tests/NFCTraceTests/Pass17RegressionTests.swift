@@ -242,6 +242,8 @@ import Testing
         + "capacity (142 bytes)")
     let torn = try #require(r.finding("ndef-torn"))
     #expect(torn.coreNFCError == nil)
+    // The NAK past the last page answered the app's own sendMiFareCommand: 102, not 401.
+    #expect(r.finding("t2t-nak-beyond-memory")?.coreNFCError == .tagResponseError)
     #expect(torn.fix.hasPrefix("Shorten the message to at most 142 bytes"))
     #expect(
       torn.message.contains(

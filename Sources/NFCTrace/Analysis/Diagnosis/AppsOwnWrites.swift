@@ -10,15 +10,18 @@
 enum AppsOwnWrites {
   static let codes = ["write-to-read-only-tag"]
 
-  /// Findings that prove an operation's writes were the app's own because Core NFC's
-  /// writeNDEF would not have sent them (a message larger than the capacity or the file, page
-  /// writes past the user memory); they name no Core NFC error.
+  /// Findings that prove an operation's commands were the app's own because Core NFC's
+  /// writeNDEF would not have sent them: a message larger than the capacity or the file, page
+  /// writes past the user memory or outside the NDEF area, pages the tag does not have, an
+  /// UPDATE BINARY with Le or longer than MLc.
   static let provesOwnWrites: Set<String> = [
     "message-too-large", "t4t-write-past-file", "t2t-write-past-data-area",
+    "t2t-nak-beyond-memory", "t2t-nak-outside-ndef-area", "t4t-update-with-le",
+    "t4t-lc-exceeds-mlc",
   ]
 
   static func adjust(_ findings: [DiagnosisFinding], _ c: DiagnosisContext) -> [DiagnosisFinding] {
-    let findings = ownBySize(findings)
+    let findings = ownBySize(findings, c)
     let own = ownWrites(c)
     guard !own.isEmpty else { return findings }
     var out = findings.map { f -> DiagnosisFinding in
@@ -43,23 +46,37 @@ enum AppsOwnWrites {
     return out
   }
 
-  /// On an operation whose writes were the app's own by their size, the other findings name
-  /// no writeNDEF error either: sendMiFareCommand and sendCommand(apdu:) return the tag's
-  /// answer, not 401 (one error per operation, not 401 beside none).
-  private static func ownBySize(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+  /// On an operation whose commands were the app's own, no finding names writeNDEF's 401:
+  /// sendMiFareCommand fails a NAK with 102 (readerTransceiveErrorTagResponseError, as the
+  /// simulator's ground truth has it), and sendCommand(apdu:) returns the status word without
+  /// an error. One error per operation, not 401 beside another.
+  private static func ownBySize(_ findings: [DiagnosisFinding], _ c: DiagnosisContext)
+    -> [DiagnosisFinding]
+  {
     let ops = Set(
-      findings.filter { provesOwnWrites.contains($0.code) && $0.coreNFCError == nil }
-        .compactMap(\.operation))
-    guard !ops.isEmpty else { return findings }
-    return findings.map { f in
-      guard let op = f.operation, ops.contains(op), f.coreNFCError == .tagUpdateFailure else {
-        return f
+      findings.filter {
+        provesOwnWrites.contains($0.code)
+          && !($0.code == "message-too-large" && $0.coreNFCError != nil)
       }
+      .compactMap(\.operation))
+    guard !ops.isEmpty else { return findings }
+    let type4 = c.session.tag.isISODEP || c.session.type4CC != nil
+    return findings.map { f in
+      guard let op = f.operation, ops.contains(op),
+        f.coreNFCError == .tagUpdateFailure || (type4 && f.coreNFCError == .tagResponseError)
+      else { return f }
       var f = f
-      f.coreNFCError = nil
-      f.message +=
-        " These writes were the app's own (sendMiFareCommand / sendCommand(apdu:)), which "
-        + "return the tag's answer without an NFCReaderError."
+      if type4 {
+        f.coreNFCError = nil
+        f.message +=
+          " These commands were the app's own (sendCommand(apdu:)), which returns the status "
+          + "word without an NFCReaderError."
+      } else {
+        f.coreNFCError = .tagResponseError
+        f.message +=
+          " These writes were the app's own (sendMiFareCommand), which fails a NAK with 102 "
+          + "(readerTransceiveErrorTagResponseError), not writeNDEF's 401."
+      }
       return f
     }
   }
