@@ -370,3 +370,18 @@ extension Pass17Type2Tests {
     #expect(s.findings.first?.code == "t2t-write-into-reserved-area")
   }
 }
+
+extension Pass17Type2Tests {
+  /// A WRITE answered NAK 1 three times: the write's own finding gives 401; the retries are
+  /// radio context and give no second error (it said 101 beside the 401).
+  @Test func retriedNAK1GivesOneError() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    for _ in 0..<3 { b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x01)) }
+    let r = try b.diagnose()
+    #expect(r.finding("t2t-nak-transmission-error")?.coreNFCError == .tagUpdateFailure)
+    let retried = try #require(r.finding("command-retried"))
+    #expect(retried.coreNFCError == nil)
+  }
+}

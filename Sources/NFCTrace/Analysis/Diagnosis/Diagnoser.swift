@@ -148,7 +148,25 @@ public enum Diagnoser {
       !(OperationFallbackRule.codes.contains($0.code)
         && $0.operation.map(explained.contains) == true)
     }
-    return mergeRepeats(kept)
+    return contextErrors(mergeRepeats(kept))
+  }
+
+  /// Radio context (`command-retried`, `rf-damaged-frames`) names no Core NFC error of its own
+  /// on an operation another finding already gives one for: the app's completion handler gets
+  /// one error (a NAK 1 the reader retried is the write's 401, not also a 101).
+  private static func contextErrors(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+    let context: Set<String> = ["command-retried", "rf-damaged-frames"]
+    let explained = Set(
+      findings.filter { !context.contains($0.code) && $0.coreNFCError != nil }
+        .compactMap(\.operation))
+    return findings.map { f in
+      guard context.contains(f.code), let op = f.operation, explained.contains(op) else {
+        return f
+      }
+      var f = f
+      f.coreNFCError = nil
+      return f
+    }
   }
 
   /// The same finding for the same operation (a refused command the reader sent again and
