@@ -28,6 +28,15 @@ enum NFCGatePrefix {
     linkTypes.contains(PcapLinkType.iso14443) && linkTypes.contains(PcapLinkType.user0)
   }
 
+  /// Rule 1's check of the frames: most of the first data frames start with the prefix (a
+  /// frame or two may lack it), so another tool's capture with a USER0 interface is not taken
+  /// for NFCGate's.
+  static func matchesPrefix(_ frames: [Frame]) -> Bool {
+    let data = frames.filter { $0.direction != .event }.prefix(lookahead)
+    guard !data.isEmpty else { return true }
+    return data.filter { $0.data.first == prefix }.count * 2 > data.count
+  }
+
   /// Rule 2 over the first frames of the capture (events are ignored).
   static func matchesContent(_ frames: [Frame]) -> Bool {
     let data = frames.filter { $0.direction != .event }.prefix(lookahead)

@@ -58,6 +58,9 @@ public final class PcapImporter: TraceImporter {
   private var nfcgateAPDUsWarned = false
   /// NFCGate only: the last reader frame opened a two-step raw command.
   private var nfcgateTwoStepOpen = false
+  /// The interfaces are NFCGate's pair (264 and 147): the frames decide whether they carry its
+  /// prefix (another tool's capture may have a USER0 interface too).
+  private let nfcgateByInterfaces: Bool
 
   /// Opens `input` (pcap in either byte order and resolution, or pcapng).
   /// - Throws: `TraceError` `.truncated` for an empty input or a cut header, `.malformed` for
@@ -71,14 +74,9 @@ public final class PcapImporter: TraceImporter {
     endError = opened.endError
     linkType = opened.linkType
     let iso = linkType == PcapLinkType.iso14443
-    nfcgate = opened.nfcgateByInterfaces ? .strip : iso ? .undecided : .keep
+    nfcgateByInterfaces = opened.nfcgateByInterfaces
+    nfcgate = iso ? .undecided : .keep
     warnings = opened.warnings
-    if opened.nfcgateByInterfaces {
-      warnings.append(
-        TraceWarning(
-          "NFCGate capture (interfaces of link types 264 and 147): removing the constant 0x02 "
-            + "byte NFCGate puts before every frame"))
-    }
   }
 
   /// The next frame, or nil at the end.
@@ -143,6 +141,24 @@ public final class PcapImporter: TraceImporter {
     }
     checkWholeSeconds()
     if !wholeSeconds { warnIfTicksAsTenthsOfNanoseconds() }
+    if nfcgateByInterfaces {
+      // NFCGate's interfaces: its prefix on the frames confirms it; frames without it are
+      // ordinary ISO 14443 frames of another tool's capture.
+      guard NFCGatePrefix.matchesPrefix(lookahead) else {
+        nfcgate = .keep
+        warnings.append(
+          TraceWarning(
+            "interfaces of link types 264 and 147 (as NFCGate writes), but the frames "
+              + "do not start with NFCGate's 0x02 prefix: read as ordinary ISO 14443 frames"))
+        return
+      }
+      nfcgate = .strip
+      warnings.append(
+        TraceWarning(
+          "NFCGate capture (interfaces of link types 264 and 147): removing the "
+            + "constant 0x02 byte NFCGate puts before every frame"))
+      return
+    }
     guard NFCGatePrefix.matchesContent(lookahead) else {
       nfcgate = .keep
       return

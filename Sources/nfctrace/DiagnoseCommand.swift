@@ -62,7 +62,7 @@ enum DiagnoseCommand {
       DiagnosisRender.text(report, frames: frames, to: out)
     }
     out.flush()
-    if !json { reportWarnings(run.warnings) }
+    if !json { reportWarnings(run.warnings, path: path) }
     if let e = run.error { throw e }
     guard let failOn else { return 0 }
     let level: Severity = failOn == "warning" ? .warning : .error

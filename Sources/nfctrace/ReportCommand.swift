@@ -33,7 +33,7 @@ enum ReportCommand {
       writeText(reports, path: path, source: source, secrets: secrets, to: out)
     }
     out.flush()
-    if !json { reportWarnings(source.warnings) }
+    if !json { reportWarnings(source.warnings, path: path) }
     if let e = source.error { throw e }
     return 0
   }

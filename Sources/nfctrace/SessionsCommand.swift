@@ -85,7 +85,7 @@ enum SessionsCommand {
       out.write("no sessions: no tag answered in this trace\n")
     }
     out.flush()
-    if !json { reportWarnings(result.warnings) }
+    if !json { reportWarnings(result.warnings, path: path) }
     if let e = result.error { throw e }
     return 0
   }

@@ -23,7 +23,7 @@ enum TimelineCommand {
       r.finish()
     }
     out.flush()
-    if format == "text" { reportWarnings(result.warnings) }
+    if format == "text" { reportWarnings(result.warnings, path: path) }
     if let failure = result.error { throw failure }
     return 0
   }
@@ -49,6 +49,11 @@ enum TimelineCommand {
 }
 
 /// Prints importer warnings on standard error.
-func reportWarnings(_ warnings: [TraceWarning]) {
-  for w in warnings { FileHandle.standardError.write(Data("warning: \(w)\n".utf8)) }
+/// Prints `warnings` on standard error; one that names no place in the input is prefixed with
+/// `path` (the input file), so every line says which file it is about.
+func reportWarnings(_ warnings: [TraceWarning], path: String? = nil) {
+  for w in warnings {
+    let prefix = w.location == nil ? path.map { "\($0): " } ?? "" : ""
+    FileHandle.standardError.write(Data("warning: \(prefix)\(w)\n".utf8))
+  }
 }

@@ -496,6 +496,38 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
       ))
   }
 
+  /// Interfaces of link types 264 and 147 (NFCGate's pair) whose frames lack NFCGate's 0x02
+  /// prefix: another tool's capture, read as ordinary ISO 14443 frames (CRC included). Every
+  /// frame was warned "does not start with the 0x02 prefix" and read CRC-less, losing the UID.
+  @Test func user0InterfaceWithoutThePrefixIsNoNFCGateCapture() throws {
+    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb264 = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
+    let idb147 = pcapngBlock(1, le(147, 2) + le(0, 2) + le(0, 4))
+    func epb(_ interface: Int, _ payload: [UInt8]) -> [UInt8] {
+      pcapngBlock(
+        6,
+        le(interface, 4) + le(0, 4) + le(1, 4) + le(payload.count, 4) + le(payload.count, 4)
+          + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
+    }
+    func frame(_ event: UInt8, _ data: [UInt8]) -> [UInt8] {
+      [0x00, event] + le(data.count, 2).reversed() + data
+    }
+    let select = CRC.appendingCRCA([0x93, 0x70, 0x88, 0x04, 0xA8, 0x1D, 0x39])
+    let bytes =
+      shb + idb264 + idb147 + epb(1, [0x01]) + epb(0, frame(0xFF, [0x26]))
+      + epb(0, frame(0xFE, [0x44, 0x00])) + epb(0, frame(0xFF, [0x93, 0x20]))
+      + epb(0, frame(0xFE, [0x88, 0x04, 0xA8, 0x1D, 0x39])) + epb(0, frame(0xFF, select))
+      + epb(0, frame(0xFE, CRC.appendingCRCA([0x04])))
+    let result = try importPcap(TraceInput(path: "user0.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.count == 6)
+    #expect(result.frames[4].data == select)
+    #expect(!result.warnings.contains { $0.message.contains("does not start with the 0x02") })
+    #expect(
+      result.warnings.contains {
+        $0.message.hasPrefix("interfaces of link types 264 and 147 (as NFCGate writes), but")
+      })
+  }
+
   /// pcapng where libpcap refuses a block the walk accepted (a second section of major
   /// version 2): the error names the block's offset, not 0.
   @Test func pcapngErrorPastTheWalkedPackets() throws {
