@@ -385,3 +385,24 @@ extension Pass17Type2Tests {
     #expect(retried.coreNFCError == nil)
   }
 }
+
+/// Importers meeting other tools' files.
+@Suite struct Pass17ImportTests {
+  /// A `trace list` paste cut inside the first column of its last row (`      10728`, no line
+  /// end; also after a colour escape) is a cut file (exit 3), not a skipped line (exit 0).
+  @Test func listingCutInsideTheStartColumn() throws {
+    let listing = try String(
+      decoding: Data(
+        contentsOf: URL(
+          fileURLWithPath: TestPaths.shared(
+            "derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt"))), as: UTF8.self)
+    let row = try #require(listing.range(of: "      74164 |"))
+    for tail in ["      74164", "\u{1B}[33m      74164"] {
+      let cut = String(listing[..<row.lowerBound]) + tail
+      let run = try SessionAnalysisRun(
+        importer: Proxmark3TextImporter(input: TraceInput(path: "c.txt", bytes: Data(cut.utf8))))
+      #expect(run.error?.kind == .truncated)
+      #expect(run.error?.location.record == 13)
+    }
+  }
+}

@@ -321,8 +321,30 @@ public struct Proxmark3TextImporter: TraceImporter {
       && line.prefix(6).allSatisfy { Hex.nibble($0) != nil }
   }
 
+  /// The start of a table row cut inside its first column: spaces, maybe a colour escape
+  /// (`ESC [ … m`), then the digits of the Start time and nothing else.
+  private static func isRowStart(_ line: [UInt8]) -> Bool {
+    var digits = 0
+    var i = 0
+    while i < line.count {
+      let b = line[i]
+      if b == 0x1B {
+        // Skip the escape sequence up to its final letter.
+        while i < line.count, !(0x40...0x7E).contains(line[i]) || line[i] == 0x5B { i += 1 }
+      } else if (0x30...0x39).contains(b) {
+        digits += 1
+      } else if b != 0x20 && b != 0x09 && b != 0x0D {
+        return false
+      }
+      i += 1
+    }
+    return digits > 0
+  }
+
   private mutating func unreadable(_ reason: String) -> Frame? {
-    if lastLineUnterminated, line.contains(Proxmark3Text.pipe) || Self.isHexDumpRow(line) {
+    if lastLineUnterminated,
+      line.contains(Proxmark3Text.pipe) || Self.isHexDumpRow(line) || Self.isRowStart(line)
+    {
       // The last row, without its line end, unreadable: the file stops inside it.
       cut = (input.location(unit: "line", record: lineNumber, offset: lineOffset), reason)
       return nil
