@@ -406,3 +406,30 @@ extension Pass17Type2Tests {
     }
   }
 }
+
+extension Pass17ImportTests {
+  /// libnfc's pn532_uart driver wakes the PN532 with `55 55` and zeros (PN532 user manual
+  /// §7.2.11) before the first command, alone or in the same write: no frame, no warning (it
+  /// gave "15 byte(s) outside a PN53x frame" and "incomplete PN53x command" on every log).
+  @Test func pn532WakeUpIsNoGarbage() throws {
+    for wake in [
+      "TX: 55 55 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \ndebug\tlibnfc.bus.uart\tTX: 00 00 ff 02 fe d4 02 2a 00 ",
+      "TX: 55 55 00 00 00 00 00 00 00 00 ff 02 fe d4 02 2a 00 ",
+    ] {
+      let log =
+        "debug\tlibnfc.driver.pn532_uart\tAttempt to open: /dev/ttyUSB0 at 115200 baud.\n"
+        + "debug\tlibnfc.bus.uart\t" + wake + "\n"
+        + "debug\tlibnfc.bus.uart\tRX: 00 00 ff 00 ff 00 \n"
+        + "debug\tlibnfc.bus.uart\tRX: 00 00 ff 06 fa \ndebug\tlibnfc.bus.uart\tRX: d5 03 \n"
+        + "debug\tlibnfc.bus.uart\tRX: 32 01 06 07 \ndebug\tlibnfc.bus.uart\tRX: e8 00 \n"
+      var importer = try LibnfcLogImporter(input: TraceInput(path: "u.log", bytes: Data(log.utf8)))
+      while try importer.next() != nil {}
+      #expect(importer.warnings.isEmpty)
+    }
+    #expect(
+      PN53xHostLink.droppingHSUWakeUp([0x55, 0x55, 0x00, 0x00, 0x00, 0xFF, 0x02]) == [
+        0x00, 0xFF, 0x02,
+      ])
+    #expect(PN53xHostLink.droppingHSUWakeUp([0x55, 0x55, 0x01]) == [0x55, 0x55, 0x01])
+  }
+}

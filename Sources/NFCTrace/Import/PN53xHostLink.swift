@@ -115,6 +115,17 @@ public struct PN53xHostLink: Sendable {
     return len &+ lcs == 0 || (len == 0xFF && (lcs == 0x00 || lcs == 0xFF))
   }
 
+  /// `b` without a leading PN532 wake-up (`55 55` and the zeros after it); the `00` before a
+  /// start code `00 FF` that follows stays.
+  static func droppingHSUWakeUp(_ b: [UInt8]) -> [UInt8] {
+    guard b.count >= 2, b[0] == 0x55, b[1] == 0x55 else { return b }
+    var i = 2
+    while i < b.count, b[i] == 0x00 { i += 1 }
+    if i < b.count, b[i] == 0xFF, i > 2 { i -= 1 }  // keep the 00 of the start code
+    guard i == b.count || b[i] == 0x00 else { return b }  // not a wake-up after all
+    return Array(b[i...])
+  }
+
   /// Frames for bytes the host sent to the reader.
   public mutating func hostToReader(_ bytes: [UInt8]) -> Output {
     var out = Output()
@@ -123,6 +134,9 @@ public struct PN53xHostLink: Sendable {
       out.warnings.append(
         "incomplete PN53x answer (\(dropped) bytes) dropped before the next command")
     }
+    // PN532 HSU wake-up (PN532 user manual §7.2.11, libnfc pn532_uart): `55 55` then zeros,
+    // sent before the first command, alone or in the same write. No frame, nothing lost.
+    let bytes = Self.droppingHSUWakeUp(bytes)
     guard let first = bytes.first else { return out }
     flushLying(host: false, &out)
     if ccidFromHost != nil, Self.recognizes(hostBytes: bytes) {
