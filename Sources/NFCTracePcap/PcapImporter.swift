@@ -41,6 +41,8 @@ public final class PcapImporter: TraceImporter {
   private var lookahead: [Frame] = []
   /// Set when the frames read ahead are all stamped in whole seconds (see `checkWholeSeconds`).
   private var wholeSeconds = false
+  /// No packet read ahead carried a time (`checkNoTimes`).
+  private var untimed = false
   /// The latest packet time so far, to notice times going back.
   private var latestTimeNs: Int64?
   private var warnedBackwards = false
@@ -140,7 +142,8 @@ public final class PcapImporter: TraceImporter {
       deferredError = TraceError(.malformed, at: location(packetsRead + 1, nil), "\(error)")
     }
     checkWholeSeconds()
-    if !wholeSeconds { warnIfTicksAsTenthsOfNanoseconds() }
+    checkNoTimes()
+    if !wholeSeconds && !untimed { warnIfTicksAsTenthsOfNanoseconds() }
     if nfcgateByInterfaces {
       // NFCGate's interfaces: its prefix on the frames confirms it; frames without it are
       // ordinary ISO 14443 frames of another tool's capture.
@@ -250,6 +253,22 @@ public final class PcapImporter: TraceImporter {
       "every packet time is a whole second (as in Flipper Zero's debug pcap, stamped by its "
         + "real-time clock): frames are in order, but answer times, gaps and frame waiting "
         + "times are not measured", at: first.location)
+  }
+
+  /// Every packet read ahead has time 0 (pcapng Simple Packet Blocks carry none; some writers
+  /// leave it 0): frames are numbered in order (`order` unit, which turns timing analyses
+  /// off) and one warning says so, instead of every gap reading 0 ms.
+  private func checkNoTimes() {
+    let data = lookahead.filter { $0.direction != .event }
+    guard !wholeSeconds, data.count >= 2, let first = data.first,
+      lookahead.allSatisfy({ $0.timeNs &+ (firstTimeNs ?? 0) == 0 })
+    else { return }
+    untimed = true
+    for i in lookahead.indices { lookahead[i].sourceTime = SourceTime(Int64(i), .order) }
+    warn(
+      "no packet carries a time (all 0: pcapng Simple Packet Blocks have none, or the writer "
+        + "left them out): frames are in order, but answer times, gaps and frame waiting times "
+        + "are not measured", at: first.location)
   }
 
   /// Times that go back (captures merged, a clock reset) are kept as they are, with one
@@ -362,6 +381,7 @@ public final class PcapImporter: TraceImporter {
 
   private func sourceTime(_ ns: Int64) -> SourceTime {
     if wholeSeconds { return SourceTime(ns / 1_000_000_000, .wholeSeconds) }
+    if untimed, ns == 0 { return SourceTime(Int64(packetsRead), .order) }
     return timeUnit == .microseconds
       ? SourceTime(ns / 1000, .microseconds) : SourceTime(ns, .nanoseconds)
   }

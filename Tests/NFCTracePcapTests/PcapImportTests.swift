@@ -528,6 +528,25 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
       })
   }
 
+  /// Simple Packet Blocks carry no time stamp: the frames are numbered in order (unit
+  /// `order`, no timing analyses) with one warning; every gap read 0 ms, silently.
+  @Test func simplePacketBlocksAreUntimed() throws {
+    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
+    func spb(_ payload: [UInt8]) -> [UInt8] {
+      pcapngBlock(
+        3, le(payload.count, 4) + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
+    }
+    let bytes =
+      shb + idb + spb([0x00, 0xFF, 0x00, 0x01, 0x26]) + spb([0x00, 0xFE, 0x00, 0x02, 0x44, 0x00])
+      + spb([0x00, 0xFF, 0x00, 0x02, 0x93, 0x20])
+    let result = try importPcap(TraceInput(path: "spb.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.count == 3)
+    #expect(result.frames.map { $0.sourceTime?.unit } == [.order, .order, .order])
+    #expect(result.warnings.count == 1)
+    #expect(result.warnings.first?.message.hasPrefix("no packet carries a time") == true)
+  }
+
   /// pcapng where libpcap refuses a block the walk accepted (a second section of major
   /// version 2): the error names the block's offset, not 0.
   @Test func pcapngErrorPastTheWalkedPackets() throws {
