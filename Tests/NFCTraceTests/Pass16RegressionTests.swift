@@ -6,7 +6,7 @@ import Testing
 /// Findings of the twelfth session: each with the value the standard or the stack gives.
 /// Pages 0–3 of an NTAG213 with UID 04 11 22 33 44 55 66 (BCC0 per the datasheet's 88h
 /// rule, BCC1) and the CC `E1 10 12 00`.
-private let ntag213Pages0To3: [UInt8] =
+let ntag213Pages0To3: [UInt8] =
   [0x04, 0x11, 0x22, 0xBB, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x12, 0x00]
 
 @Suite struct Pass16SessionTests {

@@ -433,3 +433,34 @@ extension Pass17ImportTests {
     #expect(PN53xHostLink.droppingHSUWakeUp([0x55, 0x55, 0x01]) == [0x55, 0x55, 0x01])
   }
 }
+
+extension Pass17Type2Tests {
+  /// A NAK to a WRITE of page 4 on an NTAG213 whose lock bytes (page 2) and AUTH0 (CFG0,
+  /// page 41 = FFh) the session read: they leave the page writable, so the finding says
+  /// neither explains it (it said "the trace does not show which" and asked to read them).
+  @Test func unexplainedNAKWithTheConfigurationKnown() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(0, ntag213Pages0To3)
+    b.read(41, [0x04, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x00))
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("The lock bits and AUTH0 read in this session leave it writable"))
+    #expect(!f.fix.contains("to see which applies"))
+  }
+
+  /// A tag that NAKed GET_VERSION is no NTAG21x or Ultralight EV1: the fix names the
+  /// Ultralight C's 3DES authentication, not PWD_AUTH.
+  @Test func unexplainedNAKOnATagWithoutGetVersion() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: nil)
+    b.reader([0x60])
+    b.add4Bit(0x00)
+    b.activateType2(version: nil)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x00))
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.fix.contains("AUTHENTICATE 1A 00"))
+    #expect(!f.fix.contains("PWD_AUTH"))
+  }
+}

@@ -149,8 +149,16 @@ enum Type2NAKRule: DiagnosisRule {
       toRead.append("the dynamic lock page")
       unknown.append("the dynamic lock bytes")
     }
-    let ulc = g.tag.isUltralightC
-    if g.auth0 == nil { unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)") }
+    // NTAG21x and Ultralight EV1 answer GET_VERSION: a tag that refused it has no PWD_AUTH
+    // (an original Ultralight, or an Ultralight C with 3DES authentication).
+    let probeRefused = c.log.commands.contains {
+      if case .nak = $0.answer { return $0.name == "GET_VERSION" }
+      return false
+    }
+    let ulc = g.tag.isUltralightC || (probeRefused && g.tag.ntagProduct == nil)
+    // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
+    let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
+    if !auth0Known { unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)") }
     toRead.append(
       ulc
         ? "page 2Ah, AUTH0,"
@@ -161,11 +169,17 @@ enum Type2NAKRule: DiagnosisRule {
         + (code == 4
           ? "not allowed, or authentication counter overflow" : "invalid argument or page")
         + ") to the WRITE of page \(p). "
-        + "Usual causes are a locked page or password protection; the trace does not show "
         + (unknown.isEmpty
-          ? "which." : unknown.joined(separator: " or ") + ", so the cause stays open."),
+          ? "The lock bits and AUTH0 read in this session leave it writable, so neither "
+            + "explains the refusal: the tag does not behave as its datasheet says (a clone), "
+            + "or protects the page some other way."
+          : "Usual causes are a locked page or password protection; the trace does not show "
+            + unknown.joined(separator: " or ") + ", so the cause stays open."),
       fix: "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
-        + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; "
+        + (unknown.isEmpty
+          ? ".readWrite; the lock bits and AUTH0 of this tag allow the write, so check the "
+            + "tag's product and its own protection; "
+          : ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; ")
         + (ulc
           ? "on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A 00, "
             + "sendMiFareCommand) before writing"
