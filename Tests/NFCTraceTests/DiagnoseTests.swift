@@ -663,6 +663,9 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     b.write(0x28, [0, 0, 0, 0xBD], .nak(0))
     let f = try #require(try b.diagnose().finding("t2t-nak-lock-page"))
     #expect(f.message.contains("144-byte NDEF data area"))
+    // queryNDEFStatus reads only the CC: it cannot tell a locked tag (the fix said it could).
+    #expect(f.fix.contains("queryNDEFStatus reads only the CC and does not tell"))
+    #expect(!f.fix.contains("a locked or protected tag is .readOnly"))
     var c = type2Tag(identified: false)
     c.write(0x27, [0, 0, 0, 0], .nak(0))
     #expect(try c.diagnose().finding("t2t-nak-lock-page") == nil)

@@ -120,9 +120,12 @@ enum Type2NAKRule: DiagnosisRule {
           + "The trace does not show why: a lock-page write is refused when the lock bytes' own "
           + "block-lock bits are set or the page is password protected (AUTH0 at or below it); "
           + "neither the lock page nor CFG0 was read.",
-        fix: "Do not write the lock page with sendMiFareCommand to make a tag read-only: use "
-          + "NFCNDEFTag.writeLock(completionHandler:), which is permanent; check "
-          + "queryNDEFStatus first (a locked or protected tag is .readOnly).")
+        fix: "A refused lock-page write means the lock bytes are block-locked already or "
+          + "password protected: read the lock page and CFG0 (AUTH0) to see which — "
+          + "queryNDEFStatus reads only the CC and does not tell. To make a tag read-only, "
+          + "NFCNDEFTag.writeLock(completionHandler:) is the Core NFC call (permanent); an app "
+          + "writing the lock bytes itself with sendMiFareCommand must send PWD_AUTH first on "
+          + "a protected tag.")
     }
     if g.lastPage == nil, let end = g.dataAreaEndPage, page >= end {
       return Cause(
