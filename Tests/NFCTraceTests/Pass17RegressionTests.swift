@@ -222,14 +222,20 @@ import Testing
 
 /// Type 2 diagnoses of the thirteenth session's write-failure pass.
 @Suite struct Pass17Type2Tests {
+  /// An NTAG213 (GET_VERSION) whose CC (144-byte data area) and empty NDEF TLV were read.
+  private func emptyNTAG213() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    return b
+  }
+
   /// An app's page loop writes a 207-byte message (TLV length CF) to an NTAG213 (capacity 142)
   /// until the tag NAKs page 45. The root cause is the size: `message-too-large` leads, and the
   /// torn message it left says a rewrite fails the same way (it said "write it again while the
   /// tag is held still", Core NFC 401), and that pages 45–56 do not exist.
   @Test func tooLargeMessageLeadsItsTornWrite() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    var b = emptyNTAG213()
     b.write(4, [0x03, 0xCF, 0xD1, 0x01])
     for page in 5...44 { b.write(page, [0x79, 0x79, 0x79, 0x79]) }
     b.write(45, [0x79, 0x79, 0x79, 0x79], .nak(0x00))
@@ -287,9 +293,7 @@ extension Pass17Type2Tests {
   /// A write that cleared the length (`03 00`) and stopped: on a tag the session had read
   /// empty, no old message was lost (it said "The old message is gone").
   @Test func emptiedTagThatWasEmptyLostNothing() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    var b = emptyNTAG213()
     b.write(4, [0x03, 0x00, 0xD1, 0x01])
     b.write(5, [0x0C, 0x55, 0x04, 0x65], .none)
     let f = try #require(try b.diagnose().finding("ndef-emptied"))
@@ -327,9 +331,7 @@ extension Pass17Type2Tests {
   /// attempt as evidence (it was three, counted as three errors), and no `command-retried`
   /// (NAK 5 is an answer, not radio damage; it said "no answer or a damaged one", Core NFC 101).
   @Test func repeatedNAK5IsOneFindingAndNoRetryOfDamage() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    var b = emptyNTAG213()
     b.write(4, [0x03, 0x00, 0xD1, 0x01])
     for _ in 0..<3 { b.write(5, [0x0C, 0x55, 0x04, 0x65], .nak(0x05)) }
     let r = try b.diagnose()
@@ -375,9 +377,7 @@ extension Pass17Type2Tests {
   /// A WRITE answered NAK 1 three times: the write's own finding gives 401; the retries are
   /// radio context and give no second error (it said 101 beside the 401).
   @Test func retriedNAK1GivesOneError() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    var b = emptyNTAG213()
     for _ in 0..<3 { b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x01)) }
     let r = try b.diagnose()
     #expect(r.finding("t2t-nak-transmission-error")?.coreNFCError == .tagUpdateFailure)
