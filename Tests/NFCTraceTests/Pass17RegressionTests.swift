@@ -62,14 +62,20 @@ import Testing
     #expect(r.finding("t4t-get-response")?.severity == .warning)
   }
 
-  /// A write past the NDEF file (6A84) can only be the app's own sendCommand(apdu:): the
-  /// message it emptied names no 401 beside `t4t-write-past-file`'s none.
-  @Test func ownWritesBySizeNameNoWriteNDEFError() throws {
+  /// A Type 4 tag with a 32-byte NDEF file holding 3 bytes, its NLEN just set to 0 by a write.
+  private func smallFileWriteStarted() -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType4()
     b.selectType4NDEFFile(maxSize: 0x20)
     b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x03] + Self.ok)
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    return b
+  }
+
+  /// A write past the NDEF file (6A84) can only be the app's own sendCommand(apdu:): the
+  /// message it emptied names no 401 beside `t4t-write-past-file`'s none.
+  @Test func ownWritesBySizeNameNoWriteNDEFError() throws {
+    var b = smallFileWriteStarted()
     b.apdu([0x00, 0xD6, 0x00, 0x02, 0x35] + [UInt8](repeating: 0x41, count: 0x35), [0x6A, 0x84])
     let r = try b.diagnose()
     #expect(r.finding("t4t-write-past-file")?.coreNFCError == nil)
@@ -80,11 +86,7 @@ import Testing
   /// A tag that accepted an NLEN past its file (53 bytes in a 32-byte file, capacity 30)
   /// holds a message readers trusting the CC reject: bad content, not SUCCEEDED.
   @Test func acceptedOversizedNLENIsBadContent() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.selectType4NDEFFile(maxSize: 0x20)
-    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x03] + Self.ok)
-    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    var b = smallFileWriteStarted()
     b.apdu([0x00, 0xD6, 0x00, 0x02, 0x20] + [UInt8](repeating: 0x41, count: 0x20), Self.ok)
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x35], Self.ok)
     let r = try b.diagnose()
