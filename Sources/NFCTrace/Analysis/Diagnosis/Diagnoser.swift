@@ -172,16 +172,19 @@ public enum Diagnoser {
   /// The same finding for the same operation (a refused command the reader sent again and
   /// again: NAK 5 three times) is said once, with every attempt as evidence.
   private static func mergeRepeats(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
+    // The message names the command (its page, its AID): only the same refusal of the same
+    // command merges, not refusals of different commands that share a cause.
     struct Key: Hashable {
       var code: String
       var operation: Int?
       var cause: String
+      var message: String
     }
     var first: [Key: Int] = [:]
     var count: [Key: Int] = [:]
     var out: [DiagnosisFinding] = []
     for f in findings {
-      let key = Key(code: f.code, operation: f.operation, cause: f.cause)
+      let key = Key(code: f.code, operation: f.operation, cause: f.cause, message: f.message)
       if let i = first[key], f.operation != nil {
         out[i].frames = Array(Set(out[i].frames + f.frames)).sorted()
         count[key, default: 1] += 1
