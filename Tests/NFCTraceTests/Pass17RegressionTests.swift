@@ -466,3 +466,45 @@ extension Pass17Type2Tests {
     #expect(!f.fix.contains("PWD_AUTH"))
   }
 }
+
+extension Pass17Type2Tests {
+  /// A writer that skips an unaligned reserved area (Memory Control TLV `02 03 32 04`: bytes
+  /// 50–53) writes its old bytes (00) back with the pages around it: that is no write into
+  /// the area, and a write that stopped after page 12 is still unfinished (review: the
+  /// reserved-area exemption took any write of those bytes as message data).
+  @Test func skippedUnalignedReservedAreaKeepsAStopUnfinished() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x02, 0x03, 0x32, 0x04, 0x04, 0x03, 0x00, 0xFE])
+    b.write(5, [0x04, 0x03, 0x28, 0xD1])
+    for page in 6...11 { b.write(page, [0x6D, 0x6D, 0x6D, 0x6D]) }
+    b.write(12, [0x6D, 0x6D, 0x00, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let write = try #require(s.operations.last { $0.kind == .writeNDEF })
+    #expect(write.detail("unfinished") == .string("message-data"))
+    #expect(try b.diagnose().finding("t2t-write-into-reserved-area") == nil)
+  }
+}
+
+extension Pass17Type2Tests {
+  /// An NTAG213 whose CC declares 872 bytes (CC2 6D) past its 144: a writeNDEF trusting the
+  /// CC writes past the user memory itself, so the NAK at page 45 stays writeNDEF's 401 and the
+  /// overflow finding says the CC sent it there (review: it was relabelled the app's own 102).
+  @Test func ccOverstatingMemoryKeepsWriteNDEFsError() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x6D, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    for page in 5...44 { b.write(page, [0x79, 0x79, 0x79, 0x79]) }
+    b.write(45, [0x79, 0x79, 0x79, 0x79], .nak(0x00))
+    let r = try b.diagnose()
+    #expect(r.finding("t2t-cc-exceeds-memory") != nil)
+    #expect(r.finding("t2t-nak-beyond-memory")?.coreNFCError == .tagUpdateFailure)
+    let overflow = try #require(r.finding("t2t-write-past-data-area"))
+    #expect(
+      overflow.message.hasSuffix(
+        "The CC declares a data area up to page 221, past the user memory "
+          + "(t2t-cc-exceeds-memory): Core NFC's writeNDEF, trusting it, writes there too."))
+  }
+}

@@ -113,9 +113,17 @@ enum WriteCompletion {
     // A writer that wrote message bytes straight through a reserved area inside the claimed
     // span did not stop early: readers skip those bytes, so the message reaches past what was
     // written (`t2t-write-into-reserved-area` explains it), not a torn write.
+    // Page writes cover reserved bytes a correct writer skips, with their old values: only a
+    // reserved byte this write changed (unknown before: made non-zero) is message data put
+    // there, as `Type2ReservedAreaRule` judges it.
     let bounds = field.valueStart..<(claimed.last.map { $0 + 1 } ?? field.valueStart)
+    func changed(_ a: Int) -> Bool {
+      guard mine(a) else { return false }
+      guard let before, before.state(a) != .unknown else { return image.values[a] != 0 }
+      return before.values[a] != image.values[a]
+    }
     if field.reserved.contains(where: { r in
-      (r.address..<(r.address + r.size)).contains { bounds.contains($0) && mine($0) }
+      r.bytes.contains { bounds.contains($0) && changed($0) }
     }) {
       return nil
     }

@@ -14,10 +14,17 @@ enum AppsOwnWrites {
   /// writeNDEF would not have sent them: a message larger than the capacity or the file, page
   /// writes past the user memory or outside the NDEF area, pages the tag does not have, an
   /// UPDATE BINARY with Le or longer than MLc.
+  /// (A CC that declares more memory than the chip has, `t2t-cc-exceeds-memory`, sends
+  /// writeNDEF itself past the memory: then those two Type 2 findings prove nothing. Whether
+  /// Core NFC honours MLc is not known, so an oversized UPDATE proves nothing either.)
   static let provesOwnWrites: Set<String> = [
     "message-too-large", "t4t-write-past-file", "t2t-write-past-data-area",
     "t2t-nak-beyond-memory", "t2t-nak-outside-ndef-area", "t4t-update-with-le",
-    "t4t-lc-exceeds-mlc",
+  ]
+
+  /// Findings that prove nothing when the CC overstates the memory.
+  private static let pastMemory: Set<String> = [
+    "t2t-write-past-data-area", "t2t-nak-beyond-memory",
   ]
 
   static func adjust(_ findings: [DiagnosisFinding], _ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -53,10 +60,12 @@ enum AppsOwnWrites {
   private static func ownBySize(_ findings: [DiagnosisFinding], _ c: DiagnosisContext)
     -> [DiagnosisFinding]
   {
+    let ccOverstates = findings.contains { $0.code == "t2t-cc-exceeds-memory" }
     let ops = Set(
       findings.filter {
         provesOwnWrites.contains($0.code)
           && !($0.code == "message-too-large" && $0.coreNFCError != nil)
+          && !(ccOverstates && pastMemory.contains($0.code))
       }
       .compactMap(\.operation))
     guard !ops.isEmpty else { return findings }

@@ -47,7 +47,11 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
       message:
         "Consecutive WRITEs from the \(area) continued past its end (page \(end - 1), "
         + "\(source)), and the tag acknowledged them: " + what.joined(separator: "; ")
-        + ". Core NFC's writeNDEF never writes there: the app wrote the pages itself.",
+        + (g.dataAreaEndPage.map { $0 > end } ?? false
+          ? ". The CC declares a data area up to page \((g.dataAreaEndPage ?? end) - 1), past the "
+            + "user memory (t2t-cc-exceeds-memory): Core NFC's writeNDEF, trusting it, writes "
+            + "there too."
+          : ". Core NFC's writeNDEF never writes there: the app wrote the pages itself."),
       coreNFCError: nil,
       fix:
         "Write NDEF with writeNDEF(_:completionHandler:), after checking the message size "
