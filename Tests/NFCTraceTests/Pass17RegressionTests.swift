@@ -29,8 +29,27 @@ import Testing
       query.detail("rule")
         == .string(
           "SELECT NDEF file answered SW 6A82: NDEF detection stops at the NDEF file E104"))
-    // The refusal is still the tag's fault to explain.
-    #expect(try b.diagnose().finding("t4t-file-not-found") != nil)
+    // Core NFC reports notSupported, not an error (as for a refused NDEF application); the
+    // refusal is still the tag's fault to explain.
+    #expect(query.outcome == .ok)
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(f.coreNFCError == nil)
+  }
+
+  /// The same for READ NLEN refused (T4T 2.0 §5.4.5: the last detection step).
+  @Test func refusedNLENReadMakesTheQueryNotSupported() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x69, 0x82])
+    let s = try #require(try sessions(b).first)
+    let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
+    #expect(query.detail("status") == .string("notSupported"))
+    #expect(
+      query.detail("rule")
+        == .string(
+          "READ NLEN answered SW 6982: NDEF detection stops at the NDEF file E104"))
+    #expect(query.outcome == .ok)
   }
 
   /// 6A86 / 6B00 to a SELECT: its P1 P2 are the selection control (ISO/IEC 7816-4 §11.1.1),

@@ -209,6 +209,8 @@ struct Type4Procedure: Sendable {
         "\(what) answered SW \(sw.uppercased()): NDEF detection stops at the NDEF file "
           + Hex.string([UInt8(ndefFile >> 8), UInt8(ndefFile & 0xFF)]).uppercased()
       )
+      op.set("ndef_detection_failed", .int(frame))
+      return  // as for the application: Core NFC reports notSupported, not an error
     }
     let givesReason = op.outcome == .ok
     // The answer's summary names the command again ("UPDATE NLEN failed: SW …"): say it once.

@@ -109,7 +109,13 @@ enum Type4StatusRule: DiagnosisRule {
     let soft: Severity? =
       x.cause == noApplication ? .info : x.cause.hasPrefix(formRefused) ? .warning : nil
     // Past the file, only a writer other than writeNDEF sends it (writeNDEF stops at 402).
-    let raised = soft == nil && x.code != "t4t-write-past-file"
+    // A query whose NDEF detection stopped at this refusal returned notSupported, no error.
+    let detectionStop =
+      op.map {
+        c.session.operations[$0].detail("ndef_detection_failed") == .int(cmd.answerFrame ?? -1)
+      }
+      ?? false
+    let raised = soft == nil && x.code != "t4t-write-past-file" && !detectionStop
     return DiagnosisFinding(
       code: ndef ? x.code : "apdu-refused", severity: ndef ? soft ?? .error : .info,
       operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
