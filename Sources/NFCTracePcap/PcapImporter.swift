@@ -264,7 +264,9 @@ public final class PcapImporter: TraceImporter {
       lookahead.allSatisfy({ $0.timeNs &+ (firstTimeNs ?? 0) == 0 })
     else { return }
     untimed = true
-    for i in lookahead.indices { lookahead[i].sourceTime = SourceTime(Int64(i), .order) }
+    for i in lookahead.indices {
+      lookahead[i].sourceTime = SourceTime(Int64(lookahead[i].index), .order)
+    }
     warn(
       "no packet carries a time (all 0: pcapng Simple Packet Blocks have none, or the writer "
         + "left them out): frames are in order, but answer times, gaps and frame waiting times "
@@ -381,7 +383,7 @@ public final class PcapImporter: TraceImporter {
 
   private func sourceTime(_ ns: Int64) -> SourceTime {
     if wholeSeconds { return SourceTime(ns / 1_000_000_000, .wholeSeconds) }
-    if untimed, ns == 0 { return SourceTime(Int64(packetsRead), .order) }
+    if untimed, ns == 0 { return SourceTime(Int64(frameIndex), .order) }
     return timeUnit == .microseconds
       ? SourceTime(ns / 1000, .microseconds) : SourceTime(ns, .nanoseconds)
   }

@@ -537,12 +537,17 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
       pcapngBlock(
         3, le(payload.count, 4) + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
     }
-    let bytes =
-      shb + idb + spb([0x00, 0xFF, 0x00, 0x01, 0x26]) + spb([0x00, 0xFE, 0x00, 0x02, 0x44, 0x00])
-      + spb([0x00, 0xFF, 0x00, 0x02, 0x93, 0x20])
+    // Twelve packets: past the 8 frames read ahead, the numbering goes on without a gap.
+    var bytes = shb + idb
+    for _ in 0..<4 {
+      bytes +=
+        spb([0x00, 0xFF, 0x00, 0x01, 0x26]) + spb([0x00, 0xFE, 0x00, 0x02, 0x44, 0x00])
+        + spb([0x00, 0xFF, 0x00, 0x02, 0x93, 0x20])
+    }
     let result = try importPcap(TraceInput(path: "spb.pcapng", bytes: Data(bytes)))
-    #expect(result.frames.count == 3)
-    #expect(result.frames.map { $0.sourceTime?.unit } == [.order, .order, .order])
+    #expect(result.frames.count == 12)
+    #expect(result.frames.allSatisfy { $0.sourceTime?.unit == .order })
+    #expect(result.frames.map { $0.sourceTime?.value } == (0..<12).map { Int64($0) })
     #expect(result.warnings.count == 1)
     #expect(result.warnings.first?.message.hasPrefix("no packet carries a time") == true)
   }

@@ -99,7 +99,7 @@ public struct FrameDecoder: Sendable {
     }
     let decoded = reason == nil ? FeliCaMessage.decode(body) : (nil, reason: reason)
     let command = body.count > 1 ? body[1] : 0
-    if reader, command == 0x00 { felicaIDm = nil }
+    if reader, command == 0x00, decoded.0 != nil { felicaIDm = nil }
     // Every answer starts with the card's IDm: the first one intact identifies the card, also
     // when the capture starts after the polling.
     var idm: [UInt8]?

@@ -144,9 +144,14 @@ public enum Diagnoser {
         !OperationFallbackRule.codes.contains($0.code) && !context.contains($0.code)
       }
       .compactMap(\.operation))
+    // A 2-byte NLEN on an ENLEN file makes readers read a length that was never meant: no
+    // message is "too large" there.
+    let wrongLengthField = Set(
+      findings.filter { $0.code == "t4t-nlen-size-mismatch" }.compactMap(\.operation))
     let kept = findings.filter {
       !(OperationFallbackRule.codes.contains($0.code)
         && $0.operation.map(explained.contains) == true)
+        && !($0.code == "message-too-large" && $0.operation.map(wrongLengthField.contains) == true)
     }
     return contextErrors(mergeRepeats(kept))
   }

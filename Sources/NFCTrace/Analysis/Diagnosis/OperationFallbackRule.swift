@@ -95,9 +95,10 @@ enum OperationFallbackRule: DiagnosisRule {
   }
 
   /// A read the tag did not answer right after it refused a command (NAK) with no
-  /// reactivation between: an NXP Type 2 tag that NAKs goes back to IDLE and ignores every
-  /// command until it is activated again (NTAG21x datasheet §9: a NAK resets it; nfc-facts
-  /// §4.2). The usual NAK is the stack's GET_VERSION probe on a tag that lacks it. When a
+  /// reactivation between: NXP Type 2 tags are reported to go back to IDLE after a NAK and to
+  /// ignore commands until activated again (nfc-facts §4.2 marks it unverified in the
+  /// datasheets; nfcpy re-activates after every NAK for that reason). The usual NAK is the
+  /// stack's GET_VERSION probe on a tag that lacks it. When a
   /// later activation read the tag, the stack recovered (as nfcpy and Android do): a note.
   private static func idleAfterNAK(
     _ c: DiagnosisContext, _ i: Int, nak: SessionCommandLog.Command, frames: [Int]
@@ -110,9 +111,10 @@ enum OperationFallbackRule: DiagnosisRule {
     let message =
       "The tag did not answer \(silent) right after it refused "
       + "\(nak.summary) (NAK at #\(nak.answerFrame ?? nak.frame)), with no reactivation in "
-      + "between. An NXP Type 2 tag that answers NAK leaves the ACTIVE state and ignores every "
-      + "command until the reader activates it again (WUPA, anticollision, SELECT): the silence "
-      + "is the NAK's doing, not the phone moving away."
+      + "between. NXP Type 2 tags are reported to leave the ACTIVE state after a NAK and to "
+      + "ignore commands until the reader activates them again (WUPA, anticollision, SELECT; "
+      + "nfcpy re-activates after every NAK): the silence is most likely the NAK's doing, not "
+      + "the phone moving away."
       + (recovered
         ? " The reader activated the tag again and read it: the stack recovered."
         : "")

@@ -86,11 +86,11 @@ enum WriteOrderRule: DiagnosisRule {
     // An earlier operation set NLEN to 0 already: no old length stood when this one began.
     let firstFrame = c.session.operations[i].firstFrame
     let earlier = c.log.commands.last { w in
-      w.isWrite && w.answer == .sw("9000") && w.frame < firstFrame && w.offset == 0
+      w.isWrite && w.accepted && w.frame < firstFrame && w.offset == 0
     }
     if let earlier, earlier.data.prefix(size).allSatisfy({ $0 == 0 }) { return nil }
     let over = writes.filter { w in
-      guard let offset = w.offset, offset >= size, offset < size + old, w.answer == .sw("9000")
+      guard let offset = w.offset, offset >= size, offset < size + old, w.accepted
       else { return false }
       return lengthWrite.map { w.frame < $0.frame } ?? true
     }
