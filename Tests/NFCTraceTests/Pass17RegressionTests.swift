@@ -229,6 +229,21 @@ import Testing
         + "payload, CRC-F follows)")
   }
 
+  /// A CHECK whose block list is cut (2 blocks announced, 1 element) stays raw with the
+  /// reason; a CHECK answer with fewer than 16 bytes per block says so.
+  @Test func cutBlockListsAreNamed() {
+    let cut = Self.nfcF(
+      0, .reader, [0x10, 0x06] + Self.idm + [0x01, 0x0B, 0x00, 0x02, 0x80, 0x00], timeUs: 0)
+    let short = Self.nfcF(
+      1, .tag, [0x1D, 0x07] + Self.idm + [0x00, 0x00, 0x02] + [UInt8](repeating: 0, count: 16),
+      timeUs: 2000)
+    let (out, _) = decodeAll([cut, short])
+    #expect(out[0].undecodedReason == "CHECK is too short (16 bytes with LEN) for its parameters")
+    #expect(
+      out[1].innermost?.summary
+        == "CHECK ok: 2 block(s) → 00 00 00 00 … — 16 data bytes for 2 block(s) of 16")
+  }
+
   /// A real NFC-Laboratory capture of three polls: each is a connect of the card, whose IDm
   /// is the session's identifier (no ISO/IEC 7816-6 manufacturer: an IDm is not a UID).
   @Test func nfcLabFeliCaSessionHasTheIDm() throws {

@@ -76,7 +76,8 @@ public enum Diagnoser {
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
   ]
 
-  /// Findings that explain the others of their operation: listed first among equals.
+  /// Findings that explain the others of their operation: listed before the other findings of
+  /// the same severity (the session's list, so an operation's headline is its root cause).
   static let rootCauses: Set<String> = [
     "t4t-nlen-size-mismatch", "message-too-large", "t2t-write-into-reserved-area",
   ]

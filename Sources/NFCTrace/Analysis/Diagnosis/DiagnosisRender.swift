@@ -55,14 +55,15 @@ public enum DiagnosisRender {
         (op.outcome == .unknown ? op.reason : nil) ?? fs.first?.cause ?? op.reason
         ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
-      out.write(state + " — " + cause + "\n")
+      out.write(state + " — " + ControlEscape.escaped(cause) + "\n")
       for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")
     }
     for v in s.verdicts where v.verdict == .notAttempted {
       let fs = s.findings.filter { $0.effect == .notAttempted }
-      out.write("\(v.kind.rawValue): NOT-ATTEMPTED — \(fs.first?.cause ?? "")\n")
+      out.write(
+        "\(v.kind.rawValue): NOT-ATTEMPTED — \(ControlEscape.escaped(fs.first?.cause ?? ""))\n")
       for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")

@@ -222,13 +222,12 @@ extension TagReport {
   /// The bytes of Type 4 files an UPDATE BINARY wrote without an answer, per file.
   static func unacknowledgedFileNotes(_ files: [UInt16: ByteImage]) -> [String] {
     files.keys.sorted().compactMap { id in
-      guard let image = files[id],
-        let first = (0..<image.count).first(where: { image.state($0) == .unacknowledged }),
-        let last = (0..<image.count).last(where: { image.state($0) == .unacknowledged })
-      else { return nil }
+      guard let image = files[id] else { return nil }
+      let doubtful = (0..<image.count).filter { image.state($0) == .unacknowledged }
+      guard !doubtful.isEmpty else { return nil }
       return "file \(Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)]).uppercased()) bytes "
-        + "\(first)–\(last) written without acknowledgement: the tag may hold the old or the new "
-        + "bytes there, and the message may mix both"
+        + "\(rangesText(doubtful)) written without acknowledgement: the tag may hold the old or "
+        + "the new bytes there, and the message may mix both"
     }
   }
 

@@ -161,6 +161,9 @@ enum FeliCaMessage {
         fields.append(hex("data", data))
         summary += ": \(count) block(s)"
         if !data.isEmpty { summary += " → \(Hex.string(data.prefix(4), separator: " ")) …" }
+        if data.count != 16 * Int(count) {
+          summary += " — \(data.count) data bytes for \(count) block(s) of 16"
+        }
       }
     } else {
       summary = "\(verb) refused: status flags \(Hex.string([sf1, sf2], separator: " "))"
