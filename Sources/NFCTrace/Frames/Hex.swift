@@ -2,6 +2,12 @@
 public enum Hex {
   @usableFromInline static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
+  /// A 16-bit value as 4 upper-case digits, as file ids, system codes and status words are
+  /// written: `0xE104` → `"E104"`.
+  public static func word(_ v: UInt16) -> String {
+    string([UInt8(v >> 8), UInt8(v & 0xFF)]).uppercased()
+  }
+
   /// Lower-case hex with no separator: `[0x30, 0x04]` → `"3004"`.
   public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
     string(bytes, separatorBytes: "")

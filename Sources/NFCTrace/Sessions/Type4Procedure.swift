@@ -207,7 +207,7 @@ struct Type4Procedure: Sendable {
       status = (
         .notSupported, nil,
         "\(what) answered SW \(sw.uppercased()): NDEF detection stops at the NDEF file "
-          + Hex.string([UInt8(ndefFile >> 8), UInt8(ndefFile & 0xFF)]).uppercased()
+          + Hex.word(ndefFile)
       )
       op.set("ndef_detection_failed", .int(frame))
       return  // as for the application: Core NFC reports notSupported, not an error

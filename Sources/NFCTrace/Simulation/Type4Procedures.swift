@@ -116,6 +116,6 @@ extension SimulatedReader {
   }
 
   func hexSW(_ sw: UInt16) -> String {
-    Hex.string([UInt8(sw >> 8), UInt8(sw & 0xFF)]).uppercased()
+    Hex.word(sw)
   }
 }

@@ -25,7 +25,7 @@ enum Type4LengthFieldRule: DiagnosisRule {
           + "ENLEN (T4T 3.0)",
         message:
           "The CC (mapping \(cc.versionString), Extended NDEF File Control TLV) gives file "
-          + "\(Self.hex(cc.ndefFile.fileID)) a 4-byte ENLEN, and the message starts at byte 4. "
+          + "\(Hex.word(cc.ndefFile.fileID)) a 4-byte ENLEN, and the message starts at byte 4. "
           + "The writer wrote 2 length bytes at offset 0 (\(short.summary)), as T4T 2.0 does: "
           + "readers take those 2 bytes and the next 2 as ENLEN and read the message from the "
           + "wrong place, so the tag holds no valid message.",
@@ -36,9 +36,5 @@ enum Type4LengthFieldRule: DiagnosisRule {
       f.effect = .badContent
       return f
     }
-  }
-
-  private static func hex(_ id: UInt16) -> String {
-    Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)]).uppercased()
   }
 }

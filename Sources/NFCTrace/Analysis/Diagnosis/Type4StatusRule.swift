@@ -141,10 +141,7 @@ enum Type4StatusRule: DiagnosisRule {
     -> (code: String, cause: String, message: String, fix: String)
   {
     let selected = cmd.ins == 0xA4 && cmd.data.count == 2 ? Hex.string(cmd.data).uppercased() : nil
-    let named = c.session.type4CC.map { f -> String in
-      let id = f.ndefFile.fileID
-      return Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)]).uppercased()
-    }
+    let named = c.session.type4CC.map { Hex.word($0.ndefFile.fileID) }
     let tagFault =
       "The tag or the HCE service emulating it is misconfigured, not the reader: every NDEF "
       + "reader fails on it the same way."
@@ -193,7 +190,7 @@ enum Type4StatusRule: DiagnosisRule {
     // UPDATE on it (ISO/IEC 7816-4: 6A82, file not found).
     if cmd.ins != 0xA4, readInThisActivation(cmd, c) {
       let fileID = c.session.type4NDEFFile ?? 0xE104
-      let id = Hex.string([UInt8(fileID >> 8), UInt8(fileID & 0xFF)]).uppercased()
+      let id = Hex.word(fileID)
       return (
         "t4t-file-not-found", "the tag lost the NDEF file \(id) it had selected and read",
         "The tag answered 6A82 (file not found) to \(cmd.summary), yet the reader had selected "

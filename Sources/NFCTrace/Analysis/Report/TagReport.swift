@@ -225,7 +225,7 @@ extension TagReport {
       guard let image = files[id] else { return nil }
       let doubtful = (0..<image.count).filter { image.state($0) == .unacknowledged }
       guard !doubtful.isEmpty else { return nil }
-      return "file \(Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)]).uppercased()) bytes "
+      return "file \(Hex.word(id)) bytes "
         + "\(rangesText(doubtful)) written without acknowledgement: the tag may hold the old or "
         + "the new bytes there, and the message may mix both"
     }

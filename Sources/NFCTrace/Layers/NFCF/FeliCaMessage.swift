@@ -61,7 +61,7 @@ enum FeliCaMessage {
     case 0x02: request = "communication performance request"
     default: request = "request code \(Hex.string([rc])) (RFU)"
     }
-    let system = sc == 0xFFFF ? "any system" : "system code \(hex16(sc))"
+    let system = sc == 0xFFFF ? "any system" : "system code \(Hex.word(sc))"
     return LayerDecode(
       .felica, "SENSF_REQ", "SENSF_REQ \(system), \(request), \(slots) time slot(s)",
       [
@@ -85,7 +85,7 @@ enum FeliCaMessage {
       let rd = Array(p.dropFirst(16).prefix(2))
       let sc = UInt16(rd[0]) << 8 | UInt16(rd[1])
       fields.append(LayerField("request_data", .hex(rd)))
-      summary += ", system code \(hex16(sc))"
+      summary += ", system code \(Hex.word(sc))"
       if sc == ndefSystemCode { summary += " (NDEF, Type 3 Tag)" }
     }
     return LayerDecode(.felica, "SENSF_RES", summary, fields)
@@ -122,13 +122,13 @@ enum FeliCaMessage {
     }
     var fields = [
       LayerField("idm", .hex(idm)),
-      LayerField("service_codes", .string(services.map(hex16).joined(separator: " "))),
+      LayerField("service_codes", .string(services.map(Hex.word).joined(separator: " "))),
       LayerField("blocks", .string(blocks.map(String.init).joined(separator: " "))),
     ]
     let verb = update ? "UPDATE" : "CHECK"
     var summary =
       "\(verb) block\(blocks.count == 1 ? "" : "s") \(blocks.map(String.init).joined(separator: ", "))"
-      + " of service \(services.map(hex16).joined(separator: ", "))"
+      + " of service \(services.map(Hex.word).joined(separator: ", "))"
     if services.contains(0x000B) || services.contains(0x0009) { summary += " (NDEF)" }
     if update {
       fields.append(hex("data", r))
@@ -185,7 +185,4 @@ enum FeliCaMessage {
     LayerField(key, .hex(Array(bytes)))
   }
 
-  private static func hex16(_ v: UInt16) -> String {
-    Hex.string([UInt8(v >> 8), UInt8(v & 0xFF)]).uppercased()
-  }
 }
