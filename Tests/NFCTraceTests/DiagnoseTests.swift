@@ -210,6 +210,11 @@ let ntag213Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
 /// A Type 2 data area after CC `cc`: pages 3…6 as one READ answer.
 func page3(cc: [UInt8], then: [UInt8]) -> [UInt8] { cc + then }
 
+/// The sessions of the frames `b` built.
+func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
+  try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+}
+
 /// Diagnoses a file with the built-in (non-pcap) formats.
 func diagnoseFile(_ path: String, expect: [UInt8]? = nil) throws -> DiagnosisReport {
   let input = try TraceInput(path: path)

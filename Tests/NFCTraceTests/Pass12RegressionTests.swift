@@ -5,10 +5,6 @@ import Testing
 /// Findings of the twelfth review passes (tshark oracle, report auditor): each with the value
 /// the standard or datasheet gives.
 @Suite struct Pass12RegressionTests {
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   /// WUPA, ATQA 0004, one cascade level for the 4-byte `uid`, SAK `sak`.
   private func activateSingle(
     _ b: inout TraceBuilder, sak: UInt8, uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]

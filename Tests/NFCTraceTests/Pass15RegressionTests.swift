@@ -25,10 +25,6 @@ func cutByCapture(_ frame: inout Frame, keeping: Int) {
     return 1
   }
 
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   /// The write finishes (final NLEN answered 9000), then the phone's presence checks go
   /// unanswered because the tag was taken away: writeNDEF had returned, it is not interrupted
   /// (it was `interrupted`, Core NFC 100).

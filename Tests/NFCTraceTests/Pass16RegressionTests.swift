@@ -14,10 +14,6 @@ let ntag213Pages0To3: [UInt8] =
   private static let selectApp: [UInt8] =
     [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
 
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   /// A Type 4 write finished (final NLEN answered 9000); the stack's next procedure starts
   /// with SELECT NDEF application, which the tag, taken away, leaves unanswered. writeNDEF had
   /// returned: it is ok, and the silence interrupts the next operation (a query), not the
@@ -354,10 +350,6 @@ extension Pass16ActivationTests {
 }
 
 @Suite struct Pass16ReviewTests {
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   /// A READ past the message after a write that set its length is the next call: its silence
   /// does not interrupt the finished write.
   @Test func readPastTheMessageAfterAFinishedWriteIsTheNextCall() throws {

@@ -8,10 +8,6 @@ import Testing
 @Suite struct Pass17QueryTests {
   private static let ok: [UInt8] = [0x90, 0x00]
 
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   /// NDEF detection stops when the NDEF file the CC names cannot be selected (T4T 2.0 §5.4.4):
   /// the stack reports the tag as not NDEF (Core NFC notSupported), not the CC's readWrite.
   @Test func refusedNDEFFileSelectMakesTheQueryNotSupported() throws {

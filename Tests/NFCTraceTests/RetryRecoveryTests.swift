@@ -5,10 +5,6 @@ import Testing
 /// Refusals a reader's repeat of the command makes up for: the operation succeeded, the
 /// refusal stays visible as a warning (field engineer pass 8: t2-14, t4-20, t4-10).
 @Suite struct RetryRecoveryTests {
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   /// NAK 5 (EEPROM write error) on WRITE page 5, the same WRITE again, ACK.
   @Test func nak5ThenAcknowledgedRepeatSucceeds() throws {
     var b = TraceBuilder()

@@ -4,10 +4,6 @@ import Testing
 
 /// Regressions for the code review of the session analysis.
 @Suite struct ReviewRegressionTests {
-  private func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
-    try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
-  }
-
   @Test func timesFarApartDoNotTrapTheSegmenter() throws {
     var frames = TraceBuilder()
     frames.activateType2()
