@@ -248,9 +248,10 @@ enum InterruptedWriteRule: DiagnosisRule {
     let message =
       "The tag stopped answering during \(op.kind.rawValue) right after it \(refusal) (NAK at "
       + "#\(nak.answerFrame ?? nak.frame)), with no reactivation in between." + details
-      + " An NXP Type 2 tag that answers NAK leaves the ACTIVE state and ignores every command "
-      + "until the reader activates it again (WUPA, anticollision, SELECT), so the silence is "
-      + "most likely the NAK's doing, not the phone moving away."
+      + " NXP Type 2 tags are reported to leave the ACTIVE state after a NAK and to ignore "
+      + "commands until the reader activates them again (WUPA, anticollision, SELECT; nfcpy "
+      + "re-activates after every NAK), so the silence is most likely the NAK's doing, not the "
+      + "phone moving away."
     let fix =
       (password
         ? "Send the tag's password: PWD_AUTH was refused, so the password sent is not the one "
@@ -365,7 +366,8 @@ enum InterruptedWriteRule: DiagnosisRule {
   }
 
   /// The write that set the length to 0 got no answer. After a NAK with no reactivation the
-  /// tag was idle and ignored it (NTAG21x §9.3: a NAK returns the tag to IDLE/HALT): the old
+  /// tag was idle and ignored it (tags are reported to return to IDLE after a NAK, nfc-facts
+  /// §4.2, unverified in the datasheets; nfcpy re-activates after every NAK): the old
   /// message stands, and `write-interrupted` already says why. Otherwise the tag holds an
   /// empty message or the old one.
   private static func emptyingUncertain(
