@@ -112,6 +112,13 @@ public struct ByteImage: Sendable, Equatable {
     return Array(values[offset..<end])
   }
 
+  /// Whether writing `value` at byte `i` changes what this image holds there: a known byte
+  /// that differs, or, where nothing is known, a non-zero value (a page write that skips bytes
+  /// writes them back with what they hold, zeros on an erased tag).
+  public func changed(by value: UInt8, at i: Int) -> Bool {
+    state(i) == .unknown ? value != 0 : values[i] != value
+  }
+
   /// The provenance of byte `i` (`.unknown` past the end).
   public func state(_ i: Int) -> ByteProvenance { i >= 0 && i < count ? provenance[i] : .unknown }
 

@@ -119,8 +119,7 @@ enum WriteCompletion {
     let bounds = field.valueStart..<(claimed.last.map { $0 + 1 } ?? field.valueStart)
     func changed(_ a: Int) -> Bool {
       guard mine(a) else { return false }
-      guard let before, before.state(a) != .unknown else { return image.values[a] != 0 }
-      return before.values[a] != image.values[a]
+      return (before ?? ByteImage()).changed(by: image.values[a], at: a)
     }
     if field.reserved.contains(where: { r in
       r.bytes.contains { bounds.contains($0) && changed($0) }

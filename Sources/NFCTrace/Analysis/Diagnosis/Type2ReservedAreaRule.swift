@@ -35,7 +35,7 @@ enum Type2ReservedAreaRule: DiagnosisRule {
         guard reserved.contains(where: { $0.contains(a) }) else {
           return false
         }
-        return before.state(a) == .unknown ? b != 0 : before.values[a] != b
+        return before.changed(by: b, at: a)
       }
     }
     var out: [DiagnosisFinding] = []
