@@ -50,11 +50,21 @@ public enum ReportJSON {
   static func tag(_ t: TagIdentity, to out: OutputBuffer) { SessionsRender.tag(t, to: out) }
 
   static func operation(_ op: Operation, showSecrets: Bool, to out: OutputBuffer) {
+    SessionsRender.operation(showSecrets ? op : masking(op), to: out)
+  }
+
+  /// `op` with its secrets masked: the secret details, and the secret bytes where the reason
+  /// quotes them (a refused PWD_AUTH's reason names the command with its password).
+  static func masking(_ op: Operation) -> Operation {
     var shown = op
-    if !showSecrets {
-      for d in op.details where secretKeys.contains(d.key) { shown.set(d.key, .string(masked)) }
+    for d in op.details where secretKeys.contains(d.key) {
+      shown.set(d.key, .string(masked))
+      if case .hex(let secret) = d.value, !secret.isEmpty {
+        shown.reason = shown.reason?.replacingOccurrences(
+          of: Hex.string(secret, separator: " "), with: masked)
+      }
     }
-    SessionsRender.operation(shown, to: out)
+    return shown
   }
 
   static func status(_ r: TagReport, to out: OutputBuffer) {

@@ -89,7 +89,8 @@ public enum ReportText {
     if r.operations.isEmpty { out += "  none\n" }
     let spans = r.operations.map { "#\($0.firstFrame)–#\($0.lastFrame)" }
     let width = spans.map(\.count).max() ?? 0
-    for (op, span) in zip(r.operations, spans) {
+    for (recorded, span) in zip(r.operations, spans) {
+      let op = showSecrets ? recorded : ReportJSON.masking(recorded)
       let gap = String(repeating: " ", count: width - span.count)
       var line = "  \(span)\(gap)  \(op.shortText)"
       if let reason = op.reason { line += ": \(reason)" }

@@ -38,6 +38,10 @@ struct Type4Procedure: Sendable {
   /// Frames of VERIFY answers 63xx (password required, 63Cx wrong with x tries left; ISO/IEC
   /// 7816-4 §7.5.6): a later VERIFY answered 9000 means the password was given after all.
   private var verifyRefusals: [Int] = []
+  /// A SELECT the tag refused (`data`: the file id or AID it named) with the frames of the
+  /// refusals since: the same file or application selected in another form (P1 P2, Le) and
+  /// accepted makes up for them, as the reader got past (ISO/IEC 7816-4 §11.1.1).
+  private var refusedSelect: (data: [UInt8], frames: [Int])?
 
   /// Follows the reader's SELECTs (called for each Type 4 command).
   mutating func command(_ d: LayerDecode) {
@@ -125,6 +129,9 @@ struct Type4Procedure: Sendable {
     let apdu = x.request?.layer(.iso7816)
     if sw.hasPrefix("63") || (ok && !verifyRefusals.isEmpty), apdu?.field("ins") == .hex([0x20]) {
       verified(ok: ok, sw: sw, frame: frame, op: &op)
+    }
+    if !ok || refusedSelect != nil {
+      followSelect(apdu, ok: ok, frame: frame, op: &op)
     }
     if !ok {
       let first = op.outcome == .ok
@@ -217,6 +224,31 @@ struct Type4Procedure: Sendable {
     let said = answer.summary.range(of: " failed: ").map { answer.summary[$0.upperBound...] }
     op.fail("\(what) refused: \(said.map(String.init) ?? answer.summary)", frame: frame)
     if givesReason { op.set("sw", .string(sw)) }
+  }
+
+  /// Tracks refused SELECTs: a refusal is remembered (with the earlier ones of the same data
+  /// when they made the operation fail); an accepted SELECT of the same data recovers the
+  /// operation they failed and the NDEF detection they stopped. Any other answer forgets them.
+  private mutating func followSelect(
+    _ apdu: LayerDecode?, ok: Bool, frame: Int, op: inout Operation
+  ) {
+    let previous = refusedSelect
+    refusedSelect = nil
+    guard apdu?.field("ins") == .hex([0xA4]), case .hex(let data)? = apdu?.field("data") else {
+      return
+    }
+    if !ok {
+      let same = previous.map { $0.data == data && op.failedLastBy($0.frames) } ?? false
+      if op.outcome == .ok || same {
+        refusedSelect = (data, (same ? previous?.frames ?? [] : []) + [frame])
+      }
+      return
+    }
+    guard let previous, previous.data == data else { return }
+    if op.failedLastBy(previous.frames) { op.recover(dropping: ["sw"]) }
+    if case .int(let f)? = op.detail("ndef_detection_failed"), previous.frames.contains(f) {
+      op.details.removeAll { $0.key == "ndef_detection_failed" }
+    }
   }
 
   /// A VERIFY answer: 63xx refusals are remembered; a VERIFY answered 9000 after them makes

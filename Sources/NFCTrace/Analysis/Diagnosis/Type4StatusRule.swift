@@ -115,11 +115,21 @@ enum Type4StatusRule: DiagnosisRule {
         c.session.operations[$0].detail("ndef_detection_failed") == .int(cmd.answerFrame ?? -1)
       }
       ?? false
-    let raised = soft == nil && x.code != "t4t-write-past-file" && !detectionStop
+    // A SELECT refused inside an operation that still ended ok: the reader selected the same
+    // file in another form and the tag accepted it (Type4Procedure recovers the operation).
+    let passed =
+      cmd.ins == 0xA4 && !detectionStop && soft == nil
+      && op.map { c.session.operations[$0].outcome == .ok } ?? false
+    let raised = soft == nil && !passed && x.code != "t4t-write-past-file" && !detectionStop
+    var message = x.message
+    if passed {
+      message += " Here the reader sent the SELECT again in another form and the tag accepted it."
+    }
     return DiagnosisFinding(
-      code: ndef ? x.code : "apdu-refused", severity: ndef ? soft ?? .error : .info,
+      code: ndef ? x.code : "apdu-refused",
+      severity: ndef ? soft ?? (passed ? .warning : .error) : .info,
       operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
-      message: x.message, coreNFCError: raised ? error(c, op, sw: sw) : nil, fix: x.fix)
+      message: message, coreNFCError: raised ? error(c, op, sw: sw) : nil, fix: x.fix)
   }
 
   /// Whether an UPDATE BINARY ends past the NDEF file size the CC gives.

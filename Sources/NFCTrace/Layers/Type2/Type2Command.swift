@@ -4,7 +4,8 @@
 /// NTAG213/215/216 and MF0ULx1 datasheets §10 (GET_VERSION `60`, FAST_READ `3A`,
 /// COMPATIBILITY_WRITE `A0`, READ_SIG `3C`, PWD_AUTH `1B`, READ_CNT `39`, INCR_CNT `A5`,
 /// CHECK_TEARING_EVENT `3E`, VCSL `4B`), MF0ICU2 datasheet (AUTHENTICATE `1A`/`AF`),
-/// MF0UN(H)00 / Ultralight AES datasheets (WRITE_SIG `A9`, LOCK_SIG `AC`); nfc-facts §4.1.
+/// MF0UN(H)00 / Ultralight AES datasheets (WRITE_SIG `A9`, LOCK_SIG `AC`), NXP NTAG I2C plus
+/// (NT3H2111/2211) datasheet §10 (FAST_WRITE `A6`); nfc-facts §4.1.
 public enum Type2Command: Sendable, Equatable {
   /// READ `30 page`: 16 bytes = pages page…page+3.
   case read(page: Int)
@@ -12,6 +13,9 @@ public enum Type2Command: Sendable, Equatable {
   case fastRead(start: Int, end: Int)
   /// WRITE `A2 page d0 d1 d2 d3`.
   case write(page: Int, data: [UInt8])
+  /// FAST_WRITE `A6 start end` + 4 bytes per page: NTAG I2C plus writes the SRAM mapped at
+  /// pages F0h…FFh (64 bytes) in pass-through mode; answered ACK.
+  case fastWrite(start: Int, end: Int, data: [UInt8])
   /// COMPATIBILITY_WRITE part 1 `A0 page`.
   case compatibilityWrite(page: Int)
   /// COMPATIBILITY_WRITE part 2: 16 data bytes, the first 4 stored.
@@ -52,6 +56,7 @@ public enum Type2Command: Sendable, Equatable {
     case .read: return "READ"
     case .fastRead: return "FAST_READ"
     case .write: return "WRITE"
+    case .fastWrite: return "FAST_WRITE"
     case .compatibilityWrite, .compatibilityWriteData: return "COMPATIBILITY_WRITE"
     case .getVersion: return "GET_VERSION"
     case .readSignature: return "READ_SIG"
@@ -71,8 +76,8 @@ public enum Type2Command: Sendable, Equatable {
   /// True for the commands a tag answers with a 4-bit ACK on success.
   var answeredByACK: Bool {
     switch self {
-    case .write, .compatibilityWrite, .compatibilityWriteData, .incrementCounter, .sectorSelect,
-      .writeSignature, .lockSignature:
+    case .write, .fastWrite, .compatibilityWrite, .compatibilityWriteData, .incrementCounter,
+      .sectorSelect, .writeSignature, .lockSignature:
       return true
     default: return false
     }
@@ -84,7 +89,7 @@ public enum Type2Command: Sendable, Equatable {
     case .read(let p), .write(let p, _), .compatibilityWrite(let p),
       .compatibilityWriteData(let p, _):
       return p
-    case .fastRead(let start, _): return start
+    case .fastRead(let start, _), .fastWrite(let start, _, _): return start
     default: return nil
     }
   }
@@ -93,7 +98,8 @@ public enum Type2Command: Sendable, Equatable {
   /// parts (a reader chip that consumes the ACK reports them with no data).
   var isWrite: Bool {
     switch self {
-    case .write, .compatibilityWrite, .compatibilityWriteData, .writeSignature, .lockSignature:
+    case .write, .fastWrite, .compatibilityWrite, .compatibilityWriteData, .writeSignature,
+      .lockSignature:
       return true
     default: return false
     }
@@ -114,6 +120,12 @@ public enum Type2Command: Sendable, Equatable {
     case 0xA2:
       shape = (
         6, "WRITE (A2 page + 4 bytes)", { .write(page: arg(1), data: Array(b.dropFirst(2))) }
+      )
+    case 0xA6 where b.count >= 3:
+      let pages = Int(b[2]) - Int(b[1]) + 1
+      shape = (
+        3 + max(pages, 0) * 4, "FAST_WRITE (A6 start end + 4 bytes per page)",
+        { .fastWrite(start: arg(1), end: arg(2), data: Array(b.dropFirst(3))) }
       )
     case 0xA0: shape = (2, "COMPATIBILITY_WRITE (A0 page)", { .compatibilityWrite(page: arg(1)) })
     case 0x60: shape = (1, "GET_VERSION (60)", { .getVersion })

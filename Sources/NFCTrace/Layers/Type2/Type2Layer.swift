@@ -131,6 +131,15 @@ public struct Type2Layer: ProtocolLayer {
     case .write(let page, let data):
       f.insert(contentsOf: [LayerField("page", .int(page)), LayerField("data", .hex(data))], at: 0)
       text = "WRITE page \(page) ← \(Hex.string(data, separator: " "))"
+    case .fastWrite(let start, let end, let data):
+      f.insert(
+        contentsOf: [
+          LayerField("start_page", .int(start)), LayerField("end_page", .int(end)),
+          LayerField("data", .hex(data)),
+        ], at: 0)
+      text =
+        "FAST_WRITE pages \(start)–\(end) ← \(data.count) bytes"
+        + (start >= 0xF0 ? " (SRAM)" : "")
     case .compatibilityWrite(let page):
       f.insert(contentsOf: [LayerField("page", .int(page)), LayerField("part", .int(1))], at: 0)
       text = "COMPATIBILITY_WRITE page \(page)"
