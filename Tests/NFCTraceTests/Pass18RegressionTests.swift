@@ -117,3 +117,84 @@ import Testing
     #expect(!out.text.contains("11223345"))
   }
 }
+
+@Suite struct Pass18ChainingTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// A command chained after the query's last answer (ISO/IEC 14443-4 §7.5.2: one APDU across
+  /// several I-blocks) belongs whole, with the R(ACK)s between its parts, to the operation its
+  /// APDU starts; the query ends with its own last answer.
+  @Test func chainedCommandStartsItsOwnOperation() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let queryEnd = b.frames.count - 1
+    b.chainedAPDU([0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x02, 0x03, 0x00], part: 5, [0x91, 0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(s.operations[1].lastFrame == queryEnd)
+    #expect(s.operations[1].outcome == .ok)
+    #expect(s.operations[2].firstFrame == queryEnd + 1)
+    #expect(s.operations[2].lastFrame == b.frames.count - 1)
+    #expect(s.operations[2].outcome == .ok)
+  }
+
+  /// The chain's last part never sent (the tag left): the query stays ok and the cut-off
+  /// command is an interrupted operation of its own.
+  @Test func cutChainInterruptsItsOwnCommandOnly() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let queryEnd = b.frames.count - 1
+    b.reader([0x12, 0x90, 0x5A, 0x00, 0x00, 0x03])
+    b.tag([0xA2])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(s.operations[1].outcome == .ok)
+    #expect(s.operations[1].lastFrame == queryEnd)
+    #expect(s.operations[2].firstFrame == queryEnd + 1)
+    #expect(s.operations[2].lastFrame == queryEnd + 2)
+    #expect(s.operations[2].outcome == .interrupted)
+    #expect(
+      s.operations[2].reason?.hasPrefix("the chained command was cut off after part 1") == true)
+  }
+}
+
+@Suite struct Pass18ISODEPTests {
+  /// The tag's I-block while the reader chains ends the reader's chain (ISO/IEC 14443-4 §7.5.2:
+  /// every chained part is answered R(ACK)): `incomplete-chain`, and the reader's next command
+  /// decodes alone instead of being glued onto the stale part.
+  @Test func tagIBlockEndsTheReadersChain() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x00, 0x14, 0x00, 0x12])
+    b.tag([0xA2])
+    b.tag([0x03, 0x90, 0x00])
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    let frames = decodeAll(b.frames).0
+    let n = frames.count
+    let broken = try #require(frames[n - 2].findings.first { $0.code == "incomplete-chain" })
+    #expect(broken.frames == [n - 4, n - 2])
+    #expect(
+      broken.message.hasPrefix(
+        "The reader's chain of 1 I-block(s) never got its last block; 7 bytes dropped: the tag answered with an I-block instead of R(ACK)"
+      ))
+    #expect(frames[n - 1].layer(.iso7816)?.summary == "READ BINARY offset 0 Le 2")
+    #expect(!frames[n - 1].findings.contains { $0.code == "malformed-apdu" })
+  }
+
+  /// A tag chain whose R(ACK) the capture missed: the tag's toggled number is what an R(ACK)
+  /// makes it send (§7.5.4.2), not a numbering error.
+  @Test func missedReaderACKInATagChainIsNoNumberingError() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x14])
+    b.tag([0x12] + Array(repeating: 0x41, count: 10))
+    b.tag([0x03] + Array(repeating: 0x42, count: 10) + [0x90, 0x00])
+    let frames = decodeAll(b.frames).0
+    let last = try #require(frames.last)
+    #expect(last.findings.map(\.code) == ["ack-not-captured"])
+    #expect(last.findings.first?.severity == .info)
+    #expect(last.layer(.iso7816)?.field("sw") == .string("9000"))
+  }
+}

@@ -93,6 +93,14 @@ public struct SessionAnalyzer: Sendable {
   private var presenceSilence: (frame: Int, why: String)?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
+  /// A reader chain begun after the last command was answered: its command (known only once
+  /// its last part arrives) may start the next operation, so its frames (`first`…`last`,
+  /// R(ACK)s included) extend no operation until then. What its parts met on the way (an
+  /// answer the capture missed, a silence) waits for that operation too.
+  private var chainLimbo:
+    (first: Int, last: Int, notCaptured: DecodedFrame?, silent: DecodedFrame?)?
+  /// The tag answered an I-block while the reader's chain was open (its last part missing).
+  private var chainAnswered = false
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -154,7 +162,14 @@ public struct SessionAnalyzer: Sendable {
     // decides, as after a NAK 1 or a damaged answer.
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
     settleUndecoded()
-    if f.findings.contains(where: { $0.code == "answer-not-captured" }) { answerNotCaptured(f) }
+    if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
+      if var limbo = chainLimbo {
+        if limbo.notCaptured == nil { limbo.notCaptured = f }
+        chainLimbo = limbo
+      } else {
+        answerNotCaptured(f)
+      }
+    }
     let kind = classify(f)
     if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
@@ -164,6 +179,8 @@ public struct SessionAnalyzer: Sendable {
     if kind == nil, let d = f.innermost, d.protocolID == .isoDEP, opensWrite(chained: d) {
       closeCurrent()
       start(.writeNDEF, frame: f.frame.index)
+    } else if kind == nil, chainLimbo == nil, opensChain(f) {
+      chainLimbo = (f.frame.index, f.frame.index, nil, nil)
     }
     trackChain(f)
     if kind == nil, let d = f.innermost, d.protocolID == .isoDEP,
@@ -180,9 +197,12 @@ public struct SessionAnalyzer: Sendable {
       // Consecutive commands of one kind group into one operation unless the procedure
       // starts over (the app's next call, `CallBoundary`); a new activation has already
       // closed the current one in `classify`.
+      let limbo = chainLimbo
+      chainLimbo = nil
+      if limbo != nil { chainAnswered = false }
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil {
-        start(kind, frame: f.frame.index)
+        start(kind, frame: limbo?.first ?? f.frame.index)
         // A connect the reader opened with REQA/WUPA: only polled until something else comes.
         connectOnlyPolled = kind == .connect && Self.isPoll(f)
       }
@@ -195,10 +215,38 @@ public struct SessionAnalyzer: Sendable {
         call.command(d, at: f.frame.timeNs, memory: memory, damaged: f.frame.crc == .bad)
         if d.protocolID == .type4 { type4.command(d) }
       }
+      if let missed = limbo?.notCaptured { answerNotCaptured(missed) }
+      if let silent = limbo?.silent { noAnswer(silent, kind: kind) }
       pending = f
     }
     extend(f)
-    if f.response == .unanswered { noAnswer(f, kind: kind ?? current?.kind) }
+    if f.response == .unanswered {
+      if var limbo = chainLimbo {
+        if limbo.silent == nil { limbo.silent = f }
+        chainLimbo = limbo
+      } else {
+        noAnswer(f, kind: kind ?? current?.kind)
+      }
+    }
+  }
+
+  /// Whether reader frame `f` is the first part of a chained command sent after the last
+  /// command was answered (ISO/IEC 14443-4 §7.5.2): the command it carries, decoded with its
+  /// last part, decides which operation the chain belongs to.
+  private func opensChain(_ f: DecodedFrame) -> Bool {
+    // (A connect's last frame, the ATS, answers RATS without clearing `pending`.)
+    guard let op = current, pending == nil || op.kind == .connect, let d = f.innermost,
+      d.protocolID == .isoDEP,
+      d.name == "I-block", d.field("chaining") == .bool(true), d.field("part") == .int(1)
+    else { return false }
+    // An UPDATE BINARY chained inside a writeNDEF is the write's next step (`opensWrite`
+    // decided it starts no new call).
+    if op.kind == .writeNDEF, case .hex(let h)? = d.field("apdu_header"), h.count == 4,
+      h[1] == 0xD6
+    {
+      return false
+    }
+    return true
   }
 
   /// Whether a Type 2 WRITE classified `kind` (a lock or configuration page) is the next page
@@ -242,6 +290,12 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func tagFrame(_ f: DecodedFrame) {
     tagHeard = true
+    // The tag's I-block ends the reader's chain (ISO-DEP flags `incomplete-chain`): the
+    // command was not cut off by the tag leaving.
+    if openChain != nil, f.layer(.isoDEP)?.name == "I-block" {
+      openChain = nil
+      chainAnswered = true
+    }
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
@@ -507,6 +561,10 @@ public struct SessionAnalyzer: Sendable {
   }
 
   private mutating func extend(_ f: DecodedFrame) {
+    if chainLimbo != nil {
+      chainLimbo?.last = f.frame.index
+      return
+    }
     current?.lastFrame = f.frame.index
   }
 
@@ -514,6 +572,25 @@ public struct SessionAnalyzer: Sendable {
   static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
 
   private mutating func closeCurrent() {
+    if let limbo = chainLimbo {
+      // The chain's last part never came: the operation before it ended with its last
+      // answer, and the cut-off command is one of its own (a transceive: its APDU is unknown).
+      chainLimbo = nil
+      let chain = openChain
+      openChain = nil
+      closeCurrent()
+      start(.transceive, frame: limbo.first)
+      current?.lastFrame = limbo.last
+      if let silent = limbo.silent { current?.unansweredFrames.append(silent.frame.index) }
+      openChain = chain
+      if chain == nil, chainAnswered {
+        current?.outcome = .unknown
+        current?.reason =
+          "the reader's chained command is incomplete in the capture (the tag answered before "
+          + "its last part): what it asked is unknown"
+      }
+    }
+    chainAnswered = false
     settleUndecoded()
     if let (frame, why, _) = classicTransmissionNAK {
       classicTransmissionNAK = nil

@@ -133,9 +133,12 @@ struct BlockNumbers: Sendable {
   /// True from a reader I-block until the tag's I-block or R(ACK): the reader has no answer
   /// the trace shows.
   private var readerAwaitsAnswer = false
+  /// True from a tag's chained I-block until the reader's next block: the tag awaits R(ACK).
+  private var tagAwaitsACK = false
 
   /// Start of a session (ATS seen).
   mutating func activate() {
+    tagAwaitsACK = false
     reader = 0
     tag = 1
     known = true
@@ -144,13 +147,17 @@ struct BlockNumbers: Sendable {
   }
 
   /// A reader R(NAK) with number `n` (the reader's current block number).
-  mutating func readerNAK(_ n: Int) { nak = n }
+  mutating func readerNAK(_ n: Int) {
+    nak = n
+    tagAwaitsACK = false
+  }
 
   /// A reader I-block with number `n`: `.unexpected` when it breaks the rules, `.answerMissed`
   /// when the reader toggled its number although the trace shows no answer to its previous
   /// I-block (it toggles only on receiving one, PCD rule B: the capture missed it).
   mutating func readerIBlock(_ n: Int) -> BlockNumberCheck {
     defer {
+      tagAwaitsACK = false
       nak = nil
       reader = n
       tag = n
@@ -161,16 +168,22 @@ struct BlockNumbers: Sendable {
     return readerAwaitsAnswer ? .answerMissed : .unexpected(reader)
   }
 
-  /// A tag I-block with number `n`.
-  mutating func tagIBlock(_ n: Int) -> Int? {
+  /// A tag I-block with number `n` (`chaining`: its chaining bit): `.answerMissed` when it
+  /// continues the tag's chain with a toggled number although the trace shows no R(ACK) since
+  /// the previous part (a tag toggles on an R(ACK) of another number, §7.5.4.2: the capture
+  /// missed the reader's R(ACK)).
+  mutating func tagIBlock(_ n: Int, chaining: Bool) -> BlockNumberCheck {
+    let ackMissed = tagAwaitsACK
     defer {
       nak = nil
       readerAwaitsAnswer = false
+      tagAwaitsACK = chaining
       tag = n
       reader = n ^ 1
       known = true
     }
-    return known && n != tag ? tag : nil
+    guard known, n != tag else { return .ok }
+    return ackMissed ? .answerMissed : .unexpected(tag)
   }
 
   /// A reader R(ACK) with number `n`.
@@ -186,6 +199,7 @@ struct BlockNumbers: Sendable {
 
   private mutating func readerACKExpected(_ n: Int) -> Int? {
     defer {
+      tagAwaitsACK = false
       nak = nil
       reader = n
       tag = n

@@ -215,13 +215,36 @@ public struct ISODEPLayer: ProtocolLayer {
       }
       lastReaderIBlock = unit.frameIndex
       damagedTagBlock = nil
-    } else if let expected = numbers.tagIBlock(block.blockNumber) {
-      findings.append(blockNumberFinding(block, expected: expected, unit: unit))
+    } else {
+      switch numbers.tagIBlock(block.blockNumber, chaining: block.chaining) {
+      case .ok: break
+      case .unexpected(let expected):
+        findings.append(blockNumberFinding(block, expected: expected, unit: unit))
+      case .answerMissed:
+        findings.append(
+          Finding(
+            "ack-not-captured", .info,
+            "I-block from the tag has block number \(block.blockNumber), toggled after its "
+              + "chained part: a tag toggles on an R(ACK) of the other number (ISO/IEC 14443-4 "
+              + "§7.5.4.2), so the reader acknowledged the part and the capture does not have "
+              + "its R(ACK)", frames: [unit.frameIndex]))
+      }
     }
-    // A reader I-block starts a new command: an unfinished tag chain is abandoned.
+    // A reader I-block starts a new command: an unfinished tag chain is abandoned. A tag
+    // I-block ends the reader's chain the same way: the tag answers every chained part with
+    // R(ACK) and sends an I-block only once the command is complete (§7.5.2), so either the
+    // last part is missing from the capture or the tag broke the chaining rules.
     if reader, tagChain.parts > 0 {
       findings.append(brokenChainFinding(tagChain, unit: unit, who: "tag"))
       tagChain = Chain()
+    } else if !reader, readerChain.parts > 0 {
+      var f = brokenChainFinding(readerChain, unit: unit, who: "reader")
+      f.message +=
+        ": the tag answered with an I-block instead of R(ACK), so the last part is missing "
+        + "from the capture or the tag answered a chained block (ISO/IEC 14443-4 §7.5.2 asks "
+        + "for R(ACK))"
+      findings.append(f)
+      readerChain = Chain()
     }
     // Taken out of the layer while it grows, so appending a part does not copy the bytes of
     // every part before it (a long chain was quadratic); stored back below.
