@@ -31,7 +31,7 @@ struct TraceBuilder {
   var gapUs: Int64 = 400
   private var block: UInt8 = 0
 
-  private mutating func add(
+  mutating func add(
     _ dir: Direction, _ bytes: [UInt8], crc: Bool, bits: Int? = nil, gapUs: Int64? = nil,
     badCRC: Bool = false, parity: [Int] = [], event: FrameEvent? = nil
   ) {

@@ -198,3 +198,60 @@ import Testing
     #expect(last.layer(.iso7816)?.field("sw") == .string("9000"))
   }
 }
+
+@Suite struct Pass18PPSAndCIDTests {
+  /// PPS0 01 announces no PPS1 (ISO/IEC 14443-4 §5.3): a third byte is not read as PPS1; a
+  /// bit rate the ATS's TA(1) does not offer, RFU bits and a CID other than RATS's are flagged.
+  @Test func ppsIsCheckedAgainstPPS0AndTheATS() throws {
+    #expect(PPSRequest([0xD0, 0x01, 0x0A])?.pps1 == nil)
+    #expect(
+      PPSRequest([0xD0, 0x01, 0x0A])?.problems(ta: 0x00, atsSeen: true)
+        == ["PPS0 announces no PPS1, yet a third byte follows"])
+    #expect(
+      PPSRequest([0xD0, 0x11])?.problems(ta: nil, atsSeen: true)
+        == ["PPS0 announces PPS1, which is missing"])
+    #expect(
+      PPSRequest([0xD0, 0x05])?.problems(ta: nil, atsSeen: true)
+        == ["PPS0 05 is neither 11 (PPS1 follows) nor 01 (no PPS1)"])
+    #expect(
+      PPSRequest([0xD0, 0x11, 0x3A])?.problems(ta: 0x77, atsSeen: true)
+        == ["PPS1 3a has RFU bits b8–b5 set"])
+    // TA(1) 00: 106 kbit/s only; 424 kbit/s both ways is not offered.
+    #expect(
+      PPSRequest([0xD0, 0x11, 0x0A])?.problems(ta: 0x00, atsSeen: true)
+        == [
+          "DSI 2 (424 kbit/s PICC→PCD) is not offered by TA(1)",
+          "DRI 2 (424 kbit/s PCD→PICC) is not offered by TA(1)",
+        ])
+    // TA(1) 33: DS and DR 2 and 4 (212/424 kbit/s).
+    #expect(PPSRequest([0xD0, 0x11, 0x0A])?.problems(ta: 0x33, atsSeen: true) == [])
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0xD1, 0x11, 0x00])
+    let frames = decodeAll(b.frames).0
+    let f = try #require(frames.last?.findings.first { $0.code == "invalid-pps" })
+    #expect(f.message == "PPSS carries CID 1, RATS assigned CID 0 (ISO/IEC 14443-4 §5.3)")
+  }
+
+  /// A block without CID after RATS assigned CID 3: a tag given a CID other than 0 answers only
+  /// blocks carrying it (ISO/IEC 14443-4 §7.1.1.2).
+  @Test func missingCIDAfterRATSAssignedOneIsFlagged() throws {
+    var b = TraceBuilder()
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag([0x08, 0x12, 0x34, 0x56, 0x08 ^ 0x12 ^ 0x34 ^ 0x56], crc: false)
+    b.reader([0x93, 0x70, 0x08, 0x12, 0x34, 0x56, 0x08 ^ 0x12 ^ 0x34 ^ 0x56])
+    b.tag([0x20])
+    b.reader([0xE0, 0x83])
+    b.tag([0x05, 0x78, 0x80, 0x70, 0x02])
+    b.reader([0x0A, 0x03, 0x00, 0xA4, 0x04, 0x00])
+    b.tag([0x0A, 0x03, 0x90, 0x00])
+    b.reader([0x03, 0x00, 0xA4, 0x04, 0x00])
+    let frames = decodeAll(b.frames).0
+    let n = frames.count
+    #expect(!frames[n - 3].findings.contains { $0.code == "unexpected-cid" })
+    let f = try #require(frames[n - 1].findings.first { $0.code == "unexpected-cid" })
+    #expect(f.message.hasPrefix("Block carries no CID, RATS or ATTRIB assigned CID 3"))
+  }
+}

@@ -79,7 +79,20 @@ public struct ISODEPLayer: ProtocolLayer {
       ppsPending = nil
       if let pps = PPSRequest(unit.bytes) {
         ppsPending = pps.ppss
-        return LayerResult(decode: pps.decode)
+        var problems = pps.problems(ta: linkATS?.ta, atsSeen: linkATS != nil)
+        if let assigned = ratsCID, pps.cid != assigned {
+          problems.append("PPSS carries CID \(pps.cid), RATS assigned CID \(assigned)")
+        }
+        let findings =
+          problems.isEmpty
+          ? []
+          : [
+            Finding(
+              "invalid-pps", .warning,
+              problems.joined(separator: "; ") + " (ISO/IEC 14443-4 §5.3)",
+              frames: [unit.frameIndex], offset: 1)
+          ]
+        return LayerResult(decode: pps.decode, findings: findings)
       }
     } else {
       if awaitingATS {
@@ -518,6 +531,15 @@ public struct ISODEPLayer: ProtocolLayer {
           "unexpected-cid", .warning,
           "Block carries CID \(cid), RATS or ATTRIB assigned CID \(assigned)",
           frames: [unit.frameIndex], offset: 1))
+    }
+    // A tag given a CID other than 0 answers only blocks that carry it (§7.1.1.2).
+    if block.cid == nil, let assigned = ratsCID, assigned != 0, linkATS?.cidSupported ?? true {
+      out.append(
+        Finding(
+          "unexpected-cid", .warning,
+          "Block carries no CID, RATS or ATTRIB assigned CID \(assigned): a tag given a CID "
+            + "other than 0 answers only blocks that carry it (ISO/IEC 14443-4 §7.1.1.2)",
+          frames: [unit.frameIndex]))
     }
     guard let ats = linkATS, let tc = ats.tc else { return out }
     if block.cid != nil, !ats.cidSupported {

@@ -1,7 +1,8 @@
 /// PPS request `D0|CID PPS0 [PPS1]` and its answer `D0|CID`.
 ///
-/// PPS0 b5 (0x10) says PPS1 follows; PPS1 b4–b3 DSI (PICC→PCD divisor), b2–b1 DRI (PCD→PICC
-/// divisor), 0…3 = divisor 1/2/4/8 = 106/212/424/847 kbit/s. ISO/IEC 14443-4 §5.3;
+/// PPS0 is `11` (PPS1 follows) or `01` (no PPS1): b8–b6 0, b5 PPS1 present, b4–b1 0001.
+/// PPS1 b8–b5 RFU (0), b4–b3 DSI (PICC→PCD divisor), b2–b1 DRI (PCD→PICC divisor), 0…3 =
+/// divisor 1/2/4/8 = 106/212/424/847 kbit/s. ISO/IEC 14443-4 §5.3;
 /// nfc-facts §2.4 (bit layout marked unverified there; it matches the nfc-laboratory capture
 /// `D0 11 0A` followed by 424 kbit/s frames).
 public struct PPSRequest: Sendable, Equatable {
@@ -17,7 +18,40 @@ public struct PPSRequest: Sendable, Equatable {
     guard (2...3).contains(payload.count), payload[0] & 0xF0 == 0xD0 else { return nil }
     ppss = payload[0]
     pps0 = payload[1]
-    pps1 = payload.count == 3 ? payload[2] : nil
+    pps1 = payload.count == 3 && payload[1] & 0x10 != 0 ? payload[2] : nil
+    extra = payload.count == 3 && payload[1] & 0x10 == 0
+  }
+
+  /// A third byte after a PPS0 that announces no PPS1.
+  public var extra = false
+  /// PPS0 announces PPS1.
+  public var announcesPPS1: Bool { pps0 & 0x10 != 0 }
+
+  /// What breaks ISO/IEC 14443-4 §5.3 in the request, or asks for a bit rate the ATS's TA(1)
+  /// does not offer (§5.2.4: DS bits b7–b5 for divisors 8/4/2 PICC→PCD, DR bits b3–b1 for
+  /// PCD→PICC); empty when it is valid. `ta`: TA(1), nil when the ATS had none (106 kbit/s only).
+  public func problems(ta: UInt8?, atsSeen: Bool) -> [String] {
+    var out: [String] = []
+    if pps0 & 0xEF != 0x01 {
+      out.append("PPS0 \(Hex.string([pps0])) is neither 11 (PPS1 follows) nor 01 (no PPS1)")
+    }
+    if announcesPPS1, pps1 == nil { out.append("PPS0 announces PPS1, which is missing") }
+    if extra { out.append("PPS0 announces no PPS1, yet a third byte follows") }
+    if let pps1, pps1 & 0xF0 != 0 {
+      out.append("PPS1 \(Hex.string([pps1])) has RFU bits b8–b5 set")
+    }
+    guard atsSeen, pps1 != nil else { return out }
+    let t = ta ?? 0
+    if dsi > 0, t & (0x10 << (dsi - 1)) == 0 {
+      out.append("DSI \(dsi) (\(Self.rate(dsi)) kbit/s PICC→PCD) is not offered by TA(1)")
+    }
+    if dri > 0, t & (0x01 << (dri - 1)) == 0 {
+      out.append("DRI \(dri) (\(Self.rate(dri)) kbit/s PCD→PICC) is not offered by TA(1)")
+    }
+    if t & 0x80 != 0, dsi != dri {
+      out.append("TA(1) b8 asks for the same divisor both ways, but DSI \(dsi) ≠ DRI \(dri)")
+    }
+    return out
   }
 
   /// CID (low nibble of PPSS).
