@@ -255,3 +255,47 @@ import Testing
     #expect(f.message.hasPrefix("Block carries no CID, RATS or ATTRIB assigned CID 3"))
   }
 }
+
+@Suite struct Pass18MemoryRowTests {
+  /// A dynamic lock page written `ff ff ff 00`: its RFUI byte is not set by a write, so the
+  /// image knows 3 bytes of the page. The row is still a 4-byte page, ending `??`
+  /// (docs/json.md), and the diff gives null for a page not known whole.
+  @Test func partlyKnownLastPageIsAFullPage() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(40, [0xFF, 0xFF, 0xFF, 0x00])
+    let s = try #require(try sessions(b).first)
+    let report = TagReport(session: s)
+    let row = try #require(report.rows().first { $0.address == 40 })
+    #expect(row.bytes.count == 4)
+    #expect(row.known == [true, true, true, false])
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.report(report, to: out)
+    #expect(out.text.contains("{\"page\":40,\"data\":\"ffffff??\""))
+    var a = TraceBuilder()
+    a.activateType2(version: ntag213Version)
+    a.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    let other = try #require(try sessions(a).first)
+    let d = try #require(
+      MemoryComparison.differences(other, s).first { $0.image == .end && $0.unit == 40 })
+    #expect(d.b == nil)
+    #expect(d.bState == "mixed")
+  }
+}
+
+extension Pass18ReportTests {
+  /// A dump holds the real PACK: zeros there are its value, not a read-back (the tag answers
+  /// READ of PWD/PACK with zeros, NTAG21x datasheet §8.5.7); a PWD_AUTH of zeros is sent.
+  @Test func zerosAreAReadBackOnlyInATrace() throws {
+    #expect(ReportText.secret([0, 0], false) == "00 00")
+    #expect(ReportText.secret([0, 0], false, readBack: true).hasPrefix("reads as zeros"))
+    let source = try ReportSource.open(
+      TraceInput(path: TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin")),
+      formatName: nil, registry: FormatRegistry(BuiltinFormats.all))
+    let dump = TagReport(dump: try #require(source.dump))
+    let text = ReportText.render(dump)
+    #expect(text.contains("  PACK            00 00\n"))
+    #expect(text.contains("  PWD             present (masked)\n"))
+  }
+}

@@ -239,12 +239,15 @@ public enum ReportText {
     (pages.count == 1 ? "page " : "pages ") + ranges(pages) + " locked"
   }
 
-  static func secret(_ b: [UInt8]?, _ showSecrets: Bool) -> String {
+  /// A secret's text: masked unless `showSecrets`; zeros shown as they are (as in the JSON).
+  /// `readBack`: the bytes are a READ answer of the PWD/PACK pages, which NTAG21x and
+  /// Ultralight EV1 answer with zeros (datasheet §8.5.7): the read-back, not the password.
+  static func secret(_ b: [UInt8]?, _ showSecrets: Bool, readBack: Bool = false) -> String {
     guard let b else { return "not read" }
-    // NTAG21x and Ultralight EV1 answer PWD and PACK with zeros (datasheet §8.5.7): zeros are
-    // the read-back, not the password, so there is nothing to mask or to show.
     if b.allSatisfy({ $0 == 0 }) {
-      return "reads as zeros (the tag never returns it: the real value is not in the trace)"
+      return readBack
+        ? "reads as zeros (the tag never returns it: the real value is not in the trace)"
+        : Hex.string(b, separator: " ")
     }
     return showSecrets ? Hex.string(b, separator: " ") : ReportJSON.masked
   }
@@ -253,7 +256,7 @@ public enum ReportText {
     let c = r.end.config
     guard c != nil || !r.passwordAuths.isEmpty || !r.counters.isEmpty else { return "" }
     var out = "\nConfiguration" + (c.map { " (CFG0 page \($0.cfg0Page))" } ?? "") + "\n"
-    if let c { out += configPages(c, showSecrets: showSecrets) }
+    if let c { out += configPages(c, showSecrets: showSecrets, readBack: !r.isDump) }
     for a in r.passwordAuths {
       var text = "#\(a.frame) password \(secret(a.password, showSecrets))"
       if let pack = a.pack { text += ", PACK \(secret(pack, showSecrets))" }
@@ -264,7 +267,9 @@ public enum ReportText {
     return out
   }
 
-  static func configPages(_ c: Type2Configuration, showSecrets: Bool) -> String {
+  static func configPages(_ c: Type2Configuration, showSecrets: Bool, readBack: Bool = true)
+    -> String
+  {
     var out = ""
     if let cfg0 = c.cfg0 {
       out += row("CFG0", Hex.string(cfg0, separator: " "))
@@ -286,8 +291,8 @@ public enum ReportText {
     } else {
       out += row("CFG1", "not read")
     }
-    out += row("PWD", secret(c.pwd, showSecrets))
-    out += row("PACK", secret(c.pack, showSecrets))
+    out += row("PWD", secret(c.pwd, showSecrets, readBack: readBack))
+    out += row("PACK", secret(c.pack, showSecrets, readBack: readBack))
     return out
   }
 

@@ -13,8 +13,8 @@
 ///   keeps asking for time. Warning; 100 when the operation failed.
 /// - `response-exceeds-fsd`: a tag frame longer than the FSD from RATS (ISO/IEC 14443-4 §5.1,
 ///   nfc-facts §2.1): the reader cannot take it. Error, 102.
-/// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS, not chained
-///   (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
+/// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS, a whole
+///   command or a chained part (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
 ///   answer it.
 /// - `raw-command-crc-appended`: a reader frame whose two bytes before its own CRC_A are CRC_A
 ///   of the bytes before them, not answered: the app appended a CRC to a raw command and the
@@ -95,7 +95,8 @@ enum RFRule: DiagnosisRule {
       cause: "the reader sent a frame longer than the tag can receive (FSC)"
         + (silent ? ", and the tag did not answer it" : ""),
       message: "The tag announced in its ATS the largest frame it can take (FSC); the reader "
-        + "sent a longer one without chaining it (ISO/IEC 14443-4 §7.5.2)"
+        + "sent a longer one (ISO/IEC 14443-4 §7.5.2: a command larger than the FSC goes in "
+        + "chained blocks of at most FSC bytes each)"
         + (silent
           ? ". The tag dropped it and stayed silent, which looks like the tag leaving the field."
           : ". Tags may drop such frames."),

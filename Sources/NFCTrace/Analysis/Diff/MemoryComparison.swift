@@ -38,7 +38,9 @@ public enum MemoryComparison {
     var out: [MemoryDifference] = []
     var offset = 0
     while offset < count {
-      let range = offset..<min(offset + unit, count)
+      // A Type 2 page is 4 bytes even where the image ends inside it (a lock page's RFUI
+      // byte no write sets); a Type 4 row ends with the file.
+      let range = offset..<(file == nil ? offset + unit : min(offset + unit, count))
       if range.contains(where: { differs(a, b, $0) }) {
         out.append(
           MemoryDifference(

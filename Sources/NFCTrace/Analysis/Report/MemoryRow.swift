@@ -34,12 +34,15 @@ public struct MemoryRow: Sendable, Equatable {
 
   private static func rows(_ image: ByteImage, width: Int, file: UInt16?) -> [MemoryRow] {
     stride(from: 0, to: image.count, by: width).map { start in
-      let end = min(start + width, image.count)
+      // A Type 2 page is always 4 bytes: a page the image covers in part (a dynamic lock page
+      // whose RFUI byte no write sets) ends in unknown bytes, not early. A Type 4 file ends
+      // where its image does.
+      let end = file == nil ? start + width : min(start + width, image.count)
       var row = MemoryRow(
         file: file, address: file == nil ? start / width : start, bytes: [], known: [],
         state: .unknown, frame: nil)
       for i in start..<end {
-        let state = image.state(i)
+        let state = i < image.count ? image.state(i) : .unknown
         row.bytes.append(state == .unknown ? 0 : image.values[i])
         row.known.append(state != .unknown)
         if rank(state) > rank(row.state) { row.state = state }
