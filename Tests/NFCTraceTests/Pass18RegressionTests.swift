@@ -299,3 +299,61 @@ extension Pass18ReportTests {
     #expect(text.contains("  PWD             present (masked)\n"))
   }
 }
+
+@Suite struct Pass18SegmentationTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// NLEN read again right after the query read it: readNDEF's first step (T4T 2.0 §5.4.6),
+  /// not more of the query, so a tag lost during it interrupts readNDEF.
+  @Test func secondNLENReadStartsReadNDEF() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let queryEnd = b.frames.count - 1
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    #expect(s.operations[1].lastFrame == queryEnd)
+    #expect(s.operations[1].outcome == .ok)
+    #expect(s.operations[1].detail("status") == .string("readWrite"))
+    #expect(s.operations[2].outcome == .interrupted)
+  }
+
+  /// PWD_AUTH refused NAK 1 (transmission error) and accepted when sent again: the password
+  /// was accepted, the operation is ok (as for READ and WRITE).
+  @Test func passwordRetriedAfterNAK1IsAccepted() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.reader([0x1B, 0xFF, 0xFF, 0xFF, 0xFF])
+    b.add4Bit(0x01)
+    b.reader([0x1B, 0xFF, 0xFF, 0xFF, 0xFF])
+    b.tag([0x00, 0x00])
+    let s = try #require(try sessions(b).first)
+    let auth = try #require(s.operations.first { $0.kind == .authenticate })
+    #expect(auth.outcome == .ok)
+    #expect(auth.detail("nak_code") == nil)
+    let f = try #require(try b.diagnose().finding("command-retried"))
+    #expect(f.severity == .warning)
+  }
+
+  /// After the length-last write's final length, a WRITE past the message (an app's
+  /// sendMiFareCommand) is a transceive of its own: its NAK does not fail the finished write.
+  /// The Terminator page written after the length (libnfc-nci) stays in the write.
+  @Test func writePastTheMessageAfterTheFinalLengthIsTheAppsOwn() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD0, 0x00])
+    b.write(5, [0x00, 0x00, 0x00, 0x00])
+    b.write(4, [0x03, 0x03, 0xD0, 0x00])
+    b.write(5, [0x00, 0xFE, 0x00, 0x00])
+    let writeEnd = b.frames.count - 1
+    b.write(16, [0x11, 0x22, 0x33, 0x44], .nak(0x0))
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind).suffix(2) == [.writeNDEF, .transceive])
+    let write = try #require(s.operations.first { $0.kind == .writeNDEF })
+    #expect(write.outcome == .ok)
+    #expect(write.lastFrame == writeEnd)
+    #expect(s.operations.last?.outcome == .failed)
+  }
+}

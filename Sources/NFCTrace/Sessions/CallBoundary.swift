@@ -35,6 +35,11 @@ struct CallBoundary: Sendable {
   /// The NDEF TLV length field's address at the call's first WRITE.
   private var lengthAt: Int?
   private var steppedBack = false
+  /// The step back set the NDEF TLV's length to a non-zero value: the length-last write's
+  /// final WRITE, after which the call has nothing left to write.
+  private var finalLengthWritten = false
+  /// Type 2: the call wrote its final length (see `finalLengthWritten`).
+  var type2WriteFinished: Bool { finalLengthWritten }
   private var lengthSet = false
   /// True while the last command is unanswered or was refused with NAK 1 (transmission error)
   /// or NAK 5 (EEPROM write error) (nfc-facts §4.2): stacks send such a command again, so
@@ -141,7 +146,12 @@ struct CallBoundary: Sendable {
       if firstReadPage == nil { firstReadPage = d.absoluteStartPage }
     } else if d.name == "WRITE", let page = d.absolutePage {
       if let last = lastWritePage {
-        if page <= last { steppedBack = true }
+        if page <= last {
+          steppedBack = true
+          if let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0 {
+            finalLengthWritten = true
+          }
+        }
         if !steppedBack, Self.lengthValue(d, page: page, address: lengthAt) == 0 {
           firstWriteClearedLength = true
         }

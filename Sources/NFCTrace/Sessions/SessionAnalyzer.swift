@@ -784,6 +784,13 @@ public struct SessionAnalyzer: Sendable {
       if case .answeredBy = f.response { answered = true } else { answered = false }
       let kind = type2.classify(
         d, current: current?.kind, memory: memory, tag: tag, answered: answered)
+      // After the length-last write's final length, a WRITE past the message's end is the
+      // app's own (sendMiFareCommand), not more of the write or its next call.
+      if kind == .writeNDEF, current?.kind == .writeNDEF, call.type2WriteFinished,
+        type2.writesPastMessage(d, memory: memory)
+      {
+        return .transceive
+      }
       return continuesWrite(d, kind) ? .writeNDEF : kind
     case .type4:
       let kind = type4.classify(d, current: current?.kind)

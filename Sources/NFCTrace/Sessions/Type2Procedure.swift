@@ -107,6 +107,11 @@ struct Type2Procedure: Sendable {
       // pages it has not cached in the middle of its write (tt2.py).
       return kind
     }
+    // A readNDEF starts at the message: a read past the end of a message known whole (the
+    // one just written or read) outside a readNDEF is the app's own (sendMiFareCommand).
+    if ndef, current != .readNDEF, Self.pastMessage(range, memory: memory, duringWrite: false) {
+      return .transceive
+    }
     // Reads of the data area are readNDEF once the NDEF status is known; before that (no CC
     // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
     let inData =
@@ -161,6 +166,16 @@ struct Type2Procedure: Sendable {
       return false
     }
     return page == address / 4 || page == (address - 1) / 4
+  }
+
+  /// Whether WRITE `d` starts past the page of the NDEF message's end (where its Terminator
+  /// goes, NFC Forum T2T 1.0 §2.3): no step of writing that message (libnfc-nci writes the
+  /// Terminator after the final length) touches it.
+  func writesPastMessage(_ d: LayerDecode, memory: TagMemory) -> Bool {
+    guard let page = d.absolutePage, let end = memory.type2Area?.ndefValueEndAddress else {
+      return false
+    }
+    return page * 4 > end
   }
 
   private func classifyWrite(_ d: LayerDecode, tag: TagIdentity, memory: TagMemory)
@@ -262,12 +277,16 @@ struct Type2Procedure: Sendable {
       }
     case "PACK":
       op.set("pack", answer.field("pack") ?? .hex([]))
+      recoverRetry(x, op: &op)
     case "READ_CNT response":
       // Kept per counter so the report can show the counters the session read.
       if case .int(let n)? = answer.field("counter"), let v = answer.field("counter_value") {
         op.set("counter_\(n)", v)
       }
-    default: break
+      recoverRetry(x, op: &op)
+    default:
+      // Any other answer (GET_VERSION, READ_SIG…) to the repeat of a command NAK 1 refused.
+      recoverRetry(x, op: &op)
     }
     if x.command?.name == "PWD_AUTH", let pwd = x.command?.field("password") {
       op.set("password", pwd)

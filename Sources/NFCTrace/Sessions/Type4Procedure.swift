@@ -63,7 +63,9 @@ struct Type4Procedure: Sendable {
     }
     switch name {
     case "READ CC": return .queryNDEFStatus
-    case "READ NLEN": return nlenRead && current != .queryNDEFStatus ? .readNDEF : .queryNDEFStatus
+    // NLEN read again after the detection read it (since its last READ CC): readNDEF's first
+    // step (T4T 2.0 §5.4.6), also when it follows the query directly.
+    case "READ NLEN": return nlenRead ? .readNDEF : .queryNDEFStatus
     case "READ NLEN and NDEF data" where cc != nil:
       // A stack that reads NLEN and the message at once (READ BINARY offset 0, Le past NLEN)
       // reads the message: the status is known from the CC already.
@@ -167,6 +169,7 @@ struct Type4Procedure: Sendable {
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)
+        nlenRead = false  // a detection starts over: its NLEN is still to come
         let run = memory.filesEnd[0xE103]?.knownRun(from: 0) ?? []
         do {
           cc = try CapabilityContainer4(parsing: run)

@@ -155,7 +155,8 @@ enum RFRule: DiagnosisRule {
         code: "command-retried", severity: .warning, operation: op, frames: frames,
         cause: "the reader had to send \(r.summary) \(r.attempts.count) times",
         message:
-          "The first attempt(s) got no answer or a damaged one; a later attempt got through. "
+          "The first attempt(s) failed (no answer, a damaged answer, or a refusal the reader "
+          + "retries: NAK 1 or 5, SW 6581); a later attempt got through. "
           + "The operation survived, but the radio link was marginal.",
         coreNFCError: nil, fix: holdStill)
     }
