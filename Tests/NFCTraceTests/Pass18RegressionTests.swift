@@ -357,3 +357,69 @@ extension Pass18ReportTests {
     #expect(s.operations.last?.outcome == .failed)
   }
 }
+
+extension Pass18ChainingTests {
+  /// The text timeline of frames `b`, as `nfctrace timeline` streams it.
+  private func timeline(_ b: TraceBuilder) throws -> [String] {
+    let out = OutputBuffer(fd: nil)
+    let r = TimelineTextRenderer(out: out, color: false)
+    _ = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) { item in
+      switch item {
+      case .frame(let f): r.render(f)
+      case .event(let e): r.render(e)
+      case .session: break
+      }
+    }
+    r.finish()
+    return out.text.split(separator: "\n").map(String.init)
+  }
+
+  /// The streamed timeline holds a chain's frames until their operation is known: the query's
+  /// end line comes before the chain's first part, the transceive's start line too.
+  @Test func timelinePlacesTheChainUnderItsOperation() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let first = b.frames.count
+    b.chainedAPDU([0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x02, 0x03, 0x00], part: 5, [0x91, 0x00])
+    let lines = try timeline(b)
+    let queryEnd = try #require(lines.firstIndex { $0.hasPrefix("  ◂ queryNDEFStatus") })
+    let start = try #require(lines.firstIndex { $0 == "  ▸ transceive" })
+    let chainPart = try #require(lines.firstIndex { $0.hasPrefix("#\(first) ") })
+    #expect(queryEnd < start)
+    #expect(start == chainPart - 1)
+    #expect(lines.filter { $0.hasPrefix("  ◂ queryNDEFStatus") }.count == 1)
+  }
+
+  /// A chain cut off at the end of the trace: its start line, its frames, then its end.
+  @Test func timelinePlacesACutChainUnderItsOperation() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let first = b.frames.count
+    b.reader([0x12, 0x90, 0x5A, 0x00, 0x00, 0x03])
+    b.tag([0xA2])
+    let lines = try timeline(b)
+    let start = try #require(lines.firstIndex { $0 == "  ▸ transceive" })
+    let end = try #require(lines.firstIndex { $0.hasPrefix("  ◂ transceive interrupted") })
+    #expect(lines[start + 1].hasPrefix("#\(first) "))
+    #expect(lines[end - 1].hasPrefix("#\(first + 1) "))
+  }
+}
+
+extension Pass18ISODEPTests {
+  /// A chained UPDATE answered by the tag's I-block before its last part: whether the write
+  /// happened is unknown (not "ok"): the UPDATE was never seen whole.
+  @Test func writeWhoseChainTheTagAnsweredIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x05)
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x00, 0x20, 0x00, 0x01])
+    b.tag([0x02, 0x90, 0x00])
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .unknown)
+    #expect(write.reason == SessionAnalyzer.incompleteChain)
+  }
+}

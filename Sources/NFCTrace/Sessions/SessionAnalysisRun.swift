@@ -35,10 +35,21 @@ public struct SessionAnalysisRun {
     var pipeline = FramePipeline(importer: importer, concurrent: concurrent)
     var collector = SessionCollector(keepsMemory: keepsMemory, retainsSessions: retainsSessions)
     var frames = 0
+    // Frames of a reader chain whose operation is not known yet, handed on with the events
+    // that place them (bounded: past the limit they go out as they are).
+    var held: [DecodedFrame] = []
     func take(_ f: DecodedFrame) {
       frames += 1
       collector.push(f) { pipeline.session($0) }
-      for e in collector.takeEvents() { observe(.event(e)) }
+      let events = collector.takeEvents()
+      if collector.holdsFrames, f.session == held.last?.session || held.isEmpty,
+        held.count < Self.holdLimit
+      {
+        for e in events { observe(.event(e)) }
+        held.append(f)
+        return
+      }
+      Self.release(&held, events: events, observe: observe)
       for s in collector.takeFinished() { observe(.session(s)) }
       observe(.frame(f))
     }
@@ -49,10 +60,37 @@ public struct SessionAnalysisRun {
       for f in pipeline.drain() { take(f) }
     }
     collector.finish(lookup: { pipeline.session($0) }, cut: error)
-    for e in collector.takeEvents() { observe(.event(e)) }
+    Self.release(&held, events: collector.takeEvents(), observe: observe)
     for s in collector.takeFinished() { observe(.session(s)) }
     sessions = collector.finished
     warnings = pipeline.warnings
     if error == nil, frames == 0 { error = TraceError.allRejected(warnings) }
+  }
+
+  /// Most frames held for one chain.
+  static let holdLimit = 4096
+
+  /// Hands on `held` frames interleaved with `events` by the frames they name: a start before
+  /// its first frame, an end after its last. Events placed after every held frame follow them.
+  private static func release(
+    _ held: inout [DecodedFrame], events: [OperationEvent], observe: (AnalysisItem) -> Void
+  ) {
+    var next = events[...]
+    for f in held {
+      while let e = next.first, placedBefore(e, f.frame.index) {
+        observe(.event(e))
+        next = next.dropFirst()
+      }
+      observe(.frame(f))
+    }
+    held.removeAll()
+    for e in next { observe(.event(e)) }
+  }
+
+  private static func placedBefore(_ e: OperationEvent, _ frame: Int) -> Bool {
+    switch e {
+    case .started(_, let first): return first <= frame
+    case .ended(let op): return op.lastFrame < frame
+    }
   }
 }

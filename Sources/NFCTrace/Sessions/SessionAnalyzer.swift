@@ -101,6 +101,12 @@ public struct SessionAnalyzer: Sendable {
     (first: Int, last: Int, notCaptured: DecodedFrame?, silent: DecodedFrame?)?
   /// The tag answered an I-block while the reader's chain was open (its last part missing).
   private var chainAnswered = false
+  static let incompleteChain =
+    "the reader's chained command is incomplete in the capture (the tag answered before its "
+    + "last part): what it asked, and whether the tag carried it out, is unknown"
+  /// True while a chain's frames wait for the operation its command starts: a streaming
+  /// renderer holds them until the events that place them come (`SessionAnalysisRun`).
+  public var holdsFrames: Bool { chainLimbo != nil }
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -295,6 +301,10 @@ public struct SessionAnalyzer: Sendable {
     if openChain != nil, f.layer(.isoDEP)?.name == "I-block" {
       openChain = nil
       chainAnswered = true
+      if chainLimbo == nil, current?.outcome == .ok {
+        current?.outcome = .unknown
+        current?.reason = Self.incompleteChain
+      }
     }
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
@@ -585,9 +595,7 @@ public struct SessionAnalyzer: Sendable {
       openChain = chain
       if chain == nil, chainAnswered {
         current?.outcome = .unknown
-        current?.reason =
-          "the reader's chained command is incomplete in the capture (the tag answered before "
-          + "its last part): what it asked is unknown"
+        current?.reason = Self.incompleteChain
       }
     }
     chainAnswered = false

@@ -55,6 +55,10 @@ public struct SessionCollector: Sendable {
 
   private var events: [OperationEvent] = []
 
+  /// True while the open session's analyzer holds frames whose operation is not known yet
+  /// (a reader chain waiting for its last part, `SessionAnalyzer.holdsFrames`).
+  public var holdsFrames: Bool { open?.analyzer.holdsFrames ?? false }
+
   /// Operation starts and ends since the last call (ends of a closed session included).
   public mutating func takeEvents() -> [OperationEvent] {
     defer { events.removeAll() }
