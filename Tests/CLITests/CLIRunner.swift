@@ -40,15 +40,15 @@ enum CLI {
   /// GNU time, used to measure the peak RSS of `nfctrace` alone.
   static let timeTool = "/usr/bin/time"
 
-  /// Runs `nfctrace args…` with standard input from /dev/null; kills it after `killAfter`
-  /// seconds (reported as `timedOut`).
+  /// Runs `nfctrace args…` with standard input from `stdin` (/dev/null unless given); kills it
+  /// after `killAfter` seconds (reported as `timedOut`).
   ///
   /// The peak RSS comes from `/usr/bin/time -f %M` when installed: a child spawned from the
   /// test process (posix_spawn = vfork + exec) inherits the test process's RSS high-water mark
   /// in its own `ru_maxrss`, which is then the size of the test runner, not of `nfctrace`.
   /// GNU time forks from a small process, so its figure is `nfctrace`'s own. Without it,
   /// `wait4`'s `ru_maxrss` is used (an upper bound).
-  static func run(_ args: [String], killAfter: Double = 30) -> CLIRun {
+  static func run(_ args: [String], killAfter: Double = 30, stdin: String = "/dev/null") -> CLIRun {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-cli-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -62,7 +62,7 @@ enum CLI {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 

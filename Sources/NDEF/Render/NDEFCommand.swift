@@ -48,7 +48,9 @@ public enum NDEFCommand {
   public static func run(
     input: String, options: NDEFCommandOptions,
     readFile: (String) throws -> [UInt8] = readFile,
-    readStdin: () -> [UInt8] = { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) }
+    readStdin: () throws -> [UInt8] = {
+      [UInt8](try FileHandle.standardInput.readToEnd() ?? Data())
+    }
   ) -> NDEFCommandResult {
     do {
       let bytes = try parseInput(input, readFile: readFile, readStdin: readStdin)
@@ -100,7 +102,7 @@ public enum NDEFCommand {
       return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     } catch {
       guard let handle = FileHandle(forReadingAtPath: path) else { throw error }
-      return [UInt8](handle.readDataToEndOfFile())
+      return [UInt8](try handle.readToEnd() ?? Data())
     }
   }
 
@@ -117,10 +119,19 @@ public enum NDEFCommand {
   ///   unreadable file. No bytes at all (`""`, an empty file or standard input) is not an input
   ///   error: it decodes as the empty message, finding `empty-message`, whatever form it came in.
   public static func parseInput(
-    _ input: String, readFile: (String) throws -> [UInt8], readStdin: () -> [UInt8]
+    _ input: String, readFile: (String) throws -> [UInt8], readStdin: () throws -> [UInt8]
   ) throws(NDEFError) -> [UInt8] {
     if input == "-" {
-      let raw = readStdin()
+      // Standard input may be a directory or closed (`< /tmp`, `<&-`): an input error.
+      let raw: [UInt8]
+      do {
+        raw = try readStdin()
+      } catch {
+        throw NDEFError(
+          kind: .invalidInput, code: "input-unreadable", offset: 0,
+          expected: "readable standard input",
+          message: "cannot read standard input: \(ReadErrorText.describe(error))")
+      }
       let text = String(decoding: raw, as: UTF8.self)
       let hexOnly = raw.allSatisfy { Hexer.isSeparator($0) || Hexer.nibble($0) != nil }
       return hexOnly ? try parseHex(text) : raw
@@ -132,7 +143,7 @@ public enum NDEFCommand {
       } catch {
         throw NDEFError(
           kind: .invalidInput, code: "input-unreadable", offset: 0, expected: "a readable file",
-          message: "cannot read \(path): \(error.localizedDescription)")
+          message: "cannot read \(path): \(ReadErrorText.describe(error))")
       }
     }
     return try parseHex(input)

@@ -1,4 +1,5 @@
 import Foundation
+import NDEF
 
 /// The bytes of one input (a file, or standard input when the path is `-`).
 ///
@@ -31,7 +32,15 @@ public struct TraceInput: Sendable {
 
   private static func read(_ path: String) throws -> Data {
     let here = SourceLocation(file: path, unit: "byte", record: 0, offset: 0)
-    if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    if path == "-" {
+      // Standard input may be a directory or closed (`< /tmp`, `<&-`): an input error.
+      do {
+        return try FileHandle.standardInput.readToEnd() ?? Data()
+      } catch {
+        throw TraceError(
+          .unreadable, at: here, "cannot read standard input: \(ReadErrorText.describe(error))")
+      }
+    }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw TraceError(.unreadable, at: here, "no such file")
@@ -48,12 +57,16 @@ public struct TraceInput: Sendable {
       guard let handle = FileHandle(forReadingAtPath: path) else {
         throw TraceError(.unreadable, at: here, "cannot read: permission denied or not readable")
       }
-      return handle.readDataToEndOfFile()
+      do {
+        return try handle.readToEnd() ?? Data()
+      } catch {
+        throw TraceError(.unreadable, at: here, "cannot read: \(ReadErrorText.describe(error))")
+      }
     }
     do {
       return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
     } catch {
-      throw TraceError(.unreadable, at: here, "cannot read: \(error.localizedDescription)")
+      throw TraceError(.unreadable, at: here, "cannot read: \(ReadErrorText.describe(error))")
     }
   }
 

@@ -53,7 +53,13 @@ public struct Scenario: Codable, Sendable, Hashable {
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     name = try c.decode(String.self, forKey: .name)
-    seed = try c.decode(UInt64.self, forKey: .seed)
+    // Foundation reports a negative or fractional UInt64 as "not valid JSON": say what is.
+    if !c.contains(.seed) { _ = try c.decode(UInt64.self, forKey: .seed) }  // "key not found"
+    guard let seed = try? c.decode(UInt64.self, forKey: .seed) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: .seed, in: c, debugDescription: "seed is an unsigned integer 0…2^64−1")
+    }
+    self.seed = seed
     tag = try c.decode(TagSpec.self, forKey: .tag)
     reader = try c.decode(ReaderKind.self, forKey: .reader)
     actions = try c.decode([ScenarioAction].self, forKey: .actions)
@@ -278,7 +284,14 @@ public enum ScenarioAction: Codable, Sendable, Hashable {
     case "authenticate":
       self = .authenticate(password: try c.decode(HexBytes.self, forKey: .pwd).bytes)
     case "disconnect": self = .disconnect
-    case "wait": self = .wait(ms: try c.decode(Int.self, forKey: .ms))
+    case "wait":
+      // Bounded so the wait's ticks (13 560 per ms) and the capture's times stay in range.
+      let ms = try c.decode(Int.self, forKey: .ms)
+      guard (0...86_400_000).contains(ms) else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .ms, in: c, debugDescription: "wait ms is 0…86400000 (one day), got \(ms)")
+      }
+      self = .wait(ms: ms)
     case "restartPolling": self = .restartPolling
     default:
       throw DecodingError.dataCorruptedError(

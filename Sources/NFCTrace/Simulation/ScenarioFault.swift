@@ -45,6 +45,30 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
     case parityErrorRate = "parity_error_rate"
   }
 
+  /// A count or frame index: 0 or more.
+  private static func natural(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws
+    -> Int
+  {
+    let v = try c.decode(Int.self, forKey: key)
+    guard v >= 0 else {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: c, debugDescription: "\(key.rawValue) is 0 or more, got \(v)")
+    }
+    return v
+  }
+
+  /// A rate: 0…1 (0 when absent).
+  private static func probability(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys)
+    throws -> Double
+  {
+    let v = try c.decodeIfPresent(Double.self, forKey: key) ?? 0
+    guard (0...1).contains(v) else {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: c, debugDescription: "\(key.rawValue) is a probability 0…1, got \(v)")
+    }
+    return v
+  }
+
   /// Decodes `{"kind": …}` with its keys.
   /// - Throws: `DecodingError` for an unknown kind or a missing/invalid key.
   public init(from decoder: any Decoder) throws {
@@ -52,9 +76,9 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
     let kind = try c.decode(String.self, forKey: .kind)
     switch kind {
     case "remove-after-frame":
-      self = .removeAfterFrame(frame: try c.decode(Int.self, forKey: .frame))
+      self = .removeAfterFrame(frame: try Self.natural(c, .frame))
     case "remove-after-writes":
-      self = .removeAfterWrites(count: try c.decode(Int.self, forKey: .count))
+      self = .removeAfterWrites(count: try Self.natural(c, .count))
     case "nak-on-page":
       let code = try c.decodeIfPresent(UInt8.self, forKey: .code) ?? 0
       guard code <= 0x0F else {
@@ -64,8 +88,8 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
       self = .nakOnPage(page: try c.decode(Int.self, forKey: .page), code: code)
     case "noise":
       self = .noise(
-        crcErrorRate: try c.decodeIfPresent(Double.self, forKey: .crcErrorRate) ?? 0,
-        parityErrorRate: try c.decodeIfPresent(Double.self, forKey: .parityErrorRate) ?? 0)
+        crcErrorRate: try Self.probability(c, .crcErrorRate),
+        parityErrorRate: try Self.probability(c, .parityErrorRate))
     case "slow-tag": self = .slowTag(wtx: try c.decode(Int.self, forKey: .wtx))
     case "second-tag":
       self = .secondTag(

@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CLI findings of the fourteenth session's passes.
+@Suite struct Pass18CLITests {
+  /// Standard input that cannot be read (a directory: `< /tmp`) and `@DIR` were a crash
+  /// (Foundation's `readDataToEndOfFile` traps): an input error, exit 3, naming the reason.
+  @Test func unreadableStandardInputIsAnInputError() throws {
+    for args in [["timeline", "-"], ["sessions", "-"], ["ndef", "-"]] {
+      let r = CLI.run(args, stdin: "/tmp")
+      #expect(r.status == 3)
+      #expect(!r.signaled)
+      #expect(r.stderr.contains("cannot read standard input: Is a directory"))
+    }
+    let file = CLI.run(["ndef", "@/tmp"])
+    #expect(file.status == 3)
+    #expect(file.stderr.contains("cannot read /tmp: Is a directory"))
+  }
+}
+
+extension Pass18CLITests {
+  /// Scenario values out of range were a crash (`wait` of 10^15 ms overflowed the tick count)
+  /// or accepted silently (negative waits and frames, rates above 1); a negative seed was "not
+  /// valid JSON". Each is now an invalid scenario naming the key, exit 3.
+  @Test func outOfRangeScenarioValuesAreRefused() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pass18-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let base = #"{"name":"x","seed":1,"reader":"ios","tag":{"type":"ntag215"},"#
+    let cases: [(String, String)] = [
+      (
+        #""actions":[{"op":"connect"},{"op":"wait","ms":1000000000000000}]}"#,
+        "actions.[1].ms: wait ms is 0…86400000 (one day), got 1000000000000000"
+      ),
+      (#""actions":[{"op":"wait","ms":-5}]}"#, "wait ms is 0…86400000 (one day), got -5"),
+      (
+        #""actions":[],"faults":[{"kind":"noise","crc_error_rate":5.0}]}"#,
+        "crc_error_rate is a probability 0…1, got 5.0"
+      ),
+      (
+        #""actions":[],"faults":[{"kind":"remove-after-frame","frame":-1}]}"#,
+        "frame is 0 or more, got -1"
+      ),
+    ]
+    for (i, (tail, message)) in cases.enumerated() {
+      let path = dir.appendingPathComponent("s\(i).json").path
+      try (base + tail).write(toFile: path, atomically: true, encoding: .utf8)
+      let r = CLI.run(["simulate", path, "-o", dir.appendingPathComponent("o.pcap").path])
+      #expect(r.status == 3)
+      #expect(!r.signaled)
+      #expect(r.stderr.contains(message))
+    }
+    let seed = dir.appendingPathComponent("seed.json").path
+    try #"{"name":"x","seed":-1,"reader":"ios","tag":{"type":"ntag215"},"actions":[]}"#.write(
+      toFile: seed, atomically: true, encoding: .utf8)
+    let r = CLI.run(["simulate", seed, "-o", dir.appendingPathComponent("o.pcap").path])
+    #expect(r.status == 3)
+    #expect(r.stderr.contains("seed: seed is an unsigned integer 0…2^64−1"))
+  }
+}
