@@ -423,3 +423,23 @@ extension Pass18ISODEPTests {
     #expect(write.reason == SessionAnalyzer.incompleteChain)
   }
 }
+
+extension Pass18SegmentationTests {
+  /// A re-activation whose anticollision stops short (a damaged SAK, then silence) connects
+  /// nothing: the session's UID and SAK are the first activation's, not this connect's.
+  @Test func reactivationThatSelectsNothingIsNoConnect() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.add(.reader, [0x52], crc: false, bits: 7)
+    b.tag([0x44, 0x00], crc: false)
+    b.reader([0x93, 0x20], crc: false)
+    let s = try #require(try sessions(b).first)
+    let connects = s.operations.filter { $0.kind == .connect }
+    #expect(connects.count == 2)
+    #expect(connects[0].outcome == .ok)
+    #expect(connects[0].detail("uid") == .string("04:11:22:33:44:55:66"))
+    #expect(connects[1].outcome == .failed)
+    #expect(connects[1].detail("uid") == nil)
+    #expect(connects[1].reason == "the tag did not answer the activation")
+  }
+}

@@ -114,6 +114,10 @@ public struct SessionAnalyzer: Sendable {
   /// True while the current connect holds nothing but REQA/WUPA, ATQA and polling frames: the
   /// reader polled (a presence check) and did not select the tag.
   private var connectOnlyPolled = false
+  /// The current connect began with REQA/WUPA (a new activation) and whether a UID was
+  /// completed in it since: a re-activation that never gets there did not connect, whatever
+  /// the session's first activation found.
+  private var connectActivation: (started: Bool, selected: Bool) = (false, false)
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -211,6 +215,7 @@ public struct SessionAnalyzer: Sendable {
         start(kind, frame: limbo?.first ?? f.frame.index)
         // A connect the reader opened with REQA/WUPA: only polled until something else comes.
         connectOnlyPolled = kind == .connect && Self.isPoll(f)
+        connectActivation = (kind == .connect && f.startsActivation, false)
       }
       // Only a tag whose SAK says ISO-DEP must answer RATS (ISO/IEC 14443-3 SAK b6); a reader
       // probing a Type 2 tag with RATS gets no ATS by design.
@@ -296,6 +301,7 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func tagFrame(_ f: DecodedFrame) {
     tagHeard = true
+    if f.completedUID != nil { connectActivation.selected = true }
     // The tag's I-block ends the reader's chain (ISO-DEP flags `incomplete-chain`): the
     // command was not cut off by the tag leaving.
     if openChain != nil, f.layer(.isoDEP)?.name == "I-block" {
@@ -561,6 +567,7 @@ public struct SessionAnalyzer: Sendable {
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil
     connectOnlyPolled = false
+    connectActivation = (false, false)
     events.append(.started(kind, frame: frame))
   }
 
@@ -627,7 +634,8 @@ public struct SessionAnalyzer: Sendable {
     switch op.kind {
     case .connect:
       Self.settleConnect(
-        &op, tag: tag, ratsUnanswered: ratsAwaitingATS, onlyPolled: connectOnlyPolled)
+        &op, tag: tag, ratsUnanswered: ratsAwaitingATS, onlyPolled: connectOnlyPolled,
+        selected: !connectActivation.started || connectActivation.selected)
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
@@ -715,7 +723,8 @@ public struct SessionAnalyzer: Sendable {
   /// it the ISO-DEP activation failed (ISO/IEC 14443-4 §5.6.1: the PCD may retry RATS, then
   /// deactivates the PICC) and no ISO 7816 tag is connected.
   private static func settleConnect(
-    _ op: inout Operation, tag: TagIdentity, ratsUnanswered: Int?, onlyPolled: Bool
+    _ op: inout Operation, tag: TagIdentity, ratsUnanswered: Int?, onlyPolled: Bool,
+    selected: Bool
   ) {
     // REQA/WUPA answered by ATQA and nothing after: the reader checked that a tag is there (or
     // the trace ends), it selected none. The session's UID and SAK are an earlier connect's.
@@ -726,9 +735,13 @@ public struct SessionAnalyzer: Sendable {
         + "activation not completed in the trace"
       return
     }
-    if let uid = tag.uidString { op.set("uid", .string(uid)) }
-    if let sak = tag.sak { op.set("sak", .hex([sak])) }
-    if tag.uid.isEmpty && tag.sak == nil {
+    // A re-activation whose anticollision stopped short selected nothing: the session's UID
+    // and SAK are the earlier activation's.
+    if selected {
+      if let uid = tag.uidString { op.set("uid", .string(uid)) }
+      if let sak = tag.sak { op.set("sak", .hex([sak])) }
+    }
+    if !selected || (tag.uid.isEmpty && tag.sak == nil) {
       op.outcome = op.unansweredFrames.isEmpty ? .unknown : .failed
       op.reason =
         op.unansweredFrames.isEmpty
