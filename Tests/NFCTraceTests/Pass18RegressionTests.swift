@@ -443,3 +443,39 @@ extension Pass18SegmentationTests {
     #expect(connects[1].reason == "the tag did not answer the activation")
   }
 }
+
+extension Pass18SegmentationTests {
+  /// A stack that keeps the NDEF status across a reconnect reads the message at once: the
+  /// READ of the page an earlier session found the NDEF TLV in is readNDEF, not a transceive
+  /// followed by a readNDEF.
+  @Test func readAfterReconnectOfAKnownTagIsReadNDEF() throws {
+    var b = TraceBuilder()
+    b.event(.fieldOn)
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x10, 0xD1, 0x01]))
+    b.event(.fieldOff)
+    b.event(.fieldOn, gapUs: 300_000)
+    b.activateType2()
+    b.read(4, [0x03, 0x10, 0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.".utf8))
+    b.read(8, Array("com".utf8) + [0xFE])
+    let all = try sessions(b)
+    #expect(all.count == 2)
+    #expect(all.last?.operations.map(\.kind) == [.connect, .readNDEF])
+  }
+}
+
+extension Pass18SegmentationTests {
+  /// Android's Type 2 presence check is READ 0 repeated (libnfc-nci RW_T2tPresenceCheck): the
+  /// checks after a readNDEF are one transceive, not a transceive and then a query.
+  @Test func repeatedReadZeroAfterTheCallsIsOnePresenceCheck() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(0, ntag213Pages0To3)
+    b.read(4, [0x03, 0x00, 0xFE, 0x00])
+    b.read(4, [0x03, 0x00, 0xFE, 0x00])
+    for _ in 0..<4 { b.read(0, ntag213Pages0To3) }
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind).suffix(1) == [.transceive])
+    #expect(!s.operations.dropFirst(2).contains { $0.kind == .queryNDEFStatus })
+  }
+}

@@ -85,7 +85,12 @@ struct Type2Procedure: Sendable {
     if !queried && range.contains(3) { return .queryNDEFStatus }
     // The CC read again outside a read (after writeLock, or a stack checking the status
     // again) is the query again, not a readNDEF of bytes it never covered.
-    if queried, range.lowerBound <= 3, current != .readNDEF { return .queryNDEFStatus }
+    // READ 0 repeated after a transceive is Android's presence check (libnfc-nci
+    // RW_T2tPresenceCheck reads block 0), not a query each time.
+    let presenceCheck = current == .transceive && range.lowerBound == 0
+    if queried, range.lowerBound <= 3, current != .readNDEF, !presenceCheck {
+      return .queryNDEFStatus
+    }
     if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
       return .queryNDEFStatus
     }
@@ -116,7 +121,11 @@ struct Type2Procedure: Sendable {
     // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
     let inData =
       range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
-    return inData && (ndef || (!queried && ndefTLVFound(memory))) ? .readNDEF : .transceive
+    // An earlier session on the tag found the NDEF TLV (a stack that keeps the status across
+    // a reconnect reads the message at once): a read of its page is readNDEF too.
+    let knownTLV = knownNDEFLengthAddress.map { range.contains($0 / 4) } ?? false
+    return inData && (ndef || (!queried && (ndefTLVFound(memory) || knownTLV)))
+      ? .readNDEF : .transceive
   }
 
   /// Whether `pages` hold dynamic lock bytes: where the Lock Control TLV puts them, or the
