@@ -54,6 +54,25 @@ enum TimelineCommand {
 func reportWarnings(_ warnings: [TraceWarning], path: String? = nil) {
   for w in warnings {
     let prefix = w.location == nil ? path.map { "\($0): " } ?? "" : ""
-    FileHandle.standardError.write(Data("warning: \(prefix)\(w)\n".utf8))
+    FileHandle.standardError.write(Data("warning: \(terminalSafe("\(prefix)\(w)"))\n".utf8))
   }
+}
+
+/// `text` with control characters (a quoted input line may hold BEL, NUL, ESC…) shown as
+/// `\xNN`, so a warning cannot ring, clear or recolour the user's terminal.
+func terminalSafe(_ text: String) -> String {
+  guard text.unicodeScalars.contains(where: isControl) else { return text }
+  var out = String.UnicodeScalarView()
+  for u in text.unicodeScalars {
+    if isControl(u) {
+      out.append(contentsOf: String(format: "\\x%02X", u.value).unicodeScalars)
+    } else {
+      out.append(u)
+    }
+  }
+  return String(out)
+}
+
+private func isControl(_ u: Unicode.Scalar) -> Bool {
+  u.value < 0x20 || (0x7F...0x9F).contains(u.value)
 }

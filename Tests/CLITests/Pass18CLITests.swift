@@ -60,3 +60,24 @@ extension Pass18CLITests {
     #expect(r.stderr.contains("seed: seed is an unsigned integer 0…2^64−1"))
   }
 }
+
+extension Pass18CLITests {
+  /// A skipped input line quoted in a warning kept its control bytes (BEL rang the terminal):
+  /// they are shown as `\xNN`.
+  @Test func warningsShowControlBytesEscaped() throws {
+    let source = try String(
+      contentsOfFile: TestPaths.shared("derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt"),
+      encoding: .utf8)
+    var lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let i = try #require(lines.firstIndex { $0.contains("| Rdr |93  70") })
+    lines[i] = lines[i].replacingOccurrences(of: "|93  70", with: "|93  70  \u{07}")
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("pass18-\(UUID().uuidString).txt").path
+    try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = CLI.run(["timeline", path, "--no-color"])
+    #expect(r.status == 0)
+    #expect(r.stderr.contains("\\x07"))
+    #expect(!r.stderr.contains("\u{07}"))
+  }
+}
