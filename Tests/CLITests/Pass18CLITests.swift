@@ -81,3 +81,25 @@ extension Pass18CLITests {
     #expect(!r.stderr.contains("\u{07}"))
   }
 }
+
+extension Pass18CLITests {
+  /// One record with a lying length inside the first 4 KiB of a Proxmark3 binary trace made
+  /// the whole file "not a recognised trace format": after a long run of good records the
+  /// sniffer takes it as a trace, and the importer names the damaged record.
+  @Test func damagedRecordAfterGoodOnesIsStillAProxmark3Trace() throws {
+    var bytes = [UInt8](
+      try Data(
+        contentsOf: URL(
+          fileURLWithPath: TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace"))))
+    bytes[3297] = 0x00  // record 201's data length (bit 15: the tag's): 0x7000 = 28672 bytes
+    bytes[3298] = 0xF0
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("pass18-\(UUID().uuidString).trace").path
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let r = CLI.run(["sessions", path])
+    #expect(r.status == 3)
+    #expect(r.stderr.contains("record 201, byte offset 3291: record claims 28672 data bytes"))
+    #expect(r.stdout.split(separator: "\n").count == 12)
+  }
+}

@@ -294,12 +294,20 @@ enum Proxmark3BinarySniffer {
       var last: UInt32 = 0
       while offset < raw.count {
         guard let record = Proxmark3Record(raw, at: offset) else {
+          // A damaged record after a long run of good ones: the file is a trace whose damage
+          // the importer names (record, byte offset), not another format.
+          if damagedAfterRun(records: records, withData: withData, stepsBack: stepsBack) {
+            return records
+          }
           guard records >= 3, cutPlausibly(raw, at: offset) else { return nil }
           // The 4 KiB head limit cuts a record of a larger file; a whole file cut inside its
           // last record is still a trace when enough records in time order walk before it.
           return !wholeFile || (withData >= 3 && stepsBack <= 1) ? records : nil
         }
-        if record.length > plausibleLength { return nil }
+        if record.length > plausibleLength {
+          return damagedAfterRun(records: records, withData: withData, stepsBack: stepsBack)
+            ? records : nil
+        }
         if record.timestamp < last { stepsBack += 1 }
         last = record.timestamp
         if record.length > 0 { withData += 1 }
@@ -309,6 +317,15 @@ enum Proxmark3BinarySniffer {
       return withData > 0 ? records : nil
     }
   }
+
+  /// Records walked before a damaged one that make the head a trace anyway: at least
+  /// `damagedRunLength` records, three with data, in time order but for one step back.
+  private static func damagedAfterRun(records: Int, withData: Int, stepsBack: Int) -> Bool {
+    records >= damagedRunLength && withData >= 3 && stepsBack <= 1
+  }
+
+  /// Good records before a damaged one for the head to count as a trace.
+  static let damagedRunLength = 16
 
   /// The bytes at `offset` are a record cut by the end of the bytes: a partial header, or a
   /// header claiming a plausible length whose data or parity runs past the end.
