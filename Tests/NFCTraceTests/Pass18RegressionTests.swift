@@ -479,3 +479,21 @@ extension Pass18SegmentationTests {
     #expect(!s.operations.dropFirst(2).contains { $0.kind == .queryNDEFStatus })
   }
 }
+
+@Suite struct Pass18ImportTests {
+  /// A reader chip strips the CRC of what it receives, but ATQA (and REQA, anticollision,
+  /// ACK/NAK) has none on air (ISO/IEC 14443-3 §6.4.2): its CRC is absent, not "not captured";
+  /// the SAK, which has one, stays not captured.
+  @Test func readerChipATQAHasNoCRCToMiss() throws {
+    let input = try TraceInput(path: TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log"))
+    let format = try FormatRegistry(BuiltinFormats.all).detect(input)
+    var frames: [DecodedFrame] = []
+    _ = try SessionAnalysisRun(importer: try format.open(input)) { item in
+      if case .frame(let f) = item { frames.append(f) }
+    }
+    #expect(frames[2].innermost?.name == "ATQA")
+    #expect(frames[2].frame.crc == .absent)
+    #expect(frames[3].innermost?.name == "SAK")
+    #expect(frames[3].frame.crc == .notCaptured)
+  }
+}

@@ -9,6 +9,9 @@ enum FrameCRC {
     _ frame: Frame, carriesCRC: Bool, encrypted: Bool, typeB: Bool = false,
     crcAValid: Bool? = nil
   ) -> (CRCStatus, Finding?) {
+    // A reader chip strips every CRC it receives; on a frame the protocol sends without one
+    // (REQA, ATQA, anticollision, ACK/NAK) nothing was stripped: absent, not "not captured".
+    if frame.crc == .notCaptured, !carriesCRC { return (.absent, nil) }
     guard frame.crc == .unchecked else { return (frame.crc, nil) }
     if encrypted { return (.encrypted, nil) }
     // A partial last byte or fewer than 3 bytes cannot hold payload + CRC.

@@ -42,8 +42,10 @@ enum ReaderTargetInfo {
         .isoDEP, "ATS", "ATS FSC \(ats.fsc.map(String.init) ?? "?") (reported by the reader chip)",
         ats.decode.fields + [LayerField("ats", .hex(frame.data))])
     }
+    // ATQA has no CRC on air (ISO/IEC 14443-3 §6.4.2): nothing was stripped from it.
+    let crc: CRCStatus = isATQA && frame.crc == .notCaptured ? .absent : frame.crc
     return FrameLayerResult(
-      result: LayerResult(decode: decode), crc: frame.crc, expectsResponse: false,
+      result: LayerResult(decode: decode), crc: crc, expectsResponse: false,
       newActivation: newActivation)
   }
 
