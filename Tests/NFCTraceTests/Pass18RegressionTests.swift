@@ -497,3 +497,20 @@ extension Pass18SegmentationTests {
     #expect(frames[3].frame.crc == .notCaptured)
   }
 }
+
+extension Pass18Type2Tests {
+  /// A raw command NAKed, then the next one unanswered with no reactivation between: an NXP
+  /// tag goes idle after a NAK (nfc-facts §4.2), so the silence is the NAK's doing, not the
+  /// phone moving away (as for reads).
+  @Test func silenceAfterANAKedRawCommandIsTheIdleState() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03])
+    b.reader([0xA6, 0xF0, 0xFF] + Array(repeating: 0, count: 64))
+    b.add4Bit(0x00)
+    b.reader([0xA6, 0xF0, 0xFF] + Array(repeating: 0, count: 64))
+    let f = try #require(try b.diagnose().finding("command-interrupted"))
+    #expect(f.cause.hasPrefix("the tag went idle after it refused FAST_WRITE pages 240–255"))
+    #expect(f.coreNFCError == .tagConnectionLost)
+    #expect(f.severity == .warning)
+  }
+}

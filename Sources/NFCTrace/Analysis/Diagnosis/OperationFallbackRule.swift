@@ -104,8 +104,11 @@ enum OperationFallbackRule: DiagnosisRule {
     _ c: DiagnosisContext, _ i: Int, nak: SessionCommandLog.Command, frames: [Int]
   ) -> DiagnosisFinding {
     let op = c.session.operations[i]
+    let read = op.kind == .queryNDEFStatus || op.kind == .readNDEF
+    // Recovered: a later read (for a read), or any later command (for a raw one) went through.
     let recovered = c.session.operations[(i + 1)...].contains {
-      ($0.kind == .queryNDEFStatus || $0.kind == .readNDEF) && $0.outcome == .ok
+      (read ? $0.kind == .queryNDEFStatus || $0.kind == .readNDEF : $0.kind != .connect)
+        && $0.outcome == .ok
     }
     let silent = op.unansweredFrames.first.map { "the command at #\($0)" } ?? "the read"
     let message =
@@ -116,10 +119,12 @@ enum OperationFallbackRule: DiagnosisRule {
       + "nfcpy re-activates after every NAK): the silence is most likely the NAK's doing, not "
       + "the phone moving away."
       + (recovered
-        ? " The reader activated the tag again and read it: the stack recovered."
+        ? " The reader activated the tag again and \(read ? "read it" : "went on"): the stack "
+          + "recovered."
         : "")
     return DiagnosisFinding(
-      code: "read-interrupted", severity: recovered ? .info : .error, operation: i,
+      code: read ? "read-interrupted" : "command-interrupted",
+      severity: recovered ? .info : read ? .error : .warning, operation: i,
       frames: [nak.frame] + (nak.answerFrame.map { [$0] } ?? []) + frames,
       cause: "the tag went idle after it refused \(nak.summary) (NAK), and did not answer "
         + "\(op.kind.rawValue) without a reactivation",
@@ -128,7 +133,7 @@ enum OperationFallbackRule: DiagnosisRule {
         ? "Nothing to fix: the reader re-activated the tag after the NAK, as it must."
         : "After any NAK, activate the tag again before the next command (a stack of your own: "
           + "WUPA, anticollision, SELECT; Core NFC: session.restartPolling() or connect(to:) "
-          + "again), then read.")
+          + "again), then \(read ? "read" : "send the next command").")
   }
 
   private static func finding(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
@@ -191,6 +196,11 @@ enum OperationFallbackRule: DiagnosisRule {
               + "still and retry.")
         }
         if presenceCheck(c, i) { return make("command-interrupted", .info, nil, presenceFix) }
+        if c.session.tag.isType2,
+          let nak = op.unansweredFrames.first.flatMap(c.log.nakBefore(silence:))
+        {
+          return idleAfterNAK(c, i, nak: nak, frames: frames)
+        }
         return make("command-interrupted", .warning, .tagConnectionLost, still)
       }
       if let refusal = readRefusal(c, op) {
