@@ -311,7 +311,7 @@ import Testing
       r.warnings.contains {
         $0.hasPrefix("product NTAG215 inferred from the dump's size (135 pages")
       })
-    #expect(ReportText.secret([0, 0, 0, 0], false, readBack: true).hasPrefix("reads as zeros"))
+    #expect(ReportText.secret([0, 0, 0, 0], false, source: .trace).hasPrefix("reads as zeros"))
   }
 
   /// In a capture without the tag's side, a reader frame without answer is not marked

@@ -184,7 +184,7 @@ import Testing
   }
 
   /// A tag chain whose R(ACK) the capture missed: the tag's toggled number is what an R(ACK)
-  /// makes it send (§7.5.4.2), not a numbering error.
+  /// makes it send (§7.5.3.2, PICC rule E), not a numbering error.
   @Test func missedReaderACKInATagChainIsNoNumberingError() throws {
     var b = TraceBuilder()
     b.activateType4()
@@ -285,17 +285,21 @@ import Testing
 }
 
 extension Pass18ReportTests {
-  /// A dump holds the real PACK: zeros there are its value, not a read-back (the tag answers
-  /// READ of PWD/PACK with zeros, NTAG21x datasheet §8.5.7); a PWD_AUTH of zeros is sent.
-  @Test func zerosAreAReadBackOnlyInATrace() throws {
+  /// Zeros in PWD/PACK: a trace's READ answer is the read-back (NTAG21x datasheet §8.5.7);
+  /// in a dump they may be the read-back (a reader's dump) or the value (an emulator image),
+  /// said as such; a PWD_AUTH's zeros are what was sent.
+  @Test func zerosAreSaidForWhatTheyAre() throws {
     #expect(ReportText.secret([0, 0], false) == "00 00")
-    #expect(ReportText.secret([0, 0], false, readBack: true).hasPrefix("reads as zeros"))
+    #expect(ReportText.secret([0, 0], false, source: .trace).hasPrefix("reads as zeros"))
     let source = try ReportSource.open(
       TraceInput(path: TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin")),
       formatName: nil, registry: FormatRegistry(BuiltinFormats.all))
     let dump = TagReport(dump: try #require(source.dump))
     let text = ReportText.render(dump)
-    #expect(text.contains("  PACK            00 00\n"))
+    #expect(
+      text.contains(
+        "  PACK            00 00 (zeros: a dump read from a tag holds zeros here, not the real "
+          + "value; an emulator image holds the value it uses)\n"))
     #expect(text.contains("  PWD             present (masked)\n"))
   }
 }
@@ -425,7 +429,7 @@ extension Pass18ISODEPTests {
 }
 
 extension Pass18SegmentationTests {
-  /// A re-activation whose anticollision stops short (a damaged SAK, then silence) connects
+  /// A re-activation whose anticollision stops short (its ANTICOLL unanswered) connects
   /// nothing: the session's UID and SAK are the first activation's, not this connect's.
   @Test func reactivationThatSelectsNothingIsNoConnect() throws {
     var b = TraceBuilder()
@@ -445,26 +449,6 @@ extension Pass18SegmentationTests {
 }
 
 extension Pass18SegmentationTests {
-  /// A stack that keeps the NDEF status across a reconnect reads the message at once: the
-  /// READ of the page an earlier session found the NDEF TLV in is readNDEF, not a transceive
-  /// followed by a readNDEF.
-  @Test func readAfterReconnectOfAKnownTagIsReadNDEF() throws {
-    var b = TraceBuilder()
-    b.event(.fieldOn)
-    b.activateType2(version: ntag213Version)
-    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x10, 0xD1, 0x01]))
-    b.event(.fieldOff)
-    b.event(.fieldOn, gapUs: 300_000)
-    b.activateType2()
-    b.read(4, [0x03, 0x10, 0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.".utf8))
-    b.read(8, Array("com".utf8) + [0xFE])
-    let all = try sessions(b)
-    #expect(all.count == 2)
-    #expect(all.last?.operations.map(\.kind) == [.connect, .readNDEF])
-  }
-}
-
-extension Pass18SegmentationTests {
   /// Android's Type 2 presence check is READ 0 repeated (libnfc-nci RW_T2tPresenceCheck): the
   /// checks after a readNDEF are one transceive, not a transceive and then a query.
   @Test func repeatedReadZeroAfterTheCallsIsOnePresenceCheck() throws {
@@ -475,8 +459,23 @@ extension Pass18SegmentationTests {
     b.read(4, [0x03, 0x00, 0xFE, 0x00])
     for _ in 0..<4 { b.read(0, ntag213Pages0To3) }
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.map(\.kind).suffix(1) == [.transceive])
-    #expect(!s.operations.dropFirst(2).contains { $0.kind == .queryNDEFStatus })
+    #expect(
+      s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .transceive])
+  }
+
+  /// A READ 0 after another kind of read starts a detection (libnfc-nci reads block 0 first
+  /// when it has no header, rw_t2t_ndef.cc): the query again, not a presence check.
+  @Test func readZeroAfterARawCommandStartsADetection() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(0, ntag213Pages0To3)
+    b.read(4, [0x03, 0x00, 0xFE, 0x00])
+    b.reader([0x60])
+    b.tag(ntag213Version)
+    b.read(0, ntag213Pages0To3)
+    b.read(4, [0x03, 0x00, 0xFE, 0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind).suffix(3) == [.transceive, .queryNDEFStatus, .readNDEF])
   }
 }
 
@@ -512,5 +511,59 @@ extension Pass18Type2Tests {
     #expect(f.cause.hasPrefix("the tag went idle after it refused FAST_WRITE pages 240–255"))
     #expect(f.coreNFCError == .tagConnectionLost)
     #expect(f.severity == .warning)
+  }
+}
+
+extension Pass18ChainingTests {
+  /// A chain begun after the query that the tag answers with an I-block before its last part:
+  /// a transceive of unknown outcome of its own; the query keeps its end and its outcome.
+  @Test func chainAnsweredBeforeItsLastPartIsItsOwnUnknownCommand() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let queryEnd = b.frames.count - 1
+    b.reader([0x13, 0x00, 0xA4, 0x04, 0x00, 0x10])
+    b.tag([0x03, 0x67, 0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(s.operations[1].outcome == .ok)
+    #expect(s.operations[1].lastFrame == queryEnd)
+    #expect(s.operations[2].outcome == .unknown)
+    #expect(s.operations[2].reason == SessionAnalyzer.incompleteChain)
+    #expect(s.operations[2].lastFrame == queryEnd + 2)
+  }
+
+  /// A chain abandoned for a RATS: the chain is a cut-off command of its own, the RATS starts
+  /// the connect (not the chain's first part).
+  @Test func chainAbandonedForRATSIsCutOff() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let queryEnd = b.frames.count - 1
+    b.reader([0x13, 0x00, 0xA4, 0x04, 0x00, 0x10])
+    b.tag([0xA3])
+    b.reader([0xE0, 0x80])
+    b.tag([0x05, 0x78, 0x80, 0x70, 0x02])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive, .connect])
+    #expect(s.operations[1].outcome == .ok)
+    #expect(s.operations[2].outcome == .interrupted)
+    #expect(s.operations[3].firstFrame == queryEnd + 3)
+  }
+
+  /// A chain longer than the hold limit goes out as it comes, and the operation lines still
+  /// come once each.
+  @Test func chainPastTheHoldLimitKeepsOneLinePerEvent() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    let apdu: [UInt8] =
+      [0x90, 0x5A, 0x00, 0x00, 0xFF] + Array(repeating: 0x11, count: 255) + [0x00]
+    b.chainedAPDU(
+      Array((0..<10).flatMap { _ in apdu }.prefix(SessionAnalysisRun.holdLimit + 300)), part: 1,
+      [0x91, 0x00])
+    let lines = try timeline(b)
+    #expect(lines.filter { $0.hasPrefix("  ◂ queryNDEFStatus") }.count == 1)
+    #expect(lines.filter { $0 == "  ▸ transceive" }.count == 1)
   }
 }

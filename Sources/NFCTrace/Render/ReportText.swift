@@ -239,15 +239,23 @@ public enum ReportText {
     (pages.count == 1 ? "page " : "pages ") + ranges(pages) + " locked"
   }
 
-  /// A secret's text: masked unless `showSecrets`; zeros shown as they are (as in the JSON).
-  /// `readBack`: the bytes are a READ answer of the PWD/PACK pages, which NTAG21x and
-  /// Ultralight EV1 answer with zeros (datasheet §8.5.7): the read-back, not the password.
-  static func secret(_ b: [UInt8]?, _ showSecrets: Bool, readBack: Bool = false) -> String {
+  /// A secret's text: masked unless `showSecrets`. Zeros are what NTAG21x and Ultralight EV1
+  /// answer to a READ of the PWD/PACK pages (datasheet §8.5.7): `source` says where they were
+  /// read, so the text can say whether they can be the real value.
+  static func secret(_ b: [UInt8]?, _ showSecrets: Bool, source: SecretSource = .sent)
+    -> String
+  {
     guard let b else { return "not read" }
     if b.allSatisfy({ $0 == 0 }) {
-      return readBack
-        ? "reads as zeros (the tag never returns it: the real value is not in the trace)"
-        : Hex.string(b, separator: " ")
+      switch source {
+      case .trace:
+        return "reads as zeros (the tag never returns it: the real value is not in the trace)"
+      case .dump:
+        return Hex.string(b, separator: " ")
+          + " (zeros: a dump read from a tag holds zeros here, not the real value; an "
+          + "emulator image holds the value it uses)"
+      case .sent: return Hex.string(b, separator: " ")
+      }
     }
     return showSecrets ? Hex.string(b, separator: " ") : ReportJSON.masked
   }
@@ -256,7 +264,7 @@ public enum ReportText {
     let c = r.end.config
     guard c != nil || !r.passwordAuths.isEmpty || !r.counters.isEmpty else { return "" }
     var out = "\nConfiguration" + (c.map { " (CFG0 page \($0.cfg0Page))" } ?? "") + "\n"
-    if let c { out += configPages(c, showSecrets: showSecrets, readBack: !r.isDump) }
+    if let c { out += configPages(c, showSecrets: showSecrets, source: r.isDump ? .dump : .trace) }
     for a in r.passwordAuths {
       var text = "#\(a.frame) password \(secret(a.password, showSecrets))"
       if let pack = a.pack { text += ", PACK \(secret(pack, showSecrets))" }
@@ -267,9 +275,9 @@ public enum ReportText {
     return out
   }
 
-  static func configPages(_ c: Type2Configuration, showSecrets: Bool, readBack: Bool = true)
-    -> String
-  {
+  static func configPages(
+    _ c: Type2Configuration, showSecrets: Bool, source: SecretSource = .trace
+  ) -> String {
     var out = ""
     if let cfg0 = c.cfg0 {
       out += row("CFG0", Hex.string(cfg0, separator: " "))
@@ -291,8 +299,8 @@ public enum ReportText {
     } else {
       out += row("CFG1", "not read")
     }
-    out += row("PWD", secret(c.pwd, showSecrets, readBack: readBack))
-    out += row("PACK", secret(c.pack, showSecrets, readBack: readBack))
+    out += row("PWD", secret(c.pwd, showSecrets, source: source))
+    out += row("PACK", secret(c.pack, showSecrets, source: source))
     return out
   }
 
@@ -442,4 +450,14 @@ extension String {
     while s.last == " " { s = s.dropLast() }
     return String(s)
   }
+}
+
+/// Where a PWD/PACK value shown in a report comes from.
+enum SecretSource {
+  /// A READ answer in a trace (zeros are the tag's read-back).
+  case trace
+  /// A memory dump (zeros are a reader's dump's read-back, or an emulator image's value).
+  case dump
+  /// Sent or answered on air (a PWD_AUTH's password, its PACK): the real bytes.
+  case sent
 }

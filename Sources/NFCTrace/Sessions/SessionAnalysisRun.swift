@@ -36,18 +36,22 @@ public struct SessionAnalysisRun {
     var collector = SessionCollector(keepsMemory: keepsMemory, retainsSessions: retainsSessions)
     var frames = 0
     // Frames of a reader chain whose operation is not known yet, handed on with the events
-    // that place them (bounded: past the limit they go out as they are).
+    // that place them. Bounded: a chain longer than `holdLimit` frames goes out as it comes
+    // (under the operation before it) until it ends.
     var held: [DecodedFrame] = []
+    var overflowed = false
     func take(_ f: DecodedFrame) {
       frames += 1
       collector.push(f) { pipeline.session($0) }
       let events = collector.takeEvents()
-      if collector.holdsFrames, f.session == held.last?.session || held.isEmpty,
-        held.count < Self.holdLimit
-      {
-        for e in events { observe(.event(e)) }
-        held.append(f)
-        return
+      if !collector.holdsFrames { overflowed = false }
+      if collector.holdsFrames, !overflowed, f.session == held.last?.session || held.isEmpty {
+        if held.count < Self.holdLimit {
+          for e in events { observe(.event(e)) }
+          held.append(f)
+          return
+        }
+        overflowed = true
       }
       Self.release(&held, events: events, observe: observe)
       for s in collector.takeFinished() { observe(.session(s)) }

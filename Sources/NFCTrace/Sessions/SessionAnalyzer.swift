@@ -99,8 +99,6 @@ public struct SessionAnalyzer: Sendable {
   /// answer the capture missed, a silence) waits for that operation too.
   private var chainLimbo:
     (first: Int, last: Int, notCaptured: DecodedFrame?, silent: DecodedFrame?)?
-  /// The tag answered an I-block while the reader's chain was open (its last part missing).
-  private var chainAnswered = false
   static let incompleteChain =
     "the reader's chained command is incomplete in the capture (the tag answered before its "
     + "last part): what it asked, and whether the tag carried it out, is unknown"
@@ -207,9 +205,13 @@ public struct SessionAnalyzer: Sendable {
       // Consecutive commands of one kind group into one operation unless the procedure
       // starts over (the app's next call, `CallBoundary`); a new activation has already
       // closed the current one in `classify`.
+      // Only the chain's last part places the operation at the chain's start; any other
+      // command (RATS, a fresh APDU) leaves the chain a cut-off command of its own.
+      if chainLimbo != nil, f.layer(.isoDEP)?.field("reassembled_length") == nil {
+        settleChainLimbo(answered: false)
+      }
       let limbo = chainLimbo
       chainLimbo = nil
-      if limbo != nil { chainAnswered = false }
       if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
       if current == nil {
         start(kind, frame: limbo?.first ?? f.frame.index)
@@ -238,6 +240,27 @@ public struct SessionAnalyzer: Sendable {
       } else {
         noAnswer(f, kind: kind ?? current?.kind)
       }
+    }
+  }
+
+  /// Ends the chain in limbo without its last part: the operation before it ends with its
+  /// last answer, and the chain becomes a transceive of its own (its APDU is unknown), cut
+  /// off (`openChain` interrupts it when it closes) or, when the tag `answered` with an
+  /// I-block before the last part, of unknown outcome.
+  private mutating func settleChainLimbo(answered: Bool) {
+    guard let limbo = chainLimbo else { return }
+    chainLimbo = nil
+    let chain = openChain
+    openChain = nil
+    closeCurrent()
+    start(.transceive, frame: limbo.first)
+    current?.lastFrame = limbo.last
+    if let silent = limbo.silent { current?.unansweredFrames.append(silent.frame.index) }
+    if answered {
+      current?.outcome = .unknown
+      current?.reason = Self.incompleteChain
+    } else {
+      openChain = chain
     }
   }
 
@@ -304,13 +327,19 @@ public struct SessionAnalyzer: Sendable {
     if f.completedUID != nil { connectActivation.selected = true }
     // The tag's I-block ends the reader's chain (ISO-DEP flags `incomplete-chain`): the
     // command was not cut off by the tag leaving.
+    // Its answer is not the previous command's, and what it says of a command never seen
+    // whole is unknown: the frame joins the chain's operation and settles nothing else.
     if openChain != nil, f.layer(.isoDEP)?.name == "I-block" {
       openChain = nil
-      chainAnswered = true
-      if chainLimbo == nil, current?.outcome == .ok {
+      if chainLimbo != nil {
+        settleChainLimbo(answered: true)
+      } else if current?.outcome == .ok {
         current?.outcome = .unknown
         current?.reason = Self.incompleteChain
       }
+      extend(f)
+      pending = nil
+      return
     }
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
@@ -589,23 +618,8 @@ public struct SessionAnalyzer: Sendable {
   static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
 
   private mutating func closeCurrent() {
-    if let limbo = chainLimbo {
-      // The chain's last part never came: the operation before it ended with its last
-      // answer, and the cut-off command is one of its own (a transceive: its APDU is unknown).
-      chainLimbo = nil
-      let chain = openChain
-      openChain = nil
-      closeCurrent()
-      start(.transceive, frame: limbo.first)
-      current?.lastFrame = limbo.last
-      if let silent = limbo.silent { current?.unansweredFrames.append(silent.frame.index) }
-      openChain = chain
-      if chain == nil, chainAnswered {
-        current?.outcome = .unknown
-        current?.reason = Self.incompleteChain
-      }
-    }
-    chainAnswered = false
+    // The chain's last part never came: its command is a transceive of its own, cut off.
+    settleChainLimbo(answered: false)
     settleUndecoded()
     if let (frame, why, _) = classicTransmissionNAK {
       classicTransmissionNAK = nil

@@ -16,6 +16,9 @@ struct Type2Procedure: Sendable {
   /// as captured are not the ones sent, so the repeat is matched by command and page.
   /// `frames`: the NAKs of this command and its repeats (stacks retry up to 5 times).
   private var transmissionNAK: (summary: String, frames: [Int], page: (String, Int)?)?
+  /// The first page of the last READ/FAST_READ the tag answered (a presence check repeats
+  /// READ 0).
+  private var lastReadPage: Int?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private var getVersionRefused = false
   /// Frame of an AUTHENTICATE first-step answer whose second step has not come yet.
@@ -85,9 +88,10 @@ struct Type2Procedure: Sendable {
     if !queried && range.contains(3) { return .queryNDEFStatus }
     // The CC read again outside a read (after writeLock, or a stack checking the status
     // again) is the query again, not a readNDEF of bytes it never covered.
-    // READ 0 repeated after a transceive is Android's presence check (libnfc-nci
-    // RW_T2tPresenceCheck reads block 0), not a query each time.
-    let presenceCheck = current == .transceive && range.lowerBound == 0
+    // READ 0 repeated (the last read was READ 0 too) is the stack's presence check (libnfc-nci
+    // RW_T2tPresenceCheck reads block 0; nfcpy page 0), not a query each time; a READ 0 after
+    // another read starts a detection.
+    let presenceCheck = current == .transceive && range.lowerBound == 0 && lastReadPage == 0
     if queried, range.lowerBound <= 3, current != .readNDEF, !presenceCheck {
       return .queryNDEFStatus
     }
@@ -121,11 +125,7 @@ struct Type2Procedure: Sendable {
     // read in this session) they are raw reads, e.g. an app's sendMiFareCommand.
     let inData =
       range.upperBound >= 4 && range.lowerBound <= (dataAreaLastPage(memory, tag: tag) ?? 255)
-    // An earlier session on the tag found the NDEF TLV (a stack that keeps the status across
-    // a reconnect reads the message at once): a read of its page is readNDEF too.
-    let knownTLV = knownNDEFLengthAddress.map { range.contains($0 / 4) } ?? false
-    return inData && (ndef || (!queried && (ndefTLVFound(memory) || knownTLV)))
-      ? .readNDEF : .transceive
+    return inData && (ndef || (!queried && ndefTLVFound(memory))) ? .readNDEF : .transceive
   }
 
   /// Whether `pages` hold dynamic lock bytes: where the Lock Control TLV puts them, or the
@@ -231,6 +231,7 @@ struct Type2Procedure: Sendable {
     case "AUTHENTICATE response":
       authenticationStarted = answer.field("part") == .int(1) ? frame : nil
     case "READ response", "FAST_READ response":
+      lastReadPage = x.command?.absoluteStartPage
       // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
       // intact frames showed (the reader retries, or the bytes stay unknown).
       if response.frame.crc != .bad, x.command?.inKeptSector ?? true {

@@ -166,6 +166,7 @@ struct Type4Procedure: Sendable {
     switch command.name {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
+      nlenRead = false  // a detection starts over (some stacks keep the CC and skip its READ)
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)

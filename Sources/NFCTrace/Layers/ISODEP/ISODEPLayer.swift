@@ -239,7 +239,7 @@ public struct ISODEPLayer: ProtocolLayer {
             "ack-not-captured", .info,
             "I-block from the tag has block number \(block.blockNumber), toggled after its "
               + "chained part: a tag toggles on an R(ACK) of the other number (ISO/IEC 14443-4 "
-              + "§7.5.4.2), so the reader acknowledged the part and the capture does not have "
+              + "§7.5.3.2, PICC rule E), so the reader acknowledged the part and the capture does not have "
               + "its R(ACK)", frames: [unit.frameIndex]))
       }
     }

@@ -123,6 +123,9 @@ public enum Type2Command: Sendable, Equatable {
       )
     case 0xA6 where b.count >= 3:
       let pages = Int(b[2]) - Int(b[1]) + 1
+      guard pages > 0 else {
+        return .failure(Type2ParseFailure("FAST_WRITE end page \(b[2]) before its start \(b[1])"))
+      }
       shape = (
         3 + max(pages, 0) * 4, "FAST_WRITE (A6 start end + 4 bytes per page)",
         { .fastWrite(start: arg(1), end: arg(2), data: Array(b.dropFirst(3))) }
