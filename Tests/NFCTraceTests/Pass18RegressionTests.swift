@@ -119,16 +119,11 @@ import Testing
 }
 
 @Suite struct Pass18ChainingTests {
-  private static let ok: [UInt8] = [0x90, 0x00]
-
   /// A command chained after the query's last answer (ISO/IEC 14443-4 §7.5.2: one APDU across
   /// several I-blocks) belongs whole, with the R(ACK)s between its parts, to the operation its
   /// APDU starts; the query ends with its own last answer.
   @Test func chainedCommandStartsItsOwnOperation() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
-    let queryEnd = b.frames.count - 1
+    var (b, queryEnd) = queriedType4()
     b.chainedAPDU([0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x02, 0x03, 0x00], part: 5, [0x91, 0x00])
     let s = try #require(try sessions(b).first)
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
@@ -142,10 +137,7 @@ import Testing
   /// The chain's last part never sent (the tag left): the query stays ok and the cut-off
   /// command is an interrupted operation of its own.
   @Test func cutChainInterruptsItsOwnCommandOnly() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
-    let queryEnd = b.frames.count - 1
+    var (b, queryEnd) = queriedType4()
     b.reader([0x12, 0x90, 0x5A, 0x00, 0x00, 0x03])
     b.tag([0xA2])
     let s = try #require(try sessions(b).first)
@@ -305,15 +297,10 @@ extension Pass18ReportTests {
 }
 
 @Suite struct Pass18SegmentationTests {
-  private static let ok: [UInt8] = [0x90, 0x00]
-
   /// NLEN read again right after the query read it: readNDEF's first step (T4T 2.0 §5.4.6),
   /// not more of the query, so a tag lost during it interrupts readNDEF.
   @Test func secondNLENReadStartsReadNDEF() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
-    let queryEnd = b.frames.count - 1
+    var (b, queryEnd) = queriedType4()
     b.reader([0x03, 0x00, 0xB0, 0x00, 0x00, 0x02])
     let s = try #require(try sessions(b).first)
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
@@ -381,9 +368,7 @@ extension Pass18ChainingTests {
   /// The streamed timeline holds a chain's frames until their operation is known: the query's
   /// end line comes before the chain's first part, the transceive's start line too.
   @Test func timelinePlacesTheChainUnderItsOperation() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
+    var (b, _) = queriedType4()
     let first = b.frames.count
     b.chainedAPDU([0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x02, 0x03, 0x00], part: 5, [0x91, 0x00])
     let lines = try timeline(b)
@@ -397,9 +382,7 @@ extension Pass18ChainingTests {
 
   /// A chain cut off at the end of the trace: its start line, its frames, then its end.
   @Test func timelinePlacesACutChainUnderItsOperation() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
+    var (b, _) = queriedType4()
     let first = b.frames.count
     b.reader([0x12, 0x90, 0x5A, 0x00, 0x00, 0x03])
     b.tag([0xA2])
@@ -518,10 +501,7 @@ extension Pass18ChainingTests {
   /// A chain begun after the query that the tag answers with an I-block before its last part:
   /// a transceive of unknown outcome of its own; the query keeps its end and its outcome.
   @Test func chainAnsweredBeforeItsLastPartIsItsOwnUnknownCommand() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
-    let queryEnd = b.frames.count - 1
+    var (b, queryEnd) = queriedType4()
     b.reader([0x13, 0x00, 0xA4, 0x04, 0x00, 0x10])
     b.tag([0x03, 0x67, 0x00])
     let s = try #require(try sessions(b).first)
@@ -536,10 +516,7 @@ extension Pass18ChainingTests {
   /// A chain abandoned for a RATS: the chain is a cut-off command of its own, the RATS starts
   /// the connect (not the chain's first part).
   @Test func chainAbandonedForRATSIsCutOff() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
-    let queryEnd = b.frames.count - 1
+    var (b, queryEnd) = queriedType4()
     b.reader([0x13, 0x00, 0xA4, 0x04, 0x00, 0x10])
     b.tag([0xA3])
     b.reader([0xE0, 0x80])
@@ -554,9 +531,7 @@ extension Pass18ChainingTests {
   /// A chain longer than the hold limit goes out as it comes, and the operation lines still
   /// come once each.
   @Test func chainPastTheHoldLimitKeepsOneLinePerEvent() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x10)
+    var (b, _) = queriedType4()
     let apdu: [UInt8] =
       [0x90, 0x5A, 0x00, 0x00, 0xFF] + Array(repeating: 0x11, count: 255) + [0x00]
     b.chainedAPDU(
@@ -566,4 +541,12 @@ extension Pass18ChainingTests {
     #expect(lines.filter { $0.hasPrefix("  ◂ queryNDEFStatus") }.count == 1)
     #expect(lines.filter { $0 == "  ▸ transceive" }.count == 1)
   }
+}
+
+/// A Type 4 tag activated and queried (NLEN 16), and the query's last frame.
+private func queriedType4() -> (TraceBuilder, Int) {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4(nlen: 0x10)
+  return (b, b.frames.count - 1)
 }
