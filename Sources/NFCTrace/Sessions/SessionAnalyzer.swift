@@ -99,6 +99,7 @@ public struct SessionAnalyzer: Sendable {
   /// answer the capture missed, a silence) waits for that operation too.
   private var chainLimbo:
     (first: Int, last: Int, notCaptured: DecodedFrame?, silent: DecodedFrame?)?
+  /// The reason of an operation whose chained command the tag answered before its last part.
   static let incompleteChain =
     "the reader's chained command is incomplete in the capture (the tag answered before its "
     + "last part): what it asked, and whether the tag carried it out, is unknown"
@@ -325,10 +326,10 @@ public struct SessionAnalyzer: Sendable {
   private mutating func tagFrame(_ f: DecodedFrame) {
     tagHeard = true
     if f.completedUID != nil { connectActivation.selected = true }
-    // The tag's I-block ends the reader's chain (ISO-DEP flags `incomplete-chain`): the
-    // command was not cut off by the tag leaving.
-    // Its answer is not the previous command's, and what it says of a command never seen
-    // whole is unknown: the frame joins the chain's operation and settles nothing else.
+    // The tag's I-block ends the reader's chain before its last part (ISO-DEP flags
+    // `incomplete-chain`): the tag did not leave, but what it answered to a command never
+    // seen whole is unknown. The frame joins the chain's operation and settles nothing else
+    // (it is not the previous command's answer).
     if openChain != nil, f.layer(.isoDEP)?.name == "I-block" {
       openChain = nil
       if chainLimbo != nil {
