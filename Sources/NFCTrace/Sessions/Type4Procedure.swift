@@ -166,7 +166,7 @@ struct Type4Procedure: Sendable {
     switch command.name {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
-      nlenRead = false  // a detection starts over (some stacks keep the CC and skip its READ)
+      nlenRead = false  // a detection starts over at the application: its NLEN is to come
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)
