@@ -170,8 +170,8 @@ struct BlockNumbers: Sendable {
 
   /// A tag I-block with number `n` (`chaining`: its chaining bit): `.answerMissed` when it
   /// continues the tag's chain with a toggled number although the trace shows no R(ACK) since
-  /// the previous part (a tag toggles on an R(ACK) of another number, §7.5.3.2, PICC rule E: the capture
-  /// missed the reader's R(ACK)).
+  /// the previous part (a tag toggles on an R(ACK) of another number, §7.5.3.2, PICC rule E:
+  /// the capture missed the reader's R(ACK)).
   mutating func tagIBlock(_ n: Int, chaining: Bool) -> BlockNumberCheck {
     let ackMissed = tagAwaitsACK
     defer {

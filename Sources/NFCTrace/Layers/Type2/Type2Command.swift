@@ -127,7 +127,7 @@ public enum Type2Command: Sendable, Equatable {
         return .failure(Type2ParseFailure("FAST_WRITE end page \(b[2]) before its start \(b[1])"))
       }
       shape = (
-        3 + max(pages, 0) * 4, "FAST_WRITE (A6 start end + 4 bytes per page)",
+        3 + pages * 4, "FAST_WRITE (A6 start end + 4 bytes per page)",
         { .fastWrite(start: arg(1), end: arg(2), data: Array(b.dropFirst(3))) }
       )
     case 0xA0: shape = (2, "COMPATIBILITY_WRITE (A0 page)", { .compatibilityWrite(page: arg(1)) })
