@@ -54,3 +54,33 @@ struct NDEFRobustnessTests {
     }
   }
 }
+
+/// Zeros read as NDEF are 6-byte empty records: decoding stops at the record limit with
+/// `too-many-records` (and the memory it holds stays bounded) instead of decoding millions.
+@Suite struct NDEFRecordLimitTests {
+  @Test func zerosStopAtTheRecordLimit() {
+    let zeros = [UInt8](repeating: 0, count: 6 * NDEFMessageParser.recordLimit + 600)
+    let r = NDEFMessageParser.parse(zeros, mode: .relax)
+    #expect(r.message.records.count == 16_384)
+    #expect(r.failure?.code == "too-many-records")
+    #expect(r.failure?.offset == 98_304)
+    #expect(r.consumed == 98_304)
+    #expect(r.findings.map(\.code) == ["mb-missing", "too-many-records"])
+    #expect(
+      r.findings.last?.message.hasPrefix("decoding stopped after 16384 records: 600 byte(s)")
+        == true)
+  }
+
+  /// A message of exactly the limit still decodes whole.
+  @Test func theLimitItselfDecodes() {
+    var bytes = [UInt8]()
+    for i in 0..<NDEFMessageParser.recordLimit {
+      let mb: UInt8 = i == 0 ? 0x80 : 0
+      let me: UInt8 = i == NDEFMessageParser.recordLimit - 1 ? 0x40 : 0
+      bytes += [mb | me | 0x10, 0x00, 0x00]  // SR, TNF 0: an empty record
+    }
+    let r = NDEFMessageParser.parse(bytes, mode: .strict)
+    #expect(r.failure == nil)
+    #expect(r.message.records.count == 16_384)
+  }
+}

@@ -67,6 +67,12 @@ public struct NDEFParseResult: Sendable {
 
 /// Lenient NDEF message parser used by the validator and by `NDEFMessage(parsing:)`.
 public enum NDEFMessageParser {
+  /// Most wire records one message is decoded into. NDEF sets no limit, but a tag holds at
+  /// most a 64 KiB file (T4T 2.0 NLEN) of 3-byte records; past this many, the bytes are
+  /// almost surely not NDEF (zeros read as empty records), and decoding stops with
+  /// `too-many-records` instead of holding millions of records.
+  public static let recordLimit = 16_384
+
   /// Parses `bytes` (offsets reported from `base`) in `mode`; never throws.
   public static func parse(_ bytes: [UInt8], mode: NDEFValidationMode, base: Int = 0)
     -> NDEFParseResult
@@ -86,6 +92,10 @@ public enum NDEFMessageParser {
         NDEFStructureIssue.emptyMessage(offset: cursor.absoluteOffset))
     }
     while !cursor.isAtEnd && state.failure == nil {
+      if state.index == recordLimit {
+        state.tooManyRecords(at: cursor.absoluteOffset, remaining: cursor.remaining)
+        break
+      }
       let raw: NDEFRawRecord
       do {
         raw = try readRawRecord(&cursor)
@@ -199,6 +209,23 @@ private struct ParserState {
           + "throws FormatException; Core NFC reports no NDEF message",
         fix: "write the message with NFCNDEFTag.writeNDEF(_:) so lengths match the data"))
     failure = error
+  }
+
+  /// Decoding stopped at `recordLimit` records: an error finding and the failure.
+  mutating func tooManyRecords(at offset: Int, remaining: Int) {
+    let limit = NDEFMessageParser.recordLimit
+    let message =
+      "decoding stopped after \(limit) records: \(remaining) byte(s) from here not decoded "
+      + "(more records than any tag holds: the bytes are probably not an NDEF message)"
+    findings.append(
+      NDEFFinding(
+        code: "too-many-records", severity: .error, offset: offset, message: message,
+        readersShow: nil,
+        fix: "check that the bytes are one NDEF message (an NDEF TLV's value, a Type 4 NDEF "
+          + "file after NLEN)"))
+    failure = NDEFError(
+      kind: .structure, code: "too-many-records", offset: offset,
+      expected: "at most \(limit) records", message: message)
   }
 
   mutating func accept(_ raw: NDEFRawRecord) {

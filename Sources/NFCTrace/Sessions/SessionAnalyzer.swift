@@ -135,6 +135,13 @@ public struct SessionAnalyzer: Sendable {
     type2.knownNDEFLengthAddress = previous.type2Area?.ndefLengthAddress
   }
 
+  /// The NXP product an earlier session on the same UID identified with GET_VERSION (a dump
+  /// tool halts and re-selects the tag after GET_VERSION): this session's reads are then
+  /// placed on that product's memory map. Ignored once this session has its own answer.
+  public mutating func carry(product: NTAGProduct) {
+    if tag.versionInfo == nil && tag.inferredProduct == nil { tag.inferredProduct = product }
+  }
+
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
     tag.observe(f)

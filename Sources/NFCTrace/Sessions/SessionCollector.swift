@@ -4,6 +4,8 @@
 public struct SessionCollector: Sendable {
   private var open: (index: Int, analyzer: SessionAnalyzer)?
   private var lastMemoryByUID: [[UInt8]: TagMemory] = [:]
+  /// The NXP product GET_VERSION identified, by UID, for later sessions on the same tag.
+  private var productByUID: [[UInt8]: NTAGProduct] = [:]
   /// Sessions finished so far, in order.
   public private(set) var finished: [SessionAnalysis] = []
 
@@ -50,6 +52,9 @@ public struct SessionCollector: Sendable {
     if let uid = f.completedUID, let previous = carriedMemory(uid) {
       open?.analyzer.carry(previous)
     }
+    if let uid = f.completedUID, !Self.isRandom(uid), let product = productByUID[uid] {
+      open?.analyzer.carry(product: product)
+    }
     if let e = open?.analyzer.takeEvents() { events += e }
   }
 
@@ -89,6 +94,11 @@ public struct SessionCollector: Sendable {
     if !uid.isEmpty && !Self.isRandom(uid) {
       let room = lastMemoryByUID.count < Self.uidLimit || lastMemoryByUID[uid] != nil
       if !analysis.memory.isEmpty && room { lastMemoryByUID[uid] = analysis.memory }
+      if let product = analysis.tag.versionInfo?.product,
+        productByUID.count < Self.uidLimit || productByUID[uid] != nil
+      {
+        productByUID[uid] = product
+      }
     }
     if !keepsMemory { analysis.memory = TagMemory() }
     if retainsSessions { finished.append(analysis) }

@@ -138,8 +138,24 @@ struct Type2Procedure: Sendable {
       return pages.contains(lock)
     }
     let bytes = (pages.lowerBound * 4)..<((pages.upperBound + 1) * 4)
-    return memory.type2Area?.reservedAreas.contains { $0.isLock && $0.bytes.overlaps(bytes) }
-      ?? false
+    let area = memory.type2Area
+    if let area, area.reservedAreas.contains(where: \.isLock) {
+      return area.reservedAreas.contains { $0.isLock && $0.bytes.overlaps(bytes) }
+    }
+    return defaultLockBytes(memory)?.overlaps(bytes) ?? false
+  }
+
+  /// Where readers look for dynamic lock bits on a tag without a Lock Control TLV: right after
+  /// a data area larger than 48 bytes, one bit per 8 bytes beyond the first 48 (T2T 1.0 §4.4;
+  /// nfc-facts §5.2; libnfc-nci's detection reads them there, rw_t2t_read_locks). On NTAG215/216
+  /// that is user memory (pages 80h / DEh), not their real lock page — still the stack's read.
+  private static func defaultLockBytes(_ memory: TagMemory) -> Range<Int>? {
+    guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init),
+      cc.hasMagic, cc.dataAreaSize > 48
+    else { return nil }
+    let bits = (cc.dataAreaSize - 48 + 7) / 8
+    let start = 16 + cc.dataAreaSize
+    return start..<(start + (bits + 7) / 8)
   }
 
   /// Whether `pages` start past the end of an NDEF message whose every byte is known. During
@@ -367,7 +383,10 @@ struct Type2Procedure: Sendable {
       let k = Self.wrapAtProtection(data, uid: tag.uid), first + k <= last
     {
       last = first + k - 1
-      protectedFrom = first + k
+      // On a tag of unknown size, a roll-over where a Type 2 product's memory ends is that end.
+      if tag.lastReadablePage != nil || !Self.memoryEnds.contains(first + k) {
+        protectedFrom = first + k
+      }
     }
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
@@ -377,6 +396,12 @@ struct Type2Procedure: Sendable {
     }
     return protectedFrom
   }
+
+  /// Page counts where a Type 2 product's readable memory ends, so a READ rolls over to page 0
+  /// there without any protection (nfc-facts §4.1, §4.3): MIFARE Ultralight 16, Ultralight
+  /// EV1 MF0UL11 / NTAG210 20, MF0UL21 / NTAG212 41, Ultralight C 44 (its key pages cannot
+  /// be read), NTAG213 45, NTAG215 135, NTAG216 231.
+  static let memoryEnds: Set<Int> = [16, 20, 41, 44, 45, 135, 231]
 
   /// Under read protection (PROT set) a READ of an unauthenticated reader rolls over to page 0
   /// at AUTH0 instead of the last page (NXP NTAG213/215/216 datasheet §10.2, nfc-facts §4.1):

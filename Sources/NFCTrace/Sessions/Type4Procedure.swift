@@ -26,8 +26,9 @@ struct Type4Procedure: Sendable {
   /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
   private(set) var ndefFileSelected = false
   /// The refusal that made the operation fail, while no other did, when a reader's repeat of
-  /// the command can make up for it: 6581 (memory failure; the same command again) or 6Cxx
-  /// (wrong Le; the command again with Le = xx, ISO/IEC 7816-4 §5.6). `key`: CLA INS P1 P2
+  /// the command can make up for it: 6581 (memory failure; the same command again), 6Cxx
+  /// (wrong Le; the command again with Le = xx, ISO/IEC 7816-4 §5.6) or 6700 to a READ BINARY
+  /// (the same read with another Le). `key`: CLA INS P1 P2
   /// and the data; `le`: the Le the repeat must carry (6Cxx).
   /// `offset`: the READ/UPDATE BINARY offset, so the repeat joins the operation even when a
   /// smaller Le renames it ("READ NLEN" after "READ NLEN and NDEF data").
@@ -151,7 +152,10 @@ struct Type4Procedure: Sendable {
       }
       retriable = nil
       let wrongLe = sw.lowercased().hasPrefix("6c")
-      if first, sw == "6581" || wrongLe, let key = x.request.flatMap(Self.retryKey) {
+      // 6700 to a READ BINARY: Le above what the tag sends at once (its MLe); readers read
+      // again with a smaller Le (libnfc-nci caps Le at MLe), which may be any Le.
+      let readLength = sw == "6700" && apdu?.field("ins") == .hex([0xB0])
+      if first, sw == "6581" || wrongLe || readLength, let key = x.request.flatMap(Self.retryKey) {
         retriable = (
           key, wrongLe ? Int(sw.suffix(2), radix: 16) : nil, [frame], command?.binaryOffset,
           command?.name.split(separator: " ").first
@@ -269,8 +273,9 @@ struct Type4Procedure: Sendable {
     verifyRefusals = []
   }
 
-  /// The command refused with 6581 or 6Cxx sent again (with the Le the tag asked for) and
-  /// answered: the operation did not fail (the refusal stays in `failedFrames`).
+  /// The command refused with 6581, 6Cxx or 6700 sent again (with the Le the tag asked for
+  /// after 6Cxx) and answered: the operation did not fail (the refusal stays in
+  /// `failedFrames`).
   private mutating func recoverRetry(key: [UInt8]?, le: Int?, op: inout Operation) {
     guard let r = retriable, let key else { return }
     retriable = nil

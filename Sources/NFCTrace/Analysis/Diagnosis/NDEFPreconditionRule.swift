@@ -19,11 +19,12 @@ import NDEF
 /// - `not-ndef-formatted` (no documented error; status notSupported): with `--expect`, error
 ///   and not-attempted; without, info.
 /// - `t2t-read-access-restricted`, `t2t-cc-exceeds-memory` (warnings): see `Type2CCChecks`.
+/// - `t4t-cc-invalid-value` (warning): see `Type4CCChecks`.
 enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
     "not-ndef-formatted", "t4t-nlen-exceeds-file", "t2t-ndef-length-past-area",
-    "t4t-read-access-restricted",
+    "t4t-read-access-restricted", "t4t-cc-invalid-value",
     "t2t-length-ff-one-byte", "t2t-read-access-restricted", "t2t-cc-exceeds-memory",
     "mifare-classic-no-core-nfc",
   ]
@@ -35,6 +36,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
     if let f = ndefLengthPastArea(c) { out.append(f) }
     if let f = readAccessRestricted(c) { out.append(f) }
     out += Type2CCChecks.check(c)
+    out += Type4CCChecks.check(c)
     out += writtenLengthChecks(c)
     out += emptyReads(c)
     if c.expected == nil { out += statusNotes(c) }

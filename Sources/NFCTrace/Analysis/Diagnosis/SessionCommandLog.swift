@@ -1,6 +1,7 @@
 /// The commands of one session that diagnosis rules need in full and `SessionAnalysis` keeps
 /// only in summary: every Type 2 WRITE and every Type 4 UPDATE BINARY with its answer, every
-/// command the tag refused (NAK, error status word), the activations (REQA/WUPA) and the
+/// command the tag refused (NAK, error status word), every READ BINARY whose Le exceeds the
+/// CC's MLe, the activations (REQA/WUPA) and the
 /// accepted PWD_AUTHs. Bounded: at most `limit` commands per session.
 public struct SessionCommandLog: Sendable {
   /// Most commands kept.
@@ -93,6 +94,8 @@ public struct SessionCommandLog: Sendable {
   /// Reader frames of SELECTs of the NDEF application the tag answered 9000 (T4T 2.0 §5.4.2).
   public private(set) var applicationSelections: [Int] = []
   private var pending: Command?
+  /// MLe of the session's last Type 4 CC answer.
+  private var mle: Int?
   /// The last command the tag refused with NAK, until the tag answers anything else or is
   /// activated again.
   private var lastNAK: Command?
@@ -166,6 +169,8 @@ public struct SessionCommandLog: Sendable {
     } else if let r = f.layer(.iso7816), case .string(let sw)? = r.field("sw") {
       let normal = r.field("sw_kind") == .string("success")
       close(answer: .sw(sw.uppercased()), frame: f.frame.index, normalStatus: normal)
+      // After the READ CC's own close: a reader cannot know MLe before reading it.
+      if case .int(let m)? = f.layer(.type4)?.field("mle") { mle = m }
     }
   }
 
@@ -200,7 +205,13 @@ public struct SessionCommandLog: Sendable {
     {
       applicationSelections.append(c.frame)
     }
-    if c.isWrite || refused || getResponse, commands.count < Self.limit { commands.append(c) }
+    // A READ BINARY asking for more than the CC's MLe, accepted or not (`t4t-le-exceeds-mle`);
+    // Le 00 (0000 extended) asks for whatever is there, up to the most (ISO/IEC 7816-4 §5.1).
+    let le = c.le ?? 0
+    let overMLe = c.ins == 0xB0 && le != 256 && le != 65536 && mle.map { le > $0 } ?? false
+    if c.isWrite || refused || getResponse || overMLe, commands.count < Self.limit {
+      commands.append(c)
+    }
   }
 
   private static func command(_ f: DecodedFrame, apdu: LayerDecode) -> Command {

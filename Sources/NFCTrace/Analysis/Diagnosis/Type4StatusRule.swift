@@ -43,13 +43,15 @@ enum Type4StatusRule: DiagnosisRule {
         let op = c.operation(at: cmd.frame)
         if let op, c.session.operations[op].outcome == .ok {
           if sw.lowercased().hasPrefix("6c") { continue }
-          if sw == "6581" {
+          if sw == "6581" || (sw == "6700" && cmd.ins == 0xB0) {
             var f = refusal(cmd, sw: sw, c)
             f.severity = .warning
             f.coreNFCError = nil
             f.cause += ", and the command sent again was accepted"
             f.message +=
-              " The reader sent the same command again and the tag accepted it (9000), so the data is written."
+              sw == "6581"
+              ? " The reader sent the same command again and the tag accepted it (9000), so the data is written."
+              : " The reader read again with another Le and the tag answered, so the read went on."
             out.append(f)
             continue
           }

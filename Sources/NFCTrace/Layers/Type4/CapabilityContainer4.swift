@@ -70,6 +70,9 @@ public struct CapabilityContainer4: Sendable, Equatable {
   public var proprietaryFiles: [FileControl]
   /// True when fewer bytes than CCLEN were given (TLVs after the last complete one unseen).
   public var isTruncated: Bool
+  /// 0-based offset of the NDEF File Control TLV's tag byte inside the CC file (7 when it
+  /// comes first, as T4T lays it out).
+  public var ndefControlOffset: Int
 
   /// The NLEN field size a CC read only in part announces: its first 8 bytes give the
   /// mapping version and the NDEF File Control TLV's type (`06`, the Extended TLV of mapping
@@ -111,6 +114,7 @@ public struct CapabilityContainer4: Sendable, Equatable {
     let end = min(ccLen, bytes.count)
     isTruncated = bytes.count < ccLen
     var found: FileControl?
+    var foundAt = 7
     var proprietary: [FileControl] = []
     var i = 7
     while i + 2 <= end {
@@ -125,7 +129,12 @@ public struct CapabilityContainer4: Sendable, Equatable {
       switch tag {
       case 0x04, 0x05, 0x06:
         let control = try Self.fileControl(tag, value, at: i)
-        if tag == 0x05 { proprietary.append(control) } else if found == nil { found = control }
+        if tag == 0x05 {
+          proprietary.append(control)
+        } else if found == nil {
+          found = control
+          foundAt = i
+        }
       default:
         break  // unknown TLVs are skipped by length (forward compatibility)
       }
@@ -143,6 +152,7 @@ public struct CapabilityContainer4: Sendable, Equatable {
       throw CapabilityContainerError(offset: 7, "no NDEF File Control TLV (04 06 or 06 08)")
     }
     ndefFile = ndef
+    ndefControlOffset = foundAt
     proprietaryFiles = proprietary
   }
 

@@ -27,7 +27,8 @@ public struct Type4Layer: ProtocolLayer {
   private enum Operation {
     case selectApplication(ndef: Bool)
     case selectFile(UInt16)
-    case readCC(offset: Int)
+    /// `le`: the bytes asked for (0 when unknown, a GET RESPONSE continuing the read).
+    case readCC(offset: Int, le: Int)
     case readNDEF(offset: Int)
     case update(offset: Int, data: [UInt8])
     case readOther
@@ -132,7 +133,7 @@ public struct Type4Layer: ProtocolLayer {
     var next = p
     next.wrapped = false  // a B1 answer's `53` header came with its first part
     switch p.operation {
-    case .readCC(let offset): next.operation = .readCC(offset: offset + received)
+    case .readCC(let offset, _): next.operation = .readCC(offset: offset + received, le: 0)
     case .readNDEF(let offset): next.operation = .readNDEF(offset: offset + received)
     default: return
     }
@@ -250,7 +251,7 @@ public struct Type4Layer: ProtocolLayer {
     let position = "offset \(offset) Le \(le)"
     switch selectedFile {
     case 0xE103:
-      return emit(.readCC(offset: offset), "READ CC", "READ CC \(position)", fields)
+      return emit(.readCC(offset: offset, le: le), "READ CC", "READ CC \(position)", fields)
     case let id? where id == ndefFileID:
       let name = ndefPart(offset: offset, count: le, verb: "READ")
       if offset >= nlenSize { fields.append(LayerField("message_offset", .int(offset - nlenSize))) }
@@ -416,8 +417,13 @@ public struct Type4Layer: ProtocolLayer {
       selectedFile = id
       let summary = "\(fileKind(id)) \(Hex.string(bytes(id))) selected"
       return LayerResult(decode: LayerDecode(.type4, name, summary, fields))
-    case .readCC(let offset):
-      return ccResponse(data, offset: offset, name: name, fields: fields, frame: frame)
+    case .readCC(let offset, let le):
+      var result = ccResponse(data, offset: offset, name: name, fields: fields, frame: frame)
+      if r.status.value == 0x9000, let f = shortCCAnswer(data.count, offset: offset, le: le, frame)
+      {
+        result.findings.append(f)
+      }
+      return result
     case .readNDEF(let offset):
       return ndefResponse(data, offset: offset, name: name, fields: &fields)
     case .update(let offset, let data):
@@ -456,7 +462,15 @@ public struct Type4Layer: ProtocolLayer {
       let cc = try CapabilityContainer4(parsing: ccBytes)
       capabilityContainer = cc
       fields += Self.ccFields(cc)
-      return LayerResult(decode: LayerDecode(.type4, name, Self.ccSummary(cc), fields))
+      // Each bad value once, on the answer that carried its byte (a CC read in pieces).
+      let findings = cc.valueProblems.filter { (offset..<offset + data.count).contains($0.offset) }
+        .map {
+          Finding(
+            "invalid-cc", .warning, "Type 4 Capability Container: \($0)", frames: [frame],
+            offset: $0.offset)
+        }
+      return LayerResult(
+        decode: LayerDecode(.type4, name, Self.ccSummary(cc), fields), findings: findings)
     } catch {
       let summary = "\(data.count) CC byte(s) at offset \(offset)"
       guard ccBytes.count >= 7 else {
@@ -473,6 +487,21 @@ public struct Type4Layer: ProtocolLayer {
       return LayerResult(
         decode: LayerDecode(.type4, name, "CC invalid: \(error)", fields), findings: [finding])
     }
+  }
+
+  /// A CC answer with 9000 and fewer bytes than Le asked for, ending before the CCLEN the CC
+  /// gives: the tag's CC file is shorter than its CCLEN (ISO/IEC 7816-4 §5.6 has a READ past a
+  /// file's end answered 6282, and T4T readers read CCLEN bytes). Nil otherwise.
+  private func shortCCAnswer(_ count: Int, offset: Int, le: Int, _ frame: Int) -> Finding? {
+    guard count < le, ccBytes.count >= 2 else { return nil }
+    let ccLen = Int(ccBytes[0]) << 8 | Int(ccBytes[1])
+    guard offset + count < ccLen else { return nil }
+    return Finding(
+      "invalid-cc", .warning,
+      "Type 4 Capability Container: the tag answered \(count) of the \(le) byte(s) asked for at "
+        + "offset \(offset) with 9000, ending at CC byte \(offset + count) before CCLEN \(ccLen): "
+        + "its CC file is shorter than CCLEN says",
+      frames: [frame], offset: offset + count)
   }
 
   /// Keeps the CC bytes read so far, in file order (readers may read it in pieces).

@@ -1,0 +1,234 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// The frame findings of frames `b`, with the index of the frame each is on.
+func frameFindings(_ b: TraceBuilder) throws -> [(frame: Int, finding: Finding)] {
+  var out: [(Int, Finding)] = []
+  _ = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) { item in
+    if case .frame(let f) = item { out += f.findings.map { (f.frame.index, $0) } }
+  }
+  return out
+}
+
+/// Findings of the fifteenth session: each with the value the standard or the stack gives.
+@Suite struct Pass19Type4CCTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// A queried Type 4 tag whose CC answer is `cc`.
+  private func queried(cc: [UInt8]) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], cc + Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00] + Self.ok)
+    return b
+  }
+
+  /// MLe 10 and read access 05: T4T 2.0 §5.1.2 allows MLe from 000Fh and access 00, 80–FE,
+  /// FF only (libnfc-nci's rw_t4t_validate_cc_file refuses both). Each value is an
+  /// `invalid-cc` on the CC's answer at its CC byte offset; diagnose names both in one warning.
+  @Test func invalidValuesAreFlagged() throws {
+    let cc: [UInt8] =
+      [0x00, 0x0F, 0x20, 0x00, 0x0A, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x05, 0x00]
+    let b = queried(cc: cc)
+    let found = try frameFindings(b).filter { $0.finding.code == "invalid-cc" }
+    #expect(found.map(\.frame) == [13, 13])
+    #expect(found.map(\.finding.offset) == [3, 13])
+    #expect(
+      found.first?.finding.message
+        == "Type 4 Capability Container: CC byte offset 3: MLe 10 is below 15 (000Fh), the "
+        + "least a Type 4 tag may declare")
+    let f = try #require(try b.diagnose().finding("t4t-cc-invalid-value"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    #expect(f.frames == [13])
+    #expect(f.message.contains("CC byte offset 13: read access 05 is RFU (00, 80–FE or FF)"))
+    // The values are still used: the query's status comes from the CC.
+    let s = try #require(try sessions(b).first)
+    let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
+    #expect(query.detail("status") == .string("readWrite"))
+    #expect(query.detail("mle") == .int(10))
+  }
+
+  /// Reserved NDEF file id (E103, the CC itself), MLc 0 and a maximum size below 5.
+  @Test func reservedFileIDAndSizes() {
+    let cc = try? CapabilityContainer4(parsing: [
+      0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x00, 0x04, 0x06, 0xE1, 0x03, 0x00, 0x04, 0x00, 0xFF,
+    ])
+    #expect(
+      cc?.valueProblems.map(\.description) == [
+        "CC byte offset 5: MLc 0 is RFU: the least is 1",
+        "CC byte offset 9: NDEF file id E103 is reserved (E102, E103, 3F00, 3FFF, FFFF, 0000)",
+        "CC byte offset 11: maximum NDEF file size 4 is RFU (valid: 5 to 65534)",
+      ])
+  }
+
+  /// The Extended NDEF File Control TLV (mapping 3.0) puts its access bytes at TLV + 8 and 9;
+  /// a valid CC has no problems; file id 0000 is allowed in mapping 1.0 only.
+  @Test func extendedTLVOffsetsAndValidCC() {
+    var bytes = TraceBuilder.enlenCC
+    bytes[16] = 0x20
+    let cc = try? CapabilityContainer4(parsing: bytes)
+    #expect(cc?.valueProblems.map(\.offset) == [16])
+    #expect((try? CapabilityContainer4(parsing: TraceBuilder.enlenCC))?.valueProblems == [])
+    let v1: [UInt8] =
+      [0x00, 0x0F, 0x10, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0x00, 0x00, 0x00, 0xFF, 0x00, 0x00]
+    #expect((try? CapabilityContainer4(parsing: v1))?.valueProblems == [])
+    var v2 = v1
+    v2[2] = 0x20
+    #expect((try? CapabilityContainer4(parsing: v2))?.valueProblems.map(\.offset) == [9])
+  }
+}
+
+extension Pass19Type4CCTests {
+  /// A READ BINARY with Le 80 after a CC with MLe 59, answered 9000: the reader broke T4T's
+  /// limit and this tag let it (others refuse with 6700): a warning without a Core NFC error.
+  /// The READ CC's own Le is not judged by the MLe its answer brings.
+  @Test func leAboveMLeAcceptedIsAWarning() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x50)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x50], Array(repeating: 0xD1, count: 0x50) + Self.ok)
+    let r = try b.diagnose()
+    #expect(r.codes == ["t4t-le-exceeds-mle"])
+    let f = try #require(r.finding("t4t-le-exceeds-mle"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    #expect(f.frames == [b.frames.count - 2, b.frames.count - 1])
+    #expect(f.cause.hasSuffix("(this tag accepted it; others refuse)"))
+  }
+
+  /// The same READ left unanswered: an error, the tag lost (100).
+  @Test func leAboveMLeUnansweredIsAnError() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x50)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x50], nil)
+    let f = try #require(try b.diagnose().finding("t4t-le-exceeds-mle"))
+    #expect(f.severity == .error)
+    #expect(f.coreNFCError == .tagConnectionLost)
+  }
+}
+
+extension Pass19Type4CCTests {
+  /// READ CC Le 15 answered with 10 bytes and 9000 by a tag whose CCLEN is 15: its CC file is
+  /// shorter than CCLEN (a READ past a file's end is answered 6282, ISO/IEC 7816-4 §5.6).
+  @Test func shortCCAnswerIsFlagged() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1] + Self.ok)
+    let found = try frameFindings(b).filter { $0.finding.code == "invalid-cc" }
+    #expect(found.map(\.frame) == [13])
+    #expect(
+      found.first?.finding.message
+        == "Type 4 Capability Container: the tag answered 10 of the 15 byte(s) asked for at "
+        + "offset 0 with 9000, ending at CC byte 10 before CCLEN 15: its CC file is shorter "
+        + "than CCLEN says")
+    // A whole CC read with Le 00 (256) is no short answer.
+    var whole = TraceBuilder()
+    whole.activateType4()
+    whole.selectType4CC()
+    whole.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x00],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00]
+        + Self.ok)
+    #expect(try frameFindings(whole).isEmpty)
+  }
+}
+
+extension Pass19Type4CCTests {
+  /// Le 00 asks for whatever the file holds, up to 256 (ISO/IEC 7816-4 §5.1): answered, it is
+  /// no breach of MLe.
+  @Test func leZeroAnsweredIsNoBreach() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x50)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x00], Array(repeating: 0xD1, count: 0x50) + [0x62, 0x82])
+    #expect(try b.diagnose().codes == [])
+  }
+}
+
+/// Type 2 findings of the fifteenth session's session-reconstruction pass.
+@Suite struct Pass19Type2Tests {
+  private static let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+  /// Page 0: UID0–2 and BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2 (ISO/IEC 14443-3 §6.5.4).
+  private static let page0: [UInt8] = [0x04, 0x11, 0x22, 0x88 ^ 0x04 ^ 0x11 ^ 0x22]
+  private static let ccPage0: [UInt8] =
+    page0 + [0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x3E, 0x00]
+
+  /// READ 132 of an NTAG215 not identified by GET_VERSION returns pages 132–134 and rolls over
+  /// to page 0: that is the end of its 135 pages (nfc-facts §4.1), not AUTH0 protection.
+  @Test func rollOverAtAProductsLastPageIsTheEndOfMemory() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(0, Self.ccPage0)
+    b.read(
+      132, [0x00, 0x00, 0x00, 0xBD, 0x04, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00] + Self.page0)
+    let s = try #require(try sessions(b).first)
+    #expect(!s.operations.contains { $0.detail("read_protected_from") != nil })
+    // The same roll-over inside the memory (after page 15 of an NTAG215-sized read) is AUTH0.
+    var p = TraceBuilder()
+    p.activateType2()
+    p.read(0, Self.ccPage0)
+    p.read(12, [UInt8](repeating: 0, count: 12) + Self.page0)
+    let q = try #require(try sessions(p).first)
+    #expect(q.operations.contains { $0.detail("read_protected_from") == .int(15) })
+  }
+
+  /// libnfc-nci's detection reads the dynamic lock bytes where T2T puts them without a Lock
+  /// Control TLV: byte 16 + CC2 × 8 (page 80h for CC2 3Eh; nfc-facts §5.2). That READ is part
+  /// of the query, not the app's own transceive.
+  @Test func defaultLockReadJoinsTheQuery() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(0, Self.ccPage0)
+    b.read(4, [0x03, 0x00, 0xFE])
+    b.read(0x80, [])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.operations.last?.lastFrame == b.frames.count - 1)
+  }
+
+  /// A dump tool's GET_VERSION, HLTA and re-selection: the second session on the same UID
+  /// keeps the product the first one identified.
+  @Test func productCarriesToTheNextSessionOnTheSameUID() throws {
+    let ntag215: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+    var b = TraceBuilder()
+    b.activateType2(version: ntag215)
+    b.reader([0x50, 0x00])
+    b.activateType2()
+    b.read(0, Self.ccPage0)
+    let all = try sessions(b)
+    #expect(all.count == 2)
+    #expect(all.last?.tag.product == "NTAG215")
+    #expect(all.last?.tag.version == nil)
+  }
+}
+
+extension Pass19Type4CCTests {
+  /// 6700 to a READ BINARY with Le 00, then the same read with Le 16 answered: the reader got
+  /// past it (like 6Cxx), so readNDEF is ok and the refusal a warning without a Core NFC error.
+  @Test func readRefused6700ThenSmallerLeRecovers() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x00], [0x67, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x10], Array(repeating: 0xD1, count: 0x10) + Self.ok)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    #expect(s.operations.last?.outcome == .ok)
+    let f = try #require(try b.diagnose().finding("t4t-le-exceeds-mle"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.message.hasSuffix(
+        "The reader read again with another Le and the tag answered, so the read went on."))
+  }
+}
