@@ -232,3 +232,21 @@ extension Pass19Type4CCTests {
         "The reader read again with another Le and the tag answered, so the read went on."))
   }
 }
+
+@Suite struct Pass19ISODEPTests {
+  /// The tag's I-block that ends the reader's chain answers a command no layer saw whole: it is
+  /// not the answer to the reader's earlier, unanswered READ (ISO/IEC 14443-4 §7.5.2).
+  @Test func answerEndingAChainPairsWithNoEarlierCommand() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, 0x10])  // unanswered
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x00, 0x14, 0x00, 0x12])
+    b.tag([0x02, 0x90, 0x00])
+    let frames = decodeAll(b.frames).0
+    let last = try #require(frames.last)
+    #expect(last.findings.contains { $0.code == "incomplete-chain" })
+    #expect(last.layer(.type4) == nil)
+    #expect(last.layer(.iso7816)?.name == "response")
+  }
+}

@@ -139,6 +139,10 @@ public struct LayerUnit: Sendable {
   /// again (ISO-DEP R(NAK), ISO/IEC 14443-4 §7.5.4 rule 11): inner layers read it as the answer
   /// to the command they already paired.
   public var retransmission = false
+  /// True for a tag's answer that ended the reader's chained command before its last part
+  /// (ISO-DEP `incomplete-chain`): it answers a command no layer saw whole, so inner layers
+  /// pair it with no earlier command.
+  public var answersIncompleteCommand = false
   /// True when the source kept only the first bytes of the tag's answer (a PC/SC READ BINARY
   /// with `Le` below 16 returns that many of the READ answer's 16 bytes).
   public var partialAnswer = false

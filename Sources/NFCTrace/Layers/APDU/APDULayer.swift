@@ -131,7 +131,8 @@ public struct APDULayer: ProtocolLayer {
 
   private mutating func decodeResponse(_ unit: LayerUnit) -> LayerResult {
     // A retransmitted answer (after R(NAK)) answers the command the first copy answered.
-    let command = pending ?? (unit.retransmission ? answered : nil)
+    let command =
+      unit.answersIncompleteCommand ? nil : pending ?? (unit.retransmission ? answered : nil)
     pending = nil
     answered = command
     // A card refusing a malformed command answers a status word alone (6700, 6E00…); longer

@@ -247,10 +247,12 @@ public struct ISODEPLayer: ProtocolLayer {
     // I-block ends the reader's chain the same way: the tag answers every chained part with
     // R(ACK) and sends an I-block only once the command is complete (§7.5.2), so either the
     // last part is missing from the capture or the tag broke the chaining rules.
+    var endsReaderChain = false
     if reader, tagChain.parts > 0 {
       findings.append(brokenChainFinding(tagChain, unit: unit, who: "tag"))
       tagChain = Chain()
     } else if !reader, readerChain.parts > 0 {
+      endsReaderChain = true
       var f = brokenChainFinding(readerChain, unit: unit, who: "reader")
       f.message +=
         ": the tag answered with an I-block instead of R(ACK), so the last part is missing "
@@ -351,6 +353,7 @@ public struct ISODEPLayer: ProtocolLayer {
       direction: unit.direction, bytes: payload, frameIndex: unit.frameIndex, timeNs: unit.timeNs,
       retransmission: resent)
     inner.cutByCapture = unit.cutByCapture
+    inner.answersIncompleteCommand = endsReaderChain
     return LayerResult(decode: shown, handoff: (.iso7816, inner), findings: findings)
   }
 

@@ -69,8 +69,10 @@ public struct Type4Layer: ProtocolLayer {
       }
       return result
     case .tag:
-      // A retransmitted answer (after R(NAK)) answers the command the first copy answered.
-      guard let p = pending ?? (unit.retransmission ? answered : nil),
+      // A retransmitted answer (after R(NAK)) answers the command the first copy answered;
+      // an answer to a chained command never seen whole answers none of them.
+      guard !unit.answersIncompleteCommand,
+        let p = pending ?? (unit.retransmission ? answered : nil),
         let response = ResponseAPDU(bytes: unit.bytes)
       else {
         pending = nil
