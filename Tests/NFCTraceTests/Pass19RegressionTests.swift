@@ -250,3 +250,84 @@ extension Pass19Type4CCTests {
     #expect(last.layer(.iso7816)?.name == "response")
   }
 }
+
+/// Findings of the fifteenth session's diagnosis pass.
+@Suite struct Pass19DiagnosisTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// An NTAG213 queried (CC read, an empty NDEF TLV), ready for a write.
+  private func ntag213() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.event(.fieldOn)
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    return b
+  }
+
+  /// The last part of a chained UPDATE damaged on the way: the reader's R(NAK), the tag's
+  /// R(ACK), and the same last part sent again, answered 9000 (ISO/IEC 14443-4 §7.5.4 rules 6
+  /// and 12). The command is complete; the write succeeded.
+  @Test func chainsLastPartSentAgainCompletesTheCommand() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    let message: [UInt8] = [0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F]
+    let update: [UInt8] = [0x00, 0xD6, 0x00, 0x00, 0x0B, 0x00, 0x09] + message
+    b.reader([0x13] + update.prefix(8))
+    b.tag([0xA3])
+    b.reader([0x02] + update.dropFirst(8), badCRC: true)
+    b.reader([0xB2])
+    b.tag([0xA3])
+    b.reader([0x02] + update.dropFirst(8))
+    b.tag([0x02] + Self.ok)
+    let frames = decodeAll(b.frames).0
+    let again = try #require(frames.dropLast().last)
+    #expect(again.layer(.isoDEP)?.field("reassembled_length") == .int(update.count))
+    #expect(again.layer(.iso7816)?.field("lc") == .int(11))
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations.last?.outcome == .ok)
+  }
+
+  /// A 4-bit answer Bh is neither ACK (Ah) nor a NAK NXP defines (0, 1, 4, 5): a damaged ACK.
+  /// The WRITE sent again and acknowledged completes the write; a warning, no Core NFC error.
+  @Test func damagedACKThenRetryIsNoFailure() throws {
+    var b = ntag213()
+    b.write(4, [0x03, 0x05, 0xD1, 0x01])
+    b.write(5, [0x01, 0x54, 0x00, 0xFE], .nak(0x0B))
+    b.write(5, [0x01, 0x54, 0x00, 0xFE])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .ok)
+    let f = try #require(try b.diagnose().finding("t2t-nak-transmission-error"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    #expect(f.message.hasPrefix("The answer to the WRITE of page 5 (0x5) was the 4-bit code Bh"))
+  }
+
+  /// A NAK on page 8 and a writeLock after it: the lock bits it set are no cause of the NAK
+  /// (page 2 was not known before the refusal).
+  @Test func lockBitsSetAfterTheNAKAreNoCause() throws {
+    var b = ntag213()
+    b.write(8, [0x00, 0x00, 0x00, 0x00], .nak(0))
+    b.write(2, [0x00, 0x48, 0xFF, 0xFF])
+    let r = try b.diagnose()
+    #expect(r.finding("t2t-nak-locked-page") == nil)
+    #expect(r.codes.contains("t2t-nak-unexplained"))
+  }
+
+  /// UPDATE BINARY with Lc 20 above MLc 16, refused 6700: writeNDEF stays within MLc, so the
+  /// UPDATE was the app's own sendCommand(apdu:), which gets the status word, no error.
+  @Test func lcAboveMLcRefusedNamesNoCoreNFCError() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(mlc: 0x10, nlen: 0x05)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x14] + Array(repeating: 0x41, count: 20), [0x67, 0x00])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t4t-lc-exceeds-mlc"))
+    #expect(f.severity == .error)
+    #expect(f.coreNFCError == nil)
+    #expect(r.findings.allSatisfy { $0.coreNFCError == nil })
+  }
+}

@@ -174,7 +174,11 @@ struct CallBoundary: Sendable {
     case "ACK":
       lastRetryable = false
     case "NAK":
-      lastRetryable = a.field("nak_code") == .int(1) || a.field("nak_code") == .int(5)
+      if case .int(let code)? = a.field("nak_code") {
+        lastRetryable = Type2Layer.isRetriableNAK(code)
+      } else {
+        lastRetryable = false
+      }
     default:
       guard case .string(let sw)? = a.field("sw") else { return }
       lastRetryable = false

@@ -269,7 +269,7 @@ struct Type2Procedure: Sendable {
       // A refusal a retry made up for earlier in the call leaves it ok: this one is first again.
       let firstRefusal = op.outcome == .ok
       let retriable: Bool
-      if case .int(let code)? = answer.field("nak_code"), code == 1 || code == 5 {
+      if case .int(let code)? = answer.field("nak_code"), Type2Layer.isRetriableNAK(code) {
         retriable = true
       } else {
         retriable = false

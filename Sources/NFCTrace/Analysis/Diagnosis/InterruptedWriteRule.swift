@@ -301,7 +301,10 @@ enum InterruptedWriteRule: DiagnosisRule {
       return start <= at && at < start + w.data.count
     }
     if rewritten { return nil }
-    let error = interrupted ? CoreNFCError.tagConnectionLost : c.refusalError(i)
+    // A write refused for the app's own APDU (Lc above MLc, past the file) raised no error.
+    let error: CoreNFCError? =
+      interrupted
+      ? .tagConnectionLost : Type4StatusRule.refusedAsOwnAPDU(c, i) ? nil : c.refusalError(i)
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let lengthFrame = st.lengthFrame
     let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"

@@ -38,6 +38,16 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
       g.userBytes != nil
       ? ("user memory", "the last user page of the \(c.session.tag.product ?? "product")")
       : ("NDEF data area", "from the CC")
+    let ccOverstates = g.dataAreaEndPage.map { $0 > end } ?? false
+    // When the CC overstates the memory, queryNDEFStatus's capacity is the CC's: checking
+    // against it does not help, the product's user memory is the limit.
+    let sizeCheck =
+      ccOverstates
+      ? "Keep messages within \(Type2CCChecks.largestMessage((end - 4) * 4)) bytes on this tag (its "
+        + "user memory, pages 4–\(end - 1), less the NDEF TLV's T and L): queryNDEFStatus's "
+        + "capacity comes from the CC, which overstates it, so writeNDEF writes past it too."
+      : "Write NDEF with writeNDEF(_:completionHandler:), after checking the message size "
+        + "against queryNDEFStatus's capacity."
     var f = DiagnosisFinding(
       code: "t2t-write-past-data-area", severity: .error, operation: op,
       frames: spill.map(\.frame),
@@ -47,15 +57,14 @@ enum Type2DataAreaOverflowRule: DiagnosisRule {
       message:
         "Consecutive WRITEs from the \(area) continued past its end (page \(end - 1), "
         + "\(source)), and the tag acknowledged them: " + what.joined(separator: "; ")
-        + (g.dataAreaEndPage.map { $0 > end } ?? false
+        + (ccOverstates
           ? ". The CC declares a data area up to page \((g.dataAreaEndPage ?? end) - 1), past the "
             + "user memory (t2t-cc-exceeds-memory): Core NFC's writeNDEF, trusting it, writes "
             + "there too."
           : ". Core NFC's writeNDEF never writes there: the app wrote the pages itself."),
       coreNFCError: nil,
       fix:
-        "Write NDEF with writeNDEF(_:completionHandler:), after checking the message size "
-        + "against queryNDEFStatus's capacity. An app that writes pages with sendMiFareCommand "
+        sizeCheck + " An app that writes pages with sendMiFareCommand "
         + "must stop at the last user page (\(end - 1)). Lock bits and a set "
         + "CFGLCK cannot be undone; rewrite CFG0/CFG1/PWD with the intended values if they are "
         + "not locked.")

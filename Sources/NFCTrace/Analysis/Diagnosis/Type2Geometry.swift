@@ -75,10 +75,10 @@ struct Type2Geometry {
   }
 
   /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).
-  func staticLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
-    guard (3...15).contains(p), let lock = settled(10, 2) else { return nil }
+  func staticLock(_ p: Int, before frame: Int? = nil) -> (locked: Bool, frame: Int?)? {
+    guard (3...15).contains(p), let (lock, from) = settled(10, 2, before: frame) else { return nil }
     let bits = Int(lock[0]) | Int(lock[1]) << 8
-    return (bits & (1 << p) != 0, memory.frame(10))
+    return (bits & (1 << p) != 0, from)
   }
 
   /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16), from the one
@@ -91,21 +91,32 @@ struct Type2Geometry {
   }
 
   /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.
-  func dynamicLock(_ p: Int) -> (locked: Bool, frame: Int?)? {
+  func dynamicLock(_ p: Int, before frame: Int? = nil) -> (locked: Bool, frame: Int?)? {
     guard p >= 16, let page = dynamicLockPage, p < page, let per = pagesPerDynamicBit,
-      let lock = settled(page * 4, 2)
+      let (lock, from) = settled(page * 4, 2, before: frame)
     else { return nil }
     let bit = (p - 16) / per
     guard bit < 16 else { return nil }
     let bits = Int(lock[0]) | Int(lock[1]) << 8
-    return (bits & (1 << bit) != 0, memory.frame(page * 4))
+    return (bits & (1 << bit) != 0, from)
   }
 
   /// The bytes at `offset..<offset+count` when each is known from a read or an acknowledged
   /// write: a lock byte written without acknowledgement may or may not be programmed.
-  private func settled(_ offset: Int, _ count: Int) -> [UInt8]? {
-    (offset..<(offset + count)).contains { memory.state($0) == .unacknowledged }
-      ? nil : memory.known(offset, count)
+  ///
+  /// With `before` (a frame), the bytes as they were then: bytes the session set later (a
+  /// writeLock after a refused write) are taken from the session's start image when it knew
+  /// them before that frame, else unknown. Also returns the frame that showed them.
+  private func settled(_ offset: Int, _ count: Int, before: Int? = nil) -> ([UInt8], Int?)? {
+    let range = offset..<(offset + count)
+    if let before, range.contains(where: { (memory.frame($0) ?? 0) > before }) {
+      guard range.allSatisfy({ (memoryAtStart.frame($0) ?? Int.max) < before }),
+        let bytes = memoryAtStart.known(offset, count)
+      else { return nil }
+      return (bytes, memoryAtStart.frame(offset))
+    }
+    if range.contains(where: { memory.state($0) == .unacknowledged }) { return nil }
+    return memory.known(offset, count).map { ($0, memory.frame(offset)) }
   }
 
   /// `0x28 (40)`.

@@ -43,11 +43,11 @@ enum Type2NAKRule: DiagnosisRule {
       let x = cause(code: code, page: page, at: cmd.frame, c, geo)
       // A NAK 1 or 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
       // programmed; the weak field is worth a warning, not a failure.
-      let retried = (code == 1 || code == 5) && recovered
+      let retried = Type2Layer.isRetriableNAK(code) && recovered
       // The same WRITE acknowledged after a re-activation (a NAK sends an NTAG to IDLE, so a
       // stack that recovers re-activates first), in a write that then completed.
       let resumed =
-        (code == 1 || code == 5) && !recovered
+        Type2Layer.isRetriableNAK(code) && !recovered
         ? c.log.commands.first { w in
           w.frame > cmd.frame && w.page == page && w.data == cmd.data && w.answer == .ack
             && c.operation(at: w.frame).map {
@@ -91,6 +91,15 @@ enum Type2NAKRule: DiagnosisRule {
           + "it did not write page \(p). This is a radio problem (distance, metal, interference).",
         fix: "Hold the phone flat and still on the tag; on error, write again.")
     }
+    if !Type2Layer.isDefinedNAK(code) {
+      return Cause(
+        code: "t2t-nak-transmission-error", cause: "the tag's answer arrived damaged",
+        message: "The answer to the WRITE of page \(p) was the 4-bit code "
+          + "\(String(code, radix: 16, uppercase: true))h, which is neither the ACK (Ah) nor a "
+          + "NAK NXP defines (0, 1, 4, 5): an ACK or NAK damaged on the air, so whether page "
+          + "\(p) was written is unknown. This is a radio problem (distance, metal, interference).",
+        fix: "Hold the phone flat and still on the tag; on error, write again.")
+    }
     if code == 5 {
       return Cause(
         code: "t2t-nak-eeprom-error", cause: "the tag could not program its memory",
@@ -99,7 +108,7 @@ enum Type2NAKRule: DiagnosisRule {
         fix:
           "Hold the phone still on the tag and write again; a tag that keeps failing is worn out.")
     }
-    if let x = lockCause(page, g) { return x }
+    if let x = lockCause(page, before: frame, g) { return x }
     if let last = g.lastPage, page > last {
       return Cause(
         code: "t2t-nak-beyond-memory", cause: "the page does not exist on this tag",
@@ -190,7 +199,7 @@ enum Type2NAKRule: DiagnosisRule {
             + "writing") + ", and use another tag if the pages are locked.")
   }
 
-  private static func lockCause(_ page: Int, _ g: Type2Geometry) -> Cause? {
+  private static func lockCause(_ page: Int, before frame: Int, _ g: Type2Geometry) -> Cause? {
     let p = Type2Geometry.page(page)
     // With the CC's write access still 00h the query says .readWrite: checking it cannot help.
     let fix =
@@ -208,7 +217,8 @@ enum Type2NAKRule: DiagnosisRule {
         message: "Pages 0–1 hold the tag's serial number (UID), fixed at the factory.",
         fix: "Do not write pages 0–1; NDEF data starts at page 4.")
     }
-    if let s = g.staticLock(page), s.locked {
+    // The lock bytes as they were when the tag refused: bits a later writeLock set are no cause.
+    if let s = g.staticLock(page, before: frame), s.locked {
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a static lock bit",
         message: "Page 2 (read from the tag) has the lock bit for page \(p) set: the page is "
@@ -231,7 +241,7 @@ enum Type2NAKRule: DiagnosisRule {
           + "CFGLCK only after the final configuration is written.",
         frames: [g.memoryAtStart.frame((cfg0 + 1) * 4)].compactMap { $0 })
     }
-    if let d = g.dynamicLock(page), d.locked {
+    if let d = g.dynamicLock(page, before: frame), d.locked {
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a dynamic lock bit",
         message: "The dynamic lock bytes (page \(Type2Geometry.page(g.dynamicLockPage ?? 0)), "

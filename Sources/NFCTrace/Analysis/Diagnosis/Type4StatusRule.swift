@@ -68,6 +68,21 @@ enum Type4StatusRule: DiagnosisRule {
     return out
   }
 
+  /// Refusals that show the APDU was the app's own: past the NDEF file or above MLc / MLe.
+  /// writeNDEF and readNDEF stay within the CC's limits (402 before sending), and
+  /// sendCommand(apdu:) returns the status word without an NFCReaderError.
+  static let ownAPDUCodes: Set<String> = [
+    "t4t-write-past-file", "t4t-lc-exceeds-mlc", "t4t-le-exceeds-mle",
+  ]
+
+  /// Whether operation `i` was refused by such an APDU (its Core NFC error is none).
+  static func refusedAsOwnAPDU(_ c: DiagnosisContext, _ i: Int) -> Bool {
+    c.commands(in: i).contains { cmd in
+      guard cmd.refused, cmd.ins != nil, case .sw(let sw) = cmd.answer else { return false }
+      return ownAPDUCodes.contains(explain(cmd, sw: sw, c).code)
+    }
+  }
+
   private static func getResponse(
     _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
   ) -> DiagnosisFinding {
@@ -122,7 +137,7 @@ enum Type4StatusRule: DiagnosisRule {
     let passed =
       cmd.ins == 0xA4 && !detectionStop && soft == nil
       && op.map { c.session.operations[$0].outcome == .ok } ?? false
-    let raised = soft == nil && !passed && x.code != "t4t-write-past-file" && !detectionStop
+    let raised = soft == nil && !passed && !ownAPDUCodes.contains(x.code) && !detectionStop
     var message = x.message
     if passed {
       message += " Here the reader sent the SELECT again in another form and the tag accepted it."

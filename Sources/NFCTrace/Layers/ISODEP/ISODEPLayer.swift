@@ -43,6 +43,13 @@ public struct ISODEPLayer: ProtocolLayer {
   /// rule 11), its bytes intact where the first copy may have been damaged.
   private var lastTagAnswer: (pcb: UInt8, prefix: [UInt8])?
   private var tagBlockNAKed = false
+  /// The reader's last chained command: the PCB of its last part and the INF of the parts
+  /// before it; and whether an R-block came since. The reader's next I-block with that PCB
+  /// after an R-block exchange is the last part sent again (the tag answered the reader's
+  /// R(NAK) with R(ACK): ISO/IEC 14443-4 §7.5.4 rules 6 and 12), which completes the same
+  /// command, not a command of its own.
+  private var lastReaderChain: (pcb: UInt8, prefix: [UInt8])?
+  private var rBlockSinceReaderIBlock = false
   /// The frames of the reader's last I-block and last R(ACK).
   private var lastReaderIBlock: Int?
   private var lastReaderACK: Int?
@@ -298,6 +305,17 @@ public struct ISODEPLayer: ProtocolLayer {
     }
     var payload = block.inf
     let lone = chain.parts == 0
+    // The reader's chain's last part sent again (after R(NAK) → R(ACK)): the whole command.
+    var lastPartAgain = false
+    if reader {
+      if lone, rBlockSinceReaderIBlock, let last = lastReaderChain, last.pcb == block.pcb {
+        lastPartAgain = true
+        payload = last.prefix + block.inf
+      } else {
+        lastReaderChain = lone ? nil : (block.pcb, chain.bytes)
+      }
+      rBlockSinceReaderIBlock = false
+    }
     let decode: LayerDecode
     if chain.parts > 0, chain.gap {
       // A part is missing: the bytes around the hole are not the answer; nothing to hand on.
@@ -345,6 +363,10 @@ public struct ISODEPLayer: ProtocolLayer {
     }
     var shown = decode
     if resent { shown.summary += " (retransmission)" }
+    if lastPartAgain {
+      shown.summary += " (the chain's last part sent again: \(payload.count) bytes)"
+      shown.fields.append(LayerField("reassembled_length", .int(payload.count)))
+    }
     // An empty INF carries no APDU, unless the capture cut the frame before it.
     guard !payload.isEmpty || unit.cutByCapture else {
       return LayerResult(decode: shown, findings: findings)
@@ -366,6 +388,7 @@ public struct ISODEPLayer: ProtocolLayer {
   }
 
   private mutating func decodeRBlock(_ block: ISODEPBlock, unit: LayerUnit) -> LayerResult {
+    rBlockSinceReaderIBlock = true
     var findings: [Finding] = []
     let n = block.blockNumber
     if block.kind == .rACK {

@@ -330,6 +330,17 @@ public struct Type2Layer: ProtocolLayer {
     }
   }
 
+  /// Whether a 4-bit NAK `code` reports a failure that the same command sent again may get
+  /// past: 1 (transmission error), 5 (EEPROM write error), or a code no datasheet gives — a
+  /// damaged ACK or NAK (an ACK Ah with a bit flipped reads Bh, 8h, Eh or 2h). NXP tags define
+  /// only 0, 1, 4 and 5 (nfc-facts §4.2).
+  public static func isRetriableNAK(_ code: Int) -> Bool {
+    code == 1 || code == 5 || !isDefinedNAK(code)
+  }
+
+  /// NAK codes NXP's datasheets define: 0, 1, 4, 5 (nfc-facts §4.2).
+  public static func isDefinedNAK(_ code: Int) -> Bool { [0, 1, 4, 5].contains(code) }
+
   /// NAK codes: NXP NTAG21x datasheets (0, 1, 5); 4 varies between sources (nfc-facts §4.2).
   static func nakMeaning(_ code: Int) -> String {
     switch code {
@@ -337,7 +348,7 @@ public struct Type2Layer: ProtocolLayer {
     case 0x1: return "parity or CRC error"
     case 0x4: return "authentication counter overflow or not allowed"
     case 0x5: return "EEPROM write error"
-    default: return "non-standard code"
+    default: return "non-standard code: a damaged ACK or NAK"
     }
   }
 
