@@ -331,3 +331,87 @@ extension Pass19Type4CCTests {
     #expect(r.findings.allSatisfy { $0.coreNFCError == nil })
   }
 }
+
+extension Pass19DiagnosisTests {
+  /// One UPDATE BINARY of NLEN and the whole message with no answer — at once, or after the
+  /// tag asked for more time with S(WTX): the tag holds the new message or the old one (or a
+  /// mix had it lost power while programming), not "a length written before its data".
+  @Test(arguments: [false, true])
+  func oneUnansweredUpdateOfTheWholeMessageIsUncertain(wtx: Bool) throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
+    if wtx {
+      b.tag([0xF2, 0x02])
+      b.reader([0xF2, 0x02])
+    }
+    let r = try b.diagnose()
+    #expect(r.codes.sorted() == ["ndef-length-uncertain", "write-interrupted"])
+    let f = try #require(r.finding("ndef-length-uncertain"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == .tagConnectionLost)
+    #expect(
+      f.message.hasPrefix(
+        "The NLEN (0x5 (5)) and the whole 5-byte message went in one write, which got no answer"))
+  }
+}
+
+extension Pass19DiagnosisTests {
+  /// The length-last write's final length refused: NAK 0 / 1 did not program it, so the tag
+  /// holds the length 0 the first step set (`ndef-emptied`); NAK 5 (EEPROM write error) may
+  /// have, so the tag holds the new message or an empty one (`ndef-length-uncertain`), never
+  /// a torn one.
+  @Test(arguments: [0, 1, 5])
+  func finalLengthRefused(nak: Int) throws {
+    var b = ntag213()
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x05, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
+    b.write(4, [0x03, 0x09, 0xD1, 0x01], .nak(UInt8(nak)))
+    let r = try b.diagnose()
+    #expect(r.finding("ndef-torn") == nil)
+    if nak == 5 {
+      let f = try #require(r.finding("ndef-length-uncertain"))
+      #expect(
+        f.cause
+          == "the final write of the NDEF TLV length failed (NAK 5); the message bytes are all on the tag"
+      )
+      #expect(f.message.contains("the tag holds the complete new message or an empty message"))
+    } else {
+      #expect(r.finding("ndef-emptied") != nil)
+    }
+  }
+}
+
+extension Pass19DiagnosisTests {
+  /// The UPDATE's 9000 reaches the capture damaged, the reader asks for it again (R(NAK)), the
+  /// copy is damaged too, and the reader sends nothing more: the tag wrote, but whether the
+  /// reader got the answer is unknown — not a plain success.
+  @Test func lastAnswerOnlyDamagedIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
+    b.tag([0x03] + Self.ok, badCRC: true)
+    b.reader([0xB3])
+    b.tag([0x03] + Self.ok, badCRC: true)
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .unknown)
+    #expect(
+      write.reason?.hasPrefix(
+        "the tag's last answer (frame \(b.frames.count - 1)) is in the capture only damaged")
+        == true)
+    // An intact copy after the R(NAK) settles it: ok.
+    var c = TraceBuilder()
+    c.activateType4()
+    c.queryType4()
+    c.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
+    c.tag([0x03] + Self.ok, badCRC: true)
+    c.reader([0xB3])
+    c.tag([0x03] + Self.ok)
+    #expect(try sessions(c).first?.operations.last?.outcome == .ok)
+  }
+}

@@ -77,6 +77,10 @@ public struct SessionAnalyzer: Sendable {
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
+  /// The last answer, when the capture has it only damaged (CRC failed) and the reader sent
+  /// nothing since but R(NAK) (asking for it again, ISO/IEC 14443-4 §7.5.4): whether the
+  /// reader got it intact is unknown until it goes on.
+  private var damagedLastAnswer: Int?
   /// The last APDU frame left unanswered, until the reader sends something other than an
   /// R-block: the tag's answer after R(NAK) answers it.
   private var silentIBlock: DecodedFrame?
@@ -174,6 +178,8 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    // Anything but R(NAK) shows the reader went on: it had the answer.
+    if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
     // The reader sends the command whose answer was not understood again: the new answer
     // decides, as after a NAK 1 or a damaged answer.
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
@@ -372,6 +378,7 @@ public struct SessionAnalyzer: Sendable {
     // request stays pending for the intact copy.
     let damaged = f.frame.crc == .bad
     if !damaged { pending = nil }
+    damagedLastAnswer = damaged ? f.frame.index : nil
     // Taken out of `current` while it changes, so its arrays stay uniquely referenced and are
     // appended to in place instead of copied.
     guard var op = current else { return }
@@ -639,6 +646,19 @@ public struct SessionAnalyzer: Sendable {
       deferredSilence = nil
       op.outcome = .interrupted
       op.reason = silence.why
+      // The APDU still waiting (kept busy by S(WTX), or R(NAK)ed) never got its answer: an
+      // UPDATE's bytes may or may not be in the tag's memory, as for one with no answer at all.
+      if let p = pending, p.layer(.type4) != nil { type4.unanswered(p, memory: &memory) }
+    }
+    if let damaged = damagedLastAnswer {
+      damagedLastAnswer = nil
+      if op.outcome == .ok {
+        op.outcome = .unknown
+        op.reason =
+          "the tag's last answer (frame \(damaged)) is in the capture only damaged (CRC failed) "
+          + "and the reader sent nothing after it: the tag carried the command out, but whether "
+          + "the reader received the answer intact (and the app its result) is unknown"
+      }
     }
     if let chain = openChain {
       // The APDU's last part never went out: the tag did not get the command (ISO/IEC

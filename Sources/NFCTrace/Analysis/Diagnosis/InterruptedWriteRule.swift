@@ -308,6 +308,9 @@ enum InterruptedWriteRule: DiagnosisRule {
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let lengthFrame = st.lengthFrame
     let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"
+    if st.oneUnansweredWrite, st.claimed > 0 {
+      return wholeWriteUncertain(st, op: i, error: error, lengthText: lengthText)
+    }
     switch st.shape {
     case .torn:
       let range = "\(st.valueStart)–\(st.valueStart + st.claimed - 1)"
@@ -393,6 +396,25 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "still, then readNDEF to verify.")
   }
 
+  /// One write carried the length and the whole message and got no answer (a Type 4 UPDATE
+  /// BINARY of NLEN and data together): nothing shows whether it reached the tag's memory.
+  private static func wholeWriteUncertain(
+    _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, lengthText: String
+  ) -> DiagnosisFinding {
+    DiagnosisFinding(
+      code: "ndef-length-uncertain", severity: .warning, operation: i,
+      frames: [st.lengthFrame].compactMap { $0 },
+      cause: "the one write of the \(st.lengthName) and the whole message got no answer",
+      message:
+        "The \(st.lengthName) (\(lengthText)) and the whole \(st.claimed)-byte message went in one "
+        + "write, which got no answer: whether it reached the tag's memory is unknown. The tag "
+        + "holds the new message or its old one untouched — or, had it lost power while "
+        + "programming, a mix of both; the trace cannot tell which.",
+      coreNFCError: error,
+      fix: "Read the tag (readNDEF) to see which; write the message again with "
+        + "writeNDEF(_:completionHandler:) while the tag is held still if it is not the new one.")
+  }
+
   private static func lengthUncertain(
     _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, lengthText: String
   ) -> DiagnosisFinding {
@@ -404,10 +426,15 @@ enum InterruptedWriteRule: DiagnosisRule {
       code: "ndef-length-uncertain", severity: .warning, operation: i,
       frames: [st.lengthFrame].compactMap { $0 },
       cause:
-        "the final write of the \(st.lengthName) got no answer; the message bytes are all on the tag",
+        "the final write of the \(st.lengthName) "
+        + (st.lengthEEPROMError ? "failed (NAK 5)" : "got no answer")
+        + "; the message bytes are all on the tag",
       message:
         "Every byte of the new \(st.claimed)-byte message was written and acknowledged, but the "
-        + "last write, of the \(st.lengthName) (\(lengthText)), got no answer. Depending on whether "
+        + "last write, of the \(st.lengthName) (\(lengthText)), "
+        + (st.lengthEEPROMError
+          ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
+          : "got no answer") + ". Depending on whether "
         + "it reached the tag's memory, the tag holds the complete new message or \(before); "
         + "never a torn one: the length was written last, the safe order.",
       coreNFCError: error,

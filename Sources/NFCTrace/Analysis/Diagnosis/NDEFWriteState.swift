@@ -44,9 +44,15 @@ struct NDEFWriteState {
   /// True when the write that set the length field got no answer: the tag holds that length
   /// or the one before it (`earlierLength`).
   var lengthUnacknowledged = false
+  /// True when that write was answered NAK 5 (EEPROM write error) rather than nothing.
+  var lengthEEPROMError = false
   /// The length an earlier acknowledged write of the operation put in the length field (0
   /// for the length-last procedure's first step, `03 00` or `03 FF 00 00`).
   var earlierLength: Int?
+  /// True when one write that got no answer carried the length and every claimed byte (a
+  /// Type 4 UPDATE BINARY of NLEN and the message together): the tag holds the new message,
+  /// its old one, or — had it lost power while programming — a mix; the trace cannot tell.
+  var oneUnansweredWrite = false
 
   var shape: Shape {
     if claimed == 0 { return .empty }
@@ -112,20 +118,24 @@ struct NDEFWriteState {
     value: @escaping (SessionCommandLog.Command, Int) -> UInt8,
     lengthIn: (SessionCommandLog.Command) -> Int?
   ) -> NDEFWriteState {
-    let lengthCmd = covers(lengthAt).last.flatMap { landed($0) != nil ? $0 : nil }
+    // A refused write did not land: the one before it decides (a NAK 0 on the length-last
+    // write's final length leaves the length 0 an earlier write of the operation set).
+    let lengthCovers = covers(lengthAt).filter { landed($0) != nil }
+    let lengthCmd = lengthCovers.last
     var st = NDEFWriteState(
       lengthName: name, lengthAddress: lengthAt, claimed: claimed, valueStart: valueStart,
       lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
     if let lengthCmd, landed(lengthCmd) == false {
       st.lengthUnacknowledged = true
-      st.earlierLength = covers(lengthAt).dropLast().last { landed($0) == true }
+      st.lengthEEPROMError = lengthCmd.answer == .nak(5)
+      st.earlierLength = lengthCovers.dropLast().last { landed($0) == true }
         .flatMap { lengthIn($0) }
     }
     // A byte whose last write got no answer is still known when an earlier acknowledged write
     // of the operation put the same value there (the length-last stack's final WRITE repeats
     // the first page's other bytes).
     let cover = { (i: Int) -> SessionCommandLog.Command? in
-      let all = covers(i)
+      let all = covers(i).filter { landed($0) != nil }
       guard let last = all.last, landed(last) == false,
         let acked = all.dropLast().last(where: { landed($0) == true }),
         value(acked, i) == value(last, i)
@@ -134,6 +144,11 @@ struct NDEFWriteState {
     }
     // Cap the walk: a damaged length cannot make us walk beyond the image limit.
     let end = valueStart + min(claimed, ByteImage.limit)
+    if let lengthCmd, st.lengthUnacknowledged, claimed <= ByteImage.limit {
+      st.oneUnansweredWrite = (valueStart..<end).allSatisfy {
+        covers($0).last?.frame == lengthCmd.frame
+      }
+    }
     var all: [UInt8] = []
     var complete = true
     // Past the image no write and no read reached: unknown, without asking each byte (a
@@ -159,12 +174,14 @@ struct NDEFWriteState {
     return st
   }
 
-  /// true = acknowledged, false = unanswered (may have landed), nil = refused (did not land).
+  /// true = acknowledged, false = unanswered or NAK 5 (may have landed: an EEPROM write
+  /// error means programming started and failed, NXP NTAG21x datasheet), nil = refused (did
+  /// not land).
   private static func landed(_ c: SessionCommandLog.Command) -> Bool? {
     switch c.answer {
     case .ack: return true
     case .sw(let sw): return sw == "9000" ? true : nil
-    case .none: return false
+    case .none, .nak(5): return false
     case .nak, .other: return nil
     }
   }
