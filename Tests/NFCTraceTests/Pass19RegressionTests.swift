@@ -415,3 +415,39 @@ extension Pass19DiagnosisTests {
     #expect(try sessions(c).first?.operations.last?.outcome == .ok)
   }
 }
+
+extension Pass19DiagnosisTests {
+  /// Two writes in one session: each is judged by the message it wrote, not by the one the
+  /// later write left on the tag.
+  @Test func eachWriteIsJudgedByWhatItWrote() throws {
+    let first: [UInt8] = [0xD1, 0x01, 0x03, 0x55, 0x04, 0x61, 0x62]
+    let second: [UInt8] = [0xD1, 0x01, 0x03, 0x55, 0x04, 0x78, 0x79]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x09, 0x00, 0x07] + first, Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x09, 0x00, 0x07] + second, Self.ok)
+    let r = try b.diagnose(expect: first)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .writeNDEF])
+    let differs = r.findings.filter { $0.code == "content-differs-from-expected" }
+    #expect(differs.map(\.operation) == [3])
+  }
+}
+
+extension Pass19DiagnosisTests {
+  /// The reader's last UPDATE and its R(NAK) both reach the capture damaged and get no answer:
+  /// the tag may have ignored invalid frames (ISO/IEC 14443-4 §7.5.4), so the cause is the
+  /// radio link, not only the tag leaving; the error stays 100.
+  @Test func silenceAfterDamagedReaderFramesBlamesTheLink() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], badCRC: true)
+    b.reader([0xB3], badCRC: true)
+    let f = try #require(try b.diagnose().finding("write-interrupted"))
+    #expect(f.coreNFCError == .tagConnectionLost)
+    #expect(f.cause.hasSuffix("whose frames reached the capture damaged"))
+    #expect(f.message.contains("a disturbed radio link"))
+  }
+}

@@ -28,8 +28,12 @@ enum ContentRule: DiagnosisRule {
       }
       let writes = c.commands(in: i).filter(\.isWrite)
       if op.outcome == .ok, st.shape == .complete, let bytes = st.bytes {
-        // Type 2: the message as readers see it, around reserved (Lock/Memory Control) bytes.
-        let tlv = c.session.memory.type2Area?.ndef
+        // Type 2: the message as readers see it, around reserved (Lock/Memory Control) bytes —
+        // unless a later write replaced it (then the operation's own bytes are judged).
+        let superseded = c.log.commands.contains {
+          $0.frame > op.lastFrame && $0.isWrite && $0.accepted
+        }
+        let tlv = superseded ? nil : c.session.memory.type2Area?.ndef
         let message = tlv.flatMap { $0.isComplete && $0.length == bytes.count ? $0.value : nil }
         out += validate(message ?? bytes, st: st, writes: writes, op: i)
       }

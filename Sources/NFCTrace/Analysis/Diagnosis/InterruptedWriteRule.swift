@@ -216,17 +216,31 @@ enum InterruptedWriteRule: DiagnosisRule {
     }
     if let nak = idleNAK { return idleAfterNAK(c, i, nak: nak, details: details) }
     var text = "The tag stopped answering in the middle of \(op.kind.rawValue)." + details
+    // Every unanswered frame reached the capture damaged: the tag may have got them damaged
+    // too and ignored them (a tag does not answer an invalid block, ISO/IEC 14443-4 §7.5.4).
+    let damagedSilence =
+      !oversized && !op.unansweredFrames.isEmpty
+      && op.unansweredFrames.allSatisfy { c.rf.damagedFrames.contains($0) }
     text +=
       oversized
       ? " The unanswered frame was longer than the tag's FSC (see command-exceeds-fsc): the tag"
         + " most likely dropped it rather than left the field."
-      : " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
+      : damagedSilence
+        ? " Every unanswered frame of the reader reached the capture damaged (CRC or parity): "
+          + "the tag may have received them damaged too and ignored them, as tags do with an "
+          + "invalid frame — a disturbed radio link (metal, interference, a weak field at the "
+          + "edge) rather than, or before, the tag leaving."
+        : " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
     let frames = acked.map(\.frame) + acked.compactMap(\.answerFrame) + op.unansweredFrames
     let cause: String
     if let last = silent.first, oversized {
       cause =
         "the tag did not answer \(last.summary) during \(op.kind.rawValue): a frame longer than "
         + "its FSC"
+    } else if let last = silent.first, damagedSilence {
+      cause =
+        "the tag did not answer \(last.summary) during \(op.kind.rawValue), whose frames reached "
+        + "the capture damaged"
     } else if let last = silent.first {
       cause = "the tag left the field during \(op.kind.rawValue): no answer to \(last.summary)"
     } else {

@@ -73,13 +73,23 @@ struct NDEFWriteState {
     let w =
       op.firstFrame <= op.lastFrame
       ? log.commands(in: op.firstFrame...op.lastFrame).filter(\.isWrite) : []
-    if s.tag.isISODEP || s.type4CC != nil { return type4(s, w) }
-    return type2(s, w)
+    let type4 = s.tag.isISODEP || s.type4CC != nil
+    // Bytes a later write of the session set again: there the end image shows that write's
+    // value, and this operation is judged by what it wrote itself.
+    var later = Set<Int>()
+    for c in log.commands where c.frame > op.lastFrame && c.isWrite && c.accepted {
+      if type4 {
+        if c.ins == 0xD6, let o = c.offset { later.formUnion(o..<(o + c.data.count)) }
+      } else if let p = c.page {
+        later.formUnion((p * 4)..<(p * 4 + c.data.count))
+      }
+    }
+    return type4 ? Self.type4(s, w, later: later) : type2(s, w, later: later)
   }
 
-  private static func type2(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
-    -> NDEFWriteState?
-  {
+  private static func type2(
+    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], later: Set<Int>
+  ) -> NDEFWriteState? {
     let image = s.memory.type2End
     guard let area = s.memory.type2Area, let tlv = area.ndef, let lengthAt = area.ndefLengthAddress
     else { return nil }
@@ -88,12 +98,13 @@ struct NDEFWriteState {
       "NDEF TLV length", lengthAt: lengthAt, claimed: tlv.length,
       valueStart: 16 + tlv.valueOffset, image: image, covers: covers,
       value: { c, i in c.data[i % 4] },
-      lengthIn: { Type2TLV.length(in: $0.data, at: lengthAt % 4) })
+      lengthIn: { Type2TLV.length(in: $0.data, at: lengthAt % 4) },
+      ownValueStart: { c in lengthAt + (c.data[lengthAt % 4] == 0xFF ? 3 : 1) }, later: later)
   }
 
-  private static func type4(_ s: SessionAnalysis, _ w: [SessionCommandLog.Command])
-    -> NDEFWriteState?
-  {
+  private static func type4(
+    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], later: Set<Int>
+  ) -> NDEFWriteState? {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
@@ -107,7 +118,7 @@ struct NDEFWriteState {
       lengthIn: { c in
         c.offset == 0 && c.data.count >= size
           ? ByteImage.bigEndian(c.data.prefix(size)) : nil
-      })
+      }, ownValueStart: { _ in size }, later: later)
   }
 
   /// `covers(i)`: the operation's writes covering byte `i`, in order; `value(c, i)`: the byte
@@ -116,12 +127,20 @@ struct NDEFWriteState {
     _ name: String, lengthAt: Int, claimed: Int, valueStart: Int, image: ByteImage,
     covers: @escaping (Int) -> [SessionCommandLog.Command],
     value: @escaping (SessionCommandLog.Command, Int) -> UInt8,
-    lengthIn: (SessionCommandLog.Command) -> Int?
+    lengthIn: (SessionCommandLog.Command) -> Int?,
+    ownValueStart: (SessionCommandLog.Command) -> Int, later: Set<Int> = []
   ) -> NDEFWriteState {
     // A refused write did not land: the one before it decides (a NAK 0 on the length-last
     // write's final length leaves the length 0 an earlier write of the operation set).
     let lengthCovers = covers(lengthAt).filter { landed($0) != nil }
     let lengthCmd = lengthCovers.last
+    // The length this operation left, when a later write set it again.
+    var claimed = claimed
+    var valueStart = valueStart
+    if later.contains(lengthAt), let c = lengthCmd, landed(c) == true, let own = lengthIn(c) {
+      claimed = own
+      valueStart = ownValueStart(c)  // a 1-byte length then, a 3-byte one now, or the reverse
+    }
     var st = NDEFWriteState(
       lengthName: name, lengthAddress: lengthAt, claimed: claimed, valueStart: valueStart,
       lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
@@ -167,7 +186,11 @@ struct NDEFWriteState {
           st.older.append(i)
         }
       }
-      if i < image.count { all.append(image.values[i]) }
+      if later.contains(i), let c = cover(i), landed(c) == true {
+        all.append(value(c, i))
+      } else if i < image.count {
+        all.append(image.values[i])
+      }
     }
     if known < end { st.unknown.append(contentsOf: known..<end) }
     st.bytes = complete && all.count == claimed ? all : nil
