@@ -350,28 +350,13 @@ extension Pass18ReportTests {
 }
 
 extension Pass18ChainingTests {
-  /// The text timeline of frames `b`, as `nfctrace timeline` streams it.
-  private func timeline(_ b: TraceBuilder) throws -> [String] {
-    let out = OutputBuffer(fd: nil)
-    let r = TimelineTextRenderer(out: out, color: false)
-    _ = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) { item in
-      switch item {
-      case .frame(let f): r.render(f)
-      case .event(let e): r.render(e)
-      case .session: break
-      }
-    }
-    r.finish()
-    return out.text.split(separator: "\n").map(String.init)
-  }
-
   /// The streamed timeline holds a chain's frames until their operation is known: the query's
   /// end line comes before the chain's first part, the transceive's start line too.
   @Test func timelinePlacesTheChainUnderItsOperation() throws {
     var (b, _) = queriedType4()
     let first = b.frames.count
     b.chainedAPDU([0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x02, 0x03, 0x00], part: 5, [0x91, 0x00])
-    let lines = try timeline(b)
+    let lines = try streamedTimeline(b)
     let queryEnd = try #require(lines.firstIndex { $0.hasPrefix("  ◂ queryNDEFStatus") })
     let start = try #require(lines.firstIndex { $0 == "  ▸ transceive" })
     let chainPart = try #require(lines.firstIndex { $0.hasPrefix("#\(first) ") })
@@ -386,7 +371,7 @@ extension Pass18ChainingTests {
     let first = b.frames.count
     b.reader([0x12, 0x90, 0x5A, 0x00, 0x00, 0x03])
     b.tag([0xA2])
-    let lines = try timeline(b)
+    let lines = try streamedTimeline(b)
     let start = try #require(lines.firstIndex { $0 == "  ▸ transceive" })
     let end = try #require(lines.firstIndex { $0.hasPrefix("  ◂ transceive interrupted") })
     #expect(lines[start + 1].hasPrefix("#\(first) "))
@@ -537,7 +522,7 @@ extension Pass18ChainingTests {
     b.chainedAPDU(
       Array((0..<10).flatMap { _ in apdu }.prefix(SessionAnalysisRun.holdLimit + 300)), part: 1,
       [0x91, 0x00])
-    let lines = try timeline(b)
+    let lines = try streamedTimeline(b)
     #expect(lines.filter { $0.hasPrefix("  ◂ queryNDEFStatus") }.count == 1)
     #expect(lines.filter { $0 == "  ▸ transceive" }.count == 1)
   }

@@ -13,6 +13,21 @@ func frameFindings(_ b: TraceBuilder) throws -> [(frame: Int, finding: Finding)]
   return out
 }
 
+/// The text timeline of frames `b`, as `nfctrace timeline` streams it.
+func streamedTimeline(_ b: TraceBuilder) throws -> [String] {
+  let out = OutputBuffer(fd: nil)
+  let r = TimelineTextRenderer(out: out, color: false)
+  _ = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) { item in
+    switch item {
+    case .frame(let f): r.render(f)
+    case .event(let e): r.render(e)
+    case .session: break
+    }
+  }
+  r.finish()
+  return out.text.split(separator: "\n").map(String.init)
+}
+
 /// Findings of the fifteenth session: each with the value the standard or the stack gives.
 @Suite struct Pass19Type4CCTests {
   private static let ok: [UInt8] = [0x90, 0x00]
@@ -450,4 +465,58 @@ extension Pass19DiagnosisTests {
     #expect(f.cause.hasSuffix("whose frames reached the capture damaged"))
     #expect(f.message.contains("a disturbed radio link"))
   }
+}
+
+@Suite struct Pass19DiscoveryTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+  private static let selectNDEF: [UInt8] =
+    [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+
+  /// Core NFC's discovery of an ISO-DEP tag: the NDEF AID selected twice, then DESFire's
+  /// GetVersion (nfc-facts §8.4), before the app's queryNDEFStatus. The discovery SELECTs
+  /// belong to connect; no phantom query of unknown status.
+  @Test func discoverySelectsBelongToConnect() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.selectNDEF, Self.ok)
+    b.apdu(Self.selectNDEF, Self.ok)
+    let discoveryEnd = b.frames.count - 1
+    b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x6A, 0x81])
+    b.queryType4(nlen: 0)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .transceive, .queryNDEFStatus])
+    #expect(s.operations[0].lastFrame == discoveryEnd)
+    #expect(s.operations[0].detail("ndef_application") == nil)
+    #expect(s.operations[2].detail("status") == .string("readWrite"))
+    // The streamed timeline shows the same: connect ends after the discovery's answers.
+    let lines = try streamedTimeline(b)
+    let end = try #require(lines.firstIndex { $0.contains("◂ connect ok") })
+    #expect(lines[end - 1].hasPrefix("#\(discoveryEnd) "))
+    #expect(!lines.contains { $0.contains("queryNDEFStatus unknown") })
+  }
+
+  /// The same SELECT followed by the CC's SELECT is the query's first step, placed there in
+  /// the timeline too; unanswered, it is the query the silence interrupts.
+  @Test func selectFollowedByDetectionIsTheQuery() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    let connectEnd = b.frames.count - 1
+    b.queryType4()
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.operations[0].lastFrame == connectEnd)
+    #expect(s.operations[1].firstFrame == connectEnd + 1)
+    #expect(s.operations[1].detail("ndef_application") == .bool(true))
+    let lines = try streamedTimeline(b)
+    let start = try #require(lines.firstIndex { $0.contains("▸ queryNDEFStatus") })
+    #expect(lines[start + 1].hasPrefix("#\(connectEnd + 1) "))
+    var c = TraceBuilder()
+    c.activateType4()
+    c.apdu(Self.selectNDEF, nil)
+    let t = try #require(try sessions(c).first)
+    #expect(t.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(t.operations[0].outcome == .ok)
+    #expect(t.operations[1].outcome == .interrupted)
+  }
+
 }

@@ -107,9 +107,18 @@ public struct SessionAnalyzer: Sendable {
   static let incompleteChain =
     "the reader's chained command is incomplete in the capture (the tag answered before its "
     + "last part): what it asked, and whether the tag carried it out, is unknown"
-  /// True while a chain's frames wait for the operation its command starts: a streaming
-  /// renderer holds them until the events that place them come (`SessionAnalysisRun`).
-  public var holdsFrames: Bool { chainLimbo != nil }
+  /// A SELECT of the NDEF application answered right after connect, held until the reader's
+  /// next command shows what it was: NDEF detection going on (SELECT of the CC file, READ
+  /// BINARY) makes it queryNDEFStatus's first step; the same SELECT again or a command
+  /// outside the NDEF procedures makes it part of tag discovery, in connect — Core NFC
+  /// selects the AIDs of the app's Info.plist before handing the tag over (nfc-facts §8.4:
+  /// the NDEF AID twice, then `90 60 00 00 00`). `first`: its frame; `connectLast`: the
+  /// connect's last frame before it.
+  private var discoveryLimbo: (first: Int, connectLast: Int)?
+  /// True while a chain's frames wait for the operation its command starts (or a discovery
+  /// SELECT for what follows it): a streaming renderer holds them until the events that place
+  /// them come (`SessionAnalysisRun`).
+  public var holdsFrames: Bool { chainLimbo != nil || discoveryLimbo != nil }
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -226,7 +235,20 @@ public struct SessionAnalyzer: Sendable {
       }
       let limbo = chainLimbo
       chainLimbo = nil
-      if current?.kind != kind || startsNewCall(kind, f) { closeCurrent() }
+      if discoveryLimbo != nil {
+        if kind == .transceive || Self.selectsNDEFApplication(f) {
+          endDiscoveryLimbo()
+        } else {
+          settleDiscoveryAsQuery()
+        }
+      }
+      if kind == .queryNDEFStatus, current?.kind == .connect, limbo == nil,
+        Self.selectsNDEFApplication(f), let connect = current
+      {
+        discoveryLimbo = (f.frame.index, connect.lastFrame)
+      } else if current?.kind != kind || startsNewCall(kind, f) {
+        closeCurrent()
+      }
       if current == nil {
         start(kind, frame: limbo?.first ?? f.frame.index)
         // A connect the reader opened with REQA/WUPA: only polled until something else comes.
@@ -247,6 +269,10 @@ public struct SessionAnalyzer: Sendable {
       pending = f
     }
     extend(f)
+    // The held SELECT got no answer: the query it began is what the silence interrupts.
+    if f.response == .unanswered, discoveryLimbo?.first == f.frame.index {
+      settleDiscoveryAsQuery()
+    }
     if f.response == .unanswered {
       if var limbo = chainLimbo {
         if limbo.silent == nil { limbo.silent = f }
@@ -255,6 +281,33 @@ public struct SessionAnalyzer: Sendable {
         noAnswer(f, kind: kind ?? current?.kind)
       }
     }
+  }
+
+  private static func selectsNDEFApplication(_ f: DecodedFrame) -> Bool {
+    f.layer(.type4)?.name == "SELECT NDEF application"
+  }
+
+  /// The held SELECT was tag discovery: its frames stay in connect, without the query's
+  /// detail its answer set there.
+  private mutating func endDiscoveryLimbo() {
+    discoveryLimbo = nil
+    current?.details.removeAll { $0.key == "ndef_application" }
+  }
+
+  /// The held SELECT began NDEF detection: connect ends before it and queryNDEFStatus starts
+  /// there, with the frames since and what the SELECT's answer said.
+  private mutating func settleDiscoveryAsQuery() {
+    guard let limbo = discoveryLimbo, var connect = current else { return }
+    discoveryLimbo = nil
+    let last = connect.lastFrame
+    let application = connect.detail("ndef_application")
+    connect.details.removeAll { $0.key == "ndef_application" }
+    connect.lastFrame = limbo.connectLast
+    current = connect
+    closeCurrent()
+    start(.queryNDEFStatus, frame: limbo.first)
+    current?.lastFrame = last
+    if let application { current?.set("ndef_application", application) }
   }
 
   /// Ends the chain in limbo without its last part: the operation before it ends with its
@@ -338,6 +391,11 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func tagFrame(_ f: DecodedFrame) {
     tagHeard = true
+    // A refused SELECT of the NDEF application is the query's answer (notSupported), whoever
+    // sent it: it settles the held SELECT before its effects land.
+    if discoveryLimbo != nil, let sw = f.layer(.iso7816)?.field("sw"), sw != .string("9000") {
+      settleDiscoveryAsQuery()
+    }
     if f.completedUID != nil { connectActivation.selected = true }
     // The tag's I-block ends the reader's chain before its last part (ISO-DEP flags
     // `incomplete-chain`): the tag did not leave, but what it answered to a command never
@@ -633,6 +691,9 @@ public struct SessionAnalyzer: Sendable {
   static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
 
   private mutating func closeCurrent() {
+    // A held SELECT of the NDEF application with nothing after it (activation, end): the
+    // query it began, as far as it went.
+    if discoveryLimbo != nil { settleDiscoveryAsQuery() }
     // The chain's last part never came: its command is a transceive of its own, cut off.
     settleChainLimbo(answered: false)
     settleUndecoded()
