@@ -520,3 +520,48 @@ extension Pass19DiagnosisTests {
   }
 
 }
+
+extension Pass19Type2Tests {
+  /// An NTAG213 written with the length-last procedure, then `tail` added.
+  private func written(_ tail: (inout TraceBuilder) -> Void) throws -> SessionAnalysis {
+    var b = TraceBuilder()
+    b.event(.fieldOn)
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x05, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
+    b.write(4, [0x03, 0x09, 0xD1, 0x01])
+    tail(&b)
+    return try #require(try sessions(b).first)
+  }
+
+  /// READ 0 repeated after a write is the stack's presence check (libnfc-nci reads block 0),
+  /// a transceive, not a query; unanswered, the tag left during it, not during a query. READ 0
+  /// followed by a READ of the data area is NDEF detection again.
+  @Test func presenceChecksAfterAWriteAreNoQuery() throws {
+    let page0 = Self.ccPage0.prefix(12) + [0xE1, 0x10, 0x12, 0x00]
+    let checks = try written { b in
+      b.reader([0x30, 0x00], gapUs: 125_000)
+      b.tag(Array(page0))
+      b.reader([0x30, 0x00], gapUs: 125_000)
+      b.tag(Array(page0))
+    }
+    #expect(checks.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .transceive])
+    #expect(checks.operations[2].outcome == .ok)
+    let lost = try written { b in
+      b.reader([0x30, 0x00], gapUs: 125_000)
+    }
+    #expect(lost.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .transceive])
+    #expect(lost.operations[2].outcome == .ok)
+    #expect(lost.operations[3].outcome == .interrupted)
+    let detection = try written { b in
+      b.read(0, Array(page0))
+      b.read(4, [0x03, 0x09, 0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F, 0xFE])
+    }
+    #expect(
+      detection.operations.map(\.kind) == [
+        .connect, .queryNDEFStatus, .writeNDEF, .queryNDEFStatus, .readNDEF,
+      ])
+  }
+}

@@ -118,7 +118,16 @@ public struct SessionAnalyzer: Sendable {
   /// True while a chain's frames wait for the operation its command starts (or a discovery
   /// SELECT for what follows it): a streaming renderer holds them until the events that place
   /// them come (`SessionAnalysisRun`).
-  public var holdsFrames: Bool { chainLimbo != nil || discoveryLimbo != nil }
+  public var holdsFrames: Bool {
+    chainLimbo != nil || discoveryLimbo != nil || presenceLimbo != nil
+  }
+  /// A Type 2 READ 0 right after a write, held until the reader's next command shows what it
+  /// was: another READ of the data area makes it the first step of NDEF detection
+  /// (queryNDEFStatus; libnfc-nci's starts with READ 0); READ 0 again, any other command, a
+  /// silence or the end make it the stack's presence check (libnfc-nci RW_T2tPresenceCheck
+  /// reads block 0), a transceive. `first`: its frame; `previousLast`: the write's last
+  /// frame before it.
+  private var presenceLimbo: (first: Int, previousLast: Int)?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -187,6 +196,11 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    // Decided before classifying: what follows READ 0 is classified against what it was.
+    if presenceLimbo != nil, let d = f.innermost, d.protocolID == .type2 || f.startsActivation {
+      let detection = d.name == "READ" && !Self.readsPageZero(f) && !f.startsActivation
+      settlePresenceLimbo(asQuery: detection)
+    }
     // Anything but R(NAK) shows the reader went on: it had the answer.
     if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
     // The reader sends the command whose answer was not understood again: the new answer
@@ -246,6 +260,10 @@ public struct SessionAnalyzer: Sendable {
         Self.selectsNDEFApplication(f), let connect = current
       {
         discoveryLimbo = (f.frame.index, connect.lastFrame)
+      } else if kind == .queryNDEFStatus, let write = current,
+        write.kind == .writeNDEF || write.kind == .writeLock, Self.readsPageZero(f)
+      {
+        presenceLimbo = (f.frame.index, write.lastFrame)
       } else if current?.kind != kind || startsNewCall(kind, f) {
         closeCurrent()
       }
@@ -269,9 +287,13 @@ public struct SessionAnalyzer: Sendable {
       pending = f
     }
     extend(f)
-    // The held SELECT got no answer: the query it began is what the silence interrupts.
+    // The held SELECT got no answer: the query it began is what the silence interrupts (the
+    // held READ 0: the presence check the tag left during).
     if f.response == .unanswered, discoveryLimbo?.first == f.frame.index {
       settleDiscoveryAsQuery()
+    }
+    if f.response == .unanswered, presenceLimbo?.first == f.frame.index {
+      settlePresenceLimbo(asQuery: false)
     }
     if f.response == .unanswered {
       if var limbo = chainLimbo {
@@ -281,6 +303,24 @@ public struct SessionAnalyzer: Sendable {
         noAnswer(f, kind: kind ?? current?.kind)
       }
     }
+  }
+
+  private static func readsPageZero(_ f: DecodedFrame) -> Bool {
+    guard let d = f.innermost, d.protocolID == .type2, d.name == "READ" else { return false }
+    return d.absolutePage == 0
+  }
+
+  /// Ends the held READ 0: the write ends before it, and a query (`asQuery`) or a presence
+  /// check's transceive starts there with the frames since.
+  private mutating func settlePresenceLimbo(asQuery: Bool) {
+    guard let limbo = presenceLimbo, var write = current else { return }
+    presenceLimbo = nil
+    let last = write.lastFrame
+    write.lastFrame = limbo.previousLast
+    current = write
+    closeCurrent()
+    start(asQuery ? .queryNDEFStatus : .transceive, frame: limbo.first)
+    current?.lastFrame = last
   }
 
   private static func selectsNDEFApplication(_ f: DecodedFrame) -> Bool {
@@ -694,6 +734,7 @@ public struct SessionAnalyzer: Sendable {
     // A held SELECT of the NDEF application with nothing after it (activation, end): the
     // query it began, as far as it went.
     if discoveryLimbo != nil { settleDiscoveryAsQuery() }
+    if presenceLimbo != nil { settlePresenceLimbo(asQuery: false) }
     // The chain's last part never came: its command is a transceive of its own, cut off.
     settleChainLimbo(answered: false)
     settleUndecoded()
