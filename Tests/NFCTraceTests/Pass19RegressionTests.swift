@@ -565,3 +565,27 @@ extension Pass19Type2Tests {
       ])
   }
 }
+
+extension Pass19Type4CCTests {
+  /// The report names each invalid CC value, in text and JSON (`problems`).
+  @Test func reportNamesInvalidCCValues() throws {
+    let cc: [UInt8] =
+      [0x00, 0x0F, 0x20, 0x00, 0x0A, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00]
+    let b = queried(cc: cc)
+    let s = try #require(try sessions(b).first)
+    let contents = TagContents(
+      layout: .type4, type2: ByteImage(), files: s.memory.filesEnd, tag: s.tag)
+    let parsed = try #require(contents.type4CC)
+    #expect(parsed.valueProblems.map(\.offset) == [3])
+    let text = ReportText.type4CC(parsed)
+    #expect(
+      text.contains(
+        "CC byte offset 3: MLe 10 is below 15 (000Fh), the least a Type 4 tag may declare"))
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.cc(contents, to: out)
+    #expect(
+      out.text.hasSuffix(
+        "\"problems\":[\"CC byte offset 3: MLe 10 is below 15 (000Fh), the least a Type 4 tag may declare\"]}"
+      ))
+  }
+}

@@ -93,7 +93,12 @@ public enum ReportJSON {
       out.write("\"\(Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)]))\"")
       out.write(",\"extended\":\(f.tlvType == 0x06),\"max_size\":\(f.maxSize)")
       out.write(",\"read_access\":\"\(Hex.string([f.readAccess]))\"")
-      out.write(",\"write_access\":\"\(Hex.string([f.writeAccess]))\"}")
+      out.write(",\"write_access\":\"\(Hex.string([f.writeAccess]))\",\"problems\":[")
+      for (i, p) in cc.valueProblems.enumerated() {
+        if i > 0 { out.write(",") }
+        JSON.string(p.description, to: out)
+      }
+      out.write("]}")
     } else {
       out.write("null")
     }

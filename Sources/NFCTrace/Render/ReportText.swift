@@ -179,6 +179,8 @@ public enum ReportText {
     out += row(
       "write access",
       "\(Hex.string([f.writeAccess])) (\(CapabilityContainer4.accessMeaning(f.writeAccess)))")
+    // Values T4T does not allow, each named (Android's NDEF detection refuses such a tag).
+    for p in cc.valueProblems { out += row("invalid", p.description) }
     return out
   }
 
