@@ -107,27 +107,35 @@ public struct SessionAnalyzer: Sendable {
   static let incompleteChain =
     "the reader's chained command is incomplete in the capture (the tag answered before its "
     + "last part): what it asked, and whether the tag carried it out, is unknown"
-  /// A SELECT of the NDEF application answered right after connect, held until the reader's
-  /// next command shows what it was: NDEF detection going on (SELECT of the CC file, READ
-  /// BINARY) makes it queryNDEFStatus's first step; the same SELECT again or a command
-  /// outside the NDEF procedures makes it part of tag discovery, in connect — Core NFC
-  /// selects the AIDs of the app's Info.plist before handing the tag over (nfc-facts §8.4:
-  /// the NDEF AID twice, then `90 60 00 00 00`). `first`: its frame; `connectLast`: the
-  /// connect's last frame before it.
-  private var discoveryLimbo: (first: Int, connectLast: Int)?
+  /// A SELECT of the NDEF application right after connect (within `discoveryGapNs` of its last
+  /// frame), held until the reader's next command shows what it was: NDEF detection going on
+  /// (SELECT of the CC file, READ BINARY) makes the last such SELECT queryNDEFStatus's first
+  /// step; a command outside the NDEF procedures makes them all part of tag discovery, in
+  /// connect — Core NFC selects the AIDs of the app's Info.plist before handing the tag over
+  /// (nfc-facts §8.4: the NDEF AID twice, then `90 60 00 00 00`), whatever the tag answers.
+  /// Meanwhile the held frames build a provisional query (`current`, not announced) and the
+  /// connect waits finished, its end not announced. `first`, `lastSelect`: the held SELECTs'
+  /// first and last frames; `type4`: the Type 4 procedure before them (discovery leaves it).
+  private var discoveryLimbo:
+    (first: Int, lastSelect: Int, connect: Operation, type4: Type4Procedure)?
+  /// Longest silence between connect's last frame and a discovery SELECT: Core NFC sends
+  /// them right after the ATS; an app's own SELECT comes after its code ran.
+  static let discoveryGapNs: Int64 = 50_000_000
+  /// Time of the session's previous frame.
+  private var previousTimeNs: Int64?
   /// True while a chain's frames wait for the operation its command starts (or a discovery
   /// SELECT for what follows it): a streaming renderer holds them until the events that place
   /// them come (`SessionAnalysisRun`).
   public var holdsFrames: Bool {
     chainLimbo != nil || discoveryLimbo != nil || presenceLimbo != nil
   }
-  /// A Type 2 READ 0 right after a write, held until the reader's next command shows what it
-  /// was: another READ of the data area makes it the first step of NDEF detection
-  /// (queryNDEFStatus; libnfc-nci's starts with READ 0); READ 0 again, any other command, a
-  /// silence or the end make it the stack's presence check (libnfc-nci RW_T2tPresenceCheck
-  /// reads block 0), a transceive. `first`: its frame; `previousLast`: the write's last
-  /// frame before it.
-  private var presenceLimbo: (first: Int, previousLast: Int)?
+  /// A Type 2 READ 0 right after a write (its frame), held until the reader's next command
+  /// shows what it was: a READ inside the data area makes it the first step of NDEF
+  /// detection (queryNDEFStatus; libnfc-nci's starts with READ 0); READ 0 again, any other
+  /// command, a silence or the end make it the stack's presence check (libnfc-nci
+  /// RW_T2tPresenceCheck reads block 0), a transceive. The write has ended; the held frames
+  /// build the next operation (`current`), announced once its kind is known.
+  private var presenceLimbo: Int?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -166,6 +174,7 @@ public struct SessionAnalyzer: Sendable {
 
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
+    defer { previousTimeNs = f.frame.timeNs }
     tag.observe(f)
     if connectOnlyPolled, f.frame.direction != .event, !Self.isPoll(f) {
       connectOnlyPolled = false
@@ -198,8 +207,7 @@ public struct SessionAnalyzer: Sendable {
   private mutating func reader(_ f: DecodedFrame) {
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil, let d = f.innermost, d.protocolID == .type2 || f.startsActivation {
-      let detection = d.name == "READ" && !Self.readsPageZero(f) && !f.startsActivation
-      settlePresenceLimbo(asQuery: detection)
+      settlePresenceLimbo(asQuery: !f.startsActivation && readsDataArea(d))
     }
     // Anything but R(NAK) shows the reader went on: it had the answer.
     if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
@@ -249,21 +257,27 @@ public struct SessionAnalyzer: Sendable {
       }
       let limbo = chainLimbo
       chainLimbo = nil
-      if discoveryLimbo != nil {
-        if kind == .transceive || Self.selectsNDEFApplication(f) {
-          endDiscoveryLimbo()
-        } else {
-          settleDiscoveryAsQuery()
-        }
+      let repeatsDiscovery = discoveryLimbo != nil && Self.selectsNDEFApplication(f)
+      if repeatsDiscovery {
+        discoveryLimbo?.lastSelect = f.frame.index
+      } else if discoveryLimbo != nil {
+        settleDiscovery(asQuery: kind != .transceive)
       }
-      if kind == .queryNDEFStatus, current?.kind == .connect, limbo == nil,
-        Self.selectsNDEFApplication(f), let connect = current
+      if repeatsDiscovery {
+        // The held query goes on: the same SELECT again.
+      } else if kind == .queryNDEFStatus, current?.kind == .connect, limbo == nil,
+        Self.selectsNDEFApplication(f),
+        previousTimeNs.map({ f.frame.timeNs - $0 <= Self.discoveryGapNs }) ?? false,
+        let connect = finishCurrent()
       {
-        discoveryLimbo = (f.frame.index, connect.lastFrame)
+        discoveryLimbo = (f.frame.index, f.frame.index, connect, type4)
+        open(.queryNDEFStatus, frame: f.frame.index, announced: false)
       } else if kind == .queryNDEFStatus, let write = current,
         write.kind == .writeNDEF || write.kind == .writeLock, Self.readsPageZero(f)
       {
-        presenceLimbo = (f.frame.index, write.lastFrame)
+        closeCurrent()
+        presenceLimbo = f.frame.index
+        open(.transceive, frame: f.frame.index, announced: false)
       } else if current?.kind != kind || startsNewCall(kind, f) {
         closeCurrent()
       }
@@ -287,14 +301,6 @@ public struct SessionAnalyzer: Sendable {
       pending = f
     }
     extend(f)
-    // The held SELECT got no answer: the query it began is what the silence interrupts (the
-    // held READ 0: the presence check the tag left during).
-    if f.response == .unanswered, discoveryLimbo?.first == f.frame.index {
-      settleDiscoveryAsQuery()
-    }
-    if f.response == .unanswered, presenceLimbo?.first == f.frame.index {
-      settlePresenceLimbo(asQuery: false)
-    }
     if f.response == .unanswered {
       if var limbo = chainLimbo {
         if limbo.silent == nil { limbo.silent = f }
@@ -310,44 +316,58 @@ public struct SessionAnalyzer: Sendable {
     return d.absolutePage == 0
   }
 
-  /// Ends the held READ 0: the write ends before it, and a query (`asQuery`) or a presence
-  /// check's transceive starts there with the frames since.
+  /// Whether Type 2 command `d` is a READ starting inside the data area (page 4 up to the end
+  /// the CC declares): the reads of NDEF detection after its READ 0.
+  private func readsDataArea(_ d: LayerDecode) -> Bool {
+    guard d.name == "READ", let page = d.absolutePage, page >= 4 else { return false }
+    guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init),
+      cc.hasMagic
+    else { return true }
+    return page * 4 < 16 + cc.dataAreaSize
+  }
+
+  /// Ends the held READ 0: the operation its frames built is announced as a query
+  /// (`asQuery`) or a presence check's transceive.
   private mutating func settlePresenceLimbo(asQuery: Bool) {
-    guard let limbo = presenceLimbo, var write = current else { return }
+    guard let first = presenceLimbo else { return }
     presenceLimbo = nil
-    let last = write.lastFrame
-    write.lastFrame = limbo.previousLast
-    current = write
-    closeCurrent()
-    start(asQuery ? .queryNDEFStatus : .transceive, frame: limbo.first)
-    current?.lastFrame = last
+    let kind: OperationKind = asQuery ? .queryNDEFStatus : .transceive
+    current?.kind = kind
+    events.append(.started(kind, frame: first))
   }
 
   private static func selectsNDEFApplication(_ f: DecodedFrame) -> Bool {
     f.layer(.type4)?.name == "SELECT NDEF application"
   }
 
-  /// The held SELECT was tag discovery: its frames stay in connect, without the query's
-  /// detail its answer set there.
-  private mutating func endDiscoveryLimbo() {
+  /// Ends the held SELECTs of the NDEF application. As a query (`asQuery`): the connect ends
+  /// with the SELECTs before the last one, and the query starts at the last. As discovery:
+  /// the connect takes every held frame, and what their answers did to the Type 4 procedure
+  /// is undone (the app's own query comes later).
+  private mutating func settleDiscovery(asQuery: Bool) {
+    guard let limbo = discoveryLimbo, var query = current else { return }
     discoveryLimbo = nil
-    current?.details.removeAll { $0.key == "ndef_application" }
-  }
-
-  /// The held SELECT began NDEF detection: connect ends before it and queryNDEFStatus starts
-  /// there, with the frames since and what the SELECT's answer said.
-  private mutating func settleDiscoveryAsQuery() {
-    guard let limbo = discoveryLimbo, var connect = current else { return }
-    discoveryLimbo = nil
-    let last = connect.lastFrame
-    let application = connect.detail("ndef_application")
-    connect.details.removeAll { $0.key == "ndef_application" }
-    connect.lastFrame = limbo.connectLast
-    current = connect
-    closeCurrent()
-    start(.queryNDEFStatus, frame: limbo.first)
-    current?.lastFrame = last
-    if let application { current?.set("ndef_application", application) }
+    var connect = limbo.connect
+    if asQuery {
+      connect.lastFrame = max(connect.lastFrame, limbo.lastSelect - 1)
+      query.firstFrame = limbo.lastSelect
+      query.unansweredFrames.removeAll { $0 < limbo.lastSelect }
+      query.failedFrames.removeAll { $0 < limbo.lastSelect }
+      current = query
+      operations.append(connect)
+      events.append(.ended(connect))
+      events.append(.started(.queryNDEFStatus, frame: limbo.lastSelect))
+    } else {
+      connect.lastFrame = max(connect.lastFrame, query.lastFrame)
+      type4 = limbo.type4
+      current = nil
+      pending = nil
+      deferredSilence = nil
+      damagedLastAnswer = nil
+      undecoded = nil
+      operations.append(connect)
+      events.append(.ended(connect))
+    }
   }
 
   /// Ends the chain in limbo without its last part: the operation before it ends with its
@@ -431,11 +451,6 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func tagFrame(_ f: DecodedFrame) {
     tagHeard = true
-    // A refused SELECT of the NDEF application is the query's answer (notSupported), whoever
-    // sent it: it settles the held SELECT before its effects land.
-    if discoveryLimbo != nil, let sw = f.layer(.iso7816)?.field("sw"), sw != .string("9000") {
-      settleDiscoveryAsQuery()
-    }
     if f.completedUID != nil { connectActivation.selected = true }
     // The tag's I-block ends the reader's chain before its last part (ISO-DEP flags
     // `incomplete-chain`): the tag did not leave, but what it answered to a command never
@@ -701,6 +716,12 @@ public struct SessionAnalyzer: Sendable {
   }
 
   private mutating func start(_ kind: OperationKind, frame: Int) {
+    open(kind, frame: frame, announced: true)
+  }
+
+  /// Opens operation `kind` at `frame`; `announced`: its start event now (a held operation's
+  /// comes when its kind is settled).
+  private mutating func open(_ kind: OperationKind, frame: Int, announced: Bool) {
     call.reset()
     deferredSilence = nil
     presenceSilence = nil
@@ -710,7 +731,7 @@ public struct SessionAnalyzer: Sendable {
     ratsAwaitingATS = nil
     connectOnlyPolled = false
     connectActivation = (false, false)
-    events.append(.started(kind, frame: frame))
+    if announced { events.append(.started(kind, frame: frame)) }
   }
 
   /// The operation starts and ends since the last call, in order.
@@ -731,10 +752,18 @@ public struct SessionAnalyzer: Sendable {
   static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
 
   private mutating func closeCurrent() {
-    // A held SELECT of the NDEF application with nothing after it (activation, end): the
-    // query it began, as far as it went.
-    if discoveryLimbo != nil { settleDiscoveryAsQuery() }
+    // Held SELECTs of the NDEF application with nothing after them (activation, end): one is
+    // the query it began, as far as it went; the same SELECT repeated is discovery.
+    if let limbo = discoveryLimbo { settleDiscovery(asQuery: limbo.lastSelect == limbo.first) }
     if presenceLimbo != nil { settlePresenceLimbo(asQuery: false) }
+    guard let op = finishCurrent() else { return }
+    operations.append(op)
+    events.append(.ended(op))
+  }
+
+  /// Finishes the current operation (its outcome settled from what is pending) and returns
+  /// it, without recording or announcing its end.
+  private mutating func finishCurrent() -> Operation? {
     // The chain's last part never came: its command is a transceive of its own, cut off.
     settleChainLimbo(answered: false)
     settleUndecoded()
@@ -742,15 +771,18 @@ public struct SessionAnalyzer: Sendable {
       classicTransmissionNAK = nil
       current?.fail(why, frame: frame)
     }
-    guard var op = current else { return }
+    guard var op = current else { return nil }
     current = nil
     if let silence = deferredSilence {
       deferredSilence = nil
       op.outcome = .interrupted
       op.reason = silence.why
       // The APDU still waiting (kept busy by S(WTX), or R(NAK)ed) never got its answer: an
-      // UPDATE's bytes may or may not be in the tag's memory, as for one with no answer at all.
-      if let p = pending, p.layer(.type4) != nil { type4.unanswered(p, memory: &memory) }
+      // UPDATE's bytes may or may not be in the tag's memory, as for one with no answer at all
+      // (a damaged copy of its answer shows the tag carried it out).
+      if let p = pending, p.layer(.type4) != nil, damagedLastAnswer == nil {
+        type4.unanswered(p, memory: &memory)
+      }
     }
     if let damaged = damagedLastAnswer {
       damagedLastAnswer = nil
@@ -817,8 +849,7 @@ public struct SessionAnalyzer: Sendable {
       op.reason = Self.tagNotHeard
     }
     if let cutAt { Self.settleCut(&op, at: cutAt) }
-    operations.append(op)
-    events.append(.ended(op))
+    return op
   }
 
   /// The last operation of a trace cut by an import error: silence at its end (interrupted,
