@@ -589,3 +589,135 @@ extension Pass19Type4CCTests {
       ))
   }
 }
+
+/// The review's cases for held operations: what the held frames do is theirs, not the
+/// operation's before them.
+@Suite struct Pass19HeldOperationTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+  private static let selectNDEF: [UInt8] =
+    [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+  private static let page0: [UInt8] =
+    [0x04, 0x11, 0x22, 0x88 ^ 0x04 ^ 0x11 ^ 0x22, 0x33, 0x44, 0x55, 0x66]
+    + [0x00, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x12, 0x00]
+
+  private func written() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x05, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
+    b.write(4, [0x03, 0x09, 0xD1, 0x01])
+    return b
+  }
+
+  /// A presence check whose answer is damaged and sent again: the write stays ok; the damage
+  /// is the presence check's. A READ of a configuration page after it makes no query.
+  @Test func damagedPresenceCheckIsNotTheWrites() throws {
+    var b = written()
+    b.reader([0x30, 0x00], gapUs: 125_000)
+    b.tag(Self.page0, badCRC: true)
+    b.reader([0x30, 0x00])
+    b.tag(Self.page0)
+    b.read(0x29, [0x04, 0x00, 0x00, 0xFF])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .transceive])
+    #expect(s.operations[2].outcome == .ok)
+    #expect(s.operations[2].reason == nil)
+  }
+
+  /// Discovery SELECTs refused (a tag without the NDEF application) and then GetVersion: no
+  /// query; two discovery SELECTs and the end of the trace: no query either.
+  @Test func refusedOrRepeatedDiscoveryMakesNoQuery() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.selectNDEF, [0x6A, 0x82])
+    b.apdu(Self.selectNDEF, [0x6A, 0x82])
+    b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x6A, 0x81])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .transceive])
+    #expect(s.ndefStatus == nil)
+    var c = TraceBuilder()
+    c.activateType4()
+    c.apdu(Self.selectNDEF, Self.ok)
+    c.apdu(Self.selectNDEF, Self.ok)
+    let t = try #require(try sessions(c).first)
+    #expect(t.operations.map(\.kind) == [.connect])
+    #expect(t.operations[0].lastFrame == c.frames.count - 1)
+  }
+
+  /// A held SELECT and a chained command cut at the end: the query comes before the chain's
+  /// transceive, in the list and in the timeline.
+  @Test func heldSelectBeforeACutChainKeepsItsPlace() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.selectNDEF, Self.ok)
+    let chain = b.frames.count
+    b.reader([0x13, 0x90, 0x3D, 0x00, 0x00, 0x30, 0x11])
+    b.tag([0xA3])
+    b.reader([0x12, 0x22, 0x22])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(s.operations[1].lastFrame == chain - 1)
+    #expect(s.operations[2].firstFrame == chain)
+    let lines = try streamedTimeline(b)
+    let query = try #require(lines.firstIndex { $0.contains("▸ queryNDEFStatus") })
+    let transceive = try #require(lines.firstIndex { $0.contains("▸ transceive") })
+    #expect(query < transceive)
+    #expect(lines[query + 1].hasPrefix("#\(chain - 2) "))
+  }
+
+  /// An app's own SELECT long after connect (its code ran) is no discovery: it stays the
+  /// query's first step even when the app's own APDU follows.
+  @Test func lateSelectIsTheApps() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.timeNs += 2_000_000_000
+    b.apdu(Self.selectNDEF, Self.ok)
+    b.apdu([0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], [0x91, 0xAF])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+  }
+
+  /// The UPDATE's 9000 seen only damaged and the reader's R(NAK) unanswered: the tag wrote
+  /// (its answer shows it), so the message is not "uncertain"; the write is interrupted.
+  @Test func damagedSuccessIsAWriteThatLanded() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4()
+    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
+    b.tag([0x03] + Self.ok, badCRC: true)
+    b.reader([0xB3])
+    let r = try b.diagnose()
+    #expect(r.finding("ndef-length-uncertain") == nil)
+    #expect(r.finding("ndef-torn") == nil)
+    let f = try #require(r.finding("write-interrupted"))
+    #expect(f.message.contains("The tag acknowledged 7 bytes at offset 0"))
+  }
+}
+
+@Suite struct Pass19ImportTests {
+  /// A `trace list` pasted as a quote (`> ` before each line, as GitHub issues and mail
+  /// replies show it) reads as the listing itself.
+  @Test func quotedListingReadsAsTheListing() throws {
+    let path = TestPaths.shared("derived/proxmark3-text/hf_14a_mfu.list_14a.txt")
+    let plain = try String(contentsOfFile: path, encoding: .utf8)
+    let quoted = plain.split(separator: "\n", omittingEmptySubsequences: false)
+      .map { "> " + $0 }.joined(separator: "\n")
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("quoted-\(UUID().uuidString).txt")
+    try quoted.write(to: url, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: url) }
+    func frames(_ p: String) throws -> [Frame] {
+      var importer = try Proxmark3TextImporter(input: try TraceInput(path: p))
+      var out: [Frame] = []
+      while let f = try importer.next() { out.append(f) }
+      return out
+    }
+    let a = try frames(path)
+    let b = try frames(url.path)
+    #expect(a.count > 10)
+    #expect(b.map(\.data) == a.map(\.data))
+    #expect(b.map(\.direction) == a.map(\.direction))
+  }
+}

@@ -6,7 +6,8 @@ enum Proxmark3Text {
   static let space = UInt8(ascii: " ")
 
   /// Copies the line that starts at `start` into `line` without its line end, with ANSI
-  /// escape sequences (`ESC [ … final`) and CRs removed and tabs turned into spaces.
+  /// escape sequences (`ESC [ … final`), CRs and quote markers (`> `) removed and tabs turned
+  /// into spaces.
   /// Returns the offset of the next line.
   static func loadLine(_ raw: UnsafeRawBufferPointer, from start: Int, into line: inout [UInt8])
     -> Int
@@ -18,14 +19,32 @@ enum Proxmark3Text {
       let c = raw[i]
       i += 1
       switch c {
-      case 0x0A: return i
+      case 0x0A:
+        unquote(&line)
+        return i
       case 0x0D: continue
       case 0x09: line.append(space)
       case 0x1B: i = skipEscape(raw, from: i)
       default: line.append(c)
       }
     }
+    unquote(&line)
     return i
+  }
+
+  /// Takes off the `> ` markers (one or more, after spaces) of a listing pasted as a quote in
+  /// a GitHub issue or a mail reply; no `trace list` line starts with `>`.
+  private static func unquote(_ line: inout [UInt8]) {
+    var i = 0
+    var end = 0
+    while true {
+      while i < line.count, line[i] == space { i += 1 }
+      guard i < line.count, line[i] == UInt8(ascii: ">") else { break }
+      i += 1
+      if i < line.count, line[i] == space { i += 1 }
+      end = i
+    }
+    if end > 0 { line.removeFirst(end) }
   }
 
   /// Skips the rest of an ANSI escape after ESC: a CSI `[` sequence up to its final byte

@@ -178,8 +178,8 @@ enum InterruptedWriteRule: DiagnosisRule {
   private static func interruption(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding {
     let op = c.session.operations[i]
     let cmds = c.commands(in: i).filter(\.isWrite)
-    let acked = cmds.filter(\.accepted)
-    let silent = cmds.filter { $0.answer == .none }
+    let acked = cmds.filter { $0.accepted || $0.damagedSuccess }
+    let silent = cmds.filter { $0.answer == .none && !$0.damagedSuccess }
     let type2 = cmds.contains { $0.page != nil }
     func what(_ list: [SessionCommandLog.Command]) -> String {
       if type2 {

@@ -204,7 +204,8 @@ struct NDEFWriteState {
     switch c.answer {
     case .ack: return true
     case .sw(let sw): return sw == "9000" ? true : nil
-    case .none, .nak(5): return false
+    case .none: return c.damagedSuccess
+    case .nak(5): return false
     case .nak, .other: return nil
     }
   }

@@ -53,6 +53,9 @@ public struct SessionCommandLog: Sendable {
     /// True when the answer refused the command: a NAK, or a status word other than 9000 (for
     /// an APDU outside the NDEF procedures, other than a normal-processing one).
     public var refused = false
+    /// True when the only answer the capture has is damaged (CRC failed) and reads 9000: the
+    /// tag carried the command out, whether or not the reader got the answer.
+    public var damagedSuccess = false
 
     /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY.
     public var isWrite: Bool { ins == 0xD6 || name == "WRITE" || name == "COMPATIBILITY_WRITE" }
@@ -154,7 +157,12 @@ public struct SessionCommandLog: Sendable {
     }
     // A damaged answer (CRC failed) carries no status to trust (a "SW 0000" of garbage): the
     // command waits for an intact one, as the reader does.
-    guard pending != nil, f.frame.crc != .bad else { return }
+    guard pending != nil, f.frame.crc != .bad else {
+      if pending != nil, f.layer(.iso7816)?.field("sw") == .string("9000") {
+        pending?.damagedSuccess = true
+      }
+      return
+    }
     if let t2 = f.layer(.type2) {
       switch t2.name {
       case "ACK": close(answer: .ack, frame: f.frame.index)

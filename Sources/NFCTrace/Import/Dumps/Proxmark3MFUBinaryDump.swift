@@ -1,4 +1,5 @@
-/// Proxmark3 `hf mfu dump` binary files (`hf-mfu-<UID>-dump.bin`): a 56-byte header, then the
+/// Proxmark3 `hf mfu dump` binary files (`hf-mfu-<UID>-dump.bin`): a 56-byte header (48 in the
+/// old format, `readOld`), then the
 /// pages from page 0 (Proxmark3 `doc/` "New Ultralight/NTAG dump file format",
 /// `mfu_dump_t`): GET_VERSION answer (8 bytes), TBO (2), TBO1 (1), the page count byte (1),
 /// READ_SIG answer (32), then three counters of 3 bytes (least significant first) each
@@ -12,8 +13,38 @@ enum Proxmark3MFUBinaryDump {
   /// `MFU_DUMP_PREFIX_LENGTH`.
   static let headerLength = 56
 
-  /// The dump, nil when `bytes` are not one.
+  /// The dump in either header layout, nil when `bytes` are not one: the current 56-byte one
+  /// first, then the old 48-byte one (`readOld`), as the Proxmark3 client tries them.
   static func read(_ bytes: [UInt8], path: String) -> TagDump? {
+    readCurrent(bytes, path: path) ?? readOld(bytes, path: path)
+  }
+
+  /// `OLD_MFU_DUMP_PREFIX_LENGTH`.
+  static let oldHeaderLength = 48
+
+  /// The old layout (Proxmark3 `doc/` "Old mfu format", `old_mfu_dump_t`, still converted by
+  /// the client's `convertOldMfuDump`): GET_VERSION answer (8), TBO (2), tearing flags (3),
+  /// PACK (2), TBO1 (1), READ_SIG answer (32), then the pages. No page count and no
+  /// counters: the pages must pass every check of a page image (CC magic, BCC0, BCC1).
+  static func readOld(_ bytes: [UInt8], path: String) -> TagDump? {
+    let count = bytes.count - oldHeaderLength
+    guard count >= 16, count % 4 == 0 else { return nil }
+    let image = Array(bytes[oldHeaderLength...])
+    guard let checks = RawType2Image.checks(image, hinted: false) else { return nil }
+    return TagDump(
+      format: "raw-type2", path: path, uid: Array(image[0..<3]) + Array(image[4..<8]),
+      version: TagDump.stored(Array(bytes[0..<8])),
+      signature: TagDump.stored(Array(bytes[16..<48])),
+      pages: stride(from: 0, to: count, by: 4).map { Array(image[$0..<($0 + 4)]) },
+      warnings: [
+        TraceWarning(
+          "Proxmark3 hf mfu dump, old format: pages after its 48-byte header (GET_VERSION, "
+            + "signature; no counters)")
+      ] + checks)
+  }
+
+  /// The current layout, nil when `bytes` are not one.
+  static func readCurrent(_ bytes: [UInt8], path: String) -> TagDump? {
     let count = bytes.count - headerLength
     guard count >= 16, count % 4 == 0 else { return nil }
     let pages = count / 4
