@@ -28,6 +28,18 @@ func streamedTimeline(_ b: TraceBuilder) throws -> [String] {
   return out.text.split(separator: "\n").map(String.init)
 }
 
+/// A queried Type 4 tag, one UPDATE BINARY of NLEN 5 and a 5-byte message, its 9000 seen
+/// only damaged, and the reader's R(NAK) asking for it again.
+func updateAnsweredDamaged() -> TraceBuilder {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4()
+  b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
+  b.tag([0x03, 0x90, 0x00], badCRC: true)
+  b.reader([0xB3])
+  return b
+}
+
 /// Findings of the fifteenth session: each with the value the standard or the stack gives.
 @Suite struct Pass19Type4CCTests {
   private static let ok: [UInt8] = [0x90, 0x00]
@@ -404,12 +416,7 @@ extension Pass19DiagnosisTests {
   /// copy is damaged too, and the reader sends nothing more: the tag wrote, but whether the
   /// reader got the answer is unknown — not a plain success.
   @Test func lastAnswerOnlyDamagedIsUnknown() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4()
-    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
-    b.tag([0x03] + Self.ok, badCRC: true)
-    b.reader([0xB3])
+    var b = updateAnsweredDamaged()
     b.tag([0x03] + Self.ok, badCRC: true)
     let s = try #require(try sessions(b).first)
     let write = try #require(s.operations.last)
@@ -682,12 +689,7 @@ extension Pass19Type4CCTests {
   /// The UPDATE's 9000 seen only damaged and the reader's R(NAK) unanswered: the tag wrote
   /// (its answer shows it), so the message is not "uncertain"; the write is interrupted.
   @Test func damagedSuccessIsAWriteThatLanded() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4()
-    b.reader([0x03, 0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00])
-    b.tag([0x03] + Self.ok, badCRC: true)
-    b.reader([0xB3])
+    let b = updateAnsweredDamaged()
     let r = try b.diagnose()
     #expect(r.finding("ndef-length-uncertain") == nil)
     #expect(r.finding("ndef-torn") == nil)
@@ -719,5 +721,47 @@ extension Pass19Type4CCTests {
     #expect(a.count > 10)
     #expect(b.map(\.data) == a.map(\.data))
     #expect(b.map(\.direction) == a.map(\.direction))
+  }
+}
+
+extension Pass19ImportTests {
+  /// The old Proxmark3 `hf mfu dump` layout: a 48-byte header (GET_VERSION 0–7, TBO, tearing,
+  /// PACK, TBO1, READ_SIG 16–47), then the pages.
+  @Test func oldMFUDumpLayoutIsRead() throws {
+    let pages = try [UInt8](
+      Data(
+        contentsOf: URL(fileURLWithPath: TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin"))
+      ))
+    let version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+    let signature = [UInt8](repeating: 0x5A, count: 32)
+    let header = version + [UInt8](repeating: 0, count: 8) + signature
+    let dump = try #require(Proxmark3MFUBinaryDump.read(header + pages, path: "old.bin"))
+    #expect(dump.version == version)
+    #expect(dump.signature == signature)
+    #expect(dump.pages.count == pages.count / 4)
+    #expect(dump.pages.first == Array(pages[0..<4]))
+    #expect(dump.counters.isEmpty)
+  }
+}
+
+extension Pass19ImportTests {
+  /// libnfc's pn532_i2c driver logs what it sends (TX) and never what it reads: such a log is
+  /// complete, not cut; its commands are shown with a warning that says why no answer is.
+  @Test func libnfcLogWithoutRXLinesIsNotCut() throws {
+    let log =
+      [
+        "debug\tlibnfc.bus.i2c\tTX: 00 00 ff 04 fc d4 4a 01 00 e1 00 ",
+        "debug\tlibnfc.bus.i2c\twrote 11 bytes successfully.",
+        "debug\tlibnfc.chip.pn53x\tPN53x ACKed",
+        "debug\tlibnfc.bus.i2c\tTX: 00 00 ff 05 fb d4 40 01 30 03 b8 00 ",
+        "debug\tlibnfc.bus.i2c\twrote 12 bytes successfully.",
+      ].joined(separator: "\n") + "\n"
+    var importer = try LibnfcLogImporter(input: TraceInput(path: "i2c.log", bytes: Data(log.utf8)))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    #expect(frames.contains { $0.data == [0x30, 0x03] })
+    #expect(
+      importer.warnings.last?.message.hasPrefix(
+        "the log has TX lines but no RX line: this libnfc driver (pn532_i2c)") == true)
   }
 }

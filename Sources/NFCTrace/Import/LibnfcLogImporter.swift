@@ -32,6 +32,8 @@ public struct LibnfcLogImporter: TraceImporter {
   private var queueHead = 0
   private var link = PN53xHostLink()
   private var trafficLines = 0
+  private var receivedLines = 0
+  private var finished = false
   private var joinedWrappedLines = false
   /// Problems met so far that did not stop the import.
   public private(set) var warnings: [TraceWarning] = []
@@ -56,6 +58,18 @@ public struct LibnfcLogImporter: TraceImporter {
             at: input.location(unit: "line", record: line, offset: input.bytes.count),
             "no libnfc TX:/RX: traffic lines: expected a libnfc debug log written with "
               + "LIBNFC_LOG_LEVEL=3")
+        }
+        // No RX line at all: a driver that logs only what it sends (libnfc's pn532_i2c logs
+        // no read), not a cut log.
+        if receivedLines == 0 {
+          if !finished {
+            finished = true
+            warn(
+              "the log has TX lines but no RX line: this libnfc driver (pn532_i2c) does not log "
+                + "what it reads, so only the host's commands are shown, none of the reader's or "
+                + "tag's answers", input.location(unit: "line", record: line, offset: 0))
+          }
+          return nil
         }
         // The chip answers every command; a log whose last command has no RX was cut (a copy
         // stopped early, the program killed): what the command did is not in it.
@@ -94,6 +108,7 @@ public struct LibnfcLogImporter: TraceImporter {
     if tag == .tx {
       transmitted(payload, at: location)
     } else {
+      receivedLines += 1
       received(payload, at: location)
     }
     return true
