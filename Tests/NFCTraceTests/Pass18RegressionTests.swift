@@ -442,7 +442,9 @@ extension Pass18SegmentationTests {
     b.tag(ntag213Version)
     b.read(0, ntag213Pages0To3)
     b.read(4, [0x03, 0x00, 0xFE, 0x00])
+    b.read(4, [0x03, 0x00, 0xFE, 0x00])
     let s = try #require(try sessions(b).first)
+    // READ 0 and the READ of the TLVs are the detection, as the first time; then the read.
     #expect(s.operations.map(\.kind).suffix(3) == [.transceive, .queryNDEFStatus, .readNDEF])
   }
 }

@@ -562,8 +562,10 @@ extension Pass19Type2Tests {
     #expect(lost.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .transceive])
     #expect(lost.operations[2].outcome == .ok)
     #expect(lost.operations[3].outcome == .interrupted)
+    // READ 0 and the READ of the TLVs are detection (libnfc-nci); the next READ 4 reads.
     let detection = try written { b in
       b.read(0, Array(page0))
+      b.read(4, [0x03, 0x09, 0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F, 0xFE])
       b.read(4, [0x03, 0x09, 0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F, 0xFE])
     }
     #expect(
@@ -763,5 +765,58 @@ extension Pass19ImportTests {
     #expect(
       importer.warnings.last?.message.hasPrefix(
         "the log has TX lines but no RX line: this libnfc driver (pn532_i2c)") == true)
+  }
+}
+
+extension Pass19Type4CCTests {
+  /// A CC read in two pieces parses only with the second: its bad MLe (in the first piece) is
+  /// named on the answer that completed the CC, once.
+  @Test func ccReadInPiecesStillNamesItsInvalidValues() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x08], [0x00, 0x0F, 0x20, 0x00, 0x0A, 0x00, 0x34, 0x04] + Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x08, 0x07], [0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00] + Self.ok)
+    let found = try frameFindings(b).filter { $0.finding.code == "invalid-cc" }
+    #expect(found.map(\.frame) == [b.frames.count - 1])
+    #expect(found.map(\.finding.offset) == [3])
+  }
+}
+
+extension Pass19HeldOperationTests {
+  /// Android's detection before a second write (READ 0, then READ 4 of the TLVs just written)
+  /// is a query, not a readNDEF; a READ 0 left unanswered is the presence check the tag left
+  /// during, even when the tag answers the next READ.
+  @Test func detectionAfterAWriteIsAQuery() throws {
+    var b = written()
+    b.read(0, Self.page0)
+    b.read(4, [0x03, 0x09, 0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    let s = try #require(try sessions(b).first)
+    #expect(
+      s.operations.map(\.kind) == [
+        .connect, .queryNDEFStatus, .writeNDEF, .queryNDEFStatus, .writeNDEF,
+      ])
+    var c = written()
+    c.reader([0x30, 0x00], gapUs: 125_000)
+    c.read(4, [0x03, 0x09, 0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F, 0xFE])
+    let t = try #require(try sessions(c).first)
+    #expect(t.operations[3].kind == .transceive)
+    #expect(t.operations[3].outcome == .interrupted)
+  }
+
+  /// libnfc-nci's NDEF detection falls back to the mapping 1.0 AID after a refused 2.0
+  /// SELECT: another AID is no discovery repeat, so the query's notSupported stands.
+  @Test func v1FallbackIsNoDiscoveryRepeat() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.selectNDEF, [0x6A, 0x82])
+    var v1 = Self.selectNDEF
+    v1[11] = 0x00
+    b.apdu(Array(v1.dropLast()), [0x6A, 0x82])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.ndefStatus?.status == .notSupported)
   }
 }

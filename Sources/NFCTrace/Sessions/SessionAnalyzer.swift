@@ -8,6 +8,17 @@ public enum OperationEvent: Sendable {
   case ended(Operation)
 }
 
+/// The connect waiting while discovery SELECTs are held, with the Type 4 procedure as it was
+/// before them: boxed, so the analyzer (copied as a value) stays small.
+final class HeldConnect: Sendable {
+  let connect: Operation
+  let type4: Type4Procedure
+  init(_ connect: Operation, _ type4: Type4Procedure) {
+    self.connect = connect
+    self.type4 = type4
+  }
+}
+
 /// Everything reconstructed from one session.
 public struct SessionAnalysis: Sendable {
   /// The session's frames span and UID.
@@ -116,11 +127,12 @@ public struct SessionAnalyzer: Sendable {
   /// Meanwhile the held frames build a provisional query (`current`, not announced) and the
   /// connect waits finished, its end not announced. `first`, `lastSelect`: the held SELECTs'
   /// first and last frames; `type4`: the Type 4 procedure before them (discovery leaves it).
-  private var discoveryLimbo:
-    (first: Int, lastSelect: Int, connect: Operation, type4: Type4Procedure)?
+  private var discoveryLimbo: (first: Int, lastSelect: Int, held: HeldConnect)?
   /// Longest silence between connect's last frame and a discovery SELECT: Core NFC sends
   /// them right after the ATS; an app's own SELECT comes after its code ran.
   static let discoveryGapNs: Int64 = 50_000_000
+  /// The held discovery SELECTs' AID (`data`) and the last one's ISO-DEP block number.
+  private var heldSelect: (aid: FieldValue?, block: FieldValue?)?
   /// Time of the session's previous frame.
   private var previousTimeNs: Int64?
   /// True while a chain's frames wait for the operation its command starts (or a discovery
@@ -206,8 +218,12 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func reader(_ f: DecodedFrame) {
     // Decided before classifying: what follows READ 0 is classified against what it was.
-    if presenceLimbo != nil, let d = f.innermost, d.protocolID == .type2 || f.startsActivation {
-      settlePresenceLimbo(asQuery: !f.startsActivation && readsDataArea(d))
+    if presenceLimbo != nil {
+      if let d = f.innermost, d.protocolID == .type2, !f.startsActivation {
+        settlePresenceLimbo(asQuery: readsDataArea(d))
+      } else if f.startsActivation || undecodable(f) {
+        settlePresenceLimbo(asQuery: false)
+      }
     }
     // Anything but R(NAK) shows the reader went on: it had the answer.
     if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
@@ -257,9 +273,10 @@ public struct SessionAnalyzer: Sendable {
       }
       let limbo = chainLimbo
       chainLimbo = nil
-      let repeatsDiscovery = discoveryLimbo != nil && Self.selectsNDEFApplication(f)
+      let repeatsDiscovery = discoveryLimbo != nil && repeatsSelect(f)
       if repeatsDiscovery {
         discoveryLimbo?.lastSelect = f.frame.index
+        heldSelect?.block = f.layer(.isoDEP)?.field("block_number")
       } else if discoveryLimbo != nil {
         settleDiscovery(asQuery: kind != .transceive)
       }
@@ -270,7 +287,8 @@ public struct SessionAnalyzer: Sendable {
         previousTimeNs.map({ f.frame.timeNs - $0 <= Self.discoveryGapNs }) ?? false,
         let connect = finishCurrent()
       {
-        discoveryLimbo = (f.frame.index, f.frame.index, connect, type4)
+        discoveryLimbo = (f.frame.index, f.frame.index, HeldConnect(connect, type4))
+        heldSelect = (f.layer(.iso7816)?.field("data"), f.layer(.isoDEP)?.field("block_number"))
         open(.queryNDEFStatus, frame: f.frame.index, announced: false)
       } else if kind == .queryNDEFStatus, let write = current,
         write.kind == .writeNDEF || write.kind == .writeLock, Self.readsPageZero(f)
@@ -301,6 +319,10 @@ public struct SessionAnalyzer: Sendable {
       pending = f
     }
     extend(f)
+    // A held READ 0 left unanswered: the presence check the tag was taken away during.
+    if f.response == .unanswered, presenceLimbo == f.frame.index {
+      settlePresenceLimbo(asQuery: false)
+    }
     if f.response == .unanswered {
       if var limbo = chainLimbo {
         if limbo.silent == nil { limbo.silent = f }
@@ -336,6 +358,17 @@ public struct SessionAnalyzer: Sendable {
     events.append(.started(kind, frame: first))
   }
 
+  /// Whether `f` is the last held SELECT sent again as a new command, as Core NFC's
+  /// discovery repeats it: the same APDU in a new I-block. Another AID (libnfc-nci's v1
+  /// fallback after a refused v2 SELECT) is detection going on; the same block number is the
+  /// ISO-DEP recovery's resend of one command (§7.5.4), not a repeat.
+  private func repeatsSelect(_ f: DecodedFrame) -> Bool {
+    guard Self.selectsNDEFApplication(f), let held = heldSelect else { return false }
+    let apdu = f.layer(.iso7816)?.field("data")
+    let block = f.layer(.isoDEP)?.field("block_number")
+    return apdu == held.aid && (block == nil || block != held.block)
+  }
+
   private static func selectsNDEFApplication(_ f: DecodedFrame) -> Bool {
     f.layer(.type4)?.name == "SELECT NDEF application"
   }
@@ -347,7 +380,7 @@ public struct SessionAnalyzer: Sendable {
   private mutating func settleDiscovery(asQuery: Bool) {
     guard let limbo = discoveryLimbo, var query = current else { return }
     discoveryLimbo = nil
-    var connect = limbo.connect
+    var connect = limbo.held.connect
     if asQuery {
       connect.lastFrame = max(connect.lastFrame, limbo.lastSelect - 1)
       query.firstFrame = limbo.lastSelect
@@ -359,7 +392,7 @@ public struct SessionAnalyzer: Sendable {
       events.append(.started(.queryNDEFStatus, frame: limbo.lastSelect))
     } else {
       connect.lastFrame = max(connect.lastFrame, query.lastFrame)
-      type4 = limbo.type4
+      type4 = limbo.held.type4
       current = nil
       pending = nil
       deferredSilence = nil

@@ -95,7 +95,11 @@ struct Type2Procedure: Sendable {
     if queried, range.lowerBound <= 3, current != .readNDEF, !presenceCheck {
       return .queryNDEFStatus
     }
-    if current == .queryNDEFStatus && !ndefTLVFound(memory) && range.lowerBound >= 3 {
+    // The read after the query's READ 0 (libnfc-nci reads page 0, then the data area for the
+    // TLVs) is detection too, even when the TLVs are already known (the tag was just written).
+    if current == .queryNDEFStatus && range.lowerBound >= 3
+      && (!ndefTLVFound(memory) || lastReadPage == 0)
+    {
       return .queryNDEFStatus
     }
     if current == .queryNDEFStatus, Self.readsLockBytes(range, memory: memory, tag: tag) {

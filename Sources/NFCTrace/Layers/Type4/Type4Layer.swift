@@ -53,6 +53,8 @@ public struct Type4Layer: ProtocolLayer {
   private var answered: Pending?
   /// The last CC parsed in this activation.
   public private(set) var capabilityContainer: CapabilityContainer4?
+  /// CC byte offsets whose invalid value an `invalid-cc` finding already named.
+  private var reportedCCProblems: Set<Int> = []
 
   /// An idle layer.
   public init() {}
@@ -91,6 +93,7 @@ public struct Type4Layer: ProtocolLayer {
     application = .unknown
     selectedFile = nil
     ccBytes = []
+    reportedCCProblems = []
     pending = nil
     answered = nil
     capabilityContainer = nil
@@ -464,8 +467,12 @@ public struct Type4Layer: ProtocolLayer {
       let cc = try CapabilityContainer4(parsing: ccBytes)
       capabilityContainer = cc
       fields += Self.ccFields(cc)
-      // Each bad value once, on the answer that carried its byte (a CC read in pieces).
-      let findings = cc.valueProblems.filter { (offset..<offset + data.count).contains($0.offset) }
+      // Each bad value once, on the answer that completed the CC (a CC read in pieces parses
+      // only then, so its earlier pieces' values are reported here too).
+      let fresh = cc.valueProblems.filter { !reportedCCProblems.contains($0.offset) }
+      reportedCCProblems.formUnion(fresh.map(\.offset))
+      let findings =
+        fresh
         .map {
           Finding(
             "invalid-cc", .warning, "Type 4 Capability Container: \($0)", frames: [frame],
