@@ -44,11 +44,17 @@ func updateAnsweredDamaged() -> TraceBuilder {
 @Suite struct Pass19Type4CCTests {
   private static let ok: [UInt8] = [0x90, 0x00]
 
-  /// A queried Type 4 tag whose CC answer is `cc`.
-  private func queried(cc: [UInt8]) -> TraceBuilder {
+  /// An activated Type 4 tag with the NDEF application and the CC file selected.
+  private func ccSelected() -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType4()
     b.selectType4CC()
+    return b
+  }
+
+  /// A queried Type 4 tag whose CC answer is `cc`.
+  private func queried(cc: [UInt8]) -> TraceBuilder {
+    var b = ccSelected()
     b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], cc + Self.ok)
     b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
     b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00] + Self.ok)
@@ -145,9 +151,7 @@ extension Pass19Type4CCTests {
   /// READ CC Le 15 answered with 10 bytes and 9000 by a tag whose CCLEN is 15: its CC file is
   /// shorter than CCLEN (a READ past a file's end is answered 6282, ISO/IEC 7816-4 §5.6).
   @Test func shortCCAnswerIsFlagged() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.selectType4CC()
+    var b = ccSelected()
     b.apdu(
       [0x00, 0xB0, 0x00, 0x00, 0x0F],
       [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1] + Self.ok)
@@ -159,9 +163,7 @@ extension Pass19Type4CCTests {
         + "offset 0 with 9000, ending at CC byte 10 before CCLEN 15: its CC file is shorter "
         + "than CCLEN says")
     // A whole CC read with Le 00 (256) is no short answer.
-    var whole = TraceBuilder()
-    whole.activateType4()
-    whole.selectType4CC()
+    var whole = ccSelected()
     whole.apdu(
       [0x00, 0xB0, 0x00, 0x00, 0x00],
       [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00]
@@ -772,9 +774,7 @@ extension Pass19Type4CCTests {
   /// A CC read in two pieces parses only with the second: its bad MLe (in the first piece) is
   /// named on the answer that completed the CC, once.
   @Test func ccReadInPiecesStillNamesItsInvalidValues() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.selectType4CC()
+    var b = ccSelected()
     b.apdu(
       [0x00, 0xB0, 0x00, 0x00, 0x08], [0x00, 0x0F, 0x20, 0x00, 0x0A, 0x00, 0x34, 0x04] + Self.ok)
     b.apdu([0x00, 0xB0, 0x00, 0x08, 0x07], [0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00] + Self.ok)
