@@ -40,6 +40,19 @@ func updateAnsweredDamaged() -> TraceBuilder {
   return b
 }
 
+/// An NTAG213 queried (an empty NDEF TLV) and written with the length-last procedure (a 9-byte
+/// URI message), every WRITE acknowledged.
+func writtenNTAG213() -> TraceBuilder {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+  b.write(4, [0x03, 0x00, 0xD1, 0x01])
+  b.write(5, [0x05, 0x55, 0x04, 0x61])
+  b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
+  b.write(4, [0x03, 0x09, 0xD1, 0x01])
+  return b
+}
+
 /// Findings of the fifteenth session: each with the value the standard or the stack gives.
 @Suite struct Pass19Type4CCTests {
   private static let ok: [UInt8] = [0x90, 0x00]
@@ -533,14 +546,7 @@ extension Pass19DiagnosisTests {
 extension Pass19Type2Tests {
   /// An NTAG213 written with the length-last procedure, then `tail` added.
   private func written(_ tail: (inout TraceBuilder) -> Void) throws -> SessionAnalysis {
-    var b = TraceBuilder()
-    b.event(.fieldOn)
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
-    b.write(4, [0x03, 0x00, 0xD1, 0x01])
-    b.write(5, [0x05, 0x55, 0x04, 0x61])
-    b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
-    b.write(4, [0x03, 0x09, 0xD1, 0x01])
+    var b = writtenNTAG213()
     tail(&b)
     return try #require(try sessions(b).first)
   }
@@ -611,16 +617,7 @@ extension Pass19Type4CCTests {
     [0x04, 0x11, 0x22, 0x88 ^ 0x04 ^ 0x11 ^ 0x22, 0x33, 0x44, 0x55, 0x66]
     + [0x00, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x12, 0x00]
 
-  private func written() -> TraceBuilder {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
-    b.write(4, [0x03, 0x00, 0xD1, 0x01])
-    b.write(5, [0x05, 0x55, 0x04, 0x61])
-    b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
-    b.write(4, [0x03, 0x09, 0xD1, 0x01])
-    return b
-  }
+  private func written() -> TraceBuilder { writtenNTAG213() }
 
   /// A presence check whose answer is damaged and sent again: the write stays ok; the damage
   /// is the presence check's. A READ of a configuration page after it makes no query.
