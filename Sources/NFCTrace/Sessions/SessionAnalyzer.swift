@@ -126,13 +126,14 @@ public struct SessionAnalyzer: Sendable {
   /// (nfc-facts §8.4: the NDEF AID twice, then `90 60 00 00 00`), whatever the tag answers.
   /// Meanwhile the held frames build a provisional query (`current`, not announced) and the
   /// connect waits finished, its end not announced. `first`, `lastSelect`: the held SELECTs'
-  /// first and last frames; `type4`: the Type 4 procedure before them (discovery leaves it).
-  private var discoveryLimbo: (first: Int, lastSelect: Int, held: HeldConnect)?
+  /// first and last frames; `held`: the connect and the Type 4 procedure before them
+  /// (discovery leaves it); `aid`, `block`: the SELECTs' AID (`data`) and the last one's
+  /// ISO-DEP block number, to tell a repeat (`repeatsSelect`).
+  private var discoveryLimbo:
+    (first: Int, lastSelect: Int, held: HeldConnect, aid: FieldValue?, block: FieldValue?)?
   /// Longest silence between connect's last frame and a discovery SELECT: Core NFC sends
   /// them right after the ATS; an app's own SELECT comes after its code ran.
   static let discoveryGapNs: Int64 = 50_000_000
-  /// The held discovery SELECTs' AID (`data`) and the last one's ISO-DEP block number.
-  private var heldSelect: (aid: FieldValue?, block: FieldValue?)?
   /// Time of the session's previous frame.
   private var previousTimeNs: Int64?
   /// True while a chain's frames wait for the operation its command starts (or a discovery
@@ -276,7 +277,7 @@ public struct SessionAnalyzer: Sendable {
       let repeatsDiscovery = discoveryLimbo != nil && repeatsSelect(f)
       if repeatsDiscovery {
         discoveryLimbo?.lastSelect = f.frame.index
-        heldSelect?.block = f.layer(.isoDEP)?.field("block_number")
+        discoveryLimbo?.block = f.layer(.isoDEP)?.field("block_number")
       } else if discoveryLimbo != nil {
         settleDiscovery(asQuery: kind != .transceive)
       }
@@ -287,8 +288,10 @@ public struct SessionAnalyzer: Sendable {
         previousTimeNs.map({ f.frame.timeNs - $0 <= Self.discoveryGapNs }) ?? false,
         let connect = finishCurrent()
       {
-        discoveryLimbo = (f.frame.index, f.frame.index, HeldConnect(connect, type4))
-        heldSelect = (f.layer(.iso7816)?.field("data"), f.layer(.isoDEP)?.field("block_number"))
+        discoveryLimbo = (
+          f.frame.index, f.frame.index, HeldConnect(connect, type4),
+          f.layer(.iso7816)?.field("data"), f.layer(.isoDEP)?.field("block_number")
+        )
         open(.queryNDEFStatus, frame: f.frame.index, announced: false)
       } else if kind == .queryNDEFStatus, let write = current,
         write.kind == .writeNDEF || write.kind == .writeLock, Self.readsPageZero(f)
@@ -363,7 +366,7 @@ public struct SessionAnalyzer: Sendable {
   /// fallback after a refused v2 SELECT) is detection going on; the same block number is the
   /// ISO-DEP recovery's resend of one command (§7.5.4), not a repeat.
   private func repeatsSelect(_ f: DecodedFrame) -> Bool {
-    guard Self.selectsNDEFApplication(f), let held = heldSelect else { return false }
+    guard Self.selectsNDEFApplication(f), let held = discoveryLimbo else { return false }
     let apdu = f.layer(.iso7816)?.field("data")
     let block = f.layer(.isoDEP)?.field("block_number")
     return apdu == held.aid && (block == nil || block != held.block)
