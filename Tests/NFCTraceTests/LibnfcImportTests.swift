@@ -329,3 +329,18 @@ private func pn533Lines() throws -> [Substring] {
   #expect(warnings.first?.message.hasPrefix("line 3 holds only hex bytes: joined") == true)
   #expect(warnings.contains { $0.message.hasPrefix("CCID answer with 0 byte(s) of data") })
 }
+
+/// libnfc's pn532_spi driver logs every SPI transfer: the data-write byte `01` before each
+/// command, status reads (`TX 02`, `RX 01`) and the answer in pieces, each after a data read
+/// `03`. The same exchange as the PN533 USB log gives the same frames; before, every `03`
+/// dropped the answer read so far and no tag answer was left.
+@Test func libnfcPN532SPILog() throws {
+  let input = try TraceInput(path: TestPaths.traces("libnfc/pn532_spi_t2t_read_write.log"))
+  #expect(LibnfcLogImporter.format.sniff(input.head(), input.path) == 90)
+  let (frames, warnings) = try importAll(input)
+  try expectType2ReadWrite(frames)
+  #expect(frames[2].location.record == 100)  // the DCS of InListPassiveTarget's answer
+  try #require(warnings.count == 1)
+  #expect(warnings[0].message == "InCommunicateThru status 0x01: timeout, the tag did not answer")
+  #expect(warnings[0].location?.record == 182)
+}

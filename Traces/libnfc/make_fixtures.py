@@ -117,6 +117,44 @@ def pn533_t4():
                       (drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW")],
                      T4_EXCHANGES)
 
+def pn532_spi():
+    """A pn532_spi log (libnfc drivers/pn532_spi.c over buses/spi.c): each command written
+    after the DATAWRITE byte 01; before each read the status is polled (TX 02, RX 01 ready, 00
+    not yet); the ACK read after DATAREAD 03; the answer read in chunks: 4 bytes after 03, then
+    each further chunk as one byte read alone and the rest after another 03 (a 03 with nothing
+    to read is logged as TX only)."""
+    drv = "libnfc.bus.spi"
+    out = [line("libnfc.general", "log_level is set to 3"),
+           line("libnfc.driver.pn532_spi", "Attempt to open: /dev/spidev0.0 at 5000000 Hz.")]
+    def status(ready_after=0):
+        for _ in range(ready_after):
+            out.append(line(drv, "TX: 02 "))
+            out.append(line(drv, "RX: 00 "))
+        out.append(line(drv, "TX: 02 "))
+        out.append(line(drv, "RX: 01 "))
+    def chunk(bs):
+        out.append(line(drv, "RX: " + h(bs[:1])))
+        out.append(line(drv, "TX: 03 "))
+        if len(bs) > 1:
+            out.append(line(drv, "RX: " + h(bs[1:])))
+    for k, (name, cmd, rsp) in enumerate(EXCHANGES):
+        out.append(line("libnfc.chip.pn53x", name))
+        out.append(line(drv, "TX: " + h([0x01] + pn([0xD4] + cmd))))
+        status()
+        out.append(line(drv, "TX: 03 "))
+        out.append(line(drv, "RX: " + h(ACK)))
+        status(ready_after=2 if name == "InListPassiveTarget" else 0)
+        frame = pn([0xD5] + rsp)  # 00 00 FF LEN LCS TFI CC PD... DCS 00
+        out.append(line(drv, "TX: 03 "))
+        out.append(line(drv, "RX: " + h(frame[:4])))  # long preamble: 00 00 FF LEN
+        chunk(frame[4:5])                               # LCS
+        chunk(frame[5:7])                               # TFI, CC+1
+        if len(rsp) > 1:
+            chunk(frame[7:-2])                          # the data
+        chunk(frame[-2:])                               # DCS, postamble
+    return out
+
 open(HERE + "/pn533_t4t_ndef_read_write.log", "w").write("\n".join(pn533_t4()) + "\n")
 open(HERE + "/pn533_scl3711_t2t_read_write.log", "w").write("\n".join(pn533()) + "\n")
 open(HERE + "/acr122u_t2t_read_write.log", "w").write("\n".join(acr122()) + "\n")
+open(HERE + "/pn532_spi_t2t_read_write.log", "w").write("\n".join(pn532_spi()) + "\n")

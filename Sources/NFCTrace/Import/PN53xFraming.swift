@@ -25,6 +25,9 @@ struct PN53xFraming: Sendable {
   /// True when bytes are waiting for the rest of a frame.
   var isPending: Bool { !buffer.isEmpty }
 
+  /// True when the waiting bytes are all `00`: a postamble or preamble, no frame's start.
+  var holdsOnlyZeros: Bool { buffer.allSatisfy { $0 == 0x00 } }
+
   /// Forgets buffered bytes (returns how many were dropped).
   mutating func reset() -> Int {
     defer { buffer.removeAll(keepingCapacity: true) }

@@ -72,6 +72,8 @@ public struct PN53xHostLink: Sendable {
   public var chipAwaitsResponse: Bool { chip.awaitingResponse }
   private var pcsc = PCSCSession()
   private var warnedSlot = false
+  /// The host just wrote a PN532 SPI status read: the next byte read is the status.
+  private var spiStatusAwaited = false
   /// A CCID message whose `dwLength` bytes have not all arrived (a message longer than the
   /// endpoint's packets comes in pieces), per direction.
   private var ccidFromHost: [UInt8]?
@@ -126,17 +128,44 @@ public struct PN53xHostLink: Sendable {
     return Array(b[i...])
   }
 
+  /// PN532 SPI operation bytes (PN532 user manual §6.2.5): the host's first byte of each
+  /// transfer: data write, status read, data read.
+  static let spiDataWrite: UInt8 = 0x01
+  static let spiStatusRead: UInt8 = 0x02
+  static let spiDataRead: UInt8 = 0x03
+
+  /// `b` without the PN532 SPI data-write byte `01` before a host-link frame (`01 00 00 FF …`
+  /// or `01 00 FF …`).
+  static func droppingSPIDataWrite(_ b: [UInt8]) -> [UInt8] {
+    guard b.count >= 4, b[0] == spiDataWrite, b[1] == 0x00,
+      b[2] == 0xFF || (b[2] == 0x00 && b[3] == 0xFF)
+    else { return b }
+    return Array(b.dropFirst())
+  }
+
   /// Frames for bytes the host sent to the reader.
   public mutating func hostToReader(_ bytes: [UInt8]) -> Output {
     var out = Output()
+    // PN532 over SPI (PN532 user manual §6.2.5; libnfc pn532_spi): a status read `02` or a data
+    // read `03` is no command, and a data read comes between the pieces of one answer, so it
+    // must not drop them.
+    if bytes.count == 1, bytes[0] == Self.spiStatusRead || bytes[0] == Self.spiDataRead {
+      spiStatusAwaited = bytes[0] == Self.spiStatusRead
+      return out
+    }
+    spiStatusAwaited = false
     if rxLink.isPending {
+      // Zeros alone are a postamble or preamble read apart from their frame (PN532 SPI).
+      let padding = rxLink.holdsOnlyZeros
       let dropped = rxLink.reset()
-      out.warnings.append(
-        "incomplete PN53x answer (\(dropped) bytes) dropped before the next command")
+      if !padding {
+        out.warnings.append(
+          "incomplete PN53x answer (\(dropped) bytes) dropped before the next command")
+      }
     }
     // PN532 HSU wake-up (PN532 user manual §7.2.11, libnfc pn532_uart): `55 55` then zeros,
     // sent before the first command, alone or in the same write. No frame, nothing lost.
-    let bytes = Self.droppingHSUWakeUp(bytes)
+    let bytes = Self.droppingHSUWakeUp(Self.droppingSPIDataWrite(bytes))
     guard let first = bytes.first else { return out }
     flushLying(host: false, &out)
     if ccidFromHost != nil, Self.recognizes(hostBytes: bytes) {
@@ -168,6 +197,11 @@ public struct PN53xHostLink: Sendable {
   /// Frames for bytes the reader sent to the host.
   public mutating func readerToHost(_ bytes: [UInt8]) -> Output {
     var out = Output()
+    // The PN532's SPI status byte (`01` ready, `00` busy) answers a status read: no frame.
+    if spiStatusAwaited {
+      spiStatusAwaited = false
+      if bytes.count == 1 { return out }
+    }
     guard let first = bytes.first else { return out }
     flushLying(host: true, &out)
     if ccidFromReader != nil, Self.recognizes(readerBytes: bytes) {
