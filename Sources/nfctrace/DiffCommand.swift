@@ -20,7 +20,7 @@ enum DiffCommand {
     let pathB = a.positionals[1]
     var sessionA = try index(a.value("--session-a"), "--session-a")
     var sessionB = try index(a.value("--session-b"), "--session-b")
-    let sameFile = pathA == pathB
+    let sameFile = isSameFile(pathA, pathB)
     var flagA = "--session-a"
     var flagB = "--session-b"
     if sameFile && sessionA == nil && sessionB == nil {
@@ -50,6 +50,13 @@ enum DiffCommand {
       sideB = try side(tb, sessionB, name: "B", flag: "--session-b")
       failures += [ta.result.error, tb.result.error].compactMap { $0 }
     }
+    if sameFile, sideA.analysis.info.index == sideB.analysis.info.index {
+      let n = sideA.analysis.info.index
+      FileHandle.standardError.write(
+        Data(
+          ("warning: A and B are the same session (session \(n) of \(terminalSafe(pathA))): "
+            + "nothing can differ; choose another with --session-a/--session-b\n").utf8))
+    }
     let diff = TraceDiff(a: sideA, b: sideB)
     let out = OutputBuffer()
     if json {
@@ -74,6 +81,19 @@ enum DiffCommand {
       e.message += " (and so: \(error))"
       throw e
     }
+  }
+
+  /// True when `a` and `b` name one file, however spelt (`x.pcap`, `./x.pcap`, a link):
+  /// same device and inode; the same text for standard input or a file that cannot be read.
+  private static func isSameFile(_ a: String, _ b: String) -> Bool {
+    if a == b { return true }
+    guard a != "-", b != "-",
+      let x = try? FileManager.default.attributesOfItem(atPath: a),
+      let y = try? FileManager.default.attributesOfItem(atPath: b),
+      let ix = x[.systemFileNumber] as? UInt64, let iy = y[.systemFileNumber] as? UInt64,
+      let dx = x[.systemNumber] as? UInt64, let dy = y[.systemNumber] as? UInt64
+    else { return false }
+    return ix == iy && dx == dy
   }
 
   private static func index(_ value: String?, _ name: String) throws -> Int? {

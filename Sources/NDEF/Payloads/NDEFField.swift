@@ -27,6 +27,24 @@ public struct NDEFField: Sendable, Equatable {
     self.value = value
   }
 
+  /// The names of `fields`, one object's members, made unique as JSON needs them (RFC 8259
+  /// §4): a repeated name (two Wi-Fi credentials, two titles in one language) gets the first
+  /// `_2`, `_3`… that no field of the object has (a real name may be `en_2` already).
+  public static func uniqueNames(_ fields: [NDEFField]) -> [String] {
+    let original = Set(fields.map(\.name))
+    var used = Set<String>()
+    return fields.map { f in
+      var name = f.name
+      var n = 2
+      while used.contains(name) || (name != f.name && original.contains(name)) {
+        name = "\(f.name)_\(n)"
+        n += 1
+      }
+      used.insert(name)
+      return name
+    }
+  }
+
   /// Text field.
   public static func text(_ name: String, _ s: String) -> NDEFField { NDEFField(name, .text(s)) }
   /// Integer field.

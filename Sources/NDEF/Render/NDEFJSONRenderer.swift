@@ -126,18 +126,7 @@ struct JSONWriter {
     case .list(let l): array(l) { w, e in w.value(e) }
     case .object(let fields):
       open("{")
-      // A repeated name gets the first `_2`, `_3`… that no field of the object has (a real
-      // name may be `en_2` already).
-      let original = Set(fields.map(\.name))
-      var used = Set<String>()
-      for f in fields {
-        var name = f.name
-        var n = 2
-        while used.contains(name) || (name != f.name && original.contains(name)) {
-          name = "\(f.name)_\(n)"
-          n += 1
-        }
-        used.insert(name)
+      for (f, name) in zip(fields, NDEFField.uniqueNames(fields)) {
         key(name)
         value(f.value)
       }

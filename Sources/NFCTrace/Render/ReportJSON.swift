@@ -284,6 +284,8 @@ public enum ReportJSON {
     case .absent(let why): return "none: " + why
     case .empty: return "empty: NDEF TLV / NLEN of length 0"
     case .incomplete(let length, let known): return "incomplete: \(length) bytes, \(known) read"
+    case .pastDataArea(let length, let available):
+      return "incomplete: \(length) bytes, \(available) in the data area"
     case .decoded: return nil
     }
   }
@@ -316,7 +318,7 @@ public enum ReportJSON {
       }
       out.write(",\"state\":\"\(row.state.rawValue)\",\"frame\":")
       JSON.int(row.frame, to: out)
-      out.write("}")
+      out.write(",\"earlier_session\":\(row.earlierSession)}")
     }
     out.write("]")
   }

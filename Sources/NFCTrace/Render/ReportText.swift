@@ -358,6 +358,10 @@ public enum ReportText {
       return head + "NDEF message empty (NDEF TLV / NLEN of length 0: initialized, no message)\n"
     case .incomplete(let length, let known):
       return head + "NDEF message of \(length) bytes, only \(known) read: not decoded\n"
+    case .pastDataArea(let length, let available):
+      return head
+        + "NDEF message of \(length) bytes, but only \(available) remain in the data area: "
+        + "readers reject it; not decoded\n"
     case .decoded(let report):
       return head + NDEFTextRenderer.render(report)
     }
@@ -432,7 +436,7 @@ public enum ReportText {
     let width = row.file == nil ? 11 : 47
     bytes += String(repeating: " ", count: max(0, width - bytes.count))
     let state = row.state == .unacknowledged ? "unacknowledged" : row.state.rawValue
-    let frame = row.frame.map { "#\($0)" } ?? ""
+    let frame = row.frame.map { "#\($0)" + (row.earlierSession ? " (earlier session)" : "") } ?? ""
     let line =
       "  \(label)  \(bytes)  \(state)\(String(repeating: " ", count: max(1, 16 - state.count)))\(frame)"
     return line.trimmingSuffixSpaces() + "\n"

@@ -24,8 +24,9 @@ public enum NDEFComparison {
     )
     let ra = sa.report?.records ?? []
     let rb = sb.report?.records ?? []
-    let fa = ra.map(fields)
-    let fb = rb.map(fields)
+    // Compared with secrets shown (a different Wi-Fi key is a difference), printed masked.
+    let fa = ra.map { ComparedFields($0) }
+    let fb = rb.map { ComparedFields($0) }
     let pairs = SequenceAlignment.align(ra, rb) { x, y in
       guard x.record.tnf == y.record.tnf, x.record.type == y.record.type else { return nil }
       return x == y ? 12 : 10
@@ -97,7 +98,11 @@ public enum NDEFComparison {
 
   /// A record as ordered (path, value) leaves: `tnf`, `type`, `id`, `kind`, then the payload's
   /// decoded fields (nested objects as `a.b`, lists as `a[0]`).
-  public static func fields(_ r: NDEFDecodedRecord) -> [(String, FieldValue)] {
+  /// A name repeated in one object (two Wi-Fi credentials) gets `_2`, `_3`… on its repeats, as
+  /// in the JSON. Secrets (a Wi-Fi network key) are masked unless `showSecrets`.
+  public static func fields(_ r: NDEFDecodedRecord, showSecrets: Bool = false) -> [(
+    String, FieldValue
+  )] {
     var out: [(String, FieldValue)] = [
       ("tnf", .string(r.record.tnf.name)),
       ("type", r.record.typeText.map { .string($0) } ?? .hex(r.record.type)),
@@ -106,9 +111,22 @@ public enum NDEFComparison {
       out.append(("id", r.record.idText.map { .string($0) } ?? .hex(r.record.id)))
     }
     out.append(("kind", .string(r.payload.kindName)))
-    for f in r.payload.fields() { flatten(f.value, path: f.name, into: &out) }
-    if r.payload.fields().isEmpty { out.append(("payload", .hex(r.record.payload))) }
+    let payload = r.payload.fields(showSecrets: showSecrets)
+    for (f, name) in zip(payload, NDEFField.uniqueNames(payload)) {
+      flatten(f.value, path: name, into: &out)
+    }
+    if payload.isEmpty { out.append(("payload", .hex(r.record.payload))) }
     return out
+  }
+
+  /// A record's fields twice: masked for printing, with secrets for comparing (same paths).
+  private struct ComparedFields {
+    let shown: [(String, FieldValue)]
+    let secret: [(String, FieldValue)]
+    init(_ r: NDEFDecodedRecord) {
+      shown = NDEFComparison.fields(r)
+      secret = NDEFComparison.fields(r, showSecrets: true)
+    }
   }
 
   private static func flatten(_ v: NDEFValue, path: String, into out: inout [(String, FieldValue)])
@@ -121,21 +139,36 @@ public enum NDEFComparison {
     case .list(let items):
       for (i, item) in items.enumerated() { flatten(item, path: "\(path)[\(i)]", into: &out) }
     case .object(let fields):
-      for f in fields { flatten(f.value, path: path + "." + f.name, into: &out) }
+      for (f, name) in zip(fields, NDEFField.uniqueNames(fields)) {
+        flatten(f.value, path: path + "." + name, into: &out)
+      }
     }
   }
 
-  private static func fieldDifferences(
-    _ a: [(String, FieldValue)], _ b: [(String, FieldValue)]
-  ) -> [FieldDifference] {
+  /// Differences of two records' fields, paired by path (paths are unique within a record).
+  /// A secret that differs while its masked text does not is shown as differing, masked.
+  private static func fieldDifferences(_ a: ComparedFields, _ b: ComparedFields)
+    -> [FieldDifference]
+  {
     var out: [FieldDifference] = []
+    let bIndex = Dictionary(
+      b.secret.enumerated().map { ($1.0, $0) }, uniquingKeysWith: { first, _ in first })
     var seen = Set<String>()
-    for (k, v) in a {
+    for (i, (k, v)) in a.secret.enumerated() {
       seen.insert(k)
-      let other = b.first { $0.0 == k }?.1
-      if other != v { out.append(FieldDifference(k, v, other)) }
+      let j = bIndex[k]
+      guard j.map({ b.secret[$0].1 }) != v else { continue }
+      var shownA: FieldValue? = a.shown[i].1
+      var shownB: FieldValue? = j.map { b.shown[$0].1 }
+      if shownA == shownB, case .string(let text)? = shownA {
+        shownA = .string(text + " (masked; differs)")
+        shownB = shownA
+      }
+      out.append(FieldDifference(k, shownA, shownB))
     }
-    for (k, v) in b where !seen.contains(k) { out.append(FieldDifference(k, nil, v)) }
+    for (j, (k, _)) in b.secret.enumerated() where !seen.contains(k) {
+      out.append(FieldDifference(k, nil, b.shown[j].1))
+    }
     return out
   }
 }

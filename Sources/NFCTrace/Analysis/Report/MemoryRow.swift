@@ -15,6 +15,9 @@ public struct MemoryRow: Sendable, Equatable {
   public var state: ByteProvenance
   /// The latest frame any of the row's bytes came from (nil for dumps and unknown rows).
   public var frame: Int?
+  /// True when that frame is before the session's first: the row was carried from an earlier
+  /// session on the same UID (its `state` is what that session did).
+  public var earlierSession = false
 
   /// Type 2 rows, one per 4-byte page, from page 0 to the last page the image covers. Pages in
   /// `written` (acknowledged writes of the session) are marked `written` even when a later

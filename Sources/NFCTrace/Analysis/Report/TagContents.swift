@@ -14,6 +14,9 @@ public struct TagContents: Sendable {
     case empty
     /// The length is known but only `known` of its `length` bytes were read.
     case incomplete(length: Int, known: Int)
+    /// Type 2: the NDEF TLV announces `length` bytes but the data area (CC) holds only
+    /// `available` after its length field; readers reject such a tag (T2T 1.0 §2.3).
+    case pastDataArea(length: Int, available: Int)
     /// The message, decoded and validated (Type 2 offsets are tag byte addresses; Type 4
     /// offsets are NDEF file offsets).
     case decoded(NDEFReport)
@@ -151,8 +154,11 @@ public struct TagContents: Sendable {
     c.cfg1 = image.known(c.cfg1Page * 4, 4)
     c.pwd = image.known(c.pwdPage * 4, 4)
     c.pack = image.known(c.packPage * 4, 2)
-    if c.cfg0 == nil || c.cfg1 == nil {
-      unknowns.append("configuration pages \(c.cfg0Page)–\(c.cfg1Page) not read")
+    switch (c.cfg0 == nil, c.cfg1 == nil) {
+    case (true, true): unknowns.append("configuration pages \(c.cfg0Page)–\(c.cfg1Page) not read")
+    case (true, false): unknowns.append("configuration page \(c.cfg0Page) (CFG0) not read")
+    case (false, true): unknowns.append("configuration page \(c.cfg1Page) (CFG1) not read")
+    case (false, false): break
     }
     config = c
   }
@@ -190,8 +196,10 @@ public struct TagContents: Sendable {
             + " not read")
     }
     if tlv.length == 0 { return .empty }
-    if tlv.value.count < tlv.length && !complete {
-      return .incomplete(length: tlv.length, known: tlv.value.count)
+    if tlv.value.count < tlv.length {
+      return complete
+        ? .pastDataArea(length: tlv.length, available: tlv.value.count)
+        : .incomplete(length: tlv.length, known: tlv.value.count)
     }
     return .decoded(NDEFValidator.validate(tlv.value, mode: .relax, base: 16 + tlv.valueOffset))
   }

@@ -83,11 +83,22 @@ public struct TagReport: Sendable {
   public var writtenPages: Set<Int> = []
 
   /// The memory map rows as left at the end (`atStart` false) or as found at the start.
+  /// Rows carried from an earlier session on the same UID are marked `earlierSession`.
   public func rows(atStart: Bool = false) -> [MemoryRow] {
-    if layout == .type4 { return MemoryRow.type4(atStart ? memory.filesStart : memory.filesEnd) }
-    return atStart
-      ? MemoryRow.type2(memory.type2Start)
-      : MemoryRow.type2(memory.type2End, written: writtenPages)
+    var rows: [MemoryRow]
+    if layout == .type4 {
+      rows = MemoryRow.type4(atStart ? memory.filesStart : memory.filesEnd)
+    } else {
+      rows =
+        atStart
+        ? MemoryRow.type2(memory.type2Start)
+        : MemoryRow.type2(memory.type2End, written: writtenPages)
+    }
+    guard case .session(let info) = origin else { return rows }
+    for i in rows.indices {
+      rows[i].earlierSession = rows[i].frame.map { $0 < info.firstFrame } ?? false
+    }
+    return rows
   }
 
   /// True when the contents as found differ from the contents as left.
@@ -102,7 +113,12 @@ extension TagReport {
   private static func status(
     queried s: SessionAnalysis, end: (status: NDEFStatus, capacity: Int?, reason: String?)?
   ) -> (status: NDEFStatus, capacity: Int?, reason: String?)? {
-    guard let q = s.ndefStatus else { return end }
+    guard let q = s.ndefStatus else {
+      guard var end, ccFromEarlierSession(s) else { return end }
+      let note = "from the CC an earlier session read; this session did not query it"
+      end.reason = end.reason.map { "\($0); \(note)" } ?? note
+      return end
+    }
     guard let end, end.status != q.status else {
       // The CC gives the status; when the query itself failed later, the app got an error.
       let last = s.operations.last { $0.kind == .queryNDEFStatus }
@@ -122,6 +138,13 @@ extension TagReport {
         + "acknowledged, so the tag may still hold the old CC"
       : "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
+  }
+
+  /// True when the CC the status comes from was carried from an earlier session on the same
+  /// UID (its bytes' frame precedes the session).
+  private static func ccFromEarlierSession(_ s: SessionAnalysis) -> Bool {
+    let frame = s.memory.filesEnd[0xE103]?.frame(0) ?? s.memory.type2End.frame(12)
+    return frame.map { $0 < s.info.firstFrame } ?? false
   }
 
   /// The report of one analysed session.

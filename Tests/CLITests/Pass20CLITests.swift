@@ -1,0 +1,33 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CLI findings of the sixteenth session's passes.
+@Suite struct Pass20CLITests {
+  /// One file spelt two ways is the same file: sessions 0 and 1 are compared, as for one
+  /// spelling. Before, both sides took the default session and the verdict was "same".
+  @Test func diffKnowsOneFileUnderTwoSpellings() throws {
+    let path = TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap")
+    let other =
+      (path as NSString).deletingLastPathComponent + "/./"
+      + (path as NSString).lastPathComponent
+    let run = CLI.run(["diff", path, other, "--no-color"])
+    #expect(run.status == 0)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    try #require(lines.count > 2)
+    #expect(lines[1].hasPrefix("A  \(path) · session 0 ·"))
+    #expect(lines[2].hasPrefix("B  \(path) · session 1 ·"))
+    #expect(!run.stderr.contains("same session"))
+  }
+
+  /// Both sides on one session of one file: a warning says nothing can differ.
+  @Test func diffWarnsWhenBothSidesAreOneSession() throws {
+    let path = TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap")
+    let run = CLI.run(["diff", path, path, "--session-a", "1", "--session-b", "1", "--no-color"])
+    #expect(run.status == 0)
+    #expect(
+      run.stderr
+        == "warning: A and B are the same session (session 1 of \(path)): nothing can differ; "
+        + "choose another with --session-a/--session-b\n")
+  }
+}
