@@ -180,9 +180,10 @@ private func parseError(_ hex: String) -> APDUParseError? {
   @Test func notAnAPDU() {
     var layer = APDULayer()
     var context = LinkContext()
-    // A native DESFire GET_VERSION (1 byte) and its AF answer: not APDUs, no finding.
+    // A 1-byte payload of no known native protocol (DESFire's `60` is decoded, see
+    // Pass20DESFireTests) and its answer: not APDUs, no finding.
     let native = layer.decode(
-      LayerUnit(direction: .reader, bytes: [0x60], frameIndex: 0, timeNs: 0), context: &context)
+      LayerUnit(direction: .reader, bytes: [0x01], frameIndex: 0, timeNs: 0), context: &context)
     #expect(native.decode?.name == "not an APDU")
     #expect(native.reason == "expected the 4-byte header CLA INS P1 P2, got 1 byte(s)")
     #expect(native.findings.isEmpty && native.handoff == nil)

@@ -828,6 +828,10 @@ import Testing
     let r = TagReport(dump: dump)
     #expect(r.tag.product == "MIFARE Ultralight C")
     #expect(r.tag.memoryBytes == 144)
+    // Sixteenth session: the identified product is not called "not identified".
+    #expect(
+      r.end.unknowns.contains("MIFARE Ultralight C lock bytes LOCK2–3 (page 28h) not decoded"))
+    #expect(!r.end.unknowns.contains { $0.hasPrefix("product not identified") })
   }
 
   /// A Flipper file naming an NTAG product without its GET_VERSION takes the product from it.

@@ -684,7 +684,8 @@ extension Pass19Type4CCTests {
     b.apdu(Self.selectNDEF, Self.ok)
     b.apdu([0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00], [0x91, 0xAF])
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    // 90 71 is AuthenticateEV2First: an authentication (sixteenth session).
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .authenticate])
   }
 
   /// The UPDATE's 9000 seen only damaged and the reader's R(NAK) unanswered: the tag wrote

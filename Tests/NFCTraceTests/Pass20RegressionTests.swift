@@ -123,3 +123,128 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(!report.end.unknowns.contains { $0.hasPrefix("configuration pages") })
   }
 }
+
+/// Findings of the sixteenth session's pass over NXP and ST Type 4 products.
+@Suite struct Pass20Type4Tests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// An ST25TA whose NDEF file needs the read password (CC read access 80): READ NLEN refused
+  /// with 6982. The report gives the query's notSupported (before: readOnly from the CC, and
+  /// "the session changed the CC" though nothing was written), and the diagnosis names the
+  /// protection, not "not NDEF formatted".
+  @Test func readProtectedNDEFFileKeepsTheQuerysStatus() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile(read: 0x80)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x69, 0x82])
+    let s = try #require(try sessions(b).first)
+    #expect(s.ndefStatus?.status == .notSupported)
+    let report = TagReport(session: s)
+    #expect(report.ndefStatus?.status == .notSupported)
+    #expect(report.ndefStatus?.reason?.contains("changed the CC") == false)
+    // Read access 80 with write access 00: the CC alone would give readWrite.
+    #expect(report.ndefStatus?.reason?.contains("; the CC alone gives readWrite") == true)
+    let codes = try b.diagnose().findings.map(\.code)
+    #expect(codes.contains("t4t-security-not-satisfied"))
+    #expect(!codes.contains("not-ndef-formatted"))
+  }
+
+  /// After the query and readNDEF, the app selects the ST25TA system file E101 and reads it,
+  /// then selects the NDEF file again, sends VERIFY, and writes: the SELECTs join what follows
+  /// them. Before, each started a phantom queryNDEFStatus.
+  @Test func selectsAfterTheQueryJoinWhatFollows() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 3)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x03], [0xD0, 0x00, 0x00] + Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x01], Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x12], [UInt8](repeating: 0, count: 18) + Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    b.apdu([0x00, 0x20, 0x00, 0x02, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    let s = try #require(try sessions(b).first)
+    #expect(
+      s.operations.map(\.kind) == [
+        .connect, .queryNDEFStatus, .readNDEF, .transceive, .transceive, .writeNDEF, .transceive,
+      ])
+    // The SELECT of E101 opens the transceive that reads it; the last SELECT, with nothing
+    // after it, is a transceive of its own.
+    #expect(s.operations[3].firstFrame == 20)
+    #expect(s.operations[5].firstFrame == 28)
+    #expect(s.operations[5].outcome == .ok)
+    #expect(s.operations[6].firstFrame == 36)
+    #expect(try streamedTimeline(b).filter { $0.contains("▸") }.count == 7)
+  }
+}
+
+/// Findings of the sixteenth session's pass over MIFARE DESFire, NTAG 424 DNA and ST25TA
+/// commands.
+@Suite struct Pass20DESFireTests {
+  /// The native DESFire protocol (libfreefare, Core NFC's `sendMiFareCommand`): each command
+  /// a code and its parameters, each answer a status byte and data. Before, `5A 01 00 00`
+  /// (SelectApplication) was read as a case 1 APDU, the 1-byte OK answer got a false
+  /// `malformed-apdu`, and the refusal A0 at the end left the operation `ok`.
+  @Test func nativeCommandsAreDecodedAndTheirStatusJudged() throws {
+    var b = TraceBuilder()
+    b.activateType4(uid: [0x08, 0x5E, 0x3A, 0x22])
+    b.apdu([0x60], [0xAF, 0x04, 0x01, 0x01, 0x01, 0x00, 0x1A, 0x05])
+    b.apdu([0xAF], [0xAF, 0x04, 0x01, 0x01, 0x01, 0x04, 0x1A, 0x05])
+    b.apdu([0xAF], [0x00] + [UInt8](repeating: 0x11, count: 14))
+    b.apdu([0x5A, 0x01, 0x00, 0x00], [0x00])
+    b.apdu([0x5A, 0x02, 0x00, 0x00], [0xA0])
+    let (frames, _) = decodeAll(b.frames)
+    let select = try #require(frames.first { $0.frame.data.count > 3 && $0.frame.data[1] == 0x5A })
+    #expect(select.layer(.iso7816)?.name == "DESFire SELECT APPLICATION")
+    #expect(select.layer(.iso7816)?.field("native") == .bool(true))
+    let ok = frames[select.frame.index + 1]
+    #expect(ok.layer(.iso7816)?.summary == "DESFire status 0x00 OK")
+    #expect(ok.findings.isEmpty)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .transceive])
+    #expect(s.operations[1].outcome == .failed)
+    #expect(s.tag.product == "MIFARE DESFire EV1 8K")
+  }
+
+  /// AuthenticateAES refused at its second step (91AE): an `authenticate` operation, and the
+  /// diagnosis names a wrong key, not the ADDITIONAL FRAME and a Type 4 fix.
+  @Test func failedAuthenticationIsNamed() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0x90, 0xAA, 0x00, 0x00, 0x01, 0x00, 0x00],
+      [UInt8](repeating: 0x22, count: 16) + [0x91, 0xAF])
+    b.apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x20] + [UInt8](repeating: 0x34, count: 32) + [0x00], [0x91, 0xAE])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .authenticate])
+    #expect(s.operations[1].outcome == .failed)
+    let finding = try #require(try b.diagnose().findings.first { $0.code == "apdu-refused" })
+    #expect(finding.cause.hasPrefix("authentication failed: the key did not match (SW 91AE"))
+    #expect(finding.message.contains("to the second step of DESFire AUTHENTICATE AES (#8)"))
+    #expect(finding.coreNFCError == nil)
+  }
+
+  /// 910C to CommitTransaction is NO_CHANGES: nothing to commit, a success.
+  @Test func commitWithNoChangesSucceeds() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x90, 0xC7, 0x00, 0x00, 0x00], [0x91, 0x0C])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(try b.diagnose().findings.isEmpty)
+  }
+
+  /// EV2 / NTAG 424 DNA ReadData and ST25TA's permanent state are named under their own CLA;
+  /// `00 28` stays ISO's.
+  @Test func proprietaryInstructionsAreNamedByClass() {
+    #expect(APDUInstruction.name(cla: 0x90, ins: 0xAD) == "DESFire READ DATA")
+    #expect(APDUInstruction.name(cla: 0x90, ins: 0x8D) == "DESFire WRITE DATA")
+    #expect(APDUInstruction.name(cla: 0xA2, ins: 0x28) == "ST ENABLE PERMANENT STATE")
+    #expect(APDUInstruction.name(cla: 0xA2, ins: 0xB0) == "ST EXTENDED READ BINARY")
+    #expect(APDUInstruction.name(cla: 0x00, ins: 0x28) == "ENABLE VERIFICATION REQUIREMENT")
+  }
+}

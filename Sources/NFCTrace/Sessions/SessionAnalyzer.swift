@@ -140,7 +140,7 @@ public struct SessionAnalyzer: Sendable {
   /// SELECT for what follows it): a streaming renderer holds them until the events that place
   /// them come (`SessionAnalysisRun`).
   public var holdsFrames: Bool {
-    chainLimbo != nil || discoveryLimbo != nil || presenceLimbo != nil
+    chainLimbo != nil || discoveryLimbo != nil || presenceLimbo != nil || selectLimbo != nil
   }
   /// A Type 2 READ 0 right after a write (its frame), held until the reader's next command
   /// shows what it was: a READ inside the data area makes it the first step of NDEF
@@ -149,6 +149,13 @@ public struct SessionAnalyzer: Sendable {
   /// RW_T2tPresenceCheck reads block 0), a transceive. The write has ended; the held frames
   /// build the next operation (`current`), announced once its kind is known.
   private var presenceLimbo: Int?
+  /// A Type 4 SELECT of a file after the query (its frame) outside any operation: the NDEF
+  /// file selected again, or another file of the NDEF application (ST25TA system file E101).
+  /// No step of a new detection, which starts with the NDEF application's SELECT: it is held
+  /// until the reader's next command, whose operation it joins (READ NLEN → readNDEF, UPDATE →
+  /// writeNDEF, VERIFY or READ of another file → transceive); a new activation, the end or
+  /// another SELECT leave it a transceive of its own.
+  private var selectLimbo: Int?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -241,6 +248,9 @@ public struct SessionAnalyzer: Sendable {
       }
     }
     let kind = classify(f)
+    if selectLimbo != nil, kind != nil || f.startsActivation {
+      settleSelectLimbo(as: kind)
+    }
     if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
     } else if kind != nil {
@@ -299,6 +309,10 @@ public struct SessionAnalyzer: Sendable {
         closeCurrent()
         presenceLimbo = f.frame.index
         open(.transceive, frame: f.frame.index, announced: false)
+      } else if kind == .queryNDEFStatus, limbo == nil, holdsSelect(f) {
+        closeCurrent()
+        selectLimbo = f.frame.index
+        open(.transceive, frame: f.frame.index, announced: false)
       } else if current?.kind != kind || startsNewCall(kind, f) {
         closeCurrent()
       }
@@ -349,6 +363,30 @@ public struct SessionAnalyzer: Sendable {
       cc.hasMagic
     else { return true }
     return page * 4 < 16 + cc.dataAreaSize
+  }
+
+  /// Whether `f` is a SELECT to hold (`selectLimbo`): a Type 4 SELECT of a file other than
+  /// the CC, once the query has given the status, outside a query.
+  private func holdsSelect(_ f: DecodedFrame) -> Bool {
+    guard type4.status != nil, current?.kind != .queryNDEFStatus, let d = f.innermost,
+      d.protocolID == .type4, d.name.hasPrefix("SELECT"), d.name != "SELECT NDEF application",
+      d.name != "SELECT CC file"
+    else { return false }
+    return true
+  }
+
+  /// Ends the held SELECT: its operation takes the kind of the command after it (`next`), a
+  /// transceive when that starts a query or nothing came.
+  private mutating func settleSelectLimbo(as next: OperationKind?) {
+    guard let first = selectLimbo else { return }
+    selectLimbo = nil
+    let kind: OperationKind
+    switch next {
+    case .readNDEF?, .writeNDEF?, .writeLock?: kind = next ?? .transceive
+    default: kind = .transceive
+    }
+    current?.kind = kind
+    events.append(.started(kind, frame: first))
   }
 
   /// Ends the held READ 0: the operation its frames built is announced as a query
@@ -792,6 +830,7 @@ public struct SessionAnalyzer: Sendable {
     // the query it began, as far as it went; the same SELECT repeated is discovery.
     if let limbo = discoveryLimbo { settleDiscovery(asQuery: limbo.lastSelect == limbo.first) }
     if presenceLimbo != nil { settlePresenceLimbo(asQuery: false) }
+    if selectLimbo != nil { settleSelectLimbo(as: nil) }
     guard let op = finishCurrent() else { return }
     operations.append(op)
     events.append(.ended(op))
@@ -1029,6 +1068,12 @@ public struct SessionAnalyzer: Sendable {
       return d.name.hasPrefix("SELECT") && kind == current?.kind && callFinished(kind)
         ? .queryNDEFStatus : kind
     case .iso7816:
+      // DESFire / NTAG 424 DNA authentication (native or wrapped in CLA 90), and the
+      // ADDITIONAL FRAME that carries its next step or the rest of any command's exchange.
+      if d.name.hasPrefix("DESFire AUTHENTICATE") { return .authenticate }
+      if d.name == "DESFire ADDITIONAL FRAME", let kind = current?.kind, kind != .connect {
+        return kind
+      }
       // GET RESPONSE fetching the data a 61xx answer announced belongs to that command.
       if d.name == "GET RESPONSE", type4.awaitingResponse != nil, let kind = current?.kind {
         return kind

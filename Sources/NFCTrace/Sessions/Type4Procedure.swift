@@ -128,6 +128,7 @@ struct Type4Procedure: Sendable {
       || (!(command.map { Self.isNDEFProcedure($0.name) } ?? false)
         && response.layer(.iso7816)?.field("sw_kind") == .string("success"))
       || (sw == "6282" && a.field("result") == .string("ok"))
+      || (sw == "910c" && Self.endsTransaction(x.request))
     // VERIFY answers and retries are rare: the keys are built only when one is in play.
     let apdu = x.request?.layer(.iso7816)
     if sw.hasPrefix("63") || (ok && !verifyRefusals.isEmpty), apdu?.field("ins") == .hex([0x20]) {
@@ -287,6 +288,13 @@ struct Type4Procedure: Sendable {
   }
 
   /// CLA INS P1 P2 and the data of a command APDU: what a repeat keeps.
+  /// DESFire CommitTransaction / AbortTransaction: answered 910C (NO_CHANGES, nothing to
+  /// commit or abort) they succeed (MIFARE DESFire EV1 datasheet, status codes).
+  private static func endsTransaction(_ f: DecodedFrame?) -> Bool {
+    guard let name = f?.layer(.iso7816)?.name else { return false }
+    return name == "DESFire COMMIT TRANSACTION" || name == "DESFire ABORT TRANSACTION"
+  }
+
   private static func retryKey(_ f: DecodedFrame) -> [UInt8]? {
     guard let l = f.layer(.iso7816), case .hex(let cla)? = l.field("cla"),
       case .hex(let ins)? = l.field("ins"), case .hex(let p1)? = l.field("p1"),

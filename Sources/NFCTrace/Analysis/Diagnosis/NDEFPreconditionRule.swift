@@ -334,6 +334,16 @@ enum NDEFPreconditionRule: DiagnosisRule {
     }
   }
 
+  /// The answer to the command at which the query's NDEF detection stopped
+  /// (`ndef_detection_failed`), when the log holds it.
+  private static func detectionFailure(_ c: DiagnosisContext, _ q: Int?)
+    -> SessionCommandLog.Answer?
+  {
+    guard let q, case .int(let frame)? = c.session.operations[q].detail("ndef_detection_failed")
+    else { return nil }
+    return c.log.commands.first { $0.frame == frame || $0.answerFrame == frame }?.answer
+  }
+
   private static func statusNotes(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard let st = c.session.ndefStatus else { return [] }
     let q = queryOp(c)
@@ -343,6 +353,11 @@ enum NDEFPreconditionRule: DiagnosisRule {
     case .readOnly where !wrote:
       return [readOnly(c, q, frames, severity: .info)]
     case .notSupported:
+      // A formatted tag whose NDEF file refused to be read (6982, 6985): the security finding
+      // of Type4StatusRule names the cause; "not NDEF formatted" would be wrong.
+      if let failed = detectionFailure(c, q), failed == .sw("6982") || failed == .sw("6985") {
+        return []
+      }
       return [
         DiagnosisFinding(
           code: "not-ndef-formatted", severity: .info, operation: q, frames: frames,

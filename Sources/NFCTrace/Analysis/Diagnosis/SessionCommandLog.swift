@@ -201,9 +201,14 @@ public struct SessionCommandLog: Sendable {
       // 6282 to READ BINARY: the file ended before Le bytes, which came with it (ISO/IEC
       // 7816-4 §5.6 warning; a whole-file read with Le 00 / 0000 gets it): not a refusal.
       let shortRead = sw == "6282" && c.ins == 0xB0
+      // 910C to DESFire CommitTransaction / AbortTransaction: NO_CHANGES, nothing to do.
+      let noChanges =
+        sw == "910C"
+        && (c.name == "DESFire COMMIT TRANSACTION" || c.name == "DESFire ABORT TRANSACTION")
       // 61xx: done, more bytes for GET RESPONSE (ISO/IEC 7816-4 §5.6): no refusal either.
       refused =
-        sw != "9000" && !shortRead && !sw.hasPrefix("61") && (strict || !normalStatus)
+        sw != "9000" && !shortRead && !noChanges && !sw.hasPrefix("61")
+        && (strict || !normalStatus)
     default: refused = false
     }
     c.refused = refused
@@ -217,7 +222,11 @@ public struct SessionCommandLog: Sendable {
     // Le 00 (0000 extended) asks for whatever is there, up to the most (ISO/IEC 7816-4 §5.1).
     let le = c.le ?? 0
     let overMLe = c.ins == 0xB0 && le != 256 && le != 65536 && mle.map { le > $0 } ?? false
-    if c.isWrite || refused || getResponse || overMLe, commands.count < Self.limit {
+    // DESFire authentications are kept to name the step an ADDITIONAL FRAME's refusal ends.
+    let authentication = c.name.hasPrefix("DESFire AUTHENTICATE")
+    if c.isWrite || refused || getResponse || overMLe || authentication,
+      commands.count < Self.limit
+    {
       commands.append(c)
     }
   }

@@ -106,7 +106,7 @@ enum Type4StatusRule: DiagnosisRule {
     case .writeNDEF, .writeLock:
       return sw == "6982" && c.session.ndefStatus?.status == .readOnly
         ? .tagNotWritable : .tagUpdateFailure
-    case .transceive: return nil
+    case .transceive, .authenticate: return nil
     default: return .tagResponseError
     }
   }
@@ -275,6 +275,7 @@ enum Type4StatusRule: DiagnosisRule {
     -> (code: String, cause: String, message: String, fix: String)
   {
     let mlc = c.session.type4CC?.mlc
+    if sw.hasPrefix("91"), let x = desfireExplanation(cmd, sw: sw, c) { return x }
     switch sw {
     case "6700":
       if cmd.ins == 0xD6, cmd.apduCase == 4 {

@@ -65,7 +65,9 @@ public struct TagContents: Sendable {
   // MARK: Type 2
 
   private mutating func decodeType2(_ image: ByteImage, tag: TagIdentity) {
-    decodeLocks(image, product: tag.ntagProduct, versionAnswered: tag.version != nil)
+    decodeLocks(
+      image, product: tag.ntagProduct, versionAnswered: tag.version != nil,
+      ultralightC: tag.isUltralightC)
     decodeConfig(image, product: tag.ntagProduct)
     guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       let read = image.knownRun(from: 16).count / 4
@@ -87,7 +89,7 @@ public struct TagContents: Sendable {
   }
 
   private mutating func decodeLocks(
-    _ image: ByteImage, product: NTAGProduct?, versionAnswered: Bool
+    _ image: ByteImage, product: NTAGProduct?, versionAnswered: Bool, ultralightC: Bool
   ) {
     // LOCK0 and LOCK1 (page 2 bytes 2–3), each known or not (a write to an unread page 2 may
     // leave one unknown, `Type2Procedure.stored`).
@@ -110,6 +112,8 @@ public struct TagContents: Sendable {
             ? "dynamic lock page \(layout.page) written without acknowledgement: whether its "
               + "bits are set is unknown" : "dynamic lock page \(layout.page) not read")
       }
+    } else if product == nil, ultralightC {
+      unknowns.append("MIFARE Ultralight C lock bytes LOCK2–3 (page 28h) not decoded")
     } else if product == nil {
       unknowns.append(
         versionAnswered

@@ -130,6 +130,13 @@ extension TagReport {
       let reason = [s.ndefStatusReason, note].compactMap { $0 }.joined(separator: "; ")
       return (q.status, q.capacity, reason.isEmpty ? nil : reason)
     }
+    // The CC as found gives another status than the query's (a Type 4 NDEF file whose read
+    // was refused): what the app got is the query's answer.
+    guard ccChanged(s) else {
+      let cc = "the CC alone gives \(end.status.rawValue)" + (end.reason.map { " (\($0))" } ?? "")
+      let reason = [s.ndefStatusReason, cc].compactMap { $0 }.joined(separator: "; ")
+      return (q.status, q.capacity, reason)
+    }
     // A CC write the tag did not acknowledge may not have happened: the old status may stand.
     let unconfirmed = (12..<16).contains { s.memory.type2End.state($0) == .unacknowledged }
     let was =
@@ -138,6 +145,15 @@ extension TagReport {
         + "acknowledged, so the tag may still hold the old CC"
       : "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
+  }
+
+  /// True when the session changed the CC's known bytes (Type 4 file E103, Type 2 page 3).
+  private static func ccChanged(_ s: SessionAnalysis) -> Bool {
+    let m = s.memory
+    if let end = m.filesEnd[0xE103] {
+      return m.filesStart[0xE103]?.knownRun(from: 0) != end.knownRun(from: 0)
+    }
+    return m.type2Start.known(12, 4) != m.type2End.known(12, 4)
   }
 
   /// True when the CC the status comes from was carried from an earlier session on the same

@@ -8,14 +8,27 @@ public enum APDUInstruction {
   /// or `INS xx` when unknown.
   public static func name(cla: UInt8, ins: UInt8) -> String {
     if cla == 0x90, let native = desfire[ins] { return "DESFire " + native }
+    if cla == 0xA2, let st = st25[ins] { return st }
     if let standard = interindustry[ins] { return standard }
     return "INS " + Hex.string([ins])
   }
 
+  /// The MIFARE DESFire native command named by `code` (`GET VERSION`), nil when unknown.
+  static func desfireName(_ code: UInt8) -> String? { desfire[code] }
+
   /// True when `ins` is a known interindustry or DESFire instruction.
   public static func isKnown(cla: UInt8, ins: UInt8) -> Bool {
     interindustry[ins] != nil || (cla == 0x90 && desfire[ins] != nil)
+      || (cla == 0xA2 && st25[ins] != nil)
   }
+
+  /// STMicroelectronics ST25TA proprietary commands (CLA A2; ST25TA02K/16K/64K datasheets,
+  /// command set): P2 01/02 of the permanent states names the read / write access. Under CLA
+  /// 00 the same INS are ISO's (VERIFICATION REQUIREMENT, READ BINARY).
+  private static let st25: [UInt8: String] = [
+    0xB0: "ST EXTENDED READ BINARY", 0x28: "ST ENABLE PERMANENT STATE",
+    0x26: "ST DISABLE PERMANENT STATE",
+  ]
 
   private static let interindustry: [UInt8: String] = [
     0x04: "DEACTIVATE FILE", 0x0C: "ERASE RECORD", 0x0E: "ERASE BINARY", 0x0F: "ERASE BINARY",
@@ -52,6 +65,10 @@ public enum APDUInstruction {
     0x1C: "LIMITED CREDIT", 0xBB: "READ RECORDS", 0x3B: "WRITE RECORD",
     0xEB: "CLEAR RECORD FILE", 0xC7: "COMMIT TRANSACTION", 0xA7: "ABORT TRANSACTION",
     0x5C: "SET CONFIGURATION", 0xF6: "GET FILE COUNTERS", 0x3C: "READ SIG",
+    // DESFire EV2/EV3 and NTAG 424 DNA (NT4H2421Gx datasheet §10): the data and record
+    // commands of the EV2 command set, the transaction MAC's reader id.
+    0xAD: "READ DATA", 0x8D: "WRITE DATA", 0xAB: "READ RECORDS", 0x8B: "WRITE RECORD",
+    0xDB: "UPDATE RECORD", 0xC8: "COMMIT READER ID",
   ]
 }
 

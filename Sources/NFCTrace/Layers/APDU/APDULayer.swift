@@ -27,6 +27,12 @@ public struct APDULayer: ProtocolLayer {
   /// A MIFARE Plus native command waits for its answer / the last answer was one's.
   private var nativePending = false
   private var nativeAnswered = false
+  /// The DESFire native command waiting for its answer / the last one answered (names).
+  private var desfirePending: String?
+  private var desfireAnswered: String?
+  /// The tag answered a native DESFire command with a DESFire status: the link speaks the
+  /// native protocol until the next activation (`DESFireNative`).
+  private var desfireLink = false
   /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -52,6 +58,7 @@ public struct APDULayer: ProtocolLayer {
         return LayerResult(decode: MIFAREPlusNative.answer(unit.bytes))
       }
     }
+    if let result = desfire(unit) { return result }
     if unit.direction == .reader { nativePending = false }
     nativeAnswered = false
     switch unit.direction {
@@ -69,6 +76,38 @@ public struct APDULayer: ProtocolLayer {
     lastReaderMalformedAPDU = false
     nativePending = false
     nativeAnswered = false
+    desfirePending = nil
+    desfireAnswered = nil
+    desfireLink = false
+  }
+
+  /// A MIFARE DESFire native command or its answer (`DESFireNative`); nil for anything else.
+  private mutating func desfire(_ unit: LayerUnit) -> LayerResult? {
+    switch unit.direction {
+    case .reader:
+      desfireAnswered = nil
+      desfirePending = nil
+      guard let code = unit.bytes.first, let name = DESFireNative.commandName(code),
+        desfireLink || (try? CommandAPDU(parsing: unit.bytes)) == nil
+      else { return nil }
+      pending = nil
+      answered = nil
+      lastReaderWasAPDU = false
+      lastReaderMalformedAPDU = false
+      desfirePending = "DESFire " + name
+      return LayerResult(decode: DESFireNative.command(unit.bytes))
+    case .tag:
+      let command = desfirePending ?? (unit.retransmission ? desfireAnswered : nil)
+      desfirePending = nil
+      guard let command, let status = unit.bytes.first, DESFireNative.isStatus(status) else {
+        return nil
+      }
+      desfireLink = true
+      desfireAnswered = command
+      return LayerResult(decode: DESFireNative.answer(unit.bytes, command: command))
+    case .event:
+      return nil
+    }
   }
 
   private mutating func decodeCommand(_ unit: LayerUnit) -> LayerResult {

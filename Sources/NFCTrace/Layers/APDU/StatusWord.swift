@@ -116,9 +116,11 @@ public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
   ]
 
   /// MIFARE DESFire native status codes, wrapped as SW1 = 91.
-  private static let desfire: [UInt16: String] = [
+  static let desfire: [UInt16: String] = [
     0x9100: "DESFire: OK",
-    0x910C: "DESFire: no changes",
+    // DESFire EV1 NO_CHANGES (CommitTransaction with nothing to commit: a success); NTAG 424
+    // DNA gives the code to COMMAND_FORMAT_ERROR.
+    0x910C: "DESFire: no changes (NTAG 424 DNA: command format error)",
     0x910E: "DESFire: out of EEPROM",
     0x911C: "DESFire: illegal command",
     0x911E: "DESFire: integrity error (CRC/MAC)",
