@@ -112,6 +112,19 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(first.rows().allSatisfy { !$0.earlierSession })
   }
 
+  /// An NTAG I2C session-register page (sector 3, page F8h, numbered 3 × 256 + F8h) is
+  /// labelled by sector and page in the text memory map, not as page 1016.
+  @Test func sectorPagesAreLabelledBySector() {
+    let row = MemoryRow(
+      file: nil, address: 3 * 256 + 0xF8, bytes: [1, 0, 0xF8, 0x48],
+      known: [true, true, true, true],
+      state: .read, frame: 20)
+    #expect(ReportText.label(row) == "  3:f8")
+    var low = row
+    low.address = 16
+    #expect(ReportText.label(low) == "    16")
+  }
+
   /// Only CFG0 missing (a READ that started at CFG1): only page 41 is named as not read.
   @Test func oneConfigurationPageNotReadIsNamedAlone() throws {
     var b = TraceBuilder()
@@ -246,5 +259,31 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(APDUInstruction.name(cla: 0xA2, ins: 0x28) == "ST ENABLE PERMANENT STATE")
     #expect(APDUInstruction.name(cla: 0xA2, ins: 0xB0) == "ST EXTENDED READ BINARY")
     #expect(APDUInstruction.name(cla: 0x00, ins: 0x28) == "ENABLE VERIFICATION REQUIREMENT")
+  }
+}
+
+/// Findings of the sixteenth session's pass over MIFARE Classic.
+@Suite struct Pass20ClassicTests {
+  /// After authentication, an encrypted read and the reader's last 4-byte encrypted frame with
+  /// no answer (its HALT, or a READ): how the operation ended is unknown, not "the tag left".
+  /// An answered frame after the silence keeps it an interruption.
+  @Test func lastEncryptedShortFrameUnansweredIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0x5E, 0x1F, 0x7A, 0x33], sak: 0x08)
+    b.reader([0x60, 0x04])
+    b.tag([0x01, 0x02, 0x03, 0x04], crc: false)
+    b.add(.reader, [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88], crc: false)
+    b.add(.tag, [0x99, 0xAA, 0xBB, 0xCC], crc: false)
+    b.add(.reader, [0xF7, 0x2D, 0xB0, 0x22], crc: false)
+    b.add(.tag, [UInt8](repeating: 0x5A, count: 18), crc: false)
+    var answered = b
+    b.add(.reader, [0xA3, 0x5A, 0xBA, 0x5E], crc: false)
+    let last = try #require(try sessions(b).first?.operations.last)
+    #expect(last.outcome == .unknown)
+    #expect(last.reason?.hasPrefix("no answer to the last encrypted command (4 bytes") == true)
+    answered.add(.reader, [0xA3, 0x5A, 0xBA, 0x5E], crc: false)
+    answered.add(.reader, [0xF7, 0x2D, 0xB0, 0x22], crc: false)
+    answered.add(.tag, [UInt8](repeating: 0x5A, count: 18), crc: false)
+    #expect(try sessions(answered).first?.operations.last?.outcome == .interrupted)
   }
 }

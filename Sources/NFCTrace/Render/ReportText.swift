@@ -419,6 +419,11 @@ public enum ReportText {
       let offset = String(row.address, radix: 16)
       return id + "  " + String(repeating: "0", count: max(0, 6 - offset.count)) + offset
     }
+    // NTAG I2C pages past sector 0 are numbered sector × 256 + page: shown as the tag's
+    // sector and page (hex), `3:f8`, not as a page number the tag does not have.
+    if row.address >= 256 {
+      return pad("\(row.address / 256):" + Hex.string([UInt8(row.address % 256)]), 6)
+    }
     return pad(String(row.address), 6)
   }
 

@@ -106,6 +106,10 @@ public struct SessionAnalyzer: Sendable {
   /// The first ISO-DEP presence check left unanswered after the last command's answer: it
   /// interrupts the operation only if its procedure had not finished (`closeCurrent`).
   private var presenceSilence: (frame: Int, why: String)?
+  /// The frame of an unanswered encrypted 4-byte MIFARE Classic command that interrupted the
+  /// current operation (`isEncryptedShortCommand`): when it is the operation's last frame, it
+  /// may have been the reader's encrypted HALT, and how the operation ended is unknown.
+  private var encryptedSilence: Int?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// A reader chain begun after the last command was answered: its command (known only once
@@ -706,6 +710,7 @@ public struct SessionAnalyzer: Sendable {
       op.interrupt(
         "no answer to \(what): the tag left the field or stopped answering",
         frame: f.frame.index)
+      encryptedSilence = Self.isEncryptedShortCommand(f) ? f.frame.index : nil
       if let c = f.innermost, !silentCommands.contains(c), silentCommands.count < 64 {
         silentCommands.append(c)
       }
@@ -731,6 +736,13 @@ public struct SessionAnalyzer: Sendable {
   /// was outstanding: an R(NAK) or R(ACK), or an empty I-block (ISO/IEC 14443-4 §7.5.6), after
   /// the last command's answer, with no chain open and no earlier silence. Stacks send them
   /// between and after calls; the tag taken away after the operation leaves them unanswered.
+  /// A MIFARE Classic reader frame after authentication of 4 bytes (2 + CRC): an encrypted
+  /// HALT, which no tag answers (ISO/IEC 14443-3 §6.4.3), or an encrypted READ; the ciphertext
+  /// does not say which.
+  private static func isEncryptedShortCommand(_ f: DecodedFrame) -> Bool {
+    f.frame.direction == .reader && f.innermost?.name == "ciphertext" && f.frame.data.count == 4
+  }
+
   private func isPresenceCheck(_ f: DecodedFrame) -> Bool {
     guard let d = f.innermost, d.protocolID == .isoDEP, pending == nil, silentIBlock == nil,
       openChain == nil, deferredSilence == nil
@@ -799,6 +811,7 @@ public struct SessionAnalyzer: Sendable {
     call.reset()
     deferredSilence = nil
     presenceSilence = nil
+    encryptedSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
     current = Operation(kind: kind, frame: frame)
@@ -908,6 +921,15 @@ public struct SessionAnalyzer: Sendable {
     case .writeNDEF where op.outcome == .ok: settleWrite(&op)
     case .authenticate: type2.settleAuthenticate(&op)
     default: break
+    }
+    if let silent = encryptedSilence {
+      encryptedSilence = nil
+      if op.outcome == .interrupted, op.lastFrame == silent, op.unansweredFrames.last == silent {
+        op.outcome = .unknown
+        op.reason =
+          "no answer to the last encrypted command (4 bytes: the reader's HALT, which is never "
+          + "answered, or a READ): the ciphertext does not say which"
+      }
     }
     if let silence = presenceSilence {
       presenceSilence = nil
