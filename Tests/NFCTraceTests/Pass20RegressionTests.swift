@@ -287,3 +287,42 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(try sessions(answered).first?.operations.last?.outcome == .interrupted)
   }
 }
+
+/// Findings of the sixteenth session's importer pass.
+@Suite struct Pass20ImportTests {
+  private func frames(_ input: TraceInput) throws -> ([Frame], [TraceWarning]) {
+    var importer = try Proxmark3TextImporter(input: input)
+    var out: [Frame] = []
+    while let f = try importer.next() { out.append(f) }
+    return (out, importer.warnings)
+  }
+
+  /// A `trace list` copied from a terminal narrower than the table, every line broken at 80
+  /// (or 60) columns, header included: the rows are joined and give the same frames. Before,
+  /// the bytes after the break were lost and the frames' CRC blamed the radio link.
+  @Test(arguments: [60, 80, 100])
+  func rowsWrappedByATerminalAreJoined(width: Int) throws {
+    let path = TestPaths.shared("derived/proxmark3-text/hf_14a_mfu.list_14a.txt")
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    var wrapped = ""
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      var rest = Substring(line)
+      while rest.count > width {
+        wrapped += rest.prefix(width) + "\n"
+        rest = rest.dropFirst(width)
+      }
+      wrapped += rest + "\n"
+    }
+    let (a, _) = try frames(try TraceInput(path: path))
+    let (b, warnings) = try frames(TraceInput(path: "wrapped.txt", bytes: Data(wrapped.utf8)))
+    #expect(a.count == 22)
+    #expect(b.map(\.data) == a.map(\.data))
+    #expect(b.map(\.timeNs) == a.map(\.timeNs))
+    // The header's line: the lines above it may have wrapped too (line 8 at 60 columns).
+    let header = width == 60 ? 8 : 6
+    #expect(
+      warnings.first?.message
+        == "line \(header) continues on the next line (the listing was wrapped by a terminal): "
+        + "joined; later such rows are joined too")
+  }
+}

@@ -67,6 +67,8 @@ public struct Proxmark3TextImporter: TraceImporter {
   private var cut: (location: SourceLocation, reason: String)?
   /// `|`-separated columns of the table header (rows carry as many).
   private var headerColumns: Int?
+  /// A row broken over several lines was joined (warned once).
+  private var joinedWrappedRows = false
 
   /// Opens `input`. Never throws: an input without a table is reported by `next()`.
   public init(input: TraceInput) throws {
@@ -84,6 +86,7 @@ public struct Proxmark3TextImporter: TraceImporter {
         lineOffset = offset
         lineNumber += 1
         offset = Proxmark3Text.loadLine(raw, from: offset, into: &line)
+        joinWrappedRow(raw)
         lastLineUnterminated = offset >= raw.count && raw[offset - 1] != 0x0A
         if let frame = readLine() { return frame }
       }
@@ -100,6 +103,43 @@ public struct Proxmark3TextImporter: TraceImporter {
       }
       guard state.sawTable else { throw missingTable() }
       return nil
+    }
+  }
+
+  /// A table row that a terminal broke over several lines (a listing copied from a window
+  /// narrower than the table): the row has fewer `|` than the header and the lines after it
+  /// carry the rest, so that together they have the header's. They are joined (with a
+  /// warning, once); before, the bytes on the later lines were lost and the frame's CRC blamed
+  /// the radio link.
+  private mutating func joinWrappedRow(_ raw: UnsafeRawBufferPointer) {
+    var pipes = line.count { $0 == Proxmark3Text.pipe }
+    guard pipes > 0 else { return }
+    // The header itself wrapped: its later lines start with `|` (`| CRC | Annotation`).
+    let header = headerColumns == nil && Proxmark3Text.contains(line, 0..<line.count, "src")
+    guard let columns = headerColumns ?? (header ? Int.max : nil) else { return }
+    var next: [UInt8] = []
+    while pipes < columns - 1, offset < raw.count {
+      let after = Proxmark3Text.loadLine(raw, from: offset, into: &next)
+      let more = next.count { $0 == Proxmark3Text.pipe }
+      guard !next.isEmpty, more > 0, pipes + more <= columns - 1 else { return }
+      if header, next.first(where: { $0 != 0x20 }) != Proxmark3Text.pipe,
+        !Proxmark3Text.contains(next, 0..<next.count, "crc")
+      {
+        return
+      }
+      if !joinedWrappedRows {
+        joinedWrappedRows = true
+        log.add(
+          "wrapped row",
+          TraceWarning(
+            "line \(lineNumber) continues on the next line (the listing was wrapped by a "
+              + "terminal): joined; later such rows are joined too",
+            location: input.location(unit: "line", record: lineNumber, offset: lineOffset)))
+      }
+      line += next
+      offset = after
+      lineNumber += 1
+      pipes += more
     }
   }
 
