@@ -326,3 +326,67 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
         + "joined; later such rows are joined too")
   }
 }
+
+/// Findings of the sixteenth session's pass over Android's makeReadOnly and configuration
+/// writes.
+@Suite struct Pass20AndroidTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// An NTAG213 without GET_VERSION and without Lock Control TLV, queried (144-byte data area:
+  /// default dynamic lock bytes at page 40).
+  private func queried() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    return b
+  }
+
+  /// libnfc-nci's makeReadOnly (RW_T2tSetTagReadOnly): the CC's write access, a READ of the
+  /// dynamic lock block, its write, the static lock bytes. One writeLock; before, the READ
+  /// split it into writeLock · transceive · writeLock, and a tag leaving after the first
+  /// half left that half "ok".
+  @Test func makeReadOnlyIsOneWriteLock() throws {
+    var b = queried()
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    var cut = b
+    b.read(40, [0x00, 0x00, 0x00, 0xBD])
+    b.write(40, [0xFF, 0x0F, 0x00, 0xBD])
+    b.write(2, [0xD0, 0x48, 0xFF, 0xFF])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+    #expect(s.operations.last?.outcome == .ok)
+    cut.reader([0x30, 40])
+    let c = try #require(try sessions(cut).first)
+    #expect(c.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+    #expect(c.operations.last?.outcome == .interrupted)
+  }
+
+  /// An app setting a password on an NTAG213 the trace does not identify (no GET_VERSION):
+  /// the configuration pages lie past the CC's data area, so the writes are the app's own
+  /// (transceive), not writeNDEF.
+  @Test func configurationWritesPastTheDataAreaAreNoNDEFWrite() throws {
+    var b = queried()
+    b.write(0x2B, [0x12, 0x34, 0x56, 0x78])
+    b.write(0x2C, [0xAB, 0xCD, 0x00, 0x00])
+    b.write(0x29, [0x04, 0x00, 0x00, 0x04])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(s.operations.last?.outcome == .ok)
+  }
+
+  /// libnfc-nci's Type 4 makeReadOnly: SELECT the CC file, UPDATE its write access byte
+  /// (offset 0Eh) to FF, SELECT the NDEF file again. One writeLock; before, the CC's SELECT
+  /// was a phantom queryNDEFStatus.
+  @Test func type4MakeReadOnlyIsOneWriteLock() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x0E, 0x01, 0xFF], Self.ok)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+    #expect(s.operations.last?.firstFrame == 18)
+    #expect(s.operations.last?.outcome == .ok)
+  }
+}

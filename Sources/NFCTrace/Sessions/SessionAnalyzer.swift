@@ -153,13 +153,14 @@ public struct SessionAnalyzer: Sendable {
   /// RW_T2tPresenceCheck reads block 0), a transceive. The write has ended; the held frames
   /// build the next operation (`current`), announced once its kind is known.
   private var presenceLimbo: Int?
-  /// A Type 4 SELECT of a file after the query (its frame) outside any operation: the NDEF
-  /// file selected again, or another file of the NDEF application (ST25TA system file E101).
-  /// No step of a new detection, which starts with the NDEF application's SELECT: it is held
-  /// until the reader's next command, whose operation it joins (READ NLEN → readNDEF, UPDATE →
-  /// writeNDEF, VERIFY or READ of another file → transceive); a new activation, the end or
-  /// another SELECT leave it a transceive of its own.
-  private var selectLimbo: Int?
+  /// A Type 4 SELECT of a file after the query (its frame; `cc`: of the CC file) outside any
+  /// operation: the NDEF file selected again, the CC file (Android's makeReadOnly updates its
+  /// write access), another file of the NDEF application (ST25TA system file E101). No step of
+  /// a new detection, which starts with the NDEF application's SELECT: it is held until the
+  /// reader's next command, whose operation it joins (READ NLEN → readNDEF, UPDATE → writeNDEF,
+  /// UPDATE CC → writeLock, READ CC → queryNDEFStatus, VERIFY or READ of another file →
+  /// transceive); a new activation, the end or another SELECT leave it a transceive of its own.
+  private var selectLimbo: (frame: Int, cc: Bool)?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -315,7 +316,7 @@ public struct SessionAnalyzer: Sendable {
         open(.transceive, frame: f.frame.index, announced: false)
       } else if kind == .queryNDEFStatus, limbo == nil, holdsSelect(f) {
         closeCurrent()
-        selectLimbo = f.frame.index
+        selectLimbo = (f.frame.index, f.innermost?.name == "SELECT CC file")
         open(.transceive, frame: f.frame.index, announced: false)
       } else if current?.kind != kind || startsNewCall(kind, f) {
         closeCurrent()
@@ -369,12 +370,12 @@ public struct SessionAnalyzer: Sendable {
     return page * 4 < 16 + cc.dataAreaSize
   }
 
-  /// Whether `f` is a SELECT to hold (`selectLimbo`): a Type 4 SELECT of a file other than
-  /// the CC, once the query has given the status, outside a query.
+  /// Whether `f` is a SELECT to hold (`selectLimbo`): a Type 4 SELECT of a file, once the
+  /// query has given the status, outside a query or after it read NLEN.
   private func holdsSelect(_ f: DecodedFrame) -> Bool {
-    guard type4.status != nil, current?.kind != .queryNDEFStatus, let d = f.innermost,
-      d.protocolID == .type4, d.name.hasPrefix("SELECT"), d.name != "SELECT NDEF application",
-      d.name != "SELECT CC file"
+    guard type4.status != nil, current?.kind != .queryNDEFStatus || type4.detectionFinished,
+      let d = f.innermost,
+      d.protocolID == .type4, d.name.hasPrefix("SELECT"), d.name != "SELECT NDEF application"
     else { return false }
     return true
   }
@@ -382,15 +383,16 @@ public struct SessionAnalyzer: Sendable {
   /// Ends the held SELECT: its operation takes the kind of the command after it (`next`), a
   /// transceive when that starts a query or nothing came.
   private mutating func settleSelectLimbo(as next: OperationKind?) {
-    guard let first = selectLimbo else { return }
+    guard let held = selectLimbo else { return }
     selectLimbo = nil
     let kind: OperationKind
     switch next {
     case .readNDEF?, .writeNDEF?, .writeLock?: kind = next ?? .transceive
+    case .queryNDEFStatus? where held.cc: kind = .queryNDEFStatus
     default: kind = .transceive
     }
     current?.kind = kind
-    events.append(.started(kind, frame: first))
+    events.append(.started(kind, frame: held.frame))
   }
 
   /// Ends the held READ 0: the operation its frames built is announced as a query

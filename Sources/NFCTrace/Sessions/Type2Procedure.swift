@@ -45,7 +45,7 @@ struct Type2Procedure: Sendable {
       return classifyRead(d, current: current, memory: memory, tag: tag)
     case "WRITE", "COMPATIBILITY_WRITE":
       if case .int(2)? = d.field("part") { return current }
-      let kind = classifyWrite(d, tag: tag, memory: memory)
+      let kind = classifyWrite(d, tag: tag, memory: memory, current: current)
       // Data-area WRITEs after one that started a writeNDEF continue it, even when the trace
       // began too late to show the NDEF status.
       guard kind == .writeNDEF, !writesNDEF(d, memory: memory), current != .writeNDEF else {
@@ -101,6 +101,11 @@ struct Type2Procedure: Sendable {
       && (!ndefTLVFound(memory) || lastReadPage == 0)
     {
       return .queryNDEFStatus
+    }
+    // makeReadOnly reads the block of the dynamic lock bytes before setting them
+    // (libnfc-nci rw_t2t_ndef.cc, RW_T2tSetTagReadOnly): a step of the writeLock.
+    if current == .writeLock, Self.readsLockBytes(range, memory: memory, tag: tag) {
+      return .writeLock
     }
     if current == .queryNDEFStatus, Self.readsLockBytes(range, memory: memory, tag: tag) {
       // NDEF detection reads the dynamic lock bytes to tell readWrite from readOnly
@@ -207,9 +212,9 @@ struct Type2Procedure: Sendable {
     return page * 4 > end
   }
 
-  private func classifyWrite(_ d: LayerDecode, tag: TagIdentity, memory: TagMemory)
-    -> OperationKind
-  {
+  private func classifyWrite(
+    _ d: LayerDecode, tag: TagIdentity, memory: TagMemory, current: OperationKind?
+  ) -> OperationKind {
     guard let page = d.absolutePage else { return .transceive }
     let data: [UInt8]
     if case .hex(let b)? = d.field("data") { data = b } else { data = [] }
@@ -236,6 +241,21 @@ struct Type2Procedure: Sendable {
       // Unidentified: the dynamic lock bytes where the tag's Lock Control TLV puts them
       // (Android's makeReadOnly writes them after the CC, nfc-facts §5.2–5.3).
       return .writeLock
+    }
+    // Past the data area the CC declares no NDEF procedure writes: the default dynamic lock
+    // bytes right after it (no Lock Control TLV; libnfc-nci's makeReadOnly) lock, anything
+    // else (configuration pages: AUTH0, ACCESS, PWD, PACK) is the app's own command.
+    if let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic,
+      page >= 4 + cc.dataAreaSize / 4
+    {
+      let bytes = (page * 4)..<(page * 4 + 4)
+      let declared = memory.type2Area?.reservedAreas.contains(where: \.isLock) ?? false
+      guard !declared, let locks = Self.defaultLockBytes(memory), locks.overlaps(bytes) else {
+        return .transceive
+      }
+      // Lock bits set: writeLock. None set (`00 00`): no lock; inside a write, a step of it.
+      let setsBits = zip(bytes, data).contains { locks.contains($0) && $1 != 0 }
+      return setsBits ? .writeLock : current == .writeNDEF ? .writeNDEF : .transceive
     }
     return .writeNDEF
   }

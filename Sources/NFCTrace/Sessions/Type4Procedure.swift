@@ -23,6 +23,8 @@ struct Type4Procedure: Sendable {
   private(set) var partialCC: (nlenSize: Int?, read: Int, length: Int)?
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   private var nlenRead = false
+  /// True once NDEF detection read NLEN (since its last READ CC): the query has finished.
+  var detectionFinished: Bool { nlenRead }
   /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
   private(set) var ndefFileSelected = false
   /// The refusal that made the operation fail, while no other did, when a reader's repeat of
