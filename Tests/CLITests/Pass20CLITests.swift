@@ -30,4 +30,21 @@ import Testing
         == "warning: A and B are the same session (session 1 of \(path)): nothing can differ; "
         + "choose another with --session-a/--session-b\n")
   }
+
+  /// `report` reads static dumps too: its "not recognised" message names them with the
+  /// trace formats (before, only the trace formats).
+  @Test func reportNamesDumpFormatsWhenNothingMatches() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("note.txt").path
+    try Data("hello world\n".utf8).write(to: URL(fileURLWithPath: path))
+    let run = CLI.run(["report", path])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr.contains(
+        "not a recognised trace or tag dump format (known: pcap, pm3-trace, pm3-text, "
+          + "nfclab-json, libnfc-log, android-nfcsnoop, flipper-nfc, pm3-json, raw-type2)"))
+    #expect(CLI.run(["timeline", path]).stderr.contains("not a recognised trace format"))
+  }
 }

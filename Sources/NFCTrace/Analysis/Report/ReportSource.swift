@@ -43,7 +43,15 @@ public enum ReportSource {
         .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
         "not a \(formatName) dump")
     }
-    let format = try traceFormat ?? registry.detect(input)
+    let format: TraceFormat
+    do {
+      format = try traceFormat ?? registry.detect(input)
+    } catch var e as TraceError where e.kind == .unknownFormat {
+      // `report` reads static dumps too: name them with the trace formats.
+      let known = (registry.formats.map(\.name) + dumpFormats).joined(separator: ", ")
+      e.message = "not a recognised trace or tag dump format (known: \(known)); use --input-format"
+      throw e
+    }
     return try analyze(try format.open(input), format: format.name)
   }
 
