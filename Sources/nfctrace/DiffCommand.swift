@@ -87,9 +87,10 @@ enum DiffCommand {
   /// same device and inode; the same text for standard input or a file that cannot be read.
   private static func isSameFile(_ a: String, _ b: String) -> Bool {
     if a == b { return true }
+    func resolved(_ p: String) -> String { URL(fileURLWithPath: p).resolvingSymlinksInPath().path }
     guard a != "-", b != "-",
-      let x = try? FileManager.default.attributesOfItem(atPath: a),
-      let y = try? FileManager.default.attributesOfItem(atPath: b),
+      let x = try? FileManager.default.attributesOfItem(atPath: resolved(a)),
+      let y = try? FileManager.default.attributesOfItem(atPath: resolved(b)),
       let ix = x[.systemFileNumber] as? UInt64, let iy = y[.systemFileNumber] as? UInt64,
       let dx = x[.systemNumber] as? UInt64, let dy = y[.systemNumber] as? UInt64
     else { return false }

@@ -20,6 +20,22 @@ import Testing
     #expect(!run.stderr.contains("same session"))
   }
 
+  /// A symbolic link to the file is the same file too.
+  @Test func diffKnowsASymbolicLinkToTheFile() throws {
+    let path = TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let link = dir.appendingPathComponent("link.pcap").path
+    try FileManager.default.createSymbolicLink(
+      atPath: link, withDestinationPath: URL(fileURLWithPath: path).path)
+    let run = CLI.run(["diff", path, link, "--no-color"])
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    try #require(lines.count > 2)
+    #expect(lines[1].contains(" · session 0 ·"))
+    #expect(lines[2].contains(" · session 1 ·"))
+  }
+
   /// Both sides on one session of one file: a warning says nothing can differ.
   @Test func diffWarnsWhenBothSidesAreOneSession() throws {
     let path = TestPaths.traces("usb/acr1252u-pcsc-usbpcap.pcap")

@@ -390,3 +390,79 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(s.operations.last?.outcome == .ok)
   }
 }
+
+/// Findings of the sixteenth session's review of its own change.
+@Suite struct Pass20ReviewTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+
+  /// A native SelectApplication as the first command (`5A 01 00 00` also parses as a case 1
+  /// APDU) answered by the 1-byte status: native, judged (A0 fails the operation), no
+  /// `malformed-apdu`.
+  @Test func nativeSelectApplicationFirstIsNative() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x5A, 0x01, 0x00, 0x00], [0x00])
+    b.apdu([0x5A, 0x02, 0x00, 0x00], [0xA0])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames.allSatisfy { f in !f.findings.contains { $0.code == "malformed-apdu" } })
+    #expect(frames[9].layer(.iso7816)?.summary == "DESFire status 0x00 OK")
+    #expect(frames[10].layer(.iso7816)?.name == "DESFire SELECT APPLICATION")
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.outcome == .failed)
+  }
+
+  /// Once the link is native, a command that is also an APDU (`0C B0 …`: CREDIT, or READ
+  /// BINARY with secure messaging) answered by a status word is the APDU: 6988 refuses it.
+  @Test func apduAnswerOnANativeLinkIsTheAPDUs() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu([0x60], [0xAF, 0x04, 0x01, 0x01, 0x01, 0x00, 0x1A, 0x05])
+    b.apdu([0x0C, 0xB0, 0x00, 0x00, 0x0F], [0x69, 0x88])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames[11].layer(.iso7816)?.field("sw") == .string("6988"))
+    #expect(try sessions(b).first?.operations.last?.outcome == .failed)
+  }
+
+  /// Two DESFire authentications in a row, the first refused (91AE), the second accepted:
+  /// two operations; before, one `authenticate failed`.
+  @Test func eachAuthenticationIsItsOwnOperation() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    let challenge = [UInt8](repeating: 0x22, count: 16) + [0x91, 0xAF]
+    let proof = [0x90, 0xAF, 0x00, 0x00, 0x20] + [UInt8](repeating: 0x34, count: 32) + [0x00]
+    b.apdu([0x90, 0xAA, 0x00, 0x00, 0x01, 0x00, 0x00], challenge)
+    b.apdu(proof, [0x91, 0xAE])
+    b.apdu([0x90, 0xAA, 0x00, 0x00, 0x01, 0x01, 0x00], challenge)
+    b.apdu(proof, [UInt8](repeating: 0x55, count: 16) + [0x91, 0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .authenticate, .authenticate])
+    #expect(s.operations.map(\.outcome) == [.ok, .failed, .ok])
+  }
+
+  /// A SELECT after the query held, then an UPDATE chained over two I-blocks (FSC 16): one
+  /// writeNDEF from the SELECT; before, the SELECT was a transceive of its own.
+  @Test func heldSelectJoinsAChainedUpdate() throws {
+    var b = TraceBuilder()
+    b.activateType4(fsci: 0)
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    let message: [UInt8] = [0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F]
+    b.chainedAPDU([0x00, 0xD6, 0x00, 0x00, 0x0B, 0x00, 0x09] + message, part: 8, Self.ok)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations.last?.firstFrame == 18)
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(try streamedTimeline(b).filter { $0.contains("▸") }.count == 3)
+  }
+
+  /// An identified NTAG215: WRITEs to user pages past the CC's data area (80h, 81h, where the
+  /// default dynamic lock bytes would be on an unidentified tag) stay writeNDEF, as before.
+  @Test func identifiedProductsUserPagesPastTheCCAreaStayWriteNDEF() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    b.write(0x80, [0x11, 0x22, 0x33, 0x44])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+  }
+}

@@ -149,7 +149,9 @@ public struct PN53xHostLink: Sendable {
     // PN532 over SPI (PN532 user manual §6.2.5; libnfc pn532_spi): a status read `02` or a data
     // read `03` is no command, and a data read comes between the pieces of one answer, so it
     // must not drop them.
-    if bytes.count == 1, bytes[0] == Self.spiStatusRead || bytes[0] == Self.spiDataRead {
+    if ccidFromHost == nil, bytes.count == 1,
+      bytes[0] == Self.spiStatusRead || bytes[0] == Self.spiDataRead
+    {
       spiStatusAwaited = bytes[0] == Self.spiStatusRead
       return out
     }

@@ -262,8 +262,12 @@ public struct SessionAnalyzer: Sendable {
       closing = false
     }
     if kind == nil, let d = f.innermost, d.protocolID == .isoDEP, opensWrite(chained: d) {
-      closeCurrent()
-      start(.writeNDEF, frame: f.frame.index)
+      if selectLimbo != nil {
+        settleSelectLimbo(as: .writeNDEF)  // the held SELECT of the file this write updates
+      } else {
+        closeCurrent()
+        start(.writeNDEF, frame: f.frame.index)
+      }
     } else if kind == nil, chainLimbo == nil, opensChain(f) {
       chainLimbo = (f.frame.index, f.frame.index, nil, nil)
     }
@@ -797,6 +801,11 @@ public struct SessionAnalyzer: Sendable {
   static let splitLimit = 4096
 
   private func startsNewCall(_ kind: OperationKind, _ f: DecodedFrame) -> Bool {
+    // A DESFire / NTAG 424 AUTHENTICATE starts an authentication of its own (a retry after a
+    // failure, another key); its ADDITIONAL FRAME steps continue it.
+    if kind == .authenticate, let name = f.innermost?.name, name.hasPrefix("DESFire AUTHENTICATE") {
+      return true
+    }
     guard kind == .readNDEF || kind == .writeNDEF, operations.count < Self.splitLimit,
       let d = f.innermost
     else { return false }

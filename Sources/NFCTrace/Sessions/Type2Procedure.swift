@@ -245,7 +245,10 @@ struct Type2Procedure: Sendable {
     // Past the data area the CC declares no NDEF procedure writes: the default dynamic lock
     // bytes right after it (no Lock Control TLV; libnfc-nci's makeReadOnly) lock, anything
     // else (configuration pages: AUTH0, ACCESS, PWD, PACK) is the app's own command.
-    if let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic,
+    // (Unidentified tags only: an identified product's lock page is known above, and its user
+    // memory past the CC's area stays writeNDEF's.)
+    if tag.ntagProduct == nil, !tag.isUltralightC,
+      let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic,
       page >= 4 + cc.dataAreaSize / 4
     {
       let bytes = (page * 4)..<(page * 4 + 4)

@@ -289,7 +289,6 @@ struct Type4Procedure: Sendable {
     op.recover(dropping: ["sw"])
   }
 
-  /// CLA INS P1 P2 and the data of a command APDU: what a repeat keeps.
   /// DESFire CommitTransaction / AbortTransaction: answered 910C (NO_CHANGES, nothing to
   /// commit or abort) they succeed (MIFARE DESFire EV1 datasheet, status codes).
   private static func endsTransaction(_ f: DecodedFrame?) -> Bool {
@@ -297,6 +296,7 @@ struct Type4Procedure: Sendable {
     return name == "DESFire COMMIT TRANSACTION" || name == "DESFire ABORT TRANSACTION"
   }
 
+  /// CLA INS P1 P2 and the data of a command APDU: what a repeat keeps.
   private static func retryKey(_ f: DecodedFrame) -> [UInt8]? {
     guard let l = f.layer(.iso7816), case .hex(let cla)? = l.field("cla"),
       case .hex(let ins)? = l.field("ins"), case .hex(let p1)? = l.field("p1"),

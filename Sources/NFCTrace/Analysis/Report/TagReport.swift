@@ -130,9 +130,10 @@ extension TagReport {
       let reason = [s.ndefStatusReason, note].compactMap { $0 }.joined(separator: "; ")
       return (q.status, q.capacity, reason.isEmpty ? nil : reason)
     }
-    // The CC as found gives another status than the query's (a Type 4 NDEF file whose read
-    // was refused): what the app got is the query's answer.
-    guard ccChanged(s) else {
+    // A Type 4 CC as found gives another status than the query's (an NDEF file whose read
+    // was refused): what the app got is the query's answer. (A Type 2 status also follows the
+    // TLVs, which the session may have changed: the status as left stands.)
+    guard s.memory.filesEnd[0xE103] == nil || ccChanged(s) else {
       let cc = "the CC alone gives \(end.status.rawValue)" + (end.reason.map { " (\($0))" } ?? "")
       let reason = [s.ndefStatusReason, cc].compactMap { $0 }.joined(separator: "; ")
       return (q.status, q.capacity, reason)
@@ -147,13 +148,11 @@ extension TagReport {
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
   }
 
-  /// True when the session changed the CC's known bytes (Type 4 file E103, Type 2 page 3).
+  /// True when the session changed the known bytes of the Type 4 CC (file E103).
   private static func ccChanged(_ s: SessionAnalysis) -> Bool {
     let m = s.memory
-    if let end = m.filesEnd[0xE103] {
-      return m.filesStart[0xE103]?.knownRun(from: 0) != end.knownRun(from: 0)
-    }
-    return m.type2Start.known(12, 4) != m.type2End.known(12, 4)
+    guard let end = m.filesEnd[0xE103] else { return false }
+    return m.filesStart[0xE103]?.knownRun(from: 0) != end.knownRun(from: 0)
   }
 
   /// True when the CC the status comes from was carried from an earlier session on the same

@@ -33,6 +33,13 @@ public struct APDULayer: ProtocolLayer {
   /// The tag answered a native DESFire command with a DESFire status: the link speaks the
   /// native protocol until the next activation (`DESFireNative`).
   private var desfireLink = false
+  /// The last reader unit parsed as an APDU but starts with a DESFire command code (`5A 01 00
+  /// 00`: SelectApplication, or a case 1 APDU): its answer tells (`DESFireNative.isNativeAnswer`).
+  private var desfireCandidate: String?
+  /// The pending native command as an APDU, when it also parses as one (`0C B0 00 00 0F`:
+  /// CREDIT, or a READ BINARY with secure messaging): an answer ending in a status word and
+  /// without a DESFire status first answers the APDU.
+  private var desfireAsAPDU: CommandAPDU?
   /// Short command and response APDUs repeat with every exchange (see `DecodeCache`).
   private var cache = DecodeCache<ShortBytesKey>()
 
@@ -79,6 +86,8 @@ public struct APDULayer: ProtocolLayer {
     desfirePending = nil
     desfireAnswered = nil
     desfireLink = false
+    desfireCandidate = nil
+    desfireAsAPDU = nil
   }
 
   /// A MIFARE DESFire native command or its answer (`DESFireNative`); nil for anything else.
@@ -87,9 +96,17 @@ public struct APDULayer: ProtocolLayer {
     case .reader:
       desfireAnswered = nil
       desfirePending = nil
-      guard let code = unit.bytes.first, let name = DESFireNative.commandName(code),
-        desfireLink || (try? CommandAPDU(parsing: unit.bytes)) == nil
-      else { return nil }
+      desfireCandidate = nil
+      desfireAsAPDU = nil
+      guard let code = unit.bytes.first, let name = DESFireNative.commandName(code) else {
+        return nil
+      }
+      let apdu = try? CommandAPDU(parsing: unit.bytes)
+      guard desfireLink || apdu == nil else {
+        desfireCandidate = "DESFire " + name
+        return nil
+      }
+      desfireAsAPDU = apdu
       pending = nil
       answered = nil
       lastReaderWasAPDU = false
@@ -97,8 +114,25 @@ public struct APDULayer: ProtocolLayer {
       desfirePending = "DESFire " + name
       return LayerResult(decode: DESFireNative.command(unit.bytes))
     case .tag:
-      let command = desfirePending ?? (unit.retransmission ? desfireAnswered : nil)
+      var command = desfirePending ?? (unit.retransmission ? desfireAnswered : nil)
       desfirePending = nil
+      if command == nil, let candidate = desfireCandidate,
+        DESFireNative.isNativeAnswer(unit.bytes)
+      {
+        // The command read as an APDU was native: its answer is a status byte, no SW1SW2.
+        command = candidate
+        pending = nil
+        answered = nil
+      }
+      desfireCandidate = nil
+      let apdu = desfireAsAPDU
+      desfireAsAPDU = nil
+      if command != nil, let apdu, !DESFireNative.isNativeAnswer(unit.bytes) {
+        // Not a native answer: the command was the APDU its bytes also are.
+        pending = apdu
+        lastReaderWasAPDU = true
+        return nil
+      }
       guard let command, let status = unit.bytes.first, DESFireNative.isStatus(status) else {
         return nil
       }

@@ -19,6 +19,16 @@ enum DESFireNative {
     StatusWord.desfire[0x9100 | UInt16(status)] != nil
   }
 
+  /// True when `bytes`, the answer to a command that parsed as an APDU but starts with a
+  /// DESFire command code, is a native answer: a DESFire status byte first, and no status word
+  /// at the end (SW1 6x or 9x, ISO/IEC 7816-4 §5.6) — `00`, `A0`, `00 01 02 07`.
+  static func isNativeAnswer(_ bytes: [UInt8]) -> Bool {
+    guard let status = bytes.first, isStatus(status) else { return false }
+    guard bytes.count >= 2 else { return true }
+    let sw1 = bytes[bytes.count - 2]
+    return !(0x61...0x6F).contains(sw1) && !(0x90...0x9F).contains(sw1)
+  }
+
   /// The decode of a native command (`bytes[0]` is a code `commandName` knows).
   static func command(_ bytes: [UInt8]) -> LayerDecode {
     let code = bytes.first ?? 0
