@@ -219,6 +219,9 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     let s = try #require(try sessions(b).first)
     #expect(s.operations.map(\.kind) == [.connect, .transceive])
     #expect(s.operations[1].outcome == .failed)
+    #expect(
+      s.operations[1].reason
+        == "DESFire SELECT APPLICATION refused: DESFire status 0xA0 application not found")
     #expect(s.tag.product == "MIFARE DESFire EV1 8K")
   }
 
@@ -464,5 +467,31 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     b.write(0x80, [0x11, 0x22, 0x33, 0x44])
     let s = try #require(try sessions(b).first)
     #expect(s.operations.last?.kind == .writeNDEF)
+  }
+}
+
+/// Findings of the sixteenth session's pass over ISO/IEC 14443-B.
+@Suite struct Pass20TypeBTests {
+  /// Type B has no ATS: the FWT is the ATQB's (FWI 0: 302 µs) for the tag ATTRIB selects. An
+  /// answer 10 ms late is `late-response`, worded with the ATQB; before, no finding.
+  @Test func lateAnswerUsesTheATQBsFWT() throws {
+    let steps: [(Direction, String, Int64)] = [
+      (.reader, "050008", 0),
+      (.tag, "5011223344000000000021 01", 1_000_000),
+      (.reader, "1d1122334400080100", 2_000_000),
+      (.tag, "00", 3_000_000),
+      (.reader, "0200a4040007d276000085010100", 4_000_000),
+      (.tag, "029000", 15_000_000),
+    ]
+    let frames = steps.enumerated().map { i, s in
+      var f = TestFrame.make(
+        i, s.0, CRC.appendingCRCB(Hex.bytes(s.1) ?? []), time: s.2)
+      f.technology = .nfcB
+      return f
+    }
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
+    let late = try #require(report.findings.first { $0.code == "late-response" })
+    #expect(late.frames == [4, 5])
+    #expect(late.message.hasPrefix("The tag promised in its ATQB to answer within 0.30 ms"))
   }
 }

@@ -212,8 +212,11 @@ struct Type4Procedure: Sendable {
     memory: inout TagMemory
   ) {
     // As the summaries name the length field: ENLEN in a T4T 3.0 extended file.
+    // An app's own command is named by its answer's decode (`DESFire SELECT APPLICATION`).
+    var named: String?
+    if case .string(let name)? = answer.field("command") { named = name }
     let what =
-      command.map { Type4Layer.label($0.name, lengthFieldSize: nlenSize) } ?? "APDU"
+      command.map { Type4Layer.label($0.name, lengthFieldSize: nlenSize) } ?? named ?? "APDU"
     if command?.name == "SELECT NDEF application" {
       status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw.uppercased())")
       op.set("ndef_application", .bool(false))

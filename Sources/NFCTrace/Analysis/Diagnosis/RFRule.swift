@@ -57,7 +57,8 @@ enum RFRule: DiagnosisRule {
           code: "response-exceeds-fsd", severity: .error, operation: op,
           frames: Array(c.rf.fsdOverruns.prefix(3)),
           cause: "the tag sent a frame longer than the reader can receive (FSD)",
-          message: "The reader announced in RATS the largest frame it can take (FSD); the tag "
+          message: "The reader announced in \(typeB(c) ? "ATTRIB" : "RATS") the largest frame "
+            + "it can take (FSD); the tag "
             + "answered with a longer one, which the reader has to drop.",
           coreNFCError: .tagResponseError,
           fix: "Ask for less data per command (a smaller Le / READ BINARY length, at most "
@@ -94,7 +95,8 @@ enum RFRule: DiagnosisRule {
       frames: Array(c.rf.fscOverruns.prefix(3)),
       cause: "the reader sent a frame longer than the tag can receive (FSC)"
         + (silent ? ", and the tag did not answer it" : ""),
-      message: "The tag announced in its ATS the largest frame it can take (FSC); the reader "
+      message: "The tag announced in its \(typeB(c) ? "ATQB" : "ATS") the largest frame it can "
+        + "take (FSC); the reader "
         + "sent a longer one (ISO/IEC 14443-4 §7.5.2: a command larger than the FSC goes in "
         + "chained blocks of at most FSC bytes each)"
         + (silent
@@ -177,8 +179,10 @@ enum RFRule: DiagnosisRule {
       cause: "the tag answered later than its own frame waiting time (\(c.rf.lateAnswers.count)×)",
       message: (worst.wtxm > 1
         ? "The tag asked for more time with S(WTX) (WTXM \(worst.wtxm)), extending its frame "
-          + "waiting time (FWT, from the ATS) to \(ms(worst.fwtNs)), but took "
-        : "The tag promised in its ATS to answer within \(ms(worst.fwtNs)) (FWT), but took ")
+          + "waiting time (FWT, from the \(typeB(c) ? "ATQB" : "ATS")) to \(ms(worst.fwtNs)), "
+          + "but took "
+        : "The tag promised in its \(typeB(c) ? "ATQB" : "ATS") to answer within "
+          + "\(ms(worst.fwtNs)) (FWT), but took ")
         + "\(ms(worst.delayNs)). A strict reader stops waiting at FWT (plus a small margin) and "
         + "reports the tag as lost.",
       coreNFCError: failed(c, op) ? .tagConnectionLost : nil,
@@ -212,5 +216,11 @@ enum RFRule: DiagnosisRule {
           + "phone appends CRC_A itself (Apple's documentation disagrees with the SDK header; "
           + "the trace shows the double CRC).")
     }
+  }
+
+  /// True for a type B tag: FSC and FWT come from its ATQB, FSD from the reader's ATTRIB
+  /// (ISO/IEC 14443-3 §7.9.4, §7.10.3), not from an ATS and RATS.
+  private static func typeB(_ c: DiagnosisContext) -> Bool {
+    c.session.tag.technology == .nfcB
   }
 }

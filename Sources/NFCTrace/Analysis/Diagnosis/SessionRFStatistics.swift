@@ -72,6 +72,9 @@ public struct SessionRFStatistics: Sendable {
   private var lastReader: (frame: DecodedFrame, bytes: [UInt8], failed: Bool)?
   private var run: Retry?
   private var fwtNs: Int64?
+  /// The ATQBs' PUPI and FWT (ISO/IEC 14443-3 §7.9.4.3), the last few: type B has no ATS, a
+  /// tag's FWT applies once ATTRIB selects it (several tags may answer one REQB).
+  private var atqbFWTs: [(pupi: [UInt8], ns: Int64)] = []
   private var wtxm: Int64 = 1
   private var wtxRun: [Int] = []
   private var readerEnd: (frame: Int, ns: Int64)?
@@ -140,6 +143,13 @@ public struct SessionRFStatistics: Sendable {
 
   private mutating func reader(_ f: DecodedFrame) {
     let bytes = f.frame.data
+    // ATTRIB selects the tag whose ATQB gave the FWT (several tags may answer one REQB).
+    if let d = f.innermost, d.protocolID == .iso14443B, d.name == "ATTRIB",
+      case .hex(let id)? = d.field("identifier"),
+      let atqb = atqbFWTs.last(where: { $0.pupi == id })
+    {
+      fwtNs = atqb.ns
+    }
     if f.startsActivation || f.innermost?.protocolID == .iso14443A
       || f.innermost?.protocolID == .appleECP || f.response == .noAnswerExpected
     {
@@ -210,10 +220,15 @@ public struct SessionRFStatistics: Sendable {
         longestWTXRun = Array(wtxRun.prefix(Self.sampleLimit))
       }
     }
-    // The ATS's own FWT applies from the next command on, not to the ATS itself.
+    // The ATS's own FWT applies from the next command on, not to the ATS itself. Type B has no
+    // ATS: the ATQB's protocol info gives FWI (ISO/IEC 14443-3 §7.9.4.3), for the blocks after
+    // ATTRIB.
     checkLate(f)
-    if let d = f.innermost, d.protocolID == .isoDEP, d.name == "ATS" {
-      if case .int(let us)? = d.field("fwt_us") { fwtNs = Int64(us) * 1000 }
+    guard let d = f.innermost, case .int(let us)? = d.field("fwt_us") else { return }
+    if d.protocolID == .isoDEP, d.name == "ATS" { fwtNs = Int64(us) * 1000 }
+    if d.protocolID == .iso14443B, d.name == "ATQB", case .hex(let pupi)? = d.field("pupi") {
+      if atqbFWTs.count == 8 { atqbFWTs.removeFirst() }
+      atqbFWTs.append((pupi, Int64(us) * 1000))
     }
   }
 
