@@ -494,4 +494,24 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(late.frames == [4, 5])
     #expect(late.message.hasPrefix("The tag promised in its ATQB to answer within 0.30 ms"))
   }
+
+  /// ATTRIB assigns CID 3 to a tag whose ATQB supports no CID (FO 00): the tag ignores it and
+  /// its blocks carry none. One finding on ATTRIB's answer; before, `unexpected-cid` on every
+  /// block.
+  @Test func cidAssignedToATagWithoutCIDSupport() {
+    let frames = [
+      (Direction.reader, "050008"), (.tag, "5011223344000000000021 00"),
+      (.reader, "1d1122334400080103"), (.tag, "00"),
+      (.reader, "0200a4040007d276000085010100"), (.tag, "029000"),
+      (.reader, "0300a4000c02e103"), (.tag, "039000"),
+    ].enumerated().map { i, s in
+      var f = TestFrame.make(i, s.0, CRC.appendingCRCB(Hex.bytes(s.1) ?? []))
+      f.technology = .nfcB
+      return f
+    }
+    let (out, _) = decodeAll(frames)
+    let codes = out.flatMap { $0.findings.map(\.code) }
+    #expect(codes == ["cid-not-supported"])
+    #expect(out[3].findings.first?.message.hasPrefix("ATTRIB assigned CID 3") == true)
+  }
 }

@@ -173,8 +173,20 @@ public struct ISO14443BLayer: Sendable {
       guard let answer = ATTRIBAnswer(parsing: payload) else {
         return .undecoded("empty answer to ATTRIB")
       }
-      if activate(attrib, context: &context) { out.isoDEPActivation = attrib.cid }
-      return LayerResult(decode: answer.decode)
+      // A tag whose ATQB says it supports no CID (FO b1 = 0) ignores the CID ATTRIB assigns:
+      // its blocks carry none (ISO/IEC 14443-3 §7.9.4.3, §7.10.4: the PCD sets CID 0).
+      let ignoresCID = answers[attrib.identifier].map { !$0.cidSupported } ?? false
+      if activate(attrib, context: &context) { out.isoDEPActivation = ignoresCID ? 0 : attrib.cid }
+      var findings: [Finding] = []
+      if ignoresCID, attrib.cid != 0 {
+        findings.append(
+          Finding(
+            "cid-not-supported", .warning,
+            "ATTRIB assigned CID \(attrib.cid), but the tag's ATQB says it does not support CID "
+              + "(ISO/IEC 14443-3 §7.10.4: the reader sets CID 0); the tag ignores it",
+            frames: [frame.index]))
+      }
+      return LayerResult(decode: answer.decode, findings: findings)
     case .halt:
       pending = .none
       if payload == [0x00] {
