@@ -514,4 +514,23 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(codes == ["cid-not-supported"])
     #expect(out[3].findings.first?.message.hasPrefix("ATTRIB assigned CID 3") == true)
   }
+
+  /// Two tags answering one REQB in its slots (ATQBs of two PUPIs), the reader selecting the
+  /// first: the session says several tags were in the field; before, `several_tags` was false.
+  @Test func twoATQBsAreSeveralTags() throws {
+    let frames = [
+      (Direction.reader, "050002"), (.tag, "5011223344000000000081 71"),
+      (.reader, "15"), (.tag, "50aabbccdd000000000051 81"),
+      (.reader, "1d1122334400080100"), (.tag, "00"),
+      (.reader, "0200a4040007d276000085010100"), (.tag, "029000"),
+    ].enumerated().map { i, s in
+      var f = TestFrame.make(
+        i, s.0, CRC.appendingCRCB(Hex.bytes(s.1) ?? []), time: Int64(i) * 1_000_000)
+      f.technology = .nfcB
+      return f
+    }
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: frames))
+    let s = try #require(run.sessions.first { $0.tag.uid == [0x11, 0x22, 0x33, 0x44] })
+    #expect(s.tag.collision)
+  }
 }

@@ -21,6 +21,8 @@ public struct TagIdentity: Sendable, Equatable {
   public var atqb: [UInt8]?
   /// The ATQBs of the poll by PUPI, for the one ATTRIB selects (several tags may answer).
   private var atqbByPUPI: [[UInt8]: [UInt8]] = [:]
+  /// The PUPI of the first ATQB of this session's frames.
+  private var firstATQBPUPI: [UInt8]?
   /// The ATR a PC/SC reader built for the card (USB captures of CCID readers).
   public var atr: [UInt8]?
   /// GET_VERSION answer (8 bytes).
@@ -215,6 +217,13 @@ public struct TagIdentity: Sendable, Equatable {
         let payload = Self.payload(f)
         atqb = payload
         if payload.count > 5, atqbByPUPI.count < 16 { atqbByPUPI[Array(payload[1..<5])] = payload }
+        // Two tags answering the reader's REQB/slots in this session: several tags in the
+        // field (ISO/IEC 14443-3 §7.4, type B anticollision by time slots).
+        if payload.count > 5 {
+          let pupi = Array(payload[1..<5])
+          if let first = firstATQBPUPI, first != pupi { collision = true }
+          if firstATQBPUPI == nil { firstATQBPUPI = pupi }
+        }
       } else if layer.name == "ATTRIB", case .hex(let answer)? = layer.field("atqb"),
         answer.count > 5
       {
