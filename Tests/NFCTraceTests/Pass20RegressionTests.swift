@@ -191,6 +191,9 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(s.operations[5].outcome == .ok)
     #expect(s.operations[6].firstFrame == 36)
     #expect(try streamedTimeline(b).filter { $0.contains("▸") }.count == 7)
+    // The system file E101 read is in the memory map (not NDEF memory).
+    #expect(s.memory.filesEnd[0xE101]?.knownRun(from: 0).count == 18)
+    #expect(TagReport(session: s).rows().contains { $0.file == 0xE101 })
   }
 }
 

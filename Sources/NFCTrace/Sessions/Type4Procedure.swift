@@ -202,6 +202,13 @@ struct Type4Procedure: Sendable {
         if offset(command) + shift == 0 { nlenRead = true }
       } else if let file = file(of: command), case .hex(let data)? = command.field("data") {
         memory.type4Write(data, file: file, at: offset(command), acknowledged: true, frame: frame)
+      } else if command.name == "READ file", case .hex(let id)? = command.field("file_id"),
+        id.count == 2, case .hex(let data)? = a.field("data")
+      {
+        // Another file of the NDEF application (a proprietary file such as E105, ST25TA's
+        // system file E101): shown in the report's memory map, not NDEF memory.
+        let file = UInt16(id[0]) << 8 | UInt16(id[1])
+        memory.type4Read(data, file: file, at: offset(command) + shift, frame: frame)
       }
     }
     if op.kind == .queryNDEFStatus { updateStatus() }
