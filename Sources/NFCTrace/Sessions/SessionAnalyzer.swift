@@ -742,13 +742,6 @@ public struct SessionAnalyzer: Sendable {
   /// was outstanding: an R(NAK) or R(ACK), or an empty I-block (ISO/IEC 14443-4 §7.5.6), after
   /// the last command's answer, with no chain open and no earlier silence. Stacks send them
   /// between and after calls; the tag taken away after the operation leaves them unanswered.
-  /// A MIFARE Classic reader frame after authentication of 4 bytes (2 + CRC): an encrypted
-  /// HALT, which no tag answers (ISO/IEC 14443-3 §6.4.3), or an encrypted READ; the ciphertext
-  /// does not say which.
-  private static func isEncryptedShortCommand(_ f: DecodedFrame) -> Bool {
-    f.frame.direction == .reader && f.innermost?.name == "ciphertext" && f.frame.data.count == 4
-  }
-
   private func isPresenceCheck(_ f: DecodedFrame) -> Bool {
     guard let d = f.innermost, d.protocolID == .isoDEP, pending == nil, silentIBlock == nil,
       openChain == nil, deferredSilence == nil
@@ -758,6 +751,13 @@ public struct SessionAnalyzer: Sendable {
     case "I-block": return d.field("inf_length") == .int(0) && d.field("chaining") == .bool(false)
     default: return false
     }
+  }
+
+  /// A MIFARE Classic reader frame after authentication of 4 bytes (2 + CRC): an encrypted
+  /// HALT, which no tag answers (ISO/IEC 14443-3 §6.4.3), or an encrypted READ; the ciphertext
+  /// does not say which.
+  private static func isEncryptedShortCommand(_ f: DecodedFrame) -> Bool {
+    f.frame.direction == .reader && f.innermost?.name == "ciphertext" && f.frame.data.count == 4
   }
 
   /// The reader's I-block `f` shows that it received the answer to its previous one, which
