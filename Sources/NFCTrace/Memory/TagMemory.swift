@@ -50,6 +50,18 @@ public struct TagMemory: Sendable, Equatable {
     return run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
   }
 
+  /// The Type 2 CC (page 3) at the end, when known and carrying the NDEF magic number E1h
+  /// (NFC Forum T2T 1.0 §6.1): only then is the data area it declares trusted.
+  var type2NDEFCC: Type2CapabilityContainer? {
+    guard let cc = type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic
+    else { return nil }
+    return cc
+  }
+
+  /// The first page past the data area `type2NDEFCC` declares (the area starts at page 4 and
+  /// its size is a multiple of 8 bytes); nil without such a CC.
+  var type2DataAreaEndPage: Int? { type2NDEFCC.map { 4 + $0.dataAreaSize / 4 } }
+
   /// Records a READ/FAST_READ answer: `data` from byte address `address`.
   mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
     Self.read(

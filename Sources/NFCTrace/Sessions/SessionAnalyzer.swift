@@ -368,10 +368,8 @@ public struct SessionAnalyzer: Sendable {
   /// the CC declares): the reads of NDEF detection after its READ 0.
   private func readsDataArea(_ d: LayerDecode) -> Bool {
     guard d.name == "READ", let page = d.absolutePage, page >= 4 else { return false }
-    guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init),
-      cc.hasMagic
-    else { return true }
-    return page * 4 < 16 + cc.dataAreaSize
+    guard let end = memory.type2DataAreaEndPage else { return true }
+    return page < end
   }
 
   /// Whether `f` is a SELECT to hold (`selectLimbo`): a Type 4 SELECT of a file, once the

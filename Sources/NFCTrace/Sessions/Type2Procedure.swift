@@ -159,9 +159,7 @@ struct Type2Procedure: Sendable {
   /// nfc-facts §5.2; libnfc-nci's detection reads them there, rw_t2t_read_locks). On NTAG215/216
   /// that is user memory (pages 80h / DEh), not their real lock page — still the stack's read.
   private static func defaultLockBytes(_ memory: TagMemory) -> Range<Int>? {
-    guard let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init),
-      cc.hasMagic, cc.dataAreaSize > 48
-    else { return nil }
+    guard let cc = memory.type2NDEFCC, cc.dataAreaSize > 48 else { return nil }
     let bits = (cc.dataAreaSize - 48 + 7) / 8
     let start = 16 + cc.dataAreaSize
     return start..<(start + (bits + 7) / 8)
@@ -181,10 +179,10 @@ struct Type2Procedure: Sendable {
     return pages.lowerBound * 4 >= end
   }
 
+  /// The data area's last page: as the CC declares it, else the identified product's last user
+  /// page; nil when neither is known.
   private func dataAreaLastPage(_ memory: TagMemory, tag: TagIdentity) -> Int? {
-    if let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic {
-      return 3 + cc.dataAreaSize / 4
-    }
+    if let end = memory.type2DataAreaEndPage { return end - 1 }
     return tag.ntagProduct?.userMemoryBytes.map { 3 + $0 / 4 }
   }
 
@@ -247,9 +245,8 @@ struct Type2Procedure: Sendable {
     // else (configuration pages: AUTH0, ACCESS, PWD, PACK) is the app's own command.
     // (Unidentified tags only: an identified product's lock page is known above, and its user
     // memory past the CC's area stays writeNDEF's.)
-    if tag.ntagProduct == nil, !tag.isUltralightC,
-      let cc = memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic,
-      page >= 4 + cc.dataAreaSize / 4
+    if tag.ntagProduct == nil, !tag.isUltralightC, let end = memory.type2DataAreaEndPage,
+      page >= end
     {
       let bytes = (page * 4)..<(page * 4 + 4)
       let declared = memory.type2Area?.reservedAreas.contains(where: \.isLock) ?? false

@@ -133,7 +133,7 @@ extension TagReport {
     // A Type 4 CC as found gives another status than the query's (an NDEF file whose read
     // was refused): what the app got is the query's answer. (A Type 2 status also follows the
     // TLVs, which the session may have changed: the status as left stands.)
-    guard s.memory.filesEnd[0xE103] == nil || ccChanged(s) else {
+    if type4CCUnchanged(s) {
       let cc = "the CC alone gives \(end.status.rawValue)" + (end.reason.map { " (\($0))" } ?? "")
       let reason = [s.ndefStatusReason, cc].compactMap { $0 }.joined(separator: "; ")
       return (q.status, q.capacity, reason)
@@ -148,11 +148,11 @@ extension TagReport {
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
   }
 
-  /// True when the session changed the known bytes of the Type 4 CC (file E103).
-  private static func ccChanged(_ s: SessionAnalysis) -> Bool {
+  /// True when the session holds a Type 4 CC (file E103) and left its known bytes as found.
+  private static func type4CCUnchanged(_ s: SessionAnalysis) -> Bool {
     let m = s.memory
     guard let end = m.filesEnd[0xE103] else { return false }
-    return m.filesStart[0xE103]?.knownRun(from: 0) != end.knownRun(from: 0)
+    return m.filesStart[0xE103]?.knownRun(from: 0) == end.knownRun(from: 0)
   }
 
   /// True when the CC the status comes from was carried from an earlier session on the same
