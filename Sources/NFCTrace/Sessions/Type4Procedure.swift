@@ -76,9 +76,23 @@ struct Type4Procedure: Sendable {
     case "READ NDEF data", "READ NLEN and NDEF data":
       return current == .queryNDEFStatus && !nlenRead ? .queryNDEFStatus : .readNDEF
     case "UPDATE NLEN", "UPDATE NDEF data", "UPDATE NLEN and NDEF data": return .writeNDEF
-    case "UPDATE CC": return .writeLock
+    case "UPDATE CC": return writesWriteAccess(d) ? .writeLock : .transceive
     default: return .transceive
     }
+  }
+
+  /// Whether UPDATE CC `d` covers the NDEF File Control TLV's write access byte (CC offset 14,
+  /// 16 in the Extended TLV; T4T 2.0 §5.1, 3.0 §5.1): setting it to FF is the read-only step
+  /// (libnfc-nci rw_t4t.cc, RW_T4tSetNDefReadOnly). Any other update of the CC is an app's own
+  /// command, often an NLEN write sent before the NDEF file was selected.
+  private func writesWriteAccess(_ d: LayerDecode) -> Bool {
+    guard case .int(let offset)? = d.field("offset"), case .int(let lc)? = d.field("lc") else {
+      return true
+    }
+    let at =
+      cc.map { $0.ndefControlOffset + 5 + ($0.ndefFile.tlvType == 0x06 ? 4 : 2) }
+      ?? (nlenSize == 4 ? 16 : 14)
+    return offset <= at && at < offset + lc
   }
 
   mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {

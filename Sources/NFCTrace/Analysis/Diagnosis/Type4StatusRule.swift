@@ -228,6 +228,21 @@ enum Type4StatusRule: DiagnosisRule {
           + "selected NDEF file). No app-side change helps; use another tag."
       )
     }
+    if cmd.ins != 0xA4, let activation = c.log.activations.last(where: { $0 < cmd.frame }),
+      !c.log.commands.contains(where: {
+        $0.ins == 0xA4 && $0.accepted && $0.frame > activation && $0.frame < cmd.frame
+      })
+    {
+      return (
+        "t4t-file-not-found", "no file was selected since the tag was activated again",
+        "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the "
+          + "activation at #\(activation) with no SELECT since: a new activation forgets the selected "
+          + "application and file, so the command has no file to act on.",
+        "After connecting again (connect(to:), restartPolling()), SELECT the NDEF application "
+          + "(D2760000850101) and the NDEF file again before READ/UPDATE BINARY, or use "
+          + "NFCNDEFTag.readNDEF/writeNDEF, which do."
+      )
+    }
     if selected == "E103" {
       return (
         "t4t-file-not-found", "the tag has no CC file (E103)",
@@ -315,6 +330,21 @@ enum Type4StatusRule: DiagnosisRule {
         "The tag answered 6700 (wrong length, Lc or Le): the lengths in the APDU do not fit "
           + "what the tag accepts for this command.",
         "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
+      )
+    case "6982"
+    where cmd.name == "UPDATE CC"
+      && c.operation(at: cmd.frame).map({
+        c.session.operations[$0].kind != .writeLock
+      }) ?? false:
+      return (
+        "t4t-security-not-satisfied", "the app's UPDATE BINARY went to the CC file",
+        "The tag answered 6982 (security status not satisfied) to \(cmd.summary): the file "
+          + "selected was the CC, for which NFC Forum T4T has no write procedure. The update does "
+          + "not touch the CC's write access byte, so it is no lock: most often an NLEN or "
+          + "message write sent without first selecting the NDEF file the CC names.",
+        "SELECT the NDEF file (00 A4 00 0C 02 + its file id from the CC) before UPDATE BINARY "
+          + "in the app's sendCommand(apdu:) sequence, or write with "
+          + "NFCNDEFTag.writeNDEF(_:completionHandler:), which selects it."
       )
     case "6982" where cmd.name == "UPDATE CC":
       return (

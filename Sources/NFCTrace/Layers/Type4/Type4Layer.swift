@@ -55,6 +55,9 @@ public struct Type4Layer: ProtocolLayer {
   public private(set) var capabilityContainer: CapabilityContainer4?
   /// CC byte offsets whose invalid value an `invalid-cc` finding already named.
   private var reportedCCProblems: Set<Int> = []
+  /// True once an activation (or a field change) was seen: from then on a READ/UPDATE BINARY
+  /// before any SELECT has no file to act on, and none is assumed (`assumeNDEFFile`).
+  private var activationSeen = false
 
   /// An idle layer.
   public init() {}
@@ -90,6 +93,7 @@ public struct Type4Layer: ProtocolLayer {
 
   /// Forgets the selection and the CC (new activation).
   public mutating func reset() {
+    activationSeen = true
     application = .unknown
     selectedFile = nil
     ccBytes = []
@@ -225,12 +229,17 @@ public struct Type4Layer: ProtocolLayer {
     return emit(.selectFile(id), name, summary, fields)
   }
 
-  /// A trace that starts after the NDEF file was selected: no SELECT at all in this
-  /// activation, and a READ/UPDATE BINARY of the 2-byte NLEN at offset 0, the NDEF procedures'
-  /// first access to the file (T4T 2.0 §5.4.5, §5.4.6). The NDEF file is then assumed
-  /// selected, with an `t4t-file-assumed` finding.
+  /// A trace that starts after the NDEF file was selected: no activation and no SELECT in the
+  /// trace so far, and a READ/UPDATE BINARY of the 2-byte NLEN at offset 0, the NDEF
+  /// procedures' first access to the file (T4T 2.0 §5.4.5, §5.4.6). The NDEF file is then
+  /// assumed selected, with an `t4t-file-assumed` finding. After an activation the trace
+  /// shows, no NDEF file is selected until a SELECT (ISO/IEC 7816-4: after a reset the current
+  /// file is the MF at most; T4T 2.0 §5.4 selects the application and the file first): such a
+  /// command names no file.
   private mutating func assumeNDEFFile(offset: Int, count: Int) -> Finding? {
-    guard selectedFile == nil, application == .unknown, offset == 0, count == 2 else {
+    guard !activationSeen, selectedFile == nil, application == .unknown, offset == 0,
+      count == 2
+    else {
       return nil
     }
     selectedFile = ndefFileID
