@@ -34,6 +34,7 @@ enum DiffCommand {
     let sideA: DiffSide
     let sideB: DiffSide
     var failures: [TraceError] = []
+    var warnings: [TraceWarning] = []
     if sameFile {
       let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
       var a = try side(t, sessionA, name: "A", flag: flagA)
@@ -43,12 +44,14 @@ enum DiffCommand {
       b.otherFailures.removeAll { $0.session == a.session }
       (sideA, sideB) = (a, b)
       failures += [t.result.error].compactMap { $0 }
+      warnings = t.result.warnings
     } else {
       let ta = try LoadedTrace(pathA, format: format, wanted: [sessionA])
       let tb = try LoadedTrace(pathB, format: format, wanted: [sessionB])
       sideA = try side(ta, sessionA, name: "A", flag: "--session-a")
       sideB = try side(tb, sessionB, name: "B", flag: "--session-b")
       failures += [ta.result.error, tb.result.error].compactMap { $0 }
+      warnings = ta.result.warnings + tb.result.warnings
     }
     if sameFile, sideA.analysis.info.index == sideB.analysis.info.index {
       let n = sideA.analysis.info.index
@@ -60,7 +63,8 @@ enum DiffCommand {
     let diff = TraceDiff(a: sideA, b: sideB)
     let out = OutputBuffer()
     if json {
-      DiffJSON.render(diff, version: Version.string, to: out)
+      DiffJSON.render(
+        diff, version: Version.string, warnings: warnings, error: failures.first, to: out)
     } else {
       for line in DiffText.lines(diff) { out.write(line + "\n") }
     }

@@ -95,6 +95,8 @@ enum ReportCommand {
     JSON.elements(source.warnings, to: out) { w in
       TimelineJSONRenderer.warning(w, to: out)
     }
-    out.write("]}\n")
+    out.write("],\"error\":")
+    TimelineJSONRenderer.error(source.error, to: out)
+    out.write("}\n")
   }
 }

@@ -52,7 +52,7 @@ func nfcLabFileImportsWithExactCounts(
   #expect(frames.map(\.index) == Array(0..<count))
   #expect(frames.first?.timeNs == 0)
   #expect(warnings.isEmpty)
-  #expect(frames.allSatisfy { $0.location.unit == "frame" && $0.sourceTime?.unit == .seconds })
+  #expect(frames.allSatisfy { $0.location.unit == "frame" && $0.sourceTime?.unit == .nanoseconds })
 }
 
 @Test func nfcLabMifareClassicWUPAAndEncryptedFrames() throws {
@@ -63,7 +63,7 @@ func nfcLabFileImportsWithExactCounts(
   #expect(wupa.bits == 7)
   #expect(wupa.isShortFrame)
   #expect(wupa.direction == .reader)
-  #expect(wupa.sourceTime == SourceTime(1_080_600, .seconds))
+  #expect(wupa.sourceTime == SourceTime(1_080_600, .nanoseconds))
   #expect(wupa.durationNs == 76_000)
   #expect(wupa.location.record == 1)
   #expect(wupa.location.offset == 20)  // the first `{` inside "frames": [

@@ -90,10 +90,9 @@ public struct SourceTime: Sendable, Hashable {
     case proxmarkTicks = "pm3-ticks"
     /// Microseconds (pcap, Proxmark3 `-u` text).
     case microseconds = "us"
-    /// Nanoseconds (pcap with nanosecond resolution).
+    /// Nanoseconds (pcap with nanosecond resolution; NFC-Laboratory's decimal seconds,
+    /// converted).
     case nanoseconds = "ns"
-    /// Seconds as a decimal number (NFC-Laboratory), kept as nanoseconds in `value`.
-    case seconds = "s"
     /// No time in the source: frames are numbered in order.
     case order
     /// Whole seconds of a clock (Flipper Zero's debug pcap stamps frames with its real-time

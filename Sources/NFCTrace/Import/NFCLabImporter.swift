@@ -9,7 +9,7 @@ import Foundation
 ///   `.fieldOn`/`.fieldOff`; other frame types (ISO 7816 contact frames) are skipped with a
 ///   warning.
 /// - `timeStart` seconds → `timeNs` relative to the first frame; `sourceTime` keeps the
-///   absolute value in nanoseconds with unit `.seconds`; `timeEnd − timeStart` → `durationNs`.
+///   absolute value converted to nanoseconds (unit `.nanoseconds`); `timeEnd − timeStart` → `durationNs`.
 /// - short-frame flag → `bits = 7` (REQA/WUPA, ISO/IEC 14443-3 §6.2.3.1); encrypted → CRC
 ///   `.encrypted` and source flag `encrypted`; truncated, parity error (no byte index is
 ///   recorded), CRC error, sync error → source flags; the CRC stays `.unchecked` otherwise
@@ -281,7 +281,7 @@ public struct NFCLabImporter: TraceImporter {
     return Frame(
       index: emitted, timeNs: overflow ? (fields.startNs < first ? .min : .max) : sinceFirst,
       durationNs: fields.durationNs,
-      sourceTime: SourceTime(fields.startNs, .seconds), direction: direction, event: event,
+      sourceTime: SourceTime(fields.startNs, .nanoseconds), direction: direction, event: event,
       data: fields.data, bits: shortFrameBits(fields, direction),
       // A frame NFC-Laboratory flags truncated lost its end (the CRC with it): nothing to check.
       crc: encrypted ? .encrypted : fields.flags.contains("truncated") ? .notCaptured : .unchecked,

@@ -1,7 +1,11 @@
 /// JSON for `nfctrace diff` (documented in docs/json.md, "nfctrace diff").
 public enum DiffJSON {
-  /// Writes the whole document and a final newline.
-  public static func render(_ d: TraceDiff, version: String, to out: OutputBuffer) {
+  /// Writes the whole document and a final newline; `warnings` are both traces' importer
+  /// warnings, `error` the import error that cut a side short (null when none).
+  public static func render(
+    _ d: TraceDiff, version: String, warnings: [TraceWarning] = [], error: TraceError? = nil,
+    to out: OutputBuffer
+  ) {
     out.write("{\"tool\":\"nfctrace\",\"version\":")
     JSON.string(version, to: out)
     out.write(",\"same\":\(d.same),\"a\":")
@@ -30,7 +34,11 @@ public enum DiffJSON {
     }
     out.write("],\n\"timing\":[")
     list(d.timing, to: out) { t, out in timing(t, d, to: out) }
-    out.write("]}\n")
+    out.write("],\n\"warnings\":[")
+    JSON.elements(warnings, to: out) { w in TimelineJSONRenderer.warning(w, to: out) }
+    out.write("],\"error\":")
+    TimelineJSONRenderer.error(error, to: out)
+    out.write("}\n")
   }
 
   private static func list<T>(_ items: [T], to out: OutputBuffer, _ each: (T, OutputBuffer) -> Void)

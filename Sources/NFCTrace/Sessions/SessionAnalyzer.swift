@@ -293,6 +293,15 @@ public struct SessionAnalyzer: Sendable {
       }
       let limbo = chainLimbo
       chainLimbo = nil
+      if let rats = ratsAwaitingATS, current?.kind == .connect, f.layer(.isoDEP)?.name == "I-block"
+      {
+        // The reader went on with I-blocks, which it sends only after an intact ATS (ISO/IEC
+        // 14443-4 §5.6.1: else it sends RATS again or deactivates the tag): the activation
+        // succeeded, and the capture missed the ATS or holds it damaged (the frame's own
+        // findings name the damage).
+        ratsAwaitingATS = nil
+        current?.unansweredFrames.removeAll { $0 == rats }
+      }
       let repeatsDiscovery = discoveryLimbo != nil && repeatsSelect(f)
       if repeatsDiscovery {
         discoveryLimbo?.lastSelect = f.frame.index
@@ -768,6 +777,8 @@ public struct SessionAnalyzer: Sendable {
       deferredSilence = nil
     }
     current?.set("answer_not_captured", .int(missed ?? f.frame.index))
+    // The tag did answer it: the command is not one the tag left unanswered.
+    if let missed { current?.unansweredFrames.removeAll { $0 == missed } }
     // A damaged copy (or none) of the answer: what it said is not known.
     if current?.outcome == .ok {
       current?.outcome = .unknown

@@ -518,6 +518,16 @@ public struct ISO14443ALayer: Sendable {
     if reader, isRATS(payload) || isPPS(payload, context: context) { return .isoDEP }
     if !reader, case .rats = pending { return .isoDEP }
     if context.encrypted { return .mifareClassic }
+    if reader, let pcb = isoDEPBlockWithoutRATS(frame, payload: payload, context: context) {
+      context.isoDEPActive = true
+      findings.append(
+        Finding(
+          "iso-dep-assumed", .info,
+          "SAK \(Hex.string([context.sak ?? 0])) announces ISO/IEC 14443-4 and the capture "
+            + "holds no ATS: the block PCB \(Hex.string([pcb])) with a valid CRC_A is taken as "
+            + "ISO-DEP", frames: [frame.index]))
+      return .isoDEP
+    }
     // SAK 00 is a Type 2 tag (Ultralight, NTAG): there `60` is GET_VERSION, not an AUTH.
     if reader, isMIFAREAuth(payload), context.sak != 0x00 { return .mifareClassic }
     if !reader, case .mifareAuth = pending { return .mifareClassic }
@@ -572,6 +582,28 @@ public struct ISO14443ALayer: Sendable {
     switch pcb {
     case 0x0A, 0x0B, 0xAA, 0xAB, 0xBA, 0xBB, 0xCA, 0xFA: return true
     default: return false
+    }
+  }
+
+  /// A reader frame after a SAK announcing ISO/IEC 14443-4 (b6 set, §6.5.3.4 of part 3), with
+  /// no ATS in the trace (the sniffer missed the RATS, the ATS, or both): a valid CRC_A and the PCB of an
+  /// I-, R- or S-block of its length (ISO/IEC 14443-4 §7.1.1). Such a tag is never Type 2; on a
+  /// tag that is MIFARE Classic too (SAK 28), no Classic command starts with these bytes except
+  /// RESTORE `C2` + block, which is longer than S(DESELECT). Returns the PCB.
+  private func isoDEPBlockWithoutRATS(_ frame: Frame, payload: [UInt8], context: LinkContext)
+    -> UInt8?
+  {
+    guard let sak = context.sak, SAK(sak).iso14443_4, context.ats == nil, !context.encrypted,
+      let pcb = payload.first,
+      frame.crc == .ok || (frame.crc == .unchecked && CRC.hasValidCRCA(frame.data))
+    else { return nil }
+    let cid = pcb & 0x08 != 0 ? 1 : 0
+    switch pcb {
+    case _ where pcb & 0xE2 == 0x02: return payload.count >= 2 + cid ? pcb : nil  // I-block
+    case _ where pcb & 0xE6 == 0xA2: return payload.count == 1 + cid ? pcb : nil  // R-block
+    case _ where pcb & 0xF7 == 0xC2: return payload.count == 1 + cid ? pcb : nil  // S(DESELECT)
+    case _ where pcb & 0xF7 == 0xF2: return payload.count == 2 + cid ? pcb : nil  // S(WTX)
+    default: return nil
     }
   }
 

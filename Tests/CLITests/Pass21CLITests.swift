@@ -1,0 +1,64 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CLI findings of the seventeenth session's JSON audit.
+@Suite struct Pass21CLITests {
+  /// A copy of `trace` cut `drop` bytes before its end, in a temporary directory.
+  private func truncatedCopy(_ trace: String, drop: Int) throws -> (path: String, dir: URL) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.traces(trace)))
+    let path = dir.appendingPathComponent("cut.pcap").path
+    try data.dropLast(drop).write(to: URL(fileURLWithPath: path))
+    return (path, dir)
+  }
+
+  /// `report --format json` of a trace cut short carries the import error in `error` (as
+  /// timeline, sessions and diagnose do), besides the reports read before it.
+  @Test func reportJSONCarriesTheImportError() throws {
+    let (cut, dir) = try truncatedCopy("t2t-ntag215-write-torn.pcap", drop: 5)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let run = CLI.run(["report", cut, "--format", "json"])
+    #expect(run.status == 3)
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let error = try #require(doc["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "truncated")
+    #expect((doc["reports"] as? [Any])?.count == 1)
+
+    let whole = CLI.run(["report", TestPaths.traces("t4t-write-ok.pcap"), "--format", "json"])
+    let ok = try #require(
+      try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
+    #expect(ok["error"] is NSNull)
+  }
+
+  /// `diff --format json` with a side cut short: the document has the import error and both
+  /// traces' warnings; exit status 3.
+  @Test func diffJSONCarriesTheImportError() throws {
+    let (cut, dir) = try truncatedCopy("t2t-ntag215-write-torn.pcap", drop: 5)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let run = CLI.run([
+      "diff", TestPaths.traces("t2t-ntag215-write-ok.pcap"), cut, "--format", "json",
+    ])
+    #expect(run.status == 3)
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let error = try #require(doc["error"] as? [String: Any])
+    #expect(error["file"] as? String == cut)
+    #expect(doc["warnings"] is [Any])
+  }
+
+  /// NFC-Laboratory times are kept in nanoseconds and labelled so (they were labelled `s`).
+  @Test func nfcLabSourceTimeIsNanoseconds() throws {
+    let run = CLI.run([
+      "timeline", TestPaths.shared("public/nfc-laboratory/test_NFC-A_106kbps_001.json"),
+      "--format", "json",
+    ])
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let frames = try #require(doc["frames"] as? [[String: Any]])
+    let time = try #require(frames.first?["source_time"] as? [String: Any])
+    #expect(time["unit"] as? String == "ns")
+  }
+}
