@@ -120,3 +120,39 @@ import Testing
     #expect(query.outcome == .unknown)
   }
 }
+
+/// Findings of the seventeenth session's field-failure pass on write outcomes.
+@Suite struct Pass21WriteTests {
+  /// A Type 4 write of NLEN 0 and nothing else over a tag that held a message: the write
+  /// succeeded, but the tag is now empty (readNDEF gives 403): `ndef-erased`. Before, the
+  /// verdict was "no problem found".
+  @Test func nlenZeroAloneIsAnErase() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x1C)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    let report = try b.diagnose()
+    let f = try #require(report.finding("ndef-erased"))
+    #expect(f.severity == .warning)
+    #expect(f.cause == "the write left the NLEN at 0: the tag holds an empty NDEF message")
+    #expect(f.frames.count == 1)
+  }
+
+  /// A Type 2 write of an empty NDEF TLV (`03 00 FE`) is an erase too; a write of a real
+  /// message is not.
+  @Test func emptyTLVIsAnEraseAndAMessageIsNot() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x05, 0xD1, 0x01, 0x01, 0x54]))
+    b.write(4, [0x03, 0x00, 0xFE, 0x00])
+    #expect(try b.diagnose().finding("ndef-erased")?.frames.count == 1)
+
+    var w = TraceBuilder()
+    w.activateType2(version: ntag213Version)
+    w.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    w.write(4, [0x03, 0x00, 0xD1, 0x01])
+    w.write(5, [0x01, 0x54, 0x00, 0xFE])
+    w.write(4, [0x03, 0x04, 0xD1, 0x01])
+    #expect(try w.diagnose().finding("ndef-erased") == nil)
+  }
+}

@@ -71,7 +71,8 @@ public enum Diagnoser {
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
     Type2ReservedAreaRule.self, Type2LockCompletenessRule.self,
     Type4StatusRule.self, Type4LengthFieldRule.self,
-    NDEFPreconditionRule.self, WriteOrderRule.self, ContentRule.self, ReadBackRule.self,
+    NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
+    ReadBackRule.self,
     RFRule.self,
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
   ]
