@@ -156,3 +156,26 @@ import Testing
     #expect(try w.diagnose().finding("ndef-erased") == nil)
   }
 }
+
+/// Findings of the seventeenth session's field-failure pass on Type 2 passwords.
+@Suite struct Pass21PasswordTests {
+  /// PWD_AUTH answered NAK 4: the tag's AUTHLIM is reached and no password works any more —
+  /// an error with that cause, not a warning to check the password and retry.
+  @Test func pwdAuthNAK4IsAuthLimitReached() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.reader([0x1B, 0x11, 0x22, 0x33, 0x44])
+    b.add4Bit(0x04)
+    let f = try #require(try b.diagnose().finding("authentication-failed"))
+    #expect(f.severity == .error)
+    #expect(
+      f.cause
+        == "the tag refused PWD_AUTH with NAK 4: its authentication limit (AUTHLIM) is reached")
+
+    var wrong = TraceBuilder()
+    wrong.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    wrong.reader([0x1B, 0x11, 0x22, 0x33, 0x44])
+    wrong.add4Bit(0x00)
+    #expect(try wrong.diagnose().finding("authentication-failed")?.severity == .warning)
+  }
+}

@@ -6,7 +6,8 @@
 /// failures and identification probes (the Ultralight C AUTHENTICATE other tags ignore) →
 /// info. Codes: `write-failed` (401), `read-interrupted` (100), `read-failed` (102),
 /// `command-interrupted` (100), `command-refused` (102), `authentication-failed` (102),
-/// `connect-failed`, `probe-not-answered` (no error).
+/// `connect-failed`, `probe-not-answered` (no error). A PWD_AUTH refused with NAK 4 (AUTHLIM
+/// reached, NTAG21x datasheet) is an `authentication-failed` error: no retry can help.
 enum OperationFallbackRule: DiagnosisRule {
   /// Operation `i` (a raw command, or the status queried again) is the session's last, only
   /// its last command went unanswered, and every earlier operation of the session succeeded,
@@ -213,6 +214,26 @@ enum OperationFallbackRule: DiagnosisRule {
         "Check the command against the tag's datasheet; a refusal is an answer, not a radio problem."
       )
     case .authenticate:
+      if let first = op.failedFrames.first,
+        let cmd = c.log.commands.first(where: { $0.answerFrame == first }),
+        cmd.name == "PWD_AUTH", cmd.answer == .nak(4)
+      {
+        // NAK 4 to PWD_AUTH: the count of wrong passwords reached AUTHLIM (NTAG21x datasheet,
+        // ACCESS.AUTHLIM; nfc-facts §4.2); no password is accepted any more.
+        var f = make(
+          "authentication-failed", .error, .tagResponseError,
+          "The tag's password protection is locked for good: pages behind AUTH0 cannot be "
+            + "written (or, with PROT set, read) any more. Use another tag, and stop after a "
+            + "refused PWD_AUTH instead of retrying when AUTHLIM is set.")
+        f.cause =
+          "the tag refused PWD_AUTH with NAK 4: its authentication limit (AUTHLIM) is reached"
+        f.message =
+          "The tag answered PWD_AUTH with NAK 4 (authentication counter overflow): its count of "
+          + "wrong passwords reached the limit its ACCESS byte sets (AUTHLIM), and it now "
+          + "refuses every PWD_AUTH, the right password included. This is not a radio problem "
+          + "and a reconnect does not reset it."
+        return f
+      }
       if reason.contains("not a MIFARE Ultralight C") {
         return make(
           "probe-not-answered", .info, nil,
