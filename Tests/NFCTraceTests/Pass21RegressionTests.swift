@@ -179,3 +179,22 @@ import Testing
     #expect(try wrong.diagnose().finding("authentication-failed")?.severity == .warning)
   }
 }
+
+extension Pass21Type4Tests {
+  /// A message larger than the NDEF file, written in MLc chunks: the tag refuses the chunk
+  /// past the file's end with 6A86. The cause is the size (`t4t-write-past-file`, no Core
+  /// NFC error: writeNDEF would have stopped at 402), not a wrong offset.
+  @Test func offsetRefusedPastTheFileIsAWritePastTheFile() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile(maxSize: 0x0040)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00, 0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x34] + Array(repeating: 0x71, count: 0x34), [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x36, 0x20] + Array(repeating: 0x71, count: 0x20), [0x6A, 0x86])
+    let report = try b.diagnose()
+    let f = try #require(report.finding("t4t-write-past-file"))
+    #expect(f.coreNFCError == nil)
+    #expect(report.finding("t4t-offset-out-of-range") == nil)
+  }
+}

@@ -12,7 +12,8 @@
 /// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset); on
 ///   SELECT → `t4t-error-status` (the tag refuses that selection control).
 /// - 6581 → `t4t-memory-failure`.
-/// - 6A84 on an UPDATE BINARY ending past the CC's NDEF file size → `t4t-write-past-file`,
+/// - 6A84 (or 6A86 / 6B00) on an UPDATE BINARY ending past the CC's NDEF file size →
+///   `t4t-write-past-file`,
 ///   without a Core NFC error (writeNDEF would have stopped at 402 before sending it).
 /// - other error SWs in the NDEF procedures → `t4t-error-status`; APDUs outside the NDEF
 ///   procedures (an app's own sendCommand(apdu:)) → `apdu-refused` (info).
@@ -414,12 +415,20 @@ enum Type4StatusRule: DiagnosisRule {
       )
     case "6A82":
       return fileNotFound(cmd, c)
-    case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c):
+    case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
+      "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
+      "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c):
+      // Tags answer a write past their file with 6A84, or refuse its offset (6A86/6B00) once
+      // the chunks reach past the end: the cause is the message's size either way.
       let size = c.session.type4CC?.ndefFile.maxSize ?? 0
       let end = (cmd.offset ?? 0) + cmd.data.count
+      let meaning =
+        sw == "6A84"
+        ? "not enough memory space in the file"
+        : (sw == "6A86" ? "incorrect" : "wrong") + " P1 P2: an offset past the file"
       return (
         "t4t-write-past-file", "the write runs past the end of the NDEF file",
-        "The tag answered 6A84 (not enough memory space in the file) to \(cmd.summary): the "
+        "The tag answered \(sw) (\(meaning)) to \(cmd.summary): the "
           + "write ends at byte \(end), and the CC gives the NDEF file \(size) bytes (NLEN "
           + "included). Core NFC's writeNDEF compares the message with queryNDEFStatus's capacity "
           + "and fails with 402 before sending anything, so this writer (the app's own "
