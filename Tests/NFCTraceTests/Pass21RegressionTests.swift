@@ -198,3 +198,20 @@ extension Pass21Type4Tests {
     #expect(report.finding("t4t-offset-out-of-range") == nil)
   }
 }
+
+extension Pass21Type4Tests {
+  /// Write access 80 (proprietary) in the CC and the UPDATE refused with 6982: the fix is the
+  /// vendor's access condition, not "use another tag".
+  @Test func proprietaryWriteAccessGetsTheVendorFix() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: 0x80, nlen: 0x10)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-security-not-satisfied"))
+    #expect(
+      f.cause
+        == "the tag refused a write its CC puts under a proprietary condition (SW 6982 to "
+        + "UPDATE NLEN 0)")
+    #expect(f.fix.hasPrefix("The NDEF file is writable only after the vendor's access condition"))
+  }
+}

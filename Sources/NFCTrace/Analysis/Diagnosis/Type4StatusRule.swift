@@ -382,6 +382,18 @@ enum Type4StatusRule: DiagnosisRule {
           : " (\(CapabilityContainer4.accessMeaning(w)))."
         m += " queryNDEFStatus reports such a tag as .readOnly, and Core NFC's writeNDEF fails"
         m += " with 400 without sending anything; this writer sent the UPDATE anyway."
+        if (0x80...0xFE).contains(w) {
+          // A proprietary condition (T4T 2.0 §5.1.2): the vendor's password or key opens it.
+          return (
+            "t4t-security-not-satisfied",
+            "the tag refused a write its CC puts under a proprietary condition", m,
+            "The NDEF file is writable only after the vendor's access condition is met, which "
+              + "writeNDEF cannot do: send the vendor's commands through sendCommand(apdu:) "
+              + "first (ST25TA: VERIFY with the write password, 00 20 00 02 10 …; NTAG 424 DNA: "
+              + "AuthenticateEV2First, then WriteData 90 8D), then UPDATE BINARY yourself — or "
+              + "set the write access to free (00) with the vendor's tool."
+          )
+        }
       } else if cmd.ins == 0xB0 {
         m += " The file needs authentication to be read"
         if let r = c.session.type4CC?.ndefFile.readAccess, r != 0 {
