@@ -215,3 +215,19 @@ extension Pass21Type4Tests {
     #expect(f.fix.hasPrefix("The NDEF file is writable only after the vendor's access condition"))
   }
 }
+
+extension Pass21WriteTests {
+  /// The write's last answer seen only damaged (CRC failed), twice, and nothing after: the
+  /// operation is `unknown` and so is its verdict (it was `interrupted`, which says the tag
+  /// left; the tag carried the command out).
+  @Test func lastAnswerDamagedIsAnUnknownVerdict() throws {
+    var b = updateAnsweredDamaged()
+    b.tag([0x03, 0x90, 0x00], badCRC: true)
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.last)
+    #expect(write.outcome == .unknown)
+    #expect(write.detail("last_answer_damaged") == .int(b.frames.count - 1))
+    let verdict = try #require(try b.diagnose().sessions.first?.verdicts.last)
+    #expect(verdict.verdict == .unknown)
+  }
+}

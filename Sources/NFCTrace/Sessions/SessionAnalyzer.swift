@@ -900,6 +900,7 @@ public struct SessionAnalyzer: Sendable {
           "the tag's last answer (frame \(damaged)) is in the capture only damaged (CRC failed) "
           + "and the reader sent nothing after it: the tag carried the command out, but whether "
           + "the reader received the answer intact (and the app its result) is unknown"
+        op.set("last_answer_damaged", .int(damaged))
       }
     }
     if let chain = openChain {

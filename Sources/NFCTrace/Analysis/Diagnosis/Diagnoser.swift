@@ -227,9 +227,12 @@ public enum Diagnoser {
       case .interrupted: verdict = .interrupted
       case .unknown:
         guard isWrite || !op.unansweredFrames.isEmpty else { continue }
-        // The trace does not show the end (a cut file, an answer the sniffer missed): unknown.
+        // The trace does not show the end (a cut file, an answer the sniffer missed or has only
+        // damaged): unknown.
         // Otherwise an operation left without its answers was interrupted.
-        let unseen = op.detail("trace_cut") != nil || op.detail("answer_not_captured") != nil
+        let unseen = ["trace_cut", "answer_not_captured", "last_answer_damaged"].contains {
+          op.detail($0) != nil
+        }
         verdict = unseen ? .unknown : .interrupted
       }
       out.append(OperationVerdict(operation: i, kind: op.kind, verdict: verdict))
