@@ -249,7 +249,10 @@ enum InterruptedWriteRule: DiagnosisRule {
     return DiagnosisFinding(
       code: "write-interrupted", severity: .error, operation: i, frames: frames, cause: cause,
       message: text, coreNFCError: .tagConnectionLost,
-      fix: op.kind == .writeLock ? lockAgain : keepStill)
+      fix: oversized
+        ? "Nothing about holding the phone: send commands no longer than the tag's FSC, "
+          + "chaining longer ones (see command-exceeds-fsc), then write the whole message again."
+        : op.kind == .writeLock ? lockAgain : keepStill)
   }
 
   /// The silence follows a NAK with no reactivation: the tag went idle, it did not leave.
