@@ -231,3 +231,22 @@ extension Pass21WriteTests {
     #expect(verdict.verdict == .unknown)
   }
 }
+
+extension Pass21WriteTests {
+  /// The tag asks for more time (S(WTX)) during an UPDATE, then goes silent: the UPDATE it was
+  /// working on is in the evidence, not only the reader's WTX answer left unanswered.
+  @Test func wtxThenSilenceKeepsTheCommandInTheEvidence() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.reader([0x02, 0x00, 0xD6, 0x00, 0x02, 0x04, 0xD1, 0x01, 0x00, 0x10])
+    let update = b.frames.count - 1
+    b.tag([0xF2, 0x01])
+    b.reader([0xF2, 0x01])
+    let f = try #require(try b.diagnose().finding("write-interrupted"))
+    #expect(f.frames.contains(update))
+    #expect(f.frames.last == b.frames.count - 1)
+    #expect(f.frames == f.frames.sorted())
+  }
+}

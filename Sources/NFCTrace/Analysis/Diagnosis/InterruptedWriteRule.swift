@@ -231,7 +231,13 @@ enum InterruptedWriteRule: DiagnosisRule {
           + "invalid frame — a disturbed radio link (metal, interference, a weak field at the "
           + "edge) rather than, or before, the tag leaving."
         : " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
-    let frames = acked.map(\.frame) + acked.compactMap(\.answerFrame) + op.unansweredFrames
+    // The unanswered commands themselves too: after an S(WTX) the silent frame is the reader's
+    // WTX answer, not the command the tag was working on.
+    let frames = Array(
+      Set(
+        acked.map(\.frame) + acked.compactMap(\.answerFrame) + silent.map(\.frame)
+          + op.unansweredFrames)
+    ).sorted()
     let cause: String
     if let last = silent.first, oversized {
       cause =
