@@ -250,3 +250,44 @@ extension Pass21WriteTests {
     #expect(f.frames == f.frames.sorted())
   }
 }
+
+extension Pass21ISODEPTests {
+  /// An I-block after S(DESELECT) on a SAK 20 tag is still ISO-DEP (it was an "unknown Type 2
+  /// command"), with the note that no link is up.
+  @Test func iBlockAfterDeselectIsISODEP() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0xC2])
+    b.tag([0xC2])
+    b.reader([0x03, 0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03])
+    let (frames, _) = decodeAll(b.frames)
+    let last = try #require(frames.last)
+    #expect(last.innermost?.name == "SELECT CC file")
+    #expect(last.findings.first?.message.contains("since S(DESELECT)") == true)
+  }
+
+  /// An empty I-block answering a command APDU lacks the mandatory SW1 SW2; an empty one
+  /// answering an empty one (a presence check) is fine.
+  @Test func emptyAnswerToAnAPDUIsMalformed() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.reader([0x02, 0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00])
+    b.tag([0x02])
+    b.reader([0x03])
+    b.tag([0x03])
+    let (frames, _) = decodeAll(b.frames)
+    let n = frames.count
+    #expect(frames[n - 3].findings.map(\.code) == ["malformed-apdu"])
+    #expect(frames[n - 1].findings.isEmpty)
+  }
+
+  /// A tag with SAK 00 (not ISO 14443-4) answering RATS gets a note.
+  @Test func atsAfterSAK00IsNoted() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0x08, 0x12, 0x34, 0x56], sak: 0x00)
+    b.reader([0xE0, 0x80])
+    b.tag([0x05, 0x78, 0x80, 0x70, 0x02])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames.last?.findings.map(\.code) == ["ats-without-iso14443-4"])
+  }
+}

@@ -523,9 +523,12 @@ public struct ISO14443ALayer: Sendable {
       findings.append(
         Finding(
           "iso-dep-assumed", .info,
-          "SAK \(Hex.string([context.sak ?? 0])) announces ISO/IEC 14443-4 and the capture "
-            + "holds no ATS: the block PCB \(Hex.string([pcb])) with a valid CRC_A is taken as "
-            + "ISO-DEP", frames: [frame.index]))
+          "SAK \(Hex.string([context.sak ?? 0])) announces ISO/IEC 14443-4 and "
+            + (context.ats == nil
+              ? "the capture holds no ATS"
+              : "no ISO-DEP link is up since S(DESELECT) (the tag is halted until WUPA)")
+            + ": the block PCB \(Hex.string([pcb])) with a valid CRC_A is taken as ISO-DEP",
+          frames: [frame.index]))
       return .isoDEP
     }
     // SAK 00 is a Type 2 tag (Ultralight, NTAG): there `60` is GET_VERSION, not an AUTH.
@@ -586,14 +589,15 @@ public struct ISO14443ALayer: Sendable {
   }
 
   /// A reader frame after a SAK announcing ISO/IEC 14443-4 (b6 set, §6.5.3.4 of part 3), with
-  /// no ATS in the trace (the sniffer missed the RATS, the ATS, or both): a valid CRC_A and the PCB of an
+  /// no ISO-DEP link up: no ATS in the trace (the sniffer missed the RATS, the ATS, or both),
+  /// or a block after S(DESELECT): a valid CRC_A and the PCB of an
   /// I-, R- or S-block of its length (ISO/IEC 14443-4 §7.1.1). Such a tag is never Type 2; on a
   /// tag that is MIFARE Classic too (SAK 28), no Classic command starts with these bytes except
   /// RESTORE `C2` + block, which is longer than S(DESELECT). Returns the PCB.
   private func isoDEPBlockWithoutRATS(_ frame: Frame, payload: [UInt8], context: LinkContext)
     -> UInt8?
   {
-    guard let sak = context.sak, SAK(sak).iso14443_4, context.ats == nil, !context.encrypted,
+    guard let sak = context.sak, SAK(sak).iso14443_4, !context.encrypted,
       let pcb = payload.first,
       frame.crc == .ok || (frame.crc == .unchecked && CRC.hasValidCRCA(frame.data))
     else { return nil }

@@ -50,6 +50,8 @@ public struct ISODEPLayer: ProtocolLayer {
   /// command, not a command of its own.
   private var lastReaderChain: (pcb: UInt8, prefix: [UInt8])?
   private var rBlockSinceReaderIBlock = false
+  /// True when the reader's last I-block (or chain) carried a command APDU not answered yet.
+  private var readerSentAPDU = false
   /// The frames of the reader's last I-block and last R(ACK).
   private var lastReaderIBlock: Int?
   private var lastReaderACK: Int?
@@ -206,7 +208,18 @@ public struct ISODEPLayer: ProtocolLayer {
     numbers.activate()
     readerChain = Chain()
     tagChain = Chain()
-    return LayerResult(decode: ats.decode, findings: ats.findings(frameIndex: unit.frameIndex))
+    var findings = ats.findings(frameIndex: unit.frameIndex)
+    // Only a tag whose final SAK has b6 set speaks ISO/IEC 14443-4 (ISO/IEC 14443-3 §6.5.3.4).
+    if context.uidComplete, let sak = context.sak, !SAK(sak).iso14443_4 {
+      findings.append(
+        Finding(
+          "ats-without-iso14443-4", .info,
+          "The tag answered RATS with an ATS although its SAK \(Hex.string([sak])) does not "
+            + "announce ISO/IEC 14443-4 (b6 clear, ISO/IEC 14443-3 §6.5.3.4): a MIFARE Plus in "
+            + "security level 1 may do so; otherwise an emulator, or frames of two tags",
+          frames: [unit.frameIndex]))
+    }
+    return LayerResult(decode: ats.decode, findings: findings)
   }
 
   /// Opens the link without RATS/ATS: a type B tag answered ATTRIB with `cid` (ISO/IEC
@@ -367,6 +380,16 @@ public struct ISODEPLayer: ProtocolLayer {
       shown.summary += " (the chain's last part sent again: \(payload.count) bytes)"
       shown.fields.append(LayerField("reassembled_length", .int(payload.count)))
     }
+    // A response APDU holds at least SW1 SW2 (ISO/IEC 7816-4 §5.1): an empty I-block answers
+    // only an empty one (a presence check).
+    if !reader, payload.isEmpty, !unit.cutByCapture, readerSentAPDU {
+      findings.append(
+        Finding(
+          "malformed-apdu", .warning,
+          "Empty I-block answering a command APDU: a response APDU carries at least SW1 SW2 "
+            + "(ISO/IEC 7816-4 §5.1)", frames: [unit.frameIndex]))
+    }
+    readerSentAPDU = reader && !payload.isEmpty
     // An empty INF carries no APDU, unless the capture cut the frame before it.
     guard !payload.isEmpty || unit.cutByCapture else {
       return LayerResult(decode: shown, findings: findings)
