@@ -1,5 +1,5 @@
 /// Rule: a writeNDEF that completed with the NDEF length set to 0 — the tag now holds an
-/// empty NDEF message, whatever it held before.
+/// empty NDEF message, and did not before (or the session did not see what it held).
 ///
 /// Evidence: the operation succeeded (every write acknowledged, none left unfinished) and the
 /// NDEF length field it wrote last says 0 (`NDEFWriteState`: Type 2 NDEF Message TLV `03 00`,
@@ -16,7 +16,10 @@ enum EmptyMessageWriteRule: DiagnosisRule {
       let op = c.session.operations[i]
       guard op.kind == .writeNDEF, op.outcome == .ok,
         let st = NDEFWriteState.after(op, in: c.session, log: c.log),
-        st.shape == .empty, st.lengthWrittenHere, let frame = st.lengthFrame
+        st.shape == .empty, st.lengthWrittenHere, let frame = st.lengthFrame,
+        // A tag found empty loses nothing: the write kept it as it was.
+        !InterruptedWriteRule.startedEmpty(
+          c, st, type2: c.session.type4CC == nil && !c.session.tag.isISODEP)
       else { return nil }
       let wroteData = c.commands(in: i).contains { $0.isWrite && $0.accepted && $0.frame != frame }
       return DiagnosisFinding(

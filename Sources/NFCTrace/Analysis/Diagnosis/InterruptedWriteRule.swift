@@ -292,7 +292,7 @@ enum InterruptedWriteRule: DiagnosisRule {
 
   /// Whether the session found the length field 0 before its writes (an empty tag): then
   /// clearing it lost no message.
-  private static func startedEmpty(_ c: DiagnosisContext, _ st: NDEFWriteState, type2: Bool)
+  static func startedEmpty(_ c: DiagnosisContext, _ st: NDEFWriteState, type2: Bool)
     -> Bool
   {
     if type2 {

@@ -151,13 +151,13 @@ enum Type4StatusRule: DiagnosisRule {
   }
 
   /// Whether an UPDATE BINARY ends past the NDEF file size the CC gives.
-  private static func writesPastFile(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
-    -> Bool
-  {
+  private static func writesPastFile(
+    _ cmd: SessionCommandLog.Command, _ c: DiagnosisContext, startingInside: Bool = false
+  ) -> Bool {
     guard let size = c.session.type4CC?.ndefFile.maxSize, let offset = cmd.offset else {
       return false
     }
-    return offset + cmd.data.count > size
+    return offset + cmd.data.count > size && (!startingInside || offset < size)
   }
 
   private static let noApplication = "no NDEF application was selected, so the file cannot be found"
@@ -428,10 +428,11 @@ enum Type4StatusRule: DiagnosisRule {
     case "6A82":
       return fileNotFound(cmd, c)
     case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
-      "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
-      "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c):
+      "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c, startingInside: true),
+      "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c, startingInside: true):
       // Tags answer a write past their file with 6A84, or refuse its offset (6A86/6B00) once
-      // the chunks reach past the end: the cause is the message's size either way.
+      // a chunk starting inside the file reaches past its end: the message's size either way.
+      // (A write starting past the end has a wrong offset: the case below.)
       let size = c.session.type4CC?.ndefFile.maxSize ?? 0
       let end = (cmd.offset ?? 0) + cmd.data.count
       let meaning =
