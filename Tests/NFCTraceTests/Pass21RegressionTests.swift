@@ -291,3 +291,22 @@ extension Pass21ISODEPTests {
     #expect(frames.last?.findings.map(\.code) == ["ats-without-iso14443-4"])
   }
 }
+
+extension Pass21ISODEPTests {
+  /// SELECT CL2 with no CL1 in the activation (the capture missed it): the UID is not whole,
+  /// which a finding says (ISO/IEC 14443-3 §6.5.3: anticollision starts at cascade level 1).
+  @Test func cl2WithoutCL1IsFlagged() throws {
+    var b = TraceBuilder()
+    b.add(.reader, [0x52], crc: false, bits: 7)
+    b.tag([0x44, 0x00], crc: false)
+    let cl2: [UInt8] = [0x33, 0x44, 0x55, 0x66]
+    b.reader([0x95, 0x70] + cl2 + [TraceBuilder.bcc(cl2)])
+    b.tag([0x00])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames.last?.findings.map(\.code).contains("cascade-level-missing") == true)
+    var whole = TraceBuilder()
+    whole.activateType2()
+    let (ok, _) = decodeAll(whole.frames)
+    #expect(!ok.contains { $0.findings.contains { $0.code == "cascade-level-missing" } })
+  }
+}

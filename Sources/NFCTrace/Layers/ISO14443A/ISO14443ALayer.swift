@@ -402,11 +402,21 @@ public struct ISO14443ALayer: Sendable {
   ) -> LayerResult {
     guard let byte = payload.first else { return .undecoded("empty SAK") }
     let sak = SAK(byte)
+    var findings: [Finding] = []
+    if parts.count < level.rawValue - 1 {
+      // Anticollision starts at cascade level 1 (ISO/IEC 14443-3 §6.5.3): the capture missed
+      // the earlier levels, so the parts here are the UID's last bytes only.
+      findings.append(
+        Finding(
+          "cascade-level-missing", .warning,
+          "SELECT \(level.name) with no earlier cascade level selected in this activation: the "
+            + "capture missed it, and the UID shown holds only the parts captured", frames: [index]
+        ))
+    }
     parts = Array(parts.prefix(level.rawValue - 1)) + [part]
     let complete = !sak.cascade
     context.uid = Anticollision.assemble(parts, complete: complete)
     context.uidComplete = complete
-    var findings: [Finding] = []
     if sak.cascade && !part.hasCascadeTag {
       findings.append(
         Finding(
