@@ -310,3 +310,33 @@ extension Pass21ISODEPTests {
     #expect(!ok.contains { $0.findings.contains { $0.code == "cascade-level-missing" } })
   }
 }
+
+/// Findings of the seventeenth session's JSON audit on technologies.
+@Suite struct Pass21TechnologyTests {
+  /// The public Proxmark3 iCLASS sniff (a `.trace` does not say its technology): its frames
+  /// are iCLASS from the ACTALL on, kept raw without CRC_A findings or Type 2 decodes.
+  @Test func proxmarkIClassSniffIsIClass() throws {
+    let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_iclass_sniff.trace"))
+    var importer = try Proxmark3BinaryImporter(input: input)
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    let (decoded, _) = decodeAll(frames)
+    let data = decoded.filter { $0.frame.direction != .event }
+    #expect(data.allSatisfy { $0.technology == .iClass })
+    #expect(!data.contains { $0.findings.contains { $0.code == "bad-crc" } })
+    #expect(data.first?.undecodedReason == "HID iCLASS not decoded yet")
+  }
+
+  /// A type A poll after iCLASS frames is type A again.
+  @Test func reqaEndsIClass() throws {
+    var b = TraceBuilder()
+    b.add(.reader, [0x0A], crc: false)
+    b.activateType2()
+    var frames = b.frames
+    for i in frames.indices { frames[i].technology = .unknown }
+    let (decoded, _) = decodeAll(frames)
+    #expect(decoded[0].technology == .iClass)
+    #expect(decoded.last?.technology == .nfcA)
+    #expect(decoded.last?.innermost?.name == "SAK")
+  }
+}

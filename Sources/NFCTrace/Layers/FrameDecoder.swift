@@ -15,6 +15,9 @@ public struct FrameDecoder: Sendable {
   private var mifare = MIFAREClassicLayer()
   /// The IDm of the NFC-F card in the current activation, once an answer gave it.
   private var felicaIDm: [UInt8]?
+  /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
+  /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
+  private var iClassLink = false
 
   /// A stack with every layer idle.
   public init() {}
@@ -34,6 +37,7 @@ public struct FrameDecoder: Sendable {
     {
       return nfcF(frame)
     }
+    if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
     let first =
       isTypeB(frame)
@@ -153,7 +157,22 @@ public struct FrameDecoder: Sendable {
     mifare.reset()
   }
 
+  /// Whether `frame` (of a source that does not say its technology) is HID iCLASS: the
+  /// reader's ACTALL `0A` sent as a whole byte opens it — no ISO 14443-A reader frame is one
+  /// full byte (REQA/WUPA are 7-bit short frames, everything else carries a CRC_A) — and a
+  /// type A REQA/WUPA ends it.
+  private mutating func followsIClass(_ frame: borrowing Frame) -> Bool {
+    guard frame.direction == .reader, frame.data.count == 1 else { return iClassLink }
+    if frame.bits == 7 {
+      iClassLink = false
+    } else if frame.data[0] == 0x0A, frame.bits == nil || frame.bits == 8 {
+      iClassLink = true
+    }
+    return iClassLink
+  }
+
   private mutating func resetAll() {
+    iClassLink = false
     typeA.reset()
     typeB.reset()
     context.resetActivation()
