@@ -130,6 +130,9 @@ private struct LoadedTrace {
 
   func side(_ wanted: Int?, name: String, flag: String) throws -> DiffSide {
     let count = result.sessions.count
+    // No session at all is the input's fault (exit 3), whichever session was asked for; a
+    // session number the trace does not reach is the command's (exit 2, below).
+    if count == 0 { throw DiffInputError("\(name) (\(path)): the trace has no sessions") }
     guard let index = wanted ?? recorder.defaultSession else {
       throw DiffInputError(
         "\(name) (\(path)): no session in which a tag completed anticollision; choose one with "
@@ -141,7 +144,7 @@ private struct LoadedTrace {
         ? "" : " (A and B are the same file: sessions 0 and 1 unless --session-a/-b say otherwise)"
       throw UsageError(
         "\(flag) \(index): \(path) has "
-          + (count == 0 ? "no sessions" : count == 1 ? "only session 0" : "sessions 0–\(count - 1)")
+          + (count == 1 ? "only session 0" : "sessions 0–\(count - 1)")
           + hint)
     }
     let exchanges = recorder.exchanges(session: index, operations: analysis.operations) ?? []

@@ -62,3 +62,17 @@ import Testing
     #expect(time["unit"] as? String == "ns")
   }
 }
+
+extension Pass21CLITests {
+  /// `diff` of a trace without sessions is invalid input (exit 3) whether it is diffed with
+  /// itself or with another trace; it was a usage error (2) against itself.
+  @Test func diffOfATraceWithoutSessionsIsInvalidInput() throws {
+    let empty = TestPaths.shared("public/nfc-laboratory/test_POLL_AB_001.json")
+    let other = TestPaths.traces("t4t-write-ok.pcap")
+    for args in [[empty, empty], [empty, other], [other, empty]] {
+      let run = CLI.run(["diff"] + args)
+      #expect(run.status == 3)
+      #expect(run.stderr.hasSuffix("the trace has no sessions\n"))
+    }
+  }
+}
