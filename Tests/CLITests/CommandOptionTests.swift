@@ -106,7 +106,7 @@ import Testing
     let doc = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
     let error = try #require(doc?["error"] as? [String: Any])
     #expect(error["kind"] as? String == "invalid-input")
-    #expect((error["message"] as? String)?.contains("no session in which a tag completed") == true)
+    #expect((error["message"] as? String)?.hasSuffix("the trace has no sessions") == true)
   }
 
   /// Converting a reader's traffic (here a USB capture of a PN533 with a Type 4 tag) to pcap
