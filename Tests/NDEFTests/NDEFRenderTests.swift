@@ -105,7 +105,7 @@ struct NDEFRenderTests {
         """
         Findings (1):
           warning trailing-bytes @17: 1 byte(s) after the record with ME are not part of the message (NDEF 1.0 §3.2.2)
-            readers show: ndeflib and most readers stop at ME and ignore them
+            readers show: ndeflib stops at ME and ignores them; Android NdefMessage(byte[]) rejects the message ('trailing data')
             fix: write exactly the message bytes (NFCNDEFTag.writeNDEF(_:) does)
 
         """))
@@ -148,10 +148,11 @@ struct NDEFAuditRegressionTests {
     #expect(tlvs.first?["value"] is NSNull)
   }
 
-  /// `--tlv` on a whole NTAG dump (UID, BCC0 at byte 3, CC E1 at byte 12): TLVs from byte 16.
+  /// `--tlv` on a whole NTAG dump (UID, BCC0 at byte 3, BCC1 at byte 8, CC E1 at byte 12):
+  /// TLVs from byte 16.
   @Test func tlvReadsAWholeMemoryDump() {
     let dump =
-      "04 a1 b2 9f c3 d4 e5 f6 a0 48 00 00 e1 10 3e 00"
+      "04 a1 b2 9f c3 d4 e5 f6 04 48 00 00 e1 10 3e 00"
       + " 03 0c d1 01 08 54 02 65 6e 48 65 6c 6c 6f fe 00"
     let r = NDEFCommand.run(input: dump, options: NDEFCommandOptions(tlv: true))
     #expect(r.failed == false)

@@ -238,16 +238,15 @@ private struct ParserState {
       // A record that is not a continuation chunk (TNF 6) begins a record of its own: the open
       // chunked record ends unterminated (`chunk-wrong-tnf` says so) and keeps what it has, as
       // ndeflib and Android read the bytes, instead of swallowing this record's payload.
-      records.append(NDEFRecord(chunks: openChunk))
-      openChunk = []
+      closeChunkedRecord()
     }
     if !openChunk.isEmpty {
       openChunk.append(raw)
       if !raw.cf {
-        records.append(NDEFRecord(chunks: openChunk))
-        openChunk = []
+        closeChunkedRecord()
       }
-    } else if raw.cf && !raw.me {
+    } else if raw.cf {
+      // CF on the ME record too: the chunked record never ends (reported by finish).
       openChunk = [raw]
     } else {
       records.append(NDEFRecord(chunks: [raw]))
@@ -256,15 +255,24 @@ private struct ParserState {
     if raw.me { sawME = true }
   }
 
+  /// Ends the open chunked record. An Empty one (TNF 0 on the first chunk) whose chunks carry
+  /// payload is not empty, though no wire record broke a rule on its own.
+  mutating func closeChunkedRecord() {
+    let record = NDEFRecord(chunks: openChunk)
+    if let first = openChunk.first, first.tnf == .empty, !record.payload.isEmpty {
+      report(.chunkedEmptyWithPayload(offset: first.offset, count: record.payload.count))
+    }
+    records.append(record)
+    openChunk = []
+  }
+
   mutating func finish(cursor: NDEFByteCursor, start: Int) {
     if !openChunk.isEmpty {
       // The message ended inside a chunked record (no chunk with CF clear): its payload is
-      // incomplete (NDEF 1.0 §2.3.3). A last record with CF set already said so (cf-on-last).
-      if let last = openChunk.last, !last.me {
-        report(.chunkUnterminated(offset: last.offset))
-      }
-      records.append(NDEFRecord(chunks: openChunk))
-      openChunk = []
+      // incomplete (NDEF 1.0 §2.3.3), in every mode: cf-on-last, minor in relax mode, only
+      // names the flag.
+      if let last = openChunk.last { report(.chunkUnterminated(offset: last.offset)) }
+      closeChunkedRecord()
     }
     guard failure == nil || mode != .strict else { return }
     if failure == nil && !sawME && index > 0 {

@@ -174,7 +174,10 @@ public struct NDEFSignature: Sendable, Equatable {
       let version = try c.readByte("Version")
       let sst = try c.readByte("signature URI-present flag and type")
       let hash = try c.readByte("hash type")
-      let sig = try c.readBytes(Int(try c.readUInt16("signature/URI length")), "signature or URI")
+      let sigLength = Int(try c.readUInt16("signature/URI length"))
+      let sigAt = c.absoluteOffset
+      let sig = try c.readBytes(sigLength, "signature or URI")
+      if sst & 0x80 != 0 { checkURI(sig, "signature URI", at: sigAt, ctx: &ctx) }
       var format: UInt8?
       var certs: [[UInt8]] = []
       var certURI: [UInt8]?
@@ -185,8 +188,11 @@ public struct NDEFSignature: Sendable, Equatable {
           certs.append(try c.readBytes(Int(try c.readUInt16("certificate length")), "certificate"))
         }
         if cert & 0x80 != 0 {
-          certURI = try c.readBytes(
-            Int(try c.readUInt16("certificate URI length")), "certificate URI")
+          let length = Int(try c.readUInt16("certificate URI length"))
+          let at = c.absoluteOffset
+          let uri = try c.readBytes(length, "certificate URI")
+          checkURI(uri, "certificate URI", at: at, ctx: &ctx)
+          certURI = uri
         }
       }
       if version != 0x20 {
@@ -207,6 +213,19 @@ public struct NDEFSignature: Sendable, Equatable {
           + " (NFC Forum Signature RTD 2.0)")
       return nil
     }
+  }
+
+  /// A signature or certificate URI is a URI (UTF-8, RFC 3986/3987): one that is not UTF-8
+  /// is shown as hex, and said.
+  private static func checkURI(
+    _ bytes: [UInt8], _ what: String, at: Int, ctx: inout NDEFDecodeContext
+  ) {
+    guard String(validating: bytes, as: UTF8.self) == nil else { return }
+    ctx.add(
+      "signature-uri-invalid-utf8", .warning, at,
+      "Signature record: the \(what) is not valid UTF-8; shown as hex (NFC Forum Signature "
+        + "RTD 2.0, RFC 3987)",
+      readers: "a verifier cannot fetch it")
   }
 }
 

@@ -75,7 +75,7 @@ public enum NDEFPayloadDecoder {
       return .posterType(String(decoding: p, as: UTF8.self))
     case "Hs", "Hr", "Hm", "Hi":
       return NDEFHandover.decode(type, p, offset: at, ctx: &ctx).map { .handover($0) }
-        ?? .undecodable(kind: "Handover", data: p)
+        ?? .undecodable(kind: NDEFHandover.Kind(rawValue: type)?.name ?? "Handover", data: p)
     case "Hc":
       return NDEFHandoverCarrier.decode(p, offset: at, ctx: &ctx).map { .handoverCarrier($0) }
         ?? .undecodable(kind: "Handover Carrier", data: p)
@@ -137,7 +137,9 @@ public enum NDEFPayloadDecoder {
       return NDEFBluetoothOOB.decode(mediaTypeEssence(type), p, offset: at, ctx: &ctx).map {
         .bluetoothOOB($0)
       }
-        ?? .undecodable(kind: "Bluetooth OOB", data: p)
+        ?? .undecodable(
+          kind: mediaTypeEssence(type).hasSuffix(".le.oob")
+            ? "Bluetooth LE OOB" : "Bluetooth BR/EDR OOB", data: p)
     case "application/vnd.wfa.wsc":
       return NDEFWiFiSimpleConfig.decode(p, offset: at, ctx: &ctx).map { .wifiSimpleConfig($0) }
         ?? .undecodable(kind: "Wi-Fi Simple Config", data: p)

@@ -108,9 +108,12 @@ public enum NDEFCommand {
 
   /// Whether `bytes` is a Type 2 memory dump from page 0 rather than a data area from page 4:
   /// the CC's magic number E1h at byte 12 and the UID's check byte BCC0 = 88h ⊕ UID0 ⊕ UID1
-  /// ⊕ UID2 at byte 3 (NFC Forum T2T 1.0 §2.1–2.2; NXP NTAG213/215/216 datasheet §8.5.1).
+  /// ⊕ UID2 at byte 3, BCC1 = UID3 ⊕ UID4 ⊕ UID5 ⊕ UID6 at byte 8 (NFC Forum T2T 1.0
+  /// §2.1–2.2; NXP NTAG213/215/216 datasheet §8.5.1). Both check bytes must hold: a data area
+  /// matches one by chance once in 256.
   static func isType2Dump(_ bytes: [UInt8]) -> Bool {
     bytes.count >= 16 && bytes[12] == 0xE1 && bytes[3] == 0x88 ^ bytes[0] ^ bytes[1] ^ bytes[2]
+      && bytes[8] == bytes[4] ^ bytes[5] ^ bytes[6] ^ bytes[7]
   }
 
   /// Reads INPUT (see `run(input:options:readFile:readStdin:)`).

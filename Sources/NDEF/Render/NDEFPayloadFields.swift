@@ -11,7 +11,8 @@ extension NDEFPayload {
       return w.attributes.contains(where: key)
     case .smartPoster(let sp): return sp.records.contains(where: \.holdsSecret)
     case .handover(let h): return h.records.contains(where: \.holdsSecret)
-    case .handoverCarrier(let c): return NDEFDecodedRecord.isWSC(c.carrierType)
+    case .handoverCarrier(let c):
+      return NDEFDecodedRecord.isWSC(c.carrierType) || NDEFDecodedRecord.isWFAP2P(c.carrierType)
     default: return false
     }
   }
@@ -34,7 +35,9 @@ extension NDEFPayload {
       ]
     case .handoverCarrier(let c):
       // Wi-Fi carrier data is a WSC credential: the network key is in it.
-      let masked = NDEFDecodedRecord.isWSC(c.carrierType) && !showSecrets
+      let masked =
+        !showSecrets
+        && (NDEFDecodedRecord.isWSC(c.carrierType) || NDEFDecodedRecord.isWFAP2P(c.carrierType))
       return [
         .int("ctf", Int(c.ctf)), .text("ctf_name", c.ctfName),
         textOrHex("carrier_type", c.carrierType),
@@ -61,7 +64,14 @@ extension NDEFPayload {
     case .vcard(let s): return [.text("vcard", s)]
     case .mimeText(let type, let text): return [.text("media_type", type), .text("text", text)]
     case .mime(let type, let data):
-      return [.text("media_type", type), .int("length", data.count), .bytes("data", data)]
+      // Wi-Fi P2P carrier data holds WSC attributes, an OOB device password among them.
+      let masked = !showSecrets && NDEFDecodedRecord.isWFAP2P(Array(type.utf8))
+      return [
+        .text("media_type", type), .int("length", data.count),
+        masked
+          ? .text("data", "present, \(data.count) bytes (Wi-Fi P2P: may hold a device password)")
+          : .bytes("data", data),
+      ]
     case .androidApplication(let pkg): return [.text("package", pkg)]
     case .external(let type, let data):
       return [.text("external_type", type), .int("length", data.count), .bytes("data", data)]
@@ -112,7 +122,7 @@ extension NDEFPayload {
       .int("hash_type", Int(s.hashType)),
       NDEFField("signature_uri_present", .bool(s.signatureURIPresent)),
       s.signatureURIPresent
-        ? .text("signature_uri", String(decoding: s.signature, as: UTF8.self))
+        ? textOrNamedHex("signature_uri", s.signature)
         : .int("signature_length", s.signature.count),
     ]
     if let fmt = s.certificateFormat {
@@ -120,7 +130,7 @@ extension NDEFPayload {
       f.append(.int("certificates", s.certificates.count))
     }
     if let uri = s.certificateURI {
-      f.append(.text("certificate_uri", String(decoding: uri, as: UTF8.self)))
+      f.append(textOrNamedHex("certificate_uri", uri))
     }
     return f
   }
@@ -179,9 +189,12 @@ extension NDEFPayload {
         // stays bytes.
         case 0x100E where !a.children.isEmpty || a.value.isEmpty:
           return NDEFField(key, .object(attrs(a.children)))
-        case 0x1045: return textOrHex(key, a.value)
+        // An SSID or key that is not text (any bytes are allowed) is named `…_hex`, so that
+        // a binary SSID cannot read as the text SSID spelled like its hex.
+        case 0x1045: return textOrNamedHex(key, a.value)
         case 0x1027:
-          return secrets ? textOrHex(key, a.value) : .text(key, "present, \(a.value.count) bytes")
+          return secrets
+            ? textOrNamedHex(key, a.value) : .text(key, "present, \(a.value.count) bytes")
         case 0x1003 where v16 != nil:
           return .text(key, NDEFWiFiSimpleConfig.authenticationNames(v16 ?? 0))
         case 0x100F where v16 != nil:
@@ -258,10 +271,20 @@ extension NDEFDecodedRecord {
       == "application/vnd.wfa.wsc"
   }
 
-  /// Whether the record holds a secret: its payload does, or it is a Wi-Fi Simple Config
-  /// record at all (one whose attributes could not be decoded may still carry the key).
+  /// Whether a media type names Wi-Fi P2P carrier data, `application/vnd.wfa.p2p`, whose WSC
+  /// attributes may hold an OOB Device Password (Wi-Fi Peer-to-Peer Technical Specification,
+  /// NFC connection handover).
+  static func isWFAP2P(_ type: [UInt8]) -> Bool {
+    NDEFPayloadDecoder.mediaTypeEssence(String(decoding: type, as: UTF8.self))
+      == "application/vnd.wfa.p2p"
+  }
+
+  /// Whether the record holds a secret: its payload does, or it is a Wi-Fi Simple Config or
+  /// Wi-Fi P2P record at all (one whose attributes could not be decoded may still carry the
+  /// key or device password).
   public var holdsSecret: Bool {
-    payload.holdsSecret || (record.tnf == .media && Self.isWSC(record.type))
+    payload.holdsSecret
+      || (record.tnf == .media && (Self.isWSC(record.type) || Self.isWFAP2P(record.type)))
   }
 
   /// The record as a field object: tnf, type, id, kind and decoded fields (nested records).
@@ -278,6 +301,13 @@ extension NDEFDecodedRecord {
 /// Text when printable ASCII/UTF-8 without controls, else hex bytes.
 func textOrHex(_ name: String, _ bytes: [UInt8]) -> NDEFField {
   NDEFField(name, textOrHexValue(bytes))
+}
+
+/// Text under `name` when printable, else hex bytes under `name_hex`.
+func textOrNamedHex(_ name: String, _ bytes: [UInt8]) -> NDEFField {
+  let value = textOrHexValue(bytes)
+  if case .bytes = value { return NDEFField(name + "_hex", value) }
+  return NDEFField(name, value)
 }
 
 func textOrHexValue(_ bytes: [UInt8]) -> NDEFValue {

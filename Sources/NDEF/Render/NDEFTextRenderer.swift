@@ -77,7 +77,8 @@ public enum NDEFTextRenderer {
     case .text(let s):
       var e = ""
       JSONWriter.escape(s, into: &e)
-      return e
+      // C1 controls and bidi overrides pass JSON escaping but still act on a terminal.
+      return ControlEscape.escaped(e)
     case .int(let n): return String(n)
     case .bool(let b): return b ? "yes" : "no"
     case .bytes(let b):

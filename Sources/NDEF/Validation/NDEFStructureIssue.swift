@@ -63,12 +63,25 @@ struct NDEFStructureIssue: Sendable {
       fix: buildFix)
   }
 
+  /// A chunked record whose first chunk is TNF 0 (Empty) and whose chunks carry payload bytes:
+  /// each wire record may look empty, the record is not.
+  static func chunkedEmptyWithPayload(offset: Int, count: Int) -> NDEFStructureIssue {
+    NDEFStructureIssue(
+      "empty-not-empty", offset: offset, expected: "no payload in a TNF 0 (Empty) record",
+      message: "TNF 0 (Empty) record chunked (CF) with \(count) payload byte(s) in its chunks; "
+        + "an Empty record has none (NDEF 1.0 §3.2.6)",
+      readersShow: "ndeflib shows an Empty record, then the chunk as an 'unchanged' record; "
+        + "Android rejects TNF_EMPTY with a payload",
+      fix: "NFCNDEFPayload(format: .empty, type: Data(), identifier: Data(), payload: Data())")
+  }
+
   static func trailingBytes(offset: Int, count: Int) -> NDEFStructureIssue {
     NDEFStructureIssue(
       "trailing-bytes", warningOnly: true, offset: offset, expected: "end of input after ME",
       message: "\(count) byte(s) after the record with ME are not part of the message "
         + "(NDEF 1.0 §3.2.2)",
-      readersShow: "ndeflib and most readers stop at ME and ignore them",
+      readersShow: "ndeflib stops at ME and ignores them; Android NdefMessage(byte[]) rejects "
+        + "the message ('trailing data')",
       fix: "write exactly the message bytes (NFCNDEFTag.writeNDEF(_:) does)")
   }
 
