@@ -91,6 +91,24 @@ import Testing
     #expect(tlvs.first?["offset"] as? Int == 0)
   }
 
+  /// 20,000 chunks: decoding stops at the record limit inside the chunked record, which does
+  /// not show that the message ends there (a false `chunk-unterminated` was added).
+  @Test func recordLimitInsideAChunkIsNotUnterminated() {
+    let chunk: [UInt8] = [0x36, 0x00, 0x01, 0x42]
+    let bytes =
+      [0xB5, 0x00, 0x01, 0x41] + Array([[UInt8]](repeating: chunk, count: 19_999).joined())
+    let report = NDEFValidator.validate(bytes, mode: .relax)
+    #expect(report.findings.map(\.code) == ["too-many-records"])
+  }
+
+  /// A finding inside a chunked record's payload points at the payload byte in its chunk:
+  /// the URI identifier code 'a' is at byte 7, after the second chunk's header, not at 4.
+  @Test func findingOffsetsInChunksPointAtTheByte() {
+    let report = NDEFValidator.validate(hx("b101005556000461616263"), mode: .relax)
+    #expect(report.findings.map(\.code) == ["uri-code-reserved"])
+    #expect(report.findings.first?.offset == 7)
+  }
+
   /// Undecodable handover and Bluetooth records keep a documented kind name.
   @Test func undecodableKindsUseDocumentedNames() throws {
     let hs = try json("d102004873")

@@ -271,7 +271,10 @@ private struct ParserState {
       // The message ended inside a chunked record (no chunk with CF clear): its payload is
       // incomplete (NDEF 1.0 §2.3.3), in every mode: cf-on-last, minor in relax mode, only
       // names the flag.
-      if let last = openChunk.last { report(.chunkUnterminated(offset: last.offset)) }
+      // Decoding stopped by the record limit did not see the message end.
+      if let last = openChunk.last, failure?.code != "too-many-records" {
+        report(.chunkUnterminated(offset: last.offset))
+      }
       closeChunkedRecord()
     }
     guard failure == nil || mode != .strict else { return }

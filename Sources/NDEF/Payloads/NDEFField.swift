@@ -72,6 +72,25 @@ public struct NDEFDecodeContext: Sendable {
     self.maxDepth = maxDepth
   }
 
+  /// Moves the offsets of findings `from` on that fall inside a chunked record's joined
+  /// payload (counted from the first chunk's payload) to the input byte in the chunk that
+  /// holds it, past the chunk headers between (NFC Forum NDEF 1.0 §2.3.3).
+  mutating func mapJoinedOffsets(from start: Int, to chunks: [NDEFRawRecord]) {
+    guard let base = chunks.first?.payloadOffset, start < findings.count else { return }
+    let total = chunks.reduce(0) { $0 + $1.payload.count }
+    for i in start..<findings.count {
+      var k = findings[i].offset - base
+      guard k >= 0 && k <= total else { continue }
+      for (n, chunk) in chunks.enumerated() {
+        if k < chunk.payload.count || (k == chunk.payload.count && n == chunks.count - 1) {
+          findings[i].offset = chunk.payloadOffset + k
+          break
+        }
+        k -= chunk.payload.count
+      }
+    }
+  }
+
   mutating func add(
     _ code: String, _ severity: NDEFSeverity, _ offset: Int, _ message: String,
     readers: String? = nil, fix: String? = nil

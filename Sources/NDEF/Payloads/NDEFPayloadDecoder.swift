@@ -5,6 +5,17 @@ public enum NDEFPayloadDecoder {
   public static func decode(_ record: NDEFRecord, context ctx: inout NDEFDecodeContext)
     -> NDEFPayload
   {
+    let before = ctx.findings.count
+    let payload = decodeJoined(record, context: &ctx)
+    if record.isChunked { ctx.mapJoinedOffsets(from: before, to: record.chunks) }
+    return payload
+  }
+
+  /// Decodes the joined payload; findings inside it count offsets as if the payload were
+  /// contiguous from the first chunk's payload.
+  private static func decodeJoined(_ record: NDEFRecord, context ctx: inout NDEFDecodeContext)
+    -> NDEFPayload
+  {
     let p = record.payload
     let at = record.payloadOffset
     let type = String(decoding: record.type, as: UTF8.self)

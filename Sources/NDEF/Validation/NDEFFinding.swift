@@ -39,7 +39,7 @@ public struct NDEFFinding: Sendable, Equatable, CustomStringConvertible {
   /// `NDEFValidationMode`).
   public let severity: NDEFSeverity
   /// Byte offset in the input where the problem is.
-  public let offset: Int
+  public internal(set) var offset: Int
   /// What is wrong, citing the spec clause.
   public let message: String
   /// What other readers will show for these bytes, when known.

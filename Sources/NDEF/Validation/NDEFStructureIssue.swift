@@ -143,8 +143,11 @@ struct NDEFStructureIssue: Sendable {
         NDEFStructureIssue(
           "tnf-reserved", offset: r.offset, expected: "TNF 0–6",
           message: "TNF 7 is reserved (NDEF 1.0 §3.2.6)",
-          readersShow: "ndeflib: 'TNF field value must be between 0 and 6'; Android treats "
-            + "it as TNF_UNKNOWN", fix: nil))
+          readersShow: "ndeflib: 'TNF field value must be between 0 and 6'; Android "
+            + (r.type.isEmpty
+              ? "treats it as TNF_UNKNOWN"
+              : "rejects it: a TNF_RESERVED record has no TYPE"),
+          fix: nil))
     case .empty where !r.type.isEmpty || !r.id.isEmpty || !r.payload.isEmpty:
       out.append(
         NDEFStructureIssue(
