@@ -80,6 +80,43 @@ import Testing
     #expect(s.ndefStatus?.status == .readWrite)
   }
 
+  /// A capture that starts inside an ISO-DEP session with an R-block or S(WTX) answer (the
+  /// sniffer started during a chained or slow exchange): the blocks are ISO-DEP, as a first
+  /// I-block already was; before, they were "unknown Type 2 command" and the I-blocks after
+  /// them stayed Type 2 too.
+  @Test func captureStartingWithAnRBlockIsISODEP() throws {
+    var b = TraceBuilder()
+    b.reader([0xB3])  // R(NAK) 1
+    b.tag([0x03, 0x90, 0x00])
+    b.reader([0xF2, 0x01])  // S(WTX) answer
+    b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x0F])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames[0].findings.map(\.code) == ["iso-dep-assumed"])
+    #expect(frames[0].layer(.isoDEP)?.name == "R(NAK)")
+    #expect(frames[1].layer(.isoDEP)?.name == "I-block")
+    #expect(frames[2].layer(.isoDEP) != nil)
+    #expect(frames[3].innermost?.name == "READ BINARY")
+  }
+
+  /// HLTA, then RATS with no WUPA: the halted tag ignores it; the reader is told why.
+  @Test func commandAfterHLTAWithoutWUPA() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0x08, 0x12, 0x34, 0x56], sak: 0x20)
+    b.reader([0x50, 0x00])
+    b.reader([0xE0, 0x80])
+    b.reader([0x52], crc: false)
+    b.tag([0x04, 0x00], crc: false)
+    b.reader([0x50, 0x00])
+    b.tag([0x04, 0x00], crc: false)  // a tag frame: the HLTA did not halt it
+    b.reader([0xE0, 0x80])
+    let (frames, _) = decodeAll(b.frames)
+    let codes = frames.map { $0.findings.map(\.code) }
+    #expect(codes[7] == ["command-while-halted"])
+    #expect(
+      frames[7].findings.first?.message.hasPrefix("sent after HLTA (frame 6) without WUPA") == true)
+    #expect(codes.joined().filter { $0 == "command-while-halted" }.count == 1)
+  }
+
   /// A MIFARE Classic command on a SAK 28 tag (Classic and ISO 14443-4) stays Classic: RESTORE
   /// `C2` + block is no S(DESELECT).
   @Test func restoreOnSAK28StaysClassic() throws {

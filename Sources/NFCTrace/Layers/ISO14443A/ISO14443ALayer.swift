@@ -78,6 +78,9 @@ public struct ISO14443ALayer: Sendable {
   private var crypto1Follows = false
   /// When the last HLTA was sent (ns): a tag frame soon after answers it.
   private var haltNs: Int64 = 0
+  /// The HLTA frame when no frame since has woken or answered a tag: a halted tag answers
+  /// only WUPA (ISO/IEC 14443-3 §6.2, HALT state), so a command sent then reaches nobody.
+  private var haltFrame: Int?
   /// HLTA with its CRC_A as sent in plaintext (ISO/IEC 14443-3 §6.4.3).
   private static let plainHLTA: [UInt8] = [0x50, 0x00, 0x57, 0xCD]
   /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
@@ -91,6 +94,7 @@ public struct ISO14443ALayer: Sendable {
     pending = .none
     parts = []
     crypto1Follows = false
+    haltFrame = nil
   }
 
   /// Decodes one frame (CRC included), resolving its CRC status.
@@ -138,8 +142,9 @@ public struct ISO14443ALayer: Sendable {
     var findings = FrameCRC.parityFindings(frame, encrypted: encrypted || crc == .encrypted)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)
+    let halted = commandWhileHalted(frame, kind: kind)
     var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
-    result.findings = findings + result.findings
+    result.findings = findings + result.findings + (halted.map { [$0] } ?? [])
     let silent: Bool
     switch kind {
     case .hlta, .ecp: silent = true
@@ -148,6 +153,28 @@ public struct ISO14443ALayer: Sendable {
     return FrameLayerResult(
       result: result, crc: crc, expectsResponse: frame.direction == .reader && !silent,
       newActivation: newActivation)
+  }
+
+  /// `command-while-halted` (warning) for the first reader command after an HLTA with no
+  /// WUPA/REQA, field change or tag frame between: the halted tag ignores it (ISO/IEC 14443-3
+  /// §6.2). Any tag frame ends the HALT assumption (the HLTA did not reach it, or another
+  /// tag answers).
+  private mutating func commandWhileHalted(_ frame: Frame, kind: Kind) -> Finding? {
+    guard let hlta = haltFrame else { return nil }
+    if frame.direction != .reader {
+      haltFrame = nil
+      return nil
+    }
+    switch kind {
+    case .hlta, .request, .ecp, .magSafe, .shortFrame: return nil
+    default: break
+    }
+    haltFrame = nil
+    return Finding(
+      "command-while-halted", .warning,
+      "sent after HLTA (frame \(hlta)) without WUPA: a halted tag answers only WUPA and "
+        + "ignores this (ISO/IEC 14443-3 §6.2, HALT state); the reader must wake and select "
+        + "the tag again", frames: [frame.index])
   }
 
   // MARK: - Classification
@@ -276,6 +303,7 @@ public struct ISO14443ALayer: Sendable {
     case .hlta:
       pending = .halt
       haltNs = frame.timeNs
+      haltFrame = index
       return LayerResult(
         decode: LayerDecode(
           .iso14443A, "HLTA", "HLTA", [LayerField("command", .hex([0x50, 0x00]))]))
@@ -611,6 +639,13 @@ public struct ISO14443ALayer: Sendable {
       let pcb = payload.first,
       frame.crc == .ok || (frame.crc == .unchecked && CRC.hasValidCRCA(frame.data))
     else { return nil }
+    return Self.blockPCB(payload)
+  }
+
+  /// The PCB when `payload` has the shape of an I-, R- or S(DESELECT)/S(WTX) block of its
+  /// length (ISO/IEC 14443-4 §7.1.1: PCB coding, CID byte when b4 is set); nil otherwise.
+  private static func blockPCB(_ payload: [UInt8]) -> UInt8? {
+    guard let pcb = payload.first else { return nil }
     let cid = pcb & 0x08 != 0 ? 1 : 0
     switch pcb {
     case _ where pcb & 0xE2 == 0x02: return payload.count >= 2 + cid ? pcb : nil  // I-block
@@ -622,14 +657,16 @@ public struct ISO14443ALayer: Sendable {
   }
 
   /// A trace that starts inside an ISO-DEP session: no ATQA/SAK seen, a reader frame with a
-  /// valid CRC whose first byte is an I-block PCB that no Type 2 or MIFARE command uses
-  /// (`1A`/`1B` are Ultralight C AUTH and NTAG PWD_AUTH).
+  /// valid CRC shaped like an ISO-DEP block (`blockPCB`) that no Type 2 or MIFARE command
+  /// matches: `1A`/`1B` + data are Ultralight C AUTH and NTAG PWD_AUTH; a 1-byte R-block or
+  /// S(DESELECT), or a 2-byte S(WTX) `F2`/`FA`, is no Type 2 command of that length (WRITE
+  /// `A2` has 6 bytes, SECTOR_SELECT `C2 FF` 2).
   private func looksLikeISODEPMidSession(_ frame: Frame, payload: [UInt8], context: LinkContext)
     -> Bool
   {
     guard context.atqa == nil, context.sak == nil, frame.crc == .unchecked,
-      CRC.hasValidCRCA(frame.data), let pcb = payload.first, payload.count >= 2
+      CRC.hasValidCRCA(frame.data), let pcb = Self.blockPCB(payload)
     else { return false }
-    return pcb & 0xE2 == 0x02 && pcb != 0x1A && pcb != 0x1B
+    return pcb != 0x1A && pcb != 0x1B
   }
 }
