@@ -481,6 +481,9 @@ extension Pass17Type2Tests {
     let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
     #expect(f.message.contains("The lock bits and AUTH0 read in this session leave it writable"))
     #expect(!f.fix.contains("to see which applies"))
+    // AUTH0 FFh was read: sending PWD_AUTH cannot help (the fix suggested it).
+    #expect(!f.fix.contains("PWD_AUTH"))
+    #expect(f.fix.contains("neither a password nor a lock is the cause"))
   }
 
   /// A tag that NAKed GET_VERSION is no NTAG21x or Ultralight EV1: the fix names the

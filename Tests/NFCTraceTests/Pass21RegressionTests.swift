@@ -113,7 +113,8 @@ import Testing
     let codes = frames.map { $0.findings.map(\.code) }
     #expect(codes[7] == ["command-while-halted"])
     #expect(
-      frames[7].findings.first?.message.hasPrefix("sent after HLTA (frame 6) without WUPA") == true)
+      frames[7].findings.first?.message.hasPrefix("sent after HLTA (frame 6) with no WUPA between")
+        == true)
     #expect(codes.joined().filter { $0 == "command-while-halted" }.count == 1)
   }
 

@@ -187,16 +187,20 @@ enum Type2NAKRule: DiagnosisRule {
             + "or protects the page some other way."
           : "Usual causes are a locked page or password protection; the trace does not show "
             + unknown.joined(separator: " or ") + ", so the cause stays open."),
-      fix: "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
-        + (unknown.isEmpty
-          ? ".readWrite; the lock bits and AUTH0 of this tag allow the write, so check the "
-            + "tag's product and its own protection; "
-          : ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; ")
-        + (ulc
-          ? "on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A 00, "
-            + "sendMiFareCommand) before writing"
-          : "on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
-            + "writing") + ", and use another tag if the pages are locked.")
+      fix: unknown.isEmpty
+        // Lock bits and AUTH0 were read and allow the write: no password or lock to suggest.
+        ? "queryNDEFStatus reads only the CC and said .readWrite; the lock bits and AUTH0 read "
+          + "in this session allow this write, so neither a password nor a lock is the cause: "
+          + "identify the tag (its GET_VERSION answer and, on an NTAG21x, its READ_SIG "
+          + "originality signature, with sendMiFareCommand; a clone answers them wrongly or not "
+          + "at all) and use a genuine tag of the product the app expects."
+        : "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
+          + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; "
+          + (ulc
+            ? "on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A 00, "
+              + "sendMiFareCommand) before writing"
+            : "on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
+              + "writing") + ", and use another tag if the pages are locked.")
   }
 
   private static func lockCause(_ page: Int, before frame: Int, _ g: Type2Geometry) -> Cause? {

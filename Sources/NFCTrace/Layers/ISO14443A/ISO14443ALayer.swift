@@ -172,9 +172,10 @@ public struct ISO14443ALayer: Sendable {
     haltFrame = nil
     return Finding(
       "command-while-halted", .warning,
-      "sent after HLTA (frame \(hlta)) without WUPA: a halted tag answers only WUPA and "
-        + "ignores this (ISO/IEC 14443-3 §6.2, HALT state); the reader must wake and select "
-        + "the tag again", frames: [frame.index])
+      "sent after HLTA (frame \(hlta)) with no WUPA between: a tag that took the HLTA is "
+        + "halted and ignores everything but WUPA (ISO/IEC 14443-3 §6.2, HALT state), so an "
+        + "answer means it did not take it; wake and select the tag again before commands",
+      frames: [frame.index])
   }
 
   // MARK: - Classification
