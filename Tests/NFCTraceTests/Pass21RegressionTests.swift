@@ -365,6 +365,42 @@ extension Pass21ISODEPTests {
     #expect(data.first?.undecodedReason == "HID iCLASS not decoded yet")
   }
 
+  /// A type B capture that starts inside the ISO-DEP session, in a source that does not say
+  /// the technology (here NFC-Lab's frames written as a Proxmark3 `.trace`): the reader's
+  /// I-block carrying an APDU with a valid CRC_B opens an ISO-DEP link over type B, as the
+  /// NFC-Lab JSON of the same frames does; before, every frame was "CRC_B verifies … not
+  /// decoded yet" (or, with the type A parity `convert` wrote, bad CRC_A and Type 2 commands).
+  @Test func typeBCaptureStartingMidSessionInAProxmarkTrace() throws {
+    let frames = try NFCLabJSON.frames("test_NFC-B_106kbps_002.json").map {
+      var f = $0
+      f.technology = .nfcB
+      return f
+    }
+    let trace = Proxmark3TraceWriter.encode(frames)
+    // Type B has no parity bits: the writer zero-fills them, as the Proxmark3 client does.
+    #expect(trace[(8 + 9)..<(8 + 9 + 2)].allSatisfy { $0 == 0 })
+    var importer = try Proxmark3BinaryImporter(input: TraceInput(path: "b.trace", bytes: trace))
+    var imported: [Frame] = []
+    while let f = try importer.next() { imported.append(f) }
+    let (decoded, _) = decodeAll(imported)
+    #expect(decoded[0].findings.map(\.code) == ["iso-dep-assumed"])
+    #expect(decoded[0].innermost?.name == "GET DATA")
+    #expect(decoded[1].innermost?.name == "GET DATA response")
+    #expect(decoded.allSatisfy { $0.frame.crc == .ok })
+  }
+
+  /// An ISO 15693 request with flags `02` (an I-block's PCB) and CRC_B's polynomial is not
+  /// taken for a type B I-block: READ SINGLE BLOCK `02 20 05` carries no APDU.
+  @Test func iso15693RequestIsNoTypeBBlock() {
+    var b = TraceBuilder()
+    b.reader([0x02, 0x20, 0x05], crc: false)
+    var frames = b.frames
+    frames[0].data = CRC.appendingCRCB([0x02, 0x20, 0x05])
+    frames[0].technology = .unknown
+    let (decoded, _) = decodeAll(frames)
+    #expect(decoded[0].layer(.isoDEP) == nil)
+  }
+
   /// A type A poll after iCLASS frames is type A again.
   @Test func reqaEndsIClass() throws {
     var b = TraceBuilder()

@@ -43,7 +43,24 @@ public enum Proxmark3TraceWriter {
     header[7] = UInt8(length >> 8)
     data.append(contentsOf: header)
     data.append(contentsOf: bytes)
-    data.append(contentsOf: parity(Array(bytes), errors: frame.parityErrors))
+    data.append(
+      contentsOf: hasTypeAParity(frame)
+        ? parity(Array(bytes), errors: frame.parityErrors)
+        : [UInt8](repeating: 0, count: bytes.isEmpty ? 1 : (bytes.count - 1) / 8 + 1))
+  }
+
+  /// Whether the frame travelled with type A parity bits. Other technologies (type B, FeliCa,
+  /// ISO 15693) have none: the Proxmark3 client zero-fills their parity bytes, and parity
+  /// that checks out would make the importer take the file for type A. A frame of a source
+  /// that does not say is type A unless its CRC_B verifies and its CRC_A does not.
+  static func hasTypeAParity(_ frame: Frame) -> Bool {
+    switch frame.technology {
+    case .nfcA: return true
+    case .unknown:
+      return frame.data.count < 3 || CRC.hasValidCRCA(frame.data)
+        || !CRC.hasValidCRCB(frame.data)
+    default: return false
+    }
   }
 
   /// Writes the records for `frames` to `path`.

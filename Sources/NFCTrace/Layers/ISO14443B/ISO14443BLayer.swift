@@ -66,12 +66,36 @@ public struct ISO14443BLayer: Sendable {
     if data.count == 1, data[0] == 0x26 || data[0] == 0x52 { return false }
     let linkIsB = context.technology == .nfcB
     // Crypto1 ciphertext is random bytes with no valid CRC_A: never read it as type B.
-    guard linkIsB || (!context.encrypted && shapedLikeTypeB(data, direction: frame.direction))
+    guard
+      linkIsB
+        || (!context.encrypted
+          && (shapedLikeTypeB(data, direction: frame.direction)
+            || blockBeforeAnyActivation(frame, context: context)))
     else { return false }
     guard frame.crc == .unchecked, data.count >= 3 else { return linkIsB }
     let crcB = CRC.hasValidCRCB(data)
     let crcA = CRC.hasValidCRCA(data)
     return linkIsB ? crcB || !crcA : crcB && !crcA
+  }
+
+  /// A reader frame of a capture that starts inside an ISO-DEP session over type B (no
+  /// activation of either type seen): a non-chained I-block (ISO/IEC 14443-4 §7.1.1, CID byte
+  /// when PCB b4 is set) whose INF is a whole command APDU of an interindustry or proprietary
+  /// class (ISO/IEC 7816-4 §5.1: CLA b7–b6 00; INS neither 6X nor 9X). ISO 15693 requests,
+  /// which share CRC_B's polynomial and can start with flags `02`, carry a command code
+  /// 01–2C or a custom code with a manufacturer byte after it, which fail that test.
+  private static func blockBeforeAnyActivation(_ frame: Frame, context: LinkContext) -> Bool {
+    let data = frame.data
+    guard frame.direction == .reader, context.technology == .unknown, context.atqa == nil,
+      context.sak == nil, !context.isoDEPActive, let pcb = data.first, pcb & 0xF2 == 0x02,
+      data.count >= 7
+    else { return false }
+    let header = 1 + (pcb & 0x08 != 0 ? 1 : 0) + (pcb & 0x04 != 0 ? 1 : 0)
+    let inf = Array(data[header..<(data.count - 2)])
+    guard inf.count >= 4, inf[0] & 0x60 == 0, inf[0] != 0xFF, inf[1] & 0xF0 != 0x60,
+      inf[1] & 0xF0 != 0x90
+    else { return false }
+    return (try? CommandAPDU(parsing: inf)) != nil
   }
 
   /// REQB/WUPB (`05` + 2 bytes) and ATTRIB (`1D` + 8 or more) from the reader, ATQB (`50` + 11
