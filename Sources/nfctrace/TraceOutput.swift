@@ -132,7 +132,9 @@ struct TraceOutput {
     }
     spool.file.close()
     defer { try? FileManager.default.removeItem(atPath: spool.path) }
-    out.write(Data(Proxmark3TextWriter().head(traceBytes: rows.traceBytes).utf8))
+    out.write(
+      Data(
+        Proxmark3TextWriter().head(traceBytes: rows.traceBytes, typeB: rows.typeBOnly).utf8))
     guard let input = FileHandle(forReadingAtPath: spool.path) else {
       throw TraceError(
         .unreadable, at: SourceLocation(file: spool.path, unit: "byte", record: 0, offset: 0),

@@ -76,3 +76,29 @@ extension Pass21CLITests {
     }
   }
 }
+
+extension Pass21CLITests {
+  /// `convert` of a type B capture to a Proxmark3 listing writes a 14b listing: preamble
+  /// "ISO14443B", CRC_B checked in the CRC column, no type A annotations (it wrote a 14a
+  /// listing, "!!" on every frame).
+  @Test func convertTypeBToProxmarkTextIsA14bListing() throws {
+    let output = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-14b-\(UUID().uuidString).txt").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let run = CLI.run([
+      "convert", TestPaths.shared("public/nfc-laboratory/test_NFC-B_106kbps_001.json"), "-o",
+      output, "--format", "pm3-text",
+    ])
+    #expect(run.status == 0)
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    #expect(text.contains("[=] ISO14443B - all times are in carrier periods (1/13.56MHz)\n"))
+    let rows = text.split(separator: "\n").filter {
+      $0.contains("| Rdr |") || $0.contains("| Tag |")
+    }
+    #expect(rows.count == 5)
+    #expect(rows.allSatisfy { $0.hasSuffix("|  ok | ") })
+    let back = CLI.run(["sessions", output])
+    #expect(
+      back.stdout.hasPrefix("0  0.000–0.011 s  ISO-DEP tag (ISO 14443-4) 56:64:73:F2  connect ok"))
+  }
+}

@@ -38,18 +38,20 @@ public struct Proxmark3TextWriter: Sendable {
     var rows = Rows(self)
     var body = ""
     for frame in frames { body += rows.rows(frame) }
-    return head(traceBytes: rows.traceBytes) + body
+    return head(traceBytes: rows.traceBytes, typeB: rows.typeBOnly) + body
   }
 
   /// The lines before the rows: the echo, the preamble (which gives the size of the frames as
   /// a Proxmark3 tracelog, `traceBytes`) and the table header.
-  public func head(traceBytes: Int) -> String {
+  /// `typeB`: every frame is ISO 14443-B, the listing of `trace list -t 14b`.
+  public func head(traceBytes: Int, typeB: Bool = false) -> String {
     var out = ""
     if let commandEcho { out += commandEcho + "\n" }
     if includePreamble {
       out += "[+] Recorded activity ( \(traceBytes) bytes )\n"
       out += "[=] start = start of start frame. end = end of frame. src = source of transfer.\n"
-      out += "[=] ISO14443A - all times are in carrier periods (1/13.56MHz)\n\n"
+      out +=
+        "[=] ISO14443\(typeB ? "B" : "A") - all times are in carrier periods (1/13.56MHz)\n\n"
     }
     return out + Self.header + "\n" + Self.rule + "\n"
   }
@@ -62,6 +64,11 @@ public struct Proxmark3TextWriter: Sendable {
     private var scratch = Data()
     /// The size so far of the frames as a Proxmark3 tracelog.
     public private(set) var traceBytes = 0
+    /// Whether every frame so far is ISO 14443-B (and there was one): the listing is a 14b
+    /// one.
+    public var typeBOnly: Bool { sawTypeB && !sawOther }
+    private var sawTypeB = false
+    private var sawOther = false
 
     /// Rows for `writer`'s table.
     public init(_ writer: Proxmark3TextWriter) { self.writer = writer }
@@ -69,6 +76,7 @@ public struct Proxmark3TextWriter: Sendable {
     /// The rows of `frame` (none for an event frame).
     public mutating func rows(_ frame: Frame) -> String {
       guard frame.direction != .event else { return "" }
+      if frame.technology == .nfcB { sawTypeB = true } else { sawOther = true }
       scratch.removeAll(keepingCapacity: true)
       Proxmark3TraceWriter.append(frame, to: &scratch)
       traceBytes += scratch.count
@@ -93,12 +101,18 @@ public struct Proxmark3TextWriter: Sendable {
   fileprivate func rows(_ frame: Frame, start: Int64) -> String {
     let duration = min(max(Proxmark3TraceWriter.durationTicks(frame), 0), 0xFFFF)
     let isTag = frame.direction == .tag
+    // The client checks CRC_B and annotates nothing of type A in a 14b listing.
+    let typeB = frame.technology == .nfcB
     var cells = cellLines(frame.data, parityErrors: Set(frame.parityErrors))
-    if frame.data.count == 1, let bits = Self.shortBits(duration: duration), !cells.isEmpty {
+    if frame.data.count == 1, !typeB, let bits = Self.shortBits(duration: duration), !cells.isEmpty
+    {
       cells[0] = String(cells[0].prefix(2)) + "(\(bits))"
     }
-    let crc = Self.crcColumn(frame.data, isResponse: isTag)
-    let note = isTag ? "" : Self.annotation(frame.data, bits: frame.bits)
+    let crc =
+      typeB
+      ? (frame.data.count >= 3 ? (CRC.hasValidCRCB(frame.data) ? " ok " : " !! ") : "    ")
+      : Self.crcColumn(frame.data, isResponse: isTag)
+    let note = isTag || typeB ? "" : Self.annotation(frame.data, bits: frame.bits)
     var out = ""
     for (i, cell) in cells.enumerated() {
       let last = i == cells.count - 1
