@@ -44,7 +44,9 @@ public struct FrameDecoder: Sendable {
       ? typeB.decode(frame: frame, context: &context)
       : typeA.decode(frame: frame, context: &context)
     if first.newActivation || first.resetsInnerLayers { resetInner() }
-    if let cid = first.isoDEPActivation { isoDEP.activate(cid: cid) }
+    if let cid = first.isoDEPActivation {
+      isoDEP.activate(cid: cid, atqb: first.isoDEPActivationATQB)
+    }
     // A reported activation can complete the UID in its first frame, after a complete one.
     let completedUID =
       context.uidComplete && (!wasComplete || first.newActivation) ? context.uid : nil

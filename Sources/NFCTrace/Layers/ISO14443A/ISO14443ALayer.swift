@@ -15,6 +15,9 @@ public struct FrameLayerResult: Sendable {
   /// The CID of an ISO-DEP link that a type B ATTRIB answer just opened (type A opens it with
   /// RATS/ATS inside the ISO-DEP layer).
   public var isoDEPActivation: Int?
+  /// The ATQB of the tag that ATTRIB selected, when the trace holds it: whether it supports
+  /// CID and NAD (ISO/IEC 14443-3 §7.9.4.3, protocol info FO).
+  public var isoDEPActivationATQB: (cid: Bool, nad: Bool)?
 
   /// Creates a result.
   public init(result: LayerResult, crc: CRCStatus, expectsResponse: Bool, newActivation: Bool) {

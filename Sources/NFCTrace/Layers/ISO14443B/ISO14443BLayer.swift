@@ -200,7 +200,12 @@ public struct ISO14443BLayer: Sendable {
       // A tag whose ATQB says it supports no CID (FO b1 = 0) ignores the CID ATTRIB assigns:
       // its blocks carry none (ISO/IEC 14443-3 §7.9.4.3, §7.10.4: the PCD sets CID 0).
       let ignoresCID = answers[attrib.identifier].map { !$0.cidSupported } ?? false
-      if activate(attrib, context: &context) { out.isoDEPActivation = ignoresCID ? 0 : attrib.cid }
+      if activate(attrib, context: &context) {
+        out.isoDEPActivation = ignoresCID ? 0 : attrib.cid
+        out.isoDEPActivationATQB = answers[attrib.identifier].map {
+          (cid: $0.cidSupported, nad: $0.nadSupported)
+        }
+      }
       var findings: [Finding] = []
       if ignoresCID, attrib.cid != 0 {
         findings.append(

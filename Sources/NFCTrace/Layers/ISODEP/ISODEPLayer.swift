@@ -34,6 +34,10 @@ public struct ISODEPLayer: ProtocolLayer {
   private var ratsCID: Int?
   /// The ATS of this activation (nil for type B or before one): what CID and NAD it allows.
   private var linkATS: ATS?
+  /// What the ATQB of a type B link allows (nil for type A, or when the trace lacks it).
+  private var linkATQB: (cid: Bool, nad: Bool)?
+  /// The ATQB findings already given on this link: once each, not on every block.
+  private var atqbReported = (cid: false, nad: false)
   private var numbers = BlockNumbers()
   private var readerChain = Chain()
   private var tagChain = Chain()
@@ -201,6 +205,7 @@ public struct ISODEPLayer: ProtocolLayer {
   private mutating func decodeATS(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
     let ats = ATS(unit.bytes)
     linkATS = ats
+    linkATQB = nil
     context.ats = unit.bytes
     context.fsc = ats.fsc
     context.fwtNs = ats.fwtNs
@@ -224,10 +229,13 @@ public struct ISODEPLayer: ProtocolLayer {
 
   /// Opens the link without RATS/ATS: a type B tag answered ATTRIB with `cid` (ISO/IEC
   /// 14443-3 §7.10–§7.11). Block numbering starts over (ISO/IEC 14443-4 §7.5.3 rules A, B)
-  /// and blocks are checked against the CID.
-  public mutating func activate(cid: Int) {
+  /// and blocks are checked against the CID, and against the CID and NAD support the tag's
+  /// `atqb` gives (ISO/IEC 14443-3 §7.9.4.3), when the trace holds it.
+  public mutating func activate(cid: Int, atqb: (cid: Bool, nad: Bool)? = nil) {
     ratsCID = cid
     linkATS = nil
+    linkATQB = atqb
+    atqbReported = (false, false)
     numbers.activate()
     readerChain = Chain()
     tagChain = Chain()
@@ -572,7 +580,7 @@ public struct ISODEPLayer: ProtocolLayer {
   /// A CID that differs from the one RATS assigned.
   /// CID and NAD against what RATS/ATTRIB assigned and the ATS's TC(1) allows (ISO/IEC
   /// 14443-4 §5.2.6, §7.1.1.2–§7.1.1.3).
-  private func cidFindings(_ block: ISODEPBlock, unit: LayerUnit) -> [Finding] {
+  private mutating func cidFindings(_ block: ISODEPBlock, unit: LayerUnit) -> [Finding] {
     var out: [Finding] = []
     if let cid = block.cid, let assigned = ratsCID, cid != assigned {
       out.append(
@@ -589,6 +597,26 @@ public struct ISODEPLayer: ProtocolLayer {
           "Block carries no CID, RATS or ATTRIB assigned CID \(assigned): a tag given a CID "
             + "other than 0 answers only blocks that carry it (ISO/IEC 14443-4 §7.1.1.2)",
           frames: [unit.frameIndex]))
+    }
+    if let atqb = linkATQB {
+      if block.cid != nil, !atqb.cid, !atqbReported.cid {
+        atqbReported.cid = true
+        out.append(
+          Finding(
+            "cid-not-supported", .warning,
+            "Block carries a CID, but the tag's ATQB says it does not support CID (ISO/IEC "
+              + "14443-3 §7.9.4.3); said once for the link", frames: [unit.frameIndex],
+            offset: 1))
+      }
+      if block.nad != nil, !atqb.nad, unit.direction == .reader, !atqbReported.nad {
+        atqbReported.nad = true
+        out.append(
+          Finding(
+            "nad-not-supported", .warning,
+            "I-block carries a NAD, but the tag's ATQB says it does not support NAD (ISO/IEC "
+              + "14443-3 §7.9.4.3); said once for the link", frames: [unit.frameIndex],
+            offset: block.cidByte == nil ? 1 : 2))
+      }
     }
     guard let ats = linkATS, let tc = ats.tc else { return out }
     if block.cid != nil, !ats.cidSupported {
