@@ -423,6 +423,25 @@ extension Pass21ISODEPTests {
     #expect(codes.joined().filter { $0 == "cid-not-supported" }.count == 1)
   }
 
+  /// An ATTRIB answer whose CID is not the one ATTRIB assigned (ISO/IEC 14443-3 §7.11).
+  @Test func attribAnswerWithAnotherCID() {
+    func codes(_ answer: String, atqb: String) -> [String] {
+      let frames = [
+        (Direction.reader, "050008"), (.tag, atqb), (.reader, "1d1122334400080102"),
+        (.tag, answer),
+      ].enumerated().map { i, s in
+        var f = TestFrame.make(i, s.0, CRC.appendingCRCB(Hex.bytes(s.1) ?? []))
+        f.technology = .nfcB
+        return f
+      }
+      return decodeAll(frames).0[3].findings.map(\.code)
+    }
+    let withCID = "5011223344000000000081 71"
+    #expect(codes("03", atqb: withCID) == ["attrib-answer-cid"])
+    #expect(codes("02", atqb: withCID) == [])
+    #expect(codes("00", atqb: "5011223344000000000081 70") == ["cid-not-supported"])
+  }
+
   /// A type A poll after iCLASS frames is type A again.
   @Test func reqaEndsIClass() throws {
     var b = TraceBuilder()

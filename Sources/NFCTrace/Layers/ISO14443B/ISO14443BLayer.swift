@@ -215,6 +215,21 @@ public struct ISO14443BLayer: Sendable {
               + "(ISO/IEC 14443-3 §7.10.4: the reader sets CID 0); the tag ignores it",
             frames: [frame.index]))
       }
+      // The answer's CID is the one ATTRIB assigned, or 0 from a tag without CID support
+      // (ISO/IEC 14443-3 §7.11).
+      // Without the ATQB in the trace, 0 may come from a tag without CID support.
+      let expected = ignoresCID ? 0 : attrib.cid
+      let atqbSeen = answers[attrib.identifier] != nil
+      if answer.cid != expected, atqbSeen || answer.cid != 0 {
+        findings.append(
+          Finding(
+            "attrib-answer-cid", .warning,
+            "ATTRIB answer gives CID \(answer.cid), expected \(expected) ("
+              + (ignoresCID
+                ? "the tag's ATQB supports no CID, so it answers 0"
+                : "the CID ATTRIB assigned") + "; ISO/IEC 14443-3 §7.11)",
+            frames: [frame.index]))
+      }
       return LayerResult(decode: answer.decode, findings: findings)
     case .halt:
       pending = .none
