@@ -45,7 +45,7 @@ public struct FrameDecoder: Sendable {
       : typeA.decode(frame: frame, context: &context)
     if first.newActivation || first.resetsInnerLayers { resetInner() }
     if let cid = first.isoDEPActivation {
-      isoDEP.activate(cid: cid, atqb: first.isoDEPActivationATQB)
+      isoDEP.activate(cid: cid, atqb: typeB.selectedATQB)
     }
     // A reported activation can complete the UID in its first frame, after a complete one.
     let completedUID =

@@ -15,9 +15,6 @@ public struct FrameLayerResult: Sendable {
   /// The CID of an ISO-DEP link that a type B ATTRIB answer just opened (type A opens it with
   /// RATS/ATS inside the ISO-DEP layer).
   public var isoDEPActivation: Int?
-  /// The ATQB of the tag that ATTRIB selected, when the trace holds it: whether it supports
-  /// CID and NAD (ISO/IEC 14443-3 §7.9.4.3, protocol info FO).
-  public var isoDEPActivationATQB: (cid: Bool, nad: Bool)?
 
   /// Creates a result.
   public init(result: LayerResult, crc: CRCStatus, expectsResponse: Bool, newActivation: Bool) {
@@ -145,9 +142,10 @@ public struct ISO14443ALayer: Sendable {
     var findings = FrameCRC.parityFindings(frame, encrypted: encrypted || crc == .encrypted)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)
-    let halted = commandWhileHalted(frame, kind: kind)
+    let halted = haltFrame == nil ? nil : commandWhileHalted(frame, kind: kind)
     var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
-    result.findings = findings + result.findings + (halted.map { [$0] } ?? [])
+    result.findings = findings + result.findings
+    if let halted { result.findings.append(halted) }
     let silent: Bool
     switch kind {
     case .hlta, .ecp: silent = true

@@ -48,6 +48,10 @@ public struct ISO14443BLayer: Sendable {
       newActivation: true)
   }
 
+  /// The ATQB of the tag the last ATTRIB answer selected, when the trace holds it: whether it
+  /// supports CID and NAD (ISO/IEC 14443-3 §7.9.4.3, protocol info FO).
+  public private(set) var selectedATQB: (cid: Bool, nad: Bool)?
+
   /// Forgets the pending command and the ATQBs (field off).
   public mutating func reset() {
     pending = .none
@@ -202,7 +206,7 @@ public struct ISO14443BLayer: Sendable {
       let ignoresCID = answers[attrib.identifier].map { !$0.cidSupported } ?? false
       if activate(attrib, context: &context) {
         out.isoDEPActivation = ignoresCID ? 0 : attrib.cid
-        out.isoDEPActivationATQB = answers[attrib.identifier].map {
+        selectedATQB = answers[attrib.identifier].map {
           (cid: $0.cidSupported, nad: $0.nadSupported)
         }
       }
