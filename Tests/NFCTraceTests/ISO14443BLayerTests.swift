@@ -4,7 +4,7 @@ import Testing
 @testable import NFCTrace
 
 /// Frames from `(direction, hex)` with CRC_B appended, of technology `technology`.
-private func typeB(_ steps: [(Direction, String)], technology: Technology = .nfcB) -> [Frame] {
+func typeB(_ steps: [(Direction, String)], technology: Technology = .nfcB) -> [Frame] {
   steps.enumerated().map { i, step in
     var frame = TestFrame.make(i, step.0, CRC.appendingCRCB(Hex.bytes(step.1) ?? []))
     frame.technology = technology

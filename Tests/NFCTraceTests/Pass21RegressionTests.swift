@@ -404,18 +404,14 @@ extension Pass21ISODEPTests {
   /// Type B blocks that carry a CID or NAD the tag's ATQB says it does not support are
   /// flagged once per link, as type A checks them against the ATS (they were not flagged).
   @Test func typeBBlocksCheckedAgainstTheATQB() {
-    let frames = [
-      (Direction.reader, "050008"), (.tag, "5011223344000000000081 70"),
-      (.reader, "1d1122334400080100"), (.tag, "00"),
-      (.reader, "0a000200a4040007d276000085010100"), (.tag, "0a009000"),
-      (.reader, "0b0000a4000c02e103"), (.tag, "0b009000"),
-      (.reader, "060200b0000002"), (.tag, "0290009000"),
-    ].enumerated().map { i, s in
-      var f = TestFrame.make(i, s.0, CRC.appendingCRCB(Hex.bytes(s.1) ?? []))
-      f.technology = .nfcB
-      return f
-    }
-    let (out, _) = decodeAll(frames)
+    let (out, _) = decodeAll(
+      typeB([
+        (.reader, "050008"), (.tag, "5011223344000000000081 70"),
+        (.reader, "1d1122334400080100"), (.tag, "00"),
+        (.reader, "0a000200a4040007d276000085010100"), (.tag, "0a009000"),
+        (.reader, "0b0000a4000c02e103"), (.tag, "0b009000"),
+        (.reader, "060200b0000002"), (.tag, "0290009000"),
+      ]))
     let codes = out.map { $0.findings.map(\.code) }
     #expect(codes[4] == ["cid-not-supported"])
     #expect(!codes[6].contains("cid-not-supported"))
@@ -426,14 +422,9 @@ extension Pass21ISODEPTests {
   /// An ATTRIB answer whose CID is not the one ATTRIB assigned (ISO/IEC 14443-3 §7.11).
   @Test func attribAnswerWithAnotherCID() {
     func codes(_ answer: String, atqb: String) -> [String] {
-      let frames = [
-        (Direction.reader, "050008"), (.tag, atqb), (.reader, "1d1122334400080102"),
-        (.tag, answer),
-      ].enumerated().map { i, s in
-        var f = TestFrame.make(i, s.0, CRC.appendingCRCB(Hex.bytes(s.1) ?? []))
-        f.technology = .nfcB
-        return f
-      }
+      let frames = typeB([
+        (.reader, "050008"), (.tag, atqb), (.reader, "1d1122334400080102"), (.tag, answer),
+      ])
       return decodeAll(frames).0[3].findings.map(\.code)
     }
     let withCID = "5011223344000000000081 71"

@@ -598,43 +598,43 @@ public struct ISODEPLayer: ProtocolLayer {
             + "other than 0 answers only blocks that carry it (ISO/IEC 14443-4 §7.1.1.2)",
           frames: [unit.frameIndex]))
     }
+    // Type B: the ATQB's FO says what the tag supports; once each per link.
     if let atqb = linkATQB {
+      let source = "the tag's ATQB says it does not support"
+      let section = "14443-3 §7.9.4.3"
       if block.cid != nil, !atqb.cid, !atqbReported.cid {
         atqbReported.cid = true
-        out.append(
-          Finding(
-            "cid-not-supported", .warning,
-            "Block carries a CID, but the tag's ATQB says it does not support CID (ISO/IEC "
-              + "14443-3 §7.9.4.3); said once for the link", frames: [unit.frameIndex],
-            offset: 1))
+        out.append(Self.notSupported("CID", source, section, unit: unit, offset: 1))
       }
       if block.nad != nil, !atqb.nad, unit.direction == .reader, !atqbReported.nad {
         atqbReported.nad = true
         out.append(
-          Finding(
-            "nad-not-supported", .warning,
-            "I-block carries a NAD, but the tag's ATQB says it does not support NAD (ISO/IEC "
-              + "14443-3 §7.9.4.3); said once for the link", frames: [unit.frameIndex],
-            offset: block.cidByte == nil ? 1 : 2))
+          Self.notSupported(
+            "NAD", source, section, unit: unit, offset: block.cidByte == nil ? 1 : 2))
       }
     }
     guard let ats = linkATS, let tc = ats.tc else { return out }
+    let source = "the ATS (TC(1) \(Hex.string([tc]))) says the tag does not support"
     if block.cid != nil, !ats.cidSupported {
-      out.append(
-        Finding(
-          "cid-not-supported", .warning,
-          "Block carries a CID, but the ATS (TC(1) \(Hex.string([tc]))) says the tag does not "
-            + "support CID (ISO/IEC 14443-4 §5.2.6)", frames: [unit.frameIndex], offset: 1))
+      out.append(Self.notSupported("CID", source, "14443-4 §5.2.6", unit: unit, offset: 1))
     }
     if block.nad != nil, !ats.nadSupported, unit.direction == .reader {
       out.append(
-        Finding(
-          "nad-not-supported", .warning,
-          "I-block carries a NAD, but the ATS (TC(1) \(Hex.string([tc]))) says the tag does not "
-            + "support NAD (ISO/IEC 14443-4 §5.2.6)", frames: [unit.frameIndex],
-          offset: block.cidByte == nil ? 1 : 2))
+        Self.notSupported(
+          "NAD", source, "14443-4 §5.2.6", unit: unit, offset: block.cidByte == nil ? 1 : 2))
     }
     return out
+  }
+
+  /// `cid-not-supported` / `nad-not-supported`: a block carrying a `what` (CID or NAD) that
+  /// `source` (the ATS or ATQB, phrased "… says the tag does not support") rules out.
+  private static func notSupported(
+    _ what: String, _ source: String, _ section: String, unit: LayerUnit, offset: Int
+  ) -> Finding {
+    Finding(
+      what.lowercased() + "-not-supported", .warning,
+      (what == "CID" ? "Block carries a CID" : "I-block carries a NAD") + ", but " + source
+        + " " + what + " (ISO/IEC " + section + ")", frames: [unit.frameIndex], offset: offset)
   }
 
   /// A NAD on a block that continues a chain: only the first block of a chain carries it
