@@ -102,3 +102,19 @@ extension Pass21CLITests {
       back.stdout.hasPrefix("0  0.000–0.011 s  ISO-DEP tag (ISO 14443-4) 56:64:73:F2  connect ok"))
   }
 }
+
+extension Pass21CLITests {
+  /// `report --show-secrets` shows the NDEF section's secrets too (Traces/pm3/
+  /// t2-wifi-p2p-record.txt: a Type 2 tag read holding an `application/vnd.wfa.p2p` record):
+  /// the report's NDEF renderers were called without the option, so it stayed masked.
+  @Test func reportShowSecretsReachesTheNDEFSection() throws {
+    let trace = TestPaths.traces("pm3/t2-wifi-p2p-record.txt")
+    let masked = CLI.run(["report", trace])
+    #expect(
+      masked.stdout.contains(#"data: "present, 4 bytes (Wi-Fi P2P: may hold a device password)""#))
+    let shown = CLI.run(["report", trace, "--show-secrets"])
+    #expect(!shown.stdout.contains("present, 4 bytes"))
+    let json = CLI.run(["report", trace, "--show-secrets", "--format", "json"])
+    #expect(!json.stdout.contains(#""payload":null"#))
+  }
+}

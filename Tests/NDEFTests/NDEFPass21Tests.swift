@@ -109,6 +109,22 @@ import Testing
     #expect(report.findings.first?.offset == 7)
   }
 
+  /// An Empty first chunk with bytes of its own is flagged once, by the per-record check
+  /// (review: the chunked-record check said it again).
+  @Test func chunkedEmptyWithItsOwnPayloadIsFlaggedOnce() {
+    #expect(
+      codes("b0000261625600 00".replacingOccurrences(of: " ", with: ""))
+        .filter { $0 == "empty-not-empty" }.count == 1)
+  }
+
+  /// `uri-hidden-characters` points at the character's first byte (here in the second chunk:
+  /// byte 11), not at the URI field's start.
+  @Test func hiddenCharacterOffsetIsTheCharacter() {
+    let report = NDEFValidator.validate(
+      hx("b10103550361625600056 3e280ae64".replacingOccurrences(of: " ", with: "")), mode: .relax)
+    #expect(report.findings.first { $0.code == "uri-hidden-characters" }?.offset == 11)
+  }
+
   /// Undecodable handover and Bluetooth records keep a documented kind name.
   @Test func undecodableKindsUseDocumentedNames() throws {
     let hs = try json("d102004873")

@@ -259,7 +259,10 @@ private struct ParserState {
   /// payload is not empty, though no wire record broke a rule on its own.
   mutating func closeChunkedRecord() {
     let record = NDEFRecord(chunks: openChunk)
-    if let first = openChunk.first, first.tnf == .empty, !record.payload.isEmpty {
+    // A first chunk with bytes of its own was already flagged by the per-record check.
+    if let first = openChunk.first, first.tnf == .empty, !record.payload.isEmpty,
+      first.type.isEmpty, first.id.isEmpty, first.payload.isEmpty
+    {
       report(.chunkedEmptyWithPayload(offset: first.offset, count: record.payload.count))
     }
     records.append(record)

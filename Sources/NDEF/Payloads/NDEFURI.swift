@@ -75,12 +75,16 @@ public struct NDEFURI: Sendable, Equatable {
         readers: "ndeflib: 'URI field contains invalid "
           + "characters'", fix: fix)
     }
-    if let hidden = restText.unicodeScalars.first(where: isHidingScalar) {
+    if let at = restText.unicodeScalars.firstIndex(where: isHidingScalar) {
+      let hidden = restText.unicodeScalars[at]
+      // The finding points at the character's first byte in the URI field.
+      let byte = restText.utf8.distance(from: restText.utf8.startIndex, to: at)
       ctx.add(
-        "uri-hidden-characters", .warning, offset + 1,
+        "uri-hidden-characters", .warning, offset + 1 + byte,
         "URI field contains U+\(String(hidden.value, radix: 16, uppercase: true)) (a C1 control "
           + "or a bidi formatting character): it can make the link display as something else; "
-          + "IRIs exclude C1 controls and bidi formatting characters (RFC 3987 §2.2, §4.1)",
+          + "IRIs exclude C1 controls and bidi formatting characters (RFC 3987 §2.2, §4.1; "
+          + "the later isolates U+2066–2069 and ALM U+061C alike)",
         readers: "ndeflib accepts it; browsers percent-encode or refuse it, and a URI shown "
           + "to the user may read in a different order than it opens",
         fix: "remove the character from the URI (percent-encode it if the resource needs it)")
@@ -151,11 +155,11 @@ func printable(_ b: UInt8) -> String {
   b >= 0x20 && b < 0x7F ? String(Character(Unicode.Scalar(b))) : "\\x" + hex2(b)
 }
 
-/// C1 controls and the bidi formatting characters (LRM, RLM, embeddings, overrides, isolates)
-/// that RFC 3987 §2.2 and §4.1 keep out of IRIs.
+/// C1 controls and the bidi formatting characters that RFC 3987 §2.2 and §4.1 keep out of
+/// IRIs (LRM, RLM, embeddings, overrides), with those Unicode added since (ALM, isolates).
 private func isHidingScalar(_ c: Unicode.Scalar) -> Bool {
   switch c.value {
-  case 0x80...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+  case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
   default: return false
   }
 }

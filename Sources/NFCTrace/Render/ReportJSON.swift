@@ -36,7 +36,7 @@ public enum ReportJSON {
     locks(r.end.locks, to: out)
     out.write(",\"config\":")
     config(r, showSecrets: showSecrets, to: out)
-    contents(r, to: out)
+    contents(r, showSecrets: showSecrets, to: out)
     memory(r, to: out)
     strings("notes", r.notes, to: out)
     strings("unknowns", r.end.unknowns, to: out)
@@ -224,7 +224,7 @@ public enum ReportJSON {
 
   // MARK: TLVs, NDEF
 
-  static func contents(_ r: TagReport, to out: OutputBuffer) {
+  static func contents(_ r: TagReport, showSecrets: Bool, to out: OutputBuffer) {
     out.write(",\"tlvs\":")
     tlvs(r.end, to: out)
     out.write(",\"tlv_findings\":[")
@@ -236,11 +236,15 @@ public enum ReportJSON {
       out.write("}")
     }
     out.write("],\"ndef\":")
-    message(r.end.message, to: out)
+    message(r.end.message, showSecrets: showSecrets, to: out)
     out.write(",\"ndef_note\":")
     JSON.optionalString(note(r.end.message), to: out)
     out.write(",\"ndef_start\":")
-    if r.changed { message(r.start.message, to: out) } else { out.write("null") }
+    if r.changed {
+      message(r.start.message, showSecrets: showSecrets, to: out)
+    } else {
+      out.write("null")
+    }
   }
 
   static func tlvs(_ c: TagContents, to out: OutputBuffer) {
@@ -270,9 +274,10 @@ public enum ReportJSON {
   }
 
   /// `{"records","findings"}` for a decoded or empty message, else null.
-  static func message(_ m: TagContents.Message, to out: OutputBuffer) {
+  static func message(_ m: TagContents.Message, showSecrets: Bool, to out: OutputBuffer) {
     switch m {
-    case .decoded(let report): out.write(NDEFJSONRenderer.render(report))
+    case .decoded(let report):
+      out.write(NDEFJSONRenderer.render(report, showSecrets: showSecrets))
     case .empty: out.write("{\"records\":[],\"findings\":[]}")
     default: out.write("null")
     }

@@ -17,11 +17,13 @@ public enum ReportText {
     out += locks(r.end)
     out += config(r, showSecrets: showSecrets)
     out += tlvs(r.end, title: "TLVs")
-    out += message(r.end.message, title: r.changed ? "As left at the end" : nil)
+    out += message(
+      r.end.message, title: r.changed ? "As left at the end" : nil, showSecrets: showSecrets)
     for note in r.notes { out += "note: \(note)\n" }
     if r.changed {
       out += tlvs(r.start, title: "TLVs as found at the start", skipIfSame: r.end)
-      out += message(r.start.message, title: "As found at the start")
+      out += message(
+        r.start.message, title: "As found at the start", showSecrets: showSecrets)
     }
     out += memory(r)
     out += unknowns(r)
@@ -349,7 +351,7 @@ public enum ReportText {
   }
 
   /// The NDEF message block, under `title` ("As found at the start") when given.
-  static func message(_ m: TagContents.Message, title: String?) -> String {
+  static func message(_ m: TagContents.Message, title: String?, showSecrets: Bool) -> String {
     let head = "\n" + (title.map { "\($0): " } ?? "")
     switch m {
     case .unknown(let why): return head + "NDEF message unknown: \(why)\n"
@@ -363,7 +365,7 @@ public enum ReportText {
         + "NDEF message of \(length) bytes, but only \(available) remain in the data area: "
         + "readers reject it; not decoded\n"
     case .decoded(let report):
-      return head + NDEFTextRenderer.render(report)
+      return head + NDEFTextRenderer.render(report, showSecrets: showSecrets)
     }
   }
 

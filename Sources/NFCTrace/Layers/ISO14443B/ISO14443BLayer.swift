@@ -84,8 +84,10 @@ public struct ISO14443BLayer: Sendable {
 
   /// A reader frame of a capture that starts inside an ISO-DEP session over type B (no
   /// activation of either type seen): a non-chained I-block (ISO/IEC 14443-4 §7.1.1, CID byte
-  /// when PCB b4 is set) whose INF is a whole command APDU of an interindustry or proprietary
-  /// class (ISO/IEC 7816-4 §5.1: CLA b7–b6 00; INS neither 6X nor 9X). ISO 15693 requests,
+  /// when PCB b4 is set) whose INF is a whole command APDU with CLA b7–b6 00 (the
+  /// classes 00–1F and 80–9F, e.g. 00, 80, 90) and an INS
+  /// neither 6X nor 9X (ISO/IEC 7816-4 §5.1); narrower than ISO 7816 allows, on purpose:
+  /// a DESFire `90 60` is not taken. ISO 15693 requests,
   /// which share CRC_B's polynomial and can start with flags `02`, carry a command code
   /// 01–2C or a custom code with a manufacturer byte after it, which fail that test.
   private static func blockBeforeAnyActivation(_ frame: Frame, context: LinkContext) -> Bool {
