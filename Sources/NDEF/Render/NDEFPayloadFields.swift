@@ -12,7 +12,7 @@ extension NDEFPayload {
     case .smartPoster(let sp): return sp.records.contains(where: \.holdsSecret)
     case .handover(let h): return h.records.contains(where: \.holdsSecret)
     case .handoverCarrier(let c):
-      return NDEFDecodedRecord.isWSC(c.carrierType) || NDEFDecodedRecord.isWFAP2P(c.carrierType)
+      return NDEFDecodedRecord.carriesWiFiSecret(c.carrierType)
     default: return false
     }
   }
@@ -35,9 +35,7 @@ extension NDEFPayload {
       ]
     case .handoverCarrier(let c):
       // Wi-Fi carrier data is a WSC credential: the network key is in it.
-      let masked =
-        !showSecrets
-        && (NDEFDecodedRecord.isWSC(c.carrierType) || NDEFDecodedRecord.isWFAP2P(c.carrierType))
+      let masked = !showSecrets && NDEFDecodedRecord.carriesWiFiSecret(c.carrierType)
       return [
         .int("ctf", Int(c.ctf)), .text("ctf_name", c.ctfName),
         textOrHex("carrier_type", c.carrierType),
@@ -279,12 +277,19 @@ extension NDEFDecodedRecord {
       == "application/vnd.wfa.p2p"
   }
 
+  /// Whether a media type names Wi-Fi Simple Config or Wi-Fi P2P data: the WSC attributes of
+  /// either may hold a network key or a device password.
+  static func carriesWiFiSecret(_ type: [UInt8]) -> Bool {
+    let essence = NDEFPayloadDecoder.mediaTypeEssence(String(decoding: type, as: UTF8.self))
+    return essence == "application/vnd.wfa.wsc" || essence == "application/vnd.wfa.p2p"
+  }
+
   /// Whether the record holds a secret: its payload does, or it is a Wi-Fi Simple Config or
   /// Wi-Fi P2P record at all (one whose attributes could not be decoded may still carry the
   /// key or device password).
   public var holdsSecret: Bool {
     payload.holdsSecret
-      || (record.tnf == .media && (Self.isWSC(record.type) || Self.isWFAP2P(record.type)))
+      || (record.tnf == .media && Self.carriesWiFiSecret(record.type))
   }
 
   /// The record as a field object: tnf, type, id, kind and decoded fields (nested records).

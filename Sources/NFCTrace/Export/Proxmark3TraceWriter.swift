@@ -46,7 +46,7 @@ public enum Proxmark3TraceWriter {
     data.append(
       contentsOf: hasTypeAParity(frame)
         ? parity(Array(bytes), errors: frame.parityErrors)
-        : [UInt8](repeating: 0, count: bytes.isEmpty ? 1 : (bytes.count - 1) / 8 + 1))
+        : [UInt8](repeating: 0, count: parityByteCount(bytes.count)))
   }
 
   /// Whether the frame travelled with type A parity bits. Other technologies (type B, FeliCa,
@@ -84,10 +84,13 @@ public enum Proxmark3TraceWriter {
       : AirTiming.readerFrameTicks(frame.data, bits: frame.bits)
   }
 
+  /// Parity bytes of an `n`-byte frame: `(n − 1) / 8 + 1`, one for an empty frame.
+  static func parityByteCount(_ n: Int) -> Int { n == 0 ? 1 : (n - 1) / 8 + 1 }
+
   /// Parity bytes, MSB first: odd parity per byte, inverted at `errors`. An empty frame still
   /// gets one parity byte, as the client's `(n − 1) / 8 + 1` in C gives for n = 0.
   static func parity(_ bytes: [UInt8], errors: [Int]) -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: bytes.isEmpty ? 1 : (bytes.count - 1) / 8 + 1)
+    var out = [UInt8](repeating: 0, count: parityByteCount(bytes.count))
     let wrong = Set(errors)
     for (j, b) in bytes.enumerated() {
       var bit = Proxmark3.oddParity(b)
