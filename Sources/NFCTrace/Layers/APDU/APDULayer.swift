@@ -183,7 +183,7 @@ public struct APDULayer: ProtocolLayer {
     var findings: [Finding] = []
     // INS 6X and 9X are invalid in the interindustry class (ISO/IEC 7816-4 §5.1): cards answer
     // them 6D00. Proprietary classes (CLA b8 set, e.g. DESFire's 90 wrapping) use them freely.
-    if command.cla & 0x80 == 0, command.ins >> 4 == 0x6 || command.ins >> 4 == 0x9 {
+    if command.cla & 0x80 == 0, command.insIsStatusByte {
       findings.append(
         Finding(
           "apdu-invalid-ins", .warning,

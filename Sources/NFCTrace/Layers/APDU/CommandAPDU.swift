@@ -31,6 +31,9 @@ public struct CommandAPDU: Sendable, Equatable {
   public var cla: UInt8
   /// Instruction byte.
   public var ins: UInt8
+  /// Whether INS is 6X or 9X, values of SW1: ISO/IEC 7816-4 §5.1 makes them invalid in the
+  /// interindustry class (proprietary classes, e.g. DESFire's 90, use them).
+  public var insIsStatusByte: Bool { ins >> 4 == 0x6 || ins >> 4 == 0x9 }
   /// Parameter 1.
   public var p1: UInt8
   /// Parameter 2.

@@ -98,10 +98,9 @@ public struct ISO14443BLayer: Sendable {
     else { return false }
     let header = 1 + (pcb & 0x08 != 0 ? 1 : 0) + (pcb & 0x04 != 0 ? 1 : 0)
     let inf = Array(data[header..<(data.count - 2)])
-    guard inf.count >= 4, inf[0] & 0x60 == 0, inf[0] != 0xFF, inf[1] & 0xF0 != 0x60,
-      inf[1] & 0xF0 != 0x90
+    guard inf.count >= 4, inf[0] & 0x60 == 0, let apdu = try? CommandAPDU(parsing: inf)
     else { return false }
-    return (try? CommandAPDU(parsing: inf)) != nil
+    return !apdu.insIsStatusByte
   }
 
   /// REQB/WUPB (`05` + 2 bytes) and ATTRIB (`1D` + 8 or more) from the reader, ATQB (`50` + 11
