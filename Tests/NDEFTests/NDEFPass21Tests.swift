@@ -138,3 +138,29 @@ import Testing
         == "Bluetooth BR/EDR OOB (undecodable)")
   }
 }
+
+/// NDEF findings of the nineteenth session.
+@Suite struct NDEFPass22Tests {
+  /// A Bluetooth finding in a chunked record: its offset is remapped to the chunk that holds
+  /// the byte, and the message no longer repeats the joined payload's position (which named a
+  /// byte of no chunk).
+  @Test func bluetoothFindingInAChunkHasNoStalePosition() throws {
+    let type = Array("application/vnd.bluetooth.ep.oob".utf8)
+    let address: [UInt8] = [0x06, 0x05, 0x04, 0x03, 0x02, 0x01]
+    let payload: [UInt8] = [0x0D, 0x00] + address + [0x04, 0x09, 0x41, 0xFF, 0x42]
+    let first = Array(payload.prefix(8))
+    let second = Array(payload.dropFirst(8))
+    let bytes: [UInt8] =
+      [0xB2, UInt8(type.count), UInt8(first.count)] + type + first
+      + [0x56, 0x00, UInt8(second.count)] + second
+    let report = NDEFValidator.validate(bytes, mode: .relax)
+    let f = try #require(report.findings.first { $0.code == "bt-name-invalid-utf8" })
+    // Second chunk: header at 3 + 32 + 8 = 43, its payload at 46; the name's data is its
+    // third byte.
+    #expect(f.offset == 48)
+    #expect(
+      f.message
+        == "Bluetooth local name is not valid UTF-8 (Core Specification Supplement Part A §1.2); "
+        + "shown with replacement characters")
+  }
+}

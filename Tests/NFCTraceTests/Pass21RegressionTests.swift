@@ -446,3 +446,32 @@ extension Pass21ISODEPTests {
     #expect(decoded.last?.innermost?.name == "SAK")
   }
 }
+
+/// Findings of the nineteenth session.
+@Suite struct Pass22RegressionTests {
+  /// A Type 2 capture that starts mid-session (no ATQA, no SAK): after a COMPATIBILITY_WRITE
+  /// or SECTOR_SELECT, the second part starting `03` (an NDEF TLV, sector 3) is Type 2 data,
+  /// not an ISO-DEP I-block; before, the link switched to ISO-DEP for good.
+  @Test func type2DataMidSessionIsNoISODEPBlock() throws {
+    var b = TraceBuilder()
+    b.reader([0xA0, 0x04])
+    b.add4Bit(0x0A)
+    b.reader([
+      0x03, 0x0B, 0xD1, 0x01, 0x07, 0x54, 0x02, 0x65, 0x6E, 0x61, 0x62, 0x63, 0x64, 0xFE, 0, 0,
+    ])
+    b.add4Bit(0x0A)
+    b.reader([0xC2, 0xFF])
+    b.add4Bit(0x0A)
+    b.reader([0x03, 0x00, 0x00, 0x00])
+    b.reader([0x30, 0x04])
+    let (frames, _) = decodeAll(b.frames)
+    #expect(frames.allSatisfy { $0.layer(.isoDEP) == nil })
+    #expect(!frames.contains { $0.findings.contains { $0.code == "iso-dep-assumed" } })
+    #expect(frames[2].innermost?.name == "COMPATIBILITY_WRITE")
+    #expect(frames[6].innermost?.summary.hasPrefix("SECTOR_SELECT") == true)
+    // Without a Type 2 command first, the same I-block shape is still taken as ISO-DEP.
+    var iso = TraceBuilder()
+    iso.reader([0x03, 0x00, 0xB0, 0x00, 0x00, 0x0F])
+    #expect(decodeAll(iso.frames).0[0].findings.map(\.code) == ["iso-dep-assumed"])
+  }
+}

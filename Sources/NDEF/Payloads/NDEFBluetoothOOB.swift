@@ -145,7 +145,7 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
         if rest > 0, c.bytes[c.position...].contains(where: { $0 != 0 }) {
           ctx.add(
             "bt-eir-after-padding", .warning, at,
-            "EIR/AD data after a zero length byte at byte \(at): the zero ends the significant "
+            "EIR/AD data after a zero length byte: the zero ends the significant "
               + "part (Bluetooth Core Vol 3 Part C §8), so readers ignore the \(rest) byte(s) "
               + "after it",
             readers: "Android and iOS stop at the zero length; ndeflib reads on")
@@ -157,7 +157,7 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
       else {
         ctx.add(
           "bt-eir-truncated", .error, at,
-          "EIR/AD structure at byte \(at) claims \(len) "
+          "EIR/AD structure claims \(len) "
             + "bytes but the payload ends first (Bluetooth Core Vol 3 Part C §8)")
         break
       }
@@ -165,7 +165,7 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
       if type == 0x08 || type == 0x09, String(validating: data, as: UTF8.self) == nil {
         ctx.add(
           "bt-name-invalid-utf8", .warning, at + 2,
-          "Bluetooth local name at byte \(at + 2) is not valid UTF-8 (Core Specification "
+          "Bluetooth local name is not valid UTF-8 (Core Specification "
             + "Supplement Part A §1.2); shown with replacement characters",
           readers: "ndeflib rejects the record; phones show replacement characters")
       }

@@ -81,6 +81,10 @@ public struct ISO14443ALayer: Sendable {
   /// The HLTA frame when no frame since has woken or answered a tag: a halted tag answers
   /// only WUPA (ISO/IEC 14443-3 §6.2, HALT state), so a command sent then reaches nobody.
   private var haltFrame: Int?
+  /// Set once a capture that starts mid-session (no ATQA or SAK yet) showed a whole Type 2
+  /// command with a valid CRC_A: the tag is Type 2, and a later frame shaped like an ISO-DEP
+  /// block is Type 2 data (COMPATIBILITY_WRITE's 16 bytes, SECTOR_SELECT's packet 2).
+  private var type2CommandSeen = false
   /// HLTA with its CRC_A as sent in plaintext (ISO/IEC 14443-3 §6.4.3).
   private static let plainHLTA: [UInt8] = [0x50, 0x00, 0x57, 0xCD]
   /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
@@ -95,6 +99,7 @@ public struct ISO14443ALayer: Sendable {
     parts = []
     crypto1Follows = false
     haltFrame = nil
+    type2CommandSeen = false
   }
 
   /// Decodes one frame (CRC included), resolving its CRC status.
@@ -518,6 +523,11 @@ public struct ISO14443ALayer: Sendable {
   ) -> LayerResult {
     var findings: [Finding] = []
     let target = route(frame, payload: payload, context: &context, findings: &findings)
+    if target == .type2, !type2CommandSeen, frame.direction == .reader, crc == .ok,
+      context.atqa == nil, context.sak == nil, case .success = Type2Command.parse(payload)
+    {
+      type2CommandSeen = true
+    }
     if frame.direction == .reader {
       if target == .isoDEP, payload.first == 0xE0 {
         pending = .rats
@@ -662,11 +672,12 @@ public struct ISO14443ALayer: Sendable {
   /// valid CRC shaped like an ISO-DEP block (`blockPCB`) that no Type 2 or MIFARE command
   /// matches: `1A`/`1B` + data are Ultralight C AUTH and NTAG PWD_AUTH; a 1-byte R-block or
   /// S(DESELECT), or a 2-byte S(WTX) `F2`/`FA`, is no Type 2 command of that length (WRITE
-  /// `A2` has 6 bytes, SECTOR_SELECT `C2 FF` 2).
+  /// `A2` has 6 bytes, SECTOR_SELECT `C2 FF` 2). Not after a Type 2 command was seen: then an
+  /// I-block shape is the data part of a two-part Type 2 command (`03` starts an NDEF TLV).
   private func looksLikeISODEPMidSession(_ frame: Frame, payload: [UInt8], context: LinkContext)
     -> Bool
   {
-    guard context.atqa == nil, context.sak == nil, frame.crc == .unchecked,
+    guard !type2CommandSeen, context.atqa == nil, context.sak == nil, frame.crc == .unchecked,
       CRC.hasValidCRCA(frame.data), let pcb = Self.blockPCB(payload)
     else { return false }
     return pcb != 0x1A && pcb != 0x1B
