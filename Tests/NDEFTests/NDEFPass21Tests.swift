@@ -164,3 +164,16 @@ import Testing
         + "shown with replacement characters")
   }
 }
+
+extension NDEFPass22Tests {
+  /// Strict mode stops at the last chunk (CF on the last record) before adding it to the
+  /// chunked record: `chunk-unterminated` named the first chunk (byte 0) instead of the last
+  /// one read, as relax mode does.
+  @Test func strictChunkUnterminatedNamesTheLastChunk() {
+    let hex = "b101035402656e76000348656c"
+    for mode in [NDEFValidationMode.strict, .relax] {
+      let r = NDEFValidator.validate(hx(hex), mode: mode)
+      #expect(r.findings.first { $0.code == "chunk-unterminated" }?.offset == 7)
+    }
+  }
+}

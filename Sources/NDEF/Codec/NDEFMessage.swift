@@ -275,8 +275,10 @@ private struct ParserState {
       // incomplete (NDEF 1.0 §2.3.3), in every mode: cf-on-last, minor in relax mode, only
       // names the flag.
       // Decoding stopped by the record limit did not see the message end.
-      if let last = openChunk.last, failure?.code != "too-many-records" {
-        report(.chunkUnterminated(offset: last.offset))
+      // The last chunk read is the last wire record, also when strict mode stopped at it
+      // before adding it to the chunked record.
+      if failure?.code != "too-many-records" {
+        report(.chunkUnterminated(offset: lastOffset))
       }
       closeChunkedRecord()
     }
