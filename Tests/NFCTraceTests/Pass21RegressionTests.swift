@@ -475,3 +475,14 @@ extension Pass21ISODEPTests {
     #expect(decodeAll(iso.frames).0[0].findings.map(\.code) == ["iso-dep-assumed"])
   }
 }
+
+extension Pass22RegressionTests {
+  /// CC3 F0h: its read-access nibble is Fh; the message said "15h" (the value in decimal).
+  @Test func readAccessNibbleIsHex() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
+    b.read(3, [0xE1, 0x10, 0x12, 0xF0, 0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 9))
+    let f = try #require(try b.diagnose().finding("t2t-read-access-restricted"))
+    #expect(f.message.hasPrefix("CC3 = f0: its read-access nibble is Fh, and only 0h grants"))
+  }
+}

@@ -29,7 +29,7 @@ enum Type2CCChecks {
           "t2t-read-access-restricted",
           cause: "the CC does not grant read access to the NDEF message",
           message: "CC3 = \(Hex.string([cc.bytes[3]])): its read-access nibble is "
-            + "\(cc.readAccess)h, and only 0h grants read access (NFC Forum T2T 1.0 §6.1). "
+            + "\(String(cc.readAccess, radix: 16, uppercase: true))h, and only 0h grants read access (NFC Forum T2T 1.0 §6.1). "
             + "Android's NDEF detection fails on it (it accepts CC3 00h or 0Fh only) and nfcpy "
             + "does not read the message; other readers may still read it.",
           fix: "Format the tag with CC3 00h (read/write) or 0Fh (read-only); the CC's bits can "
