@@ -554,11 +554,12 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     let f = try #require(try b.diagnose().finding("t2t-nak-password"))
     #expect(f.cause.hasPrefix("the page is password protected and the password sent was refused"))
     #expect(f.frames.contains(nakFrame))
+    // (Page 4, where a write starts: a first WRITE further up is the app's own command.)
     var c = type2Tag()
-    c.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    c.read(0x29, [0x04, 0x00, 0x00, 0x04])
     c.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
     c.add4Bit(0x00)
-    c.write(0x10, [1, 2, 3, 4], .none)
+    c.write(4, [1, 2, 3, 4], .none)
     let w = try #require(try c.diagnose().finding("write-interrupted"))
     #expect(
       w.cause
@@ -569,15 +570,15 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     // The idle tag ignored the WRITE: it certainly did not land (it said "unknown").
     #expect(
       w.message.contains(
-        "The write of page 16 got no answer: the idle tag ignored it, so it did not reach the "
+        "The write of page 4 got no answer: the idle tag ignored it, so it did not reach the "
           + "tag's memory."))
     // After a reactivation the silence is the field's again.
     var d = type2Tag()
-    d.read(0x29, [0x04, 0x00, 0x00, 0x10])
+    d.read(0x29, [0x04, 0x00, 0x00, 0x04])
     d.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
     d.add4Bit(0x00)
     d.activateType2()
-    d.write(0x10, [1, 2, 3, 4], .none)
+    d.write(4, [1, 2, 3, 4], .none)
     let x = try #require(try d.diagnose().finding("write-interrupted"))
     #expect(x.cause.hasPrefix("the tag left the field"))
   }

@@ -83,7 +83,11 @@ struct CallBoundary: Sendable {
       // then the rest): only a call that has the whole message is over.
       return memory.type2Area?.ndef?.isComplete ?? false
     case (.writeNDEF, .type2):
-      guard let last = lastWritePage, let page = d.absolutePage, page <= last else {
+      // Only a WRITE steps back: a READ in a write is one of its steps (Android reads the
+      // pages of the new message's end first; a reader checks what it wrote).
+      guard d.name == "WRITE" || d.name == "COMPATIBILITY_WRITE", let last = lastWritePage,
+        let page = d.absolutePage, page <= last
+      else {
         return false
       }
       guard !steppedBack, let length = Self.lengthValue(d, page: page, address: lengthAt),

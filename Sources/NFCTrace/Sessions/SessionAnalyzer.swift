@@ -85,6 +85,11 @@ public struct SessionAnalyzer: Sendable {
   /// the first: once a retry of each was answered, that outcome is restored.
   private var silentCommands: [LayerDecode] = []
   private var outcomeBeforeSilence: (OperationOutcome, String?)?
+  /// The last Type 2 READ or WRITE the tag left unanswered in the capture, until the reader's
+  /// next frame tells whether the reader had its answer (`type2AnswerMissed`).
+  private var silentType2: DecodedFrame?
+  /// The session's last writeNDEF did not end ok: a WRITE may resume it (`Type2Procedure`).
+  private var lastWriteUnfinished = false
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
@@ -244,6 +249,7 @@ public struct SessionAnalyzer: Sendable {
     // decides, as after a NAK 1 or a damaged answer.
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
     settleUndecoded()
+    if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
       if var limbo = chainLimbo {
         if limbo.notCaptured == nil { limbo.notCaptured = f }
@@ -727,7 +733,10 @@ public struct SessionAnalyzer: Sendable {
       if let c = f.innermost, !silentCommands.contains(c), silentCommands.count < 64 {
         silentCommands.append(c)
       }
-      if f.innermost?.protocolID == .type2 { type2.unanswered(f, memory: &memory) }
+      if f.innermost?.protocolID == .type2 {
+        type2.unanswered(f, memory: &memory)
+        silentType2 = f
+      }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
@@ -805,6 +814,36 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  /// The reader went on from Type 2 READ or WRITE `silent`, unanswered in the capture, to
+  /// `next`, another command the tag answered: stacks send the next command only after the
+  /// answer (they send a silent READ or WRITE again, up to 5 times, then fail the call;
+  /// libnfc-nci RW_MAX_RETRIES, nfc-facts §4.2), so the sniffer missed it. The silence is not
+  /// the tag's; what the answer said (ACK or NAK, which data) is not known, so the operation's
+  /// outcome is unknown, as for a missed ISO-DEP answer (`answerNotCaptured`).
+  private mutating func type2AnswerMissed(_ silent: DecodedFrame, next: DecodedFrame) {
+    guard let c = silent.innermost, let d = next.innermost, d.protocolID == .type2, d != c,
+      !next.startsActivation, case .answeredBy = next.response,
+      ["READ", "FAST_READ", "WRITE", "COMPATIBILITY_WRITE"].contains(c.name),
+      // A READ 0 left unanswered is the stack's presence check the tag left during.
+      c.absoluteStartPage != 0 || c.name.hasSuffix("WRITE"),
+      var op = current, op.outcome == .interrupted, let i = silentCommands.firstIndex(of: c)
+    else { return }
+    silentCommands.remove(at: i)
+    op.unansweredFrames.removeAll { $0 == silent.frame.index }
+    op.set("answer_not_captured", .int(silent.frame.index))
+    if silentCommands.isEmpty {
+      let before = outcomeBeforeSilence ?? (.ok, nil)
+      (op.outcome, op.reason) =
+        before.0 == .ok
+        ? (
+          .unknown,
+          "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
+            + "\(d.summary), which the tag answered)"
+        ) : before
+    }
+    current = op
+  }
+
   /// Operations of one session beyond which consecutive calls of one kind are no longer split
   /// (a reader polling one tag for hours would otherwise keep an operation per read).
   static let splitLimit = 4096
@@ -834,6 +873,7 @@ public struct SessionAnalyzer: Sendable {
     encryptedSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
+    silentType2 = nil
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil
     connectOnlyPolled = false
@@ -866,6 +906,7 @@ public struct SessionAnalyzer: Sendable {
     if selectLimbo != nil { settleSelectLimbo(as: nil) }
     guard let op = finishCurrent() else { return }
     operations.append(op)
+    if op.kind == .writeNDEF { lastWriteUnfinished = op.outcome != .ok }
     events.append(.ended(op))
   }
 
@@ -1097,7 +1138,8 @@ public struct SessionAnalyzer: Sendable {
       let answered: Bool
       if case .answeredBy = f.response { answered = true } else { answered = false }
       let kind = type2.classify(
-        d, current: current?.kind, memory: memory, tag: tag, answered: answered)
+        d, current: current?.kind, memory: memory, tag: tag, answered: answered,
+        writeUnfinished: lastWriteUnfinished)
       // After the length-last write's final length, a WRITE past the message's end is the
       // app's own (sendMiFareCommand), not more of the write or its next call.
       if kind == .writeNDEF, current?.kind == .writeNDEF, call.type2WriteFinished,

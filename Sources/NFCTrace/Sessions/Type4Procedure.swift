@@ -23,6 +23,8 @@ struct Type4Procedure: Sendable {
   private(set) var partialCC: (nlenSize: Int?, read: Int, length: Int)?
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   private var nlenRead = false
+  /// Why the detection's READ NLEN failed: its answer was shorter than the length field.
+  private var shortNLEN: String?
   /// True once NDEF detection read NLEN (since its last READ CC): the query has finished.
   var detectionFinished: Bool { nlenRead }
   /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
@@ -81,18 +83,22 @@ struct Type4Procedure: Sendable {
     }
   }
 
-  /// Whether UPDATE CC `d` covers the NDEF File Control TLV's write access byte (CC offset 14,
-  /// 16 in the Extended TLV; T4T 2.0 §5.1, 3.0 §5.1): setting it to FF is the read-only step
-  /// (libnfc-nci rw_t4t.cc, RW_T4tSetNDefReadOnly). Any other update of the CC is an app's own
-  /// command, often an NLEN write sent before the NDEF file was selected.
+  /// Whether UPDATE CC `d` restricts the NDEF File Control TLV's write access byte (CC offset
+  /// 14, 16 in the Extended TLV; T4T 2.0 §5.1, 3.0 §5.1): setting it to FFh (no write access)
+  /// is the read-only step (libnfc-nci rw_t4t.cc, RW_T4tSetNDefReadOnly), 80h–FEh a
+  /// proprietary lock (ST25TA: 80h password, FEh permanent). Setting it to 00h (write access
+  /// granted, an unlock attempt), an RFU value, or any update of the CC that leaves it alone is
+  /// an app's own command, often an NLEN write sent before the NDEF file was selected.
   private func writesWriteAccess(_ d: LayerDecode) -> Bool {
     guard case .int(let offset)? = d.field("offset"), case .int(let lc)? = d.field("lc") else {
       return true
     }
     let at =
-      cc.map { $0.ndefControlOffset + 5 + ($0.ndefFile.tlvType == 0x06 ? 4 : 2) }
+      cc.map(\.writeAccessOffset)
       ?? (nlenSize == 4 ? 16 : 14)
-    return offset <= at && at < offset + lc
+    guard offset <= at && at < offset + lc else { return false }
+    guard case .hex(let data)? = d.field("data"), at - offset < data.count else { return true }
+    return data[at - offset] >= 0x80
   }
 
   mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
@@ -188,10 +194,12 @@ struct Type4Procedure: Sendable {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
       nlenRead = false  // a detection starts over at the application: its NLEN is to come
+      shortNLEN = nil
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)
         nlenRead = false  // a detection starts over: its NLEN is still to come
+        shortNLEN = nil
         let run = memory.filesEnd[0xE103]?.knownRun(from: 0) ?? []
         do {
           cc = try CapabilityContainer4(parsing: run)
@@ -213,7 +221,17 @@ struct Type4Procedure: Sendable {
       // image; reads and updates of other files are not NDEF memory.
       if Self.ndefReads.contains(command.name), case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: ndefFile, at: offset(command) + shift, frame: frame)
-        if offset(command) + shift == 0 { nlenRead = true }
+        if offset(command) + shift == 0 {
+          nlenRead = true
+          // An answer shorter than NLEN ends NDEF detection (libnfc-nci rw_t4t.cc,
+          // rw_t4t_sm_detect_ndef: the READ must return the whole length field).
+          if op.kind == .queryNDEFStatus, data.count < nlenSize {
+            shortNLEN =
+              "READ NLEN answered \(data.count) of its \(nlenSize) bytes: NDEF detection stops "
+              + "without the message length"
+            op.set("ndef_detection_failed", .int(frame))
+          }
+        }
       } else if let file = file(of: command), case .hex(let data)? = command.field("data") {
         memory.type4Write(data, file: file, at: offset(command), acknowledged: true, frame: frame)
       } else if command.name == "READ file", case .hex(let id)? = command.field("file_id"),
@@ -377,6 +395,10 @@ struct Type4Procedure: Sendable {
       status = (.notSupported, nil, "the CC is not a valid Type 4 CC: \(invalidCC)")
     }
     guard let cc else { return }
+    if let shortNLEN {
+      status = (.notSupported, nil, shortNLEN)
+      return
+    }
     let f = cc.ndefFile
     let capacity = f.capacity
     switch f.writeAccess {

@@ -21,8 +21,10 @@
 ///   stack added another (nfc-facts §10, `sendMiFareCommand` CRC). Error, 100.
 /// - `answer-not-captured`: the reader's I-block toggled its block number although the trace
 ///   has no answer to its previous one; a reader toggles only on receiving the answer
-///   (ISO/IEC 14443-4 §7.5.3 PCD rule B), so the sniffer missed it. Info: the command is not
-///   counted as unanswered.
+///   (ISO/IEC 14443-4 §7.5.3 PCD rule B), so the sniffer missed it; or the reader went on
+///   from a Type 2 READ or WRITE with no answer to another command the tag answered, where a
+///   reader resends a silent command (nfc-facts §4.2). Info: the command is not counted as
+///   unanswered.
 enum RFRule: DiagnosisRule {
   static let codes = [
     "rf-damaged-frames", "command-retried", "late-response", "wtx-storm", "response-exceeds-fsd",
@@ -66,6 +68,7 @@ enum RFRule: DiagnosisRule {
     }
     if let f = fscOverrun(c) { out.append(f) }
     out += crcAppended(c)
+    if let f = missedType2Answers(c) { out.append(f) }
     if let first = c.rf.missedAnswers.first {
       let n = c.rf.missedAnswers.count
       out.append(
@@ -82,6 +85,29 @@ enum RFRule: DiagnosisRule {
           fix: "Place the sniffer's antenna closer to the tag, or capture again."))
     }
     return out
+  }
+
+  /// Type 2 commands whose answer the capture misses although the reader went on to another
+  /// command the tag answered (SessionAnalyzer, operation detail `answer_not_captured`).
+  private static func missedType2Answers(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    let frames = c.session.operations.compactMap { op -> Int? in
+      guard case .int(let f)? = op.detail("answer_not_captured"), !c.rf.missedAnswers.contains(f)
+      else { return nil }
+      return f
+    }
+    guard let first = frames.first else { return nil }
+    return DiagnosisFinding(
+      code: "answer-not-captured", severity: .info, operation: c.operation(at: first),
+      frames: Array(frames.prefix(3)),
+      cause: "the capture misses the tag's answer to \(frames.count) command(s) the reader "
+        + "went on from",
+      message: "The reader sent its next command, which the tag answered, without sending the "
+        + "silent one again. Readers resend a READ or WRITE that got no answer (or give up the "
+        + "call), so this one got its answer (ACK, NAK or data) and the sniffer missed it: the "
+        + "tag did not leave the field. What the answer said is not known, so the operation's "
+        + "outcome is unknown.",
+      coreNFCError: nil,
+      fix: "Place the sniffer's antenna closer to the tag, or capture again.")
   }
 
   private static func fscOverrun(_ c: DiagnosisContext) -> DiagnosisFinding? {

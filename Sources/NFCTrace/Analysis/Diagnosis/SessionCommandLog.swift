@@ -39,6 +39,11 @@ public struct SessionCommandLog: Sendable {
     public var endPage: Int?
     /// Type 4 offset (READ/UPDATE BINARY).
     public var offset: Int?
+    /// The short EF identifier a READ/UPDATE BINARY names in P1 (b8 = 1; ISO/IEC 7816-4
+    /// §11.2.2): it selects that file and P2 is the offset.
+    public var sfi: Int?
+    /// APDU P2 (VERIFY: which password).
+    public var p2: UInt8?
     /// Data written.
     public var data: [UInt8]
     /// APDU fields: INS, case (1–4), Lc, Le (Ne).
@@ -242,6 +247,8 @@ public struct SessionCommandLog: Sendable {
     if case .int(let v)? = apdu.field("le") { c.le = v }
     if case .bool(true)? = apdu.field("extended") { c.extended = true }
     if case .int(let v)? = apdu.field("offset") { c.offset = v }
+    if case .int(let v)? = apdu.field("sfi") { c.sfi = v }
+    if case .hex(let v)? = apdu.field("p2") { c.p2 = v.first }
     c.isType4 = f.layer(.type4) != nil
     if case .hex(let b)? = apdu.field("data") { c.data = b }
     return c

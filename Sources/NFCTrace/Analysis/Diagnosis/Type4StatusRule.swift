@@ -30,6 +30,7 @@ enum Type4StatusRule: DiagnosisRule {
     "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-le-exceeds-mle", "t4t-wrong-length",
     "t4t-security-not-satisfied",
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
+    "t4t-sfi-not-supported",
     "t4t-memory-failure", "t4t-error-status", "t4t-get-response", "t4t-write-past-file",
     "apdu-refused",
   ]
@@ -148,6 +149,95 @@ enum Type4StatusRule: DiagnosisRule {
       severity: ndef ? soft ?? (passed ? .warning : .error) : .info,
       operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
       message: message, coreNFCError: raised ? error(c, op, sw: sw) : nil, fix: x.fix)
+  }
+
+  /// An UPDATE BINARY refused because it ends past the NDEF file the CC declares: 6A84, or
+  /// the offset (6A86/6B00) or the length (6700) refused once a chunk starting inside the file
+  /// reaches past its end.
+  private static func writePastFile(
+    _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
+  ) -> (code: String, cause: String, message: String, fix: String) {
+    // The message's size either way. (A write starting past the end has a wrong offset:
+    // `t4t-offset-out-of-range`.)
+    let size = c.session.type4CC?.ndefFile.maxSize ?? 0
+    let end = (cmd.offset ?? 0) + cmd.data.count
+    let meaning: String
+    switch sw {
+    case "6A84": meaning = "not enough memory space in the file"
+    case "6700": meaning = "wrong length: the data reaches past the file"
+    default: meaning = (sw == "6A86" ? "incorrect" : "wrong") + " P1 P2: an offset past the file"
+    }
+    return (
+      "t4t-write-past-file", "the write runs past the end of the NDEF file",
+      "The tag answered \(sw) (\(meaning)) to \(cmd.summary): the "
+        + "write ends at byte \(end), and the CC gives the NDEF file \(size) bytes (NLEN "
+        + "included). Core NFC's writeNDEF compares the message with queryNDEFStatus's capacity "
+        + "and fails with 402 before sending anything, so this writer (the app's own "
+        + "sendCommand(apdu:), which gets the status word and no NFCReaderError, or another "
+        + "stack) wrote more than fits.",
+      "Check the message's length against queryNDEFStatus's capacity before writing, or "
+        + "write with writeNDEF(_:completionHandler:); use a tag with a larger NDEF file for "
+        + "this message."
+    )
+  }
+
+  /// VERIFY (INS 20, ISO/IEC 7816-4 §11.5.6) refused: the password or PIN was wrong (63Cx: x
+  /// tries left; 6300: no counter given), or the tries are used up (6983). ST25TA / M24SR take
+  /// the 16-byte read (P2 01) or write (P2 02) password this way (ST25TA datasheet §5.8.2).
+  private static func verifyExplanation(_ cmd: SessionCommandLog.Command, sw: String) -> (
+    code: String, cause: String, message: String, fix: String
+  )? {
+    let upper = sw.uppercased()
+    guard upper == "6300" || upper.hasPrefix("63C") || upper == "6983" else { return nil }
+    let which = verifyTarget(cmd)
+    if upper == "6983" {
+      return (
+        "apdu-refused", "the \(which) is blocked: no tries left",
+        "The tag answered 6983 (authentication method blocked) to \(cmd.summary): too many "
+          + "wrong tries used up its retry counter, and it refuses every VERIFY now.",
+        "Unblock it with the vendor's procedure (for ST25TA, the tag cannot be unblocked: the "
+          + "protected files stay protected); stop sending passwords that are not the tag's."
+      )
+    }
+    let tries =
+      upper.count == 4 && upper.hasPrefix("63C") ? Int(String(upper.last ?? "0"), radix: 16) : nil
+    let left = tries.map { ", \($0) tr\($0 == 1 ? "y" : "ies") left before it blocks" } ?? ""
+    // VERIFY with no data (Lc absent) asks whether verification is needed: 63Cx says it is.
+    if cmd.data.isEmpty {
+      return (
+        "apdu-refused", "the \(which) is required (not yet presented)\(left)",
+        "The tag answered \(sw) to \(cmd.summary): a VERIFY without a password asks whether "
+          + "one is needed, and this answer says it is (not yet presented in this session)"
+          + "\(left).",
+        "Send VERIFY with the password (Lc 10 and the 16-byte password for ST25TA) before the "
+          + "protected access."
+      )
+    }
+    return (
+      "apdu-refused", "wrong \(which)\(left)",
+      "The tag answered \(sw) (verification failed) to \(cmd.summary): the password sent is "
+        + "not the tag's\(left). Each wrong try counts down the tag's retry counter.",
+      "Send the tag's \(which); do not retry in a loop, or the counter blocks it for good."
+    )
+  }
+
+  /// "read password" (P2 01) or "write password" (P2 02) on ST25TA / M24SR; else "password".
+  private static func verifyTarget(_ cmd: SessionCommandLog.Command) -> String {
+    switch cmd.p2 {
+    case 0x01?: return "read password"
+    case 0x02?: return "write password"
+    default: return "password"
+    }
+  }
+
+  /// Whether UPDATE CC `cmd` sets the NDEF file's write access byte to 00h (granted).
+  private static func grantsWriteAccess(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> Bool
+  {
+    guard let at = c.session.type4CC?.writeAccessOffset, let offset = cmd.offset,
+      offset <= at, at - offset < cmd.data.count
+    else { return false }
+    return cmd.data[at - offset] == 0
   }
 
   /// Whether an UPDATE BINARY ends past the NDEF file size the CC gives.
@@ -292,6 +382,7 @@ enum Type4StatusRule: DiagnosisRule {
   {
     let mlc = c.session.type4CC?.mlc
     if sw.hasPrefix("91"), let x = desfireExplanation(cmd, sw: sw, c) { return x }
+    if cmd.ins == 0x20, let x = verifyExplanation(cmd, sw: sw) { return x }
     switch sw {
     case "6700":
       if cmd.ins == 0xD6, cmd.apduCase == 4 {
@@ -308,6 +399,10 @@ enum Type4StatusRule: DiagnosisRule {
       if let lc = cmd.lc, let mlc, lc > mlc { return lcTooLarge(lc, mlc) }
       if cmd.ins == 0xB0, let le = cmd.le, let mle = c.session.type4CC?.mle, le > mle {
         return leTooLarge(le, mle)
+      }
+      // Lc within MLc, but the data reaches past the file: tags refuse the length then.
+      if cmd.ins == 0xD6, writesPastFile(cmd, c, startingInside: true) {
+        return writePastFile(cmd, sw: sw, c)
       }
       // A short case 3 UPDATE with Lc within the CC's MLc, inside the file: the APDU is what
       // the tag's own CC asks for.
@@ -331,6 +426,21 @@ enum Type4StatusRule: DiagnosisRule {
         "The tag answered 6700 (wrong length, Lc or Le): the lengths in the APDU do not fit "
           + "what the tag accepts for this command.",
         "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
+      )
+    case "6982"
+    where cmd.name == "UPDATE CC" && grantsWriteAccess(cmd, c)
+      && c.operation(at: cmd.frame).map({
+        c.session.operations[$0].kind != .writeLock
+      }) ?? false:
+      return (
+        "t4t-security-not-satisfied", "the tag refused to have its write access granted",
+        "The tag answered 6982 (security status not satisfied) to \(cmd.summary), which sets "
+          + "the CC's write access byte to 00 (write access granted): an attempt to make a "
+          + "read-only tag writable again. NFC Forum T4T has no procedure for it, and a tag "
+          + "locked this way refuses it: the tag stays read-only.",
+        "A Type 4 tag's write access is the tag's file setting: only the vendor's procedure "
+          + "changes it (NTAG 424 DNA ChangeFileSettings with the file's key, ST25TA the write "
+          + "password), if the lock is not permanent. Otherwise use another tag."
       )
     case "6982"
     where cmd.name == "UPDATE CC"
@@ -430,27 +540,7 @@ enum Type4StatusRule: DiagnosisRule {
     case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
       "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c, startingInside: true),
       "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c, startingInside: true):
-      // Tags answer a write past their file with 6A84, or refuse its offset (6A86/6B00) once
-      // a chunk starting inside the file reaches past its end: the message's size either way.
-      // (A write starting past the end has a wrong offset: the case below.)
-      let size = c.session.type4CC?.ndefFile.maxSize ?? 0
-      let end = (cmd.offset ?? 0) + cmd.data.count
-      let meaning =
-        sw == "6A84"
-        ? "not enough memory space in the file"
-        : (sw == "6A86" ? "incorrect" : "wrong") + " P1 P2: an offset past the file"
-      return (
-        "t4t-write-past-file", "the write runs past the end of the NDEF file",
-        "The tag answered \(sw) (\(meaning)) to \(cmd.summary): the "
-          + "write ends at byte \(end), and the CC gives the NDEF file \(size) bytes (NLEN "
-          + "included). Core NFC's writeNDEF compares the message with queryNDEFStatus's capacity "
-          + "and fails with 402 before sending anything, so this writer (the app's own "
-          + "sendCommand(apdu:), which gets the status word and no NFCReaderError, or another "
-          + "stack) wrote more than fits.",
-        "Check the message's length against queryNDEFStatus's capacity before writing, or "
-          + "write with writeNDEF(_:completionHandler:); use a tag with a larger NDEF file for "
-          + "this message."
-      )
+      return writePastFile(cmd, sw: sw, c)
     case "6A86" where cmd.ins == 0xA4, "6B00" where cmd.ins == 0xA4:
       // SELECT's P1 P2 are its selection control (P1 04 by name, 00 by file id; P2 00 or 0C for
       // no FCI, ISO/IEC 7816-4 §11.1.1), not an offset: the tag refuses this form of SELECT.
@@ -464,6 +554,19 @@ enum Type4StatusRule: DiagnosisRule {
         "Make the tag (or the HCE service) accept SELECT by file identifier with P1 00 and P2 "
           + "0C as T4T 2.0 sends it; an app of its own can send the form the tag accepts through "
           + "sendCommand(apdu:)."
+      )
+    case "6A86" where cmd.sfi != nil, "6B00" where cmd.sfi != nil:
+      // P1 b8 = 1: P1 names a file by short EF identifier, which T4T tags need not support
+      // (T4T 2.0 §5.4 addresses the selected file by offset, P1 b8 = 0).
+      return (
+        "t4t-sfi-not-supported", "the tag does not take a file named by short EF identifier",
+        "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary). Its P1 has b8 set: P1 "
+          + "names the file by short EF identifier (SFI \(cmd.sfi ?? 0)) and P2 is the offset "
+          + "(ISO/IEC 7816-4 §11.2.2). NFC Forum T4T 2.0 READ/UPDATE BINARY address the selected "
+          + "file by a 15-bit offset (P1 b8 = 0), and a T4T tag need not accept SFI addressing: "
+          + "this refuses the command's form, not its offset.",
+        "SELECT the file by its file identifier first (00 A4 00 0C 02 E1 04 for the NDEF file), "
+          + "then send READ/UPDATE BINARY with the offset in P1 P2 (P1 b8 = 0), as writeNDEF does."
       )
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize

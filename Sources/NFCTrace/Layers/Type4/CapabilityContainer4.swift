@@ -73,6 +73,10 @@ public struct CapabilityContainer4: Sendable, Equatable {
   /// 0-based offset of the NDEF File Control TLV's tag byte inside the CC file (7 when it
   /// comes first, as T4T lays it out).
   public var ndefControlOffset: Int
+  /// 0-based offset in the CC file of the NDEF file's write access byte: after the TLV's T, L,
+  /// file id (2), maximum size (2, or 4 in the Extended TLV 06h) and read access (T4T 2.0
+  /// §5.1.2, 3.0 §5.1.2): 14, or 16 with the Extended TLV.
+  public var writeAccessOffset: Int { ndefControlOffset + 5 + (ndefFile.tlvType == 0x06 ? 4 : 2) }
 
   /// The NLEN field size a CC read only in part announces: its first 8 bytes give the
   /// mapping version and the NDEF File Control TLV's type (`06`, the Extended TLV of mapping

@@ -17,7 +17,8 @@ extension CapabilityContainer4 {
   ///
   /// Checked (T4T 2.0 §5.1.2; libnfc-nci `rw_t4t_validate_cc_file`): MLe at least `000F`,
   /// MLc at least `0001`, the NDEF file id not reserved, the maximum NDEF file size at least
-  /// 5 and not all ones, and the access bytes not `01`–`7F` (RFU).
+  /// 5 and not all ones, and the access bytes not `01`–`7F` (RFU); the Extended NDEF File
+  /// Control TLV (`06`) only in a mapping 3.0 CC (T4T 3.0 §5.1.2).
   public var valueProblems: [CapabilityContainerError] {
     var problems: [CapabilityContainerError] = []
     if mle < 0x0F {
@@ -27,6 +28,14 @@ extension CapabilityContainer4 {
     }
     if mlc == 0 {
       problems.append(CapabilityContainerError(offset: 5, "MLc 0 is RFU: the least is 1"))
+    }
+    if ndefFile.tlvType == 0x06, mappingVersion >> 4 < 3 {
+      problems.append(
+        CapabilityContainerError(
+          offset: ndefControlOffset,
+          "the Extended NDEF File Control TLV (06h) exists from mapping version 3.0 only; a "
+            + "\(mappingVersion >> 4).\(mappingVersion & 0x0F) CC names its NDEF file with TLV 04h"
+        ))
     }
     problems += fileControlProblems(ndefFile, at: ndefControlOffset)
     return problems

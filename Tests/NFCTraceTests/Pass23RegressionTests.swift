@@ -1,0 +1,183 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Findings of the twentieth session's field-engineer hunt (Type 2 and Type 4 captures).
+@Suite struct Pass23RegressionTests {
+  static let ntag215: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+  static let ok: [UInt8] = [0x90, 0x00]
+
+  /// An NTAG215 queried: CC, then page 4 with an empty NDEF TLV.
+  private func queried() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    return b
+  }
+
+  /// A WRITE far up the data area (page 16, the NDEF TLV at page 4) is the app's own command,
+  /// and the READs after it are no writeNDEF of their own: before, they were two writeNDEF
+  /// operations, one without a single WRITE (hunt s42).
+  @Test func farWriteAndItsReadsAreTheAppsOwn() throws {
+    var b = queried()
+    b.write(0x10, [0x41, 0x41, 0x41, 0x41])
+    b.read(0x10, [0x41, 0x41, 0x41, 0x41])
+    b.read(0x14, [])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+  }
+
+  /// A READ inside a writeNDEF never starts the next call: only a WRITE steps back. (A
+  /// reader checking page 6 before the final length split the write in two.)
+  @Test func readAfterAWriteStaysInIt() throws {
+    var b = queried()
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x63, 0x6F, 0xFE])
+    b.read(6, [0x2E, 0x63, 0x6F, 0xFE])
+    b.write(4, [0x03, 0x08, 0xD1, 0x01])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations.last?.outcome == .ok)
+  }
+
+  /// A WRITE with no answer in the capture, after which the reader went on to the next page
+  /// and the tag answered it: the sniffer missed the ACK. The write is not interrupted (it
+  /// said "interrupted", Core NFC 100, and the message torn), its outcome is unknown, and
+  /// `answer-not-captured` explains it (hunt s32).
+  @Test func missedACKMidWriteIsNoInterruption() throws {
+    var b = queried()
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x61])
+    b.write(6, [0x2E, 0x63, 0x6F, 0x6D], .none)
+    let silent = b.frames.count - 1
+    b.write(7, [0xFE, 0x00, 0x00, 0x00])
+    b.write(4, [0x03, 0x0A, 0xD1, 0x01])
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .unknown)
+    #expect(write.unansweredFrames.isEmpty)
+    #expect(write.detail("answer_not_captured") == .int(silent))
+    #expect(
+      write.reason
+        == "the tag's answer to WRITE page 6 ← 2e 63 6f 6d is not in the capture (the reader "
+        + "went on to WRITE page 7 ← fe 00 00 00, which the tag answered)")
+    let r = try b.diagnose()
+    #expect(r.finding("write-interrupted") == nil)
+    #expect(r.finding("ndef-torn") == nil)
+    let f = try #require(r.finding("answer-not-captured"))
+    #expect(f.severity == .info && f.frames == [silent])
+  }
+
+  /// The tag that left during a WRITE (nothing answered after it) is still interrupted.
+  @Test func silenceToTheEndStaysInterrupted() throws {
+    var b = queried()
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x04, 0x55, 0x04, 0x61], .none)
+    b.write(6, [0x2E, 0x63, 0x6F, 0x6D], .none)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.outcome == .interrupted)
+    #expect(try b.diagnose().finding("write-interrupted") != nil)
+  }
+}
+
+/// Type 4 findings of the same hunt.
+@Suite struct Pass23Type4Tests {
+  static let ok: [UInt8] = [0x90, 0x00]
+
+  private func selectedCC() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(write: 0xFF, nlen: 0x10)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], Self.ok)
+    return b
+  }
+
+  /// An UPDATE of the CC's write access byte to 00 (granting write access) is no writeLock,
+  /// and its 6982 says the tag refused to be unlocked (hunt k3, k4).
+  @Test func grantingWriteAccessIsNoWriteLock() throws {
+    var b = selectedCC()
+    b.apdu([0x00, 0xD6, 0x00, 0x0E, 0x01, 0x00], [0x69, 0x82])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.kind == .transceive)
+    let f = try #require(try b.diagnose().finding("t4t-security-not-satisfied"))
+    #expect(
+      f.cause
+        == "the tag refused to have its write access granted (SW 6982 to UPDATE CC offset 14 "
+        + "Lc 1)")
+    #expect(f.coreNFCError == nil)
+    // FFh there is the read-only step; a CC overwritten from offset 2 with message bytes
+    // (2Eh lands on the write access byte, an RFU value) is no lock either (hunt d3b).
+    var c = selectedCC()
+    c.apdu([0x00, 0xD6, 0x00, 0x0E, 0x01, 0xFF], Self.ok)
+    #expect(try sessions(c).first?.operations.last?.kind == .writeLock)
+    var d = selectedCC()
+    let data: [UInt8] = [
+      0xD1, 0x01, 0x0C, 0x55, 0x04, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2E,
+    ]
+    d.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(data.count)] + data, Self.ok)
+    #expect(try sessions(d).first?.operations.last?.kind == .transceive)
+  }
+
+  /// 6A86 to an UPDATE BINARY naming its file by SFI (P1 b8 = 1) refuses SFI addressing, not an
+  /// offset inside the file (it blamed the tag's file size; hunt d7).
+  @Test func sfiRefusalNamesTheAddressing() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xD6, 0x84, 0x00, 0x02, 0x00, 0x00], [0x6A, 0x86])
+    let f = try #require(try b.diagnose().finding("apdu-refused"))
+    #expect(
+      f.cause
+        == "the tag does not take a file named by short EF identifier (SW 6A86 to UPDATE BINARY "
+        + "SFI 4 offset 0 Lc 2)")
+    #expect(f.fix.hasPrefix("SELECT the file by its file identifier first"))
+  }
+
+  /// VERIFY answered 63Cx names a wrong password and the tries left; without data, that a
+  /// password is required (hunt v1, ST25TA).
+  @Test func verifyRefusalNamesThePassword() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0, count: 16), [0x63, 0xC1])
+    b.apdu([0x00, 0x20, 0x00, 0x01], [0x63, 0xC2])
+    let findings = try b.diagnose().findings.filter { $0.code == "apdu-refused" }
+    #expect(
+      findings.map(\.cause) == [
+        "wrong write password, 1 try left before it blocks (SW 63C1 to VERIFY P1 00 P2 02 Lc 16)",
+        "the read password is required (not yet presented), 2 tries left before it blocks "
+          + "(SW 63C2 to VERIFY P1 00 P2 01)",
+      ])
+  }
+
+  /// A READ NLEN answered with 1 byte ends NDEF detection: notSupported, not readWrite
+  /// (hunt h3).
+  @Test func shortNLENAnswerIsNotNDEF() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x10] + Self.ok)
+    let s = try #require(try sessions(b).first)
+    #expect(s.ndefStatus?.status == .notSupported)
+    #expect(
+      s.ndefStatusReason
+        == "READ NLEN answered 1 of its 2 bytes: NDEF detection stops without the message length")
+  }
+
+  /// A mapping 2.0 CC with the Extended NDEF File Control TLV (06h) breaks T4T (hunt ccv).
+  @Test func extendedTLVInAVersion2CCIsFlagged() throws {
+    var cc = TraceBuilder.enlenCC
+    cc[2] = 0x20
+    let parsed = try CapabilityContainer4(parsing: cc)
+    #expect(
+      parsed.valueProblems.map(\.message) == [
+        "the Extended NDEF File Control TLV (06h) exists from mapping version 3.0 only; a 2.0 "
+          + "CC names its NDEF file with TLV 04h"
+      ])
+    #expect(try CapabilityContainer4(parsing: TraceBuilder.enlenCC).valueProblems.isEmpty)
+  }
+}
