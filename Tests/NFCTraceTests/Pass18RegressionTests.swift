@@ -281,7 +281,9 @@ extension Pass18ReportTests {
   /// in a dump they may be the read-back (a reader's dump) or the value (an emulator image),
   /// said as such; a PWD_AUTH's zeros are what was sent.
   @Test func zerosAreSaidForWhatTheyAre() throws {
-    #expect(ReportText.secret([0, 0], false) == "00 00")
+    // Sent on the air (PWD_AUTH), zeros are the password itself: masked (hunt s37, s08).
+    #expect(ReportText.secret([0, 0], false) == "present (masked)")
+    #expect(ReportText.secret([0, 0], true) == "00 00")
     #expect(ReportText.secret([0, 0], false, source: .trace).hasPrefix("reads as zeros"))
     let source = try ReportSource.open(
       TraceInput(path: TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin")),

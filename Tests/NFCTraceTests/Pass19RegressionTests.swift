@@ -131,6 +131,10 @@ func writtenNTAG213() -> TraceBuilder {
 }
 
 extension Pass19Type4CCTests {
+  /// An 80-byte NDEF message: one Text record ("en", 73 × "a").
+  static let textMessage80: [UInt8] =
+    [0xD1, 0x01, 0x4C, 0x54, 0x02, 0x65, 0x6E] + Array(repeating: 0x61, count: 73)
+
   /// A READ BINARY with Le 80 after a CC with MLe 59, answered 9000: the reader broke T4T's
   /// limit and this tag let it (others refuse with 6700): a warning without a Core NFC error.
   /// The READ CC's own Le is not judged by the MLe its answer brings.
@@ -138,7 +142,7 @@ extension Pass19Type4CCTests {
     var b = TraceBuilder()
     b.activateType4()
     b.queryType4(nlen: 0x50)
-    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x50], Array(repeating: 0xD1, count: 0x50) + Self.ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x50], Self.textMessage80 + Self.ok)
     let r = try b.diagnose()
     #expect(r.codes == ["t4t-le-exceeds-mle"])
     let f = try #require(r.finding("t4t-le-exceeds-mle"))
@@ -192,7 +196,7 @@ extension Pass19Type4CCTests {
     var b = TraceBuilder()
     b.activateType4()
     b.queryType4(nlen: 0x50)
-    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x00], Array(repeating: 0xD1, count: 0x50) + [0x62, 0x82])
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x00], Self.textMessage80 + [0x62, 0x82])
     #expect(try b.diagnose().codes == [])
   }
 }

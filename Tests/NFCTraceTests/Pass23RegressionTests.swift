@@ -181,3 +181,85 @@ import Testing
     #expect(try CapabilityContainer4(parsing: TraceBuilder.enlenCC).valueProblems.isEmpty)
   }
 }
+
+/// Content and report findings of the same hunt.
+@Suite struct Pass23ContentTests {
+  /// An NTAG213 holding a 13-byte message whose record claims 33 bytes: `readNDEF` read it
+  /// whole, and the app gets no usable message (it said "no writes, nothing failed"; hunt s13).
+  @Test func malformedMessageReadIsAnError() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let tlv: [UInt8] = [0x03, 0x0D, 0xD1, 0x01, 0x20, 0x55, 0x04] + Array("bad.test".utf8)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + tlv.prefix(12))
+    b.read(4, tlv + [0xFE])
+    let f = try #require(try b.diagnose().finding("ndef-malformed-on-read"))
+    #expect(f.severity == .error && f.operation == 2)
+    #expect(f.cause == "the NDEF message read is malformed: length-past-end")
+    #expect(f.message.hasPrefix("readNDEF read the whole 13-byte message, and it is malformed: "))
+    // A well-formed message read has no such finding.
+    var c = TraceBuilder()
+    c.activateType2(version: ntag213Version)
+    let good: [UInt8] = [0x03, 0x0C, 0xD1, 0x01, 0x08, 0x55, 0x04] + Array("cw.test".utf8)
+    c.read(3, [0xE1, 0x10, 0x12, 0x00] + good.prefix(12))
+    c.read(4, good + [0xFE])
+    #expect(try c.diagnose().finding("ndef-malformed-on-read") == nil)
+  }
+
+  /// One WRITE inside the message (page 5, its length left alone) that breaks its record: the
+  /// write's verdict is bad content, not "succeeded" (hunt s11b).
+  @Test func writeInsideTheMessageThatBreaksItIsBadContent() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let good: [UInt8] = [0x03, 0x0C, 0xD1, 0x01, 0x08, 0x55, 0x04] + Array("cw.test".utf8)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + good.prefix(12))
+    b.read(4, good + [0xFE])
+    b.write(5, [0x41, 0x42, 0x43, 0x44])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("length-past-end"))
+    #expect(f.operation == 3 && f.frames == [b.frames.count - 2])
+    #expect(r.sessions.first?.verdicts.last?.verdict == .succeededWithBadContent)
+  }
+
+  /// A writer that skips the bytes a Memory Control TLV reserves (page 16, never read) but
+  /// writes their page with filler is no write into the reserved area: the message reads back
+  /// whole around it (hunt s31). Writing the message straight through stays flagged.
+  @Test func skippedReservedPageNotReadIsNoWriteIntoIt() throws {
+    func trace(skip: Bool) -> TraceBuilder {
+      var b = TraceBuilder()
+      b.activateType2(version: ntag213Version)
+      let controls: [UInt8] = [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x02, 0x03, 0x40, 0x04, 0x04]
+      b.read(3, [0xE1, 0x10, 0x12, 0x00] + controls + [0x03, 0x00])
+      b.read(4, controls + [0x03, 0x00, 0xFE])
+      let uri = Array("memctrl.example.com/".utf8) + Array(repeating: 0x7A, count: 25)
+      let message: [UInt8] = [0xD1, 0x01, UInt8(uri.count + 1), 0x55, 0x04] + uri
+      var area = controls + [0x03, UInt8(message.count)]
+      for byte in message + [0xFE] {
+        if skip, (64..<68).contains(16 + area.count) { area += [0xEE, 0xEE, 0xEE, 0xEE] }
+        area.append(byte)
+      }
+      area += Array(repeating: 0, count: (4 - area.count % 4) % 4)
+      let pages = stride(from: 0, to: area.count, by: 4).map { Array(area[$0..<($0 + 4)]) }
+      b.write(6, Array(pages[2].prefix(3)) + [0])
+      for i in 3..<pages.count { b.write(4 + i, pages[i]) }
+      b.write(6, pages[2])
+      return b
+    }
+    #expect(try trace(skip: true).diagnose().finding("t2t-write-into-reserved-area") == nil)
+    #expect(try trace(skip: false).diagnose().finding("t2t-write-into-reserved-area") != nil)
+  }
+
+  /// A PWD_AUTH that sent 00 00 00 00 is masked like any password, in text and JSON (it was
+  /// printed: zeros were taken for a read-back PWD; hunt s37).
+  @Test func zeroPasswordSentIsMasked() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
+    b.tag([0x00, 0x00])
+    let report = TagReport(session: try #require(try sessions(b).first))
+    let text = ReportText.render(report)
+    #expect(text.contains("password present (masked), PACK present (masked): accepted"))
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.report(report, to: out)
+    #expect(out.text.contains("\"password\":\"present (masked)\",\"pack\":\"present (masked)\""))
+  }
+}

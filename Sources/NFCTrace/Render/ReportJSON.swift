@@ -148,9 +148,13 @@ public enum ReportJSON {
 
   /// As `ReportText.secret`: zeros are the tag's read-back (NTAG21x returns PWD and PACK as
   /// zeros), not the secret, so they are shown as they are.
-  static func secret(_ b: [UInt8]?, _ showSecrets: Bool, to out: OutputBuffer) {
+  /// A password or PACK: masked unless `showSecrets`. Read back as zeros (`sent` false), it is
+  /// shown: a tag never returns PWD and PACK, so zeros are not the secret. Sent on the air
+  /// (`sent`, PWD_AUTH), zeros are the password itself and are masked like any other.
+  static func secret(_ b: [UInt8]?, _ showSecrets: Bool, sent: Bool = false, to out: OutputBuffer) {
     JSON.optionalString(
-      b.map { showSecrets || $0.allSatisfy { $0 == 0 } ? Hex.string($0) : masked }, to: out)
+      b.map { showSecrets || (!sent && $0.allSatisfy { $0 == 0 }) ? Hex.string($0) : masked },
+      to: out)
   }
 
   static func config(_ r: TagReport, showSecrets: Bool, to out: OutputBuffer) {
@@ -210,9 +214,9 @@ public enum ReportJSON {
     out.write(",\"pwd_auth\":[")
     JSON.elements(auths, to: out) { a in
       out.write("{\"frame\":\(a.frame),\"password\":")
-      secret(a.password, showSecrets, to: out)
+      secret(a.password, showSecrets, sent: true, to: out)
       out.write(",\"pack\":")
-      secret(a.pack, showSecrets, to: out)
+      secret(a.pack, showSecrets, sent: true, to: out)
       out.write(",\"outcome\":\"\(a.outcome.rawValue)\"}")
     }
     out.write("]")

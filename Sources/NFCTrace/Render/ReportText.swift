@@ -250,7 +250,8 @@ public enum ReportText {
     -> String
   {
     guard let b else { return "not read" }
-    if b.allSatisfy({ $0 == 0 }) {
+    // Sent on the air (PWD_AUTH), zeros are the password itself: masked like any other.
+    if source != .sent, b.allSatisfy({ $0 == 0 }) {
       switch source {
       case .trace:
         return "reads as zeros (the tag never returns it: the real value is not in the trace)"
@@ -258,7 +259,7 @@ public enum ReportText {
         return Hex.string(b, separator: " ")
           + " (zeros: a dump read from a tag holds zeros here, not the real value; an "
           + "emulator image holds the value it uses)"
-      case .sent: return Hex.string(b, separator: " ")
+      case .sent: break
       }
     }
     return showSecrets ? Hex.string(b, separator: " ") : ReportJSON.masked

@@ -16,11 +16,12 @@ import NDEF
 /// all on a tag the app could write: `no-write-sent` (info), unless the tag already holds the
 /// message.
 enum ContentRule: DiagnosisRule {
-  static let codes = ["content-differs-from-expected", "no-write-sent"]
+  static let codes = ["content-differs-from-expected", "no-write-sent", "ndef-malformed-on-read"]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []
     if let f = noWrite(c) { out.append(f) }
+    out += malformedReads(c)
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
       guard let st = NDEFWriteState.after(op, in: c.session, log: c.log) else {
@@ -36,6 +37,13 @@ enum ContentRule: DiagnosisRule {
         let tlv = superseded ? nil : c.session.memory.type2Area?.ndef
         let message = tlv.flatMap { $0.isComplete && $0.length == bytes.count ? $0.value : nil }
         out += validate(message ?? bytes, st: st, writes: writes, op: i)
+      } else if op.outcome == .ok, st.shape == .torn, !superseded(op, c),
+        let message = heldMessage(c.session)
+      {
+        // Pages written inside the old message, its length left alone (an app's own WRITE of
+        // part of a record): every command was acknowledged, and the message the tag now
+        // holds is the old one with those bytes replaced.
+        out += validate(message, st: st, writes: writes, op: i)
       }
       if let e = c.expected, let f = compare(e, st, op: op, i) { out.append(f) }
     }
@@ -93,6 +101,47 @@ enum ContentRule: DiagnosisRule {
 
   /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
   /// all of it are known.
+  /// Whether an accepted write after `op` replaced what it left.
+  private static func superseded(_ op: Operation, _ c: DiagnosisContext) -> Bool {
+    c.log.commands.contains { $0.frame > op.lastFrame && $0.isWrite && $0.accepted }
+  }
+
+  /// The NDEF message the tag holds at the end, when every byte of it is known.
+  private static func heldMessage(_ s: SessionAnalysis) -> [UInt8]? {
+    if let tlv = s.memory.type2Area?.ndef { return tlv.isComplete ? tlv.value : nil }
+    return type4Message(s)
+  }
+
+  /// readNDEF operations that read a whole message whose records cannot be delimited (framing
+  /// damage that stops the validator's relax mode): the app gets no usable message.
+  /// `ndef-malformed-on-read` (error) with the validator's first error.
+  private static func malformedReads(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.session.operations.indices.compactMap { i -> DiagnosisFinding? in
+      let op = c.session.operations[i]
+      // Framing damage only (records that cannot be delimited): a payload a record's type
+      // does not expect still reaches the app as that record.
+      guard op.kind == .readNDEF, case .hex(let bytes)? = op.detail("message"), !bytes.isEmpty
+      else { return nil }
+      let report = NDEFValidator.validate(bytes, mode: .relax)
+      guard report.failure != nil, let n = report.findings.first(where: { $0.severity == .error })
+      else { return nil }
+      var f = DiagnosisFinding(
+        code: "ndef-malformed-on-read", severity: .error, operation: i,
+        frames: [op.firstFrame, op.lastFrame],
+        cause: "the NDEF message read is malformed: \(n.code)",
+        message: "readNDEF read the whole \(bytes.count)-byte message, and it is malformed: "
+          + n.message
+          + (n.readersShow.map { ". Readers: " + $0 + "." }
+            ?? ". Core NFC's readNDEF returns no usable message for it."),
+        coreNFCError: nil,
+        fix: "Rewrite the tag with writeNDEF(_:completionHandler:) and an NFCNDEFMessage built "
+          + "from NFCNDEFPayload's constructors, so the lengths match the data; find the writer "
+          + "that left this message (an app's own page writes, an interrupted write).")
+      f.effect = .badContent
+      return f
+    }
+  }
+
   private static func type4Message(_ s: SessionAnalysis) -> [UInt8]? {
     guard let file = s.type4NDEFFile, let image = s.memory.filesEnd[file] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2

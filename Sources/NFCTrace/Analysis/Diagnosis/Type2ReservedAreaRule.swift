@@ -27,14 +27,17 @@ enum Type2ReservedAreaRule: DiagnosisRule {
     guard !reserved.isEmpty, let ndefAt = area.ndef.map({ 16 + $0.offset }) else { return [] }
     let before = c.session.memory.type2Start
     // A WRITE covers a whole page: a writer that skips the reserved bytes still writes their
-    // page, with the values they hold. Only a changed reserved byte (or, not read before, one
-    // written non-zero) is message data put there.
+    // page, with some values. Only a changed reserved byte is message data put there; one not
+    // read before, written non-zero, is — unless the message as readers read it (around the
+    // reserved bytes) is whole and well formed: then the writer skipped them.
+    let readsWhole = endMessageValid(c)
     func changes(_ w: SessionCommandLog.Command, _ p: Int) -> Bool {
       w.data.enumerated().contains { k, b in
         let a = p * 4 + k
         guard reserved.contains(where: { $0.contains(a) }) else {
           return false
         }
+        if readsWhole, before.known(a, 1) == nil { return false }
         return before.changed(by: b, at: a)
       }
     }
@@ -53,6 +56,17 @@ enum Type2ReservedAreaRule: DiagnosisRule {
       out.append(finding(c, i, hits, area: r))
     }
     return out
+  }
+
+  /// Whether the NDEF message at the end, read around the reserved areas, is whole and free
+  /// of errors (NDEFValidator, relax mode).
+  private static func endMessageValid(_ c: DiagnosisContext) -> Bool {
+    guard let tlv = c.session.memory.type2Area?.ndef, tlv.isComplete, tlv.length > 0 else {
+      return false
+    }
+    return !NDEFValidator.validate(tlv.value, mode: .relax).findings.contains {
+      $0.severity == .error
+    }
   }
 
   private static func finding(
