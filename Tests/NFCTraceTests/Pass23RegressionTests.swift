@@ -263,3 +263,51 @@ import Testing
     #expect(out.text.contains("\"password\":\"present (masked)\",\"pack\":\"present (masked)\""))
   }
 }
+
+/// Diff findings of the same hunt.
+@Suite struct Pass23DiffTests {
+  private func side(_ b: TraceBuilder) throws -> DiffSide {
+    var recorder = ExchangeRecorder(selection: .init(sessions: [], lastWithTag: true))
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
+      if case .frame(let f) = $0 { recorder.push(f) }
+    }
+    recorder.finish()
+    let index = try #require(recorder.defaultSession)
+    let analysis = try #require(run.sessions.first { $0.info.index == index })
+    let exchanges = try #require(
+      recorder.exchanges(session: index, operations: analysis.operations))
+    return DiffSide(path: "built", analysis: analysis, exchanges: exchanges)
+  }
+
+  /// The same UPDATE sent whole and chained over two I-blocks compares equal: the chained one
+  /// is compared as the APDU its parts make, not as its last part (hunt s14a/s14b).
+  @Test func chainedCommandComparesAsItsWholeAPDU() throws {
+    let update: [UInt8] = [0x00, 0xD6, 0x00, 0x02, 0x0C] + Array(repeating: 0x62, count: 12)
+    var a = TraceBuilder()
+    a.activateType4()
+    a.queryType4(nlen: 0)
+    a.apdu(update, [0x90, 0x00])
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.chainedAPDU(update, part: 8, [0x90, 0x00])
+    let d = TraceDiff(a: try side(a), b: try side(b))
+    let paired = d.exchanges.filter { $0.a != nil && $0.b != nil }
+    #expect(paired.allSatisfy { $0.same })
+    // B's two first parts (8 + 8 of the 17 bytes), each answered R(ACK).
+    #expect(d.exchanges.filter { $0.a == nil }.count == 2)
+  }
+
+  /// A page known in part on one side shows its known bytes and `??` for the others, not a
+  /// row of `??` (hunt diff rows).
+  @Test func pageKnownInPartShowsItsKnownBytes() {
+    var a = ByteImage()
+    a.record([0x03, 0x0C], at: 16, state: .read, frame: 5)
+    var b = ByteImage()
+    b.record([0x03, 0x0D, 0xD1, 0x01], at: 16, state: .read, frame: 7)
+    let m = MemoryComparison.compare(a, b, image: .end, file: nil, unit: 4)
+    #expect(m.map(\.unit) == [4])
+    #expect(m.first?.aBytes == [0x03, 0x0C, nil, nil])
+    #expect(m.first?.a == nil)
+  }
+}

@@ -178,12 +178,15 @@ public enum DiffText {
       let unit =
         m.file.map { "file \(Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)])) +\(m.offset)" }
         ?? "page \(m.unit)"
-      func side(_ bytes: [UInt8]?, _ state: String, _ frame: Int?) -> String {
-        (bytes.map { Hex.string($0, separator: " ") } ?? "??") + "  " + state
-          + (frame.map { " #\($0)" } ?? "")
+      // Each byte as known, `??` where it is not (a unit known in part keeps its known bytes).
+      func side(_ bytes: [UInt8?], _ state: String, _ frame: Int?) -> String {
+        let hex = bytes.map { $0.map { Hex.string([$0]) } ?? "??" }.joined(separator: " ")
+        return (hex.isEmpty ? "??" : hex) + "  " + state + (frame.map { " #\($0)" } ?? "")
       }
       out.append(
-        row("≠", unit.padding(10) + side(m.a, m.aState, m.aFrame), side(m.b, m.bState, m.bFrame)))
+        row(
+          "≠", unit.padding(10) + side(m.aBytes, m.aState, m.aFrame),
+          side(m.bBytes, m.bState, m.bFrame)))
     }
     return out
   }

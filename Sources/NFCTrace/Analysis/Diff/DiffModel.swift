@@ -104,6 +104,10 @@ public struct MemoryDifference: Sendable, Equatable {
   public var a: [UInt8]?
   /// B's bytes.
   public var b: [UInt8]?
+  /// A's bytes one by one, nil where a byte is not known (a unit known in part).
+  public var aBytes: [UInt8?] = []
+  /// B's bytes one by one.
+  public var bBytes: [UInt8?] = []
   /// A's provenance for the unit: `read`, `written`, `written-unacknowledged`, `unknown`,
   /// or `mixed`.
   public var aState: String

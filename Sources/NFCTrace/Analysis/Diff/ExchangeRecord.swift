@@ -33,6 +33,9 @@ public struct ExchangeRecord: Sendable {
 
   /// Bytes of ISO-DEP prologue (PCB, CID, NAD) before the request's APDU, 0 without one.
   var requestPrologue = 0
+  /// The whole command APDU when the reader chained it over several I-blocks (ISO/IEC
+  /// 14443-4 §7.5.2): the last block's INF alone is not the command.
+  var assembledRequest: [UInt8]?
   /// The same for the response.
   var responsePrologue = 0
 
@@ -40,7 +43,16 @@ public struct ExchangeRecord: Sendable {
   /// the reader meant, so captures with and without CRC bytes, and APDUs in blocks of other
   /// numbers, compare alike.
   public var requestPayload: ArraySlice<UInt8> {
-    Self.payload(request[...], requestCRC).dropFirst(requestPrologue)
+    if let assembledRequest { return assembledRequest[...] }
+    return Self.payload(request[...], requestCRC).dropFirst(requestPrologue)
+  }
+
+  /// The INF of reader I-block `f` (no prologue, no CRC), nil for other frames.
+  static func inf(_ f: DecodedFrame) -> ArraySlice<UInt8>? {
+    guard let pcb = f.frame.data.first, f.layer(.isoDEP)?.name.hasPrefix("I-block") ?? false
+    else { return nil }
+    return payload(f.frame.data[...], f.frame.crc)
+      .dropFirst(ISODEPBlock.prologueLength(pcb: pcb, kind: .iBlock))
   }
 
   /// The response without its CRC and ISO-DEP prologue; nil when no response came.
@@ -144,6 +156,14 @@ public struct ExchangeRecorder: Sendable {
   private var current: (index: Int, records: [ExchangeRecord], tag: Bool, touched: Bool)?
   /// Index into `current.records` of requests waiting for their answer, by frame index.
   private var waiting: [Int: Int] = [:]
+  /// The INFs of the reader's chained I-blocks so far (ISO/IEC 14443-4 §7.5.2), joined when
+  /// the last one carries the APDU. Capped so a chain that never ends cannot grow it without
+  /// bound.
+  private var chain: [UInt8] = []
+  /// The block number and INF length of the chain's last part: a part sent again (after an
+  /// R(NAK) or a silence, ISO/IEC 14443-4 §7.5.4) has the same number and replaces it.
+  private var chainLast: (block: UInt8, count: Int)?
+  static let chainLimit = 1 << 16
   /// The last session (so far) in which a UID was completed.
   public private(set) var lastTaggedSession: Int?
   /// The last session (so far) in which a UID was completed and the reader then read, wrote
@@ -201,6 +221,7 @@ public struct ExchangeRecorder: Sendable {
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
     c.records[c.records.count - 1].requestPrologue = ExchangeRecord.prologue(f)
+    c.records[c.records.count - 1].assembledRequest = assemble(f)
     c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     current = c
   }
@@ -227,10 +248,34 @@ public struct ExchangeRecorder: Sendable {
     current = c
   }
 
+  /// Follows the reader's chained I-blocks: the whole APDU for the block that ends a chain,
+  /// else nil. Other reader frames (R(NAK), S-blocks) leave a chain open.
+  private mutating func assemble(_ f: DecodedFrame) -> [UInt8]? {
+    guard let inf = ExchangeRecord.inf(f), let pcb = f.frame.data.first else { return nil }
+    if f.layer(.isoDEP)?.field("chaining") == .bool(true) {
+      if let last = chainLast, last.block == pcb & 1 { chain.removeLast(last.count) }
+      if chain.count + inf.count <= Self.chainLimit {
+        chain += inf
+        chainLast = (pcb & 1, inf.count)
+      } else {
+        chainLast = (pcb & 1, 0)
+      }
+      return nil
+    }
+    defer {
+      chain.removeAll(keepingCapacity: true)
+      chainLast = nil
+    }
+    guard !chain.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else { return nil }
+    return chain + inf
+  }
+
   private mutating func close() {
     guard let c = current else { return }
     current = nil
     waiting.removeAll()
+    chain.removeAll()
+    chainLast = nil
     if selection.sessions.contains(c.index) { kept[c.index] = c.records }
     guard c.tag else { return }
     lastTaggedSession = c.index

@@ -45,8 +45,11 @@ public enum MemoryComparison {
         out.append(
           MemoryDifference(
             image: image, file: file, unit: file == nil ? offset / unit : offset, offset: offset,
-            a: bytes(a, range), b: bytes(b, range), aState: state(a, range),
-            bState: state(b, range), aFrame: frame(a, range), bFrame: frame(b, range)))
+            a: bytes(a, range), b: bytes(b, range),
+            aBytes: range.map { a.known($0, 1)?.first },
+            bBytes: range.map { b.known($0, 1)?.first },
+            aState: state(a, range), bState: state(b, range), aFrame: frame(a, range),
+            bFrame: frame(b, range)))
       }
       offset += unit
     }
