@@ -154,6 +154,25 @@ import Testing
       ])
   }
 
+  /// A 1-byte R(ACK) with no CRC_A in a capture that keeps CRCs was cut by the capture: it is
+  /// flagged as such (it read as an intact R(ACK); hunt s03). A 4-bit ACK kept as a whole
+  /// byte (0Ah, no bit count) is not.
+  @Test func oneByteISODEPBlockIsFlaggedCut() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.reader([0x12, 0x00, 0xD6, 0x00, 0x02, 0x04])
+    b.tag([0xA2], crc: false)
+    let (frames, _) = decodeAll(b.frames)
+    let cut = try #require(frames.last)
+    #expect(cut.innermost?.name == "R(ACK)")
+    #expect(
+      cut.findings.map(\.message) == [
+        "1-byte frame where a payload and CRC_A are expected: the capture cut it (no CRC to "
+          + "check); decoded as it is"
+      ])
+  }
+
   /// A READ NLEN answered with 1 byte ends NDEF detection: notSupported, not readWrite
   /// (hunt h3).
   @Test func shortNLENAnswerIsNotNDEF() throws {

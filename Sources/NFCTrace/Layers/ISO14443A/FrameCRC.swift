@@ -17,16 +17,19 @@ enum FrameCRC {
     // A partial last byte or fewer than 3 bytes cannot hold payload + CRC.
     let partial = frame.bits.map { $0 > 0 && $0 < 8 } ?? false
     guard carriesCRC, !partial, frame.data.count >= 3 else {
-      // Two whole bytes where a frame with CRC is expected: the sniffer cut the frame (its CRC
-      // at least is missing). Its bytes are still decoded as they are, with a warning.
-      if carriesCRC, !partial, frame.data.count == 2 {
+      // One or two whole bytes where a frame with CRC is expected: the sniffer cut the frame
+      // (its CRC at least is missing). Its bytes are still decoded as they are, with a warning.
+      // (A byte of 0–Fh is a 4-bit ACK/NAK whose bit count the capture did not keep.)
+      let cut = frame.data.count == 2 || (frame.data.count == 1 && frame.data[0] > 0x0F)
+      if carriesCRC, !partial, cut {
         let name = typeB ? "CRC_B" : "CRC_A"
+        let n = frame.data.count
         return (
           .absent,
           Finding(
             "frame-too-short", .warning,
-            "2-byte frame where a payload and \(name) are expected: the capture cut it (no "
-              + "CRC to check); decoded as it is", frames: [frame.index], offset: 2)
+            "\(n)-byte frame where a payload and \(name) are expected: the capture cut it (no "
+              + "CRC to check); decoded as it is", frames: [frame.index], offset: n)
         )
       }
       return (.absent, nil)
