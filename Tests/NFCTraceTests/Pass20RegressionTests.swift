@@ -461,17 +461,15 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
     #expect(try streamedTimeline(b).filter { $0.contains("▸") }.count == 3)
   }
 
-  /// An identified NTAG215: a WRITE to a user page past the CC's data area (80h, where the
-  /// default dynamic lock bytes would be on an unidentified tag) is no writeLock. Nor is it a
-  /// writeNDEF: no write procedure starts that far past the NDEF TLV (page 4), so it is the
-  /// app's own command.
-  @Test func identifiedProductsUserPagesPastTheCCAreaAreNotWriteLock() throws {
+  /// An identified NTAG215: WRITEs to user pages past the CC's data area (80h, 81h, where the
+  /// default dynamic lock bytes would be on an unidentified tag) stay writeNDEF, as before.
+  @Test func identifiedProductsUserPagesPastTheCCAreaStayWriteNDEF() throws {
     var b = TraceBuilder()
     b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
     b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
     b.write(0x80, [0x11, 0x22, 0x33, 0x44])
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.last?.kind == .transceive)
+    #expect(s.operations.last?.kind == .writeNDEF)
   }
 }
 

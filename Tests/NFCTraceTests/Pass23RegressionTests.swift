@@ -17,16 +17,16 @@ import Testing
     return b
   }
 
-  /// A WRITE far up the data area (page 16, the NDEF TLV at page 4) is the app's own command,
-  /// and the READs after it are no writeNDEF of their own: before, they were two writeNDEF
-  /// operations, one without a single WRITE (hunt s42).
-  @Test func farWriteAndItsReadsAreTheAppsOwn() throws {
+  /// A WRITE far up the data area, then READs of what it wrote: the READs stay in its
+  /// operation. They were a second writeNDEF without a single WRITE (hunt s42).
+  @Test func readsAfterAFarWriteOpenNoWriteOfTheirOwn() throws {
     var b = queried()
     b.write(0x10, [0x41, 0x41, 0x41, 0x41])
     b.read(0x10, [0x41, 0x41, 0x41, 0x41])
     b.read(0x14, [])
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations.last?.lastFrame == b.frames.count - 1)
   }
 
   /// A READ inside a writeNDEF never starts the next call: only a WRITE steps back. (A
@@ -328,5 +328,60 @@ import Testing
     #expect(m.map(\.unit) == [4])
     #expect(m.first?.aBytes == [0x03, 0x0C, nil, nil])
     #expect(m.first?.a == nil)
+  }
+}
+
+/// Review of the hunt's fixes.
+@Suite struct Pass23ReviewTests {
+  /// A WRITE sent again and again with no answer, then another command the tag answered: the
+  /// reader had no answer (it retried), so the write stays interrupted, not "answer not
+  /// captured".
+  @Test func retriedSilenceIsNoMissedAnswer() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Pass23RegressionTests.ntag215)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    for _ in 0..<3 { b.write(5, [0x04, 0x55, 0x04, 0x61], .none) }
+    b.read(4, [0x03, 0x00, 0xD1, 0x01])
+    let s = try #require(try sessions(b).first)
+    let write = try #require(s.operations.first { $0.kind == .writeNDEF })
+    #expect(write.outcome == .interrupted)
+    #expect(write.detail("answer_not_captured") == nil)
+  }
+
+  /// NLEN read in parts (Le 1, then Le 1) is no short answer: the status stays readWrite.
+  @Test func nlenReadInPartsIsNoShortAnswer() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x01], [0x00, 0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x01, 0x01], [0x05, 0x90, 0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.ndefStatus?.status == .readWrite)
+  }
+
+  /// On a writable tag, 6982 to an UPDATE of the CC that keeps its write access at 00 is no
+  /// refused unlock (the tag was not locked).
+  @Test func ccRewriteOnAWritableTagIsNoUnlock() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x0E, 0x01, 0x00], [0x69, 0x82])
+    let f = try #require(try b.diagnose().finding("t4t-security-not-satisfied"))
+    #expect(f.cause.hasPrefix("the app's UPDATE BINARY went to the CC file"))
+  }
+
+  /// VERIFY answered 63C0: no tries left, the password is blocked now.
+  @Test func verifyWithNoTriesLeftSaysBlocked() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x10)
+    b.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0, count: 16), [0x63, 0xC0])
+    let f = try #require(try b.diagnose().finding("apdu-refused"))
+    #expect(
+      f.cause
+        == "wrong write password, no tries left: it is blocked now (SW 63C0 to VERIFY P1 00 P2 02 "
+        + "Lc 16)")
   }
 }

@@ -94,8 +94,9 @@ struct CallBoundary: Sendable {
         length != 0
       else { return true }
       // The length's page, written last: cleared first, or not written before by this call.
-      let finalLength =
-        firstWriteClearedLength || (firstWritePage ?? 0) > (lengthAt ?? Int.max) / 4
+      // (Where the TLV was not known at the call's first WRITE, this WRITE says where it is.)
+      let at = lengthAt ?? Self.lengthAddress(d, page: page) ?? Int.max
+      let finalLength = firstWriteClearedLength || (firstWritePage ?? 0) > at / 4
       return !finalLength
     case (.readNDEF, .type4):
       // Stacks that keep NLEN from the query (Android) start each call at the first data
@@ -194,6 +195,14 @@ struct CallBoundary: Sendable {
         lengthSet = true
       }
     }
+  }
+
+  /// The address of the NDEF TLV length field in WRITE `d` to `page`, found after a `03` in
+  /// its first three bytes; nil without one.
+  private static func lengthAddress(_ d: LayerDecode, page: Int) -> Int? {
+    guard case .hex(let data)? = d.field("data"), let t = data.prefix(3).firstIndex(of: 0x03)
+    else { return nil }
+    return page * 4 + t + 1
   }
 
   /// The NDEF TLV length a WRITE puts in place, when the WRITE covers the length field (one

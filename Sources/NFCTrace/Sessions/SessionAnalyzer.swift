@@ -88,8 +88,6 @@ public struct SessionAnalyzer: Sendable {
   /// The last Type 2 READ or WRITE the tag left unanswered in the capture, until the reader's
   /// next frame tells whether the reader had its answer (`type2AnswerMissed`).
   private var silentType2: DecodedFrame?
-  /// The session's last writeNDEF did not end ok: a WRITE may resume it (`Type2Procedure`).
-  private var lastWriteUnfinished = false
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
@@ -826,7 +824,10 @@ public struct SessionAnalyzer: Sendable {
       ["READ", "FAST_READ", "WRITE", "COMPATIBILITY_WRITE"].contains(c.name),
       // A READ 0 left unanswered is the stack's presence check the tag left during.
       c.absoluteStartPage != 0 || c.name.hasSuffix("WRITE"),
-      var op = current, op.outcome == .interrupted, let i = silentCommands.firstIndex(of: c)
+      var op = current, op.outcome == .interrupted, let i = silentCommands.firstIndex(of: c),
+      // Sent once: a command the reader sent again got no answer it could use, whatever it did
+      // next (the app's next command after the call failed).
+      op.unansweredFrames == [silent.frame.index]
     else { return }
     silentCommands.remove(at: i)
     op.unansweredFrames.removeAll { $0 == silent.frame.index }
@@ -906,7 +907,6 @@ public struct SessionAnalyzer: Sendable {
     if selectLimbo != nil { settleSelectLimbo(as: nil) }
     guard let op = finishCurrent() else { return }
     operations.append(op)
-    if op.kind == .writeNDEF { lastWriteUnfinished = op.outcome != .ok }
     events.append(.ended(op))
   }
 
@@ -1138,8 +1138,7 @@ public struct SessionAnalyzer: Sendable {
       let answered: Bool
       if case .answeredBy = f.response { answered = true } else { answered = false }
       let kind = type2.classify(
-        d, current: current?.kind, memory: memory, tag: tag, answered: answered,
-        writeUnfinished: lastWriteUnfinished)
+        d, current: current?.kind, memory: memory, tag: tag, answered: answered)
       // After the length-last write's final length, a WRITE past the message's end is the
       // app's own (sendMiFareCommand), not more of the write or its next call.
       if kind == .writeNDEF, current?.kind == .writeNDEF, call.type2WriteFinished,

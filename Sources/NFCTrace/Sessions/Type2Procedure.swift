@@ -35,11 +35,10 @@ struct Type2Procedure: Sendable {
   // MARK: Classification
 
   /// The operation a Type 2 command belongs to. `answered` tells whether the tag answered it
-  /// (known from the pairing stage before the command reaches the analyzer). `writeUnfinished`:
-  /// the session's last writeNDEF did not end ok, so a WRITE may resume it where it stopped.
+  /// (known from the pairing stage before the command reaches the analyzer).
   func classify(
     _ d: LayerDecode, current: OperationKind?, memory: TagMemory, tag: TagIdentity,
-    answered: Bool, writeUnfinished: Bool = false
+    answered: Bool
   ) -> OperationKind? {
     switch d.name {
     case "READ", "FAST_READ":
@@ -47,13 +46,6 @@ struct Type2Procedure: Sendable {
     case "WRITE", "COMPATIBILITY_WRITE":
       if case .int(2)? = d.field("part") { return current }
       let kind = classifyWrite(d, tag: tag, memory: memory, current: current)
-      // (A stack resumes a write that failed at the page it stopped at, after reactivating
-      // the tag: nfcpy after a NAK.)
-      if kind == .writeNDEF, current != .writeNDEF, !writeUnfinished,
-        startsPastTLV(d, memory: memory)
-      {
-        return .transceive
-      }
       // Data-area WRITEs after one that started a writeNDEF continue it, even when the trace
       // began too late to show the NDEF status.
       guard kind == .writeNDEF, !writesNDEF(d, memory: memory), current != .writeNDEF else {
@@ -202,22 +194,15 @@ struct Type2Procedure: Sendable {
     if let status, status.status != .notSupported { return true }
     guard let page = d.absolutePage else { return false }
     if page == 4 { return true }
+    // Nothing known of the tag (a capture that starts mid-session): page 5 is where a
+    // data-first write starts, the page after the NDEF TLV's T and L at page 4.
+    if status == nil, memory.type2Area == nil, knownNDEFLengthAddress == nil, page == 5 {
+      return true
+    }
     guard let address = memory.type2Area?.ndefLengthAddress ?? knownNDEFLengthAddress else {
       return false
     }
     return page == address / 4 || page == (address - 1) / 4
-  }
-
-  /// Whether WRITE `d`, outside a write, starts further up the data area than any NDEF write
-  /// does. Every stack's write starts at the NDEF TLV (NFC Forum T2T 1.0 §6.4.2): its first
-  /// WRITE covers the TLV's length or, data first, the page after the one the value starts on
-  /// (libnfc-nci rw_t2t_ndef.cc, nfcpy tt2.py). A first WRITE past that, on a tag whose TLV
-  /// this session found, is the app's own command (sendMiFareCommand).
-  private func startsPastTLV(_ d: LayerDecode, memory: TagMemory) -> Bool {
-    guard status != nil, let page = d.absolutePage,
-      let length = memory.type2Area?.ndefLengthAddresses?.last
-    else { return false }
-    return page > (length + 1) / 4 + 1
   }
 
   /// Whether WRITE `d` starts past the page of the NDEF message's end (where its Terminator
@@ -225,6 +210,11 @@ struct Type2Procedure: Sendable {
   /// Terminator after the final length) touches it.
   func writesPastMessage(_ d: LayerDecode, memory: TagMemory) -> Bool {
     guard let page = d.absolutePage, let end = memory.type2Area?.ndefValueEndAddress else {
+      return false
+    }
+    // A Terminator (FEh) on the first page after the message's last one: a writer that pads
+    // the message to whole pages puts it there.
+    if page == (end + 3) / 4, case .hex(let data)? = d.field("data"), data.first == 0xFE {
       return false
     }
     return page * 4 > end

@@ -223,9 +223,12 @@ struct Type4Procedure: Sendable {
         memory.type4Read(data, file: ndefFile, at: offset(command) + shift, frame: frame)
         if offset(command) + shift == 0 {
           nlenRead = true
-          // An answer shorter than NLEN ends NDEF detection (libnfc-nci rw_t4t.cc,
-          // rw_t4t_sm_detect_ndef: the READ must return the whole length field).
-          if op.kind == .queryNDEFStatus, data.count < nlenSize {
+          // An answer shorter than the NLEN asked for ends NDEF detection (libnfc-nci
+          // rw_t4t.cc, rw_t4t_sm_detect_ndef: the READ must return the whole length field).
+          // A reader that asks for part of it (Le 1, or Le 2 of a 4-byte ENLEN) reads on.
+          if op.kind == .queryNDEFStatus, data.count < nlenSize,
+            data.count < Self.expected(command, nlenSize)
+          {
             shortNLEN =
               "READ NLEN answered \(data.count) of its \(nlenSize) bytes: NDEF detection stops "
               + "without the message length"
@@ -347,6 +350,12 @@ struct Type4Procedure: Sendable {
     let data: [UInt8]
     if case .hex(let d)? = l.field("data") { data = d } else { data = [] }
     return cla + ins + p1 + p2 + data
+  }
+
+  /// The bytes READ `d` asks for (its Le), or `fallback` when its decode has none.
+  private static func expected(_ d: LayerDecode, _ fallback: Int) -> Int {
+    if case .int(let le)? = d.field("le") { return le }
+    return fallback
   }
 
   private static func le(_ f: DecodedFrame) -> Int? {

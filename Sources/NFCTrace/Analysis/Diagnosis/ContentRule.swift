@@ -123,7 +123,8 @@ enum ContentRule: DiagnosisRule {
       guard op.kind == .readNDEF, case .hex(let bytes)? = op.detail("message"), !bytes.isEmpty
       else { return nil }
       let report = NDEFValidator.validate(bytes, mode: .relax)
-      guard report.failure != nil, let n = report.findings.first(where: { $0.severity == .error })
+      // The framing failure stops decoding: it is the last error (findings go by offset).
+      guard report.failure != nil, let n = report.findings.last(where: { $0.severity == .error })
       else { return nil }
       var f = DiagnosisFinding(
         code: "ndef-malformed-on-read", severity: .error, operation: i,

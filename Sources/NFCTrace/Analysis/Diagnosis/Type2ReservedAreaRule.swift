@@ -58,12 +58,19 @@ enum Type2ReservedAreaRule: DiagnosisRule {
     return out
   }
 
-  /// Whether the NDEF message at the end, read around the reserved areas, is whole and free
-  /// of errors (NDEFValidator, relax mode).
+  /// Whether the NDEF message at the end reads as a writer that skipped the reserved areas
+  /// laid it out: its Terminator (FEh) right after the message read around them, not where a
+  /// writer going straight through would have put it, and the message free of errors
+  /// (NDEFValidator, relax mode). A payload does not show a shift by itself (a MIME payload
+  /// takes any bytes): the Terminator does.
   private static func endMessageValid(_ c: DiagnosisContext) -> Bool {
-    guard let tlv = c.session.memory.type2Area?.ndef, tlv.isComplete, tlv.length > 0 else {
-      return false
-    }
+    let image = c.session.memory.type2End
+    guard let area = c.session.memory.type2Area, let tlv = area.ndef, tlv.isComplete,
+      tlv.length > 0, let end = area.ndefValueEndAddress,
+      image.known(end, 1) == [0xFE]
+    else { return false }
+    let straightEnd = area.baseAddress + tlv.valueOffset + tlv.length
+    if straightEnd != end, image.known(straightEnd, 1) == [0xFE] { return false }
     return !NDEFValidator.validate(tlv.value, mode: .relax).findings.contains {
       $0.severity == .error
     }

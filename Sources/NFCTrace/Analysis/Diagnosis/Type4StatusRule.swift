@@ -201,7 +201,12 @@ enum Type4StatusRule: DiagnosisRule {
     }
     let tries =
       upper.count == 4 && upper.hasPrefix("63C") ? Int(String(upper.last ?? "0"), radix: 16) : nil
-    let left = tries.map { ", \($0) tr\($0 == 1 ? "y" : "ies") left before it blocks" } ?? ""
+    let left =
+      tries.map {
+        $0 == 0
+          ? ", no tries left: it is blocked now"
+          : ", \($0) tr\($0 == 1 ? "y" : "ies") left before it blocks"
+      } ?? ""
     // VERIFY with no data (Lc absent) asks whether verification is needed: 63Cx says it is.
     if cmd.data.isEmpty {
       return (
@@ -230,13 +235,16 @@ enum Type4StatusRule: DiagnosisRule {
     }
   }
 
-  /// Whether UPDATE CC `cmd` sets the NDEF file's write access byte to 00h (granted).
+  /// Whether UPDATE CC `cmd` sets the NDEF file's write access byte to 00h (granted) on a tag
+  /// whose CC denies writing.
   private static func grantsWriteAccess(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
     -> Bool
   {
-    guard let at = c.session.type4CC?.writeAccessOffset, let offset = cmd.offset,
-      offset <= at, at - offset < cmd.data.count
+    // Only on a tag whose CC denies writing: on a writable one, 00 there changes nothing.
+    guard let cc = c.session.type4CC, cc.ndefFile.writeAccess != 0, let offset = cmd.offset
     else { return false }
+    let at = cc.writeAccessOffset
+    guard offset <= at, at - offset < cmd.data.count else { return false }
     return cmd.data[at - offset] == 0
   }
 
@@ -451,8 +459,9 @@ enum Type4StatusRule: DiagnosisRule {
         "t4t-security-not-satisfied", "the app's UPDATE BINARY went to the CC file",
         "The tag answered 6982 (security status not satisfied) to \(cmd.summary): the file "
           + "selected was the CC, for which NFC Forum T4T has no write procedure. The update does "
-          + "not touch the CC's write access byte, so it is no lock: most often an NLEN or "
-          + "message write sent without first selecting the NDEF file the CC names.",
+          + "not set the CC's write access byte to a lock value (FFh, 80h–FEh), so it is no lock: "
+          + "most often an NLEN or message write sent without first selecting the NDEF file the "
+          + "CC names.",
         "SELECT the NDEF file (00 A4 00 0C 02 + its file id from the CC) before UPDATE BINARY "
           + "in the app's sendCommand(apdu:) sequence, or write with "
           + "NFCNDEFTag.writeNDEF(_:completionHandler:), which selects it."
