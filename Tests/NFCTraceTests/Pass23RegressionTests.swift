@@ -385,3 +385,26 @@ import Testing
         + "Lc 16)")
   }
 }
+
+extension Pass23ReviewTests {
+  /// A capture that starts mid-session on a data-first write (pages 5–9, then the length at
+  /// page 4) whose Terminator WRITE on the next page got no answer: one writeNDEF, interrupted
+  /// at the Terminator, with no torn message and no unsafe order (it was a transceive of the
+  /// data, a one-page writeNDEF, ndef-torn and unsafe-write-order; hunt s17f).
+  @Test func midSessionDataFirstWriteIsOneWrite() throws {
+    var b = TraceBuilder()
+    let uri = Array("mid.session/xyz".utf8)
+    let message: [UInt8] = [0xD1, 0x01, UInt8(uri.count + 1), 0x55, 0x04] + uri
+    var tlv: [UInt8] = [0x03, UInt8(message.count)] + message
+    tlv += Array(repeating: 0, count: (4 - tlv.count % 4) % 4)
+    let pages = stride(from: 0, to: tlv.count, by: 4).map { Array(tlv[$0..<($0 + 4)]) }
+    for i in 1..<pages.count { b.write(4 + i, pages[i]) }
+    b.write(4, pages[0])
+    b.write(4 + pages.count, [0xFE, 0x00, 0x00, 0x00], .none)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.writeNDEF])
+    #expect(s.operations.first?.outcome == .interrupted)
+    let r = try b.diagnose()
+    #expect(r.codes == ["write-interrupted"])
+  }
+}

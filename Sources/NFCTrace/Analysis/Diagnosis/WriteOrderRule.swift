@@ -31,8 +31,13 @@ enum WriteOrderRule: DiagnosisRule {
         else { continue }
         let page = st.lengthAddress / 4
         first = writes.first { $0.page == page && $0.data.count > st.lengthAddress % 4 }
+        // Data of the message after the length: a page past the length's holding bytes the
+        // length claims (a Terminator after the final length, libnfc-nci's last step, is not).
+        let messageEnd = st.valueStart + st.claimed
         guard let f = first, (Type2TLV.lengthPart(in: f.data, at: st.lengthAddress % 4) ?? 0) != 0,
-          writes.contains(where: { $0.frame > f.frame && ($0.page ?? 0) > page })
+          writes.contains(where: {
+            $0.frame > f.frame && ($0.page ?? 0) > page && ($0.page ?? 0) * 4 < messageEnd
+          })
         else {
           if let d = dataFirst(c, i, writes: writes, lengthPage: page, first: first) {
             out.append(d)
