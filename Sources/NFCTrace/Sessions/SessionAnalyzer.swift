@@ -799,17 +799,19 @@ public struct SessionAnalyzer: Sendable {
     silentCommands.remove(at: i)
     // What the answer said is not known (a reader toggles on any I-block, error status words
     // included): not the tag's silence, not a known success either.
-    if silentCommands.isEmpty {
-      let before = outcomeBeforeSilence ?? (.ok, nil)
-      (op.outcome, op.reason) =
-        before.0 == .ok
-        ? (
-          .unknown,
-          "the tag's answer to \(silent.summary) is not in the capture (the reader received it "
-            + "and went on)"
-        ) : before
-    }
+    settleMissedAnswer(
+      &op,
+      reason: "the tag's answer to \(silent.summary) is not in the capture (the reader received "
+        + "it and went on)")
     current = op
+  }
+
+  /// Once no silent command is left, the operation's outcome before the silence comes back;
+  /// an ok one becomes unknown with `reason`: what the missed answer said is not known.
+  private func settleMissedAnswer(_ op: inout Operation, reason: String) {
+    guard silentCommands.isEmpty else { return }
+    let before = outcomeBeforeSilence ?? (.ok, nil)
+    (op.outcome, op.reason) = before.0 == .ok ? (.unknown, reason) : before
   }
 
   /// The reader went on from Type 2 READ or WRITE `silent`, unanswered in the capture, to
@@ -832,16 +834,10 @@ public struct SessionAnalyzer: Sendable {
     silentCommands.remove(at: i)
     op.unansweredFrames.removeAll { $0 == silent.frame.index }
     op.set("answer_not_captured", .int(silent.frame.index))
-    if silentCommands.isEmpty {
-      let before = outcomeBeforeSilence ?? (.ok, nil)
-      (op.outcome, op.reason) =
-        before.0 == .ok
-        ? (
-          .unknown,
-          "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
-            + "\(d.summary), which the tag answered)"
-        ) : before
-    }
+    settleMissedAnswer(
+      &op,
+      reason: "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
+        + "\(d.summary), which the tag answered)")
     current = op
   }
 

@@ -181,58 +181,21 @@ enum Type4StatusRule: DiagnosisRule {
     )
   }
 
-  /// VERIFY (INS 20, ISO/IEC 7816-4 §11.5.6) refused: the password or PIN was wrong (63Cx: x
-  /// tries left; 6300: no counter given), or the tries are used up (6983). ST25TA / M24SR take
-  /// the 16-byte read (P2 01) or write (P2 02) password this way (ST25TA datasheet §5.8.2).
-  private static func verifyExplanation(_ cmd: SessionCommandLog.Command, sw: String) -> (
+  /// 6982 to an UPDATE of the CC that sets no lock value: the app's write went to the CC.
+  private static func ccUpdateRefused(_ cmd: SessionCommandLog.Command) -> (
     code: String, cause: String, message: String, fix: String
-  )? {
-    let upper = sw.uppercased()
-    guard upper == "6300" || upper.hasPrefix("63C") || upper == "6983" else { return nil }
-    let which = verifyTarget(cmd)
-    if upper == "6983" {
-      return (
-        "apdu-refused", "the \(which) is blocked: no tries left",
-        "The tag answered 6983 (authentication method blocked) to \(cmd.summary): too many "
-          + "wrong tries used up its retry counter, and it refuses every VERIFY now.",
-        "Unblock it with the vendor's procedure (for ST25TA, the tag cannot be unblocked: the "
-          + "protected files stay protected); stop sending passwords that are not the tag's."
-      )
-    }
-    let tries =
-      upper.count == 4 && upper.hasPrefix("63C") ? Int(String(upper.last ?? "0"), radix: 16) : nil
-    let left =
-      tries.map {
-        $0 == 0
-          ? ", no tries left: it is blocked now"
-          : ", \($0) tr\($0 == 1 ? "y" : "ies") left before it blocks"
-      } ?? ""
-    // VERIFY with no data (Lc absent) asks whether verification is needed: 63Cx says it is.
-    if cmd.data.isEmpty {
-      return (
-        "apdu-refused", "the \(which) is required (not yet presented)\(left)",
-        "The tag answered \(sw) to \(cmd.summary): a VERIFY without a password asks whether "
-          + "one is needed, and this answer says it is (not yet presented in this session)"
-          + "\(left).",
-        "Send VERIFY with the password (Lc 10 and the 16-byte password for ST25TA) before the "
-          + "protected access."
-      )
-    }
+  ) {
     return (
-      "apdu-refused", "wrong \(which)\(left)",
-      "The tag answered \(sw) (verification failed) to \(cmd.summary): the password sent is "
-        + "not the tag's\(left). Each wrong try counts down the tag's retry counter.",
-      "Send the tag's \(which); do not retry in a loop, or the counter blocks it for good."
+      "t4t-security-not-satisfied", "the app's UPDATE BINARY went to the CC file",
+      "The tag answered 6982 (security status not satisfied) to \(cmd.summary): the file "
+        + "selected was the CC, for which NFC Forum T4T has no write procedure. The update does "
+        + "not set the CC's write access byte to a lock value (FFh, 80h–FEh), so it is no lock: "
+        + "most often an NLEN or message write sent without first selecting the NDEF file the "
+        + "CC names.",
+      "SELECT the NDEF file (00 A4 00 0C 02 + its file id from the CC) before UPDATE BINARY "
+        + "in the app's sendCommand(apdu:) sequence, or write with "
+        + "NFCNDEFTag.writeNDEF(_:completionHandler:), which selects it."
     )
-  }
-
-  /// "read password" (P2 01) or "write password" (P2 02) on ST25TA / M24SR; else "password".
-  private static func verifyTarget(_ cmd: SessionCommandLog.Command) -> String {
-    switch cmd.p2 {
-    case 0x01?: return "read password"
-    case 0x02?: return "write password"
-    default: return "password"
-    }
   }
 
   /// Whether UPDATE CC `cmd` sets the NDEF file's write access byte to 00h (granted) on a tag
@@ -436,10 +399,11 @@ enum Type4StatusRule: DiagnosisRule {
         "Check Lc/Le against the CC's MLc/MLe, or use NFCNDEFTag.writeNDEF(_:completionHandler:)."
       )
     case "6982"
-    where cmd.name == "UPDATE CC" && grantsWriteAccess(cmd, c)
+    where cmd.name == "UPDATE CC"
       && c.operation(at: cmd.frame).map({
         c.session.operations[$0].kind != .writeLock
       }) ?? false:
+      guard grantsWriteAccess(cmd, c) else { return ccUpdateRefused(cmd) }
       return (
         "t4t-security-not-satisfied", "the tag refused to have its write access granted",
         "The tag answered 6982 (security status not satisfied) to \(cmd.summary), which sets "
@@ -449,22 +413,6 @@ enum Type4StatusRule: DiagnosisRule {
         "A Type 4 tag's write access is the tag's file setting: only the vendor's procedure "
           + "changes it (NTAG 424 DNA ChangeFileSettings with the file's key, ST25TA the write "
           + "password), if the lock is not permanent. Otherwise use another tag."
-      )
-    case "6982"
-    where cmd.name == "UPDATE CC"
-      && c.operation(at: cmd.frame).map({
-        c.session.operations[$0].kind != .writeLock
-      }) ?? false:
-      return (
-        "t4t-security-not-satisfied", "the app's UPDATE BINARY went to the CC file",
-        "The tag answered 6982 (security status not satisfied) to \(cmd.summary): the file "
-          + "selected was the CC, for which NFC Forum T4T has no write procedure. The update does "
-          + "not set the CC's write access byte to a lock value (FFh, 80h–FEh), so it is no lock: "
-          + "most often an NLEN or message write sent without first selecting the NDEF file the "
-          + "CC names.",
-        "SELECT the NDEF file (00 A4 00 0C 02 + its file id from the CC) before UPDATE BINARY "
-          + "in the app's sendCommand(apdu:) sequence, or write with "
-          + "NFCNDEFTag.writeNDEF(_:completionHandler:), which selects it."
       )
     case "6982" where cmd.name == "UPDATE CC":
       return (
