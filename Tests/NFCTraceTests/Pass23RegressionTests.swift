@@ -408,3 +408,31 @@ extension Pass23ReviewTests {
     #expect(r.codes == ["write-interrupted"])
   }
 }
+
+/// Findings of the second hunt of the session (diagnose, re-taps).
+@Suite struct Pass23RetapTests {
+  /// A write interrupted at page 9 (no answer), then, on a re-tap of the same tag, a write of
+  /// the final length only: the length covers a page never acknowledged and pages never
+  /// written. The second write is no plain success (it said "SUCCEEDED — no problem found").
+  @Test func lengthOnlyResumeIsUnconfirmed() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Pass23RegressionTests.ntag215)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    for page in 5...8 { b.write(page, [UInt8(page), 0x61, 0x62, 0x63]) }
+    b.write(9, [0x39, 0x61, 0x62, 0x63], .none)
+    b.event(.fieldOff, gapUs: 300_000)
+    b.activateType2(version: Pass23RegressionTests.ntag215)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xD1, 0x01])
+    b.write(4, [0x03, 0x22, 0xD1, 0x01])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("message-unconfirmed"))
+    #expect(f.severity == .warning && f.frames == [b.frames.count - 2])
+    #expect(
+      f.message
+        == "The write set the NDEF TLV length to 34 (bytes 18–51), but of those bytes, 4 were "
+        + "written earlier without an acknowledgement (bytes 36–39, page 9), and 12 were "
+        + "neither read nor written in the trace (bytes 40–51, pages 10–12). Unless they already "
+        + "hold the message, the tag holds a torn one; readNDEF would tell.")
+  }
+}

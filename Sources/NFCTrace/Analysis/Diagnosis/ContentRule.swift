@@ -16,7 +16,10 @@ import NDEF
 /// all on a tag the app could write: `no-write-sent` (info), unless the tag already holds the
 /// message.
 enum ContentRule: DiagnosisRule {
-  static let codes = ["content-differs-from-expected", "no-write-sent", "ndef-malformed-on-read"]
+  static let codes = [
+    "content-differs-from-expected", "no-write-sent", "ndef-malformed-on-read",
+    "message-unconfirmed",
+  ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []
@@ -37,13 +40,14 @@ enum ContentRule: DiagnosisRule {
         let tlv = superseded ? nil : c.session.memory.type2Area?.ndef
         let message = tlv.flatMap { $0.isComplete && $0.length == bytes.count ? $0.value : nil }
         out += validate(message ?? bytes, st: st, writes: writes, op: i)
-      } else if op.outcome == .ok, st.shape == .torn, !superseded(op, c),
-        let message = heldMessage(c.session)
-      {
+      } else if op.outcome == .ok, st.shape == .torn, !superseded(op, c) {
+        if let f = unconfirmed(c, st, op: i) { out.append(f) }
         // Pages written inside the old message, its length left alone (an app's own WRITE of
         // part of a record): every command was acknowledged, and the message the tag now
         // holds is the old one with those bytes replaced.
-        out += validate(message, st: st, writes: writes, op: i)
+        if let message = heldMessage(c.session) {
+          out += validate(message, st: st, writes: writes, op: i)
+        }
       }
       if let e = c.expected, let f = compare(e, st, op: op, i) { out.append(f) }
     }
@@ -101,6 +105,55 @@ enum ContentRule: DiagnosisRule {
 
   /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
   /// all of it are known.
+  /// A write that set the length (every command acknowledged) over message bytes it did not
+  /// write itself and nothing confirms: never read nor written in the trace, or written
+  /// without an acknowledgement (by an earlier session: a write resumed on a re-tap that
+  /// skipped the pages the interrupted one left unconfirmed). `message-unconfirmed`
+  /// (warning): the tag may hold a torn message.
+  private static func unconfirmed(_ c: DiagnosisContext, _ st: NDEFWriteState, op: Int)
+    -> DiagnosisFinding?
+  {
+    guard st.lengthWrittenHere, st.lengthFrame != nil else { return nil }
+    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let image =
+      type2
+      ? c.session.memory.type2End
+      : c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104] ?? ByteImage()
+    let shaky = st.older.filter { image.state($0) == .unacknowledged }
+    let missing = st.unknown
+    guard !shaky.isEmpty || !missing.isEmpty else { return nil }
+    func span(_ bytes: [Int]) -> String {
+      "bytes " + rangesText(bytes)
+        + (type2
+          ? ", page\(Set(bytes.map { $0 / 4 }).count == 1 ? "" : "s") "
+            + rangesText(bytes.map { $0 / 4 }) : "")
+    }
+    var parts: [String] = []
+    if !shaky.isEmpty {
+      parts.append(
+        "\(shaky.count) were written earlier without an acknowledgement (\(span(shaky)))")
+    }
+    if !missing.isEmpty {
+      parts.append(
+        "\(missing.count) were neither read nor written in the trace (\(span(missing)))")
+    }
+    let end = st.valueStart + st.claimed - 1
+    var f = DiagnosisFinding(
+      code: "message-unconfirmed", severity: .warning, operation: op,
+      frames: [st.lengthFrame].compactMap { $0 },
+      cause: "the \(st.lengthName) was set over message bytes this write did not write and "
+        + "nothing confirms",
+      message: "The write set the \(st.lengthName) to \(st.claimed) (bytes \(st.valueStart)–"
+        + "\(end)), but of those bytes, " + parts.joined(separator: ", and ") + ". Unless they "
+        + "already hold the message, the tag holds a torn one; readNDEF would tell.",
+      coreNFCError: nil,
+      fix: "Write the whole message again with writeNDEF(_:completionHandler:) and verify with "
+        + "readNDEF. A writer that resumes an interrupted write must write again every page "
+        + "the tag did not acknowledge, not only the length.")
+    f.effect = .badContent
+    return f
+  }
+
   /// Whether an accepted write after `op` replaced what it left.
   private static func superseded(_ op: Operation, _ c: DiagnosisContext) -> Bool {
     c.log.commands.contains { $0.frame > op.lastFrame && $0.isWrite && $0.accepted }
