@@ -436,3 +436,19 @@ extension Pass23ReviewTests {
         + "hold the message, the tag holds a torn one; readNDEF would tell.")
   }
 }
+
+extension Pass23RetapTests {
+  /// A FAST_READ of pages 04h–35h refused by an NTAG215 (last page 86h): the pages are the
+  /// tag's own, so the fix names protection, not the tag's size (it said "Read only the tag's
+  /// own pages").
+  @Test func fastReadRefusedInsideMemoryNamesProtection() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Pass23RegressionTests.ntag215)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0xC5, 0xD1, 0x01, 0xC1, 0x55, 0x04, 0x65])
+    b.reader([0x3A, 0x04, 0x35])
+    b.add4Bit(0x00)
+    let fixes = try b.diagnose().findings.map(\.fix)
+    #expect(fixes.contains { $0.hasPrefix("The pages are the tag's own: send PWD_AUTH") })
+    #expect(!fixes.contains { $0.hasPrefix("Read only the tag's own pages") })
+  }
+}

@@ -78,12 +78,24 @@ enum OperationFallbackRule: DiagnosisRule {
     }
     // READ rolls over past the last page (only its start can be out of range); FAST_READ is
     // refused when its end address is (NTAG213/215/216 datasheet §10.3).
-    if let last = c.session.tag.lastPage, (cmd.endPage ?? cmd.page).map({ $0 > last }) ?? true {
+    let pastEnd = c.session.tag.lastPage.map { last in
+      (cmd.endPage ?? cmd.page).map { $0 > last } ?? true
+    }
+    if let last = c.session.tag.lastPage, pastEnd == true {
       message +=
         " The \(c.session.tag.product ?? "tag")'s last page is \(Type2Geometry.page(last)):"
         + " a read that reaches past it is refused."
     }
     message += " A read of a password-protected page is refused too. This is not a radio problem."
+    // Inside the identified product's memory, the size is not the cause: protection is.
+    if pastEnd == false {
+      return (
+        message,
+        "The pages are the tag's own: send PWD_AUTH with the tag's password before reading "
+          + "them (AUTH0 gives the first protected page, PROT whether reads are protected), or "
+          + "clear PROT on the tag to leave reads free."
+      )
+    }
     return (
       message,
       "Read only the tag's own pages (GET_VERSION gives the product and its size) and send "
