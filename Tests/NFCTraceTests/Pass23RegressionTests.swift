@@ -452,3 +452,21 @@ extension Pass23RetapTests {
     #expect(!fixes.contains { $0.hasPrefix("Read only the tag's own pages") })
   }
 }
+
+extension Pass23RetapTests {
+  /// A writeLock that sets the static lock bytes (page 2) first, then gets NAK 0 on the CC:
+  /// its own lock bits locked page 3, and the fix is the order (it blamed an earlier raw
+  /// lock read from the tag).
+  @Test func lockWrittenBeforeTheCCIsTheWritersOrder() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    let ack = b.frames.count - 1
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-locked-page"))
+    #expect(f.cause.hasPrefix("the page was locked by this session's own lock bits"))
+    #expect(f.frames.contains(ack))
+    #expect(f.fix.hasPrefix("The lock was written in the wrong order"))
+  }
+}

@@ -203,6 +203,24 @@ enum Type2NAKRule: DiagnosisRule {
               + "writing") + ", and use another tag if the pages are locked.")
   }
 
+  /// The static lock bit of `page` was set by a WRITE of page 2 in this session (`frame`),
+  /// before the refused WRITE: a lock written in the wrong order when `page` is the CC's.
+  private static func ownLock(_ page: Int, frame: Int, fix: String) -> Cause {
+    let p = Type2Geometry.page(page)
+    return Cause(
+      code: "t2t-nak-locked-page", cause: "the page was locked by this session's own lock bits",
+      message: "Page 2, written in this session (acknowledged at #\(frame)), set the lock bit for "
+        + "page \(p) "
+        + "before this WRITE: the page is permanently read-only, so the tag refuses to write it.",
+      fix: page == 3
+        ? "The lock was written in the wrong order: setting the static lock bits before the CC's "
+          + "write access locked the CC page first, and the CC now says .readWrite for good. "
+          + "Write CC byte 3 (write access Fh) first, then the dynamic lock bytes, then the "
+          + "static ones (Android's makeReadOnly order, nfc-facts §5.3)."
+        : fix,
+      frames: [frame])
+  }
+
   private static func lockCause(_ page: Int, before frame: Int, _ g: Type2Geometry) -> Cause? {
     let p = Type2Geometry.page(page)
     // With the CC's write access still 00h the query says .readWrite: checking it cannot help.
@@ -223,6 +241,9 @@ enum Type2NAKRule: DiagnosisRule {
     }
     // The lock bytes as they were when the tag refused: bits a later writeLock set are no cause.
     if let s = g.staticLock(page, before: frame), s.locked {
+      if let written = s.frame, g.memory.state(10) == .written || g.memory.state(11) == .written {
+        return ownLock(page, frame: written, fix: fix)
+      }
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a static lock bit",
         message: "Page 2 (read from the tag) has the lock bit for page \(p) set: the page is "
