@@ -34,10 +34,7 @@ enum ContentRule: DiagnosisRule {
       if op.outcome == .ok, st.shape == .complete, let bytes = st.bytes {
         // Type 2: the message as readers see it, around reserved (Lock/Memory Control) bytes —
         // unless a later write replaced it (then the operation's own bytes are judged).
-        let superseded = c.log.commands.contains {
-          $0.frame > op.lastFrame && $0.isWrite && $0.accepted
-        }
-        let tlv = superseded ? nil : c.session.memory.type2Area?.ndef
+        let tlv = superseded(op, c) ? nil : c.session.memory.type2Area?.ndef
         let message = tlv.flatMap { $0.isComplete && $0.length == bytes.count ? $0.value : nil }
         out += validate(message ?? bytes, st: st, writes: writes, op: i)
       } else if op.outcome == .ok, st.shape == .torn, !superseded(op, c) {
@@ -103,8 +100,6 @@ enum ContentRule: DiagnosisRule {
         + "returns .readWrite (and that the session was not invalidated first).")
   }
 
-  /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
-  /// all of it are known.
   /// A write that set the length (every command acknowledged) over message bytes it did not
   /// write itself and nothing confirms: never read nor written in the trace, or written
   /// without an acknowledgement (by an earlier session: a write resumed on a re-tap that
@@ -122,12 +117,7 @@ enum ContentRule: DiagnosisRule {
     let shaky = st.older.filter { image.state($0) == .unacknowledged }
     let missing = st.unknown
     guard !shaky.isEmpty || !missing.isEmpty else { return nil }
-    func span(_ bytes: [Int]) -> String {
-      "bytes " + rangesText(bytes)
-        + (type2
-          ? ", page\(Set(bytes.map { $0 / 4 }).count == 1 ? "" : "s") "
-            + rangesText(bytes.map { $0 / 4 }) : "")
-    }
+    func span(_ bytes: [Int]) -> String { NDEFWriteState.span(bytes, pages: type2) }
     var parts: [String] = []
     if !shaky.isEmpty {
       parts.append(
@@ -167,7 +157,7 @@ enum ContentRule: DiagnosisRule {
 
   /// readNDEF operations that read a whole message whose records cannot be delimited (framing
   /// damage that stops the validator's relax mode): the app gets no usable message.
-  /// `ndef-malformed-on-read` (error) with the validator's first error.
+  /// `ndef-malformed-on-read` (error) with the validator's framing error.
   private static func malformedReads(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     c.session.operations.indices.compactMap { i -> DiagnosisFinding? in
       let op = c.session.operations[i]
@@ -196,6 +186,8 @@ enum ContentRule: DiagnosisRule {
     }
   }
 
+  /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
+  /// all of it are known.
   private static func type4Message(_ s: SessionAnalysis) -> [UInt8]? {
     guard let file = s.type4NDEFFile, let image = s.memory.filesEnd[file] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2

@@ -210,17 +210,20 @@ struct NDEFWriteState {
     }
   }
 
+  /// `bytes 36–39, page 9`: byte addresses, and with `pages` the Type 2 pages holding them.
+  static func span(_ bytes: [Int], pages: Bool) -> String {
+    var t = "bytes " + rangesText(bytes)
+    if pages {
+      t +=
+        ", page" + (Set(bytes.map { $0 / 4 }).count == 1 ? " " : "s ")
+        + rangesText(bytes.map { $0 / 4 })
+    }
+    return t
+  }
+
   /// One sentence on what the claimed message is made of; `pages` names Type 2 pages.
   func composition(pages: Bool, lastPage: Int? = nil) -> String {
-    func span(_ bytes: [Int]) -> String {
-      var t = "bytes " + rangesText(bytes)
-      if pages {
-        t +=
-          ", page" + (Set(bytes.map { $0 / 4 }).count == 1 ? " " : "s ")
-          + rangesText(bytes.map { $0 / 4 })
-      }
-      return t
-    }
+    func span(_ bytes: [Int]) -> String { Self.span(bytes, pages: pages) }
     var parts: [String] = []
     if !written.isEmpty {
       parts.append("\(written.count) written and acknowledged now (\(span(written)))")
