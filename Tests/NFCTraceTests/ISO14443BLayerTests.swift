@@ -235,6 +235,38 @@ private let activation: [(Direction, String)] = [
       out[116].undecodedReason
         == "1 byte(s) without CRC_B: not an ISO 14443-3 type B command or ISO-DEP block "
         + "(every one ends with CRC_B)")
+    // Outside ISO-DEP a proprietary 1-byte frame is no cut frame.
+    #expect(out[116].findings.isEmpty)
+  }
+
+  /// The same capture before any activation: its first frames verify CRC_B alone (Xerox's own
+  /// request), so the 1-byte frames after them are type B too, not Type 2 commands of 1 byte
+  /// flagged frame-too-short (154 of them).
+  @Test func shortFramesAfterACRCBFrameAreTypeB() throws {
+    let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_14b_xerox_info.trace"))
+    var importer = try Proxmark3BinaryImporter(input: input)
+    var decoder = FrameDecoder()
+    var out: [DecodedFrame] = []
+    while let f = try importer.next() { out.append(decoder.decode(f)) }
+    #expect(out[0].frame.data == [0x0D, 0x37, 0x21, 0x92, 0xF2])
+    #expect(out[2].frame.data == [0xB1])
+    #expect(out[2].frame.crc == .absent)
+    #expect(out[2].layers.isEmpty)
+    #expect(out[2].undecodedReason?.hasPrefix("1 byte(s) without CRC_B") == true)
+    #expect(out.filter { $0.findings.contains { $0.code == "frame-too-short" } }.count == 0)
+    #expect(out.filter { $0.layers.contains { $0.name.hasPrefix("Type 2") } }.isEmpty)
+  }
+
+  /// A type A poll ends the CRC_B link: REQA's 7-bit frame, then a type A anticollision.
+  @Test func typeAPollEndsTheCRCBLink() {
+    var decoder = FrameDecoder()
+    _ = decoder.decode(TestFrame.make(0, .reader, [0x0D, 0x37, 0x21, 0x92, 0xF2]))
+    let b1 = decoder.decode(TestFrame.make(1, .reader, [0xB1]))
+    #expect(b1.undecodedReason?.hasPrefix("1 byte(s) without CRC_B") == true)
+    let reqa = decoder.decode(TestFrame.make(2, .reader, [0x26], bits: 7))
+    #expect(reqa.layers.first?.name == "REQA")
+    let atqa = decoder.decode(TestFrame.make(3, .tag, [0x44, 0x00]))
+    #expect(atqa.layers.first?.name == "ATQA")
   }
 
   /// A Proxmark3 binary trace (no technology in the records): WUPB + ATQB decode.

@@ -18,6 +18,11 @@ public struct FrameDecoder: Sendable {
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
+  /// True after a frame of a source that does not say its technology verified CRC_B and not
+  /// CRC_A before any type A activation: the link is ISO 14443-B (or a proprietary protocol
+  /// over its modulation, e.g. Xerox), so its frames without either CRC (slot markers of
+  /// 1 byte) are not type A commands. A type A short frame or CRC_A ends it.
+  private var crcBLink = false
 
   /// A stack with every layer idle.
   public init() {}
@@ -40,7 +45,7 @@ public struct FrameDecoder: Sendable {
     if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
     let first =
-      isTypeB(frame)
+      isTypeB(frame) || followsCRCB(frame)
       ? typeB.decode(frame: frame, context: &context)
       : typeA.decode(frame: frame, context: &context)
     if first.newActivation || first.resetsInnerLayers { resetInner() }
@@ -173,8 +178,33 @@ public struct FrameDecoder: Sendable {
     return iClassLink
   }
 
+  /// Whether `frame` (of a source that does not say its technology) carries neither CRC on a
+  /// link whose earlier frame verified CRC_B alone (`crcBLink`, updated here). Checked after
+  /// `isTypeB`, so the CRCs are computed only before a type A activation.
+  private mutating func followsCRCB(_ frame: borrowing Frame) -> Bool {
+    guard frame.technology == .unknown, context.technology == .unknown else { return false }
+    if let bits = frame.bits, bits > 0, bits < 8 {
+      crcBLink = false
+      return false
+    }
+    guard context.atqa == nil, context.sak == nil, !context.isoDEPActive, !context.encrypted
+    else {
+      crcBLink = false
+      return false
+    }
+    let data = frame.data
+    guard frame.crc == .unchecked, data.count >= 3 else { return crcBLink && data.count > 0 }
+    let crcA = CRC.hasValidCRCA(data)
+    if crcA || CRC.hasValidCRCB(data) {
+      crcBLink = !crcA
+      return false
+    }
+    return crcBLink
+  }
+
   private mutating func resetAll() {
     iClassLink = false
+    crcBLink = false
     typeA.reset()
     typeB.reset()
     context.resetActivation()

@@ -118,8 +118,11 @@ public struct ISO14443BLayer: Sendable {
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
     context.technology = .nfcB
     if let reported = reportedATQB(frame, context: &context) { return reported }
-    let (crc, crcFinding) = FrameCRC.resolve(
+    var (crc, crcFinding) = FrameCRC.resolve(
       frame, carriesCRC: true, encrypted: false, typeB: true)
+    // One byte is a cut frame (an R-block without its CRC_B) only inside ISO-DEP; outside it,
+    // it is a proprietary link's own frame (Xerox), which the reason below names.
+    if frame.data.count == 1, !context.isoDEPActive { crcFinding = nil }
     var findings = FrameCRC.parityFindings(frame, encrypted: false)
     if let crcFinding { findings.append(crcFinding) }
     let payload = FrameCRC.payload(frame, status: crc)
