@@ -79,8 +79,8 @@ enum RFRule: DiagnosisRule {
           message: "The reader's next ISO-DEP block toggled its block number, which a reader "
             + "does only after receiving the tag's answer intact (ISO/IEC 14443-4 §7.5.3): the "
             + "tag answered, and the sniffer missed the answer or caught it damaged. What the "
-            + "answer said is not known (the damaged copy cannot be trusted), so the operation's "
-            + "outcome is unknown; the reader went on to its next command.",
+            + "answer said is not known (the damaged copy cannot be trusted); the reader went on "
+            + "to its next command. " + outcomeSentence(c, first),
           coreNFCError: nil,
           fix: "Place the sniffer's antenna closer to the tag, or capture again."))
     }
@@ -104,10 +104,20 @@ enum RFRule: DiagnosisRule {
       message: "The reader sent its next command, which the tag answered, without sending the "
         + "silent one again. Readers resend a READ or WRITE that got no answer (or give up the "
         + "call), so this one got its answer (ACK, NAK or data) and the sniffer missed it: the "
-        + "tag did not leave the field. What the answer said is not known, so the operation's "
-        + "outcome is unknown.",
+        + "tag did not leave the field. What the answer said is not known. "
+        + outcomeSentence(c, first),
       coreNFCError: nil,
       fix: "Place the sniffer's antenna closer to the tag, or capture again.")
+  }
+
+  /// What a missed answer means for the operation of `frame`: its outcome is unknown, or the
+  /// frames after it settled the outcome (a later refusal, the tag leaving the field).
+  private static func outcomeSentence(_ c: DiagnosisContext, _ frame: Int) -> String {
+    guard let i = c.operation(at: frame) else { return "" }
+    let outcome = c.session.operations[i].outcome
+    return outcome == .unknown
+      ? "So the operation's outcome is unknown."
+      : "The operation's outcome (\(outcome.rawValue)) rests on the frames after it."
   }
 
   private static func fscOverrun(_ c: DiagnosisContext) -> DiagnosisFinding? {
