@@ -31,3 +31,50 @@ import Testing
     #expect(f.message.hasSuffix("So the operation's outcome is unknown."))
   }
 }
+
+/// writeLock on Type 2 that stopped after the CC: the tag is half-locked.
+@Suite struct Pass24HalfLockTests {
+  /// CC write access Fh acknowledged, then the static lock bytes refused: the NAK gives 401,
+  /// and t2t-lock-incomplete says the CC already reads read-only while pages 4–15 stay
+  /// writable (it fired only for a writeLock that ended ok).
+  @Test func lockBitsRefusedAfterTheCC() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    let cc = b.frames.count - 2
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF], .nak(0))
+    let lock = b.frames.count - 2
+    let r = try b.diagnose()
+    #expect(r.codes.sorted() == ["t2t-lock-incomplete", "t2t-nak-unexplained"])
+    let f = try #require(r.finding("t2t-lock-incomplete"))
+    #expect(f.frames == [cc, lock])
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.cause
+        == "the lock stopped after the CC: its WRITE of the lock bits on page 2 (0x2) was "
+        + "refused, pages 4–15 stay writable")
+  }
+
+  /// The tag left the field at the dynamic lock bytes (NTAG213 page 40) after the CC and the
+  /// static lock: pages 16–39 stay writable.
+  @Test func dynamicLockUnansweredAfterTheCC() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    b.write(40, [0xFF, 0xFF, 0xFF, 0x00], .none)
+    let f = try #require(try b.diagnose().finding("t2t-lock-incomplete"))
+    #expect(f.cause.hasSuffix("on page 40 (0x28) got no answer, pages 16–39 stay writable"))
+  }
+
+  /// A lock refused at the CC itself leaves nothing half-locked: no such finding.
+  @Test func lockRefusedAtTheCCIsNotHalfLocked() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F], .nak(0))
+    #expect(try b.diagnose().finding("t2t-lock-incomplete") == nil)
+  }
+}
