@@ -78,3 +78,21 @@ import Testing
     #expect(try b.diagnose().finding("t2t-lock-incomplete") == nil)
   }
 }
+
+/// The text timeline's columns.
+@Suite struct Pass24TimelineColumnTests {
+  /// A Type 2 READ answer (16 bytes and CRC_A) fits the bytes column: its CRC mark lines up
+  /// with the READ's (it pushed the mark and meaning 2 characters right).
+  @Test func readAnswerKeepsTheCRCColumn() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    let lines = try streamedTimeline(b)
+    let request = try #require(lines.first { $0.contains("READ page 3") && $0.contains("R→T") })
+    let answer = try #require(lines.first { $0.contains("READ page 3 →") })
+    let column = try #require(request.range(of: " ok   READ page 3")).lowerBound
+    let answerColumn = try #require(answer.range(of: " ok   READ page 3 →")).lowerBound
+    #expect(request.distance(from: request.startIndex, to: column) == 89)
+    #expect(answer.distance(from: answer.startIndex, to: answerColumn) == 89)
+  }
+}

@@ -155,7 +155,8 @@ public final class TimelineTextRenderer {
     out.appendSpaces(2)
     mark = out.count
     appendBytes(f)
-    out.padLeftAligned(from: mark, width: 3 * 17)
+    // 18 bytes fit: a Type 2 READ answer (16 data bytes and CRC_A) is the commonest long frame.
+    out.padLeftAligned(from: mark, width: 3 * 18)
     mark = out.count
     out.write(crcMark(f.frame.crc))
     out.padLeftAligned(from: mark, width: 5)
