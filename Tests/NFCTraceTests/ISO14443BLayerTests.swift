@@ -219,14 +219,20 @@ private let activation: [(Direction, String)] = [
     #expect(out[6].innermost?.name == "ACK")
   }
 
-  /// Xerox's proprietary type B link: once ATTRIB made the link type B, its 1-byte frames are
-  /// raw for want of a CRC_B instead of being read as Type 2 commands.
-  @Test func shortFramesOfATypeBLinkStayRaw() throws {
+  /// The frames of the shared Xerox capture (Proxmark3 `hf 14b`), decoded.
+  private func decodedXerox() throws -> [DecodedFrame] {
     let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_14b_xerox_info.trace"))
     var importer = try Proxmark3BinaryImporter(input: input)
     var decoder = FrameDecoder()
     var out: [DecodedFrame] = []
     while let f = try importer.next() { out.append(decoder.decode(f)) }
+    return out
+  }
+
+  /// Xerox's proprietary type B link: once ATTRIB made the link type B, its 1-byte frames are
+  /// raw for want of a CRC_B instead of being read as Type 2 commands.
+  @Test func shortFramesOfATypeBLinkStayRaw() throws {
+    let out = try decodedXerox()
     #expect(out.count == 190)
     #expect(out[100].layers.first?.name == "ATTRIB")
     #expect(out[116].frame.data == [0xB1])
@@ -243,11 +249,7 @@ private let activation: [(Direction, String)] = [
   /// request), so the 1-byte frames after them are type B too, not Type 2 commands of 1 byte
   /// flagged frame-too-short (154 of them).
   @Test func shortFramesAfterACRCBFrameAreTypeB() throws {
-    let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_14b_xerox_info.trace"))
-    var importer = try Proxmark3BinaryImporter(input: input)
-    var decoder = FrameDecoder()
-    var out: [DecodedFrame] = []
-    while let f = try importer.next() { out.append(decoder.decode(f)) }
+    let out = try decodedXerox()
     #expect(out[0].frame.data == [0x0D, 0x37, 0x21, 0x92, 0xF2])
     #expect(out[2].frame.data == [0xB1])
     #expect(out[2].frame.crc == .absent)
