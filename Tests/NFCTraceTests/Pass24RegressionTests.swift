@@ -22,14 +22,20 @@ import Testing
   /// A Type 2 WRITE whose ACK the sniffer missed, the reader going on: the outcome is unknown,
   /// and the finding says so.
   @Test func missedType2AnswerLeavesTheOutcomeUnknown() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    var b = queriedNTAG213()
     b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
     b.write(5, [0x04, 0x55, 0x04, 0x61])
     let f = try #require(try b.diagnose().finding("answer-not-captured"))
     #expect(f.message.hasSuffix("So the operation's outcome is unknown."))
   }
+}
+
+/// An NTAG213 queried: CC (write access 0h), then an empty NDEF TLV.
+private func queriedNTAG213() -> TraceBuilder {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+  return b
 }
 
 /// writeLock on Type 2 that stopped after the CC: the tag is half-locked.
@@ -38,9 +44,7 @@ import Testing
   /// and t2t-lock-incomplete says the CC already reads read-only while pages 4–15 stay
   /// writable (it fired only for a writeLock that ended ok).
   @Test func lockBitsRefusedAfterTheCC() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    var b = queriedNTAG213()
     b.write(3, [0xE1, 0x10, 0x12, 0x0F])
     let cc = b.frames.count - 2
     b.write(2, [0x00, 0x00, 0xFF, 0xFF], .nak(0))
@@ -59,9 +63,7 @@ import Testing
   /// The tag left the field at the dynamic lock bytes (NTAG213 page 40) after the CC and the
   /// static lock: pages 16–39 stay writable.
   @Test func dynamicLockUnansweredAfterTheCC() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    var b = queriedNTAG213()
     b.write(3, [0xE1, 0x10, 0x12, 0x0F])
     b.write(2, [0x00, 0x00, 0xFF, 0xFF])
     b.write(40, [0xFF, 0xFF, 0xFF, 0x00], .none)
@@ -71,9 +73,7 @@ import Testing
 
   /// A lock refused at the CC itself leaves nothing half-locked: no such finding.
   @Test func lockRefusedAtTheCCIsNotHalfLocked() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    var b = queriedNTAG213()
     b.write(3, [0xE1, 0x10, 0x12, 0x0F], .nak(0))
     #expect(try b.diagnose().finding("t2t-lock-incomplete") == nil)
   }
@@ -84,9 +84,7 @@ import Testing
   /// A Type 2 READ answer (16 bytes and CRC_A) fits the bytes column: its CRC mark lines up
   /// with the READ's (it pushed the mark and meaning 2 characters right).
   @Test func readAnswerKeepsTheCRCColumn() throws {
-    var b = TraceBuilder()
-    b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    var b = queriedNTAG213()
     let lines = try streamedTimeline(b)
     let request = try #require(lines.first { $0.contains("READ page 3") && $0.contains("R→T") })
     let answer = try #require(lines.first { $0.contains("READ page 3 →") })
