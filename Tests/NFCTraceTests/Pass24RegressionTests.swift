@@ -94,3 +94,19 @@ private func queriedNTAG213() -> TraceBuilder {
     #expect(answer.distance(from: answer.startIndex, to: answerColumn) == 89)
   }
 }
+
+/// The lock-page NAK names the memory the lock page follows.
+@Suite struct Pass24LockPageTests {
+  /// NTAG216: the dynamic lock bytes follow the 888-byte user memory (page 226), not the
+  /// CC's 872-byte data area (which ends at page 221).
+  @Test func ntag216LockPageFollowsTheUserMemory() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])
+    b.read(3, [0xE1, 0x10, 0x6D, 0x00, 0x03, 0x00, 0xFE])
+    b.write(0xE2, [0xFF, 0xFF, 0xFF, 0x00], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-lock-page"))
+    #expect(
+      f.message.hasPrefix(
+        "Page 226 (0xE2) is not NDEF data: it is the first page after the 888-byte user memory,"))
+  }
+}

@@ -123,7 +123,9 @@ enum Type2NAKRule: DiagnosisRule {
       return Cause(
         code: "t2t-nak-lock-page", cause: "the tag refused a write to its lock bytes",
         message: "Page \(p) is not NDEF data: it is the first page after the "
-          + "\(g.cc.map { "\($0.dataAreaSize)-byte" } ?? "") NDEF data area, where this tag keeps its "
+          + (g.userBytes.map { "\($0)-byte user memory" }
+            ?? "\(g.cc.map { "\($0.dataAreaSize)-byte " } ?? "")NDEF data area")
+          + ", where this tag keeps its "
           + "dynamic lock bytes (LOCK2–LOCK4, as on NTAG213 / Ultralight C for a 144-byte area, "
           + "NTAG212 for 128). Writing there is a lock operation, and the tag refused it. "
           + "The trace does not show why: a lock-page write is refused when the lock bytes' own "
