@@ -35,6 +35,8 @@ struct CallBoundary: Sendable {
   /// The NDEF TLV length field's address at the call's first WRITE.
   private var lengthAt: Int?
   private var steppedBack = false
+  /// The pages of the call's WRITEs that stepped back (to the same or a lower page).
+  private var stepBackPages: [Int] = []
   /// The step back set the NDEF TLV's length to a non-zero value: the length-last write's
   /// final WRITE, after which the call has nothing left to write.
   private var finalLengthWritten = false
@@ -90,13 +92,19 @@ struct CallBoundary: Sendable {
       else {
         return false
       }
-      guard !steppedBack, let length = Self.lengthValue(d, page: page, address: lengthAt),
-        length != 0
-      else { return true }
       // The length's page, written last: cleared first, or not written before by this call.
       // (Where the TLV was not known at the call's first WRITE, this WRITE says where it is.)
       let at = lengthAt ?? Self.lengthAddress(d, page: page) ?? Int.max
       let finalLength = firstWriteClearedLength || (firstWritePage ?? 0) > at / 4
+      // A 3-byte length whose low bytes continue on the next page takes two WRITEs, in
+      // either order: each of its pages is stepped back to once.
+      let tail = Self.lengthTailPage(lengthAt, memory: memory)
+      if page == tail {
+        return !(finalLength && stepBackPages.allSatisfy { $0 == at / 4 && $0 != page })
+      }
+      guard stepBackPages.allSatisfy({ $0 == tail }),
+        let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0
+      else { return true }
       return !finalLength
     case (.readNDEF, .type4):
       // Stacks that keep NLEN from the query (Android) start each call at the first data
@@ -153,6 +161,7 @@ struct CallBoundary: Sendable {
       if let last = lastWritePage {
         if page <= last {
           steppedBack = true
+          stepBackPages.append(page)
           if let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0 {
             finalLengthWritten = true
           }
@@ -195,6 +204,16 @@ struct CallBoundary: Sendable {
         lengthSet = true
       }
     }
+  }
+
+  /// The page holding the low bytes of a 3-byte NDEF TLV length at `address` (`FF` there in
+  /// `memory`) when they continue past the page of its `FF` (after a Lock or Memory Control
+  /// TLV, NFC Forum T2T 1.0 §2.3); nil for a field within one page or a 1-byte length.
+  private static func lengthTailPage(_ address: Int?, memory: TagMemory) -> Int? {
+    guard let address, (address + 2) / 4 != address / 4,
+      memory.type2End.known(address, 1) == [0xFF]
+    else { return nil }
+    return (address + 2) / 4
   }
 
   /// The address of the NDEF TLV length field in WRITE `d` to `page`, found after a `03` in

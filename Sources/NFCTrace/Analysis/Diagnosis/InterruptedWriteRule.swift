@@ -441,11 +441,11 @@ enum InterruptedWriteRule: DiagnosisRule {
   private static func lengthUncertain(
     _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, lengthText: String
   ) -> DiagnosisFinding {
-    let before =
-      st.earlierLength == 0
-      ? "an empty message (length 0; readNDEF reports 403)"
-      : "the length it had before"
-    return DiagnosisFinding(
+    let silence =
+      st.lengthEEPROMError
+      ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
+      : "got no answer"
+    var f = DiagnosisFinding(
       code: "ndef-length-uncertain", severity: .warning, operation: i,
       frames: [st.lengthFrame].compactMap { $0 },
       cause:
@@ -454,14 +454,50 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "; the message bytes are all on the tag",
       message:
         "Every byte of the new \(st.claimed)-byte message was written and acknowledged, but the "
-        + "last write, of the \(st.lengthName) (\(lengthText)), "
-        + (st.lengthEEPROMError
-          ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
-          : "got no answer") + ". Depending on whether "
-        + "it reached the tag's memory, the tag holds the complete new message or \(before); "
-        + "never a torn one: the length was written last, the safe order.",
+        + "last write, of the \(st.lengthName) (\(lengthText)), \(silence). Depending on whether "
+        + "it reached the tag's memory, the tag holds the complete new message or ",
       coreNFCError: error,
       fix: "Read the tag (readNDEF) to see which; write the message again if it is not the new one."
     )
+    guard let other = st.earlierLength, other != 0 else {
+      f.message +=
+        (st.earlierLength == 0
+          ? "an empty message (length 0; readNDEF reports 403)" : "the length it had before")
+        + "; never a torn one: the length was written last, the safe order."
+      return f
+    }
+    // The length the tag holds if the unanswered write did not land covers a different span
+    // of the new message: it cuts it short or runs past it.
+    let otherText = "0x\(String(other, radix: 16, uppercase: true)) (\(other))"
+    let reach =
+      other < st.claimed
+      ? "which cuts the message short" : "which runs past the message's end"
+    f.message +=
+      "a length of \(otherText), \(reach): a corrupt message that readers reject or misread "
+      + "(readNDEF fails or returns garbage)."
+    if st.lengthSplit { splitLength(&f, st, otherText: otherText) }
+    return f
+  }
+
+  /// The length is a 3-byte field continuing on the next page, set by two WRITEs (T2T 1.0
+  /// §2.3, §6.4.2): whichever comes first, the tag holds a wrong length between them.
+  private static func splitLength(
+    _ f: inout DiagnosisFinding, _ st: NDEFWriteState, otherText: String
+  ) {
+    let field = st.lengthAddress..<(st.lengthAddress + 3)
+    let first = st.lengthAddress / 4
+    let pages = "pages \(first) and \(first + 1)"
+    f.cause =
+      "one of the two WRITEs of the 3-byte \(st.lengthName) (\(pages)) got no answer: the "
+      + "tag holds the new length or \(otherText), a corrupt message"
+    f.message +=
+      " The 3-byte \(st.lengthName) (bytes \(rangesText(Array(field)))) continues on the next "
+      + "page, so no single WRITE sets it: the writer wrote \(pages) in turn, and between the "
+      + "two WRITEs the tag holds a length that matches no message."
+    f.fix +=
+      " A writer of its own pages (sendMiFareCommand) avoids the wrong length in between: "
+      + "clear the length as `03 00 FE` (its 1-byte form), write the page with the length's "
+      + "low bytes together with the data, and write the page holding `03 FF` and the high "
+      + "byte last, so one WRITE switches the length."
   }
 }

@@ -53,6 +53,9 @@ struct NDEFWriteState {
   /// Type 4 UPDATE BINARY of NLEN and the message together): the tag holds the new message,
   /// its old one, or — had it lost power while programming — a mix; the trace cannot tell.
   var oneUnansweredWrite = false
+  /// True when the length field's bytes were last set by more than one write (a 3-byte Type 2
+  /// length continuing on the next page) and not all of them were acknowledged.
+  var lengthSplit = false
 
   var shape: Shape {
     if claimed == 0 { return .empty }
@@ -99,7 +102,14 @@ struct NDEFWriteState {
       valueStart: 16 + tlv.valueOffset, image: image, covers: covers,
       value: { c, i in c.data[i % 4] },
       lengthIn: { Type2TLV.length(in: $0.data, at: lengthAt % 4) },
-      ownValueStart: { c in lengthAt + (c.data[lengthAt % 4] == 0xFF ? 3 : 1) }, later: later)
+      ownValueStart: { c in lengthAt + (c.data[lengthAt % 4] == 0xFF ? 3 : 1) },
+      decode: { b in
+        // One byte, or FF and two (its form is the first byte's).
+        guard let first = b.first ?? nil else { return nil }
+        guard first == 0xFF else { return Int(first) }
+        guard b.count >= 3, let hi = b[1], let lo = b[2] else { return nil }
+        return Int(hi) << 8 | Int(lo)
+      }, later: later)
   }
 
   private static func type4(
@@ -118,7 +128,9 @@ struct NDEFWriteState {
       lengthIn: { c in
         c.offset == 0 && c.data.count >= size
           ? ByteImage.bigEndian(c.data.prefix(size)) : nil
-      }, ownValueStart: { _ in size }, later: later)
+      }, ownValueStart: { _ in size },
+      decode: { b in b.contains(nil) ? nil : ByteImage.bigEndian(b.compactMap { $0 }) },
+      later: later)
   }
 
   /// `covers(i)`: the operation's writes covering byte `i`, in order; `value(c, i)`: the byte
@@ -128,7 +140,8 @@ struct NDEFWriteState {
     covers: @escaping (Int) -> [SessionCommandLog.Command],
     value: @escaping (SessionCommandLog.Command, Int) -> UInt8,
     lengthIn: (SessionCommandLog.Command) -> Int?,
-    ownValueStart: (SessionCommandLog.Command) -> Int, later: Set<Int> = []
+    ownValueStart: (SessionCommandLog.Command) -> Int, decode: ([UInt8?]) -> Int?,
+    later: Set<Int> = []
   ) -> NDEFWriteState {
     // A refused write did not land: the one before it decides (a NAK 0 on the length-last
     // write's final length leaves the length 0 an earlier write of the operation set).
@@ -144,12 +157,9 @@ struct NDEFWriteState {
     var st = NDEFWriteState(
       lengthName: name, lengthAddress: lengthAt, claimed: claimed, valueStart: valueStart,
       lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
-    if let lengthCmd, landed(lengthCmd) == false {
-      st.lengthUnacknowledged = true
-      st.lengthEEPROMError = lengthCmd.answer == .nak(5)
-      st.earlierLength = lengthCovers.dropLast().last { landed($0) == true }
-        .flatMap { lengthIn($0) }
-    }
+    st.judgeLengthWrites(
+      (lengthAt..<valueStart).map { covers($0).filter { landed($0) != nil } }, image: image,
+      value: value, decode: decode)
     // A byte whose last write got no answer is still known when an earlier acknowledged write
     // of the operation put the same value there (the length-last stack's final WRITE repeats
     // the first page's other bytes).
@@ -195,6 +205,35 @@ struct NDEFWriteState {
     if known < end { st.unknown.append(contentsOf: known..<end) }
     st.bytes = complete && all.count == claimed ? all : nil
     return st
+  }
+
+  /// Whether the writes that last set the length field's bytes (`fieldCovers[k]`: the writes
+  /// covering its k-th byte, refused ones left out) all landed. A 3-byte length that continues
+  /// on the next page (T2T 1.0 §2.3) takes two WRITEs: when one landed and the other got no
+  /// answer, the tag holds the new length or one mixing new and earlier bytes.
+  /// `earlierLength` is the length with every unanswered byte at the value an earlier
+  /// acknowledged write of the operation put there (nil when none did).
+  private mutating func judgeLengthWrites(
+    _ fieldCovers: [[SessionCommandLog.Command]], image: ByteImage,
+    value: (SessionCommandLog.Command, Int) -> UInt8, decode: ([UInt8?]) -> Int?
+  ) {
+    let lasts = fieldCovers.compactMap(\.last)
+    guard let silent = lasts.filter({ Self.landed($0) == false }).max(by: { $0.frame < $1.frame })
+    else { return }
+    // Each byte as it stands if the unanswered writes did not land.
+    let earlier: [UInt8?] = fieldCovers.enumerated().map { k, all in
+      let i = lengthAddress + k
+      guard let last = all.last else { return image.known(i, 1)?.first }
+      guard Self.landed(last) == false else { return value(last, i) }
+      return all.dropLast().last { Self.landed($0) == true }.map { value($0, i) }
+    }
+    let alternative = decode(earlier)
+    if alternative == claimed { return }  // the same length either way
+    earlierLength = alternative
+    lengthUnacknowledged = true
+    lengthEEPROMError = silent.answer == .nak(5)
+    lengthFrame = silent.frame
+    lengthSplit = Set(lasts.map(\.frame)).count > 1
   }
 
   /// true = acknowledged, false = unanswered or NAK 5 (may have landed: an EEPROM write

@@ -1,0 +1,87 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// NTAG216 GET_VERSION answer (nfc-facts §4.6).
+private let ntag216Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03]
+
+/// A 301-byte NDEF message (0x12D): one Text record, not short (4-byte payload length).
+private let longMessage: [UInt8] =
+  [0xC1, 0x01, 0x00, 0x00, 0x01, 0x26, 0x54, 0x02, 0x65, 0x6E]
+  + Array(repeating: 0x4C, count: 291)
+
+/// An NTAG216 whose data area opens with a Lock Control TLV (bytes 16–20: dynamic lock bits
+/// at byte 904, page 226), so the NDEF TLV
+/// sits at byte 21 and a 3-byte length (bytes 22–24) spans pages 5 and 6; then writeNDEF of
+/// `longMessage` by the length-last procedure up to its final two WRITEs: length 0 in 3-byte
+/// form (`03 FF 00 00`), the data, the Terminator.
+private func spanningLengthWrite() -> TraceBuilder {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag216Version)
+  b.read(3, [0xE1, 0x10, 0x6D, 0x00, 0x01, 0x03, 0xE8, 0x18, 0x66, 0x03, 0x00, 0xFE])
+  // Bytes 20… as written: the TLV's last byte, 03 FF 00 00, the message, FE.
+  let area: [UInt8] = [0x66, 0x03, 0xFF, 0x00, 0x00] + longMessage + [0xFE]
+  for page in 5...(5 + (area.count - 1) / 4) {
+    let at = (page - 5) * 4
+    b.write(page, Array((area[at..<min(at + 4, area.count)] + [0, 0, 0]).prefix(4)))
+  }
+  return b
+}
+
+/// A 3-byte NDEF TLV length that continues on the next page takes two WRITEs: the tag left
+/// between them (hunt repro `t2-216-lockctl-span-len-torn`: no finding said the tag may hold
+/// a corrupt message).
+@Suite struct Pass25SplitLengthTests {
+  /// The high byte's page acknowledged, the low byte's unanswered: the tag holds 0x12D or
+  /// `FF 01 00` = 256, which cuts the message short.
+  @Test func lowBytePageUnanswered() throws {
+    var b = spanningLengthWrite()
+    b.write(5, [0x66, 0x03, 0xFF, 0x01])
+    b.write(6, [0x2D] + longMessage.prefix(3), .none)
+    let r = try b.diagnose()
+    #expect(r.codes == ["write-interrupted", "ndef-length-uncertain"])
+    let f = try #require(r.finding("ndef-length-uncertain"))
+    #expect(f.frames == [b.frames.count - 1])
+    #expect(
+      f.cause
+        == "one of the two WRITEs of the 3-byte NDEF TLV length (pages 5 and 6) got no answer: "
+        + "the tag holds the new length or 0x100 (256), a corrupt message")
+    #expect(f.message.contains("or a length of 0x100 (256), which cuts the message short"))
+    #expect(f.message.contains("(bytes 22–24) continues on the next page"))
+    #expect(f.fix.hasSuffix("so one WRITE switches the length."))
+  }
+
+  /// The low byte's page first (acknowledged: the tag says 0x2D meanwhile), the high byte's
+  /// unanswered; the step back to page 6 stays in the one writeNDEF (it started a second).
+  @Test func highBytePageUnanswered() throws {
+    var b = spanningLengthWrite()
+    b.write(6, [0x2D] + longMessage.prefix(3))
+    b.write(5, [0x66, 0x03, 0xFF, 0x01], .none)
+    let r = try b.diagnose()
+    #expect(
+      r.sessions[0].analysis.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(r.codes == ["write-interrupted", "ndef-length-uncertain"])
+    let f = try #require(r.finding("ndef-length-uncertain"))
+    #expect(f.cause.hasSuffix("the tag holds the new length or 0x2D (45), a corrupt message"))
+  }
+
+  /// Both WRITEs acknowledged: the message is whole, nothing to say about its length.
+  @Test func bothPagesAcknowledged() throws {
+    var b = spanningLengthWrite()
+    b.write(5, [0x66, 0x03, 0xFF, 0x01])
+    b.write(6, [0x2D] + longMessage.prefix(3))
+    let r = try b.diagnose()
+    #expect(r.codes.isEmpty)
+    #expect(r.sessions[0].analysis.operations.last?.outcome == .ok)
+  }
+
+  /// The writer stopped after the high byte's page: `FF 01 00` claims 256 bytes of the
+  /// 301-byte message, whose record then runs past the length.
+  @Test func stoppedBetweenTheTwoWrites() throws {
+    var b = spanningLengthWrite()
+    b.write(5, [0x66, 0x03, 0xFF, 0x01])
+    #expect(try b.diagnose().codes == ["length-past-end"])
+  }
+}
