@@ -147,6 +147,21 @@ struct TraceBuilder {
     block ^= 1
   }
 
+  /// One APDU in an I-block whose answer `r` the tag chains in I-blocks of at most `part` bytes
+  /// of INF, the reader fetching each next part with R(ACK) (ISO/IEC 14443-4 §7.5.2).
+  mutating func apdu(_ c: [UInt8], chainedAnswer r: [UInt8], part: Int) {
+    reader([0x02 | block] + c)
+    var rest = r[...]
+    while rest.count > part {
+      tag([0x12 | block] + rest.prefix(part))
+      rest = rest.dropFirst(part)
+      block ^= 1
+      reader([0xA2 | block])
+    }
+    tag([0x02 | block] + rest)
+    block ^= 1
+  }
+
   /// One APDU sent in chained I-blocks of at most `part` bytes of INF each, every part but the
   /// last acknowledged by R(ACK) (ISO/IEC 14443-4 §7.5.2), then the answer `r`.
   mutating func chainedAPDU(_ c: [UInt8], part: Int, _ r: [UInt8]) {
@@ -213,6 +228,19 @@ func page3(cc: [UInt8], then: [UInt8]) -> [UInt8] { cc + then }
 /// The sessions of the frames `b` built.
 func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
   try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+}
+
+/// The diff side of the frames `b` built: the last session that touched a tag.
+func diffSide(_ b: TraceBuilder) throws -> DiffSide {
+  var recorder = ExchangeRecorder(selection: .init(sessions: [], lastWithTag: true))
+  let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
+    if case .frame(let f) = $0 { recorder.push(f) }
+  }
+  recorder.finish()
+  let index = try #require(recorder.defaultSession)
+  let analysis = try #require(run.sessions.first { $0.info.index == index })
+  let exchanges = try #require(recorder.exchanges(session: index, operations: analysis.operations))
+  return DiffSide(path: "built", analysis: analysis, exchanges: exchanges)
 }
 
 /// Diagnoses a file with the built-in (non-pcap) formats.

@@ -85,3 +85,71 @@ private func spanningLengthWrite() -> TraceBuilder {
     #expect(try b.diagnose().codes == ["length-past-end"])
   }
 }
+
+/// diff of two readers, one whose smaller FSD makes the tag chain its answer (hunt
+/// `diff-fsd-A`/`-B`: "response byte 0: d1 │ 13", the R(ACK)s as extra exchanges).
+@Suite struct Pass25ChainedAnswerDiffTests {
+  static let read: [UInt8] = [0x00, 0xB0, 0x00, 0x02, 0x14]
+  static let data: [UInt8] =
+    [0xD1, 0x01, 0x10, 0x54, 0x02, 0x65, 0x6E] + Array(repeating: 0x52, count: 13)
+
+  private func queried() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    return b
+  }
+
+  /// The answer sent whole and chained over three I-blocks: the same APDU, another framing.
+  @Test func chainedAnswerComparesAsItsWholeAPDU() throws {
+    var a = queried()
+    a.apdu(Self.read, Self.data + [0x90, 0x00])
+    var b = queried()
+    b.apdu(Self.read, chainedAnswer: Self.data + [0x90, 0x00], part: 8)
+    let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+    #expect(d.exchanges.filter { !$0.same }.map(\.differences) == [["framing"]])
+    let x = try #require(d.exchanges.first { !$0.same })
+    let rb = d.b.exchanges[x.b ?? -1]
+    #expect(rb.responseBlocks == 3)
+    #expect(rb.responsePayload.map(Array.init) == Self.data + [0x90, 0x00])
+    #expect(rb.answerSummary == d.a.exchanges[x.a ?? -1].answerSummary)
+    #expect(
+      DiffText.firstDifference(d.a.exchanges[x.a ?? -1], rb).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      } == [
+        "command in 1 I-block, answer in 1 I-block" + String(repeating: " ", count: 32)
+          + "│ command in 1 I-block, answer chained in 3 I-blocks"
+      ])
+  }
+
+  /// A chain the tag never finished (no answer to the R(ACK)) is no framing: its exchanges
+  /// stay, the unanswered R(ACK) among them.
+  @Test func unfinishedChainKeepsItsExchanges() throws {
+    var a = queried()
+    a.apdu(Self.read, Self.data + [0x90, 0x00])
+    var b = queried()
+    b.reader([0x02] + Self.read)
+    b.tag([0x12] + Self.data.prefix(8))
+    b.reader([0xA3])
+    let side = try diffSide(b)
+    #expect(side.exchanges.filter(\.chainStep).isEmpty)
+    #expect(side.exchanges.last?.unanswered == true)
+    #expect(side.exchanges.dropLast().last?.responseBlocks == 1)
+  }
+}
+
+/// The steps of a chain are no exchanges to compare, but they took time: timing counts them.
+@Test func chainStepsCountInTiming() throws {
+  var a = TraceBuilder()
+  a.activateType4()
+  a.queryType4(nlen: 0x14)
+  var b = a
+  a.apdu(Pass25ChainedAnswerDiffTests.read, Pass25ChainedAnswerDiffTests.data + [0x90, 0x00])
+  b.apdu(
+    Pass25ChainedAnswerDiffTests.read,
+    chainedAnswer: Pass25ChainedAnswerDiffTests.data + [0x90, 0x00], part: 8)
+  let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+  let last = try #require(d.timing.last)
+  #expect(last.a?.exchanges == 1)
+  #expect(last.b?.exchanges == 3)
+}

@@ -128,7 +128,7 @@ public enum DiffJSON {
     out.write("]}")
   }
 
-  /// `{"index","frame","command","data","response","response_frame","response_data","response_time_ns"}`.
+  /// `{"index","frame","command","data","response","response_frame","response_data","response_time_ns","command_blocks","response_blocks"}`.
   private static func exchangeSide(_ x: (Int, ExchangeRecord)?, to out: OutputBuffer) {
     guard let (i, r) = x else { return out.write("null") }
     out.write("{\"index\":\(i),\"frame\":")
@@ -151,7 +151,7 @@ public enum DiffJSON {
     }
     out.write(",\"response_time_ns\":")
     JSON.int(r.responseTimeNs.map { Int($0) }, to: out)
-    out.write("}")
+    out.write(",\"command_blocks\":\(r.requestBlocks),\"response_blocks\":\(r.responseBlocks)}")
   }
 
   private static func memory(_ m: MemoryDifference, to out: OutputBuffer) {

@@ -145,9 +145,19 @@ public enum DiffText {
       }
       return row(" ", "    \(what) byte \(k): " + at(x), at(y))
     }
+    func blocks(_ r: ExchangeRecord) -> String {
+      func part(_ n: Int, _ what: String) -> String {
+        n == 1 ? "\(what) in 1 I-block" : "\(what) chained in \(n) I-blocks"
+      }
+      return part(r.requestBlocks, "command") + ", " + part(r.responseBlocks, "answer")
+    }
+    let framing =
+      a.requestBlocks != b.requestBlocks || a.responseBlocks != b.responseBlocks
+      ? row(" ", "    " + blocks(a), blocks(b)) : nil
     let lines = [
       first(a.requestPayload, b.requestPayload, "command"),
       a.responsePayload.flatMap { x in b.responsePayload.flatMap { first(x, $0, "response") } },
+      framing,
     ]
     return lines.compactMap { $0 }
   }

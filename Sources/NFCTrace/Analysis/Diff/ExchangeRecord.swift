@@ -38,6 +38,17 @@ public struct ExchangeRecord: Sendable {
   var assembledRequest: [UInt8]?
   /// The same for the response.
   var responsePrologue = 0
+  /// The whole response APDU when the tag chained it over several I-blocks, each after the
+  /// reader's R(ACK) (ISO/IEC 14443-4 §7.5.2); `answer` is then its last part's decode.
+  var assembledResponse: [UInt8]?
+  /// I-blocks the command (`requestBlocks`) and its answer (`responseBlocks`) took: more than
+  /// 1 when chained. Which side chains follows the FSD/FSC each reader and tag announced.
+  var requestBlocks = 1
+  var responseBlocks = 1
+  /// True for an exchange that only carries another exchange's chaining — a reader's chained
+  /// part and the tag's R(ACK), or the reader's R-block fetching the tag's next part — once
+  /// the chain completed: the diff compares the whole APDUs, not their framing.
+  var chainStep = false
 
   /// The request without its CRC (when the capture has one) and its ISO-DEP prologue: what
   /// the reader meant, so captures with and without CRC bytes, and APDUs in blocks of other
@@ -57,7 +68,8 @@ public struct ExchangeRecord: Sendable {
 
   /// The response without its CRC and ISO-DEP prologue; nil when no response came.
   public var responsePayload: ArraySlice<UInt8>? {
-    response.map { Self.payload($0[...], responseCRC).dropFirst(responsePrologue) }
+    if let assembledResponse { return assembledResponse[...] }
+    return response.map { Self.payload($0[...], responseCRC).dropFirst(responsePrologue) }
   }
 
   /// The ISO-DEP prologue length of an I-block carrying an APDU, 0 for other frames.
@@ -74,6 +86,9 @@ public struct ExchangeRecord: Sendable {
     default: return d
     }
   }
+
+  /// True for a reader R-block (R(ACK), R(NAK)).
+  var isRBlock: Bool { command?.protocolID == .isoDEP && command?.name.hasPrefix("R(") == true }
 
   /// The first frame of the exchange.
   public var firstFrame: Int { requestFrame ?? responseFrame ?? 0 }
@@ -164,6 +179,13 @@ public struct ExchangeRecorder: Sendable {
   /// R(NAK) or a silence, ISO/IEC 14443-4 §7.5.4) has the same number and replaces it.
   private var chainLast: (block: UInt8, count: Int)?
   static let chainLimit = 1 << 16
+  /// Records of the reader's chain so far (its parts, and its R-blocks asking for one again).
+  private var chainRecords: [Int] = []
+  /// The tag's chained answer in progress: the record of the command it answers, the INFs so
+  /// far (capped as `chain`), the last part's block number (a part sent again after R(NAK)
+  /// replaces it) and the reader's R-block records that fetched the parts.
+  private var responseChain:
+    (owner: Int, data: [UInt8], last: (block: UInt8, count: Int), parts: Int, steps: [Int])?
   /// The last session (so far) in which a UID was completed.
   public private(set) var lastTaggedSession: Int?
   /// The last session (so far) in which a UID was completed and the reader then read, wrote
@@ -221,7 +243,18 @@ public struct ExchangeRecorder: Sendable {
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
     c.records[c.records.count - 1].requestPrologue = ExchangeRecord.prologue(f)
-    c.records[c.records.count - 1].assembledRequest = assemble(f)
+    let index = c.records.count - 1
+    if let whole = assemble(f, record: index) {
+      c.records[index].assembledRequest = whole
+      c.records[index].requestBlocks = 1 + chainRecords.count { !c.records[$0].isRBlock }
+      for i in chainRecords { c.records[i].chainStep = true }
+      chainRecords.removeAll()
+    }
+    if f.layer(.isoDEP)?.name.hasPrefix("R(") == true {
+      responseChain?.steps.append(index)
+    } else {
+      responseChain = nil  // any other reader block ends the tag's chain
+    }
     c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     current = c
   }
@@ -236,6 +269,7 @@ public struct ExchangeRecorder: Sendable {
       c.records[i].answer = f.innermost
       c.records[i].responseCRC = f.frame.crc
       c.records[i].responsePrologue = ExchangeRecord.prologue(f)
+      followResponseChain(f, record: i, records: &c.records)
     } else {
       c.records.append(
         ExchangeRecord(
@@ -248,11 +282,54 @@ public struct ExchangeRecorder: Sendable {
     current = c
   }
 
+  /// Follows the tag's chained I-blocks answering record `i`: the first part opens the chain
+  /// on the command's record, the parts fetched by the reader's R(ACK)s join it, and the last
+  /// one completes the command's answer (its decode, the whole APDU) and marks the R-block
+  /// exchanges as chain steps. A chain that never completes leaves every exchange as it was.
+  private mutating func followResponseChain(
+    _ f: DecodedFrame, record i: Int, records: inout [ExchangeRecord]
+  ) {
+    guard let inf = ExchangeRecord.inf(f), let pcb = f.frame.data.first else { return }
+    let chained = f.layer(.isoDEP)?.field("chaining") == .bool(true)
+    guard var r = responseChain, r.steps.last == i else {
+      // A first part answers the command itself.
+      guard chained, !records[i].isRBlock else {
+        responseChain = nil
+        return
+      }
+      let first: [UInt8] = inf.count <= Self.chainLimit ? Array(inf) : []
+      responseChain = (owner: i, data: first, last: (pcb & 1, first.count), parts: 1, steps: [])
+      return
+    }
+    if r.last.block == pcb & 1 { r.data.removeLast(min(r.last.count, r.data.count)) }
+    if r.data.count + inf.count <= Self.chainLimit {
+      r.data += inf
+      r.last = (pcb & 1, inf.count)
+    } else {
+      r.last = (pcb & 1, 0)
+    }
+    r.parts += 1
+    guard !chained else {
+      responseChain = r
+      return
+    }
+    responseChain = nil
+    records[r.owner].assembledResponse = r.data
+    records[r.owner].answer = f.innermost
+    records[r.owner].responseBlocks = r.parts
+    for s in r.steps { records[s].chainStep = true }
+  }
+
   /// Follows the reader's chained I-blocks: the whole APDU for the block that ends a chain,
-  /// else nil. Other reader frames (R(NAK), S-blocks) leave a chain open.
-  private mutating func assemble(_ f: DecodedFrame) -> [UInt8]? {
+  /// else nil. Other reader frames (R(NAK), S-blocks) leave a chain open; its parts and its
+  /// R-blocks are remembered in `chainRecords` (record `index` is `f`'s).
+  private mutating func assemble(_ f: DecodedFrame, record index: Int) -> [UInt8]? {
+    if !chain.isEmpty, f.layer(.isoDEP)?.name.hasPrefix("R(") == true {
+      chainRecords.append(index)
+    }
     guard let inf = ExchangeRecord.inf(f), let pcb = f.frame.data.first else { return nil }
     if f.layer(.isoDEP)?.field("chaining") == .bool(true) {
+      chainRecords.append(index)
       if let last = chainLast, last.block == pcb & 1 { chain.removeLast(last.count) }
       if chain.count + inf.count <= Self.chainLimit {
         chain += inf
@@ -266,7 +343,10 @@ public struct ExchangeRecorder: Sendable {
       chain.removeAll(keepingCapacity: true)
       chainLast = nil
     }
-    guard !chain.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else { return nil }
+    guard !chain.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else {
+      chainRecords.removeAll()
+      return nil
+    }
     return chain + inf
   }
 
@@ -276,6 +356,8 @@ public struct ExchangeRecorder: Sendable {
     waiting.removeAll()
     chain.removeAll()
     chainLast = nil
+    chainRecords.removeAll()
+    responseChain = nil
     if selection.sessions.contains(c.index) { kept[c.index] = c.records }
     guard c.tag else { return }
     lastTaggedSession = c.index

@@ -34,10 +34,13 @@ extension TraceDiff {
 
   /// Exchange indices per operation index. The reader's closing HLTA, HLTB or S(DESELECT)
   /// is left out: whether a reader halts the tag at the end says nothing of the operation
-  /// it follows (it made identical writes differ).
-  static func group(_ records: [ExchangeRecord], count: Int) -> [[Int]] {
+  /// it follows (it made identical writes differ). So are the steps of a completed ISO-DEP
+  /// chain, unless `chainSteps` (timing: they took time on the air): the APDU they carry is
+  /// compared whole, its framing as `framing`.
+  static func group(_ records: [ExchangeRecord], count: Int, chainSteps: Bool = false) -> [[Int]] {
     var out = [[Int]](repeating: [], count: count)
-    for (i, r) in records.enumerated() where !closing.contains(r.name) {
+    for (i, r) in records.enumerated()
+    where !closing.contains(r.name) && (chainSteps || !r.chainStep) {
       if let op = r.operation, op >= 0, op < count { out[op].append(i) }
     }
     return out
@@ -140,7 +143,8 @@ extension TraceDiff {
   }
 
   /// `command` when the request payloads differ; `response` when the answers differ (bytes,
-  /// or one answered and the other not).
+  /// or one answered and the other not); `framing` when the same exchange took a different
+  /// number of chained I-blocks on the two sides (another FSD or FSC).
   static func exchangeDifferences(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
     var out: [String] = []
     // A frame that failed its CRC differs from an intact one even when the bytes before the
@@ -152,6 +156,9 @@ extension TraceDiff {
       || (a.responseCRC == .bad) != (b.responseCRC == .bad)
     {
       out.append("response")
+    }
+    if a.requestBlocks != b.requestBlocks || a.responseBlocks != b.responseBlocks {
+      out.append("framing")
     }
     return out
   }

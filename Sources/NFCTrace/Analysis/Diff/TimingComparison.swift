@@ -9,8 +9,9 @@ public enum TimingComparison {
   ) -> [TimingDiff] {
     let gapsA = gaps(a.exchanges)
     let gapsB = gaps(b.exchanges)
-    let byOpA = TraceDiff.group(a.exchanges, count: a.analysis.operations.count)
-    let byOpB = TraceDiff.group(b.exchanges, count: b.analysis.operations.count)
+    // Every exchange on the air counts here, the steps of ISO-DEP chains too.
+    let byOpA = TraceDiff.group(a.exchanges, count: a.analysis.operations.count, chainSteps: true)
+    let byOpB = TraceDiff.group(b.exchanges, count: b.analysis.operations.count, chainSteps: true)
     var notes = [[TimingNote]](repeating: [], count: operations.count)
     for (k, x) in exchanges.enumerated() {
       guard let i = x.a, let j = x.b, x.operation < notes.count else { continue }
