@@ -153,3 +153,50 @@ private func spanningLengthWrite() -> TraceBuilder {
   #expect(last.a?.exchanges == 1)
   #expect(last.b?.exchanges == 3)
 }
+
+/// A WRITE refused after the tag refused the app's PWD_AUTH, AUTH0 never read (hunt
+/// `t2-ev1-wrongpwd`: `t2t-nak-unexplained`, the refused password not mentioned).
+@Suite struct Pass25RefusedPasswordTests {
+  /// MIFARE Ultralight EV1 MF0UL21 GET_VERSION answer (nfc-facts §4.6).
+  static let ev1Version: [UInt8] = [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0E, 0x03]
+
+  private func written(pwdAuth: UInt8?) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ev1Version)
+    b.read(3, [0xE1, 0x10, 0x10, 0x00, 0x03, 0x00, 0xFE])
+    if let pwdAuth {
+      b.reader([0x1B, 0xDE, 0xAD, 0xBE, 0xEF])
+      b.add4Bit(pwdAuth)
+      b.activateType2()
+    }
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0))
+    return b
+  }
+
+  @Test func writeAfterRefusedPasswordNamesIt() throws {
+    let b = written(pwdAuth: 0x00)
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t2t-nak-password"))
+    #expect(
+      f.cause
+        == "the page is most likely password protected: the tag refused the app's password "
+        + "(NAK 0 on WRITE page 4 (0x4))")
+    #expect(f.frames.prefix(2) == [14, 15])
+    #expect(f.message.contains("The trace does not show AUTH0 (page 37 (0x25), CFG0)"))
+    #expect(f.coreNFCError?.code == 401)
+    #expect(r.finding("t2t-nak-unexplained") == nil)
+  }
+
+  /// NAK 4 to PWD_AUTH: the authentication limit is reached.
+  @Test func authLimitReached() throws {
+    let f = try #require(try written(pwdAuth: 0x04).diagnose().finding("t2t-nak-password"))
+    #expect(f.message.contains("reached AUTHLIM"))
+    #expect(f.fix.hasPrefix("The tag's password protection is locked for good"))
+  }
+
+  /// No PWD_AUTH at all: the cause stays open.
+  @Test func noPasswordSentStaysUnexplained() throws {
+    let r = try written(pwdAuth: nil).diagnose()
+    #expect(r.codes == ["t2t-nak-unexplained"])
+  }
+}

@@ -12,6 +12,8 @@
 ///   or `t2t-auth-lost-on-reactivation` when a PWD_AUTH was accepted in an earlier activation
 ///   (authentication does not survive a new REQA/WUPA; NTAG21x datasheet §8.8);
 ///   no AUTH0 known but a PWD_AUTH in an earlier activation → `t2t-auth-lost-on-reactivation`;
+///   no AUTH0 known and the app's PWD_AUTH refused (none accepted since) → `t2t-nak-password`
+///   as the likely cause;
 ///   the dynamic lock page → `t2t-nak-lock-page`; a page past the CC data area of an
 ///   unidentified product → `t2t-nak-outside-ndef-area`; else `t2t-nak-unexplained`, naming
 ///   what the trace does not show.
@@ -367,6 +369,45 @@ enum Type2NAKRule: DiagnosisRule {
           + "the 2-byte PACK, then write. Core NFC's writeNDEF cannot send the password itself.",
         frames: [a.frame].compactMap { $0 })
     }
-    return authBefore != nil ? lost : nil
+    if authBefore != nil { return lost }
+    return refusedPasswordCause(page, at: frame, c, g)
+  }
+
+  /// AUTH0 not read, but the app sent PWD_AUTH before the WRITE and the tag refused it, and
+  /// none was accepted since: the app expected a password and had the wrong one, so the
+  /// protection of the page is the likely cause — not proven without AUTH0 (CFG0 byte 3,
+  /// NTAG21x datasheet §8.8.1). Only on products with PWD_AUTH (or unidentified ones).
+  private static func refusedPasswordCause(
+    _ page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
+  ) -> Cause? {
+    guard !g.tag.isUltralightC, g.cfg0Page != nil || g.tag.ntagProduct == nil,
+      let refused = c.log.commands.last(where: { $0.name == "PWD_AUTH" && $0.frame < frame }),
+      case .nak(let code) = refused.answer,
+      !c.log.packFrames.contains(where: { $0 > refused.frame && $0 < frame })
+    else { return nil }
+    let p = Type2Geometry.page(page)
+    let cfg0 = g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0" } ?? "CFG0"
+    let limit =
+      code == 4
+      ? " NAK 4 means more: its count of wrong passwords reached AUTHLIM, so it refuses every "
+        + "PWD_AUTH from now on, the right password too."
+      : ""
+    let lockBytes = page <= 15 ? "page 2 (static lock bits)" : "the dynamic lock bytes"
+    return Cause(
+      code: "t2t-nak-password",
+      cause: "the page is most likely password protected: the tag refused the app's password",
+      message: "The app sent PWD_AUTH at frame \(refused.frame) and the tag refused it (NAK "
+        + "\(code)): the password sent is not the one in the tag's PWD page." + limit
+        + " No PWD_AUTH was accepted before the WRITE of page \(p), and the tag refused it. The "
+        + "trace does not show AUTH0 (\(cfg0)), so password protection of page \(p) is the "
+        + "likely cause, not a proven one; a locked page is refused the same way.",
+      fix: code == 4
+        ? "The tag's password protection is locked for good: the protected pages cannot be "
+          + "written any more. Use another tag, and keep apps from retrying a wrong password."
+        : "Send the tag's password (the PWD page's 4 bytes) with sendMiFareCommand("
+          + "commandPacket: [0x1B] + password) and check the 2-byte PACK before writing; after "
+          + "a refused PWD_AUTH reconnect first (restartPolling() or connect(to:)). To confirm, "
+          + "read \(cfg0) (AUTH0 ≤ \(p) means protected) and \(lockBytes).",
+      frames: [refused.frame, refused.answerFrame].compactMap { $0 })
   }
 }
