@@ -97,7 +97,9 @@ public enum NDEFPayloadDecoder {
       guard p.count == 2 else { return badLength("Collision Resolution", "cr", 2, p, at, &ctx) }
       return .collisionResolution(UInt16(p[0]) << 8 | UInt16(p[1]))
     case "err":
-      guard let reason = p.first else { return badLength("Handover Error", "err", 1, p, at, &ctx) }
+      guard let reason = p.first else {
+        return badLength("Handover Error", "err", 1, p, at, &ctx, atLeast: true)
+      }
       NDEFHandover.checkError(reason: reason, dataLength: p.count - 1, offset: at, ctx: &ctx)
       return .handoverError(reason: reason, data: Array(p.dropFirst()))
     case "Sig":
@@ -110,11 +112,12 @@ public enum NDEFPayloadDecoder {
 
   private static func badLength(
     _ kind: String, _ type: String, _ expected: Int, _ p: [UInt8], _ at: Int,
-    _ ctx: inout NDEFDecodeContext
+    _ ctx: inout NDEFDecodeContext, atLeast: Bool = false
   ) -> NDEFPayload {
+    // A Handover Error holds its 1-byte reason, then error data (Connection Handover §6.2.6).
     ctx.add(
       "payload-length-invalid", .error, at,
-      "\(kind) record '\(type)' needs a \(expected)-byte "
+      "\(kind) record '\(type)' needs \(atLeast ? "at least " : "")a \(expected)-byte "
         + "payload, has \(p.count) (NFC Forum \(type == "cr" || type == "err" ? "Connection Handover" : "Smart Poster RTD"))"
     )
     return .undecodable(kind: kind, data: p)
