@@ -200,3 +200,39 @@ private func spanningLengthWrite() -> TraceBuilder {
     #expect(r.codes == ["t2t-nak-unexplained"])
   }
 }
+
+/// Commands after the reader's own HLTA, with no WUPA since: the halted tag ignores them
+/// (ISO/IEC 14443-3 §6.3); the silence was diagnosed as the tag leaving the field, and the
+/// ignored write of length 0 as possibly landed.
+@Suite struct Pass25HaltedTagTests {
+  private func halted(wakeUp: Bool) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.reader([0x50, 0x00])
+    if wakeUp { b.activateType2() }
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    return b
+  }
+
+  @Test func writeAfterHaltIsTheReadersDoing() throws {
+    let r = try halted(wakeUp: false).diagnose()
+    #expect(r.codes == ["write-interrupted"])
+    let f = try #require(r.finding("write-interrupted"))
+    #expect(f.frames == [14, 15, 16])
+    #expect(
+      f.cause
+        == "the reader halted the tag (HLTA at #14) and sent writeNDEF's commands without "
+        + "waking it")
+    #expect(f.message.contains("the halted tag ignored it, so it did not reach the tag's memory"))
+  }
+
+  /// Woken by WUPA after the HLTA: a silence then is the field's, as before.
+  @Test func writeAfterWakeUpIsNotHalted() throws {
+    let r = try halted(wakeUp: true).diagnose()
+    let f = try #require(r.finding("write-interrupted"))
+    #expect(f.cause.hasPrefix("the tag left the field during writeNDEF"))
+    #expect(r.codes.contains("ndef-length-uncertain"))
+  }
+}

@@ -192,6 +192,10 @@ enum InterruptedWriteRule: DiagnosisRule {
     // A silence that follows a NAK with no reactivation is the idle tag ignoring the commands.
     let idleNAK =
       oversized ? nil : op.unansweredFrames.first.flatMap { c.log.nakBefore(silence: $0) }
+    // A silence after the reader's own HLTA, no WUPA since: the halted tag ignored it.
+    let halt =
+      oversized || idleNAK != nil
+      ? nil : op.unansweredFrames.first.flatMap { c.log.haltBefore(silence: $0) }
     // What was acknowledged and what got no answer, after the opening sentence.
     var details = ""
     if !acked.isEmpty {
@@ -203,9 +207,11 @@ enum InterruptedWriteRule: DiagnosisRule {
       details += " The write of \(what(unique)) got no answer"
       if silent.count > unique.count { details += " (\(silent.count) attempts)" }
       details +=
-        idleNAK == nil
-        ? ": whether it reached the tag's memory is unknown."
-        : ": the idle tag ignored it, so it did not reach the tag's memory."
+        idleNAK != nil
+        ? ": the idle tag ignored it, so it did not reach the tag's memory."
+        : halt != nil
+          ? ": the halted tag ignored it, so it did not reach the tag's memory."
+          : ": whether it reached the tag's memory is unknown."
     }
     // A chained command cut off before its last part never ran (ISO/IEC 14443-4 §7.5.2: the
     // PICC executes a chained command once its last block arrives): none of its data landed.
@@ -215,6 +221,7 @@ enum InterruptedWriteRule: DiagnosisRule {
         + ": none of its bytes reached the tag's memory."
     }
     if let nak = idleNAK { return idleAfterNAK(c, i, nak: nak, details: details) }
+    if let halt { return haltedTag(c, i, halt: halt, details: details) }
     var text = "The tag stopped answering in the middle of \(op.kind.rawValue)." + details
     // Every unanswered frame reached the capture damaged: the tag may have got them damaged
     // too and ignored them (a tag does not answer an invalid block, ISO/IEC 14443-4 §7.5.4).
@@ -290,6 +297,26 @@ enum InterruptedWriteRule: DiagnosisRule {
       message: message, coreNFCError: .tagConnectionLost, fix: fix)
   }
 
+  /// The silence follows the reader's own HLTA with no WUPA since: the tag was halted.
+  private static func haltedTag(
+    _ c: DiagnosisContext, _ i: Int, halt: Int, details: String
+  ) -> DiagnosisFinding {
+    let op = c.session.operations[i]
+    return DiagnosisFinding(
+      code: "write-interrupted", severity: .error, operation: i,
+      frames: [halt] + op.unansweredFrames,
+      cause: "the reader halted the tag (HLTA at #\(halt)) and sent \(op.kind.rawValue)'s "
+        + "commands without waking it",
+      message: "The reader sent HLTA (#\(halt)) and then the commands of \(op.kind.rawValue) "
+        + "with no WUPA in between." + details + " A halted tag ignores every command but "
+        + "WUPA (ISO/IEC 14443-3 §6.3: HALT state), so the silence is the reader's doing, not "
+        + "the tag leaving the field.",
+      coreNFCError: .tagConnectionLost,
+      fix: "Do not send HLTA (50 00) in the middle of a session (an app's own "
+        + "sendMiFareCommand): to start over, reconnect — session.restartPolling() or "
+        + "connect(to:) — whose activation (WUPA, anticollision, SELECT) wakes the tag.")
+  }
+
   /// Whether the session found the length field 0 before its writes (an empty tag): then
   /// clearing it lost no message.
   static func startedEmpty(_ c: DiagnosisContext, _ st: NDEFWriteState, type2: Bool)
@@ -331,7 +358,9 @@ enum InterruptedWriteRule: DiagnosisRule {
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let lengthFrame = st.lengthFrame
     let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"
-    if st.oneUnansweredWrite, st.claimed > 0 {
+    // A write the idle or halted tag ignored did not land: nothing uncertain about it.
+    let ignored = lengthFrame.map { c.log.ignored(silence: $0) } ?? false
+    if st.oneUnansweredWrite, st.claimed > 0, !ignored {
       return wholeWriteUncertain(st, op: i, error: error, lengthText: lengthText)
     }
     switch st.shape {
@@ -387,7 +416,7 @@ enum InterruptedWriteRule: DiagnosisRule {
         coreNFCError: error,
         fix:
           "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
-    case .complete where st.lengthUnacknowledged:
+    case .complete where st.lengthUnacknowledged && !ignored:
       return lengthUncertain(st, op: i, error: error, lengthText: lengthText)
     default:
       return nil
@@ -402,7 +431,7 @@ enum InterruptedWriteRule: DiagnosisRule {
   private static func emptyingUncertain(
     _ c: DiagnosisContext, _ st: NDEFWriteState, op i: Int, error: CoreNFCError?
   ) -> DiagnosisFinding? {
-    guard let frame = st.lengthFrame, c.log.nakBefore(silence: frame) == nil else { return nil }
+    guard let frame = st.lengthFrame, !c.log.ignored(silence: frame) else { return nil }
     let earlier =
       st.earlierLength == 0
       ? "An earlier write of this operation had already set it to 0 and was acknowledged: the "

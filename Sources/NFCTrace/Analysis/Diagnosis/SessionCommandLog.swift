@@ -109,6 +109,10 @@ public struct SessionCommandLog: Sendable {
   private var lastNAK: Command?
   /// Reader frames left unanswered while `lastNAK` stood, with that NAK's command.
   private var silencesAfterNAK: [Int: Command] = [:]
+  /// The reader's last HLTA, until the tag answers anything or is activated again.
+  private var lastHalt: Int?
+  /// Reader frames left unanswered while `lastHalt` stood, with that HLTA's frame.
+  private var silencesAfterHalt: [Int: Int] = [:]
 
   /// The command whose NAK last preceded the unanswered reader frame `frame`, when the tag
   /// answered nothing else and was not activated again in between (reader-reported
@@ -116,6 +120,17 @@ public struct SessionCommandLog: Sendable {
   /// commands until activated again (NTAG21x state diagram; nfcpy re-activates after every
   /// NAK, nfc-facts §4.2), so that silence is the NAK's doing, not the field's.
   public func nakBefore(silence frame: Int) -> Command? { silencesAfterNAK[frame] }
+
+  /// The reader's HLTA that preceded the unanswered reader frame `frame`, when the tag
+  /// answered nothing and was not activated again in between. A halted tag ignores every
+  /// command but WUPA (ISO/IEC 14443-3 §6.3, HALT state), so that silence is the reader's
+  /// doing, and the command never reached the tag's memory.
+  public func haltBefore(silence frame: Int) -> Int? { silencesAfterHalt[frame] }
+
+  /// `nakBefore` or `haltBefore`: the tag ignored the unanswered frame, it did not leave.
+  func ignored(silence frame: Int) -> Bool {
+    silencesAfterNAK[frame] != nil || silencesAfterHalt[frame] != nil
+  }
 
   /// An empty log.
   public init() {}
@@ -125,6 +140,7 @@ public struct SessionCommandLog: Sendable {
     // Reader REQA/WUPA and the activations a reader chip reports on the tag's side.
     if f.startsActivation {
       lastNAK = nil
+      lastHalt = nil
       if activations.count < Self.limit { activations.append(f.frame.index) }
     }
     switch f.frame.direction {
@@ -141,6 +157,12 @@ public struct SessionCommandLog: Sendable {
     if let nak = lastNAK, f.response == .unanswered, silencesAfterNAK.count < Self.limit {
       silencesAfterNAK[f.frame.index] = nak
     }
+    if let halt = lastHalt, f.response == .unanswered, silencesAfterHalt.count < Self.limit {
+      silencesAfterHalt[f.frame.index] = halt
+    }
+    if f.innermost?.protocolID == .iso14443A, f.innermost?.name == "HLTA" {
+      lastHalt = f.frame.index
+    }
     if let apdu = f.layer(.iso7816), apdu.name != "not an APDU" {
       close(answer: .none, frame: nil)
       pending = Self.command(f, apdu: apdu)
@@ -154,6 +176,7 @@ public struct SessionCommandLog: Sendable {
 
   private mutating func tag(_ f: DecodedFrame) {
     if f.layer(.type2)?.name != "NAK" { lastNAK = nil }
+    lastHalt = nil  // a tag that answers was not halted
     // An accepted PWD_AUTH (PACK), or an Ultralight C / AES authentication's last answer.
     if let t2 = f.layer(.type2), packFrames.count < Self.limit,
       t2.name == "PACK" || t2.field("authenticated") == .bool(true)
