@@ -236,3 +236,44 @@ private func spanningLengthWrite() -> TraceBuilder {
     #expect(r.codes.contains("ndef-length-uncertain"))
   }
 }
+
+extension Pass25SplitLengthTests {
+  /// `FF` the last byte of page 5 (a NULL TLV after the Lock Control TLV), the two length
+  /// bytes on page 6: the writer rewrites page 5 then page 6, the second unanswered. One
+  /// writeNDEF (the step back to page 5 started a second), and one WRITE holds the whole
+  /// value: the tag holds the new length or the cleared 0.
+  @Test func lengthValueWhollyOnTheNextPage() throws {
+    var b = Self.ffAtPageEnd()
+    b.write(5, [0x66, 0x00, 0x03, 0xFF])
+    b.write(6, [0x01, 0x2D] + longMessage.prefix(2), .none)
+    let r = try b.diagnose()
+    #expect(
+      r.sessions[0].analysis.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    let f = try #require(r.finding("ndef-length-uncertain"))
+    #expect(f.message.contains("or an empty message (length 0; readNDEF reports 403)"))
+  }
+
+  /// The same, both WRITEs acknowledged: one writeNDEF that finished.
+  @Test func lengthValueWhollyOnTheNextPageWritten() throws {
+    var b = Self.ffAtPageEnd()
+    b.write(5, [0x66, 0x00, 0x03, 0xFF])
+    b.write(6, [0x01, 0x2D] + longMessage.prefix(2))
+    let r = try b.diagnose()
+    #expect(r.codes.isEmpty)
+    #expect(r.sessions[0].analysis.operations.map(\.outcome) == [.ok, .ok, .ok])
+  }
+
+  /// NTAG216, NULL TLV after the Lock Control TLV: the NDEF TLV at byte 22, its `FF` at 23
+  /// (page 5's last byte); writeNDEF of `longMessage` up to its final length.
+  private static func ffAtPageEnd() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag216Version)
+    b.read(3, [0xE1, 0x10, 0x6D, 0x00, 0x01, 0x03, 0xE8, 0x18, 0x66, 0x00, 0x03, 0x00, 0xFE])
+    let area: [UInt8] = [0x66, 0x00, 0x03, 0xFF, 0x00, 0x00] + longMessage + [0xFE]
+    for page in 5...(5 + (area.count - 1) / 4) {
+      let at = (page - 5) * 4
+      b.write(page, Array((area[at..<min(at + 4, area.count)] + [0, 0, 0]).prefix(4)))
+    }
+    return b
+  }
+}

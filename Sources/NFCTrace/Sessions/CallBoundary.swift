@@ -102,9 +102,14 @@ struct CallBoundary: Sendable {
       if page == tail {
         return !(finalLength && stepBackPages.allSatisfy { $0 == at / 4 && $0 != page })
       }
-      guard stepBackPages.allSatisfy({ $0 == tail }),
-        let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0
-      else { return true }
+      guard stepBackPages.allSatisfy({ $0 == tail }) else { return true }
+      // `FF` the last byte of its page: the length's value is all on the next page.
+      if tail != nil, page == at / 4, Self.lengthValue(d, page: page, address: lengthAt) == nil {
+        return !finalLength
+      }
+      guard let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0 else {
+        return true
+      }
       return !finalLength
     case (.readNDEF, .type4):
       // Stacks that keep NLEN from the query (Android) start each call at the first data
@@ -162,13 +167,14 @@ struct CallBoundary: Sendable {
         if page <= last {
           steppedBack = true
           stepBackPages.append(page)
-          if let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0 {
-            finalLengthWritten = true
-          }
         }
-        if !steppedBack, Self.lengthValue(d, page: page, address: lengthAt) == 0 {
-          firstWriteClearedLength = true
-        }
+        // The length part this page holds: its FF page's, or a 3-byte length's low bytes.
+        let part =
+          Self.lengthValue(d, page: page, address: lengthAt)
+          ?? (page == Self.lengthTailPage(lengthAt, memory: memory)
+            ? Self.tailValue(d, page: page, address: lengthAt) : nil)
+        if steppedBack, let part, part != 0 { finalLengthWritten = true }
+        if !steppedBack, part == 0 { firstWriteClearedLength = true }
       } else {
         // Located once per call, at its first WRITE (the area is parsed on each access).
         lengthAt = memory.type2Area?.ndefLengthAddress
@@ -214,6 +220,17 @@ struct CallBoundary: Sendable {
       memory.type2End.known(address, 1) == [0xFF]
     else { return nil }
     return (address + 2) / 4
+  }
+
+  /// The low bytes of a 3-byte length at `address` (its `FF`) that WRITE `d` puts on `page`,
+  /// the page after the `FF`'s, as a number (0 for the cleared form `FF 00 00`).
+  private static func tailValue(_ d: LayerDecode, page: Int, address: Int?) -> Int? {
+    guard let address, case .hex(let data)? = d.field("data"), data.count >= 4 else {
+      return nil
+    }
+    let count = address + 3 - page * 4
+    guard (1...2).contains(count) else { return nil }
+    return data.prefix(count).reduce(0) { $0 << 8 | Int($1) }
   }
 
   /// The address of the NDEF TLV length field in WRITE `d` to `page`, found after a `03` in
