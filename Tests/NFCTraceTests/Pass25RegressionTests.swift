@@ -277,3 +277,43 @@ extension Pass25SplitLengthTests {
     return b
   }
 }
+
+/// 6A82 to READ/UPDATE BINARY judged from the SELECTs the tag accepted (hunt-t4 d10, d1b):
+/// the accepted SELECTs were not in the command log, so "no SELECT since the activation" was
+/// said right after one, and an UPDATE after the application's re-SELECT blamed the tag.
+@Suite struct Pass25CurrentFileTests {
+  static let ok: [UInt8] = [0x90, 0x00]
+  static let notFound: [UInt8] = [0x6A, 0x82]
+
+  @Test func fileSelectedButNotServed() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], Self.notFound)
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(f.cause.hasPrefix("the tag selected file E104 but cannot find it for READ NLEN"))
+    #expect(f.message.hasPrefix("The tag accepted the SELECT of file E104 (#"))
+  }
+
+  @Test func updateAfterTheApplicationsSelectAlone() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], Self.ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.notFound)
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(f.cause.hasPrefix("no file was selected after the application's SELECT"))
+    #expect(f.fix.hasPrefix("SELECT the file (the NDEF file's id from the CC"))
+  }
+
+  /// Re-activated, nothing selected since: as before.
+  @Test func nothingSelectedSinceTheActivation() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.activateType4()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.notFound)
+    let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
+    #expect(f.cause.hasPrefix("no file was selected since the tag was activated again"))
+  }
+}

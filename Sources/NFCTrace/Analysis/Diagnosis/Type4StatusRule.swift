@@ -274,6 +274,7 @@ enum Type4StatusRule: DiagnosisRule {
           + "P2 0C and no Le, the form NFC Forum T4T 2.0 and iPhones use."
       )
     }
+    if cmd.ins != 0xA4, let x = currentFileExplanation(cmd, c, tagFault: tagFault) { return x }
     // READ/UPDATE BINARY after the NDEF file was selected and read in this session: the file
     // was there; the tag dropped its current file, or (an HCE service) answers READ but not
     // UPDATE on it (ISO/IEC 7816-4: 6A82, file not found).
@@ -288,21 +289,6 @@ enum Type4StatusRule: DiagnosisRule {
           + "them. " + tagFault,
         "Fix the tag (or the HCE service's processCommandApdu: answer UPDATE BINARY on the "
           + "selected NDEF file). No app-side change helps; use another tag."
-      )
-    }
-    if cmd.ins != 0xA4, let activation = c.log.activations.last(where: { $0 < cmd.frame }),
-      !c.log.commands.contains(where: {
-        $0.ins == 0xA4 && $0.accepted && $0.frame > activation && $0.frame < cmd.frame
-      })
-    {
-      return (
-        "t4t-file-not-found", "no file was selected since the tag was activated again",
-        "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the "
-          + "activation at #\(activation) with no SELECT since: a new activation forgets the selected "
-          + "application and file, so the command has no file to act on.",
-        "After connecting again (connect(to:), restartPolling()), SELECT the NDEF application "
-          + "(D2760000850101) and the NDEF file again before READ/UPDATE BINARY, or use "
-          + "NFCNDEFTag.readNDEF/writeNDEF, which do."
       )
     }
     if selected == "E103" {
@@ -333,6 +319,50 @@ enum Type4StatusRule: DiagnosisRule {
   /// Whether the NDEF file was read (so selected) in the same activation as `cmd`, before it:
   /// bytes an earlier session left in the image, or a read before a reactivation, do not
   /// show the file selected when `cmd` came.
+  /// 6A82 to READ/UPDATE BINARY, from the SELECTs the tag accepted since its last activation:
+  /// none (a new activation forgets the selected application and file), only the
+  /// application's (no file is current after it), or the file's — which the tag then does
+  /// not serve — unless the file was also read since (`readInThisActivation` tells that case).
+  private static func currentFileExplanation(
+    _ cmd: SessionCommandLog.Command, _ c: DiagnosisContext, tagFault: String
+  ) -> (code: String, cause: String, message: String, fix: String)? {
+    guard let activation = c.log.activations.last(where: { $0 < cmd.frame }) else { return nil }
+    let last = c.log.selections.last { $0.frame > activation && $0.frame < cmd.frame }
+    guard let last else {
+      return (
+        "t4t-file-not-found", "no file was selected since the tag was activated again",
+        "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the "
+          + "activation at #\(activation) with no SELECT since: a new activation forgets the "
+          + "selected application and file, so the command has no file to act on.",
+        "After connecting again (connect(to:), restartPolling()), SELECT the NDEF application "
+          + "(D2760000850101) and the NDEF file again before READ/UPDATE BINARY, or use "
+          + "NFCNDEFTag.readNDEF/writeNDEF, which do."
+      )
+    }
+    guard let file = last.file else {
+      return (
+        "t4t-file-not-found", "no file was selected after the application's SELECT",
+        "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the SELECT of an "
+          + "application (#\(last.frame)) with no file selected since: selecting an application "
+          + "leaves no current file (ISO/IEC 7816-4), so READ and UPDATE BINARY have none to act "
+          + "on. The tag is right; the command order is the reader's.",
+        "SELECT the file (the NDEF file's id from the CC, usually E104; E103 for the CC) after "
+          + "the application and before READ/UPDATE BINARY, as NFC Forum T4T's procedure does, "
+          + "or use NFCNDEFTag.readNDEF/writeNDEF, which do."
+      )
+    }
+    if readInThisActivation(cmd, c) { return nil }
+    let id = Hex.word(file)
+    return (
+      "t4t-file-not-found", "the tag selected file \(id) but cannot find it for \(cmd.name)",
+      "The tag accepted the SELECT of file \(id) (#\(last.frame)) and then answered 6A82 (file "
+        + "not found) to \(cmd.summary): it selects a file it does not serve (an HCE service "
+        + "that answers SELECT but not READ/UPDATE BINARY, or a broken file system). " + tagFault,
+      "Fix the tag (or the HCE service's processCommandApdu: serve READ and UPDATE BINARY on the "
+        + "file it selects). No app-side change helps; use another tag."
+    )
+  }
+
   private static func readInThisActivation(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
     -> Bool
   {
