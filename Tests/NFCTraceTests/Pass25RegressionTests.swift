@@ -317,3 +317,30 @@ extension Pass25SplitLengthTests {
     #expect(f.cause.hasPrefix("no file was selected since the tag was activated again"))
   }
 }
+
+extension Pass25ChainedAnswerDiffTests {
+  /// The tag's chained answer with a part sent again (the reader's R(ACK) repeated) and an
+  /// S(WTX) inside the chain (review of 0ca6ea1: the resent part counted as a block of its
+  /// own; the reader's S(WTX) answer ended the chain, part 1 alone was compared).
+  @Test func resentPartAndWTXInsideTheChain() throws {
+    let whole = Self.data + [0x90, 0x00]
+    var a = queried()
+    a.apdu(Self.read, whole)
+    var b = queried()
+    b.reader([0x02] + Self.read)
+    b.tag([0x12] + whole.prefix(8))
+    b.reader([0xA3])
+    b.reader([0xA3], gapUs: 6000)  // no part came: R(ACK) again
+    b.tag([0x13] + whole.dropFirst(8).prefix(8))
+    b.reader([0xA2])
+    b.tag([0xF2, 0x01])  // S(WTX) request
+    b.reader([0xF2, 0x01])
+    b.tag([0x02] + whole.dropFirst(16))
+    let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+    #expect(d.exchanges.filter { !$0.same }.map(\.differences) == [["framing"]])
+    let x = try #require(d.exchanges.first { !$0.same })
+    let rb = d.b.exchanges[x.b ?? -1]
+    #expect(rb.responseBlocks == 3)
+    #expect(rb.responsePayload.map(Array.init) == whole)
+  }
+}

@@ -181,6 +181,8 @@ public struct ExchangeRecorder: Sendable {
   static let chainLimit = 1 << 16
   /// Records of the reader's chain so far (its parts, and its R-blocks asking for one again).
   private var chainRecords: [Int] = []
+  /// The reader's chained parts so far, a part sent again counted once.
+  private var chainParts = 0
   /// The tag's chained answer in progress: the record of the command it answers, the INFs so
   /// far (capped as `chain`), the last part's block number (a part sent again after R(NAK)
   /// replaces it) and the reader's R-block records that fetched the parts.
@@ -246,14 +248,16 @@ public struct ExchangeRecorder: Sendable {
     let index = c.records.count - 1
     if let whole = assemble(f, record: index) {
       c.records[index].assembledRequest = whole
-      c.records[index].requestBlocks = 1 + chainRecords.count { !c.records[$0].isRBlock }
+      c.records[index].requestBlocks = 1 + chainParts
       for i in chainRecords { c.records[i].chainStep = true }
       chainRecords.removeAll()
     }
-    if f.layer(.isoDEP)?.name.hasPrefix("R(") == true {
+    // The reader's R-blocks and its S(WTX) answers keep the tag's chain going; any other
+    // reader block ends it.
+    if let name = f.layer(.isoDEP)?.name, name.hasPrefix("R(") || name == "S(WTX)" {
       responseChain?.steps.append(index)
     } else {
-      responseChain = nil  // any other reader block ends the tag's chain
+      responseChain = nil
     }
     c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     current = c
@@ -301,14 +305,19 @@ public struct ExchangeRecorder: Sendable {
       responseChain = (owner: i, data: first, last: (pcb & 1, first.count), parts: 1, steps: [])
       return
     }
-    if r.last.block == pcb & 1 { r.data.removeLast(min(r.last.count, r.data.count)) }
+    // A part sent again (after R(NAK), or a repeated R(ACK)) has the same number: it replaces
+    // the earlier copy and is no part of its own.
+    if r.last.block == pcb & 1 {
+      r.data.removeLast(min(r.last.count, r.data.count))
+    } else {
+      r.parts += 1
+    }
     if r.data.count + inf.count <= Self.chainLimit {
       r.data += inf
       r.last = (pcb & 1, inf.count)
     } else {
       r.last = (pcb & 1, 0)
     }
-    r.parts += 1
     guard !chained else {
       responseChain = r
       return
@@ -330,7 +339,11 @@ public struct ExchangeRecorder: Sendable {
     guard let inf = ExchangeRecord.inf(f), let pcb = f.frame.data.first else { return nil }
     if f.layer(.isoDEP)?.field("chaining") == .bool(true) {
       chainRecords.append(index)
-      if let last = chainLast, last.block == pcb & 1 { chain.removeLast(last.count) }
+      if let last = chainLast, last.block == pcb & 1 {
+        chain.removeLast(last.count)
+      } else {
+        chainParts += 1
+      }
       if chain.count + inf.count <= Self.chainLimit {
         chain += inf
         chainLast = (pcb & 1, inf.count)
@@ -342,6 +355,7 @@ public struct ExchangeRecorder: Sendable {
     defer {
       chain.removeAll(keepingCapacity: true)
       chainLast = nil
+      chainParts = 0
     }
     guard !chain.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else {
       chainRecords.removeAll()
@@ -357,6 +371,7 @@ public struct ExchangeRecorder: Sendable {
     chain.removeAll()
     chainLast = nil
     chainRecords.removeAll()
+    chainParts = 0
     responseChain = nil
     if selection.sessions.contains(c.index) { kept[c.index] = c.records }
     guard c.tag else { return }
