@@ -251,6 +251,7 @@ public struct ExchangeRecorder: Sendable {
       c.records[index].requestBlocks = 1 + chainParts
       for i in chainRecords { c.records[i].chainStep = true }
       chainRecords.removeAll()
+      chainParts = 0
     }
     // The reader's R-blocks and its S(WTX) answers keep the tag's chain going; any other
     // reader block ends it.
@@ -355,10 +356,10 @@ public struct ExchangeRecorder: Sendable {
     defer {
       chain.removeAll(keepingCapacity: true)
       chainLast = nil
-      chainParts = 0
     }
     guard !chain.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else {
       chainRecords.removeAll()
+      chainParts = 0
       return nil
     }
     return chain + inf
