@@ -194,6 +194,28 @@ private func spanningLengthWrite() -> TraceBuilder {
     #expect(f.fix.hasPrefix("The tag's password protection is locked for good"))
   }
 
+  /// NAK 1 to PWD_AUTH is a damaged frame, not a wrong password (review of 321be95).
+  @Test func pwdAuthTransmissionErrorBlamesNoPassword() throws {
+    #expect(try written(pwdAuth: 0x01).diagnose().finding("t2t-nak-password") == nil)
+  }
+
+  /// A tag that refused GET_VERSION has no PWD_AUTH: its NAK to one blames no password.
+  @Test func tagWithoutGetVersionBlamesNoPassword() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x60])
+    b.add4Bit(0x00)
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x06, 0x00, 0x03, 0x00, 0xFE])
+    b.reader([0x1B, 0xDE, 0xAD, 0xBE, 0xEF])
+    b.add4Bit(0x00)
+    b.activateType2()
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0))
+    let r = try b.diagnose()
+    #expect(r.finding("t2t-nak-password") == nil)
+    #expect(r.codes.contains("t2t-nak-unexplained"))
+  }
+
   /// No PWD_AUTH at all: the cause stays open.
   @Test func noPasswordSentStaysUnexplained() throws {
     let r = try written(pwdAuth: nil).diagnose()

@@ -380,9 +380,16 @@ enum Type2NAKRule: DiagnosisRule {
   private static func refusedPasswordCause(
     _ page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
   ) -> Cause? {
-    guard !g.tag.isUltralightC, g.cfg0Page != nil || g.tag.ntagProduct == nil,
+    // A tag that refused GET_VERSION has no PWD_AUTH either (an original Ultralight, an
+    // Ultralight C, NTAG203): its NAK says nothing of a password. NAK 1 (a damaged frame)
+    // neither: only NAK 0 (wrong password) and 4 (AUTHLIM reached) refuse the password.
+    let probeRefused = c.log.commands.contains {
+      if case .nak = $0.answer { return $0.name == "GET_VERSION" }
+      return false
+    }
+    guard !g.tag.isUltralightC, !probeRefused, g.cfg0Page != nil || g.tag.ntagProduct == nil,
       let refused = c.log.commands.last(where: { $0.name == "PWD_AUTH" && $0.frame < frame }),
-      case .nak(let code) = refused.answer,
+      case .nak(let code) = refused.answer, code == 0 || code == 4,
       !c.log.packFrames.contains(where: { $0 > refused.frame && $0 < frame })
     else { return nil }
     let p = Type2Geometry.page(page)
