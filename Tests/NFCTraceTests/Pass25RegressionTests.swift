@@ -366,3 +366,30 @@ extension Pass25ChainedAnswerDiffTests {
     #expect(rb.responsePayload.map(Array.init) == whole)
   }
 }
+
+extension Pass25SplitLengthTests {
+  /// A 255-byte message in the 3-byte form: the `FF` page's high byte is 0, as in the cleared
+  /// `FF 00 00` (review of c8c2e1f: its step back started a second writeNDEF). One operation;
+  /// the low byte's WRITE unanswered leaves 255 or the cleared 0.
+  @Test func message255BytesLong() throws {
+    let message: [UInt8] =
+      [0xC1, 0x01, 0x00, 0x00, 0x00, 0xF8, 0x54, 0x02, 0x65, 0x6E]
+      + Array(repeating: 0x4C, count: 245)
+    var b = TraceBuilder()
+    b.activateType2(version: ntag216Version)
+    b.read(3, [0xE1, 0x10, 0x6D, 0x00, 0x01, 0x03, 0xE8, 0x18, 0x66, 0x03, 0x00, 0xFE])
+    let area: [UInt8] = [0x66, 0x03, 0xFF, 0x00, 0x00] + message + [0xFE]
+    for page in 5...(5 + (area.count - 1) / 4) {
+      let at = (page - 5) * 4
+      b.write(page, Array((area[at..<min(at + 4, area.count)] + [0, 0, 0]).prefix(4)))
+    }
+    b.write(5, [0x66, 0x03, 0xFF, 0x00])
+    b.write(6, [0xFF] + message.prefix(3), .none)
+    let r = try b.diagnose()
+    let kinds = r.sessions[0].analysis.operations.map(\.kind)
+    #expect(kinds == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(r.codes == ["write-interrupted", "ndef-length-uncertain"])
+    let message0 = r.finding("ndef-length-uncertain")?.message ?? ""
+    #expect(message0.contains("the complete new message or an empty message (length 0"))
+  }
+}

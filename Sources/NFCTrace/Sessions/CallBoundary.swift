@@ -103,8 +103,11 @@ struct CallBoundary: Sendable {
         return !(finalLength && stepBackPages.allSatisfy { $0 == at / 4 && $0 != page })
       }
       guard stepBackPages.allSatisfy({ $0 == tail }) else { return true }
-      // `FF` the last byte of its page: the length's value is all on the next page.
-      if tail != nil, page == at / 4, Self.lengthValue(d, page: page, address: lengthAt) == nil {
+      // The `FF` page of a length continuing on the next page: its high byte alone (0 for a
+      // 255-byte message) or none (`FF` its last byte) tells no clearing from a final length.
+      if tail != nil, page == at / 4, case .hex(let data)? = d.field("data"),
+        data.count > at % 4, data[at % 4] == 0xFF
+      {
         return !finalLength
       }
       guard let length = Self.lengthValue(d, page: page, address: lengthAt), length != 0 else {
