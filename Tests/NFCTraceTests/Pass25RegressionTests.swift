@@ -393,3 +393,36 @@ extension Pass25SplitLengthTests {
     #expect(message0.contains("the complete new message or an empty message (length 0"))
   }
 }
+
+/// The length a field holds if its unanswered write did not land, from what it held before
+/// the operation (review of c8c2e1f: only the operation's own writes were asked).
+@Suite struct Pass25PriorLengthTests {
+  /// The old 1-byte length read (`03 05`, byte 24 = 01), the clearing step `66 03 FF 00` on
+  /// page 5 acknowledged and its `00` on page 6 unanswered: empty, or `FF 00 01` = 1.
+  @Test func clearingAThreeByteLengthOverAOneByteOne() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag216Version)
+    b.read(
+      3,
+      [0xE1, 0x10, 0x6D, 0x00, 0x01, 0x03, 0xE8, 0x18, 0x66, 0x03, 0x05, 0xD1]
+        + [0x01, 0x01, 0x54, 0x00])
+    b.write(5, [0x66, 0x03, 0xFF, 0x00])
+    b.write(6, [0x00, 0xC1, 0x01, 0x00], .none)
+    let f = try #require(try b.diagnose().finding("ndef-length-uncertain"))
+    #expect(f.message.contains("or a length of 0x1 (1) — the acknowledged bytes of the 3-byte"))
+    #expect(f.fix.hasSuffix("so one WRITE switches the length."))
+  }
+
+  /// Type 4, data first, then NLEN unanswered: the tag holds the new NLEN or the one it read
+  /// (5), which cuts the 12-byte message short.
+  @Test func dataFirstNLENUnanswered() throws {
+    let message: [UInt8] = [0xD1, 0x01, 0x08, 0x54, 0x02, 0x65, 0x6E, 0x68, 0x69, 0x21, 0x21, 0x21]
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x0C] + message, [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x0C], nil)
+    let f = try #require(try b.diagnose().finding("ndef-length-uncertain"))
+    #expect(f.message.contains("or a length of 0x5 (5), which cuts the message short"))
+  }
+}

@@ -432,12 +432,20 @@ enum InterruptedWriteRule: DiagnosisRule {
     _ c: DiagnosisContext, _ st: NDEFWriteState, op i: Int, error: CoreNFCError?
   ) -> DiagnosisFinding? {
     guard let frame = st.lengthFrame, !c.log.ignored(silence: frame) else { return nil }
-    let earlier =
+    var earlier =
       st.earlierLength == 0
       ? "An earlier write of this operation had already set it to 0 and was acknowledged: the "
         + "tag holds an empty message (readNDEF reports 403)."
       : "The tag holds either an empty message (readNDEF reports 403) or its old message "
         + "untouched; the trace cannot tell which."
+    // A 3-byte length set by two WRITEs, one acknowledged: not the old length either way.
+    if st.lengthSplit, let other = st.priorLength, other != 0 {
+      earlier =
+        "The tag holds either an empty message (readNDEF reports 403) or a length of 0x"
+        + String(other, radix: 16, uppercase: true) + " (\(other)) — the acknowledged bytes of "
+        + "the 3-byte length beside the old ones — that matches no message: a corrupt one. The "
+        + "length continues on the next page, so two WRITEs set it."
+    }
     return DiagnosisFinding(
       code: "ndef-length-uncertain", severity: .warning, operation: i, frames: [frame],
       cause: "the write of \(st.lengthName) 0 (the safe first step) got no answer",
@@ -445,7 +453,7 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "write got no answer and the new message was not written. " + earlier,
       coreNFCError: error,
       fix: "Write the message again with writeNDEF(_:completionHandler:) while the tag is held "
-        + "still, then readNDEF to verify.")
+        + "still, then readNDEF to verify." + (st.lengthSplit ? splitOrder : ""))
   }
 
   /// One write carried the length and the whole message and got no answer (a Type 4 UPDATE
@@ -469,7 +477,7 @@ enum InterruptedWriteRule: DiagnosisRule {
 
   private static func lengthUncertain(
     _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, lengthText: String
-  ) -> DiagnosisFinding {
+  ) -> DiagnosisFinding? {
     let silence =
       st.lengthEEPROMError
       ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
@@ -488,13 +496,16 @@ enum InterruptedWriteRule: DiagnosisRule {
       coreNFCError: error,
       fix: "Read the tag (readNDEF) to see which; write the message again if it is not the new one."
     )
-    guard let other = st.earlierLength, other != 0 else {
+    let other = st.earlierLength ?? st.priorLength
+    guard let other, other != 0 else {
       f.message +=
-        (st.earlierLength == 0
+        (other == 0
           ? "an empty message (length 0; readNDEF reports 403)" : "the length it had before")
         + "; never a torn one: the length was written last, the safe order."
       return f
     }
+    // The length it had before is the new one: the tag holds the new message either way.
+    if other == st.claimed { return nil }
     // The length the tag holds if the unanswered write did not land covers a different span
     // of the new message: it cuts it short or runs past it.
     let otherText = "0x\(String(other, radix: 16, uppercase: true)) (\(other))"
@@ -523,10 +534,13 @@ enum InterruptedWriteRule: DiagnosisRule {
       " The 3-byte \(st.lengthName) (bytes \(rangesText(Array(field)))) continues on the next "
       + "page, so no single WRITE sets it: the writer wrote \(pages) in turn, and between the "
       + "two WRITEs the tag holds a length that matches no message."
-    f.fix +=
-      " A writer of its own pages (sendMiFareCommand) avoids the wrong length in between: "
-      + "clear the length as `03 00 FE` (its 1-byte form), write the page with the length's "
-      + "low bytes together with the data, and write the page holding `03 FF` and the high "
-      + "byte last, so one WRITE switches the length."
+    f.fix += splitOrder
   }
+
+  /// How a writer of its own pages sets a 3-byte length that continues on the next page.
+  static let splitOrder =
+    " A writer of its own pages (sendMiFareCommand) avoids the wrong length in between: "
+    + "clear the length as `03 00 FE` (its 1-byte form), write the page with the length's "
+    + "low bytes together with the data, and write the page holding `03 FF` and the high "
+    + "byte last, so one WRITE switches the length."
 }

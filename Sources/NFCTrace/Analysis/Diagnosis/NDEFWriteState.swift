@@ -53,6 +53,10 @@ struct NDEFWriteState {
   /// Type 4 UPDATE BINARY of NLEN and the message together): the tag holds the new message,
   /// its old one, or — had it lost power while programming — a mix; the trace cannot tell.
   var oneUnansweredWrite = false
+  /// `earlierLength`, or when it is unknown, the length the field holds if the unanswered
+  /// writes did not land, with their bytes as they were before the operation (read, or
+  /// written earlier in the session).
+  var priorLength: Int?
   /// True when the length field's bytes were last set by more than one write (a 3-byte Type 2
   /// length continuing on the next page) and not all of them were acknowledged.
   var lengthSplit = false
@@ -87,20 +91,41 @@ struct NDEFWriteState {
         later.formUnion((p * 4)..<(p * 4 + c.data.count))
       }
     }
-    return type4 ? Self.type4(s, w, later: later) : type2(s, w, later: later)
+    let before = log.commands.filter { $0.frame < op.firstFrame && $0.isWrite }
+    return type4
+      ? Self.type4(s, w, before: before, later: later)
+      : type2(s, w, before: before, later: later)
+  }
+
+  /// A byte's value before the operation, from `covering`, the session's earlier writes of
+  /// it: the last one's when it was acknowledged (nil when its landing is uncertain), else
+  /// as the session first found it (`start`).
+  private static func prior(
+    _ covering: [SessionCommandLog.Command], _ i: Int, start: ByteImage?,
+    value: (SessionCommandLog.Command, Int) -> UInt8
+  ) -> UInt8? {
+    guard let last = covering.last(where: { landed($0) != nil }) else {
+      return start?.known(i, 1)?.first
+    }
+    return landed(last) == true ? value(last, i) : nil
   }
 
   private static func type2(
-    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], later: Set<Int>
+    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], before: [SessionCommandLog.Command],
+    later: Set<Int>
   ) -> NDEFWriteState? {
     let image = s.memory.type2End
     guard let area = s.memory.type2Area, let tlv = area.ndef, let lengthAt = area.ndefLengthAddress
     else { return nil }
-    let covers = { (i: Int) in w.filter { $0.page == i / 4 && $0.data.count > i % 4 } }
+    let covering = { (list: [SessionCommandLog.Command], i: Int) in
+      list.filter { $0.page == i / 4 && $0.data.count > i % 4 }
+    }
+    let value = { (c: SessionCommandLog.Command, i: Int) in c.data[i % 4] }
     return make(
       "NDEF TLV length", lengthAt: lengthAt, claimed: tlv.length,
-      valueStart: 16 + tlv.valueOffset, image: image, covers: covers,
-      value: { c, i in c.data[i % 4] },
+      valueStart: 16 + tlv.valueOffset, image: image, covers: { covering(w, $0) },
+      value: value,
+      prior: { prior(covering(before, $0), $0, start: s.memory.type2Start, value: value) },
       lengthIn: { Type2TLV.length(in: $0.data, at: lengthAt % 4) },
       ownValueStart: { c in lengthAt + (c.data[lengthAt % 4] == 0xFF ? 3 : 1) },
       decode: { b in
@@ -113,18 +138,23 @@ struct NDEFWriteState {
   }
 
   private static func type4(
-    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], later: Set<Int>
+    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], before: [SessionCommandLog.Command],
+    later: Set<Int>
   ) -> NDEFWriteState? {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
     guard let nlen = file.knownBigEndian(0, size) else { return nil }
-    let covers = { (i: Int) in
-      w.filter { c in c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count }
+    let covering = { (list: [SessionCommandLog.Command], i: Int) in
+      list.filter { c in
+        c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count
+      }
     }
+    let value = { (c: SessionCommandLog.Command, i: Int) in c.data[i - (c.offset ?? 0)] }
     return make(
       size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
-      image: file, covers: covers, value: { c, i in c.data[i - (c.offset ?? 0)] },
+      image: file, covers: { covering(w, $0) }, value: value,
+      prior: { prior(covering(before, $0), $0, start: s.memory.filesStart[id], value: value) },
       lengthIn: { c in
         c.offset == 0 && c.data.count >= size
           ? ByteImage.bigEndian(c.data.prefix(size)) : nil
@@ -139,6 +169,7 @@ struct NDEFWriteState {
     _ name: String, lengthAt: Int, claimed: Int, valueStart: Int, image: ByteImage,
     covers: @escaping (Int) -> [SessionCommandLog.Command],
     value: @escaping (SessionCommandLog.Command, Int) -> UInt8,
+    prior: (Int) -> UInt8?,
     lengthIn: (SessionCommandLog.Command) -> Int?,
     ownValueStart: (SessionCommandLog.Command) -> Int, decode: ([UInt8?]) -> Int?,
     later: Set<Int> = []
@@ -159,7 +190,7 @@ struct NDEFWriteState {
       lengthWrittenHere: lengthCmd != nil, lengthFrame: lengthCmd?.frame ?? image.frame(lengthAt))
     st.judgeLengthWrites(
       (lengthAt..<valueStart).map { covers($0).filter { landed($0) != nil } }, image: image,
-      value: value, decode: decode)
+      value: value, prior: prior, decode: decode)
     // A byte whose last write got no answer is still known when an earlier acknowledged write
     // of the operation put the same value there (the length-last stack's final WRITE repeats
     // the first page's other bytes).
@@ -212,24 +243,33 @@ struct NDEFWriteState {
   /// on the next page (T2T 1.0 §2.3) takes two WRITEs: when one landed and the other got no
   /// answer, the tag holds the new length or one mixing new and earlier bytes.
   /// `earlierLength` is the length with every unanswered byte at the value an earlier
-  /// acknowledged write of the operation put there (nil when none did).
+  /// acknowledged write of the operation put there, else the value it had before the
+  /// operation (`prior`; nil when unknown).
   private mutating func judgeLengthWrites(
     _ fieldCovers: [[SessionCommandLog.Command]], image: ByteImage,
-    value: (SessionCommandLog.Command, Int) -> UInt8, decode: ([UInt8?]) -> Int?
+    value: (SessionCommandLog.Command, Int) -> UInt8, prior: (Int) -> UInt8?,
+    decode: ([UInt8?]) -> Int?
   ) {
     let lasts = fieldCovers.compactMap(\.last)
     guard let silent = lasts.filter({ Self.landed($0) == false }).max(by: { $0.frame < $1.frame })
     else { return }
-    // Each byte as it stands if the unanswered writes did not land.
-    let earlier: [UInt8?] = fieldCovers.enumerated().map { k, all in
-      let i = lengthAddress + k
-      guard let last = all.last else { return image.known(i, 1)?.first }
-      guard Self.landed(last) == false else { return value(last, i) }
-      return all.dropLast().last { Self.landed($0) == true }.map { value($0, i) }
+    // Each byte as it stands if the unanswered writes did not land: from this operation's
+    // acknowledged writes only, or (`before`) also from what the byte held before it.
+    func bytes(before: Bool) -> [UInt8?] {
+      fieldCovers.enumerated().map { k, all in
+        let i = lengthAddress + k
+        guard let last = all.last else { return image.known(i, 1)?.first }
+        guard Self.landed(last) == false else { return value(last, i) }
+        guard let acked = all.dropLast().last(where: { Self.landed($0) == true }) else {
+          return before ? prior(i) : nil
+        }
+        return value(acked, i)
+      }
     }
-    let alternative = decode(earlier)
+    let alternative = decode(bytes(before: false))
     if alternative == claimed { return }  // the same length either way
     earlierLength = alternative
+    priorLength = alternative ?? decode(bytes(before: true))
     lengthUnacknowledged = true
     lengthEEPROMError = silent.answer == .nak(5)
     lengthFrame = silent.frame
