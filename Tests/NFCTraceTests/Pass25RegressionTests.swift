@@ -426,3 +426,19 @@ extension Pass25SplitLengthTests {
     #expect(f.message.contains("or a length of 0x5 (5), which cuts the message short"))
   }
 }
+
+/// A tag that served the NDEF application and then refused its SELECT (hunt-t4 c1, c2b):
+/// it was called "not NDEF formatted", its status notSupported.
+@Test func ndefApplicationDroppedAfterServingIt() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4(nlen: 0)
+  b.apdu(
+    [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x6A, 0x82])
+  let r = try b.diagnose()
+  #expect(r.sessions[0].analysis.ndefStatus?.status == .readWrite)
+  #expect(r.codes == ["t4t-application-not-found"])
+  let f = try #require(r.finding("t4t-application-not-found"))
+  #expect(f.cause == "the tag refused the NDEF application it had served (SW 6A82)")
+  #expect(f.coreNFCError?.code == 102)
+}

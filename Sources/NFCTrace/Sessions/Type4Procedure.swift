@@ -260,6 +260,14 @@ struct Type4Procedure: Sendable {
     let what =
       command.map { Type4Layer.label($0.name, lengthFieldSize: nlenSize) } ?? named ?? "APDU"
     if command?.name == "SELECT NDEF application" {
+      // The tag served the application before (its detection found NDEF): dropping it now is
+      // the tag's failure, not a tag without NDEF.
+      if let known = status?.status, known == .readWrite || known == .readOnly {
+        op.fail(
+          "SELECT NDEF application refused: SW \(sw.uppercased()), after the tag had served it",
+          frame: frame)
+        return
+      }
       status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw.uppercased())")
       op.set("ndef_application", .bool(false))
       return  // Core NFC reports notSupported, not an error

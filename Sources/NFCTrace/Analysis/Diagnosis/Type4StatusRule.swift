@@ -39,7 +39,11 @@ enum Type4StatusRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for cmd in c.log.commands where cmd.ins != nil {
       if case .sw(let sw) = cmd.answer, cmd.refused {
-        if cmd.name == "SELECT NDEF application" { continue }
+        if cmd.name == "SELECT NDEF application" {
+          // A tag without NDEF is not-ndef-formatted's; one that served it before dropped it.
+          if let f = applicationDropped(cmd, sw: sw, c) { out.append(f) }
+          continue
+        }
         // The reader's repeat made up for it (Type4Procedure): 6Cxx is ISO/IEC 7816-4's way
         // of giving the right Le, nothing to report; a 6581 the repeat got past is a warning.
         let op = c.operation(at: cmd.frame)
@@ -83,6 +87,30 @@ enum Type4StatusRule: DiagnosisRule {
       guard cmd.refused, cmd.ins != nil, case .sw(let sw) = cmd.answer else { return false }
       return ownAPDUCodes.contains(explain(cmd, sw: sw, c).code)
     }
+  }
+
+  /// The NDEF application's SELECT refused after the tag had accepted it and its detection
+  /// found NDEF in this session: the tag (or HCE service) dropped an application it has.
+  private static func applicationDropped(
+    _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
+  ) -> DiagnosisFinding? {
+    guard let earlier = c.log.applicationSelections.last(where: { $0 < cmd.frame }),
+      let status = c.session.ndefStatus?.status, status == .readWrite || status == .readOnly
+    else { return nil }
+    let op = c.operation(at: cmd.frame)
+    return DiagnosisFinding(
+      code: "t4t-application-not-found", severity: .error, operation: op,
+      frames: [earlier, cmd.frame] + [cmd.answerFrame].compactMap { $0 },
+      cause: "the tag refused the NDEF application it had served (SW \(sw))",
+      message: "The tag accepted the SELECT of the NDEF application (D2760000850101) at #"
+        + "\(earlier) and served its files, then answered SW \(sw) to the same SELECT at "
+        + "#\(cmd.frame): it dropped an application it has. The tag is not unformatted; it (or "
+        + "the HCE service emulating it: an app whose service stopped, or another service "
+        + "taking the AID) failed in the middle of the session.",
+      coreNFCError: error(c, op, sw: sw) ?? .tagResponseError,
+      fix: "Nothing in the reader app makes up for it: check the tag (or the HCE service — that "
+        + "it stays registered for the AID and answers every SELECT), then tap again; "
+        + "restartPolling() and a new queryNDEFStatus show whether it is back.")
   }
 
   private static func getResponse(
