@@ -442,3 +442,18 @@ extension Pass25SplitLengthTests {
   #expect(f.cause == "the tag refused the NDEF application it had served (SW 6A82)")
   #expect(f.coreNFCError?.code == 102)
 }
+
+/// NLEN 64, the READ of the message answered 21 bytes and 6282 (hunt-t4 d8: "reads stopped
+/// before the end", no finding): the file ends short of what NLEN announces.
+@Test func nlenPastTheFilesEnd() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4(nlen: 64)
+  b.apdu([0x00, 0xB0, 0x00, 0x02, 0x40], Array(repeating: 0x41, count: 21) + [0x62, 0x82])
+  let r = try b.diagnose()
+  let op = try #require(r.sessions[0].analysis.operations.last)
+  #expect(op.kind == .readNDEF && op.outcome == .failed)
+  let f = try #require(r.finding("t4t-nlen-exceeds-file"))
+  #expect(f.cause == "the NDEF file ends before the 64 bytes its NLEN announces")
+  #expect(f.message.contains("the file ends at byte 23, 43 bytes short"))
+}

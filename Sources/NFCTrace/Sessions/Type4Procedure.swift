@@ -221,6 +221,7 @@ struct Type4Procedure: Sendable {
       // image; reads and updates of other files are not NDEF memory.
       if Self.ndefReads.contains(command.name), case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: ndefFile, at: offset(command) + shift, frame: frame)
+        if sw == "6282" { fileEnded(at: offset(command) + shift + data.count, frame, &op, memory) }
         if offset(command) + shift == 0 {
           nlenRead = true
           // An answer shorter than the NLEN asked for ends NDEF detection (libnfc-nci
@@ -247,6 +248,18 @@ struct Type4Procedure: Sendable {
       }
     }
     if op.kind == .queryNDEFStatus { updateStatus() }
+  }
+
+  /// A READ BINARY of the NDEF file answered 6282 (end of file reached before Le bytes,
+  /// ISO/IEC 7816-4 §5.6): the file ends at byte `end`. Short of what NLEN announces, the
+  /// message cannot be read whole: the read fails there (detail `ndef_file_end`).
+  private func fileEnded(at end: Int, _ frame: Int, _ op: inout Operation, _ memory: TagMemory) {
+    op.set("ndef_file_end", .int(end))
+    guard let nlen = memory.filesEnd[ndefFile]?.knownBigEndian(0, nlenSize), end < nlen + nlenSize
+    else { return }
+    op.fail(
+      "the NDEF file ends at byte \(end) (SW 6282), short of the \(nlen) bytes its "
+        + "\(nlenSize == 4 ? "ENLEN" : "NLEN") announces", frame: frame)
   }
 
   private mutating func refused(

@@ -146,7 +146,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
     let size = cc.ndefFile.lengthFieldSize
     guard let nlen = image.knownBigEndian(0, size) else { return nil }
     let room = cc.ndefFile.capacity
-    guard nlen > room else { return nil }
+    guard nlen > room else { return nlenPastFileEnd(c, nlen: nlen, size: size) }
     let frame = image.frame(0)
     return DiagnosisFinding(
       code: "t4t-nlen-exceeds-file", severity: .error,
@@ -156,6 +156,34 @@ enum NDEFPreconditionRule: DiagnosisRule {
         + "maximum size of \(room + size) bytes, so at most \(room) bytes of message fit. "
         + "Reads of NLEN bytes run past the file's end; the NDEF file is corrupt, not the "
         + "reader.",
+      coreNFCError: nil,
+      fix: "Rewrite the tag's NDEF file with writeNDEF(_:completionHandler:) (NLEN 0, the "
+        + "message, the real NLEN), or reformat it with the vendor's tool; treat readNDEF "
+        + "errors on this tag as a damaged tag.")
+  }
+
+  /// A read of the NDEF file met its end (6282) before the bytes NLEN announces, within the
+  /// size the CC gives: the file holds less than the CC and NLEN say (Type4Procedure's
+  /// `ndef_file_end`).
+  private static func nlenPastFileEnd(_ c: DiagnosisContext, nlen: Int, size: Int)
+    -> DiagnosisFinding?
+  {
+    guard
+      let i = c.session.operations.firstIndex(where: {
+        if case .int(let end)? = $0.detail("ndef_file_end") { return end < nlen + size }
+        return false
+      }), case .int(let end)? = c.session.operations[i].detail("ndef_file_end")
+    else { return nil }
+    let name = size == 4 ? "ENLEN" : "NLEN"
+    return DiagnosisFinding(
+      code: "t4t-nlen-exceeds-file", severity: .error, operation: i,
+      frames: c.session.operations[i].failedFrames,
+      cause: "the NDEF file ends before the \(nlen) bytes its \(name) announces",
+      message: "The \(name) says the message is \(nlen) bytes long, but a READ BINARY of the "
+        + "NDEF file was answered SW 6282 (end of file reached before Le bytes): the file ends "
+        + "at byte \(end), \(bytesText(nlen + size - end)) short. The reader did not stop early; "
+        + "the tag has no more. The message cannot be read whole, so readers fail or show it "
+        + "cut; the NDEF file is corrupt or smaller than its CC says, not the reader.",
       coreNFCError: nil,
       fix: "Rewrite the tag's NDEF file with writeNDEF(_:completionHandler:) (NLEN 0, the "
         + "message, the real NLEN), or reformat it with the vendor's tool; treat readNDEF "
