@@ -457,3 +457,20 @@ extension Pass25SplitLengthTests {
   #expect(f.cause == "the NDEF file ends before the 64 bytes its NLEN announces")
   #expect(f.message.contains("the file ends at byte 23, 43 bytes short"))
 }
+
+/// The NDEF application's SELECT refused twice, then nothing but S(DESELECT) (hunt-t4 c6):
+/// taken for Core NFC's discovery, the refusal left no status; the tag has no NDEF.
+@Test func repeatedRefusedSelectIsTheQuery() throws {
+  let select: [UInt8] = [
+    0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00,
+  ]
+  var b = TraceBuilder()
+  b.activateType4()
+  b.apdu(select, [0x6A, 0x82])
+  b.apdu(select, [0x6A, 0x82])
+  b.reader([0xC2])
+  b.tag([0xC2])
+  let s = try #require(try sessions(b).first)
+  #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+  #expect(s.ndefStatus?.status == .notSupported)
+}

@@ -897,8 +897,12 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func closeCurrent() {
     // Held SELECTs of the NDEF application with nothing after them (activation, end): one is
-    // the query it began, as far as it went; the same SELECT repeated is discovery.
-    if let limbo = discoveryLimbo { settleDiscovery(asQuery: limbo.lastSelect == limbo.first) }
+    // the query it began, as far as it went; the same SELECT repeated is discovery — unless
+    // the tag refused it: then no discovery hands the tag over, and the query found no NDEF.
+    if let limbo = discoveryLimbo {
+      settleDiscovery(
+        asQuery: limbo.lastSelect == limbo.first || type4.status?.status == .notSupported)
+    }
     if presenceLimbo != nil { settlePresenceLimbo(asQuery: false) }
     if selectLimbo != nil { settleSelectLimbo(as: nil) }
     guard let op = finishCurrent() else { return }
