@@ -474,3 +474,16 @@ extension Pass25SplitLengthTests {
   #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
   #expect(s.ndefStatus?.status == .notSupported)
 }
+
+/// 6D00 to the NDEF procedure's UPDATE BINARY (hunt-t4 a7): "check the APDU" for a correct
+/// command; the tag lacks the instruction.
+@Test func updateBinaryNotImplemented() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4(nlen: 0)
+  b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x6D, 0x00])
+  let f = try #require(try b.diagnose().finding("t4t-ins-not-supported"))
+  #expect(f.cause == "the tag does not implement UPDATE BINARY (D6) (SW 6D00 to UPDATE NLEN 0)")
+  #expect(f.coreNFCError?.code == 401)
+  #expect(f.fix.hasPrefix("Treat the tag as read-only"))
+}

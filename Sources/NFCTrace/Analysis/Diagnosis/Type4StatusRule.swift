@@ -30,7 +30,7 @@ enum Type4StatusRule: DiagnosisRule {
     "t4t-update-with-le", "t4t-lc-exceeds-mlc", "t4t-le-exceeds-mle", "t4t-wrong-length",
     "t4t-security-not-satisfied",
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
-    "t4t-sfi-not-supported",
+    "t4t-sfi-not-supported", "t4t-ins-not-supported",
     "t4t-memory-failure", "t4t-error-status", "t4t-get-response", "t4t-write-past-file",
     "apdu-refused",
   ]
@@ -391,6 +391,32 @@ enum Type4StatusRule: DiagnosisRule {
     )
   }
 
+  /// 6D00 (instruction not supported, ISO/IEC 7816-4 §5.6) to a command of the T4T NDEF
+  /// procedure: the tag (or HCE service) lacks the instruction every NDEF reader sends.
+  private static func insNotSupported(_ cmd: SessionCommandLog.Command)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let update = cmd.ins == 0xD6
+    let instruction =
+      update ? "UPDATE BINARY (D6)" : cmd.ins == 0xB0 ? "READ BINARY (B0)" : "SELECT (A4)"
+    return (
+      "t4t-ins-not-supported", "the tag does not implement \(instruction)",
+      "The tag answered 6D00 (instruction not supported) to \(cmd.summary), a command of the "
+        + "NFC Forum T4T NDEF procedure, which every NDEF reader sends the same way: the tag (or "
+        + "the HCE service emulating it) does not implement \(instruction). "
+        + (update
+          ? "It cannot be written through NDEF: read-only in practice, whatever write access "
+            + "its CC gives."
+          : "Its NDEF cannot be read."),
+      update
+        ? "Treat the tag as read-only (or use one that implements UPDATE BINARY); an HCE "
+          + "service must answer UPDATE BINARY on its NDEF file. Nothing in the reader app "
+          + "makes up for it."
+        : "Use a tag (or HCE service) that implements the T4T NDEF procedure; nothing in the "
+          + "reader app makes up for it."
+    )
+  }
+
   private static func readInThisActivation(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
     -> Bool
   {
@@ -614,6 +640,8 @@ enum Type4StatusRule: DiagnosisRule {
           + "be replaced. What the file holds now is uncertain.",
         InterruptedWriteRule.keepStill(onError: CoreNFCError.tagUpdateFailure.code)
       )
+    case "6D00" where cmd.isType4 && Type4Procedure.isNDEFProcedure(cmd.name):
+      return insNotSupported(cmd)
     default:
       return (
         "t4t-error-status", "the tag refused the APDU",
