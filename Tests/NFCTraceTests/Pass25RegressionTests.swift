@@ -4,6 +4,11 @@ import Testing
 
 @testable import NFCTrace
 
+/// SELECT of the NDEF application by name, T4T 2.0 §5.4.2.
+private let selectNDEFApplication: [UInt8] = [
+  0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00,
+]
+
 /// NTAG216 GET_VERSION answer (nfc-facts §4.6).
 private let ntag216Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03]
 
@@ -321,7 +326,7 @@ extension Pass25SplitLengthTests {
     var b = TraceBuilder()
     b.activateType4()
     b.queryType4(nlen: 0)
-    b.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], Self.ok)
+    b.apdu(selectNDEFApplication, Self.ok)
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.notFound)
     let f = try #require(try b.diagnose().finding("t4t-file-not-found"))
     #expect(f.cause.hasPrefix("no file was selected after the application's SELECT"))
@@ -434,7 +439,7 @@ extension Pass25SplitLengthTests {
   b.activateType4()
   b.queryType4(nlen: 0)
   b.apdu(
-    [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x6A, 0x82])
+    selectNDEFApplication, [0x6A, 0x82])
   let r = try b.diagnose()
   #expect(r.sessions[0].analysis.ndefStatus?.status == .readWrite)
   #expect(r.codes == ["t4t-application-not-found"])
@@ -466,8 +471,8 @@ extension Pass25SplitLengthTests {
   ]
   var b = TraceBuilder()
   b.activateType4()
-  b.apdu(select, [0x6A, 0x82])
-  b.apdu(select, [0x6A, 0x82])
+  b.apdu(selectNDEFApplication, [0x6A, 0x82])
+  b.apdu(selectNDEFApplication, [0x6A, 0x82])
   b.reader([0xC2])
   b.tag([0xC2])
   let s = try #require(try sessions(b).first)
