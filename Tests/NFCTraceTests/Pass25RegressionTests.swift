@@ -492,3 +492,21 @@ extension Pass25SplitLengthTests {
   #expect(f.coreNFCError?.code == 401)
   #expect(f.fix.hasPrefix("Treat the tag as read-only"))
 }
+
+/// The reader asks for the tag's chained part again with R(ACK) of that part's number (it did
+/// not take it) and the tag resends it (ISO/IEC 14443-4 §7.5.4.2): no block-number finding
+/// (it was `unexpected-block-number`, review of 0ca6ea1's c-C trace).
+@Test func repeatedACKOfAChainedPartIsNoBlockNumberError() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.reader([0x02, 0x00, 0xB0, 0x00, 0x02, 0x10])
+  b.tag([0x12] + Array(repeating: 0x52, count: 8))
+  b.reader([0xA3])
+  b.tag([0x13] + Array(repeating: 0x52, count: 8))
+  b.reader([0xA3])  // part 2 not taken: asked again
+  b.tag([0x13] + Array(repeating: 0x52, count: 8))
+  b.reader([0xA2])
+  b.tag([0x02, 0x90, 0x00])
+  let (decoded, _) = decodeAll(b.frames)
+  #expect(!decoded.flatMap { $0.findings.map(\.code) }.contains("unexpected-block-number"))
+}

@@ -191,6 +191,16 @@ struct BlockNumbers: Sendable {
   /// no tag block in the trace since the reader's last block (the tag's chained part was
   /// missed).
   mutating func readerACK(_ n: Int) -> BlockNumberCheck {
+    // The number of the tag's chained part it awaits an R(ACK) for: the reader did not take
+    // that part (damaged on its side) and asks for it again (§7.5.4.2: the tag resends its
+    // last block on an R(ACK) of its current number).
+    if known, tagAwaitsACK, n == tag {
+      tagAwaitsACK = false
+      nak = nil
+      reader = n
+      readerAwaitsAnswer = true
+      return .ok
+    }
     let missed = known && n != reader && readerAwaitsAnswer
     let expected: Int? = readerACKExpected(n)
     if missed { return .answerMissed }
