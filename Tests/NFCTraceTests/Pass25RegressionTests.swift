@@ -510,3 +510,59 @@ extension Pass25SplitLengthTests {
   let (decoded, _) = decodeAll(b.frames)
   #expect(!decoded.flatMap { $0.findings.map(\.code) }.contains("unexpected-block-number"))
 }
+
+/// Review of the Type 4 / HLTA changes (helper-108).
+@Suite struct Pass25SecondReviewTests {
+  /// After HLTA the final length write is ignored; the length was cleared before (acked):
+  /// the tag holds an empty message (h6). Length-first writes all ignored: no `ndef-torn`,
+  /// the old message stands (h7).
+  @Test func writesIgnoredAfterHalt() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x01, 0x54, 0x00, 0xFE])
+    b.reader([0x50, 0x00])
+    b.write(4, [0x03, 0x05, 0xD1, 0x01], .none)
+    #expect(try b.diagnose().codes == ["write-interrupted", "ndef-emptied"])
+    var c = TraceBuilder()
+    c.activateType2(version: ntag213Version)
+    c.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00, 0xFE])
+    c.reader([0x50, 0x00])
+    c.write(4, [0x03, 0x09, 0xD1, 0x01], .none)
+    #expect(!(try c.diagnose().codes.contains("ndef-torn")))
+  }
+
+  /// The T4T 1.0 AID probed and refused after the 2.0 application served: nothing lost.
+  @Test func versionOneProbeAfterTheServedApplication() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x00], [0x6A, 0x82])
+    let r = try b.diagnose()
+    #expect(r.codes.isEmpty)
+    #expect(r.sessions[0].analysis.ndefStatus?.status == .readWrite)
+  }
+
+  /// 6D00 to UPDATE BINARY after the tag accepted one: it has the instruction.
+  @Test func insNotSupportedOnlyWhenNeverAccepted() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, 0x02, 0xD1, 0x01], [0x6D, 0x00])
+    #expect(try b.diagnose().finding("t4t-ins-not-supported") == nil)
+  }
+
+  /// The application's SELECT refused, then accepted: no notSupported left from the refusal.
+  @Test func refusedThenAcceptedSelectLeavesNoNotSupported() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(selectNDEFApplication, [0x6A, 0x82])
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00, 0x90, 0x00])
+    let s = try #require(try sessions(b).first)
+    #expect(s.ndefStatus?.status == .readWrite)
+  }
+}

@@ -48,6 +48,15 @@ struct Type4Procedure: Sendable {
   /// accepted makes up for them, as the reader got past (ISO/IEC 7816-4 §11.1.1).
   private var refusedSelect: (data: [UInt8], frames: [Int])?
 
+  /// The AID of the last NDEF application SELECT the tag accepted (2.0 or 1.0).
+  private var servedAID: [UInt8]?
+
+  /// The AID a SELECT by name carries.
+  private static func aid(_ d: LayerDecode?) -> [UInt8]? {
+    if case .hex(let b)? = d?.field("aid") { return b }
+    return nil
+  }
+
   /// Follows the reader's SELECTs (called for each Type 4 command).
   mutating func command(_ d: LayerDecode) {
     if d.name.hasPrefix("SELECT") { ndefFileSelected = d.name == "SELECT NDEF file" }
@@ -193,6 +202,9 @@ struct Type4Procedure: Sendable {
     switch command.name {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
+      servedAID = Self.aid(command)
+      // An earlier refusal of it no longer stands: the detection starts over here.
+      if status?.status == .notSupported { status = nil }
       nlenRead = false  // a detection starts over at the application: its NLEN is to come
       shortNLEN = nil
     case "READ CC":
@@ -276,9 +288,12 @@ struct Type4Procedure: Sendable {
       // The tag served the application before (its detection found NDEF): dropping it now is
       // the tag's failure, not a tag without NDEF.
       if let known = status?.status, known == .readWrite || known == .readOnly {
-        op.fail(
-          "SELECT NDEF application refused: SW \(sw.uppercased()), after the tag had served it",
-          frame: frame)
+        // Another version's AID probed after the served one (T4T 1.0 after 2.0) loses nothing.
+        if Self.aid(command) == servedAID {
+          op.fail(
+            "SELECT NDEF application refused: SW \(sw.uppercased()), after the tag had served it",
+            frame: frame)
+        }
         return
       }
       status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw.uppercased())")

@@ -360,7 +360,13 @@ enum InterruptedWriteRule: DiagnosisRule {
     let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"
     // A write the idle or halted tag ignored did not land: nothing uncertain about it.
     let ignored = lengthFrame.map { c.log.ignored(silence: $0) } ?? false
-    if st.oneUnansweredWrite, st.claimed > 0, !ignored {
+    if ignored {
+      // The idle or halted tag ignored the length's write: the length before it stands — 0
+      // when the operation had cleared it (its earlier write acknowledged), else the old one.
+      return st.earlierLength == 0 && st.lengthWrittenHere
+        ? emptied(c, st, op: i, error: error) : nil
+    }
+    if st.oneUnansweredWrite, st.claimed > 0 {
       return wholeWriteUncertain(st, op: i, error: error, lengthText: lengthText)
     }
     switch st.shape {
@@ -400,27 +406,36 @@ enum InterruptedWriteRule: DiagnosisRule {
     case .empty where st.lengthWrittenHere && st.lengthUnacknowledged:
       return emptyingUncertain(c, st, op: i, error: error)
     case .empty where st.lengthWrittenHere:
-      return DiagnosisFinding(
-        code: "ndef-emptied", severity: .warning, operation: i,
-        frames: [lengthFrame].compactMap { $0 },
-        cause:
-          "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
-        message:
-          "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
-          + "did not finish. "
-          + (startedEmpty(c, st, type2: type2)
-            ? "The tag held an empty message before and still does"
-            : "The old message is gone and the tag holds an empty one")
-          + ": readNDEF reports error 403 (ndefReaderSessionErrorZeroLengthMessage) until it is "
-          + "rewritten.",
-        coreNFCError: error,
-        fix:
-          "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
-    case .complete where st.lengthUnacknowledged && !ignored:
+      return emptied(c, st, op: i, error: error)
+    case .complete where st.lengthUnacknowledged:
       return lengthUncertain(st, op: i, error: error, lengthText: lengthText)
     default:
       return nil
     }
+  }
+
+  /// The writer set the length to 0 first and the write did not finish: an empty message.
+  private static func emptied(
+    _ c: DiagnosisContext, _ st: NDEFWriteState, op i: Int, error: CoreNFCError?
+  ) -> DiagnosisFinding {
+    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let lengthFrame = st.lengthFrame
+    return DiagnosisFinding(
+      code: "ndef-emptied", severity: .warning, operation: i,
+      frames: [lengthFrame].compactMap { $0 },
+      cause:
+        "the write stopped after clearing the old message: the tag now holds an empty NDEF message",
+      message:
+        "The writer first set the \(st.lengthName) to 0 (the safe procedure), but the write "
+        + "did not finish. "
+        + (startedEmpty(c, st, type2: type2)
+          ? "The tag held an empty message before and still does"
+          : "The old message is gone and the tag holds an empty one")
+        + ": readNDEF reports error 403 (ndefReaderSessionErrorZeroLengthMessage) until it is "
+        + "rewritten.",
+      coreNFCError: error,
+      fix:
+        "Write the message again with writeNDEF(_:completionHandler:) and verify with readNDEF.")
   }
 
   /// The write that set the length to 0 got no answer. After a NAK with no reactivation the

@@ -101,10 +101,11 @@ public struct SessionCommandLog: Sendable {
   public private(set) var packFrames: [Int] = []
   /// Reader frames of SELECTs of the NDEF application the tag answered 9000 (T4T 2.0 §5.4.2).
   public private(set) var applicationSelections: [Int] = []
-  /// SELECTs the tag accepted (9000 or 61xx), in order: the reader frame and, for a SELECT by
-  /// file id, the file (nil: an application, by name). After an application's SELECT no file
+  /// SELECTs the tag accepted (9000 or 61xx), in order: the reader frame, the data (AID or
+  /// file id) and, for a SELECT of an elementary file by id, the file (nil: an application by
+  /// name, or the master file 3F00). After the SELECT of an application or of the MF no file
   /// is current until one is selected (ISO/IEC 7816-4 §5.3.1; T4T 2.0 §5.4.3).
-  public private(set) var selections: [(frame: Int, file: UInt16?)] = []
+  public private(set) var selections: [(frame: Int, data: [UInt8], file: UInt16?)] = []
   private var pending: Command?
   /// MLe of the session's last Type 4 CC answer.
   private var mle: Int?
@@ -246,8 +247,8 @@ public struct SessionCommandLog: Sendable {
     c.refused = refused
     if case .nak = answer { lastNAK = c }
     if c.ins == 0xA4, c.accepted, selections.count < Self.limit {
-      let file = c.data.count == 2 ? UInt16(c.data[0]) << 8 | UInt16(c.data[1]) : nil
-      selections.append((c.frame, file))
+      let id = c.data.count == 2 ? UInt16(c.data[0]) << 8 | UInt16(c.data[1]) : nil
+      selections.append((c.frame, c.data, id == 0x3F00 ? nil : id))
     }
     if answer == .sw("9000"), c.name.hasPrefix("SELECT NDEF application"),
       applicationSelections.count < Self.limit

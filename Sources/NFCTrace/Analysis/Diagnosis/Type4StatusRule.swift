@@ -94,7 +94,10 @@ enum Type4StatusRule: DiagnosisRule {
   private static func applicationDropped(
     _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
   ) -> DiagnosisFinding? {
-    guard let earlier = c.log.applicationSelections.last(where: { $0 < cmd.frame }),
+    // The same AID accepted before (a T4T 1.0 probe after the 2.0 application is another).
+    guard
+      let earlier = c.log.selections.last(where: { $0.frame < cmd.frame && $0.data == cmd.data })?
+        .frame,
       let status = c.session.ndefStatus?.status, status == .readWrite || status == .readOnly
     else { return nil }
     let op = c.operation(at: cmd.frame)
@@ -371,9 +374,9 @@ enum Type4StatusRule: DiagnosisRule {
       return (
         "t4t-file-not-found", "no file was selected after the application's SELECT",
         "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the SELECT of an "
-          + "application (#\(last.frame)) with no file selected since: selecting an application "
-          + "leaves no current file (ISO/IEC 7816-4), so READ and UPDATE BINARY have none to act "
-          + "on. The tag is right; the command order is the reader's.",
+          + "application or the master file (#\(last.frame)) with no file selected since: "
+          + "selecting one leaves no current file (ISO/IEC 7816-4), so READ and UPDATE BINARY "
+          + "have none to act on. The tag is right; the command order is the reader's.",
         "SELECT the file (the NDEF file's id from the CC, usually E104; E103 for the CC) after "
           + "the application and before READ/UPDATE BINARY, as NFC Forum T4T's procedure does, "
           + "or use NFCNDEFTag.readNDEF/writeNDEF, which do."
@@ -397,8 +400,7 @@ enum Type4StatusRule: DiagnosisRule {
     -> (code: String, cause: String, message: String, fix: String)
   {
     let update = cmd.ins == 0xD6
-    let instruction =
-      update ? "UPDATE BINARY (D6)" : cmd.ins == 0xB0 ? "READ BINARY (B0)" : "SELECT (A4)"
+    let instruction = update ? "UPDATE BINARY (D6)" : "READ BINARY (B0)"
     return (
       "t4t-ins-not-supported", "the tag does not implement \(instruction)",
       "The tag answered 6D00 (instruction not supported) to \(cmd.summary), a command of the "
@@ -640,7 +642,10 @@ enum Type4StatusRule: DiagnosisRule {
           + "be replaced. What the file holds now is uncertain.",
         InterruptedWriteRule.keepStill(onError: CoreNFCError.tagUpdateFailure.code)
       )
-    case "6D00" where cmd.isType4 && Type4Procedure.isNDEFProcedure(cmd.name):
+    case "6D00"
+    where cmd.ins == 0xD6 && cmd.isType4 && Type4Procedure.isNDEFProcedure(cmd.name)
+      && !c.log.commands.contains(where: { $0.ins == 0xD6 && $0.accepted && $0.frame < cmd.frame }):
+      // UPDATE BINARY the tag never accepted in the session (one it accepted shows it has it).
       return insNotSupported(cmd)
     default:
       return (
