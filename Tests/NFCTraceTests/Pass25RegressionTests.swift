@@ -566,3 +566,17 @@ extension Pass25SplitLengthTests {
     #expect(s.ndefStatus?.status == .readWrite)
   }
 }
+
+extension Pass25HaltedTagTests {
+  /// An HLTA that reached the capture damaged may not have halted the tag: the silence stays
+  /// the field's (review: the tool was sure the write never landed).
+  @Test func damagedHaltHaltsNothing() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.reader([0x50, 0x00], badCRC: true)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    let f = try #require(try b.diagnose().finding("write-interrupted"))
+    #expect(f.cause.hasPrefix("the tag left the field during writeNDEF"))
+  }
+}

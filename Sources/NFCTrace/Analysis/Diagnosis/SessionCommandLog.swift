@@ -116,6 +116,8 @@ public struct SessionCommandLog: Sendable {
   private var silencesAfterNAK: [Int: Command] = [:]
   /// The reader's last HLTA, until the tag answers anything or is activated again.
   private var lastHalt: Int?
+  /// True from the reader's RATS until the next activation: the tag is in ISO-DEP.
+  private var afterRATS = false
   /// Reader frames left unanswered while `lastHalt` stood, with that HLTA's frame.
   private var silencesAfterHalt: [Int: Int] = [:]
 
@@ -146,6 +148,7 @@ public struct SessionCommandLog: Sendable {
     if f.startsActivation {
       lastNAK = nil
       lastHalt = nil
+      afterRATS = false
       if activations.count < Self.limit { activations.append(f.frame.index) }
     }
     switch f.frame.direction {
@@ -165,9 +168,14 @@ public struct SessionCommandLog: Sendable {
     if let halt = lastHalt, f.response == .unanswered, silencesAfterHalt.count < Self.limit {
       silencesAfterHalt[f.frame.index] = halt
     }
-    if f.innermost?.protocolID == .iso14443A, f.innermost?.name == "HLTA" {
+    // A damaged HLTA is discarded by the tag, and one in the ISO-DEP protocol state (after
+    // RATS) is no valid block there: neither halts it (ISO/IEC 14443-3 §6.3, 14443-4 §5).
+    if f.innermost?.protocolID == .iso14443A, f.innermost?.name == "HLTA", f.frame.crc != .bad,
+      !afterRATS
+    {
       lastHalt = f.frame.index
     }
+    if f.layer(.isoDEP)?.name == "RATS" { afterRATS = true }
     if let apdu = f.layer(.iso7816), apdu.name != "not an APDU" {
       close(answer: .none, frame: nil)
       pending = Self.command(f, apdu: apdu)
