@@ -34,9 +34,9 @@ struct CallBoundary: Sendable {
   private var firstWriteClearedLength = false
   /// The NDEF TLV length field's address at the call's first WRITE.
   private var lengthAt: Int?
-  private var steppedBack = false
   /// The pages of the call's WRITEs that stepped back (to the same or a lower page).
   private var stepBackPages: [Int] = []
+  private var steppedBack: Bool { !stepBackPages.isEmpty }
   /// The step back set the NDEF TLV's length to a non-zero value: the length-last write's
   /// final WRITE, after which the call has nothing left to write.
   private var finalLengthWritten = false
@@ -167,10 +167,7 @@ struct CallBoundary: Sendable {
       if firstReadPage == nil { firstReadPage = d.absoluteStartPage }
     } else if d.name == "WRITE", let page = d.absolutePage {
       if let last = lastWritePage {
-        if page <= last {
-          steppedBack = true
-          stepBackPages.append(page)
-        }
+        if page <= last { stepBackPages.append(page) }
         // The length part this page holds: its FF page's, or a 3-byte length's low bytes.
         let part =
           Self.lengthValue(d, page: page, address: lengthAt)

@@ -357,7 +357,7 @@ enum InterruptedWriteRule: DiagnosisRule {
       ? .tagConnectionLost : Type4StatusRule.refusedAsOwnAPDU(c, i) ? nil : c.refusalError(i)
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let lengthFrame = st.lengthFrame
-    let lengthText = "0x\(String(st.claimed, radix: 16, uppercase: true)) (\(st.claimed))"
+    let lengthText = Self.lengthText(st.claimed)
     // A write the idle or halted tag ignored did not land: nothing uncertain about it.
     let ignored = lengthFrame.map { c.log.ignored(silence: $0) } ?? false
     if ignored {
@@ -456,8 +456,8 @@ enum InterruptedWriteRule: DiagnosisRule {
     // A 3-byte length set by two WRITEs, one acknowledged: not the old length either way.
     if st.lengthSplit, let other = st.priorLength, other != 0 {
       earlier =
-        "The tag holds either an empty message (readNDEF reports 403) or a length of 0x"
-        + String(other, radix: 16, uppercase: true) + " (\(other)) — the acknowledged bytes of "
+        "The tag holds either an empty message (readNDEF reports 403) or a length of "
+        + Self.lengthText(other) + " — the acknowledged bytes of "
         + "the 3-byte length beside the old ones — that matches no message: a corrupt one. The "
         + "length continues on the next page, so two WRITEs set it."
     }
@@ -523,7 +523,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     if other == st.claimed { return nil }
     // The length the tag holds if the unanswered write did not land covers a different span
     // of the new message: it cuts it short or runs past it.
-    let otherText = "0x\(String(other, radix: 16, uppercase: true)) (\(other))"
+    let otherText = Self.lengthText(other)
     let reach =
       other < st.claimed
       ? "which cuts the message short" : "which runs past the message's end"
@@ -551,6 +551,9 @@ enum InterruptedWriteRule: DiagnosisRule {
       + "two WRITEs the tag holds a length that matches no message."
     f.fix += splitOrder
   }
+
+  /// A length as `0x12D (301)`.
+  static func lengthText(_ n: Int) -> String { "0x\(String(n, radix: 16, uppercase: true)) (\(n))" }
 
   /// How a writer of its own pages sets a 3-byte length that continues on the next page.
   static let splitOrder =

@@ -91,7 +91,8 @@ struct NDEFWriteState {
         later.formUnion((p * 4)..<(p * 4 + c.data.count))
       }
     }
-    let before = log.commands.filter { $0.frame < op.firstFrame && $0.isWrite }
+    // The session's writes before the operation, asked only for an unanswered length write.
+    let before = { log.commands.filter { $0.frame < op.firstFrame && $0.isWrite } }
     return type4
       ? Self.type4(s, w, before: before, later: later)
       : type2(s, w, before: before, later: later)
@@ -111,8 +112,8 @@ struct NDEFWriteState {
   }
 
   private static func type2(
-    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], before: [SessionCommandLog.Command],
-    later: Set<Int>
+    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command],
+    before: () -> [SessionCommandLog.Command], later: Set<Int>
   ) -> NDEFWriteState? {
     let image = s.memory.type2End
     guard let area = s.memory.type2Area, let tlv = area.ndef, let lengthAt = area.ndefLengthAddress
@@ -125,7 +126,7 @@ struct NDEFWriteState {
       "NDEF TLV length", lengthAt: lengthAt, claimed: tlv.length,
       valueStart: 16 + tlv.valueOffset, image: image, covers: { covering(w, $0) },
       value: value,
-      prior: { prior(covering(before, $0), $0, start: s.memory.type2Start, value: value) },
+      prior: { prior(covering(before(), $0), $0, start: s.memory.type2Start, value: value) },
       lengthIn: { Type2TLV.length(in: $0.data, at: lengthAt % 4) },
       ownValueStart: { c in lengthAt + (c.data[lengthAt % 4] == 0xFF ? 3 : 1) },
       decode: { b in
@@ -138,8 +139,8 @@ struct NDEFWriteState {
   }
 
   private static func type4(
-    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command], before: [SessionCommandLog.Command],
-    later: Set<Int>
+    _ s: SessionAnalysis, _ w: [SessionCommandLog.Command],
+    before: () -> [SessionCommandLog.Command], later: Set<Int>
   ) -> NDEFWriteState? {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
@@ -154,7 +155,7 @@ struct NDEFWriteState {
     return make(
       size == 4 ? "ENLEN" : "NLEN", lengthAt: 0, claimed: nlen, valueStart: size,
       image: file, covers: { covering(w, $0) }, value: value,
-      prior: { prior(covering(before, $0), $0, start: s.memory.filesStart[id], value: value) },
+      prior: { prior(covering(before(), $0), $0, start: s.memory.filesStart[id], value: value) },
       lengthIn: { c in
         c.offset == 0 && c.data.count >= size
           ? ByteImage.bigEndian(c.data.prefix(size)) : nil

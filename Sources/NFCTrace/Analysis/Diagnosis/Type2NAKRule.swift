@@ -167,10 +167,7 @@ enum Type2NAKRule: DiagnosisRule {
     }
     // NTAG21x and Ultralight EV1 answer GET_VERSION: a tag that refused it has no PWD_AUTH
     // (an original Ultralight, or an Ultralight C with 3DES authentication).
-    let probeRefused = c.log.commands.contains {
-      if case .nak = $0.answer { return $0.name == "GET_VERSION" }
-      return false
-    }
+    let probeRefused = getVersionRefused(c)
     let ulc = g.tag.isUltralightC || (probeRefused && g.tag.ntagProduct == nil)
     // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
     let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
@@ -373,6 +370,15 @@ enum Type2NAKRule: DiagnosisRule {
     return refusedPasswordCause(page, at: frame, c, g)
   }
 
+  /// Whether the tag refused GET_VERSION: NTAG21x and Ultralight EV1 answer it, so such a tag
+  /// has no PWD_AUTH either (an original Ultralight, an Ultralight C, NTAG203).
+  private static func getVersionRefused(_ c: DiagnosisContext) -> Bool {
+    c.log.commands.contains {
+      if case .nak = $0.answer { return $0.name == "GET_VERSION" }
+      return false
+    }
+  }
+
   /// AUTH0 not read, but the app sent PWD_AUTH before the WRITE and the tag refused it, and
   /// none was accepted since: the app expected a password and had the wrong one, so the
   /// protection of the page is the likely cause — not proven without AUTH0 (CFG0 byte 3,
@@ -383,11 +389,8 @@ enum Type2NAKRule: DiagnosisRule {
     // A tag that refused GET_VERSION has no PWD_AUTH either (an original Ultralight, an
     // Ultralight C, NTAG203): its NAK says nothing of a password. NAK 1 (a damaged frame)
     // neither: only NAK 0 (wrong password) and 4 (AUTHLIM reached) refuse the password.
-    let probeRefused = c.log.commands.contains {
-      if case .nak = $0.answer { return $0.name == "GET_VERSION" }
-      return false
-    }
-    guard !g.tag.isUltralightC, !probeRefused, g.cfg0Page != nil || g.tag.ntagProduct == nil,
+    guard !g.tag.isUltralightC, !getVersionRefused(c),
+      g.cfg0Page != nil || g.tag.ntagProduct == nil,
       let refused = c.log.commands.last(where: { $0.name == "PWD_AUTH" && $0.frame < frame }),
       case .nak(let code) = refused.answer, code == 0 || code == 4,
       !c.log.packFrames.contains(where: { $0 > refused.frame && $0 < frame })

@@ -171,23 +171,14 @@ public struct ExchangeRecorder: Sendable {
   private var current: (index: Int, records: [ExchangeRecord], tag: Bool, touched: Bool)?
   /// Index into `current.records` of requests waiting for their answer, by frame index.
   private var waiting: [Int: Int] = [:]
-  /// The INFs of the reader's chained I-blocks so far (ISO/IEC 14443-4 §7.5.2), joined when
-  /// the last one carries the APDU. Capped so a chain that never ends cannot grow it without
-  /// bound.
-  private var chain: [UInt8] = []
-  /// The block number and INF length of the chain's last part: a part sent again (after an
-  /// R(NAK) or a silence, ISO/IEC 14443-4 §7.5.4) has the same number and replaces it.
-  private var chainLast: (block: UInt8, count: Int)?
-  static let chainLimit = 1 << 16
+  /// The reader's chained I-blocks so far (ISO/IEC 14443-4 §7.5.2), joined when the last one
+  /// carries the APDU.
+  private var chain = ChainAssembly()
   /// Records of the reader's chain so far (its parts, and its R-blocks asking for one again).
   private var chainRecords: [Int] = []
-  /// The reader's chained parts so far, a part sent again counted once.
-  private var chainParts = 0
-  /// The tag's chained answer in progress: the record of the command it answers, the INFs so
-  /// far (capped as `chain`), the last part's block number (a part sent again after R(NAK)
-  /// replaces it) and the reader's R-block records that fetched the parts.
-  private var responseChain:
-    (owner: Int, data: [UInt8], last: (block: UInt8, count: Int), parts: Int, steps: [Int])?
+  /// The tag's chained answer in progress: the record of the command it answers, its parts so
+  /// far, and the reader's R-block (and S(WTX)) records that fetched them.
+  private var responseChain: (owner: Int, parts: ChainAssembly, steps: [Int])?
   /// The last session (so far) in which a UID was completed.
   public private(set) var lastTaggedSession: Int?
   /// The last session (so far) in which a UID was completed and the reader then read, wrote
@@ -247,11 +238,10 @@ public struct ExchangeRecorder: Sendable {
     c.records[c.records.count - 1].requestPrologue = ExchangeRecord.prologue(f)
     let index = c.records.count - 1
     if let whole = assemble(f, record: index) {
-      c.records[index].assembledRequest = whole
-      c.records[index].requestBlocks = 1 + chainParts
+      c.records[index].assembledRequest = whole.apdu
+      c.records[index].requestBlocks = whole.blocks
       for i in chainRecords { c.records[i].chainStep = true }
       chainRecords.removeAll()
-      chainParts = 0
     }
     // The reader's R-blocks and its S(WTX) answers keep the tag's chain going; any other
     // reader block ends it.
@@ -302,77 +292,53 @@ public struct ExchangeRecorder: Sendable {
         responseChain = nil
         return
       }
-      let first: [UInt8] = inf.count <= Self.chainLimit ? Array(inf) : []
-      responseChain = (owner: i, data: first, last: (pcb & 1, first.count), parts: 1, steps: [])
+      var parts = ChainAssembly()
+      parts.add(inf, pcb: pcb)
+      responseChain = (owner: i, parts: parts, steps: [])
       return
     }
-    // A part sent again (after R(NAK), or a repeated R(ACK)) has the same number: it replaces
-    // the earlier copy and is no part of its own.
-    if r.last.block == pcb & 1 {
-      r.data.removeLast(min(r.last.count, r.data.count))
-    } else {
-      r.parts += 1
-    }
-    if r.data.count + inf.count <= Self.chainLimit {
-      r.data += inf
-      r.last = (pcb & 1, inf.count)
-    } else {
-      r.last = (pcb & 1, 0)
-    }
+    r.parts.add(inf, pcb: pcb)
     guard !chained else {
       responseChain = r
       return
     }
     responseChain = nil
-    records[r.owner].assembledResponse = r.data
+    records[r.owner].assembledResponse = r.parts.data
     records[r.owner].answer = f.innermost
-    records[r.owner].responseBlocks = r.parts
+    records[r.owner].responseBlocks = r.parts.count
     for s in r.steps { records[s].chainStep = true }
   }
 
-  /// Follows the reader's chained I-blocks: the whole APDU for the block that ends a chain,
-  /// else nil. Other reader frames (R(NAK), S-blocks) leave a chain open; its parts and its
-  /// R-blocks are remembered in `chainRecords` (record `index` is `f`'s).
-  private mutating func assemble(_ f: DecodedFrame, record index: Int) -> [UInt8]? {
-    if !chain.isEmpty, f.layer(.isoDEP)?.name.hasPrefix("R(") == true {
+  /// Follows the reader's chained I-blocks: for the block that ends a chain, the whole APDU
+  /// and the I-blocks it took, else nil. Other reader frames (R(NAK), S-blocks) leave a chain
+  /// open; its parts and its R-blocks are remembered in `chainRecords` (record `index` is
+  /// `f`'s).
+  private mutating func assemble(_ f: DecodedFrame, record index: Int)
+    -> (apdu: [UInt8], blocks: Int)?
+  {
+    if !chain.data.isEmpty, f.layer(.isoDEP)?.name.hasPrefix("R(") == true {
       chainRecords.append(index)
     }
     guard let inf = ExchangeRecord.inf(f), let pcb = f.frame.data.first else { return nil }
     if f.layer(.isoDEP)?.field("chaining") == .bool(true) {
       chainRecords.append(index)
-      if let last = chainLast, last.block == pcb & 1 {
-        chain.removeLast(last.count)
-      } else {
-        chainParts += 1
-      }
-      if chain.count + inf.count <= Self.chainLimit {
-        chain += inf
-        chainLast = (pcb & 1, inf.count)
-      } else {
-        chainLast = (pcb & 1, 0)
-      }
+      chain.add(inf, pcb: pcb)
       return nil
     }
-    defer {
-      chain.removeAll(keepingCapacity: true)
-      chainLast = nil
-    }
-    guard !chain.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else {
+    defer { chain.reset() }
+    guard !chain.data.isEmpty, f.layer(.isoDEP)?.field("reassembled_length") != nil else {
       chainRecords.removeAll()
-      chainParts = 0
       return nil
     }
-    return chain + inf
+    return (chain.data + inf, chain.count + 1)
   }
 
   private mutating func close() {
     guard let c = current else { return }
     current = nil
     waiting.removeAll()
-    chain.removeAll()
-    chainLast = nil
+    chain.reset()
     chainRecords.removeAll()
-    chainParts = 0
     responseChain = nil
     if selection.sessions.contains(c.index) { kept[c.index] = c.records }
     guard c.tag else { return }
@@ -405,5 +371,41 @@ public struct ExchangeRecorder: Sendable {
     case .type4, .iso7816, .mifareClassic: return true
     default: return false
     }
+  }
+}
+
+/// The INFs of one side's chained I-blocks (ISO/IEC 14443-4 §7.5.2), joined in order. A part
+/// sent again (after an R(NAK), a silence or a repeated R(ACK), §7.5.4) has the same block
+/// number and replaces the earlier copy. Capped so a chain that never ends cannot grow it
+/// without bound.
+struct ChainAssembly: Sendable {
+  static let limit = 1 << 16
+  /// The INFs so far.
+  private(set) var data: [UInt8] = []
+  /// The parts so far, a part sent again counted once.
+  private(set) var count = 0
+  /// The block number and INF length of the last part.
+  private var last: (block: UInt8, count: Int)?
+
+  /// Adds the INF `inf` of the I-block with PCB `pcb`.
+  mutating func add(_ inf: ArraySlice<UInt8>, pcb: UInt8) {
+    if let last, last.block == pcb & 1 {
+      data.removeLast(min(last.count, data.count))
+    } else {
+      count += 1
+    }
+    if data.count + inf.count <= Self.limit {
+      data += inf
+      last = (pcb & 1, inf.count)
+    } else {
+      last = (pcb & 1, 0)
+    }
+  }
+
+  /// Forgets the chain, keeping the buffer's capacity.
+  mutating func reset() {
+    data.removeAll(keepingCapacity: true)
+    count = 0
+    last = nil
   }
 }
