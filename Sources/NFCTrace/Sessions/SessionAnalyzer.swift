@@ -851,6 +851,13 @@ public struct SessionAnalyzer: Sendable {
     if kind == .authenticate, let name = f.innermost?.name, name.hasPrefix("DESFire AUTHENTICATE") {
       return true
     }
+    // The NDEF application selected again after the query read NLEN: the app's next call
+    // (a read or write starts over with NDEF detection, T4T 2.0 §5.4), not more of the query.
+    if kind == .queryNDEFStatus, current?.kind == .queryNDEFStatus, type4.detectionFinished,
+      Self.selectsNDEFApplication(f)
+    {
+      return true
+    }
     guard kind == .readNDEF || kind == .writeNDEF, operations.count < Self.splitLimit,
       let d = f.innermost
     else { return false }
