@@ -20,3 +20,53 @@ private let selectNDEFApplication: [UInt8] = [
   #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .queryNDEFStatus])
   #expect(ops.map(\.outcome) == [.ok, .ok, .failed])
 }
+
+/// HLTA, then REQA left unanswered (a halted tag ignores REQA, ISO/IEC 14443-3 §6.3), then
+/// WRITEs (review2 h1, h1b): the writes went to a tagless session of their own, diagnosed
+/// `tag-not-captured` with antenna advice.
+@Suite struct Pass26HaltThenREQATests {
+  private func haltThenREQA(anticollision: Bool) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.reader([0x50, 0x00])
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    if anticollision { b.reader([0x93, 0x20], crc: false) }
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .none)
+    b.write(5, [0x1E, 0x55, 0x04, 0x6E], .none)
+    return b
+  }
+
+  @Test func writesStayInTheHaltedTagsSession() throws {
+    let all = try sessions(haltThenREQA(anticollision: false))
+    #expect(all.count == 1)
+    #expect(all[0].operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    let r = try haltThenREQA(anticollision: false).diagnose()
+    #expect(r.codes == ["write-interrupted"])
+    let f = try #require(r.finding("write-interrupted"))
+    #expect(f.frames == [14, 16, 17])
+    #expect(f.cause.hasPrefix("the reader halted the tag (HLTA at #14)"))
+  }
+
+  /// The anticollision after the REQA got no answer either: that connect activated nothing.
+  @Test func unansweredAnticollisionConnectsNothing() throws {
+    let all = try sessions(haltThenREQA(anticollision: true))
+    #expect(all.count == 1)
+    let ops = all[0].operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .connect, .writeNDEF])
+    #expect(ops[2].outcome == .failed)
+    #expect(ops[2].reason == "the tag did not answer the activation")
+  }
+
+  /// Polls after HLTA with nothing else: the session ends, the polls belong to no tag.
+  @Test func pollsAloneEndTheSession() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0x50, 0x00])
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    let all = try sessions(b)
+    #expect(all.count == 1)
+    #expect(all[0].info.lastFrame == 12)
+  }
+}

@@ -175,6 +175,9 @@ public struct SessionAnalyzer: Sendable {
   /// completed in it since: a re-activation that never gets there did not connect, whatever
   /// the session's first activation found.
   private var connectActivation: (started: Bool, selected: Bool) = (false, false)
+  /// Whether a tag frame came since the current operation opened (a connect that heard
+  /// nothing and left commands unanswered activated nothing).
+  private var tagAnsweredOperation = false
 
   /// An analyzer for session `info`, carrying the memory an earlier session on the same UID
   /// left (or empty memory).
@@ -546,6 +549,7 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func tagFrame(_ f: DecodedFrame) {
     tagHeard = true
+    tagAnsweredOperation = true
     if f.completedUID != nil { connectActivation.selected = true }
     // The tag's I-block ends the reader's chain before its last part (ISO-DEP flags
     // `incomplete-chain`): the tag did not leave, but what it answered to a command never
@@ -882,6 +886,7 @@ public struct SessionAnalyzer: Sendable {
     ratsAwaitingATS = nil
     connectOnlyPolled = false
     connectActivation = (false, false)
+    tagAnsweredOperation = false
     if announced { events.append(.started(kind, frame: frame)) }
   }
 
@@ -968,7 +973,8 @@ public struct SessionAnalyzer: Sendable {
     case .connect:
       Self.settleConnect(
         &op, tag: tag, ratsUnanswered: ratsAwaitingATS, onlyPolled: connectOnlyPolled,
-        selected: !connectActivation.started || connectActivation.selected)
+        selected: !connectActivation.started || connectActivation.selected,
+        heard: tagAnsweredOperation)
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
@@ -1065,8 +1071,15 @@ public struct SessionAnalyzer: Sendable {
   /// deactivates the PICC) and no ISO 7816 tag is connected.
   private static func settleConnect(
     _ op: inout Operation, tag: TagIdentity, ratsUnanswered: Int?, onlyPolled: Bool,
-    selected: Bool
+    selected: Bool, heard: Bool
   ) {
+    // Anticollision after an unanswered poll (a halted tag ignores REQA) that the tag did
+    // not answer either: nothing was activated, whatever an earlier connect selected.
+    if !heard, !op.unansweredFrames.isEmpty, op.outcome == .ok {
+      op.outcome = .failed
+      op.reason = "the tag did not answer the activation"
+      return
+    }
     // REQA/WUPA answered by ATQA and nothing after: the reader checked that a tag is there (or
     // the trace ends), it selected none. The session's UID and SAK are an earlier connect's.
     if onlyPolled, op.outcome == .ok {

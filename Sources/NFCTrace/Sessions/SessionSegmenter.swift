@@ -51,6 +51,10 @@ public struct SessionSegmenter: Sendable {
   private var holding = false
   /// Whether a tag frame was seen in the open session.
   private var tagHeard = false
+  /// REQAs left unanswered after the session's HLTA, held until the next frame tells whether
+  /// the reader went on talking to the halted tag (which ignores REQA, ISO/IEC 14443-3 §6.3)
+  /// or the session is over.
+  private var pollsAfterHalt: [DecodedFrame] = []
 
   /// A segmenter with no session.
   public init() {}
@@ -84,7 +88,38 @@ public struct SessionSegmenter: Sendable {
       }
       return
     }
+    if !pollsAfterHalt.isEmpty || holdsPollAfterHalt(frame) {
+      holdPollAfterHalt(frame, emit: emit)
+      return
+    }
     if let f = assign(frame) { emit(f) }
+  }
+
+  /// A REQA nobody answered, soon after the open session's HLTA.
+  private func holdsPollAfterHalt(_ f: DecodedFrame) -> Bool {
+    current != nil && sawHalt && f.startsActivation && f.innermost?.name == "REQA"
+      && f.response == .unanswered && !isSilent(f)
+  }
+
+  /// Holds `frame` when it is one more such REQA; else settles the held ones: commands to a
+  /// tag keep them in the open session (the reader still talks to the halted tag), anything
+  /// else ends the session at the first of them, as an unanswered poll after HLTA does.
+  private mutating func holdPollAfterHalt(_ frame: DecodedFrame, emit: (DecodedFrame) -> Void) {
+    if holdsPollAfterHalt(frame), pollsAfterHalt.count < holdLimit {
+      pollsAfterHalt.append(frame)
+      return
+    }
+    let polls = pollsAfterHalt
+    pollsAfterHalt = []
+    if Self.impliesTag(frame), !frame.startsActivation {
+      for var p in polls {
+        attach(&p)
+        emit(p)
+      }
+    } else {
+      for p in polls { if let f = assign(p) { emit(f) } }
+    }
+    push(frame, emit: emit)
   }
 
   /// Releases held frames and closes the open session (end of trace).
@@ -92,6 +127,9 @@ public struct SessionSegmenter: Sendable {
     var out: [DecodedFrame] = []
     // Releasing can start a new hold (a later re-activation among the held frames).
     while holding { out += release(uid: held.lazy.compactMap(\.completedUID).first) }
+    let polls = pollsAfterHalt
+    pollsAfterHalt = []
+    for p in polls { if let f = assign(p) { out.append(f) } }
     close()
     return out
   }
@@ -100,9 +138,7 @@ public struct SessionSegmenter: Sendable {
   private mutating func assign(_ input: DecodedFrame) -> DecodedFrame? {
     var f = input
     let t = f.frame.timeNs
-    // Silence needs times that measure it: not frames in order, not a clock's whole seconds.
-    let silent =
-      f.frame.sourceTime?.unit.timesFrames != false && t.saturatingMinus(lastAnsweredNs) > silenceNs
+    let silent = isSilent(f)
     if f.frame.direction == .event {
       if f.frame.event == .fieldOff || f.frame.event == .fieldOn { close() }
       return f
@@ -147,6 +183,13 @@ public struct SessionSegmenter: Sendable {
     if let uid = f.completedUID { adoptUID(uid, from: f) }
     attach(&f)
     return f
+  }
+
+  /// Whether `f` comes after a silence longer than `silenceNs` since the last answered frame.
+  /// Silence needs times that measure it: not frames in order, not a clock's whole seconds.
+  private func isSilent(_ f: DecodedFrame) -> Bool {
+    f.frame.sourceTime?.unit.timesFrames != false
+      && f.frame.timeNs.saturatingMinus(lastAnsweredNs) > silenceNs
   }
 
   private mutating func attach(_ f: inout DecodedFrame) {

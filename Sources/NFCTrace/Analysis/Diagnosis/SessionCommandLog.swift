@@ -147,7 +147,9 @@ public struct SessionCommandLog: Sendable {
     // Reader REQA/WUPA and the activations a reader chip reports on the tag's side.
     if f.startsActivation {
       lastNAK = nil
-      lastHalt = nil
+      // A halted tag ignores REQA (ISO/IEC 14443-3 §6.3, HALT state): one left unanswered
+      // leaves it halted; only WUPA, or an answer, ends the halt.
+      if !Self.isUnansweredREQA(f) { lastHalt = nil }
       afterRATS = false
       if activations.count < Self.limit { activations.append(f.frame.index) }
     }
@@ -156,6 +158,12 @@ public struct SessionCommandLog: Sendable {
     case .tag: tag(f)
     case .event: close(answer: .none, frame: nil)
     }
+  }
+
+  /// A REQA no tag answered.
+  static func isUnansweredREQA(_ f: DecodedFrame) -> Bool {
+    f.response == .unanswered && f.innermost?.protocolID == .iso14443A
+      && f.innermost?.name == "REQA"
   }
 
   /// Logs the command still waiting (call at the end of the session).
