@@ -115,6 +115,17 @@ done
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: failures in ${failed[*]}" >&2
+  # Last in the output, which CI logs cut from the top: each failure's kind, its first stack
+  # frames of our code and the input (hex, first 512 bytes), so that it can be rebuilt.
+  for t in "${failed[@]}"; do
+    log="$work/$t.log"
+    echo "fuzz: $t: $(grep -m1 -E 'ERROR: |ALARM|out-of-memory|deadly signal' "$log" || echo '?')" >&2
+    grep -E '^ +#[0-9]+ 0x' "$log" | grep -v -E 'libFuzzer|compiler-rt|asan_|libc\.so' | head -8 >&2 || true
+    for a in fuzz-out/"$t"-*; do
+      [ -f "$a" ] || continue
+      echo "fuzz: input $a ($(wc -c <"$a") bytes): $(head -c 512 "$a" | od -An -tx1 | tr -d ' \n')" >&2
+    done
+  done
   exit 1
 fi
 echo "fuzz: no crash, hang or memory blow-up in ${targets[*]}" >&2
