@@ -66,8 +66,10 @@ public struct PcapWriter {
   }
 
   /// Flushes and closes the file; later writes throw. Safe to call more than once.
-  public mutating func close() {
-    output.close()
+  /// - Throws: `OutputError` when libpcap could not write the file (a full disk): it is
+  ///   incomplete.
+  public mutating func close() throws(OutputError) {
+    if let code = output.close() { throw OutputError(path: path, errno: code) }
   }
 
   /// Bytes written so far (libpcap's position in the output), 0 once closed.
@@ -86,11 +88,18 @@ public struct PcapWriter {
       self.dumper = dumper
     }
 
-    func close() {
-      guard let dumper else { return }
+    /// Closes the handles; returns the `errno` of a failed write (libpcap writes through
+    /// stdio, whose error flag keeps it), nil when all went out.
+    @discardableResult
+    func close() -> Int32? {
+      guard let dumper else { return nil }
+      var failure: Int32?
+      if pcap_dump_flush(dumper) != 0 { failure = errno }
+      if failure == nil, let file = pcap_dump_file(dumper), ferror(file) != 0 { failure = EIO }
       pcap_dump_close(dumper)
       pcap_close(handle)
       self.dumper = nil
+      return failure
     }
 
     deinit { close() }

@@ -42,7 +42,8 @@ public struct PcapngWriter {
   }
 
   /// Writes what is buffered and closes the file.
-  public mutating func close() { file.close() }
+  /// - Throws: `OutputError` when a write failed (a full disk): the file is incomplete.
+  public mutating func close() throws(OutputError) { try file.close() }
 
   private func block(_ type: UInt32, body: [UInt8]) {
     let length = UInt32(12 + body.count)

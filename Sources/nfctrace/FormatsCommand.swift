@@ -5,16 +5,16 @@ enum FormatsCommand {
   static func run(_ args: [String]) throws -> Int32 {
     _ = try Arguments(args, options: [], flags: [])
     for f in registry.formats {
-      print(f.name.padding(toLength: 18, withPad: " ", startingAt: 0) + f.summary)
+      printOut(f.name.padding(toLength: 18, withPad: " ", startingAt: 0) + f.summary)
     }
-    print("\nstatic tag dumps (contents, no frames; read by nfctrace report):")
+    printOut("\nstatic tag dumps (contents, no frames; read by nfctrace report):")
     let dumps = [
       ("flipper-nfc", "Flipper Zero .nfc (format versions 2–4, NTAG/Ultralight)"),
       ("pm3-json", "Proxmark3 JSON dump (\"FileType\": \"mfu\")"),
       ("raw-type2", "raw Type 2 memory image (.bin, 4-byte pages from page 0)"),
     ]
     for (name, summary) in dumps {
-      print(name.padding(toLength: 18, withPad: " ", startingAt: 0) + summary)
+      printOut(name.padding(toLength: 18, withPad: " ", startingAt: 0) + summary)
     }
     return 0
   }

@@ -1,5 +1,6 @@
 import Foundation
 import NDEF
+import NFCTrace
 
 /// `nfctrace ndef INPUT [--tlv] [--mode strict|relax|ignore] [--format text|json] [--show-secrets]`.
 enum NDEFCommandCLI {
@@ -33,7 +34,9 @@ enum NDEFCommandCLI {
       FileHandle.standardError.write(Data(("nfctrace: " + output).utf8))
       return 3
     }
-    FileHandle.standardOutput.write(Data(output.utf8))
+    let out = OutputBuffer()
+    out.write(output)
+    out.flush()
     return result.failed ? 3 : 0
   }
 }

@@ -53,7 +53,7 @@ enum SimulateCommand {
     if let truth {
       let file = try BufferedFile(creating: truth)
       file.write(Data(GroundTruthJSON.render(result.truth).utf8))
-      file.close()
+      try file.close()
     }
     FileHandle.standardError.write(
       Data(

@@ -122,15 +122,16 @@ struct TraceOutput {
   }
 
   /// Finishes the file.
-  /// - Throws: `TraceError.unreadable` when the output cannot be written.
+  /// - Throws: `OutputError` when the output (or the spool) could not be written;
+  ///   `TraceError.unreadable` when the spooled rows cannot be read back.
   mutating func close() throws {
-    pcap?.close()
-    pcapng?.close()
+    try pcap?.close()
+    try pcapng?.close()
     guard let spool, let out = file else {
-      file?.close()
+      try file?.close()
       return
     }
-    spool.file.close()
+    try spool.file.close()
     defer { try? FileManager.default.removeItem(atPath: spool.path) }
     out.write(
       Data(
@@ -142,6 +143,6 @@ struct TraceOutput {
     }
     while case let chunk = input.readData(ofLength: 1 << 20), !chunk.isEmpty { out.write(chunk) }
     input.closeFile()
-    out.close()
+    try out.close()
   }
 }

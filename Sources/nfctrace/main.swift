@@ -22,10 +22,17 @@ let topUsage = """
     version           print the version
 
   Exit status: 0 success, 1 diagnose found problems at its --fail-on level, 2 usage error,
-  3 unreadable or invalid input.
+  3 unreadable or invalid input, 4 the output could not be written (e.g. a full disk).
   """
 
 func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+/// Prints a line on standard output through `OutputBuffer`, which records a failed write.
+func printOut(_ s: String) {
+  let out = OutputBuffer()
+  out.write(s + "\n")
+  out.flush()
+}
 
 func run(_ argv: [String]) -> Int32 {
   guard let command = argv.first else {
@@ -46,11 +53,11 @@ func run(_ argv: [String]) -> Int32 {
   ]
   switch command {
   case "-h", "--help", "help":
-    print(topUsage)
+    printOut(topUsage)
     return 0
   case "--version", "version":
     if rest.contains("--help") || rest.contains("-h") {
-      print("usage: nfctrace version")
+      printOut("usage: nfctrace version")
       return 0
     }
     // `--no-color` is accepted by every command (scripts pass it throughout).
@@ -59,7 +66,7 @@ func run(_ argv: [String]) -> Int32 {
       printError("nfctrace version: unexpected argument \(rest[0])\nusage: nfctrace version")
       return 2
     }
-    print("nfctrace \(Version.string)")
+    printOut("nfctrace \(Version.string)")
     return 0
   default: break
   }
@@ -68,7 +75,7 @@ func run(_ argv: [String]) -> Int32 {
     return 2
   }
   if rest.contains("--help") || rest.contains("-h") {
-    print("usage: \(entry.usage)")
+    printOut("usage: \(entry.usage)")
     return 0
   }
   do {
@@ -79,6 +86,9 @@ func run(_ argv: [String]) -> Int32 {
       printJSONError(message: "\(e)", kind: "usage")
     }
     return 2
+  } catch let e as OutputError {
+    printError("nfctrace: error: \(e)")
+    return 4
   } catch let e as TraceError {
     printError("nfctrace: error: \(e)")
     if wantsJSON(rest), !OutputBuffer.wroteStandardOutput { printJSONError(e, command: command) }
@@ -134,4 +144,14 @@ func printJSONError(_ e: TraceError, command: String) {
   out.flush()
 }
 
-exit(run(Array(CommandLine.arguments.dropFirst())))
+/// Runs the command, then makes sure what it printed reached standard output: a write that
+/// failed (a full disk, `> /dev/full`) is reported with exit status 4 instead of a success
+/// with the output lost.
+func runAndCheckOutput(_ argv: [String]) -> Int32 {
+  let status = run(argv)
+  guard let code = OutputBuffer.writeFailure else { return status }
+  printError("nfctrace: error: \(OutputError(path: "-", errno: code))")
+  return 4
+}
+
+exit(runAndCheckOutput(Array(CommandLine.arguments.dropFirst())))

@@ -41,14 +41,18 @@ enum CLI {
   static let timeTool = "/usr/bin/time"
 
   /// Runs `nfctrace args…` with standard input from `stdin` (/dev/null unless given); kills it
-  /// after `killAfter` seconds (reported as `timedOut`).
+  /// after `killAfter` seconds (reported as `timedOut`). `unwritableStdout`: standard output
+  /// is opened read-only, so that every write to it fails (EBADF).
   ///
   /// The peak RSS comes from `/usr/bin/time -f %M` when installed: a child spawned from the
   /// test process (posix_spawn = vfork + exec) inherits the test process's RSS high-water mark
   /// in its own `ru_maxrss`, which is then the size of the test runner, not of `nfctrace`.
   /// GNU time forks from a small process, so its figure is `nfctrace`'s own. Without it,
   /// `wait4`'s `ru_maxrss` is used (an upper bound).
-  static func run(_ args: [String], killAfter: Double = 30, stdin: String = "/dev/null") -> CLIRun {
+  static func run(
+    _ args: [String], killAfter: Double = 30, stdin: String = "/dev/null",
+    unwritableStdout: Bool = false
+  ) -> CLIRun {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-cli-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -63,7 +67,8 @@ enum CLI {
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(
+      &actions, 1, outPath, (unwritableStdout ? O_RDONLY : O_WRONLY) | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
     // Own process group, so that a timeout kills `nfctrace` as well as GNU time.

@@ -44,6 +44,19 @@ import Testing
     #expect(empty.stderr.contains("--expect: empty message"))
   }
 
+  /// Output that cannot be written (a full disk, a closed descriptor) is an error, exit 4:
+  /// every command exited 0 with its output lost.
+  @Test(arguments: [
+    ["formats"], ["sessions", TestPaths.traces("t2t-ntag215-write-ok.pcap")],
+    ["convert", TestPaths.traces("t2t-ntag215-write-ok.pcap"), "-o", "-", "--format", "pcap"],
+    ["ndef", "d101055501676f6f676c652e636f6d"],
+  ])
+  func unwritableOutputFails(_ args: [String]) {
+    let run = CLI.run(args, unwritableStdout: true)
+    #expect(run.status == 4, "\(args[0]): \(run.stderr)")
+    #expect(run.stderr.contains("nfctrace: error: cannot write standard output: "))
+  }
+
   /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was
   /// "unknown option --help", exit 2).
   @Test(arguments: ["timeline", "sessions", "report", "diagnose", "diff", "convert"])

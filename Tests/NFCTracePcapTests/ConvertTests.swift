@@ -48,8 +48,8 @@ private func convert(_ importer: any TraceImporter, name: String) throws
     try w.write(f)
     try wng.write(f)
   }
-  w.close()
-  wng.close()
+  try w.close()
+  try wng.close()
   return (frames, pcap, pcapng, dir)
 }
 

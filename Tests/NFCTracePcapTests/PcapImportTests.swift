@@ -178,7 +178,7 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     for (i, (direction, data)) in exchange.enumerated() {
       try writer.write(frame(i, direction, data, crc: .notCaptured))
     }
-    writer.close()
+    try writer.close()
     let result = try importPcap(TraceInput(path: path))
     #expect(result.frames.map(\.data) == exchange.map { Array($0.1.dropFirst()) })
     #expect(result.warnings.count == 1)
@@ -193,7 +193,7 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     for (i, (direction, hex)) in exchange.enumerated() {
       try writer.write(frame(i, direction, [0x02] + (Hex.bytes(hex) ?? []), crc: .notCaptured))
     }
-    writer.close()
+    try writer.close()
     return path
   }
 
@@ -257,7 +257,7 @@ private let nfcgate = "derived/synthetic/synthetic_nfcgate_style.pcapng"
     for (i, data) in blocks.enumerated() {
       try writer.write(frame(i, i % 2 == 0 ? .reader : .tag, data, crc: .notCaptured))
     }
-    writer.close()
+    try writer.close()
     let result = try importPcap(TraceInput(path: path))
     #expect(result.frames.map(\.data) == blocks)
     #expect(result.warnings.isEmpty)

@@ -41,7 +41,7 @@ private let sample: [Frame] = [
     let path = temporaryPath(".pcap")
     var writer = try PcapWriter(path: path, baseEpochNs: base)
     for f in sample { try writer.write(f) }
-    writer.close()
+    try writer.close()
     return path
   }
 
@@ -98,7 +98,7 @@ private let sample: [Frame] = [
     defer { try? FileManager.default.removeItem(atPath: path) }
     var writer = try PcapWriter(path: path, baseEpochNs: 1_764_000_000_002_000_000)
     for f in frames { try writer.write(f) }
-    writer.close()
+    try writer.close()
     let lines = try tsharkFields(path, ["frame.number", "iso14443.event", "frame.len"])
     #expect(
       lines == [
@@ -119,7 +119,7 @@ private let sample: [Frame] = [
       try writer.write(frame(1, .reader, [UInt8](repeating: 0, count: 65_536)))
     }
     #expect(tooLong?.kind == .unsupported)
-    writer.close()
+    try writer.close()
     let closed = #expect(throws: TraceError.self) { try writer.write(frame(2, .reader, [0x26])) }
     #expect(closed?.kind == .unreadable)
     #expect(try importPcap(TraceInput(path: path)).frames.isEmpty)

@@ -5,11 +5,15 @@ import Foundation
 public final class BufferedFile {
   private let handle: FileHandle
   private let owned: Bool
+  private let path: String
   private var buffer = Data()
+  /// The first write that failed; later writes are dropped and `close()` throws it.
+  private var failure: OutputError?
 
   /// Creates (or truncates) `path`.
   /// - Throws: `TraceError.unreadable` when it cannot be created.
   public init(creating path: String) throws {
+    self.path = path
     if path == "-" {
       handle = FileHandle.standardOutput
       owned = false
@@ -37,13 +41,33 @@ public final class BufferedFile {
   }
 
   private func flush() {
-    handle.write(buffer)
+    if failure == nil, !buffer.isEmpty {
+      do {
+        try handle.write(contentsOf: buffer)
+      } catch {
+        failure = Self.failure(path, error)
+      }
+    }
     buffer.removeAll(keepingCapacity: true)
   }
 
   /// Writes what is buffered and closes the file.
-  public func close() {
+  /// - Throws: `OutputError` when a write failed (a full disk): the file is incomplete.
+  public func close() throws(OutputError) {
     flush()
-    if owned { handle.closeFile() }
+    if owned { try? handle.close() }
+    if let failure { throw failure }
+  }
+
+  /// The `OutputError` of a failed `FileHandle` write (its POSIX code when it has one).
+  private static func failure(_ path: String, _ error: any Error) -> OutputError {
+    let ns = error as NSError
+    if ns.domain == NSPOSIXErrorDomain { return OutputError(path: path, errno: Int32(ns.code)) }
+    if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
+      posix.domain == NSPOSIXErrorDomain
+    {
+      return OutputError(path: path, errno: Int32(posix.code))
+    }
+    return OutputError(path: path, reason: ns.localizedDescription)
   }
 }

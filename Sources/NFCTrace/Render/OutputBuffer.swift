@@ -149,15 +149,26 @@ public final class OutputBuffer {
   /// only (renderers run there).
   nonisolated(unsafe) public static var wroteStandardOutput = false
 
-  /// Writes out what is buffered.
+  /// The first error writing to a file descriptor in this process (`errno`), nil while every
+  /// write succeeded: the CLI reports it and exits non-zero instead of losing the output
+  /// silently. Set on the caller's thread only, as `wroteStandardOutput`.
+  nonisolated(unsafe) public static var writeFailure: Int32?
+
+  /// Writes out what is buffered. After a failed write (`writeFailure`) the rest is dropped:
+  /// the output is already incomplete.
   public func flush() {
     guard let fd, used > 0 else { return }
     if fd == 1 { Self.wroteStandardOutput = true }
     var offset = 0
-    while offset < used {
+    while offset < used, Self.writeFailure == nil {
       let n = Foundation.write(fd, base + offset, used - offset)
-      if n <= 0 { break }
-      offset += n
+      if n > 0 {
+        offset += n
+      } else if n < 0 && errno == EINTR {
+        continue
+      } else {
+        Self.writeFailure = n < 0 ? errno : EIO
+      }
     }
     flushed += used
     used = 0
