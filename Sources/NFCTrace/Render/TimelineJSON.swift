@@ -7,6 +7,8 @@ public final class SessionSpool {
   private let handle: FileHandle
   private let buffer = OutputBuffer(fd: nil)
   private var count = 0
+  /// Session objects kept in memory after a write to the file failed.
+  private var kept = Data()
 
   /// Creates the spool file in the temporary directory.
   /// - Throws: `TraceError.unreadable` when no temporary file can be created.
@@ -38,7 +40,17 @@ public final class SessionSpool {
   }
 
   private func spill() {
-    handle.write(Data(buffer.takeBytes()))
+    let data = Data(buffer.takeBytes())
+    guard kept.isEmpty else { return kept.append(data) }
+    let end = try? handle.offset()
+    do {
+      try handle.write(contentsOf: data)
+    } catch {
+      // The temporary file cannot grow (a full disk): the part written is cut off again and
+      // the rest stays in memory, so nothing is lost.
+      if let end { try? handle.truncate(atOffset: end) }
+      kept = data
+    }
   }
 
   /// Copies every session object written so far to `out`, in order.
@@ -46,10 +58,13 @@ public final class SessionSpool {
     spill()
     try? handle.seek(toOffset: 0)
     while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
-      chunk.withUnsafeBytes { raw in
-        out.append(raw.bindMemory(to: UInt8.self))
-      }
+      Self.append(chunk, to: out)
     }
+    Self.append(kept, to: out)
+  }
+
+  private static func append(_ data: Data, to out: OutputBuffer) {
+    data.withUnsafeBytes { raw in out.append(raw.bindMemory(to: UInt8.self)) }
   }
 }
 
