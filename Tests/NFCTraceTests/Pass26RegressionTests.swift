@@ -70,3 +70,44 @@ private let selectNDEFApplication: [UInt8] = [
     #expect(all[0].info.lastFrame == 12)
   }
 }
+
+/// 6D00 (instruction not supported) to READ BINARY (review2 x3, x4).
+@Suite struct Pass26InstructionNotSupportedTests {
+  /// The first READ BINARY refused: the tag lacks B0 (was the generic `t4t-error-status`).
+  @Test func readBinaryNeverAccepted() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], [0x6D, 0x00])
+    let f = try #require(try b.diagnose().finding("t4t-ins-not-supported"))
+    #expect(
+      f.cause == "the tag does not implement READ BINARY (B0) (SW 6D00 to READ CC offset 0 Le 15)")
+  }
+
+  /// 6D00 after the tag carried out a READ BINARY: it has B0, the refusal stays generic.
+  @Test func readBinaryAcceptedBefore() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x6D, 0x00])
+    let r = try b.diagnose()
+    #expect(r.finding("t4t-ins-not-supported") == nil)
+    #expect(r.finding("t4t-error-status") != nil)
+  }
+
+  /// READ BINARY with an offset data object (B1) past 7FFFh of an extended NDEF file refused.
+  @Test func offsetDataObjectRead() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + [0x90, 0x00])
+    b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x90, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x90, 0x10, 0x90, 0x00])
+    b.apdu([0x00, 0xB1, 0x00, 0x00, 0x05, 0x54, 0x03, 0x00, 0x80, 0x00, 0x00], [0x6D, 0x00])
+    let f = try #require(try b.diagnose().finding("t4t-ins-not-supported"))
+    #expect(
+      f.cause.hasPrefix(
+        "the tag does not implement READ BINARY with an offset data object (B1) (SW"))
+    #expect(f.message.contains("the file's bytes past 32 KiB cannot be read"))
+  }
+}

@@ -399,6 +399,7 @@ enum Type4StatusRule: DiagnosisRule {
   private static func insNotSupported(_ cmd: SessionCommandLog.Command)
     -> (code: String, cause: String, message: String, fix: String)
   {
+    if cmd.ins == 0xB1 || cmd.ins == 0xD7 { return offsetDONotSupported(cmd) }
     let update = cmd.ins == 0xD6
     let instruction = update ? "UPDATE BINARY (D6)" : "READ BINARY (B0)"
     return (
@@ -416,6 +417,33 @@ enum Type4StatusRule: DiagnosisRule {
           + "makes up for it."
         : "Use a tag (or HCE service) that implements the T4T NDEF procedure; nothing in the "
           + "reader app makes up for it."
+    )
+  }
+
+  /// 6D00 to READ/UPDATE BINARY with an offset data object (B1/D7, ISO/IEC 7816-4 §11.2),
+  /// the form NFC Forum T4T 3.0 uses past offset 7FFFh of an extended NDEF file.
+  private static func offsetDONotSupported(_ cmd: SessionCommandLog.Command)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let update = cmd.ins == 0xD7
+    let instruction =
+      update
+      ? "UPDATE BINARY with an offset data object (D7)"
+      : "READ BINARY with an offset data object (B1)"
+    return (
+      "t4t-ins-not-supported", "the tag does not implement \(instruction)",
+      "The tag answered 6D00 (instruction not supported) to \(cmd.summary). NFC Forum T4T 3.0 "
+        + "reaches offsets above 7FFFh (32767) of an extended NDEF file only with the odd "
+        + "instructions B1/D7, whose offset travels in a data object: the tag (or the HCE "
+        + "service emulating it) announces such a file in its CC but does not implement "
+        + "\(instruction), so the file's bytes past 32 KiB cannot be "
+        + (update ? "written." : "read."),
+      update
+        ? "Keep the NDEF message within the first 32 KiB of the file (NLEN/ENLEN and message "
+          + "below offset 8000h), or use a tag that implements D7; an HCE service must answer "
+          + "B1/D7 if its CC announces a file that large."
+        : "Nothing in the reader app makes up for it: write a message that ends below offset "
+          + "8000h, or use a tag that implements B1."
     )
   }
 
@@ -643,9 +671,11 @@ enum Type4StatusRule: DiagnosisRule {
         InterruptedWriteRule.keepStill(onError: CoreNFCError.tagUpdateFailure.code)
       )
     case "6D00"
-    where cmd.ins == 0xD6 && cmd.isType4 && Type4Procedure.isNDEFProcedure(cmd.name)
-      && !c.log.commands.contains(where: { $0.ins == 0xD6 && $0.accepted && $0.frame < cmd.frame }):
-      // UPDATE BINARY the tag never accepted in the session (one it accepted shows it has it).
+    where [0xB0, 0xB1, 0xD6, 0xD7].contains(cmd.ins) && cmd.isType4
+      && Type4Procedure.isNDEFProcedure(cmd.name)
+      && !(c.log.firstAccepted[cmd.ins ?? 0].map { $0 < cmd.frame } ?? false):
+      // READ/UPDATE BINARY the tag never accepted in the session (one it accepted shows it
+      // has it).
       return insNotSupported(cmd)
     default:
       return (
