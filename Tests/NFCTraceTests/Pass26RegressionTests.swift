@@ -111,3 +111,17 @@ private let selectNDEFApplication: [UInt8] = [
     #expect(f.message.contains("the file's bytes past 32 KiB cannot be read"))
   }
 }
+
+/// An APDU of another application refused (an EMV GET PROCESSING OPTIONS answered 6986,
+/// public/proxmark3/hf_visa_apple_ecp.trace): the fix sent the user to NFC Forum T4T and
+/// readNDEF/writeNDEF; it names the status word's meaning and the application's own spec.
+@Test func foreignAPDURefusalPointsToItsOwnSpec() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.apdu([0x80, 0xA8, 0x00, 0x00, 0x02, 0x83, 0x00, 0x00], [0x69, 0x86])
+  let f = try #require(try b.diagnose().finding("apdu-refused"))
+  #expect(f.message.hasPrefix("The tag answered 6986 (command not allowed, no current EF) to"))
+  #expect(f.message.contains("raises no NFCReaderError"))
+  #expect(f.fix.contains("e.g. EMV"))
+  #expect(!f.fix.contains("NFC Forum T4T"))
+}

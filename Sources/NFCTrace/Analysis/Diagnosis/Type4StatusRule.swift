@@ -175,11 +175,33 @@ enum Type4StatusRule: DiagnosisRule {
     if passed {
       message += " Here the reader sent the SELECT again in another form and the tag accepted it."
     }
+    var fix = x.fix
+    if !ndef && x.code == "t4t-error-status" { (message, fix) = ownAPDURefused(cmd, sw: sw) }
     return DiagnosisFinding(
       code: ndef ? x.code : "apdu-refused",
       severity: ndef ? soft ?? (passed ? .warning : .error) : .info,
       operation: op, frames: frames, cause: "\(x.cause) (SW \(sw) to \(cmd.summary))",
-      message: message, coreNFCError: raised ? error(c, op, sw: sw) : nil, fix: x.fix)
+      message: message, coreNFCError: raised ? error(c, op, sw: sw) : nil, fix: fix)
+  }
+
+  /// An APDU outside the NFC Forum NDEF procedures refused with a status word no rule
+  /// explains: what the status word means (ISO/IEC 7816-4 §5.6) and where to look — the
+  /// specification of the application the APDU addresses, not NFC Forum T4T.
+  private static func ownAPDURefused(_ cmd: SessionCommandLog.Command, sw: String)
+    -> (message: String, fix: String)
+  {
+    let value = UInt16(sw, radix: 16) ?? 0
+    let word = StatusWord(UInt8(value >> 8), UInt8(value & 0xFF))
+    let meaning = word.kind == .unknown ? "" : " (\(word.meaning))"
+    return (
+      "The tag answered \(sw)\(meaning) to \(cmd.summary), an APDU outside the NFC Forum NDEF "
+        + "procedures (the app's own NFCISO7816Tag.sendCommand(apdu:), or a stack probing a "
+        + "payment, transit or access application): Core NFC hands the status word to the app "
+        + "and raises no NFCReaderError.",
+      "Check the APDU against the specification of the application it addresses (ISO/IEC "
+        + "7816-4 for the inter-industry commands, the issuer's or the scheme's — e.g. EMV — "
+        + "for proprietary CLA 8x/9x ones); NDEF reading and writing are not involved."
+    )
   }
 
   /// An UPDATE BINARY refused because it ends past the NDEF file the CC declares: 6A84, or
