@@ -151,9 +151,7 @@ public enum DiffText {
       }
       return part(r.requestBlocks, "command") + ", " + part(r.responseBlocks, "answer")
     }
-    let framing =
-      a.requestBlocks != b.requestBlocks || a.responseBlocks != b.responseBlocks
-      ? row(" ", "    " + blocks(a), blocks(b)) : nil
+    let framing = a.framedDifferently(from: b) ? row(" ", "    " + blocks(a), blocks(b)) : nil
     let lines = [
       first(a.requestPayload, b.requestPayload, "command"),
       a.responsePayload.flatMap { x in b.responsePayload.flatMap { first(x, $0, "response") } },

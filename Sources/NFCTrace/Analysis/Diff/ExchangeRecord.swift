@@ -45,6 +45,12 @@ public struct ExchangeRecord: Sendable {
   /// 1 when chained. Which side chains follows the FSD/FSC each reader and tag announced.
   var requestBlocks = 1
   var responseBlocks = 1
+
+  /// Whether the same exchange took another number of chained I-blocks in `other` (the diff's
+  /// `framing` difference: another FSD or FSC).
+  func framedDifferently(from other: ExchangeRecord) -> Bool {
+    requestBlocks != other.requestBlocks || responseBlocks != other.responseBlocks
+  }
   /// True for an exchange that only carries another exchange's chaining — a reader's chained
   /// part and the tag's R(ACK), or the reader's R-block fetching the tag's next part — once
   /// the chain completed: the diff compares the whole APDUs, not their framing.

@@ -157,7 +157,7 @@ extension TraceDiff {
     {
       out.append("response")
     }
-    if a.requestBlocks != b.requestBlocks || a.responseBlocks != b.responseBlocks {
+    if a.framedDifferently(from: b) {
       out.append("framing")
     }
     return out
