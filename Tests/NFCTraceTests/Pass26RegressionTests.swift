@@ -58,6 +58,34 @@ private let selectNDEFApplication: [UInt8] = [
     #expect(ops[2].reason == "the tag did not answer the activation")
   }
 
+  /// The connect whose anticollision got no answer after HLTA and REQA names the HLTA, not
+  /// the antenna (review3: "hold the phone flat…").
+  @Test func unansweredConnectAfterHaltNamesTheHalt() throws {
+    let f = try #require(try haltThenREQA(anticollision: true).diagnose().finding("connect-failed"))
+    #expect(f.frames == [14, 16])
+    #expect(
+      f.cause == "connect failed: the reader halted the tag (HLTA at #14) and did not wake it")
+    #expect(f.fix.hasPrefix("Wake a halted tag with WUPA (52), not REQA (26)"))
+  }
+
+  /// HLTA, REQA whose ATQA the capture missed, then anticollision answered by another tag
+  /// (review3 s7): that tag was not halted; its session starts at the anticollision (it
+  /// started at the SAK, the anticollision kept in the halted tag's session).
+  @Test func answeredAnticollisionStartsTheNextSession() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0x50, 0x00])
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    let uid: [UInt8] = [0x08, 0x01, 0x02, 0x03]
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    b.reader([0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x00])
+    let all = try sessions(b)
+    #expect(all.map(\.info.firstFrame) == [0, 14])
+    #expect(all.map(\.info.uid) == [[0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], uid])
+  }
+
   /// Polls after HLTA with nothing else: the session ends, the polls belong to no tag.
   @Test func pollsAloneEndTheSession() throws {
     var b = TraceBuilder()
@@ -124,4 +152,30 @@ private let selectNDEFApplication: [UInt8] = [
   #expect(f.message.contains("raises no NFCReaderError"))
   #expect(f.fix.contains("e.g. EMV"))
   #expect(!f.fix.contains("NFC Forum T4T"))
+}
+
+/// A query's re-SELECT of the NDEF application refused, or alone (review3 q4, q17): the new
+/// operation showed the earlier query's status and capacity, the SELECT-only one as ok.
+@Suite struct Pass26RequeryTests {
+  @Test func refusedRequeryHasNoStatus() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu(selectNDEFApplication, [0x6A, 0x82])
+    let op = try #require(try sessions(b).first?.operations.last)
+    #expect(op.kind == .queryNDEFStatus && op.outcome == .failed)
+    #expect(op.detail("status") == nil && op.detail("capacity") == nil)
+  }
+
+  @Test func selectOnlyRequeryIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.apdu(selectNDEFApplication, [0x90, 0x00])
+    b.apdu(selectNDEFApplication, [0x90, 0x00])
+    let ops = try #require(try sessions(b).first).operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .queryNDEFStatus])
+    #expect(ops[2].outcome == .unknown)
+    #expect(ops[2].detail("status") == nil)
+  }
 }

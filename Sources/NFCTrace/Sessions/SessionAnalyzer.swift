@@ -857,7 +857,8 @@ public struct SessionAnalyzer: Sendable {
     }
     // The NDEF application selected again after the query read NLEN: the app's next call
     // (a read or write starts over with NDEF detection, T4T 2.0 §5.4), not more of the query.
-    if kind == .queryNDEFStatus, current?.kind == .queryNDEFStatus, type4.detectionFinished,
+    if kind == .queryNDEFStatus, let query = current, query.kind == .queryNDEFStatus,
+      type4.detectionFinished, type4.nlenFrame.map({ $0 >= query.firstFrame }) ?? false,
       Self.selectsNDEFApplication(f)
     {
       return true

@@ -111,7 +111,13 @@ public struct SessionSegmenter: Sendable {
     }
     let polls = pollsAfterHalt
     pollsAfterHalt = []
-    if Self.impliesTag(frame), !frame.startsActivation {
+    // A tag answering anticollision was not halted (a halted tag ignores it too): that is a
+    // new activation, as after a poll answered.
+    var answeredActivation = false
+    if case .answeredBy = frame.response {
+      answeredActivation = frame.innermost?.protocolID == .iso14443A
+    }
+    if Self.impliesTag(frame), !frame.startsActivation, !answeredActivation {
       for var p in polls {
         attach(&p)
         emit(p)

@@ -27,6 +27,12 @@ struct Type4Procedure: Sendable {
   private var shortNLEN: String?
   /// True once NDEF detection read NLEN (since its last READ CC): the query has finished.
   var detectionFinished: Bool { nlenRead }
+  /// The answer frame of the last READ of NLEN at offset 0.
+  private(set) var nlenFrame: Int?
+  /// The answer frame of the last step that decided `status` (READ CC, READ NLEN, or the
+  /// refusal that ended the detection): a query operation without one after its start did not
+  /// find the status itself (a SELECT of the application again, refused or alone).
+  private var statusDecidedAt: Int?
   /// Whether the reader's last SELECT chose the NDEF file (T4T 2.0 §5.4.3).
   private(set) var ndefFileSelected = false
   /// The refusal that made the operation fail, while no other did, when a reader's repeat of
@@ -210,6 +216,7 @@ struct Type4Procedure: Sendable {
     case "READ CC":
       if case .hex(let data)? = a.field("data") {
         memory.type4Read(data, file: 0xE103, at: offset(command) + shift, frame: frame)
+        statusDecidedAt = frame
         nlenRead = false  // a detection starts over: its NLEN is still to come
         shortNLEN = nil
         let run = memory.filesEnd[0xE103]?.knownRun(from: 0) ?? []
@@ -236,6 +243,8 @@ struct Type4Procedure: Sendable {
         if sw == "6282" { fileEnded(at: offset(command) + shift + data.count, frame, &op, memory) }
         if offset(command) + shift == 0 {
           nlenRead = true
+          nlenFrame = frame
+          if op.kind == .queryNDEFStatus { statusDecidedAt = frame }
           // An answer shorter than the NLEN asked for ends NDEF detection (libnfc-nci
           // rw_t4t.cc, rw_t4t_sm_detect_ndef: the READ must return the whole length field).
           // A reader that asks for part of it (Le 1, or Le 2 of a 4-byte ENLEN) reads on.
@@ -297,6 +306,7 @@ struct Type4Procedure: Sendable {
         return
       }
       status = (.notSupported, nil, "SELECT of the NDEF application answered SW \(sw.uppercased())")
+      statusDecidedAt = frame
       op.set("ndef_application", .bool(false))
       return  // Core NFC reports notSupported, not an error
     }
@@ -308,6 +318,7 @@ struct Type4Procedure: Sendable {
         "\(what) answered SW \(sw.uppercased()): NDEF detection stops at the NDEF file "
           + Hex.word(ndefFile)
       )
+      statusDecidedAt = frame
       op.set("ndef_detection_failed", .int(frame))
       return  // as for the application: Core NFC reports notSupported, not an error
     }
@@ -461,7 +472,9 @@ struct Type4Procedure: Sendable {
   }
 
   mutating func settleQuery(_ op: inout Operation) {
-    guard let status, op.outcome != .interrupted else { return }
+    guard let status, op.outcome != .interrupted,
+      let decided = statusDecidedAt, decided >= op.firstFrame
+    else { return }
     if status.status == .notSupported || cc != nil {
       op.set("status", .string(status.status.rawValue))
       if let c = status.capacity { op.set("capacity", .int(c)) }

@@ -255,7 +255,21 @@ enum OperationFallbackRule: DiagnosisRule {
         "authentication-failed", .warning, .tagResponseError,
         "Check the password/key; after a failed PWD_AUTH, reconnect before retrying.")
     case .connect:
-      return make("connect-failed", .info, nil, still)
+      var f = make("connect-failed", .info, nil, still)
+      // After the reader's own HLTA the tag ignores REQA and anticollision (ISO/IEC 14443-3
+      // §6.3, HALT state): the silence is the reader's doing, not the field's.
+      if let silent = op.unansweredFrames.first, let halt = c.log.haltBefore(silence: silent) {
+        f.frames = [halt] + op.unansweredFrames
+        f.cause = "connect failed: the reader halted the tag (HLTA at #\(halt)) and did not wake it"
+        f.message =
+          "The reader sent HLTA (#\(halt)), then activated again without WUPA: a halted tag "
+          + "ignores REQA and anticollision (ISO/IEC 14443-3 §6.3, HALT state) and answers only "
+          + "WUPA, so nothing answered. The tag did not leave the field."
+        f.fix =
+          "Wake a halted tag with WUPA (52), not REQA (26); in Core NFC do not send HLTA "
+          + "yourself — reconnect with session.restartPolling() or connect(to:)."
+      }
+      return f
     }
   }
 }
