@@ -123,6 +123,19 @@ private let selectNDEFApplication: [UInt8] = [
     #expect(r.finding("t4t-error-status") != nil)
   }
 
+  /// The tag decoded B0 after all — answered later, or with a warning or 6Cxx (review3 y1–y3):
+  /// it has READ BINARY; the refusal stays generic.
+  @Test(arguments: [[0x90, 0x00], [0x62, 0x82], [0x6C, 0x0F]] as [[UInt8]])
+  func readBinaryDecodedElsewhere(_ status: [UInt8]) throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], [0x6D, 0x00])
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], status)
+    let r = try b.diagnose()
+    #expect(r.finding("t4t-ins-not-supported") == nil)
+  }
+
   /// READ BINARY with an offset data object (B1) past 7FFFh of an extended NDEF file refused.
   @Test func offsetDataObjectRead() throws {
     var b = TraceBuilder()

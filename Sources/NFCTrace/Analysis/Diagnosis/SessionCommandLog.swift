@@ -106,9 +106,11 @@ public struct SessionCommandLog: Sendable {
   /// name, or the master file 3F00). After the SELECT of an application or of the MF no file
   /// is current until one is selected (ISO/IEC 7816-4 §5.3.1; T4T 2.0 §5.4.3).
   public private(set) var selections: [(frame: Int, data: [UInt8], file: UInt16?)] = []
-  /// For each APDU instruction (INS) the tag carried out (9000 or 61xx), the reader frame of
-  /// the first such command: a tag that did shows it implements the instruction.
-  public private(set) var firstAccepted: [UInt8: Int] = [:]
+  /// The APDU instructions (INS) the tag showed it implements somewhere in the session: it
+  /// answered a command with that INS with a status other than 6D00 (INS not supported) and
+  /// 6E00 (CLA not supported) — 9000, a warning (62xx, 63xx), 6Cxx (wrong Le), a refusal of
+  /// the file or parameters: each means it decoded the instruction (ISO/IEC 7816-4 §5.6).
+  public private(set) var implementedINS: Set<UInt8> = []
   private var pending: Command?
   /// MLe of the session's last Type 4 CC answer.
   private var mle: Int?
@@ -265,7 +267,9 @@ public struct SessionCommandLog: Sendable {
     }
     c.refused = refused
     if case .nak = answer { lastNAK = c }
-    if let ins = c.ins, c.accepted, firstAccepted[ins] == nil { firstAccepted[ins] = c.frame }
+    if let ins = c.ins, case .sw(let sw) = answer, sw != "6D00", sw != "6E00" {
+      implementedINS.insert(ins)
+    }
     if c.ins == 0xA4, c.accepted, selections.count < Self.limit {
       let id = c.data.count == 2 ? UInt16(c.data[0]) << 8 | UInt16(c.data[1]) : nil
       selections.append((c.frame, c.data, id == 0x3F00 ? nil : id))

@@ -695,9 +695,9 @@ enum Type4StatusRule: DiagnosisRule {
     case "6D00"
     where [0xB0, 0xB1, 0xD6, 0xD7].contains(cmd.ins) && cmd.isType4
       && Type4Procedure.isNDEFProcedure(cmd.name)
-      && !(c.log.firstAccepted[cmd.ins ?? 0].map { $0 < cmd.frame } ?? false):
-      // READ/UPDATE BINARY the tag never accepted in the session (one it accepted shows it
-      // has it).
+      && !c.log.implementedINS.contains(cmd.ins ?? 0):
+      // READ/UPDATE BINARY the tag decoded nowhere in the session (any other answer to the
+      // same INS, before or after, shows it has it).
       return insNotSupported(cmd)
     default:
       return (
