@@ -33,6 +33,9 @@ bin="$root/Fuzz/.build/release"
 work="$(mktemp -d "${TMPDIR:-/tmp}/nfctrace-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p fuzz-out
+# Inputs saved by this run only (fuzz-out/ keeps earlier runs' too).
+started="$work/started"
+touch "$started"
 
 # Copies the seed files matching the globs into corpus folder $1 (missing ones are skipped).
 seed() {
@@ -120,9 +123,9 @@ if [ ${#failed[@]} -gt 0 ]; then
   for t in "${failed[@]}"; do
     log="$work/$t.log"
     echo "fuzz: $t: $(grep -m1 -E 'ERROR: |ALARM|out-of-memory|deadly signal' "$log" || echo '?')" >&2
-    grep -E '^ +#[0-9]+ 0x' "$log" | grep -v -E 'libFuzzer|compiler-rt|asan_|libc\.so' | head -8 >&2 || true
+    grep -E '^ +#[0-9]+ 0x' "$log" | grep -E '/(Sources|Fuzz)/' | head -8 >&2 || true
     for a in fuzz-out/"$t"-*; do
-      [ -f "$a" ] || continue
+      [ -f "$a" ] && [ "$a" -nt "$started" ] || continue
       echo "fuzz: input $a ($(wc -c <"$a") bytes): $(head -c 512 "$a" | od -An -tx1 | tr -d ' \n')" >&2
     done
   done

@@ -62,6 +62,7 @@ public struct PcapWriter {
     // pcap_dump takes the dumper as its `u_char *user` argument (pcap_dump(3PCAP)).
     let user = UnsafeMutablePointer<UInt8>(dumper)
     packet.withUnsafeBufferPointer { bytes in pcap_dump(user, &header, bytes.baseAddress) }
+    output.checkWrite()
     written += 1
   }
 
@@ -82,19 +83,27 @@ public struct PcapWriter {
   private final class Output {
     private let handle: OpaquePointer
     private(set) var dumper: OpaquePointer?
+    /// `errno` of the first write that failed (libpcap writes through stdio, which keeps only
+    /// an error flag: the code is taken right after the write).
+    private var failure: Int32?
 
     init(handle: OpaquePointer, dumper: OpaquePointer) {
       self.handle = handle
       self.dumper = dumper
     }
 
-    /// Closes the handles; returns the `errno` of a failed write (libpcap writes through
-    /// stdio, whose error flag keeps it), nil when all went out.
+    /// Records a failed write of the last `pcap_dump`.
+    func checkWrite() {
+      guard failure == nil, let dumper, let file = pcap_dump_file(dumper), ferror(file) != 0
+      else { return }
+      failure = errno == 0 ? EIO : errno
+    }
+
+    /// Closes the handles; returns the `errno` of a failed write, nil when all went out.
     @discardableResult
     func close() -> Int32? {
-      guard let dumper else { return nil }
-      var failure: Int32?
-      if pcap_dump_flush(dumper) != 0 { failure = errno }
+      guard let dumper else { return failure }
+      if failure == nil, pcap_dump_flush(dumper) != 0 { failure = errno }
       if failure == nil, let file = pcap_dump_file(dumper), ferror(file) != 0 { failure = EIO }
       pcap_dump_close(dumper)
       pcap_close(handle)

@@ -103,7 +103,7 @@ struct TraceOutput {
       file = try BufferedFile(creating: path)
       let temporary = FileManager.default.temporaryDirectory
         .appendingPathComponent("nfctrace-rows-\(UUID().uuidString).txt").path
-      spool = (try BufferedFile(creating: temporary), temporary)
+      spool = (try BufferedFile(creating: temporary, keepsOnFailure: true), temporary)
     }
   }
 
@@ -131,8 +131,8 @@ struct TraceOutput {
       try file?.close()
       return
     }
-    try spool.file.close()
     defer { try? FileManager.default.removeItem(atPath: spool.path) }
+    try spool.file.close()
     out.write(
       Data(
         Proxmark3TextWriter().head(traceBytes: rows.traceBytes, typeB: rows.typeBOnly).utf8))
@@ -143,6 +143,8 @@ struct TraceOutput {
     }
     while case let chunk = input.readData(ofLength: 1 << 20), !chunk.isEmpty { out.write(chunk) }
     input.closeFile()
+    // Rows a full temporary disk left in memory come after the ones in the file.
+    out.write(spool.file.overflow)
     try out.close()
   }
 }

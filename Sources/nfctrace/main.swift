@@ -149,7 +149,8 @@ func printJSONError(_ e: TraceError, command: String) {
 /// with the output lost.
 func runAndCheckOutput(_ argv: [String]) -> Int32 {
   let status = run(argv)
-  guard let code = OutputBuffer.writeFailure else { return status }
+  // A usage error or a bad input says more than the failed write of its JSON error document.
+  guard let code = OutputBuffer.writeFailure, status != 2, status != 3 else { return status }
   printError("nfctrace: error: \(OutputError(path: "-", errno: code))")
   return 4
 }

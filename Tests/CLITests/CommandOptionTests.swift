@@ -57,6 +57,15 @@ import Testing
     #expect(run.stderr.contains("nfctrace: error: cannot write standard output: "))
   }
 
+  /// A bad input's exit status 3 stays when its JSON error document cannot be written either
+  /// (review3: it became 4).
+  @Test func inputErrorKeepsItsStatusWithAClosedOutput() {
+    let run = CLI.run(
+      ["timeline", "/nonexistent/trace.pcap", "--format", "json"], unwritableStdout: true)
+    #expect(run.status == 3)
+    #expect(run.stderr.contains("/nonexistent/trace.pcap"))
+  }
+
   /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was
   /// "unknown option --help", exit 2).
   @Test(arguments: ["timeline", "sessions", "report", "diagnose", "diff", "convert"])

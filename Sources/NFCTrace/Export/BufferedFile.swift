@@ -7,13 +7,21 @@ public final class BufferedFile {
   private let owned: Bool
   private let path: String
   private var buffer = Data()
-  /// The first write that failed; later writes are dropped and `close()` throws it.
+  /// The first write that failed; later writes are dropped (or kept in `overflow`) and
+  /// `close()` throws it.
   private var failure: OutputError?
+  private let keepsOnFailure: Bool
+  /// What could not be written once a write failed, when created with `keepsOnFailure`: the
+  /// file holds everything before it, whole.
+  public private(set) var overflow = Data()
 
-  /// Creates (or truncates) `path`.
+  /// Creates (or truncates) `path`. `keepsOnFailure`: a spool — when a write fails (a full
+  /// temporary disk) the part of it written is cut off again and the rest is kept in memory
+  /// (`overflow`) instead of lost; `close()` then does not throw.
   /// - Throws: `TraceError.unreadable` when it cannot be created.
-  public init(creating path: String) throws {
+  public init(creating path: String, keepsOnFailure: Bool = false) throws {
     self.path = path
+    self.keepsOnFailure = keepsOnFailure
     if path == "-" {
       handle = FileHandle.standardOutput
       owned = false
@@ -41,22 +49,27 @@ public final class BufferedFile {
   }
 
   private func flush() {
-    if failure == nil, !buffer.isEmpty {
+    guard !buffer.isEmpty else { return }
+    if failure == nil {
+      let end = keepsOnFailure ? try? handle.offset() : nil
       do {
         try handle.write(contentsOf: buffer)
       } catch {
         failure = Self.failure(path, error)
+        if keepsOnFailure, let end { try? handle.truncate(atOffset: end) }
       }
     }
+    if failure != nil && keepsOnFailure { overflow.append(buffer) }
     buffer.removeAll(keepingCapacity: true)
   }
 
   /// Writes what is buffered and closes the file.
-  /// - Throws: `OutputError` when a write failed (a full disk): the file is incomplete.
+  /// - Throws: `OutputError` when a write failed (a full disk): the file is incomplete (not
+  ///   for a file created with `keepsOnFailure`, whose rest is in `overflow`).
   public func close() throws(OutputError) {
     flush()
     if owned { try? handle.close() }
-    if let failure { throw failure }
+    if let failure, !keepsOnFailure { throw failure }
   }
 
   /// The `OutputError` of a failed `FileHandle` write (its POSIX code when it has one).
