@@ -192,3 +192,29 @@ private let selectNDEFApplication: [UInt8] = [
     #expect(ops[2].detail("status") == nil)
   }
 }
+
+/// The official Proxmark3 client's `hf list mf` prints the decrypted copy of a frame as a row
+/// with source `dec` (Proxmark/proxmark3 client/cmdhflist.c, printTraceLine): each gave a
+/// "source column is not Rdr or Tag" warning; a copy's continuation row would join the
+/// frame above.
+@Test func officialClientDecryptedRowsAreSkipped() throws {
+  let text = """
+          Start |        End | Src | Data (! denotes parity error, ' denotes short bytes)            | CRC | Annotation         |
+    ------------|------------|-----|-----------------------------------------------------------------|-----|--------------------|
+          80000 |      84768 | Rdr | 9a  1b  2c  3d                                                  |     |
+                |          * | dec |30 04 26 ee                                                      |  ok | >READBLOCK(4)
+          86000 |     106864 | Tag | 10  11  12  13  14  15  16  17  18  19  1a  1b  1c  1d  1e  1f  |     |
+                |            |     | 20  21                                                          |     |
+                |          * | dec |40 41 42 43 44 45 46 47 48 49 4a 4b 4c 4d 4e 4f 23 80            |  ok |
+                |            |     | 99 99                                                           |     |
+         120000 |     124768 | Rdr | 50  00  57  cd                                                  |  ok | HALT
+
+    """
+  var importer = try Proxmark3TextImporter(
+    input: TraceInput(path: "dec.txt", bytes: Data(text.utf8)))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  #expect(importer.warnings.isEmpty)
+  #expect(frames.map(\.data.count) == [4, 18, 4])
+  #expect(frames[1].data.suffix(2) == [0x20, 0x21])
+}

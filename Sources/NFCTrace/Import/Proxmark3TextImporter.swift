@@ -14,7 +14,8 @@ import Foundation
 ///   bits; older clients print `'`), `[..]` around the CRC (`-c`); long frames continue on rows
 ///   with empty start/end/src columns (18 bytes a row);
 /// - `Frame Delay Time` / `fdt` rows of `--frame` and the `*` rows of `-t mf` (decrypted
-///   copies of the frame above) — skipped;
+///   copies of the frame above; the official client's `hf list mf` marks them `dec`) —
+///   skipped with their continuation rows;
 /// - the `-x` hex dump: a `0.%010u` line holding the raw tick timestamp, then
 ///   `000000 00 fe|ff LL LL data…` (fe = reader, ff = tag, big-endian length).
 ///
@@ -66,6 +67,9 @@ public struct Proxmark3TextImporter: TraceImporter {
   /// Where the listing ends inside a row that cannot be read (a cut file).
   private var cut: (location: SourceLocation, reason: String)?
   /// `|`-separated columns of the table header (rows carry as many).
+  /// True from a decrypted-copy row (`*` / `dec` source) to the next row with a source: its
+  /// continuation rows are the copy's too.
+  private var inDecryptedCopy = false
   private var headerColumns: Int?
   /// A row broken over several lines was joined (warned once).
   private var joinedWrappedRows = false
@@ -193,9 +197,13 @@ public struct Proxmark3TextImporter: TraceImporter {
       )
       return nil
     }
+    let copy = Proxmark3Text.equals(line, src, "*") || Proxmark3Text.equals(line, src, "dec")
+    if !src.isEmpty { inDecryptedCopy = copy }
     if Proxmark3Text.equals(line, src, "rdr") { return startFrame(.reader) }
     if Proxmark3Text.equals(line, src, "tag") { return startFrame(.tag) }
-    if Proxmark3Text.equals(line, src, "*") { return nil }
+    // The decrypted copy of the frame above (RRG `*`, the official client's `dec`), with its
+    // continuation rows: the frame itself is the ciphertext row.
+    if copy { return nil }
     if src.isEmpty { return readUnsourcedRow() }
     return unreadable("source column is not Rdr or Tag")
   }
@@ -206,6 +214,7 @@ public struct Proxmark3TextImporter: TraceImporter {
     let start = Proxmark3Text.trim(line, fields[0])
     let end = Proxmark3Text.trim(line, fields[1])
     if start.isEmpty, end.isEmpty {
+      if inDecryptedCopy { return nil }
       guard state.pending != nil else {
         return unreadable("continuation row with no frame above it")
       }
