@@ -218,3 +218,28 @@ private let selectNDEFApplication: [UInt8] = [
   #expect(frames.map(\.data.count) == [4, 18, 4])
   #expect(frames[1].data.suffix(2) == [0x20, 0x21])
 }
+
+/// Clients that print bytes as `%02x  ` put `-c`'s CRC mark `[` on the CRC's first digit
+/// (proxmark3 cmdtrace.c before 2021: `30  04  [6  ee  ]`): every frame with a CRC was lost
+/// ("data column is not hex bytes"). The digit is restored from the CRC of the bytes before.
+@Test func overwrittenCRCDigitIsRestored() throws {
+  let text = """
+          Start |        End | Src | Data (! denotes parity error)                                           | CRC | Annotation
+    ------------+------------+-----+-------------------------------------------------------------------------+-----+--------------------
+          30388 |      33908 | Tag |04  [a  17  ]                                                            |  ok |
+          40000 |      44768 | Rdr |30  04  [6  ee  ]                                                        |  ok | READBLOCK(4)
+          48000 |      52768 | Rdr |30  05  [1  ee  ]                                                        | !crc| READBLOCK(5)
+
+    """
+  var importer = try Proxmark3TextImporter(input: TraceInput(path: "c.txt", bytes: Data(text.utf8)))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  #expect(
+    frames.map(\.data) == [
+      [0x04, 0xDA, 0x17], [0x30, 0x04, 0x26, 0xEE], [0x30, 0x05, 0x01, 0xEE],
+    ])
+  #expect(importer.warnings.count == 1)
+  #expect(
+    importer.warnings.first?.message.hasPrefix(
+      "the `[` CRC mark overwrote the first hex digit of byte 3 of 4") == true)
+}

@@ -313,7 +313,33 @@ public struct Proxmark3TextImporter: TraceImporter {
       parityErrors: pending.cells.parityErrors, location: pending.location)
     if pending.cells.emptyRecord { frame.sourceFlags = ["empty-record"] }
     applyBits(&frame, pending)
+    if let lost = pending.cells.lostHighNibble { restoreCRCByte(&frame, lost) }
     return frame
+  }
+
+  /// Restores the CRC byte whose first digit the client's `[` mark overwrote from the CRC of
+  /// the bytes before it (CRC_A, or CRC_B in a 14443-B listing; ISO/IEC 14443-3 Annex B)
+  /// when its remaining digit agrees; otherwise the byte keeps only that digit, with a warning.
+  private mutating func restoreCRCByte(_ frame: inout Frame, _ lost: (index: Int, low: UInt8)) {
+    let data = frame.data
+    let crcByte = lost.index == data.count - 2 && lost.index > 0
+    if crcByte {
+      let body = data[..<lost.index]
+      let crc = state.hint == .iso14443B ? CRC.crcB(body) : CRC.crcA(body)
+      let expected = UInt8(crc & 0xFF)
+      if expected & 0x0F == lost.low {
+        frame.data[lost.index] = expected
+        return
+      }
+    }
+    log.add(
+      "lost CRC digit",
+      TraceWarning(
+        "the `[` CRC mark overwrote the first hex digit of byte \(lost.index + 1) of "
+          + "\(data.count)"
+          + (crcByte ? " and the CRC of the bytes before it does not end in that digit" : "")
+          + ": the byte is kept as 0\(Hex.string([lost.low]).suffix(1)) (unknown high digit)",
+        frame: frame.index, location: frame.location))
   }
 
   private mutating func applyBits(_ frame: inout Frame, _ pending: Proxmark3PendingFrame) {

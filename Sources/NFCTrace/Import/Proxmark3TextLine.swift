@@ -165,6 +165,10 @@ struct Proxmark3DataCells {
   var shortMark = false
   /// `<SOF>`, `<EOF>` or `<empty trace - possible error>`: a zero-length record.
   var emptyRecord = false
+  /// A byte whose first hex digit the `-c` mark `[` overwrote (`30  04  [6  ee  ]`: clients
+  /// that print `%02x  ` put the mark on the CRC's first character, proxmark3 cmdhflist.c /
+  /// cmdtrace.c before 2021): its index and the digit left (its low nibble).
+  var lostHighNibble: (index: Int, low: UInt8)?
 
   /// Appends the cells of `line[range]`: hex bytes separated by spaces, each optionally
   /// followed by `!`, `(n)` or `'`; `[` `]` (CRC marks of `-c`) are ignored. Returns false
@@ -177,6 +181,16 @@ struct Proxmark3DataCells {
     }
     while i < range.upperBound {
       let c = line[i]
+      if c == UInt8(ascii: "["), i + 1 < range.upperBound, let low = Hex.nibble(line[i + 1]),
+        i + 2 >= range.upperBound || Hex.nibble(line[i + 2]) == nil
+      {
+        // `[` over the byte's first digit: the byte's low nibble is all that is left.
+        lostHighNibble = (bytes.count, low)
+        bytes.append(low)
+        i = suffixes(line, from: i + 2, end: range.upperBound)
+        guard i >= 0 else { return false }
+        continue
+      }
       if c == Proxmark3Text.space || c == UInt8(ascii: "[") || c == UInt8(ascii: "]") {
         i += 1
         continue
