@@ -27,6 +27,8 @@ enum SimulateCommand {
     }
     let format = try OutputFormat.choose(a.value("--format"), output: output)
     if let n = a.value("--frames") {
+      // Repeated runs write no ground truth: asking for one would silently get nothing.
+      if truth != nil { throw UsageError("--truth cannot be used with --frames") }
       guard let count = Int(n), count > 0 else {
         throw UsageError("--frames needs a positive number")
       }

@@ -66,6 +66,17 @@ import Testing
     #expect(run.stderr.contains("/nonexistent/trace.pcap"))
   }
 
+  /// `simulate --frames N --truth F` wrote no F and exited 0 (review3): a usage error now.
+  @Test func truthWithFramesIsAUsageError() {
+    let run = CLI.run([
+      "simulate",
+      TestPaths.root.appendingPathComponent("Traces/scenarios/ios11-nfchelper.json").path,
+      "-o", "/tmp/nfctrace-never.pcap", "--frames", "10", "--truth", "/tmp/nfctrace-never.json",
+    ])
+    #expect(run.status == 2)
+    #expect(run.stderr.contains("--truth cannot be used with --frames"))
+  }
+
   /// `COMMAND --help` prints that command's usage on standard output and exits 0 (it was
   /// "unknown option --help", exit 2).
   @Test(arguments: ["timeline", "sessions", "report", "diagnose", "diff", "convert"])
