@@ -229,16 +229,21 @@ private let selectNDEFApplication: [UInt8] = [
           30388 |      33908 | Tag |04  [a  17  ]                                                            |  ok |
           40000 |      44768 | Rdr |30  04  [6  ee  ]                                                        |  ok | READBLOCK(4)
           48000 |      52768 | Rdr |30  05  [1  ee  ]                                                        | !crc| READBLOCK(5)
+          56000 |      60768 | Rdr |30  04  [6  ee  ]                                                        | !crc| READBLOCK(4)
+          64000 |      70000 | Rdr |05  00  08  [9  73  ]                                                    |  ok | WUPB
 
     """
   var importer = try Proxmark3TextImporter(input: TraceInput(path: "c.txt", bytes: Data(text.utf8)))
   var frames: [Frame] = []
   while let f = try importer.next() { frames.append(f) }
+  // A `!crc` row keeps the unknown digit (review4: restored to a valid CRC); a Type B frame
+  // in a listing the old client headed ISO14443A gets its CRC_B digit.
   #expect(
     frames.map(\.data) == [
       [0x04, 0xDA, 0x17], [0x30, 0x04, 0x26, 0xEE], [0x30, 0x05, 0x01, 0xEE],
+      [0x30, 0x04, 0x06, 0xEE], [0x05, 0x00, 0x08, 0x39, 0x73],
     ])
-  #expect(importer.warnings.count == 1)
+  #expect(importer.warnings.count == 2)
   #expect(
     importer.warnings.first?.message.hasPrefix(
       "the `[` CRC mark overwrote the first hex digit of byte 3 of 4") == true)

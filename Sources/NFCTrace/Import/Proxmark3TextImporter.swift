@@ -240,6 +240,7 @@ public struct Proxmark3TextImporter: TraceImporter {
     else { return unreadable("start/end columns are not numbers") }
     var cells = Proxmark3DataCells()
     guard cells.append(line, fields[3]) else { return unreadable("data column is not hex bytes") }
+    cells.crcColumnBad = fields.count > 4 && Proxmark3Text.contains(line, fields[4], "!crc")
     let timing = state.timing(first, second)
     let placed = clock.place(UInt32(truncatingIfNeeded: timing.start))
     let location = input.location(unit: "line", record: lineNumber, offset: lineOffset)
@@ -313,23 +314,30 @@ public struct Proxmark3TextImporter: TraceImporter {
       parityErrors: pending.cells.parityErrors, location: pending.location)
     if pending.cells.emptyRecord { frame.sourceFlags = ["empty-record"] }
     applyBits(&frame, pending)
-    if let lost = pending.cells.lostHighNibble { restoreCRCByte(&frame, lost) }
+    if let lost = pending.cells.lostHighNibble {
+      restoreCRCByte(&frame, lost, crcBad: pending.cells.crcColumnBad)
+    }
     return frame
   }
 
   /// Restores the CRC byte whose first digit the client's `[` mark overwrote from the CRC of
-  /// the bytes before it (CRC_A, or CRC_B in a 14443-B listing; ISO/IEC 14443-3 Annex B)
-  /// when its remaining digit agrees; otherwise the byte keeps only that digit, with a warning.
-  private mutating func restoreCRCByte(_ frame: inout Frame, _ lost: (index: Int, low: UInt8)) {
+  /// the bytes before it (CRC_A or CRC_B, ISO/IEC 14443-3 Annex B; old clients name every
+  /// listing ISO14443A, so both are tried) when the row's CRC column does not say `!crc` and
+  /// the remaining digit and the second CRC byte agree; otherwise the byte keeps only that
+  /// digit, with a warning.
+  private mutating func restoreCRCByte(
+    _ frame: inout Frame, _ lost: (index: Int, low: UInt8), crcBad: Bool
+  ) {
     let data = frame.data
     let crcByte = lost.index == data.count - 2 && lost.index > 0
-    if crcByte {
+    if crcByte, !crcBad {
       let body = data[..<lost.index]
-      let crc = state.hint == .iso14443B ? CRC.crcB(body) : CRC.crcA(body)
-      let expected = UInt8(crc & 0xFF)
-      if expected & 0x0F == lost.low {
-        frame.data[lost.index] = expected
-        return
+      for crc in [CRC.crcA(body), CRC.crcB(body)] {
+        let expected = UInt8(crc & 0xFF)
+        if expected & 0x0F == lost.low, UInt8(crc >> 8) == data[data.count - 1] {
+          frame.data[lost.index] = expected
+          return
+        }
       }
     }
     log.add(
@@ -337,7 +345,9 @@ public struct Proxmark3TextImporter: TraceImporter {
       TraceWarning(
         "the `[` CRC mark overwrote the first hex digit of byte \(lost.index + 1) of "
           + "\(data.count)"
-          + (crcByte ? " and the CRC of the bytes before it does not end in that digit" : "")
+          + (crcBad
+            ? " of a frame whose CRC the client found wrong"
+            : crcByte ? " and no CRC of the bytes before it agrees with the rest" : "")
           + ": the byte is kept as 0\(Hex.string([lost.low]).suffix(1)) (unknown high digit)",
         frame: frame.index, location: frame.location))
   }

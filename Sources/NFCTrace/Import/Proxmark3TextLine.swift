@@ -169,6 +169,8 @@ struct Proxmark3DataCells {
   /// that print `%02x  ` put the mark on the CRC's first character, proxmark3 cmdhflist.c /
   /// cmdtrace.c before 2021): its index and the digit left (its low nibble).
   var lostHighNibble: (index: Int, low: UInt8)?
+  /// The row's CRC column says `!crc`: the CRC the client checked was wrong.
+  var crcColumnBad = false
 
   /// Appends the cells of `line[range]`: hex bytes separated by spaces, each optionally
   /// followed by `!`, `(n)` or `'`; `[` `]` (CRC marks of `-c`) are ignored. Returns false
