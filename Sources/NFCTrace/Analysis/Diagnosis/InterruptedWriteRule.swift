@@ -299,22 +299,19 @@ enum InterruptedWriteRule: DiagnosisRule {
 
   /// The silence follows the reader's own HLTA with no WUPA since: the tag was halted.
   private static func haltedTag(
-    _ c: DiagnosisContext, _ i: Int, halt: Int, details: String
+    _ c: DiagnosisContext, _ i: Int, halt: SessionCommandLog.Halt, details: String
   ) -> DiagnosisFinding {
     let op = c.session.operations[i]
     return DiagnosisFinding(
       code: "write-interrupted", severity: .error, operation: i,
-      frames: [halt] + op.unansweredFrames,
-      cause: "the reader halted the tag (HLTA at #\(halt)) and sent \(op.kind.rawValue)'s "
-        + "commands without waking it",
-      message: "The reader sent HLTA (#\(halt)) and then the commands of \(op.kind.rawValue) "
-        + "with no WUPA in between." + details + " A halted tag ignores every command but "
-        + "WUPA (ISO/IEC 14443-3 §6.3: HALT state), so the silence is the reader's doing, not "
-        + "the tag leaving the field.",
-      coreNFCError: .tagConnectionLost,
-      fix: "Do not send HLTA (50 00) in the middle of a session (an app's own "
-        + "sendMiFareCommand): to start over, reconnect — session.restartPolling() or "
-        + "connect(to:) — whose activation (WUPA, anticollision, SELECT) wakes the tag.")
+      frames: [halt.frame] + op.unansweredFrames,
+      cause: "the reader halted the tag (\(halt.name) at #\(halt.frame)) and sent "
+        + "\(op.kind.rawValue)'s commands without waking it",
+      message: "The reader sent \(halt.name) (#\(halt.frame)) and then the commands of "
+        + "\(op.kind.rawValue) with no WUPA in between." + details + " A halted tag ignores "
+        + "every command but WUPA (ISO/IEC 14443-3 §6.3: HALT state), so the silence is the "
+        + "reader's doing, not the tag leaving the field.",
+      coreNFCError: .tagConnectionLost, fix: halt.restartFix)
   }
 
   /// Whether the session found the length field 0 before its writes (an empty tag): then

@@ -149,6 +149,27 @@ enum OperationFallbackRule: DiagnosisRule {
           + "again), then \(read ? "read" : "send the next command").")
   }
 
+  /// A read or raw command left unanswered after the reader's own HLTA with no WUPA since:
+  /// a halted tag ignores everything but WUPA (ISO/IEC 14443-3 §6.3, HALT state), so the
+  /// silence is the reader's doing, not the tag leaving the field.
+  private static func haltedTag(
+    _ c: DiagnosisContext, _ i: Int, halt: SessionCommandLog.Halt
+  ) -> DiagnosisFinding {
+    let op = c.session.operations[i]
+    let read = op.kind == .queryNDEFStatus || op.kind == .readNDEF
+    let silent = op.unansweredFrames.first.map { "the command at #\($0)" } ?? "the command"
+    return DiagnosisFinding(
+      code: read ? "read-interrupted" : "command-interrupted",
+      severity: read ? .error : .warning, operation: i,
+      frames: [halt.frame] + op.unansweredFrames,
+      cause: "the reader halted the tag (\(halt.name) at #\(halt.frame)) and sent "
+        + "\(op.kind.rawValue)'s commands without waking it",
+      message: "The reader sent \(halt.name) (#\(halt.frame)) and then \(silent) with no "
+        + "WUPA in between. A halted tag ignores every command but WUPA (ISO/IEC 14443-3 §6.3: "
+        + "HALT state), so the silence is the reader's doing, not the tag leaving the field.",
+      coreNFCError: .tagConnectionLost, fix: halt.restartFix)
+  }
+
   private static func finding(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
     let op = c.session.operations[i]
     let interrupted = op.outcome == .interrupted
@@ -184,6 +205,9 @@ enum OperationFallbackRule: DiagnosisRule {
       if interrupted, let nak = op.unansweredFrames.first.flatMap(c.log.nakBefore(silence:)) {
         return idleAfterNAK(c, i, nak: nak, frames: frames)
       }
+      if interrupted, let halt = op.unansweredFrames.first.flatMap(c.log.haltBefore(silence:)) {
+        return haltedTag(c, i, halt: halt)
+      }
       if !interrupted, let refusal = readRefusal(c, op) {
         var f = make("read-failed", .error, .tagResponseError, refusal.fix)
         f.message = refusal.message
@@ -213,6 +237,9 @@ enum OperationFallbackRule: DiagnosisRule {
           let nak = op.unansweredFrames.first.flatMap(c.log.nakBefore(silence:))
         {
           return idleAfterNAK(c, i, nak: nak, frames: frames)
+        }
+        if let halt = op.unansweredFrames.first.flatMap(c.log.haltBefore(silence:)) {
+          return haltedTag(c, i, halt: halt)
         }
         return make("command-interrupted", .warning, .tagConnectionLost, still)
       }
@@ -259,17 +286,33 @@ enum OperationFallbackRule: DiagnosisRule {
       // After the reader's own HLTA the tag ignores REQA and anticollision (ISO/IEC 14443-3
       // §6.3, HALT state): the silence is the reader's doing, not the field's.
       if let silent = op.unansweredFrames.first, let halt = c.log.haltBefore(silence: silent) {
-        f.frames = [halt] + op.unansweredFrames
-        f.cause = "connect failed: the reader halted the tag (HLTA at #\(halt)) and did not wake it"
+        f.frames = [halt.frame] + op.unansweredFrames
+        f.cause =
+          "connect failed: the reader halted the tag (\(halt.name) at #\(halt.frame)) and did "
+          + "not wake it"
         f.message =
-          "The reader sent HLTA (#\(halt)), then activated again without WUPA: a halted tag "
-          + "ignores REQA and anticollision (ISO/IEC 14443-3 §6.3, HALT state) and answers only "
-          + "WUPA, so nothing answered. The tag did not leave the field."
+          "The reader sent \(halt.name) (#\(halt.frame)), then activated again without WUPA: a "
+          + "halted tag ignores REQA and anticollision (ISO/IEC 14443-3 §6.3, HALT state) and "
+          + "answers only WUPA, so nothing answered. The tag did not leave the field."
         f.fix =
-          "Wake a halted tag with WUPA (52), not REQA (26); in Core NFC do not send HLTA "
-          + "yourself — reconnect with session.restartPolling() or connect(to:)."
+          "Wake a halted tag with WUPA (52), not REQA (26)"
+          + (halt.isDeselect
+            ? "; Core NFC's own reconnect (session.restartPolling() or connect(to:)) does."
+            : "; in Core NFC do not send HLTA yourself — reconnect with "
+              + "session.restartPolling() or connect(to:).")
       }
       return f
     }
+  }
+}
+
+extension SessionCommandLog.Halt {
+  /// The fix for commands sent to a tag this halt left halted.
+  var restartFix: String {
+    (isDeselect
+      ? "After S(DESELECT) the tag is halted: activate it again before the next command"
+      : "Do not send HLTA (50 00) in the middle of a session (an app's own sendMiFareCommand)")
+      + ": to start over, reconnect — session.restartPolling() or connect(to:) — whose "
+      + "activation (WUPA, anticollision, SELECT) wakes the tag."
   }
 }

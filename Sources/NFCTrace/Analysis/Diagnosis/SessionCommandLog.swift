@@ -119,12 +119,26 @@ public struct SessionCommandLog: Sendable {
   private var lastNAK: Command?
   /// Reader frames left unanswered while `lastNAK` stood, with that NAK's command.
   private var silencesAfterNAK: [Int: Command] = [:]
-  /// The reader's last HLTA, until the tag answers anything or is activated again.
-  private var lastHalt: Int?
+  /// The reader's last halt — an HLTA, or an S(DESELECT) the tag answered — until the tag
+  /// answers anything else or is activated again with WUPA.
+  private var lastHalt: Halt?
+  /// The reader's S(DESELECT) still waiting for its answer.
+  private var pendingDeselect: Int?
   /// True from the reader's RATS until the next activation: the tag is in ISO-DEP.
   private var afterRATS = false
-  /// Reader frames left unanswered while `lastHalt` stood, with that HLTA's frame.
-  private var silencesAfterHalt: [Int: Int] = [:]
+  /// Reader frames left unanswered while `lastHalt` stood, with that halt.
+  private var silencesAfterHalt: [Int: Halt] = [:]
+
+  /// The reader command that put the tag in the HALT state: an HLTA (ISO/IEC 14443-3 §6.4.3),
+  /// or an S(DESELECT) the tag answered (ISO/IEC 14443-4 §8: the PICC enters HALT).
+  public struct Halt: Sendable, Equatable {
+    /// The reader frame of the HLTA or S(DESELECT).
+    public let frame: Int
+    /// True for an S(DESELECT), false for an HLTA.
+    public let isDeselect: Bool
+    /// "HLTA" or "S(DESELECT)".
+    public var name: String { isDeselect ? "S(DESELECT)" : "HLTA" }
+  }
 
   /// The command whose NAK last preceded the unanswered reader frame `frame`, when the tag
   /// answered nothing else and was not activated again in between (reader-reported
@@ -133,11 +147,11 @@ public struct SessionCommandLog: Sendable {
   /// NAK, nfc-facts §4.2), so that silence is the NAK's doing, not the field's.
   public func nakBefore(silence frame: Int) -> Command? { silencesAfterNAK[frame] }
 
-  /// The reader's HLTA that preceded the unanswered reader frame `frame`, when the tag
-  /// answered nothing and was not activated again in between. A halted tag ignores every
-  /// command but WUPA (ISO/IEC 14443-3 §6.3, HALT state), so that silence is the reader's
-  /// doing, and the command never reached the tag's memory.
-  public func haltBefore(silence frame: Int) -> Int? { silencesAfterHalt[frame] }
+  /// The reader's HLTA (or answered S(DESELECT)) that preceded the unanswered reader frame
+  /// `frame`, when the tag answered nothing since and was not woken with WUPA. A halted tag
+  /// ignores every command but WUPA (ISO/IEC 14443-3 §6.3, HALT state), so that silence is the
+  /// reader's doing, and the command never reached the tag's memory.
+  public func haltBefore(silence frame: Int) -> Halt? { silencesAfterHalt[frame] }
 
   /// `nakBefore` or `haltBefore`: the tag ignored the unanswered frame, it did not leave.
   func ignored(silence frame: Int) -> Bool {
@@ -186,9 +200,11 @@ public struct SessionCommandLog: Sendable {
     if f.innermost?.protocolID == .iso14443A, f.innermost?.name == "HLTA", f.frame.crc != .bad,
       !afterRATS
     {
-      lastHalt = f.frame.index
+      lastHalt = Halt(frame: f.frame.index, isDeselect: false)
     }
     if f.layer(.isoDEP)?.name == "RATS" { afterRATS = true }
+    pendingDeselect =
+      f.layer(.isoDEP)?.name == "S(DESELECT)" && f.frame.crc != .bad ? f.frame.index : nil
     if let apdu = f.layer(.iso7816), apdu.name != "not an APDU" {
       close(answer: .none, frame: nil)
       pending = Self.command(f, apdu: apdu)
@@ -203,6 +219,14 @@ public struct SessionCommandLog: Sendable {
   private mutating func tag(_ f: DecodedFrame) {
     if f.layer(.type2)?.name != "NAK" { lastNAK = nil }
     lastHalt = nil  // a tag that answers was not halted
+    // Its answer to S(DESELECT) is the last thing a deselected tag says: it is now halted.
+    if let deselect = pendingDeselect, f.layer(.isoDEP)?.name == "S(DESELECT)",
+      f.frame.crc != .bad
+    {
+      lastHalt = Halt(frame: deselect, isDeselect: true)
+      afterRATS = false
+    }
+    pendingDeselect = nil
     // An accepted PWD_AUTH (PACK), or an Ultralight C / AES authentication's last answer.
     if let t2 = f.layer(.type2), packFrames.count < Self.limit,
       t2.name == "PACK" || t2.field("authenticated") == .bool(true)

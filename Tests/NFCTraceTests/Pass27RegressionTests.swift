@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Commands sent to a tag the reader itself halted — with HLTA, or with an S(DESELECT) the tag
+/// answered (ISO/IEC 14443-4 §8: the PICC enters HALT) — and woken with REQA, which a halted
+/// tag ignores (ISO/IEC 14443-3 §6.3): the silence is the reader's doing (review4 k7, h9).
+@Suite struct Pass27HaltedTagTests {
+  /// A Type 4 query, S(DESELECT) answered, REQA unanswered (frames 18–20).
+  private func deselectThenREQA() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.reader([0xC2])
+    b.tag([0xC2])
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    return b
+  }
+
+  /// READ after HLTA and REQA: was "the tag left the field or stopped answering".
+  @Test func readAfterHaltNamesTheHalt() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x30, 0xD1, 0x01])
+    b.reader([0x50, 0x00])
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    b.reader([0x30, 0x04])
+    let r = try b.diagnose()
+    #expect(r.codes == ["read-interrupted"])
+    let f = try #require(r.finding("read-interrupted"))
+    #expect(f.frames == [14, 16])
+    #expect(
+      f.cause
+        == "the reader halted the tag (HLTA at #14) and sent readNDEF's commands without waking it")
+    #expect(f.coreNFCError == .tagConnectionLost)
+    #expect(f.fix.hasPrefix("Do not send HLTA (50 00) in the middle of a session"))
+  }
+
+  /// Anticollision unanswered after an answered S(DESELECT) and REQA: the connect names the
+  /// deselect (it gave antenna advice).
+  @Test func connectAfterDeselectNamesTheDeselect() throws {
+    var b = deselectThenREQA()
+    b.reader([0x93, 0x20], crc: false)
+    let f = try #require(try b.diagnose().finding("connect-failed"))
+    #expect(f.frames == [18, 21])
+    #expect(
+      f.cause
+        == "connect failed: the reader halted the tag (S(DESELECT) at #18) and did not wake it")
+    #expect(
+      f.fix
+        == "Wake a halted tag with WUPA (52), not REQA (26); Core NFC's own reconnect "
+        + "(session.restartPolling() or connect(to:)) does.")
+  }
+
+  /// An UPDATE BINARY after the deselect and REQA (no file selected since: a raw command):
+  /// it never reached the tag.
+  @Test func commandAfterDeselectNamesTheDeselect() throws {
+    var b = deselectThenREQA()
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], nil)
+    let r = try b.diagnose()
+    #expect(r.codes == ["command-interrupted"])
+    let f = try #require(r.finding("command-interrupted"))
+    #expect(f.frames == [18, 21])
+    #expect(f.cause.hasPrefix("the reader halted the tag (S(DESELECT) at #18)"))
+    #expect(f.fix.hasPrefix("After S(DESELECT) the tag is halted"))
+  }
+
+  /// A deselect the tag did not answer halts nothing known: the silence keeps its generic
+  /// reading.
+  @Test func unansweredDeselectIsNoHalt() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 5)
+    b.reader([0xC2])
+    b.add(.reader, [0x26], crc: false, bits: 7)
+    b.reader([0x93, 0x20], crc: false)
+    let f = try #require(try b.diagnose().finding("connect-failed"))
+    #expect(f.cause == "connect failed: the tag did not answer the activation")
+  }
+}
