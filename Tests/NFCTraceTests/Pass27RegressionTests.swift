@@ -80,3 +80,41 @@ import Testing
     #expect(f.cause == "connect failed: the tag did not answer the activation")
   }
 }
+
+/// Static block-lock bits freeze lock bits (nfc-facts §4.4; NTAG213/215/216 datasheet §8.5.2):
+/// a WRITE of page 2 after them cannot set the lock bits they freeze (hunt-lock s03, s20).
+@Suite struct Pass27BlockLockTests {
+  /// Pages 0–3 of an NTAG213 whose LOCK0 is `lock0`, CC E1 10 12 00.
+  private func readLocks(_ lock0: UInt8) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(0, [0x04, 0x11, 0x22, 0xA1, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, lock0, 0x00])
+    return b
+  }
+
+  private func locks(_ b: TraceBuilder) throws -> [UInt8]? {
+    try #require(try sessions(b).first).memory.type2End.known(10, 2)
+  }
+
+  /// BL 9–4 set before: the lock bits of pages 4–9 stay clear, the others are set.
+  @Test func blockLockedLockBitsStayClear() throws {
+    var b = readLocks(0x02)
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    #expect(try locks(b) == [0x0F, 0xFC])
+  }
+
+  /// All three block-lock bits set before: the WRITE locks no page.
+  @Test func allBlockLocksFreezeEveryLockBit() throws {
+    var b = readLocks(0x07)
+    b.write(2, [0x00, 0x00, 0xF8, 0xFF])
+    #expect(try locks(b) == [0x07, 0x00])
+  }
+
+  /// Block-lock bits set by the same WRITE freeze only later writes.
+  @Test func blockLocksOfTheSameWriteFreezeLaterOnes() throws {
+    var b = readLocks(0x00)
+    b.write(2, [0x00, 0x00, 0x0F, 0x01])
+    b.write(2, [0x00, 0x00, 0xF0, 0xFF])
+    #expect(try locks(b) == [0x0F, 0x01])
+  }
+}

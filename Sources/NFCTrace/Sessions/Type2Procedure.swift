@@ -490,12 +490,31 @@ struct Type2Procedure: Sendable {
       page == 2
       ? [false, false, true, true]
       : lockPage ? [true, true, true, false] : [true, true, true, true]
+    let frozen = page == 2 ? frozenLockBits(memory) : [0, 0, 0, 0]
     return (0..<4).map { i in
       let old = memory.type2End.known(page * 4 + i, 1)?.first
       guard otp[i] else { return old }  // cannot be written: what was there stays
-      guard let old else { return data[i] == 0 ? nil : data[i] }
-      return old | data[i]
+      let written = data[i] & ~frozen[i]
+      guard let old else { return written == 0 ? nil : written }
+      return old | written
     }
+  }
+
+  /// The bits of page 2 a WRITE cannot set because a static block-lock bit already set in
+  /// LOCK0 freezes them (nfc-facts §4.4; NXP NTAG213/215/216 datasheet §8.5.2): BL-CC (01h)
+  /// freezes the CC's lock bit (LOCK0 08h), BL 9–4 (02h) the lock bits of pages 4–9 (LOCK0
+  /// F0h, LOCK1 03h), BL 15–10 (04h) those of pages 10–15 (LOCK1 FCh). Block-lock bits the
+  /// same WRITE sets freeze only later writes. Per byte of the page; none when LOCK0 is unknown.
+  static func frozenLockBits(_ memory: TagMemory) -> [UInt8] {
+    guard let lock0 = memory.type2End.known(10, 1)?.first else { return [0, 0, 0, 0] }
+    var frozen: [UInt8] = [0, 0, 0, 0]
+    if lock0 & 0x01 != 0 { frozen[2] |= 0x08 }
+    if lock0 & 0x02 != 0 {
+      frozen[2] |= 0xF0
+      frozen[3] |= 0x03
+    }
+    if lock0 & 0x04 != 0 { frozen[3] |= 0xFC }
+    return frozen
   }
 
   /// The dynamic lock page of an identified product; page 28h of an Ultralight C, whose
