@@ -341,18 +341,19 @@ func cutByCapture(_ frame: inout Frame, keeping: Int) {
     #expect(report.end.locks?.lock0 == 0x08 && report.end.locks?.lock1 == nil)
   }
 
-  /// When the page was read, the OR applies and keeps BCC1 and the internal byte.
+  /// When the page was read, the OR applies and keeps BCC1 and the internal byte. (LOCK0 02h:
+  /// BL 9–4 freezes the lock bits of pages 4–9, not the CC's; 01h, BL-CC, would freeze it.)
   @Test func otpWritesToReadPagesAreORed() throws {
     var b = TraceBuilder()
     b.activateType2(version: Self.ntag215)
     b.read(
       0,
-      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x01, 0x00]
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x02, 0x00]
         + [0xE1, 0x10, 0x3E, 0x00])
     b.write(3, [0x00, 0x00, 0x00, 0x0F])
     b.write(2, [0x00, 0x00, 0x08, 0x00])
     let image = try analysed(b).memory.type2End
-    #expect(image.known(8, 8) == [0x44, 0x48, 0x09, 0x00, 0xE1, 0x10, 0x3E, 0x0F])
+    #expect(image.known(8, 8) == [0x44, 0x48, 0x0A, 0x00, 0xE1, 0x10, 0x3E, 0x0F])
   }
 
   /// A lock write the tag never acknowledged may or may not have been programmed: the report

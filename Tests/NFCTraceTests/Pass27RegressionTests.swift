@@ -118,3 +118,45 @@ import Testing
     #expect(try locks(b) == [0x0F, 0x01])
   }
 }
+
+/// S(WTX) is the tag asking for more time, not its answer (ISO/IEC 14443-4 §7.3): the diff
+/// compares the answer that follows, timed from the command (hunt-diff h4-fsd256-wtx).
+@Suite struct Pass27WaitingTimeDiffTests {
+  static let read: [UInt8] = [0x00, 0xB0, 0x00, 0x02, 0x04]
+  static let answer: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x90, 0x00]
+
+  private func sides() throws -> TraceDiff {
+    var a = TraceBuilder()
+    a.activateType4()
+    a.queryType4(nlen: 0x14)
+    var b = a
+    a.apdu(Self.read, Self.answer)
+    b.reader([0x02] + Self.read)
+    for _ in 0..<2 {
+      b.tag([0xF2, 0x01], gapUs: 5000)  // S(WTX) request, WTXM 1
+      b.reader([0xF2, 0x01])
+    }
+    b.tag([0x02] + Self.answer, gapUs: 5000)
+    return TraceDiff(a: try diffSide(a), b: try diffSide(b))
+  }
+
+  @Test func theAnswerAfterWaitingTimeIsCompared() throws {
+    let d = try sides()
+    #expect(d.exchanges.filter { !$0.same }.isEmpty)
+    let last = try #require(d.b.exchanges.last { !$0.chainStep })
+    #expect(last.answerSummary == d.a.exchanges.last?.answerSummary)
+    #expect(last.responseFrame == 23)
+    #expect(d.b.exchanges.filter(\.chainStep).count == 2)
+  }
+
+  /// The time the extensions took is the command's response time, flagged in TIMING.
+  @Test func theWaitShowsInTiming() throws {
+    let d = try sides()
+    let last = try #require(d.timing.last)
+    #expect(last.a?.exchanges == 1)
+    #expect(last.b?.exchanges == 3)
+    #expect(last.notable.map(\.why) == ["response"])
+    let b = try #require(last.notable.first?.bResponseNs)
+    #expect(b > 15_000_000)
+  }
+}

@@ -93,6 +93,16 @@ public struct ExchangeRecord: Sendable {
     }
   }
 
+  /// Takes tag frame `f` as the response.
+  mutating func setResponse(_ f: DecodedFrame) {
+    responseFrame = f.frame.index
+    response = f.frame.data
+    responseNs = f.frame.timeNs
+    answer = f.innermost
+    responseCRC = f.frame.crc
+    responsePrologue = Self.prologue(f)
+  }
+
   /// True for a reader R-block (R(ACK), R(NAK)).
   var isRBlock: Bool { command?.protocolID == .isoDEP && command?.name.hasPrefix("R(") == true }
 
@@ -185,6 +195,10 @@ public struct ExchangeRecorder: Sendable {
   /// The tag's chained answer in progress: the record of the command it answers, its parts so
   /// far, and the reader's R-block (and S(WTX)) records that fetched them.
   private var responseChain: (owner: Int, parts: ChainAssembly, steps: [Int])?
+  /// A command the tag answered with S(WTX) (ISO/IEC 14443-4 §7.3: more time, not an
+  /// answer), and the records of the reader's S(WTX) answers since, until the tag's real
+  /// answer, which then becomes the command's.
+  private var waitingTime: (owner: Int, steps: [Int])?
   /// The last session (so far) in which a UID was completed.
   public private(set) var lastTaggedSession: Int?
   /// The last session (so far) in which a UID was completed and the reader then read, wrote
@@ -256,6 +270,11 @@ public struct ExchangeRecorder: Sendable {
     } else {
       responseChain = nil
     }
+    if f.layer(.isoDEP)?.name == "S(WTX)" {
+      waitingTime?.steps.append(index)
+    } else {
+      waitingTime = nil
+    }
     c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     current = c
   }
@@ -264,13 +283,9 @@ public struct ExchangeRecorder: Sendable {
     guard var c = current else { return }
     current = nil
     if let i = waiting.removeValue(forKey: f.frame.index), i < c.records.count {
-      c.records[i].responseFrame = f.frame.index
-      c.records[i].response = f.frame.data
-      c.records[i].responseNs = f.frame.timeNs
-      c.records[i].answer = f.innermost
-      c.records[i].responseCRC = f.frame.crc
-      c.records[i].responsePrologue = ExchangeRecord.prologue(f)
-      followResponseChain(f, record: i, records: &c.records)
+      c.records[i].setResponse(f)
+      let owner = followWaitingTime(f, record: i, records: &c.records)
+      followResponseChain(f, record: owner, records: &c.records)
     } else {
       c.records.append(
         ExchangeRecord(
@@ -281,6 +296,28 @@ public struct ExchangeRecorder: Sendable {
       c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     }
     current = c
+  }
+
+  /// Follows S(WTX) (ISO/IEC 14443-4 §7.3): the tag asking for more time before answering the
+  /// command of record `i` opens a wait; its S(WTX) requests answering the reader's S(WTX)
+  /// answers extend it; its first other answer is the command's answer (its time includes
+  /// the extensions), and the S(WTX) exchanges become steps, as chained parts are. Returns the
+  /// record the answer `f` belongs to.
+  private mutating func followWaitingTime(
+    _ f: DecodedFrame, record i: Int, records: inout [ExchangeRecord]
+  ) -> Int {
+    let extends = f.layer(.isoDEP)?.name == "S(WTX)"
+    guard let w = waitingTime, w.steps.last == i else {
+      // Only a command (an APDU in an I-block) waits; a chain's R-blocks are followed there.
+      let command = records[i].command.map { $0.protocolID != .isoDEP } ?? false
+      waitingTime = extends && command && records[i].requestPrologue > 0 ? (i, []) : nil
+      return i
+    }
+    guard !extends else { return i }
+    waitingTime = nil
+    records[w.owner].setResponse(f)
+    for s in w.steps { records[s].chainStep = true }
+    return w.owner
   }
 
   /// Follows the tag's chained I-blocks answering record `i`: the first part opens the chain
