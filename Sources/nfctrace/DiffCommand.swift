@@ -51,7 +51,9 @@ enum DiffCommand {
       sideA = try side(ta, sessionA, name: "A", flag: "--session-a")
       sideB = try side(tb, sessionB, name: "B", flag: "--session-b")
       failures += [ta.result.error, tb.result.error].compactMap { $0 }
-      warnings = ta.result.warnings + tb.result.warnings
+      // Each side's warnings name their file (a warning without a place gets its path).
+      warnings =
+        ta.result.warnings.map { named($0, pathA) } + tb.result.warnings.map { named($0, pathB) }
     }
     if sameFile, sideA.analysis.info.index == sideB.analysis.info.index {
       let n = sideA.analysis.info.index
@@ -85,6 +87,14 @@ enum DiffCommand {
       e.message += " (and so: \(error))"
       throw e
     }
+  }
+
+  /// `w`, its message led by `path` when it has no place in a file.
+  private static func named(_ w: TraceWarning, _ path: String) -> TraceWarning {
+    guard w.location == nil else { return w }
+    var named = w
+    named.message = "\(path): \(w.message)"
+    return named
   }
 
   /// True when `a` and `b` name one file, however spelt (`x.pcap`, `./x.pcap`, a link):

@@ -213,6 +213,8 @@ public final class TimelineJSONRenderer {
   public static func warning(_ w: TraceWarning, to out: OutputBuffer) {
     out.write("{\"message\":")
     JSON.string(w.message, to: out)
+    out.write(",\"file\":")
+    if let file = w.location?.file { JSON.string(file, to: out) } else { out.write("null") }
     out.write(",\"frame\":")
     JSON.int(w.frame, to: out)
     out.write(",\"offset\":")
