@@ -160,3 +160,20 @@ import Testing
     #expect(b > 15_000_000)
   }
 }
+
+/// A response whose CRC failed on one side only: the `(bad CRC)` mark can fall past the cut of
+/// a long summary, so the pair gets a line saying so (hunt-diff h4-fsd256-nak).
+@Test func diffTextNamesACRCFailedOnOneSide() throws {
+  var a = TraceBuilder()
+  a.activateType2(version: ntag213Version)
+  var b = a
+  let data: [UInt8] = [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE]
+  a.read(3, data)
+  b.reader([0x30, 0x03])
+  b.tag(Array((data + Array(repeating: 0, count: 16)).prefix(16)), badCRC: true)
+  let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+  let x = try #require(d.exchanges.first { !$0.same })
+  let lines = DiffText.firstDifference(d.a.exchanges[x.a ?? -1], d.b.exchanges[x.b ?? -1])
+  #expect(
+    lines.map { $0.replacingOccurrences(of: " ", with: "") } == ["responseCRC:ok│bad"])
+}

@@ -132,8 +132,9 @@ public enum DiffText {
   }
 
   /// Where a pair's bytes first differ (`    response byte 7: 3e │ 3f`): the summaries are cut
-  /// to the column, and the difference may lie past the cut. Nothing when only the CRC check
-  /// or the presence of an answer differs.
+  /// to the column, and the difference may lie past the cut, as may their `(bad CRC)` mark, so
+  /// a CRC failed on one side only gets a line too (`    response CRC: ok │ bad`). Nothing
+  /// when only the presence of an answer differs.
   static func firstDifference(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
     func first(_ x: ArraySlice<UInt8>, _ y: ArraySlice<UInt8>, _ what: String) -> String? {
       guard x != y else { return nil }
@@ -151,10 +152,17 @@ public enum DiffText {
       }
       return part(r.requestBlocks, "command") + ", " + part(r.responseBlocks, "answer")
     }
+    func crc(_ x: CRCStatus?, _ y: CRCStatus?, _ what: String) -> String? {
+      guard (x == .bad) != (y == .bad) else { return nil }
+      return row(" ", "    \(what) CRC: " + (x == .bad ? "bad" : "ok"), y == .bad ? "bad" : "ok")
+    }
     let framing = a.framedDifferently(from: b) ? row(" ", "    " + blocks(a), blocks(b)) : nil
+    let answered = a.response != nil && b.response != nil
     let lines = [
       first(a.requestPayload, b.requestPayload, "command"),
+      crc(a.requestCRC, b.requestCRC, "command"),
       a.responsePayload.flatMap { x in b.responsePayload.flatMap { first(x, $0, "response") } },
+      answered ? crc(a.responseCRC, b.responseCRC, "response") : nil,
       framing,
     ]
     return lines.compactMap { $0 }
