@@ -177,3 +177,47 @@ import Testing
   #expect(
     lines.map { $0.replacingOccurrences(of: " ", with: "") } == ["responseCRC:ok│bad"])
 }
+
+/// A WRITE refused by a static lock bit the trace wrote itself (hunt-lock s09, s13).
+@Suite struct Pass27OwnLockTests {
+  static let pages0to3: [UInt8] =
+    [0x04, 0x11, 0x22, 0xA1, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x00, 0x00]
+    + [0xE1, 0x10, 0x12, 0x00]
+
+  /// Reads pages 0–3, sets the lock bits of pages 4–7 (ACK at frame 15), reads page 0 back
+  /// (answer at frame 17).
+  private func locked() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(0, Self.pages0to3)
+    b.write(2, [0x00, 0x00, 0xF0, 0x00])
+    var back = Self.pages0to3
+    back[10] = 0xF0
+    b.read(0, back)
+    return b
+  }
+
+  /// The read-back after the lock is no acknowledgement: the finding names the WRITE's ACK.
+  @Test func namesTheAcknowledgementNotTheReadBack() throws {
+    var b = locked()
+    b.write(4, [0x03, 0x00, 0xFE, 0x00], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-locked-page"))
+    #expect(f.cause.hasPrefix("the page was locked by this session's own lock bits"))
+    #expect(f.message.hasPrefix("Page 2, written in this session (acknowledged at #15)"))
+    #expect(f.frames.first == 15)
+  }
+
+  /// Refused on a re-tap: the lock bits are an earlier session's, not this one's.
+  @Test func lockBitsOfAnEarlierSession() throws {
+    var b = locked()
+    b.event(.fieldOff)
+    b.activateType2(version: ntag213Version)
+    b.write(4, [0x03, 0x00, 0xFE, 0x00], .nak(0))
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t2t-nak-locked-page"))
+    #expect(f.cause.hasPrefix("the page was locked by lock bits written in an earlier session"))
+    #expect(
+      f.message.hasPrefix("Page 2, written in an earlier session (its lock bytes last seen at #17)")
+    )
+  }
+}

@@ -13,11 +13,14 @@ struct Type2Geometry {
   let memory: ByteImage
   /// The memory as the session found it (before its own writes).
   let memoryAtStart: ByteImage
+  /// The session's first frame: bytes set by earlier frames were set in an earlier session.
+  let sessionFirstFrame: Int
 
   init(_ s: SessionAnalysis) {
     tag = s.tag
     memory = s.memory.type2End
     memoryAtStart = s.memory.type2Start
+    sessionFirstFrame = s.info.firstFrame
   }
 
   /// The product's last page, when identified.

@@ -110,7 +110,7 @@ enum Type2NAKRule: DiagnosisRule {
         fix:
           "Hold the phone still on the tag and write again; a tag that keeps failing is worn out.")
     }
-    if let x = lockCause(page, before: frame, g) { return x }
+    if let x = lockCause(page, before: frame, g, log: c.log) { return x }
     if let last = g.lastPage, page > last {
       return Cause(
         code: "t2t-nak-beyond-memory", cause: "the page does not exist on this tag",
@@ -204,16 +204,22 @@ enum Type2NAKRule: DiagnosisRule {
               + "writing") + ", and use another tag if the pages are locked.")
   }
 
-  /// The static lock bit of `page` was set by a WRITE of page 2 in this session (`frame`),
-  /// before the refused WRITE: a lock written in the wrong order when `page` is the CC's.
-  private static func ownLock(_ page: Int, frame: Int, fix: String) -> Cause {
+  /// The static lock bit of `page` was set by a WRITE of page 2 (`frame`) before the refused
+  /// WRITE — in this session, or in an earlier one of the trace (`earlier`): a lock written in
+  /// the wrong order when `page` is the CC's and the session wrote both.
+  private static func ownLock(_ page: Int, frame: Int, earlier: Bool, fix: String) -> Cause {
     let p = Type2Geometry.page(page)
     return Cause(
-      code: "t2t-nak-locked-page", cause: "the page was locked by this session's own lock bits",
-      message: "Page 2, written in this session (acknowledged at #\(frame)), set the lock bit for "
-        + "page \(p) "
-        + "before this WRITE: the page is permanently read-only, so the tag refuses to write it.",
-      fix: page == 3
+      code: "t2t-nak-locked-page",
+      cause: earlier
+        ? "the page was locked by lock bits written in an earlier session"
+        : "the page was locked by this session's own lock bits",
+      message: (earlier
+        ? "Page 2, written in an earlier session (its lock bytes last seen at #\(frame)), set "
+        : "Page 2, written in this session (acknowledged at #\(frame)), set ")
+        + "the lock bit for page \(p) before this WRITE: the page is permanently read-only, so "
+        + "the tag refuses to write it.",
+      fix: page == 3 && !earlier
         ? "The lock was written in the wrong order: setting the static lock bits before the CC's "
           + "write access locked the CC page first, and the CC now says .readWrite for good. "
           + "Write CC byte 3 (write access Fh) first, then the dynamic lock bytes, then the "
@@ -222,7 +228,9 @@ enum Type2NAKRule: DiagnosisRule {
       frames: [frame])
   }
 
-  private static func lockCause(_ page: Int, before frame: Int, _ g: Type2Geometry) -> Cause? {
+  private static func lockCause(
+    _ page: Int, before frame: Int, _ g: Type2Geometry, log: SessionCommandLog
+  ) -> Cause? {
     let p = Type2Geometry.page(page)
     // With the CC's write access still 00h the query says .readWrite: checking it cannot help.
     let fix =
@@ -243,7 +251,12 @@ enum Type2NAKRule: DiagnosisRule {
     // The lock bytes as they were when the tag refused: bits a later writeLock set are no cause.
     if let s = g.staticLock(page, before: frame), s.locked {
       if let written = s.frame, g.memory.state(10) == .written || g.memory.state(11) == .written {
-        return ownLock(page, frame: written, fix: fix)
+        // The lock bytes' frame may be a READ that confirmed them: name the WRITE's ACK.
+        let ack =
+          log.commands.last {
+            $0.page == 2 && $0.isWrite && $0.accepted && ($0.answerFrame ?? .max) < frame
+          }?.answerFrame ?? written
+        return ownLock(page, frame: ack, earlier: ack < g.sessionFirstFrame, fix: fix)
       }
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a static lock bit",
