@@ -221,3 +221,16 @@ import Testing
     )
   }
 }
+
+/// Page 2 read, then its lock write left unanswered: the static lock bits are not known, but
+/// page 2 was read (hunt-lock s11b: "not read (page 2)").
+@Test func reportSaysUnacknowledgedStaticLocksAreNotKnown() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(0, Pass27OwnLockTests.pages0to3)
+  b.write(40, [0xFF, 0xFF, 0xFF, 0x00])
+  b.write(2, [0x00, 0x00, 0xFF, 0xFF], .none)
+  let s = try #require(try sessions(b).first)
+  let text = ReportText.render(TagReport(session: s), showSecrets: false)
+  #expect(text.contains("static          not known (page 2 written without acknowledgement)\n"))
+}

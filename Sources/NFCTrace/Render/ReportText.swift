@@ -217,7 +217,10 @@ public enum ReportText {
       let bl = l.blockLocks.map(\.rawValue)
       out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
     } else {
-      out += row("static", "not read (page 2)")
+      out += row(
+        "static",
+        c.staticLocksUnacknowledged
+          ? "not known (page 2 written without acknowledgement)" : "not read (page 2)")
     }
     if let d = l.dynamic {
       let locked = d.lockedRanges.flatMap { Array($0) }

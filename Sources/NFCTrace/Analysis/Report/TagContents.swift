@@ -32,6 +32,9 @@ public struct TagContents: Sendable {
   public var type4CCIncomplete = false
   /// The lock bits, when page 2 is known (Type 2).
   public var locks: Type2Locks?
+  /// True when the static lock bytes (page 2 bytes 2–3) are unknown because a WRITE of them
+  /// got no acknowledgement, not because page 2 was never read.
+  public var staticLocksUnacknowledged = false
   /// The configuration pages of an identified NTAG21x / Ultralight EV1 (values nil when not
   /// read).
   public var config: Type2Configuration?
@@ -96,8 +99,9 @@ public struct TagContents: Sendable {
     let lock0 = Self.settled(image, 10, 1)?.first
     let lock1 = Self.settled(image, 11, 1)?.first
     if lock0 == nil || lock1 == nil {
+      staticLocksUnacknowledged = Self.unacknowledged(image, 10, 2)
       unknowns.append(
-        Self.unacknowledged(image, 10, 2)
+        staticLocksUnacknowledged
           ? "lock bytes (page 2) written without acknowledgement: whether their bits are set "
             + "is unknown" : "lock bytes (page 2) not read")
     }
