@@ -234,3 +234,41 @@ import Testing
   let text = ReportText.render(TagReport(session: s), showSecrets: false)
   #expect(text.contains("static          not known (page 2 written without acknowledgement)\n"))
 }
+
+/// A lock sequence writing the dynamic lock bits where T2T's default layout puts them (16 +
+/// CC2 × 8), on an NTAG215 whose lock page is 82h (hunt-lock s18): one writeLock, warned.
+@Suite struct Pass27MisplacedLockTests {
+  static let ntag215Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+
+  private func locked(page: Int) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215Version)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    b.write(3, [0xE1, 0x10, 0x3E, 0x0F])
+    b.write(page, [0xFF, 0xFF, 0xFF, 0xFF])
+    b.write(page + 1, [0xFF, 0xFF, 0xFF, 0x00])
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    return b
+  }
+
+  @Test func defaultPlaceOnNTAG215IsUserMemory() throws {
+    let b = locked(page: 0x80)
+    let ops = try #require(try sessions(b).first).operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+    let f = try #require(try b.diagnose().finding("t2t-lock-misplaced"))
+    #expect(f.frames == [16, 18])
+    #expect(
+      f.cause
+        == "the dynamic lock bits went to pages 128–129, user memory on NTAG215; its lock page "
+        + "is 130 (0x82)")
+  }
+
+  /// Outside a lock sequence the same pages are a message's.
+  @Test func userPagesOutsideALockAreNoLock() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215Version)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    b.write(0x80, [0xFF, 0xFF, 0xFF, 0xFF])
+    #expect(try b.diagnose().finding("t2t-lock-misplaced") == nil)
+  }
+}

@@ -158,7 +158,7 @@ struct Type2Procedure: Sendable {
   /// a data area larger than 48 bytes, one bit per 8 bytes beyond the first 48 (T2T 1.0 §4.4;
   /// nfc-facts §5.2; libnfc-nci's detection reads them there, rw_t2t_read_locks). On NTAG215/216
   /// that is user memory (pages 80h / DEh), not their real lock page — still the stack's read.
-  private static func defaultLockBytes(_ memory: TagMemory) -> Range<Int>? {
+  static func defaultLockBytes(_ memory: TagMemory) -> Range<Int>? {
     guard let cc = memory.type2NDEFCC, cc.dataAreaSize > 48 else { return nil }
     let bits = (cc.dataAreaSize - 48 + 7) / 8
     let start = 16 + cc.dataAreaSize
@@ -238,6 +238,14 @@ struct Type2Procedure: Sendable {
       // Products without a dynamic lock page (NTAG210, MF0UL11) have CFG0 right after the user
       // memory (nfc-facts §4.3): only a real dynamic lock page is writeLock.
       if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
+      // Inside a lock sequence, bits set where T2T's default layout puts the dynamic lock bytes
+      // (a generic writer, nfcpy's): the writer means to lock, even where that is user memory
+      // (NTAG215/216; `t2t-lock-misplaced` says so).
+      if current == .writeLock, let locks = Self.defaultLockBytes(memory),
+        locks.overlaps((page * 4)..<(page * 4 + 4)), data.contains(where: { $0 != 0 })
+      {
+        return .writeLock
+      }
       // Past the user memory: configuration pages, or no page at all (the tag NAKs it).
       if page >= 4 + user / 4 { return .transceive }
     } else if tag.isUltralightC, page >= 0x28 {

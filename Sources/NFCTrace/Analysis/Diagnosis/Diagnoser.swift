@@ -69,7 +69,7 @@ public enum Diagnoser {
   /// The rules, in the order their findings are listed when severities tie.
   static let rules: [any DiagnosisRule.Type] = [
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
-    Type2ReservedAreaRule.self, Type2LockCompletenessRule.self,
+    Type2ReservedAreaRule.self, Type2LockCompletenessRule.self, Type2MisplacedLockRule.self,
     Type4StatusRule.self, Type4LengthFieldRule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
     ReadBackRule.self,
