@@ -272,3 +272,23 @@ import Testing
     #expect(try b.diagnose().finding("t2t-lock-misplaced") == nil)
   }
 }
+
+/// The reader's R(NAK) after an answer whose CRC failed is ISO-DEP's retry (ISO/IEC 14443-4
+/// §7.5.4): the diff's timing counts it (hunt-diff h4-fsd256-nak: retries 0).
+@Test func diffTimingCountsRNAKAsRetry() throws {
+  var a = TraceBuilder()
+  a.activateType4()
+  a.queryType4(nlen: 0x14)
+  var b = a
+  let read = Pass27WaitingTimeDiffTests.read
+  let answer = Pass27WaitingTimeDiffTests.answer
+  a.apdu(read, answer)
+  b.reader([0x02] + read)
+  b.tag([0x02] + answer, badCRC: true)
+  b.reader([0xB2])  // R(NAK), block 0
+  b.tag([0x02] + answer)
+  let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+  let last = try #require(d.timing.last)
+  #expect(last.a?.retries == 0)
+  #expect(last.b?.retries == 1)
+}

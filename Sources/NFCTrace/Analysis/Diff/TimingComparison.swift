@@ -69,7 +69,12 @@ public enum TimingComparison {
       let r = records[i]
       if r.response != nil && r.requestFrame != nil { answered += 1 }
       if let t = r.responseTimeNs { times.append(t) }
-      if let p = previous, p.failed, p.requestFrame != nil, p.requestPayload == r.requestPayload {
+      // A repeat of a failed command, or the reader's R(NAK) after it: ISO-DEP's own retry,
+      // asking for the damaged or missing block again (ISO/IEC 14443-4 §7.5.4).
+      let nak = r.command?.protocolID == .isoDEP && r.command?.name == "R(NAK)"
+      if let p = previous, p.failed, p.requestFrame != nil,
+        nak || p.requestPayload == r.requestPayload
+      {
         retries += 1
       }
       previous = r
