@@ -39,6 +39,7 @@ enum DiffCommand {
       let t = try LoadedTrace(pathA, format: format, wanted: [sessionA, sessionB])
       var a = try side(t, sessionA, name: "A", flag: flagA)
       var b = try side(t, sessionB, name: "B", flag: flagB)
+      b.path = pathB  // the same file, as the user spelt it for B
       // The other side's session of the same file is compared, not left out.
       a.otherFailures.removeAll { $0.session == b.session }
       b.otherFailures.removeAll { $0.session == a.session }

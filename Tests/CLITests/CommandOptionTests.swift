@@ -252,3 +252,20 @@ import Testing
     #expect(run.stderr.contains("a static tag dump (raw-type2) holds memory contents, not frames"))
   }
 }
+
+/// A and B the same file under two spellings (a link): each side shows its own spelling (B's
+/// header showed A's path; hunt-diff).
+@Test func diffOfOneFileKeepsEachSidesSpelling() throws {
+  let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "nfctrace-link-\(getpid())")
+  try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: dir) }
+  let a = TestPaths.traces("android/android-dumpsys-nfc.txt")
+  let b = dir.appendingPathComponent("b.txt").path
+  try FileManager.default.createSymbolicLink(atPath: b, withDestinationPath: a)
+  let run = CLI.run(["diff", a, b, "--format", "json"])
+  let doc = try #require(
+    try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+  #expect((doc["a"] as? [String: Any])?["path"] as? String == a)
+  #expect((doc["b"] as? [String: Any])?["path"] as? String == b)
+}
