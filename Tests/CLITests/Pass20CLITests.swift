@@ -16,7 +16,7 @@ import Testing
     let lines = run.stdout.split(separator: "\n").map(String.init)
     try #require(lines.count > 2)
     #expect(lines[1].hasPrefix("A  \(path) · session 0 ·"))
-    #expect(lines[2].hasPrefix("B  \(path) · session 1 ·"))
+    #expect(lines[2].hasPrefix("B  \(other) · session 1 ·"))  // as spelt for B
     #expect(!run.stderr.contains("same session"))
   }
 

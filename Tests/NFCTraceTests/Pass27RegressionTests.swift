@@ -292,3 +292,67 @@ import Testing
   #expect(last.a?.retries == 0)
   #expect(last.b?.retries == 1)
 }
+
+/// Review5 of this pass's changes.
+@Suite struct Pass27ReviewTests {
+  /// The session's last READ, unanswered after the reader's HLTA: the halt, not a presence
+  /// check after the tag was taken away (review5 p_hlta_presence).
+  @Test func haltBeforeTheLastCommandIsNamed() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x30, 0xD1, 0x01])
+    b.read(4, [0x03, 0x30, 0xD1, 0x01])
+    b.reader([0x50, 0x00])
+    b.reader([0x30, 0x00])
+    let f = try #require(try b.diagnose().finding("command-interrupted"))
+    #expect(f.frames == [16, 17])
+    #expect(f.cause.hasPrefix("the reader halted the tag (HLTA at #16)"))
+  }
+
+  /// S(WTX), then the reader's R(NAK) for a lost block: the tag's block sent again is the
+  /// command's answer (review5 w_wtxnak).
+  @Test func rNAKDuringWaitingTimeKeepsTheWait() throws {
+    var a = TraceBuilder()
+    a.activateType4()
+    a.queryType4(nlen: 0x14)
+    var b = a
+    let read = Pass27WaitingTimeDiffTests.read
+    let answer = Pass27WaitingTimeDiffTests.answer
+    a.apdu(read, answer)
+    b.reader([0x02] + read)
+    b.tag([0xF2, 0x01])
+    b.reader([0xF2, 0x01])
+    b.reader([0xB2])  // R(NAK): the tag's answer to the S(WTX) was lost
+    b.tag([0x02] + answer)
+    let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+    #expect(d.exchanges.filter { !$0.same }.isEmpty)
+  }
+
+  /// An R(NAK) after an intact refusal is a presence check, not a retry (review5 r_a/r_b).
+  @Test func rNAKAfterAnIntactAnswerIsNoRetry() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x6A, 0x82])
+    b.reader([0xB3])
+    b.tag([0xA3])
+    let side = try diffSide(b)
+    let ops = side.analysis.operations
+    let indices = TraceDiff.group(side.exchanges, count: ops.count, chainSteps: true)
+    #expect(indices.map { TimingComparison.timing($0, side.exchanges).retries }.reduce(0, +) == 0)
+  }
+
+  /// The lock bit was read from the tag; a later WRITE of page 2 set other bits: the bit is
+  /// not that WRITE's doing (review5 w_read_then_other).
+  @Test func lockBitReadBeforeAnotherLockWrite() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    var pages = Pass27OwnLockTests.pages0to3
+    pages[10] = 0x10  // page 4 locked
+    b.read(0, pages)
+    b.write(2, [0x00, 0x00, 0x00, 0x01])  // page 8's bit
+    b.write(4, [0x03, 0x00, 0xFE, 0x00], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-locked-page"))
+    #expect(f.cause.hasPrefix("the page is locked by a static lock bit"))
+  }
+}

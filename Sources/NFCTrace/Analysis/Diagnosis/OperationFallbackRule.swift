@@ -199,14 +199,15 @@ enum OperationFallbackRule: DiagnosisRule {
           "write-failed", .error, .tagUpdateFailure,
           "Check queryNDEFStatus before writing and retry with the tag held still.")
     case .readNDEF, .queryNDEFStatus:
+      // The reader's own halt explains the silence before any presence-check reading does.
+      if interrupted, let halt = op.unansweredFrames.first.flatMap(c.log.haltBefore(silence:)) {
+        return haltedTag(c, i, halt: halt)
+      }
       if interrupted, presenceCheck(c, i) {
         return make("read-interrupted", .info, nil, presenceFix)
       }
       if interrupted, let nak = op.unansweredFrames.first.flatMap(c.log.nakBefore(silence:)) {
         return idleAfterNAK(c, i, nak: nak, frames: frames)
-      }
-      if interrupted, let halt = op.unansweredFrames.first.flatMap(c.log.haltBefore(silence:)) {
-        return haltedTag(c, i, halt: halt)
       }
       if !interrupted, let refusal = readRefusal(c, op) {
         var f = make("read-failed", .error, .tagResponseError, refusal.fix)
@@ -232,14 +233,14 @@ enum OperationFallbackRule: DiagnosisRule {
             "Nothing Core NFC reports here; if the reader expected an answer, hold the tag "
               + "still and retry.")
         }
+        if let halt = op.unansweredFrames.first.flatMap(c.log.haltBefore(silence:)) {
+          return haltedTag(c, i, halt: halt)
+        }
         if presenceCheck(c, i) { return make("command-interrupted", .info, nil, presenceFix) }
         if c.session.tag.isType2,
           let nak = op.unansweredFrames.first.flatMap(c.log.nakBefore(silence:))
         {
           return idleAfterNAK(c, i, nak: nak, frames: frames)
-        }
-        if let halt = op.unansweredFrames.first.flatMap(c.log.haltBefore(silence:)) {
-          return haltedTag(c, i, halt: halt)
         }
         return make("command-interrupted", .warning, .tagConnectionLost, still)
       }
@@ -310,9 +311,10 @@ extension SessionCommandLog.Halt {
   /// The fix for commands sent to a tag this halt left halted.
   var restartFix: String {
     (isDeselect
-      ? "After S(DESELECT) the tag is halted: activate it again before the next command"
-      : "Do not send HLTA (50 00) in the middle of a session (an app's own sendMiFareCommand)")
-      + ": to start over, reconnect — session.restartPolling() or connect(to:) — whose "
-      + "activation (WUPA, anticollision, SELECT) wakes the tag."
+      ? "After S(DESELECT) the tag is halted; before the next command, reconnect"
+      : "Do not send HLTA (50 00) in the middle of a session (an app's own sendMiFareCommand): "
+        + "to start over, reconnect")
+      + " — session.restartPolling() or connect(to:) — whose activation (WUPA, anticollision, "
+      + "SELECT) wakes the tag."
   }
 }

@@ -250,13 +250,20 @@ enum Type2NAKRule: DiagnosisRule {
     }
     // The lock bytes as they were when the tag refused: bits a later writeLock set are no cause.
     if let s = g.staticLock(page, before: frame), s.locked {
-      if let written = s.frame, g.memory.state(10) == .written || g.memory.state(11) == .written {
-        // The lock bytes' frame may be a READ that confirmed them: name the WRITE's ACK.
-        let ack =
-          log.commands.last {
-            $0.page == 2 && $0.isWrite && $0.accepted && ($0.answerFrame ?? .max) < frame
-          }?.answerFrame ?? written
-        return ownLock(page, frame: ack, earlier: ack < g.sessionFirstFrame, fix: fix)
+      // The WRITE of page 2 that set this page's bit before the refusal — in this session (its
+      // ACK), or carried from an earlier one — else the bit was read from the tag.
+      let byte = page < 8 ? 10 : 11
+      let mask = UInt8(1 << (page < 8 ? page : page - 8))
+      if let ack = log.commands.last(where: {
+        $0.page == 2 && $0.isWrite && $0.accepted && ($0.answerFrame ?? .max) < frame
+          && $0.data.count == 4 && $0.data[byte - 8] & mask != 0
+      })?.answerFrame {
+        return ownLock(page, frame: ack, earlier: false, fix: fix)
+      }
+      if g.memoryAtStart.state(byte) == .written, let earlier = g.memoryAtStart.frame(byte),
+        earlier < g.sessionFirstFrame
+      {
+        return ownLock(page, frame: earlier, earlier: true, fix: fix)
       }
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a static lock bit",

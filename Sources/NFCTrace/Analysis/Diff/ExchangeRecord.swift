@@ -270,7 +270,9 @@ public struct ExchangeRecorder: Sendable {
     } else {
       responseChain = nil
     }
-    if f.layer(.isoDEP)?.name == "S(WTX)" {
+    // The reader's S(WTX) answers, and its R(NAK) asking for a block lost meanwhile (the tag
+    // sends its last block again, ISO/IEC 14443-4 §7.5.4), keep the wait going.
+    if let name = f.layer(.isoDEP)?.name, name == "S(WTX)" || name == "R(NAK)" {
       waitingTime?.steps.append(index)
     } else {
       waitingTime = nil

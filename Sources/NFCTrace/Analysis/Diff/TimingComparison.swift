@@ -71,9 +71,10 @@ public enum TimingComparison {
       if let t = r.responseTimeNs { times.append(t) }
       // A repeat of a failed command, or the reader's R(NAK) after it: ISO-DEP's own retry,
       // asking for the damaged or missing block again (ISO/IEC 14443-4 §7.5.4).
+      // Only after a lost or damaged block: an R(NAK) after an intact answer is a presence check.
       let nak = r.command?.protocolID == .isoDEP && r.command?.name == "R(NAK)"
       if let p = previous, p.failed, p.requestFrame != nil,
-        nak || p.requestPayload == r.requestPayload
+        (nak && (p.unanswered || p.responseCRC == .bad)) || p.requestPayload == r.requestPayload
       {
         retries += 1
       }
