@@ -356,3 +356,23 @@ import Testing
     #expect(f.cause.hasPrefix("the page is locked by a static lock bit"))
   }
 }
+
+/// S(WTX) between the parts of the reader's chained command (review5 c_midwtx): a step of the
+/// chain, not an exchange of its own.
+@Test func waitingTimeInsideTheReadersChainIsAStep() throws {
+  var a = TraceBuilder()
+  a.activateType4()
+  a.queryType4(nlen: 0x14)
+  var b = a
+  let update: [UInt8] = [0x00, 0xD6, 0x00, 0x02, 0x08] + Array(repeating: 0x41, count: 8)
+  a.chainedAPDU(update, part: 8, [0x90, 0x00])
+  b.reader([0x12] + update.prefix(8))
+  b.tag([0xF2, 0x01])
+  b.reader([0xF2, 0x01])
+  b.tag([0xA2])
+  b.reader([0x03] + update.dropFirst(8))
+  b.tag([0x03, 0x90, 0x00])
+  let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+  #expect(d.exchanges.filter { !$0.same }.isEmpty)
+  #expect(d.b.exchanges.filter(\.chainStep).count == 2)
+}

@@ -356,12 +356,15 @@ public struct ExchangeRecorder: Sendable {
 
   /// Follows the reader's chained I-blocks: for the block that ends a chain, the whole APDU
   /// and the I-blocks it took, else nil. Other reader frames (R(NAK), S-blocks) leave a chain
-  /// open; its parts and its R-blocks are remembered in `chainRecords` (record `index` is
+  /// open; its parts, its R-blocks and S(WTX) answers are remembered in `chainRecords` (record `index` is
   /// `f`'s).
   private mutating func assemble(_ f: DecodedFrame, record index: Int)
     -> (apdu: [UInt8], blocks: Int)?
   {
-    if !chain.data.isEmpty, f.layer(.isoDEP)?.name.hasPrefix("R(") == true {
+    // Its R-blocks, and its S(WTX) answers to a tag asking for time between parts.
+    if !chain.data.isEmpty, let name = f.layer(.isoDEP)?.name,
+      name.hasPrefix("R(") || name == "S(WTX)"
+    {
       chainRecords.append(index)
     }
     guard let inf = ExchangeRecord.inf(f), let pcb = f.frame.data.first else { return nil }
