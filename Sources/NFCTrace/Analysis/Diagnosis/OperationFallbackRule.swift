@@ -149,9 +149,9 @@ enum OperationFallbackRule: DiagnosisRule {
           + "again), then \(read ? "read" : "send the next command").")
   }
 
-  /// A read or raw command left unanswered after the reader's own HLTA with no WUPA since:
-  /// a halted tag ignores everything but WUPA (ISO/IEC 14443-3 §6.3, HALT state), so the
-  /// silence is the reader's doing, not the tag leaving the field.
+  /// A read or raw command left unanswered after the reader's own HLTA, or an S(DESELECT) the
+  /// tag answered, with no WUPA since: a halted tag ignores everything but WUPA (ISO/IEC
+  /// 14443-3 §6.3, HALT state), so the silence is the reader's doing, not the tag leaving.
   private static func haltedTag(
     _ c: DiagnosisContext, _ i: Int, halt: SessionCommandLog.Halt
   ) -> DiagnosisFinding {
