@@ -208,7 +208,8 @@ public enum DiffJSON {
     out.write("]}")
   }
 
-  /// `{"exchanges","answered","median_response_ns","max_response_ns","retries","duration_ns"}`.
+  /// `{"exchanges","answered","median_response_ns","max_response_ns","retries","duration_ns",
+  /// "presence_checks"}`.
   private static func opTiming(_ t: OperationTiming?, to out: OutputBuffer) {
     guard let t else { return out.write("null") }
     out.write("{\"exchanges\":\(t.exchanges),\"answered\":\(t.answered),\"median_response_ns\":")
@@ -217,6 +218,6 @@ public enum DiffJSON {
     JSON.int(t.maxResponseNs.map { Int($0) }, to: out)
     out.write(",\"retries\":\(t.retries),\"duration_ns\":")
     JSON.int(t.durationNs.map { Int($0) }, to: out)
-    out.write("}")
+    out.write(",\"presence_checks\":\(t.presenceChecks)}")
   }
 }

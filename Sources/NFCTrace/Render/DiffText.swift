@@ -254,6 +254,13 @@ public enum DiffText {
         t.notable.isEmpty && t.a?.exchanges == t.b?.exchanges && t.a?.retries == t.b?.retries
       out.append(
         row(mark(t.a != nil, t.b != nil, same: same), kind.padding(18) + text(t.a), text(t.b)))
+      let checks = (t.a?.presenceChecks ?? 0, t.b?.presenceChecks ?? 0)
+      if checks != (0, 0) {
+        out.append(
+          row(
+            " ", "    presence checks (not compared): \(checks.0)",
+            "presence checks: \(checks.1)"))
+      }
       for n in t.notable {
         let x = d.exchanges[n.exchange]
         let name =

@@ -185,6 +185,10 @@ public struct OperationTiming: Sendable, Equatable {
   /// First frame start to last frame start of the operation's exchanges, ns (nil when the
   /// source has no timestamps).
   public var durationNs: Int64?
+  /// ISO-DEP presence checks the reader made during the operation (`R(NAK)`/`R(ACK)` answered
+  /// with R(ACK), or an empty I-block, after an intact answer): counted, not compared, and not
+  /// in `exchanges` or `durationNs`.
+  public var presenceChecks = 0
 }
 
 /// An aligned exchange whose timing differs notably.

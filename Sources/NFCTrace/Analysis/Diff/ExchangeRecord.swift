@@ -55,6 +55,13 @@ public struct ExchangeRecord: Sendable {
   /// part and the tag's R(ACK), or the reader's R-block fetching the tag's next part — once
   /// the chain completed: the diff compares the whole APDUs, not their framing.
   var chainStep = false
+  /// True for the reader's ISO-DEP presence check after an intact answer — an R(NAK) or
+  /// R(ACK) the tag answered with R(ACK), or an empty I-block answered with an I-block (NFC
+  /// Forum Digital §16.2.6 / ISO/IEC 14443-4 §7.5.4 rules 11–12): it asks whether the tag is
+  /// still there, so how many a reader sends follows how long the app held the session, not
+  /// what it did. The diff counts them (`OperationTiming.presenceChecks`) instead of
+  /// comparing them; one left unanswered stays an exchange (the tag was gone).
+  var presenceCheck = false
 
   /// The request without its CRC (when the capture has one) and its ISO-DEP prologue: what
   /// the reader meant, so captures with and without CRC bytes, and APDUs in blocks of other
@@ -288,6 +295,7 @@ public struct ExchangeRecorder: Sendable {
       c.records[i].setResponse(f)
       let owner = followWaitingTime(f, record: i, records: &c.records)
       followResponseChain(f, record: owner, records: &c.records)
+      c.records[i].presenceCheck = owner == i && isPresenceCheck(record: i, in: c.records)
     } else {
       c.records.append(
         ExchangeRecord(
@@ -298,6 +306,29 @@ public struct ExchangeRecorder: Sendable {
       c.records[c.records.count - 1].timed = f.frame.sourceTime?.unit.timesFrames != false
     }
     current = c
+  }
+
+  /// Whether answered record `i` is a presence check (see `ExchangeRecord.presenceCheck`): an
+  /// R-block answered with R(ACK), or an empty unchained I-block answered with an I-block,
+  /// intact, outside any chain or wait, after an exchange that completed (after a lost or
+  /// damaged answer the same R(NAK) is ISO-DEP's recovery).
+  private func isPresenceCheck(record i: Int, in records: [ExchangeRecord]) -> Bool {
+    let r = records[i]
+    guard i > 0, r.responseCRC != .bad, let command = r.command, command.protocolID == .isoDEP,
+      let answer = r.answer, answer.protocolID == .isoDEP, !chainRecords.contains(i),
+      responseChain?.steps.contains(i) != true, waitingTime?.steps.contains(i) != true
+    else { return false }
+    let previous = records[i - 1]
+    guard previous.requestFrame != nil, previous.response != nil, !previous.unanswered,
+      previous.responseCRC != .bad
+    else { return false }
+    switch command.name {
+    case "R(NAK)", "R(ACK)": return answer.name == "R(ACK)"
+    case "I-block":
+      return command.field("inf_length") == .int(0) && command.field("chaining") == .bool(false)
+        && answer.name == "I-block" && answer.field("chaining") != .bool(true)
+    default: return false
+    }
   }
 
   /// Follows S(WTX) (ISO/IEC 14443-4 §7.3): the tag asking for more time before answering the

@@ -36,12 +36,22 @@ extension TraceDiff {
   /// is left out: whether a reader halts the tag at the end says nothing of the operation
   /// it follows (it made identical writes differ). So are the steps of a completed ISO-DEP
   /// chain, unless `chainSteps` (timing: they took time on the air): the APDU they carry is
-  /// compared whole, its framing as `framing`.
+  /// compared whole, its framing as `framing`. ISO-DEP presence checks are never in it
+  /// (`presenceChecks` gives them).
   static func group(_ records: [ExchangeRecord], count: Int, chainSteps: Bool = false) -> [[Int]] {
     var out = [[Int]](repeating: [], count: count)
     for (i, r) in records.enumerated()
-    where !closing.contains(r.name) && (chainSteps || !r.chainStep) {
+    where !closing.contains(r.name) && (chainSteps || !r.chainStep) && !r.presenceCheck {
       if let op = r.operation, op >= 0, op < count { out[op].append(i) }
+    }
+    return out
+  }
+
+  /// ISO-DEP presence checks per operation index (`ExchangeRecord.presenceCheck`).
+  static func presenceChecks(_ records: [ExchangeRecord], count: Int) -> [Int] {
+    var out = [Int](repeating: 0, count: count)
+    for r in records where r.presenceCheck {
+      if let op = r.operation, op >= 0, op < count { out[op] += 1 }
     }
     return out
   }

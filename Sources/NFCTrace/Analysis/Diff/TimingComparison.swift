@@ -12,6 +12,8 @@ public enum TimingComparison {
     // Every exchange on the air counts here, the steps of ISO-DEP chains too.
     let byOpA = TraceDiff.group(a.exchanges, count: a.analysis.operations.count, chainSteps: true)
     let byOpB = TraceDiff.group(b.exchanges, count: b.analysis.operations.count, chainSteps: true)
+    let checksA = TraceDiff.presenceChecks(a.exchanges, count: a.analysis.operations.count)
+    let checksB = TraceDiff.presenceChecks(b.exchanges, count: b.analysis.operations.count)
     var notes = [[TimingNote]](repeating: [], count: operations.count)
     for (k, x) in exchanges.enumerated() {
       guard let i = x.a, let j = x.b, x.operation < notes.count else { continue }
@@ -36,8 +38,9 @@ public enum TimingComparison {
     }
     return operations.enumerated().map { k, op in
       TimingDiff(
-        operation: k, a: op.a.map { timing(byOpA[$0], a.exchanges) },
-        b: op.b.map { timing(byOpB[$0], b.exchanges) }, notable: notes[k])
+        operation: k, a: op.a.map { timing(byOpA[$0], a.exchanges, presenceChecks: checksA[$0]) },
+        b: op.b.map { timing(byOpB[$0], b.exchanges, presenceChecks: checksB[$0]) },
+        notable: notes[k])
     }
   }
 
@@ -59,8 +62,11 @@ public enum TimingComparison {
     return out
   }
 
-  /// Timing of the exchanges `indices` (one operation's, in order).
-  public static func timing(_ indices: [Int], _ records: [ExchangeRecord]) -> OperationTiming {
+  /// Timing of the exchanges `indices` (one operation's, in order), with the operation's
+  /// `presenceChecks` (which `indices` leaves out).
+  public static func timing(
+    _ indices: [Int], _ records: [ExchangeRecord], presenceChecks: Int = 0
+  ) -> OperationTiming {
     var times: [Int64] = []
     var retries = 0
     var answered = 0
@@ -87,7 +93,8 @@ public enum TimingComparison {
     return OperationTiming(
       exchanges: indices.count, answered: answered, medianResponseNs: median(times),
       maxResponseNs: times.last, retries: retries,
-      durationNs: timed ? first.flatMap { f in last.map { $0 - f } } : nil)
+      durationNs: timed ? first.flatMap { f in last.map { $0 - f } } : nil,
+      presenceChecks: presenceChecks)
   }
 
   /// The median of sorted values (the lower middle one for an even count).
