@@ -68,3 +68,86 @@ import Testing
     #expect(side.exchanges.last?.name == "R(NAK)")
   }
 }
+
+/// NTAG21x answers a READ of PWD and PACK with zeros (NTAG213/215/216 datasheet §8.5.7): a
+/// read-back of the configuration pages does not erase the password the session wrote (hunt
+/// t2auth I1: the report said "reads as zeros" and named the READ as the write).
+@Test func readBackKeepsWrittenPasswordAndPACK() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.write(0x2B, [0x0A, 0x0B, 0x0C, 0x0D])
+  let pwdACK = b.frames.count - 1
+  b.write(0x2C, [0xBE, 0xEF, 0x00, 0x00])
+  b.read(0x29, [0x04, 0x00, 0x00, 0x10, 0x00, 0x05, 0x00, 0x00])
+  let s = try #require(try sessions(b).first)
+  let report = TagReport(session: s)
+  #expect(report.end.config?.pwd == [0x0A, 0x0B, 0x0C, 0x0D])
+  #expect(report.end.config?.pack == [0xBE, 0xEF])
+  #expect(report.end.config?.cfg1 == [0x00, 0x05, 0x00, 0x00])
+  #expect(s.memory.type2End.frame(0x2B * 4) == pwdACK)
+  #expect(s.memory.type2End.state(0x2B * 4) == .written)
+  // Never written, PWD takes the zeros read (the report says the value is not in the trace).
+  var r = TraceBuilder()
+  r.activateType2(version: ntag213Version)
+  r.read(0x29, [0x04, 0x00, 0x00, 0x10, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])
+  let read = TagReport(session: try #require(try sessions(r).first))
+  #expect(read.end.config?.pwd == [0, 0, 0, 0])
+}
+
+/// A NAK to COMPATIBILITY_WRITE's first part (`A0 page`) refuses the address: the causes of a
+/// refused WRITE apply (hunt t2auth S6, S2, S5: it got the generic advice).
+@Test func compatibilityWriteAddressRefusalIsExplained() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.reader([0xA0, 0x2D])
+  b.add4Bit(0x00)
+  let f = try #require(b.diagnose().finding("t2t-nak-beyond-memory"))
+  #expect(
+    f.cause
+      == "the page does not exist on this tag (NAK 0 on COMPATIBILITY_WRITE page 45 (0x2D))")
+  #expect(f.frames == [12, 13])
+}
+
+/// MIFARE Classic authentication (hunt t2auth P1, P4).
+@Suite struct Pass28ClassicAuthenticationTests {
+  private static let uid: [UInt8] = [0x5E, 0x1F, 0x7A, 0x33]
+
+  /// Activation, AUTH key A block 4 and the tag nonce nt.
+  private func authStarted() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateSingle(Self.uid, sak: 0x08)
+    b.reader([0x60, 0x04])
+    b.tag([0x0E, 0xAA, 0x35, 0xF1], crc: false)
+    return b
+  }
+
+  /// The tag leaves the reader's {nr}{ar} unanswered: it rejected the reader's answer (a wrong
+  /// key), not "left the field"; no Core NFC error (no MIFARE Classic API).
+  @Test func unansweredReaderAnswerIsARejectedKey() throws {
+    var b = authStarted()
+    b.reader([0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88], crc: false)
+    let s = try #require(try sessions(b).first)
+    let op = try #require(s.operations.last)
+    #expect(op.kind == .authenticate && op.outcome == .failed)
+    #expect(op.detail("classic_auth_rejected") == .int(8))
+    let f = try #require(b.diagnose().finding("authentication-failed"))
+    #expect(f.coreNFCError == nil)
+    #expect(f.fix.hasPrefix("Authenticate with the sector's right key (key A or B"))
+  }
+
+  /// A last encrypted 4-byte command left unanswered (a HALT, or a READ): the session says
+  /// `unknown`, and so does the diagnosis (it said INTERRUPTED).
+  @Test func unansweredLastCiphertextIsUnknownInTheDiagnosisToo() throws {
+    var b = authStarted()
+    b.reader([0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88], crc: false)
+    b.tag([0x99, 0x88, 0x77, 0x66], crc: false)
+    b.reader([0xA1, 0xB2, 0xC3, 0xD4], crc: false)
+    b.tag(Array(repeating: 0x5A, count: 18), crc: false)
+    b.reader([0x0A, 0x0B, 0x0C, 0x0D], crc: false)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.outcome == .unknown)
+    #expect(s.operations.last?.detail("encrypted_unanswered") == .int(12))
+    let verdicts = try b.diagnose().sessions[0].verdicts
+    #expect(verdicts.last?.verdict == .unknown)
+  }
+}

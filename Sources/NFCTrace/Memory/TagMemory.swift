@@ -62,12 +62,18 @@ public struct TagMemory: Sendable, Equatable {
   /// its size is a multiple of 8 bytes); nil without such a CC.
   var type2DataAreaEndPage: Int? { type2NDEFCC.map { 4 + $0.dataAreaSize / 4 } }
 
-  /// Records a READ/FAST_READ answer: `data` from byte address `address`.
-  mutating func type2Read(_ data: [UInt8], at address: Int, frame: Int) {
+  /// Records a READ/FAST_READ answer: `data` from byte address `address`. Bytes in
+  /// `writeOnly` (the PWD and PACK pages of NTAG21x / Ultralight EV1, which a READ answers with
+  /// zeros: NXP NTAG213/215/216 datasheet §8.5.7, nfc-facts §4.3) say nothing of the value: a
+  /// known one (written, or from an earlier read or dump) is kept, only an unknown one takes
+  /// the zeros.
+  mutating func type2Read(
+    _ data: [UInt8], at address: Int, frame: Int, writeOnly: Range<Int>? = nil
+  ) {
     Self.read(
       data, at: address, frame: frame, file: nil, start: &type2Start, end: &type2End,
       sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts,
-      seen: &conflictingWrites)
+      seen: &conflictingWrites, writeOnly: writeOnly ?? 0..<0)
   }
 
   /// Records a WRITE of `data` at byte address `address`.
@@ -84,7 +90,7 @@ public struct TagMemory: Sendable, Equatable {
     Self.read(
       data, at: offset, frame: frame, file: file, start: &filesStart[file, default: ByteImage()],
       end: &filesEnd[file, default: ByteImage()], sessionFirstFrame: sessionFirstFrame,
-      conflicts: &readBackConflicts, seen: &conflictingWrites)
+      conflicts: &readBackConflicts, seen: &conflictingWrites, writeOnly: 0..<0)
   }
 
   /// Records an UPDATE BINARY of file `file` at `offset`.
@@ -101,12 +107,13 @@ public struct TagMemory: Sendable, Equatable {
   private static func read(
     _ data: [UInt8], at address: Int, frame: Int, file: UInt16?, start: inout ByteImage,
     end: inout ByteImage, sessionFirstFrame: Int, conflicts: inout [ReadBackConflict],
-    seen: inout Set<Int32>
+    seen: inout Set<Int32>, writeOnly: Range<Int>
   ) {
     end.cover(upTo: address + data.count)
     for (i, b) in data.enumerated() {
       let a = address + i
       let state = end.state(a)
+      if state != .unknown, writeOnly.contains(a) { continue }
       let writtenHere =
         (state == .written || state == .unacknowledged)
         && (end.frame(a) ?? -1) >= sessionFirstFrame

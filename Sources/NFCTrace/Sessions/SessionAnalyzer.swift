@@ -113,6 +113,10 @@ public struct SessionAnalyzer: Sendable {
   /// current operation (`isEncryptedShortCommand`): when it is the operation's last frame, it
   /// may have been the reader's encrypted HALT, and how the operation ended is unknown.
   private var encryptedSilence: Int?
+  /// The MIFARE Classic AUTH's reader nonce and answer {nr}{ar} the tag left unanswered (the
+  /// operation's last silence): the tag rejected the reader's answer (a wrong key), as it does
+  /// by staying silent and going idle.
+  private var classicAuthSilence: Int?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// A reader chain begun after the last command was answered: its command (known only once
@@ -732,6 +736,7 @@ public struct SessionAnalyzer: Sendable {
         "no answer to \(what): the tag left the field or stopped answering",
         frame: f.frame.index)
       encryptedSilence = Self.isEncryptedShortCommand(f) ? f.frame.index : nil
+      classicAuthSilence = Self.isClassicReaderAnswer(f) ? f.frame.index : nil
       if let c = f.innermost, !silentCommands.contains(c), silentCommands.count < 64 {
         silentCommands.append(c)
       }
@@ -769,6 +774,13 @@ public struct SessionAnalyzer: Sendable {
     case "I-block": return d.field("inf_length") == .int(0) && d.field("chaining") == .bool(false)
     default: return false
     }
+  }
+
+  /// The reader's {nr}{ar} of a MIFARE Classic authentication (8 encrypted bytes after the
+  /// tag nonce nt).
+  private static func isClassicReaderAnswer(_ f: DecodedFrame) -> Bool {
+    f.frame.direction == .reader && f.innermost?.protocolID == .mifareClassic
+      && f.innermost?.name == "AUTH (nr, ar)"
   }
 
   /// A MIFARE Classic reader frame after authentication of 4 bytes (2 + CRC): an encrypted
@@ -880,6 +892,7 @@ public struct SessionAnalyzer: Sendable {
     deferredSilence = nil
     presenceSilence = nil
     encryptedSilence = nil
+    classicAuthSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
     silentType2 = nil
@@ -1005,6 +1018,20 @@ public struct SessionAnalyzer: Sendable {
         op.reason =
           "no answer to the last encrypted command (4 bytes: the reader's HALT, which is never "
           + "answered, or a READ): the ciphertext does not say which"
+        op.set("encrypted_unanswered", .int(silent))
+      }
+    }
+    if let silent = classicAuthSilence {
+      classicAuthSilence = nil
+      if op.kind == .authenticate, op.outcome == .interrupted, op.lastFrame == silent,
+        op.unansweredFrames.last == silent
+      {
+        op.outcome = .failed
+        op.reason =
+          "the tag did not answer the reader's nonce and answer {nr}{ar}: it rejected the "
+          + "authentication (a MIFARE Classic tag stays silent and goes idle when the reader's "
+          + "answer does not match its key: the wrong key A/B for the sector)"
+        op.set("classic_auth_rejected", .int(silent))
       }
     }
     if let silence = presenceSilence {

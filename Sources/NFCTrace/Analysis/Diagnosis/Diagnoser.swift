@@ -228,9 +228,11 @@ public enum Diagnoser {
       case .unknown:
         guard isWrite || !op.unansweredFrames.isEmpty else { continue }
         // The trace does not show the end (a cut file, an answer the sniffer missed or has only
-        // damaged): unknown.
+        // damaged, a MIFARE Classic ciphertext that may be the never-answered HALT): unknown.
         // Otherwise an operation left without its answers was interrupted.
-        let unseen = ["trace_cut", "answer_not_captured", "last_answer_damaged"].contains {
+        let unseen = [
+          "trace_cut", "answer_not_captured", "last_answer_damaged", "encrypted_unanswered",
+        ].contains {
           op.detail($0) != nil
         }
         verdict = unseen ? .unknown : .interrupted

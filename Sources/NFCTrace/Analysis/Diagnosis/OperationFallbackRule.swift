@@ -274,6 +274,15 @@ enum OperationFallbackRule: DiagnosisRule {
           + "and a reconnect does not reset it."
         return f
       }
+      if op.detail("classic_auth_rejected") != nil {
+        // Core NFC has no MIFARE Classic API (nfc-facts §8.3, reported): no error code to name.
+        return make(
+          "authentication-failed", .warning, nil,
+          "Authenticate with the sector's right key (key A or B, as the sector trailer's access "
+            + "bits allow; Android: MifareClassic.authenticateSectorWithKeyA/B returns false). "
+            + "After a rejected authentication the tag is idle: activate it again (REQA/WUPA, "
+            + "anticollision, SELECT) before the next AUTH.")
+      }
       if reason.contains("not a MIFARE Ultralight C") {
         return make(
           "probe-not-answered", .info, nil,

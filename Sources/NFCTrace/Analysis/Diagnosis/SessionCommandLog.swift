@@ -64,6 +64,8 @@ public struct SessionCommandLog: Sendable {
 
     /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY.
     public var isWrite: Bool { ins == 0xD6 || name == "WRITE" || name == "COMPATIBILITY_WRITE" }
+    /// True for COMPATIBILITY_WRITE's first part (`A0 page`): the address, no data yet.
+    public var isCompatibilityWriteAddress: Bool { name == "COMPATIBILITY_WRITE (part 1)" }
 
     /// True when the tag carried the command out: Type 2 ACK, status 9000, or 61xx (done,
     /// with data waiting for GET RESPONSE; ISO/IEC 7816-4 §5.6).

@@ -37,7 +37,10 @@ enum Type2NAKRule: DiagnosisRule {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     let geo = Type2Geometry(c.session)
     var out: [DiagnosisFinding] = []
-    for cmd in c.log.commands where cmd.isWrite && cmd.page != nil {
+    // COMPATIBILITY_WRITE's first part carries the page: the tag refuses the address there
+    // (NTAG21x datasheet §10.5), before any data.
+    for cmd in c.log.commands
+    where (cmd.isWrite || cmd.isCompatibilityWriteAddress) && cmd.page != nil {
       guard case .nak(let code) = cmd.answer, let page = cmd.page else { continue }
       let op = c.operation(at: cmd.frame)
       // A NAK 1 whose retry went through did not fail the write: `command-retried` reports it.
@@ -68,7 +71,8 @@ enum Type2NAKRule: DiagnosisRule {
           code: x.code, severity: soft ? .warning : .error, operation: op,
           frames: [cmd.frame] + [cmd.answerFrame].compactMap { $0 } + x.frames
             + (resumed.map { [$0.frame] } ?? []),
-          cause: "\(x.cause) (NAK \(code) on WRITE page \(Type2Geometry.page(page)))" + again,
+          cause: "\(x.cause) (NAK \(code) on \(cmd.isWrite ? "WRITE" : "COMPATIBILITY_WRITE") page "
+            + "\(Type2Geometry.page(page)))" + again,
           message: x.message
             + (retried
               ? " The reader sent the same WRITE again and the tag acknowledged it: the page is "
