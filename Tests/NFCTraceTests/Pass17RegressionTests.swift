@@ -479,7 +479,10 @@ extension Pass17Type2Tests {
     b.read(41, [0x04, 0x00, 0x00, 0xFF, 0x00, 0x05, 0x00, 0x00])
     b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x00))
     let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
-    #expect(f.message.contains("The lock bits and AUTH0 read in this session leave it writable"))
+    #expect(
+      f.message.contains(
+        "The lock bits and the password are ruled out (the lock bits read in this session leave "
+          + "it writable; AUTH0 read in this session leaves the page free)"))
     #expect(!f.fix.contains("to see which applies"))
     // AUTH0 FFh was read: sending PWD_AUTH cannot help (the fix suggested it).
     #expect(!f.fix.contains("PWD_AUTH"))

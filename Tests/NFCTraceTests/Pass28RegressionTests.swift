@@ -151,3 +151,99 @@ import Testing
     #expect(verdicts.last?.verdict == .unknown)
   }
 }
+
+/// Refused Type 2 reads and writes whose cause the trace shows or rules out (hunt t2auth K,
+/// R4, N1, N2, I3, I4, U1, Q1, H1).
+@Suite struct Pass28Type2RefusalTests {
+  /// NTAG213 with CFG0 (AUTH0 `auth0`) and CFG1 (ACCESS `access`) read: pages 41–44.
+  private func configured(auth0: UInt8, access: UInt8) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(41, [0x04, 0x00, 0x00, auth0, access, 0x05, 0x00, 0x00])
+    return b
+  }
+
+  @Test func fastReadStartAfterEndIsAnInvalidRange() throws {
+    var b = configured(auth0: 0xFF, access: 0x00)
+    b.reader([0x3A, 0x08, 0x04])
+    b.add4Bit(0x00)
+    let f = try #require(b.diagnose().finding("command-refused"))
+    #expect(f.message.contains("Its start page 8 (0x8) is after its end page 4 (0x4)"))
+    #expect(f.fix.hasPrefix("Send FAST_READ with the start page first"))
+  }
+
+  /// PROT 0: reads are free, so the password cannot explain a refused READ.
+  @Test func refusedReadWithProtZeroDoesNotAdvisePassword() throws {
+    var b = configured(auth0: 0x10, access: 0x00)
+    b.reader([0x30, 0x10])
+    b.add4Bit(0x00)
+    let f = try #require(b.diagnose().finding("command-refused"))
+    #expect(f.message.contains("PROT is 0 (CFG1 read at #13): reads are free"))
+    #expect(!f.fix.contains("PWD_AUTH"))
+  }
+
+  @Test func readCounterNeedsThePasswordWhenNFCCounterIsProtected() throws {
+    var b = configured(auth0: 0xFF, access: 0x18)
+    b.reader([0x39, 0x02])
+    b.add4Bit(0x00)
+    let f = try #require(b.diagnose().finding("command-refused"))
+    #expect(f.message.contains("NFC_CNT_PWD_PROT set) and no PWD_AUTH was accepted"))
+    #expect(f.fix.hasPrefix("Send PWD_AUTH (sendMiFareCommand, 1B + password) before READ_CNT"))
+  }
+
+  @Test func ntagHasOnlyTheNFCCounter() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0x39, 0x00])
+    b.add4Bit(0x00)
+    let f = try #require(b.diagnose().finding("command-refused"))
+    #expect(f.message.contains("An NTAG213 has one counter, the NFC counter at address 02h"))
+  }
+
+  /// AUTH0 read past the page: no PWD_AUTH advice, only the missing lock bytes to read.
+  @Test func unexplainedWriteDoesNotAskForWhatWasRead() throws {
+    var b = configured(auth0: 0x10, access: 0x00)
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x00))
+    let f = try #require(b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("(AUTH0 read in this session leaves the page free)"))
+    #expect(!f.fix.contains("PWD_AUTH") && !f.fix.contains("CFG0"))
+    #expect(f.fix.contains("read page 2, the static lock bits, to see which applies"))
+  }
+
+  /// A configuration page (PWD) is covered by no lock bit.
+  @Test func unexplainedConfigurationPageWriteBlamesNoLockBits() throws {
+    var b = configured(auth0: 0xFF, access: 0x00)
+    b.write(0x2B, [0x01, 0x02, 0x03, 0x04], .nak(0x00))
+    let f = try #require(b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("(no lock bit covers a configuration page;"))
+    #expect(!f.message.contains("dynamic lock"))
+  }
+
+  /// A tag without GET_VERSION whose page 2Ah (AUTH0 of an Ultralight C) covers the page.
+  @Test func unexplainedWriteNamesAnUltralightCAUTH0CoveringThePage() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: nil)
+    b.reader([0x60])
+    b.add4Bit(0x00)
+    b.activateType2(version: nil)
+    b.read(0x2A, [0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00])
+    b.write(0x10, [0x00, 0x00, 0x00, 0x00], .nak(0x00))
+    let f = try #require(b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("AUTH0 (page 2Ah, read) is 16 (0x10): if this tag is a MIFARE"))
+    #expect(!f.message.contains("leaves the page free"))
+    #expect(f.fix.contains("AUTHENTICATE 1A 00"))
+  }
+
+  /// The length-0 write answered NAK 5 is said so, not "got no answer".
+  @Test func lengthZeroWriteAnsweredNAK5() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, page3(cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x03, 0xD0, 0x00]))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(0x05))
+    let f = try #require(b.diagnose().finding("ndef-length-uncertain"))
+    #expect(
+      f.cause
+        == "the write of NDEF TLV length 0 (the safe first step) was answered NAK 5 (EEPROM "
+        + "write error: programming started and failed)")
+  }
+}

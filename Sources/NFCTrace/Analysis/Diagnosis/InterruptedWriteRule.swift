@@ -458,11 +458,15 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "the 3-byte length beside the old ones — that matches no message: a corrupt one. The "
         + "length continues on the next page, so two WRITEs set it."
     }
+    let silence =
+      st.lengthEEPROMError
+      ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
+      : "got no answer"
     return DiagnosisFinding(
       code: "ndef-length-uncertain", severity: .warning, operation: i, frames: [frame],
-      cause: "the write of \(st.lengthName) 0 (the safe first step) got no answer",
+      cause: "the write of \(st.lengthName) 0 (the safe first step) \(silence)",
       message: "The writer set the \(st.lengthName) to 0 first (the safe procedure), but that "
-        + "write got no answer and the new message was not written. " + earlier,
+        + "write \(silence) and the new message was not written. " + earlier,
       coreNFCError: error,
       fix: "Write the message again with writeNDEF(_:completionHandler:) while the tag is held "
         + "still, then readNDEF to verify." + (st.lengthSplit ? splitOrder : ""))

@@ -58,6 +58,16 @@ enum OperationFallbackRule: DiagnosisRule {
     var message =
       "The tag refused \(cmd.summary) with NAK \(code) ("
       + (code == 0 ? "invalid argument" : "not allowed") + ")."
+    // FAST_READ's start after its end is an invalid range (NTAG213/215/216 datasheet §10.3).
+    if let start = cmd.startPage, let end = cmd.endPage, end < start {
+      return (
+        message + " Its start page \(Type2Geometry.page(start)) is after its end page "
+          + "\(Type2Geometry.page(end)): an invalid range, which the tag refuses. This is not a "
+          + "radio problem.",
+        "Send FAST_READ with the start page first and the end page last (start ≤ end), both "
+          + "inside the tag's memory."
+      )
+    }
     // A READ that rolled over to page 0 at AUTH0 showed the tag read-protected from there.
     let protectedFrom = c.session.operations.lazy.compactMap { o -> Int? in
       if case .int(let p)? = o.detail("read_protected_from") { return p }
@@ -86,6 +96,22 @@ enum OperationFallbackRule: DiagnosisRule {
         " The \(c.session.tag.product ?? "tag")'s last page is \(Type2Geometry.page(last)):"
         + " a read that reaches past it is refused."
     }
+    if let free = readsFree(c, cmd) {
+      // Neither the size nor the password: the trace does not show why.
+      message += " The password does not explain it: \(free). This is not a radio problem."
+      if pastEnd != true {
+        return (
+          message,
+          "Check the command's address against the tag's datasheet memory map (GET_VERSION "
+            + "gives the product); the trace rules out the tag's size and its password."
+        )
+      }
+      return (
+        message,
+        "Read only the tag's own pages (GET_VERSION gives the product and its size); Core NFC's "
+          + "readNDEF reads only the NDEF area."
+      )
+    }
     message += " A read of a password-protected page is refused too. This is not a radio problem."
     // Inside the identified product's memory, the size is not the cause: protection is.
     if pastEnd == false {
@@ -101,6 +127,66 @@ enum OperationFallbackRule: DiagnosisRule {
       "Read only the tag's own pages (GET_VERSION gives the product and its size) and send "
         + "PWD_AUTH before reading protected pages; Core NFC's readNDEF reads only the NDEF area."
     )
+  }
+
+  /// A READ_CNT the tag refused, explained when the trace shows why (NTAG213/215/216
+  /// datasheet §10.7, nfc-facts §4.1, §4.5): NTAG21x has only the NFC counter, 02h; with
+  /// NFC_CNT_PWD_PROT set (CFG1 ACCESS 0x08) it needs a PWD_AUTH in the same activation.
+  private static func counterRefusal(_ c: DiagnosisContext, _ op: Operation)
+    -> (message: String, fix: String)?
+  {
+    guard let first = op.failedFrames.first,
+      let cmd = c.log.commands.first(where: { $0.answerFrame == first }), cmd.name == "READ_CNT",
+      case .nak(let code) = cmd.answer, code == 0 || code == 4, let n = cmd.counter
+    else { return nil }
+    let g = Type2Geometry(c.session)
+    let message = "The tag refused READ_CNT of counter \(n) with NAK \(code)."
+    let ntag = c.session.tag.ntagProduct.flatMap(Type2Configuration.init(product:))?.family
+    if ntag == .ntag21x, n != 2 {
+      return (
+        message + " An \(c.session.tag.product ?? "NTAG21x") has one counter, the NFC counter at "
+          + "address 02h: there is no counter \(n). This is not a radio problem.",
+        "Read the NFC counter with READ_CNT 39 02 (sendMiFareCommand)."
+      )
+    }
+    guard let cfg0 = g.cfg0Page, let access = g.memory.known((cfg0 + 1) * 4, 1)?.first,
+      access & 0x08 != 0
+    else { return nil }
+    let activation = c.log.activations.last { $0 <= cmd.frame } ?? c.session.info.firstFrame
+    guard !c.log.packFrames.contains(where: { $0 > activation && $0 < cmd.frame }) else {
+      return nil
+    }
+    let at = g.memory.frame((cfg0 + 1) * 4).map { " at #\($0)" } ?? ""
+    return (
+      message + " The NFC counter is password protected (CFG1 ACCESS \(Hex.string([access])) read"
+        + "\(at): NFC_CNT_PWD_PROT set) and no PWD_AUTH was accepted in this activation. This "
+        + "is not a radio problem.",
+      "Send PWD_AUTH (sendMiFareCommand, 1B + password) before READ_CNT in the same "
+        + "connection, or clear NFC_CNT_PWD_PROT on the tag."
+    )
+  }
+
+  /// Why password protection cannot explain the refused read `cmd`, when the trace shows it:
+  /// PROT 0 (only writes protected), every page read before AUTH0, or a PWD_AUTH accepted in
+  /// this activation (NTAG213/215/216 datasheet §8.8). Nil when it may.
+  private static func readsFree(_ c: DiagnosisContext, _ cmd: SessionCommandLog.Command)
+    -> String?
+  {
+    let g = Type2Geometry(c.session)
+    guard let page = cmd.page ?? cmd.startPage else { return nil }
+    if let prot = g.prot, !prot.value {
+      return "PROT is 0 (CFG1 read" + (prot.frame.map { " at #\($0)" } ?? "")
+        + "): reads are free, only writes need the password"
+    }
+    if let a = g.auth0, (cmd.endPage ?? page) < a.value {
+      return "AUTH0 is \(Type2Geometry.page(a.value))"
+        + (a.frame.map { " (read at #\($0))" } ?? "") + ", after the pages read"
+    }
+    let activation = c.log.activations.last { $0 <= cmd.frame } ?? c.session.info.firstFrame
+    if let pack = c.log.packFrames.last(where: { $0 > activation && $0 < cmd.frame }) {
+      return "the tag accepted PWD_AUTH in this activation (PACK at #\(pack))"
+    }
+    return nil
   }
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -244,7 +330,7 @@ enum OperationFallbackRule: DiagnosisRule {
         }
         return make("command-interrupted", .warning, .tagConnectionLost, still)
       }
-      if let refusal = readRefusal(c, op) {
+      if let refusal = readRefusal(c, op) ?? counterRefusal(c, op) {
         var f = make("command-refused", .info, .tagResponseError, refusal.fix)
         f.message = refusal.message
         return f

@@ -37,6 +37,10 @@ public struct SessionCommandLog: Sendable {
     public var page: Int?
     /// Type 2 last page a FAST_READ asks for (its end address).
     public var endPage: Int?
+    /// Type 2 first page a FAST_READ asks for (its start address).
+    public var startPage: Int?
+    /// The counter a READ_CNT / INCR_CNT names.
+    public var counter: Int?
     /// Type 4 offset (READ/UPDATE BINARY).
     public var offset: Int?
     /// The short EF identifier a READ/UPDATE BINARY names in P1 (b8 = 1; ISO/IEC 7816-4
@@ -342,6 +346,8 @@ public struct SessionCommandLog: Sendable {
       page: nil, offset: nil, data: [])
     if let p = d.absolutePage { c.page = p }
     if case .int(let e)? = d.field("end_page") { c.endPage = e }
+    if case .int(let b)? = d.field("start_page") { c.startPage = b }
+    if case .int(let n)? = d.field("counter") { c.counter = n }
     if case .hex(let b)? = d.field("data") { c.data = Array(b.prefix(4)) }
     if d.name == "COMPATIBILITY_WRITE", c.data.isEmpty { c.name = "COMPATIBILITY_WRITE (part 1)" }
     return c

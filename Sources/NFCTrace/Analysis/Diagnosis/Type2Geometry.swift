@@ -77,6 +77,13 @@ struct Type2Geometry {
     return (Int(v), memory.frame(address))
   }
 
+  /// PROT (CFG1 ACCESS bit 7: reads protected too, not only writes; NTAG213/215/216
+  /// datasheet §8.8.3) if CFG1 was read: (value, frame).
+  var prot: (value: Bool, frame: Int?)? {
+    guard let cfg0Page, let b = memory.known((cfg0Page + 1) * 4, 1)?.first else { return nil }
+    return (b & 0x80 != 0, memory.frame((cfg0Page + 1) * 4))
+  }
+
   /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).
   func staticLock(_ p: Int, before frame: Int? = nil) -> (locked: Bool, frame: Int?)? {
     guard (3...15).contains(p), let (lock, from) = settled(10, 2, before: frame) else { return nil }

@@ -153,59 +153,112 @@ enum Type2NAKRule: DiagnosisRule {
         fix: "Keep NDEF writes inside the data area (writeNDEF does); for raw "
           + "sendMiFareCommand writes, identify the product with GET_VERSION (0x60) first.")
     }
-    // Static lock bits cover pages 3–15, dynamic ones the pages after (NTAG213/215/216
-    // datasheet §8.5.2–8.5.3): only the bytes that could lock this page are worth reading.
+    return unexplained(code: code, page: page, at: frame, c, g)
+  }
+
+  /// `t2t-nak-unexplained`: what the trace shows of the usual causes (lock bits, password),
+  /// and what is left to read. Static lock bits cover pages 3–15, dynamic ones the user pages
+  /// after them; neither covers the configuration pages past the dynamic lock page
+  /// (NTAG213/215/216 datasheet §8.5.2–8.5.3, §8.5.7).
+  private static func unexplained(
+    code: Int, page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
+  ) -> Cause {
+    let p = Type2Geometry.page(page)
     var unknown: [String] = []
     var toRead: [String] = []
     if page <= 15 {
-      toRead.append("page 2, the static lock bits,")
-      if g.memory.known(10, 2) == nil { unknown.append("the static lock bytes (page 2)") }
+      if g.memory.known(10, 2) == nil {
+        unknown.append("the static lock bytes (page 2)")
+        toRead.append("page 2, the static lock bits,")
+      }
     } else if let lock = g.dynamicLockPage {
-      toRead.append("page \(Type2Geometry.page(lock)), the dynamic lock bits,")
-      if g.memory.known(lock * 4, 3) == nil {
+      if page < lock, g.memory.known(lock * 4, 3) == nil {
         unknown.append("the dynamic lock bytes (page \(Type2Geometry.page(lock)))")
+        toRead.append("page \(Type2Geometry.page(lock)), the dynamic lock bits,")
       }
     } else {
-      toRead.append("the dynamic lock page")
       unknown.append("the dynamic lock bytes")
+      toRead.append("the dynamic lock page")
     }
+    let lockUnknown = !unknown.isEmpty
     // NTAG21x and Ultralight EV1 answer GET_VERSION: a tag that refused it has no PWD_AUTH
     // (an original Ultralight, or an Ultralight C with 3DES authentication).
     let probeRefused = getVersionRefused(c)
     let ulc = g.tag.isUltralightC || (probeRefused && g.tag.ntagProduct == nil)
     // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
     let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
-    if !auth0Known { unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)") }
-    toRead.append(
-      ulc
-        ? "page 2Ah, AUTH0,"
-        : g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0 with AUTH0," } ?? "CFG0 (AUTH0)")
+    // An authentication the tag accepted in this activation opens every page it protects.
+    let activation = c.log.activations.last { $0 <= frame } ?? c.session.info.firstFrame
+    let authenticated = c.log.packFrames.last { $0 > activation && $0 < frame }
+    if !auth0Known, authenticated == nil {
+      unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)")
+      toRead.append(
+        ulc
+          ? "page 2Ah, AUTH0,"
+          : g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0 with AUTH0," }
+            ?? "CFG0 (AUTH0)")
+    }
+    // Read but at or below the page, AUTH0 is no NTAG21x cause here (`passwordCause` took
+    // it): it is page 2Ah of a tag that refused GET_VERSION, which may be an Ultralight C.
+    let auth0 = ulc ? g.memory.known(0x2A * 4, 1)?.first.map(Int.init) : g.auth0?.value
+    let covered = authenticated == nil && auth0.map { $0 <= page } == true
+    let passwordOut =
+      authenticated.map { "the tag accepted the authentication in this activation (#\($0))" }
+      ?? (auth0Known && !covered ? "AUTH0 read in this session leaves the page free" : nil)
+    let coveredText =
+      covered
+      ? " AUTH0 (page 2Ah, read) is \(Type2Geometry.page(auth0 ?? 0)): if this tag is a MIFARE "
+        + "Ultralight C (it has no GET_VERSION and a page 2Ah), the page needs its 3DES "
+        + "authentication, which this activation did not do." : ""
+    let lockOut =
+      lockUnknown
+      ? nil
+      : (g.dynamicLockPage.map { page > $0 } == true
+        ? "no lock bit covers a configuration page"
+        : "the lock bits read in this session leave it writable")
+    let known = [lockOut, passwordOut].compactMap { $0 }
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
       message: "The tag answered NAK \(code) ("
         + (code == 4
           ? "not allowed, or authentication counter overflow" : "invalid argument or page")
         + ") to the WRITE of page \(p). "
-        + (unknown.isEmpty
-          ? "The lock bits and AUTH0 read in this session leave it writable, so neither "
-            + "explains the refusal: the tag does not behave as its datasheet says (a clone), "
-            + "or protects the page some other way."
-          : "Usual causes are a locked page or password protection; the trace does not show "
-            + unknown.joined(separator: " or ") + ", so the cause stays open."),
-      fix: unknown.isEmpty
+        + explanation(unknown: unknown, known: known, covered: coveredText),
+      fix: unknown.isEmpty && !covered
         // Lock bits and AUTH0 were read and allow the write: no password or lock to suggest.
-        ? "queryNDEFStatus reads only the CC and said .readWrite; the lock bits and AUTH0 read "
-          + "in this session allow this write, so neither a password nor a lock is the cause: "
+        ? "queryNDEFStatus reads only the CC and said .readWrite; what this session read and "
+          + "sent allows this write, so neither a password nor a lock is the cause: "
           + "identify the tag (its GET_VERSION answer and, on an NTAG21x, its READ_SIG "
           + "originality signature, with sendMiFareCommand; a clone answers them wrongly or not "
           + "at all) and use a genuine tag of the product the app expects."
-        : "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
-          + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies; "
-          + (ulc
-            ? "on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A 00, "
-              + "sendMiFareCommand) before writing"
-            : "on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
-              + "writing") + ", and use another tag if the pages are locked.")
+        : (unknown.isEmpty
+          ? "queryNDEFStatus reads only the CC, so a password leaves it at .readWrite"
+          : "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
+            + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies")
+          + (passwordOut != nil
+            ? ""
+            : ulc
+              ? "; on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A "
+                + "00, sendMiFareCommand) before writing"
+              : "; on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
+                + "writing")
+          + (lockUnknown ? ", and use another tag if the pages are locked." : "."))
+  }
+
+  /// The unexplained refusal's account: what the trace rules out (`known`), what it does not
+  /// show (`unknown`), and an AUTH0 that may cover the page (`covered`, a sentence or "").
+  private static func explanation(unknown: [String], known: [String], covered: String) -> String {
+    if !unknown.isEmpty {
+      return "Usual causes are a locked page or password protection; the trace does not show "
+        + unknown.joined(separator: " or ") + ", so the cause stays open"
+        + (known.isEmpty ? "" : " (" + known.joined(separator: "; ") + ")") + "." + covered
+    }
+    if !covered.isEmpty {
+      return "The lock bits are ruled out (" + known.joined(separator: "; ") + ")." + covered
+    }
+    return "The lock bits and the password are ruled out (" + known.joined(separator: "; ")
+      + "), so neither explains the refusal: the tag does not behave as its datasheet "
+      + "says (a clone), or protects the page some other way."
   }
 
   /// The static lock bit of `page` was set by a WRITE of page 2 (`frame`) before the refused
