@@ -222,13 +222,27 @@ public final class PcapImporter: TraceImporter {
     guard data.count >= 8, let first = data.first else { return }
     // Gaps of 0 are a source without times (a converted libnfc log) or a coarse clock, not
     // carrier ticks, which never give two frames the same time.
-    let tiny = zip(data, data.dropFirst()).filter {
-      (1..<5_000).contains($1.timeNs.saturatingMinus($0.timeNs))
+    let pairs = zip(data, data.dropFirst())
+    let tiny = pairs.filter { (1..<5_000).contains($1.timeNs.saturatingMinus($0.timeNs)) }
+    // A tag answers no sooner than ~86 µs after the reader's frame ends (ISO/IEC 14443-3
+    // §6.2.1.1, FDT ≥ 1172/fc): answers a few µs after the command's start say the same
+    // when polling frames (Apple ECP, unanswered WUPAs) space the first frames out.
+    let answers = pairs.filter { $0.direction == .reader && $1.direction == .tag }
+    let early = answers.filter { (1..<20_000).contains($1.timeNs.saturatingMinus($0.timeNs)) }
+    let what: String
+    if tiny.count * 2 >= data.count - 1 {
+      what =
+        "\(tiny.count) of the first \(data.count - 1) gaps between frames are under 5 µs, where "
+        + "frames at 106 kbit/s are ~100 µs apart"
+    } else if early.count >= 2, early.count * 2 >= answers.count {
+      what =
+        "\(early.count) of the first \(answers.count) tag answers start under 20 µs after the "
+        + "reader's frame, where a tag answers no sooner than ~86 µs after its end"
+    } else {
+      return
     }
-    guard tiny.count * 2 >= data.count - 1 else { return }
     warn(
-      "\(tiny.count) of the first \(data.count - 1) gaps between frames are under 5 µs, where "
-        + "frames at 106 kbit/s are ~100 µs apart: these times look like Proxmark3 carrier ticks "
+      what + ": these times look like Proxmark3 carrier ticks "
         + "written as 0.1 ns each (the trace list -x → text2pcap route), about 737× too short; "
         + "session splitting by silence will be wrong. Import the Proxmark3 .trace, or convert "
         + "it with nfctrace convert, which writes real times",

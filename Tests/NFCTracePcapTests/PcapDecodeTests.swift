@@ -76,6 +76,16 @@ private func decodePcap(_ path: String) throws -> [DecodedFrame] {
     #expect(w.first?.hasPrefix("6 of the first 7 gaps between frames are under 5 µs") == true)
   }
 
+  /// Apple ECP polls space the first frames out, but the tag's answers start within a µs
+  /// of the reader's frames: the same time base (new-user pass 2026-12-04b, finding 3).
+  @Test func earlyAnswersBehindPollingFramesAreWarnedAbout() throws {
+    let w = try warnings(TestPaths.shared("derived/pcap/hf_visa_apple_ecp.text2pcap.pcapng"))
+    #expect(w.count == 1)
+    #expect(
+      w.first?.hasPrefix(
+        "2 of the first 2 tag answers start under 20 µs after the reader's frame") == true)
+  }
+
   @Test func realTimesGiveNoSuchWarning() throws {
     #expect(try warnings(TestPaths.traces("t2t-ntag215-write-ok.pcap")).isEmpty)
     #expect(

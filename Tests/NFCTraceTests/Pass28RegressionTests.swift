@@ -247,3 +247,45 @@ import Testing
         + "write error: programming started and failed)")
   }
 }
+
+/// Findings of the new-user pass of 2026-12-04b on the shared captures.
+@Suite struct Pass28FieldCaptureTests {
+  private func analyze(_ relative: String) throws -> [SessionAnalysis] {
+    let input = try TraceInput(path: TestPaths.shared(relative))
+    let format = try FormatRegistry(BuiltinFormats.all).detect(input)
+    return try SessionAnalysisRun(importer: try format.open(input)).sessions
+  }
+
+  /// An ISO 15693 INVENTORY in the reader's polling loop between FeliCa polls is no command
+  /// to the FeliCa card ("transceive interrupted: the tag left the field").
+  @Test func pollOfAnotherTechnologyIsNoOperation() throws {
+    let s = try #require(
+      try analyze("public/nfc-laboratory/test_NFC-F_212kbps_001.json").first)
+    #expect(s.operations.map(\.kind) == [.connect, .connect, .connect])
+    #expect(s.operations.allSatisfy { $0.outcome == .ok })
+    #expect(s.tag.technology == .nfcF)
+  }
+
+  /// The headline of an interrupted operation is its silence, not an APDU refused before it.
+  @Test func interruptedHeadlineIsTheSilence() throws {
+    let fs = [
+      DiagnosisFinding(
+        code: "apdu-refused", severity: .info, operation: 0, frames: [0, 1], cause: "refused",
+        message: "", coreNFCError: nil, fix: "")
+    ]
+    var op = Operation(kind: .transceive, frame: 0)
+    op.fail("refused", frame: 1)
+    #expect(DiagnosisRender.headline(fs, op)?.code == "apdu-refused")
+    op.interrupt("no answer", frame: 7)
+    #expect(DiagnosisRender.headline(fs, op) == nil)
+  }
+
+  /// The diff prints ATQA as the report does (`0x0304`), not as spaced bytes read as air order.
+  @Test func diffPrintsATQAAsAValue() throws {
+    let rows = DiffText.differenceRows([
+      FieldDifference("atqa", .hex([0x00, 0x04]), .hex([0x03, 0x04]))
+    ])
+    #expect(rows.first?.contains("atqa: 0x0004") == true)
+    #expect(rows.first?.hasSuffix("│ 0x0304") == true)
+  }
+}

@@ -40,7 +40,18 @@ public enum DiffText {
   static func value(_ v: FieldValue?) -> String { v.map(\.description) ?? "—" }
 
   static func differenceRows(_ list: [FieldDifference], indent: String = "    ") -> [String] {
-    list.map { row(" ", indent + $0.field + ": " + value($0.a), value($0.b)) }
+    list.map { d in
+      // ATQA is a 16-bit value (MSB first): `0x0304`, as the report writes it, not bytes
+      // spaced like the air order (`04 03`) they would be mistaken for.
+      let text = d.field == "atqa" ? atqa : value
+      return row(" ", indent + d.field + ": " + text(d.a), text(d.b))
+    }
+  }
+
+  /// `0x0344` for an ATQA value held MSB first.
+  static func atqa(_ v: FieldValue?) -> String {
+    guard case .hex(let b)? = v else { return value(v) }
+    return "0x" + Hex.string(b).uppercased()
   }
 
   /// `1.234 ms` from ns (µs resolution).

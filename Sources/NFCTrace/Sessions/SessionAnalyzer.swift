@@ -684,8 +684,16 @@ public struct SessionAnalyzer: Sendable {
     f.undecodedReason != nil && f.layer(.isoDEP) == nil
   }
 
+  /// A reader frame of another RF technology than the tag's, left unanswered: the reader's
+  /// polling loop looking for other tags (an ISO 15693 INVENTORY between FeliCa polls), which
+  /// this tag cannot hear. It is no command of the session's operations.
+  private func isOtherTechnologyPoll(_ f: DecodedFrame) -> Bool {
+    f.frame.direction == .reader && f.response == .unanswered && f.technology != .unknown
+      && tag.technology != .unknown && f.technology != tag.technology
+  }
+
   private mutating func noAnswer(_ f: DecodedFrame, kind: OperationKind?) {
-    guard !closing, var op = current else { return }
+    guard !closing, !isOtherTechnologyPoll(f), var op = current else { return }
     current = nil
     let what = f.innermost?.summary ?? "frame \(f.frame.index)"
     if kind == .connect {
@@ -1168,6 +1176,7 @@ public struct SessionAnalyzer: Sendable {
     }
     // An empty frame (a listing's blank data cell) sends nothing: it opens no operation.
     if f.frame.data.isEmpty, f.frame.event == nil { return nil }
+    if isOtherTechnologyPoll(f) { return nil }
     guard let d = f.innermost else { return .transceive }
     switch d.protocolID {
     case .appleECP:

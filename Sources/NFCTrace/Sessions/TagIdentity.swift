@@ -169,9 +169,15 @@ public struct TagIdentity: Sendable, Equatable {
 
   /// Updates the identity from one decoded frame.
   mutating func observe(_ f: DecodedFrame) {
-    // What the decode shows (type A or B) wins over what the source said.
+    // What the decode shows (type A or B) wins over what the source said; the tag's own
+    // frames tell, not a reader polling other technologies in its loop (REQB, an ISO 15693
+    // INVENTORY between REQAs), which set it only while nothing else has.
     let shown = f.technology
-    if shown == .nfcA || shown == .nfcB || technology == .unknown { technology = shown }
+    if technology == .unknown
+      || (f.frame.direction != .reader && (shown == .nfcA || shown == .nfcB))
+    {
+      technology = shown
+    }
     observeUID(f)
     // An answer whose CRC fails is not evidence of what the tag is.
     guard let layer = f.layers.last, f.frame.crc != .bad else { return }

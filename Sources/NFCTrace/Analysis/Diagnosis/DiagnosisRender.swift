@@ -52,8 +52,8 @@ public enum DiagnosisRender {
       let state = verdict?.verdict.rawValue.uppercased() ?? "outcome " + op.outcome.rawValue
       // An outcome the trace cannot tell (cut, tag not heard) says why before any finding.
       let cause =
-        (op.outcome == .unknown ? op.reason : nil) ?? fs.first?.cause ?? op.reason
-        ?? "no problem found"
+        (op.outcome == .unknown ? op.reason : nil) ?? headline(fs, op)?.cause ?? op.reason
+        ?? fs.first?.cause ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
       out.write(state + " — " + ControlEscape.escaped(cause) + "\n")
       for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
@@ -74,6 +74,18 @@ public enum DiagnosisRender {
       for f in rest { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
       out.write("\n")
     }
+  }
+
+  /// The finding that explains operation `op`'s verdict: the first warning or error, else
+  /// a note on the frame that went unanswered last (interrupted) or was refused last. Nil when only notes on other
+  /// frames are there (an APDU refused before the silence that interrupted the operation):
+  /// the operation's own reason is the headline then.
+  static func headline(_ fs: [DiagnosisFinding], _ op: Operation) -> DiagnosisFinding? {
+    if let f = fs.first(where: { $0.severity != .info }) { return f }
+    // Interrupted: the silence decided it, not a refusal before it (and the reverse).
+    let last = op.outcome == .interrupted ? op.unansweredFrames.last : op.failedFrames.last
+    guard op.outcome != .ok, let last else { return fs.first }
+    return fs.first { $0.frames.contains(last) }
   }
 
   /// `heard` false: the capture holds no tag frame of the session, so a reader frame without
