@@ -29,6 +29,7 @@ enum DiagnoseCommand {
     }
     let expected = try a.value("--expect").map(readExpected)
 
+    try checkFormatName(a.value("--input-format"))
     let input = try loadInput(path)
     let format = try traceFormat(of: input, named: a.value("--input-format"))
     let run = try DiagnosisRun(importer: try format.open(input))

@@ -31,6 +31,7 @@ enum DiffCommand {
       sessionB = 1
     }
     let format = a.value("--input-format")
+    try checkFormatName(format)
     let sideA: DiffSide
     let sideB: DiffSide
     var failures: [TraceError] = []

@@ -17,6 +17,7 @@ func openTrace(_ path: String, formatName: String?) throws -> (TraceFormat, any 
 func openTraceInput(_ path: String, formatName: String?) throws -> (
   TraceFormat, any TraceImporter, Int
 ) {
+  try checkFormatName(formatName)
   let input = try loadInput(path)
   let format = try traceFormat(of: input, named: formatName)
   return (format, try format.open(input), input.bytes.count)
@@ -39,6 +40,18 @@ func loadInput(_ path: String) throws -> TraceInput {
     }
   }
   return input
+}
+
+/// Checks the `--input-format` name before any file is read, so a misspelt name is a usage
+/// error (exit 2) even when the file is missing too.
+/// `allowDumps`: the static dump formats count too (`report` reads them).
+/// - Throws: `UsageError` for an unknown name.
+func checkFormatName(_ formatName: String?, allowDumps: Bool = false) throws {
+  guard let formatName, registry.format(named: formatName) == nil else { return }
+  let dumps = allowDumps ? ReportSource.dumpFormats : []
+  if dumps.contains(formatName) { return }
+  let names = (registry.formats.map(\.name) + dumps).joined(separator: ", ")
+  throw UsageError("unknown input format \(formatName) (known: \(names))")
 }
 
 /// The trace format named `formatName`, else the one `input`'s content shows.

@@ -18,6 +18,7 @@ enum ReportCommand {
     if a.flag("--all") && a.value("--session") != nil {
       throw UsageError("--session and --all exclude each other")
     }
+    try checkFormatName(a.value("--input-format"), allowDumps: true)
     let source: ReportSource.Result
     do {
       source = try ReportSource.open(
