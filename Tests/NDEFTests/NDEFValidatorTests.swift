@@ -33,6 +33,21 @@ struct NDEFValidatorTests {
     #expect(codes(bytes) == ["text-no-status-byte"])
   }
 
+  /// A language length that fills the payload exactly is accepted by ndeflib (language = the
+  /// rest, empty text); the finding said ndeflib rejects it (hunt ndef 2026-12-04b).
+  @Test("Raw text whose first byte's length fills the payload exactly")
+  func rawTextLanguageFillsPayload() throws {
+    let text = "!hello world, this is plain text!!"
+    let bytes = NDEFMessage(records: [
+      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: Array(text.utf8))
+    ]).bytes
+    let f = try #require(finding(bytes, "text-no-status-byte"))
+    #expect(
+      f.readersShow?.hasPrefix(
+        "RTD-Text readers such as ndeflib show language \"hello world, this is plain text!!\" "
+          + "and text \"\";") == true)
+  }
+
   @Test("Longer raw text: readers show a bogus language and the rest")
   func rawUTF8TextLong() throws {
     let bytes = NDEFMessage(records: [

@@ -252,7 +252,7 @@ extension NDEFText {
     let spec: String
     if n == 0 {
       spec = "ndeflib rejects it (language code length 0)"
-    } else if 1 + n >= p.count {
+    } else if 1 + n > p.count {
       spec = "ndeflib rejects it (language code length \(n) exceeds payload)"
     } else {
       let lang = String(decoding: p[1..<(1 + n)], as: UTF8.self)
