@@ -114,8 +114,8 @@ public struct SessionAnalyzer: Sendable {
   /// may have been the reader's encrypted HALT, and how the operation ended is unknown.
   private var encryptedSilence: Int?
   /// The MIFARE Classic AUTH's reader nonce and answer {nr}{ar} the tag left unanswered (the
-  /// operation's last silence): the tag rejected the reader's answer (a wrong key), as it does
-  /// by staying silent and going idle.
+  /// operation's last silence): a tag that rejects the reader's answer (a wrong key) stays
+  /// silent and goes idle; so does one taken away.
   private var classicAuthSilence: Int?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
@@ -1031,15 +1031,12 @@ public struct SessionAnalyzer: Sendable {
     }
     if let silent = classicAuthSilence {
       classicAuthSilence = nil
+      // Rejected key or tag gone: the diagnosis tells them apart by what follows (a tag that
+      // rejected the key answers nothing encrypted until it is activated again).
       if op.kind == .authenticate, op.outcome == .interrupted, op.lastFrame == silent,
         op.unansweredFrames.last == silent
       {
-        op.outcome = .failed
-        op.reason =
-          "the tag did not answer the reader's nonce and answer {nr}{ar}: it rejected the "
-          + "authentication (a MIFARE Classic tag stays silent and goes idle when the reader's "
-          + "answer does not match its key: the wrong key A/B for the sector)"
-        op.set("classic_auth_rejected", .int(silent))
+        op.set("classic_auth_unanswered", .int(silent))
       }
     }
     if let silence = presenceSilence {

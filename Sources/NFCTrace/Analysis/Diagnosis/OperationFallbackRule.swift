@@ -130,7 +130,7 @@ enum OperationFallbackRule: DiagnosisRule {
   }
 
   /// A READ_CNT the tag refused, explained when the trace shows why (NTAG213/215/216
-  /// datasheet §10.7, nfc-facts §4.1, §4.5): NTAG21x has only the NFC counter, 02h; with
+  /// datasheet §10.7, nfc-facts §4.1, §4.5): NTAG213/215/216 have only the NFC counter, 02h; with
   /// NFC_CNT_PWD_PROT set (CFG1 ACCESS 0x08) it needs a PWD_AUTH in the same activation.
   private static func counterRefusal(_ c: DiagnosisContext, _ op: Operation)
     -> (message: String, fix: String)?
@@ -141,10 +141,15 @@ enum OperationFallbackRule: DiagnosisRule {
     else { return nil }
     let g = Type2Geometry(c.session)
     let message = "The tag refused READ_CNT of counter \(n) with NAK \(code)."
-    let ntag = c.session.tag.ntagProduct.flatMap(Type2Configuration.init(product:))?.family
-    if ntag == .ntag21x, n != 2 {
+    // NTAG213/215/216 (and F) have the NFC counter; NTAG210/212 have none, and on them and
+    // on Ultralight EV1 ACCESS bit 0x08 is not NFC_CNT_PWD_PROT.
+    let counterTags: Set<NTAGProduct> = [.ntag213, .ntag215, .ntag216, .ntag213F, .ntag216F]
+    guard let product = c.session.tag.ntagProduct, counterTags.contains(product) else {
+      return nil
+    }
+    if n != 2 {
       return (
-        message + " An \(c.session.tag.product ?? "NTAG21x") has one counter, the NFC counter at "
+        message + " An \(product.rawValue) has one counter, the NFC counter at "
           + "address 02h: there is no counter \(n). This is not a radio problem.",
         "Read the NFC counter with READ_CNT 39 02 (sendMiFareCommand)."
       )
@@ -360,14 +365,27 @@ enum OperationFallbackRule: DiagnosisRule {
           + "and a reconnect does not reset it."
         return f
       }
-      if op.detail("classic_auth_rejected") != nil {
-        // Core NFC has no MIFARE Classic API (nfc-facts §8.3, reported): no error code to name.
-        return make(
+      // {nr}{ar} unanswered and nothing but a new activation after it: the tag rejected the
+      // key (it stays silent and idle); encrypted answers after it would show it accepted.
+      if op.detail("classic_auth_unanswered") != nil,
+        i + 1 == c.session.operations.count || c.session.operations[i + 1].kind == .connect
+      {
+        var f = make(
           "authentication-failed", .warning, nil,
           "Authenticate with the sector's right key (key A or B, as the sector trailer's access "
             + "bits allow; Android: MifareClassic.authenticateSectorWithKeyA/B returns false). "
             + "After a rejected authentication the tag is idle: activate it again (REQA/WUPA, "
             + "anticollision, SELECT) before the next AUTH.")
+        f.cause =
+          "the tag did not answer the reader's nonce and answer {nr}{ar}: most likely it "
+          + "rejected the key"
+        f.message =
+          "The tag answered the AUTH with its nonce nt, then left the reader's {nr}{ar} "
+          + "unanswered and nothing encrypted followed: a MIFARE Classic tag stays silent and "
+          + "goes idle when the reader's answer does not match its key (the wrong key A/B for "
+          + "the sector), as it does when taken away — within a millisecond of answering, the "
+          + "wrong key is the likelier."
+        return f
       }
       if reason.contains("not a MIFARE Ultralight C") {
         return make(

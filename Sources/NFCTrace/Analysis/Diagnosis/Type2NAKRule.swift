@@ -171,6 +171,12 @@ enum Type2NAKRule: DiagnosisRule {
         unknown.append("the static lock bytes (page 2)")
         toRead.append("page 2, the static lock bits,")
       }
+    } else if let cfg0 = g.cfg0Page, (cfg0...cfg0 + 3).contains(page) {
+      // The configuration pages: CFGLCK (CFG1 ACCESS 0x40) locks them, no lock bit does.
+      if g.memory.known((cfg0 + 1) * 4, 1) == nil {
+        unknown.append("CFGLCK (CFG1, page \(Type2Geometry.page(cfg0 + 1)))")
+        toRead.append("page \(Type2Geometry.page(cfg0 + 1)), CFG1 with CFGLCK,")
+      }
     } else if let lock = g.dynamicLockPage {
       if page < lock, g.memory.known(lock * 4, 3) == nil {
         unknown.append("the dynamic lock bytes (page \(Type2Geometry.page(lock)))")
@@ -213,8 +219,10 @@ enum Type2NAKRule: DiagnosisRule {
     let lockOut =
       lockUnknown
       ? nil
-      : (g.dynamicLockPage.map { page > $0 } == true
-        ? "no lock bit covers a configuration page"
+      : (g.cfg0Page.map { (($0)...($0 + 3)).contains(page) } == true
+        ? (g.cfg0Page.flatMap { g.memory.known(($0 + 1) * 4, 1)?.first }.map { $0 & 0x40 == 0 }
+          == true ? "CFGLCK in CFG1 read in this session is clear, and " : "")
+          + "no lock bit covers a configuration page"
         : "the lock bits read in this session leave it writable")
     let known = [lockOut, passwordOut].compactMap { $0 }
     return Cause(
