@@ -20,6 +20,19 @@ public struct DiagnosisContext: Sendable {
   public var index: Int { session.info.index }
 
   /// The index of the operation spanning `frame`, else the last one starting before it.
+  /// The reader activation (REQA/WUPA) `frame` belongs to, else the session's first frame.
+  func activation(of frame: Int) -> Int {
+    log.activations.last { $0 <= frame } ?? session.info.firstFrame
+  }
+
+  /// The last authentication the tag accepted (PWD_AUTH's PACK, an Ultralight C/AES last
+  /// answer) before `frame` in its activation: authentication does not survive a new one
+  /// (NTAG21x datasheet §8.8).
+  func authentication(before frame: Int) -> Int? {
+    let start = activation(of: frame)
+    return log.packFrames.last { $0 > start && $0 < frame }
+  }
+
   public func operation(at frame: Int) -> Int? {
     let ops = session.operations
     if let i = ops.firstIndex(where: { $0.firstFrame <= frame && frame <= $0.lastFrame }) {

@@ -157,10 +157,7 @@ enum OperationFallbackRule: DiagnosisRule {
     guard let cfg0 = g.cfg0Page, let access = g.memory.known((cfg0 + 1) * 4, 1)?.first,
       access & 0x08 != 0
     else { return nil }
-    let activation = c.log.activations.last { $0 <= cmd.frame } ?? c.session.info.firstFrame
-    guard !c.log.packFrames.contains(where: { $0 > activation && $0 < cmd.frame }) else {
-      return nil
-    }
+    guard c.authentication(before: cmd.frame) == nil else { return nil }
     let at = g.memory.frame((cfg0 + 1) * 4).map { " at #\($0)" } ?? ""
     return (
       message + " The NFC counter is password protected (CFG1 ACCESS \(Hex.string([access])) read"
@@ -187,8 +184,7 @@ enum OperationFallbackRule: DiagnosisRule {
       return "AUTH0 is \(Type2Geometry.page(a.value))"
         + (a.frame.map { " (read at #\($0))" } ?? "") + ", after the pages read"
     }
-    let activation = c.log.activations.last { $0 <= cmd.frame } ?? c.session.info.firstFrame
-    if let pack = c.log.packFrames.last(where: { $0 > activation && $0 < cmd.frame }) {
+    if let pack = c.authentication(before: cmd.frame) {
       return "the tag accepted PWD_AUTH in this activation (PACK at #\(pack))"
     }
     return nil

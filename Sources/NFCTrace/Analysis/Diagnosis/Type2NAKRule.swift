@@ -194,8 +194,7 @@ enum Type2NAKRule: DiagnosisRule {
     // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
     let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
     // An authentication the tag accepted in this activation opens every page it protects.
-    let activation = c.log.activations.last { $0 <= frame } ?? c.session.info.firstFrame
-    let authenticated = c.log.packFrames.last { $0 > activation && $0 < frame }
+    let authenticated = c.authentication(before: frame)
     if !auth0Known, authenticated == nil {
       unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)")
       toRead.append(
@@ -365,10 +364,9 @@ enum Type2NAKRule: DiagnosisRule {
   private static func passwordCause(
     _ page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
   ) -> Cause? {
-    let activation = c.log.activations.last { $0 <= frame } ?? c.session.info.firstFrame
-    let authHere = c.log.packFrames.contains { $0 > activation && $0 < frame }
+    let activation = c.activation(of: frame)
     let authBefore = c.log.packFrames.last { $0 < activation } ?? c.earlierAuthFrame
-    guard !authHere else { return nil }
+    guard c.authentication(before: frame) == nil else { return nil }
     let p = Type2Geometry.page(page)
     let lost = Cause(
       code: "t2t-auth-lost-on-reactivation",
