@@ -68,12 +68,12 @@ public struct TagMemory: Sendable, Equatable {
   /// known one (written, or from an earlier read or dump) is kept, only an unknown one takes
   /// the zeros.
   mutating func type2Read(
-    _ data: [UInt8], at address: Int, frame: Int, writeOnly: Range<Int>? = nil
+    _ data: [UInt8], at address: Int, frame: Int, writeOnly: Range<Int> = 0..<0
   ) {
     Self.read(
       data, at: address, frame: frame, file: nil, start: &type2Start, end: &type2End,
       sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts,
-      seen: &conflictingWrites, writeOnly: writeOnly ?? 0..<0)
+      seen: &conflictingWrites, writeOnly: writeOnly)
   }
 
   /// Records a WRITE of `data` at byte address `address`.

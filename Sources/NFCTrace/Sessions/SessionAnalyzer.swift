@@ -255,6 +255,7 @@ public struct SessionAnalyzer: Sendable {
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
     settleUndecoded()
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
+    if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
       if var limbo = chainLimbo {
         if limbo.notCaptured == nil { limbo.notCaptured = f }
@@ -862,6 +863,29 @@ public struct SessionAnalyzer: Sendable {
       &op,
       reason: "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
         + "\(d.summary), which the tag answered)")
+    current = op
+  }
+
+  /// The reader went on from MIFARE Classic {nr}{ar} `silent`, unanswered in the capture, to
+  /// ciphertext the tag answered: only a tag that accepted the reader's answer (the right key)
+  /// answers encrypted commands (a rejecting one stays idle until activated again; NXP
+  /// MF1S50yyX/V1 datasheet, three-pass authentication), so the sniffer missed its {at} and
+  /// the authentication succeeded.
+  private mutating func classicAuthAnswerMissed(_ silent: Int, next: DecodedFrame) {
+    guard next.innermost?.name == "ciphertext", case .answeredBy = next.response,
+      var op = current, op.kind == .authenticate, op.outcome == .interrupted,
+      op.unansweredFrames == [silent]
+    else { return }
+    classicAuthSilence = nil
+    silentCommands.removeAll { $0.protocolID == .mifareClassic && $0.name == "AUTH (nr, ar)" }
+    op.unansweredFrames = []
+    op.set("answer_not_captured", .int(silent))
+    if silentCommands.isEmpty {
+      op.outcome = .ok
+      op.reason =
+        "the tag's answer {at} to frame \(silent) is not in the capture; the tag answered the "
+        + "encrypted command that followed, which only an authenticated tag does"
+    }
     current = op
   }
 

@@ -432,13 +432,14 @@ struct Type2Procedure: Sendable {
     }
     // PWD and PACK read as zeros whatever they hold.
     let config = tag.ntagProduct.flatMap(Type2Configuration.init(product:))
-    let writeOnly = config.map { $0.pwdPage * 4..<($0.packPage + 1) * 4 }
+    let writeOnly =
+      sectorPages == 0 ? config.map { $0.pwdPage * 4..<($0.packPage + 1) * 4 } ?? 0..<0 : 0..<0
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
       let target = sectorPages + (page > last ? page - last - 1 : page)
       memory.type2Read(
         Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame,
-        writeOnly: sectorPages == 0 ? writeOnly : nil)
+        writeOnly: writeOnly)
     }
     return protectedFrom
   }

@@ -154,11 +154,9 @@ enum OperationFallbackRule: DiagnosisRule {
         "Read the NFC counter with READ_CNT 39 02 (sendMiFareCommand)."
       )
     }
-    guard let cfg0 = g.cfg0Page, let access = g.memory.known((cfg0 + 1) * 4, 1)?.first,
-      access & 0x08 != 0
-    else { return nil }
+    guard let (access, frame) = g.access, access & 0x08 != 0 else { return nil }
     guard c.authentication(before: cmd.frame) == nil else { return nil }
-    let at = g.memory.frame((cfg0 + 1) * 4).map { " at #\($0)" } ?? ""
+    let at = frame.map { " at #\($0)" } ?? ""
     return (
       message + " The NFC counter is password protected (CFG1 ACCESS \(Hex.string([access])) read"
         + "\(at): NFC_CNT_PWD_PROT set) and no PWD_AUTH was accepted in this activation. This "

@@ -25,10 +25,13 @@
 ///   from a Type 2 READ or WRITE with no answer to another command the tag answered, where a
 ///   reader resends a silent command (nfc-facts §4.2). Info: the command is not counted as
 ///   unanswered.
+/// - `answer-all-zeros`: tag answers that are zeros to their CRC (an emulator's empty buffer
+///   or a sniffer's filler, `SessionRFStatistics.isZeroAnswer`), kept apart from
+///   `rf-damaged-frames`. Info.
 enum RFRule: DiagnosisRule {
   static let codes = [
     "rf-damaged-frames", "command-retried", "late-response", "wtx-storm", "response-exceeds-fsd",
-    "command-exceeds-fsc", "raw-command-crc-appended", "answer-not-captured",
+    "command-exceeds-fsc", "raw-command-crc-appended", "answer-not-captured", "answer-all-zeros",
   ]
 
   static let holdStill =
@@ -38,6 +41,7 @@ enum RFRule: DiagnosisRule {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []
     if let f = damaged(c) { out.append(f) }
+    if let f = zeroAnswers(c) { out.append(f) }
     out += retries(c)
     if let f = late(c) { out.append(f) }
     if c.rf.longestWTXRun.count >= 10 {
@@ -172,6 +176,23 @@ enum RFRule: DiagnosisRule {
             + "movement, metal, another card)."
           : "Isolated damage is common in sniffed traces and usually harmless."),
       coreNFCError: cluster && failed(c, op) ? .tagResponseError : nil, fix: holdStill)
+  }
+
+  private static func zeroAnswers(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    guard let first = c.rf.zeroAnswers.first else { return nil }
+    let n = c.rf.zeroAnswers.count
+    return DiagnosisFinding(
+      code: "answer-all-zeros", severity: .info, operation: c.operation(at: first),
+      frames: Array(c.rf.zeroAnswers.prefix(3)),
+      cause: "\(n) answer(s) of all zeros, the CRC too: not radio damage",
+      message: "The tag's answer is zeros from its first byte to its CRC. Radio damage does not "
+        + "do that (the CRC_A of zeros is not zero): an emulator (a Proxmark3 or Chameleon "
+        + "simulating a tag) answering a command from an empty buffer, such as GET_VERSION of "
+        + "a dump without version data, or a sniffer that filled in a frame it could not "
+        + "demodulate. The answer's decode is meaningless.",
+      coreNFCError: nil,
+      fix: "If the tag is an emulator, load a dump with the data this command reads (for "
+        + "GET_VERSION, the version bytes), or test with the real tag; otherwise capture again.")
   }
 
   private static func retries(_ c: DiagnosisContext) -> [DiagnosisFinding] {

@@ -42,6 +42,9 @@ public struct SessionRFStatistics: Sendable {
   public private(set) var damagedCount = 0
   /// The first damaged frames.
   public private(set) var damagedFrames: [Int] = []
+  /// Tag frames of 3 bytes or more that are all zeros, their CRC too (`isZeroAnswer`): not
+  /// counted as damaged.
+  public private(set) var zeroAnswers: [Int] = []
   /// The most damaged frames inside one window of `clusterWindow` frames, and those frames.
   public private(set) var worstCluster: [Int] = []
   /// Retried commands.
@@ -116,11 +119,22 @@ public struct SessionRFStatistics: Sendable {
   private mutating func noteDamage(_ f: DecodedFrame) {
     guard f.frame.crc == .bad || (!f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted)
     else { return }
+    if Self.isZeroAnswer(f) { return Self.add(f.frame.index, to: &zeroAnswers) }
     damagedCount += 1
     Self.add(f.frame.index, to: &damagedFrames)
     recentDamaged.append((ordinal, f.frame.index))
     recentDamaged.removeAll { $0.ordinal <= ordinal - Self.clusterWindow }
     if recentDamaged.count > worstCluster.count { worstCluster = recentDamaged.map(\.frame) }
+  }
+
+  /// A tag frame of 3 bytes or more, every byte zero, CRC bytes included: no radio damage
+  /// turns an answer into zeros with a matching zero checksum (CRC_A of zeros is not zero,
+  /// ISO/IEC 14443-3 Annex B); an emulator answering from an empty buffer (the GET_VERSION
+  /// answers of the public Proxmark3 trace hf_14a_mfu-sim) or a sniffer that filled a frame
+  /// it did not demodulate does.
+  static func isZeroAnswer(_ f: DecodedFrame) -> Bool {
+    f.frame.direction == .tag && f.frame.data.count >= 3 && f.frame.crc == .bad
+      && f.frame.data.allSatisfy { $0 == 0 }
   }
 
   static func damaged(_ f: DecodedFrame) -> Bool {

@@ -77,12 +77,17 @@ struct Type2Geometry {
     return (Int(v), memory.frame(address))
   }
 
+  /// CFG1's ACCESS byte (bit 7 PROT, bit 6 CFGLCK, bit 4 NFC_CNT_EN, bit 3 NFC_CNT_PWD_PROT,
+  /// bits 2–0 AUTHLIM; NTAG213/215/216 datasheet §8.5.7) if CFG1 is known in `memory`:
+  /// (value, frame that read or wrote it).
+  var access: (value: UInt8, frame: Int?)? {
+    guard let cfg0Page, let b = memory.known((cfg0Page + 1) * 4, 1)?.first else { return nil }
+    return (b, memory.frame((cfg0Page + 1) * 4))
+  }
+
   /// PROT (CFG1 ACCESS bit 7: reads protected too, not only writes; NTAG213/215/216
   /// datasheet §8.8.3) if CFG1 was read: (value, frame).
-  var prot: (value: Bool, frame: Int?)? {
-    guard let cfg0Page, let b = memory.known((cfg0Page + 1) * 4, 1)?.first else { return nil }
-    return (b & 0x80 != 0, memory.frame((cfg0Page + 1) * 4))
-  }
+  var prot: (value: Bool, frame: Int?)? { access.map { ($0.value & 0x80 != 0, $0.frame) } }
 
   /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).
   func staticLock(_ p: Int, before frame: Int? = nil) -> (locked: Bool, frame: Int?)? {

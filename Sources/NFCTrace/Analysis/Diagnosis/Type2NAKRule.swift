@@ -219,8 +219,8 @@ enum Type2NAKRule: DiagnosisRule {
       lockUnknown
       ? nil
       : (g.cfg0Page.map { (($0)...($0 + 3)).contains(page) } == true
-        ? (g.cfg0Page.flatMap { g.memory.known(($0 + 1) * 4, 1)?.first }.map { $0 & 0x40 == 0 }
-          == true ? "CFGLCK in CFG1 read in this session is clear, and " : "")
+        ? (g.access.map { $0.value & 0x40 == 0 } == true
+          ? "CFGLCK in CFG1 read in this session is clear, and " : "")
           + "no lock bit covers a configuration page"
         : "the lock bits read in this session leave it writable")
     let known = [lockOut, passwordOut].compactMap { $0 }
