@@ -327,6 +327,13 @@ struct Type4Procedure: Sendable {
     let said = answer.summary.range(of: " failed: ").map { answer.summary[$0.upperBound...] }
     op.fail("\(what) refused: \(said.map(String.init) ?? answer.summary)", frame: frame)
     if givesReason { op.set("sw", .string(sw)) }
+    // SW1 65: the non-volatile memory changed (6581 memory failure, ISO/IEC 7816-4 §5.1.3):
+    // the update started, so its bytes are uncertain, as for a Type 2 NAK 5.
+    if sw.hasPrefix("65"), let command, let file = file(of: command),
+      case .hex(let data)? = command.field("data")
+    {
+      memory.type4Write(data, file: file, at: offset(command), acknowledged: false, frame: frame)
+    }
   }
 
   /// Tracks refused SELECTs: a refusal is remembered (with the earlier ones of the same data

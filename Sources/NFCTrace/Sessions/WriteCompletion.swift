@@ -129,6 +129,9 @@ enum WriteCompletion {
     // Claimed bytes this operation wrote with a write other than the length's own.
     guard let lastData = claimed.last(where: { mine($0) && Int(image.frames[$0]) != lengthFrame })
     else { return nil }
+    // The length written after the data (the length-last order): the writer had sent all the
+    // data it meant to before it, so the length is wrong, not the writer stopped short.
+    guard Int(image.frames[lastData]) > lengthFrame else { return nil }
     let never = claimed.filter { i in
       i >= image.count
         || (image.provenance[i] != .written && image.provenance[i] != .unacknowledged)

@@ -14,11 +14,12 @@ import NDEF
 /// `content-differs-from-expected` (error after a successful write; info after a failed or
 /// interrupted one, saying how much of it is on the tag). With `--expect` and no writeNDEF at
 /// all on a tag the app could write: `no-write-sent` (info), unless the tag already holds the
-/// message.
+/// message. A length written last that claims more than the message written before it (its
+/// ME record ends inside the claimed span): `ndef-length-exceeds-message` (error).
 enum ContentRule: DiagnosisRule {
   static let codes = [
     "content-differs-from-expected", "no-write-sent", "ndef-malformed-on-read",
-    "message-unconfirmed",
+    "message-unconfirmed", "ndef-length-exceeds-message",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -38,7 +39,9 @@ enum ContentRule: DiagnosisRule {
         let message = tlv.flatMap { $0.isComplete && $0.length == bytes.count ? $0.value : nil }
         out += validate(message ?? bytes, st: st, writes: writes, op: i)
       } else if op.outcome == .ok, st.shape == .torn, !superseded(op, c) {
-        if let f = unconfirmed(c, st, op: i) { out.append(f) }
+        if let f = lengthPastMessage(c, st, op: i, writes: writes) ?? unconfirmed(c, st, op: i) {
+          out.append(f)
+        }
         // Pages written inside the old message, its length left alone (an app's own WRITE of
         // part of a record): every command was acknowledged, and the message the tag now
         // holds is the old one with those bytes replaced.
@@ -100,6 +103,55 @@ enum ContentRule: DiagnosisRule {
         + "returns .readWrite (and that the session was not invalidated first).")
   }
 
+  /// The length written last (after the data, the length-last order) claims more bytes than
+  /// the NDEF message the operation wrote before it, which ends with its ME record inside
+  /// the claimed span: the writer counted bytes that are not the message's (the length
+  /// field, the TLV's T and L). `ndef-length-exceeds-message` (error, bad content).
+  private static func lengthPastMessage(
+    _ c: DiagnosisContext, _ st: NDEFWriteState, op: Int, writes: [SessionCommandLog.Command]
+  ) -> DiagnosisFinding? {
+    guard st.lengthWrittenHere, let lengthFrame = st.lengthFrame,
+      writes.last?.frame == lengthFrame, writes.count > 1
+    else { return nil }
+    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let image =
+      type2
+      ? c.session.memory.type2End
+      : c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104] ?? ByteImage()
+    let run = image.knownRun(from: st.valueStart)
+    guard let end = messageEnd(Array(run.prefix(st.claimed))), end < st.claimed,
+      Set(st.written).isSuperset(of: st.valueStart..<(st.valueStart + end))
+    else { return nil }
+    let extra = st.claimed - end
+    var f = DiagnosisFinding(
+      code: "ndef-length-exceeds-message", severity: .error, operation: op,
+      frames: [lengthFrame],
+      cause: "the \(st.lengthName) written last (\(st.claimed)) is \(extra) more than the "
+        + "\(end)-byte message written before it",
+      message: "The writer wrote an NDEF message of \(end) bytes (its ME record ends at byte "
+        + "\(st.valueStart + end - 1)) and then set the \(st.lengthName) to \(st.claimed): the "
+        + "\(extra) byte(s) after the message count as part of it. Readers that parse the "
+        + "whole length find bytes after the ME record and may reject the message or read "
+        + "garbage; the write order itself (length last) was right.",
+      coreNFCError: nil,
+      fix: "Set the length to the NDEF message's own size — without the \(st.lengthName) field"
+        + (type2 ? " or the TLV's T and L bytes" : "") + " — or write with "
+        + "writeNDEF(_:completionHandler:), which computes it.")
+    f.effect = .badContent
+    return f
+  }
+
+  /// The size of the NDEF message that starts `bytes`: the end of its first record with ME;
+  /// nil when no such record ends inside them or a record does not parse.
+  private static func messageEnd(_ bytes: [UInt8]) -> Int? {
+    var cursor = NDEFByteCursor(bytes)
+    while !cursor.isAtEnd {
+      guard let r = try? NDEFMessageParser.readRawRecord(&cursor) else { return nil }
+      if r.header & NDEFFlag.me != 0 { return cursor.position }
+    }
+    return nil
+  }
+
   /// A write that set the length (every command acknowledged) over message bytes it did not
   /// write itself and nothing confirms: never read nor written in the trace, or written
   /// without an acknowledgement (by an earlier session: a write resumed on a re-tap that
@@ -109,6 +161,9 @@ enum ContentRule: DiagnosisRule {
     -> DiagnosisFinding?
   {
     guard st.lengthWrittenHere, st.lengthFrame != nil else { return nil }
+    // A length past the capacity claims bytes the file or data area does not have: not a
+    // torn message but an impossible one (`message-too-large`, `t2t-length-ff-one-byte`).
+    if let capacity = c.session.ndefStatus?.capacity, st.claimed > capacity { return nil }
     let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
     let image =
       type2

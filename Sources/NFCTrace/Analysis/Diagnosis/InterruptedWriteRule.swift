@@ -373,11 +373,19 @@ enum InterruptedWriteRule: DiagnosisRule {
       var message =
         "The \(st.lengthName) on the tag now claims \(lengthText) bytes (bytes \(range)), but "
         + "they were not all written: \(st.composition(pages: type2, lastPage: lastPage))."
+      // Written last (after the data, the safe order), the length still lands over data
+      // writes that failed: the writer went on past a refused or unanswered one.
+      let writes = c.commands(in: i).filter(\.isWrite)
+      let lengthLast = writes.count > 1 && writes.last?.frame == lengthFrame
       message +=
-        st.lengthWrittenHere
-        ? " The length was written before the data it announces, so the tag now holds a"
-          + " corrupt message that readers reject or misread (readNDEF fails or returns garbage)."
-        : " The old length now covers partly overwritten bytes: the message is corrupt."
+        !st.lengthWrittenHere
+        ? " The old length now covers partly overwritten bytes: the message is corrupt."
+        : lengthLast
+          ? " The length was written last, but after data writes that did not all land: the"
+            + " writer went on past them, so the tag now holds a corrupt message that readers"
+            + " reject or misread (readNDEF fails or returns garbage)."
+          : " The length was written before the data it announces, so the tag now holds a"
+            + " corrupt message that readers reject or misread (readNDEF fails or returns garbage)."
       let frames = [lengthFrame].compactMap { $0 } + op.unansweredFrames + op.failedFrames
       var f = DiagnosisFinding(
         code: "ndef-torn", severity: .error, operation: i, frames: frames,
@@ -458,10 +466,7 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "the 3-byte length beside the old ones — that matches no message: a corrupt one. The "
         + "length continues on the next page, so two WRITEs set it."
     }
-    let silence =
-      st.lengthEEPROMError
-      ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
-      : "got no answer"
+    let silence = st.lengthSilenceText
     return DiagnosisFinding(
       code: "ndef-length-uncertain", severity: .warning, operation: i, frames: [frame],
       cause: "the write of \(st.lengthName) 0 (the safe first step) \(silence)",
@@ -494,16 +499,13 @@ enum InterruptedWriteRule: DiagnosisRule {
   private static func lengthUncertain(
     _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, lengthText: String
   ) -> DiagnosisFinding? {
-    let silence =
-      st.lengthEEPROMError
-      ? "was answered NAK 5 (EEPROM write error: programming started and failed)"
-      : "got no answer"
+    let silence = st.lengthSilenceText
     var f = DiagnosisFinding(
       code: "ndef-length-uncertain", severity: .warning, operation: i,
       frames: [st.lengthFrame].compactMap { $0 },
       cause:
         "the final write of the \(st.lengthName) "
-        + (st.lengthEEPROMError ? "failed (NAK 5)" : "got no answer")
+        + (st.lengthProgrammingFailure.map { "failed (\($0))" } ?? "got no answer")
         + "; the message bytes are all on the tag",
       message:
         "Every byte of the new \(st.claimed)-byte message was written and acknowledged, but the "

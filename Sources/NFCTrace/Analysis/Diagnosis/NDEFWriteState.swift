@@ -44,8 +44,18 @@ struct NDEFWriteState {
   /// True when the write that set the length field got no answer: the tag holds that length
   /// or the one before it (`earlierLength`).
   var lengthUnacknowledged = false
-  /// True when that write was answered NAK 5 (EEPROM write error) rather than nothing.
-  var lengthEEPROMError = false
+  /// The answer that failed that write after programming had started, rather than none: NAK 5
+  /// (EEPROM write error, NXP NTAG21x datasheet) or a Type 4 SW 65xx (the non-volatile memory
+  /// changed, e.g. 6581 memory failure: ISO/IEC 7816-4 §5.1.3). Its name, e.g. `NAK 5`.
+  var lengthProgrammingFailure: String?
+
+  /// How the length's write ended: `was answered NAK 5 (EEPROM write error: …)`, or `got no
+  /// answer`.
+  var lengthSilenceText: String {
+    guard let failure = lengthProgrammingFailure else { return "got no answer" }
+    let meaning = failure == "NAK 5" ? "EEPROM write error" : "memory failure"
+    return "was answered \(failure) (\(meaning): programming started and failed)"
+  }
   /// The length an earlier acknowledged write of the operation put in the length field (0
   /// for the length-last procedure's first step, `03 00` or `03 FF 00 00`).
   var earlierLength: Int?
@@ -272,18 +282,22 @@ struct NDEFWriteState {
     earlierLength = alternative
     priorLength = alternative ?? decode(bytes(before: true))
     lengthUnacknowledged = true
-    lengthEEPROMError = silent.answer == .nak(5)
+    switch silent.answer {
+    case .nak(5): lengthProgrammingFailure = "NAK 5"
+    case .sw(let sw) where sw.hasPrefix("65"): lengthProgrammingFailure = "SW " + sw
+    default: lengthProgrammingFailure = nil
+    }
     lengthFrame = silent.frame
     lengthSplit = Set(lasts.map(\.frame)).count > 1
   }
 
-  /// true = acknowledged, false = unanswered or NAK 5 (may have landed: an EEPROM write
-  /// error means programming started and failed, NXP NTAG21x datasheet), nil = refused (did
-  /// not land).
+  /// true = acknowledged, false = unanswered, NAK 5 or SW 65xx (may have landed: an EEPROM
+  /// write error means programming started and failed, NXP NTAG21x datasheet; SW1 65 says the
+  /// non-volatile memory changed, ISO/IEC 7816-4 §5.1.3), nil = refused (did not land).
   private static func landed(_ c: SessionCommandLog.Command) -> Bool? {
     switch c.answer {
     case .ack: return true
-    case .sw(let sw): return sw == "9000" ? true : nil
+    case .sw(let sw): return sw == "9000" ? true : sw.hasPrefix("65") ? false : nil
     case .none: return c.damagedSuccess
     case .nak(5): return false
     case .nak, .other: return nil

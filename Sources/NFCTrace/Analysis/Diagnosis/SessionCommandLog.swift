@@ -118,8 +118,9 @@ public struct SessionCommandLog: Sendable {
   /// the file or parameters: each means it decoded the instruction (ISO/IEC 7816-4 §5.6).
   public private(set) var implementedINS: Set<UInt8> = []
   private var pending: Command?
-  /// MLe of the session's last Type 4 CC answer.
+  /// MLe and MLc of the session's last Type 4 CC answer.
   private var mle: Int?
+  private var mlc: Int?
   /// The last command the tag refused with NAK, until the tag answers anything else or is
   /// activated again.
   private var lastNAK: Command?
@@ -263,6 +264,7 @@ public struct SessionCommandLog: Sendable {
       close(answer: .sw(sw.uppercased()), frame: f.frame.index, normalStatus: normal)
       // After the READ CC's own close: a reader cannot know MLe before reading it.
       if case .int(let m)? = f.layer(.type4)?.field("mle") { mle = m }
+      if case .int(let m)? = f.layer(.type4)?.field("mlc") { mlc = m }
     }
   }
 
@@ -311,8 +313,12 @@ public struct SessionCommandLog: Sendable {
     }
     // A READ BINARY asking for more than the CC's MLe, accepted or not (`t4t-le-exceeds-mle`);
     // Le 00 (0000 extended) asks for whatever is there, up to the most (ISO/IEC 7816-4 §5.1).
+    // The odd-INS forms (T4T 3.0) count their data objects' headers in Le and Lc too; an even
+    // UPDATE BINARY is logged as a write anyway.
     let le = c.le ?? 0
-    let overMLe = c.ins == 0xB0 && le != 256 && le != 65536 && mle.map { le > $0 } ?? false
+    let overMLe =
+      (c.ins == 0xB0 || c.ins == 0xB1) && le != 256 && le != 65536 && mle.map { le > $0 } ?? false
+      || (c.ins == 0xD7 && mlc.map { (c.lc ?? 0) > $0 } ?? false)
     // DESFire authentications are kept to name the step an ADDITIONAL FRAME's refusal ends.
     let authentication = c.name.hasPrefix("DESFire AUTHENTICATE")
     if c.isWrite || refused || getResponse || overMLe || authentication,

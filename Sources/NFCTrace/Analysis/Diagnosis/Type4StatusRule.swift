@@ -204,14 +204,14 @@ enum Type4StatusRule: DiagnosisRule {
     )
   }
 
-  /// An UPDATE BINARY refused because it ends past the NDEF file the CC declares: 6A84, or
-  /// the offset (6A86/6B00) or the length (6700) refused once a chunk starting inside the file
-  /// reaches past its end.
+  /// An UPDATE BINARY refused because it ends past the NDEF file the CC declares: 6A84, the
+  /// offset (6A86/6B00; the chunk may start at or after the end too), or the length (6700)
+  /// refused once a chunk starting inside the file reaches past its end.
   private static func writePastFile(
     _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
   ) -> (code: String, cause: String, message: String, fix: String) {
-    // The message's size either way. (A write starting past the end has a wrong offset:
-    // `t4t-offset-out-of-range`.)
+    // The message's size either way: writeNDEF writes inside the file only, so a write that
+    // starts at or after its end is no more writeNDEF's than one that runs past it.
     let size = c.session.type4CC?.ndefFile.maxSize ?? 0
     let end = (cmd.offset ?? 0) + cmd.data.count
     let meaning: String
@@ -327,7 +327,9 @@ enum Type4StatusRule: DiagnosisRule {
           + "P2 0C and no Le, the form NFC Forum T4T 2.0 and iPhones use."
       )
     }
-    if cmd.ins != 0xA4, let x = currentFileExplanation(cmd, c, tagFault: tagFault) { return x }
+    if cmd.ins != 0xA4, let x = currentFileExplanation(cmd, c, tagFault: tagFault, sw: "6A82") {
+      return x
+    }
     // READ/UPDATE BINARY after the NDEF file was selected and read in this session: the file
     // was there; the tag dropped its current file, or (an HCE service) answers READ but not
     // UPDATE on it (ISO/IEC 7816-4: 6A82, file not found).
@@ -376,15 +378,19 @@ enum Type4StatusRule: DiagnosisRule {
   /// none (a new activation forgets the selected application and file), only the
   /// application's (no file is current after it), or the file's — which the tag then does
   /// not serve — unless the file was also read since (`readInThisActivation` tells that case).
+  /// 6986 (command not allowed: no current EF) gets the same explanation when no file was
+  /// selected since the activation or the application's SELECT (`sw`: the status word).
   private static func currentFileExplanation(
-    _ cmd: SessionCommandLog.Command, _ c: DiagnosisContext, tagFault: String
+    _ cmd: SessionCommandLog.Command, _ c: DiagnosisContext, tagFault: String, sw: String
   ) -> (code: String, cause: String, message: String, fix: String)? {
     guard let activation = c.log.activations.last(where: { $0 < cmd.frame }) else { return nil }
     let last = c.log.selections.last { $0.frame > activation && $0.frame < cmd.frame }
+    let answered =
+      sw == "6986" ? "6986 (command not allowed: no current EF)" : "6A82 (file not found)"
     guard let last else {
       return (
         "t4t-file-not-found", "no file was selected since the tag was activated again",
-        "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the "
+        "The tag answered \(answered) to \(cmd.summary), sent after the "
           + "activation at #\(activation) with no SELECT since: a new activation forgets the "
           + "selected application and file, so the command has no file to act on.",
         "After connecting again (connect(to:), restartPolling()), SELECT the NDEF application "
@@ -395,7 +401,7 @@ enum Type4StatusRule: DiagnosisRule {
     guard let file = last.file else {
       return (
         "t4t-file-not-found", "no file was selected after the application's SELECT",
-        "The tag answered 6A82 (file not found) to \(cmd.summary), sent after the SELECT of an "
+        "The tag answered \(answered) to \(cmd.summary), sent after the SELECT of an "
           + "application or the master file (#\(last.frame)) with no file selected since: "
           + "selecting one leaves no current file (ISO/IEC 7816-4), so READ and UPDATE BINARY "
           + "have none to act on. The tag is right; the command order is the reader's.",
@@ -404,7 +410,7 @@ enum Type4StatusRule: DiagnosisRule {
           + "or use NFCNDEFTag.readNDEF/writeNDEF, which do."
       )
     }
-    if readInThisActivation(cmd, c) { return nil }
+    if readInThisActivation(cmd, c) || sw == "6986" { return nil }
     let id = Hex.word(file)
     return (
       "t4t-file-not-found", "the tag selected file \(id) but cannot find it for \(cmd.name)",
@@ -490,6 +496,12 @@ enum Type4StatusRule: DiagnosisRule {
     let mlc = c.session.type4CC?.mlc
     if sw.hasPrefix("91"), let x = desfireExplanation(cmd, sw: sw, c) { return x }
     if cmd.ins == 0x20, let x = verifyExplanation(cmd, sw: sw) { return x }
+    // No current EF (ISO/IEC 7816-4 §5.6): as 6A82 when no file was selected since.
+    if sw == "6986", [0xB0, 0xB1, 0xD6, 0xD7].contains(cmd.ins ?? 0),
+      let x = currentFileExplanation(cmd, c, tagFault: "", sw: sw)
+    {
+      return x
+    }
     switch sw {
     case "6700":
       if cmd.ins == 0xD6, cmd.apduCase == 4 {
@@ -631,8 +643,8 @@ enum Type4StatusRule: DiagnosisRule {
     case "6A82":
       return fileNotFound(cmd, c)
     case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
-      "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c, startingInside: true),
-      "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c, startingInside: true):
+      "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
+      "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c):
       return writePastFile(cmd, sw: sw, c)
     case "6A86" where cmd.ins == 0xA4, "6B00" where cmd.ins == 0xA4:
       // SELECT's P1 P2 are its selection control (P1 04 by name, 00 by file id; P2 00 or 0C for
@@ -737,9 +749,13 @@ enum Type4StatusRule: DiagnosisRule {
     -> DiagnosisFinding?
   {
     let x: (code: String, cause: String, message: String, fix: String)
-    if cmd.ins == 0xD6, let lc = cmd.lc, let mlc = c.session.type4CC?.mlc, lc > mlc {
+    let update = cmd.ins == 0xD6 || cmd.ins == 0xD7
+    let read = cmd.ins == 0xB0 || cmd.ins == 0xB1
+    if update, let lc = cmd.lc, let mlc = c.session.type4CC?.mlc, lc > mlc {
       x = lcTooLarge(lc, mlc)
-    } else if cmd.ins == 0xB0, let le = cmd.le, let mle = c.session.type4CC?.mle, le > mle {
+    } else if read, let le = cmd.le, le != 256, le != 65536, let mle = c.session.type4CC?.mle,
+      le > mle
+    {
       x = leTooLarge(le, mle)
     } else {
       return nil

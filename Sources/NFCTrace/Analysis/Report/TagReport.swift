@@ -218,16 +218,16 @@ extension TagReport {
       let now, let was, now != was
     else { return nil }
     if now == 0 && !lengthCertain {
-      return "the \(name) may now be 0 (was \(was)): the write that clears it got no"
-        + " answer, so the tag holds the old message or an empty one"
+      return "the \(name) may now be 0 (was \(was)): the write that clears it was not"
+        + " acknowledged (no answer, or a failed programming: NAK 5, SW 65xx), so the tag holds the old message or an empty one"
     }
     if now == 0 {
       return "the \(name) is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
         + " after clearing it, so the tag holds an empty message"
     }
     if !lengthCertain {
-      return "the \(name) may now be \(now): the write that set it got no answer, so the"
-        + " tag holds that length or the one before that write (0 when the writer cleared it"
+      return "the \(name) may now be \(now): the write that set it was not"
+        + " acknowledged (no answer, or a failed programming: NAK 5, SW 65xx), so the tag holds that length or the one before that write (0 when the writer cleared it"
         + " first; \(was) at the start); nfctrace diagnose tells which bytes were written"
     }
     return "the \(name) is now \(now) (was \(was)) but writeNDEF ended"
