@@ -119,3 +119,66 @@ import Testing
     f.message.contains("The length was written last, but after data writes that did not all land"))
   #expect(!f.message.contains("written before the data"))
 }
+
+/// A 3-byte NDEF TLV length continuing on page 6: the final length's WRITE of page 5 gets no
+/// answer and page 6's is never sent. If page 5 landed the length reads FF 01 00 = 256, which
+/// cuts the 400-byte message short: it said "never a torn one" (hunt t2 #1).
+@Test func splitLengthWrittenOnlyInPartIsATornRisk() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])  // NTAG216
+  // CC, Lock Control TLV (page 4 and byte 20), NDEF TLV at byte 21: length bytes 22–24.
+  b.read(
+    3,
+    [0xE1, 0x10, 0x6D, 0x00, 0x01, 0x03, 0xA0, 0x10, 0x44, 0x03, 0x00, 0xFE]
+      + Array(repeating: 0, count: 4))
+  b.write(5, [0x44, 0x03, 0xFF, 0x00])
+  // One 400-byte URI record (not SR): C1 01 00000189 55, then 393 payload bytes.
+  let message: [UInt8] =
+    [0xC1, 0x01, 0x00, 0x00, 0x01, 0x89, 0x55, 0x04] + Array(repeating: 0x61, count: 392)
+  let bytes = [0x00] + message + [0xFE]  // from byte 24 (page 6): the length's low byte first
+  for (k, page) in stride(from: 0, to: bytes.count, by: 4).enumerated() {
+    let chunk = Array(bytes[page..<min(page + 4, bytes.count)])
+    b.write(6 + k, chunk + Array(repeating: 0, count: 4 - chunk.count))
+  }
+  b.write(5, [0x44, 0x03, 0xFF, 0x01], .none)
+  let f = try #require(try b.diagnose().finding("ndef-length-uncertain"))
+  #expect(
+    f.message.contains(
+      "the length reads 0x100 (256) — which cuts the 400-byte message short: a torn message"))
+  #expect(f.message.hasSuffix("or 0 (an empty message; readNDEF reports 403)."))
+  #expect(!f.message.contains("never a torn one"))
+}
+
+/// A tag frame longer than the reader's FSD: the reader must drop it, so the read failed (the
+/// simulator's truth: 102) — unless the reader's next I-block toggles its block number, which
+/// shows it took the frame anyway (hunt t4 #3: it said readNDEF ok).
+@Suite struct Pass29FSDOverrunTests {
+  private let ok: [UInt8] = [0x90, 0x00]
+
+  private func overrun() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4(fsdi: 2)  // FSD 32
+    b.queryType4(nlen: 0x40)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x40], Array(repeating: 0x61, count: 64) + ok)
+    return b
+  }
+
+  @Test func droppedFrameFailsTheRead() throws {
+    var b = overrun()
+    b.reader([0xC2])
+    b.tag([0xC2])
+    let s = try #require(try sessions(b).first)
+    let read = try #require(s.operations.last { $0.kind == .readNDEF })
+    #expect(read.outcome == .failed)
+    #expect(read.reason?.hasSuffix("the reader drops it (ISO/IEC 14443-4 §7.1.1)") == true)
+    let f = try #require(try b.diagnose().finding("response-exceeds-fsd"))
+    #expect(f.coreNFCError == .tagResponseError)
+  }
+
+  @Test func toggledNextBlockShowsTheReaderTookIt() throws {
+    var b = overrun()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x40] + ok)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.first { $0.kind == .readNDEF }?.outcome == .ok)
+  }
+}

@@ -117,6 +117,9 @@ public struct SessionAnalyzer: Sendable {
   /// operation's last silence): a tag that rejects the reader's answer (a wrong key) stays
   /// silent and goes idle; so does one taken away.
   private var classicAuthSilence: Int?
+  /// A tag frame longer than the reader's FSD (the ISO-DEP layer's `frame-exceeds-fsd`: its
+  /// frame and message), until the reader's next frame shows whether it took it.
+  private var fsdOverrun: (frame: Int, why: String)?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// A reader chain begun after the last command was answered: its command (known only once
@@ -256,6 +259,7 @@ public struct SessionAnalyzer: Sendable {
     settleUndecoded()
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
+    if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: f) }
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
       if var limbo = chainLimbo {
         if limbo.notCaptured == nil { limbo.notCaptured = f }
@@ -575,6 +579,9 @@ public struct SessionAnalyzer: Sendable {
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
+    if let x = f.findings.first(where: { $0.code == "frame-exceeds-fsd" }) {
+      fsdOverrun = (f.frame.index, x.message)
+    }
     if let d = f.innermost, d.protocolID == .mifareClassic {
       if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
       // The NAKed command sent again and answered: the retry went through.
@@ -889,6 +896,29 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  /// The reader's frame after a tag frame longer than its FSD (`next`; nil: none in the
+  /// operation): a reader must drop such a frame (ISO/IEC 14443-4 §7.1.1) and answers it
+  /// with R(NAK), or gives up. Only a next I-block or R(ACK) with its block number toggled
+  /// (no `unexpected-block-number`) shows a reader that took it anyway; otherwise the
+  /// operation failed: the app got no answer (Core NFC 102).
+  private mutating func settleFSDOverrun(_ overrun: (frame: Int, why: String), next: DecodedFrame?)
+  {
+    if let next, let block = next.layer(.isoDEP)?.name,
+      block.hasPrefix("I-block") || block == "R(ACK)",
+      !next.findings.contains(where: { $0.code == "unexpected-block-number" })
+    {
+      return
+    }
+    guard var op = current, op.outcome == .ok,
+      (op.firstFrame...op.lastFrame).contains(overrun.frame)
+    else { return }
+    op.fail(
+      "the tag's frame \(overrun.frame) is longer than the reader can receive (\(overrun.why)): "
+        + "the reader drops it (ISO/IEC 14443-4 §7.1.1)",
+      frame: overrun.frame)
+    current = op
+  }
+
   /// Operations of one session beyond which consecutive calls of one kind are no longer split
   /// (a reader polling one tag for hours would otherwise keep an operation per read).
   static let splitLimit = 4096
@@ -954,6 +984,7 @@ public struct SessionAnalyzer: Sendable {
   static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
 
   private mutating func closeCurrent() {
+    if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: nil) }
     // Held SELECTs of the NDEF application with nothing after them (activation, end): one is
     // the query it began, as far as it went; the same SELECT repeated is discovery — unless
     // the tag refused it: then no discovery hands the tag over, and the query found no NDEF.

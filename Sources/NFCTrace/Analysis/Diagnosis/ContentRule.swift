@@ -119,7 +119,7 @@ enum ContentRule: DiagnosisRule {
       ? c.session.memory.type2End
       : c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104] ?? ByteImage()
     let run = image.knownRun(from: st.valueStart)
-    guard let end = messageEnd(Array(run.prefix(st.claimed))), end < st.claimed,
+    guard let end = NDEFWriteState.messageEnd(Array(run.prefix(st.claimed))), end < st.claimed,
       Set(st.written).isSuperset(of: st.valueStart..<(st.valueStart + end))
     else { return nil }
     let extra = st.claimed - end
@@ -139,17 +139,6 @@ enum ContentRule: DiagnosisRule {
         + "writeNDEF(_:completionHandler:), which computes it.")
     f.effect = .badContent
     return f
-  }
-
-  /// The size of the NDEF message that starts `bytes`: the end of its first record with ME;
-  /// nil when no such record ends inside them or a record does not parse.
-  private static func messageEnd(_ bytes: [UInt8]) -> Int? {
-    var cursor = NDEFByteCursor(bytes)
-    while !cursor.isAtEnd {
-      guard let r = try? NDEFMessageParser.readRawRecord(&cursor) else { return nil }
-      if r.header & NDEFFlag.me != 0 { return cursor.position }
-    }
-    return nil
   }
 
   /// A write that set the length (every command acknowledged) over message bytes it did not

@@ -515,6 +515,7 @@ enum InterruptedWriteRule: DiagnosisRule {
       fix: "Read the tag (readNDEF) to see which; write the message again if it is not the new one."
     )
     let other = st.earlierLength ?? st.priorLength
+    if let f = splitLengthHalfSent(st, op: i, error: error, other: other) { return f }
     guard let other, other != 0 else {
       f.message +=
         (other == 0
@@ -535,6 +536,35 @@ enum InterruptedWriteRule: DiagnosisRule {
       + "(readNDEF fails or returns garbage)."
     if st.lengthSplit { splitLength(&f, st, otherText: otherText) }
     return f
+  }
+
+  /// A 3-byte length continuing on the next page whose final value needs two WRITEs: the one
+  /// sent got no answer (or NAK 5) and the other was never sent, so `st.claimed` mixes new
+  /// and earlier bytes. When the message written before it is longer (its ME record ends
+  /// past the claimed bytes), the length the tag may hold cuts it short: torn, not the "new
+  /// message or empty" of a length written whole.
+  private static func splitLengthHalfSent(
+    _ st: NDEFWriteState, op i: Int, error: CoreNFCError?, other: Int?
+  ) -> DiagnosisFinding? {
+    guard st.lengthSplit, let size = st.writtenMessageSize, size > st.claimed else { return nil }
+    let first = st.lengthAddress / 4
+    let otherText =
+      other.map { $0 == 0 ? "0 (an empty message; readNDEF reports 403)" : lengthText($0) }
+      ?? "its earlier value"
+    return DiagnosisFinding(
+      code: "ndef-length-uncertain", severity: .warning, operation: i,
+      frames: [st.lengthFrame].compactMap { $0 },
+      cause: "the final 3-byte \(st.lengthName) was written only in part (pages \(first) and "
+        + "\(first + 1)): the write sent \(st.lengthSilenceText), the other was never sent",
+      message: "The writer wrote a \(size)-byte message, then began the final \(st.lengthName): "
+        + "its 3 bytes continue on the next page, so two WRITEs set them, and the first one "
+        + "\(st.lengthSilenceText) while the other was never sent. Depending on whether that "
+        + "write reached the tag's memory, the length reads \(lengthText(st.claimed)) — which "
+        + "cuts the \(size)-byte message short: a torn message readers reject or misread — or "
+        + "\(otherText).",
+      coreNFCError: error,
+      fix: "Write the message again with writeNDEF(_:completionHandler:) while the tag is held "
+        + "still, then readNDEF to verify." + splitOrder)
   }
 
   /// The length is a 3-byte field continuing on the next page, set by two WRITEs (T2T 1.0

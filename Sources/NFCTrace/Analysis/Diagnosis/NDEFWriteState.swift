@@ -70,6 +70,9 @@ struct NDEFWriteState {
   /// True when the length field's bytes were last set by more than one write (a 3-byte Type 2
   /// length continuing on the next page) and not all of them were acknowledged.
   var lengthSplit = false
+  /// The size of the NDEF message whose bytes follow the length field in the image (up to
+  /// its first record with ME, `messageEnd`), when they parse as one.
+  var writtenMessageSize: Int?
 
   var shape: Shape {
     if claimed == 0 { return .empty }
@@ -289,6 +292,18 @@ struct NDEFWriteState {
     }
     lengthFrame = silent.frame
     lengthSplit = Set(lasts.map(\.frame)).count > 1
+    if lengthSplit { writtenMessageSize = Self.messageEnd(image.knownRun(from: valueStart)) }
+  }
+
+  /// The size of the NDEF message that starts `bytes`: the end of its first record with ME
+  /// (NDEF 1.0 §3.2.1); nil when no such record ends inside them or a record does not parse.
+  static func messageEnd(_ bytes: [UInt8]) -> Int? {
+    var cursor = NDEFByteCursor(bytes)
+    while !cursor.isAtEnd {
+      guard let r = try? NDEFMessageParser.readRawRecord(&cursor) else { return nil }
+      if r.header & NDEFFlag.me != 0 { return cursor.position }
+    }
+    return nil
   }
 
   /// true = acknowledged, false = unanswered, NAK 5 or SW 65xx (may have landed: an EEPROM
