@@ -182,3 +182,40 @@ import Testing
     #expect(s.operations.first { $0.kind == .readNDEF }?.outcome == .ok)
   }
 }
+
+/// A Type 2 tag of another maker (UID0 05h, Infineon), no GET_VERSION: the lock bytes it
+/// declares or T2T's default layout lock page 16; it got Ultralight C advice and "the trace
+/// does not show the dynamic lock bytes" (hunt t2 #2).
+@Suite struct Pass29ForeignType2LockTests {
+  private func tag(cc2: UInt8, page4: [UInt8], page5: [UInt8]) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateSingle([0x05, 0x11, 0x22, 0x33], sak: 0x00)
+    b.read(3, [0xE1, 0x10, cc2, 0x00] + page4 + page5 + [0, 0, 0, 0])
+    return b
+  }
+
+  @Test func lockControlInsideTheDataAreaIsRead() throws {
+    // Lock Control TLV 01 03 80 10 34: lock bytes at byte 128 (page 32), 8 bytes per bit.
+    var b = tag(cc2: 0x20, page4: [0x01, 0x03, 0x80, 0x10], page5: [0x34, 0x03, 0x00, 0xFE])
+    b.read(32, [0x01] + Array(repeating: 0, count: 15))
+    b.write(16, [0x61, 0x61, 0x61, 0x61], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-locked-page"))
+    #expect(f.message.hasPrefix("The dynamic lock bytes (page 32 (0x20), read from the tag)"))
+  }
+
+  @Test func defaultLayoutAfterTheDataArea() throws {
+    var b = tag(cc2: 0x10, page4: [0x03, 0x00, 0xFE, 0x00], page5: [0, 0, 0, 0])
+    b.read(36, [0xFF, 0xFF] + Array(repeating: 0, count: 14))
+    b.write(16, [0x61, 0x61, 0x61, 0x61], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-locked-page"))
+    #expect(f.message.hasPrefix("The dynamic lock bytes (page 36 (0x24), read from the tag)"))
+  }
+
+  @Test func noUltralightCAdviceForAnotherMaker() throws {
+    var b = tag(cc2: 0x20, page4: [0x03, 0x00, 0xFE, 0x00], page5: [0, 0, 0, 0])
+    b.write(16, [0x61, 0x61, 0x61, 0x61], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(!f.fix.contains("Ultralight C") && !f.fix.contains("PWD_AUTH"))
+    #expect(f.fix.contains("a password-protected tag of another maker than NXP"))
+  }
+}

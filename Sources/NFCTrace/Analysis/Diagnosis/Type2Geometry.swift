@@ -45,12 +45,21 @@ struct Type2Geometry {
     if let user = userBytes { return user > 48 ? 4 + user / 4 : nil }
     // Declared by a Lock Control TLV: the dynamic lock page when it follows the data area
     // (lock bytes inside it are reserved bytes of the data area, not where it ends).
-    if let area = lockControl, area.address >= (dataAreaEndPage ?? 0) * 4 {
-      return area.address / 4
+    if let area = lockControl {
+      return area.address >= (dataAreaEndPage ?? 0) * 4 ? area.address / 4 : nil
     }
-    guard let cc, cc.hasMagic, cc.bytes[2] == 0x10 || cc.bytes[2] == 0x12 else { return nil }
+    guard let cc, cc.hasMagic else { return nil }
+    // Another maker's tag (UID0 not NXP's 04h) takes T2T's default layout: the dynamic lock
+    // bytes right after a data area larger than 48 bytes (nfc-facts §5.2).
+    let foreign = tag.uid.first.map { $0 != 0x04 } ?? false
+    guard cc.bytes[2] == 0x10 || cc.bytes[2] == 0x12 || (foreign && cc.dataAreaSize > 48)
+    else { return nil }
     return 4 + cc.dataAreaSize / 4
   }
+
+  /// Byte address of the dynamic lock bytes: on `dynamicLockPage`, or where a Lock Control
+  /// TLV places them inside the data area (page-aligned, `Type2Locks.declaredArea`).
+  var dynamicLockAddress: Int? { dynamicLockPage.map { $0 * 4 } ?? lockControl?.address }
 
   /// The dynamic lock bytes a Lock Control TLV in the data area declares (NFC Forum T2T 1.0
   /// §2.3.1: position, number of bits, bytes locked per bit; nfc-facts §5.2), when they start
@@ -102,14 +111,25 @@ struct Type2Geometry {
     if let product = tag.ntagProduct {
       return Type2Locks.dynamicLayout(product)?.pagesPerBit
     }
-    return lockControl?.bytesLockedPerBit.map { $0 / 4 }
+    if let area = lockControl { return area.bytesLockedPerBit.map { $0 / 4 } }
+    // T2T's default layout: 8 bytes (2 pages) per bit (nfc-facts §5.2).
+    return dynamicLockPage == nil ? nil : 2
   }
 
   /// Whether page `p` (16 and up) is locked by a LOCK2/LOCK3 bit, if the lock page was read.
   func dynamicLock(_ p: Int, before frame: Int? = nil) -> (locked: Bool, frame: Int?)? {
-    guard p >= 16, let page = dynamicLockPage, p < page, let per = pagesPerDynamicBit,
-      let (lock, from) = settled(page * 4, 2, before: frame)
-    else { return nil }
+    guard p >= 16, let per = pagesPerDynamicBit else { return nil }
+    let address: Int
+    if let page = dynamicLockPage {
+      guard p < page else { return nil }
+      address = page * 4
+    } else if let area = lockControl, let end = dataAreaEndPage, p < end {
+      // Lock bytes a Lock Control TLV places inside the data area (reserved bytes there).
+      address = area.address
+    } else {
+      return nil
+    }
+    guard let (lock, from) = settled(address, 2, before: frame) else { return nil }
     let bit = (p - 16) / per
     guard bit < 16 else { return nil }
     let bits = Int(lock[0]) | Int(lock[1]) << 8

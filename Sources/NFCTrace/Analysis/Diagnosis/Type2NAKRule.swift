@@ -190,9 +190,15 @@ enum Type2NAKRule: DiagnosisRule {
     // NTAG21x and Ultralight EV1 answer GET_VERSION: a tag that refused it has no PWD_AUTH
     // (an original Ultralight, or an Ultralight C with 3DES authentication).
     let probeRefused = getVersionRefused(c)
-    let ulc = g.tag.isUltralightC || (probeRefused && g.tag.ntagProduct == nil)
+    // Only an NXP UID (UID0 04h, ISO/IEC 7816-6) with a CC no larger than the Ultralight C's
+    // 144-byte data area (CC2 12h) may be one; another maker's tag protects pages its own way.
+    let nxp = g.tag.uid.first.map { $0 == 0x04 } ?? true
+    let ulc =
+      g.tag.isUltralightC
+      || (probeRefused && g.tag.ntagProduct == nil && nxp && (g.cc?.bytes[2] ?? 0) <= 0x12)
+    let foreign = g.tag.ntagProduct == nil && !ulc && !nxp
     // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
-    let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
+    let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil || foreign
     // An authentication the tag accepted in this activation opens every page it protects.
     let authenticated = c.authentication(before: frame)
     if !auth0Known, authenticated == nil {
@@ -209,7 +215,8 @@ enum Type2NAKRule: DiagnosisRule {
     let covered = authenticated == nil && auth0.map { $0 <= page } == true
     let passwordOut =
       authenticated.map { "the tag accepted the authentication in this activation (#\($0))" }
-      ?? (auth0Known && !covered ? "AUTH0 read in this session leaves the page free" : nil)
+      ?? (auth0Known && !covered && !foreign
+        ? "AUTH0 read in this session leaves the page free" : nil)
     let coveredText =
       covered
       ? " AUTH0 (page 2Ah, read) is \(Type2Geometry.page(auth0 ?? 0)): if this tag is a MIFARE "
@@ -244,11 +251,14 @@ enum Type2NAKRule: DiagnosisRule {
             + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies")
           + (passwordOut != nil
             ? ""
-            : ulc
-              ? "; on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A "
-                + "00, sendMiFareCommand) before writing"
-              : "; on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
-                + "writing")
+            : foreign
+              ? "; a password-protected tag of another maker than NXP needs the authentication "
+                + "its datasheet gives before writing"
+              : ulc
+                ? "; on a protected Ultralight C authenticate with its 3DES key (AUTHENTICATE 1A "
+                  + "00, sendMiFareCommand) before writing"
+                : "; on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
+                  + "writing")
           + (lockUnknown ? ", and use another tag if the pages are locked." : "."))
   }
 
@@ -354,7 +364,8 @@ enum Type2NAKRule: DiagnosisRule {
     if let d = g.dynamicLock(page, before: frame), d.locked {
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a dynamic lock bit",
-        message: "The dynamic lock bytes (page \(Type2Geometry.page(g.dynamicLockPage ?? 0)), "
+        message:
+          "The dynamic lock bytes (page \(Type2Geometry.page((g.dynamicLockAddress ?? 0) / 4)), "
           + "read from the tag) lock the range holding page \(p): it is permanently read-only.",
         fix: fix, frames: [d.frame].compactMap { $0 })
     }
