@@ -18,7 +18,8 @@ private func kinds(_ s: SessionAnalysis) -> [String] { s.operations.map(\.shortT
     #expect(
       kinds(s) == [
         "connect ok", "queryNDEFStatus readWrite 492 B", "readNDEF ok", "writeNDEF ok",
-        "readNDEF ok",
+        // The read-back of page 4 alone stops before the message's end (hunt t2 2026-12-04c).
+        "readNDEF unknown",
       ])
     #expect(s.tag.product == "NTAG215")
     #expect(s.tag.manufacturer == "NXP Semiconductors")

@@ -112,7 +112,7 @@ private func air(_ frames: [Frame]) -> [String] {
       sessions.map { $0.operations.map(\.shortText) } == [
         [
           "connect ok", "queryNDEFStatus readWrite 142 B", "readNDEF ok", "writeNDEF ok",
-          "readNDEF ok",
+          "readNDEF unknown",  // READ BINARY of 4 bytes: the message's first page only
         ],
         ["connect ok", "queryNDEFStatus readOnly 48 B", "readNDEF ok", "writeNDEF failed"],
         ["connect ok", "authenticate ok", "transceive ok"],

@@ -266,7 +266,7 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(lines.allSatisfy { $0.count <= 160 })
     let write = try #require(lines.first { $0.hasPrefix("≠ writeNDEF ok") })
     #expect(write.hasSuffix("│ writeNDEF interrupted  #18–#23"))
-    #expect(lines.contains { $0.hasPrefix("− readNDEF ok  #30–#32") })
+    #expect(lines.contains { $0.hasPrefix("− readNDEF unknown  #30–#32") })
     #expect(
       lines.contains {
         $0.hasPrefix("+ ") && $0.hasSuffix("│ #23 WRITE page 6 ← 66 63 74 72 → no answer")

@@ -219,3 +219,40 @@ import Testing
     #expect(f.fix.contains("a password-protected tag of another maker than NXP"))
   }
 }
+
+/// A WRITE answered with a non-standard 4-bit code (Bh: a damaged ACK or NAK) leaves its page
+/// uncertain, as NAK 5 does: the report showed the old bytes for certain (hunt t2 #3).
+@Test func damagedFourBitAnswerLeavesThePageUncertain() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(4, [0x03, 0x00, 0xFE, 0x00, 0x6F, 0x6F, 0x6F, 0x6F, 0x6F, 0x6F, 0x6F, 0x6F])
+  b.write(6, [0x6E, 0x6E, 0x6E, 0x6E], .nak(0x0B))
+  let s = try #require(try sessions(b).first)
+  #expect(s.memory.type2End.state(24) == .unacknowledged)
+  #expect(s.memory.type2End.known(24, 4) == [0x6E, 0x6E, 0x6E, 0x6E])
+}
+
+/// A readNDEF after the session's own write that reads only the message's first page: its
+/// reads stopped before the end (`unknown`), as without the write; the image knew the rest
+/// from the write, and it said `ok` (hunt t2 #4).
+@Test func partialReadAfterAWriteIsNotOK() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(
+    3,
+    page3(
+      cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8)))
+  let message: [UInt8] = [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+  let bytes = [0x03, 0x00] + message + [0xFE]
+  for (k, at) in stride(from: 0, to: bytes.count, by: 4).enumerated() {
+    let chunk = Array(bytes[at..<min(at + 4, bytes.count)])
+    b.write(4 + k, chunk + Array(repeating: 0, count: 4 - chunk.count))
+  }
+  b.write(4, [0x03, UInt8(message.count), 0xD1, 0x01])
+  b.read(4, [0x03, UInt8(message.count), 0xD1, 0x01] + Array(repeating: 0, count: 12))
+  let s = try #require(try sessions(b).first)
+  let read = try #require(s.operations.last)
+  #expect(read.kind == .readNDEF)
+  #expect(read.outcome == .unknown)
+  #expect(read.reason == "reads stopped before the end of the 16-byte message")
+}

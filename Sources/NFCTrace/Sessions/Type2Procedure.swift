@@ -332,8 +332,11 @@ struct Type2Procedure: Sendable {
       // The details describe the refusal that gives the reason: the first one.
       let givesReason = op.outcome == .ok
       op.fail("\(answer.summary) on \(what)", frame: frame)
-      // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain.
-      if case .int(5)? = answer.field("nak_code"), let c = x.command,
+      // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain;
+      // so it is after a non-standard 4-bit code (a damaged ACK or NAK, nfc-facts §4.2). NAK
+      // 0, 1 and 4 refuse the command before any programming.
+      if case .int(let code)? = answer.field("nak_code"), ![0, 1, 4].contains(code),
+        let c = x.command,
         let p = c.absolutePage, case .hex(let data)? = c.field("data")
       {
         Self.record(data, page: p, acknowledged: false, frame: frame, memory: &memory)
@@ -580,10 +583,19 @@ struct Type2Procedure: Sendable {
 
   func settleRead(_ op: inout Operation, memory: TagMemory) {
     // The TLV area is parsed once here (each `area` call parses it again).
-    guard let tlv = memory.type2Area?.ndef else { return }
+    guard let area = memory.type2Area, let tlv = area.ndef else { return }
     let complete = tlv.isComplete
     op.set("ndef_length", .int(tlv.length))
-    if op.outcome == .ok && !complete {
+    // Message bytes the session wrote and no read has returned since, at the read's start:
+    // the image knows them from the write, but this read stopped before them.
+    let end = area.baseAddress + tlv.valueOffset + tlv.length
+    let image = memory.type2End
+    let unread = (area.baseAddress + tlv.offset..<end).contains { a in
+      let state = image.state(a)
+      return (state == .written || state == .unacknowledged)
+        && (image.frame(a) ?? Int.max) < op.firstFrame
+    }
+    if op.outcome == .ok && (!complete || unread) {
       op.outcome = .unknown
       op.reason = "reads stopped before the end of the \(tlv.length)-byte message"
     }

@@ -306,15 +306,16 @@ struct NDEFWriteState {
     return nil
   }
 
-  /// true = acknowledged, false = unanswered, NAK 5 or SW 65xx (may have landed: an EEPROM
-  /// write error means programming started and failed, NXP NTAG21x datasheet; SW1 65 says the
+  /// true = acknowledged, false = unanswered, NAK 5, a non-standard 4-bit code (a damaged
+  /// ACK or NAK) or SW 65xx (may have landed: an EEPROM write error means programming
+  /// started and failed, NXP NTAG21x datasheet; SW1 65 says the
   /// non-volatile memory changed, ISO/IEC 7816-4 §5.1.3), nil = refused (did not land).
   private static func landed(_ c: SessionCommandLog.Command) -> Bool? {
     switch c.answer {
     case .ack: return true
     case .sw(let sw): return sw == "9000" ? true : sw.hasPrefix("65") ? false : nil
     case .none: return c.damagedSuccess
-    case .nak(5): return false
+    case .nak(let code) where ![0, 1, 4].contains(code): return false  // 5, or a damaged code
     case .nak, .other: return nil
     }
   }
