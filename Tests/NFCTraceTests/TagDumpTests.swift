@@ -176,3 +176,35 @@ private let flipperSignature: [UInt8] = [
   #expect(
     hinted.warnings.map(\.message) == ["UID check bytes BCC0/BCC1 in pages 0–2 do not verify"])
 }
+
+/// Flipper files of other technologies were read as NFC-A tags with nothing stored (an ISO
+/// 15693 UID named "unknown manufacturer 0xe0"): refused, naming the line (hunt importers #4).
+@Test func flipperOtherTechnologiesAreRefused() {
+  for (type, technology) in [
+    ("SLIX", "ISO 15693, NFC-V"), ("FeliCa", "FeliCa, NFC-F"), ("ISO14443-3B", "ISO 14443 type B"),
+  ] {
+    let text = "Filetype: Flipper NFC device\nVersion: 4\nDevice type: \(type)\nUID: E0 04 01 50\n"
+    #expect {
+      try TagDumpReader.read(TraceInput(path: "other.nfc", bytes: Data(text.utf8)))
+    } throws: { error in
+      guard let error = error as? TraceError else { return false }
+      return error.kind == .unsupported && error.location.record == 3
+        && error.message.hasPrefix("Flipper NFC file of device type \(type) (\(technology))")
+    }
+  }
+}
+
+/// MIFARE Classic blocks are not read, and the dump says so instead of "nothing read".
+@Test func flipperClassicBlocksAreNamedNotRead() throws {
+  let text =
+    "Filetype: Flipper NFC device\nVersion: 4\nDevice type: Mifare Classic\nUID: 5E 1F 7A 33\n"
+    + "Block 0: 5E 1F 7A 33 88 08 04 00 62 63 64 65 66 67 68 69\nBlock 1: ?? ?? ?? ?? ?? ?? ?? ?? "
+    + "?? ?? ?? ?? ?? ?? ?? ??\n"
+  let d = try #require(
+    try TagDumpReader.read(TraceInput(path: "classic.nfc", bytes: Data(text.utf8))))
+  #expect(
+    d.warnings.map(\.message) == [
+      "2 MIFARE Classic block(s) not read: only Type 2 pages are (Core NFC has no MIFARE Classic "
+        + "access)"
+    ])
+}

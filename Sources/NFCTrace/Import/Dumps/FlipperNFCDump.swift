@@ -37,6 +37,8 @@ enum FlipperNFCDump {
     var pagesTotal: Int?
     var pagesRead: Int?
     var counters: [Int: Int] = [:]
+    /// `Block N` lines (MIFARE Classic sectors): counted, not read.
+    var blocks = 0
     /// The ATS as current firmware stores it, byte by byte (`T0`, `TA(1)`, `TB(1)`, `TC(1)`,
     /// `T1...Tk`); assembled with its TL in `finish`.
     var atsParts: [String: [UInt8]] = [:]
@@ -68,7 +70,14 @@ enum FlipperNFCDump {
       }
       switch key {
       case "Version": version = try number()
-      case "Device type": deviceType = value
+      case "Device type":
+        deviceType = value
+        if let other = Self.otherTechnology(value) {
+          throw TraceError(
+            .unsupported, at: location,
+            "Flipper NFC file of device type \(value) (\(other)): only NFC-A tags "
+              + "(NTAG/Ultralight, ISO14443-3A/-4A, Mifare Classic, Mifare DESFire) are read")
+        }
       case "NTAG/Ultralight type": dump.statedProduct = value
       case "UID": dump.uid = try bytes(nil)
       case "ATQA": dump.atqa = atqa(try bytes(2))
@@ -86,6 +95,8 @@ enum FlipperNFCDump {
           counters[index] = try number()
         } else if let index = Self.indexed(key, "Page ") {
           pages[index] = try page(value, key: key, at: location)
+        } else if key.hasPrefix("Block "), Int(key.dropFirst(6)) != nil {
+          blocks += 1
         }
       }
     }
@@ -112,6 +123,18 @@ enum FlipperNFCDump {
           .malformed, at: location, "\(key): expected 4 hex bytes or ??, found \"\(value)\"")
       }
       return (out, known)
+    }
+
+    /// The technology of a Flipper device type that is not NFC-A (ISO 14443-B, ISO 15693 /
+    /// NFC-V, FeliCa / NFC-F), whose UID is no ISO/IEC 14443-3 type A UID; nil for NFC-A ones.
+    static func otherTechnology(_ deviceType: String) -> String? {
+      let t = deviceType.lowercased()
+      if t.hasPrefix("iso14443-3b") || t.hasPrefix("iso14443-4b") || t.hasPrefix("st25tb") {
+        return "ISO 14443 type B"
+      }
+      if t.hasPrefix("iso15693") || t.hasPrefix("slix") { return "ISO 15693, NFC-V" }
+      if t.hasPrefix("felica") { return "FeliCa, NFC-F" }
+      return nil
     }
 
     /// Most pages read: NTAG I2C plus 2K, the largest Type 2 memory, has far fewer.
@@ -160,7 +183,12 @@ enum FlipperNFCDump {
         dump.statedProduct = deviceType
       }
       if let warning = Type2Header.uidCheck(dump) { dump.warnings.append(warning) }
-      if count == 0, !deviceType.isEmpty {
+      if blocks > 0 {
+        dump.warnings.append(
+          TraceWarning(
+            "\(blocks) MIFARE Classic block(s) not read: only Type 2 pages are (Core NFC has no "
+              + "MIFARE Classic access)"))
+      } else if count == 0, !deviceType.isEmpty {
         dump.warnings.append(TraceWarning("device type \(deviceType): no Type 2 pages stored"))
       }
       return dump
