@@ -1,4 +1,6 @@
+import Foundation
 import NDEF
+import TestSupport
 import Testing
 
 @testable import NFCTrace
@@ -255,4 +257,17 @@ import Testing
   #expect(read.kind == .readNDEF)
   #expect(read.outcome == .unknown)
   #expect(read.reason == "reads stopped before the end of the 16-byte message")
+}
+
+/// A Proxmark3 client session log whose `trace list` table starts after 4 KiB of other output
+/// (`hw version`, `hf 14a info`) is detected by content (hunt importers #6: unknown format).
+@Test func formatDetectionLooksPastALongPreamble() throws {
+  let list = try Data(
+    contentsOf: URL(
+      fileURLWithPath: TestPaths.shared("derived/proxmark3-text/hf_14a_mfu.list_14a.txt")))
+  let preamble = String(
+    repeating: "[=]  firmware ........ Iceman/master/v4.19552 2024-11-22\n", count: 90)
+  let input = TraceInput(path: "session.log", bytes: Data(preamble.utf8) + list)
+  #expect(preamble.utf8.count > 4096)
+  #expect(try FormatRegistry(BuiltinFormats.all).detect(input).name == "pm3-text")
 }

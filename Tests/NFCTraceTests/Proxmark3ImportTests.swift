@@ -561,3 +561,13 @@ struct Proxmark3TextTests {
   // An ISO 14443-A trace stays NFC-A.
   #expect(try binary("hf_14a_mfu").frames.allSatisfy { $0.technology == .nfcA })
 }
+
+/// An older client's listing ends with its prompt `proxmark3> `: no "line skipped" warning
+/// (hunt importers, cosmetic).
+@Test func olderClientPromptIsIgnored() throws {
+  let list = try bytesOf("derived/proxmark3-text/hf_14a_mfu.list_14a.txt")
+  let (frames, warnings) = try text(
+    TraceInput(path: "old.txt", bytes: list + Data("proxmark3> \n".utf8)))
+  #expect(frames.count == 22)
+  #expect(warnings.isEmpty)
+}

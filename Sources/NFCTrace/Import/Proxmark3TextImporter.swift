@@ -4,7 +4,7 @@ import Foundation
 /// users paste it (RfidResearchGroup `client/src/cmdtrace.c`, `printTraceLine`/`printHexLine`).
 ///
 /// Accepted, in any mix of LF/CRLF line ends, tabs for spaces, and ANSI colour codes:
-/// - the echo line (`… pm3 --> trace list …`), `[=]`/`[+]`/`[?]` log lines and blank lines
+/// - the echo line (`… pm3 --> trace list …`, `proxmark3> hf list 14a`), `[=]`/`[+]`/`[?]` log lines and blank lines
 ///   (skipped; a preamble line naming the protocol, e.g. `ISO14443A - all times …`, is kept
 ///   as a hint);
 /// - the table header `Start | End | Src | Data … | CRC | Annotation` (or `Gap | Duration`
@@ -165,7 +165,13 @@ public struct Proxmark3TextImporter: TraceImporter {
     }
     if line.allSatisfy({ Proxmark3Text.isRuleCharacter($0) }) { return nil }
     if line.contains(Proxmark3Text.pipe) { return readTableLine() }
-    if Proxmark3Text.contains(line, all, "pm3 -->") { return nil }
+    // The client's prompt: `pm3 -->` (RRG) or `proxmark3>` (older clients), with or without a
+    // command after it.
+    if Proxmark3Text.contains(line, all, "pm3 -->")
+      || Proxmark3Text.contains(line, all, "proxmark3>")
+    {
+      return nil
+    }
     return readHexDumpLine(all)
   }
 

@@ -62,17 +62,29 @@ public struct FormatRegistry: Sendable {
         .truncated, at: input.location(unit: "byte", record: 0, offset: 0),
         "empty input, expected a trace")
     }
-    var best: (TraceFormat, Int)?
-    for f in formats {
-      let score = f.sniff(head, input.path)
-      if score > (best?.1 ?? 0) { best = (f, score) }
+    // A text log may start with pages of other output (a Proxmark3 client session's `hw
+    // version` and `hf 14a info` before `trace list`): a longer head is looked at when the
+    // first 4 KiB name no format.
+    var found = best(head, input.path)
+    if found == nil, input.bytes.count > head.count {
+      found = best(input.head(1 << 16), input.path)
     }
-    guard let found = best?.0 else {
+    guard let found else {
       let names = formats.map(\.name).joined(separator: ", ")
       throw TraceError(
         .unknownFormat, at: input.location(unit: "byte", record: 0, offset: 0),
         "not a recognised trace format (known: \(names)); use --input-format")
     }
     return found
+  }
+
+  /// The format that scores `head` highest, if any scores above zero.
+  private func best(_ head: [UInt8], _ path: String) -> TraceFormat? {
+    var best: (TraceFormat, Int)?
+    for f in formats {
+      let score = f.sniff(head, path)
+      if score > (best?.1 ?? 0) { best = (f, score) }
+    }
+    return best?.0
   }
 }
