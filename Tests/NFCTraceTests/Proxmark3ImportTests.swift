@@ -571,3 +571,22 @@ struct Proxmark3TextTests {
   #expect(frames.count == 22)
   #expect(warnings.isEmpty)
 }
+
+/// `trace list -t raw` names no protocol: a 14443-B listing's 1-byte frames are whole bytes,
+/// not short 14443-A frames by duration (hunt importers #5: `b1(1)`); a 14443-A one (REQA
+/// first) keeps the duration rule.
+@Test func rawListingAppliesTheDurationRuleOnlyToISO14443A() throws {
+  let header =
+    "      Start |        End | Src | Data (! denotes parity error)     | CRC | Annotation\n"
+    + "------------+------------+-----+----------------------------------+-----+-----------\n"
+  let b =
+    header + "          0 |       2048 | Rdr |0D  37  21  92  F2                 |     | \n"
+    + "      35824 |      36080 | Rdr |B1                                |     | \n"
+  let (frames, _) = try text(TraceInput(path: "b.txt", bytes: Data(b.utf8)))
+  #expect(frames.map(\.bits) == [nil, nil])
+  let a =
+    header + "          0 |       1056 | Rdr |26                                |     | \n"
+    + "       2228 |       4596 | Tag |44  00                            |     | \n"
+  let (aFrames, _) = try text(TraceInput(path: "a.txt", bytes: Data(a.utf8)))
+  #expect(aFrames.map(\.bits) == [7, nil])
+}

@@ -28,7 +28,8 @@ import Foundation
 /// Bits: a `(n)` mark gives `bits = n` (n = 0 → nil). Listings that print no mark (`-t 7816`,
 /// `des`, `raw`) get the client's duration rule for 1-byte frames
 /// (`Proxmark3.shortFrameBits(durationTicks:)`) unless the preamble names a non-14443-A
-/// protocol; `-x` dumps carry no duration, so a 1-byte `26`/`52`/`7A`–`7D` from the reader is
+/// protocol or, naming none (`-t raw`, which lists any protocol), the frames have not shown
+/// ISO 14443-A yet (a REQA/WUPA, a valid CRC_A; a valid CRC_B shows 14443-B); `-x` dumps carry no duration, so a 1-byte `26`/`52`/`7A`–`7D` from the reader is
 /// 7 bits and a 1-byte tag answer below `10` is 4 bits. Hitag listings print the first byte
 /// right-aligned with its bit count (`18(5)`); such frames are realigned MSB first like the
 /// binary trace, with flag `msb-first`.
@@ -377,14 +378,32 @@ public struct Proxmark3TextImporter: TraceImporter {
       }
       return
     }
+    if state.hint == .unknown, state.showsISO14443A == nil { noteTechnology(cells.bytes, pending) }
     guard count == 1, let only = cells.bytes.first else { return }
     if let duration = pending.durationTicks {
-      if state.hint.allowsDurationRule || cells.shortMark {
+      let timing = state.hint != .unknown || state.showsISO14443A == true
+      if (state.hint.allowsDurationRule && timing) || cells.shortMark {
         frame.bits =
           Proxmark3.shortFrameBits(durationTicks: duration) ?? (cells.shortMark ? 7 : nil)
       }
     } else {
       frame.bits = Proxmark3.shortFrameBits(byte: only, fromReader: pending.direction == .reader)
+    }
+  }
+
+  /// Settles `state.showsISO14443A` from a frame of a listing that names no protocol: a
+  /// reader's 1-byte REQA/WUPA (26/52) of 7-bit duration, or a CRC_A / CRC_B that checks.
+  private mutating func noteTechnology(_ bytes: [UInt8], _ pending: Proxmark3PendingFrame) {
+    if bytes.count == 1, pending.direction == .reader, bytes[0] == 0x26 || bytes[0] == 0x52,
+      let d = pending.durationTicks, Proxmark3.shortFrameBits(durationTicks: d) == 7
+    {
+      state.showsISO14443A = true
+    } else if bytes.count >= 3 {
+      if CRC.hasValidCRCA(bytes) {
+        state.showsISO14443A = true
+      } else if CRC.hasValidCRCB(bytes) {
+        state.showsISO14443A = false
+      }
     }
   }
 
@@ -463,6 +482,10 @@ struct Proxmark3PendingFrame {
 /// Listing-wide state of the text importer.
 struct Proxmark3TextState {
   var hint = Proxmark3ListProtocol.unknown
+  /// With no protocol named (`-t raw`): whether the frames so far show ISO 14443-A — a
+  /// REQA/WUPA or a frame with a valid CRC_A (true) — or 14443-B, a valid CRC_B (false);
+  /// nil until one does. Only 14443-A timing makes a 1-byte frame's duration its bit count.
+  var showsISO14443A: Bool?
   var sawTable = false
   /// `-r`: the columns are gap and duration instead of start and end.
   var relative = false
