@@ -151,23 +151,26 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
     #expect(answer.frames.map(\.data) == [[0x12, 0x34, 0x90, 0x00]])
   }
 
-  /// Two targets listed, only target 1 with an ATS: exchanges with target 2 are not APDUs. With
-  /// fAutomaticRATS off, bytes after an ISO-DEP SAK are the next target, not an ATS.
+  /// Two targets listed, only target 1 with an ATS: exchanges with target 2 are not APDUs (and
+  /// show target 2's activation first: Pass 29). With fAutomaticRATS off, bytes after an
+  /// ISO-DEP SAK are the next target, not an ATS.
   @Test func isoDEPIsPerTargetAndFollowsAutomaticRATS() {
     var link = PN53xHostLink()
     let t1: [UInt8] = [0x01, 0x00, 0x44, 0x20, 0x04, 1, 2, 3, 4, 0x02, 0x80]
     let t2: [UInt8] = [0x02, 0x00, 0x44, 0x00, 0x04, 5, 6, 7, 8]
     _ = link.hostToReader(framed([0xD4, 0x4A, 0x02, 0x00]))
-    #expect(link.readerToHost(framed([0xD5, 0x4B, 0x02] + t1 + t2)).frames.count == 5)
+    // Target 1's ATQA, SAK, ATS; target 2's target data (a listed target, no activation).
+    #expect(link.readerToHost(framed([0xD5, 0x4B, 0x02] + t1 + t2)).frames.count == 4)
     let toT2 = link.hostToReader(framed([0xD4, 0x40, 0x02, 0x30, 0x04]))
-    #expect(toT2.frames.first?.flags == [])
+    #expect(toT2.frames.map(\.data) == [[0x44, 0x00], [0x00], [0x30, 0x04]])
+    #expect(toT2.frames.last?.flags == [])
     var noRATS = PN53xHostLink()
     _ = noRATS.hostToReader(framed([0xD4, 0x12, 0x04]))
     _ = noRATS.hostToReader(framed([0xD4, 0x4A, 0x02, 0x00]))
     let listed = noRATS.readerToHost(
       framed([0xD5, 0x4B, 0x02] + Array(t1.prefix(9)) + t2)
     ).frames
-    #expect(listed.map(\.data) == [[0x44, 0x00], [0x20], [0x44, 0x00], [0x00]])
+    #expect(listed.map(\.data) == [[0x44, 0x00], [0x20], t2])
   }
 
   @Test func otherCCIDSlotsAndEscapeConfigurationAreNotShown() {

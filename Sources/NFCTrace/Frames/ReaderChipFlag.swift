@@ -5,6 +5,14 @@ public enum ReaderChipFlag {
   /// ATQA, SAK or ATS the reader reported after activating the tag itself (PN53x
   /// InListPassiveTarget / InAutoPoll); the ATQA frame also carries `uid=<hex>`.
   public static let targetInfo = "pn53x-target-info"
+  /// With `targetInfo`: a further target the PN53x listed (InListPassiveTarget /
+  /// InAutoPoll NbTg 2) besides the one whose activation the frames show; the frame holds
+  /// its target data as the chip reported it, `Tg SENS_RES SEL_RES NFCIDLength NFCID1 [ATS]`
+  /// (PN533 user manual §8.4.5). Shown, not an activation.
+  public static let listedTarget = "pn53x-listed-target"
+  /// With `targetInfo`: the activation of a listed target shown again because an
+  /// InDataExchange addressed it by its Tg after another target's (PN533 user manual §8.4.8).
+  public static let targetSelected = "pn53x-target-selected"
   /// An APDU, or the card's answer, that the reader carried in ISO-DEP blocks it built and
   /// took apart itself (PN53x InDataExchange to an ISO-DEP target; a PC/SC reader's APDU to
   /// the card): the frame is the blocks' INF, not the blocks.

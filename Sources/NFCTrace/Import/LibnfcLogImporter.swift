@@ -140,17 +140,25 @@ public struct LibnfcLogImporter: TraceImporter {
 
   private enum Traffic { case tx, rx }
 
+  /// Whitespace-separated tokens searched for the category: libnfc's priority and category
+  /// after a prefix of up to 14 tokens (a time stamp; journalctl's `Dec 04 21:30:01 host
+  /// nfc-poll[1234]:`, 7 tokens with the priority; `short-full`'s weekday and zone, 9).
+  static let categoryTokenLimit = 16
+
   /// Finds `TX:`/`RX:` in a line whose category starts with `libnfc.`; returns where the hex
-  /// begins. Layout: priority, whitespace, category, whitespace, message; the category may
-  /// come later, after what a terminal or a logger put first (a time stamp, a host name).
+  /// begins. Layout (libnfc `log.c`): priority, whitespace, category, whitespace, message; the
+  /// category may come later, after what a terminal or a logger put first (a time stamp, a
+  /// host name, journalctl's `program[pid]:`): the first of the line's first
+  /// `categoryTokenLimit` tokens that starts with `libnfc.` is the category.
   private static func trafficField(_ bytes: Data, _ start: Int, _ end: Int) -> (Traffic, Int)? {
     var i = start
     func skip(_ whitespace: Bool) {
       while i < end, (bytes[i] == 0x20 || bytes[i] == 0x09) == whitespace { i += 1 }
     }
     var found = false
-    for _ in 0..<6 where !found {
+    for _ in 0..<categoryTokenLimit where !found {
       skip(true)
+      guard i < end else { return nil }
       let token = i
       skip(false)
       found = i - token > 7 && bytes[token..<(token + 7)].elementsEqual("libnfc.".utf8)

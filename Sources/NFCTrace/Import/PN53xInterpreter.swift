@@ -9,11 +9,22 @@
 ///   host, status b6 from the chip) are joined into one frame. A
 ///   status error (low 6 bits ≠ 0, e.g. 0x01 timeout) gives no tag frame and a warning.
 ///   A successful exchange with no data (a Type 2 WRITE, whose 4-bit ACK the chip consumes)
-///   gives an empty tag frame flagged `pn53x-empty-answer`.
+///   gives an empty tag frame flagged `pn53x-empty-answer`. To a Type 2 target (SAK 00) the
+///   one-frame MIFARE write `A0 page data(16)` is the COMPATIBILITY_WRITE the chip runs in
+///   both steps itself (PN533 user manual §8.4.8, InDataExchange "MIFARE Write 16 bytes"):
+///   it becomes part 1 `A0 page`, the ACK the chip consumed, part 2 (the 16 bytes) and its
+///   ACK, once the chip reports success. The Tg byte names the target the exchange goes to:
+///   when the frames last showed another listed target's activation, the addressed target's
+///   is shown again first (flagged `pn53x-target-selected`), so that the exchange belongs to
+///   its UID, ATQA and SAK (InDataExchange Tg, the logical number of the relevant target).
 /// - InListPassiveTarget (4A/4B) at 106 kbit/s type A, and InAutoPoll (60/61) type A targets: the REQA/anticollision exchange is
 ///   done by the chip and not logged, so only what the tag answered is emitted — ATQA (in air
 ///   order: the PN53x gives SENS_RES MSB first), SAK and the ATS when present — as tag
-///   frames flagged `pn53x-target-info` (the ATQA frame also carries `uid=<hex>`).
+///   frames flagged `pn53x-target-info` (the ATQA frame also carries `uid=<hex>`). With
+///   several targets (NbTg 2), the first one listed is the activation; each further one is
+///   one tag frame holding its target data as the chip reported it, flagged
+///   `pn53x-target-info` and `pn53x-listed-target`: shown, not an activation, until an
+///   InDataExchange addresses it.
 /// - RFConfiguration item 01 (RF field) → field-on/field-off events.
 /// - WriteRegister (08) is followed for CIU_BitFraming (0x633D TxLastBits: 7-bit frames
 ///   such as a magic wake-up), CIU_TxMode/RxMode (0x6302/0x6303 bit 0x80: CRC added by the
@@ -34,6 +45,20 @@ struct PN53xInterpreter: Sendable {
   private var automaticRATS = true
   /// The Tg of the pending InDataExchange.
   private var exchangeTarget: UInt8 = 1
+  /// A type A target of the last InListPassiveTarget / InAutoPoll answer: its activation
+  /// frames (ATQA, SAK, ATS) and its SAK.
+  private struct ListedTarget: Sendable {
+    var activation: [Output]
+    var sak: UInt8
+  }
+  /// The targets of the last listing by Tg (PN533 user manual §8.4.5: Tg, the logical number
+  /// the chip gave the target), forgotten at a new listing and when the field goes off.
+  private var listed: [UInt8: ListedTarget] = [:]
+  /// The Tg whose activation the frames showed last: the target exchanges are credited to.
+  private var shownTarget: UInt8?
+  /// COMPATIBILITY_WRITE part 2 (16 bytes) of the pending InDataExchange to a Type 2 target,
+  /// shown once the chip reports both steps done.
+  private var compatibilityData: [UInt8]?
   /// InDataExchange chaining with the MI bit (Tg b6 from the host, status b6 from the chip):
   /// the parts of a command or an answer the chip splits over several exchanges.
   private var hostChain: [UInt8]?
@@ -50,7 +75,10 @@ struct PN53xInterpreter: Sendable {
 
   /// The host aborted the command in progress (an ACK frame), or the reader answered it with
   /// its own status word: no PN53x response will come for it.
-  mutating func abort() { pending = nil }
+  mutating func abort() {
+    pending = nil
+    compatibilityData = nil
+  }
 
   /// Frames for a host→chip frame `D4 CC …`, and warnings.
   mutating func command(_ frame: [UInt8]) -> ([Output], [String]) {
@@ -60,6 +88,7 @@ struct PN53xInterpreter: Sendable {
     let code = frame[1]
     let params = Array(frame.dropFirst(2))
     pending = (code, params.count >= 2 ? params[1] : 0)
+    compatibilityData = nil
     switch code {
     case 0x40:
       guard let tg = params.first else { return ([], ["InDataExchange without a Tg byte"]) }
@@ -73,10 +102,10 @@ struct PN53xInterpreter: Sendable {
       return ([readerFrame(params, thru: true)], [])
     case 0x4A:
       if params.count >= 2 { technology = Self.technology(modulation: params[1]) }
-      isoDEPTargets = []
+      forgetTargets()
       return ([], [])
     case 0x60:
-      isoDEPTargets = []
+      forgetTargets()
       return ([], [])
     case 0x08:
       writeRegisters(params)
@@ -84,7 +113,7 @@ struct PN53xInterpreter: Sendable {
     case 0x32:
       guard params.count >= 2, params[0] == 0x01 else { return ([], []) }
       let on = params[1] & 0x01 != 0
-      if !on { isoDEPTargets = [] }
+      if !on { forgetTargets() }
       return ([.field(on ? .fieldOn : .fieldOff, flag: ReaderChipFlag.rfConfiguration)], [])
     default:
       return ([], [])
@@ -148,6 +177,7 @@ struct PN53xInterpreter: Sendable {
           + "host sent a new command; not shown")
     }
     tagChain = nil
+    let selection = select(exchangeTarget, &warnings)
     if tg & 0x40 != 0 {
       hostChain = (hostChain ?? []) + data
       answerIsChainAck = true
@@ -158,20 +188,64 @@ struct PN53xInterpreter: Sendable {
             + "an APDU; dropped")
         hostChain = nil
       }
-      return []
+      return selection
     }
     let whole = (hostChain ?? []) + data
     hostChain = nil
+    let isoDEP = isoDEPTargets.contains(exchangeTarget)
+    // MIFARE Write 16 bytes to a Type 2 target: the chip sends part 1 and, after the tag's
+    // ACK, the 16 bytes (of which an Ultralight stores the first 4, MF0ICU1 COMPATIBILITY
+    // WRITE); what follows part 1 is shown when the chip reports how it went.
+    if !isoDEP, whole.count == 18, whole[0] == 0xA0, listed[exchangeTarget]?.sak == 0x00 {
+      compatibilityData = Array(whole[2...])
+      return selection + [readerFrame([0xA0, whole[1]], thru: false)]
+    }
     var frame = readerFrame(whole, thru: false)
-    if isoDEPTargets.contains(exchangeTarget) { frame.flags.append(ReaderChipFlag.isoDEPPayload) }
-    return [frame]
+    if isoDEP { frame.flags.append(ReaderChipFlag.isoDEPPayload) }
+    return selection + [frame]
+  }
+
+  /// The activation of listed target `tg` when the frames last showed another target's
+  /// (PN533 user manual §8.4.8, InDataExchange: Tg is the target the chip exchanges with),
+  /// flagged `pn53x-target-selected`; nothing when it is the one shown or was not listed.
+  private mutating func select(_ tg: UInt8, _ warnings: inout [String]) -> [Output] {
+    guard tg != shownTarget else { return [] }
+    guard let target = listed[tg] else {
+      if !listed.isEmpty {
+        let known = listed.keys.sorted().map(String.init).joined(separator: ", ")
+        warnings.append(
+          "InDataExchange addresses Tg \(tg), which the last target listing did not give (Tg "
+            + "\(known)); the exchange is shown under the target shown last")
+      }
+      return []
+    }
+    shownTarget = tg
+    return target.activation.map { frame in
+      var frame = frame
+      frame.flags.insert(ReaderChipFlag.targetSelected, at: 1)
+      return frame
+    }
+  }
+
+  /// A new listing or the field going off: the listed targets are gone.
+  private mutating func forgetTargets() {
+    isoDEPTargets = []
+    listed = [:]
+    shownTarget = nil
   }
 
   private mutating func exchangeAnswer(_ body: [UInt8], name: String) -> ([Output], [String]) {
     guard let status = body.first else { return ([], ["\(name) response without a status byte"]) }
     let error = status & 0x3F
+    let part2 = name == "InDataExchange" ? compatibilityData : nil
+    compatibilityData = nil
     guard error == 0 else {
-      let warning = "\(name) status \(Self.hex(status)): \(Self.statusMeaning(error))"
+      var warning = "\(name) status \(Self.hex(status)): \(Self.statusMeaning(error))"
+      if part2 != nil {
+        warning +=
+          " (MIFARE Write 16 bytes to a Type 2 tag, run by the chip as COMPATIBILITY_WRITE: it "
+          + "does not say whether part 1 or part 2 failed)"
+      }
       // An authentication the chip ran and the card refused: a refusal, not a silence.
       guard error == 0x14 else { return ([], [warning]) }
       return (
@@ -200,7 +274,10 @@ struct PN53xInterpreter: Sendable {
     let frame = Output(
       direction: .tag, event: nil, data: data, bits: nil, crc: crc, technology: technology,
       flags: flags)
-    return ([frame], [])
+    guard let part2 else { return ([frame], []) }
+    // Part 1's ACK, which the chip consumed before sending part 2.
+    let ack = Output.data(.tag, [], technology: technology, flags: [ReaderChipFlag.emptyAnswer])
+    return ([ack, readerFrame(part2, thru: false), frame], [])
   }
 
   /// InListPassiveTarget answer: `NbTg` then per target (106 kbit/s type A) `Tg SENS_RES(2)
@@ -275,6 +352,7 @@ struct PN53xInterpreter: Sendable {
     }
     let uid = body[(i + 5)..<(i + 5 + uidLength)]
     let sak = body[i + 3]
+    let tg = body[i] & 0x0F
     var outputs = [
       ReaderChipFrame.targetInfo([body[i + 2], body[i + 1]], extra: ["uid=" + Hex.string(uid)]),
       ReaderChipFrame.targetInfo([sak]),
@@ -285,13 +363,35 @@ struct PN53xInterpreter: Sendable {
     if sak & 0x20 != 0, automaticRATS, end < body.count {
       let tl = Int(body[end])
       guard tl >= 1, end + tl <= body.count else {
-        return (outputs, nil, "\(command): ATS length byte TL exceeds the data")
+        return (
+          shown(tg, outputs, sak: sak, data: body[i..<end]), nil,
+          "\(command): ATS length byte TL exceeds the data"
+        )
       }
       outputs.append(ReaderChipFrame.targetInfo(Array(body[end..<(end + tl)])))
-      isoDEPTargets.insert(body[i] & 0x0F)
+      isoDEPTargets.insert(tg)
       end += tl
     }
-    return (outputs, end, nil)
+    return (shown(tg, outputs, sak: sak, data: body[i..<end]), end, nil)
+  }
+
+  /// Records listed target `tg` and returns what shows it: its `activation` when it is the
+  /// first of the listing, else one frame of its target `data` flagged
+  /// `pn53x-listed-target` (an activation the exchanges do not belong to until one
+  /// addresses it).
+  private mutating func shown(
+    _ tg: UInt8, _ activation: [Output], sak: UInt8, data: ArraySlice<UInt8>
+  ) -> [Output] {
+    listed[tg] = ListedTarget(activation: activation, sak: sak)
+    guard shownTarget != nil, shownTarget != tg else {
+      shownTarget = tg
+      return activation
+    }
+    return [
+      .data(
+        .tag, Array(data), technology: .nfcA,
+        flags: [ReaderChipFlag.targetInfo, ReaderChipFlag.listedTarget])
+    ]
   }
 
   // MARK: - Registers

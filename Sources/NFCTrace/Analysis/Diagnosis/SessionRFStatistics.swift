@@ -65,6 +65,9 @@ public struct SessionRFStatistics: Sendable {
   /// Reader I-blocks whose answer the capture missed (`answer-not-captured`: the reader's next
   /// I-block toggled its number).
   public private(set) var missedAnswers: [Int] = []
+  /// Further targets a reader chip listed beside the one it activated (PN53x NbTg 2:
+  /// `ReaderChipFlag.listedTarget` frames).
+  public private(set) var listedTargets: [Int] = []
   /// The distinct UIDs completed in the session, with the frame that completed each.
   public private(set) var uids: [(uid: [UInt8], frame: Int)] = []
   /// True when the source gives no times (frames only in order).
@@ -100,6 +103,9 @@ public struct SessionRFStatistics: Sendable {
       if finding.code == "answer-not-captured", let unanswered = finding.frames.first {
         Self.add(unanswered, to: &missedAnswers)
       }
+    }
+    if !f.frame.sourceFlags.isEmpty, f.frame.sourceFlags.contains(ReaderChipFlag.listedTarget) {
+      Self.add(f.frame.index, to: &listedTargets)
     }
     if let uid = f.completedUID, !uids.contains(where: { $0.uid == uid }), uids.count < 8 {
       uids.append((uid, f.frame.index))

@@ -5,7 +5,8 @@
 /// answers with a bad BCC (two tags answering at once corrupt the UID; ISO/IEC 14443-3
 /// §6.5.3, nfc-facts §1.2), or a session on another UID starting within 100 ms of the end of
 /// the previous one (the reader alternates between tags; not random UIDs, which change at
-/// every activation of one device).
+/// every activation of one device), or a reader chip listing several targets (PN533 user
+/// manual §8.4.5, InListPassiveTarget NbTg).
 /// Code: `several-tags` (warning; no error: Core NFC's NFCNDEFReaderSession delivers several
 /// tags to readerSession(_:didDetect:) and the app must restartPolling()).
 enum SeveralTagsRule: DiagnosisRule {
@@ -25,6 +26,12 @@ enum SeveralTagsRule: DiagnosisRule {
         "the reader resolved a collision bit by bit (an ANTICOLLISION with known UID bits, sent "
           + "only after two answers collided)")
       frames.append(frame)
+    }
+    if !c.rf.listedTargets.isEmpty {
+      reasons.append(
+        "the reader chip listed another target beside this tag (PN53x InListPassiveTarget / "
+          + "InAutoPoll with 2 targets)")
+      frames += c.rf.listedTargets.prefix(3)
     }
     if !c.rf.badBCC.isEmpty {
       reasons.append("\(c.rf.badBCC.count) anticollision answer(s) with a bad BCC")

@@ -11,6 +11,7 @@ enum ReaderTargetInfo {
   /// The layer result for a target-info frame, or nil when `frame` is not one.
   static func result(_ frame: Frame, context: inout LinkContext) -> FrameLayerResult? {
     guard frame.direction == .tag, frame.sourceFlags.contains(flag) else { return nil }
+    if frame.sourceFlags.contains(ReaderChipFlag.listedTarget) { return listedTarget(frame) }
     var newActivation = false
     let decode: LayerDecode
     // The ATQA frame carries the UID flag; a SAK comes once per activation; the rest is the
@@ -25,12 +26,12 @@ enum ReaderTargetInfo {
       let atqa = ATQA(value: UInt16(frame.data[1]) << 8 | UInt16(frame.data[0]))
       context.atqa = atqa.value
       if let uid = uidFlag(frame) { context.uid = uid }
-      decode = relabel(atqa.decode, "reported by the reader chip")
+      decode = relabel(atqa.decode, note(frame))
     case 1:
       let sak = SAK(frame.data[0])
       context.sak = sak.value
       context.uidComplete = !context.uid.isEmpty
-      decode = relabel(sak.decode(level: nil), "reported by the reader chip")
+      decode = relabel(sak.decode(level: nil), note(frame))
     default:
       let ats = ATS(frame.data)
       context.ats = frame.data
@@ -64,6 +65,46 @@ enum ReaderTargetInfo {
     return FrameLayerResult(
       result: LayerResult(decode: decode, handoff: (.iso7816, unit)), crc: frame.crc,
       expectsResponse: frame.direction == .reader, newActivation: false)
+  }
+
+  /// A further target the reader chip listed (`ReaderChipFlag.listedTarget`): its target data
+  /// `Tg SENS_RES(2, MSB first) SEL_RES NFCIDLength NFCID1 [ATS]` (PN533 user manual §8.4.5,
+  /// InListPassiveTarget) decoded as `listed target`, leaving the activation as it is.
+  private static func listedTarget(_ frame: Frame) -> FrameLayerResult {
+    let d = frame.data
+    let decode: LayerDecode
+    if d.count >= 5, d.count >= 5 + Int(d[4]) {
+      let uid = Array(d[5..<(5 + Int(d[4]))])
+      let ats = Array(d[(5 + Int(d[4]))...])
+      var fields = [
+        LayerField("tg", .int(Int(d[0]))), LayerField("atqa", .hex([d[1], d[2]])),
+        LayerField("sak", .hex([d[3]])), LayerField("uid", .hex(uid)),
+      ]
+      if !ats.isEmpty { fields.append(LayerField("ats", .hex(ats))) }
+      decode = LayerDecode(
+        .iso14443A, "listed target",
+        "Tg \(d[0]) listed by the reader chip: ATQA 0x\(Hex.string([d[1], d[2]])), SAK "
+          + "0x\(Hex.string([d[3]])), UID \(Hex.uid(uid))"
+          + (ats.isEmpty ? "" : ", ATS \(Hex.string(ats))")
+          + " (another target; exchanges addressed to it show its activation first)",
+        fields)
+    } else {
+      decode = LayerDecode(
+        .iso14443A, "listed target",
+        "target data of another target listed by the reader chip, cut short (\(d.count) bytes)",
+        [LayerField("data", .hex(d))])
+    }
+    return FrameLayerResult(
+      result: LayerResult(decode: decode), crc: .absent, expectsResponse: false,
+      newActivation: false)
+  }
+
+  /// How the activation frame came: reported with the listing, or shown again because an
+  /// exchange addressed that target after another one.
+  private static func note(_ frame: Frame) -> String {
+    frame.sourceFlags.contains(ReaderChipFlag.targetSelected)
+      ? "listed by the reader chip, selected again for the exchange addressed to it"
+      : "reported by the reader chip"
   }
 
   private static func uidFlag(_ frame: Frame) -> [UInt8]? {
