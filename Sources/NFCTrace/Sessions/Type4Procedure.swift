@@ -78,6 +78,9 @@ struct Type4Procedure: Sendable {
     if name.hasPrefix("SELECT") {
       // SELECTs belong to the procedure they start; after the query they join what follows.
       if name == "SELECT NDEF application" && status == nil { return .queryNDEFStatus }
+      // Another file of the NDEF application before the CC was read (ST25TA's system file
+      // E101): not a detection step (T4T 2.0 §5.4 selects the CC first), the app's own access.
+      if name == "SELECT file", current == .queryNDEFStatus, cc == nil { return .transceive }
       if let current, current != .connect, current != .transceive { return current }
       return .queryNDEFStatus
     }
