@@ -295,3 +295,16 @@ import Testing
       "connect ok", "transceive ok", "queryNDEFStatus readWrite 253 B",
     ])
 }
+
+/// A writeLock's acknowledged WRITE of the never-read dynamic lock page sets LOCK2/LOCK3 bits
+/// for good (lock bits are OR-programmed): the report names the pages they lock, and LOCK4 as
+/// unknown — it said "dynamic lock bits not known" (hunt t2 #7).
+@Test func acknowledgedDynamicLockWriteIsDecoded() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.write(40, [0xFF, 0x07, 0x00, 0x00])
+  let s = try #require(try sessions(b).first)
+  let end = TagReport(session: s).end
+  #expect(end.locks?.dynamic?.lockedRanges.flatMap { Array($0) } == Array(16...37))
+  #expect(end.unknowns.contains("dynamic lock page 40 byte 2 (LOCK4) not known"))
+}

@@ -109,8 +109,12 @@ public struct TagContents: Sendable {
     let declared =
       product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
     if let layout = product.flatMap(Type2Locks.dynamicLayout) ?? declared {
-      dynamic = Self.settled(image, layout.page * 4, 3)
-      if dynamic == nil {
+      // LOCK2 and LOCK3 alone when LOCK4 is unknown (a writeLock's WRITE of a page never
+      // read: the bits it set are known, the block-lock byte it left 00 is not).
+      dynamic = Self.settled(image, layout.page * 4, 3) ?? Self.settled(image, layout.page * 4, 2)
+      if dynamic?.count == 2 {
+        unknowns.append("dynamic lock page \(layout.page) byte 2 (LOCK4) not known")
+      } else if dynamic == nil {
         unknowns.append(
           Self.unacknowledged(image, layout.page * 4, 3)
             ? "dynamic lock page \(layout.page) written without acknowledgement: whether its "
