@@ -308,3 +308,20 @@ import Testing
   #expect(end.locks?.dynamic?.lockedRanges.flatMap { Array($0) } == Array(16...37))
   #expect(end.unknowns.contains("dynamic lock page 40 byte 2 (LOCK4) not known"))
 }
+
+/// Another maker's Type 2 tag (UID0 05h): a READ_SIG it refuses in the connect is a probe,
+/// as a refused GET_VERSION (it said "connect failed"), and it is no "MIFARE Ultralight /
+/// NTAG" (hunt t2, minor).
+@Test func foreignType2TagRefusingReadSigConnects() throws {
+  var b = TraceBuilder()
+  b.activateSingle([0x88, 0x05, 0xAA, 0xBB], sak: 0x04)
+  b.reader([0x95, 0x20], crc: false)
+  b.tag([0xCC, 0xDD, 0xEE, 0xFF, 0xCC ^ 0xDD ^ 0xEE ^ 0xFF], crc: false)
+  b.reader([0x95, 0x70, 0xCC, 0xDD, 0xEE, 0xFF, 0xCC ^ 0xDD ^ 0xEE ^ 0xFF])
+  b.tag([0x00])
+  b.reader([0x3C, 0x00])
+  b.add4Bit(0x00)
+  let s = try #require(try sessions(b).first)
+  #expect(s.operations.first?.outcome == .ok)
+  #expect(s.tag.product == "Type 2 tag")
+}

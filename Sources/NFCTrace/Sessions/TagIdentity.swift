@@ -2,7 +2,7 @@
 /// GET_VERSION, product and memory size.
 ///
 /// Product rules, most specific first: a GET_VERSION answer (nfc-facts §4.6); SAK `00` →
-/// "MIFARE Ultralight / NTAG (Type 2)"; SAK MIFARE Classic values → Classic 1K/4K/Mini; SAK with
+/// "MIFARE Ultralight / NTAG (Type 2)" (NXP's UID, else "Type 2 tag"); SAK MIFARE Classic values → Classic 1K/4K/Mini; SAK with
 /// the ISO 14443-4 bit and an NDEF application → "Type 4 tag"; a DESFire GetVersion answer
 /// names DESFire and NTAG 424 DNA (`DESFireVersion`).
 public struct TagIdentity: Sendable, Equatable {
@@ -122,7 +122,10 @@ public struct TagIdentity: Sendable, Equatable {
       return "ISO-DEP tag (ISO 14443-4)"
     }
     switch sak {
-    case 0x00: return "MIFARE Ultralight / NTAG (Type 2)"
+    case 0x00:
+      // A 7- or 10-byte UID starts with its IC manufacturer (ISO/IEC 7816-6): only NXP's 04h
+      // makes the tag a MIFARE Ultralight or NTAG.
+      return uid.count >= 7 && uid[0] != 0x04 ? "Type 2 tag" : "MIFARE Ultralight / NTAG (Type 2)"
     case 0x08, 0x88: return "MIFARE Classic 1K"
     case 0x09: return "MIFARE Mini"
     case 0x18: return "MIFARE Classic 4K"

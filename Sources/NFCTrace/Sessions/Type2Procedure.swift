@@ -306,6 +306,10 @@ struct Type2Procedure: Sendable {
       // do not support it and NAK (nfc-facts §4.6): an identification answer, not a failure.
       getVersionRefused = true
       op.set("get_version", .string("refused: MIFARE Ultralight, Ultralight C or NTAG203"))
+    case "NAK" where x.command?.name == "READ_SIG" && op.kind == .connect:
+      // The same kind of probe: READ_SIG (NTAG21x, Ultralight EV1 originality signature)
+      // refused by a tag without it (another maker's, an original Ultralight, a clone).
+      op.set("read_sig", .string("refused: the tag has no originality signature"))
     case "NAK":
       let what = x.command?.summary ?? "command"
       // A refusal a retry made up for earlier in the call leaves it ok: this one is first again.
