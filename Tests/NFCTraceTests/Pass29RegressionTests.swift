@@ -151,9 +151,9 @@ import Testing
   #expect(!f.message.contains("never a torn one"))
 }
 
-/// A tag frame longer than the reader's FSD: the reader must drop it, so the read failed (the
-/// simulator's truth: 102) — unless the reader's next I-block toggles its block number, which
-/// shows it took the frame anyway (hunt t4 #3: it said readNDEF ok).
+/// A tag frame longer than the reader's FSD: the reader must drop it, so the read failed when
+/// the reader's next frame shows it did (the simulator's truth: 102), is unknown when nothing
+/// shows, and ok when its next I-block toggles its block number (hunt t4 #3: readNDEF ok).
 @Suite struct Pass29FSDOverrunTests {
   private let ok: [UInt8] = [0x90, 0x00]
 
@@ -165,16 +165,28 @@ import Testing
     return b
   }
 
-  @Test func droppedFrameFailsTheRead() throws {
+  /// R(NAK) after it: the reader dropped the frame (ISO/IEC 14443-4 §7.5.4.2 rule 4).
+  @Test func rejectedFrameFailsTheRead() throws {
+    var b = overrun()
+    b.reader([0xB2])  // R(NAK), block number 0: the I-block it did not take
+    let s = try #require(try sessions(b).first)
+    let read = try #require(s.operations.last { $0.kind == .readNDEF })
+    #expect(read.outcome == .failed)
+    #expect(read.reason?.hasSuffix("the reader dropped it (ISO/IEC 14443-4 §7.1.1)") == true)
+    let f = try #require(try b.diagnose().finding("response-exceeds-fsd"))
+    #expect(f.coreNFCError == .tagResponseError)
+  }
+
+  /// S(DESELECT) after it ends the exchange whether or not the reader took the frame (review
+  /// 2026-12-04c: it was a failure).
+  @Test func deselectAfterItLeavesTheOutcomeUnknown() throws {
     var b = overrun()
     b.reader([0xC2])
     b.tag([0xC2])
     let s = try #require(try sessions(b).first)
     let read = try #require(s.operations.last { $0.kind == .readNDEF })
-    #expect(read.outcome == .failed)
-    #expect(read.reason?.hasSuffix("the reader drops it (ISO/IEC 14443-4 §7.1.1)") == true)
-    let f = try #require(try b.diagnose().finding("response-exceeds-fsd"))
-    #expect(f.coreNFCError == .tagResponseError)
+    #expect(read.outcome == .unknown)
+    #expect(read.reason?.hasSuffix("nothing after it shows whether this one did") == true)
   }
 
   @Test func toggledNextBlockShowsTheReaderTookIt() throws {
@@ -251,7 +263,8 @@ import Testing
     b.write(4 + k, chunk + Array(repeating: 0, count: 4 - chunk.count))
   }
   b.write(4, [0x03, UInt8(message.count), 0xD1, 0x01])
-  b.read(4, [0x03, UInt8(message.count), 0xD1, 0x01] + Array(repeating: 0, count: 12))
+  // The read-back returns pages 4–7 as written; pages 8–9 are not read again.
+  b.read(4, Array(([0x03, UInt8(message.count)] + message).prefix(16)))
   let s = try #require(try sessions(b).first)
   let read = try #require(s.operations.last)
   #expect(read.kind == .readNDEF)

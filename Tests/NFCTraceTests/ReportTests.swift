@@ -333,7 +333,8 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(
     note
       == "the NDEF TLV length may now be 8: the write that set it was not acknowledged (no "
-      + "answer, or a failed programming: NAK 5, SW 65xx), so the tag holds that length or the one before that write (0 when the writer cleared it first; 5 "
+      + "answer, a damaged 4-bit answer, or a failed programming: NAK 5, SW 65xx), so the tag "
+      + "holds that length or the one before that write (0 when the writer cleared it first; 5 "
       + "at the start); nfctrace diagnose tells which bytes were written")
 }
 

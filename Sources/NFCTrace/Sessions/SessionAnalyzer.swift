@@ -897,25 +897,30 @@ public struct SessionAnalyzer: Sendable {
   }
 
   /// The reader's frame after a tag frame longer than its FSD (`next`; nil: none in the
-  /// operation): a reader must drop such a frame (ISO/IEC 14443-4 §7.1.1) and answers it
-  /// with R(NAK), or gives up. Only a next I-block or R(ACK) with its block number toggled
-  /// (no `unexpected-block-number`) shows a reader that took it anyway; otherwise the
-  /// operation failed: the app got no answer (Core NFC 102).
+  /// operation). A reader must drop such a frame (ISO/IEC 14443-4 §7.1.1) and answer it with
+  /// R(NAK) (§7.5.4.2 rule 4); a next I-block that does not toggle the block number shows it
+  /// did not take it either: the operation failed (Core NFC 102). A next I-block or R(ACK)
+  /// that toggles shows a reader that took it anyway. S(DESELECT), HLTA or nothing after it
+  /// end the exchange either way: what the app got is unknown.
   private mutating func settleFSDOverrun(_ overrun: (frame: Int, why: String), next: DecodedFrame?)
   {
-    if let next, let block = next.layer(.isoDEP)?.name,
-      block.hasPrefix("I-block") || block == "R(ACK)",
-      !next.findings.contains(where: { $0.code == "unexpected-block-number" })
-    {
-      return
-    }
-    guard var op = current, op.outcome == .ok,
+    let block = next?.layer(.isoDEP)?.name ?? ""
+    let untoggled = next?.findings.contains { $0.code == "unexpected-block-number" } ?? false
+    let took = (block.hasPrefix("I-block") || block == "R(ACK)") && !untoggled
+    guard !took, var op = current, op.outcome == .ok,
       (op.firstFrame...op.lastFrame).contains(overrun.frame)
     else { return }
-    op.fail(
-      "the tag's frame \(overrun.frame) is longer than the reader can receive (\(overrun.why)): "
-        + "the reader drops it (ISO/IEC 14443-4 §7.1.1)",
-      frame: overrun.frame)
+    let dropped = block == "R(NAK)" || (block.hasPrefix("I-block") && untoggled)
+    let why =
+      "the tag's frame \(overrun.frame) is longer than the reader can receive (\(overrun.why))"
+    if dropped {
+      op.fail(why + ": the reader dropped it (ISO/IEC 14443-4 §7.1.1)", frame: overrun.frame)
+    } else {
+      op.outcome = .unknown
+      op.reason =
+        why + ": a reader must drop it (ISO/IEC 14443-4 §7.1.1); nothing after it "
+        + "shows whether this one did"
+    }
     current = op
   }
 

@@ -339,7 +339,7 @@ struct Type2Procedure: Sendable {
       // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain;
       // so it is after a non-standard 4-bit code (a damaged ACK or NAK, nfc-facts §4.2). NAK
       // 0, 1 and 4 refuse the command before any programming.
-      if case .int(let code)? = answer.field("nak_code"), ![0, 1, 4].contains(code),
+      if case .int(let code)? = answer.field("nak_code"), Type2Layer.writeMayHaveLanded(nak: code),
         let c = x.command,
         let p = c.absolutePage, case .hex(let data)? = c.field("data")
       {
@@ -603,7 +603,8 @@ struct Type2Procedure: Sendable {
       op.outcome = .unknown
       op.reason = "reads stopped before the end of the \(tlv.length)-byte message"
     }
-    if complete { op.set("message", .hex(tlv.value)) }
+    // What the app got: not the bytes the image knows from the write when the read stopped.
+    if complete && !unread { op.set("message", .hex(tlv.value)) }
   }
 }
 

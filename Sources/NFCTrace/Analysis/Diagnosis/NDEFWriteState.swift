@@ -44,17 +44,26 @@ struct NDEFWriteState {
   /// True when the write that set the length field got no answer: the tag holds that length
   /// or the one before it (`earlierLength`).
   var lengthUnacknowledged = false
-  /// The answer that failed that write after programming had started, rather than none: NAK 5
-  /// (EEPROM write error, NXP NTAG21x datasheet) or a Type 4 SW 65xx (the non-volatile memory
-  /// changed, e.g. 6581 memory failure: ISO/IEC 7816-4 §5.1.3). Its name, e.g. `NAK 5`.
+  /// The answer after which that write may have landed, rather than none: NAK 5 (EEPROM
+  /// write error, NXP NTAG21x datasheet), another 4-bit code than NXP's (a damaged ACK or
+  /// NAK), or a Type 4 SW 65xx (the non-volatile memory changed, ISO/IEC 7816-4 §5.1.3; 6581
+  /// memory failure). Its name, e.g. `NAK 5`, `SW 6581`.
   var lengthProgrammingFailure: String?
 
   /// How the length's write ended: `was answered NAK 5 (EEPROM write error: …)`, or `got no
   /// answer`.
   var lengthSilenceText: String {
     guard let failure = lengthProgrammingFailure else { return "got no answer" }
-    let meaning = failure == "NAK 5" ? "EEPROM write error" : "memory failure"
-    return "was answered \(failure) (\(meaning): programming started and failed)"
+    switch failure {
+    case "NAK 5": return "was answered NAK 5 (EEPROM write error: programming started and failed)"
+    case "SW 6581": return "was answered SW 6581 (memory failure: programming started and failed)"
+    case let f where f.hasPrefix("NAK"):
+      return "was answered \(f), a code no datasheet gives (a damaged ACK or NAK: whether it "
+        + "was programmed is unknown)"
+    default:
+      return "was answered \(failure) (the tag's memory changed, ISO/IEC 7816-4: the write "
+        + "started and did not complete)"
+    }
   }
   /// The length an earlier acknowledged write of the operation put in the length field (0
   /// for the length-last procedure's first step, `03 00` or `03 FF 00 00`).
@@ -70,8 +79,8 @@ struct NDEFWriteState {
   /// True when the length field's bytes were last set by more than one write (a 3-byte Type 2
   /// length continuing on the next page) and not all of them were acknowledged.
   var lengthSplit = false
-  /// The size of the NDEF message whose bytes follow the length field in the image (up to
-  /// its first record with ME, `messageEnd`), when they parse as one.
+  /// The size in bytes of the NDEF message whose bytes follow the length field in the image
+  /// (up to its first record with ME, `messageEnd`), when they parse as one.
   var writtenMessageSize: Int?
 
   var shape: Shape {
@@ -286,7 +295,8 @@ struct NDEFWriteState {
     priorLength = alternative ?? decode(bytes(before: true))
     lengthUnacknowledged = true
     switch silent.answer {
-    case .nak(5): lengthProgrammingFailure = "NAK 5"
+    case .nak(let code) where Type2Layer.writeMayHaveLanded(nak: code):
+      lengthProgrammingFailure = "NAK \(code)"
     case .sw(let sw) where sw.hasPrefix("65"): lengthProgrammingFailure = "SW " + sw
     default: lengthProgrammingFailure = nil
     }
@@ -315,7 +325,7 @@ struct NDEFWriteState {
     case .ack: return true
     case .sw(let sw): return sw == "9000" ? true : sw.hasPrefix("65") ? false : nil
     case .none: return c.damagedSuccess
-    case .nak(let code) where ![0, 1, 4].contains(code): return false  // 5, or a damaged code
+    case .nak(let code) where Type2Layer.writeMayHaveLanded(nak: code): return false
     case .nak, .other: return nil
     }
   }

@@ -198,10 +198,13 @@ enum Type2NAKRule: DiagnosisRule {
       || (probeRefused && g.tag.ntagProduct == nil && nxp && (g.cc?.bytes[2] ?? 0) <= 0x12)
     let foreign = g.tag.ntagProduct == nil && !ulc && !nxp
     // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
-    let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil || foreign
+    let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
     // An authentication the tag accepted in this activation opens every page it protects.
     let authenticated = c.authentication(before: frame)
-    if !auth0Known, authenticated == nil {
+    if foreign, authenticated == nil {
+      // Nothing NXP's memory map names can be read to rule its protection out.
+      unknown.append("this maker's password protection (its datasheet's, not NXP's AUTH0)")
+    } else if !auth0Known, authenticated == nil {
       unknown.append(ulc ? "AUTH0 (page 2Ah)" : "AUTH0 (CFG0)")
       toRead.append(
         ulc
@@ -245,7 +248,7 @@ enum Type2NAKRule: DiagnosisRule {
           + "identify the tag (its GET_VERSION answer and, on an NTAG21x, its READ_SIG "
           + "originality signature, with sendMiFareCommand; a clone answers them wrongly or not "
           + "at all) and use a genuine tag of the product the app expects."
-        : (unknown.isEmpty
+        : (toRead.isEmpty
           ? "queryNDEFStatus reads only the CC, so a password leaves it at .readWrite"
           : "queryNDEFStatus reads only the CC, so lock bits and a password leave it at "
             + ".readWrite: read " + toRead.joined(separator: " and ") + " to see which applies")

@@ -219,7 +219,7 @@ extension TagReport {
     else { return nil }
     if now == 0 && !lengthCertain {
       return "the \(name) may now be 0 (was \(was)): the write that clears it was not"
-        + " acknowledged (no answer, or a failed programming: NAK 5, SW 65xx), so the tag holds the old message or an empty one"
+        + " acknowledged (\(unacknowledgedAnswers)), so the tag holds the old message or an empty one"
     }
     if now == 0 {
       return "the \(name) is now 0 (was \(was)): writeNDEF ended \(write.outcome.rawValue)"
@@ -227,13 +227,17 @@ extension TagReport {
     }
     if !lengthCertain {
       return "the \(name) may now be \(now): the write that set it was not"
-        + " acknowledged (no answer, or a failed programming: NAK 5, SW 65xx), so the tag holds that length or the one before that write (0 when the writer cleared it"
+        + " acknowledged (\(unacknowledgedAnswers)), so the tag holds that length or the one before that write (0 when the writer cleared it"
         + " first; \(was) at the start); nfctrace diagnose tells which bytes were written"
     }
     return "the \(name) is now \(now) (was \(was)) but writeNDEF ended"
       + " \(write.outcome.rawValue): unless every byte it announces was written, the message is"
       + " torn (nfctrace diagnose tells which)"
   }
+
+  /// The answers after which a write may or may not have landed.
+  static let unacknowledgedAnswers =
+    "no answer, a damaged 4-bit answer, or a failed programming: NAK 5, SW 65xx"
 
   static func writtenPages(_ ops: [Operation]) -> Set<Int> {
     var pages: Set<Int> = []

@@ -338,6 +338,11 @@ public struct Type2Layer: ProtocolLayer {
     code == 1 || code == 5 || !isDefinedNAK(code)
   }
 
+  /// Whether a WRITE answered with 4-bit NAK `code` may still have programmed its page: 5
+  /// (EEPROM write error: programming started and failed) or a code no datasheet gives (a
+  /// damaged ACK or NAK); 0, 1 and 4 refuse the command before programming (nfc-facts §4.2).
+  public static func writeMayHaveLanded(nak code: Int) -> Bool { ![0, 1, 4].contains(code) }
+
   /// NAK codes NXP's datasheets define: 0, 1, 4, 5 (nfc-facts §4.2).
   public static func isDefinedNAK(_ code: Int) -> Bool { [0, 1, 4, 5].contains(code) }
 
