@@ -93,10 +93,13 @@ func writtenNTAG213() -> TraceBuilder {
     #expect(f.coreNFCError == nil)
     #expect(f.frames == [13])
     #expect(f.message.contains("CC byte offset 13: read access 05 is RFU (00, 80–FE or FF)"))
-    // The values are still used: the query's status comes from the CC.
+    // The values are still used: the query's status comes from the CC, whose read access
+    // other than 00 makes NDEF detection fail (diff-sim 2026-12-04c A1).
     let s = try #require(try sessions(b).first)
     let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
-    #expect(query.detail("status") == .string("readWrite"))
+    #expect(query.detail("status") == .string("notSupported"))
+    #expect(
+      query.detail("rule") == .string("CC NDEF file read access 05 (RFU): NDEF detection needs 00"))
     #expect(query.detail("mle") == .int(10))
   }
 

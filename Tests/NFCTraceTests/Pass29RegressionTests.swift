@@ -338,3 +338,14 @@ import Testing
   #expect(s.operations.first?.outcome == .ok)
   #expect(s.tag.product == "Type 2 tag")
 }
+
+/// A Type 4 CC whose NDEF file read access is FFh: NDEF detection fails, queryNDEFStatus is
+/// notSupported — as the simulator's truth says — not readWrite (diff-sim A1).
+@Test func restrictedReadAccessIsNotNDEF() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.selectType4NDEFFile(read: 0xFF)
+  let s = try #require(try sessions(b).first)
+  #expect(s.ndefStatus?.status == .notSupported)
+  #expect(try b.diagnose().finding("t4t-read-access-restricted")?.severity == .warning)
+}

@@ -467,6 +467,16 @@ struct Type4Procedure: Sendable {
     }
     let f = cc.ndefFile
     let capacity = f.capacity
+    // NDEF detection needs free read access (00h): libnfc-nci's rw_t4t_validate_cc_file and
+    // nfcpy refuse the tag as not NDEF otherwise (nfc-facts §6.1).
+    if f.readAccess != 0x00 {
+      status = (
+        .notSupported, nil,
+        "CC NDEF file read access \(Hex.string([f.readAccess])) "
+          + "(\(CapabilityContainer4.accessMeaning(f.readAccess))): NDEF detection needs 00"
+      )
+      return
+    }
     switch f.writeAccess {
     case 0x00:
       status = (.readWrite, capacity, "CC NDEF file write access 00 (granted)")
