@@ -8,6 +8,9 @@ import NDEF
 struct Type2Procedure: Sendable {
   /// The status and capacity computed when the query completed.
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
+  /// The first page a READ showed read-protected (its answer rolled over there, `read`):
+  /// from page 4, the stack's TLV walk reads the rolled-over pages, not the data area.
+  private var readProtectedFrom: Int?
   /// The command refused with NAK 1 (transmission error) or NAK 5 (EEPROM write error; NXP
   /// NTAG213/215/216 datasheet §9.3, nfc-facts §4.2) that made an operation fail, while no
   /// other refusal did: a reader's retry of the same command that succeeds recovers the
@@ -295,7 +298,10 @@ struct Type2Procedure: Sendable {
       if response.frame.crc != .bad, x.command?.inKeptSector ?? true {
         let protectedFrom = read(
           answer, sectorPages: x.command?.sectorPages ?? 0, frame: frame, memory: &memory, tag: tag)
-        if let protectedFrom { op.set("read_protected_from", .int(protectedFrom)) }
+        if let protectedFrom {
+          op.set("read_protected_from", .int(protectedFrom))
+          readProtectedFrom = protectedFrom
+        }
       }
       recoverRetry(x, op: &op)
     case "ACK":
@@ -552,6 +558,16 @@ struct Type2Procedure: Sendable {
     }
     // One copy of the known data area serves the TLV walk and its length.
     let run = memory.type2End.knownRun(from: 16)
+    // The READ of the CC rolled over at page 4: the data area is read-protected (AUTH0 4 and
+    // PROT, NTAG213/215/216 datasheet §8.8), and NDEF detection finds no NDEF TLV.
+    if run.isEmpty, readProtectedFrom == 4, cc.hasMagic {
+      status = (
+        .notSupported, nil,
+        "the data area is read-protected (the READ rolled over at page 4: AUTH0 and PROT): "
+          + "NDEF detection finds no NDEF TLV"
+      )
+      return
+    }
     let area = run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
     status = cc.ndefStatus(area: area, knownBytes: run.count)
   }

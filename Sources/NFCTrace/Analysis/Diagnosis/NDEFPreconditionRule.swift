@@ -386,6 +386,9 @@ enum NDEFPreconditionRule: DiagnosisRule {
       if let failed = detectionFailure(c, q), failed == .sw("6982") || failed == .sw("6985") {
         return []
       }
+      // A query that failed returned an error, not a status: the failure's rule explains it
+      // (a READ refused past a read-protected page 4).
+      if let q, c.session.operations[q].outcome == .failed { return [] }
       return [
         DiagnosisFinding(
           code: "not-ndef-formatted", severity: .info, operation: q, frames: frames,
