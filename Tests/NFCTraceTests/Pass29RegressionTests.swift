@@ -365,3 +365,17 @@ import Testing
   #expect(s.ndefStatus?.status == .notSupported)
   #expect(s.operations.last?.detail("read_protected_from") == .int(4))
 }
+
+/// The app's SELECT of the CC file before the NDEF application (6A82: no application), then
+/// the query that selects the application and the CC: the query succeeded (diff-sim A3: it
+/// was "queryNDEFStatus failed").
+@Test func refusedFileSelectBeforeTheApplicationIsMadeUpFor() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], [0x6A, 0x82])
+  b.queryType4()
+  let s = try #require(try sessions(b).first)
+  let query = try #require(s.operations.last)
+  #expect(query.kind == .queryNDEFStatus && query.outcome == .ok)
+  #expect(s.ndefStatus?.status == .readWrite)
+}

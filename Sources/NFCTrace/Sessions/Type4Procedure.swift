@@ -357,7 +357,15 @@ struct Type4Procedure: Sendable {
       }
       return
     }
-    guard let previous, previous.data == data else { return }
+    guard let previous else { return }
+    guard previous.data == data else {
+      // A file's SELECT refused before any application was selected (6A82), then the NDEF
+      // application's: the file's SELECT that follows may still make up for the refusal.
+      if ok, data.starts(with: [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01]), previous.data.count == 2 {
+        refusedSelect = previous
+      }
+      return
+    }
     if op.failedLastBy(previous.frames) { op.recover(dropping: ["sw"]) }
     if case .int(let f)? = op.detail("ndef_detection_failed"), previous.frames.contains(f) {
       op.details.removeAll { $0.key == "ndef_detection_failed" }
