@@ -108,6 +108,11 @@ struct TraceBuilder {
     case none
   }
 
+  /// Marks a parity error on byte `index` of the last frame built.
+  mutating func parityError(at index: Int = 0) {
+    if !frames.isEmpty { frames[frames.count - 1].parityErrors = [index] }
+  }
+
   /// A tag's 4-bit answer (ACK `0A`, NAK `00`/`01`/`04`/`05`); `bits` as the capture counted.
   mutating func add4Bit(_ value: UInt8, bits: Int = 4) {
     add(.tag, [value], crc: false, bits: bits)

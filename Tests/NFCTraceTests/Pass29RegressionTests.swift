@@ -379,3 +379,18 @@ import Testing
   #expect(query.kind == .queryNDEFStatus && query.outcome == .ok)
   #expect(s.ndefStatus?.status == .readWrite)
 }
+
+/// The write's last answer is in the capture only with a parity error and the reader sent
+/// R(NAK), unanswered: not a success (diff-sim A4: writeNDEF ok; a bad CRC was handled).
+@Test func parityDamagedLastAnswerIsNoSuccess() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.queryType4()
+  b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x05], [0x90, 0x00])
+  b.parityError(at: 1)
+  b.reader([0xB3])
+  let s = try #require(try sessions(b).first)
+  let write = try #require(s.operations.last)
+  #expect(write.kind == .writeNDEF)
+  #expect(write.outcome != .ok)
+}

@@ -91,7 +91,7 @@ public struct SessionAnalyzer: Sendable {
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
-  /// The last answer, when the capture has it only damaged (CRC failed) and the reader sent
+  /// The last answer, when the capture has it only damaged (CRC or parity failed) and the reader sent
   /// nothing since but R(NAK) (asking for it again, ISO/IEC 14443-4 §7.5.4): whether the
   /// reader got it intact is unknown until it goes on.
   private var damagedLastAnswer: Int?
@@ -600,7 +600,10 @@ public struct SessionAnalyzer: Sendable {
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
-    let damaged = f.frame.crc == .bad
+    // A parity error damages a frame as a bad CRC does (ISO/IEC 14443-3 §6.2.4: the reader
+    // takes it for a transmission error); MIFARE Classic ciphertext has its own parity.
+    let damaged =
+      f.frame.crc == .bad || (!f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted)
     if !damaged { pending = nil }
     damagedLastAnswer = damaged ? f.frame.index : nil
     // Taken out of `current` while it changes, so its arrays stay uniquely referenced and are
@@ -1032,7 +1035,8 @@ public struct SessionAnalyzer: Sendable {
       if op.outcome == .ok {
         op.outcome = .unknown
         op.reason =
-          "the tag's last answer (frame \(damaged)) is in the capture only damaged (CRC failed) "
+          "the tag's last answer (frame \(damaged)) is in the capture only damaged (CRC or parity "
+          + "failed) "
           + "and the reader sent nothing after it: the tag carried the command out, but whether "
           + "the reader received the answer intact (and the app its result) is unknown"
         op.set("last_answer_damaged", .int(damaged))
