@@ -394,3 +394,16 @@ import Testing
   #expect(write.kind == .writeNDEF)
   #expect(write.outcome != .ok)
 }
+
+/// No GET_VERSION (Android): the factory Lock Control TLV names page 40 as the lock page, so
+/// a WRITE of `FF FF FF 00` there leaves its RFUI byte 3 as it was, not "written 00" (it reads
+/// BDh on a real NTAG216; diff-sim A5).
+@Test func lockPageRFUIByteIsNotWrittenWithoutGetVersion() throws {
+  var b = TraceBuilder()
+  b.activateType2()
+  b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x10, 0x44, 0x03, 0x00, 0xFE, 0, 0, 0, 0])
+  b.write(40, [0xFF, 0xFF, 0xFF, 0x00])
+  let s = try #require(try sessions(b).first)
+  #expect(s.memory.type2End.known(160, 3) == [0xFF, 0xFF, 0xFF])
+  #expect(s.memory.type2End.state(163) == .unknown)
+}

@@ -495,7 +495,7 @@ struct Type2Procedure: Sendable {
     guard case .hex(let data)? = c.field("data") else { return }  // COMPATIBILITY_WRITE part 1
     Self.record(
       data, page: page, acknowledged: acknowledged, frame: frame, memory: &memory,
-      dynamicLockPage: dynamicLockPage(tag))
+      dynamicLockPage: page >= 16 ? dynamicLockPage(tag, memory: memory) : nil)
     op.acknowledgedPages.append(page)
   }
 
@@ -545,9 +545,15 @@ struct Type2Procedure: Sendable {
 
   /// The dynamic lock page of an identified product; page 28h of an Ultralight C, whose
   /// bytes 0–1 are its one-time-programmable LOCK2/LOCK3 (MF0ICU2 datasheet §7.5.2).
-  private func dynamicLockPage(_ tag: TagIdentity) -> Int? {
+  private func dynamicLockPage(_ tag: TagIdentity, memory: TagMemory) -> Int? {
     if let product = tag.ntagProduct { return Type2Locks.dynamicLayout(product)?.page }
-    return tag.isUltralightC ? 0x28 : nil
+    if tag.isUltralightC { return 0x28 }
+    // Unidentified (no GET_VERSION, as Android sends none): where a Lock Control TLV puts
+    // the lock bytes, when they start a page (the factory NTAG21x TLV names the lock page).
+    guard let area = Type2Locks.declaredArea(in: memory.type2End), area.address % 4 == 0 else {
+      return nil
+    }
+    return area.address / 4
   }
 
   // MARK: Settling
