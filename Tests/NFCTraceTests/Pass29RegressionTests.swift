@@ -407,3 +407,20 @@ import Testing
   #expect(s.memory.type2End.known(160, 3) == [0xFF, 0xFF, 0xFF])
   #expect(s.memory.type2End.state(163) == .unknown)
 }
+
+/// Simulator: a write refused after it cleared the length leaves an empty message, and the
+/// next readNDEF gets 403 — it read on to the old length and returned the old message
+/// (diff-sim S1).
+@Test func simulatedReadAfterATornWriteFindsTheEmptyMessage() throws {
+  let old: [UInt8] = [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+  let new: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("example-long.com".utf8)
+  let scenario = Scenario(
+    name: "stale", seed: 1,
+    tag: TagSpec(type: .ntag215, uid: [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6], ndef: old),
+    reader: .ios, actions: [.connect, .readNDEF, .writeNDEF(message: new), .readNDEF],
+    faults: [.nakOnPage(page: 5, code: 0)])
+  let run = try Simulator.run(scenario)
+  let last = try #require(run.truth.operations.last)
+  #expect(last.kind == "readNDEF")
+  #expect(last.error?.code == 403)
+}

@@ -181,6 +181,9 @@ extension SimulatedReader {
     if reactivateBeforeWrite { try reactivate() }
     let slice = { (image: [UInt8], page: Int) in image[(page * 4)..<(page * 4 + 4)] }
     for page in lengthPages.sorted() { try writePage(page, slice(zeroLength, page)) }
+    // The length is 0 on the tag now: a write that stops after this leaves an empty message,
+    // which the next readNDEF finds (403), not the old one.
+    t2.tlv = SimulatedTLVArea.NDEFTLV(start: tlv.start, lengthFieldSize: lengthSize, length: 0)
     for page in pages where !lengthPages.contains(page) { try writePage(page, slice(body, page)) }
     for page in lengthPages.sorted() { try writePage(page, slice(target, page)) }
     if profile.terminatorLast, let t = terminator, !lengthPages.contains(t / 4) {
