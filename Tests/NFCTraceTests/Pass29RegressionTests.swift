@@ -102,14 +102,20 @@ import Testing
   }
 }
 
-/// Type 2: a torn message whose length was written last (hunt t2 #5).
-@Test func tornMessageWithLengthWrittenLastSaysSo() throws {
+/// An NTAG213 whose query read the CC and an empty NDEF TLV (`03 00 FE`).
+private func emptyNTAG213() -> TraceBuilder {
   var b = TraceBuilder()
   b.activateType2(version: ntag213Version)
   b.read(
     3,
     page3(
       cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8)))
+  return b
+}
+
+/// Type 2: a torn message whose length was written last (hunt t2 #5).
+@Test func tornMessageWithLengthWrittenLastSaysSo() throws {
+  var b = emptyNTAG213()
   b.write(4, [0x03, 0x00, 0xD1, 0x01], .ack)
   b.write(5, [0x0C, 0x55, 0x04, 0x65], .ack)
   b.write(6, [0x78, 0x61, 0x6D, 0x70], .nak(5))
@@ -250,12 +256,7 @@ import Testing
 /// reads stopped before the end (`unknown`), as without the write; the image knew the rest
 /// from the write, and it said `ok` (hunt t2 #4).
 @Test func partialReadAfterAWriteIsNotOK() throws {
-  var b = TraceBuilder()
-  b.activateType2(version: ntag213Version)
-  b.read(
-    3,
-    page3(
-      cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8)))
+  var b = emptyNTAG213()
   let message: [UInt8] = [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
   let bytes = [0x03, 0x00] + message + [0xFE]
   for (k, at) in stride(from: 0, to: bytes.count, by: 4).enumerated() {
