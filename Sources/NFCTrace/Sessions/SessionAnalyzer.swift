@@ -19,6 +19,20 @@ final class HeldConnect: Sendable {
   }
 }
 
+extension SessionAnalysis {
+  /// Whether the session's NDEF lives in Type 2 pages rather than a Type 4 file: the tag is
+  /// not ISO-DEP and no Type 4 CC was read.
+  var usesType2Memory: Bool { !(tag.isISODEP || type4CC != nil) }
+
+  /// The memory holding the NDEF length field as the session left it: the Type 2 image, or
+  /// the Type 4 NDEF file's (empty when the session never touched it). Offsets: Type 2 byte
+  /// addresses from page 0, Type 4 file offsets.
+  var ndefImageEnd: ByteImage {
+    usesType2Memory
+      ? memory.type2End : memory.filesEnd[type4NDEFFile ?? 0xE104] ?? ByteImage()
+  }
+}
+
 /// Everything reconstructed from one session.
 public struct SessionAnalysis: Sendable {
   /// The session's frames span and UID.

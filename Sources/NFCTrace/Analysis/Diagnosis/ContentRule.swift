@@ -113,12 +113,8 @@ enum ContentRule: DiagnosisRule {
     guard st.lengthWrittenHere, let lengthFrame = st.lengthFrame,
       writes.last?.frame == lengthFrame, writes.count > 1
     else { return nil }
-    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
-    let image =
-      type2
-      ? c.session.memory.type2End
-      : c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104] ?? ByteImage()
-    let run = image.knownRun(from: st.valueStart)
+    let type2 = c.session.usesType2Memory
+    let run = c.session.ndefImageEnd.knownRun(from: st.valueStart)
     guard let end = NDEFWriteState.messageEnd(Array(run.prefix(st.claimed))), end < st.claimed,
       Set(st.written).isSuperset(of: st.valueStart..<(st.valueStart + end))
     else { return nil }
@@ -153,11 +149,8 @@ enum ContentRule: DiagnosisRule {
     // A length past the capacity claims bytes the file or data area does not have: not a
     // torn message but an impossible one (`message-too-large`, `t2t-length-ff-one-byte`).
     if let capacity = c.session.ndefStatus?.capacity, st.claimed > capacity { return nil }
-    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
-    let image =
-      type2
-      ? c.session.memory.type2End
-      : c.session.memory.filesEnd[c.session.type4NDEFFile ?? 0xE104] ?? ByteImage()
+    let type2 = c.session.usesType2Memory
+    let image = c.session.ndefImageEnd
     let shaky = st.older.filter { image.state($0) == .unacknowledged }
     let missing = st.unknown
     guard !shaky.isEmpty || !missing.isEmpty else { return nil }

@@ -136,7 +136,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     guard let st = NDEFWriteState.after(op, in: c.session, log: c.log),
       st.shape == .torn, st.lengthWrittenHere
     else { return nil }
-    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let type2 = c.session.usesType2Memory
     let acked = c.commands(in: i).filter {
       $0.isWrite && $0.accepted
     }
@@ -352,7 +352,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     let error: CoreNFCError? =
       interrupted
       ? .tagConnectionLost : Type4StatusRule.refusedAsOwnAPDU(c, i) ? nil : c.refusalError(i)
-    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let type2 = c.session.usesType2Memory
     let lengthFrame = st.lengthFrame
     let lengthText = Self.lengthText(st.claimed)
     // A write the idle or halted tag ignored did not land: nothing uncertain about it.
@@ -423,7 +423,7 @@ enum InterruptedWriteRule: DiagnosisRule {
   private static func emptied(
     _ c: DiagnosisContext, _ st: NDEFWriteState, op i: Int, error: CoreNFCError?
   ) -> DiagnosisFinding {
-    let type2 = !(c.session.tag.isISODEP || c.session.type4CC != nil)
+    let type2 = c.session.usesType2Memory
     let lengthFrame = st.lengthFrame
     return DiagnosisFinding(
       code: "ndef-emptied", severity: .warning, operation: i,

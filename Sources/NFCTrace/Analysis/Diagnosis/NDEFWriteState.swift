@@ -102,7 +102,7 @@ struct NDEFWriteState {
     let w =
       op.firstFrame <= op.lastFrame
       ? log.commands(in: op.firstFrame...op.lastFrame).filter(\.isWrite) : []
-    let type4 = s.tag.isISODEP || s.type4CC != nil
+    let type4 = !s.usesType2Memory
     // Bytes a later write of the session set again: there the end image shows that write's
     // value, and this operation is judged by what it wrote itself.
     var later = Set<Int>()
