@@ -99,7 +99,9 @@ func writtenNTAG213() -> TraceBuilder {
     let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
     #expect(query.detail("status") == .string("notSupported"))
     #expect(
-      query.detail("rule") == .string("CC NDEF file read access 05 (RFU): NDEF detection needs 00"))
+      query.detail("rule")
+        == .string(
+          "CC NDEF file read access 05 (RFU): NDEF detection needs 00 or a proprietary 80–FE"))
     #expect(query.detail("mle") == .int(10))
   }
 

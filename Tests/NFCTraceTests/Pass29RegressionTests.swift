@@ -425,3 +425,24 @@ private func emptyNTAG213() -> TraceBuilder {
   #expect(last.kind == "readNDEF")
   #expect(last.error?.code == 403)
 }
+
+/// Proprietary read access (80h–FEh) passes libnfc-nci's CC check: only FFh and RFU values
+/// make the tag not NDEF (review 2026-12-04d).
+@Test func proprietaryReadAccessStaysNDEF() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.selectType4NDEFFile(read: 0x80)
+  let s = try #require(try sessions(b).first)
+  #expect(s.ndefStatus?.status != .notSupported)
+}
+
+/// Another maker's tag: the Lock Control TLV's page gets no NXP RFUI byte, so a WRITE's
+/// byte 3 is recorded (review 2026-12-04d).
+@Test func foreignLockPageWriteKeepsItsLastByte() throws {
+  var b = TraceBuilder()
+  b.activateType2(uid: [0x05, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+  b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x10, 0x44, 0x03, 0x00, 0xFE, 0, 0, 0, 0])
+  b.write(40, [0xFF, 0xFF, 0xFF, 0x00])
+  let s = try #require(try sessions(b).first)
+  #expect(s.memory.type2End.state(163) == .written)
+}

@@ -2,7 +2,8 @@
 /// GET_VERSION, product and memory size.
 ///
 /// Product rules, most specific first: a GET_VERSION answer (nfc-facts §4.6); SAK `00` →
-/// "MIFARE Ultralight / NTAG (Type 2)" (NXP's UID, else "Type 2 tag"); SAK MIFARE Classic values → Classic 1K/4K/Mini; SAK with
+/// "MIFARE Ultralight / NTAG (Type 2)" ("Type 2 tag" for a 7- or 10-byte UID of another
+/// maker than NXP); SAK MIFARE Classic values → Classic 1K/4K/Mini; SAK with
 /// the ISO 14443-4 bit and an NDEF application → "Type 4 tag"; a DESFire GetVersion answer
 /// names DESFire and NTAG 424 DNA (`DESFireVersion`).
 public struct TagIdentity: Sendable, Equatable {

@@ -301,6 +301,10 @@ struct Type2Procedure: Sendable {
         if let protectedFrom {
           op.set("read_protected_from", .int(protectedFrom))
           readProtectedFrom = protectedFrom
+        } else if let start = x.command?.absoluteStartPage, start + 3 >= 4 {
+          // Pages from 4 on read without a roll-over: not (or no longer, after PWD_AUTH)
+          // read-protected.
+          readProtectedFrom = nil
         }
       }
       recoverRetry(x, op: &op)
@@ -548,9 +552,12 @@ struct Type2Procedure: Sendable {
   private func dynamicLockPage(_ tag: TagIdentity, memory: TagMemory) -> Int? {
     if let product = tag.ntagProduct { return Type2Locks.dynamicLayout(product)?.page }
     if tag.isUltralightC { return 0x28 }
-    // Unidentified (no GET_VERSION, as Android sends none): where a Lock Control TLV puts
-    // the lock bytes, when they start a page (the factory NTAG21x TLV names the lock page).
-    guard let area = Type2Locks.declaredArea(in: memory.type2End), area.address % 4 == 0 else {
+    // Unidentified NXP tag (no GET_VERSION, as Android sends none): where a Lock Control TLV
+    // puts the lock bytes, when they start a page (the factory NTAG21x TLV names the lock
+    // page, whose byte 3 is RFUI). Another maker's page layout is its own.
+    guard tag.uid.count >= 7, tag.uid[0] == 0x04,
+      let area = Type2Locks.declaredArea(in: memory.type2End), area.address % 4 == 0
+    else {
       return nil
     }
     return area.address / 4

@@ -475,13 +475,15 @@ struct Type4Procedure: Sendable {
     }
     let f = cc.ndefFile
     let capacity = f.capacity
-    // NDEF detection needs free read access (00h): libnfc-nci's rw_t4t_validate_cc_file and
-    // nfcpy refuse the tag as not NDEF otherwise (nfc-facts §6.1).
-    if f.readAccess != 0x00 {
+    // No read access (FFh) or an RFU value (01h–7Fh) makes the CC invalid for NDEF
+    // detection: libnfc-nci's rw_t4t_validate_cc_file refuses it (its older versions
+    // anything but 00h), so Android finds no NDEF. Proprietary 80h–FEh passes there.
+    if f.readAccess == 0xFF || (0x01...0x7F).contains(f.readAccess) {
       status = (
         .notSupported, nil,
         "CC NDEF file read access \(Hex.string([f.readAccess])) "
-          + "(\(CapabilityContainer4.accessMeaning(f.readAccess))): NDEF detection needs 00"
+          + "(\(CapabilityContainer4.accessMeaning(f.readAccess))): NDEF detection needs 00 "
+          + "or a proprietary 80–FE"
       )
       return
     }

@@ -386,9 +386,13 @@ enum NDEFPreconditionRule: DiagnosisRule {
       if let failed = detectionFailure(c, q), failed == .sw("6982") || failed == .sw("6985") {
         return []
       }
-      // A query that failed returned an error, not a status: the failure's rule explains it
-      // (a READ refused past a read-protected page 4).
-      if let q, c.session.operations[q].outcome == .failed { return [] }
+      // A query that failed on a read-protected data area returned an error, not a status:
+      // the refused READ's finding explains it.
+      if let q, c.session.operations[q].outcome == .failed,
+        c.session.operations[q].detail("read_protected_from") != nil
+      {
+        return []
+      }
       return [
         DiagnosisFinding(
           code: "not-ndef-formatted", severity: .info, operation: q, frames: frames,
