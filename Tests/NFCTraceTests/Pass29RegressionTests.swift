@@ -209,7 +209,7 @@ private func emptyNTAG213() -> TraceBuilder {
 @Suite struct Pass29ForeignType2LockTests {
   private func tag(cc2: UInt8, page4: [UInt8], page5: [UInt8]) -> TraceBuilder {
     var b = TraceBuilder()
-    b.activateSingle([0x05, 0x11, 0x22, 0x33], sak: 0x00)
+    b.activateType2(uid: [0x05, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
     b.read(3, [0xE1, 0x10, cc2, 0x00] + page4 + page5 + [0, 0, 0, 0])
     return b
   }

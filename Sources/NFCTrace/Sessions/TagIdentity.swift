@@ -105,6 +105,11 @@ public struct TagIdentity: Sendable, Equatable {
     return atqb.flatMap(ATQB.init(parsing:))?.iso14443_4 ?? false
   }
 
+  /// True for a 7- or 10-byte UID whose first byte, the IC manufacturer (ISO/IEC 7816-6), is
+  /// not NXP's 04h: the tag is no MIFARE Ultralight or NTAG. False for NXP's and for a
+  /// single-size UID, which names no maker.
+  public var isOtherMakersUID: Bool { uid.count >= 7 && uid[0] != 0x04 }
+
   /// The product name, as specific as the session allows.
   public var product: String? {
     if let v = versionInfo { return v.productName }
@@ -126,7 +131,7 @@ public struct TagIdentity: Sendable, Equatable {
     case 0x00:
       // A 7- or 10-byte UID starts with its IC manufacturer (ISO/IEC 7816-6): only NXP's 04h
       // makes the tag a MIFARE Ultralight or NTAG.
-      return uid.count >= 7 && uid[0] != 0x04 ? "Type 2 tag" : "MIFARE Ultralight / NTAG (Type 2)"
+      return isOtherMakersUID ? "Type 2 tag" : "MIFARE Ultralight / NTAG (Type 2)"
     case 0x08, 0x88: return "MIFARE Classic 1K"
     case 0x09: return "MIFARE Mini"
     case 0x18: return "MIFARE Classic 4K"

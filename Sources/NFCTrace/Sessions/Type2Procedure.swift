@@ -555,7 +555,7 @@ struct Type2Procedure: Sendable {
     // Unidentified NXP tag (no GET_VERSION, as Android sends none): where a Lock Control TLV
     // puts the lock bytes, when they start a page (the factory NTAG21x TLV names the lock
     // page, whose byte 3 is RFUI). Another maker's page layout is its own.
-    guard tag.uid.count >= 7, tag.uid[0] == 0x04,
+    guard tag.uid.count >= 7, !tag.isOtherMakersUID,
       let area = Type2Locks.declaredArea(in: memory.type2End), area.address % 4 == 0
     else {
       return nil

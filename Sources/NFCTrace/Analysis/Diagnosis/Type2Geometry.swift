@@ -51,7 +51,7 @@ struct Type2Geometry {
     guard let cc, cc.hasMagic else { return nil }
     // Another maker's tag (UID0 not NXP's 04h) takes T2T's default layout: the dynamic lock
     // bytes right after a data area larger than 48 bytes (nfc-facts §5.2).
-    let foreign = tag.uid.first.map { $0 != 0x04 } ?? false
+    let foreign = tag.isOtherMakersUID
     guard cc.bytes[2] == 0x10 || cc.bytes[2] == 0x12 || (foreign && cc.dataAreaSize > 48)
     else { return nil }
     return 4 + cc.dataAreaSize / 4

@@ -192,7 +192,7 @@ enum Type2NAKRule: DiagnosisRule {
     let probeRefused = getVersionRefused(c)
     // Only an NXP UID (UID0 04h, ISO/IEC 7816-6) with a CC no larger than the Ultralight C's
     // 144-byte data area (CC2 12h) may be one; another maker's tag protects pages its own way.
-    let nxp = g.tag.uid.first.map { $0 == 0x04 } ?? true
+    let nxp = !g.tag.isOtherMakersUID
     let ulc =
       g.tag.isUltralightC
       || (probeRefused && g.tag.ntagProduct == nil && nxp && (g.cc?.bytes[2] ?? 0) <= 0x12)
