@@ -36,7 +36,12 @@ extension SimulatedReader {
     t4.fileID = [cc[9], cc[10]]
     t4.maxSize = Int(cc[11]) << 8 | Int(cc[12])
     t4.writeAccess = cc[14]
-    guard cc[13] == 0x00, try selectFile(t4.fileID) == 0x9000 else { return }
+    // Read access FFh or RFU (01h–7Fh) fails detection before the NDEF file is selected;
+    // proprietary 80h–FEh goes on and meets the tag's refusal (libnfc-nci
+    // rw_t4t_validate_cc_file, as Type4Procedure reads it).
+    guard cc[13] == 0x00 || cc[13] >= 0x80 && cc[13] != 0xFF,
+      try selectFile(t4.fileID) == 0x9000
+    else { return }
     let (nlen, sw2) = try readBinary(0, 2)
     guard sw2 == 0x9000, nlen.count == 2 else { return }
     t4.nlen = Int(nlen[0]) << 8 | Int(nlen[1])
