@@ -41,3 +41,20 @@ import Testing
     #expect(s.ndefStatus?.status == .notSupported)
   }
 }
+
+@Suite struct Pass30Type2Tests {
+  /// NTAG I2C: a page past sector 0 is named as the tag numbers it (`16 (0x10) in sector 1`)
+  /// in diagnose, as in the timeline and the report's map; it said "page 272 (0x110)".
+  @Test func sectorPagesAreNamedBySector() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x05, 0x02, 0x02, 0x15, 0x03])
+    b.read(3, [0xE1, 0x10, 0xEA, 0x00, 0x03, 0x00, 0xFE])
+    b.reader([0xC2, 0xFF])
+    b.add4Bit(0x0A)
+    b.reader([0x01, 0x00, 0x00, 0x00])
+    b.write(0x10, [0xD1, 0x01, 0x0C, 0x55], .nak(0))
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("WRITE of page 16 (0x10) in sector 1."))
+    #expect(f.message.contains("(page 226 (0xE2) in sector 1)"))
+  }
+}

@@ -154,8 +154,13 @@ struct Type2Geometry {
     return memory.known(offset, count).map { ($0, memory.frame(offset)) }
   }
 
-  /// `0x28 (40)`.
-  static func page(_ p: Int) -> String { "\(p) (0x\(String(p, radix: 16, uppercase: true)))" }
+  /// `40 (0x28)`; a page past sector 0 (NTAG I2C, numbered sector × 256 + page) as the tag
+  /// numbers it, `16 (0x10) in sector 1`, as the timeline and the report's map do.
+  static func page(_ p: Int) -> String {
+    let inSector = p % 256
+    let text = "\(inSector) (0x\(String(inSector, radix: 16, uppercase: true)))"
+    return p >= 256 ? text + " in sector \(p / 256)" : text
+  }
 }
 
 /// `4–5, 7, 9–11` for a sorted list of integers.
