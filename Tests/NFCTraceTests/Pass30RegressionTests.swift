@@ -58,3 +58,19 @@ import Testing
     #expect(f.message.contains("(page 226 (0xE2) in sector 1)"))
   }
 }
+
+extension Pass30Type2Tests {
+  /// CFGLCK locks CFG0 and CFG1, not PWD and PACK (NTAG213/215/216 datasheet §8.8.1): a NAK
+  /// on the PWD page does not name CFGLCK as an open cause; on CFG1 it does.
+  @Test func cfglckIsNoCauseForThePasswordPage() throws {
+    func nak(on page: Int) throws -> String {
+      var b = TraceBuilder()
+      b.activateType2(version: ntag213Version)
+      b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+      b.write(page, [0x12, 0x34, 0x56, 0x78], .nak(0))
+      return try #require(try b.diagnose().finding("t2t-nak-unexplained")).message
+    }
+    #expect(!(try nak(on: 0x2B)).contains("CFGLCK"))
+    #expect(try nak(on: 0x2A).contains("CFGLCK (CFG1, page 42 (0x2A))"))
+  }
+}

@@ -172,8 +172,9 @@ enum Type2NAKRule: DiagnosisRule {
         toRead.append("page 2, the static lock bits,")
       }
     } else if let cfg0 = g.cfg0Page, (cfg0...cfg0 + 3).contains(page) {
-      // The configuration pages: CFGLCK (CFG1 ACCESS 0x40) locks them, no lock bit does.
-      if g.memory.known((cfg0 + 1) * 4, 1) == nil {
+      // The configuration pages: CFGLCK (CFG1 ACCESS 0x40) locks CFG0 and CFG1, not PWD and
+      // PACK (NTAG213/215/216 datasheet §8.8.1); no lock bit does.
+      if page <= cfg0 + 1, g.memory.known((cfg0 + 1) * 4, 1) == nil {
         unknown.append("CFGLCK (CFG1, page \(Type2Geometry.page(cfg0 + 1)))")
         toRead.append("page \(Type2Geometry.page(cfg0 + 1)), CFG1 with CFGLCK,")
       }
@@ -229,7 +230,7 @@ enum Type2NAKRule: DiagnosisRule {
       lockUnknown
       ? nil
       : (g.cfg0Page.map { (($0)...($0 + 3)).contains(page) } == true
-        ? (g.access.map { $0.value & 0x40 == 0 } == true
+        ? (g.access.map { $0.value & 0x40 == 0 } == true && page <= (g.cfg0Page ?? 0) + 1
           ? "CFGLCK in CFG1 read in this session is clear, and " : "")
           + "no lock bit covers a configuration page"
         : "the lock bits read in this session leave it writable")
