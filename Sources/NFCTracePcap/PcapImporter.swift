@@ -333,7 +333,8 @@ public final class PcapImporter: TraceImporter {
         index: frameIndex, timeNs: packet.timeNs &- first, sourceTime: sourceTime(packet.timeNs),
         direction: shape.direction, event: shape.event,
         data: event.carriesData ? Array(payload) : [], crc: cut ? .notCaptured : shape.crc,
-        technology: .unknown, sourceFlags: cut ? [Self.truncatedFlag] : [], location: location)
+        technology: .unknown, sourceFlags: cut ? [Self.truncatedFlag] : [], location: location,
+        originalLength: cut ? payload.count + packet.originalLength - packet.bytes.count : nil)
       frameIndex += 1
       return frame
     }

@@ -58,12 +58,18 @@ public struct PcapWriter {
     header.ts.tv_sec = Int(negative ? seconds - 1 : seconds)
     header.ts.tv_usec = Int(negative ? fraction + 1_000_000_000 : fraction)
     header.caplen = UInt32(packet.count)
-    header.len = UInt32(packet.count)
+    header.len = UInt32(packet.count + Self.cutBytes(frame))
     // pcap_dump takes the dumper as its `u_char *user` argument (pcap_dump(3PCAP)).
     let user = UnsafeMutablePointer<UInt8>(dumper)
     packet.withUnsafeBufferPointer { bytes in pcap_dump(user, &header, bytes.baseAddress) }
     output.checkWrite()
     written += 1
+  }
+
+  /// Bytes a capture's snap length cut from `frame` (`Frame.originalLength`), kept in the
+  /// record's original length so that the cut survives a conversion.
+  static func cutBytes(_ frame: Frame) -> Int {
+    max(0, (frame.originalLength ?? 0) - frame.data.count)
   }
 
   /// Flushes and closes the file; later writes throw. Safe to call more than once.

@@ -35,7 +35,8 @@ public struct PcapngWriter {
     let packet = try ISO14443PseudoHeader.packet(for: frame, at: here)
     let ns = UInt64(bitPattern: baseEpochNs &+ frame.timeNs)
     var body = le32(0) + le32(UInt32(ns >> 32)) + le32(UInt32(ns & 0xFFFF_FFFF))
-    body += le32(UInt32(packet.count)) + le32(UInt32(packet.count)) + packet
+    body += le32(UInt32(packet.count)) + le32(UInt32(packet.count + PcapWriter.cutBytes(frame)))
+    body += packet
     body += [UInt8](repeating: 0, count: (4 - packet.count % 4) % 4)
     block(6, body: body)
     written += 1

@@ -147,12 +147,14 @@ enum ConvertCommand {
     var count = 0
     var readerReported = 0
     var withoutCRC = 0
+    var events = 0
     var failure: Error?
     do {
       while let f = try importer.next() {
         try out.write(f)
         count += 1
         if f.crc == .notCaptured, f.direction != .event { withoutCRC += 1 }
+        if f.direction == .event { events += 1 }
         if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
           readerReported += 1
         }
@@ -179,9 +181,21 @@ enum ConvertCommand {
             + "\(output) will show them as CRC failures: convert to pcap or pcapng, which keep "
             + "the CRC-not-captured events\n").utf8))
     }
+    // A Proxmark3 trace has no record for a field event: say what is lost, and count only
+    // what was written.
+    let pm3 = format == .pm3Trace || format == .pm3Text
+    if events > 0, pm3 {
+      FileHandle.standardError.write(
+        Data(
+          ("warning: \(events) capture events (field on/off and the like) are left out: a "
+            + "Proxmark3 trace has no record for them, so taps of one tag that only a field "
+            + "reset separates read as one session in \(output); convert to pcap or pcapng to "
+            + "keep them\n").utf8))
+    }
     if let failure { throw failure }
+    let written = pm3 ? count - events : count
     FileHandle.standardError.write(
-      Data("converted \(count) frames → \(output) (\(format.rawValue))\n".utf8))
+      Data("converted \(written) frames → \(output) (\(format.rawValue))\n".utf8))
     return 0
   }
 }

@@ -118,3 +118,21 @@ extension Pass21CLITests {
     #expect(!json.stdout.contains(#""payload":null"#))
   }
 }
+
+/// Findings of the session of 2026-12-05 (bad-input hunt).
+@Suite struct Pass30CLITests {
+  /// Field events have no Proxmark3 record: convert says so, and counts only the frames it
+  /// wrote (it said "converted 34 frames" for a file of 32).
+  @Test func convertToProxmark3SaysFieldEventsAreLeftOut() throws {
+    let output = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-events-\(UUID().uuidString).trace").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let run = CLI.run(["convert", TestPaths.traces("t4t-write-ok.pcap"), "-o", output])
+    #expect(run.status == 0)
+    #expect(
+      run.stderr.contains("warning: 2 capture events (field on/off and the like) are left out"))
+    #expect(run.stderr.hasSuffix("converted 32 frames → \(output) (pm3-trace)\n"))
+    let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
+    #expect(size.map { $0 > 0 } == true)
+  }
+}

@@ -133,3 +133,32 @@ private let sample: [Frame] = [
     #expect(error?.location.file == "/nonexistent-dir/out.pcap")
   }
 }
+
+/// A frame a snap length cut keeps its original length through a conversion: pcap and
+/// pcapng records carry it, and the importer reads the cut again (it wrote the captured
+/// length as the original one, and the converted file showed a short tag answer as a fault).
+@Test func snappedFrameKeepsItsOriginalLength() throws {
+  var cut = frame(0, .tag, [0x03, 0x00, 0xFE, 0x00], crc: .notCaptured, timeNs: 0)
+  cut.sourceFlags = ["truncated"]
+  cut.originalLength = 18
+  for suffix in [".pcap", ".pcapng"] {
+    let path = temporaryPath(suffix)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    if suffix == ".pcap" {
+      var w = try PcapWriter(path: path)
+      try w.write(cut)
+      try w.close()
+    } else {
+      var w = try PcapngWriter(path: path)
+      try w.write(cut)
+      try w.close()
+    }
+    var importer = try PcapFormats.pcap.open(TraceInput(path: path))
+    let back = try #require(try importer.next())
+    #expect(back.data == cut.data)
+    #expect(back.originalLength == 18)
+    #expect(back.crc == .notCaptured)
+    #expect(back.sourceFlags == ["truncated"])
+    #expect(importer.warnings.first?.message.hasPrefix("packet captured 8 of its 22 bytes") == true)
+  }
+}

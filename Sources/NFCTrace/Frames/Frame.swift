@@ -147,13 +147,17 @@ public struct Frame: Sendable {
   public var sourceFlags: [String]
   /// Where the frame is in the input.
   public var location: SourceLocation
+  /// Bytes the frame had before the capture cut it (a pcap snap length: the record's original
+  /// length less the pseudo-header); nil when `data` is whole or the source does not say.
+  /// Writers keep it, so a converted capture still shows the cut.
+  public var originalLength: Int?
 
   /// Creates a frame. Defaults: whole bytes, no parity errors, CRC unchecked, technology unknown.
   public init(
     index: Int, timeNs: Int64, durationNs: Int64? = nil, sourceTime: SourceTime? = nil,
     direction: Direction, event: FrameEvent? = nil, data: [UInt8], bits: Int? = nil,
     parityErrors: [Int] = [], crc: CRCStatus = .unchecked, technology: Technology = .unknown,
-    sourceFlags: [String] = [], location: SourceLocation
+    sourceFlags: [String] = [], location: SourceLocation, originalLength: Int? = nil
   ) {
     self.index = index
     self.timeNs = timeNs
@@ -168,6 +172,7 @@ public struct Frame: Sendable {
     self.technology = technology
     self.sourceFlags = sourceFlags
     self.location = location
+    self.originalLength = originalLength
   }
 
   /// True for a short frame (fewer than 8 valid bits in a 1-byte frame, e.g. REQA `26` (7)).
