@@ -102,7 +102,7 @@ struct PcapOpener {
       let filtered = input.bytes.withUnsafeBytes {
         PcapngInterfaceFilter.keep(linkType: linkType, of: layout, in: $0)
       }
-      opened.source = try wrap { () throws(PcapOpenFailure) in
+      opened.source = try wrap(interfaceAt: first.offset) { () throws(PcapOpenFailure) in
         try PcapSource(bytes: filtered.bytes)
       }
       opened.positions = PacketPositions(
@@ -112,7 +112,7 @@ struct PcapOpener {
           $0.message, location: input.location(unit: "byte", record: 0, offset: $0.offset))
       }
     } else {
-      opened.source = try openSource()
+      opened.source = try openSource(interfaceAt: first.offset)
       opened.positions = PacketPositions(offsets: layout.packetOffsets, numbers: nil)
     }
     if let damage = layout.damage {
@@ -132,8 +132,10 @@ struct PcapOpener {
 
   /// libpcap over the file itself when `input` is that file unchanged (streams from disk),
   /// else over a copy of the bytes (standard input, in-memory input).
-  private func openSource() throws -> PcapSource {
-    try wrap { () throws(PcapOpenFailure) in
+  /// `interfaceAt`: the byte offset of a pcapng file's first Interface Description Block,
+  /// which libpcap's complaints about it name (it reads the IDB when opening the file).
+  private func openSource(interfaceAt: Int = 0) throws -> PcapSource {
+    try wrap(interfaceAt: interfaceAt) { () throws(PcapOpenFailure) in
       var info = stat()
       if input.path != "-", stat(input.path, &info) == 0, Int(info.st_size) == input.bytes.count {
         return try PcapSource(path: input.path)
@@ -142,12 +144,15 @@ struct PcapOpener {
     }
   }
 
-  private func wrap(_ body: () throws(PcapOpenFailure) -> PcapSource) throws -> PcapSource {
+  private func wrap(
+    interfaceAt: Int = 0, _ body: () throws(PcapOpenFailure) -> PcapSource
+  ) throws -> PcapSource {
     do {
       return try body()
     } catch {
       let kind: TraceError.Kind = error.message.contains("truncated") ? .truncated : .malformed
-      throw TraceError(kind, at: here(0), error.message)
+      let aboutIDB = error.message.contains("Interface Description Block")
+      throw TraceError(kind, at: here(aboutIDB ? interfaceAt : 0), error.message)
     }
   }
 }

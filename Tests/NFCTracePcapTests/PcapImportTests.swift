@@ -574,3 +574,24 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
     #expect(error.location.offset == second)
   }
 }
+
+extension PcapOffsetTests {
+  /// libpcap's complaint about the first Interface Description Block names that block's
+  /// offset (here 44, after a section header with a 12-byte option), not byte 0.
+  @Test func interfaceBlockErrorNamesItsOffset() throws {
+    let option = le(1, 2) + le(8, 2) + Array("comment!".utf8)  // opt_comment, 8 bytes
+    let shb = pcapngBlock(
+      0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8) + option + le(0, 4))
+    // if_tsresol 20 (10⁻²⁰ s): more than libpcap accepts.
+    let idb = pcapngBlock(
+      1, le(264, 2) + le(0, 2) + le(0, 4) + le(9, 2) + le(1, 2) + [20, 0, 0, 0])
+    #expect(shb.count == 44)
+    let input = TraceInput(path: "idb.pcapng", bytes: Data(shb + idb))
+    #expect {
+      try importPcap(input)
+    } throws: {
+      let e = $0 as? TraceError
+      return e?.location.offset == 44 && e?.message.contains("if_tsresol") == true
+    }
+  }
+}
