@@ -169,8 +169,41 @@ public struct NDEFBluetoothOOB: Sendable, Equatable {
             + "Supplement Part A §1.2); shown with replacement characters",
           readers: "ndeflib rejects the record; phones show replacement characters")
       }
-      out.append(Field(offset: at, type: type, data: data))
+      let field = Field(offset: at, type: type, data: data)
+      if let unit = dataUnit(type), !hasValidSize(field) {
+        ctx.add(
+          "bt-eir-size", .warning, at,
+          "\(typeName(type)) of \(data.count) byte(s): \(unit.exact ? "" : "a multiple of ")"
+            + "\(unit.size) expected (Bluetooth Core Specification Supplement Part A §1); its "
+            + "data is shown as hex",
+          readers: "ndeflib rejects the record")
+      }
+      out.append(field)
     }
     return out
+  }
+
+  /// The data size a type's data must have (`exact`) or be a multiple of, from the Bluetooth
+  /// Core Specification Supplement Part A: §1.1 service UUID lists, §1.6 Class of Device and
+  /// the Simple Pairing / LE Secure Connections values, §1.7 Security Manager TK, §1.8 its
+  /// OOB Flags, §1.12 Appearance, §1.17 LE Role. Nil when free or checked elsewhere (names,
+  /// the LE address).
+  static func dataUnit(_ type: UInt8) -> (size: Int, exact: Bool)? {
+    switch type {
+    case 0x02, 0x03: return (2, false)
+    case 0x04, 0x05: return (4, false)
+    case 0x06, 0x07: return (16, false)
+    case 0x0D: return (3, true)
+    case 0x0E, 0x0F, 0x10, 0x1D, 0x1E, 0x22, 0x23: return (16, true)
+    case 0x11, 0x1C: return (1, true)
+    case 0x19: return (2, true)
+    default: return nil
+    }
+  }
+
+  /// Whether `field`'s data has the size its type needs (`dataUnit`).
+  static func hasValidSize(_ field: Field) -> Bool {
+    guard let unit = dataUnit(field.type) else { return true }
+    return field.data.count % unit.size == 0 && (!unit.exact || field.data.count == unit.size)
   }
 }

@@ -181,8 +181,11 @@ public struct NDEFSignature: Sendable, Equatable {
       var format: UInt8?
       var certs: [[UInt8]] = []
       var certURI: [UInt8]?
-      if !c.isAtEnd {
-        let cert = try c.readByte("certificate URI-present flag, format and count")
+      // Signature RTD 2.0 §3.3: the Certificate Chain field follows the Signature field in
+      // every record, its first byte even with no certificate (ndeflib needs it too); other
+      // versions may end after the signature.
+      if !c.isAtEnd || version == 0x20 {
+        let cert = try c.readByte("certificate chain byte (URI-present flag, format and count)")
         format = (cert >> 4) & 0x07
         for _ in 0..<Int(cert & 0x0F) {
           certs.append(try c.readBytes(Int(try c.readUInt16("certificate length")), "certificate"))

@@ -44,7 +44,8 @@ public struct NDEFCommandResult: Sendable, Equatable {
 public enum NDEFCommand {
   /// Runs the whole job for the INPUT argument: hex text (spaces, colons, dashes, newlines
   /// allowed), `@FILE` (binary), or `-` (stdin: hex text when it is only hex digits and
-  /// separators, else binary). `readFile`/`readStdin` are injectable for tests.
+  /// separators after an optional `0x`, else binary). `readFile`/`readStdin` are injectable
+  /// for tests.
   public static func run(
     input: String, options: NDEFCommandOptions,
     readFile: (String) throws -> [UInt8] = readFile,
@@ -136,7 +137,13 @@ public enum NDEFCommand {
           message: "cannot read standard input: \(ReadErrorText.describe(error))")
       }
       let text = String(decoding: raw, as: UTF8.self)
-      let hexOnly = raw.allSatisfy { Hexer.isSeparator($0) || Hexer.nibble($0) != nil }
+      // Hex text may start with `0x`, as an argument may (a binary message starting with the
+      // bytes 30h 78h would have a chunk flag on its first record).
+      let body = raw.drop { Hexer.isSeparator($0) }
+      let digits =
+        body.starts(with: [0x30, 0x78]) || body.starts(with: [0x30, 0x58])
+        ? body.dropFirst(2) : body
+      let hexOnly = digits.allSatisfy { Hexer.isSeparator($0) || Hexer.nibble($0) != nil }
       return hexOnly ? try parseHex(text) : raw
     }
     if input.hasPrefix("@") {

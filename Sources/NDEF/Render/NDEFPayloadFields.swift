@@ -143,6 +143,9 @@ extension NDEFPayload {
 
   private func eirField(_ e: NDEFBluetoothOOB.Field) -> NDEFField {
     let key = e.name.lowercased().replacingSpaces()
+    // A field of the wrong size (`bt-eir-size`) is shown whole, as hex: decoding it would drop
+    // or misplace bytes.
+    guard NDEFBluetoothOOB.hasValidSize(e) else { return .bytes(key, e.data) }
     switch e.type {
     case 0x08, 0x09: return .text(key, String(decoding: e.data, as: UTF8.self))
     case 0x0D:
