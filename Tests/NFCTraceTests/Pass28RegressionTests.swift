@@ -244,13 +244,19 @@ import Testing
     #expect(f.fix.contains("read page 2, the static lock bits, to see which applies"))
   }
 
-  /// A configuration page (PWD) is covered by no lock bit.
+  /// A configuration page (PWD) is covered by no lock bit, nor by CFGLCK, which locks CFG0
+  /// and CFG1 only (NTAG213/215/216 datasheet §8.8.1; 2026-12-05).
   @Test func unexplainedConfigurationPageWriteBlamesNoLockBits() throws {
     var b = configured(auth0: 0xFF, access: 0x00)
     b.write(0x2B, [0x01, 0x02, 0x03, 0x04], .nak(0x00))
     let f = try #require(b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.message.contains("(no lock bit covers a configuration page;"))
+    #expect(!f.message.contains("CFGLCK"))
+    var cfg1 = configured(auth0: 0xFF, access: 0x00)
+    cfg1.write(0x2A, [0x00, 0x05, 0x00, 0x00], .nak(0x00))
+    let g = try #require(cfg1.diagnose().finding("t2t-nak-unexplained"))
     #expect(
-      f.message.contains(
+      g.message.contains(
         "(CFGLCK in CFG1 read in this session is clear, and no lock bit covers a configuration "
           + "page;"))
     #expect(!f.message.contains("dynamic lock"))
