@@ -74,3 +74,21 @@ extension Pass30Type2Tests {
     #expect(try nak(on: 0x2A).contains("CFGLCK (CFG1, page 42 (0x2A))"))
   }
 }
+
+extension Pass30Type2Tests {
+  /// CC2 = 00h: the data area is empty, so the NDEF TLV at byte 16 is outside it and the
+  /// query is notSupported, as the report's status says (it said readWrite 0 B, and the
+  /// report blamed a CC change the session never made).
+  @Test func ndefTLVOutsideAnEmptyDataArea() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0, 0, 0xE1, 0x10, 0, 0])
+    b.read(4, [0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE])
+    let s = try #require(try sessions(b).first)
+    #expect(s.ndefStatus?.status == .notSupported)
+    #expect(
+      s.ndefStatusReason
+        == "the NDEF Message TLV at byte 16 lies outside the data area the CC declares "
+        + "(CC2 × 8 = 0 bytes from byte 16)")
+  }
+}

@@ -62,6 +62,15 @@ extension Type2CapabilityContainer {
         "no NDEF Message TLV in the data area (the CC alone does not make the tag NDEF)"
       )
     }
+    // An NDEF TLV at or past the data area's end (a CC2 too small, e.g. 00h) is outside it:
+    // NDEF detection walks TLVs only inside the area the CC declares (T2T 1.0 §2.3).
+    if let area, let tlv = area.ndef, area.baseAddress + tlv.offset >= 16 + dataAreaSize {
+      return (
+        .notSupported, nil,
+        "the NDEF Message TLV at byte \(area.baseAddress + tlv.offset) lies outside the data "
+          + "area the CC declares (CC2 × 8 = \(dataAreaSize) bytes from byte 16)"
+      )
+    }
     // Without the NDEF TLV the capacity is counted from the data area's start: a Lock
     // Control TLV before it (NTAG213's factory layout) makes the real one smaller.
     let assumed =
