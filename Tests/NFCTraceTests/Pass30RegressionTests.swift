@@ -92,3 +92,20 @@ extension Pass30Type2Tests {
         + "(CC2 × 8 = 0 bytes from byte 16)")
   }
 }
+
+extension Pass30Type2Tests {
+  /// A WRITE refused with NAK 1, retried and refused with NAK 4: the call failed with the
+  /// last refusal, not the transmission error the retry answered (it named NAK 1).
+  @Test func retriedWriteFailsWithItsLastRefusal() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(5, [0, 0, 0, 0], .nak(1))
+    b.write(5, [0, 0, 0, 0], .nak(4))
+    let s = try #require(try sessions(b).first)
+    let op = try #require(s.operations.last { $0.outcome == .failed })
+    #expect(
+      op.reason?.hasPrefix("NAK 0x4 (authentication counter overflow or not allowed)") == true)
+    #expect(op.detail("nak_code") == .int(4))
+  }
+}

@@ -330,6 +330,11 @@ struct Type2Procedure: Sendable {
       } else {
         retriable = false
       }
+      // A repeat of the command a NAK 1/5 refused, refused again: the stack's retries ended
+      // here, so this last refusal is what the app's call failed with.
+      let refusedRetry =
+        transmissionNAK.map { op.failedLastBy($0.frames) && Self.repeats(x.command, $0) }
+        ?? false
       if retriable, let nak = transmissionNAK, op.failedLastBy(nak.frames),
         Self.repeats(x.command, nak), nak.frames.count < CallBoundary.maxRetries
       {
@@ -343,9 +348,11 @@ struct Type2Procedure: Sendable {
       } else {
         transmissionNAK = nil
       }
-      // The details describe the refusal that gives the reason: the first one.
-      let givesReason = op.outcome == .ok
+      // The details describe the refusal that gives the reason: the first one, or the last
+      // of a command's retries.
+      let givesReason = op.outcome == .ok || refusedRetry
       op.fail("\(answer.summary) on \(what)", frame: frame)
+      if refusedRetry { op.reason = "\(answer.summary) on \(what)" }
       // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain;
       // so it is after a non-standard 4-bit code (a damaged ACK or NAK, nfc-facts §4.2). NAK
       // 0, 1 and 4 refuse the command before any programming.
