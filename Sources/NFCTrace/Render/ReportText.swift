@@ -252,7 +252,9 @@ public enum ReportText {
   static func secret(_ b: [UInt8]?, _ showSecrets: Bool, source: SecretSource = .sent)
     -> String
   {
-    guard let b else { return "not read" }
+    // The tag never returns them (a READ answers zeros): only a PWD_AUTH on the air or a
+    // dump can show them, so "not read" would suggest reading them could.
+    guard let b else { return "not known (the tag never returns it; reads as zeros)" }
     // Sent on the air (PWD_AUTH), zeros are the password itself: masked like any other.
     if source != .sent, b.allSatisfy({ $0 == 0 }) {
       switch source {
