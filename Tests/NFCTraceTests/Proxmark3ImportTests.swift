@@ -194,6 +194,19 @@ struct Proxmark3BinaryTests {
     #expect(importer.warnings.count == 1 && importer.warnings[0].message.contains("wrap-around"))
   }
 
+  /// A u32 timestamp more than 2³¹ ticks above the previous one is later (a sniff idle for
+  /// minutes), not earlier: it was read as a signed step back (−145 s, with a warning).
+  @Test func largeForwardStepIsLater() throws {
+    let bytes =
+      record(101_832_181, 1056, tag: false, [0x26], parity: [0x00])
+      + record(0x9000_0000, 2368, tag: true, [0x44, 0x00], parity: [0xC0])
+    var importer = try Proxmark3BinaryImporter(input: TraceInput(path: "w", bytes: Data(bytes)))
+    let f = try frames(&importer)
+    let ticks: Int64 = 0x9000_0000 - 101_832_181
+    #expect(abs(f[1].timeNs - ticks * 25_000 / 339) <= 1)  // 170.655 s later
+    #expect(importer.warnings.isEmpty)
+  }
+
   @Test func sniffClaimsTracesNotText() throws {
     for (name, _) in Self.counts {
       let path = TestPaths.shared("public/proxmark3/\(name).trace")

@@ -71,9 +71,10 @@ enum Proxmark3 {
 /// Places 32-bit Proxmark3 timestamps on a 64-bit time line.
 ///
 /// The device counts ticks in a `uint32_t` that wraps after 2³² ticks (≈ 316.7 s), and traces
-/// that join several runs restart from small values. Each new value is taken as the one
-/// closest to the previous (a step of at most ±2³¹ ticks ≈ 158 s): a large drop is read as a
-/// wrap-around, a small drop as a step back in time. Both are reported so the importer can warn.
+/// that join several runs restart from small values. A value above the previous one (as u32)
+/// is later, however far (a sniff idle for minutes between two taps); a value below it is
+/// read as the closer of a step back in time (a drop of less than 2³¹ ticks ≈ 158 s) and a
+/// wrap-around. Both are reported so the importer can warn.
 struct TickClock {
   /// What happened between the previous value and this one.
   enum Step {
@@ -97,7 +98,10 @@ struct TickClock {
       last = first
       return (last, .first)
     }
-    let delta = Int64(Int32(bitPattern: value &- UInt32(truncatingIfNeeded: last)))
+    let previous = UInt32(truncatingIfNeeded: last)
+    let delta =
+      value >= previous
+      ? Int64(value - previous) : Int64(Int32(bitPattern: value &- previous))
     let ticks = last + delta
     let step: Step =
       delta < 0 ? .backward : (ticks >> 32 != last >> 32 ? .wrapped : .forward)
