@@ -282,14 +282,22 @@ public final class PcapImporter: TraceImporter {
       lookahead[i].sourceTime = SourceTime(Int64(lookahead[i].index), .order)
     }
     warn(
-      "no packet carries a time (all 0: pcapng Simple Packet Blocks have none, or the writer "
-        + "left them out): frames are in order, but answer times, gaps and frame waiting times "
-        + "are not measured", at: first.location)
+      "the packets carry no time (the first \(lookahead.count) all 0: pcapng Simple Packet "
+        + "Blocks have none, or the writer left them out): frames are in order, but answer "
+        + "times, gaps and frame waiting times are not measured", at: first.location)
   }
 
   /// Times that go back (captures merged, a clock reset) are kept as they are, with one
   /// warning; a sub-second time after whole seconds ends the whole-second reading.
   private func checkTime(_ ns: Int64, at location: SourceLocation) {
+    // Read ahead, the first packets all had time 0; a later one has a time: the capture is
+    // timed from here (the untimed ones stay numbered in order).
+    if untimed, ns != 0 {
+      untimed = false
+      warn(
+        "this packet carries a time, after packets without one: frames are timed from here",
+        at: location)
+    }
     if wholeSeconds, ns % 1_000_000_000 != 0 {
       wholeSeconds = false
       warn(

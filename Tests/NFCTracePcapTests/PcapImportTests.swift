@@ -550,7 +550,8 @@ private func le(_ v: Int, _ n: Int) -> [UInt8] {
     #expect(result.frames.allSatisfy { $0.sourceTime?.unit == .order })
     #expect(result.frames.map { $0.sourceTime?.value } == (0..<12).map { Int64($0) })
     #expect(result.warnings.count == 1)
-    #expect(result.warnings.first?.message.hasPrefix("no packet carries a time") == true)
+    #expect(
+      result.warnings.first?.message.hasPrefix("the packets carry no time (the first ") == true)
   }
 
   /// pcapng where libpcap refuses a block the walk accepted (a second section of major
@@ -593,5 +594,27 @@ extension PcapOffsetTests {
       let e = $0 as? TraceError
       return e?.location.offset == 44 && e?.message.contains("if_tsresol") == true
     }
+  }
+}
+
+extension PcapOffsetTests {
+  /// The first packets read ahead at time 0, a later one timed: frames are timed from it on,
+  /// with a second warning (the first said "no packet carries a time" and nothing was timed).
+  @Test func timedPacketAfterUntimedOnes() throws {
+    var bytes: [UInt8] =
+      [0xD4, 0xC3, 0xB2, 0xA1] + le(2, 2) + le(4, 2) + le(0, 8) + le(65535, 4) + le(264, 4)
+    func record(usec: Int, _ payload: [UInt8]) {
+      bytes += le(0, 4) + le(usec, 4) + le(payload.count, 4) + le(payload.count, 4) + payload
+    }
+    for _ in 0..<12 { record(usec: 0, [0x00, 0xFE, 0x00, 0x01, 0x26]) }
+    record(usec: 4200, [0x00, 0xFF, 0x00, 0x02, 0x44, 0x00])
+    let result = try importPcap(TraceInput(path: "late.pcap", bytes: Data(bytes)))
+    #expect(result.frames.count == 13)
+    #expect(result.frames.prefix(12).allSatisfy { $0.sourceTime?.unit == .order })
+    #expect(result.frames[12].timeNs == 4_200_000)
+    #expect(result.frames[12].sourceTime?.unit == .microseconds)
+    #expect(
+      result.warnings.map(\.message).contains(
+        "this packet carries a time, after packets without one: frames are timed from here"))
   }
 }
