@@ -130,6 +130,14 @@ enum ConvertCommand {
     ].contains(flag)
   }
 
+  /// The pcap time of the first frame: 1 s for a timed source, so that a capture whose first
+  /// packets share its first instant does not read back as one without times (all 0, which
+  /// the pcap importer takes for untimed); 0 for an untimed one (a libnfc log), which stays so.
+  static func baseEpoch(_ first: Frame?) -> Int64 {
+    guard let unit = first?.sourceTime?.unit, unit != .order else { return 0 }
+    return 1_000_000_000
+  }
+
   static let usage =
     "nfctrace convert IN -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--input-format NAME]"
 
@@ -143,14 +151,17 @@ enum ConvertCommand {
     try OutputFormat.refuseOverwriting(("-o", output), [("the input", path)])
     let format = try OutputFormat.choose(a.value("--format"), output: output)
     var (_, importer) = try openTrace(path, formatName: a.value("--input-format"))
-    var out = try TraceOutput(path: output, format: format, baseEpochNs: 0)
+    var pending: Frame?
+    var failure: Error?
+    do { pending = try importer.next() } catch { failure = error }
+    var out = try TraceOutput(path: output, format: format, baseEpochNs: baseEpoch(pending))
     var count = 0
     var readerReported = 0
     var withoutCRC = 0
     var events = 0
-    var failure: Error?
     do {
-      while let f = try importer.next() {
+      while failure == nil, let f = try pending ?? importer.next() {
+        pending = nil
         try out.write(f)
         count += 1
         if f.crc == .notCaptured, f.direction != .event { withoutCRC += 1 }

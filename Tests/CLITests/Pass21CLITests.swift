@@ -135,4 +135,18 @@ extension Pass21CLITests {
     let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int
     #expect(size.map { $0 > 0 } == true)
   }
+
+  /// A converted capture whose first packets share its first instant keeps its times: it was
+  /// written from time 0, so those packets read back as "no time" and the session lost its
+  /// span (Flipper debug pcap, whole seconds).
+  @Test func convertedCaptureKeepsItsTimes() throws {
+    let output = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-times-\(UUID().uuidString).pcap").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let source = TestPaths.traces("flipper/flipper-reader-ntag215.pcap")
+    #expect(CLI.run(["convert", source, "-o", output]).status == 0)
+    let back = CLI.run(["sessions", output])
+    #expect(back.stdout.hasPrefix("0  0.000–2.000 s  NTAG215 04:5A:6B:7C:8D:9E:AF"))
+    #expect(back.stdout == CLI.run(["sessions", source]).stdout)
+  }
 }
