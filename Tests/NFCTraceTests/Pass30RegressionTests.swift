@@ -109,3 +109,30 @@ extension Pass30Type2Tests {
     #expect(op.detail("nak_code") == .int(4))
   }
 }
+
+@Suite struct Pass30ImporterTests {
+  private let head =
+    "Filetype: Flipper NFC device\nVersion: 4\nDevice type: NTAG/Ultralight\n"
+    + "UID: 04 A1 B2 C3 D4 E5 F6\nPages total: 45\nPage 0: 04 A1 B2 9F\n"
+
+  private func error(_ text: String) -> TraceError? {
+    do {
+      _ = try TagDumpReader.read(TraceInput(path: "x.nfc", bytes: Data(text.utf8)))
+      return nil
+    } catch {
+      return error as? TraceError
+    }
+  }
+
+  /// Flipper `Page N:` lines out of range or given twice were dropped or overridden
+  /// silently; like a short page line they are now errors naming line and offset.
+  @Test func flipperPageLinesOutOfRangeOrTwice() throws {
+    let far = try #require(error(head + "Page 99999999999999999999: 34 03 19 D1\n"))
+    #expect(far.location.record == 7)
+    #expect(far.message == "Page 99999999999999999999: expected a decimal index 0–4095")
+    let twice = try #require(error(head + "Page 0: FF FF FF FF\n"))
+    #expect(twice.location.record == 7)
+    #expect(twice.message == "Page 0 given a second time: each page once expected")
+    #expect(error(head + "Page 1: 11 22 33 44\n") == nil)
+  }
+}

@@ -94,7 +94,16 @@ enum FlipperNFCDump {
         if let index = Self.indexed(key, "Counter ") {
           counters[index] = try number()
         } else if let index = Self.indexed(key, "Page ") {
+          guard pages[index] == nil else {
+            throw TraceError(
+              .malformed, at: location, "\(key) given a second time: each page once expected")
+          }
           pages[index] = try page(value, key: key, at: location)
+        } else if key.hasPrefix("Page ") || key.hasPrefix("Counter ") {
+          // A number out of range or not a number: the page or counter would be lost unseen.
+          throw TraceError(
+            .malformed, at: location,
+            "\(key): expected a decimal index 0–\(Self.maximumPages - 1)")
         } else if key.hasPrefix("Block "), Int(key.dropFirst(6)) != nil {
           blocks += 1
         }
