@@ -136,3 +136,31 @@ extension Pass30Type2Tests {
     #expect(error(head + "Page 1: 11 22 33 44\n") == nil)
   }
 }
+
+extension Pass30ImporterTests {
+  private func nfcLab(_ json: String) throws -> ([Frame], [TraceWarning]) {
+    var importer = try NFCLabImporter(input: TraceInput(path: "t.json", bytes: Data(json.utf8)))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    return (frames, importer.warnings)
+  }
+
+  /// NFC-Laboratory: a time going back is warned once, as in the other importers (it was
+  /// silent); a JSON true is no time (it was read as 1 s).
+  @Test func nfcLabTimesBackAndBooleans() throws {
+    let back = try nfcLab(
+      #"{"frames":[{"timeStart":2.0,"frameType":258,"techType":257,"frameData":"26"},"#
+        + #"{"timeStart":1.5,"frameType":259,"techType":257,"frameData":"4400"}]}"#)
+    #expect(back.0.map(\.timeNs) == [0, -500_000_000])
+    #expect(
+      back.1.map(\.message) == [
+        "timeStart goes back by 500.000 ms: the export was merged or edited; times, gaps and "
+          + "durations across this point are not meaningful"
+      ])
+    #expect(back.1.first?.location?.record == 2)
+    #expect(throws: TraceError.self) {
+      _ = try nfcLab(
+        #"{"frames":[{"timeStart":true,"frameType":258,"techType":257,"frameData":"26"}]}"#)
+    }
+  }
+}

@@ -47,6 +47,10 @@ public struct NFCLabImporter: TraceImporter {
   private var record = 0
   private var emitted = 0
   private var firstStartNs: Int64?
+  /// The latest start time so far, and whether a step back was warned (once, as the pcap and
+  /// Proxmark3 importers do).
+  private var latestStartNs: Int64?
+  private var warnedBackwards = false
   private var finished = false
   private var skippedTypes: Set<Int> = []
   /// Problems met so far that did not stop the import.
@@ -274,6 +278,16 @@ public struct NFCLabImporter: TraceImporter {
     }
     let first = firstStartNs ?? fields.startNs
     firstStartNs = first
+    if let latest = latestStartNs, fields.startNs < latest, !warnedBackwards {
+      warnedBackwards = true
+      warnings.append(
+        TraceWarning(
+          "timeStart goes back by "
+            + String(format: "%.3f", Double(latest &- fields.startNs) / 1_000_000)
+            + " ms: the export was merged or edited; times, gaps and durations across this "
+            + "point are not meaningful", location: location))
+    }
+    latestStartNs = max(latestStartNs ?? fields.startNs, fields.startNs)
     let encrypted = fields.flags.contains("encrypted")
     defer { emitted += 1 }
     // Start times lie within ±9.2e18 ns each; their difference is saturated to fit Int64.

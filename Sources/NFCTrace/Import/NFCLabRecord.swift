@@ -188,7 +188,10 @@ enum NFCLabRecord {
 
   private static func seconds(_ object: [String: Any], _ keys: String...) -> Double? {
     for key in keys {
-      if let number = object[key] as? NSNumber { return number.doubleValue }
+      // JSON true/false come as NSNumber too (Objective-C type `c`): not a time.
+      if let number = object[key] as? NSNumber, number.objCType.pointee != 0x63 {
+        return number.doubleValue
+      }
     }
     return nil
   }
