@@ -164,3 +164,26 @@ extension Pass30ImporterTests {
     }
   }
 }
+
+extension Pass30ImporterTests {
+  /// A NUL byte in the first lines of a `trace list` paste made detection refuse the whole
+  /// file ("not a recognised trace format"), and one past the 4 KiB head was silent: the text
+  /// before it is sniffed, and the importer warns at the byte.
+  @Test func nulByteInAListingIsWarnedNotRefused() throws {
+    var bytes = try [UInt8](
+      Data(
+        contentsOf: URL(
+          fileURLWithPath: TestPaths.shared("derived/proxmark3-text/hf_14a_mfu-sim.list_14a.txt"))))
+    // A blank of the first row's CRC column becomes a NUL.
+    let row = try #require(bytes.indices.first { bytes[$0...].starts(with: Array("|  ok |".utf8)) })
+    bytes[row + 1] = 0
+    let input = TraceInput(path: "nul.txt", bytes: Data(bytes))
+    #expect(try FormatRegistry(BuiltinFormats.all).detect(input).name == "pm3-text")
+    var importer = try Proxmark3TextImporter(input: input)
+    var count = 0
+    while try importer.next() != nil { count += 1 }
+    #expect(count == 306)
+    let w = try #require(importer.warnings.first { $0.message.contains("NUL byte") })
+    #expect(w.location?.offset == row + 1)
+  }
+}

@@ -101,7 +101,10 @@ enum Proxmark3TextSniffer {
   /// followed by `000000 00 fe|ff`), 30 for only a `pm3 -->` echo of a list command; 0 for
   /// anything with NUL bytes. +5 for a `.txt`/`.log` name when something was found.
   static func score(head: [UInt8], path: String) -> Int {
-    guard !head.isEmpty, !head.contains(0) else { return 0 }
+    // Text up to a NUL byte: damage after a table's first rows leaves them recognisable, and
+    // the importer then names the damaged line; a binary file has its NUL early.
+    let head = head.firstIndex(of: 0).map { Array(head[..<$0]) } ?? head
+    guard !head.isEmpty else { return 0 }
     var best = 0
     var previousWasTimestamp = false
     var line: [UInt8] = []

@@ -92,6 +92,7 @@ public struct Proxmark3TextImporter: TraceImporter {
         lineNumber += 1
         offset = Proxmark3Text.loadLine(raw, from: offset, into: &line)
         joinWrappedRow(raw)
+        if let nul = line.firstIndex(of: 0) { warnNUL(at: nul) }
         lastLineUnterminated = offset >= raw.count && raw[offset - 1] != 0x0A
         if let frame = readLine() { return frame }
       }
@@ -109,6 +110,15 @@ public struct Proxmark3TextImporter: TraceImporter {
       guard state.sawTable else { throw missingTable() }
       return nil
     }
+  }
+
+  /// A NUL byte has no place in a listing: the file is damaged there.
+  private mutating func warnNUL(at index: Int) {
+    log.add(
+      "NUL byte",
+      TraceWarning(
+        "a NUL byte in the text: the file is damaged here",
+        location: input.location(unit: "line", record: lineNumber, offset: lineOffset + index)))
   }
 
   /// A table row that a terminal broke over several lines (a listing copied from a window
