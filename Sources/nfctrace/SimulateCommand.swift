@@ -184,7 +184,9 @@ enum ConvertCommand {
             + "\(format.rawValue) has no field for that, so \(output) will not decode as \(path) "
             + "does: analyse \(path) itself\n").utf8))
     }
-    if withoutCRC > 0, format == .pm3Trace || format == .pm3Text {
+    // A Proxmark3 trace has no CRC-not-captured event and no record for a field event.
+    let pm3 = format == .pm3Trace || format == .pm3Text
+    if withoutCRC > 0, pm3 {
       FileHandle.standardError.write(
         Data(
           ("warning: \(withoutCRC) frames were captured without their CRC (the reader chip "
@@ -192,9 +194,7 @@ enum ConvertCommand {
             + "\(output) will show them as CRC failures: convert to pcap or pcapng, which keep "
             + "the CRC-not-captured events\n").utf8))
     }
-    // A Proxmark3 trace has no record for a field event: say what is lost, and count only
-    // what was written.
-    let pm3 = format == .pm3Trace || format == .pm3Text
+    // Field events are lost there: say so, and count only what was written.
     if events > 0, pm3 {
       FileHandle.standardError.write(
         Data(

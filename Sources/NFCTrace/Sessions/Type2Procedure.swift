@@ -335,8 +335,8 @@ struct Type2Procedure: Sendable {
       let refusedRetry =
         transmissionNAK.map { op.failedLastBy($0.frames) && Self.repeats(x.command, $0) }
         ?? false
-      if retriable, let nak = transmissionNAK, op.failedLastBy(nak.frames),
-        Self.repeats(x.command, nak), nak.frames.count < CallBoundary.maxRetries
+      if retriable, refusedRetry, let nak = transmissionNAK,
+        nak.frames.count < CallBoundary.maxRetries
       {
         transmissionNAK?.frames.append(frame)  // refused again: the stack retries once more
       } else if retriable, firstRefusal {
@@ -351,8 +351,9 @@ struct Type2Procedure: Sendable {
       // The details describe the refusal that gives the reason: the first one, or the last
       // of a command's retries.
       let givesReason = op.outcome == .ok || refusedRetry
-      op.fail("\(answer.summary) on \(what)", frame: frame)
-      if refusedRetry { op.reason = "\(answer.summary) on \(what)" }
+      let why = "\(answer.summary) on \(what)"
+      op.fail(why, frame: frame)
+      if refusedRetry { op.reason = why }
       // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain;
       // so it is after a non-standard 4-bit code (a damaged ACK or NAK, nfc-facts §4.2). NAK
       // 0, 1 and 4 refuse the command before any programming.
