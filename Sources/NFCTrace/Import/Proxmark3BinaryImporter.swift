@@ -277,12 +277,16 @@ enum Proxmark3BinarySniffer {
   /// plausible length after three records or more with data, in time order but for one step
   /// back (two runs joined, a tick wrap). Known magic numbers (pcap, pcapng, gzip, zip) and
   /// text score 0. 60 for three records or more, 40 for fewer, +20 for a `.trace` name.
+  /// A binary head named `.trace` (the Proxmark3 client's `trace save` name) that does not
+  /// walk scores 10, the least: the importer then names the damaged record and its offset
+  /// instead of detection calling the file unknown (a head of zeros, a wiped file, is none).
   static func score(head: [UInt8], path: String) -> Int {
-    guard head.count > Proxmark3Record.headerSize, !hasOtherMagic(head), !looksLikeText(head)
-    else { return 0 }
-    let wholeFile = head.count < 4096
-    guard let records = walk(head, wholeFile: wholeFile), records > 0 else { return 0 }
-    return (records >= 3 ? 60 : 40) + (path.lowercased().hasSuffix(".trace") ? 20 : 0)
+    guard !head.isEmpty, !hasOtherMagic(head), !looksLikeText(head) else { return 0 }
+    let named = path.lowercased().hasSuffix(".trace")
+    guard head.count > Proxmark3Record.headerSize,
+      let records = walk(head, wholeFile: head.count < 4096), records > 0
+    else { return named && head.contains(where: { $0 != 0 }) ? 10 : 0 }
+    return (records >= 3 ? 60 : 40) + (named ? 20 : 0)
   }
 
   private static func walk(_ head: [UInt8], wholeFile: Bool) -> Int? {
