@@ -74,6 +74,8 @@ public struct Proxmark3TextImporter: TraceImporter {
   private var headerColumns: Int?
   /// A row broken over several lines was joined (warned once).
   private var joinedWrappedRows = false
+  /// libnfc TX/RX lines before the table were skipped (warned once).
+  private var warnedOtherLog = false
 
   /// Opens `input`. Never throws: an input without a table is reported by `next()`.
   public init(input: TraceInput) throws {
@@ -186,6 +188,21 @@ public struct Proxmark3TextImporter: TraceImporter {
     return readHexDumpLine(all)
   }
 
+  /// Text before the table is skipped, but a libnfc log's TX/RX traffic there is frames of
+  /// another capture: say so once, rather than lose them without a word.
+  private mutating func noteOtherLog(_ all: Range<Int>) {
+    guard !warnedOtherLog, Proxmark3Text.contains(line, all, "libnfc."),
+      Proxmark3Text.contains(line, all, "tx:") || Proxmark3Text.contains(line, all, "rx:")
+    else { return }
+    warnedOtherLog = true
+    log.add(
+      "libnfc lines",
+      TraceWarning(
+        "libnfc TX/RX lines before the Proxmark3 listing, from this one, are skipped (a "
+          + "libnfc log pasted before it?): read that part alone with --input-format libnfc-log",
+        location: input.location(unit: "line", record: lineNumber, offset: lineOffset)))
+  }
+
   private mutating func noteHint() {
     if !state.sawTable, state.hint == .unknown, let named = Proxmark3ListProtocol.named(in: line) {
       state.hint = named
@@ -283,6 +300,7 @@ public struct Proxmark3TextImporter: TraceImporter {
     case .notHexDump:
       if state.sawTable { return unreadable("neither a table row nor a hex-dump line") }
       noteHint()  // older clients print the preamble without `[=]`
+      noteOtherLog(all)
       return nil
     case .bad(let reason):
       return state.sawTable ? unreadable(reason) : nil
