@@ -61,3 +61,34 @@ extension Pass31ImporterTests {
     #expect(!alone.warnings.contains { $0.message.hasPrefix("libnfc") })
   }
 }
+
+@Suite struct Pass31ReportTests {
+  /// NTAG213F had no Configuration section: its CFG0 byte 0 holds SLEEP_EN and FDP_CONF where
+  /// NTAG21x has STRG_MOD_EN (NXP NTAG213F/216F datasheet §8.5.7).
+  @Test func ntag213FConfigurationIsDecoded() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x04, 0x01, 0x00, 0x0F, 0x03])
+    b.read(0x29, [0xCA, 0x00, 0x10, 0x04, 0x5F, 0x00, 0x00, 0x00])
+    let report = TagReport(session: try #require(try sessions(b).first))
+    #expect(report.tag.product == "NTAG213F")
+    let c = try #require(report.end.config)
+    #expect(c.cfg0Page == 0x29)
+    #expect(c.mirrorConf == 3 && c.mirrorByte == 0 && c.mirrorPage == 0x10)
+    #expect(c.strongModulation == nil)
+    #expect(c.sleepEnabled == true && c.fieldDetectConf == 1)
+    #expect(c.protectedPages == 4...0x2C && c.prot == false && c.cfgLock == true)
+    #expect(c.nfcCounterEnabled == true && c.nfcCounterPasswordProtected == true)
+    #expect(c.authLimit == 7)
+    let text = ReportText.render(report)
+    #expect(text.contains("SLEEP_EN        1 (sleep mode enabled)"))
+    #expect(text.contains("FDP_CONF        1 (01b)"))
+    #expect(!text.contains("strong mod."))
+    #expect(text.contains("AUTH0           04: password needed to write pages 4–44"))
+    // NTAG213's byte 0 bit 2 stays STRG_MOD_EN.
+    var plain = Type2Configuration(
+      family: .ntag21x, cfg0Page: 0x29, cfg0: [0x04, 0, 0, 0xFF], cfg1: nil)
+    #expect(plain.strongModulation == true && plain.sleepEnabled == nil)
+    plain.family = .ntagF
+    #expect(plain.strongModulation == nil && plain.fieldDetectConf == 2)
+  }
+}

@@ -1,6 +1,7 @@
-/// The configuration pages of NTAG21x and MIFARE Ultralight EV1: CFG0 (MIRROR, MIRROR_PAGE,
-/// AUTH0), CFG1 (ACCESS), PWD and PACK (nfc-facts §4.5; NXP NTAG213/215/216 datasheet §8.5.7;
-/// MF0ULx1 datasheet §8.5.7). They are the last four pages: CFG0 = last page − 3.
+/// The configuration pages of NTAG21x, NTAG213F/216F and MIFARE Ultralight EV1: CFG0 (MIRROR,
+/// MIRROR_PAGE, AUTH0), CFG1 (ACCESS), PWD and PACK (nfc-facts §4.5; NXP NTAG213/215/216
+/// datasheet §8.5.7; NTAG213F/216F datasheet §8.5.7; MF0ULx1 datasheet §8.5.7). They are the
+/// last four pages: CFG0 = last page − 3.
 public struct Type2Configuration: Sendable, Equatable {
   /// Which layout the pages follow.
   public enum Family: String, Sendable {
@@ -8,6 +9,9 @@ public struct Type2Configuration: Sendable, Equatable {
     case ntag21x
     /// MIFARE Ultralight EV1: CFG0 byte 0 is MOD, CFG1 byte 1 is VCTID, no NFC counter bits.
     case ultralightEV1
+    /// NTAG213F/216F: as NTAG21x, but CFG0 byte 0 holds SLEEP_EN (08h) and FDP_CONF (bits
+    /// 2–1, the field-detect pin's events) where NTAG21x has STRG_MOD_EN.
+    case ntagF
   }
 
   /// MIRROR_CONF values (CFG0 byte 0 bits 7–6).
@@ -32,6 +36,7 @@ public struct Type2Configuration: Sendable, Equatable {
     guard let last = product.lastPage else { return nil }
     switch product {
     case .ntag210, .ntag212, .ntag213, .ntag215, .ntag216: family = .ntag21x
+    case .ntag213F, .ntag216F: family = .ntagF
     case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ultralightEV1MF0UL21,
       .ultralightEV1MF0ULH21:
       family = .ultralightEV1
@@ -59,16 +64,25 @@ public struct Type2Configuration: Sendable, Equatable {
   /// PACK's page (the last page).
   public var packPage: Int { cfg0Page + 3 }
 
+  /// The NTAG layouts (NTAG21x, NTAG213F/216F): UID/counter mirror and NFC counter bits.
+  public var isNTAG: Bool { family != .ultralightEV1 }
+
   // MARK: CFG0
 
-  /// MIRROR_CONF 0–3 (NTAG21x only).
-  public var mirrorConf: Int? { family == .ntag21x ? c0.map { Int($0[0] >> 6) } : nil }
-  /// MIRROR_BYTE 0–3: byte of MIRROR_PAGE where the mirror starts (NTAG21x only).
-  public var mirrorByte: Int? { family == .ntag21x ? c0.map { Int($0[0] >> 4) & 3 } : nil }
-  /// MIRROR_PAGE (NTAG21x only; CFG0 byte 2).
-  public var mirrorPage: Int? { family == .ntag21x ? c0.map { Int($0[2]) } : nil }
-  /// STRG_MOD_EN / MOD strong modulation (CFG0 byte 0 bit 2, 0x04).
-  public var strongModulation: Bool? { c0.map { $0[0] & 0x04 != 0 } }
+  /// MIRROR_CONF 0–3 (NTAG only).
+  public var mirrorConf: Int? { isNTAG ? c0.map { Int($0[0] >> 6) } : nil }
+  /// MIRROR_BYTE 0–3: byte of MIRROR_PAGE where the mirror starts (NTAG only).
+  public var mirrorByte: Int? { isNTAG ? c0.map { Int($0[0] >> 4) & 3 } : nil }
+  /// MIRROR_PAGE (NTAG only; CFG0 byte 2).
+  public var mirrorPage: Int? { isNTAG ? c0.map { Int($0[2]) } : nil }
+  /// STRG_MOD_EN / MOD strong modulation (CFG0 byte 0 bit 2, 0x04); NTAG213F/216F have none.
+  public var strongModulation: Bool? { family == .ntagF ? nil : c0.map { $0[0] & 0x04 != 0 } }
+  /// SLEEP_EN (NTAG213F/216F only; CFG0 byte 0 bit 3, 0x08): the sleep mode through the
+  /// field-detect pin is enabled.
+  public var sleepEnabled: Bool? { family == .ntagF ? c0.map { $0[0] & 0x08 != 0 } : nil }
+  /// FDP_CONF 0–3 (NTAG213F/216F only; CFG0 byte 0 bits 2–1): which events switch the
+  /// field-detect pin on and off.
+  public var fieldDetectConf: Int? { family == .ntagF ? c0.map { Int($0[0] >> 1) & 3 } : nil }
   /// AUTH0: first page protected by the password (CFG0 byte 3).
   public var auth0: Int? { c0.map { Int($0[3]) } }
 
@@ -87,15 +101,11 @@ public struct Type2Configuration: Sendable, Equatable {
   public var prot: Bool? { access.map { $0 & 0x80 != 0 } }
   /// CFGLCK (0x40): the configuration pages are permanently locked.
   public var cfgLock: Bool? { access.map { $0 & 0x40 != 0 } }
-  /// NFC_CNT_EN (0x10): the NFC counter counts (NTAG21x only).
-  public var nfcCounterEnabled: Bool? {
-    family == .ntag21x ? access.map { $0 & 0x10 != 0 } : nil
-  }
-  /// NFC_CNT_PWD_PROT (0x08): READ_CNT needs the password (NTAG21x only; nfc-facts §10 uses
+  /// NFC_CNT_EN (0x10): the NFC counter counts (NTAG only).
+  public var nfcCounterEnabled: Bool? { isNTAG ? access.map { $0 & 0x10 != 0 } : nil }
+  /// NFC_CNT_PWD_PROT (0x08): READ_CNT needs the password (NTAG only; nfc-facts §10 uses
   /// 0x08 as Proxmark3 does).
-  public var nfcCounterPasswordProtected: Bool? {
-    family == .ntag21x ? access.map { $0 & 0x08 != 0 } : nil
-  }
+  public var nfcCounterPasswordProtected: Bool? { isNTAG ? access.map { $0 & 0x08 != 0 } : nil }
   /// AUTHLIM (0x07): failed PWD_AUTH attempts allowed; 0 = unlimited.
   public var authLimit: Int? { access.map { Int($0 & 0x07) } }
   /// VCTID (Ultralight EV1: CFG1 byte 1, default `05`).

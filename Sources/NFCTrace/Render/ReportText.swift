@@ -297,7 +297,13 @@ public enum ReportText {
           "\(Type2Configuration.mirrorNames[m]) (MIRROR_CONF \(m)), MIRROR_BYTE \(b), MIRROR_PAGE \(p)"
         )
       }
-      out += row("strong mod.", c.strongModulation == true ? "enabled" : "disabled")
+      if let strong = c.strongModulation {
+        out += row("strong mod.", strong ? "enabled" : "disabled")
+      }
+      if let sleep = c.sleepEnabled, let fdp = c.fieldDetectConf {
+        out += row("SLEEP_EN", sleep ? "1 (sleep mode enabled)" : "0")
+        out += row("FDP_CONF", "\(fdp) (\(fdp >> 1)\(fdp & 1)b)")
+      }
       out += row("AUTH0", "\(Hex.string(cfg0.suffix(1))): \(c.protectionText ?? "")")
     } else {
       out += row("CFG0", "not read")

@@ -64,7 +64,7 @@ enum ReadBackRule: DiagnosisRule {
     }
     guard shape else { return false }
     guard mine.first?.file == nil, let product = c.session.tag.ntagProduct,
-      var config = Type2Configuration(product: product), config.family == .ntag21x
+      var config = Type2Configuration(product: product), config.isNTAG
     else { return true }
     config.cfg0 = c.session.memory.type2End.known(config.cfg0Page * 4, 4)
     return config.mirrorConf.map { $0 != 0 } ?? true
