@@ -92,3 +92,31 @@ extension Pass31ImporterTests {
     #expect(plain.strongModulation == nil && plain.fieldDetectConf == 2)
   }
 }
+
+extension Pass31ReportTests {
+  /// A MIFARE Ultralight C's AUTH0/AUTH1 (pages 2Ah–2Bh) were not decoded: the report now
+  /// says which pages need 3DES authentication (MF0ICU2 §7.5.8).
+  @Test func ultralightCAuthenticationSettings() throws {
+    let path = TestPaths.shared("public/proxmark3/hf_14a_mfuc_defaultkey.trace")
+    let source = try ReportSource.open(
+      TraceInput(path: path), formatName: nil, registry: FormatRegistry(BuiltinFormats.all))
+    let report = TagReport(session: try #require(TagReport.defaultSession(source.sessions)))
+    let auth = try #require(report.end.ultralightCAuth)
+    #expect(auth.auth0 == 0x28 && auth.auth1 == 0x00)
+    #expect(auth.protectedPages == 40...47 && auth.readsProtected == true)
+    let text = ReportText.render(report)
+    #expect(
+      text.contains("AUTH0           28: 3DES authentication needed to read and write pages 40–47"))
+    #expect(text.contains("AUTH1           00: bit 0 = 0 (reads need it too)"))
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.report(report, to: out)
+    #expect(
+      out.text.contains(
+        #""ulc_auth":{"auth0":"28","auth1":"00","protected_pages":[[40,47]],"reads_protected":true}"#
+      ))
+    #expect(UltralightCAuthentication(auth0: 0x30, auth1: 0).protectedPages == nil)
+    #expect(
+      UltralightCAuthentication(auth0: 0x10, auth1: 1).protectionText
+        == "3DES authentication needed to write pages 16–47")
+  }
+}

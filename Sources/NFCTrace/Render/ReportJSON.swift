@@ -2,7 +2,7 @@ import NDEF
 
 /// The JSON form of one `nfctrace report` entry (docs/json.md, "nfctrace report"):
 /// `{"session","static_dump","frames","tag","operations","ndef_status","cc","locks","config",
-/// "tlvs","tlv_findings","ndef","ndef_note","ndef_start","memory","memory_start","notes",
+/// "ulc_auth","tlvs","tlv_findings","ndef","ndef_note","ndef_start","memory","memory_start","notes",
 /// "unknowns","warnings"}`.
 /// `ndef` uses `NDEFJSONRenderer`'s record and finding shapes. Secrets are masked unless
 /// `showSecrets`.
@@ -36,6 +36,7 @@ public enum ReportJSON {
     locks(r.end.locks, to: out)
     out.write(",\"config\":")
     config(r, showSecrets: showSecrets, to: out)
+    ultralightCAuth(r.end.ultralightCAuth, to: out)
     contents(r, showSecrets: showSecrets, to: out)
     memory(r, to: out)
     strings("notes", r.notes, to: out)
@@ -194,6 +195,21 @@ public enum ReportJSON {
     out.write(
       r.counters.map { "{\"counter\":\($0.counter),\"value\":\($0.value)}" }.joined(separator: ","))
     out.write("]}")
+  }
+
+  static func ultralightCAuth(_ a: UltralightCAuthentication?, to out: OutputBuffer) {
+    out.write(",\"ulc_auth\":")
+    guard let a else { return out.write("null") }
+    out.write("{\"auth0\":")
+    JSON.optionalString(a.auth0.map { Hex.string([$0]) }, to: out)
+    out.write(",\"auth1\":")
+    JSON.optionalString(a.auth1.map { Hex.string([$0]) }, to: out)
+    out.write(",\"protected_pages\":")
+    if let p = a.protectedPages { pageRanges([p], to: out) } else { out.write("null") }
+    out.write(",\"reads_protected\":")
+    // No page protected: reads are free whatever AUTH1 says.
+    bool(a.auth0 == nil ? nil : a.protectedPages == nil ? false : a.readsProtected, to: out)
+    out.write("}")
   }
 
   static func access(_ c: Type2Configuration?, to out: OutputBuffer) {

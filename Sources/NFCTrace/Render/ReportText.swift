@@ -16,6 +16,7 @@ public enum ReportText {
     out += cc(r.end)
     out += locks(r.end)
     out += config(r, showSecrets: showSecrets)
+    out += ultralightCAuth(r.end)
     out += tlvs(r.end, title: "TLVs")
     out += message(
       r.end.message, title: r.changed ? "As left at the end" : nil, showSecrets: showSecrets)
@@ -282,6 +283,21 @@ public enum ReportText {
       out += row("PWD_AUTH", text)
     }
     for (n, v) in r.counters { out += row("counter \(n)", "\(v)") }
+    return out
+  }
+
+  static func ultralightCAuth(_ c: TagContents) -> String {
+    guard let a = c.ultralightCAuth else { return "" }
+    var out = "\nAuthentication (MIFARE Ultralight C, 3DES)\n"
+    out += row(
+      "AUTH0", a.auth0.map { "\(Hex.string([$0])): \(a.protectionText ?? "")" } ?? "not read")
+    out += row(
+      "AUTH1",
+      a.auth1.map {
+        "\(Hex.string([$0])): "
+          + ($0 & 1 == 1 ? "bit 0 = 1 (reads free)" : "bit 0 = 0 (reads need it too)")
+      } ?? "not read")
+    out += row("3DES key", "pages 44–47, write-only (a READ never returns it)")
     return out
   }
 

@@ -38,6 +38,8 @@ public struct TagContents: Sendable {
   /// The configuration pages of an identified NTAG21x / Ultralight EV1 (values nil when not
   /// read).
   public var config: Type2Configuration?
+  /// A MIFARE Ultralight C's AUTH0/AUTH1 (nil on other tags, or when neither was read).
+  public var ultralightCAuth: UltralightCAuthentication?
   /// The Type 2 TLV area parsed from byte 16 to the end of the data area (TLV offsets inside it
   /// are from byte 16: tag byte address = 16 + offset).
   public var tlvArea: Type2TLVArea?
@@ -72,6 +74,7 @@ public struct TagContents: Sendable {
       image, product: tag.ntagProduct, versionAnswered: tag.version != nil,
       ultralightC: tag.isUltralightC)
     decodeConfig(image, product: tag.ntagProduct)
+    if tag.ntagProduct == nil, tag.isUltralightC { decodeUltralightCAuth(image) }
     guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       let read = image.knownRun(from: 16).count / 4
       message = .unknown(
@@ -158,6 +161,20 @@ public struct TagContents: Sendable {
       let area = Type2Locks.declaredArea(in: image), let perBit = area.bytesLockedPerBit
     else { return nil }
     return (area.address / 4, perBit / 4, 3 + cc.dataAreaSize / 4)
+  }
+
+  private mutating func decodeUltralightCAuth(_ image: ByteImage) {
+    let auth = UltralightCAuthentication(
+      auth0: image.known(UltralightCAuthentication.auth0Page * 4, 1)?.first,
+      auth1: image.known(UltralightCAuthentication.auth1Page * 4, 1)?.first)
+    if auth.auth0 == nil || auth.auth1 == nil {
+      let missing = [
+        auth.auth0 == nil ? "AUTH0 (page 42)" : nil, auth.auth1 == nil ? "AUTH1 (page 43)" : nil,
+      ]
+      unknowns.append(
+        "MIFARE Ultralight C " + missing.compactMap { $0 }.joined(separator: " and ") + " not read")
+    }
+    if auth.auth0 != nil || auth.auth1 != nil { ultralightCAuth = auth }
   }
 
   private mutating func decodeConfig(_ image: ByteImage, product: NTAGProduct?) {
