@@ -120,3 +120,45 @@ extension Pass31ReportTests {
         == "3DES authentication needed to write pages 16–47")
   }
 }
+
+extension Pass31ReportTests {
+  private func ultralightCDump(json: Bool) throws -> TagDump {
+    var pages = Array(repeating: "00000000", count: 48)
+    pages[0] = "04112233"
+    pages[1] = "44556677"
+    pages[2] = "88480000"
+    pages[3] = "E1100600"
+    pages[4] = "0300FE00"
+    pages[42] = "10000000"
+    pages[43] = "01000000"
+    let bytes: Data
+    if json {
+      let blocks = pages.enumerated().map { "\"\($0.offset)\": \"\($0.element)\"" }
+      bytes = Data(
+        (#"{"Created": "proxmark3", "FileType": "mfu", "Card": {"UID": "04112244556677", "#
+          + #""Version": "0000000000000000", "Signature": ""# + String(repeating: "0", count: 64)
+          + #"", "Counter0": "000000", "Counter1": "000000", "Counter2": "000000"}, "blocks": {"#
+          + blocks.joined(separator: ", ") + "}}").utf8)
+    } else {
+      bytes = Data(pages.flatMap { Hex.bytes($0) ?? [] })
+    }
+    return try #require(
+      try TagDumpReader.read(TraceInput(path: json ? "ulc.json" : "ulc.bin", bytes: bytes)))
+  }
+
+  /// A Proxmark3 JSON dump of a tag without GET_VERSION (zeros stored) was reported as
+  /// "vendor 00 type 00 … memory 1 bytes" with three zero counters; a 48-page dump without a
+  /// GET_VERSION answer is a MIFARE Ultralight C (raw images too).
+  @Test func ultralightCDumpsAreRecognised() throws {
+    for json in [true, false] {
+      let dump = try ultralightCDump(json: json)
+      #expect(dump.version == nil && dump.signature == nil && dump.counters.isEmpty)
+      let report = TagReport(dump: dump)
+      #expect(report.tag.product == "MIFARE Ultralight C")
+      #expect(report.tag.memoryBytes == 144)
+      #expect(report.end.ultralightCAuth?.protectedPages == 16...47)
+      #expect(report.end.ultralightCAuth?.readsProtected == false)
+      #expect(report.warnings.contains { $0.hasPrefix("product MIFARE Ultralight C inferred") })
+    }
+  }
+}

@@ -48,7 +48,8 @@ public struct TagIdentity: Sendable, Equatable {
   public var answeredUltralightCAuth = false
 
   /// True when a static dump names the product MIFARE Ultralight C (a Flipper `.nfc` file's
-  /// `Device type` or `NTAG/Ultralight type`): the reader that made it told it apart.
+  /// `Device type` or `NTAG/Ultralight type`: the reader that made it told it apart) or has its
+  /// size (48 pages) and no GET_VERSION answer.
   public var dumpNamesUltralightC = false
 
   /// Whether the tag is a MIFARE Ultralight C: no GET_VERSION, and a 3DES AUTHENTICATE
@@ -78,6 +79,10 @@ public struct TagIdentity: Sendable, Equatable {
 
   /// The Type 2 product: from GET_VERSION, else inferred from a dump's size.
   public var ntagProduct: NTAGProduct? { versionInfo?.product ?? inferredProduct }
+
+  /// Pages of a MIFARE Ultralight C (00h–2Fh, the 3DES key pages included; MF0ICU2 §7.5): a
+  /// dump of that size without a GET_VERSION answer is one.
+  public static let ultralightCPages = 48
 
   /// The product whose memory map has exactly `pages` pages, when one map has that size
   /// (NTAG213/213 TT/213F share one: 45 pages → NTAG213; 135 → NTAG215; 231 → NTAG216);

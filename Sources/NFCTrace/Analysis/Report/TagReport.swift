@@ -300,6 +300,13 @@ extension TagReport {
     }
     if identity.versionInfo == nil, let p = namedProduct {
       identity.inferredProduct = p
+    } else if identity.version == nil, !identity.isUltralightC,
+      d.pages.count == TagIdentity.ultralightCPages
+    {
+      identity.dumpNamesUltralightC = true
+      inferred.append(
+        "product MIFARE Ultralight C inferred from the dump's size (48 pages, its memory map; no "
+          + "other Type 2 product has 48): the dump holds no GET_VERSION answer")
     } else if identity.versionInfo == nil, !identity.isUltralightC,
       let p = TagIdentity.productFromPageCount(d.pages.count)
     {

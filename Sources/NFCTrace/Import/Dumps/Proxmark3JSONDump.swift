@@ -33,9 +33,11 @@ enum Proxmark3JSONDump {
       return b
     }
     dump.uid = hex("UID", nil)
-    dump.version = hex("Version", 8)
-    dump.signature = hex("Signature", 32)
-    for n in 0..<3 {
+    // The client stores zeros for answers the tag did not give (no GET_VERSION, READ_SIG or
+    // READ_CNT on a MIFARE Ultralight or Ultralight C).
+    dump.version = hex("Version", 8).flatMap(TagDump.stored)
+    dump.signature = hex("Signature", 32).flatMap(TagDump.stored)
+    for n in 0..<3 where dump.version != nil {
       guard let b = hex("Counter\(n)", 3) else { continue }
       dump.counters.append(Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16)
     }

@@ -62,10 +62,15 @@ enum Proxmark3MFUBinaryDump {
     }
     let version = Array(bytes[0..<8])
     let signature = Array(bytes[12..<44])
-    let counters = (0..<3).map { i in
-      let c = 44 + 4 * i
-      return Int(bytes[c]) | Int(bytes[c + 1]) << 8 | Int(bytes[c + 2]) << 16
-    }
+    // Zeros stand for answers the tag did not give: a tag without GET_VERSION (Ultralight,
+    // Ultralight C) has no READ_CNT either.
+    let counters: [Int] =
+      TagDump.stored(version) == nil
+      ? []
+      : (0..<3).map { i in
+        let c = 44 + 4 * i
+        return Int(bytes[c]) | Int(bytes[c + 1]) << 8 | Int(bytes[c + 2]) << 16
+      }
     return TagDump(
       format: "raw-type2", path: path, uid: Array(image[0..<3]) + Array(image[4..<8]),
       version: TagDump.stored(version),
