@@ -162,3 +162,48 @@ extension Pass31ReportTests {
     }
   }
 }
+
+/// Hunt t4 of 2026-12-05 (second session).
+@Suite struct Pass31Type4Tests {
+  private let ok: [UInt8] = [0x90, 0x00]
+
+  /// A frame longer than the FSD that the reader took (its next I-block toggled, the read
+  /// succeeded) was an error with Core NFC 102, and its frames joined the next operation's.
+  @Test func fsdOverrunTheReaderTookIsAWarningPerOperation() throws {
+    var b = TraceBuilder()
+    b.activateType4(fsdi: 2)  // FSD 32
+    b.queryType4(nlen: 0x40)
+    b.apdu([0x00, 0xB0, 0x00, 0x02, 0x40], Array(repeating: 0x61, count: 64) + ok)
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x40] + ok)
+    let d = try b.diagnose()
+    let found = d.findings.filter { $0.code == "response-exceeds-fsd" }
+    #expect(found.count == 1)
+    let f = try #require(found.first)
+    #expect(f.severity == .warning && f.coreNFCError == nil)
+    #expect(f.message.contains("This reader took it anyway"))
+    let s = try #require(try sessions(b).first)
+    let read = try #require(f.operation)
+    #expect(s.operations[read].kind == .readNDEF)
+    #expect(f.frames.allSatisfy { (s.operations[read].firstFrame...s.operations[read].lastFrame).contains($0) })
+  }
+
+  /// 6A86 / 6B00 to READ CC offset 0 Le 15 was blamed on the offset ("keep offsets inside the
+  /// NDEF file"); every CC holds 15 bytes from offset 0 (T4T 2.0 §5.1): the tag is at fault.
+  @Test func refusedCCReadAtOffsetZeroBlamesTheTag() throws {
+    for sw: [UInt8] in [[0x6A, 0x86], [0x6B, 0x00]] {
+      var b = TraceBuilder()
+      b.activateType4()
+      b.selectType4CC()
+      b.apdu([0x00, 0xB0, 0x00, 0x00, 0x0F], sw)
+      let f = try #require(try b.diagnose().finding("t4t-offset-out-of-range"))
+      #expect(f.cause.hasPrefix("the tag refused a READ of its CC inside the CC's bytes (SW "))
+      #expect(f.fix.hasPrefix("Fix the tag's (or HCE service's) CC file"))
+    }
+    var past = TraceBuilder()
+    past.activateType4()
+    past.selectType4CC()
+    past.apdu([0x00, 0xB0, 0x00, 0x10, 0x0F], [0x6B, 0x00])
+    let f = try #require(try past.diagnose().finding("t4t-offset-out-of-range"))
+    #expect(f.cause == "the READ of the CC file goes past its end (SW 6B00 to READ CC offset 16 Le 15)")
+  }
+}

@@ -12,7 +12,8 @@
 /// - `wtx-storm`: 10 or more S(WTX) requests in a row for one command (our threshold): the tag
 ///   keeps asking for time. Warning; 100 when the operation failed.
 /// - `response-exceeds-fsd`: a tag frame longer than the FSD from RATS (ISO/IEC 14443-4 §5.1,
-///   nfc-facts §2.1): the reader cannot take it. Error, 102.
+///   nfc-facts §2.1): the reader cannot take it. Error, 102; warning without an error when
+///   its operation succeeded (the reader took it anyway). One finding per operation.
 /// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS, a whole
 ///   command or a chained part (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
 ///   answer it.
@@ -56,20 +57,7 @@ enum RFRule: DiagnosisRule {
             + "edge of the field). The reader may give up before it answers.",
           coreNFCError: failed(c, op) ? .tagConnectionLost : nil, fix: holdStill))
     }
-    if !c.rf.fsdOverruns.isEmpty {
-      let op = c.operation(at: c.rf.fsdOverruns[0])
-      out.append(
-        DiagnosisFinding(
-          code: "response-exceeds-fsd", severity: .error, operation: op,
-          frames: Array(c.rf.fsdOverruns.prefix(3)),
-          cause: "the tag sent a frame longer than the reader can receive (FSD)",
-          message: "The reader announced in \(typeB(c) ? "ATTRIB" : "RATS") the largest frame "
-            + "it can take (FSD); the tag "
-            + "answered with a longer one, which the reader has to drop.",
-          coreNFCError: .tagResponseError,
-          fix: "Ask for less data per command (a smaller Le / READ BINARY length, at most "
-            + "the CC's MLe); the tag itself should chain long answers."))
-    }
+    out += fsdOverruns(c)
     if let f = fscOverrun(c) { out.append(f) }
     out += crcAppended(c)
     if let f = missedType2Answers(c) { out.append(f) }
@@ -122,6 +110,36 @@ enum RFRule: DiagnosisRule {
     return outcome == .unknown
       ? "So the operation's outcome is unknown."
       : "The operation's outcome (\(outcome.rawValue)) rests on the frames after it."
+  }
+
+  /// One finding per operation with tag frames longer than the FSD. When the operation went on
+  /// and succeeded, the reader took the frame anyway (the session analyzer fails the operation
+  /// when the reader's next frame shows the drop): a warning, as another reader may not.
+  private static func fsdOverruns(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    var byOperation: [(op: Int?, frames: [Int])] = []
+    for f in c.rf.fsdOverruns {
+      let op = c.operation(at: f)
+      if let last = byOperation.last, last.op == op {
+        byOperation[byOperation.count - 1].frames.append(f)
+      } else {
+        byOperation.append((op, [f]))
+      }
+    }
+    return byOperation.map { group in
+      let taken = group.op.map { c.session.operations[$0].outcome == .ok } ?? false
+      return DiagnosisFinding(
+        code: "response-exceeds-fsd", severity: taken ? .warning : .error, operation: group.op,
+        frames: Array(group.frames.prefix(3)),
+        cause: "the tag sent a frame longer than the reader can receive (FSD)",
+        message: "The reader announced in \(typeB(c) ? "ATTRIB" : "RATS") the largest frame "
+          + "it can take (FSD); the tag answered with a longer one, which the reader has to drop."
+          + (taken
+            ? " This reader took it anyway (the operation went on and succeeded); a reader that "
+              + "keeps to its FSD fails here with a tag response error." : ""),
+        coreNFCError: taken ? nil : .tagResponseError,
+        fix: "Ask for less data per command (a smaller Le / READ BINARY length, at most "
+          + "the CC's MLe); the tag itself should chain long answers.")
+    }
   }
 
   private static func fscOverrun(_ c: DiagnosisContext) -> DiagnosisFinding? {

@@ -9,8 +9,9 @@
 /// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read).
 /// - 6A82 on SELECT of the CC or NDEF file → `t4t-file-not-found` (SELECT of the NDEF
 ///   application failing is "not NDEF formatted", see `NDEFPreconditionRule`).
-/// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset); on
-///   SELECT → `t4t-error-status` (the tag refuses that selection control).
+/// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset; a READ
+///   of the CC within its 15 bytes or CCLEN blames the tag); on SELECT → `t4t-error-status`
+///   (the tag refuses that selection control).
 /// - 6581 → `t4t-memory-failure`.
 /// - 6A84 (or 6A86 / 6B00) on an UPDATE BINARY ending past the CC's NDEF file size →
 ///   `t4t-write-past-file`,
@@ -673,6 +674,8 @@ enum Type4StatusRule: DiagnosisRule {
         "SELECT the file by its file identifier first (00 A4 00 0C 02 E1 04 for the NDEF file), "
           + "then send READ/UPDATE BINARY with the offset in P1 P2 (P1 b8 = 0), as writeNDEF does."
       )
+    case "6A86" where cmd.name == "READ CC", "6B00" where cmd.name == "READ CC":
+      return ccOffsetRefused(cmd, sw: sw, c)
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize
       let end = (cmd.offset ?? 0) + (cmd.ins == 0xD6 ? cmd.data.count : max(cmd.le ?? 1, 1))
@@ -718,6 +721,33 @@ enum Type4StatusRule: DiagnosisRule {
         "Check the APDU against NFC Forum T4T, or use NFCNDEFTag.readNDEF/writeNDEF."
       )
     }
+  }
+
+  /// 6A86 / 6B00 to a READ of the CC file: within its first 15 bytes (every CC has them, T4T
+  /// 2.0 §5.1) or its CCLEN the offset cannot be wrong, so the tag is at fault.
+  private static func ccOffsetRefused(
+    _ cmd: SessionCommandLog.Command, sw: String, _ c: DiagnosisContext
+  ) -> (code: String, cause: String, message: String, fix: String) {
+    let length = max(c.session.type4CC?.ccLen ?? 15, 15)
+    let end = (cmd.offset ?? 0) + max(cmd.le ?? 1, 1)
+    guard cmd.offset != nil, end <= length else {
+      return (
+        "t4t-offset-out-of-range", "the READ of the CC file goes past its end",
+        "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary): the CC file holds "
+          + "\(length) bytes (CCLEN), and the read ends at byte \(end).",
+        "Read the CC from offset 0 with Le = 15 (Le = CCLEN for a longer CC), as queryNDEFStatus does."
+      )
+    }
+    return (
+      "t4t-offset-out-of-range", "the tag refused a READ of its CC inside the CC's bytes",
+      "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary), but every Type 4 CC file "
+        + "holds at least 15 bytes read from offset 0 (NFC Forum T4T 2.0 §5.1)"
+        + (length > 15 ? " and this one declares \(length) (CCLEN)" : "")
+        + ": the offset is right, the tag (or the HCE service emulating it) serves a CC file "
+        + "shorter than a CC, so NDEF detection cannot complete.",
+      "Fix the tag's (or HCE service's) CC file: at least 15 bytes, CCLEN first; readers "
+        + "read it whole from offset 0."
+    )
   }
 
   private static func leTooLarge(_ le: Int, _ mle: Int)
