@@ -184,7 +184,10 @@ extension Pass31ReportTests {
     let s = try #require(try sessions(b).first)
     let read = try #require(f.operation)
     #expect(s.operations[read].kind == .readNDEF)
-    #expect(f.frames.allSatisfy { (s.operations[read].firstFrame...s.operations[read].lastFrame).contains($0) })
+    #expect(
+      f.frames.allSatisfy {
+        (s.operations[read].firstFrame...s.operations[read].lastFrame).contains($0)
+      })
   }
 
   /// 6A86 / 6B00 to READ CC offset 0 Le 15 was blamed on the offset ("keep offsets inside the
@@ -204,6 +207,47 @@ extension Pass31ReportTests {
     past.selectType4CC()
     past.apdu([0x00, 0xB0, 0x00, 0x10, 0x0F], [0x6B, 0x00])
     let f = try #require(try past.diagnose().finding("t4t-offset-out-of-range"))
-    #expect(f.cause == "the READ of the CC file goes past its end (SW 6B00 to READ CC offset 16 Le 15)")
+    #expect(
+      f.cause == "the READ of the CC file goes past its end (SW 6B00 to READ CC offset 16 Le 15)")
+  }
+}
+
+extension Pass31Type4Tests {
+  /// A READ BINARY answer longer than its Le was taken whole, its extra bytes stored in the
+  /// file image as read (an NLEN read with Le 2 answered 3 bytes put a third byte in the map).
+  @Test func answerLongerThanLeIsWarnedAndCut() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4NDEFFile()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x14, 0x77] + ok)
+    let s = try #require(try sessions(b).first)
+    let file = try #require(s.memory.filesEnd[0xE104])
+    #expect(file.known(0, 2) == [0x00, 0x14])
+    #expect(file.known(2, 1) == nil)
+    var decoder = FrameDecoder()
+    let answer = try #require(b.frames.map { decoder.decode($0) }.last)
+    #expect(answer.findings.map(\.code) == ["response-longer-than-le"])
+  }
+}
+
+extension Pass31Type4Tests {
+  /// A CC whose NDEF File Control TLV follows a proprietary one (offset 15, not 7) was taken
+  /// without a word; T4T §5.1 puts it at offset 7 and Android reads it there only.
+  @Test func ndefControlTLVNotAtOffsetSevenIsACCProblem() throws {
+    let cc: [UInt8] =
+      [0x00, 0x17, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x00, 0xFF]
+      + [0x04, 0x06, 0xE1, 0x04, 0x08, 0x00, 0x00, 0x00]
+    let parsed = try CapabilityContainer4(parsing: cc)
+    #expect(parsed.ndefControlOffset == 15)
+    #expect(
+      parsed.valueProblems.map(\.description) == [
+        "CC byte offset 15: the NDEF File Control TLV is at offset 15, not 7 where T4T places it (readers "
+          + "that look for it there only, such as Android's, reject this CC)"
+      ])
+    var b = TraceBuilder()
+    b.activateType4()
+    b.selectType4CC()
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x17], cc + ok)
+    #expect(try b.diagnose().finding("t4t-cc-invalid-value") != nil)
   }
 }

@@ -1,5 +1,6 @@
 /// Type 4 Capability Container values T4T does not allow (`CapabilityContainer4.valueProblems`:
-/// MLe below 000Fh, MLc 0, a reserved NDEF file id, an RFU maximum file size or access byte).
+/// MLe below 000Fh, MLc 0, a reserved NDEF file id, an RFU maximum file size or access byte,
+/// the NDEF File Control TLV elsewhere than at offset 7).
 ///
 /// - `t4t-cc-invalid-value` (warning, no Core NFC error): one finding per CC, naming every bad
 ///   value. Android's NDEF detection (AOSP libnfc-nci `rw_t4t_validate_cc_file`) refuses the
@@ -25,7 +26,7 @@ enum Type4CCChecks {
         fix: "Correct the CC file on the tag (or in the HCE service that answers for it): MLe at "
           + "least 000Fh, MLc at least 0001h, the NDEF file id E104 (not E102, E103, 3F00, "
           + "3FFF, FFFF or 0000), a maximum NDEF file size from 5 on, access bytes 00 (or FF "
-          + "for no write access).")
+          + "for no write access), the NDEF File Control TLV first, at offset 7.")
     ]
   }
 }

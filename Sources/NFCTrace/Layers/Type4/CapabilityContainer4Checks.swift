@@ -18,7 +18,8 @@ extension CapabilityContainer4 {
   /// Checked (T4T 2.0 §5.1.2; libnfc-nci `rw_t4t_validate_cc_file`): MLe at least `000F`,
   /// MLc at least `0001`, the NDEF file id not reserved, the maximum NDEF file size at least
   /// 5 and not all ones, and the access bytes not `01`–`7F` (RFU); the Extended NDEF File
-  /// Control TLV (`06`) only in a mapping 3.0 CC (T4T 3.0 §5.1.2).
+  /// Control TLV (`06`) only in a mapping 3.0 CC (T4T 3.0 §5.1.2); the NDEF File Control TLV
+  /// at offset 7 (T4T §5.1; libnfc-nci reads it there only).
   public var valueProblems: [CapabilityContainerError] {
     var problems: [CapabilityContainerError] = []
     if mle < 0x0F {
@@ -36,6 +37,15 @@ extension CapabilityContainer4 {
           "the Extended NDEF File Control TLV (06h) exists from mapping version 3.0 only; a "
             + "\(mappingVersion >> 4).\(mappingVersion & 0x0F) CC names its NDEF file with TLV 04h"
         ))
+    }
+    if ndefControlOffset != 7 {
+      // T4T 2.0/3.0 §5.1 place the NDEF File Control TLV at offset 0007h, other TLVs after it;
+      // libnfc-nci (rw_t4t.cc, T4T_FC_TLV_OFFSET_IN_CC) reads it there only.
+      problems.append(
+        CapabilityContainerError(
+          offset: ndefControlOffset,
+          "the NDEF File Control TLV is at offset \(ndefControlOffset), not 7 where T4T places "
+            + "it (readers that look for it there only, such as Android's, reject this CC)"))
     }
     problems += fileControlProblems(ndefFile, at: ndefControlOffset)
     return problems

@@ -29,9 +29,17 @@ public struct Type4Layer: ProtocolLayer {
     case selectFile(UInt16)
     /// `le`: the bytes asked for (0 when unknown, a GET RESPONSE continuing the read).
     case readCC(offset: Int, le: Int)
-    case readNDEF(offset: Int)
+    case readNDEF(offset: Int, le: Int)
     case update(offset: Int, data: [UInt8])
-    case readOther
+    case readOther(le: Int)
+
+    /// The Le a read asked for (0: unknown or none); nil for other operations.
+    var le: Int? {
+      switch self {
+      case .readCC(_, let le), .readNDEF(_, let le), .readOther(let le): return le
+      default: return nil
+      }
+    }
   }
 
   private struct Pending {
@@ -143,7 +151,7 @@ public struct Type4Layer: ProtocolLayer {
     next.wrapped = false  // a B1 answer's `53` header came with its first part
     switch p.operation {
     case .readCC(let offset, _): next.operation = .readCC(offset: offset + received, le: 0)
-    case .readNDEF(let offset): next.operation = .readNDEF(offset: offset + received)
+    case .readNDEF(let offset, _): next.operation = .readNDEF(offset: offset + received, le: 0)
     default: return
     }
     pending = next
@@ -269,12 +277,14 @@ public struct Type4Layer: ProtocolLayer {
     case let id? where id == ndefFileID:
       let name = ndefPart(offset: offset, count: le, verb: "READ")
       if offset >= nlenSize { fields.append(LayerField("message_offset", .int(offset - nlenSize))) }
-      return emit(.readNDEF(offset: offset), name, "\(label(name)) \(position)", fields)
+      return emit(.readNDEF(offset: offset, le: le), name, "\(label(name)) \(position)", fields)
     case let id?:
       fields.insert(LayerField("file_id", .hex(bytes(id))), at: 0)
-      return emit(.readOther, "READ file", "READ file \(Hex.string(bytes(id))) \(position)", fields)
+      return emit(
+        .readOther(le: le), "READ file", "READ file \(Hex.string(bytes(id))) \(position)", fields)
     case nil:
-      return emit(.readOther, "READ BINARY", "READ BINARY \(position) (no file selected)", fields)
+      return emit(
+        .readOther(le: le), "READ BINARY", "READ BINARY \(position) (no file selected)", fields)
     }
   }
 
@@ -420,7 +430,25 @@ public struct Type4Layer: ProtocolLayer {
     _ r: ResponseAPDU, _ p: Pending, name: String, fields: inout [LayerField], frame: Int
   ) -> LayerResult {
     // B1's answer wraps the file bytes in a discretionary data object 53 (ISO/IEC 7816-4 §7.2.3).
-    let data = p.wrapped ? Self.discretionaryDataObject(r.data[...]) ?? r.data : r.data
+    var data = p.wrapped ? Self.discretionaryDataObject(r.data[...]) ?? r.data : r.data
+    var overLe: Finding?
+    if !p.wrapped, let le = p.operation.le, le > 0, data.count > le {
+      overLe = Finding(
+        "response-longer-than-le", .warning,
+        "the answer holds \(data.count) data bytes, more than the Le \(le) asked for (a response "
+          + "holds at most Ne bytes, ISO/IEC 7816-4 §5.1): only the first \(le) are taken as the "
+          + "file's", frames: [frame])
+      data = Array(data.prefix(le))
+    }
+    var result = successResponse(r, p, data: data, name: name, fields: &fields, frame: frame)
+    if let overLe { result.findings.append(overLe) }
+    return result
+  }
+
+  private mutating func successResponse(
+    _ r: ResponseAPDU, _ p: Pending, data: [UInt8], name: String, fields: inout [LayerField],
+    frame: Int
+  ) -> LayerResult {
     switch p.operation {
     case .selectApplication(let ndef):
       if !ndef { application = .other }
@@ -438,7 +466,7 @@ public struct Type4Layer: ProtocolLayer {
         result.findings.append(f)
       }
       return result
-    case .readNDEF(let offset):
+    case .readNDEF(let offset, _):
       return ndefResponse(data, offset: offset, name: name, fields: &fields)
     case .update(let offset, let data):
       if selectedFile == 0xE103 { merge(data, at: offset) }
