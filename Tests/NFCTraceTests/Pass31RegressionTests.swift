@@ -251,3 +251,30 @@ extension Pass31Type4Tests {
     #expect(try b.diagnose().finding("t4t-cc-invalid-value") != nil)
   }
 }
+
+extension Pass31ImporterTests {
+  /// Review: a `trace list` saved as `.trace` whose first 4 KiB hold a control byte (not
+  /// text) and whose table comes later was taken by the last-resort `.trace` score instead of
+  /// the longer look that finds the table.
+  @Test func textNamedDotTraceStillFindsItsTableLater() throws {
+    let listing = try Data(
+      contentsOf: URL(
+        fileURLWithPath: TestPaths.shared("derived/proxmark3-text/hf_14a_reader_4b.list_14a.txt")))
+    let preamble = Data(("[=] session\u{07}\n" + String(repeating: "[=] x\n", count: 900)).utf8)
+    let input = TraceInput(path: "session.trace", bytes: preamble + listing)
+    #expect(try FormatRegistry(BuiltinFormats.all).detect(input).name == "pm3-text")
+  }
+}
+
+extension Pass31ReportTests {
+  /// Review: AUTH0 below 03h is outside the datasheet's range; AUTH1 bit 0 = 1 frees reads
+  /// whatever AUTH0 is.
+  @Test func ultralightCAuthEdgeValues() {
+    let low = UltralightCAuthentication(auth0: 0x01, auth1: 0)
+    #expect(low.protectedPages == nil)
+    #expect(low.protectionText?.hasSuffix("behaviour not specified") == true)
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.ultralightCAuth(UltralightCAuthentication(auth0: nil, auth1: 1), to: out)
+    #expect(out.text.hasSuffix(#""reads_protected":false}"#))
+  }
+}

@@ -65,11 +65,15 @@ public struct FormatRegistry: Sendable {
     // A text log may start with pages of other output (a Proxmark3 client session's `hw
     // version` and `hf 14a info` before `trace list`): a longer head is looked at when the
     // first 4 KiB name no format.
+    // A last-resort score (10 or less: a damaged `.trace` by its name) does not stop that
+    // longer look.
     var found = best(head, input.path)
-    if found == nil, input.bytes.count > head.count {
-      found = best(input.head(1 << 16), input.path)
+    if found.map({ $0.1 <= 10 }) ?? true, input.bytes.count > head.count,
+      let longer = best(input.head(1 << 16), input.path), longer.1 > (found?.1 ?? 0)
+    {
+      found = longer
     }
-    guard let found else {
+    guard let found = found?.0 else {
       let names = formats.map(\.name).joined(separator: ", ")
       throw TraceError(
         .unknownFormat, at: input.location(unit: "byte", record: 0, offset: 0),
@@ -79,12 +83,12 @@ public struct FormatRegistry: Sendable {
   }
 
   /// The format that scores `head` highest, if any scores above zero.
-  private func best(_ head: [UInt8], _ path: String) -> TraceFormat? {
+  private func best(_ head: [UInt8], _ path: String) -> (TraceFormat, Int)? {
     var best: (TraceFormat, Int)?
     for f in formats {
       let score = f.sniff(head, path)
       if score > (best?.1 ?? 0) { best = (f, score) }
     }
-    return best?.0
+    return best
   }
 }

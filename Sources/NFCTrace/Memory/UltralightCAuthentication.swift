@@ -23,8 +23,9 @@ public struct UltralightCAuthentication: Sendable, Equatable {
 
   /// The pages that need authentication (AUTH0 … 2Fh); nil when AUTH0 is 30h or above (none)
   /// or unknown.
+  /// AUTH0 below 03h is outside the datasheet's range (behaviour not specified): nil too.
   public var protectedPages: ClosedRange<Int>? {
-    guard let auth0, Int(auth0) <= Self.lastPage else { return nil }
+    guard let auth0, auth0 >= 3, Int(auth0) <= Self.lastPage else { return nil }
     return Int(auth0)...Self.lastPage
   }
 
@@ -35,15 +36,17 @@ public struct UltralightCAuthentication: Sendable, Equatable {
   /// write pages 16–47`, `… to read and write pages 16–47`.
   public var protectionText: String? {
     guard let auth0 else { return nil }
+    if auth0 < 3 {
+      return "AUTH0 below 03h, outside the valid range 03h–30h: behaviour not specified"
+    }
     guard let range = protectedPages else { return "no authentication needed (AUTH0 30h or above)" }
     let pages = "pages \(range.lowerBound)–\(range.upperBound)"
-    let valid = auth0 >= 3 ? "" : " (AUTH0 below 03h, outside the valid range 03h–30h)"
     switch readsProtected {
-    case true?: return "3DES authentication needed to read and write \(pages)" + valid
-    case false?: return "3DES authentication needed to write \(pages)" + valid
+    case true?: return "3DES authentication needed to read and write \(pages)"
+    case false?: return "3DES authentication needed to write \(pages)"
     case nil:
       return "3DES authentication needed to write \(pages) (to read them too if AUTH1 bit 0 is 0; "
-        + "AUTH1 unknown)" + valid
+        + "AUTH1 unknown)"
     }
   }
 }

@@ -197,6 +197,7 @@ public enum ReportJSON {
     out.write("]}")
   }
 
+  /// `"ulc_auth"`: a MIFARE Ultralight C's AUTH0/AUTH1, or null.
   static func ultralightCAuth(_ a: UltralightCAuthentication?, to out: OutputBuffer) {
     out.write(",\"ulc_auth\":")
     guard let a else { return out.write("null") }
@@ -208,7 +209,12 @@ public enum ReportJSON {
     if let p = a.protectedPages { pageRanges([p], to: out) } else { out.write("null") }
     out.write(",\"reads_protected\":")
     // No page protected: reads are free whatever AUTH1 says.
-    bool(a.auth0 == nil ? nil : a.protectedPages == nil ? false : a.readsProtected, to: out)
+    // AUTH1 bit 0 = 1 frees reads whatever AUTH0 is.
+    let reads =
+      a.readsProtected == false
+      ? false
+      : a.auth0 == nil ? nil : a.protectedPages == nil ? false : a.readsProtected
+    bool(reads, to: out)
     out.write("}")
   }
 

@@ -295,7 +295,10 @@ public enum ReportText {
       "AUTH1",
       a.auth1.map {
         "\(Hex.string([$0])): "
-          + ($0 & 1 == 1 ? "bit 0 = 1 (reads free)" : "bit 0 = 0 (reads need it too)")
+          + ($0 & 1 == 1
+            ? "bit 0 = 1 (reads free)"
+            : a.auth0 != nil && a.protectedPages == nil
+              ? "bit 0 = 0 (no page protected)" : "bit 0 = 0 (reads need it too)")
       } ?? "not read")
     out += row("3DES key", "pages 44–47, write-only (a READ never returns it)")
     return out
