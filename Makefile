@@ -60,6 +60,7 @@ traces: build
 	python3 Traces/usb/make_usb_captures.py
 	python3 Traces/android/make_nfcsnoop.py
 	python3 Traces/flipper/make_debug_pcaps.py
+	python3 Traces/felica/make_t3t.py
 	bash Traces/make_goldens.sh
 
 bench:

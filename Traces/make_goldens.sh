@@ -39,7 +39,7 @@ golden() {  # golden FILE ARGS…
   "$NFCTRACE" "$@" >"$gold/$out" 2>/dev/null || true
 }
 
-for t in "$gen"/*.pcap "$gen"/*.trace Traces/*.pcap Traces/usb/*.pcap Traces/flipper/*.pcap Traces/android/android-dumpsys-nfc.txt; do
+for t in "$gen"/*.pcap "$gen"/*.trace Traces/*.pcap Traces/usb/*.pcap Traces/flipper/*.pcap Traces/felica/*.json Traces/android/android-dumpsys-nfc.txt; do
   base=$(basename "$t")
   golden "$base.timeline.txt" timeline "$t" --no-color
   golden "$base.timeline.json" timeline "$t" --format json

@@ -71,8 +71,9 @@ func diffExcerpt(expected: String, actual: String, name: String) -> String {
 
 @Test func goldenManifestIsPresent() {
   // 11 simulated pcaps + the noisy Proxmark3 trace + 3 demo pcaps + 4 USB captures + 2
-  // Flipper debug pcaps + 1 Android snoop log, × 8 outputs each.
-  #expect(GoldenCase.all.count == 22 * 8)
+  // Flipper debug pcaps + 3 Type 3 Tag NFC-Laboratory exports + 1 Android snoop log, × 8
+  // outputs each.
+  #expect(GoldenCase.all.count == 25 * 8)
   #expect(GoldenCase.all.contains { $0.golden == "t2-removed-mid-write.pcap.diagnose.txt" })
 }
 

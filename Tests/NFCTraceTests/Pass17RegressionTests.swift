@@ -200,9 +200,10 @@ import Testing
         "SENSF_REQ system code 12FC, system code request, 4 time slot(s)",
         "SENSF_RES IDm 01 2e 4c d8 a3 16 52 ba, system code 12FC (NDEF, Type 3 Tag)",
         "CHECK blocks 0, 1 of service 000B (NDEF)",
-        "CHECK ok: 2 block(s) → 10 10 10 10 …",
+        "CHECK ok: 2 block(s) → 10 10 10 10 … — Attribute Information: Ver 1.0, Nbr 16, "
+          + "Nbw 16, NmaxB 4112 (65792 bytes), WriteF 10, RW 10, Ln 1052688, checksum wrong",
         "UPDATE block 1 of service 0009 (NDEF)",
-        "UPDATE refused: status flags 01 a1",
+        "UPDATE refused: status flags 01 a1 (illegal number of services, block list element 1)",
       ])
     #expect(out[0].startsActivation)
     #expect(out[1].completedUID == Self.idm)

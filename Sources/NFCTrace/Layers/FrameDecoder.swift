@@ -15,6 +15,9 @@ public struct FrameDecoder: Sendable {
   private var mifare = MIFAREClassicLayer()
   /// The IDm of the NFC-F card in the current activation, once an answer gave it.
   private var felicaIDm: [UInt8]?
+  /// True after a reader's CHECK whose first block is block 0 of the Type 3 NDEF service: its
+  /// answer starts with the Attribute Information Block (NFC Forum T3T 1.0 §7.1).
+  private var felicaCheckReadsAIB = false
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
@@ -108,8 +111,13 @@ public struct FrameDecoder: Sendable {
         "NFC-F frame: LEN \(data.first.map { String($0) } ?? "missing") does not match the "
         + "frame's \(data.count) bytes (LEN counts itself and the payload, CRC-F follows)"
     }
-    let decoded = reason == nil ? FeliCaMessage.decode(body) : (nil, reason: reason)
+    var decoded = reason == nil ? FeliCaMessage.decode(body) : (nil, reason: reason)
     let command = body.count > 1 ? body[1] : 0
+    if reader {
+      felicaCheckReadsAIB = decoded.0.map(FeliCaMessage.readsAttributeBlock) ?? false
+    } else if command == 0x07, felicaCheckReadsAIB, let d = decoded.0 {
+      decoded.0 = FeliCaMessage.annotatingAttributeBlock(d)
+    }
     if reader, command == 0x00, decoded.0 != nil { felicaIDm = nil }
     // Every answer starts with the card's IDm: the first one intact identifies the card, also
     // when the capture starts after the polling.
@@ -209,6 +217,7 @@ public struct FrameDecoder: Sendable {
     typeB.reset()
     context.resetActivation()
     felicaIDm = nil
+    felicaCheckReadsAIB = false
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

@@ -5,7 +5,8 @@ import NDEF
 /// (given the acknowledged writes).
 ///
 /// Type 2: one image of bytes from page 0 (page n at byte 4n). Type 4: one image per file id
-/// (the CC file E103 and the NDEF file), by offset.
+/// (the CC file E103 and the NDEF file), by offset. Type 3: one image of the NDEF service's
+/// blocks from block 0 (block n at byte 16n: the Attribute Information Block, then the data).
 public struct TagMemory: Sendable, Equatable {
   /// Type 2 memory as found (start) and as left (end).
   public var type2Start = ByteImage()
@@ -15,6 +16,10 @@ public struct TagMemory: Sendable, Equatable {
   public var filesStart: [UInt16: ByteImage] = [:]
   /// Type 4 files at the end of the session, by file id.
   public var filesEnd: [UInt16: ByteImage] = [:]
+  /// Type 3 NDEF service blocks as found (block n at byte 16n).
+  public var type3Start = ByteImage()
+  /// Type 3 NDEF service blocks at the end of the session.
+  public var type3End = ByteImage()
   /// First frame of the session: writes from frames before it are earlier sessions'.
   public var sessionFirstFrame = 0
   /// Writes this session made, the tag acknowledged, and a later read of the session returned
@@ -35,11 +40,13 @@ public struct TagMemory: Sendable, Equatable {
     type2End = previous.type2End
     filesStart = previous.filesEnd
     filesEnd = previous.filesEnd
+    type3Start = previous.type3End
+    type3End = previous.type3End
     sessionFirstFrame = firstFrame
   }
 
   /// True when the session touched nothing.
-  public var isEmpty: Bool { type2End.count == 0 && filesEnd.isEmpty }
+  public var isEmpty: Bool { type2End.count == 0 && filesEnd.isEmpty && type3End.count == 0 }
 
   // MARK: Type 2
 
@@ -101,6 +108,28 @@ public struct TagMemory: Sendable, Equatable {
       data, at: offset, state: acknowledged ? .written : .unacknowledged, frame: frame)
   }
 
+  // MARK: Type 3
+
+  /// Records a CHECK answer: `data` from byte address `address` (block × 16) of the NDEF
+  /// service.
+  mutating func type3Read(_ data: [UInt8], at address: Int, frame: Int) {
+    Self.read(
+      data, at: address, frame: frame, file: nil, start: &type3Start, end: &type3End,
+      sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts,
+      seen: &conflictingWrites, writeOnly: 0..<0)
+  }
+
+  /// Records an UPDATE of `data` at byte address `address` (block × 16).
+  mutating func type3Write(_ data: [UInt8], at address: Int, acknowledged: Bool, frame: Int) {
+    type3End.record(
+      data, at: address, state: acknowledged ? .written : .unacknowledged, frame: frame)
+  }
+
+  /// The Attribute Information Block (block 0) at the end, when known.
+  var type3AttributeBlock: Type3AttributeBlock? {
+    type3End.known(0, 16).flatMap { Type3AttributeBlock(parsing: $0) }
+  }
+
   /// A read updates the end image, and the start image for bytes this session has not written.
   /// A byte the session wrote and the tag acknowledged keeps its `written` mark when the read
   /// returns the written value (the read-back confirms it); another value is a conflict.
@@ -159,6 +188,8 @@ extension TagMemory {
     var out = self
     out.type2Start = previous.type2End.overlaid(with: type2Start)
     out.type2End = previous.type2End.overlaid(with: type2End)
+    out.type3Start = previous.type3End.overlaid(with: type3Start)
+    out.type3End = previous.type3End.overlaid(with: type3End)
     for (id, file) in previous.filesEnd {
       out.filesStart[id] = file.overlaid(with: filesStart[id] ?? ByteImage())
       out.filesEnd[id] = file.overlaid(with: filesEnd[id] ?? ByteImage())

@@ -86,6 +86,16 @@ public enum ReportJSON {
       out.write(",\"version\":\"\(cc.version.major).\(cc.version.minor)\"")
       out.write(",\"data_area_size\":\(cc.dataAreaSize),\"read_access\":\(cc.readAccess)")
       out.write(",\"write_access\":\(cc.writeAccess)}")
+    } else if let a = c.type3AIB {
+      out.write("{\"type\":\"type3\",\"bytes\":\"\(Hex.string(a.bytes))\"")
+      out.write(",\"version\":\"\(a.versionText)\",\"nbr\":\(a.nbr),\"nbw\":\(a.nbw)")
+      out.write(",\"nmaxb\":\(a.nmaxb),\"capacity\":\(a.capacity)")
+      out.write(",\"write_flag\":\"\(Hex.string([a.writeFlag]))\",\"write_in_progress\":")
+      out.write("\(a.writeInProgress),\"rw_flag\":\"\(Hex.string([a.rwFlag]))\",\"ln\":\(a.ln)")
+      out.write(",\"checksum\":\"\(Hex.string(a.bytes.suffix(2)))\"")
+      out.write(",\"checksum_valid\":\(a.checksumValid),\"problem\":")
+      JSON.optionalString(a.invalidReason, to: out)
+      out.write("}")
     } else if let cc = c.type4CC {
       let f = cc.ndefFile
       out.write(
@@ -341,6 +351,8 @@ public enum ReportJSON {
         out.write(
           "{\"file\":\"\(Hex.string([UInt8(file >> 8), UInt8(file & 0xFF)]))\",\"offset\":\(row.address)"
         )
+      } else if row.isBlock {
+        out.write("{\"block\":\(row.address)")
       } else {
         out.write("{\"page\":\(row.address)")
       }

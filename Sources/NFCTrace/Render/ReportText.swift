@@ -124,8 +124,9 @@ public enum ReportText {
   static func status(_ r: TagReport) -> String {
     guard let s = r.ndefStatus else {
       let why =
-        r.end.type4CCIncomplete
-        ? "the CC was read only in part" : "the CC was not read"
+        r.layout == .type3
+        ? "the Attribute Information Block was not read"
+        : r.end.type4CCIncomplete ? "the CC was read only in part" : "the CC was not read"
       return "\n" + row("NDEF status", "unknown (\(why))", indent: "", width: 18)
     }
     var text = s.status.rawValue
@@ -139,6 +140,7 @@ public enum ReportText {
   static func cc(_ c: TagContents) -> String {
     if let cc = c.type2CC { return type2CC(cc) }
     if let cc = c.type4CC { return type4CC(cc) }
+    if let aib = c.type3AIB { return type3AIB(aib) }
     if let e = c.type4CCError {
       let state = c.type4CCIncomplete ? "read only in part" : "invalid"
       return "\nCapability container: \(state) (\(e))\n"
@@ -163,6 +165,32 @@ public enum ReportText {
     out += row("data area", "\(cc.dataAreaSize) bytes (CC2 \(Hex.string([cc.bytes[2]])) × 8)")
     out += row("read access", access(cc.readAccess, write: false))
     out += row("write access", access(cc.writeAccess, write: true))
+    return out
+  }
+
+  /// The Type 3 Attribute Information Block, field by field (NFC Forum T3T 1.0 §7.1).
+  static func type3AIB(_ a: Type3AttributeBlock) -> String {
+    var out =
+      "\nAttribute Information Block (block 0: \(Hex.string(a.bytes, separator: " ")))\n"
+    out += row("version", a.versionText)
+    out += row("Nbr / Nbw", "\(a.nbr) / \(a.nbw) blocks per CHECK / UPDATE")
+    out += row("NmaxB", "\(a.nmaxb) blocks (\(a.capacity) bytes)")
+    let write =
+      a.writeFlag == 0
+      ? "00 (OFF)"
+      : a.writeInProgress
+        ? "0F (ON: a write began and did not end)" : "\(Hex.string([a.writeFlag])) (RFU)"
+    out += row("WriteF", write)
+    let rw =
+      a.rwFlag == 1
+      ? "01 (read/write)" : a.rwFlag == 0 ? "00 (read-only)" : "\(Hex.string([a.rwFlag])) (RFU)"
+    out += row("RW Flag", rw)
+    out += row("Ln", "\(a.ln) bytes")
+    let sum = Hex.word(UInt16(truncatingIfNeeded: a.computedChecksum))
+    out += row(
+      "checksum",
+      Hex.word(UInt16(a.checksum))
+        + (a.checksumValid ? " (ok)" : " (wrong: bytes 0–13 sum to \(sum))"))
     return out
   }
 
@@ -404,6 +432,7 @@ public enum ReportText {
 
   static func memory(_ r: TagReport) -> String {
     let type4 = r.layout == .type4
+    let type3 = r.layout == .type3
     let end = r.rows()
     guard !end.isEmpty else { return "\nMemory: nothing read\n" }
     let start = r.rows(atStart: true)
@@ -412,7 +441,8 @@ public enum ReportText {
     out +=
       "\n"
       + (type4
-        ? "  file  offset  bytes" + String(repeating: " ", count: 42) : "  page    bytes        ")
+        ? "  file  offset  bytes" + String(repeating: " ", count: 42)
+        : type3 ? "  block   bytes" + String(repeating: " ", count: 44) : "  page    bytes        ")
     out += "state           frame\n"
     var i = 0
     while i < end.count {
@@ -471,7 +501,7 @@ public enum ReportText {
       if !bytes.isEmpty { bytes += " " }
       bytes += known ? Hex.string([b]) : "??"
     }
-    let width = row.file == nil ? 11 : 47
+    let width = row.file == nil && !row.isBlock ? 11 : 47
     bytes += String(repeating: " ", count: max(0, width - bytes.count))
     let state = row.state == .unacknowledged ? "unacknowledged" : row.state.rawValue
     let frame = row.frame.map { "#\($0)" + (row.earlierSession ? " (earlier session)" : "") } ?? ""

@@ -81,6 +81,7 @@ public struct SessionAnalyzer: Sendable {
   var memory: TagMemory
   var type2 = Type2Procedure()
   var type4 = Type4Procedure()
+  var type3 = Type3Procedure()
   private var authenticated = false
   /// Where an import error cut the trace, once the pipeline says so (`traceCut`).
   private var cutAt: String?
@@ -246,7 +247,7 @@ public struct SessionAnalyzer: Sendable {
   public mutating func finish(info final: SessionInfo) -> SessionAnalysis {
     closeCurrent()
     info = final
-    let status = type2.status ?? type4.status
+    let status = type2.status ?? type4.status ?? type3.status
     return SessionAnalysis(
       info: info, tag: tag, operations: operations,
       ndefStatus: status.map { ($0.status, $0.capacity) },
@@ -631,6 +632,7 @@ public struct SessionAnalyzer: Sendable {
     switch d.protocolID {
     case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
     case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
+    case .felica: type3.answer(exchange, op: &op, memory: &memory)
     default: break
     }
     if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
@@ -699,6 +701,8 @@ public struct SessionAnalyzer: Sendable {
   private func isAnswer(_ d: LayerDecode) -> Bool {
     switch d.protocolID {
     case .type2, .type4, .iso7816: return true
+    // The Type 3 NDEF procedures' commands and answers (`Type3Procedure`).
+    case .felica: return d.name.hasPrefix("CHECK") || d.name.hasPrefix("UPDATE")
     default: return false
     }
   }
@@ -778,6 +782,7 @@ public struct SessionAnalyzer: Sendable {
         silentType2 = f
       }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
+      if f.innermost?.protocolID == .felica { type3.unanswered(f, memory: &memory) }
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
     }
@@ -962,6 +967,9 @@ public struct SessionAnalyzer: Sendable {
     guard kind == .readNDEF || kind == .writeNDEF, operations.count < Self.splitLimit,
       let d = f.innermost
     else { return false }
+    if d.protocolID == .felica, let op = current {
+      return type3.startsNewCall(kind, d, current: op, memory: memory)
+    }
     return call.startsNewCall(kind, d, at: f.frame.timeNs, memory: memory, nlenSize: type4.nlenSize)
   }
 
@@ -1078,6 +1086,7 @@ public struct SessionAnalyzer: Sendable {
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
+      type3.settleQuery(&op)
       if op.outcome == .ok, op.detail("status") == nil {
         // Commands of the query were answered, but not the one that decides: no status.
         op.outcome = .unknown
@@ -1093,6 +1102,7 @@ public struct SessionAnalyzer: Sendable {
     case .readNDEF:
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)
+      type3.settleRead(&op, memory: memory)
     case .writeNDEF where op.outcome == .ok: settleWrite(&op)
     case .authenticate: type2.settleAuthenticate(&op)
     default: break
@@ -1152,6 +1162,7 @@ public struct SessionAnalyzer: Sendable {
   /// A writeNDEF the tag acknowledged throughout is still interrupted when the writer stopped
   /// before the procedure's end (`WriteCompletion`): detail `unfinished` names the step.
   private func settleWrite(_ op: inout Operation) {
+    if tag.technology == .nfcF { return type3.settleWrite(&op, memory: memory) }
     let found: (WriteCompletion.Gap, String)?
     if tag.isISODEP {
       // Without the CC the length field's size (NLEN 2 or ENLEN 4 bytes) is unknown.
@@ -1308,9 +1319,11 @@ public struct SessionAnalyzer: Sendable {
     case .iso14443B:
       return d.name == "HLTB" ? nil : .connect
     case .felica:
-      // Core NFC's NFCFeliCaTag calls (requestService, readWithoutEncryption, …) each send one
-      // command; polling is the connect.
-      return d.name == "SENSF_REQ" ? .connect : .transceive
+      // Polling is the connect; CHECK and UPDATE of the NDEF service are the Type 3 NDEF
+      // procedures; Core NFC's other NFCFeliCaTag calls (requestService, …) each send one
+      // command.
+      if d.name == "SENSF_REQ" { return .connect }
+      return type3.classify(d, current: current?.kind, memory: memory)
     }
   }
 }

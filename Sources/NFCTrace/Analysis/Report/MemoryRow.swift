@@ -1,9 +1,12 @@
-/// One row of a memory map: a Type 2 page (4 bytes) or 16 bytes of a Type 4 file, with the
-/// row's provenance mark and the frame its latest byte came from.
+/// One row of a memory map: a Type 2 page (4 bytes), 16 bytes of a Type 4 file or a Type 3
+/// block (16 bytes), with the row's provenance mark and the frame its latest byte came from.
 public struct MemoryRow: Sendable, Equatable {
-  /// The Type 4 file id; nil for Type 2 pages.
+  /// The Type 4 file id; nil for Type 2 pages and Type 3 blocks.
   public var file: UInt16?
-  /// The page number (Type 2) or the byte offset in the file (Type 4).
+  /// True for a Type 3 block of the NDEF service.
+  public var isBlock = false
+  /// The page number (Type 2), the byte offset in the file (Type 4) or the block number
+  /// (Type 3).
   public var address: Int
   /// The row's bytes (0 where unknown).
   public var bytes: [UInt8]
@@ -30,12 +33,19 @@ public struct MemoryRow: Sendable, Equatable {
     }
   }
 
+  /// Type 3 rows, one per 16-byte block of the NDEF service, from block 0.
+  public static func type3(_ image: ByteImage) -> [MemoryRow] {
+    rows(image, width: 16, file: nil, block: true)
+  }
+
   /// Type 4 rows, 16 bytes each, for every file (ascending file id).
   public static func type4(_ files: [UInt16: ByteImage]) -> [MemoryRow] {
     files.keys.sorted().flatMap { id in files[id].map { rows($0, width: 16, file: id) } ?? [] }
   }
 
-  private static func rows(_ image: ByteImage, width: Int, file: UInt16?) -> [MemoryRow] {
+  private static func rows(_ image: ByteImage, width: Int, file: UInt16?, block: Bool = false)
+    -> [MemoryRow]
+  {
     stride(from: 0, to: image.count, by: width).map { start in
       // A Type 2 page is always 4 bytes: a page the image covers in part (a dynamic lock page
       // whose RFUI byte no write sets) ends in unknown bytes, not early. A Type 4 file ends
@@ -44,6 +54,7 @@ public struct MemoryRow: Sendable, Equatable {
       var row = MemoryRow(
         file: file, address: file == nil ? start / width : start, bytes: [], known: [],
         state: .unknown, frame: nil)
+      row.isBlock = block
       for i in start..<end {
         let state = i < image.count ? image.state(i) : .unknown
         row.bytes.append(state == .unknown ? 0 : image.values[i])

@@ -46,7 +46,9 @@ public struct TagContents: Sendable {
   /// The TLV area's findings that stand (offsets are tag byte addresses); a truncation caused
   /// only by bytes not read is left out.
   public var tlvFindings: [NDEFFinding] = []
-  /// Type 4 NLEN (or ENLEN), when read.
+  /// The Type 3 Attribute Information Block (block 0), when read.
+  public var type3AIB: Type3AttributeBlock?
+  /// Type 4 NLEN (or ENLEN), or Type 3 Ln, when read.
   public var nlen: Int?
   /// The NDEF message.
   public var message: Message = .unknown("nothing read")
@@ -55,15 +57,18 @@ public struct TagContents: Sendable {
   /// The NDEF status and capacity the CC implies (Core NFC `queryNDEFStatus` rules).
   public var status: (status: NDEFStatus, capacity: Int?, reason: String?)?
 
-  /// Decodes `type2` (Type 2 layout) or `files` (Type 4 layout) of tag `tag`.
+  /// Decodes `type2` (Type 2 layout), `files` (Type 4 layout) or `type3` (Type 3 layout: the
+  /// NDEF service's blocks) of tag `tag`.
   public init(
-    layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity
+    layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity,
+    type3: ByteImage = ByteImage()
   ) {
     switch layout {
     case .type2: decodeType2(type2, tag: tag)
     case .type4: decodeType4(files)
+    case .type3: decodeType3(type3)
     case .none:
-      message = .unknown("no Type 2 or Type 4 memory in this session: nothing to decode")
+      message = .unknown("no Type 2, 3 or 4 memory in this session: nothing to decode")
     }
   }
 
@@ -231,6 +236,42 @@ public struct TagContents: Sendable {
         : .incomplete(length: tlv.length, known: tlv.value.count)
     }
     return .decoded(NDEFValidator.validate(tlv.value, mode: .relax, base: 16 + tlv.valueOffset))
+  }
+
+  // MARK: Type 3
+
+  /// The Attribute Information Block, the status it gives and the Ln-byte message from block 1
+  /// (NFC Forum T3T 1.0 §7.1–§7.2).
+  private mutating func decodeType3(_ image: ByteImage) {
+    guard let aib = image.known(0, 16).flatMap({ Type3AttributeBlock(parsing: $0) }) else {
+      message = .unknown(
+        "Attribute Information Block (block 0) not read: NDEF status and message unknown")
+      unknowns.append("Attribute Information Block (block 0) not read")
+      return
+    }
+    type3AIB = aib
+    let s = aib.ndefStatus
+    status = (s.status, s.capacity, s.reason)
+    if let why = aib.invalidReason {
+      message = .absent("not NDEF formatted: \(why)")
+      return
+    }
+    nlen = aib.ln
+    if aib.writeInProgress {
+      unknowns.append(
+        "WriteF is ON: a write began and did not end, so the message may be partly written")
+    }
+    if aib.ln == 0 {
+      message = .empty
+    } else if aib.ln > aib.capacity {
+      message = .pastDataArea(length: aib.ln, available: aib.capacity)
+    } else if let bytes = image.known(16, aib.ln) {
+      message = .decoded(NDEFValidator.validate(bytes, mode: .relax, base: 16))
+    } else {
+      let known = min(image.knownRun(from: 16).count, aib.ln)
+      message = .incomplete(length: aib.ln, known: known)
+      unknowns.append("NDEF data (from block 1): \(aib.ln)-byte message, \(known) read")
+    }
   }
 
   // MARK: Type 4

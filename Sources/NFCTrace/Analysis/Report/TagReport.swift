@@ -19,6 +19,8 @@ public struct TagReport: Sendable {
     case type2
     /// Type 4: CC file and NDEF file.
     case type4
+    /// Type 3: 16-byte blocks of the NDEF service, the Attribute Information Block first.
+    case type3
     /// Neither (MIFARE Classic, other technologies, or nothing seen).
     case none
   }
@@ -88,6 +90,8 @@ public struct TagReport: Sendable {
     var rows: [MemoryRow]
     if layout == .type4 {
       rows = MemoryRow.type4(atStart ? memory.filesStart : memory.filesEnd)
+    } else if layout == .type3 {
+      rows = MemoryRow.type3(atStart ? memory.type3Start : memory.type3End)
     } else {
       rows =
         atStart
@@ -104,6 +108,7 @@ public struct TagReport: Sendable {
   /// True when the contents as found differ from the contents as left.
   public var changed: Bool {
     memory.type2Start != memory.type2End || memory.filesStart != memory.filesEnd
+      || memory.type3Start != memory.type3End
   }
 }
 
@@ -169,15 +174,26 @@ extension TagReport {
     operations = s.operations
     memory = s.memory
     layout = Self.layout(tag: s.tag, memory: s.memory)
-    end = TagContents(layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag)
+    end = TagContents(
+      layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag,
+      type3: s.memory.type3End)
     start = TagContents(
-      layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag)
+      layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag,
+      type3: s.memory.type3Start)
     ndefStatus = Self.status(queried: s, end: end.status)
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)
     warnings = []
     writtenPages = Self.writtenPages(s.operations)
-    if layout == .type4 {
+    if layout == .type3 {
+      notes = Self.unacknowledgedBlockNotes(s.memory.type3End)
+      let lnCertain = (11..<14).allSatisfy { s.memory.type3End.state($0) != .unacknowledged }
+      if let note = Self.tornLengthNote(
+        s.operations, now: end.nlen, was: start.nlen, name: "Ln", lengthCertain: lnCertain)
+      {
+        notes.append(note)
+      }
+    } else if layout == .type4 {
       notes = Self.unacknowledgedFileNotes(s.memory.filesEnd)
       let file = s.memory.filesEnd[s.type4NDEFFile ?? 0xE104]
       let nlenCertain = (0..<(end.type4CC?.ndefFile.lengthFieldSize ?? 2)).allSatisfy {
@@ -261,6 +277,17 @@ extension TagReport {
     ]
   }
 
+  /// The Type 3 blocks an UPDATE wrote without an answer.
+  static func unacknowledgedBlockNotes(_ image: ByteImage) -> [String] {
+    let blocks = MemoryRow.type3(image).filter { $0.state == .unacknowledged }.map(\.address)
+    guard !blocks.isEmpty else { return [] }
+    return [
+      "block\(blocks.count == 1 ? "" : "s") \(blocks.map(String.init).joined(separator: ", ")) "
+        + "written without an answer: the tag may hold the old or the new bytes there, and the "
+        + "message may mix both"
+    ]
+  }
+
   /// The bytes of Type 4 files an UPDATE BINARY wrote without an answer, per file.
   static func unacknowledgedFileNotes(_ files: [UInt16: ByteImage]) -> [String] {
     files.keys.sorted().compactMap { id in
@@ -335,6 +362,7 @@ extension TagReport {
   }
 
   static func layout(tag: TagIdentity, memory: TagMemory) -> Layout {
+    if tag.technology == .nfcF || memory.type3End.count > 0 { return .type3 }
     if !memory.filesEnd.isEmpty || tag.hasNDEFApplication || tag.isISODEP { return .type4 }
     if memory.type2End.count > 0 || tag.isType2 { return .type2 }
     return .none
@@ -377,5 +405,6 @@ extension TagReport {
       image.frames.contains { Int($0) >= first }
     }
     return mine(s.memory.type2End) || s.memory.filesEnd.values.contains(where: mine)
+      || mine(s.memory.type3End)
   }
 }

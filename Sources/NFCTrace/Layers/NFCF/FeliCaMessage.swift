@@ -166,9 +166,84 @@ enum FeliCaMessage {
         }
       }
     } else {
-      summary = "\(verb) refused: status flags \(Hex.string([sf1, sf2], separator: " "))"
+      summary =
+        "\(verb) refused: status flags \(Hex.string([sf1, sf2], separator: " ")) "
+        + "(\(statusMeaning(sf1, sf2)))"
+      fields.append(LayerField("status_meaning", .string(statusMeaning(sf1, sf2))))
     }
     return LayerDecode(.felica, name, summary, fields)
+  }
+
+  /// Status Flag 2 error codes (JIS X 6319-4; Sony FeliCa card user's manual, "Status Flag"):
+  /// Status Flag 1 names where the error is (`01h`–`08h`: that block list element, `FFh`: not
+  /// tied to one), Status Flag 2 what it is.
+  static let statusFlag2: [UInt8: String] = [
+    0x01: "purse data under- or overflow",
+    0x02: "cash-back data exceeded",
+    0x70: "memory error (fatal)",
+    0x71: "memory write count exceeded (warning: the data was written)",
+    0xA1: "illegal number of services",
+    0xA2: "illegal number of blocks",
+    0xA3: "illegal service code list order in the block list",
+    0xA4: "illegal service type or access mode",
+    0xA5: "access denied (the service needs authentication)",
+    0xA6: "illegal service code (no such service)",
+    0xA7: "illegal block list (access mode)",
+    0xA8: "illegal block number (out of the service's range)",
+    0xA9: "data write failure",
+    0xAA: "key change failure",
+    0xAB: "illegal package parity or illegal package MAC",
+    0xAC: "illegal parameter",
+    0xAD: "service exists already",
+    0xAE: "illegal system code",
+    0xAF: "too many simultaneous cyclic write operations",
+    0xC0: "illegal package identifier",
+    0xC1: "discrepancy of parameters inside the card",
+    0xC2: "command disabled already",
+  ]
+
+  /// `illegal block number (out of the service's range), block list element 1`.
+  static func statusMeaning(_ sf1: UInt8, _ sf2: UInt8) -> String {
+    let what = statusFlag2[sf2] ?? "error code \(Hex.string([sf2]).uppercased())"
+    switch sf1 {
+    case 0x01...0x08: return "\(what), block list element \(sf1)"
+    case 0xFF: return what
+    default: return "\(what), Status Flag 1 \(Hex.string([sf1]))"
+    }
+  }
+
+  /// The NDEF service codes (`000B` read-only access, `0009` read/write access).
+  static func isNDEFService(_ code: UInt16) -> Bool { code == 0x000B || code == 0x0009 }
+
+  /// The block numbers of a CHECK or UPDATE decode (`blocks`), in order.
+  static func blocks(_ d: LayerDecode) -> [Int] {
+    guard case .string(let s)? = d.field("blocks") else { return [] }
+    return s.split(separator: " ").compactMap { Int($0) }
+  }
+
+  /// Whether CHECK or UPDATE decode `d` addresses the Type 3 NDEF service only.
+  static func addressesNDEFService(_ d: LayerDecode) -> Bool {
+    guard case .string(let s)? = d.field("service_codes") else { return false }
+    let codes = s.split(separator: " ").compactMap { UInt16($0, radix: 16) }
+    return !codes.isEmpty && codes.allSatisfy(isNDEFService)
+  }
+
+  /// Whether `d` is a CHECK of the NDEF service whose first block is block 0 (the Attribute
+  /// Information Block).
+  static func readsAttributeBlock(_ d: LayerDecode) -> Bool {
+    d.name == "CHECK" && addressesNDEFService(d) && blocks(d).first == 0
+  }
+
+  /// A CHECK answer's decode with block 0 of the NDEF service (the request's first block)
+  /// annotated as the Attribute Information Block (`aib` field and summary).
+  static func annotatingAttributeBlock(_ d: LayerDecode) -> LayerDecode {
+    guard case .hex(let data)? = d.field("data"),
+      let aib = Type3AttributeBlock(parsing: data)
+    else { return d }
+    var out = d
+    out.summary += " — Attribute Information: \(aib.summary)"
+    out.fields.append(LayerField("attribute_information", .string(aib.summary)))
+    return out
   }
 
   /// The other commands and answers: IDm, then parameters kept as hex.

@@ -1,0 +1,161 @@
+/// The NFC Forum Type 3 Tag NDEF procedures (T3T 1.0 §7.4) seen through a session's CHECK and
+/// UPDATE commands of the NDEF service (`000B` read, `0009` read/write):
+///
+/// - NDEF detection (`queryNDEFStatus`): CHECK of block 0, the Attribute Information Block;
+/// - read (`readNDEF`): CHECK of the data blocks from block 1 (block 0 again with them);
+/// - write (`writeNDEF`): UPDATE of block 0 with WriteF ON (`0Fh`), UPDATE of the data blocks,
+///   UPDATE of block 0 with WriteF OFF and the new Ln;
+/// - make read-only (`writeLock`): UPDATE of block 0 with RW Flag `00h` outside a write.
+///
+/// CHECKs of other blocks (FeliCa Lite-S system blocks from 80h) and other services stay
+/// `transceive` operations.
+struct Type3Procedure: Sendable {
+  /// queryNDEFStatus's answer from the last Attribute Information Block read or written.
+  private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
+  /// Frame of the answer that gave `status`.
+  private var statusDecidedAt: Int?
+
+  /// The operation a reader's CHECK or UPDATE `d` belongs to (`memory`: what the session
+  /// knows of the blocks, for the Attribute Information Block an UPDATE replaces).
+  func classify(_ d: LayerDecode, current: OperationKind?, memory: TagMemory) -> OperationKind {
+    guard d.name == "CHECK" || d.name == "UPDATE", FeliCaMessage.addressesNDEFService(d)
+    else { return .transceive }
+    let blocks = FeliCaMessage.blocks(d)
+    guard !blocks.isEmpty, blocks.allSatisfy({ $0 < 0x80 }) else { return .transceive }
+    if d.name == "CHECK" {
+      if blocks == [0] { return .queryNDEFStatus }
+      // A dump tool reading every block of a tag that is not NDEF formatted reads no message.
+      if status?.status == .notSupported, current != .readNDEF { return .transceive }
+      return .readNDEF
+    }
+    guard blocks.first == 0, case .hex(let data)? = d.field("data"),
+      let aib = Type3AttributeBlock(parsing: data)
+    else { return .writeNDEF }
+    if aib.writeInProgress { return .writeNDEF }
+    if current == .writeNDEF { return .writeNDEF }
+    // WriteF OFF outside a write: the RW Flag changed to read-only is Core NFC's writeLock.
+    let before = memory.type3AttributeBlock
+    if aib.rwFlag == 0x00, before?.rwFlag != 0x00, aib.ln == before?.ln ?? aib.ln {
+      return .writeLock
+    }
+    return .writeNDEF
+  }
+
+  /// Whether CHECK or UPDATE `d`, of the same kind as operation `current`, starts the app's
+  /// next call: an UPDATE setting WriteF ON after the current write set it OFF again; a
+  /// CHECK of block 1 after the current read had it.
+  func startsNewCall(
+    _ kind: OperationKind, _ d: LayerDecode, current: Operation, memory: TagMemory
+  ) -> Bool {
+    let blocks = FeliCaMessage.blocks(d)
+    switch kind {
+    case .writeNDEF:
+      guard d.name == "UPDATE", blocks.first == 0, case .hex(let data)? = d.field("data"),
+        Type3AttributeBlock(parsing: data)?.writeInProgress == true,
+        let aib = memory.type3AttributeBlock, !aib.writeInProgress
+      else { return false }
+      return (memory.type3End.frame(0) ?? -1) >= current.firstFrame
+    case .readNDEF:
+      guard d.name == "CHECK", blocks.contains(1) else { return false }
+      return (memory.type3End.frame(16) ?? -1) >= current.firstFrame
+    default: return false
+    }
+  }
+
+  /// Takes a CHECK or UPDATE answer: the blocks into the memory images, block 0 into the
+  /// NDEF status; a refusal (Status Flag 1 not `00h`) fails the operation.
+  mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
+    guard let c = x.command, let a = x.answer, let response = x.response,
+      c.name == "CHECK" || c.name == "UPDATE", a.name == "\(c.name) response",
+      FeliCaMessage.addressesNDEFService(c)
+    else { return }
+    let frame = response.frame.index
+    let blocks = FeliCaMessage.blocks(c)
+    guard a.field("success") == .bool(true) else {
+      let flags: String
+      if case .hex(let f)? = a.field("status_flags") {
+        flags = Hex.string(f, separator: " ").uppercased()
+      } else {
+        flags = "?"
+      }
+      var meaning = ""
+      if case .string(let m)? = a.field("status_meaning") { meaning = " (\(m))" }
+      op.fail(
+        "\(c.name) of block\(blocks.count == 1 ? "" : "s") "
+          + "\(blocks.map(String.init).joined(separator: ", ")) refused: status flags "
+          + "\(flags)\(meaning)", frame: frame)
+      op.set("status_flags", .string(flags))
+      // FeliCa writes a block whole or not at all: a refused UPDATE changed nothing.
+      return
+    }
+    let key = c.name == "CHECK" ? a : c
+    guard case .hex(let data)? = key.field("data") else { return }
+    for (i, block) in blocks.enumerated() where data.count >= (i + 1) * 16 {
+      let bytes = Array(data[(i * 16)..<((i + 1) * 16)])
+      if c.name == "CHECK" {
+        memory.type3Read(bytes, at: block * 16, frame: frame)
+      } else {
+        memory.type3Write(bytes, at: block * 16, acknowledged: true, frame: frame)
+      }
+      if block == 0, let aib = Type3AttributeBlock(parsing: bytes) {
+        status = aib.ndefStatus
+        statusDecidedAt = frame
+        if c.name == "CHECK", op.kind == .queryNDEFStatus || op.kind == .readNDEF {
+          op.set("attribute_information", .string(aib.summary))
+        }
+      }
+    }
+  }
+
+  /// An UPDATE the tag left unanswered: its blocks may or may not hold the new bytes.
+  func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
+    guard let c = f.innermost, c.name == "UPDATE", FeliCaMessage.addressesNDEFService(c),
+      case .hex(let data)? = c.field("data")
+    else { return }
+    for (i, block) in FeliCaMessage.blocks(c).enumerated() where data.count >= (i + 1) * 16 {
+      memory.type3Write(
+        Array(data[(i * 16)..<((i + 1) * 16)]), at: block * 16, acknowledged: false,
+        frame: f.frame.index)
+    }
+  }
+
+  /// Sets the query's `status`, `capacity` and `rule` when its own CHECK of block 0 decided.
+  func settleQuery(_ op: inout Operation) {
+    guard let status, op.outcome != .interrupted, let decided = statusDecidedAt,
+      decided >= op.firstFrame, decided <= op.lastFrame
+    else { return }
+    op.set("status", .string(status.status.rawValue))
+    if let c = status.capacity { op.set("capacity", .int(c)) }
+    op.set("rule", .string(status.reason))
+  }
+
+  /// Sets the read's `ndef_length` and `message` (Ln bytes from block 1) when known; a read
+  /// that stopped before them is `unknown`.
+  func settleRead(_ op: inout Operation, memory: TagMemory) {
+    guard let aib = memory.type3AttributeBlock else { return }
+    op.set("ndef_length", .int(aib.ln))
+    if aib.writeInProgress {
+      op.set("write_flag_on", .bool(true))
+    }
+    if let message = memory.type3End.known(16, aib.ln) {
+      op.set("message", .hex(message))
+    } else if op.outcome == .ok {
+      op.outcome = .unknown
+      op.reason = "reads stopped before the end of the \(aib.ln)-byte message"
+    }
+  }
+
+  /// A write the tag acknowledged throughout is still interrupted when it left WriteF ON:
+  /// the final UPDATE of block 0 (WriteF OFF, the new Ln) never came (T3T 1.0 §7.4.3).
+  func settleWrite(_ op: inout Operation, memory: TagMemory) {
+    guard op.kind == .writeNDEF, op.outcome == .ok, let aib = memory.type3AttributeBlock,
+      aib.writeInProgress, (memory.type3End.frame(0) ?? -1) >= op.firstFrame
+    else { return }
+    op.outcome = .interrupted
+    op.reason =
+      "the write left WriteF ON in the Attribute Information Block: its last step (block 0 "
+      + "with WriteF OFF and the new Ln) never came, so readers take the message as being "
+      + "written (NFC Forum T3T 1.0 §7.4.3)"
+    op.set("unfinished", .string("write-flag-off"))
+  }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import NFCTrace
+import TestSupport
+import Testing
+
+/// NFC Forum Type 3 Tag (FeliCa) NDEF procedures: the Attribute Information Block, sessions in
+/// Core NFC terms, the report's block map and the diagnosis of failed writes (T3T 1.0 §7).
+private let idm: [UInt8] = [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA]
+
+/// Frames of an NFC-F exchange: LEN, payload, CRC-F (JIS X 6319-4).
+private struct FeliCaTrace {
+  var frames: [Frame] = []
+  var timeNs: Int64 = 0
+
+  mutating func add(_ dir: Direction, _ payload: [UInt8]) {
+    timeNs += 2_000_000
+    let body = [UInt8(payload.count + 1)] + payload
+    let crc = CRC.crcF(body)
+    let i = frames.count
+    frames.append(
+      Frame(
+        index: i, timeNs: timeNs, direction: dir, event: nil,
+        data: body + [UInt8(crc >> 8), UInt8(crc & 0xFF)], bits: nil, parityErrors: [],
+        technology: .nfcF,
+        location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
+  }
+
+  mutating func poll() {
+    add(.reader, [0x00, 0x12, 0xFC, 0x01, 0x00])
+    add(.tag, [0x01] + idm + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+  }
+
+  static func blockList(_ blocks: [Int]) -> [UInt8] {
+    [UInt8(blocks.count)] + blocks.flatMap { [0x80, UInt8($0)] }
+  }
+
+  /// CHECK of `blocks` answered with `data` (nil: unanswered).
+  mutating func check(_ blocks: [Int], _ data: [UInt8]?) {
+    add(.reader, [0x06] + idm + [0x01, 0x0B, 0x00] + Self.blockList(blocks))
+    if let data { add(.tag, [0x07] + idm + [0, 0, UInt8(data.count / 16)] + data) }
+  }
+
+  /// UPDATE of `blocks` with `data`, answered with status flags `flags` (nil: unanswered).
+  mutating func update(_ blocks: [Int], _ data: [UInt8], flags: [UInt8]? = [0, 0]) {
+    add(.reader, [0x08] + idm + [0x01, 0x09, 0x00] + Self.blockList(blocks) + data)
+    if let flags { add(.tag, [0x09] + idm + flags) }
+  }
+
+  func sessions() throws -> [SessionAnalysis] {
+    try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
+  }
+
+  func diagnose() throws -> DiagnosisReport {
+    try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
+  }
+}
+
+private func aib(
+  nmaxb: Int = 13, writeOn: Bool = false, rw: UInt8 = 1, ln: Int, version: UInt8 = 0x10
+) -> [UInt8] {
+  Type3AttributeBlock(
+    parsing: [
+      version, 4, 1, UInt8(nmaxb >> 8), UInt8(nmaxb & 0xFF), 0, 0, 0, 0, writeOn ? 0x0F : 0, rw,
+      UInt8(ln >> 16), UInt8((ln >> 8) & 0xFF), UInt8(ln & 0xFF), 0, 0,
+    ])!.serialized()
+}
+
+private func padded(_ b: [UInt8], _ blocks: Int) -> [UInt8] {
+  b + [UInt8](repeating: 0, count: blocks * 16 - b.count)
+}
+
+/// URI record https://example.com (16 bytes).
+private let message: [UInt8] = [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+
+private func analyze(_ path: String) throws -> [SessionAnalysis] {
+  let input = try TraceInput(path: path)
+  let format = try FormatRegistry(BuiltinFormats.all).detect(input)
+  return try SessionAnalysisRun(importer: try format.open(input)).sessions
+}
+
+@Suite struct Type3TagTests {
+  @Test func attributeBlockFieldsChecksumAndStatus() throws {
+    let bytes: [UInt8] = [
+      0x10, 0x04, 0x01, 0x00, 0x0D, 0, 0, 0, 0, 0x00, 0x01, 0x00, 0x00, 0x19, 0x00, 0x3C,
+    ]
+    let a = try #require(Type3AttributeBlock(parsing: bytes))
+    #expect(a.versionText == "1.0")
+    #expect(a.nbr == 4 && a.nbw == 1 && a.nmaxb == 13 && a.capacity == 208)
+    #expect(a.ln == 25 && a.messageBlocks == 2)
+    #expect(a.checksum == 0x3C && a.checksumValid)
+    #expect(a.ndefStatus.status == .readWrite && a.ndefStatus.capacity == 208)
+    #expect(a.serialized() == bytes)
+    #expect(Type3AttributeBlock(parsing: bytes.prefix(15)) == nil)
+
+    var wrongSum = bytes
+    wrongSum[15] = 0x3D
+    let bad = try #require(Type3AttributeBlock(parsing: wrongSum))
+    #expect(bad.ndefStatus.status == .notSupported)
+    #expect(
+      bad.invalidReason
+        == "the Attribute Information Block's checksum is 003D, the sum of its bytes 0–13 is 003C")
+    let v2 = try #require(Type3AttributeBlock(parsing: aib(ln: 0, version: 0x20)))
+    #expect(v2.ndefStatus.status == .notSupported)
+    let readOnly = try #require(Type3AttributeBlock(parsing: aib(rw: 0, ln: 16)))
+    #expect(readOnly.ndefStatus.status == .readOnly && readOnly.ndefStatus.capacity == 208)
+    let rfu = try #require(Type3AttributeBlock(parsing: aib(rw: 2, ln: 16)))
+    #expect(rfu.ndefStatus.status == .readOnly)
+  }
+
+  /// The shipped trace: detection, read, the three-step write, then a new session's read.
+  @Test func shippedWriteTraceIsReconstructedInCoreNFCTerms() throws {
+    let sessions = try analyze(TestPaths.traces("felica/t3t-write-ok.json"))
+    #expect(sessions.count == 2)
+    let first = try #require(sessions.first)
+    #expect(
+      first.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF])
+    #expect(first.operations.map(\.outcome) == [.ok, .ok, .ok, .ok])
+    #expect(first.operations[1].detail("status") == .string("readWrite"))
+    #expect(first.operations[1].detail("capacity") == .int(208))
+    #expect(first.operations[2].detail("message") == .hex(message))
+    #expect(first.operations[3].firstFrame == 6 && first.operations[3].lastFrame == 13)
+    let second = try #require(sessions.last)
+    let read = try #require(second.operations.last)
+    #expect(read.kind == .readNDEF)
+    #expect(read.detail("ndef_length") == .int(25))
+    let uri: [UInt8] = [0xD1, 0x01, 0x15, 0x55, 0x04] + Array("nfctrace.example/t3t".utf8)
+    #expect(read.detail("message") == .hex(uri))
+    let report = TagReport(session: second)
+    #expect(report.layout == .type3)
+    #expect(report.end.type3AIB?.ln == 25)
+    #expect(report.rows().map(\.address) == [0, 1, 2])
+    #expect(report.rows().allSatisfy { $0.isBlock })
+  }
+
+  @Test func tornWriteLeavesWriteFlagOn() throws {
+    let report = try diagnoseFile(TestPaths.traces("felica/t3t-write-torn.json"))
+    #expect(report.codes == ["write-interrupted", "t3t-write-flag-on"])
+    let f = try #require(report.finding("t3t-write-flag-on"))
+    #expect(f.frames == [6, 7, 10])
+    #expect(f.severity == .warning)
+    #expect(f.message.contains("Ln is still 16 while data blocks 1, 2 already hold new bytes"))
+    let s = try #require(try analyze(TestPaths.traces("felica/t3t-write-torn.json")).first)
+    let r = TagReport(session: s)
+    #expect(r.end.type3AIB?.writeInProgress == true)
+    #expect(
+      r.notes.first
+        == "block 2 written without an answer: the tag may hold the old or the new bytes "
+        + "there, and the message may mix both")
+  }
+
+  @Test func refusedUpdateIsDiagnosedWithItsStatusFlags() throws {
+    let report = try diagnoseFile(TestPaths.traces("felica/t3t-update-refused.json"))
+    let f = try #require(report.finding("t3t-update-refused"))
+    #expect(f.frames == [6, 7])
+    #expect(f.coreNFCError?.code == 401)
+    #expect(f.cause == "the tag refused the UPDATE (status flags FF A8)")
+    #expect(f.message.contains("illegal block number (out of the service's range)"))
+    #expect(!report.codes.contains("write-failed"))
+  }
+
+  /// Every UPDATE answered, but the last step (block 0 with WriteF OFF) never sent.
+  @Test func writeWithoutFinalAttributeBlockIsUnfinished() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    let op = try #require(try t.sessions().first?.operations.last)
+    #expect(op.kind == .writeNDEF)
+    #expect(op.outcome == .interrupted)
+    #expect(op.detail("unfinished") == .string("write-flag-off"))
+  }
+
+  /// Two complete writes in one session are two writeNDEF calls.
+  @Test func secondWriteStartsANewCall() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 0))
+    for _ in 0..<2 {
+      t.update([0], aib(writeOn: true, ln: 0))
+      t.update([1], padded(message, 1))
+      t.update([0], aib(ln: 16))
+    }
+    let ops = try #require(try t.sessions().first?.operations)
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .writeNDEF])
+    #expect(ops.map(\.outcome) == [.ok, .ok, .ok, .ok])
+    #expect(ops[3].firstFrame == 10)
+  }
+
+  /// RW Flag set to 00 outside a write is Core NFC's writeLock; the tag is readOnly after.
+  @Test func rwFlagToReadOnlyIsWriteLock() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(rw: 0, ln: 16))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(TagReport(session: s).ndefStatus?.status == .readOnly)
+  }
+
+  @Test func lnPastNmaxBIsReported() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(nmaxb: 1, ln: 40))
+    let f = try #require(try t.diagnose().finding("t3t-ln-exceeds-capacity"))
+    #expect(f.frames == [3])
+    #expect(f.message.contains("announces an NDEF message of 40 bytes (Ln)"))
+  }
+
+  /// The CHECK answer of block 0 carries the decoded Attribute Information Block; an UPDATE
+  /// refusal names its status flags.
+  @Test func timelineAnnotatesAttributeBlockAndStatusFlags() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([1], padded(message, 1), flags: [0x01, 0xA8])
+    var decoder = FrameDecoder()
+    let decoded = t.frames.map { decoder.decode($0) }
+    #expect(
+      decoded[3].innermost?.field("attribute_information")
+        == .string(
+          "Ver 1.0, Nbr 4, Nbw 1, NmaxB 13 (208 bytes), WriteF OFF, RW 01, Ln 16, checksum ok"))
+    #expect(
+      decoded[5].innermost?.summary
+        == "UPDATE refused: status flags 01 a8 (illegal block number (out of the service's "
+        + "range), block list element 1)")
+  }
+
+  /// A real FeliCa Lite-S capture (nfc-laboratory): system blocks read, then an Attribute
+  /// Information Block of zeros (NDEF not enabled), then every block dumped.
+  @Test func realLiteSCaptureIsNotNDEFFormatted() throws {
+    let sessions = try analyze(
+      TestPaths.shared("public/nfc-laboratory/test_NFC-F_212kbps_003.json"))
+    let s = try #require(sessions.first)
+    #expect(s.operations.map(\.kind) == [.transceive, .queryNDEFStatus, .transceive])
+    #expect(s.ndefStatus?.status == .notSupported)
+    #expect(
+      s.ndefStatusReason == "mapping version 0.0 (Ver 00) is not supported (major version 1)")
+  }
+}
