@@ -239,3 +239,26 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
       s.ndefStatusReason == "mapping version 0.0 (Ver 00) is not supported (major version 1)")
   }
 }
+
+@Suite struct Type3DiffTests {
+  /// The phone whose write completed against the one taken away: the blocks and the final
+  /// messages are compared in Type 3 terms.
+  @Test func diffComparesBlocksAndMessages() throws {
+    let ok = try analyze(TestPaths.traces("felica/t3t-write-ok.json"))
+    let torn = try analyze(TestPaths.traces("felica/t3t-write-torn.json"))
+    let a = try #require(ok.first)
+    let b = try #require(torn.first)
+    let memory = MemoryComparison.differences(a, b)
+    let end = memory.filter { $0.image == .end }
+    #expect(end.map(\.unit) == [0, 2])
+    #expect(end.allSatisfy { $0.isBlock && $0.file == nil })
+    #expect(end.first?.bState == "written")
+    #expect(end.last?.bState == "written-unacknowledged")
+    let sideA = NDEFComparison.side(a)
+    #expect(sideA.state == "message")
+    #expect(sideA.message?.count == 25)
+    let sideB = NDEFComparison.side(b)
+    #expect(sideB.message?.count == 16)
+    #expect(sideB.unacknowledgedBytes == 0)
+  }
+}

@@ -160,6 +160,8 @@ public enum DiffJSON {
       out.write("\"file\":\"")
       out.appendHex([UInt8(file >> 8), UInt8(file & 0xFF)])
       out.write("\",\"offset\":\(m.offset)")
+    } else if m.isBlock {
+      out.write("\"block\":\(m.unit)")
     } else {
       out.write("\"page\":\(m.unit)")
     }

@@ -204,7 +204,7 @@ public enum DiffText {
       }
       let unit =
         m.file.map { "file \(Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)])) +\(m.offset)" }
-        ?? "page \(m.unit)"
+        ?? (m.isBlock ? "block \(m.unit)" : "page \(m.unit)")
       // Each byte as known, `??` where it is not (a unit known in part keeps its known bytes).
       func side(_ bytes: [UInt8?], _ state: String, _ frame: Int?) -> String {
         let hex = bytes.map { $0.map { Hex.string([$0]) } ?? "??" }.joined(separator: " ")

@@ -94,9 +94,11 @@ public enum MemoryImage: String, Sendable {
 public struct MemoryDifference: Sendable, Equatable {
   /// End or start image.
   public var image: MemoryImage
-  /// Type 4 file id; nil for Type 2 memory.
+  /// Type 4 file id; nil for Type 2 memory and Type 3 blocks.
   public var file: UInt16?
-  /// Type 2: page number. Type 4: byte offset in the file.
+  /// True for a Type 3 block (16 bytes) of the NDEF service.
+  public var isBlock = false
+  /// Type 2: page number. Type 4: byte offset in the file. Type 3: block number.
   public var unit: Int
   /// Byte address of the unit (page × 4 for Type 2; the offset for Type 4).
   public var offset: Int

@@ -1,5 +1,5 @@
 /// Compares two sessions' tag memory unit by unit: Type 2 pages (4 bytes, NFC Forum T2T 1.0
-/// §2.1), Type 4 files in 16-byte rows by offset.
+/// §2.1), Type 4 files in 16-byte rows by offset, Type 3 blocks (16 bytes, T3T 1.0 §7.1).
 ///
 /// Bytes are compared by value and by certainty, not by the frame that set them (frames differ
 /// between traces by nature): `read` and `written` are both certain; `written-unacknowledged`
@@ -19,6 +19,7 @@ public enum MemoryComparison {
         a.memory.filesEnd[id] ?? ByteImage(), b.memory.filesEnd[id] ?? ByteImage(), image: .end,
         file: id, unit: type4Row)
     }
+    out += blocks(a.memory.type3End, b.memory.type3End, image: .end)
     out += compare(a.memory.type2Start, b.memory.type2Start, image: .start, file: nil, unit: 4)
     files = Array(Set(a.memory.filesStart.keys).union(b.memory.filesStart.keys))
     files.sort()
@@ -27,7 +28,19 @@ public enum MemoryComparison {
         a.memory.filesStart[id] ?? ByteImage(), b.memory.filesStart[id] ?? ByteImage(),
         image: .start, file: id, unit: type4Row)
     }
+    out += blocks(a.memory.type3Start, b.memory.type3Start, image: .start)
     return out
+  }
+
+  /// The Type 3 blocks where `a` and `b` differ (unit = block number).
+  private static func blocks(_ a: ByteImage, _ b: ByteImage, image: MemoryImage)
+    -> [MemoryDifference]
+  {
+    compare(a, b, image: image, file: nil, unit: 16).map {
+      var d = $0
+      d.isBlock = true
+      return d
+    }
   }
 
   /// The units of `unit` bytes where `a` and `b` differ.

@@ -49,9 +49,18 @@ public enum NDEFComparison {
     if let id = s.type4NDEFFile ?? fallback, let file = s.memory.filesEnd[id] {
       return type4(file, lengthSize: s.type4CC?.ndefFile.lengthFieldSize ?? 2)
     }
+    if let aib = s.memory.type3AttributeBlock { return type3(aib, s.memory.type3End) }
     let run = s.memory.type2End.knownRun(from: 16)
     if !run.isEmpty { return type2(run, image: s.memory.type2End) }
     return .without("unknown")
+  }
+
+  /// Type 3: Ln bytes from block 1 (an Attribute Information Block that is not valid holds
+  /// no message).
+  private static func type3(_ aib: Type3AttributeBlock, _ image: ByteImage) -> NDEFSideState {
+    guard aib.invalidReason == nil else { return .without("none") }
+    let body = image.known(16, aib.ln)
+    return message(body ?? [], complete: body != nil, range: 0..<(16 + aib.ln), image: image)
   }
 
   private static func type2(_ run: [UInt8], image: ByteImage) -> NDEFSideState {
