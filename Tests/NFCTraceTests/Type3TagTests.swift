@@ -227,16 +227,59 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
         + "range), block list element 1)")
   }
 
-  /// A real FeliCa Lite-S capture (nfc-laboratory): system blocks read, then an Attribute
-  /// Information Block of zeros (NDEF not enabled), then every block dumped.
+  /// A real FeliCa Lite-S capture (nfc-laboratory): system blocks read (ID 82h, MC 88h with
+  /// MC_SYS_OP 00h), then an Attribute Information Block of zeros, then every block dumped.
   @Test func realLiteSCaptureIsNotNDEFFormatted() throws {
-    let sessions = try analyze(
-      TestPaths.shared("public/nfc-laboratory/test_NFC-F_212kbps_003.json"))
+    let path = TestPaths.shared("public/nfc-laboratory/test_NFC-F_212kbps_003.json")
+    let sessions = try analyze(path)
     let s = try #require(sessions.first)
     #expect(s.operations.map(\.kind) == [.transceive, .queryNDEFStatus, .transceive])
     #expect(s.ndefStatus?.status == .notSupported)
     #expect(
-      s.ndefStatusReason == "mapping version 0.0 (Ver 00) is not supported (major version 1)")
+      s.ndefStatusReason
+        == "mapping version 0.0 (Ver 00) is not supported (major version 1); the Memory "
+        + "Configuration (block 88h, frame 5) has MC_SYS_OP 00: NDEF is disabled on this FeliCa "
+        + "Lite / Lite-S, which then does not answer a poll for the NDEF system code 12FC")
+    // The system blocks (80h on) are not NDEF memory: blocks 0–14 only.
+    #expect(s.memory.type3End.count == 15 * 16)
+  }
+
+  /// The Memory Configuration block decoded in the timeline (FeliCa Lite-S MC, block 88h).
+  @Test func memoryConfigurationIsDecoded() throws {
+    let mc = try #require(FeliCaLiteMemoryConfiguration(parsing: [0xFF, 0x3F, 0x00, 0x01]))
+    #expect(mc.ndefEnabled)
+    #expect(mc.readOnlyBlocks.isEmpty)
+    #expect(
+      mc.summary
+        == "user blocks 0–13 writable, system blocks read-only (MC_ALL 00), NDEF enabled "
+        + "(MC_SYS_OP 01)")
+    let locked = try #require(FeliCaLiteMemoryConfiguration(parsing: [0x01, 0x00, 0xFF, 0x00]))
+    #expect(locked.readOnlyBlocks == Array(1...13))
+    #expect(FeliCaLiteMemoryConfiguration(parsing: [0x01, 0x00]) == nil)
+  }
+
+  /// The product from the PMm's IC code; FeliCa Lite-S has 14 user blocks.
+  @Test func productFromPMm() throws {
+    let s = try #require(try analyze(TestPaths.traces("felica/t3t-write-ok.json")).first)
+    #expect(s.tag.pmm == [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00])
+    #expect(s.tag.product == "FeliCa Lite-S (RC-S966)")
+    #expect(s.tag.memoryBytes == 224)
+  }
+
+  /// A FeliCa Lite-S write with MAC (nfcpy `write_with_mac`): UPDATE of the data block and
+  /// MAC_A (91h) together. The MAC_A block rides along: the write is a writeNDEF and only the
+  /// NDEF block is in the memory image.
+  @Test func writeWithMACIsAWriteNDEF() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0, 0x91], aib(writeOn: true, ln: 16) + [UInt8](repeating: 0xAB, count: 16))
+    t.update([1, 0x91], padded(message, 1) + [UInt8](repeating: 0xAB, count: 16))
+    t.update([0, 0x91], aib(ln: 16) + [UInt8](repeating: 0xAB, count: 16))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(s.memory.type3End.count == 32)
   }
 }
 

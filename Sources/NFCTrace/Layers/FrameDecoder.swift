@@ -15,9 +15,10 @@ public struct FrameDecoder: Sendable {
   private var mifare = MIFAREClassicLayer()
   /// The IDm of the NFC-F card in the current activation, once an answer gave it.
   private var felicaIDm: [UInt8]?
-  /// True after a reader's CHECK whose first block is block 0 of the Type 3 NDEF service: its
-  /// answer starts with the Attribute Information Block (NFC Forum T3T 1.0 §7.1).
-  private var felicaCheckReadsAIB = false
+  /// The first block of the reader's last CHECK of the Type 3 NDEF service: its answer starts
+  /// with that block (block 0: the Attribute Information Block, NFC Forum T3T 1.0 §7.1;
+  /// 88h: a FeliCa Lite-S's Memory Configuration).
+  private var felicaCheckFirstBlock: Int?
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
@@ -114,9 +115,9 @@ public struct FrameDecoder: Sendable {
     var decoded = reason == nil ? FeliCaMessage.decode(body) : (nil, reason: reason)
     let command = body.count > 1 ? body[1] : 0
     if reader {
-      felicaCheckReadsAIB = decoded.0.map(FeliCaMessage.readsAttributeBlock) ?? false
-    } else if command == 0x07, felicaCheckReadsAIB, let d = decoded.0 {
-      decoded.0 = FeliCaMessage.annotatingAttributeBlock(d)
+      felicaCheckFirstBlock = decoded.0.flatMap(FeliCaMessage.checkedFirstBlock)
+    } else if command == 0x07, let block = felicaCheckFirstBlock, let d = decoded.0 {
+      decoded.0 = FeliCaMessage.annotating(d, firstBlock: block)
     }
     if reader, command == 0x00, decoded.0 != nil { felicaIDm = nil }
     // Every answer starts with the card's IDm: the first one intact identifies the card, also
@@ -217,7 +218,7 @@ public struct FrameDecoder: Sendable {
     typeB.reset()
     context.resetActivation()
     felicaIDm = nil
-    felicaCheckReadsAIB = false
+    felicaCheckFirstBlock = nil
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

@@ -60,11 +60,19 @@ public enum ReportText {
     if let m = t.manufacturer { uid += " · \(m)" }
     if t.collision { uid += " (several tags answered)" }
     out += row("UID", uid)
-    out += row(
-      "ATQA", t.atqa.map { ATQA(value: $0).decode.summary.dropFirst(5).description } ?? missing)
-    out += row(
-      "SAK", t.sak.map { SAK($0).decode(level: nil).summary.dropFirst(4).description } ?? missing)
-    out += row("ATS", t.ats.map { ATS($0).decode.summary.dropFirst(4).description } ?? "none")
+    if t.technology == .nfcF {
+      // NFC-F has no ATQA, SAK or ATS: the card's PMm says what it is.
+      let pmm = t.pmm.map {
+        Hex.string($0, separator: " ") + " (IC code \(Hex.string(Array($0.dropFirst().prefix(1)))))"
+      }
+      out += row("PMm", pmm ?? missing)
+    } else {
+      out += row(
+        "ATQA", t.atqa.map { ATQA(value: $0).decode.summary.dropFirst(5).description } ?? missing)
+      out += row(
+        "SAK", t.sak.map { SAK($0).decode(level: nil).summary.dropFirst(4).description } ?? missing)
+      out += row("ATS", t.ats.map { ATS($0).decode.summary.dropFirst(4).description } ?? "none")
+    }
     if let atqb = t.atqb.flatMap(ATQB.init(parsing:)) {
       out += row("ATQB", atqb.decode.summary.dropFirst(5).description)
     }

@@ -26,6 +26,8 @@ public struct TagIdentity: Sendable, Equatable {
   private var firstATQBPUPI: [UInt8]?
   /// The ATR a PC/SC reader built for the card (USB captures of CCID readers).
   public var atr: [UInt8]?
+  /// An NFC-F card's PMm (8 bytes, from SENSF_RES): byte 1 is its IC code (`FeliCaProduct`).
+  public var pmm: [UInt8]?
   /// GET_VERSION answer (8 bytes).
   public var version: [UInt8]?
   /// The hardware bytes of a DESFire GetVersion answer (DESFire, NTAG 424 DNA), if read.
@@ -121,6 +123,7 @@ public struct TagIdentity: Sendable, Equatable {
     if let p = inferredProduct { return p.displayName }
     if let d = desfireVersion { return d.productName }
     if isUltralightC { return "MIFARE Ultralight C" }
+    if let pmm, pmm.count == 8 { return FeliCaProduct.name(icCode: pmm[1]) }
     guard let sak else {
       if hasNDEFApplication { return "Type 4 tag" }
       if isISODEP { return "ISO-DEP tag (ISO 14443-4)" }
@@ -152,6 +155,9 @@ public struct TagIdentity: Sendable, Equatable {
   public var memoryBytes: Int? {
     if let p = ntagProduct, let n = p.userMemoryBytes { return n }
     if isUltralightC { return 144 }  // pages 04h–27h (MF0ICU2 datasheet §7.5)
+    if let pmm, pmm.count == 8, let n = FeliCaProduct.userMemoryBytes(icCode: pmm[1]) {
+      return n
+    }
     if let d = desfireVersion { return d.memoryBytes }
     if let range = versionInfo?.storageSizeRange {
       return range.count == 1 ? range.lowerBound : nil
@@ -257,7 +263,14 @@ public struct TagIdentity: Sendable, Equatable {
       {
         desfireVersion = DESFireVersion(hardware: data)
       }
-    case .appleECP, .felica:
+    case .felica:
+      if layer.name == "SENSF_RES", f.frame.direction == .tag,
+        case .hex(let p)? = layer.field("pmm"),
+        p.count == 8
+      {
+        pmm = p
+      }
+    case .appleECP:
       break
     }
   }

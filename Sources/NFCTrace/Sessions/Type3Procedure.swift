@@ -8,20 +8,24 @@
 /// - make read-only (`writeLock`): UPDATE of block 0 with RW Flag `00h` outside a write.
 ///
 /// CHECKs of other blocks (FeliCa Lite-S system blocks from 80h) and other services stay
-/// `transceive` operations.
+/// `transceive` operations. A system block listed after NDEF blocks (FeliCa Lite-S MAC
+/// (81h) read with them, MAC_A (91h) written with them: nfcpy `read_with_mac`,
+/// `write_with_mac`) rides along: the command is classified, and recorded, by its NDEF blocks.
 struct Type3Procedure: Sendable {
   /// queryNDEFStatus's answer from the last Attribute Information Block read or written.
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   /// Frame of the answer that gave `status`.
   private var statusDecidedAt: Int?
+  /// A FeliCa Lite / Lite-S Memory Configuration read (block 88h) and its answer's frame.
+  private var memoryConfiguration: (mc: FeliCaLiteMemoryConfiguration, frame: Int)?
 
   /// The operation a reader's CHECK or UPDATE `d` belongs to (`memory`: what the session
   /// knows of the blocks, for the Attribute Information Block an UPDATE replaces).
   func classify(_ d: LayerDecode, current: OperationKind?, memory: TagMemory) -> OperationKind {
     guard d.name == "CHECK" || d.name == "UPDATE", FeliCaMessage.addressesNDEFService(d)
     else { return .transceive }
-    let blocks = FeliCaMessage.blocks(d)
-    guard !blocks.isEmpty, blocks.allSatisfy({ $0 < 0x80 }) else { return .transceive }
+    let blocks = Self.ndefBlocks(d)
+    guard !blocks.isEmpty else { return .transceive }
     if d.name == "CHECK" {
       if blocks == [0] { return .queryNDEFStatus }
       // A dump tool reading every block of a tag that is not NDEF formatted reads no message.
@@ -41,13 +45,21 @@ struct Type3Procedure: Sendable {
     return .writeNDEF
   }
 
+  /// The user blocks (below 80h) of CHECK or UPDATE `d`, when its block list starts with
+  /// one; empty for a command of system blocks only.
+  static func ndefBlocks(_ d: LayerDecode) -> [Int] {
+    let blocks = FeliCaMessage.blocks(d)
+    guard let first = blocks.first, first < 0x80 else { return [] }
+    return blocks.filter { $0 < 0x80 }
+  }
+
   /// Whether CHECK or UPDATE `d`, of the same kind as operation `current`, starts the app's
   /// next call: an UPDATE setting WriteF ON after the current write set it OFF again; a
   /// CHECK of block 1 after the current read had it.
   func startsNewCall(
     _ kind: OperationKind, _ d: LayerDecode, current: Operation, memory: TagMemory
   ) -> Bool {
-    let blocks = FeliCaMessage.blocks(d)
+    let blocks = Self.ndefBlocks(d)
     switch kind {
     case .writeNDEF:
       guard d.name == "UPDATE", blocks.first == 0, case .hex(let data)? = d.field("data"),
@@ -90,7 +102,13 @@ struct Type3Procedure: Sendable {
     }
     let key = c.name == "CHECK" ? a : c
     guard case .hex(let data)? = key.field("data") else { return }
-    for (i, block) in blocks.enumerated() where data.count >= (i + 1) * 16 {
+    if c.name == "CHECK", blocks.first == 0x88, data.count >= 16,
+      let mc = FeliCaLiteMemoryConfiguration(parsing: data)
+    {
+      memoryConfiguration = (mc, frame)
+      explainNotFormatted()
+    }
+    for (i, block) in blocks.enumerated() where block < 0x80 && data.count >= (i + 1) * 16 {
       let bytes = Array(data[(i * 16)..<((i + 1) * 16)])
       if c.name == "CHECK" {
         memory.type3Read(bytes, at: block * 16, frame: frame)
@@ -100,6 +118,7 @@ struct Type3Procedure: Sendable {
       if block == 0, let aib = Type3AttributeBlock(parsing: bytes) {
         status = aib.ndefStatus
         statusDecidedAt = frame
+        explainNotFormatted()
         if c.name == "CHECK", op.kind == .queryNDEFStatus || op.kind == .readNDEF {
           op.set("attribute_information", .string(aib.summary))
         }
@@ -107,12 +126,26 @@ struct Type3Procedure: Sendable {
     }
   }
 
+  /// A tag not NDEF formatted whose Memory Configuration was read with NDEF disabled: that is
+  /// why (a FeliCa Lite-S with MC_SYS_OP 00h does not answer a poll for system code 12FC, so
+  /// an NDEF reader session never finds it).
+  private mutating func explainNotFormatted() {
+    guard let s = status, s.status == .notSupported, let (mc, frame) = memoryConfiguration,
+      !mc.ndefEnabled, !s.reason.contains("MC_SYS_OP")
+    else { return }
+    status?.reason =
+      s.reason + "; the Memory Configuration (block 88h, frame \(frame)) has MC_SYS_OP "
+      + "\(Hex.string([mc.systemOption]).uppercased()): NDEF is disabled on this FeliCa Lite / Lite-S, "
+      + "which then does not answer a poll for the NDEF system code 12FC"
+  }
+
   /// An UPDATE the tag left unanswered: its blocks may or may not hold the new bytes.
   func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let c = f.innermost, c.name == "UPDATE", FeliCaMessage.addressesNDEFService(c),
       case .hex(let data)? = c.field("data")
     else { return }
-    for (i, block) in FeliCaMessage.blocks(c).enumerated() where data.count >= (i + 1) * 16 {
+    for (i, block) in FeliCaMessage.blocks(c).enumerated()
+    where block < 0x80 && data.count >= (i + 1) * 16 {
       memory.type3Write(
         Array(data[(i * 16)..<((i + 1) * 16)]), at: block * 16, acknowledged: false,
         frame: f.frame.index)

@@ -228,21 +228,26 @@ enum FeliCaMessage {
     return !codes.isEmpty && codes.allSatisfy(isNDEFService)
   }
 
-  /// Whether `d` is a CHECK of the NDEF service whose first block is block 0 (the Attribute
-  /// Information Block).
-  static func readsAttributeBlock(_ d: LayerDecode) -> Bool {
-    d.name == "CHECK" && addressesNDEFService(d) && blocks(d).first == 0
+  /// The first block of `d` when it is a CHECK of the NDEF service.
+  static func checkedFirstBlock(_ d: LayerDecode) -> Int? {
+    d.name == "CHECK" && addressesNDEFService(d) ? blocks(d).first : nil
   }
 
-  /// A CHECK answer's decode with block 0 of the NDEF service (the request's first block)
-  /// annotated as the Attribute Information Block (`aib` field and summary).
-  static func annotatingAttributeBlock(_ d: LayerDecode) -> LayerDecode {
-    guard case .hex(let data)? = d.field("data"),
-      let aib = Type3AttributeBlock(parsing: data)
-    else { return d }
+  /// A successful CHECK answer's decode annotated by what its first block (`firstBlock`, the
+  /// request's) is: block 0 the Attribute Information Block (`attribute_information`), 88h a
+  /// FeliCa Lite / Lite-S Memory Configuration (`memory_configuration`).
+  static func annotating(_ d: LayerDecode, firstBlock: Int) -> LayerDecode {
+    guard case .hex(let data)? = d.field("data") else { return d }
     var out = d
-    out.summary += " — Attribute Information: \(aib.summary)"
-    out.fields.append(LayerField("attribute_information", .string(aib.summary)))
+    if firstBlock == 0, let aib = Type3AttributeBlock(parsing: data) {
+      out.summary += " — Attribute Information: \(aib.summary)"
+      out.fields.append(LayerField("attribute_information", .string(aib.summary)))
+    } else if firstBlock == 0x88, data.count >= 16,
+      let mc = FeliCaLiteMemoryConfiguration(parsing: data)
+    {
+      out.summary += " — Memory Configuration: \(mc.summary)"
+      out.fields.append(LayerField("memory_configuration", .string(mc.summary)))
+    }
     return out
   }
 
