@@ -11,6 +11,8 @@ private let idm: [UInt8] = [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA]
 private struct FeliCaTrace {
   var frames: [Frame] = []
   var timeNs: Int64 = 0
+  /// Frames as a Proxmark3 logs them: sync code `B2 4D` first, technology not said.
+  var proxmark3 = false
 
   mutating func add(_ dir: Direction, _ payload: [UInt8]) {
     timeNs += 2_000_000
@@ -20,8 +22,8 @@ private struct FeliCaTrace {
     frames.append(
       Frame(
         index: i, timeNs: timeNs, direction: dir, event: nil,
-        data: body + [UInt8(crc >> 8), UInt8(crc & 0xFF)], bits: nil, parityErrors: [],
-        technology: .nfcF,
+        data: (proxmark3 ? [0xB2, 0x4D] : []) + body + [UInt8(crc >> 8), UInt8(crc & 0xFF)],
+        bits: nil, parityErrors: [], technology: proxmark3 ? .unknown : .nfcF,
         location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
   }
 
@@ -185,6 +187,26 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
     #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .writeNDEF])
     #expect(ops.map(\.outcome) == [.ok, .ok, .ok, .ok])
     #expect(ops[3].firstFrame == 10)
+  }
+
+  /// Proxmark3 logs FeliCa frames from the sync code `B2 4D` on: they are NFC-F frames all
+  /// the same (the sync code is the physical layer's).
+  @Test func proxmark3SyncCodeIsSkipped() throws {
+    var t = FeliCaTrace()
+    t.proxmark3 = true
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.check([1], padded(message, 1))
+    let s = try #require(try t.sessions().first)
+    #expect(s.tag.technology == .nfcF)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    #expect(s.operations.last?.detail("message") == .hex(message))
+    var decoder = FrameDecoder()
+    let first = decoder.decode(t.frames[0])
+    #expect(first.frame.crc == .ok)
+    #expect(first.frame.data.prefix(2) == [0xB2, 0x4D])
+    // A frame whose LEN does not fit after the sync code stays raw.
+    #expect(!CRC.hasNFCFSync([0xB2, 0x4D, 0x09, 0x00, 0x12, 0xFC]))
   }
 
   /// RW Flag set to 00 outside a write is Core NFC's writeLock; the tag is readOnly after.

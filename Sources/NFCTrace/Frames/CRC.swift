@@ -64,6 +64,16 @@ public enum CRC {
     return frame[frame.count - 2] == UInt8(crc >> 8) && frame[frame.count - 1] == UInt8(crc & 0xFF)
   }
 
+  /// True when `frame` is an NFC-F frame preceded by the sync code `B2 4D` (JIS X 6319-4:
+  /// preamble, sync code, LEN…): Proxmark3 logs FeliCa frames from the sync code on (its
+  /// `trace list -t felica` checks CRC-F from the third byte), other sources from LEN.
+  public static func hasNFCFSync(_ frame: [UInt8]) -> Bool {
+    guard frame.count >= 6, frame[0] == 0xB2, frame[1] == 0x4D, !isNFCFFrame(frame) else {
+      return false
+    }
+    return isNFCFFrame(Array(frame.dropFirst(2)))
+  }
+
   /// `bytes` followed by their CRC_A, low byte first.
   public static func appendingCRCA(_ bytes: [UInt8]) -> [UInt8] {
     let crc = crcA(bytes)

@@ -41,7 +41,8 @@ public struct FrameDecoder: Sendable {
       return out
     }
     if frame.technology == .nfcF
-      || (frame.technology == .unknown && frame.crc == .unchecked && CRC.isNFCFFrame(frame.data)
+      || (frame.technology == .unknown && frame.crc == .unchecked
+        && (CRC.isNFCFFrame(frame.data) || CRC.hasNFCFSync(frame.data))
         && !CRC.hasValidCRCA(frame.data) && !CRC.hasValidCRCB(frame.data))
     {
       return nfcF(frame)
@@ -97,7 +98,8 @@ public struct FrameDecoder: Sendable {
   /// identifier. JIS X 6319-4; NFC Forum Digital Protocol §8.
   private mutating func nfcF(_ frame: consuming Frame) -> DecodedFrame {
     frame.technology = .nfcF
-    let data = frame.data
+    // A sync code before LEN (Proxmark3) is the physical layer's, not the frame's.
+    let data = Self.withoutSyncCode(frame.data)
     let reader = frame.direction == .reader
     var body = data
     var reason: String?
@@ -137,6 +139,16 @@ public struct FrameDecoder: Sendable {
     if let d = decoded.0 { out.layers = [d] }
     out.undecodedReason = decoded.reason
     return out
+  }
+
+  /// `data` without a leading sync code `B2 4D` (Proxmark3 logs it) when LEN fits the bytes
+  /// after it (with or without CRC-F) and not the bytes with it.
+  private static func withoutSyncCode(_ data: [UInt8]) -> [UInt8] {
+    guard data.count >= 4, data[0] == 0xB2, data[1] == 0x4D, !CRC.isNFCFFrame(data) else {
+      return data
+    }
+    let len = Int(data[2])
+    return data.count - 2 == len + 2 || data.count - 2 == len ? Array(data.dropFirst(2)) : data
   }
 
   /// Type B frames go to the type B layer: those the source says are NFC-B, and those of
