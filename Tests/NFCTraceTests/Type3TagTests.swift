@@ -1,7 +1,8 @@
 import Foundation
-import NFCTrace
 import TestSupport
 import Testing
+
+@testable import NFCTrace
 
 /// NFC Forum Type 3 Tag (FeliCa) NDEF procedures: the Attribute Information Block, sessions in
 /// Core NFC terms, the report's block map and the diagnosis of failed writes (T3T 1.0 §7).
@@ -14,8 +15,8 @@ private struct FeliCaTrace {
   /// Frames as a Proxmark3 logs them: sync code `B2 4D` first, technology not said.
   var proxmark3 = false
 
-  mutating func add(_ dir: Direction, _ payload: [UInt8]) {
-    timeNs += 2_000_000
+  mutating func add(_ dir: Direction, _ payload: [UInt8], gapNs: Int64 = 2_000_000) {
+    timeNs += gapNs
     let body = [UInt8(payload.count + 1)] + payload
     let crc = CRC.crcF(body)
     let i = frames.count
@@ -325,5 +326,41 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
     let sideB = NDEFComparison.side(b)
     #expect(sideB.message?.count == 16)
     #expect(sideB.unacknowledgedBytes == 0)
+  }
+}
+
+/// The diff side of the frames of `t`: its first session.
+private func diffSide(_ t: FeliCaTrace) throws -> DiffSide {
+  var recorder = ExchangeRecorder(selection: .init(sessions: [0], lastWithTag: false))
+  let run = try SessionAnalysisRun(importer: MemoryImporter(frames: t.frames)) {
+    if case .frame(let f) = $0 { recorder.push(f) }
+  }
+  recorder.finish()
+  let analysis = try #require(run.sessions.first)
+  let exchanges = try #require(recorder.exchanges(session: 0, operations: analysis.operations))
+  return DiffSide(path: "built", analysis: analysis, exchanges: exchanges)
+}
+
+extension Type3DiffTests {
+  /// Two transceives whose commands do not align (REQUEST_SYSTEM_CODE against
+  /// REQUEST_RESPONSE) cannot have a notable exchange: their medians (0.5 ms against 6 ms)
+  /// still make the timing row differ. It was `=`.
+  @Test func timingRowWithoutAlignedExchangesComparesMedians() throws {
+    var a = FeliCaTrace()
+    a.poll()
+    a.add(.reader, [0x0C] + idm)
+    a.add(.tag, [0x0D] + idm + [0x01, 0x12, 0xFC], gapNs: 500_000)
+    var b = FeliCaTrace()
+    b.poll()
+    b.add(.reader, [0x04] + idm)
+    b.add(.tag, [0x05] + idm + [0x00], gapNs: 6_000_000)
+    let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+    let row = try #require(d.timing.last)
+    #expect(row.notable.isEmpty)
+    #expect(row.medianDiffers)
+    let text = DiffText.timing(d)
+    #expect(text.contains { $0.hasPrefix("≠ transceive ") })
+    #expect(text.contains { $0.contains("median response differs (no exchange aligned)") })
+    #expect(d.timing.first?.medianDiffers == false)
   }
 }

@@ -187,7 +187,7 @@ public enum DiffJSON {
     opTiming(t.a, to: out)
     out.write(",\"b\":")
     opTiming(t.b, to: out)
-    out.write(",\"notable\":[")
+    out.write(",\"median_differs\":\(t.medianDiffers),\"notable\":[")
     JSON.elements(t.notable, to: out) { n in
       let x = d.exchanges[n.exchange]
       let ra = x.a.map { d.a.exchanges[$0] }

@@ -262,7 +262,8 @@ public enum DiffText {
         .kind.rawValue ?? ""
       // Same only when no exchange differs and both sides took as many exchanges and retries.
       let same =
-        t.notable.isEmpty && t.a?.exchanges == t.b?.exchanges && t.a?.retries == t.b?.retries
+        t.notable.isEmpty && !t.medianDiffers && t.a?.exchanges == t.b?.exchanges
+        && t.a?.retries == t.b?.retries
       out.append(
         row(mark(t.a != nil, t.b != nil, same: same), kind.padding(18) + text(t.a), text(t.b)))
       let checks = (t.a?.presenceChecks ?? 0, t.b?.presenceChecks ?? 0)
@@ -271,6 +272,9 @@ public enum DiffText {
           row(
             " ", "    presence checks (not compared): \(checks.0)",
             "presence checks: \(checks.1)"))
+      }
+      if t.medianDiffers {
+        out.append(row(" ", "    median response differs (no exchange aligned)", ""))
       }
       for n in t.notable {
         let x = d.exchanges[n.exchange]

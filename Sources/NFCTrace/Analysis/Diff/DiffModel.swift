@@ -219,6 +219,10 @@ public struct TimingDiff: Sendable {
   public var b: OperationTiming?
   /// Exchanges whose timing differs beyond `TimingThresholds`.
   public var notable: [TimingNote]
+  /// True when no exchange of the operation aligned with one of the other side (so none can
+  /// be `notable`) and the two sides' median response times differ beyond the response
+  /// thresholds.
+  public var medianDiffers = false
 }
 
 /// When a timing difference is worth listing. Response times of the same tag vary by a few µs

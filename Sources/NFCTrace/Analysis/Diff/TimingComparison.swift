@@ -15,8 +15,10 @@ public enum TimingComparison {
     let checksA = TraceDiff.presenceChecks(a.exchanges, count: a.analysis.operations.count)
     let checksB = TraceDiff.presenceChecks(b.exchanges, count: b.analysis.operations.count)
     var notes = [[TimingNote]](repeating: [], count: operations.count)
+    var aligned = [Bool](repeating: false, count: operations.count)
     for (k, x) in exchanges.enumerated() {
       guard let i = x.a, let j = x.b, x.operation < notes.count else { continue }
+      aligned[x.operation] = true
       let ra = a.exchanges[i]
       let rb = b.exchanges[j]
       var why: [String] = []
@@ -37,10 +39,15 @@ public enum TimingComparison {
           aGapNs: gapsA[i], bGapNs: gapsB[j], why: why.joined(separator: ",")))
     }
     return operations.enumerated().map { k, op in
-      TimingDiff(
+      var t = TimingDiff(
         operation: k, a: op.a.map { timing(byOpA[$0], a.exchanges, presenceChecks: checksA[$0]) },
         b: op.b.map { timing(byOpB[$0], b.exchanges, presenceChecks: checksB[$0]) },
         notable: notes[k])
+      // Exchanges that do not align cannot be compared one by one: the medians still can.
+      if !aligned[k], let ma = t.a?.medianResponseNs, let mb = t.b?.medianResponseNs {
+        t.medianDiffers = beyond(ma, mb, thresholds.responseNs, thresholds.responseRatio)
+      }
+      return t
     }
   }
 
