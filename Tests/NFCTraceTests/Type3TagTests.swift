@@ -364,3 +364,45 @@ extension Type3DiffTests {
     #expect(d.timing.first?.medianDiffers == false)
   }
 }
+
+@Suite struct Type3ContentTests {
+  private static let uri: [UInt8] =
+    [0xD1, 0x01, 0x15, 0x55, 0x04] + Array("nfctrace.example/t3t".utf8)
+
+  /// `--expect` is compared with the Ln-byte message from block 1 as left.
+  @Test func expectedMessageIsComparedWithTheBlocks() throws {
+    let path = TestPaths.traces("felica/t3t-write-ok.json")
+    #expect(try diagnoseFile(path, expect: Self.uri).findings.isEmpty)
+    var other = Self.uri
+    other[other.count - 1] = 0x75
+    let f = try #require(
+      try diagnoseFile(path, expect: other).finding("content-differs-from-expected"))
+    #expect(f.severity == .error)
+    #expect(f.frames == [13])
+    #expect(
+      f.message
+        == "The app meant to write 25 bytes; the Ln on the tag claims 25 bytes, and the first 24 "
+        + "bytes match the intended message (first difference at message byte 24).")
+    let torn = try diagnoseFile(TestPaths.traces("felica/t3t-write-torn.json"), expect: Self.uri)
+    let t = try #require(torn.finding("content-differs-from-expected"))
+    #expect(t.severity == .info)
+    #expect(t.message.hasSuffix("WriteF is still ON: the write did not finish."))
+  }
+
+  /// A completed write of a URI record whose payload starts with the scheme (no identifier
+  /// code): the validator's finding, with the block's frame as evidence.
+  @Test func malformedWrittenMessageIsReported() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 0))
+    let bad: [UInt8] = [0xD1, 0x01, 0x0B, 0x55] + Array("https://a.b".utf8)
+    t.update([0], aib(writeOn: true, ln: 0))
+    t.update([1], padded(bad, 1))
+    t.update([0], aib(ln: bad.count))
+    let report = try t.diagnose()
+    let codes = report.codes
+    #expect(codes == ["uri-no-identifier-byte"])
+    #expect(report.finding("uri-no-identifier-byte")?.frames == [7])
+    #expect(report.sessions.first?.verdicts.last?.verdict == .succeededWithBadContent)
+  }
+}

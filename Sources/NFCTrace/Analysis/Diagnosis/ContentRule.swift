@@ -15,7 +15,8 @@ import NDEF
 /// interrupted one, saying how much of it is on the tag). With `--expect` and no writeNDEF at
 /// all on a tag the app could write: `no-write-sent` (info), unless the tag already holds the
 /// message. A length written last that claims more than the message written before it (its
-/// ME record ends inside the claimed span): `ndef-length-exceeds-message` (error).
+/// ME record ends inside the claimed span): `ndef-length-exceeds-message` (error). Type 3:
+/// the message is Ln bytes from block 1 as left (`type3`).
 enum ContentRule: DiagnosisRule {
   static let codes = [
     "content-differs-from-expected", "no-write-sent", "ndef-malformed-on-read",
@@ -27,6 +28,10 @@ enum ContentRule: DiagnosisRule {
     if let f = noWrite(c) { out.append(f) }
     out += malformedReads(c)
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
+      if c.session.tag.technology == .nfcF {
+        out += type3(c, i)
+        continue
+      }
       let op = c.session.operations[i]
       guard let st = NDEFWriteState.after(op, in: c.session, log: c.log) else {
         continue
@@ -86,7 +91,7 @@ enum ContentRule: DiagnosisRule {
     else { return nil }
     // Too large for the tag: Core NFC refused it with 402 (message-too-large says so).
     if let capacity = c.session.ndefStatus?.capacity, e.count > capacity { return nil }
-    let held = c.session.memory.type2Area?.ndef.map(\.value) ?? type4Message(c.session)
+    let held = c.session.memory.type2Area?.ndef.map(\.value) ?? heldMessage(c.session)
     if held == e { return nil }
     let q = c.session.operations.lastIndex { $0.kind == .queryNDEFStatus }
     return DiagnosisFinding(
@@ -189,6 +194,9 @@ enum ContentRule: DiagnosisRule {
   /// The NDEF message the tag holds at the end, when every byte of it is known.
   private static func heldMessage(_ s: SessionAnalysis) -> [UInt8]? {
     if let tlv = s.memory.type2Area?.ndef { return tlv.isComplete ? tlv.value : nil }
+    if let aib = s.memory.type3AttributeBlock, aib.invalidReason == nil {
+      return s.memory.type3End.known(16, aib.ln)
+    }
     return type4Message(s)
   }
 
@@ -221,6 +229,62 @@ enum ContentRule: DiagnosisRule {
       f.effect = .badContent
       return f
     }
+  }
+
+  /// Type 3: the message Ln (Attribute Information Block as left) announces from block 1 is
+  /// validated after a successful writeNDEF that set WriteF OFF, and compared with
+  /// `--expect` (NFC Forum T3T 1.0 §7.1).
+  private static func type3(_ c: DiagnosisContext, _ i: Int) -> [DiagnosisFinding] {
+    let op = c.session.operations[i]
+    let image = c.session.memory.type3End
+    guard let aib = c.session.memory.type3AttributeBlock, aib.invalidReason == nil else {
+      return []
+    }
+    let message = image.known(16, aib.ln)
+    var out: [DiagnosisFinding] = []
+    if op.outcome == .ok, !aib.writeInProgress, let message {
+      let report = NDEFValidator.validate(message, mode: .relax)
+      out += report.findings.filter { $0.severity >= .warning }.map { n in
+        var f = DiagnosisFinding(
+          code: n.code, severity: n.severity == .error ? .error : .warning, operation: i,
+          frames: [image.frame(16 + n.offset) ?? op.lastFrame],
+          cause: "the write succeeded, but the NDEF it wrote is malformed: \(n.code)",
+          message: n.message + (n.readersShow.map { ". Readers: " + $0 } ?? ""),
+          coreNFCError: nil,
+          fix: n.fix.map { "Build the record with Core NFC's helper: " + $0 }
+            ?? "Build records with NFCNDEFPayload's typed constructors "
+            + "(wellKnownTypeURIPayload(url:), wellKnownTypeTextPayload(string:locale:)).")
+        f.effect = .badContent
+        return f
+      }
+    }
+    guard let e = c.expected else { return out }
+    let ok = op.outcome == .ok && !aib.writeInProgress
+    if ok, message == e { return out }
+    var text =
+      "The app meant to write \(bytesText(e.count)); the Ln on the tag claims "
+      + bytesText(aib.ln)
+    if let message {
+      let same = zip(message, e).prefix { $0 == $1 }.count
+      text += ", and the first \(bytesText(same)) match the intended message"
+      if same < min(message.count, e.count) {
+        text += " (first difference at message byte \(same))"
+      }
+    } else {
+      text += " (not all of them were read or written in the trace)"
+    }
+    if aib.writeInProgress { text += "; WriteF is still ON: the write did not finish" }
+    var f = DiagnosisFinding(
+      code: "content-differs-from-expected", severity: ok ? .error : .info, operation: i,
+      frames: [image.frame(0)].compactMap { $0 },
+      cause: ok
+        ? "the tag does not hold the message the app meant to write"
+        : "the intended message is not (all) on the tag",
+      message: text + ".", coreNFCError: nil,
+      fix: "Read the tag back with readNDEF after writeNDEF's completion handler and compare.")
+    if ok { f.effect = .badContent }
+    out.append(f)
+    return out
   }
 
   /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
