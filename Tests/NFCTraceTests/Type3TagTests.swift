@@ -210,6 +210,21 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
     #expect(!CRC.hasNFCFSync([0xB2, 0x4D, 0x09, 0x00, 0x12, 0xFC]))
   }
 
+  /// A tag whose RW Flag says read-only but which accepts UPDATEs: the app's own writes; the
+  /// explanation is the Attribute Information Block's, not a CC's.
+  @Test func readOnlyTagAcceptingWritesNamesTheRWFlag() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(rw: 0, ln: 16))
+    t.update([0], aib(writeOn: true, rw: 0, ln: 16))
+    t.update([1], padded(message, 1))
+    t.update([0], aib(rw: 0, ln: 16))
+    let f = try #require(try t.diagnose().finding("write-to-read-only-tag"))
+    #expect(
+      f.message.contains("The Attribute Information Block's RW Flag is what NDEF readers obey"))
+    #expect(f.fix.hasSuffix("leave its RW Flag at 01h instead of setting it to 00h."))
+  }
+
   /// RW Flag set to 00 outside a write is Core NFC's writeLock; the tag is readOnly after.
   @Test func rwFlagToReadOnlyIsWriteLock() throws {
     var t = FeliCaTrace()

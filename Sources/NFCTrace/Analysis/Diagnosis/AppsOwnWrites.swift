@@ -110,8 +110,14 @@ enum AppsOwnWrites {
     let reason = c.session.ndefStatusReason.map { " (\($0))" } ?? ""
     let type4 = c.session.tag.isISODEP || c.session.type4CC != nil
     let access = c.session.type4CC?.ndefFile.writeAccess
+    let type3 = c.session.tag.technology == .nfcF
     let why: String
-    if let access, (0x80...0xFE).contains(access) {
+    if type3 {
+      why =
+        "The Attribute Information Block's RW Flag is what NDEF readers obey, not what the tag "
+        + "enforces (on a FeliCa Lite / Lite-S only the Memory Configuration block, 88h, makes "
+        + "blocks read-only), so every NDEF reader still treats the tag as read-only."
+    } else if let access, (0x80...0xFE).contains(access) {
       // 80h–FEh is proprietary (T4T 2.0 §5.1.2.1): e.g. ST25TA's password-protected write.
       why =
         "Its CC gives the NDEF file the proprietary write access \(Hex.string([access]))h (for "
@@ -145,6 +151,8 @@ enum AppsOwnWrites {
         ? "Nothing to fix if the app is meant to write this protected tag with the vendor's "
           + "commands (sendCommand(apdu:)); NDEF readers will keep reporting it read-only."
         : "Respect .readOnly: do not write such tags. If the tag must stay writable, leave its "
-          + "CC write access at 0 instead of locking it.")
+          + (type3
+            ? "RW Flag at 01h instead of setting it to 00h."
+            : "CC write access at 0 instead of locking it."))
   }
 }
