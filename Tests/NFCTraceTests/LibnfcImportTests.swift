@@ -344,3 +344,26 @@ private func pn533Lines() throws -> [Substring] {
   #expect(warnings[0].message == "InCommunicateThru status 0x01: timeout, the tag did not answer")
   #expect(warnings[0].location?.record == 182)
 }
+
+/// A FeliCa InListPassiveTarget (BrTy 01) is shown as the polling request and the card's
+/// SENSF_RES; InDataExchange carries whole NFC-F frames: the Type 3 NDEF procedures follow.
+@Test func libnfcFeliCaTargetAndType3Read() throws {
+  let input = try TraceInput(path: TestPaths.traces("libnfc/pn533_t3t_ndef_read.log"))
+  let (frames, warnings) = try importAll(input)
+  #expect(warnings.isEmpty)
+  let data = frames.filter { $0.direction != .event }
+  #expect(data.first?.data == [0x06, 0x00, 0x12, 0xFC, 0x01, 0x00])
+  #expect(data.first?.technology == .nfcF)
+  #expect(data.dropFirst().first?.data.prefix(2) == [0x14, 0x01])
+  let sessions = try SessionAnalysisRun(
+    importer: try LibnfcLogImporter(
+      input: try TraceInput(
+        path: TestPaths.traces("libnfc/pn533_t3t_ndef_read.log")))
+  ).sessions
+  let s = try #require(sessions.first)
+  #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+  #expect(s.tag.product == "FeliCa Lite-S (RC-S966)")
+  #expect(
+    s.operations.last?.detail("message")
+      == .hex([0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)))
+}

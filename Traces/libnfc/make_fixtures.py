@@ -154,6 +154,38 @@ def pn532_spi():
         chunk(frame[-2:])                               # DCS, postamble
     return out
 
+# A Type 3 tag (FeliCa Lite-S, NDEF system 12FC) at 212 kbit/s: InListPassiveTarget BrTy 01
+# with the polling request 00 12 FC 01 00 as InitiatorData lists the card (Tg, then its
+# SENSF_RES from LEN on: 14 01 IDm PMm 12 FC); InDataExchange carries whole NFC-F frames (LEN
+# first, the chip adds CRC-F): NDEF detection (CHECK of block 0, the Attribute Information
+# Block), then the 16-byte message read with CHECK of block 1 (NFC Forum T3T 1.0 §7.4).
+T3_IDM = [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA]
+T3_PMM = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
+T3_MSG = [0xD1, 0x01, 0x0C, 0x55, 0x04] + list(b"example.com")
+def t3_aib(ln):
+    b = [0x10, 4, 1, 0, 13, 0, 0, 0, 0, 0, 1, 0, 0, ln]
+    return b + [sum(b) >> 8, sum(b) & 0xFF]
+def t3_check(block, data):
+    cmd = [0x06] + T3_IDM + [0x01, 0x0B, 0x00, 0x01, 0x80, block]
+    rsp = [0x07] + T3_IDM + [0x00, 0x00, 0x01] + data
+    return ("InDataExchange", [0x40, 0x01, len(cmd) + 1] + cmd, [0x41, 0x00, len(rsp) + 1] + rsp)
+T3_EXCHANGES = [
+  ("RFConfiguration", [0x32, 0x01, 0x01], [0x33]),
+  ("InListPassiveTarget", [0x4A, 0x01, 0x01, 0x00, 0x12, 0xFC, 0x01, 0x00],
+   [0x4B, 0x01, 0x01, 0x14, 0x01] + T3_IDM + T3_PMM + [0x12, 0xFC]),
+  t3_check(0, t3_aib(len(T3_MSG))),
+  t3_check(1, T3_MSG),
+  ("InRelease", [0x52, 0x00], [0x53, 0x00]),
+  ("RFConfiguration", [0x32, 0x01, 0x00], [0x33]),
+]
+
+def pn533_t3():
+    drv = "libnfc.driver.pn53x_usb"
+    return pn533_usb([("libnfc.general", "log_level is set to 3"),
+                      (drv, "device found: Bus 001 Device 005 Name SCM Micro / SCL3711-NFC&RW")],
+                     T3_EXCHANGES)
+
+open(HERE + "/pn533_t3t_ndef_read.log", "w").write("\n".join(pn533_t3()) + "\n")
 open(HERE + "/pn533_t4t_ndef_read_write.log", "w").write("\n".join(pn533_t4()) + "\n")
 open(HERE + "/pn533_scl3711_t2t_read_write.log", "w").write("\n".join(pn533()) + "\n")
 open(HERE + "/acr122u_t2t_read_write.log", "w").write("\n".join(acr122()) + "\n")

@@ -36,6 +36,9 @@ struct PN53xInterpreter: Sendable {
   typealias Output = ReaderChipFrame
 
   private var pending: (code: UInt8, modulation: UInt8)?
+  /// The polling request of the pending FeliCa InListPassiveTarget (BrTy 01/02): its
+  /// InitiatorData, the SENSF_REQ payload without LEN (PN533 user manual §8.4.5).
+  private var felicaPoll: [UInt8]?
   private var technology: Technology = .unknown
   /// The targets (Tg numbers) listed with an ATS: the chip frames their InDataExchange data
   /// in ISO-DEP blocks itself (PN533 user manual §8.4.8).
@@ -102,6 +105,7 @@ struct PN53xInterpreter: Sendable {
       return ([readerFrame(params, thru: true)], [])
     case 0x4A:
       if params.count >= 2 { technology = Self.technology(modulation: params[1]) }
+      felicaPoll = technology == .nfcF ? Array(params.dropFirst(2)) : nil
       forgetTargets()
       return ([], [])
     case 0x60:
@@ -285,6 +289,7 @@ struct PN53xInterpreter: Sendable {
   private mutating func targets(_ body: [UInt8], modulation: UInt8) -> ([Output], [String]) {
     guard let count = body.first else { return ([], ["InListPassiveTarget response is empty"]) }
     if count == 0 { return ([], ["InListPassiveTarget: no target found"]) }
+    if modulation == 0x01 || modulation == 0x02 { return felicaTargets(body, count: Int(count)) }
     guard modulation == 0x00 else {
       return (
         [], ["InListPassiveTarget: target data for BrTy \(Self.hex(modulation)) not unpacked"]
@@ -298,6 +303,36 @@ struct PN53xInterpreter: Sendable {
       if let problem { return (outputs, [problem]) }
       guard let end else { break }
       i = end
+    }
+    return (outputs, [])
+  }
+
+  /// FeliCa targets (212/424 kbit/s) of an InListPassiveTarget answer: per target `Tg
+  /// POL_RES` where POL_RES is the card's SENSF_RES from its LEN on (`12h`/`14h`, response code
+  /// `01`, IDm, PMm, [system code]; PN533 user manual §8.4.5). The polling request is shown
+  /// first (from the command's InitiatorData), then each answer, as the frames on the air
+  /// without CRC-F (the chip handles it).
+  private mutating func felicaTargets(_ body: [UInt8], count: Int) -> ([Output], [String]) {
+    var outputs: [Output] = []
+    if let poll = felicaPoll, !poll.isEmpty, poll.count < 255 {
+      outputs.append(.data(.reader, [UInt8(poll.count + 1)] + poll, technology: .nfcF))
+    }
+    felicaPoll = nil
+    var i = 1
+    for _ in 0..<count {
+      guard i + 2 <= body.count, Int(body[i + 1]) >= 18, i + 1 + Int(body[i + 1]) <= body.count
+      else {
+        return (
+          outputs,
+          [
+            "InListPassiveTarget: FeliCa target data cut short at byte \(i) (Tg, then POL_RES: "
+              + "its length (18 or 20), response code 01, IDm and PMm expected)"
+          ]
+        )
+      }
+      let len = Int(body[i + 1])
+      outputs.append(.data(.tag, Array(body[(i + 1)..<(i + 1 + len)]), technology: .nfcF))
+      i += 1 + len
     }
     return (outputs, [])
   }
