@@ -205,8 +205,22 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
       [0x61, 0x05, 0x0A, 0x01, 0x01, 0x03, 0x02, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)
     #expect(
       f.warnings == [
-        "activation in NFC-F poll mode (mode 0x02): its parameters are not decoded"
+        "NFC-F activation parameters: bit rate, then a SENSF_RES of 16 or 18 bytes expected "
+          + "(NCI §7.3.1)"
       ])
+    // NFC-F poll: bit rate, SENSF_RES length 18, IDm PMm system code → the card's SENSF_RES.
+    let sensf: [UInt8] =
+      [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA, 0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00]
+      + [0x12, 0xFC]
+    let params: [UInt8] = [0x01, UInt8(sensf.count)] + sensf
+    let header: [UInt8] = [
+      0x61, 0x05, UInt8(10 + params.count), 0x01, 0x01, 0x03, 0x02, 0xFF, 0x01,
+      UInt8(params.count),
+    ]
+    let felica = nci.packet(header + params + [0, 0, 0], received: true)
+    #expect(felica.warnings.isEmpty)
+    #expect(felica.frames.map(\.data) == [[0x14, 0x01] + sensf])
+    #expect(felica.frames.first?.technology == .nfcF)
     // Listen mode: the phone is the card; what follows is not shown as tag traffic.
     let listen = nci.packet(
       [0x61, 0x05, 0x0A, 0x01, 0x02, 0x04, 0x80, 0xFF, 0x01, 0x00, 0, 0, 0], received: true)

@@ -5,7 +5,8 @@
 /// - RF_INTF_ACTIVATED_NTF (`61 05`): the activated tag. For NFC-A poll mode its SENS_RES
 ///   (ATQA, air order), NFCID1 (UID), SEL_RES (SAK) and, on the ISO-DEP interface, the ATS
 ///   (without TL) become target-info tag frames (`ReaderChipFlag.targetInfo`), like a PN53x's
-///   InListPassiveTarget answer.
+///   InListPassiveTarget answer. For NFC-F poll mode the SENSF_RES (IDm, PMm, request data)
+///   becomes the card's SENSF_RES frame, LEN and response code `01` given back.
 /// - Data packets on the static RF connection (Conn ID 0), segments joined on PBF: on the
 ///   Frame RF interface (T1T/T2T/T3T/T5T) the host's command as sent and the tag's answer
 ///   followed by one status octet (00 OK, 11–17 OK with 1–7 valid bits, 02 frame corrupted,
@@ -232,6 +233,7 @@ public struct NCIInterpreter: Sendable {
     switch mode {
     case 0x00: pollA(tech, ats: ats, &out)
     case 0x01: pollB(tech, &out)
+    case 0x02: pollF(tech, &out)
     case 0x80...0xFF:
       // The phone emulates a card: the data that follows is a remote reader's, not a tag's.
       interface = .none
@@ -278,6 +280,23 @@ public struct NCIInterpreter: Sendable {
     out.frames.append(
       .data(
         .tag, [0x50] + t[1...Int(n)], technology: .nfcB, flags: [ReaderChipFlag.targetInfo]))
+  }
+
+  /// NFC-F poll parameters: bit rate (1: 212, 2: 424 kbit/s), SENSF_RES length (16 or 18),
+  /// SENSF_RES from its byte 2 on (NCI 2.0 §7.3.1: IDm, PMm, request data): shown as the card's
+  /// SENSF_RES with its LEN and response code `01` (NFC Forum Digital §8.6.2).
+  private func pollF(_ t: [UInt8], _ out: inout Output) {
+    guard t.count >= 2, t[1] == 16 || t[1] == 18, 2 + Int(t[1]) <= t.count else {
+      out.warnings.append(
+        "NFC-F activation parameters: bit rate, then a SENSF_RES of 16 or 18 bytes expected "
+          + "(NCI §7.3.1)")
+      return
+    }
+    let n = Int(t[1])
+    out.frames.append(
+      .data(
+        .tag, [UInt8(n + 2), 0x01] + t[2..<(2 + n)], technology: .nfcF,
+        flags: [ReaderChipFlag.targetInfo]))
   }
 
   /// NFC-A poll parameters: SENS_RES(2) NFCID1 length, NFCID1, SEL_RES length, SEL_RES.
