@@ -62,17 +62,26 @@ enum ContentRule: DiagnosisRule {
   private static func validate(
     _ bytes: [UInt8], st: NDEFWriteState, writes: [SessionCommandLog.Command], op: Int
   ) -> [DiagnosisFinding] {
-    let report = NDEFValidator.validate(bytes, mode: .relax)
-    return report.findings.filter { $0.severity >= .warning }.map { n in
-      let address = st.valueStart + n.offset
-      let frame = writes.last { w in
+    malformed(bytes, op: op) { offset in
+      let address = st.valueStart + offset
+      return writes.last { w in
         if let p = w.page { return p == address / 4 }
         let o = w.offset ?? 0
         return address >= o && address < o + w.data.count
-      }?.frame
+      }?.frame ?? writes.first?.frame
+    }
+  }
+
+  /// The validator's warnings and errors on the message `bytes` a successful write left, each
+  /// with the frame that wrote its byte (`frame`: message offset → frame).
+  private static func malformed(_ bytes: [UInt8], op: Int, frame: (Int) -> Int?)
+    -> [DiagnosisFinding]
+  {
+    let report = NDEFValidator.validate(bytes, mode: .relax)
+    return report.findings.filter { $0.severity >= .warning }.map { n in
       var f = DiagnosisFinding(
         code: n.code, severity: n.severity == .error ? .error : .warning, operation: op,
-        frames: [frame ?? writes.first?.frame].compactMap { $0 },
+        frames: [frame(n.offset)].compactMap { $0 },
         cause: "the write succeeded, but the NDEF it wrote is malformed: \(n.code)",
         message: n.message + (n.readersShow.map { ". Readers: " + $0 } ?? ""),
         coreNFCError: nil,
@@ -243,20 +252,7 @@ enum ContentRule: DiagnosisRule {
     let message = image.known(16, aib.ln)
     var out: [DiagnosisFinding] = []
     if op.outcome == .ok, !aib.writeInProgress, let message {
-      let report = NDEFValidator.validate(message, mode: .relax)
-      out += report.findings.filter { $0.severity >= .warning }.map { n in
-        var f = DiagnosisFinding(
-          code: n.code, severity: n.severity == .error ? .error : .warning, operation: i,
-          frames: [image.frame(16 + n.offset) ?? op.lastFrame],
-          cause: "the write succeeded, but the NDEF it wrote is malformed: \(n.code)",
-          message: n.message + (n.readersShow.map { ". Readers: " + $0 } ?? ""),
-          coreNFCError: nil,
-          fix: n.fix.map { "Build the record with Core NFC's helper: " + $0 }
-            ?? "Build records with NFCNDEFPayload's typed constructors "
-            + "(wellKnownTypeURIPayload(url:), wellKnownTypeTextPayload(string:locale:)).")
-        f.effect = .badContent
-        return f
-      }
+      out += malformed(message, op: i) { image.frame(16 + $0) ?? op.lastFrame }
     }
     guard let e = c.expected else { return out }
     let ok = op.outcome == .ok && !aib.writeInProgress
@@ -265,11 +261,7 @@ enum ContentRule: DiagnosisRule {
       "The app meant to write \(bytesText(e.count)); the Ln on the tag claims "
       + bytesText(aib.ln)
     if let message {
-      let same = zip(message, e).prefix { $0 == $1 }.count
-      text += ", and the first \(bytesText(same)) match the intended message"
-      if same < min(message.count, e.count) {
-        text += " (first difference at message byte \(same))"
-      }
+      text += matchText(message, e)
     } else {
       text += " (not all of them were read or written in the trace)"
     }
@@ -285,6 +277,15 @@ enum ContentRule: DiagnosisRule {
     if ok { f.effect = .badContent }
     out.append(f)
     return out
+  }
+
+  /// `, and the first 24 bytes match the intended message (first difference at message byte
+  /// 24)`.
+  private static func matchText(_ actual: [UInt8], _ e: [UInt8]) -> String {
+    let same = zip(actual, e).prefix { $0 == $1 }.count
+    var text = ", and the first \(bytesText(same)) match the intended message"
+    if same < min(actual.count, e.count) { text += " (first difference at message byte \(same))" }
+    return text
   }
 
   /// The message in the Type 4 NDEF file as left, when its NLEN (ENLEN on a T4T 3.0 tag) and
@@ -307,11 +308,7 @@ enum ContentRule: DiagnosisRule {
     var message =
       "The app meant to write \(bytesText(e.count)); the \(st.lengthName) on the tag claims \(bytesText(st.claimed))"
     if let actual {
-      let same = zip(actual, e).prefix { $0 == $1 }.count
-      message += ", and the first \(bytesText(same)) match the intended message"
-      if same < min(actual.count, e.count) {
-        message += " (first difference at message byte \(same))"
-      }
+      message += matchText(actual, e)
     } else {
       message += " (\(st.composition(pages: false)))"
     }
