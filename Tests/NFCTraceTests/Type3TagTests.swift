@@ -15,10 +15,12 @@ private struct FeliCaTrace {
   /// Frames as a Proxmark3 logs them: sync code `B2 4D` first, technology not said.
   var proxmark3 = false
 
-  mutating func add(_ dir: Direction, _ payload: [UInt8], gapNs: Int64 = 2_000_000) {
+  mutating func add(
+    _ dir: Direction, _ payload: [UInt8], gapNs: Int64 = 2_000_000, damaged: Bool = false
+  ) {
     timeNs += gapNs
     let body = [UInt8(payload.count + 1)] + payload
-    let crc = CRC.crcF(body)
+    let crc = CRC.crcF(body) ^ (damaged ? 0x0101 : 0)
     let i = frames.count
     frames.append(
       Frame(
@@ -28,19 +30,27 @@ private struct FeliCaTrace {
         location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
   }
 
-  mutating func poll() {
+  /// SENSF_REQ for 12FC answered by a card of IC code `ic` (PMm byte 1; F1h FeliCa Lite-S).
+  mutating func poll(ic: UInt8 = 0xF1) {
     add(.reader, [0x00, 0x12, 0xFC, 0x01, 0x00])
-    add(.tag, [0x01] + idm + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+    add(.tag, [0x01] + idm + [0x00, ic, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
   }
 
+  /// Block list elements of 2 bytes (block below 256) or 3 bytes (`00` flag, block
+  /// little-endian).
   static func blockList(_ blocks: [Int]) -> [UInt8] {
-    [UInt8(blocks.count)] + blocks.flatMap { [0x80, UInt8($0)] }
+    [UInt8(blocks.count)]
+      + blocks.flatMap {
+        $0 < 256 ? [0x80, UInt8($0)] : [0x00, UInt8($0 & 0xFF), UInt8($0 >> 8)]
+      }
   }
 
-  /// CHECK of `blocks` answered with `data` (nil: unanswered).
-  mutating func check(_ blocks: [Int], _ data: [UInt8]?) {
+  /// CHECK of `blocks` answered with `data` (nil: unanswered; `damaged`: with a bad CRC).
+  mutating func check(_ blocks: [Int], _ data: [UInt8]?, damaged: Bool = false) {
     add(.reader, [0x06] + idm + [0x01, 0x0B, 0x00] + Self.blockList(blocks))
-    if let data { add(.tag, [0x07] + idm + [0, 0, UInt8(data.count / 16)] + data) }
+    if let data {
+      add(.tag, [0x07] + idm + [0, 0, UInt8(data.count / 16)] + data, damaged: damaged)
+    }
   }
 
   /// UPDATE of `blocks` with `data`, answered with status flags `flags` (nil: unanswered).
@@ -141,7 +151,10 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
     let f = try #require(report.finding("t3t-write-flag-on"))
     #expect(f.frames == [6, 7, 10])
     #expect(f.severity == .warning)
-    #expect(f.message.contains("Ln is still 16 while data blocks 1, 2 already hold new bytes"))
+    #expect(
+      f.message.contains(
+        "Ln is still 16 while data block 1 already holds new bytes and data block 2 may hold "
+          + "new bytes (the tag did not acknowledge their UPDATE)"))
     let s = try #require(try analyze(TestPaths.traces("felica/t3t-write-torn.json")).first)
     let r = TagReport(session: s)
     #expect(r.end.type3AIB?.writeInProgress == true)
@@ -419,5 +432,169 @@ extension Type3DiffTests {
     #expect(codes == ["uri-no-identifier-byte"])
     #expect(report.finding("uri-no-identifier-byte")?.frames == [7])
     #expect(report.sessions.first?.verdicts.last?.verdict == .succeededWithBadContent)
+  }
+}
+
+/// The Type 3 procedures' edge cases: other cards' blocks from 80h, a lock after a write, a
+/// retried write, block 0 read with the data, WriteF ON as found, a lying Ln, Status Flag 1
+/// as a bitmap, the 71h warning, damaged answers.
+@Suite struct Type3ProcedureEdgeTests {
+  /// A card other than FeliCa Lite / Lite-S keeps NDEF data from block 80h on (NmaxB 200);
+  /// on a Lite-S the same block is a system block.
+  @Test func blocksFrom80hAreDataOnCardsOtherThanLite() throws {
+    for (ic, kept) in [(UInt8(0x01), true), (0xF1, false)] {
+      var t = FeliCaTrace()
+      t.poll(ic: ic)
+      t.check([0], aib(nmaxb: 300, ln: 16))
+      let block = [UInt8](repeating: 0xAB, count: 16)
+      t.check([0x85, 0x12C], block + block)
+      let s = try #require(try t.sessions().first)
+      #expect(s.operations.last?.kind == (kept ? .readNDEF : .transceive))
+      #expect(s.memory.type3End.known(0x85 * 16, 16) == (kept ? block : nil))
+      #expect(s.memory.type3End.known(0x12C * 16, 16) == (kept ? block : nil))
+      if kept {
+        let rows = TagReport(session: s).rows().map(ReportText.label)
+        #expect(rows.last == "   300")
+      }
+    }
+  }
+
+  /// A block from 80h read before any Attribute Information Block is a dump tool's.
+  @Test func blockFrom80hBeforeBlock0IsNotData() throws {
+    var t = FeliCaTrace()
+    t.poll(ic: 0x01)
+    t.check([0x82], [UInt8](repeating: 1, count: 16))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .transceive])
+    #expect(s.memory.type3End.count == 0)
+  }
+
+  /// writeLock straight after a complete writeNDEF is its own call.
+  @Test func lockAfterCompletedWriteIsWriteLock() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    t.update([0], aib(ln: 16))
+    t.update([0], aib(rw: 0, ln: 16))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .writeLock])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok, .ok])
+  }
+
+  /// The app's retry after the tag refused the first write is a second writeNDEF.
+  @Test func retryAfterRefusedWriteIsANewCall() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16), flags: [0x01, 0xA9])
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    t.update([0], aib(ln: 16))
+    let s = try #require(try t.sessions().first)
+    #expect(
+      s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .writeNDEF])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .failed, .ok])
+    #expect(s.operations[3].firstFrame == 6)
+  }
+
+  /// Block 0 read with the data blocks, not valid: no message, and no empty-message finding.
+  @Test func readWithInvalidBlock0Fails() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0, 1], aib(ln: 0, version: 0x20) + padded([], 1))
+    let s = try #require(try t.sessions().first)
+    let read = try #require(s.operations.last)
+    #expect(read.kind == .readNDEF && read.outcome == .failed)
+    #expect(read.detail("ndef_length") == nil)
+    #expect(
+      read.reason
+        == "block 0 is no valid Attribute Information Block (mapping version 2.0 (Ver 20) is not "
+        + "supported (major version 1)): the tag is not NDEF formatted, so there is no message "
+        + "to read (T3T 1.0 §7.4.1)")
+    #expect(!(try t.diagnose().codes.contains("ndef-empty-on-read")))
+  }
+
+  /// A tag found with WriteF ON is flagged although no write of the session set it.
+  @Test func writeFlagOnAsFoundIsFlagged() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(writeOn: true, ln: 16))
+    t.check([1], padded(message, 1))
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t3t-write-flag-on"))
+    #expect(f.frames == [3])
+    #expect(f.cause == "the tag was found with WriteF ON in its Attribute Information Block")
+  }
+
+  /// Ln past NmaxB × 16: the read fails (not "stopped early"); a write leaving it is flagged.
+  @Test func lnPastCapacityFailsTheReadAndFlagsTheWrite() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0, 1], aib(nmaxb: 1, ln: 40) + padded(message, 1))
+    let s = try #require(try t.sessions().first)
+    let read = try #require(s.operations.last)
+    #expect(read.outcome == .failed)
+    #expect(
+      read.reason
+        == "the Attribute Information Block's Ln 40 is larger than its NDEF area, NmaxB × 16 = "
+        + "16 bytes: readers reject the message (T3T 1.0 §7.1)")
+    #expect(try t.diagnose().finding("t3t-ln-exceeds-capacity")?.frames == [3])
+
+    var w = FeliCaTrace()
+    w.poll()
+    w.check([0], aib(nmaxb: 1, ln: 0))
+    w.update([0], aib(nmaxb: 1, writeOn: true, ln: 0))
+    w.update([1], padded(message, 1))
+    w.update([0], aib(nmaxb: 1, ln: 40))
+    let f = try #require(try w.diagnose().finding("t3t-ln-exceeds-capacity"))
+    #expect(f.frames == [9])
+    #expect(f.operation == 2)
+  }
+
+  /// Status Flag 1 is a bitmap of block list elements; B1h and B2h are FeliCa Lite-S codes.
+  @Test func statusFlagsAreNamed() {
+    #expect(
+      FeliCaMessage.statusMeaning(0x04, 0xA8)
+        == "illegal block number (out of the service's range), block list element 3")
+    #expect(
+      FeliCaMessage.statusMeaning(0x03, 0xB1)
+        == "authentication required (the block is protected by MAC_A), block list elements 1, 2")
+    #expect(
+      FeliCaMessage.statusMeaning(0xFF, 0xB2) == "MAC error (the MAC_A sent does not match)")
+  }
+
+  /// Status Flag 2 71h: written, with a warning that the memory wears out.
+  @Test func writeCountWarningStillWrites() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1), flags: [0x01, 0x71])
+    let s = try #require(try t.sessions().first)
+    #expect(s.memory.type3End.known(16, 16) == padded(message, 1))
+    #expect(s.memory.type3End.state(16) == .written)
+    let f = try #require(try t.diagnose().finding("t3t-update-refused"))
+    #expect(f.message.contains("The tag wrote the block but warns"))
+  }
+
+  /// A CHECK answer with a bad CRC gives no block and no NDEF status.
+  @Test func damagedAnswerIsNotTrusted() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16), damaged: true)
+    let s = try #require(try t.sessions().first)
+    #expect(s.memory.type3End.count == 0)
+    #expect(s.ndefStatus == nil)
+  }
+
+  /// IC codes 08h, 09h, 0Ch, 0Dh are FeliCa Standard cards inside the Mobile FeliCa range.
+  @Test func productNamesForStandardChipsInsideTheMobileRange() {
+    #expect(FeliCaProduct.name(icCode: 0x08) == "FeliCa Standard (RC-S952)")
+    #expect(FeliCaProduct.name(icCode: 0x0D) == "FeliCa Standard (RC-S960)")
+    #expect(FeliCaProduct.name(icCode: 0x06) == "Mobile FeliCa")
+    #expect(FeliCaProduct.name(icCode: 0x14) == "Mobile FeliCa")
+    #expect(FeliCaProduct.name(icCode: 0x20) == "FeliCa Standard (RC-S962)")
   }
 }

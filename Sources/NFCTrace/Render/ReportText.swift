@@ -492,7 +492,7 @@ public enum ReportText {
     }
     // NTAG I2C pages past sector 0 are numbered sector × 256 + page: shown as the tag's
     // sector and page (hex), `3:f8`, not as a page number the tag does not have.
-    if row.address >= 256 {
+    if row.address >= 256, !row.isBlock {
       return pad("\(row.address / 256):" + Hex.string([UInt8(row.address % 256)]), 6)
     }
     return pad(String(row.address), 6)

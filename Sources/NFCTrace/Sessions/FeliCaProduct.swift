@@ -9,7 +9,6 @@ enum FeliCaProduct {
     case 0xF2: return "FeliCa Link (RC-S730), Lite-S mode"
     case 0xE0: return "FeliCa Plug (RC-S926)"
     case 0xE1: return "FeliCa Link (RC-S730), Plug mode"
-    case 0x06...0x1F: return "Mobile FeliCa"
     case 0x00: return "FeliCa Standard (RC-S830)"
     case 0x01: return "FeliCa Standard (RC-S915)"
     case 0x02: return "FeliCa Standard (RC-S919)"
@@ -20,6 +19,8 @@ enum FeliCaProduct {
     case 0x20: return "FeliCa Standard (RC-S962)"
     case 0x32: return "FeliCa Standard (RC-SA00/1)"
     case 0x35: return "FeliCa Standard (RC-SA00/2)"
+    // After the standard chips: 08h, 09h, 0Ch and 0Dh inside this range are cards.
+    case 0x06, 0x07, 0x10...0x1F: return "Mobile FeliCa"
     default: return nil
     }
   }
@@ -28,6 +29,11 @@ enum FeliCaProduct {
   /// user blocks of 16 bytes, S_PAD0–S_PAD13 (block 0 is the Attribute Information Block
   /// when NDEF is enabled); nil for the others (their file system has no fixed size).
   static func userMemoryBytes(icCode ic: UInt8) -> Int? {
-    (0xF0...0xF2).contains(ic) ? 14 * 16 : nil
+    isLite(icCode: ic) ? 14 * 16 : nil
   }
+
+  /// FeliCa Lite, Lite-S, or FeliCa Link in Lite-S mode (IC codes F0h–F2h): the cards whose
+  /// blocks from 80h are system blocks (RC, MAC, ID, D_ID, SER_C, SYS_C, CKV, CK, MC, …,
+  /// FeliCa Lite-S user's manual §3), not NDEF data.
+  static func isLite(icCode ic: UInt8) -> Bool { (0xF0...0xF2).contains(ic) }
 }

@@ -229,6 +229,7 @@ public struct SessionAnalyzer: Sendable {
   public mutating func push(_ f: DecodedFrame) {
     defer { previousTimeNs = f.frame.timeNs }
     tag.observe(f)
+    if type3.icCode == nil, let pmm = tag.pmm, pmm.count == 8 { type3.icCode = pmm[1] }
     if connectOnlyPolled, f.frame.direction != .event, !Self.isPoll(f) {
       connectOnlyPolled = false
     }
@@ -1095,6 +1096,9 @@ public struct SessionAnalyzer: Sendable {
             "the capability container was read only in part (\(partial.read) of its "
             + "\(partial.length) bytes: its access conditions were not read): the NDEF status "
             + "is unknown"
+        } else if tag.technology == .nfcF {
+          op.reason =
+            "the Attribute Information Block (block 0) was not read: the NDEF status is unknown"
         } else {
           op.reason = "the capability container was not read: the NDEF status is unknown"
         }

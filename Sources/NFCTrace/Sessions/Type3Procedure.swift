@@ -7,10 +7,12 @@
 ///   UPDATE of block 0 with WriteF OFF and the new Ln;
 /// - make read-only (`writeLock`): UPDATE of block 0 with RW Flag `00h` outside a write.
 ///
-/// CHECKs of other blocks (FeliCa Lite-S system blocks from 80h) and other services stay
-/// `transceive` operations. A system block listed after NDEF blocks (FeliCa Lite-S MAC
-/// (81h) read with them, MAC_A (91h) written with them: nfcpy `read_with_mac`,
-/// `write_with_mac`) rides along: the command is classified, and recorded, by its NDEF blocks.
+/// CHECKs of other blocks (FeliCa Lite / Lite-S system blocks from 80h, blocks past NmaxB)
+/// and other services stay `transceive` operations. A system block listed after NDEF blocks
+/// (FeliCa Lite-S MAC (81h) read with them, MAC_A (91h) written with them: nfcpy
+/// `read_with_mac`, `write_with_mac`) rides along: the command is classified, and recorded,
+/// by its NDEF blocks. Other cards' blocks from 80h are NDEF data like any other (NmaxB is a
+/// 16-bit count).
 struct Type3Procedure: Sendable {
   /// queryNDEFStatus's answer from the last Attribute Information Block read or written.
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
@@ -18,13 +20,16 @@ struct Type3Procedure: Sendable {
   private var statusDecidedAt: Int?
   /// A FeliCa Lite / Lite-S Memory Configuration read (block 88h) and its answer's frame.
   private var memoryConfiguration: (mc: FeliCaLiteMemoryConfiguration, frame: Int)?
+  /// The tag's IC code (PMm byte 1) once a poll answered: a FeliCa Lite / Lite-S keeps
+  /// system blocks, not NDEF data, from block 80h.
+  var icCode: UInt8?
 
   /// The operation a reader's CHECK or UPDATE `d` belongs to (`memory`: what the session
   /// knows of the blocks, for the Attribute Information Block an UPDATE replaces).
   func classify(_ d: LayerDecode, current: OperationKind?, memory: TagMemory) -> OperationKind {
     guard d.name == "CHECK" || d.name == "UPDATE", FeliCaMessage.addressesNDEFService(d)
     else { return .transceive }
-    let blocks = Self.ndefBlocks(d)
+    let blocks = ndefBlocks(d, memory: memory)
     guard !blocks.isEmpty else { return .transceive }
     if d.name == "CHECK" {
       if blocks == [0] { return .queryNDEFStatus }
@@ -36,36 +41,52 @@ struct Type3Procedure: Sendable {
       let aib = Type3AttributeBlock(parsing: data)
     else { return .writeNDEF }
     if aib.writeInProgress { return .writeNDEF }
-    if current == .writeNDEF { return .writeNDEF }
-    // WriteF OFF outside a write: the RW Flag changed to read-only is Core NFC's writeLock.
     let before = memory.type3AttributeBlock
+    // WriteF OFF ends the current write; once it is OFF, the next UPDATE is another call.
+    if current == .writeNDEF, before?.writeInProgress ?? true { return .writeNDEF }
+    // WriteF OFF outside a write: the RW Flag changed to read-only is Core NFC's writeLock.
     if aib.rwFlag == 0x00, before?.rwFlag != 0x00, aib.ln == before?.ln ?? aib.ln {
       return .writeLock
     }
     return .writeNDEF
   }
 
-  /// The user blocks (below 80h) of CHECK or UPDATE `d`, when its block list starts with
-  /// one; empty for a command of system blocks only.
-  static func ndefBlocks(_ d: LayerDecode) -> [Int] {
+  /// The NDEF blocks of CHECK or UPDATE `d` (`isNDEFBlock`), when its block list starts
+  /// with one; empty for a command of system blocks only.
+  func ndefBlocks(_ d: LayerDecode, memory: TagMemory) -> [Int] {
     let blocks = FeliCaMessage.blocks(d)
-    guard let first = blocks.first, first < 0x80 else { return [] }
-    return blocks.filter { $0 < 0x80 }
+    guard let first = blocks.first, isNDEFBlock(first, memory: memory) else { return [] }
+    return blocks.filter { isNDEFBlock($0, memory: memory) }
+  }
+
+  /// Whether block `b` of the NDEF service can be the Attribute Information Block or NDEF
+  /// data: below 80h always; from 80h not on a FeliCa Lite / Lite-S (system blocks, FeliCa
+  /// Lite-S user's manual §3), and on other cards once a valid Attribute Information Block
+  /// is known, up to its NmaxB (T3T 1.0 §7.1: data blocks are 1 to NmaxB).
+  func isNDEFBlock(_ b: Int, memory: TagMemory) -> Bool {
+    if b < 0x80 { return true }
+    if let icCode, FeliCaProduct.isLite(icCode: icCode) { return false }
+    // An NDEF reader reads block 0 first; a block from 80h before it is a dump tool's (or a
+    // card's system block, when no poll named the IC).
+    guard let aib = memory.type3AttributeBlock, aib.invalidReason == nil else { return false }
+    return b <= aib.nmaxb
   }
 
   /// Whether CHECK or UPDATE `d`, of the same kind as operation `current`, starts the app's
-  /// next call: an UPDATE setting WriteF ON after the current write set it OFF again; a
-  /// CHECK of block 1 after the current read had it.
+  /// next call: an UPDATE setting WriteF ON after the current write set it OFF again, or
+  /// after the tag refused the current write (the app's retry); a CHECK of block 1 after the
+  /// current read had it.
   func startsNewCall(
     _ kind: OperationKind, _ d: LayerDecode, current: Operation, memory: TagMemory
   ) -> Bool {
-    let blocks = Self.ndefBlocks(d)
+    let blocks = ndefBlocks(d, memory: memory)
     switch kind {
     case .writeNDEF:
       guard d.name == "UPDATE", blocks.first == 0, case .hex(let data)? = d.field("data"),
-        Type3AttributeBlock(parsing: data)?.writeInProgress == true,
-        let aib = memory.type3AttributeBlock, !aib.writeInProgress
+        Type3AttributeBlock(parsing: data)?.writeInProgress == true
       else { return false }
+      if current.outcome == .failed { return true }
+      guard let aib = memory.type3AttributeBlock, !aib.writeInProgress else { return false }
       return (memory.type3End.frame(0) ?? -1) >= current.firstFrame
     case .readNDEF:
       guard d.name == "CHECK", blocks.contains(1) else { return false }
@@ -81,23 +102,12 @@ struct Type3Procedure: Sendable {
       c.name == "CHECK" || c.name == "UPDATE", a.name == "\(c.name) response",
       FeliCaMessage.addressesNDEFService(c)
     else { return }
+    // A damaged frame's bytes are not the tag's or the reader's: no block is taken from it.
+    guard response.frame.crc != .bad, x.request?.frame.crc != .bad else { return }
     let frame = response.frame.index
     let blocks = FeliCaMessage.blocks(c)
     guard a.field("success") == .bool(true) else {
-      let flags: String
-      if case .hex(let f)? = a.field("status_flags") {
-        flags = Hex.string(f, separator: " ").uppercased()
-      } else {
-        flags = "?"
-      }
-      var meaning = ""
-      if case .string(let m)? = a.field("status_meaning") { meaning = " (\(m))" }
-      op.fail(
-        "\(c.name) of block\(blocks.count == 1 ? "" : "s") "
-          + "\(blocks.map(String.init).joined(separator: ", ")) refused: status flags "
-          + "\(flags)\(meaning)", frame: frame)
-      op.set("status_flags", .string(flags))
-      // FeliCa writes a block whole or not at all: a refused UPDATE changed nothing.
+      refuse(c, a, blocks: blocks, op: &op, memory: &memory, frame: frame)
       return
     }
     let key = c.name == "CHECK" ? a : c
@@ -108,9 +118,45 @@ struct Type3Procedure: Sendable {
       memoryConfiguration = (mc, frame)
       explainNotFormatted()
     }
-    for (i, block) in blocks.enumerated() where block < 0x80 && data.count >= (i + 1) * 16 {
+    record(data, blocks: blocks, read: c.name == "CHECK", op: &op, memory: &memory, frame: frame)
+  }
+
+  /// A refused CHECK or UPDATE (Status Flag 1 not `00h`) fails the operation. FeliCa writes
+  /// a block whole or not at all: a refused UPDATE changed nothing, except with Status Flag
+  /// 2 `71h`, the warning that the memory's write count is exceeded, given after writing.
+  private mutating func refuse(
+    _ c: LayerDecode, _ a: LayerDecode, blocks: [Int], op: inout Operation,
+    memory: inout TagMemory, frame: Int
+  ) {
+    let flags: String
+    if case .hex(let f)? = a.field("status_flags") {
+      flags = Hex.string(f, separator: " ").uppercased()
+    } else {
+      flags = "?"
+    }
+    var meaning = ""
+    if case .string(let m)? = a.field("status_meaning") { meaning = " (\(m))" }
+    op.fail(
+      "\(c.name) of block\(blocks.count == 1 ? "" : "s") "
+        + "\(blocks.map(String.init).joined(separator: ", ")) refused: status flags "
+        + "\(flags)\(meaning)", frame: frame)
+    op.set("status_flags", .string(flags))
+    guard c.name == "UPDATE", case .hex(let f)? = a.field("status_flags"), f.last == 0x71,
+      case .hex(let data)? = c.field("data")
+    else { return }
+    record(data, blocks: blocks, read: false, op: &op, memory: &memory, frame: frame)
+  }
+
+  /// Records the 16-byte blocks of `data` (a CHECK answer's when `read`, an acknowledged
+  /// UPDATE's otherwise) in the memory images, block 0 into the NDEF status.
+  private mutating func record(
+    _ data: [UInt8], blocks: [Int], read: Bool, op: inout Operation, memory: inout TagMemory,
+    frame: Int
+  ) {
+    let ndef = blocks.map { isNDEFBlock($0, memory: memory) }
+    for (i, block) in blocks.enumerated() where ndef[i] && data.count >= (i + 1) * 16 {
       let bytes = Array(data[(i * 16)..<((i + 1) * 16)])
-      if c.name == "CHECK" {
+      if read {
         memory.type3Read(bytes, at: block * 16, frame: frame)
       } else {
         memory.type3Write(bytes, at: block * 16, acknowledged: true, frame: frame)
@@ -119,7 +165,7 @@ struct Type3Procedure: Sendable {
         status = aib.ndefStatus
         statusDecidedAt = frame
         explainNotFormatted()
-        if c.name == "CHECK", op.kind == .queryNDEFStatus || op.kind == .readNDEF {
+        if read, op.kind == .queryNDEFStatus || op.kind == .readNDEF {
           op.set("attribute_information", .string(aib.summary))
         }
       }
@@ -142,10 +188,11 @@ struct Type3Procedure: Sendable {
   /// An UPDATE the tag left unanswered: its blocks may or may not hold the new bytes.
   func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let c = f.innermost, c.name == "UPDATE", FeliCaMessage.addressesNDEFService(c),
-      case .hex(let data)? = c.field("data")
+      f.frame.crc != .bad, case .hex(let data)? = c.field("data")
     else { return }
-    for (i, block) in FeliCaMessage.blocks(c).enumerated()
-    where block < 0x80 && data.count >= (i + 1) * 16 {
+    let blocks = FeliCaMessage.blocks(c)
+    let ndef = blocks.map { isNDEFBlock($0, memory: memory) }
+    for (i, block) in blocks.enumerated() where ndef[i] && data.count >= (i + 1) * 16 {
       memory.type3Write(
         Array(data[(i * 16)..<((i + 1) * 16)]), at: block * 16, acknowledged: false,
         frame: f.frame.index)
@@ -166,9 +213,28 @@ struct Type3Procedure: Sendable {
   /// that stopped before them is `unknown`.
   func settleRead(_ op: inout Operation, memory: TagMemory) {
     guard let aib = memory.type3AttributeBlock else { return }
+    if let why = aib.invalidReason {
+      // Block 0 read with the data blocks: no message on a tag that is not NDEF formatted.
+      if op.outcome == .ok {
+        op.outcome = .failed
+        op.reason =
+          "block 0 is no valid Attribute Information Block (\(why)): the tag is not "
+          + "NDEF formatted, so there is no message to read (T3T 1.0 §7.4.1)"
+      }
+      return
+    }
     op.set("ndef_length", .int(aib.ln))
     if aib.writeInProgress {
       op.set("write_flag_on", .bool(true))
+    }
+    if aib.ln > aib.capacity {
+      if op.outcome == .ok {
+        op.outcome = .failed
+        op.reason =
+          "the Attribute Information Block's Ln \(aib.ln) is larger than its NDEF "
+          + "area, NmaxB × 16 = \(aib.capacity) bytes: readers reject the message (T3T 1.0 §7.1)"
+      }
+      return
     }
     if let message = memory.type3End.known(16, aib.ln) {
       op.set("message", .hex(message))

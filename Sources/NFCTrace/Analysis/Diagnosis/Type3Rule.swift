@@ -5,12 +5,13 @@
 ///   for writeNDEF/writeLock.
 /// - `t3t-write-flag-on` (warning): a writeNDEF that did not finish left the Attribute
 ///   Information Block with WriteF ON (`0Fh`): the tag says a write is in progress, its Ln
-///   is still the old one while data blocks already hold new bytes (T3T 1.0 §7.4.3: WriteF
-///   is set ON before the data blocks and OFF, with the new Ln, after them).
-/// - `t3t-ln-exceeds-capacity` (warning): the Attribute Information Block as found announces
-///   an Ln larger than NmaxB × 16 (T3T 1.0 §7.1): readers reject the message. (A block that
-///   makes the tag not NDEF formatted — wrong checksum, mapping version other than 1.x — is
-///   `not-ndef-formatted`'s.)
+///   is still the old one while data blocks may already hold new bytes (T3T 1.0 §7.4.3:
+///   WriteF is set ON before the data blocks and OFF, with the new Ln, after them); or the
+///   tag was found with WriteF ON, left so by an earlier write that did not finish.
+/// - `t3t-ln-exceeds-capacity` (warning): the Attribute Information Block, as found or as a
+///   write left it, announces an Ln larger than NmaxB × 16 (T3T 1.0 §7.1): readers reject
+///   the message. (A block that makes the tag not NDEF formatted — wrong checksum, mapping
+///   version other than 1.x — is `not-ndef-formatted`'s.)
 enum Type3Rule: DiagnosisRule {
   static let codes = ["t3t-update-refused", "t3t-write-flag-on", "t3t-ln-exceeds-capacity"]
 
@@ -26,13 +27,17 @@ enum Type3Rule: DiagnosisRule {
         let frame = op.failedFrames.first, let reason = op.reason
       else { return nil }
       let sf2 = flags.split(separator: " ").last.flatMap { UInt8($0, radix: 16) }
+      let effect =
+        sf2 == 0x71
+        ? "The tag wrote the block but warns that its memory has reached its write count"
+        : "The block was not written"
       return DiagnosisFinding(
         code: "t3t-update-refused", severity: .error, operation: i,
         frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
         cause: "the tag refused the UPDATE (status flags \(flags.uppercased()))",
         message:
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
-          + "The block was not written; the \(op.kind.rawValue) operation failed.",
+          + "\(effect); the \(op.kind.rawValue) operation failed.",
         coreNFCError: c.refusalError(i), fix: fix(sf2))
     }
   }
@@ -58,19 +63,12 @@ enum Type3Rule: DiagnosisRule {
   private static func writeFlagOn(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     let m = c.session.memory
     guard let aib = m.type3AttributeBlock, aib.writeInProgress, let set = m.type3End.frame(0),
-      let i = c.operation(at: set), c.session.operations[i].kind == .writeNDEF
+      let i = c.operation(at: set)
     else { return [] }
+    guard c.session.operations[i].kind == .writeNDEF else { return foundOn(c, aib, set, i) }
     let op = c.session.operations[i]
     guard op.outcome != .ok || op.detail("unfinished") != nil else { return [] }
-    let written = MemoryRow.type3(m.type3End).filter {
-      $0.address > 0 && ($0.state == .written || $0.state == .unacknowledged)
-        && ($0.frame ?? -1) >= op.firstFrame
-    }.map(\.address)
-    let blocks =
-      written.isEmpty
-      ? "no data block was written"
-      : "data block\(written.count == 1 ? "" : "s") \(written.map(String.init).joined(separator: ", ")) "
-        + "already hold new bytes"
+    let blocks = dataBlocks(m, since: op.firstFrame)
     return [
       DiagnosisFinding(
         code: "t3t-write-flag-on", severity: .warning, operation: i,
@@ -79,9 +77,53 @@ enum Type3Rule: DiagnosisRule {
         message:
           "The writeNDEF set WriteF ON in the Attribute Information Block (frame \(set)) and "
           + "stopped before its last step, which sets it OFF with the new Ln. The tag now says "
-          + "a write is in progress: Ln is still \(aib.ln) while \(blocks), so the message "
-          + "readers find is the old length over new bytes, and some readers refuse a tag "
-          + "whose WriteF is ON (NFC Forum T3T 1.0 §7.4.3).",
+          + "a write is in progress: Ln is still \(aib.ln) \(blocks), and readers may refuse "
+          + "a tag whose WriteF is ON (NFC Forum T3T 1.0 §7.4.3).",
+        coreNFCError: nil,
+        fix: "Write the whole message again with writeNDEF(_:completionHandler:) while the tag "
+          + "is held still: a complete write sets WriteF OFF again.")
+    ]
+  }
+
+  /// What the write's data blocks hold: `while data blocks 1, 2 already hold new bytes`.
+  private static func dataBlocks(_ m: TagMemory, since first: Int) -> String {
+    let rows = MemoryRow.type3(m.type3End).filter {
+      $0.address > 0 && ($0.frame ?? -1) >= first
+    }
+    let written = rows.filter { $0.state == .written }.map { String($0.address) }
+    let unsure = rows.filter { $0.state == .unacknowledged }.map { String($0.address) }
+    var parts: [String] = []
+    if !written.isEmpty {
+      parts.append(
+        (written.count == 1
+          ? "data block \(written[0]) already holds"
+          : "data blocks "
+            + "\(written.joined(separator: ", ")) already hold") + " new bytes")
+    }
+    if !unsure.isEmpty {
+      parts.append(
+        "data block\(unsure.count == 1 ? "" : "s") \(unsure.joined(separator: ", ")) may "
+          + "hold new bytes (the tag did not acknowledge their UPDATE)")
+    }
+    guard !parts.isEmpty else {
+      return "and no data block was written yet: the old message is still intact"
+    }
+    return "while " + parts.joined(separator: " and ")
+      + ", so the message readers find is the old length over new bytes"
+  }
+
+  /// The tag as found: block 0 read with WriteF ON, set by no write of this session.
+  private static func foundOn(
+    _ c: DiagnosisContext, _ aib: Type3AttributeBlock, _ frame: Int, _ i: Int
+  ) -> [DiagnosisFinding] {
+    [
+      DiagnosisFinding(
+        code: "t3t-write-flag-on", severity: .warning, operation: i, frames: [frame],
+        cause: "the tag was found with WriteF ON in its Attribute Information Block",
+        message:
+          "The Attribute Information Block read at frame \(frame) has WriteF ON (0Fh): an "
+          + "earlier write set it and never finished, so Ln (\(aib.ln)) may not match the data "
+          + "blocks, and readers may take the message as corrupted (NFC Forum T3T 1.0 §7.4.3).",
         coreNFCError: nil,
         fix: "Write the whole message again with writeNDEF(_:completionHandler:) while the tag "
           + "is held still: a complete write sets WriteF OFF again.")
@@ -89,25 +131,30 @@ enum Type3Rule: DiagnosisRule {
   }
 
   private static func lnPastCapacity(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    let ops = c.session.operations
-    guard let i = ops.firstIndex(where: { $0.kind == .queryNDEFStatus }),
-      let aib = c.session.memory.type3Start.known(0, 16).flatMap({
-        Type3AttributeBlock(parsing: $0)
-      }),
-      let frame = c.session.memory.type3Start.frame(0), aib.invalidReason == nil,
-      aib.ln > aib.capacity
-    else { return [] }
-    return [
-      DiagnosisFinding(
-        code: "t3t-ln-exceeds-capacity", severity: .warning, operation: i, frames: [frame],
-        cause: "the Attribute Information Block's Ln is larger than the NDEF area",
-        message:
-          "The tag's Attribute Information Block (block 0) announces an NDEF message of "
-          + "\(aib.ln) bytes (Ln), but its NDEF area holds only NmaxB × 16 = \(aib.capacity) "
-          + "bytes (NFC Forum T3T 1.0 §7.1): readers reject the message, and readNDEF fails.",
-        coreNFCError: nil,
-        fix: "Write the message again with writeNDEF(_:completionHandler:), which sets Ln to "
-          + "the message's length, or format the tag with a FeliCa tool.")
-    ]
+    let m = c.session.memory
+    // As found, else as the session's last write of block 0 left it.
+    for image in [m.type3Start, m.type3End] {
+      guard let aib = image.known(0, 16).flatMap({ Type3AttributeBlock(parsing: $0) }),
+        let frame = image.frame(0), aib.invalidReason == nil, aib.ln > aib.capacity,
+        let i = c.operation(at: frame)
+      else { continue }
+      return [lnFinding(aib, frame: frame, operation: i)]
+    }
+    return []
+  }
+
+  private static func lnFinding(_ aib: Type3AttributeBlock, frame: Int, operation i: Int)
+    -> DiagnosisFinding
+  {
+    DiagnosisFinding(
+      code: "t3t-ln-exceeds-capacity", severity: .warning, operation: i, frames: [frame],
+      cause: "the Attribute Information Block's Ln is larger than the NDEF area",
+      message:
+        "The tag's Attribute Information Block (block 0, frame \(frame)) announces an NDEF message of "
+        + "\(aib.ln) bytes (Ln), but its NDEF area holds only NmaxB × 16 = \(aib.capacity) "
+        + "bytes (NFC Forum T3T 1.0 §7.1): readers reject the message, and readNDEF fails.",
+      coreNFCError: nil,
+      fix: "Write the message again with writeNDEF(_:completionHandler:), which sets Ln to "
+        + "the message's length, or format the tag with a FeliCa tool.")
   }
 }

@@ -175,13 +175,16 @@ enum FeliCaMessage {
   }
 
   /// Status Flag 2 error codes (JIS X 6319-4; Sony FeliCa card user's manual, "Status Flag"):
-  /// Status Flag 1 names where the error is (`01h`–`08h`: that block list element, `FFh`: not
-  /// tied to one), Status Flag 2 what it is.
+  /// Status Flag 1 names where the error is (a bitmap of block list elements: `01h` the first,
+  /// `02h` the second, `04h` the third, …; `FFh`: not tied to one), Status Flag 2 what it is;
+  /// `B1h` and `B2h` are the FeliCa Lite-S codes (FeliCa Lite-S user's manual, "Status
+  /// Flag").
   static let statusFlag2: [UInt8: String] = [
     0x01: "purse data under- or overflow",
     0x02: "cash-back data exceeded",
     0x70: "memory error (fatal)",
-    0x71: "memory write count exceeded (warning: the data was written)",
+    0x71:
+      "memory write count exceeded (a warning: the block was written, the memory is wearing out)",
     0xA1: "illegal number of services",
     0xA2: "illegal number of blocks",
     0xA3: "illegal service code list order in the block list",
@@ -199,17 +202,19 @@ enum FeliCaMessage {
     0xAF: "too many simultaneous cyclic write operations",
     0xC0: "illegal package identifier",
     0xC1: "discrepancy of parameters inside the card",
+    0xB1: "authentication required (the block is protected by MAC_A)",
+    0xB2: "MAC error (the MAC_A sent does not match)",
     0xC2: "command disabled already",
   ]
 
   /// `illegal block number (out of the service's range), block list element 1`.
   static func statusMeaning(_ sf1: UInt8, _ sf2: UInt8) -> String {
     let what = statusFlag2[sf2] ?? "error code \(Hex.string([sf2]).uppercased())"
-    switch sf1 {
-    case 0x01...0x08: return "\(what), block list element \(sf1)"
-    case 0xFF: return what
-    default: return "\(what), Status Flag 1 \(Hex.string([sf1]))"
-    }
+    if sf1 == 0xFF { return what }
+    let elements = (0..<8).filter { sf1 & (1 << $0) != 0 }.map { String($0 + 1) }
+    let plural = elements.count == 1 ? "" : "s"
+    return "\(what), block list element\(plural) \(elements.joined(separator: ", "))"
+
   }
 
   /// The NDEF service codes (`000B` read-only access, `0009` read/write access).
