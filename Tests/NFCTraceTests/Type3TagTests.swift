@@ -288,7 +288,7 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
     #expect(s.ndefStatus?.status == .notSupported)
     #expect(
       s.ndefStatusReason
-        == "mapping version 0.0 (Ver 00) is not supported (major version 1); the Memory "
+        == "block 0 is all zeros: no Attribute Information Block (never NDEF formatted); the Memory "
         + "Configuration (block 88h, frame 5) has MC_SYS_OP 00: NDEF is disabled on this FeliCa "
         + "Lite / Lite-S, which then does not answer a poll for the NDEF system code 12FC")
     // The system blocks (80h on) are not NDEF memory: blocks 0–14 only.
@@ -587,6 +587,24 @@ extension Type3DiffTests {
     let s = try #require(try t.sessions().first)
     #expect(s.memory.type3End.count == 0)
     #expect(s.ndefStatus == nil)
+  }
+
+  /// A CHECK answer whose block count differs from the request fails the read and records
+  /// nothing; an older mapping version (0.x) is accepted, a newer one (2.x) is not.
+  @Test func checkAnswerMustMatchTheRequest() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.check([1, 2], padded(message, 1))
+    let s = try #require(try t.sessions().first)
+    let read = try #require(s.operations.last)
+    #expect(read.outcome == .failed)
+    #expect(
+      read.reason
+        == "the CHECK of 2 blocks was answered with 1 block: the answer does not match the request")
+    #expect(s.memory.type3End.known(16, 16) == nil)
+    #expect(Type3AttributeBlock(parsing: aib(ln: 0, version: 0x05))?.invalidReason == nil)
+    #expect(Type3AttributeBlock(parsing: aib(ln: 0, version: 0x20))?.invalidReason != nil)
   }
 
   /// IC codes 08h, 09h, 0Ch, 0Dh are FeliCa Standard cards inside the Mobile FeliCa range.

@@ -112,6 +112,11 @@ struct Type3Procedure: Sendable {
     }
     let key = c.name == "CHECK" ? a : c
     guard case .hex(let data)? = key.field("data") else { return }
+    if c.name == "CHECK", let why = Self.mismatch(a, requested: blocks.count, data: data.count) {
+      // Which bytes belong to which block is then unknown: none is recorded.
+      op.fail(why, frame: frame)
+      return
+    }
     if c.name == "CHECK", blocks.first == 0x88, data.count >= 16,
       let mc = FeliCaLiteMemoryConfiguration(parsing: data)
     {
@@ -119,6 +124,20 @@ struct Type3Procedure: Sendable {
       explainNotFormatted()
     }
     record(data, blocks: blocks, read: c.name == "CHECK", op: &op, memory: &memory, frame: frame)
+  }
+
+  /// Why CHECK answer `a` does not fit its request of `requested` blocks (its block count
+  /// differs, or its `data` bytes are not 16 per block), nil when it does. Reader stacks
+  /// reject such an answer.
+  static func mismatch(_ a: LayerDecode, requested: Int, data: Int) -> String? {
+    guard case .int(let count)? = a.field("block_count") else { return nil }
+    if count != requested {
+      return "the CHECK of \(requested) block\(requested == 1 ? "" : "s") was answered with "
+        + "\(count) block\(count == 1 ? "" : "s"): the answer does not match the request"
+    }
+    guard data != count * 16 else { return nil }
+    return "the CHECK answer announces \(count) block\(count == 1 ? "" : "s") but carries "
+      + "\(data) data bytes, not \(count * 16)"
   }
 
   /// A refused CHECK or UPDATE (Status Flag 1 not `00h`) fails the operation. FeliCa writes

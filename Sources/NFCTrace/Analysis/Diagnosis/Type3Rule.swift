@@ -11,7 +11,7 @@
 /// - `t3t-ln-exceeds-capacity` (warning): the Attribute Information Block, as found or as a
 ///   write left it, announces an Ln larger than NmaxB × 16 (T3T 1.0 §7.1): readers reject
 ///   the message. (A block that makes the tag not NDEF formatted — wrong checksum, mapping
-///   version other than 1.x — is `not-ndef-formatted`'s.)
+///   version newer than 1.x, a block of zeros — is `not-ndef-formatted`'s.)
 enum Type3Rule: DiagnosisRule {
   static let codes = ["t3t-update-refused", "t3t-write-flag-on", "t3t-ln-exceeds-capacity"]
 

@@ -59,13 +59,17 @@ public struct Type3AttributeBlock: Sendable, Equatable {
   public var versionText: String { "\(version >> 4).\(version & 0x0F)" }
 
   /// Why this block does not make the tag NDEF formatted (T3T 1.0 §7.4.1 NDEF detection: a
-  /// wrong checksum, an unsupported major version, Nbr or Nbw of 0), nil when it does.
+  /// block of zeros, a wrong checksum, a major version newer than 1 — a reader keeps away from
+  /// a newer mapping and may take an older one —, Nbr or Nbw of 0), nil when it does.
   public var invalidReason: String? {
+    if bytes.allSatisfy({ $0 == 0 }) {
+      return "block 0 is all zeros: no Attribute Information Block (never NDEF formatted)"
+    }
     if !checksumValid {
       return "the Attribute Information Block's checksum is \(Hex.word(UInt16(checksum))), "
         + "the sum of its bytes 0–13 is \(Hex.word(UInt16(truncatingIfNeeded: computedChecksum)))"
     }
-    if version >> 4 != 1 {
+    if version >> 4 > 1 {
       return "mapping version \(versionText) (Ver \(Hex.string([version]))) is not supported "
         + "(major version 1)"
     }
