@@ -551,6 +551,10 @@ extension Type3DiffTests {
     let f = try #require(try w.diagnose().finding("t3t-ln-exceeds-capacity"))
     #expect(f.frames == [9])
     #expect(f.operation == 2)
+    w.check([0], aib(nmaxb: 1, ln: 40))
+    let g = try #require(try w.diagnose().finding("t3t-ln-exceeds-capacity"))
+    #expect(g.frames == [11])
+    #expect(g.operation == 2)
   }
 
   /// Status Flag 1 is a bitmap of block list elements; B1h and B2h are FeliCa Lite-S codes.
@@ -565,18 +569,82 @@ extension Type3DiffTests {
       FeliCaMessage.statusMeaning(0xFF, 0xB2) == "MAC error (the MAC_A sent does not match)")
   }
 
-  /// Status Flag 2 71h: written, with a warning that the memory wears out.
+  /// Status Flag 2 71h (`FF 71`): written, the write goes on; a warning that the memory
+  /// wears out.
   @Test func writeCountWarningStillWrites() throws {
     var t = FeliCaTrace()
     t.poll()
     t.check([0], aib(ln: 16))
     t.update([0], aib(writeOn: true, ln: 16))
-    t.update([1], padded(message, 1), flags: [0x01, 0x71])
+    t.update([1], padded(message, 1), flags: [0xFF, 0x71])
+    t.update([0], aib(ln: 16))
     let s = try #require(try t.sessions().first)
     #expect(s.memory.type3End.known(16, 16) == padded(message, 1))
     #expect(s.memory.type3End.state(16) == .written)
-    let f = try #require(try t.diagnose().finding("t3t-update-refused"))
-    #expect(f.message.contains("The tag wrote the block but warns"))
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .ok])
+    let report = try t.diagnose()
+    #expect(report.codes == ["t3t-write-count-exceeded"])
+    #expect(report.finding("t3t-write-count-exceeded")?.frames == [6, 7])
+    var decoder = FrameDecoder()
+    let answer = t.frames.map { decoder.decode($0) }[7].innermost
+    #expect(
+      answer?.summary
+        == "UPDATE ok, with a warning: status flags ff 71 (memory write count exceeded (a "
+        + "warning: the block was written, the memory is wearing out))")
+  }
+
+  /// An intact UPDATE whose answer is damaged may have been carried out: unacknowledged.
+  @Test func damagedUpdateAnswerIsUnacknowledged() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    t.add(.reader, [0x08] + idm + [0x01, 0x09, 0x00] + FeliCaTrace.blockList([0]) + aib(ln: 16))
+    t.add(.tag, [0x09] + idm + [0, 0], damaged: true)
+    let s = try #require(try t.sessions().first)
+    #expect(s.memory.type3End.state(0) == .unacknowledged)
+    #expect(s.memory.type3AttributeBlock?.writeInProgress == false)
+    #expect(!(try t.diagnose().codes.contains("t3t-write-flag-on")))
+  }
+
+  /// A torn write read back: the finding is the write's, not "found with WriteF ON".
+  @Test func tornWriteReadBackIsTheWritesFinding() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    t.update([0], aib(ln: 16), flags: [0x01, 0xA9])
+    t.check([0], aib(writeOn: true, ln: 16))
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t3t-write-flag-on"))
+    #expect(f.operation == 2)
+    #expect(f.cause == "the write left WriteF ON in the Attribute Information Block")
+    #expect(f.message.contains("data block 1 already holds new bytes"))
+  }
+
+  /// writeLock after a write the tag refused is its own call.
+  @Test func lockAfterRefusedWriteIsWriteLock() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1), flags: [0x01, 0xA9])
+    t.update([0], aib(rw: 0, ln: 16))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .writeLock])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok, .failed, .ok])
+  }
+
+  /// Block 0 read in the same CHECK already tells NmaxB for the blocks after it.
+  @Test func block0InTheSameCheckAdmitsBlocksFrom80h() throws {
+    var t = FeliCaTrace()
+    t.poll(ic: 0x01)
+    let block = [UInt8](repeating: 0xCD, count: 16)
+    t.check([0, 0x85], aib(nmaxb: 300, ln: 16) + block)
+    let s = try #require(try t.sessions().first)
+    #expect(s.memory.type3End.known(0x85 * 16, 16) == block)
   }
 
   /// A CHECK answer with a bad CRC gives no block and no NDEF status.

@@ -1327,7 +1327,8 @@ public struct SessionAnalyzer: Sendable {
       // procedures; Core NFC's other NFCFeliCaTag calls (requestService, …) each send one
       // command.
       if d.name == "SENSF_REQ" { return .connect }
-      return type3.classify(d, current: current?.kind, memory: memory)
+      return type3.classify(
+        d, current: current?.kind, currentFailed: current?.outcome == .failed, memory: memory)
     }
   }
 }

@@ -7,8 +7,8 @@
 ///   UPDATE of block 0 with WriteF OFF and the new Ln;
 /// - make read-only (`writeLock`): UPDATE of block 0 with RW Flag `00h` outside a write.
 ///
-/// CHECKs of other blocks (FeliCa Lite / Lite-S system blocks from 80h, blocks past NmaxB)
-/// and other services stay `transceive` operations. A system block listed after NDEF blocks
+/// CHECKs of other blocks (FeliCa Lite / Lite-S system blocks from 80h, other cards' blocks
+/// from 80h before block 0 was read or past NmaxB) and other services stay `transceive` operations. A system block listed after NDEF blocks
 /// (FeliCa Lite-S MAC (81h) read with them, MAC_A (91h) written with them: nfcpy
 /// `read_with_mac`, `write_with_mac`) rides along: the command is classified, and recorded,
 /// by its NDEF blocks. Other cards' blocks from 80h are NDEF data like any other (NmaxB is a
@@ -26,7 +26,9 @@ struct Type3Procedure: Sendable {
 
   /// The operation a reader's CHECK or UPDATE `d` belongs to (`memory`: what the session
   /// knows of the blocks, for the Attribute Information Block an UPDATE replaces).
-  func classify(_ d: LayerDecode, current: OperationKind?, memory: TagMemory) -> OperationKind {
+  func classify(
+    _ d: LayerDecode, current: OperationKind?, currentFailed: Bool, memory: TagMemory
+  ) -> OperationKind {
     guard d.name == "CHECK" || d.name == "UPDATE", FeliCaMessage.addressesNDEFService(d)
     else { return .transceive }
     let blocks = ndefBlocks(d, memory: memory)
@@ -42,13 +44,14 @@ struct Type3Procedure: Sendable {
     else { return .writeNDEF }
     if aib.writeInProgress { return .writeNDEF }
     let before = memory.type3AttributeBlock
-    // WriteF OFF ends the current write; once it is OFF, the next UPDATE is another call.
-    if current == .writeNDEF, before?.writeInProgress ?? true { return .writeNDEF }
-    // WriteF OFF outside a write: the RW Flag changed to read-only is Core NFC's writeLock.
-    if aib.rwFlag == 0x00, before?.rwFlag != 0x00, aib.ln == before?.ln ?? aib.ln {
-      return .writeLock
+    // Outside a write, the RW Flag changed to read-only (Ln kept) is Core NFC's writeLock.
+    let locks = aib.rwFlag == 0x00 && before?.rwFlag != 0x00 && aib.ln == before?.ln ?? aib.ln
+    // WriteF OFF ends the current write; once it is OFF, or once the tag refused the write,
+    // a lock is another call.
+    if current == .writeNDEF, before?.writeInProgress ?? true, !(locks && currentFailed) {
+      return .writeNDEF
     }
-    return .writeNDEF
+    return locks ? .writeLock : .writeNDEF
   }
 
   /// The NDEF blocks of CHECK or UPDATE `d` (`isNDEFBlock`), when its block list starts
@@ -103,11 +106,26 @@ struct Type3Procedure: Sendable {
       FeliCaMessage.addressesNDEFService(c)
     else { return }
     // A damaged frame's bytes are not the tag's or the reader's: no block is taken from it.
-    guard response.frame.crc != .bad, x.request?.frame.crc != .bad else { return }
+    // An intact UPDATE whose answer is damaged may or may not have been carried out.
+    guard x.request?.frame.crc != .bad else { return }
+    guard response.frame.crc != .bad else {
+      if c.name == "UPDATE", let request = x.request {
+        recordUnacknowledged(c, frame: request.frame.index, memory: &memory)
+      }
+      return
+    }
     let frame = response.frame.index
     let blocks = FeliCaMessage.blocks(c)
+    if c.name == "UPDATE", case .hex(let f)? = a.field("status_flags"), f.last == 0x71,
+      case .hex(let data)? = c.field("data")
+    {
+      // Status Flag 2 71h is a warning given after writing: the blocks hold the new bytes.
+      op.set("write_count_exceeded", .int(frame))
+      record(data, blocks: blocks, read: false, op: &op, memory: &memory, frame: frame)
+      return
+    }
     guard a.field("success") == .bool(true) else {
-      refuse(c, a, blocks: blocks, op: &op, memory: &memory, frame: frame)
+      refuse(c, a, blocks: blocks, op: &op, frame: frame)
       return
     }
     let key = c.name == "CHECK" ? a : c
@@ -141,11 +159,9 @@ struct Type3Procedure: Sendable {
   }
 
   /// A refused CHECK or UPDATE (Status Flag 1 not `00h`) fails the operation. FeliCa writes
-  /// a block whole or not at all: a refused UPDATE changed nothing, except with Status Flag
-  /// 2 `71h`, the warning that the memory's write count is exceeded, given after writing.
-  private mutating func refuse(
-    _ c: LayerDecode, _ a: LayerDecode, blocks: [Int], op: inout Operation,
-    memory: inout TagMemory, frame: Int
+  /// a block whole or not at all: a refused UPDATE changed nothing.
+  private func refuse(
+    _ c: LayerDecode, _ a: LayerDecode, blocks: [Int], op: inout Operation, frame: Int
   ) {
     let flags: String
     if case .hex(let f)? = a.field("status_flags") {
@@ -160,10 +176,6 @@ struct Type3Procedure: Sendable {
         + "\(blocks.map(String.init).joined(separator: ", ")) refused: status flags "
         + "\(flags)\(meaning)", frame: frame)
     op.set("status_flags", .string(flags))
-    guard c.name == "UPDATE", case .hex(let f)? = a.field("status_flags"), f.last == 0x71,
-      case .hex(let data)? = c.field("data")
-    else { return }
-    record(data, blocks: blocks, read: false, op: &op, memory: &memory, frame: frame)
   }
 
   /// Records the 16-byte blocks of `data` (a CHECK answer's when `read`, an acknowledged
@@ -172,8 +184,9 @@ struct Type3Procedure: Sendable {
     _ data: [UInt8], blocks: [Int], read: Bool, op: inout Operation, memory: inout TagMemory,
     frame: Int
   ) {
-    let ndef = blocks.map { isNDEFBlock($0, memory: memory) }
-    for (i, block) in blocks.enumerated() where ndef[i] && data.count >= (i + 1) * 16 {
+    // Block by block: block 0 of the same command already tells NmaxB for the blocks after it.
+    for (i, block) in blocks.enumerated()
+    where data.count >= (i + 1) * 16 && isNDEFBlock(block, memory: memory) {
       let bytes = Array(data[(i * 16)..<((i + 1) * 16)])
       if read {
         memory.type3Read(bytes, at: block * 16, frame: frame)
@@ -207,14 +220,20 @@ struct Type3Procedure: Sendable {
   /// An UPDATE the tag left unanswered: its blocks may or may not hold the new bytes.
   func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let c = f.innermost, c.name == "UPDATE", FeliCaMessage.addressesNDEFService(c),
-      f.frame.crc != .bad, case .hex(let data)? = c.field("data")
+      f.frame.crc != .bad
     else { return }
+    recordUnacknowledged(c, frame: f.frame.index, memory: &memory)
+  }
+
+  /// UPDATE `c`'s blocks as written without acknowledgement, from frame `frame`.
+  private func recordUnacknowledged(_ c: LayerDecode, frame: Int, memory: inout TagMemory) {
+    guard case .hex(let data)? = c.field("data") else { return }
     let blocks = FeliCaMessage.blocks(c)
     let ndef = blocks.map { isNDEFBlock($0, memory: memory) }
     for (i, block) in blocks.enumerated() where ndef[i] && data.count >= (i + 1) * 16 {
       memory.type3Write(
         Array(data[(i * 16)..<((i + 1) * 16)]), at: block * 16, acknowledged: false,
-        frame: f.frame.index)
+        frame: frame)
     }
   }
 

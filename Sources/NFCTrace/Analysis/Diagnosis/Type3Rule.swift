@@ -8,16 +8,21 @@
 ///   is still the old one while data blocks may already hold new bytes (T3T 1.0 §7.4.3:
 ///   WriteF is set ON before the data blocks and OFF, with the new Ln, after them); or the
 ///   tag was found with WriteF ON, left so by an earlier write that did not finish.
+/// - `t3t-write-count-exceeded` (warning): an UPDATE answered with Status Flag 2 `71h`: the
+///   block was written, but the tag's memory has reached its rewrite limit.
 /// - `t3t-ln-exceeds-capacity` (warning): the Attribute Information Block, as found or as a
 ///   write left it, announces an Ln larger than NmaxB × 16 (T3T 1.0 §7.1): readers reject
 ///   the message. (A block that makes the tag not NDEF formatted — wrong checksum, mapping
 ///   version newer than 1.x, a block of zeros — is `not-ndef-formatted`'s.)
 enum Type3Rule: DiagnosisRule {
-  static let codes = ["t3t-update-refused", "t3t-write-flag-on", "t3t-ln-exceeds-capacity"]
+  static let codes = [
+    "t3t-update-refused", "t3t-write-flag-on", "t3t-write-count-exceeded",
+    "t3t-ln-exceeds-capacity",
+  ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard c.session.tag.technology == .nfcF else { return [] }
-    return refusals(c) + writeFlagOn(c) + lnPastCapacity(c)
+    return refusals(c) + writeFlagOn(c) + writeCount(c) + lnPastCapacity(c)
   }
 
   private static func refusals(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -27,17 +32,13 @@ enum Type3Rule: DiagnosisRule {
         let frame = op.failedFrames.first, let reason = op.reason
       else { return nil }
       let sf2 = flags.split(separator: " ").last.flatMap { UInt8($0, radix: 16) }
-      let effect =
-        sf2 == 0x71
-        ? "The tag wrote the block but warns that its memory has reached its write count"
-        : "The block was not written"
       return DiagnosisFinding(
         code: "t3t-update-refused", severity: .error, operation: i,
         frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
         cause: "the tag refused the UPDATE (status flags \(flags.uppercased()))",
         message:
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
-          + "\(effect); the \(op.kind.rawValue) operation failed.",
+          + "The block was not written; the \(op.kind.rawValue) operation failed.",
         coreNFCError: c.refusalError(i), fix: fix(sf2))
     }
   }
@@ -48,7 +49,7 @@ enum Type3Rule: DiagnosisRule {
     case 0xA8?, 0xA2?:
       return "Keep the message within NmaxB × 16 bytes (queryNDEFStatus's capacity) and each "
         + "UPDATE within Nbw blocks; the tag's NDEF service ends before the block written."
-    case 0x70?, 0x71?:
+    case 0x70?:
       return "The tag's memory is failing or worn out (too many writes): replace the tag."
     case 0xA4?, 0xA5?, 0xA6?:
       return "The tag's NDEF service is not writable without encryption (a FeliCa Lite-S whose "
@@ -60,15 +61,44 @@ enum Type3Rule: DiagnosisRule {
     }
   }
 
+  private static func writeCount(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.writeOperations.compactMap { i in
+      let op = c.session.operations[i]
+      guard case .int(let frame)? = op.detail("write_count_exceeded") else { return nil }
+      return DiagnosisFinding(
+        code: "t3t-write-count-exceeded", severity: .warning, operation: i,
+        frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
+        cause: "the tag's memory has reached its rewrite limit (Status Flag 2 71h)",
+        message:
+          "The tag wrote the block but answered the UPDATE with Status Flag 2 71h: its memory "
+          + "has been rewritten as often as it is rated for (FeliCa user's manual, \"Status "
+          + "Flag\"). Later writes may fail. How Core NFC reports this answer is not verified.",
+        coreNFCError: nil,
+        fix: "Replace the tag before it fails, and write to it less often (write only when the "
+          + "message changed).")
+    }
+  }
+
   private static func writeFlagOn(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     let m = c.session.memory
-    guard let aib = m.type3AttributeBlock, aib.writeInProgress, let set = m.type3End.frame(0),
-      let i = c.operation(at: set)
+    guard let aib = m.type3AttributeBlock, aib.writeInProgress, let set = m.type3End.frame(0)
     else { return [] }
-    guard c.session.operations[i].kind == .writeNDEF else { return foundOn(c, aib, set, i) }
-    let op = c.session.operations[i]
-    guard op.outcome != .ok || op.detail("unfinished") != nil else { return [] }
-    let blocks = dataBlocks(m, since: op.firstFrame)
+    let ops = c.session.operations
+    // The session's last write of block 0 that did not finish, read back after or not.
+    guard
+      let i = ops.lastIndex(where: {
+        $0.kind == .writeNDEF && $0.firstFrame <= set
+          && ($0.outcome != .ok || $0.detail("unfinished") != nil)
+      })
+    else {
+      guard let i = c.operation(at: set), ops[i].kind != .writeNDEF else { return [] }
+      return foundOn(c, aib, set, i)
+    }
+    let op = ops[i]
+    let wasOn =
+      m.type3Start.known(0, 16).flatMap { Type3AttributeBlock(parsing: $0) }?
+      .writeInProgress == true
+    let blocks = dataBlocks(m, since: op.firstFrame, foundOn: wasOn)
     return [
       DiagnosisFinding(
         code: "t3t-write-flag-on", severity: .warning, operation: i,
@@ -86,7 +116,7 @@ enum Type3Rule: DiagnosisRule {
   }
 
   /// What the write's data blocks hold: `while data blocks 1, 2 already hold new bytes`.
-  private static func dataBlocks(_ m: TagMemory, since first: Int) -> String {
+  private static func dataBlocks(_ m: TagMemory, since first: Int, foundOn: Bool) -> String {
     let rows = MemoryRow.type3(m.type3End).filter {
       $0.address > 0 && ($0.frame ?? -1) >= first
     }
@@ -106,7 +136,11 @@ enum Type3Rule: DiagnosisRule {
           + "hold new bytes (the tag did not acknowledge their UPDATE)")
     }
     guard !parts.isEmpty else {
-      return "and no data block was written yet: the old message is still intact"
+      // Found with WriteF ON, the tag was already mid-write: its data blocks are not known good.
+      return foundOn
+        ? "and no data block was written"
+        : "and no data block was written yet: the old message "
+          + "is still intact"
     }
     return "while " + parts.joined(separator: " and ")
       + ", so the message readers find is the old length over new bytes"
@@ -132,15 +166,23 @@ enum Type3Rule: DiagnosisRule {
 
   private static func lnPastCapacity(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     let m = c.session.memory
-    // As found, else as the session's last write of block 0 left it.
-    for image in [m.type3Start, m.type3End] {
-      guard let aib = image.known(0, 16).flatMap({ Type3AttributeBlock(parsing: $0) }),
-        let frame = image.frame(0), aib.invalidReason == nil, aib.ln > aib.capacity,
-        let i = c.operation(at: frame)
-      else { continue }
+    if let (aib, frame) = lnPast(m.type3Start), let i = c.operation(at: frame) {
       return [lnFinding(aib, frame: frame, operation: i)]
     }
-    return []
+    // Not as found: as the session's last write left it (and a read-back may have seen it).
+    guard let (aib, frame) = lnPast(m.type3End),
+      let i = c.writeOperations.last(where: { c.session.operations[$0].firstFrame <= frame })
+        ?? c.operation(at: frame)
+    else { return [] }
+    return [lnFinding(aib, frame: frame, operation: i)]
+  }
+
+  /// Block 0 of `image` and its frame when it is valid but its Ln is past NmaxB × 16.
+  private static func lnPast(_ image: ByteImage) -> (Type3AttributeBlock, Int)? {
+    guard let aib = image.known(0, 16).flatMap({ Type3AttributeBlock(parsing: $0) }),
+      let frame = image.frame(0), aib.invalidReason == nil, aib.ln > aib.capacity
+    else { return nil }
+    return (aib, frame)
   }
 
   private static func lnFinding(_ aib: Type3AttributeBlock, frame: Int, operation i: Int)

@@ -146,11 +146,13 @@ enum FeliCaMessage {
     let idm = Array(p.prefix(8))
     let sf1 = p[p.startIndex + 8]
     let sf2 = p[p.startIndex + 9]
+    let verb = name.hasPrefix("CHECK") ? "CHECK" : "UPDATE"
+    // Status Flag 2 71h is a warning given after the write was done.
+    let warning = verb == "UPDATE" && sf1 != 0x00 && sf2 == 0x71
     var fields = [
       LayerField("idm", .hex(idm)), LayerField("status_flags", .hex([sf1, sf2])),
-      LayerField("success", .bool(sf1 == 0x00)),
+      LayerField("success", .bool(sf1 == 0x00 || warning)),
     ]
-    let verb = name.hasPrefix("CHECK") ? "CHECK" : "UPDATE"
     var summary: String
     if sf1 == 0x00 {
       summary = "\(verb) ok"
@@ -165,6 +167,11 @@ enum FeliCaMessage {
           summary += " — \(data.count) data bytes for \(count) block(s) of 16"
         }
       }
+    } else if warning {
+      summary =
+        "UPDATE ok, with a warning: status flags \(Hex.string([sf1, sf2], separator: " ")) "
+        + "(\(statusMeaning(sf1, sf2)))"
+      fields.append(LayerField("status_meaning", .string(statusMeaning(sf1, sf2))))
     } else {
       summary =
         "\(verb) refused: status flags \(Hex.string([sf1, sf2], separator: " ")) "
