@@ -675,6 +675,16 @@ extension Type3DiffTests {
     #expect(Type3AttributeBlock(parsing: aib(ln: 0, version: 0x20))?.invalidReason != nil)
   }
 
+  /// A CHECK of no block says so.
+  @Test func emptyBlockListIsNamed() {
+    var t = FeliCaTrace()
+    t.add(.reader, [0x06] + idm + [0x01, 0x0B, 0x00, 0x00])
+    var decoder = FrameDecoder()
+    #expect(
+      decoder.decode(t.frames[0]).innermost?.summary
+        == "CHECK an empty block list of service 000B (NDEF)")
+  }
+
   /// IC codes 08h, 09h, 0Ch, 0Dh are FeliCa Standard cards inside the Mobile FeliCa range.
   @Test func productNamesForStandardChipsInsideTheMobileRange() {
     #expect(FeliCaProduct.name(icCode: 0x08) == "FeliCa Standard (RC-S952)")

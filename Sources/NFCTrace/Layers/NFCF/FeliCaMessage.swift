@@ -126,9 +126,12 @@ enum FeliCaMessage {
       LayerField("blocks", .string(blocks.map(String.init).joined(separator: " "))),
     ]
     let verb = update ? "UPDATE" : "CHECK"
-    var summary =
-      "\(verb) block\(blocks.count == 1 ? "" : "s") \(blocks.map(String.init).joined(separator: ", "))"
-      + " of service \(services.map(Hex.word).joined(separator: ", "))"
+    let list =
+      blocks.isEmpty
+      ? "an empty block list"
+      : "block\(blocks.count == 1 ? "" : "s") "
+        + blocks.map(String.init).joined(separator: ", ")
+    var summary = "\(verb) \(list) of service \(services.map(Hex.word).joined(separator: ", "))"
     if services.contains(0x000B) || services.contains(0x0009) { summary += " (NDEF)" }
     if update {
       fields.append(hex("data", r))
