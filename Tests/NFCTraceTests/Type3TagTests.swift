@@ -685,6 +685,48 @@ extension Type3DiffTests {
         == "CHECK an empty block list of service 000B (NDEF)")
   }
 
+  /// A read of data blocks without block 0 does not know the message: unknown, not ok.
+  @Test func readWithoutBlock0IsUnknown() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([1], padded(message, 1))
+    let read = try #require(try t.sessions().first?.operations.last)
+    #expect(read.kind == .readNDEF && read.outcome == .unknown)
+    #expect(
+      read.reason
+        == "block 0 (the Attribute Information Block) was not read: the message's length, and "
+        + "so the message, is unknown")
+  }
+
+  /// The SENSF_RES request data is what the SENSF_REQ's request code asked for.
+  @Test func pollingRequestDataFollowsTheRequestCode() {
+    var t = FeliCaTrace()
+    t.add(.reader, [0x00, 0xFF, 0xFF, 0x02, 0x00])
+    t.add(.tag, [0x01] + idm + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x00, 0x83])
+    t.add(.reader, [0x00, 0x12, 0xFC, 0x01, 0x00])
+    t.add(.tag, [0x01] + idm + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+    var decoder = FrameDecoder()
+    let d = t.frames.map { decoder.decode($0).innermost?.summary ?? "" }
+    #expect(d[1] == "SENSF_RES IDm 01 2e 4c d8 a3 16 52 ba, communication performance 0083")
+    #expect(
+      d[3] == "SENSF_RES IDm 01 2e 4c d8 a3 16 52 ba, system code 12FC (NDEF, Type 3 Tag)")
+  }
+
+  /// Block 88h is a Memory Configuration on a FeliCa Lite / Lite-S only.
+  @Test func block88IsAMemoryConfigurationOnLiteOnly() throws {
+    for (ic, isMC) in [(UInt8(0xF1), true), (0x01, false)] {
+      var t = FeliCaTrace()
+      t.poll(ic: ic)
+      t.check([0], [UInt8](repeating: 0, count: 16))
+      t.check([0x88], [0xFF, 0xFF, 0xFF, 0x00] + [UInt8](repeating: 0, count: 12))
+      var decoder = FrameDecoder()
+      let answer = t.frames.map { decoder.decode($0) }[5].innermost
+      #expect((answer?.field("memory_configuration") != nil) == isMC)
+      let s = try #require(try t.sessions().first)
+      #expect((s.ndefStatusReason?.contains("MC_SYS_OP") ?? false) == isMC)
+    }
+  }
+
   /// IC codes 08h, 09h, 0Ch, 0Dh are FeliCa Standard cards inside the Mobile FeliCa range.
   @Test func productNamesForStandardChipsInsideTheMobileRange() {
     #expect(FeliCaProduct.name(icCode: 0x08) == "FeliCa Standard (RC-S952)")

@@ -19,6 +19,11 @@ public struct FrameDecoder: Sendable {
   /// with that block (block 0: the Attribute Information Block, NFC Forum T3T 1.0 §7.1;
   /// 88h: a FeliCa Lite-S's Memory Configuration).
   private var felicaCheckFirstBlock: Int?
+  /// The request code of the last SENSF_REQ (what a SENSF_RES's request data is).
+  private var felicaRequestCode: UInt8?
+  /// The IC code (PMm byte 1) of the last SENSF_RES: block 88h is a Memory Configuration on a
+  /// FeliCa Lite / Lite-S only.
+  private var felicaICCode: UInt8?
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
@@ -114,12 +119,17 @@ public struct FrameDecoder: Sendable {
         "NFC-F frame: LEN \(data.first.map { String($0) } ?? "missing") does not match the "
         + "frame's \(data.count) bytes (LEN counts itself and the payload, CRC-F follows)"
     }
-    var decoded = reason == nil ? FeliCaMessage.decode(body) : (nil, reason: reason)
+    var decoded =
+      reason == nil
+      ? FeliCaMessage.decode(body, requestCode: felicaRequestCode) : (nil, reason: reason)
     let command = body.count > 1 ? body[1] : 0
     if reader {
       felicaCheckFirstBlock = decoded.0.flatMap(FeliCaMessage.checkedFirstBlock)
+      if command == 0x00, body.count > 4 { felicaRequestCode = body[4] }
     } else if command == 0x07, let block = felicaCheckFirstBlock, let d = decoded.0 {
-      decoded.0 = FeliCaMessage.annotating(d, firstBlock: block)
+      decoded.0 = FeliCaMessage.annotating(d, firstBlock: block, icCode: felicaICCode)
+    } else if command == 0x01, body.count >= 18, frame.crc != .bad {
+      felicaICCode = body[11]
     }
     if reader, command == 0x00, decoded.0 != nil { felicaIDm = nil }
     // Every answer starts with the card's IDm: the first one intact identifies the card, also
@@ -231,6 +241,8 @@ public struct FrameDecoder: Sendable {
     context.resetActivation()
     felicaIDm = nil
     felicaCheckFirstBlock = nil
+    felicaRequestCode = nil
+    felicaICCode = nil
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

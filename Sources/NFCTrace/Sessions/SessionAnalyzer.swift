@@ -1106,7 +1106,7 @@ public struct SessionAnalyzer: Sendable {
     case .readNDEF:
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)
-      type3.settleRead(&op, memory: memory)
+      if tag.technology == .nfcF { type3.settleRead(&op, memory: memory) }
     case .writeNDEF where op.outcome == .ok: settleWrite(&op)
     case .authenticate: type2.settleAuthenticate(&op)
     default: break

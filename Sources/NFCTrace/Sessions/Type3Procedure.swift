@@ -135,7 +135,10 @@ struct Type3Procedure: Sendable {
       op.fail(why, frame: frame)
       return
     }
+    // Block 88h is a Memory Configuration on a FeliCa Lite / Lite-S only (or an unnamed card
+    // whose block 88h is no NDEF data).
     if c.name == "CHECK", blocks.first == 0x88, data.count >= 16,
+      !isNDEFBlock(0x88, memory: memory), icCode.map({ FeliCaProduct.isLite(icCode: $0) }) ?? true,
       let mc = FeliCaLiteMemoryConfiguration(parsing: data)
     {
       memoryConfiguration = (mc, frame)
@@ -250,7 +253,16 @@ struct Type3Procedure: Sendable {
   /// Sets the read's `ndef_length` and `message` (Ln bytes from block 1) when known; a read
   /// that stopped before them is `unknown`.
   func settleRead(_ op: inout Operation, memory: TagMemory) {
-    guard let aib = memory.type3AttributeBlock else { return }
+    guard let aib = memory.type3AttributeBlock else {
+      // Without block 0 the message's length (Ln) is unknown, so is the message.
+      if op.outcome == .ok {
+        op.outcome = .unknown
+        op.reason =
+          "block 0 (the Attribute Information Block) was not read: the message's "
+          + "length, and so the message, is unknown"
+      }
+      return
+    }
     if let why = aib.invalidReason {
       // Block 0 read with the data blocks: no message on a tag that is not NDEF formatted.
       if op.outcome == .ok {

@@ -23,7 +23,10 @@ enum FeliCaMessage {
   static let ndefSystemCode: UInt16 = 0x12FC
 
   /// The decode of `body` (the frame without CRC-F, LEN first); nil reason when decoded.
-  static func decode(_ body: [UInt8]) -> (LayerDecode?, reason: String?) {
+  /// `requestCode`: the request code of the SENSF_REQ a SENSF_RES answers (what its request
+  /// data is), nil when unknown.
+  static func decode(_ body: [UInt8], requestCode: UInt8? = nil) -> (LayerDecode?, reason: String?)
+  {
     guard body.count >= 2 else { return (nil, "NFC-F frame shorter than LEN and command code") }
     let code = body[1]
     let p = body[2...]
@@ -37,7 +40,7 @@ enum FeliCaMessage {
     let decode: LayerDecode?
     switch code {
     case 0x00: decode = pollingRequest(p)
-    case 0x01: decode = pollingResponse(p)
+    case 0x01: decode = pollingResponse(p, requestCode: requestCode)
     case 0x06, 0x08: decode = blockAccess(name, p, update: code == 0x08)
     case 0x07, 0x09: decode = statusAnswer(name, p)
     default: decode = withIDm(name, p)
@@ -70,8 +73,13 @@ enum FeliCaMessage {
       ])
   }
 
-  /// SENSF_RES: IDm (8; `01 FE` first for NFC-DEP), PMm (8), request data (2, when asked).
-  private static func pollingResponse(_ p: ArraySlice<UInt8>) -> LayerDecode? {
+  /// SENSF_RES: IDm (8; `01 FE` first for NFC-DEP), PMm (8), request data (2, when asked:
+  /// the system code for request code 01h, the communication performance for 02h; NFC
+  /// Digital Protocol §8.6.2). Request data after an unseen request is taken as a system code,
+  /// what readers ask for.
+  private static func pollingResponse(_ p: ArraySlice<UInt8>, requestCode: UInt8?)
+    -> LayerDecode?
+  {
     guard p.count >= 16 else { return nil }
     let idm = Array(p.prefix(8))
     let pmm = Array(p.dropFirst(8).prefix(8))
@@ -85,8 +93,13 @@ enum FeliCaMessage {
       let rd = Array(p.dropFirst(16).prefix(2))
       let sc = UInt16(rd[0]) << 8 | UInt16(rd[1])
       fields.append(LayerField("request_data", .hex(rd)))
-      summary += ", system code \(Hex.word(sc))"
-      if sc == ndefSystemCode { summary += " (NDEF, Type 3 Tag)" }
+      switch requestCode {
+      case nil, 0x01?:
+        summary += ", system code \(Hex.word(sc))"
+        if sc == ndefSystemCode { summary += " (NDEF, Type 3 Tag)" }
+      case 0x02?: summary += ", communication performance \(Hex.word(sc))"
+      default: summary += ", request data \(Hex.word(sc))"
+      }
     }
     return LayerDecode(.felica, "SENSF_RES", summary, fields)
   }
@@ -250,14 +263,16 @@ enum FeliCaMessage {
 
   /// A successful CHECK answer's decode annotated by what its first block (`firstBlock`, the
   /// request's) is: block 0 the Attribute Information Block (`attribute_information`), 88h a
-  /// FeliCa Lite / Lite-S Memory Configuration (`memory_configuration`).
-  static func annotating(_ d: LayerDecode, firstBlock: Int) -> LayerDecode {
+  /// FeliCa Lite / Lite-S Memory Configuration (`memory_configuration`) unless the card's
+  /// IC code (`icCode`, PMm byte 1) names another card.
+  static func annotating(_ d: LayerDecode, firstBlock: Int, icCode: UInt8?) -> LayerDecode {
     guard case .hex(let data)? = d.field("data") else { return d }
     var out = d
     if firstBlock == 0, let aib = Type3AttributeBlock(parsing: data) {
       out.summary += " — Attribute Information: \(aib.summary)"
       out.fields.append(LayerField("attribute_information", .string(aib.summary)))
     } else if firstBlock == 0x88, data.count >= 16,
+      icCode.map({ FeliCaProduct.isLite(icCode: $0) }) ?? true,
       let mc = FeliCaLiteMemoryConfiguration(parsing: data)
     {
       out.summary += " — Memory Configuration: \(mc.summary)"
