@@ -727,6 +727,53 @@ extension Type3DiffTests {
     }
   }
 
+  /// An answer naming another IDm than the command's is not the addressed card's: the read
+  /// fails, in the same session, and no block is taken from it.
+  @Test func answerFromAnotherIDmFailsTheRead() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.add(.reader, [0x06] + idm + [0x01, 0x0B, 0x00] + FeliCaTrace.blockList([1]))
+    let other: [UInt8] = [0x01, 0x2E, 0, 0, 0, 0, 0, 0x01]
+    t.add(.tag, [0x07] + other + [0, 0, 1] + padded(message, 1))
+    let sessions = try t.sessions()
+    #expect(sessions.count == 1)
+    let s = try #require(sessions.first)
+    let read = try #require(s.operations.last)
+    #expect(read.outcome == .failed)
+    #expect(
+      read.reason
+        == "the CHECK answer names IDm 012E000000000001, not the 012E4CD8A31652BA the command "
+        + "addressed")
+    #expect(s.memory.type3End.known(16, 16) == nil)
+  }
+
+  /// Two cards answering one poll, then addressed in turn by IDm: each command and its answer
+  /// are in the session of the card the command addresses.
+  @Test func commandsToSeveralCardsJoinTheAddressedCardsSession() throws {
+    let other: [UInt8] = [0x01, 0x2E, 0, 0, 0, 0, 0, 0x02]
+    var t = FeliCaTrace()
+    t.add(.reader, [0x00, 0x12, 0xFC, 0x01, 0x03])
+    t.add(.tag, [0x01] + idm + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+    t.add(.tag, [0x01] + other + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+    func check(_ card: [UInt8], _ block: Int, _ data: [UInt8]) {
+      t.add(.reader, [0x06] + card + [0x01, 0x0B, 0x00] + FeliCaTrace.blockList([block]))
+      t.add(.tag, [0x07] + card + [0, 0, 1] + data)
+    }
+    check(other, 0, aib(ln: 16))
+    check(idm, 0, aib(ln: 0))
+    check(other, 1, padded(message, 1))
+    let sessions = try t.sessions()
+    #expect(sessions.map(\.tag.uid) == [idm, other, idm, other])
+    #expect(sessions.allSatisfy { $0.tag.product == "FeliCa Lite-S (RC-S966)" })
+    #expect(sessions.map { $0.operations.map(\.firstFrame) } == [[0], [2, 3], [5], [7]])
+    #expect(sessions[2].operations.map(\.kind) == [.queryNDEFStatus])
+    #expect(sessions[2].operations.map(\.outcome) == [.ok])
+    let read = try #require(sessions[3].operations.last)
+    #expect(read.kind == .readNDEF && read.outcome == .ok)
+    #expect(read.detail("message") == .hex(message))
+  }
+
   /// IC codes 08h, 09h, 0Ch, 0Dh are FeliCa Standard cards inside the Mobile FeliCa range.
   @Test func productNamesForStandardChipsInsideTheMobileRange() {
     #expect(FeliCaProduct.name(icCode: 0x08) == "FeliCa Standard (RC-S952)")

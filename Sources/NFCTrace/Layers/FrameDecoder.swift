@@ -24,6 +24,8 @@ public struct FrameDecoder: Sendable {
   /// The IC code (PMm byte 1) of the last SENSF_RES: block 88h is a Memory Configuration on a
   /// FeliCa Lite / Lite-S only.
   private var felicaICCode: UInt8?
+  /// Whether the last reader frame was a command addressed to a card by its IDm.
+  private var felicaAddressed = false
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
@@ -135,7 +137,24 @@ public struct FrameDecoder: Sendable {
     // Every answer starts with the card's IDm: the first one intact identifies the card, also
     // when the capture starts after the polling.
     var idm: [UInt8]?
-    if !reader, decoded.0 != nil, command & 1 == 1, command < 0x20, frame.crc != .bad {
+    // A reader that talks to several cards addresses each by its IDm: a command to another
+    // card than the one answering so far opens that card's session, so its answer joins it.
+    let addressing =
+      reader && decoded.0 != nil && command != 0x00 && command & 1 == 0 && command < 0x20
+      && body.count >= 10 && frame.crc != .bad
+    if addressing, felicaIDm != nil {
+      let addressed = Array(body[2..<10])
+      if addressed != felicaIDm {
+        idm = addressed
+        felicaIDm = addressed
+      }
+    }
+    if reader { felicaAddressed = addressing }
+    // The answer to a command addressed by IDm is that card's session's, whatever IDm it
+    // names (only the addressed card answers; the session's analysis judges a mismatch).
+    if !reader, decoded.0 != nil, command & 1 == 1, command < 0x20, frame.crc != .bad,
+      command == 0x01 || !felicaAddressed
+    {
       let answered = Array(body.dropFirst(2).prefix(8))
       if answered != felicaIDm {
         idm = answered
@@ -243,6 +262,7 @@ public struct FrameDecoder: Sendable {
     felicaCheckFirstBlock = nil
     felicaRequestCode = nil
     felicaICCode = nil
+    felicaAddressed = false
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

@@ -216,6 +216,7 @@ public struct SessionAnalyzer: Sendable {
   /// from its own frames.
   public mutating func carry(_ previous: TagMemory) {
     type2.knownNDEFLengthAddress = previous.type2Area?.ndefLengthAddress
+    type3.carriedAttributeBlock = previous.type3AttributeBlock
   }
 
   /// The NXP product an earlier session on the same UID identified with GET_VERSION (a dump
@@ -223,6 +224,13 @@ public struct SessionAnalyzer: Sendable {
   /// placed on that product's memory map. Ignored once this session has its own answer.
   public mutating func carry(product: NTAGProduct) {
     if tag.versionInfo == nil && tag.inferredProduct == nil { tag.inferredProduct = product }
+  }
+
+  /// The PMm an earlier session's poll answer gave for this FeliCa card (its IC code names the
+  /// product and tells a FeliCa Lite's system blocks). Ignored once this session has its own.
+  public mutating func carry(pmm: [UInt8]) {
+    if tag.pmm == nil { tag.pmm = pmm }
+    if type3.icCode == nil, pmm.count == 8 { type3.icCode = pmm[1] }
   }
 
   /// Takes the session's next frame.

@@ -6,6 +6,9 @@ public struct SessionCollector: Sendable {
   private var lastMemoryByUID: [[UInt8]: TagMemory] = [:]
   /// The NXP product GET_VERSION identified, by UID, for later sessions on the same tag.
   private var productByUID: [[UInt8]: NTAGProduct] = [:]
+  /// The PMm a FeliCa card's poll answer gave, by IDm: a later session on the card that
+  /// starts at a command (a reader talking to several cards in turn) names the same product.
+  private var pmmByUID: [[UInt8]: [UInt8]] = [:]
   /// Sessions finished so far, in order.
   public private(set) var finished: [SessionAnalysis] = []
 
@@ -55,6 +58,7 @@ public struct SessionCollector: Sendable {
     if let uid = f.completedUID, !Self.isRandom(uid), let product = productByUID[uid] {
       open?.analyzer.carry(product: product)
     }
+    if let uid = f.completedUID, let pmm = pmmByUID[uid] { open?.analyzer.carry(pmm: pmm) }
     if let e = open?.analyzer.takeEvents() { events += e }
   }
 
@@ -98,6 +102,9 @@ public struct SessionCollector: Sendable {
         productByUID.count < Self.uidLimit || productByUID[uid] != nil
       {
         productByUID[uid] = product
+      }
+      if let pmm = analysis.tag.pmm, pmmByUID.count < Self.uidLimit || pmmByUID[uid] != nil {
+        pmmByUID[uid] = pmm
       }
     }
     if !keepsMemory { analysis.memory = TagMemory() }

@@ -23,6 +23,15 @@ struct Type3Procedure: Sendable {
   /// The tag's IC code (PMm byte 1) once a poll answered: a FeliCa Lite / Lite-S keeps
   /// system blocks, not NDEF data, from block 80h.
   var icCode: UInt8?
+  /// Block 0 as an earlier session on the same card left it: a read that does not read it
+  /// again (a reader that re-polls between calls, or talks to several cards in turn) still
+  /// knows Ln and NmaxB.
+  var carriedAttributeBlock: Type3AttributeBlock?
+
+  /// Block 0 as this session knows it, else as an earlier session on the card left it.
+  func attributeBlock(_ memory: TagMemory) -> Type3AttributeBlock? {
+    memory.type3AttributeBlock ?? carriedAttributeBlock
+  }
 
   /// The operation a reader's CHECK or UPDATE `d` belongs to (`memory`: what the session
   /// knows of the blocks, for the Attribute Information Block an UPDATE replaces).
@@ -71,7 +80,7 @@ struct Type3Procedure: Sendable {
     if let icCode, FeliCaProduct.isLite(icCode: icCode) { return false }
     // An NDEF reader reads block 0 first; a block from 80h before it is a dump tool's (or a
     // card's system block, when no poll named the IC).
-    guard let aib = memory.type3AttributeBlock, aib.invalidReason == nil else { return false }
+    guard let aib = attributeBlock(memory), aib.invalidReason == nil else { return false }
     return b <= aib.nmaxb
   }
 
@@ -116,6 +125,15 @@ struct Type3Procedure: Sendable {
     }
     let frame = response.frame.index
     let blocks = FeliCaMessage.blocks(c)
+    // Only the card addressed answers; reader stacks reject an answer naming another IDm.
+    if case .hex(let asked)? = c.field("idm"), case .hex(let named)? = a.field("idm"),
+      asked != named
+    {
+      op.fail(
+        "the \(c.name) answer names IDm \(Hex.string(named).uppercased()), not the "
+          + "\(Hex.string(asked).uppercased()) the command addressed", frame: frame)
+      return
+    }
     if c.name == "UPDATE", case .hex(let f)? = a.field("status_flags"), f.last == 0x71,
       case .hex(let data)? = c.field("data")
     {
@@ -253,7 +271,7 @@ struct Type3Procedure: Sendable {
   /// Sets the read's `ndef_length` and `message` (Ln bytes from block 1) when known; a read
   /// that stopped before them is `unknown`.
   func settleRead(_ op: inout Operation, memory: TagMemory) {
-    guard let aib = memory.type3AttributeBlock else {
+    guard let aib = attributeBlock(memory) else {
       // Without block 0 the message's length (Ln) is unknown, so is the message.
       if op.outcome == .ok {
         op.outcome = .unknown
