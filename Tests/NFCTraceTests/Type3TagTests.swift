@@ -459,6 +459,20 @@ extension Type3DiffTests {
     }
   }
 
+  /// Past NmaxB a block is no NDEF data: a FeliCa Lite-S's REG block (0Eh) after NmaxB 13.
+  @Test func blocksPastNmaxBAreNotData() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    let block = [UInt8](repeating: 0x11, count: 16)
+    t.check([1, 14], padded(message, 1) + block)
+    t.check([14], block)
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .transceive])
+    #expect(s.memory.type3End.known(16, 16) == padded(message, 1))
+    #expect(s.memory.type3End.count == 32)
+  }
+
   /// A block from 80h read before any Attribute Information Block is a dump tool's.
   @Test func blockFrom80hBeforeBlock0IsNotData() throws {
     var t = FeliCaTrace()

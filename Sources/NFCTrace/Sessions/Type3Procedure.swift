@@ -7,8 +7,8 @@
 ///   UPDATE of block 0 with WriteF OFF and the new Ln;
 /// - make read-only (`writeLock`): UPDATE of block 0 with RW Flag `00h` outside a write.
 ///
-/// CHECKs of other blocks (FeliCa Lite / Lite-S system blocks from 80h, other cards' blocks
-/// from 80h before block 0 was read or past NmaxB) and other services stay `transceive` operations. A system block listed after NDEF blocks
+/// CHECKs of other blocks (FeliCa Lite / Lite-S system blocks from 80h, blocks past NmaxB,
+/// other cards' blocks from 80h before block 0 was read) and other services stay `transceive` operations. A system block listed after NDEF blocks
 /// (FeliCa Lite-S MAC (81h) read with them, MAC_A (91h) written with them: nfcpy
 /// `read_with_mac`, `write_with_mac`) rides along: the command is classified, and recorded,
 /// by its NDEF blocks. Other cards' blocks from 80h are NDEF data like any other (NmaxB is a
@@ -72,15 +72,14 @@ struct Type3Procedure: Sendable {
   }
 
   /// Whether block `b` of the NDEF service can be the Attribute Information Block or NDEF
-  /// data: below 80h always; from 80h not on a FeliCa Lite / Lite-S (system blocks, FeliCa
-  /// Lite-S user's manual §3), and on other cards once a valid Attribute Information Block
-  /// is known, up to its NmaxB (T3T 1.0 §7.1: data blocks are 1 to NmaxB).
+  /// data (T3T 1.0 §7.1: data blocks are 1 to NmaxB): once a valid Attribute Information
+  /// Block is known, blocks up to its NmaxB (a FeliCa Lite-S's REG block 0Eh, past NmaxB 13,
+  /// is not); before, blocks below 80h. From 80h never on a FeliCa Lite / Lite-S (system
+  /// blocks, FeliCa Lite-S user's manual §3); on other cards not before block 0 was read (a
+  /// dump tool's read, or a system block when no poll named the IC).
   func isNDEFBlock(_ b: Int, memory: TagMemory) -> Bool {
-    if b < 0x80 { return true }
-    if let icCode, FeliCaProduct.isLite(icCode: icCode) { return false }
-    // An NDEF reader reads block 0 first; a block from 80h before it is a dump tool's (or a
-    // card's system block, when no poll named the IC).
-    guard let aib = attributeBlock(memory), aib.invalidReason == nil else { return false }
+    if b >= 0x80, let icCode, FeliCaProduct.isLite(icCode: icCode) { return false }
+    guard let aib = attributeBlock(memory), aib.invalidReason == nil else { return b < 0x80 }
     return b <= aib.nmaxb
   }
 
