@@ -788,6 +788,56 @@ extension Type3DiffTests {
     #expect(read.detail("message") == .hex(message))
   }
 
+  /// A capture that starts after the poll: the first command's IDm names the card.
+  @Test func captureWithoutPollTakesTheIDmOfTheFirstCommand() throws {
+    var t = FeliCaTrace()
+    t.check([0], aib(ln: 16))
+    t.check([1], padded(message, 1))
+    let sessions = try t.sessions()
+    #expect(sessions.count == 1)
+    #expect(sessions.first?.tag.uid == idm)
+    #expect(sessions.first?.operations.last?.detail("message") == .hex(message))
+  }
+
+  /// After a poll nobody answered, a command to the other card opens that card's session.
+  @Test func commandAfterUnansweredPollNamesTheCard() throws {
+    let other: [UInt8] = [0x01, 0x2E, 0, 0, 0, 0, 0, 0x02]
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.add(.reader, [0x00, 0x12, 0xFC, 0x01, 0x00])
+    t.add(.reader, [0x06] + other + [0x01, 0x0B, 0x00] + FeliCaTrace.blockList([0]))
+    t.add(.tag, [0x07] + other + [0, 0, 1] + aib(ln: 0))
+    let sessions = try t.sessions()
+    #expect(sessions.map(\.tag.uid) == [idm, other])
+    #expect(sessions.first?.memory.type3AttributeBlock?.ln == 16)
+  }
+
+  /// A write refused at its first step set nothing: WriteF ON read after it is as found.
+  @Test func refusedWriteIsNotBlamedForWriteFlagOn() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.update([0], aib(writeOn: true, ln: 16), flags: [0xFF, 0xA8])
+    t.check([0], aib(writeOn: true, ln: 16))
+    let f = try #require(try t.diagnose().finding("t3t-write-flag-on"))
+    #expect(f.operation == 2)
+    #expect(f.cause == "the tag was found with WriteF ON in its Attribute Information Block")
+  }
+
+  /// The Memory Configuration label follows the IC code of the card addressed, not the last
+  /// card that answered the poll.
+  @Test func memoryConfigurationFollowsTheAddressedCard() {
+    let other: [UInt8] = [0x01, 0x2E, 0, 0, 0, 0, 0, 0x02]
+    var t = FeliCaTrace()
+    t.add(.reader, [0x00, 0x12, 0xFC, 0x01, 0x03])
+    t.add(.tag, [0x01] + idm + [0x00, 0xF1, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+    t.add(.tag, [0x01] + other + [0x00, 0x20, 0, 0, 0, 0x01, 0x43, 0x00, 0x12, 0xFC])
+    t.check([0x88], [0xFF, 0xFF, 0xFF, 0x01] + [UInt8](repeating: 0, count: 12))
+    var decoder = FrameDecoder()
+    let answer = t.frames.map { decoder.decode($0) }[4].innermost
+    #expect(answer?.field("memory_configuration") != nil)
+  }
+
   /// IC codes 08h, 09h, 0Ch, 0Dh are FeliCa Standard cards inside the Mobile FeliCa range.
   @Test func productNamesForStandardChipsInsideTheMobileRange() {
     #expect(FeliCaProduct.name(icCode: 0x08) == "FeliCa Standard (RC-S952)")

@@ -21,9 +21,9 @@ public struct FrameDecoder: Sendable {
   private var felicaCheckFirstBlock: Int?
   /// The request code of the last SENSF_REQ (what a SENSF_RES's request data is).
   private var felicaRequestCode: UInt8?
-  /// The IC code (PMm byte 1) of the last SENSF_RES: block 88h is a Memory Configuration on a
-  /// FeliCa Lite / Lite-S only.
-  private var felicaICCode: UInt8?
+  /// The IC code (PMm byte 1) each card's SENSF_RES gave, by IDm (at most 8 cards): block 88h
+  /// is a Memory Configuration on a FeliCa Lite / Lite-S only.
+  private var felicaICCodes: [[UInt8]: UInt8] = [:]
   /// Whether the last reader frame was a command addressed to a card by its IDm.
   private var felicaAddressed = false
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
@@ -129,9 +129,11 @@ public struct FrameDecoder: Sendable {
       felicaCheckFirstBlock = decoded.0.flatMap(FeliCaMessage.checkedFirstBlock)
       if command == 0x00, body.count > 4 { felicaRequestCode = body[4] }
     } else if command == 0x07, let block = felicaCheckFirstBlock, let d = decoded.0 {
-      decoded.0 = FeliCaMessage.annotating(d, firstBlock: block, icCode: felicaICCode)
+      let ic = felicaIDm.flatMap { felicaICCodes[$0] }
+      decoded.0 = FeliCaMessage.annotating(d, firstBlock: block, icCode: ic)
     } else if command == 0x01, body.count >= 18, frame.crc != .bad {
-      felicaICCode = body[11]
+      let card = Array(body[2..<10])
+      if felicaICCodes.count < 8 || felicaICCodes[card] != nil { felicaICCodes[card] = body[11] }
     }
     if reader, command == 0x00, decoded.0 != nil { felicaIDm = nil }
     // Every answer starts with the card's IDm: the first one intact identifies the card, also
@@ -142,7 +144,9 @@ public struct FrameDecoder: Sendable {
     let addressing =
       reader && decoded.0 != nil && command != 0x00 && command & 1 == 0 && command < 0x20
       && body.count >= 10 && frame.crc != .bad
-    if addressing, felicaIDm != nil {
+    // Also the first command of a capture that starts after the poll, or after a poll no card
+    // answered intact: its IDm names the card.
+    if addressing {
       let addressed = Array(body[2..<10])
       if addressed != felicaIDm {
         idm = addressed
@@ -261,7 +265,7 @@ public struct FrameDecoder: Sendable {
     felicaIDm = nil
     felicaCheckFirstBlock = nil
     felicaRequestCode = nil
-    felicaICCode = nil
+    felicaICCodes = [:]
     felicaAddressed = false
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown

@@ -791,7 +791,7 @@ public struct SessionAnalyzer: Sendable {
         silentType2 = f
       }
       if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
-      if f.innermost?.protocolID == .felica { type3.unanswered(f, memory: &memory) }
+      if f.innermost?.protocolID == .felica { type3.unanswered(f, op: &op, memory: &memory) }
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
     }

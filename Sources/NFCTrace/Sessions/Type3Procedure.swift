@@ -118,7 +118,7 @@ struct Type3Procedure: Sendable {
     guard x.request?.frame.crc != .bad else { return }
     guard response.frame.crc != .bad else {
       if c.name == "UPDATE", let request = x.request {
-        recordUnacknowledged(c, frame: request.frame.index, memory: &memory)
+        recordUnacknowledged(c, frame: request.frame.index, op: &op, memory: &memory)
       }
       return
     }
@@ -212,6 +212,7 @@ struct Type3Procedure: Sendable {
         memory.type3Read(bytes, at: block * 16, frame: frame)
       } else {
         memory.type3Write(bytes, at: block * 16, acknowledged: true, frame: frame)
+        if block == 0 { Self.noteWriteFlag(bytes, op: &op, frame: frame) }
       }
       if block == 0, let aib = Type3AttributeBlock(parsing: bytes) {
         status = aib.ndefStatus
@@ -238,22 +239,32 @@ struct Type3Procedure: Sendable {
   }
 
   /// An UPDATE the tag left unanswered: its blocks may or may not hold the new bytes.
-  func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
+  func unanswered(_ f: DecodedFrame, op: inout Operation, memory: inout TagMemory) {
     guard let c = f.innermost, c.name == "UPDATE", FeliCaMessage.addressesNDEFService(c),
       f.frame.crc != .bad
     else { return }
-    recordUnacknowledged(c, frame: f.frame.index, memory: &memory)
+    recordUnacknowledged(c, frame: f.frame.index, op: &op, memory: &memory)
   }
 
   /// UPDATE `c`'s blocks as written without acknowledgement, from frame `frame`.
-  private func recordUnacknowledged(_ c: LayerDecode, frame: Int, memory: inout TagMemory) {
+  private func recordUnacknowledged(
+    _ c: LayerDecode, frame: Int, op: inout Operation, memory: inout TagMemory
+  ) {
     guard case .hex(let data)? = c.field("data") else { return }
     let blocks = FeliCaMessage.blocks(c)
     let ndef = blocks.map { isNDEFBlock($0, memory: memory) }
     for (i, block) in blocks.enumerated() where ndef[i] && data.count >= (i + 1) * 16 {
-      memory.type3Write(
-        Array(data[(i * 16)..<((i + 1) * 16)]), at: block * 16, acknowledged: false,
-        frame: frame)
+      let bytes = Array(data[(i * 16)..<((i + 1) * 16)])
+      memory.type3Write(bytes, at: block * 16, acknowledged: false, frame: frame)
+      if block == 0 { Self.noteWriteFlag(bytes, op: &op, frame: frame) }
+    }
+  }
+
+  /// Records on the operation that its UPDATE of block 0 (acknowledged or not) set WriteF ON:
+  /// a refused one did not, and leaves WriteF ON as the tag was found.
+  private static func noteWriteFlag(_ block0: [UInt8], op: inout Operation, frame: Int) {
+    if Type3AttributeBlock(parsing: block0)?.writeInProgress == true {
+      op.set("write_flag_set", .int(frame))
     }
   }
 

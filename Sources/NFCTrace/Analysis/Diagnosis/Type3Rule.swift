@@ -84,10 +84,11 @@ enum Type3Rule: DiagnosisRule {
     guard let aib = m.type3AttributeBlock, aib.writeInProgress, let set = m.type3End.frame(0)
     else { return [] }
     let ops = c.session.operations
-    // The session's last write of block 0 that did not finish, read back after or not.
+    // The session's last write that set WriteF ON and did not finish, read back after or not
+    // (a write refused at its first step set nothing).
     guard
       let i = ops.lastIndex(where: {
-        $0.kind == .writeNDEF && $0.firstFrame <= set
+        $0.kind == .writeNDEF && $0.firstFrame <= set && $0.detail("write_flag_set") != nil
           && ($0.outcome != .ok || $0.detail("unfinished") != nil)
       })
     else {
