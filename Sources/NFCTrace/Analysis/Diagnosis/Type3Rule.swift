@@ -79,6 +79,11 @@ enum Type3Rule: DiagnosisRule {
     }
   }
 
+  /// The fix for WriteF left ON, by this session's write or an earlier one.
+  private static let rewriteFix =
+    "Write the whole message again with writeNDEF(_:completionHandler:) while the tag is held "
+    + "still: a complete write sets WriteF OFF again."
+
   private static func writeFlagOn(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     let m = c.session.memory
     guard let aib = m.type3AttributeBlock, aib.writeInProgress, let set = m.type3End.frame(0)
@@ -111,8 +116,7 @@ enum Type3Rule: DiagnosisRule {
           + "a write is in progress: Ln is still \(aib.ln) \(blocks), and readers may refuse "
           + "a tag whose WriteF is ON (NFC Forum T3T 1.0 §7.4.3).",
         coreNFCError: nil,
-        fix: "Write the whole message again with writeNDEF(_:completionHandler:) while the tag "
-          + "is held still: a complete write sets WriteF OFF again.")
+        fix: rewriteFix)
     ]
   }
 
@@ -160,8 +164,7 @@ enum Type3Rule: DiagnosisRule {
           + "earlier write set it and never finished, so Ln (\(aib.ln)) may not match the data "
           + "blocks, and readers may take the message as corrupted (NFC Forum T3T 1.0 §7.4.3).",
         coreNFCError: nil,
-        fix: "Write the whole message again with writeNDEF(_:completionHandler:) while the tag "
-          + "is held still: a complete write sets WriteF OFF again.")
+        fix: rewriteFix)
     ]
   }
 
