@@ -230,13 +230,13 @@ public struct SessionAnalyzer: Sendable {
   /// product and tells a FeliCa Lite's system blocks). Ignored once this session has its own.
   public mutating func carry(pmm: [UInt8]) {
     if tag.pmm == nil { tag.pmm = pmm }
-    if type3.icCode == nil, pmm.count == 8 { type3.icCode = pmm[1] }
   }
 
   /// Takes the session's next frame.
   public mutating func push(_ f: DecodedFrame) {
     defer { previousTimeNs = f.frame.timeNs }
     tag.observe(f)
+    // The IC code follows the PMm, this session's or one carried (`carry(pmm:)`).
     if type3.icCode == nil, let pmm = tag.pmm, pmm.count == 8 { type3.icCode = pmm[1] }
     if connectOnlyPolled, f.frame.direction != .event, !Self.isPoll(f) {
       connectOnlyPolled = false
