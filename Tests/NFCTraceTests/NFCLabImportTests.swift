@@ -293,3 +293,19 @@ private let goodFrame =
   #expect(frames.map(\.data) == [[0x26], [0x44, 0x00]])
   #expect(frames[1].timeNs == 200_000)
 }
+
+/// A `techType` no NFC-Laboratory version defines is warned once per code, with the record's
+/// place, and its frames still come through for the decoder to place by their bytes.
+@Test func nfcLabUnknownTechTypeIsWarnedOnce() throws {
+  let frame = { (t: Double) in
+    #"{"frameData":"06:00:12:FC:01:00:DE:2C","frameFlags":0,"frameType":258,"techType":265,"timeStart":\#(t)}"#
+  }
+  let json = #"{"frames": [\#(frame(0.1)), \#(frame(0.2))]}"#
+  let (frames, warnings) = try importAll(TraceInput(path: "odd.json", bytes: Data(json.utf8)))
+  #expect(frames.count == 2)
+  #expect(frames.map(\.technology) == [.unknown, .unknown])
+  #expect(warnings.count == 1)
+  #expect(
+    warnings.first?.message.hasPrefix("techType 0x109 is not NFC-A, NFC-B, NFC-F or NFC-V") == true)
+  #expect(warnings.first?.location?.record == 1)
+}

@@ -84,7 +84,7 @@ private func queriedNTAG213() -> TraceBuilder {
   /// A Type 2 READ answer (16 bytes and CRC_A) fits the bytes column: its CRC mark lines up
   /// with the READ's (it pushed the mark and meaning 2 characters right).
   @Test func readAnswerKeepsTheCRCColumn() throws {
-    var b = queriedNTAG213()
+    let b = queriedNTAG213()
     let lines = try streamedTimeline(b)
     let request = try #require(lines.first { $0.contains("READ page 3") && $0.contains("R→T") })
     let answer = try #require(lines.first { $0.contains("READ page 3 →") })

@@ -440,3 +440,19 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
     ])
   #expect(op(locked, "writeNDEF")?.error?.code == 400)
 }
+
+/// FeliCa rows check CRC-F (the client's `felica_CRC_check`), not CRC_A, and carry no type A
+/// annotation: a SENSF_REQ `06 …` was marked `!!`, and a LEN of 30h would read READBLOCK.
+@Test func proxmark3TextChecksCRCFOfFeliCaFrames() throws {
+  var importer = try NFCLabImporter(
+    input: try TraceInput(path: TestPaths.traces("felica/t3t-write-ok.json")))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  var damaged = frames[0]
+  damaged.data[damaged.data.count - 1] ^= 0xFF
+  let rows = Proxmark3TextWriter(includePreamble: false).text(for: [frames[0], frames[1], damaged])
+    .split(separator: "\n").dropFirst(2)
+  #expect(rows.count == 4)  // the 22-byte SENSF_RES takes two lines
+  #expect(rows.map { $0.hasSuffix("|  ok | ") } == [true, false, true, false])
+  #expect(rows.last?.hasSuffix("|  !! | ") == true)
+}

@@ -10,7 +10,8 @@ import Foundation
 /// further lines with empty time/source columns; a 1-byte frame shorter than 1088 ticks gets
 /// `(n)` valid bits (REQA `26(7)`, ACK `0A(4)`); CRC column ` ok ` / ` !! ` by the client's
 /// rule (frames of 3+ bytes except 5-byte tag answers and bit-oriented anticollision `9x 50`),
-/// blank otherwise. Annotations: REQA, WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
+/// blank otherwise; CRC_B for type B frames and CRC-F for FeliCa frames. Annotations: REQA,
+/// WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
 /// READBLOCK(n), WRITEBLOCK(n), EV1 VERSION, PWD-AUTH, RATS; empty for everything else.
 /// Event frames are skipped.
 public struct Proxmark3TextWriter: Sendable {
@@ -108,11 +109,18 @@ public struct Proxmark3TextWriter: Sendable {
     {
       cells[0] = String(cells[0].prefix(2)) + "(\(bits))"
     }
+    // FeliCa frames carry CRC-F (the client's `felica_CRC_check`), with or without the sync
+    // code before LEN; type A opcodes mean nothing in them.
+    let typeF = frame.technology == .nfcF
     let crc =
       typeB
       ? (frame.data.count >= 3 ? (CRC.hasValidCRCB(frame.data) ? " ok " : " !! ") : "    ")
-      : Self.crcColumn(frame.data, isResponse: isTag)
-    let note = isTag || typeB ? "" : Self.annotation(frame.data, bits: frame.bits)
+      : typeF
+        ? (frame.data.count >= 3
+          ? (CRC.isNFCFFrame(frame.data) || CRC.hasNFCFSync(frame.data) ? " ok " : " !! ")
+          : "    ")
+        : Self.crcColumn(frame.data, isResponse: isTag)
+    let note = isTag || typeB || typeF ? "" : Self.annotation(frame.data, bits: frame.bits)
     var out = ""
     for (i, cell) in cells.enumerated() {
       let last = i == cells.count - 1

@@ -53,6 +53,8 @@ public struct NFCLabImporter: TraceImporter {
   private var warnedBackwards = false
   private var finished = false
   private var skippedTypes: Set<Int> = []
+  /// `techType` codes already warned as unknown (once per code).
+  private var skippedTechs: Set<Int> = []
   /// Problems met so far that did not stop the import.
   public private(set) var warnings: [TraceWarning] = []
 
@@ -266,15 +268,19 @@ public struct NFCLabImporter: TraceImporter {
     case .carrierOff: (direction, event) = (.event, .fieldOff)
     case nil:
       if skippedTypes.insert(fields.frameType).inserted {
-        let hex =
-          fields.frameType < 0
-          ? String(fields.frameType) : "0x" + String(fields.frameType, radix: 16)
         warnings.append(
           TraceWarning(
-            "frame type \(hex) is not an NFC poll/listen/carrier frame; frames of this type "
+            "frame type \(Self.hex(fields.frameType)) is not an NFC poll/listen/carrier frame; frames of this type "
               + "are skipped", location: location))
       }
       return nil
+    }
+    if let code = fields.unknownTechCode, skippedTechs.insert(code).inserted {
+      warnings.append(
+        TraceWarning(
+          "techType \(Self.hex(code)) is not NFC-A, NFC-B, NFC-F or NFC-V (0x0101…0x0104, or "
+            + "1/2 in 1.x exports); the technology of its frames is inferred from their bytes",
+          location: location))
     }
     let first = firstStartNs ?? fields.startNs
     firstStartNs = first
@@ -301,6 +307,11 @@ public struct NFCLabImporter: TraceImporter {
       crc: encrypted ? .encrypted : fields.flags.contains("truncated") ? .notCaptured : .unchecked,
       technology: fields.tech,
       sourceFlags: fields.flags, location: location)
+  }
+
+  /// A record's code as NFC-Laboratory writes it: hex, or decimal when negative.
+  private static func hex(_ code: Int) -> String {
+    code < 0 ? String(code) : "0x" + String(code, radix: 16)
   }
 
   /// Valid bits of a one-byte frame flagged short: 7 from the reader (REQA, WUPA), 4 from the

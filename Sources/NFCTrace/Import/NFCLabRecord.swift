@@ -36,6 +36,9 @@ enum NFCLabRecord {
     var durationNs: Int64?
     var flags: [String]
     var shortFrame: Bool
+    /// A `techType` code the record gave that names no known technology (`tech` is then
+    /// `.unknown` and the decoder infers it from the bytes).
+    var unknownTechCode: Int? = nil
   }
 
   /// NFC-Laboratory 1.x (`frameCmd` or `frameType` 2 poll, 3 listen; `techType` 1 NFC-A or
@@ -100,10 +103,11 @@ enum NFCLabRecord {
       short = true
       flags.append("short-frame-inferred")
     }
+    let code = integer(object["techType"] ?? object["tech_type"])
     return .success(
       Fields(
         frameType: frameType, tech: tech, data: data, startNs: startNs, durationNs: durationNs,
-        flags: flags, shortFrame: short))
+        flags: flags, shortFrame: short, unknownTechCode: tech == .unknown ? code : nil))
   }
 
   /// Why a record could not be read.
