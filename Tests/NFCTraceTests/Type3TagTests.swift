@@ -439,6 +439,40 @@ extension Type3DiffTests {
 /// retried write, block 0 read with the data, WriteF ON as found, a lying Ln, Status Flag 1
 /// as a bitmap, the 71h warning, damaged answers.
 @Suite struct Type3ProcedureEdgeTests {
+
+  /// An UPDATE of more NDEF blocks than Nbw (the MAC_A riding along not counted), or a CHECK
+  /// of more than Nbr, is warned on its operation: taken by this tag, or refused (A2h).
+  @Test func blockCountPastNbrOrNbwIsWarned() throws {
+    for refused in [false, true] {
+      var t = FeliCaTrace()
+      t.poll()
+      t.check([0], aib(ln: 16))
+      t.update([0], aib(writeOn: true, ln: 32))
+      t.update([1, 2], padded(message, 2), flags: refused ? [0xFF, 0xA2] : [0, 0])
+      let report = try t.diagnose()
+      let f = try #require(report.finding("t3t-block-count-exceeded"))
+      #expect(f.severity == .warning)
+      #expect(f.frames == (refused ? [6, 7] : [6]))
+      #expect(
+        f.cause
+          == "the reader's UPDATE of 2 NDEF blocks, Nbw 1: more blocks per command than block 0 allows"
+      )
+      #expect(
+        f.message.hasSuffix(
+          refused ? "The tag refused the command (frame 7)." : "(Status Flag 2 A2h)."))
+      #expect(report.finding("t3t-update-refused") != nil || !refused)
+    }
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.check([1, 2, 3, 4, 5], padded(message, 5))
+    t.update([1, 0x91], padded(message, 2))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations[2].kind == .readNDEF)
+    #expect(s.operations[2].detail("block_limit") == .string("CHECK of 5 NDEF blocks, Nbr 4"))
+    #expect(s.operations[2].detail("block_limit_exceeded") == .int(4))
+    #expect(s.operations[3].detail("block_limit_exceeded") == nil)
+  }
   /// A card other than FeliCa Lite / Lite-S keeps NDEF data from block 80h on (NmaxB 200);
   /// on a Lite-S the same block is a system block.
   @Test func blocksFrom80hAreDataOnCardsOtherThanLite() throws {

@@ -133,6 +133,12 @@ struct Type3Procedure: Sendable {
           + "\(Hex.string(asked).uppercased()) the command addressed", frame: frame)
       return
     }
+    if let request = x.request {
+      noteBlockLimit(
+        c, blocks: blocks, frames: (request.frame.index, frame),
+        refused: a.field("success") != .bool(true) && a.field("status_flags") != nil, op: &op,
+        memory: memory)
+    }
     if c.name == "UPDATE", case .hex(let f)? = a.field("status_flags"), f.last == 0x71,
       case .hex(let data)? = c.field("data")
     {
@@ -162,6 +168,29 @@ struct Type3Procedure: Sendable {
       explainNotFormatted()
     }
     record(data, blocks: blocks, read: c.name == "CHECK", op: &op, memory: &memory, frame: frame)
+  }
+
+  /// Records on the operation (once, the first) a CHECK listing more NDEF blocks than the
+  /// Attribute Information Block's Nbr, or an UPDATE more than its Nbw (T3T 1.0 §7.1): the
+  /// detail `block_limit_exceeded` is the command's frame, `block_limit` says how
+  /// (`UPDATE of 2 NDEF blocks, Nbw 1`), `block_limit_refused` is the answer's frame when the
+  /// tag refused the command. System blocks riding along (a FeliCa Lite-S MAC_A written with
+  /// a block) do not count.
+  private func noteBlockLimit(
+    _ c: LayerDecode, blocks: [Int], frames: (command: Int, answer: Int), refused: Bool,
+    op: inout Operation, memory: TagMemory
+  ) {
+    guard op.detail("block_limit_exceeded") == nil, let aib = attributeBlock(memory),
+      aib.invalidReason == nil
+    else { return }
+    let count = blocks.filter { isNDEFBlock($0, memory: memory) }.count
+    let limit = c.name == "CHECK" ? aib.nbr : aib.nbw
+    guard count > limit else { return }
+    op.set("block_limit_exceeded", .int(frames.command))
+    if refused { op.set("block_limit_refused", .int(frames.answer)) }
+    op.set(
+      "block_limit",
+      .string("\(c.name) of \(count) NDEF blocks, \(c.name == "CHECK" ? "Nbr" : "Nbw") \(limit)"))
   }
 
   /// Why CHECK answer `a` does not fit its request of `requested` blocks (its block count

@@ -10,6 +10,9 @@
 ///   tag was found with WriteF ON, left so by an earlier write that did not finish.
 /// - `t3t-write-count-exceeded` (warning): an UPDATE answered with Status Flag 2 `71h`: the
 ///   block was written, but the tag's memory has reached its rewrite limit.
+/// - `t3t-block-count-exceeded` (warning): a CHECK listed more NDEF blocks than the Attribute
+///   Information Block's Nbr, or an UPDATE more than its Nbw (T3T 1.0 §7.1: the most blocks
+///   one command may read or write). Tags may refuse such a command (Status Flag 2 `A2h`).
 /// - `t3t-ln-exceeds-capacity` (warning): the Attribute Information Block, as found or as a
 ///   write left it, announces an Ln larger than NmaxB × 16 (T3T 1.0 §7.1): readers reject
 ///   the message. (A block that makes the tag not NDEF formatted — wrong checksum, mapping
@@ -17,12 +20,12 @@
 enum Type3Rule: DiagnosisRule {
   static let codes = [
     "t3t-update-refused", "t3t-write-flag-on", "t3t-write-count-exceeded",
-    "t3t-ln-exceeds-capacity",
+    "t3t-block-count-exceeded", "t3t-ln-exceeds-capacity",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard c.session.tag.technology == .nfcF else { return [] }
-    return refusals(c) + writeFlagOn(c) + writeCount(c) + lnPastCapacity(c)
+    return refusals(c) + writeFlagOn(c) + writeCount(c) + blockLimit(c) + lnPastCapacity(c)
   }
 
   private static func refusals(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -76,6 +79,31 @@ enum Type3Rule: DiagnosisRule {
         coreNFCError: nil,
         fix: "Replace the tag before it fails, and write to it less often (write only when the "
           + "message changed).")
+    }
+  }
+
+  private static func blockLimit(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.session.operations.indices.compactMap { i in
+      let op = c.session.operations[i]
+      guard case .int(let frame)? = op.detail("block_limit_exceeded"),
+        case .string(let how)? = op.detail("block_limit")
+      else { return nil }
+      var answer: Int?
+      if case .int(let f)? = op.detail("block_limit_refused") { answer = f }
+      let refused = answer != nil
+      return DiagnosisFinding(
+        code: "t3t-block-count-exceeded", severity: .warning, operation: i,
+        frames: [frame] + (answer.map { [$0] } ?? []),
+        cause: "the reader's \(how): more blocks per command than block 0 allows",
+        message:
+          "The reader sent a \(how) (frame \(frame)): the Attribute Information Block gives "
+          + "the most blocks one CHECK (Nbr) or UPDATE (Nbw) may carry (NFC Forum T3T 1.0 §7.1). "
+          + (refused
+            ? "The tag refused the command (frame \(answer ?? frame))."
+            : "This tag took it; others of the same mapping may refuse it (Status Flag 2 A2h)."),
+        coreNFCError: nil,
+        fix: "Send at most Nbr blocks per readWithoutEncryption and at most Nbw per "
+          + "writeWithoutEncryption, or leave NDEF to readNDEF/writeNDEF.")
     }
   }
 
