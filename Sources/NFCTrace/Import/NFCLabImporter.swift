@@ -275,7 +275,7 @@ public struct NFCLabImporter: TraceImporter {
       }
       return nil
     }
-    if let code = fields.unknownTechCode, skippedTechs.insert(code).inserted {
+    if let code = fields.unknownTechCode, event == nil, skippedTechs.insert(code).inserted {
       warnings.append(
         TraceWarning(
           "techType \(Self.hex(code)) is not NFC-A, NFC-B, NFC-F or NFC-V (0x0101…0x0104, or "

@@ -103,7 +103,10 @@ enum NFCLabRecord {
       short = true
       flags.append("short-frame-inferred")
     }
-    let code = integer(object["techType"] ?? object["tech_type"])
+    // 0x0100 (and 0 in 1.x) is NFC-Laboratory's "no technology", as on carrier events.
+    let code = integer(object["techType"] ?? object["tech_type"]).flatMap {
+      $0 == 0x0100 || $0 == 0 ? nil : $0
+    }
     return .success(
       Fields(
         frameType: frameType, tech: tech, data: data, startNs: startNs, durationNs: durationNs,
