@@ -60,6 +60,10 @@ enum DiagnoseCommand {
       // Second pass over the same bytes, keeping only the evidence frames.
       let wanted = Set(report.findings.flatMap(\.frames))
       let frames = try evidence(wanted, format: format, input: input)
+      // With an import error and nothing read, the error says why (not "no tag answered").
+      if report.sessions.isEmpty, run.error == nil {
+        out.write("no sessions: no tag answered in this trace\n")
+      }
       DiagnosisRender.text(report, frames: frames, to: out)
     }
     out.flush()

@@ -3,7 +3,8 @@ import NFCTrace
 /// `nfctrace formats`: the input formats, one per line, with what they read.
 enum FormatsCommand {
   static func run(_ args: [String]) throws -> Int32 {
-    _ = try Arguments(args, options: [], flags: [])
+    let arguments = try Arguments(args, options: [], flags: [])
+    if let extra = arguments.positionals.first { throw UsageError("unexpected argument \(extra)") }
     for f in registry.formats {
       printOut(f.name.padding(toLength: 18, withPad: " ", startingAt: 0) + f.summary)
     }

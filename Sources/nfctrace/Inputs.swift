@@ -50,6 +50,10 @@ func checkFormatName(_ formatName: String?, allowDumps: Bool = false) throws {
   guard let formatName, registry.format(named: formatName) == nil else { return }
   let dumps = allowDumps ? ReportSource.dumpFormats : []
   if dumps.contains(formatName) { return }
+  if ReportSource.dumpFormats.contains(formatName) {
+    throw UsageError(
+      "\(formatName) is a static tag dump (contents, no frames): only nfctrace report reads it")
+  }
   let names = (registry.formats.map(\.name) + dumps).joined(separator: ", ")
   throw UsageError("unknown input format \(formatName) (known: \(names))")
 }

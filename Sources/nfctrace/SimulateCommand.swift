@@ -34,6 +34,9 @@ enum SimulateCommand {
       }
       return try repeated(a.positionals, frames: count, output: output, format: format)
     }
+    if a.positionals.count > 1 {
+      throw UsageError("several scenarios are run in turn only with --frames N")
+    }
     let path = try a.singleInput()
     let scenario = try load(path)
     let result = try simulate(scenario, path: path)

@@ -229,6 +229,19 @@ private let activation: [(Direction, String)] = [
     return out
   }
 
+  /// A type B sniff whose timestamps step back on many records warns once, then says further
+  /// ones are not listed (it gave one warning per record).
+  @Test func stepsBackInTimeAreWarnedOnce() throws {
+    let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_14b_xerox_info.trace"))
+    var importer = try Proxmark3BinaryImporter(input: input)
+    while try importer.next() != nil {}
+    #expect(importer.warnings.map(\.location?.record) == [39, 100])
+    #expect(importer.warnings.first?.message.hasPrefix("timestamp 560 is earlier") == true)
+    #expect(
+      importer.warnings.last?.message
+        == "further warnings of this kind (time backwards) are not listed")
+  }
+
   /// Xerox's proprietary type B link: once ATTRIB made the link type B, its 1-byte frames are
   /// raw for want of a CRC_B instead of being read as Type 2 commands.
   @Test func shortFramesOfATypeBLinkStayRaw() throws {

@@ -309,3 +309,15 @@ private let goodFrame =
     warnings.first?.message.hasPrefix("techType 0x109 is not NFC-A, NFC-B, NFC-F or NFC-V") == true)
   #expect(warnings.first?.location?.record == 1)
 }
+
+/// NFC-Laboratory flags the tag nonce nt of a first authentication encrypted; it is
+/// plaintext (no CRC, no `enc` mark), and what follows it is ciphertext.
+@Test func nfcLabFirstNonceIsPlaintext() throws {
+  let (frames, _) = try importAll(try lab("test_NFC-A_106kbps_001"))
+  #expect(frames[5].crc == .encrypted)  // as the source flags it
+  let (decoded, _) = decodeAll(frames)
+  #expect(decoded[5].innermost?.summary == "AUTH tag nonce nt 49b5187d")
+  #expect(decoded[5].frame.crc == .absent)
+  #expect(decoded[6].frame.crc == .encrypted)
+  #expect(decoded[7].frame.crc == .encrypted)
+}

@@ -466,9 +466,6 @@ extension Pass25SplitLengthTests {
 /// The NDEF application's SELECT refused twice, then nothing but S(DESELECT) (hunt-t4 c6):
 /// taken for Core NFC's discovery, the refusal left no status; the tag has no NDEF.
 @Test func repeatedRefusedSelectIsTheQuery() throws {
-  let select: [UInt8] = [
-    0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00,
-  ]
   var b = TraceBuilder()
   b.activateType4()
   b.apdu(selectNDEFApplication, [0x6A, 0x82])

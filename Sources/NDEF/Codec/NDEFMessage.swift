@@ -138,7 +138,9 @@ public enum NDEFMessageParser {
         expected:
           "TYPE_LENGTH, \(sr ? "1-byte" : "4-byte") PAYLOAD_LENGTH\(il ? ", ID_LENGTH" : "")"
           + " (\(fieldsSize) bytes)",
-        message: "record header at byte \(start) is cut: only \(cursor.remaining) byte(s) left")
+        message:
+          "record header at byte \(start) is cut: \(fieldsSize) bytes of lengths follow its "
+          + "flags byte, only \(cursor.remaining) left")
     }
     let typeLength = Int(try cursor.readByte("TYPE_LENGTH"))
     let payloadLength =

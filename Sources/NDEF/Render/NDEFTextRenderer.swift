@@ -12,7 +12,7 @@ public enum NDEFTextRenderer {
     let damage = report.failure.map { " before the damage at byte \($0.offset)" } ?? ""
     out +=
       "NDEF message (\(report.mode.rawValue)): \(n) record\(n == 1 ? "" : "s")\(damage), "
-      + "\(report.consumed) bytes\n"
+      + "\(report.consumed) byte\(report.consumed == 1 ? "" : "s")\n"
     for (i, r) in report.records.enumerated() {
       let last = i == n - 1
       out += (last ? "└─ " : "├─ ") + recordLine(i, r) + "\n"

@@ -152,7 +152,9 @@ public struct Proxmark3BinaryImporter: TraceImporter {
         TraceWarning(
           "timestamp \(value) is earlier than the previous record's (a new run joined to the "
             + "trace, or overlapping sniffed frames); times are kept as recorded",
-          frame: record - 1, location: at))
+          frame: record - 1, location: at),
+        // Type B and LF sniffs step back on many records: one is enough to say so.
+        limit: 1)
     }
   }
 }

@@ -124,12 +124,14 @@ struct WarningLog {
 
   init(limitPerKind: Int = 20) { self.limitPerKind = limitPerKind }
 
-  mutating func add(_ kind: String, _ warning: TraceWarning) {
+  /// Adds `warning` of `kind`, unless `limit` (default `limitPerKind`) of that kind came first.
+  mutating func add(_ kind: String, _ warning: TraceWarning, limit: Int? = nil) {
+    let limit = limit ?? limitPerKind
     let count = counts[kind, default: 0] + 1
     counts[kind] = count
-    if count <= limitPerKind {
+    if count <= limit {
       warnings.append(warning)
-    } else if count == limitPerKind + 1 {
+    } else if count == limit + 1 {
       warnings.append(
         TraceWarning(
           "further warnings of this kind (\(kind)) are not listed", location: warning.location))

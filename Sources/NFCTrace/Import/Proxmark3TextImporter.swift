@@ -449,7 +449,7 @@ public struct Proxmark3TextImporter: TraceImporter {
         "time backwards",
         TraceWarning(
           "start time is earlier than the previous frame's; kept as printed",
-          frame: emitted, location: location))
+          frame: emitted, location: location), limit: 1)
     }
   }
 

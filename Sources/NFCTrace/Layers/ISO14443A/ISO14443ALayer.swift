@@ -104,6 +104,14 @@ public struct ISO14443ALayer: Sendable {
 
   /// Decodes one frame (CRC included), resolving its CRC status.
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
+    var frame = frame
+    // The tag's nonce nt answering a first AUTH is plaintext (MIFARE Classic EV1 datasheet
+    // §10.3.1), even where the source flags it encrypted (NFC-Laboratory does).
+    if frame.crc == .encrypted, frame.direction == .tag, frame.data.count == 4,
+      case .mifareAuth = pending, !context.encrypted
+    {
+      frame.crc = .unchecked
+    }
     // CRC_A over the whole frame, once: the technology check and the CRC status both need it.
     let crcAValid =
       frame.crc == .unchecked && frame.data.count >= 3 ? CRC.hasValidCRCA(frame.data) : nil
@@ -648,7 +656,7 @@ public struct ISO14443ALayer: Sendable {
     -> UInt8?
   {
     guard let sak = context.sak, SAK(sak).iso14443_4, !context.encrypted,
-      let pcb = payload.first,
+      !payload.isEmpty,
       frame.crc == .ok || (frame.crc == .unchecked && CRC.hasValidCRCA(frame.data))
     else { return nil }
     return Self.blockPCB(payload)
