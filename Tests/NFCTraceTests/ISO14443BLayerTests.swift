@@ -291,6 +291,35 @@ private let activation: [(Direction, String)] = [
     #expect(s.info.technology == .nfcB)
     #expect(s.tag.atqb.map { Hex.string($0) } == "50820de17420381922002185")
     #expect(s.operations.map(\.kind) == [.connect])
+    // The PUPI is the type B tag's UID, before any ATTRIB names it.
+    #expect(s.tag.uidString == "82:0D:E1:74")
+  }
+
+  /// An ATTRIB naming a PUPI no ATQB gave is flagged, and the connect it leaves unanswered
+  /// says why (it was "the tag did not answer", blamed on the tag's position).
+  @Test func attribWithAnotherPUPI() throws {
+    let sessions = try analyzeProxmark("public/proxmark3/hf_14b_cryptorf_select.trace")
+    let s = try #require(sessions.first)
+    #expect(s.operations.first?.outcome == .failed)
+    #expect(
+      s.operations.first?.reason
+        == "the tag did not answer ATTRIB (frame 3), which named a PUPI no ATQB gave: a PICC "
+        + "answers only an ATTRIB carrying its own PUPI (ISO/IEC 14443-3 §7.10.2)")
+    var decoder = FrameDecoder()
+    let frames = [
+      TestFrame.make(0, .reader, [0x05, 0x00, 0x00, 0x71, 0xFF]),
+      TestFrame.make(
+        1, .tag,
+        [0x50, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x22, 0x00, 0x10, 0x51, 0x38, 0x7A]),
+      TestFrame.make(2, .reader, [0x1D, 0, 0, 0, 0, 0, 0x08, 0x01, 0x00, 0xBB, 0x9C]),
+      TestFrame.make(3, .reader, [0x1D, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x08, 0x01, 0x00]),
+    ]
+    let out = frames.map { decoder.decode($0) }
+    #expect(out[2].findings.map(\.code) == ["attrib-unknown-pupi"])
+    #expect(
+      out[2].findings.first?.message.hasPrefix(
+        "ATTRIB names PUPI 00000000, which no ATQB of this activation gave (ATQB PUPI ffffffff)")
+        == true)
   }
 }
 

@@ -190,6 +190,8 @@ public struct SessionAnalyzer: Sendable {
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
   private var ratsAwaitingATS: Int?
+  /// The last type B ATTRIB naming a PUPI no ATQB of its activation gave (no tag answers it).
+  private var attribUnknownPUPI: Int?
   /// True while the current connect holds nothing but REQA/WUPA, ATQA and polling frames: the
   /// reader polled (a presence check) and did not select the tag.
   private var connectOnlyPolled = false
@@ -291,6 +293,11 @@ public struct SessionAnalyzer: Sendable {
       } else {
         answerNotCaptured(f)
       }
+    }
+    if f.innermost?.name == "ATTRIB",
+      f.findings.contains(where: { $0.code == "attrib-unknown-pupi" })
+    {
+      attribUnknownPUPI = f.frame.index
     }
     let kind = classify(f)
     if selectLimbo != nil, kind != nil || f.startsActivation {
@@ -1092,6 +1099,13 @@ public struct SessionAnalyzer: Sendable {
         &op, tag: tag, ratsUnanswered: ratsAwaitingATS, onlyPolled: connectOnlyPolled,
         selected: !connectActivation.started || connectActivation.selected,
         heard: tagAnsweredOperation)
+      if op.outcome == .failed, let attrib = attribUnknownPUPI,
+        op.unansweredFrames.contains(attrib)
+      {
+        op.reason =
+          "the tag did not answer ATTRIB (frame \(attrib)), which named a PUPI no ATQB gave: "
+          + "a PICC answers only an ATTRIB carrying its own PUPI (ISO/IEC 14443-3 §7.10.2)"
+      }
     case .queryNDEFStatus:
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)

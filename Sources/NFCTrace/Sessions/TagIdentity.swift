@@ -24,6 +24,8 @@ public struct TagIdentity: Sendable, Equatable {
   private var atqbByPUPI: [[UInt8]: [UInt8]] = [:]
   /// The PUPI of the first ATQB of this session's frames.
   private var firstATQBPUPI: [UInt8]?
+  /// `uid` is the PUPI of the session's first ATQB, no ATTRIB having confirmed it yet.
+  private var uidFromATQB = false
   /// The ATR a PC/SC reader built for the card (USB captures of CCID readers).
   public var atr: [UInt8]?
   /// An NFC-F card's PMm (8 bytes, from SENSF_RES): byte 1 is its IC code (`FeliCaProduct`).
@@ -249,6 +251,12 @@ public struct TagIdentity: Sendable, Equatable {
           let pupi = Array(payload[1..<5])
           if let first = firstATQBPUPI, first != pupi { collision = true }
           if firstATQBPUPI == nil { firstATQBPUPI = pupi }
+          // The PUPI is the type B tag's identifier (ISO/IEC 14443-3 §7.9.2), its UID before
+          // an ATTRIB names it.
+          if uid.isEmpty {
+            uid = pupi
+            uidFromATQB = true
+          }
         }
       } else if layer.name == "ATTRIB", case .hex(let answer)? = layer.field("atqb"),
         answer.count > 5
@@ -280,7 +288,8 @@ public struct TagIdentity: Sendable, Equatable {
   /// SELECT answered intact would not give it again (ISO/IEC 14443-3 §6.5.3).
   private mutating func observeUID(_ f: DecodedFrame) {
     guard let uid = f.completedUID else { return }
-    if !self.uid.isEmpty && self.uid != uid { collision = true }
+    if !self.uid.isEmpty && self.uid != uid && !uidFromATQB { collision = true }
+    uidFromATQB = false
     self.uid = uid
     if let selected = atqbByPUPI[uid] { atqb = selected }
   }

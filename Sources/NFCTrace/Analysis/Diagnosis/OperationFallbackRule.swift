@@ -391,6 +391,13 @@ enum OperationFallbackRule: DiagnosisRule {
         "Check the password/key; after a failed PWD_AUTH, reconnect before retrying.")
     case .connect:
       var f = make("connect-failed", .info, nil, still)
+      if reason.contains("named a PUPI no ATQB gave") {
+        f.fix =
+          "The reader's ATTRIB must carry the PUPI of the tag's ATQB (bytes 2–5 of the ATQB); "
+          + "a phone's NFC stack does this itself, so this is a reader or sniffer-side script "
+          + "to correct, not the tag's position."
+        return f
+      }
       // After the reader's own HLTA the tag ignores REQA and anticollision (ISO/IEC 14443-3
       // §6.3, HALT state): the silence is the reader's doing, not the field's.
       if let silent = op.unansweredFrames.first, let halt = c.log.haltBefore(silence: silent) {

@@ -172,6 +172,16 @@ public struct ISO14443BLayer: Sendable {
         context.uidComplete = false
       }
       pending = .attrib(attrib)
+      var findings: [Finding] = []
+      if let other = unknownPUPI(attrib) {
+        findings.append(
+          Finding(
+            "attrib-unknown-pupi", .warning,
+            "ATTRIB names PUPI \(Hex.string(attrib.identifier)), which no ATQB of this "
+              + "activation gave (\(other)): a PICC answers only an ATTRIB carrying its own "
+              + "PUPI (ISO/IEC 14443-3 §7.10.2), so no tag will answer this one",
+            frames: [frame.index], offset: 1))
+      }
       var decode = attrib.decode
       if let atqb = answers[attrib.identifier] {
         // The ATQB of the tag ATTRIB selects, which may lie in an earlier session (the second
@@ -179,13 +189,21 @@ public struct ISO14443BLayer: Sendable {
         decode.fields.append(
           LayerField("atqb", .hex([0x50] + atqb.pupi + atqb.applicationData + atqb.protocolInfo)))
       }
-      out.result = LayerResult(decode: decode)
+      out.result = LayerResult(decode: decode, findings: findings)
     } else if let halt = HLTB(parsing: payload) {
       pending = .halt
       out.result = LayerResult(decode: halt.decode)
     } else {
       out.result = handOff(frame, payload: payload, crc: out.crc, context: &context)
     }
+  }
+
+  /// The PUPIs the activation's ATQBs gave, when ATTRIB names none of them (nil when it
+  /// names one, or no ATQB was seen: a capture that missed it proves nothing).
+  private func unknownPUPI(_ attrib: ATTRIB) -> String? {
+    guard sawRequest, !answers.isEmpty, answers[attrib.identifier] == nil else { return nil }
+    let pupis = answers.keys.map { Hex.string($0) }.sorted()
+    return "ATQB PUPI " + pupis.joined(separator: ", ")
   }
 
   private mutating func tag(
