@@ -484,3 +484,12 @@ extension DiffExchangeAlignmentTests {
     #expect(DiffText.firstDifference(exchange(0x61), exchange(0x61)).isEmpty)
   }
 }
+
+/// The final Type 2 message is read as the report reads it: no TLVs without the CC (page 3),
+/// none on a tag whose CC is not NDEF's (both were "incomplete", page 4 read as TLVs).
+@Test func diffType2SideFollowsTheCC() throws {
+  let mfuc = try #require(try analyzeProxmark("public/proxmark3/hf_14a_mfuc.trace").first)
+  #expect(NDEFComparison.side(mfuc).state == "none")
+  let mfu = try #require(try analyzeProxmark("public/proxmark3/hf_14a_mfu.trace").first)
+  #expect(NDEFComparison.side(mfu).state == "unknown")
+}

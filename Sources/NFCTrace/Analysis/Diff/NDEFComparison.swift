@@ -51,8 +51,14 @@ public enum NDEFComparison {
     }
     if let aib = s.memory.type3AttributeBlock { return type3(aib, s.memory.type3End) }
     let run = s.memory.type2End.knownRun(from: 16)
-    if !run.isEmpty { return type2(run, image: s.memory.type2End) }
-    return .without("unknown")
+    guard !run.isEmpty else { return .without("unknown") }
+    // As the report reads it: without the CC (page 3) the data area is not read as TLVs; a
+    // CC that is not NDEF's holds no message (NFC Forum T2T 1.0 §6.4.1).
+    guard let cc = s.memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
+      return .without("unknown")
+    }
+    if cc.status == .notSupported { return .without("none") }
+    return type2(run, image: s.memory.type2End)
   }
 
   /// Type 3: Ln bytes from block 1 (an Attribute Information Block that is not valid holds
