@@ -123,6 +123,9 @@ struct BlockNumbers: Sendable {
     case unexpected(Int)
     /// Toggled with no answer to the previous I-block in the trace: the capture missed it.
     case answerMissed
+    /// A tag I-block toggled from the tag's last one with no reader block in the trace since:
+    /// the tag answers only a reader I-block (§7.5.3.2 PICC rules): the capture missed the command.
+    case commandMissed
   }
 
   private var reader = 0
@@ -183,7 +186,10 @@ struct BlockNumbers: Sendable {
       known = true
     }
     guard known, n != tag else { return .ok }
-    return ackMissed ? .answerMissed : .unexpected(tag)
+    if ackMissed { return .answerMissed }
+    // The reader's last block was the tag's answer's trigger: none since its last I-block.
+    let commandMissed = !readerAwaitsAnswer && nak == nil
+    return commandMissed ? .commandMissed : .unexpected(tag)
   }
 
   /// A reader R(ACK) with number `n`.

@@ -249,6 +249,7 @@ public struct ISODEPLayer: ProtocolLayer {
     if reader {
       switch numbers.readerIBlock(block.blockNumber) {
       case .ok: break
+      case .commandMissed: break  // tag blocks only
       case .unexpected(let expected):
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       case .answerMissed:
@@ -269,6 +270,14 @@ public struct ISODEPLayer: ProtocolLayer {
               + "chained part: a tag toggles on an R(ACK) of the other number (ISO/IEC 14443-4 "
               + "§7.5.3.2, PICC rule E), so the reader acknowledged the part and the capture does not have "
               + "its R(ACK)", frames: [unit.frameIndex]))
+      case .commandMissed:
+        findings.append(
+          Finding(
+            "command-not-captured", .info,
+            "I-block from the tag has block number \(block.blockNumber), toggled from its last "
+              + "I-block with no reader block in the trace since: a tag sends an I-block only "
+              + "to answer the reader's (ISO/IEC 14443-4 §7.5.3.2, PICC rules), so the reader "
+              + "sent a command the capture does not have", frames: [unit.frameIndex]))
       }
     }
     // A reader I-block starts a new command: an unfinished tag chain is abandoned. A tag
@@ -427,6 +436,7 @@ public struct ISODEPLayer: ProtocolLayer {
       if reader {
         switch numbers.readerACK(n) {
         case .ok: break
+        case .commandMissed: break  // tag blocks only
         case .unexpected(let expected):
           findings.append(blockNumberFinding(block, expected: expected, unit: unit))
         case .answerMissed:
