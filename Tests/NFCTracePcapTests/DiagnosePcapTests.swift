@@ -78,3 +78,12 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
     #expect(report.findings.filter { $0.severity == .error }.count == 2)
   }
 }
+
+/// `ndef-empty-on-read` cites the READ that delivered the zero length and its answer (it
+/// cited the operation's first and last frames: the READ and the HLTA after it).
+@Test func emptyReadCitesTheLengthsAnswer() throws {
+  let report = try diagnosePcap(
+    TestPaths.shared("derived/synthetic/synthetic_t2t_ndef_read_write_nak.pcap"))
+  let f = try #require(report.findings.first { $0.code == "ndef-empty-on-read" })
+  #expect(f.frames == [21, 22])
+}

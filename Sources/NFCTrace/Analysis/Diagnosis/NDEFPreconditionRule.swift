@@ -352,7 +352,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
       guard op.kind == .readNDEF, case .int(0)? = op.detail("ndef_length") else { return nil }
       return DiagnosisFinding(
         code: "ndef-empty-on-read", severity: .warning, operation: i,
-        frames: [op.firstFrame, op.lastFrame],
+        frames: lengthEvidence(c, op) ?? [op.firstFrame, op.lastFrame],
         cause: "the tag holds an empty NDEF message (length 0)",
         message: "The NDEF length on the tag is 0: the tag is formatted but holds no message. "
           + "readNDEF reports 403 for such a tag (reported, not verified).",
@@ -360,6 +360,25 @@ enum NDEFPreconditionRule: DiagnosisRule {
         fix: "Treat error 403 from readNDEF as \"empty tag\", not as a failure; write a message "
           + "with writeNDEF first.")
     }
+  }
+
+  /// The read that delivered the zero length to operation `op`, as [command, answer]: the
+  /// answer that last gave the length's byte (Type 2 TLV length, Type 4 NLEN, Type 3 Ln in
+  /// block 0) and the frame before it; nil when the answer is not one of the operation's.
+  private static func lengthEvidence(_ c: DiagnosisContext, _ op: Operation) -> [Int]? {
+    let m = c.session.memory
+    var answer: Int?
+    if let address = m.type2Area?.ndefLengthAddress {
+      answer = m.type2End.frame(address)
+    } else if let id = c.session.type4NDEFFile, let file = m.filesEnd[id] {
+      answer = file.frame(0)
+    } else if m.type3AttributeBlock != nil {
+      answer = m.type3End.frame(13)
+    }
+    guard let answer, answer > op.firstFrame, answer <= op.lastFrame else { return nil }
+    // Reads are not in the command log: the read is the frame before its answer.
+    let command = c.log.commands.last(where: { $0.answerFrame == answer })?.frame ?? answer - 1
+    return [command, answer]
   }
 
   /// The answer to the command at which the query's NDEF detection stopped
