@@ -25,4 +25,23 @@ import Testing
     let answer = try #require(decodeAll(c.frames).0.last)
     #expect(answer.findings.map(\.code) == ["unexpected-block-number"])
   }
+
+  /// A SAK after a poll whose ATQA is not in the trace: the tag answered the poll (it answers
+  /// SELECT only in READY state) and the capture missed the ATQA (test_NFC-A_106kbps_003 #12).
+  @Test func sakAfterAPollWithoutATQA() throws {
+    let frames = [
+      TestFrame.make(0, .reader, [0x26], bits: 7),
+      TestFrame.make(1, .reader, CRC.appendingCRCA([0x93, 0x70, 0x04, 0x3C, 0x70, 0x02, 0x4A])),
+      TestFrame.make(2, .tag, CRC.appendingCRCA([0x08])),
+    ]
+    let out = decodeAll(frames).0
+    #expect(out[2].findings.map(\.code) == ["atqa-not-captured"])
+    #expect(out[2].findings.first?.frames == [0, 2])
+    // With the ATQA captured, nothing is said.
+    let full = decodeAll([
+      frames[0], TestFrame.make(1, .tag, [0x04, 0x00]),
+      TestFrame.make(2, .reader, frames[1].data), TestFrame.make(3, .tag, frames[2].data),
+    ]).0
+    #expect(full[3].findings.isEmpty)
+  }
 }

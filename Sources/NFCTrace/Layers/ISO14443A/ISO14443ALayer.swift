@@ -85,6 +85,10 @@ public struct ISO14443ALayer: Sendable {
   /// command with a valid CRC_A: the tag is Type 2, and a later frame shaped like an ISO-DEP
   /// block is Type 2 data (COMPATIBILITY_WRITE's 16 bytes, SECTOR_SELECT's packet 2).
   private var type2CommandSeen = false
+  /// The last REQA/WUPA, and the same when the reader went on with no tag frame after it: a
+  /// SAK then shows the capture missed the ATQA.
+  private var pollFrame: Int?
+  private var pollUnanswered: Int?
   /// HLTA with its CRC_A as sent in plaintext (ISO/IEC 14443-3 §6.4.3).
   private static let plainHLTA: [UInt8] = [0x50, 0x00, 0x57, 0xCD]
   /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
@@ -136,6 +140,7 @@ public struct ISO14443ALayer: Sendable {
       // that found the tag is not its card): the link stays plaintext.
       context.encrypted = !(frame.direction == .reader && frame.data == Self.plainHLTA)
     }
+    if frame.direction == .reader, case .request = pending { pollUnanswered = pollFrame }
     let kind = classify(frame, context: context)
     if frame.direction == .reader, case .select(let level, let part) = pending {
       missedSAK(level, part, next: kind, context: &context)
@@ -296,6 +301,7 @@ public struct ISO14443ALayer: Sendable {
     switch kind {
     case .request(let wupa):
       pending = .request
+      (pollFrame, pollUnanswered) = (index, nil)
       guard let wupa else { return LayerResult(decode: Self.uncapturedRequest) }
       let name = wupa ? "WUPA" : "REQA"
       return LayerResult(
@@ -455,6 +461,17 @@ public struct ISO14443ALayer: Sendable {
           "SELECT \(level.name) with no earlier cascade level selected in this activation: the "
             + "capture missed it, and the UID shown holds only the parts captured", frames: [index]
         ))
+    }
+    if let poll = pollUnanswered {
+      // ISO/IEC 14443-3 §6.3: a tag enters READY, where it answers SELECT, only by
+      // answering REQA/WUPA.
+      pollUnanswered = nil
+      findings.append(
+        Finding(
+          "atqa-not-captured", .info,
+          "The tag answered SELECT, which it does only after answering a poll (ISO/IEC 14443-3 "
+            + "§6.3, READY state): it answered the REQA/WUPA of frame \(poll), and the capture "
+            + "does not have its ATQA", frames: [poll, index]))
     }
     parts = Array(parts.prefix(level.rawValue - 1)) + [part]
     let complete = !sak.cascade
