@@ -108,14 +108,22 @@ public struct ISO14443ALayer: Sendable {
 
   /// Decodes one frame (CRC included), resolving its CRC status.
   public mutating func decode(frame: Frame, context: inout LinkContext) -> FrameLayerResult {
-    var frame = frame
     // The tag's nonce nt answering a first AUTH is plaintext (MIFARE Classic EV1 datasheet
-    // §10.3.1), even where the source flags it encrypted (NFC-Laboratory does).
+    // §10.3.1), even where the source flags it encrypted (NFC-Laboratory does). (A copy only
+    // then: copying every frame costs its arrays' retains.)
     if frame.crc == .encrypted, frame.direction == .tag, frame.data.count == 4,
       case .mifareAuth = pending, !context.encrypted
     {
-      frame.crc = .unchecked
+      var plain = frame
+      plain.crc = .unchecked
+      return decodeFrame(plain, context: &context)
     }
+    return decodeFrame(frame, context: &context)
+  }
+
+  private mutating func decodeFrame(_ frame: Frame, context: inout LinkContext)
+    -> FrameLayerResult
+  {
     // CRC_A over the whole frame, once: the technology check and the CRC status both need it.
     let crcAValid =
       frame.crc == .unchecked && frame.data.count >= 3 ? CRC.hasValidCRCA(frame.data) : nil
