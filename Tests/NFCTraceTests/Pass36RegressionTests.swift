@@ -44,4 +44,51 @@ import Testing
     ]).0
     #expect(full[3].findings.isEmpty)
   }
+
+  /// A WRITE of page 4 starting with no TLV tag on a tag whose CC says NDEF (a CC written one
+  /// page too far) leaves no NDEF message: bad content, not "no problem found". On a tag whose
+  /// CC is not NDEF's, page 4 is the app's own data.
+  @Test func pageFourWithoutATLVIsBadContent() throws {
+    for (cc, fires) in [([UInt8]([0xE1, 0x10, 0x12, 0x00]), true), ([0, 0, 0, 0], false)] {
+      var b = TraceBuilder()
+      b.activateType2()
+      b.read(3, page3(cc: cc, then: [0x03, 0x00, 0xFE, 0x00]))
+      b.write(4, [0xE1, 0x10, 0x12, 0x00])
+      let r = try b.diagnose()
+      let f = r.finding("t2t-no-tlv-at-page-4")
+      #expect((f != nil) == fires)
+      if fires {
+        #expect(f?.cause == "the write put E1h at page 4, where a TLV must start")
+        #expect(
+          f?.message.hasSuffix("The bytes are a capability container, which belongs in page 3.")
+            == true)
+        let op = try #require(f?.operation)
+        #expect(
+          r.sessions[0].verdicts.first { $0.operation == op }?.verdict == .succeededWithBadContent)
+      }
+    }
+  }
+
+  /// A poll whose ATQA is in the trace (after a reader frame, here an Apple ECP frame) or an
+  /// HLTA since the poll: the SAK says nothing of a missed ATQA.
+  @Test func noMissedATQAWhenItIsInTheTrace() throws {
+    let select = TestFrame.make(
+      3, .reader, CRC.appendingCRCA([0x93, 0x70, 0x04, 0x3C, 0x70, 0x02, 0x4A]))
+    let sak = TestFrame.make(4, .tag, CRC.appendingCRCA([0x08]))
+    let withECP = decodeAll([
+      TestFrame.make(0, .reader, [0x52], bits: 7),
+      TestFrame.make(
+        1, .reader,
+        [0x6A, 0x02, 0xC8, 0x01, 0x00, 0x03, 0x00, 0x02, 0x79, 0x00, 0x00, 0x00, 0x00, 0xC2, 0xD8]),
+      TestFrame.make(2, .tag, [0x04, 0x00]), select, sak,
+    ]).0
+    #expect(withECP[2].layers.first?.name == "ATQA")
+    #expect(withECP[4].findings.isEmpty)
+    let withHalt = decodeAll([
+      TestFrame.make(0, .reader, [0x26], bits: 7),
+      TestFrame.make(1, .reader, CRC.appendingCRCA([0x50, 0x00])),
+      TestFrame.make(2, .reader, [0x93, 0x20]), select, sak,
+    ]).0
+    #expect(withHalt[4].findings.isEmpty)
+  }
 }

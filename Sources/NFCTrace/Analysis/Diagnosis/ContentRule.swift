@@ -26,15 +26,19 @@ enum ContentRule: DiagnosisRule {
   /// The TLV tags of NFC Forum T2T 1.0 §2.3.
   private static let tlvTags: Set<UInt8> = [0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE]
 
-  /// A Type 2 writeNDEF whose acknowledged WRITE of page 4, where the TLV area starts (T2T
-  /// 1.0 §2.3), put there a first byte that is no TLV tag: the tag holds no NDEF message.
+  /// A Type 2 writeNDEF on a tag whose CC says NDEF, whose acknowledged WRITE of page 4, where
+  /// the TLV area starts (T2T 1.0 §2.3), put there a first byte that is no TLV tag: the tag
+  /// holds no NDEF message.
   private static func noTLV(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
     let op = c.session.operations[i]
+    // Only on a tag whose CC (page 3) says NDEF: elsewhere page 4 is the app's own data.
     guard op.outcome == .ok, c.session.type4CC == nil,
+      let cc = c.session.memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init),
+      cc.status != .notSupported,
       let w = c.commands(in: i).last(where: { $0.isWrite && $0.page == 4 && $0.answer == .ack }),
       let first = w.data.first, !tlvTags.contains(first)
     else { return nil }
-    let cc = w.data.count == 4 && first == 0xE1
+    let looksLikeCC = w.data.count == 4 && first == 0xE1
     var f = DiagnosisFinding(
       code: "t2t-no-tlv-at-page-4", severity: .error, operation: i,
       frames: [w.frame] + [w.answerFrame].compactMap { $0 },
@@ -43,11 +47,11 @@ enum ContentRule: DiagnosisRule {
         + "Page 4 starts the TLV area (NFC Forum T2T 1.0 §2.3), whose first byte must be a TLV "
         + "tag (00 NULL, 01/02 Lock/Memory Control, 03 NDEF Message, FD proprietary, FE "
         + "terminator): readers find no NDEF message on this tag."
-        + (cc ? " The bytes are a capability container, which belongs in page 3." : ""),
+        + (looksLikeCC ? " The bytes are a capability container, which belongs in page 3." : ""),
       coreNFCError: nil,
       fix: "Write NDEF with writeNDEF(_:completionHandler:), which builds the TLV itself; an app "
         + "writing pages with sendMiFareCommand must start page 4 with 03 (NDEF Message TLV) and "
-        + "its length" + (cc ? ", and write the CC to page 3." : "."))
+        + "its length" + (looksLikeCC ? ", and write the CC to page 3." : "."))
     f.effect = .badContent
     return f
   }

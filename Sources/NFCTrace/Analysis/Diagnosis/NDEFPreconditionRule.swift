@@ -362,9 +362,9 @@ enum NDEFPreconditionRule: DiagnosisRule {
     }
   }
 
-  /// The read that delivered the zero length to operation `op`, as [command, answer]: the
-  /// answer that last gave the length's byte (Type 2 TLV length, Type 4 NLEN, Type 3 Ln in
-  /// block 0) and the frame before it; nil when the answer is not one of the operation's.
+  /// The answer that last gave the zero length's byte to operation `op` (Type 2 TLV length,
+  /// Type 4 NLEN, Type 3 Ln in block 0), with its command when the command log has it; nil
+  /// when the answer is not one of the operation's frames.
   private static func lengthEvidence(_ c: DiagnosisContext, _ op: Operation) -> [Int]? {
     let m = c.session.memory
     var answer: Int?
@@ -376,9 +376,10 @@ enum NDEFPreconditionRule: DiagnosisRule {
       answer = m.type3End.frame(13)
     }
     guard let answer, answer > op.firstFrame, answer <= op.lastFrame else { return nil }
-    // Reads are not in the command log: the read is the frame before its answer.
-    let command = c.log.commands.last(where: { $0.answerFrame == answer })?.frame ?? answer - 1
-    return [command, answer]
+    // Reads are not in the command log (S(WTX) or a chain may lie between a read and its
+    // answer): the answer alone then.
+    let command = c.log.commands.last(where: { $0.answerFrame == answer })?.frame
+    return (command.map { [$0] } ?? []) + [answer]
   }
 
   /// The answer to the command at which the query's NDEF detection stopped

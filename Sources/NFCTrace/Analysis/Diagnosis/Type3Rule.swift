@@ -96,7 +96,7 @@ enum Type3Rule: DiagnosisRule {
         frames: [frame] + (answer.map { [$0] } ?? []),
         cause: "the reader's \(how): more blocks per command than block 0 allows",
         message:
-          "The reader sent a \(how) (frame \(frame)): the Attribute Information Block gives "
+          "The reader sent \(how.hasPrefix("UPDATE") ? "an" : "a") \(how) (frame \(frame)): the Attribute Information Block gives "
           + "the most blocks one CHECK (Nbr) or UPDATE (Nbw) may carry (NFC Forum T3T 1.0 §7.1). "
           + (refused
             ? "The tag refused the command (frame \(answer ?? frame))."

@@ -104,6 +104,7 @@ public struct ISO14443ALayer: Sendable {
     crypto1Follows = false
     haltFrame = nil
     type2CommandSeen = false
+    (pollFrame, pollUnanswered) = (nil, nil)
   }
 
   /// Decodes one frame (CRC included), resolving its CRC status.
@@ -154,6 +155,9 @@ public struct ISO14443ALayer: Sendable {
       missedSAK(level, part, next: kind, context: &context)
     }
     var newActivation = false
+    // A poll during an unfinished anticollision may find the tag still READY (it missed the
+    // poll): then a SAK proves nothing about the poll's ATQA.
+    let midAnticollision = !parts.isEmpty && !context.uidComplete
     if case .request = kind {
       newActivation = true
       context.resetActivation()
@@ -170,6 +174,7 @@ public struct ISO14443ALayer: Sendable {
     let payload = FrameCRC.payload(frame, status: crc)
     let halted = haltFrame == nil ? nil : commandWhileHalted(frame, kind: kind)
     var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
+    if case .request = kind, midAnticollision { pollFrame = nil }
     result.findings = findings + result.findings
     if let halted { result.findings.append(halted) }
     let silent: Bool
@@ -320,6 +325,7 @@ public struct ISO14443ALayer: Sendable {
         })
     case .magSafe(let n):
       pending = .request
+      (pollFrame, pollUnanswered) = (index, nil)
       return LayerResult(decode: AppleECP.magSafeDecode(n, byte: frame.data.first ?? 0))
     case .shortFrame:
       pending = .none
@@ -331,6 +337,7 @@ public struct ISO14443ALayer: Sendable {
       return LayerResult(decode: AppleECP.decode(payload))
     case .hlta:
       pending = .halt
+      (pollFrame, pollUnanswered) = (nil, nil)
       haltNs = frame.timeNs
       haltFrame = index
       return LayerResult(
@@ -367,6 +374,7 @@ public struct ISO14443ALayer: Sendable {
         findings: [Finding("invalid-nvb", .warning, why, frames: [index], offset: 1)])
     case .atqa:
       pending = .none
+      pollUnanswered = nil
       guard let atqa = ATQA(airBytes: payload) else { return .undecoded("ATQA needs 2 bytes") }
       context.atqa = atqa.value
       return LayerResult(

@@ -176,11 +176,11 @@ public struct ISO14443BLayer: Sendable {
       if let other = unknownPUPI(attrib) {
         findings.append(
           Finding(
-            "attrib-unknown-pupi", .warning,
+            "attrib-unknown-pupi", .info,
             "ATTRIB names PUPI \(Hex.string(attrib.identifier)), which no ATQB of this "
               + "activation gave (\(other)): a PICC answers only an ATTRIB carrying its own "
-              + "PUPI (ISO/IEC 14443-3 §7.10.2), so no tag will answer this one",
-            frames: [frame.index], offset: 1))
+              + "PUPI (ISO/IEC 14443-3 §7.10.2), so unless the capture missed that tag's ATQB, "
+              + "no tag answers this one", frames: [frame.index], offset: 1))
       }
       var decode = attrib.decode
       if let atqb = answers[attrib.identifier] {

@@ -275,8 +275,8 @@ public struct ISODEPLayer: ProtocolLayer {
           Finding(
             "command-not-captured", .info,
             "I-block from the tag has block number \(block.blockNumber), toggled from its last "
-              + "I-block with no reader block in the trace since: a tag sends an I-block only "
-              + "to answer the reader's (ISO/IEC 14443-4 §7.5.3.2, PICC rules), so the reader "
+              + "I-block with no reader I-block or R(ACK) in the trace since: a tag sends an "
+              + "I-block only to answer one (ISO/IEC 14443-4 §7.5.3.2, PICC rules), so the reader "
               + "sent a command the capture does not have", frames: [unit.frameIndex]))
       }
     }
