@@ -91,4 +91,14 @@ import Testing
     ]).0
     #expect(withHalt[4].findings.isEmpty)
   }
+
+  /// The damaged-frames message counts the cluster apart from the session's total (it said
+  /// "11 frame(s) … They come in a cluster" under a cause of 10).
+  @Test func damagedClusterCountedApartFromTheTotal() throws {
+    let report = try diagnoseFile(TestPaths.shared("public/proxmark3/hf_visa_apple_normal.trace"))
+    let f = try #require(report.finding("rf-damaged-frames"))
+    #expect(f.cause == "10 damaged frames close together (bad CRC or parity)")
+    #expect(f.message.hasPrefix("11 frame(s) in this session arrived damaged"))
+    #expect(f.message.contains("10 of them come in a cluster"))
+  }
 }

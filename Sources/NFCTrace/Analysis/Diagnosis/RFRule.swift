@@ -190,8 +190,10 @@ enum RFRule: DiagnosisRule {
       message: "\(c.rf.damagedCount) frame(s) in this session arrived damaged (their checksum or "
         + "parity bits do not match). "
         + (cluster
-          ? "They come in a cluster: the radio link was poor at that moment (distance, "
-            + "movement, metal, another card)."
+          ? (c.rf.worstCluster.count == c.rf.damagedCount
+            ? "They come" : "\(c.rf.worstCluster.count) of them come")
+            + " in a cluster: the radio link was poor at that moment (distance, movement, "
+            + "metal, another card)."
           : "Isolated damage is common in sniffed traces and usually harmless."),
       coreNFCError: cluster && failed(c, op) ? .tagResponseError : nil, fix: holdStill)
   }
