@@ -48,12 +48,12 @@ func loadInput(_ path: String) throws -> TraceInput {
 /// - Throws: `UsageError` for an unknown name.
 func checkFormatName(_ formatName: String?, allowDumps: Bool = false) throws {
   guard let formatName, registry.format(named: formatName) == nil else { return }
-  let dumps = allowDumps ? ReportSource.dumpFormats : []
-  if dumps.contains(formatName) { return }
   if ReportSource.dumpFormats.contains(formatName) {
+    if allowDumps { return }
     throw UsageError(
       "\(formatName) is a static tag dump (contents, no frames): only nfctrace report reads it")
   }
+  let dumps = allowDumps ? ReportSource.dumpFormats : []
   let names = (registry.formats.map(\.name) + dumps).joined(separator: ", ")
   throw UsageError("unknown input format \(formatName) (known: \(names))")
 }

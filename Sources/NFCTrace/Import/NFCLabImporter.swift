@@ -270,8 +270,8 @@ public struct NFCLabImporter: TraceImporter {
       if skippedTypes.insert(fields.frameType).inserted {
         warnings.append(
           TraceWarning(
-            "frame type \(Self.hex(fields.frameType)) is not an NFC poll/listen/carrier frame; frames of this type "
-              + "are skipped", location: location))
+            "frame type \(Self.hex(fields.frameType)) is not an NFC poll/listen/carrier frame; "
+              + "frames of this type are skipped", location: location))
       }
       return nil
     }

@@ -294,9 +294,8 @@ public struct SessionAnalyzer: Sendable {
         answerNotCaptured(f)
       }
     }
-    if f.innermost?.name == "ATTRIB",
-      f.findings.contains(where: { $0.code == "attrib-unknown-pupi" })
-    {
+    // Only ATTRIB frames carry it; most frames have no finding at all.
+    if f.findings.contains(where: { $0.code == "attrib-unknown-pupi" }) {
       attribUnknownPUPI = f.frame.index
     }
     let kind = classify(f)

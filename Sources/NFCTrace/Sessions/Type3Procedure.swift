@@ -8,10 +8,10 @@
 /// - make read-only (`writeLock`): UPDATE of block 0 with RW Flag `00h` outside a write.
 ///
 /// CHECKs of other blocks (FeliCa Lite / Lite-S system blocks from 80h, blocks past NmaxB,
-/// other cards' blocks from 80h before block 0 was read) and other services stay `transceive` operations. A system block listed after NDEF blocks
-/// (FeliCa Lite-S MAC (81h) read with them, MAC_A (91h) written with them: nfcpy
-/// `read_with_mac`, `write_with_mac`) rides along: the command is classified, and recorded,
-/// by its NDEF blocks. Other cards' blocks from 80h are NDEF data like any other (NmaxB is a
+/// other cards' blocks from 80h before block 0 was read) and other services stay
+/// `transceive` operations. A system block listed after NDEF blocks (FeliCa Lite-S MAC (81h)
+/// read with them, MAC_A (91h) written with them: nfcpy `read_with_mac`, `write_with_mac`)
+/// rides along: the command is classified, and recorded, by its NDEF blocks. Other cards' blocks from 80h are NDEF data like any other (NmaxB is a
 /// 16-bit count).
 struct Type3Procedure: Sendable {
   /// queryNDEFStatus's answer from the last Attribute Information Block read or written.

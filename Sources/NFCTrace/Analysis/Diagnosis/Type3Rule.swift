@@ -88,19 +88,19 @@ enum Type3Rule: DiagnosisRule {
       guard case .int(let frame)? = op.detail("block_limit_exceeded"),
         case .string(let how)? = op.detail("block_limit")
       else { return nil }
-      var answer: Int?
-      if case .int(let f)? = op.detail("block_limit_refused") { answer = f }
-      let refused = answer != nil
+      var refusal: Int?
+      if case .int(let f)? = op.detail("block_limit_refused") { refusal = f }
+      let outcome =
+        refusal.map { "The tag refused the command (frame \($0))." }
+        ?? "This tag took it; others of the same mapping may refuse it (Status Flag 2 A2h)."
       return DiagnosisFinding(
         code: "t3t-block-count-exceeded", severity: .warning, operation: i,
-        frames: [frame] + (answer.map { [$0] } ?? []),
+        frames: [frame] + (refusal.map { [$0] } ?? []),
         cause: "the reader's \(how): more blocks per command than block 0 allows",
         message:
-          "The reader sent \(how.hasPrefix("UPDATE") ? "an" : "a") \(how) (frame \(frame)): the Attribute Information Block gives "
-          + "the most blocks one CHECK (Nbr) or UPDATE (Nbw) may carry (NFC Forum T3T 1.0 §7.1). "
-          + (refused
-            ? "The tag refused the command (frame \(answer ?? frame))."
-            : "This tag took it; others of the same mapping may refuse it (Status Flag 2 A2h)."),
+          "The reader sent \(how.hasPrefix("UPDATE") ? "an" : "a") \(how) (frame \(frame)): "
+          + "the Attribute Information Block gives the most blocks one CHECK (Nbr) or UPDATE "
+          + "(Nbw) may carry (NFC Forum T3T 1.0 §7.1). " + outcome,
         coreNFCError: nil,
         fix: "Send at most Nbr blocks per readWithoutEncryption and at most Nbw per "
           + "writeWithoutEncryption, or leave NDEF to readNDEF/writeNDEF.")

@@ -174,7 +174,8 @@ public struct ISO14443ALayer: Sendable {
     let payload = FrameCRC.payload(frame, status: crc)
     let halted = haltFrame == nil ? nil : commandWhileHalted(frame, kind: kind)
     var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
-    if case .request = kind, midAnticollision { pollFrame = nil }
+    // `reset()` above cleared the poll state; this poll counts unless the tag may still be READY.
+    if case .request = kind { pollFrame = midAnticollision ? nil : frame.index }
     result.findings = findings + result.findings
     if let halted { result.findings.append(halted) }
     let silent: Bool
@@ -314,7 +315,6 @@ public struct ISO14443ALayer: Sendable {
     switch kind {
     case .request(let wupa):
       pending = .request
-      (pollFrame, pollUnanswered) = (index, nil)
       guard let wupa else { return LayerResult(decode: Self.uncapturedRequest) }
       let name = wupa ? "WUPA" : "REQA"
       return LayerResult(

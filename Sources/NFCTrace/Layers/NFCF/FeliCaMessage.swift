@@ -237,7 +237,6 @@ enum FeliCaMessage {
     let elements = (0..<8).filter { sf1 & (1 << $0) != 0 }.map { String($0 + 1) }
     let plural = elements.count == 1 ? "" : "s"
     return "\(what), block list element\(plural) \(elements.joined(separator: ", "))"
-
   }
 
   /// The NDEF service codes (`000B` read-only access, `0009` read/write access).
