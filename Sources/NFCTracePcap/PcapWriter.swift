@@ -27,7 +27,7 @@ public struct PcapWriter {
   public init(path: String, baseEpochNs: Int64 = 0) throws {
     self.path = path
     self.baseEpochNs = baseEpochNs
-    let here = SourceLocation(file: path, unit: "byte", record: 0, offset: 0)
+    let here = SourceLocation.wholeFile(path)
     let snaplen = Int32(ISO14443PseudoHeader.size + Self.maximumDataLength)
     guard
       let dead = pcap_open_dead_with_tstamp_precision(

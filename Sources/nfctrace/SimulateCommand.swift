@@ -48,7 +48,7 @@ enum SimulateCommand {
         directory.boolValue
       {
         throw TraceError(
-          .unreadable, at: SourceLocation(file: truth, unit: "byte", record: 0, offset: 0),
+          .unreadable, at: .wholeFile(truth),
           "cannot write: it is a directory")
       }
     }
@@ -107,7 +107,7 @@ enum SimulateCommand {
       throw e
     } catch {
       throw TraceError(
-        .malformed, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
+        .malformed, at: .wholeFile(path),
         "not a valid scenario: \(error)")
     }
   }
@@ -117,7 +117,7 @@ enum SimulateCommand {
       return try Simulator.run(scenario)
     } catch {
       throw TraceError(
-        .malformed, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
+        .malformed, at: .wholeFile(path),
         "scenario cannot be simulated: \(error)")
     }
   }

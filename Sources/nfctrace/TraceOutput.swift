@@ -138,7 +138,7 @@ struct TraceOutput {
         Proxmark3TextWriter().head(traceBytes: rows.traceBytes, typeB: rows.typeBOnly).utf8))
     guard let input = FileHandle(forReadingAtPath: spool.path) else {
       throw TraceError(
-        .unreadable, at: SourceLocation(file: spool.path, unit: "byte", record: 0, offset: 0),
+        .unreadable, at: .wholeFile(spool.path),
         "cannot read back the spooled rows")
     }
     while case let chunk = input.readData(ofLength: 1 << 20), !chunk.isEmpty { out.write(chunk) }

@@ -154,7 +154,8 @@ struct FrameKey: Equatable, CustomStringConvertible {
 }
 
 /// `nfctrace: error: FILE: UNIT N, byte offset M: message`, with FILE the path given, UNIT
-/// one of the importers' units and M inside the file.
+/// one of the importers' units and M inside the file; `FILE: message` for a file that could not
+/// be read at all.
 struct ErrorLine {
   var unit: String
   var record: Int
@@ -164,6 +165,13 @@ struct ErrorLine {
     let head = "nfctrace: error: \(path): "
     guard line.hasPrefix(head) else { return nil }
     let rest = line.dropFirst(head.count)
+    // The file as a whole (missing, a directory, unreadable): no offset to name.
+    if rest.range(of: #"^(no such file|is a directory|cannot read)"#, options: .regularExpression)
+      != nil
+    {
+      (unit, record, self.offset) = ("file", 0, 0)
+      return
+    }
     // A place that is no record (the file's start, a pcapng block): `byte offset N: …`.
     if let range = rest.range(of: #"^byte offset (\d+): \S"#, options: .regularExpression) {
       let digits = rest[range].dropFirst("byte offset ".count).prefix { $0.isNumber }

@@ -15,6 +15,17 @@ public enum ReadErrorText {
     if ns.domain == NSPOSIXErrorDomain, let code = Int32(exactly: ns.code) {
       return String(cString: strerror(code))
     }
+    // Foundation on Linux reports a missing or forbidden file as a Cocoa error with no POSIX
+    // error beneath ("The operation could not be completed. The file doesn’t exist.").
+    if ns.domain == NSCocoaErrorDomain {
+      switch ns.code {
+      case CocoaError.fileReadNoSuchFile.rawValue, CocoaError.fileNoSuchFile.rawValue:
+        return String(cString: strerror(ENOENT))
+      case CocoaError.fileReadNoPermission.rawValue:
+        return String(cString: strerror(EACCES))
+      default: break
+      }
+    }
     return error.localizedDescription
   }
 }

@@ -34,7 +34,7 @@ public final class BufferedFile {
       let isDirectory =
         FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
       throw TraceError(
-        .unreadable, at: SourceLocation(file: path, unit: "byte", record: 0, offset: 0),
+        .unreadable, at: .wholeFile(path),
         isDirectory
           ? "cannot write: it is a directory" : "cannot write: the file cannot be created")
     }

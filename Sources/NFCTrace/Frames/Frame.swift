@@ -75,10 +75,20 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `file: unit N, byte offset M`; `file: byte offset M` for a place that is no record (unit
-  /// `byte`: the file's start, a pcapng block).
+  /// `byte`: the file's start, a pcapng block); `file` alone for the file as a whole (unit
+  /// `file`: it is missing, a directory or cannot be opened, so no byte of it was read).
   public var description: String {
-    unit == "byte"
-      ? "\(file): byte offset \(offset)" : "\(file): \(unit) \(record), byte offset \(offset)"
+    switch unit {
+    case "file": file
+    case "byte": "\(file): byte offset \(offset)"
+    default: "\(file): \(unit) \(record), byte offset \(offset)"
+    }
+  }
+
+  /// The file as a whole (unit `file`): for errors that come before any byte is read or
+  /// written, where an offset would mean nothing.
+  public static func wholeFile(_ path: String) -> SourceLocation {
+    SourceLocation(file: path, unit: "file", record: 0, offset: 0)
   }
 }
 

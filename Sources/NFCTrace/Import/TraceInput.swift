@@ -31,7 +31,7 @@ public struct TraceInput: Sendable {
   }
 
   private static func read(_ path: String) throws -> Data {
-    let here = SourceLocation(file: path, unit: "byte", record: 0, offset: 0)
+    let here = SourceLocation.wholeFile(path)
     if path == "-" {
       // Standard input may be a directory or closed (`< /tmp`, `<&-`): an input error.
       do {

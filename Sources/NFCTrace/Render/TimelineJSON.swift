@@ -19,7 +19,7 @@ public final class SessionSpool {
       let h = FileHandle(forUpdatingAtPath: url.path)
     else {
       throw TraceError(
-        .unreadable, at: SourceLocation(file: url.path, unit: "byte", record: 0, offset: 0),
+        .unreadable, at: .wholeFile(url.path),
         "cannot create a temporary file")
     }
     handle = h

@@ -1,0 +1,39 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CLI findings of the session of 2026-12-05 (late night).
+@Suite struct Pass37CLITests {
+  /// A missing file is named alone: no byte of it was read, so "byte offset 0" meant nothing.
+  @Test func missingFileNamesTheFileAlone() {
+    let path = "/nonexistent-nfctrace-\(UUID().uuidString).pcap"
+    let run = CLI.run(["timeline", path])
+    #expect(run.status == 3)
+    #expect(run.stderr == "nfctrace: error: \(path): no such file\n")
+  }
+
+  /// The JSON error of a missing file has the unit `file`, record and offset 0.
+  @Test func missingFileJSONErrorUnitIsFile() throws {
+    let path = "/nonexistent-nfctrace-\(UUID().uuidString).trace"
+    let run = CLI.run(["timeline", path, "--format", "json"])
+    #expect(run.status == 3)
+    let doc = try #require(
+      try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let error = try #require(doc["error"] as? [String: Any])
+    #expect(error["unit"] as? String == "file")
+    #expect(error["record"] as? Int == 0)
+    #expect(error["message"] as? String == "no such file")
+  }
+
+  /// `ndef @FILE` of a missing file gives the system's reason, not Foundation's generic text
+  /// ("The operation could not be completed. The file doesn’t exist.").
+  @Test func ndefMissingFileSaysNoSuchFile() {
+    let path = "/nonexistent-nfctrace-\(UUID().uuidString).bin"
+    let run = CLI.run(["ndef", "@\(path)"])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: cannot read \(path): No such file or directory (expected a readable file)\n"
+    )
+  }
+}
