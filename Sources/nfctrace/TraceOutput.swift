@@ -135,7 +135,8 @@ struct TraceOutput {
     try spool.file.close()
     out.write(
       Data(
-        Proxmark3TextWriter().head(traceBytes: rows.traceBytes, typeB: rows.typeBOnly).utf8))
+        Proxmark3TextWriter().head(traceBytes: rows.traceBytes, listing: rows.listingProtocol).utf8)
+    )
     guard let input = FileHandle(forReadingAtPath: spool.path) else {
       throw TraceError(
         .unreadable, at: .wholeFile(spool.path),

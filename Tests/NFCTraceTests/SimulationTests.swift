@@ -456,3 +456,18 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
   #expect(rows.map { $0.hasSuffix("|  ok | ") } == [true, false, true, false])
   #expect(rows.last?.hasSuffix("|  !! | ") == true)
 }
+
+/// A listing of FeliCa frames only names the protocol as the client's `trace list -t felica`
+/// does ("ISO18092 / FeliCa"); it said "ISO14443A".
+@Test func proxmark3TextPreambleNamesFeliCa() throws {
+  var importer = try NFCLabImporter(
+    input: try TraceInput(path: TestPaths.traces("felica/t3t-write-ok.json")))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  let lines = Proxmark3TextWriter().text(for: frames).split(separator: "\n")
+  #expect(lines[2] == "[=] ISO18092 / FeliCa - all times are in carrier periods (1/13.56MHz)")
+  var mixed = frames[0]
+  mixed.technology = .nfcA
+  let mixedLines = Proxmark3TextWriter().text(for: [mixed, frames[1]]).split(separator: "\n")
+  #expect(mixedLines[2] == "[=] ISO14443A - all times are in carrier periods (1/13.56MHz)")
+}

@@ -39,20 +39,37 @@ public struct Proxmark3TextWriter: Sendable {
     var rows = Rows(self)
     var body = ""
     for frame in frames { body += rows.rows(frame) }
-    return head(traceBytes: rows.traceBytes, typeB: rows.typeBOnly) + body
+    return head(traceBytes: rows.traceBytes, listing: rows.listingProtocol) + body
+  }
+
+  /// The protocol a listing is for, named on the preamble's last line as the client names it
+  /// (`cmdtrace.c`, `CmdTraceList`).
+  public enum ListingProtocol: Sendable {
+    /// `trace list -t 14a` (also the listing of mixed technologies).
+    case typeA
+    /// `trace list -t 14b`: every frame is ISO 14443-B.
+    case typeB
+    /// `trace list -t felica`: every frame is FeliCa (ISO/IEC 18092 212/424 kbps).
+    case felica
+
+    var preambleName: String {
+      switch self {
+      case .typeA: "ISO14443A"
+      case .typeB: "ISO14443B"
+      case .felica: "ISO18092 / FeliCa"
+      }
+    }
   }
 
   /// The lines before the rows: the echo, the preamble (which gives the size of the frames as
-  /// a Proxmark3 tracelog, `traceBytes`) and the table header.
-  /// `typeB`: every frame is ISO 14443-B, the listing of `trace list -t 14b`.
-  public func head(traceBytes: Int, typeB: Bool = false) -> String {
+  /// a Proxmark3 tracelog, `traceBytes`, and names `listing`) and the table header.
+  public func head(traceBytes: Int, listing: ListingProtocol = .typeA) -> String {
     var out = ""
     if let commandEcho { out += commandEcho + "\n" }
     if includePreamble {
       out += "[+] Recorded activity ( \(traceBytes) bytes )\n"
       out += "[=] start = start of start frame. end = end of frame. src = source of transfer.\n"
-      out +=
-        "[=] ISO14443\(typeB ? "B" : "A") - all times are in carrier periods (1/13.56MHz)\n\n"
+      out += "[=] \(listing.preambleName) - all times are in carrier periods (1/13.56MHz)\n\n"
     }
     return out + Self.header + "\n" + Self.rule + "\n"
   }
@@ -65,10 +82,17 @@ public struct Proxmark3TextWriter: Sendable {
     private var scratch = Data()
     /// The size so far of the frames as a Proxmark3 tracelog.
     public private(set) var traceBytes = 0
-    /// Whether every frame so far is ISO 14443-B (and there was one): the listing is a 14b
-    /// one.
-    public var typeBOnly: Bool { sawTypeB && !sawOther }
+    /// The listing's protocol: 14b or FeliCa when every frame so far is of that technology
+    /// (and there was one), 14a otherwise.
+    public var listingProtocol: ListingProtocol {
+      switch (sawTypeB, sawFeliCa, sawOther) {
+      case (true, false, false): .typeB
+      case (false, true, false): .felica
+      default: .typeA
+      }
+    }
     private var sawTypeB = false
+    private var sawFeliCa = false
     private var sawOther = false
 
     /// Rows for `writer`'s table.
@@ -77,7 +101,11 @@ public struct Proxmark3TextWriter: Sendable {
     /// The rows of `frame` (none for an event frame).
     public mutating func rows(_ frame: Frame) -> String {
       guard frame.direction != .event else { return "" }
-      if frame.technology == .nfcB { sawTypeB = true } else { sawOther = true }
+      switch frame.technology {
+      case .nfcB: sawTypeB = true
+      case .nfcF: sawFeliCa = true
+      default: sawOther = true
+      }
       scratch.removeAll(keepingCapacity: true)
       Proxmark3TraceWriter.append(frame, to: &scratch)
       traceBytes += scratch.count
