@@ -82,7 +82,8 @@ public enum Diagnoser {
   /// The rules, in the order their findings are listed when severities tie.
   static let rules: [any DiagnosisRule.Type] = [
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
-    Type2ReservedAreaRule.self, Type2LockCompletenessRule.self, Type2MisplacedLockRule.self,
+    Type2ReservedAreaRule.self, Type2LockCompletenessRule.self, Type2LockWithoutCCRule.self,
+    Type2MisplacedLockRule.self,
     Type4StatusRule.self, Type4LengthFieldRule.self, Type3Rule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
     ReadBackRule.self,

@@ -1,0 +1,43 @@
+import NFCTrace
+import TestSupport
+import Testing
+
+/// Findings of the expert review and the new user's walk of 2026-12-05 (late night).
+@Suite struct Pass37RegressionTests {
+  /// Lock bits set while the CC keeps write access 0h: queryNDEFStatus says .readWrite, the
+  /// tag refuses the writes (it was "SUCCEEDED — no problem found").
+  @Test func lockBitsWithoutReadOnlyCC() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0, 0] + [0xE1, 0x10, 0x12, 0])
+    b.write(2, [0, 0, 0xFF, 0xFF])
+    b.write(40, [0xFF, 0x0F, 0, 0])
+    let f = try #require(try b.diagnose().finding("t2t-lock-cc-writable"))
+    #expect(f.cause == "lock bits set on pages 4–39 while the CC's write access is still 0h")
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    #expect(f.message.hasSuffix("the tag stays in this state for good."))
+    #expect(f.frames.count == 2)
+    // LOCK0 without the CC's own bit (F7h): the CC can still be set read-only.
+    var open = TraceBuilder()
+    open.activateType2()
+    open.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0, 0] + [0xE1, 0x10, 0x12, 0])
+    open.write(2, [0, 0, 0xF7, 0xFF])
+    let g = try #require(try open.diagnose().finding("t2t-lock-cc-writable"))
+    #expect(g.cause == "lock bits set on pages 4–15 while the CC's write access is still 0h")
+    #expect(g.fix.hasPrefix("Write the CC's byte 3 as 0Fh"))
+    // The CC set read-only first, as Android and nfcpy do: nothing to say.
+    var android = TraceBuilder()
+    android.activateType2()
+    android.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0, 0] + [0xE1, 0x10, 0x12, 0])
+    android.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    android.write(2, [0, 0, 0xFF, 0xFF])
+    #expect(try android.diagnose().finding("t2t-lock-cc-writable") == nil)
+  }
+}
