@@ -59,7 +59,7 @@ enum DiffCommand {
     }
     if sameFile, sideA.analysis.info.index == sideB.analysis.info.index {
       let n = sideA.analysis.info.index
-      FileHandle.standardError.write(
+      StandardError.write(
         Data(
           ("warning: A and B are the same session (session \(n) of \(terminalSafe(pathA))): "
             + "nothing can differ; choose another with --session-a/--session-b\n").utf8))

@@ -28,12 +28,12 @@ func openTraceInput(_ path: String, formatName: String?) throws -> (
 func loadInput(_ path: String) throws -> TraceInput {
   let input = try TraceInput(path: path)
   if let encoding = input.transcodedFrom {
-    FileHandle.standardError.write(
+    StandardError.write(
       Data(
         "warning: \(path) is \(encoding) text; read as UTF-8 (byte offsets in messages count the converted text)\n"
           .utf8))
     if input.transcodingRepaired {
-      FileHandle.standardError.write(
+      StandardError.write(
         Data(
           "warning: \(path): invalid UTF-16 (a lone surrogate or an odd last byte) shown as U+FFFD\n"
             .utf8))

@@ -31,7 +31,7 @@ enum NDEFCommandCLI {
     } else if !json, output.hasPrefix("error: ") {
       // An input that is not hex or is empty: an error message, on standard error like the
       // other commands' (exit 3).
-      FileHandle.standardError.write(Data(("nfctrace: " + output).utf8))
+      StandardError.write(Data(("nfctrace: " + output).utf8))
       return 3
     }
     let out = OutputBuffer()

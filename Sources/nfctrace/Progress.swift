@@ -28,12 +28,12 @@ struct Progress {
     let percent = min(100, f.frame.location.offset * 100 / max(total, 1))
     let seconds = Double(now - started) / 1e9
     let rate = seconds > 0 ? Int(Double(frames) / seconds) : 0
-    FileHandle.standardError.write(Data("\r\(percent)%  \(frames) frames  \(rate) frames/s ".utf8))
+    StandardError.write(Data("\r\(percent)%  \(frames) frames  \(rate) frames/s ".utf8))
   }
 
   /// Clears the progress line.
   func finish() {
     guard enabled, lastDraw > 0 else { return }
-    FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    StandardError.write(Data("\r\u{1B}[K".utf8))
   }
 }

@@ -60,7 +60,7 @@ enum SimulateCommand {
       file.write(Data(GroundTruthJSON.render(result.truth).utf8))
       try file.close()
     }
-    FileHandle.standardError.write(
+    StandardError.write(
       Data(
         "simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n"
           .utf8))
@@ -93,7 +93,7 @@ enum SimulateCommand {
       run += 1
     }
     try out.close()
-    FileHandle.standardError.write(
+    StandardError.write(
       Data("simulated \(run) runs: \(written) frames → \(output) (\(format.rawValue))\n".utf8))
     return 0
   }
@@ -180,7 +180,7 @@ enum ConvertCommand {
     reportWarnings(importer.warnings)
     if failure == nil, count == 0 { failure = TraceError.allRejected(importer.warnings) }
     if readerReported > 0 {
-      FileHandle.standardError.write(
+      StandardError.write(
         Data(
           ("warning: \(readerReported) frames are what a reader reported rather than air frames "
             + "(activation data, APDUs whose ISO-DEP blocks the reader built, reader failures); "
@@ -190,7 +190,7 @@ enum ConvertCommand {
     // A Proxmark3 trace has no CRC-not-captured event and no record for a field event.
     let pm3 = format == .pm3Trace || format == .pm3Text
     if withoutCRC > 0, pm3 {
-      FileHandle.standardError.write(
+      StandardError.write(
         Data(
           ("warning: \(withoutCRC) frames were captured without their CRC (the reader chip "
             + "checked and removed it); a Proxmark3 trace holds frames as sent on the air, so "
@@ -199,7 +199,7 @@ enum ConvertCommand {
     }
     // Field events are lost there: say so, and count only what was written.
     if events > 0, pm3 {
-      FileHandle.standardError.write(
+      StandardError.write(
         Data(
           ("warning: \(events) capture events (field on/off and the like) are left out: a "
             + "Proxmark3 trace has no record for them, so taps of one tag that only a field "
@@ -208,7 +208,7 @@ enum ConvertCommand {
     }
     if let failure { throw failure }
     let written = pm3 ? count - events : count
-    FileHandle.standardError.write(
+    StandardError.write(
       Data("converted \(written) frames → \(output) (\(format.rawValue))\n".utf8))
     return 0
   }

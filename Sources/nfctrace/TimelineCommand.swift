@@ -54,7 +54,7 @@ enum TimelineCommand {
 func reportWarnings(_ warnings: [TraceWarning], path: String? = nil) {
   for w in warnings {
     let prefix = w.location == nil ? path.map { "\($0): " } ?? "" : ""
-    FileHandle.standardError.write(Data("warning: \(terminalSafe("\(prefix)\(w)"))\n".utf8))
+    StandardError.write(Data("warning: \(terminalSafe("\(prefix)\(w)"))\n".utf8))
   }
 }
 

@@ -25,7 +25,7 @@ enum OutputFormat: String, CaseIterable {
     case "txt": return .pm3Text
     case "pcap", "cap": return .pcap
     default:
-      FileHandle.standardError.write(
+      StandardError.write(
         Data(
           ("warning: \(output) has no trace extension (.pcap, .pcapng, .trace, .txt) and no "
             + "--format was given: writing pcap\n").utf8))

@@ -25,7 +25,7 @@ let topUsage = """
   3 unreadable or invalid input, 4 the output could not be written (e.g. a full disk).
   """
 
-func printError(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+func printError(_ s: String) { StandardError.write(Data((s + "\n").utf8)) }
 
 /// Prints a line on standard output through `OutputBuffer`, which records a failed write.
 func printOut(_ s: String) {

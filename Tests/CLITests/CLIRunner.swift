@@ -42,7 +42,8 @@ enum CLI {
 
   /// Runs `nfctrace args…` with standard input from `stdin` (/dev/null unless given); kills it
   /// after `killAfter` seconds (reported as `timedOut`). `unwritableStdout`: standard output
-  /// is opened read-only, so that every write to it fails (EBADF).
+  /// is opened read-only, so that every write to it fails (EBADF); `unwritableStderr` likewise
+  /// for standard error.
   ///
   /// The peak RSS comes from `/usr/bin/time -f %M` when installed: a child spawned from the
   /// test process (posix_spawn = vfork + exec) inherits the test process's RSS high-water mark
@@ -51,7 +52,7 @@ enum CLI {
   /// `wait4`'s `ru_maxrss` is used (an upper bound).
   static func run(
     _ args: [String], killAfter: Double = 30, stdin: String = "/dev/null",
-    unwritableStdout: Bool = false
+    unwritableStdout: Bool = false, unwritableStderr: Bool = false
   ) -> CLIRun {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-cli-\(UUID().uuidString)")
@@ -69,7 +70,8 @@ enum CLI {
     posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
     posix_spawn_file_actions_addopen(
       &actions, 1, outPath, (unwritableStdout ? O_RDONLY : O_WRONLY) | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(
+      &actions, 2, errPath, (unwritableStderr ? O_RDONLY : O_WRONLY) | O_CREAT | O_TRUNC, 0o644)
 
     // Own process group, so that a timeout kills `nfctrace` as well as GNU time.
     var attributes = posix_spawnattr_t()

@@ -36,4 +36,21 @@ import Testing
         == "nfctrace: error: cannot read \(path): No such file or directory (expected a readable file)\n"
     )
   }
+
+  /// A message or a warning to a standard error that cannot be written (`2>&-`, a full disk)
+  /// is dropped: FileHandle trapped (SIGILL, exit 132).
+  @Test func unwritableStandardErrorDoesNotCrash() {
+    let usage = CLI.run([], unwritableStderr: true)
+    #expect(!usage.signaled)
+    #expect(usage.status == 2)
+    let missing = CLI.run(["timeline", "/nonexistent-nfctrace.pcap"], unwritableStderr: true)
+    #expect(!missing.signaled)
+    #expect(missing.status == 3)
+    let warned = CLI.run(
+      ["sessions", TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")],
+      unwritableStderr: true)
+    #expect(!warned.signaled)
+    #expect(warned.status == 0)
+    #expect(warned.stdout.contains("writeNDEF"))
+  }
 }
