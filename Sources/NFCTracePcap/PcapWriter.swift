@@ -23,7 +23,8 @@ public struct PcapWriter {
 
   /// Creates (or truncates) the pcap file at `path` (`-` writes standard output).
   /// - Parameter baseEpochNs: time of `timeNs == 0` in ns since the Unix epoch.
-  /// - Throws: `TraceError(.unreadable)` with libpcap's message if the file cannot be created.
+  /// - Throws: `OutputError` with libpcap's reason if the file cannot be created;
+  ///   `TraceError(.unreadable)` if libpcap cannot make a handle.
   public init(path: String, baseEpochNs: Int64 = 0) throws {
     self.path = path
     self.baseEpochNs = baseEpochNs
@@ -36,7 +37,10 @@ public struct PcapWriter {
     guard let dumper = pcap_dump_open(dead, path) else {
       let message = String(cString: pcap_geterr(dead))
       pcap_close(dead)
-      throw TraceError(.unreadable, at: here, "cannot create the pcap file: \(message)")
+      // libpcap says `PATH: reason` (its fopen's errno): the reason alone, after our path.
+      let reason =
+        message.hasPrefix(path + ": ") ? String(message.dropFirst(path.count + 2)) : message
+      throw OutputError(path: path, reason: reason)
     }
     output = Output(handle: dead, dumper: dumper)
   }

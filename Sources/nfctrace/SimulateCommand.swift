@@ -40,18 +40,9 @@ enum SimulateCommand {
     let path = try a.singleInput()
     let scenario = try load(path)
     let result = try simulate(scenario, path: path)
-    // A --truth that names a directory fails the run before any output is made; the truth
+    // A --truth that cannot be written fails the run before any output is made; the truth
     // file itself is written only once the trace is complete.
-    if let truth, truth != "-" {
-      var directory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: truth, isDirectory: &directory),
-        directory.boolValue
-      {
-        throw TraceError(
-          .unreadable, at: .wholeFile(truth),
-          "cannot write: it is a directory")
-      }
-    }
+    if let truth, truth != "-" { try checkWritable(truth) }
     var out = try TraceOutput(path: output, format: format, baseEpochNs: epochNs)
     for f in result.frames { try out.write(f) }
     try out.close()
@@ -96,6 +87,25 @@ enum SimulateCommand {
     StandardError.write(
       Data("simulated \(run) runs: \(written) frames → \(output) (\(format.rawValue))\n".utf8))
     return 0
+  }
+
+  /// Throws the `OutputError` that creating `path` would: a directory, a missing parent
+  /// folder, an existing file that cannot be opened for writing. Nothing is created or
+  /// truncated.
+  private static func checkWritable(_ path: String) throws {
+    var directory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &directory) {
+      if directory.boolValue { throw OutputError(path: path, errno: EISDIR) }
+      let fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw OutputError(path: path, errno: errno) }
+      close(fd)
+      return
+    }
+    let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    guard FileManager.default.fileExists(atPath: parent, isDirectory: &directory) else {
+      throw OutputError(path: path, errno: ENOENT)
+    }
+    if !directory.boolValue { throw OutputError(path: path, errno: ENOTDIR) }
   }
 
   private static func load(_ path: String) throws -> Scenario {

@@ -41,8 +41,8 @@ import Testing
     let run = CLI.run([
       "simulate", TestPaths.traces("scenarios/t2-noisy-rf.json"), "-o", out, "--truth", dir,
     ])
-    #expect(run.status == 3)
-    #expect(run.stderr.contains("\(dir): cannot write: it is a directory"))
+    #expect(run.status == 4)
+    #expect(run.stderr.contains("cannot write \(dir): Is a directory"))
     #expect(!FileManager.default.fileExists(atPath: out))
   }
 
@@ -56,8 +56,8 @@ import Testing
       "simulate", TestPaths.traces("scenarios/t2-noisy-rf.json"), "-o", dir, "--format", "pcap",
       "--truth", truth,
     ])
-    #expect(run.status == 3)
-    #expect(run.stderr.contains("\(dir): cannot create the pcap file"))
+    #expect(run.status == 4)
+    #expect(run.stderr.contains("cannot write \(dir): Is a directory"))
     #expect(!FileManager.default.fileExists(atPath: truth))
   }
 }

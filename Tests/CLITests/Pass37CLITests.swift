@@ -53,4 +53,45 @@ import Testing
     #expect(warned.status == 0)
     #expect(warned.stdout.contains("writeNDEF"))
   }
+
+  /// An output that cannot be created is an output error (exit 4, "cannot write OUT: reason"),
+  /// not an input error (exit 3 with "byte offset 0").
+  @Test func uncreatableOutputIsExitFour() {
+    for format in ["pcap", "pcapng", "pm3-trace", "pm3-text"] {
+      let out = "/nonexistent-nfctrace-dir/x.out"
+      let run = CLI.run(
+        ["convert", TestPaths.traces("t4t-write-ok.pcap"), "-o", out, "--format", format])
+      #expect(run.status == 4, "\(format)")
+      #expect(run.stderr == "nfctrace: error: cannot write \(out): No such file or directory\n")
+    }
+  }
+
+  /// `--truth` through a symlink writes the file it points to (it replaced the link with a
+  /// new file; `--truth /dev/full` replaced the device node).
+  @Test func truthFollowsASymlink() throws {
+    let dir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-p37-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let target = dir.appendingPathComponent("target.json").path
+    let link = dir.appendingPathComponent("link.json").path
+    try Data("original".utf8).write(to: URL(fileURLWithPath: target))
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+    let run = CLI.run([
+      "simulate", TestPaths.traces("scenarios/t2-removed-mid-write.json"), "-o",
+      dir.appendingPathComponent("s.pcap").path, "--truth", link,
+    ])
+    #expect(run.status == 0)
+    #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+    let written = try String(contentsOfFile: target, encoding: .utf8)
+    #expect(written.hasPrefix("{\"tag\":\"ntag215\""))
+    // A --truth in a folder that does not exist fails before the trace is written.
+    let out = dir.appendingPathComponent("t.pcap").path
+    let missing = CLI.run([
+      "simulate", TestPaths.traces("scenarios/t2-removed-mid-write.json"), "-o", out,
+      "--truth", dir.appendingPathComponent("no/t.json").path,
+    ])
+    #expect(missing.status == 4)
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
 }

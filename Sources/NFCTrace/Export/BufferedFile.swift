@@ -18,7 +18,8 @@ public final class BufferedFile {
   /// Creates (or truncates) `path`. `keepsOnFailure`: a spool — when a write fails (a full
   /// temporary disk) the part of it written is cut off again and the rest is kept in memory
   /// (`overflow`) instead of lost; `close()` then does not throw.
-  /// - Throws: `TraceError.unreadable` when it cannot be created.
+  /// - Throws: `OutputError` with the system's reason when it cannot be opened for writing
+  ///   (`Is a directory`, `No such file or directory`, `Permission denied`).
   public init(creating path: String, keepsOnFailure: Bool = false) throws {
     self.path = path
     self.keepsOnFailure = keepsOnFailure
@@ -27,17 +28,11 @@ public final class BufferedFile {
       owned = false
       return
     }
-    guard FileManager.default.createFile(atPath: path, contents: nil),
-      let h = FileHandle(forWritingAtPath: path)
-    else {
-      var directory: ObjCBool = false
-      let isDirectory =
-        FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
-      throw TraceError(
-        .unreadable, at: .wholeFile(path),
-        isDirectory
-          ? "cannot write: it is a directory" : "cannot write: the file cannot be created")
-    }
+    // open(2) follows a symlink and writes into a device or a FIFO; FileManager.createFile
+    // would replace any of them with a new regular file.
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw OutputError(path: path, errno: errno) }
+    let h = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     handle = h
     owned = true
   }
