@@ -94,4 +94,15 @@ import Testing
     #expect(missing.status == 4)
     #expect(!FileManager.default.fileExists(atPath: out))
   }
+
+  /// An endless stream ends the run (exit 3) instead of exhausting memory: `ndef @/dev/zero`
+  /// grew to gigabytes.
+  @Test func endlessNDEFInputEnds() {
+    let run = CLI.run(["ndef", "@/dev/zero"])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: cannot read /dev/zero: more than 64 MiB (expected a readable file)\n")
+    #expect(run.maxRSSKiB < 512 * 1024)
+  }
 }

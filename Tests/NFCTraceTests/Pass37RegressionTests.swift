@@ -1,3 +1,5 @@
+import Foundation
+import NDEF
 import NFCTrace
 import TestSupport
 import Testing
@@ -40,4 +42,16 @@ import Testing
     android.write(2, [0, 0, 0xFF, 0xFF])
     #expect(try android.diagnose().finding("t2t-lock-cc-writable") == nil)
   }
+}
+
+/// A stream read past its limit throws `TooLarge`, whose text names the limit.
+@Test func boundedReadStopsAnEndlessStream() throws {
+  let zero = try #require(FileHandle(forReadingAtPath: "/dev/zero"))
+  let error = #expect(throws: BoundedRead.TooLarge.self) {
+    try BoundedRead.readToEnd(zero, limit: 4 << 20)
+  }
+  #expect(error?.description == "more than 4 MiB")
+  #expect(error?.limit == 4 << 20)
+  let empty = try #require(FileHandle(forReadingAtPath: "/dev/null"))
+  #expect(try BoundedRead.readToEnd(empty, limit: 10).isEmpty)
 }

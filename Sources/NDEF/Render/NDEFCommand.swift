@@ -50,7 +50,7 @@ public enum NDEFCommand {
     input: String, options: NDEFCommandOptions,
     readFile: (String) throws -> [UInt8] = readFile,
     readStdin: () throws -> [UInt8] = {
-      [UInt8](try FileHandle.standardInput.readToEnd() ?? Data())
+      [UInt8](try BoundedRead.readToEnd(FileHandle.standardInput, limit: inputLimit))
     }
   ) -> NDEFCommandResult {
     do {
@@ -99,13 +99,16 @@ public enum NDEFCommand {
   /// refuses, is read as a stream.
   /// - Throws: the file system's error when the path cannot be opened at all.
   public static func readFile(_ path: String) throws -> [UInt8] {
-    do {
-      return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    } catch {
-      guard let handle = FileHandle(forReadingAtPath: path) else { throw error }
-      return [UInt8](try handle.readToEnd() ?? Data())
-    }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    return [UInt8](try BoundedRead.readToEnd(handle, limit: inputLimit))
   }
+
+  /// The most bytes INPUT may hold (64 MiB): an NDEF message of a tag is at most 16 MiB
+  /// (ENLEN's 3 bytes, NFC Forum T4T 3.0), so more is not a message, and an endless stream
+  /// (`@/dev/zero`, `yes |`) must end.
+  public static let inputLimit = 64 << 20
 
   /// Whether `bytes` is a Type 2 memory dump from page 0 rather than a data area from page 4:
   /// the CC's magic number E1h at byte 12 and the UID's check byte BCC0 = 88h ⊕ UID0 ⊕ UID1

@@ -6,6 +6,7 @@ import Foundation
 public enum ReadErrorText {
   /// `"Is a directory"`, `"Bad file descriptor"`, or the error's own description.
   public static func describe(_ error: any Error) -> String {
+    if let tooLarge = error as? BoundedRead.TooLarge { return tooLarge.description }
     let ns = error as NSError
     if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError,
       underlying.domain == NSPOSIXErrorDomain, let code = Int32(exactly: underlying.code)

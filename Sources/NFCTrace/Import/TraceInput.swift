@@ -30,15 +30,28 @@ public struct TraceInput: Sendable {
     }
   }
 
+  /// The most bytes read from a stream (standard input, a pipe, a device: 1 GiB), which is
+  /// held in memory; a regular file is mapped and has no limit. An endless stream
+  /// (`/dev/zero`, `yes |`) ends the run with an input error instead of exhausting memory.
+  public static let streamLimit = 1 << 30
+
+  /// The system's reason for a failed read; for a stream past `streamLimit`, what to do.
+  private static func reason(_ error: any Error) -> String {
+    let text = ReadErrorText.describe(error)
+    return error is BoundedRead.TooLarge
+      ? text + " (a stream is held in memory: save it to a file, which is read without a limit)"
+      : text
+  }
+
   private static func read(_ path: String) throws -> Data {
     let here = SourceLocation.wholeFile(path)
     if path == "-" {
       // Standard input may be a directory or closed (`< /tmp`, `<&-`): an input error.
       do {
-        return try FileHandle.standardInput.readToEnd() ?? Data()
+        return try BoundedRead.readToEnd(FileHandle.standardInput, limit: streamLimit)
       } catch {
         throw TraceError(
-          .unreadable, at: here, "cannot read standard input: \(ReadErrorText.describe(error))")
+          .unreadable, at: here, "cannot read standard input: \(reason(error))")
       }
     }
     var isDirectory: ObjCBool = false
@@ -58,9 +71,9 @@ public struct TraceInput: Sendable {
         throw TraceError(.unreadable, at: here, "cannot read: permission denied or not readable")
       }
       do {
-        return try handle.readToEnd() ?? Data()
+        return try BoundedRead.readToEnd(handle, limit: streamLimit)
       } catch {
-        throw TraceError(.unreadable, at: here, "cannot read: \(ReadErrorText.describe(error))")
+        throw TraceError(.unreadable, at: here, "cannot read: \(reason(error))")
       }
     }
     do {
