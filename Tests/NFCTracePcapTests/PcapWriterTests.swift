@@ -126,11 +126,11 @@ private let sample: [Frame] = [
   }
 
   @Test func unwritablePathThrows() {
-    let error = #expect(throws: TraceError.self) {
+    let error = #expect(throws: OutputError.self) {
       _ = try PcapWriter(path: "/nonexistent-dir/out.pcap")
     }
-    #expect(error?.kind == .unreadable)
-    #expect(error?.location.file == "/nonexistent-dir/out.pcap")
+    #expect(error?.path == "/nonexistent-dir/out.pcap")
+    #expect(error?.reason == "No such file or directory")
   }
 }
 

@@ -172,6 +172,10 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
     #expect(f.cause == "the tag refused the UPDATE (status flags FF A8)")
     #expect(f.message.contains("illegal block number (out of the service's range)"))
     #expect(!report.codes.contains("write-failed"))
+    // Block 0 refused as out of range: no service, not a message too long (the fix said
+    // "keep the message within NmaxB × 16 bytes").
+    #expect(f.fix.hasPrefix("Block 0 is the Attribute Information Block"))
+    #expect(report.sessions[0].analysis.operations[3].detail("refused_block") == .int(0))
   }
 
   /// Every UPDATE answered, but the last step (block 0 with WriteF OFF) never sent.

@@ -225,6 +225,7 @@ struct Type3Procedure: Sendable {
         + "\(blocks.map(String.init).joined(separator: ", ")) refused: status flags "
         + "\(flags)\(meaning)", frame: frame)
     op.set("status_flags", .string(flags))
+    if let first = blocks.first { op.set("refused_block", .int(first)) }
   }
 
   /// Records the 16-byte blocks of `data` (a CHECK answer's when `read`, an acknowledged

@@ -42,13 +42,21 @@ enum Type3Rule: DiagnosisRule {
         message:
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
           + "The block was not written; the \(op.kind.rawValue) operation failed.",
-        coreNFCError: c.refusalError(i), fix: fix(sf2))
+        coreNFCError: c.refusalError(i), fix: fix(sf2, block: op.detail("refused_block")))
     }
   }
 
-  /// The fix for Status Flag 2 `sf2`.
-  private static func fix(_ sf2: UInt8?) -> String {
+  /// The fix for Status Flag 2 `sf2`, refused on `block` (the first of the command's list).
+  private static func fix(_ sf2: UInt8?, block: FieldValue?) -> String {
     switch sf2 {
+    case 0xA8?,
+      0xA2? where block == .int(0):
+      // Block 0 is the Attribute Information Block, in every NDEF service (T3T 1.0 §6.1): no
+      // message size reaches it, the service itself is missing or not the one addressed.
+      return "Block 0 is the Attribute Information Block, inside every NDEF service: a tag "
+        + "that refuses it has no writable NDEF service 0009h (not NDEF-formatted, or the "
+        + "block list element names another service or access mode). Check queryNDEFStatus "
+        + "(notSupported) before writing, and format the tag for NDEF with its maker's tool."
     case 0xA8?, 0xA2?:
       return "Keep the message within NmaxB × 16 bytes (queryNDEFStatus's capacity) and each "
         + "UPDATE within Nbw blocks; the tag's NDEF service ends before the block written."
