@@ -294,7 +294,9 @@ extension Pass18ReportTests {
       text.contains(
         "  PACK            00 00 (zeros: a dump read from a tag holds zeros here, not the real "
           + "value; an emulator image holds the value it uses)\n"))
-    #expect(text.contains("  PWD             present (masked)\n"))
+    #expect(
+      text.contains(
+        "  PWD             ff ff ff ff (NXP's factory default password, not a secret)\n"))
   }
 }
 

@@ -1,8 +1,9 @@
 import Foundation
 import NDEF
-import NFCTrace
 import TestSupport
 import Testing
+
+@testable import NFCTrace
 
 /// Findings of the expert review and the new user's walk of 2026-12-05 (late night).
 @Suite struct Pass37RegressionTests {
@@ -54,4 +55,17 @@ import Testing
   #expect(error?.limit == 4 << 20)
   let empty = try #require(FileHandle(forReadingAtPath: "/dev/null"))
   #expect(try BoundedRead.readToEnd(empty, limit: 10).isEmpty)
+}
+
+/// NXP's factory default password FF FF FF FF is public: shown, labelled, in text and JSON
+/// (it was "present (masked)", suggesting a password had been set). Others stay masked.
+@Test func factoryDefaultPasswordIsNotMasked() {
+  #expect(
+    ReportText.secret([0xFF, 0xFF, 0xFF, 0xFF], false, source: .dump)
+      == "ff ff ff ff (NXP's factory default password, not a secret)")
+  #expect(ReportText.secret([0xFF, 0xFF, 0xFF, 0xFE], false, source: .dump) == "present (masked)")
+  #expect(ReportText.secret([0xFF, 0xFF], false, source: .dump) == "present (masked)")
+  let out = OutputBuffer(fd: nil)
+  ReportJSON.secret([0xFF, 0xFF, 0xFF, 0xFF], false, sent: true, to: out)
+  #expect(out.text == "\"ffffffff\"")
 }

@@ -80,7 +80,7 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(rows.allSatisfy { $0.state == .read && $0.frame == nil })
   let text = ReportText.render(r)
   #expect(text.contains("static dump: contents only, no exchange"))
-  #expect(text.contains("PWD             present (masked)"))
+  #expect(text.contains("PWD             ff ff ff ff (NXP's factory default password"))
   #expect(text.contains("229  ff ff ff ff  read"))  // PWD page: the map shows bytes as stored
 }
 

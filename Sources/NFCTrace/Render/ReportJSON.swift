@@ -58,7 +58,7 @@ public enum ReportJSON {
   /// quotes them (a refused PWD_AUTH's reason names the command with its password).
   static func masking(_ op: Operation) -> Operation {
     var shown = op
-    for d in op.details where secretKeys.contains(d.key) {
+    for d in op.details where secretKeys.contains(d.key) && !isFactoryDefault(d.value) {
       shown.set(d.key, .string(masked))
       if case .hex(let secret) = d.value, !secret.isEmpty {
         shown.reason = shown.reason?.replacingOccurrences(
@@ -162,10 +162,26 @@ public enum ReportJSON {
   /// A password or PACK: masked unless `showSecrets`. Read back as zeros (`sent` false), it is
   /// shown: a tag never returns PWD and PACK, so zeros are not the secret. Sent on the air
   /// (`sent`, PWD_AUTH), zeros are the password itself and are masked like any other.
+  /// NXP's factory default, FF FF FF FF, is shown whatever `showSecrets` says.
   static func secret(_ b: [UInt8]?, _ showSecrets: Bool, sent: Bool = false, to out: OutputBuffer) {
     JSON.optionalString(
-      b.map { showSecrets || (!sent && $0.allSatisfy { $0 == 0 }) ? Hex.string($0) : masked },
+      b.map {
+        showSecrets || (!sent && $0.allSatisfy { $0 == 0 }) || isFactoryDefaultPassword($0)
+          ? Hex.string($0) : masked
+      },
       to: out)
+  }
+
+  /// Whether `b` is NXP's factory default password FF FF FF FF (NTAG213/215/216 datasheet
+  /// §8.8.1; Ultralight EV1 the same): public knowledge, not a secret to mask.
+  static func isFactoryDefaultPassword(_ b: [UInt8]) -> Bool {
+    b.count == 4 && b.allSatisfy { $0 == 0xFF }
+  }
+
+  /// Whether a secret detail's value is the factory default password.
+  static func isFactoryDefault(_ v: FieldValue) -> Bool {
+    if case .hex(let b) = v { return isFactoryDefaultPassword(b) }
+    return false
   }
 
   static func config(_ r: TagReport, showSecrets: Bool, to out: OutputBuffer) {

@@ -120,7 +120,11 @@ public enum ReportText {
   }
 
   static func detailText(_ d: LayerField, showSecrets: Bool) -> String {
-    if !showSecrets && ReportJSON.secretKeys.contains(d.key) { return ReportJSON.masked }
+    if !showSecrets && ReportJSON.secretKeys.contains(d.key)
+      && !ReportJSON.isFactoryDefault(d.value)
+    {
+      return ReportJSON.masked
+    }
     switch d.value {
     case .int(let i): return String(i)
     case .string(let s): return s
@@ -303,6 +307,11 @@ public enum ReportText {
           + "emulator image holds the value it uses)"
       case .sent: break
       }
+    }
+    // NXP's factory default (NTAG213/215/216 datasheet §8.8.1) is public, not a secret: seeing
+    // it tells whether the tag was ever protected, and a dump tool fills an unknown PWD with it.
+    if ReportJSON.isFactoryDefaultPassword(b) {
+      return Hex.string(b, separator: " ") + " (NXP's factory default password, not a secret)"
     }
     return showSecrets ? Hex.string(b, separator: " ") : ReportJSON.masked
   }
