@@ -48,7 +48,8 @@ import Testing
   @Test func ndefCutHeaderWording() {
     let run = CLI.run(["ndef", "d0"])
     #expect(
-      run.stdout.hasPrefix("NDEF message (relax): 0 records before the damage at byte 1, 1 byte\n"))
+      run.stdout.hasPrefix(
+        "NDEF message (relax): 0 records before the damage at byte 1 (1 byte given)\n"))
     #expect(
       run.stdout.contains(
         "record header at byte 0 is cut: 2 bytes of lengths follow its flags byte, only 0 left"))

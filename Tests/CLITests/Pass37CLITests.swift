@@ -106,3 +106,13 @@ import Testing
     #expect(run.maxRSSKiB < 512 * 1024)
   }
 }
+
+/// A damaged message's header gives the size given, not the bytes used before the damage
+/// (8 bytes read as "3 bytes").
+@Test func ndefDamagedMessageSaysTheSizeGiven() {
+  let run = CLI.run(["ndef", "d1 01 05 55 04 61 2e 63"])
+  #expect(run.status == 3)
+  #expect(
+    run.stdout.hasPrefix(
+      "NDEF message (relax): 0 records before the damage at byte 3 (8 bytes given)\n"))
+}

@@ -79,7 +79,8 @@ struct NDEFRenderTests {
     // Framing damage: the count is of the records before it, and the header says where it is.
     let cut = NDEFCommand.run(input: "d1 01 20", options: NDEFCommandOptions(), readStdin: { [] })
     #expect(
-      cut.output.hasPrefix("NDEF message (relax): 0 records before the damage at byte 3, 3 bytes\n")
+      cut.output.hasPrefix(
+        "NDEF message (relax): 0 records before the damage at byte 3 (3 bytes given)\n")
     )
     let stdinHex = NDEFCommand.run(
       input: "-", options: NDEFCommandOptions(), readStdin: { Array("d0 00 00\n".utf8) })

@@ -8,11 +8,19 @@ public enum NDEFTextRenderer {
     var out = ""
     if let area = tlvArea { out += renderTLVs(area) }
     let n = report.records.count
-    // A message whose framing broke says so at once: its count is of the records before it.
-    let damage = report.failure.map { " before the damage at byte \($0.offset)" } ?? ""
-    out +=
-      "NDEF message (\(report.mode.rawValue)): \(n) record\(n == 1 ? "" : "s")\(damage), "
-      + "\(report.consumed) byte\(report.consumed == 1 ? "" : "s")\n"
+    // A message whose framing broke says so at once: its count is of the records before it,
+    // and the size is what was given (the bytes used before the damage read as the input's).
+    let records = "\(n) record\(n == 1 ? "" : "s")"
+    if let failure = report.failure {
+      let given = report.inputLength
+      out +=
+        "NDEF message (\(report.mode.rawValue)): \(records) before the damage at byte "
+        + "\(failure.offset) (\(given) byte\(given == 1 ? "" : "s") given)\n"
+    } else {
+      out +=
+        "NDEF message (\(report.mode.rawValue)): \(records), "
+        + "\(report.consumed) byte\(report.consumed == 1 ? "" : "s")\n"
+    }
     for (i, r) in report.records.enumerated() {
       let last = i == n - 1
       out += (last ? "└─ " : "├─ ") + recordLine(i, r) + "\n"

@@ -13,6 +13,8 @@ public struct NDEFReport: Sendable {
   public let failure: NDEFError?
   /// Bytes of the input used by the message.
   public let consumed: Int
+  /// Bytes given to the validator (the message as read, damage included).
+  public let inputLength: Int
 
   /// True when the run should be reported as failed: any error finding (strict, relax);
   /// never in `ignore` mode.
@@ -51,6 +53,6 @@ public enum NDEFValidator {
     }.map(\.element)
     return NDEFReport(
       mode: mode, message: parsed.message, records: records, findings: all, failure: failure,
-      consumed: parsed.consumed)
+      consumed: parsed.consumed, inputLength: bytes.count)
   }
 }
