@@ -116,3 +116,19 @@ import Testing
     run.stdout.hasPrefix(
       "NDEF message (relax): 0 records before the damage at byte 3 (8 bytes given)\n"))
 }
+
+/// `ndef --tlv` lists a run of NULL TLVs on one line, as `report` does (a blank NTAG215 dump
+/// listed 496 lines).
+@Test func ndefTLVRunOfNullsIsOneLine() {
+  let run = CLI.run(["ndef", "--tlv", "00 00 03 03 d0 00 00 00 fe 00"])
+  #expect(
+    run.stdout.hasPrefix(
+      "Type 2 TLV area (input byte 0 = tag byte 16): 5 TLVs\n├─ @0 NULL ×2 (to byte 1)\n"
+        + "├─ @2 NDEF Message L=3\n├─ @7 NULL\n└─ @8 Terminator\n"))
+  let blank = CLI.run([
+    "ndef", "--tlv", "@" + TestPaths.shared("public/ChameleonMini/NTAG215_blank.bin"),
+  ])
+  #expect(
+    blank.stdout.hasPrefix(
+      "Type 2 TLV area (input byte 0 = tag byte 0): 496 TLVs\n└─ @16 NULL ×496 (to byte 511)\n"))
+}

@@ -14,7 +14,7 @@ import Testing
     #expect(bytes.count == 540)
     let result = NDEFCommand.run(bytes: bytes, options: NDEFCommandOptions(tlv: true))
     #expect(!result.failed)
-    #expect(result.output.contains("@511 NULL"))
+    #expect(result.output.contains("@16 NULL ×496 (to byte 511)"))
     #expect(result.output.contains("warning ndef-tlv-missing @512"))
     #expect(!result.output.contains("@527"))
   }

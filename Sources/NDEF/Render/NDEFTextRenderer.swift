@@ -101,9 +101,21 @@ public enum NDEFTextRenderer {
   static func renderTLVs(_ area: Type2TLVArea) -> String {
     var out =
       "Type 2 TLV area (input byte 0 = tag byte \(area.baseAddress)): \(area.tlvs.count) TLVs\n"
-    for (i, t) in area.tlvs.enumerated() {
-      let last = i == area.tlvs.count - 1
+    var i = 0
+    while i < area.tlvs.count {
+      let t = area.tlvs[i]
+      // A run of NULL TLVs (padding, a blank tag's whole data area) is one line, as in the
+      // report: a blank NTAG215 would list 496 of them.
+      var run = 1
+      while t.tag == .null, i + run < area.tlvs.count, area.tlvs[i + run].tag == .null,
+        area.tlvs[i + run].offset == t.offset + run
+      {
+        run += 1
+      }
+      i += run
+      let last = i == area.tlvs.count
       var s = (last ? "└─ " : "├─ ") + "@\(t.offset) \(t.tag.name)"
+      if run > 1 { s += " ×\(run) (to byte \(t.offset + run - 1))" }
       if t.lengthFieldSize > 0 {
         s += " L=\(t.length)" + (t.lengthFieldSize == 3 ? " (3-byte form)" : "")
       }
