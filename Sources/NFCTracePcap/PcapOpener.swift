@@ -152,6 +152,16 @@ struct PcapOpener {
     } catch {
       let kind: TraceError.Kind = error.message.contains("truncated") ? .truncated : .malformed
       let aboutIDB = error.message.contains("Interface Description Block")
+      // libpcap's "unknown file format" (a file named pcap with --input-format that is not
+      // one): say what the first bytes were and what a pcap or pcapng file starts with.
+      if error.message == "unknown file format" {
+        let magic = Hex.string(Array(input.head(4)), separator: " ")
+        throw TraceError(
+          .malformed, at: here(0),
+          "not a pcap or pcapng file: it starts with \(magic), expected a pcap magic number "
+            + "(d4 c3 b2 a1, 4d 3c b2 a1 or byte-swapped) or a pcapng Section Header Block "
+            + "(0a 0d 0d 0a)")
+      }
       throw TraceError(kind, at: here(aboutIDB ? interfaceAt : 0), error.message)
     }
   }

@@ -132,3 +132,16 @@ import Testing
     blank.stdout.hasPrefix(
       "Type 2 TLV area (input byte 0 = tag byte 0): 496 TLVs\n└─ @16 NULL ×496 (to byte 511)\n"))
 }
+
+/// `--input-format pcap` on a file that is not one names its first bytes and the magic numbers
+/// expected (libpcap's bare "unknown file format" before).
+@Test func forcedPcapOnAnotherFormatSaysWhy() {
+  let run = CLI.run([
+    "timeline", TestPaths.traces("t4t-write-ok.trace"), "--input-format", "pcap",
+  ])
+  #expect(run.status == 3)
+  #expect(
+    run.stderr.contains(
+      "t4t-write-ok.trace: byte offset 0: not a pcap or pcapng file: it starts with 88 13 00 00, "
+        + "expected a pcap magic number"))
+}

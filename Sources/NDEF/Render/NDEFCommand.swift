@@ -242,7 +242,7 @@ public enum NDEFCommand {
   {
     let empty = NDEFReport(
       mode: options.mode, message: NDEFMessage(records: []), records: [], findings: [],
-      failure: nil, consumed: 0, inputLength: 0)
+      failure: nil, consumed: 0, input: 0..<0)
     let failed = options.mode != .ignore && area.findings.contains { $0.severity == .error }
     switch options.format {
     case .json:

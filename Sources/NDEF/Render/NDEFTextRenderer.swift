@@ -12,10 +12,15 @@ public enum NDEFTextRenderer {
     // and the size is what was given (the bytes used before the damage read as the input's).
     let records = "\(n) record\(n == 1 ? "" : "s")"
     if let failure = report.failure {
-      let given = report.inputLength
+      // Offsets count from where the message sits (a TLV's value, a tag's memory): the bytes
+      // given are placed there too.
+      let given = report.input
+      let place =
+        given.lowerBound == 0 || given.isEmpty
+        ? "" : ", bytes \(given.lowerBound)–\(given.upperBound - 1)"
       out +=
         "NDEF message (\(report.mode.rawValue)): \(records) before the damage at byte "
-        + "\(failure.offset) (\(given) byte\(given == 1 ? "" : "s") given)\n"
+        + "\(failure.offset) (\(given.count) byte\(given.count == 1 ? "" : "s") given\(place))\n"
     } else {
       out +=
         "NDEF message (\(report.mode.rawValue)): \(records), "

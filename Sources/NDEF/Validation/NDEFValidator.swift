@@ -13,8 +13,9 @@ public struct NDEFReport: Sendable {
   public let failure: NDEFError?
   /// Bytes of the input used by the message.
   public let consumed: Int
-  /// Bytes given to the validator (the message as read, damage included).
-  public let inputLength: Int
+  /// Offsets of the bytes given to the validator (the message as read, damage included),
+  /// from its `base`.
+  public let input: Range<Int>
 
   /// True when the run should be reported as failed: any error finding (strict, relax);
   /// never in `ignore` mode.
@@ -53,6 +54,6 @@ public enum NDEFValidator {
     }.map(\.element)
     return NDEFReport(
       mode: mode, message: parsed.message, records: records, findings: all, failure: failure,
-      consumed: parsed.consumed, inputLength: bytes.count)
+      consumed: parsed.consumed, input: base..<(base + bytes.count))
   }
 }
