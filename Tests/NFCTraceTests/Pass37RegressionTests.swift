@@ -69,3 +69,33 @@ import Testing
   ReportJSON.secret([0xFF, 0xFF, 0xFF, 0xFF], false, sent: true, to: out)
   #expect(out.text == "\"ffffffff\"")
 }
+
+/// An R(NAK) from the tag is flagged: only the reader sends R(NAK) (it was decoded without a
+/// word).
+@Test func tagRNAKIsFlagged() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+  b.tag([0xB2])
+  let frames = decodeAll(b.frames).0
+  let last = try #require(frames.last)
+  #expect(last.findings.map(\.code) == ["tag-sent-rnak"])
+  // The reader's R(NAK) is ordinary.
+  var c = TraceBuilder()
+  c.activateType4()
+  c.reader([0xB2])
+  #expect(try #require(decodeAll(c.frames).0.last).findings.isEmpty)
+}
+
+/// A tag's S(WTX) request shows its power level indication (INF bits 8–7) in the summary.
+@Test func wtxPowerLevelIsShown() throws {
+  var b = TraceBuilder()
+  b.activateType4()
+  b.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+  b.tag([0xF2, 0xC1])
+  let last = try #require(decodeAll(b.frames).0.last)
+  let wtx = try #require(last.layers.first { $0.name == "S(WTX)" })
+  #expect(
+    wtx.summary
+      == "S(WTX) request WTXM 1, power level 3 (more than sufficient power for full functionality)")
+}

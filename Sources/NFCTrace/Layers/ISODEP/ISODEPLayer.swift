@@ -452,6 +452,8 @@ public struct ISODEPLayer: ProtocolLayer {
     if block.kind == .rNAK, unit.direction == .reader {
       numbers.readerNAK(n)
       if lastTagAnswer != nil || tagChain.parts > 0 { tagBlockNAKed = true }
+    } else if block.kind == .rNAK {
+      findings.append(tagNAKFinding(unit))
     }
     let name = block.kind.rawValue
     return LayerResult(
@@ -513,10 +515,14 @@ public struct ISODEPLayer: ProtocolLayer {
         Finding(
           "invalid-wtxm", .warning, "WTXM \(wtxm) is outside 1…59", frames: [unit.frameIndex]))
     }
+    var powerText = ""
     if request {
       wtxRequest = inf & 0x3F
       let power = Int(inf >> 6)
-      if power != 0 { fields.append(LayerField("power_level", .int(power))) }
+      if power != 0 {
+        fields.append(LayerField("power_level", .int(power)))
+        powerText = ", power level \(power) (\(Self.powerLevelMeaning[power]))"
+      }
     } else {
       if let asked = wtxRequest, asked != inf & 0x3F {
         findings.append(
@@ -527,9 +533,17 @@ public struct ISODEPLayer: ProtocolLayer {
       }
       wtxRequest = nil
     }
-    let summary = "S(WTX) \(request ? "request" : "answer") WTXM \(wtxm)" + block.addressText
+    let summary =
+      "S(WTX) \(request ? "request" : "answer") WTXM \(wtxm)" + powerText + block.addressText
     return LayerResult(decode: LayerDecode(.isoDEP, "S(WTX)", summary, fields), findings: findings)
   }
+
+  /// The power level indication of a tag's S(WTX) request, INF bits 8–7 (ISO/IEC 14443-4
+  /// §7.1.1.3, S(WTX) INF coding): 0 is "not supported" and not shown.
+  static let powerLevelMeaning = [
+    "no indication", "insufficient power for full functionality",
+    "sufficient power for full functionality", "more than sufficient power for full functionality",
+  ]
 
   // MARK: - Findings
 
@@ -539,6 +553,17 @@ public struct ISODEPLayer: ProtocolLayer {
       "unexpected-block-number", .warning,
       "\(block.kind.rawValue) from the \(who) has block number \(block.blockNumber), expected "
         + "\(expected) (ISO/IEC 14443-4 block numbering rules)", frames: [unit.frameIndex])
+  }
+
+  /// `tag-sent-rnak`: only the reader sends R(NAK); a tag stays silent on a block it cannot
+  /// take and answers an R(NAK) with R(ACK) or its last block (ISO/IEC 14443-4 §7.5.4, PICC
+  /// rules), so the frame is a non-conforming tag's, or the capture swapped the directions.
+  private func tagNAKFinding(_ unit: LayerUnit) -> Finding {
+    Finding(
+      "tag-sent-rnak", .warning,
+      "R(NAK) from the tag: a tag never sends R(NAK) — it stays silent on an invalid block "
+        + "(ISO/IEC 14443-4 §7.5.4, PICC rules); the tag does not conform, or the capture has "
+        + "the directions swapped", frames: [unit.frameIndex])
   }
 
   /// `answer-not-captured`: the reader's I-block toggled its number with no answer to its
