@@ -197,7 +197,7 @@ import Testing
     #expect(out.allSatisfy { $0.frame.crc == .ok && $0.undecodedReason == nil })
     #expect(
       out.map { $0.innermost?.summary ?? "" } == [
-        "SENSF_REQ system code 12FC, system code request, 4 time slot(s)",
+        "SENSF_REQ system code 12FC (NDEF, Type 3 Tag), system code request, 4 time slot(s)",
         "SENSF_RES IDm 01 2e 4c d8 a3 16 52 ba, system code 12FC (NDEF, Type 3 Tag)",
         "CHECK blocks 0, 1 of service 000B (NDEF)",
         "CHECK ok: 2 block(s) → 10 10 10 10 … — Attribute Information: Ver 1.0, Nbr 16, "

@@ -99,3 +99,21 @@ import Testing
     wtx.summary
       == "S(WTX) request WTXM 1, power level 3 (more than sufficient power for full functionality)")
 }
+
+/// SELECT by P1 01h names a child DF, 3F00h the MF; PIV's truncated AID is named
+/// (test_NFC-A_424kbps_002 #2, #8).
+@Test func selectChildDFAndPIV() throws {
+  let child = try CommandAPDU(parsing: [0x00, 0xA4, 0x01, 0x00, 0x02, 0x3F, 0x00])
+  #expect(APDUDescription.command(child).summary == "SELECT child DF 3f00 (MF)")
+  let ef = try CommandAPDU(parsing: [0x00, 0xA4, 0x02, 0x0C, 0x02, 0xE1, 0x04])
+  #expect(APDUDescription.command(ef).summary == "SELECT EF e104")
+  #expect(KnownAID.name([0xA0, 0, 0, 0x03, 0x08, 0, 0, 0x10, 0]) == "PIV")
+  #expect(KnownAID.name([0xA0, 0, 0, 0x03, 0x08, 0, 0, 0x10, 0, 0x01, 0]) == "PIV")
+}
+
+/// Well-known FeliCa system codes are named (test_NFC-F_212kbps_001 #6: 88B4h).
+@Test func feliCaSystemCodesAreNamed() {
+  #expect(FeliCaMessage.systemName(0x88B4) == "FeliCa Lite / Lite-S")
+  #expect(FeliCaMessage.systemName(0x12FC) == "NDEF, Type 3 Tag")
+  #expect(FeliCaMessage.systemName(0x1234) == nil)
+}

@@ -62,7 +62,11 @@ enum APDUDescription {
       }
     case 0x00, 0x01, 0x02:
       by = c.p1 == 0x00 ? "file identifier" : (c.p1 == 0x01 ? "child DF" : "EF under current DF")
-      what = (c.data.isEmpty ? "MF" : "file " + Hex.string(c.data))
+      // P1 01h selects a DF, 02h an EF, under the current DF (ISO/IEC 7816-4 §11.2.2,
+      // Table 39); 3F00h is the MF's reserved identifier (§7.1.1).
+      let kind = c.p1 == 0x01 ? "child DF " : (c.p1 == 0x02 ? "EF " : "file ")
+      what = c.data.isEmpty ? "MF" : kind + Hex.string(c.data)
+      if c.data == [0x3F, 0x00] { what += " (MF)" }
       if c.data.count == 2 { fields.append(LayerField("file_id", .hex(c.data))) }
     case 0x03:
       by = "parent DF"

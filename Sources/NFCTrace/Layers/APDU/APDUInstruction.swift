@@ -100,10 +100,12 @@ public enum KnownAID {
     "a0000001523010": "Discover",
     "a0000002471001": "ICAO eMRTD (LDS1)",
     "a0000006472f0001": "FIDO U2F/CTAP",
-    "a000000308000010000100": "PIV",
   ]
 
   private static let prefixes: [(String, String)] = [
     ("a000000003", "Visa"), ("a000000004", "Mastercard"), ("a000000025", "American Express"),
+    // NIST SP 800-73-4 §2.2: PIV's AID, selected by its right-truncated form A0 00 00 03 08
+    // 00 00 10 00 as often as whole.
+    ("a00000030800001000", "PIV"),
   ]
 }

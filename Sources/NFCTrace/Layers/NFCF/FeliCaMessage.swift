@@ -51,6 +51,19 @@ enum FeliCaMessage {
     return (decode, nil)
   }
 
+  /// A name for well-known system codes: 12FCh NDEF (NFC Forum T3T 1.0 §2.2), 88B4h FeliCa
+  /// Lite / Lite-S (FeliCa Lite-S user's manual §2.1), FE00h the common area of FeliCa
+  /// Networks' services, 0003h the transit IC cards (CJRC: Suica and the interoperating ones).
+  static func systemName(_ sc: UInt16) -> String? {
+    switch sc {
+    case ndefSystemCode: "NDEF, Type 3 Tag"
+    case 0x88B4: "FeliCa Lite / Lite-S"
+    case 0xFE00: "FeliCa common area"
+    case 0x0003: "transit IC (CJRC)"
+    default: nil
+    }
+  }
+
   /// SENSF_REQ: system code (2, `FFFF` = any), request code (1), time slot number (1: slots −1).
   private static func pollingRequest(_ p: ArraySlice<UInt8>) -> LayerDecode? {
     guard p.count >= 4 else { return nil }
@@ -64,7 +77,9 @@ enum FeliCaMessage {
     case 0x02: request = "communication performance request"
     default: request = "request code \(Hex.string([rc])) (RFU)"
     }
-    let system = sc == 0xFFFF ? "any system" : "system code \(Hex.word(sc))"
+    let system =
+      sc == 0xFFFF
+      ? "any system" : "system code \(Hex.word(sc))" + (systemName(sc).map { " (\($0))" } ?? "")
     return LayerDecode(
       .felica, "SENSF_REQ", "SENSF_REQ \(system), \(request), \(slots) time slot(s)",
       [
@@ -96,7 +111,7 @@ enum FeliCaMessage {
       switch requestCode {
       case nil, 0x01?:
         summary += ", system code \(Hex.word(sc))"
-        if sc == ndefSystemCode { summary += " (NDEF, Type 3 Tag)" }
+        if let name = systemName(sc) { summary += " (\(name))" }
       case 0x02?: summary += ", communication performance \(Hex.word(sc))"
       default: summary += ", request data \(Hex.word(sc))"
       }
