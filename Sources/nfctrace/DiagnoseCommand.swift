@@ -35,8 +35,9 @@ enum DiagnoseCommand {
     let run = try DiagnosisRun(importer: try format.open(input))
     var report = run.diagnose(expected: expected)
     if let only {
+      let all = report.sessions.map(\.index)
       report.sessions = report.sessions.filter { $0.index == only }
-      if report.sessions.isEmpty { throw UsageError("no session \(only) in \(path)") }
+      if report.sessions.isEmpty { throw noSessionError(only, among: all) }
     }
     let out = OutputBuffer()
     if json {

@@ -53,9 +53,7 @@ enum ReportCommand {
         throw UsageError("--session needs a number, not \(session)")
       }
       guard let s = source.sessions.first(where: { $0.info.index == n }) else {
-        let known = source.sessions.map { String($0.info.index) }.joined(separator: ", ")
-        throw UsageError(
-          "no session \(n) in this trace (sessions: \(known.isEmpty ? "none" : known))")
+        throw noSessionError(n, among: source.sessions.map(\.info.index))
       }
       return [TagReport(session: s)]
     }

@@ -145,3 +145,16 @@ import Testing
       "t4t-write-ok.trace: byte offset 0: not a pcap or pcapng file: it starts with 88 13 00 00, "
         + "expected a pcap magic number"))
 }
+
+/// `diagnose` and `report` name a missing `--session` alike, with the trace's sessions as
+/// ranges (diagnose said "no session 40 in FILE" without the list).
+@Test func missingSessionIsSaidAlike() {
+  let trace = TestPaths.traces("t2t-ntag215-write-ok.pcap")
+  for command in ["diagnose", "report"] {
+    let run = CLI.run([command, trace, "--session", "40"])
+    #expect(run.status == 2)
+    #expect(
+      run.stderr.hasPrefix("nfctrace \(command): no session 40 in this trace (sessions: 0)\n"),
+      "\(command): \(run.stderr)")
+  }
+}
