@@ -602,3 +602,27 @@ struct Proxmark3TextTests {
   let (aFrames, _) = try text(TraceInput(path: "a.txt", bytes: Data(a.utf8)))
   #expect(aFrames.map(\.bits) == [7, nil])
 }
+
+/// A bit-count mark no client prints, `(9)` or `(0)`, is warned of (it was dropped silently);
+/// `DA!!` marks one parity error, not two.
+@Test func oddBitMarksAreWarnedAndParityMarksCountOnce() throws {
+  let listing = """
+    [=] ISO14443A - all times are in carrier periods (1/13.56MHz)
+          Start |        End | Src | Data (! denotes parity error)     | CRC | Annotation
+              0 |       1056 | Rdr |26(7)                             |     | REQA
+           2228 |       4596 | Tag |44  00(9)                         |     |
+           7000 |       9000 | Tag |DA!!  20                          |     |
+    """
+  var importer = try Proxmark3TextImporter(
+    input: TraceInput(path: "odd.txt", bytes: Data(listing.utf8)))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  #expect(frames.count == 3)
+  #expect(frames[1].bits == nil)
+  #expect(
+    importer.warnings.map(\.message) == [
+      "bit-count mark (9) ignored: expected 1 to 7 valid bits in the last byte; the frame is "
+        + "read as whole bytes"
+    ])
+  #expect(frames[2].parityErrors == [0])
+}

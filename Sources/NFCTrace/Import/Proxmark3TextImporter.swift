@@ -395,8 +395,16 @@ public struct Proxmark3TextImporter: TraceImporter {
         frame.data = Proxmark3HexDump.alignMSBFirst(cells.bytes, bits: mark.bits)
         frame.bits = mark.bits
         frame.sourceFlags.append("msb-first")
+      } else if mark.index == count - 1, (1...7).contains(mark.bits) {
+        frame.bits = mark.bits
       } else if mark.index == count - 1 {
-        frame.bits = (1...7).contains(mark.bits) ? mark.bits : nil
+        // A last byte holds 1 to 7 valid bits; (0), (8), (9) are no count the client prints.
+        log.add(
+          "bits mark",
+          TraceWarning(
+            "bit-count mark (\(mark.bits)) ignored: expected 1 to 7 valid bits in the last "
+              + "byte; the frame is read as whole bytes", frame: frame.index,
+            location: frame.location))
       } else {
         log.add(
           "bits mark",

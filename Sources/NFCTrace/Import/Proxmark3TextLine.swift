@@ -212,7 +212,8 @@ struct Proxmark3DataCells {
     while i < end {
       switch line[i] {
       case UInt8(ascii: "!"):
-        parityErrors.append(bytes.count - 1)
+        // `DA!!` marks one byte once.
+        if parityErrors.last != bytes.count - 1 { parityErrors.append(bytes.count - 1) }
         i += 1
       case UInt8(ascii: "'"):
         shortMark = true
