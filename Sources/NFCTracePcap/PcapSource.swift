@@ -95,7 +95,12 @@ final class PcapSource {
     let head = header.pointee
     // With nanosecond precision requested, tv_usec holds nanoseconds. Wrapping arithmetic:
     // a nonsense time stamp must not trap.
-    let ns = Int64(head.ts.tv_sec) &* 1_000_000_000 &+ Int64(head.ts.tv_usec)
+    // libpcap sign-extends a pcap record's 32-bit seconds: a capture made after January 2038
+    // (seconds ≥ 2³¹) would read as before 1970. The field is unsigned in the format (as
+    // Wireshark reads it), and no capture predates the epoch.
+    var seconds = Int64(head.ts.tv_sec)
+    if seconds < 0, seconds >= -(1 << 31) { seconds += 1 << 32 }
+    let ns = seconds &* 1_000_000_000 &+ Int64(head.ts.tv_usec)
     let bytes = UnsafeBufferPointer(start: data, count: Int(head.caplen))
     if let counted, let recordHeaderBytes {
       // A record longer than the snap length is cut to it and the rest skipped: libpcap then

@@ -618,3 +618,21 @@ extension PcapOffsetTests {
         "this packet carries a time, after packets without one: frames are timed from here"))
   }
 }
+
+/// A pcap record's seconds are unsigned 32-bit: 2³¹ (January 2038) is one second after
+/// 2³¹ − 1, not 136 years before it (libpcap sign-extends them).
+@Test func recordSecondsPast2038AreUnsigned() throws {
+  func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+  func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+  var file = le32(0xA1B2_3C4D) + le16(2) + le16(4) + le32(0) + le32(0) + le32(65535) + le32(264)
+  for (seconds, packet) in [
+    (UInt32(0x7FFF_FFFF), [UInt8]([0, 0xFE, 0, 1, 0x26])),
+    (0x8000_0000, [0, 0xFF, 0, 2, 0x44, 0]),
+  ] {
+    file += le32(seconds) + le32(0) + le32(UInt32(packet.count)) + le32(UInt32(packet.count))
+    file += packet
+  }
+  let result = try importPcap(TraceInput(path: "y2038.pcap", bytes: Data(file)))
+  #expect(result.frames.map(\.timeNs) == [0, 1_000_000_000])
+  #expect(result.warnings.isEmpty)
+}
