@@ -172,11 +172,19 @@ enum ConvertCommand {
     var readerReported = 0
     var withoutCRC = 0
     var events = 0
+    var longGaps = 0
+    var previousTicks: Int64?
     do {
       while failure == nil, let f = try pending ?? importer.next() {
         pending = nil
         try out.write(f)
         count += 1
+        if f.direction != .event {
+          // A Proxmark3 timestamp is 32-bit ticks: a longer gap wraps (reads back shorter).
+          let ticks = Proxmark3TraceWriter.timestampTicks(f)
+          if let p = previousTicks, ticks - p > Int64(UInt32.max) { longGaps += 1 }
+          previousTicks = ticks
+        }
         if f.crc == .notCaptured, f.direction != .event { withoutCRC += 1 }
         if f.direction == .event { events += 1 }
         if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
@@ -215,6 +223,13 @@ enum ConvertCommand {
             + "Proxmark3 trace has no record for them, so taps of one tag that only a field "
             + "reset separates read as one session in \(output); convert to pcap or pcapng to "
             + "keep them\n").utf8))
+    }
+    if longGaps > 0, pm3 {
+      StandardError.write(
+        Data(
+          ("warning: \(longGaps) gaps between frames are longer than a Proxmark3 timestamp "
+            + "spans (2³² ticks of 1/13.56 MHz, ≈ 316.7 s): the counter wraps, so \(output) "
+            + "shows them shorter; convert to pcap or pcapng to keep the times\n").utf8))
     }
     if let failure { throw failure }
     let written = pm3 ? count - events : count

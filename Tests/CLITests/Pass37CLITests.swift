@@ -158,3 +158,33 @@ import Testing
       "\(command): \(run.stderr)")
   }
 }
+
+/// A gap longer than a Proxmark3 timestamp spans (2³² ticks) is warned of on conversion to a
+/// Proxmark3 format: the counter wraps and the gap reads back shorter (it was silent).
+@Test func convertWarnsOfGapsPastTheTickCounter() throws {
+  func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+  var file = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(264)
+  for (seconds, packet) in [
+    (UInt32(1), [UInt8]([0, 0xFE, 0, 1, 0x26])), (1001, [0, 0xFF, 0, 2, 0x44, 0]),
+  ] {
+    file += le32(seconds) + le32(0) + le32(UInt32(packet.count)) + le32(UInt32(packet.count))
+    file += packet
+  }
+  let dir = FileManager.default.temporaryDirectory
+    .appendingPathComponent("nfctrace-p37-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: dir) }
+  let input = dir.appendingPathComponent("gap.pcap").path
+  try Data(file).write(to: URL(fileURLWithPath: input))
+  for format in ["pm3-trace", "pm3-text"] {
+    let run = CLI.run([
+      "convert", input, "-o", dir.appendingPathComponent("out").path, "--format", format,
+    ])
+    #expect(run.status == 0)
+    #expect(
+      run.stderr.hasPrefix(
+        "warning: 1 gaps between frames are longer than a Proxmark3 timestamp spans"), "\(format)")
+  }
+  let pcap = CLI.run(["convert", input, "-o", dir.appendingPathComponent("out.pcapng").path])
+  #expect(!pcap.stderr.contains("gaps between frames"))
+}

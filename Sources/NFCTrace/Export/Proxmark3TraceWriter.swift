@@ -70,8 +70,9 @@ public enum Proxmark3TraceWriter {
     try encode(frames).write(to: URL(fileURLWithPath: path))
   }
 
-  /// The record's timestamp in ticks.
-  static func timestampTicks(_ frame: Frame) -> Int64 {
+  /// The record's timestamp in ticks (1/13.56 MHz) before it is cut to the record's 32 bits:
+  /// the source's own ticks, else the frame's time converted.
+  public static func timestampTicks(_ frame: Frame) -> Int64 {
     if let t = frame.sourceTime, t.unit == .proxmarkTicks { return t.value }
     return AirTiming.ticks(ns: frame.timeNs)
   }
