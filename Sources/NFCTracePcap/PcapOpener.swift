@@ -98,7 +98,7 @@ struct PcapOpener {
     // captures merged) would interleave two exchanges as one: only the first is read.
     let sameType = layout.interfaces.filter { $0.linkType == linkType }
     let twoOfAKind = Set(sameType.map(\.section)).count < sameType.count
-    if layout.hasMixedLinkTypes || twoOfAKind {
+    if layout.hasMixedLinkTypes || twoOfAKind || layout.hasUndefinedInterface {
       let filtered = input.bytes.withUnsafeBytes {
         PcapngInterfaceFilter.keep(linkType: linkType, of: layout, in: $0)
       }

@@ -61,6 +61,9 @@ struct PcapngLayout {
 
   /// True when libpcap would refuse the file because its interfaces' link types differ.
   var hasMixedLinkTypes: Bool { Set(interfaces.map(\.linkType)).count > 1 }
+
+  /// Whether a packet block names an interface no IDB of its section describes.
+  var hasUndefinedInterface: Bool { packetInterfaces.contains { $0 < 0 } }
 }
 
 /// Bounds-checked reads in one byte order.
@@ -173,6 +176,16 @@ enum PcapngInterfaceFilter {
           + "(editcap/tshark) to read it"
       }
       out.skipped.append((message, interface.offset))
+    }
+    // A packet naming an interface no IDB of its section describes: libpcap stops the whole
+    // file there; it is left out, said once per packet.
+    for (n, owner) in layout.packetInterfaces.enumerated() where owner < 0 {
+      out.skipped.append(
+        (
+          "skipped packet \(n + 1): its interface id has no Interface Description Block in "
+            + "its section (pcapng §4.3), so its link type is unknown",
+          layout.packetOffsets[n]
+        ))
     }
     return out
   }

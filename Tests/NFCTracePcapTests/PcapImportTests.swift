@@ -636,3 +636,32 @@ extension PcapOffsetTests {
   #expect(result.frames.map(\.timeNs) == [0, 1_000_000_000])
   #expect(result.warnings.isEmpty)
 }
+
+/// A pcapng packet naming an interface no IDB describes is skipped with a warning; the packets
+/// after it are read (libpcap stopped the whole file there).
+@Test func packetOnAnUndefinedInterfaceIsSkipped() throws {
+  func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+  func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
+    let length = UInt32(12 + body.count)
+    return le32(type) + le32(length) + body + le32(length)
+  }
+  func epb(_ interface: UInt32, _ micros: UInt32, _ data: [UInt8]) -> [UInt8] {
+    let pad = [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
+    return block(
+      6,
+      le32(interface) + le32(0) + le32(micros) + le32(UInt32(data.count))
+        + le32(UInt32(data.count)) + data + pad)
+  }
+  let reqa: [UInt8] = [0, 0xFE, 0, 1, 0x26]
+  let atqa: [UInt8] = [0, 0xFF, 0, 2, 0x44, 0]
+  let file =
+    block(0x0A0D_0D0A, le32(0x1A2B_3C4D) + [1, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 8))
+    + block(1, [0x08, 0x01, 0, 0] + le32(0)) + epb(0, 1000, reqa) + epb(5, 2000, atqa)
+    + epb(0, 3000, reqa) + epb(0, 4000, atqa)
+  let result = try importPcap(TraceInput(path: "undefined.pcapng", bytes: Data(file)))
+  #expect(result.error == nil)
+  #expect(result.frames.filter { $0.direction != .event }.count == 3)
+  #expect(result.warnings.count == 1)
+  #expect(result.warnings.first?.message.hasPrefix("skipped packet 2: its interface id") == true)
+  #expect(result.warnings.first?.location?.offset == 88)
+}
