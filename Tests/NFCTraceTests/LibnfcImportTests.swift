@@ -129,14 +129,9 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   ].joined(separator: "\n")
   var importer = try LibnfcLogImporter(input: TraceInput(path: "m.log", bytes: Data(log.utf8)))
   var frames: [Frame] = []
-  do {
-    while let frame = try importer.next() { frames.append(frame) }
-    Issue.record("expected a TraceError for the bad hex line")
-  } catch let error as TraceError {
-    #expect(error.kind == .malformed)
-    #expect(error.location.record == 8)
-    #expect(error.location.unit == "line")
-  }
+  // The bad hex line (line 8) is skipped with a warning, not an error.
+  while let frame = try importer.next() { frames.append(frame) }
+  #expect(importer.warnings.last?.location?.record == 8)
   try #require(frames.count == 4)
   #expect(frames[0].data == [0x40])
   #expect(frames[0].bits == 7)  // BitFraming TxLastBits = 7 (magic wake-up)
@@ -148,6 +143,7 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
     importer.warnings.map(\.message) == [
       "InDataExchange status 0x02: CRC error in the tag's answer",
       "PN53x frame data checksum (DCS) does not verify",
+      "TX line skipped: expected hex bytes separated by spaces",
     ])
 }
 
@@ -366,4 +362,24 @@ private func pn533Lines() throws -> [Substring] {
   #expect(
     s.operations.last?.detail("message")
       == .hex([0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)))
+}
+
+/// A TX/RX line with a damaged hex byte is skipped with a warning; the lines after it are
+/// read (the whole import ended there, exit 3).
+@Test func damagedHexLineIsSkipped() throws {
+  let path = TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log")
+  let original = try String(contentsOfFile: path, encoding: .utf8)
+  let damaged = original.replacingOccurrences(
+    of: "RX: 00 00 ff 13 ed d5 41 00 e1 10 12 00", with: "RX: 00 00 ff 13 ed d5 41 00 e 10 12 00")
+  #expect(damaged != original)
+  var importer = try LibnfcLogImporter(
+    input: TraceInput(path: "damaged.log", bytes: Data(damaged.utf8)))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  #expect(
+    importer.warnings.first?.message
+      == "RX line skipped: expected hex bytes separated by spaces")
+  #expect(importer.warnings.first?.location?.record == 29)
+  // The WRITE and the READ after the damaged line are still there.
+  #expect(frames.contains { $0.data == [0xA2, 0x0B, 0x67, 0x58, 0x63, 0x51] })
 }
