@@ -117,3 +117,21 @@ import Testing
   #expect(FeliCaMessage.systemName(0x12FC) == "NDEF, Type 3 Tag")
   #expect(FeliCaMessage.systemName(0x1234) == nil)
 }
+
+/// A session with no anticollision takes its UID from pages 0–1 read with both check bytes
+/// right (flipper-emulation-ntag215: "UID unknown" beside READ page 0 → 04 5a 6b bd …).
+@Test func uidFromPagesZeroAndOne() throws {
+  var good = ByteImage()
+  good.record(
+    [0x04, 0x5A, 0x6B, 0xBD, 0x7C, 0x8D, 0x9E, 0xAF, 0xC0], at: 0, state: .read, frame: 1)
+  var found = TagIdentity()
+  found.takeUID(fromType2: good)
+  #expect(found.uid == [0x04, 0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+  #expect(found.technology == .nfcA)
+  var memory = ByteImage()
+  memory.record(
+    [0x04, 0x5A, 0x6B, 0xBC, 0x7C, 0x8D, 0x9E, 0xAF, 0xC0], at: 0, state: .read, frame: 1)
+  var tag = TagIdentity()
+  tag.takeUID(fromType2: memory)
+  #expect(tag.uid.isEmpty)  // BCC0 wrong: not a UID
+}

@@ -258,6 +258,7 @@ public struct SessionAnalyzer: Sendable {
   public mutating func finish(info final: SessionInfo) -> SessionAnalysis {
     closeCurrent()
     info = final
+    tag.takeUID(fromType2: memory.type2End)
     let status = type2.status ?? type4.status ?? type3.status
     return SessionAnalysis(
       info: info, tag: tag, operations: operations,

@@ -283,6 +283,20 @@ public struct TagIdentity: Sendable, Equatable {
     }
   }
 
+  /// Takes the UID from a Type 2 tag's pages 0–1 read in the session, when no anticollision
+  /// gave one (a capture that starts after activation, an emulator's log): UID0–2, BCC0, UID3–6,
+  /// BCC1, both check bytes verifying (BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2, BCC1 = UID3 ⊕ … ⊕
+  /// UID6; NXP NTAG213/215/216 datasheet §8.5.1). A Type 2 tag is NFC-A.
+  mutating func takeUID(fromType2 memory: ByteImage) {
+    guard uid.isEmpty, let b = memory.known(0, 9), b[3] == 0x88 ^ b[0] ^ b[1] ^ b[2],
+      b[8] == b[4] ^ b[5] ^ b[6] ^ b[7]
+    else { return }
+    let found = Array(b[0..<3] + b[4..<8])
+    guard found.contains(where: { $0 != 0 }) else { return }
+    uid = found
+    if technology == .unknown { technology = .nfcA }
+  }
+
   /// The UID the frame completed. Taken from a damaged SAK too: its bytes are the reader's
   /// SELECT (CRC checked), and the decoder completes a UID once, so the reader's retry of the
   /// SELECT answered intact would not give it again (ISO/IEC 14443-3 §6.5.3).
