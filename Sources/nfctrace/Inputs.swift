@@ -107,15 +107,6 @@ func traceFormat(of input: TraceInput, named formatName: String?) throws -> Trac
 /// `no session 5 in this trace (sessions: 0–2, 4)`: the usage error of a `--session` the trace
 /// does not have, its sessions' indices given as ranges (a long trace has thousands).
 func noSessionError(_ n: Int, among indices: [Int]) -> UsageError {
-  var parts: [String] = []
-  var i = 0
-  let sorted = indices.sorted()
-  while i < sorted.count {
-    var j = i
-    while j + 1 < sorted.count, sorted[j + 1] == sorted[j] + 1 { j += 1 }
-    parts.append(i == j ? "\(sorted[i])" : "\(sorted[i])–\(sorted[j])")
-    i = j + 1
-  }
-  let known = parts.isEmpty ? "none" : parts.joined(separator: ", ")
+  let known = indices.isEmpty ? "none" : rangesText(indices)
   return UsageError("no session \(n) in this trace (sessions: \(known))")
 }

@@ -163,8 +163,8 @@ struct Type2Geometry {
   }
 }
 
-/// `4–5, 7, 9–11` for a sorted list of integers.
-func rangesText(_ values: [Int]) -> String {
+/// `4–5, 7, 9–11` for a list of integers (sorted, repeats dropped); empty for none.
+public func rangesText(_ values: [Int]) -> String {
   var parts: [String] = []
   var i = 0
   let v = Array(Set(values)).sorted()
