@@ -136,6 +136,12 @@ struct Type2Geometry {
     return (bits & (1 << bit) != 0, from)
   }
 
+  /// Whether data-area page `p` is locked, by a static lock bit (pages 3–15) or a LOCK2/LOCK3
+  /// bit (16 and up), if the lock bytes concerned were read or written; nil when unknown.
+  func pageLocked(_ p: Int) -> Bool? {
+    p <= 15 ? staticLock(p)?.locked : dynamicLock(p)?.locked
+  }
+
   /// The bytes at `offset..<offset+count` when each is known from a read or an acknowledged
   /// write: a lock byte written without acknowledgement may or may not be programmed.
   ///

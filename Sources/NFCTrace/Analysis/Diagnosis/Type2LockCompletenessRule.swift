@@ -24,7 +24,7 @@ enum Type2LockCompletenessRule: DiagnosisRule {
       })
     else { return [] }
     let open = (4..<end).filter { p in
-      (p <= 15 ? g.staticLock(p)?.locked : g.dynamicLock(p)?.locked) == false
+      g.pageLocked(p) == false
     }
     guard !open.isEmpty else { return [] }
     let writes = c.commands(in: op).filter(\.isWrite).map(\.frame)

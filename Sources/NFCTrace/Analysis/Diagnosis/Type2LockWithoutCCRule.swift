@@ -19,7 +19,7 @@ enum Type2LockWithoutCCRule: DiagnosisRule {
     guard let cc = g.cc, cc.hasMagic, cc.bytes[3] & 0x0F == 0, let end = g.dataAreaEndPage
     else { return [] }
     let locked = (4..<end).filter { p in
-      (p <= 15 ? g.staticLock(p)?.locked : g.dynamicLock(p)?.locked) == true
+      g.pageLocked(p) == true
     }
     guard !locked.isEmpty else { return [] }
     // The session's own acknowledged WRITEs that set lock bits: bits read as set were set in
