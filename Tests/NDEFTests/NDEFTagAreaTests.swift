@@ -66,4 +66,26 @@ struct NDEFTagAreaTests {
     #expect(short.findings.map(\.code) == ["nlen-past-end"])
     #expect(throws: NDEFError.self) { try Type4NDEFFile(parsing: [0x00]) }
   }
+
+  @Test("A Memory Control TLV reserving the bytes it was read from says so, not only 'no NDEF TLV'")
+  func controlAreaOverTLVs() {
+    // Reserved bytes at tag byte 8, 256 of them (8–263): over the TLV itself (16–20) and the
+    // NDEF TLV after it, which the walk then skips.
+    let hidden = Type2TLVArea(parsing: hx("02 03 10 00 03 03 D0 00 00 FE"), baseAddress: 16)
+    #expect(hidden.findings.map(\.code) == ["tlv-control-overlaps-tlvs", "ndef-tlv-missing"])
+    #expect(hidden.findings.first?.offset == 0)
+    #expect(
+      hidden.findings.first?.message
+        == "Memory Control TLV at tag byte 16 declares reserved bytes at tag bytes 8–263, over "
+        + "TLV bytes already read (tag bytes 16–20); readers skip the next 5 bytes, where TLVs "
+        + "follow (NFC Forum T2T 1.0 §2.3.1/§2.3.2: lock and reserved bytes lie outside the TLVs)")
+    // One lock byte at tag byte 16, the Lock Control TLV's own T byte: nothing is skipped.
+    let own = Type2TLVArea(parsing: hx("01 03 40 04 02 03 03 D0 00 00 FE"), baseAddress: 16)
+    #expect(own.findings.map(\.code) == ["tlv-control-overlaps-tlvs"])
+    #expect(own.findings.first?.message.contains("tag bytes 16–16)") == true)
+    #expect(own.ndefMessage == hx("D0 00 00"))
+    // NTAG213's factory Lock Control (page 0x28 = tag byte 160): no finding.
+    let ntag = Type2TLVArea(parsing: hx("01 03 A0 0C 34 03 00 FE"), baseAddress: 16)
+    #expect(ntag.findings.isEmpty)
+  }
 }

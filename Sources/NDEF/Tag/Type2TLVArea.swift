@@ -380,10 +380,30 @@ private struct TLVReader {
     let address = pageAddr * bytesPerPage + byteOffset
     let isLock = tlv.tag == .lockControl
     let count = v[1] == 0 ? 256 : Int(v[1])
-    areas.append(
-      Type2ReservedArea(
-        isLock: isLock, address: address, size: isLock ? (count + 7) / 8 : count,
-        lockBits: isLock ? count : nil, bytesLockedPerBit: isLock ? 1 << Int(v[2] >> 4) : nil,
-        declaredAt: tlv.offset))
+    let area = Type2ReservedArea(
+      isLock: isLock, address: address, size: isLock ? (count + 7) / 8 : count,
+      lockBits: isLock ? count : nil, bytesLockedPerBit: isLock ? 1 << Int(v[2] >> 4) : nil,
+      declaredAt: tlv.offset)
+    noteOverlapWithRead(area, declaredBy: tlv)
+    areas.append(area)
+  }
+
+  /// A declared area that covers bytes already walked as TLVs (the Control TLV itself, say)
+  /// contradicts the layout: the bytes after it are then skipped where TLVs were expected,
+  /// which can hide the NDEF TLV behind a bare `ndef-tlv-missing`.
+  mutating func noteOverlapWithRead(_ area: Type2ReservedArea, declaredBy tlv: Type2TLV) {
+    let readStart = base + max(0, 16 - base)
+    let readEnd = base + position
+    let end = area.address + area.size
+    guard area.address < readEnd, end > readStart else { return }
+    let skipped = min(end, base + bytes.count) - readEnd
+    let what = area.isLock ? "lock bytes" : "reserved bytes"
+    note(
+      "tlv-control-overlaps-tlvs", .warning, tlv.offset,
+      "\(tlv.tag.name) TLV at tag byte \(base + tlv.offset) declares \(what) at tag bytes "
+        + "\(area.address)–\(end - 1), over TLV bytes already read (tag bytes "
+        + "\(max(area.address, readStart))–\(min(end, readEnd) - 1))"
+        + (skipped > 0 ? "; readers skip the next \(skipped) bytes, where TLVs follow" : "")
+        + " (NFC Forum T2T 1.0 §2.3.1/§2.3.2: lock and reserved bytes lie outside the TLVs)")
   }
 }
