@@ -137,6 +137,7 @@ public enum Diagnoser {
     }
     findings = AppsOwnWrites.adjust(findings, c)
     findings = dedupe(findings)
+    findings = tagSessionNote(findings, c)
     // A message too large for the tag is the root cause of what its write left behind (a
     // torn message, NAKs past the memory): it leads its operation's findings.
     // Likewise a write through a reserved area for the malformed message readers then see.
@@ -147,6 +148,33 @@ public enum Diagnoser {
       return (a.element.frames.first ?? 0, a.offset) < (b.element.frames.first ?? 0, b.offset)
     }.map(\.element)
     return SessionDiagnosis(analysis: c.session, verdicts: verdicts(c, findings), findings: order)
+  }
+
+  /// What a fix asking for authentication needs in Core NFC terms. The sample apps use an
+  /// NFCNDEFReaderSession, whose NFCNDEFTag has no sendMiFareCommand; an app that already
+  /// sent PWD_AUTH or AUTHENTICATE in the trace has the tag session, and is not told again.
+  static let tagSessionText =
+    " sendMiFareCommand needs an NFCTagReaderSession (pollingOption .iso14443) and the tag as "
+    + ".miFare(NFCMiFareTag): an NFCNDEFReaderSession's NFCNDEFTag cannot send it. Authenticate, "
+    + "then call writeNDEF on that same NFCMiFareTag, in the same connection."
+
+  /// Adds `tagSessionText` to the first fix that asks for authentication through
+  /// sendMiFareCommand, unless the app authenticated in this session.
+  private static func tagSessionNote(_ findings: [DiagnosisFinding], _ c: DiagnosisContext)
+    -> [DiagnosisFinding]
+  {
+    let authenticated = c.log.commands.contains {
+      $0.name == "PWD_AUTH" || $0.name.hasPrefix("AUTHENTICATE")
+    }
+    guard !authenticated,
+      let i = findings.firstIndex(where: {
+        $0.fix.contains("sendMiFareCommand")
+          && ["PWD_AUTH", "password", "3DES key"].contains(where: $0.fix.contains)
+      })
+    else { return findings }
+    var out = findings
+    out[i].fix += tagSessionText
+    return out
   }
 
   /// The fallback rule only speaks for operations no other rule explained. A cluster of
