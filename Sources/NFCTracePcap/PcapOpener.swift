@@ -77,6 +77,15 @@ struct PcapOpener {
     guard let first = layout.interfaces.first else {
       // A section header with nothing after it holds no packets; damage is reported as such.
       if let error = opened.endError { throw error }
+      // Packets without any IDB (a lone Simple Packet Block): libpcap reads nothing and says
+      // nothing, and their link type cannot be known.
+      if let packet = layout.packetOffsets.first {
+        let n = layout.packetOffsets.count
+        throw TraceError(
+          .malformed, at: input.location(unit: "packet", record: 1, offset: packet),
+          "\(n) packet block\(n == 1 ? "" : "s") but no Interface Description Block: "
+            + "expected one before the first packet, giving its link type (pcapng §4.2)")
+      }
       return opened
     }
     let linkTypes = Set(layout.interfaces.map(\.linkType))

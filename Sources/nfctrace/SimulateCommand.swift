@@ -110,11 +110,17 @@ enum SimulateCommand {
 
   private static func load(_ path: String) throws -> Scenario {
     // An unreadable path is said as for traces, not as a Foundation error dump.
-    _ = try TraceInput(path: path)
+    // Read once through TraceInput: standard input (`-`), devices and the stream limit work
+    // as for traces.
+    let input = try TraceInput(path: path)
+    guard !input.bytes.isEmpty else {
+      throw TraceError(
+        .malformed, at: .wholeFile(path), "empty file: expected a scenario JSON object")
+    }
     do {
-      return try Scenario.load(path: path)
-    } catch let e as TraceError {
-      throw e
+      return try Scenario.decode(input.bytes)
+    } catch SimulationError.invalidScenario(let message) {
+      throw TraceError(.malformed, at: .wholeFile(path), "not a valid scenario: " + message)
     } catch {
       throw TraceError(
         .malformed, at: .wholeFile(path),

@@ -87,6 +87,9 @@ struct TraceOutput {
   private var spool: (file: BufferedFile, path: String)?
   private var rows = Proxmark3TextWriter.Rows(Proxmark3TextWriter())
   private var record = Data()
+  /// Proxmark3 trace records written and their bytes (for the place of an error).
+  private var records = 0
+  private var position = 0
   private let format: OutputFormat
   private let path: String
 
@@ -113,9 +116,22 @@ struct TraceOutput {
     case .pcap: try pcap?.write(frame)
     case .pcapng: try pcapng?.write(frame)
     case .pm3Trace:
+      // The record's 15-bit length field (the top bit is the direction): longer data would be
+      // cut without a word.
+      guard frame.data.count <= 0x7FFF else {
+        throw TraceError(
+          .unsupported,
+          at: SourceLocation(file: path, unit: "record", record: records + 1, offset: position),
+          "frame \(frame.index) holds \(frame.data.count) bytes, more than the 32767 a "
+            + "Proxmark3 trace record can carry")
+      }
       record.removeAll(keepingCapacity: true)
       Proxmark3TraceWriter.append(frame, to: &record)
       file?.write(record)
+      if !record.isEmpty {
+        records += 1
+        position += record.count
+      }
     case .pm3Text:
       spool?.file.write(Data(rows.rows(frame).utf8))
     }

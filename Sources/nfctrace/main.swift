@@ -25,7 +25,13 @@ let topUsage = """
   3 unreadable or invalid input, 4 the output could not be written (e.g. a full disk).
   """
 
-func printError(_ s: String) { StandardError.write(Data((s + "\n").utf8)) }
+/// Prints `s` on standard error, each line made `terminalSafe`: an error message quotes input
+/// (a JSON string, a dump's line) that may hold ESC or BEL.
+func printError(_ s: String) {
+  let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
+  StandardError.write(
+    Data((lines.map { terminalSafe(String($0)) }.joined(separator: "\n") + "\n").utf8))
+}
 
 /// Prints a line on standard output through `OutputBuffer`, which records a failed write.
 func printOut(_ s: String) {

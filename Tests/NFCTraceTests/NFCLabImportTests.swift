@@ -173,7 +173,7 @@ private let goodFrame =
   expectFailure(
     #"{"frames": [\#(goodFrame), \#(goodFrame), {"frameType":259,"techType":257,"timeStart":0.6}]}"#,
     kind: .malformed, framesBefore: 2,
-    messageContains: "frame 3: poll/listen frame without frameData",
+    messageContains: "poll/listen frame without frameData",
     record: 3)
   expectFailure(
     #"{"frames": [\#(goodFrame), 42]}"#, kind: .malformed, framesBefore: 1,

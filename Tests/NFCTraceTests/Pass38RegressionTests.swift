@@ -31,3 +31,52 @@ import Testing
     #expect(!report.findings.contains { $0.fix.contains("NFCTagReaderSession") })
   }
 }
+
+/// Importer findings of the attack of 2026-12-06.
+@Suite struct Pass38ImportTests {
+  private func importLab(_ json: String) throws -> ([Frame], [TraceWarning]) {
+    var importer = try NFCLabImporter(
+      input: TraceInput(path: "p38.json", bytes: Data(json.utf8)))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    return (frames, importer.warnings)
+  }
+
+  /// A frameFlags that is no bit mask is warned of, naming the frame: "1", 1.5 and null were
+  /// dropped and -1 set every flag (the frame became encrypted), all without a word.
+  @Test func nfcLabFrameFlagsOfTheWrongTypeAreWarned() throws {
+    let values = [#""1""#, "1.5", "null", "-1", "1"]
+    let frames = values.enumerated().map { i, v in
+      #"{"frameData":"52","frameFlags":\#(v),"frameType":258,"techType":257,"timeStart":0.00\#(i + 1)}"#
+    }
+    let (read, warnings) = try importLab(#"{"frames":["# + frames.joined(separator: ",") + "]}")
+    #expect(read.count == 5)
+    #expect(warnings.map { $0.location?.record } == [1, 2, 3, 4])
+    #expect(
+      warnings.first?.message
+        == "frameFlags \"1\" is not a bit mask (an integer 0 or more): the frame's flags (short "
+        + "frame, encrypted, CRC or parity error) are not known")
+    #expect(warnings[3].message.hasPrefix("frameFlags -1 is not"))
+    #expect(!read[3].sourceFlags.contains("encrypted"))
+    #expect(read[4].bits == 7)
+    #expect(read[0].bits == nil)
+  }
+
+  /// Hex digits a separator splits are damage ("5 2" was read as 52, "9:370" as 93 70); the
+  /// error message no longer repeats the frame ("frame 1, byte offset 11: frame 1: …").
+  @Test func hexGroupsOfOddLengthAreRefused() throws {
+    #expect(Hex.bytes("5 2") == nil)
+    #expect(Hex.bytes("9:370") == nil)
+    #expect(Hex.bytes("93:70 0a-0B\t0c") == [0x93, 0x70, 0x0A, 0x0B, 0x0C])
+    #expect(Hex.bytes("9370") == [0x93, 0x70])
+    do {
+      _ = try importLab(
+        #"{"frames":[{"frameData":"5 2","frameType":258,"techType":257,"timeStart":0.001}]}"#)
+      Issue.record("expected a TraceError")
+    } catch let e as TraceError {
+      #expect(e.message == "frameData is not hex bytes: \"5 2\"")
+      #expect(e.location.record == 1)
+      #expect(e.location.offset == 11)
+    }
+  }
+}

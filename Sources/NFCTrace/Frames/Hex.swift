@@ -58,13 +58,17 @@ public enum Hex {
     }
   }
 
-  /// Parses hex text, ignoring spaces, colons, dashes and tabs; nil on any other character
-  /// or an odd number of digits.
+  /// Parses hex text, ignoring spaces, colons, dashes, tabs, CR and LF between bytes; nil on
+  /// any other character or on a group of digits between separators of odd length.
   public static func bytes<S: StringProtocol>(_ text: S) -> [UInt8]? {
     var out = [UInt8]()
     var high: UInt8?
     for c in text.utf8 {
-      if c == 0x20 || c == 0x3A || c == 0x2D || c == 0x09 || c == 0x0A || c == 0x0D { continue }
+      if c == 0x20 || c == 0x3A || c == 0x2D || c == 0x09 || c == 0x0A || c == 0x0D {
+        // A separator ends a group of whole bytes: "5 2" or "9:370" is damage, not 52 / 93 70.
+        guard high == nil else { return nil }
+        continue
+      }
       guard let v = nibble(c) else { return nil }
       if let h = high {
         out.append(h << 4 | v)

@@ -257,7 +257,7 @@ public struct NFCLabImporter: TraceImporter {
     case .failure(let failure):
       finished = true
       throw TraceError(
-        .malformed, at: location, "\(location.unit) \(location.record): \(failure.message)")
+        .malformed, at: location, failure.message)
     }
     let direction: Direction
     var event: FrameEvent?
@@ -274,6 +274,9 @@ public struct NFCLabImporter: TraceImporter {
               + "frames of this type are skipped", location: location))
       }
       return nil
+    }
+    if let problem = fields.flagsProblem {
+      warnings.appendCapped(TraceWarning(problem, location: location))
     }
     if let code = fields.unknownTechCode, event == nil, skippedTechs.insert(code).inserted {
       warnings.append(

@@ -39,6 +39,9 @@ enum NFCLabRecord {
     /// A `techType` code the record gave that names no known technology (`tech` is then
     /// `.unknown` and the decoder infers it from the bytes).
     var unknownTechCode: Int? = nil
+    /// Why `frameFlags` was not read (a string, a fraction, a negative number): the frame's
+    /// flags are then unknown, which the importer warns of.
+    var flagsProblem: String? = nil
   }
 
   /// NFC-Laboratory 1.x (`frameCmd` or `frameType` 2 poll, 3 listen; `techType` 1 NFC-A or
@@ -110,7 +113,8 @@ enum NFCLabRecord {
     return .success(
       Fields(
         frameType: frameType, tech: tech, data: data, startNs: startNs, durationNs: durationNs,
-        flags: flags, shortFrame: short, unknownTechCode: tech == .unknown ? code : nil))
+        flags: flags, shortFrame: short, unknownTechCode: tech == .unknown ? code : nil,
+        flagsProblem: flagsProblem(object)))
   }
 
   /// Why a record could not be read.
@@ -161,13 +165,27 @@ enum NFCLabRecord {
   }
 
   /// Source flags and whether the short-frame bit is set, from either spelling.
+  /// `frameFlags` present but not a bit mask (a non-negative integer below 2^31).
+  private static func flagsProblem(_ object: [String: Any]) -> String? {
+    guard let value = object["frameFlags"] ?? object["frame_flags"] else { return nil }
+    if mask(value) != nil { return nil }
+    let shown = value is NSNull ? "null" : value is String ? "\"\(value)\"" : "\(value)"
+    return "frameFlags \(shown.prefix(40)) is not a bit mask (an integer 0 or more): the frame's "
+      + "flags (short frame, encrypted, CRC or parity error) are not known"
+  }
+
+  private static func mask(_ value: Any?) -> Int? {
+    guard let n = integer(value), n >= 0, n < 1 << 31 else { return nil }
+    return n
+  }
+
   private static func flagNames(_ object: [String: Any], legacy: Bool) -> ([String], Bool) {
     var names: [String] = []
-    if legacy, let mask = integer(object["frameFlags"]) {
+    if legacy, let mask = mask(object["frameFlags"]) {
       names = Legacy.flags.filter { mask & $0.0 != 0 }.map(\.1)
       return (names, mask & Flag.shortFrame != 0)
     }
-    if let mask = integer(object["frameFlags"] ?? object["frame_flags"]) {
+    if let mask = mask(object["frameFlags"] ?? object["frame_flags"]) {
       if mask & Flag.encrypted != 0 { names.append("encrypted") }
       if mask & Flag.truncated != 0 { names.append("truncated") }
       if mask & Flag.parityError != 0 { names.append("parity-error") }

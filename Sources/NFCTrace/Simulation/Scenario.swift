@@ -71,9 +71,28 @@ public struct Scenario: Codable, Sendable, Hashable {
   public static func decode(_ json: Data) throws -> Scenario {
     do {
       return try JSONDecoder().decode(Scenario.self, from: json)
+    } catch DecodingError.dataCorrupted(let c) where c.codingPath.isEmpty {
+      throw SimulationError.invalidScenario(syntaxError(json))
     } catch let error as DecodingError {
       throw SimulationError.invalidScenario(SimulationError.describe(error))
     }
+  }
+
+  /// Where the JSON syntax breaks: JSONDecoder only says "not valid JSON", JSONSerialization
+  /// gives the character offset ("… around character N."), which is turned into a line.
+  static func syntaxError(_ json: Data) -> String {
+    do {
+      _ = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
+    } catch {
+      let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+      guard let r = detail.range(of: "around character "),
+        let offset = Int(detail[r.upperBound...].prefix { $0.isNumber }), offset <= json.count
+      else { return "not valid JSON" + (detail.isEmpty ? "" : ": " + detail) }
+      let line = json.prefix(offset).reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+      let what = detail[..<r.lowerBound].trimmingCharacters(in: .whitespaces)
+      return "not valid JSON at line \(line), byte offset \(offset): \(what.lowercased())"
+    }
+    return "not valid JSON"
   }
 
   /// Loads a scenario from a JSON file.

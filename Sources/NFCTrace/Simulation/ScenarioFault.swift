@@ -8,7 +8,7 @@ import Foundation
 /// | `remove-after-writes` | `count` | the tag leaves the field right after its `count`-th acknowledged write (Type 2 WRITE ACK, Type 4 UPDATE BINARY 9000) |
 /// | `nak-on-page` | `page`, `code` (default 0) | every WRITE to `page` is answered with the 4-bit NAK `code` |
 /// | `noise` | `crc_error_rate`, `parity_error_rate` (0…1) | each frame carrying a CRC gets a flipped CRC bit / a parity error with that probability |
-/// | `slow-tag` | `wtx` | a Type 4 tag sends `wtx` S(WTX) requests before every APDU answer |
+/// | `slow-tag` | `wtx` (0–16) | a Type 4 tag sends `wtx` S(WTX) requests before every APDU answer |
 /// | `second-tag` | `uid` (hex), `polls` (default 1) | a second NTAG213 answers in the first `polls` polling rounds: collision in anticollision |
 /// | `response-longer-than-fsd` | — | a Type 4 tag sends its answers in one block, ignoring the reader's FSD |
 /// | `app-appends-crc` | — | `sendMiFareCommand` data already ends with the app's CRC_A; the reader adds its own |
@@ -90,7 +90,14 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
       self = .noise(
         crcErrorRate: try Self.probability(c, .crcErrorRate),
         parityErrorRate: try Self.probability(c, .parityErrorRate))
-    case "slow-tag": self = .slowTag(wtx: try c.decode(Int.self, forKey: .wtx))
+    case "slow-tag":
+      // As `tag.wtx`: each S(WTX) is a frame pair, so the count must stay bounded.
+      let wtx = try Self.natural(c, .wtx)
+      guard wtx <= 16 else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .wtx, in: c, debugDescription: "wtx is 0…16 S(WTX) per answer, got \(wtx)")
+      }
+      self = .slowTag(wtx: wtx)
     case "second-tag":
       self = .secondTag(
         uid: try c.decode(HexBytes.self, forKey: .uid).bytes,

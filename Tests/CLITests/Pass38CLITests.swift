@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CLI findings of the session of 2026-12-06.
+@Suite struct Pass38CLITests {
+  private func temp(_ name: String, _ text: String) throws -> String {
+    let path = NSTemporaryDirectory() + "nfctrace-p38-\(UUID().uuidString)-\(name)"
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// A scenario with a syntax error names its line and byte offset (it said "The given data was
+  /// not valid JSON." with an empty key path).
+  @Test func scenarioSyntaxErrorNamesLineAndOffset() throws {
+    let path = try temp("bad.json", "{\"name\":\"x\",\n\"seed\":1\n\"tag\":{}}")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["simulate", path, "-o", path + ".pcap"])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): not a valid scenario: not valid JSON at line 3, byte offset "
+        + "22: invalid value\n")
+  }
+
+  /// An empty scenario (/dev/null) and one on standard input: no Foundation error dump ("You
+  /// don't have permission", "/cwd/- doesn't exist").
+  @Test func scenarioFromDevNullAndStandardInput() throws {
+    let out = NSTemporaryDirectory() + "nfctrace-p38-\(UUID().uuidString).pcap"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let empty = CLI.run(["simulate", "/dev/null", "-o", out])
+    #expect(empty.status == 3)
+    #expect(
+      empty.stderr == "nfctrace: error: /dev/null: empty file: expected a scenario JSON object\n")
+    let piped = CLI.run(
+      ["simulate", "-", "-o", out], stdin: TestPaths.traces("scenarios/t4-slow-wtx.json"))
+    #expect(piped.status == 0, "\(piped.stderr)")
+    #expect(piped.stderr == "simulated t4-slow-wtx: 106 frames → \(out) (pcap)\n")
+  }
+
+  /// The slow-tag fault's S(WTX) count is bounded as `tag.wtx` is: 10^9 ran out of memory.
+  @Test func slowTagWTXIsBounded() throws {
+    let path = try temp(
+      "slow.json",
+      #"{"name":"x","seed":1,"tag":{"type":"type4"},"reader":"ios","actions":[{"op":"connect"}],"#
+        + #""faults":[{"kind":"slow-tag","wtx":1000000000}]}"#)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["simulate", path, "-o", path + ".pcap"], killAfter: 10)
+    #expect(!run.signaled)
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): not a valid scenario: faults.[0].wtx: wtx is 0…16 S(WTX) "
+        + "per answer, got 1000000000\n")
+  }
+}
+
+extension Pass38CLITests {
+  /// A frame longer than a Proxmark3 record's 15-bit length is refused, as pcap refuses one
+  /// over 65535 bytes: it was cut to 32767 bytes without a word.
+  @Test func pm3TraceRefusesAFrameItCannotHold() throws {
+    let frames = [("26", 0.0005), (String(repeating: "30", count: 40000), 0.001)].map {
+      #"{"frameData":"\#($0.0)","frameFlags":0,"frameType":258,"techType":257,"timeStart":\#($0.1)}"#
+    }
+    let input = try temp("big.json", #"{"frames":["# + frames.joined(separator: ",") + "]}")
+    let out = input + ".trace"
+    defer {
+      try? FileManager.default.removeItem(atPath: input)
+      try? FileManager.default.removeItem(atPath: out)
+    }
+    let run = CLI.run(["convert", input, "-o", out])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(out): record 2, byte offset 10: frame 1 holds 40000 bytes, more "
+        + "than the 32767 a Proxmark3 trace record can carry\n")
+  }
+}
+
+extension Pass38CLITests {
+  /// An error quoting input shows its control bytes as \xNN: ESC and BEL reached the terminal
+  /// (retitled or cleared it).
+  @Test func errorMessagesCannotDriveTheTerminal() throws {
+    let path = try temp(
+      "esc.json",
+      "{\"frames\":[{\"frameData\":\"\\u001b]0;pwned\\u0007\",\"frameType\":258,\"techType\":257,"
+        + "\"timeStart\":0.001}]}")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["timeline", path])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): frame 1, byte offset 11: frameData is not hex bytes: "
+        + "\"\\x1B]0;pwned\\x07\"\n")
+  }
+
+  /// A pcapng Simple Packet Block with no Interface Description Block: libpcap read nothing
+  /// and the run ended with exit 0 and no word.
+  @Test func pcapngPacketsWithoutAnyInterfaceAreAnError() throws {
+    func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
+      let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
+      let total = UInt32(12 + padded.count)
+      return le(type) + le(total) + padded + le(total)
+    }
+    func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+    let shb = block(
+      0x0A0D_0D0A, le(0x1A2B_3C4D) + [1, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 8))
+    let packet: [UInt8] = [0x00, 0xFE, 0x00, 0x01, 0x26]
+    let spb = block(3, le(UInt32(packet.count)) + packet)
+    let path = NSTemporaryDirectory() + "nfctrace-p38-\(UUID().uuidString).pcapng"
+    try Data(shb + spb).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["timeline", path])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): packet 1, byte offset 28: 1 packet block but no Interface "
+        + "Description Block: expected one before the first packet, giving its link type "
+        + "(pcapng §4.2)\n")
+  }
+}
