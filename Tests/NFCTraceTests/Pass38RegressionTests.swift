@@ -80,3 +80,112 @@ import Testing
     }
   }
 }
+
+/// Findings of the expert review of 2026-12-06 (Type 4 over ISO-DEP).
+@Suite struct Pass38Type4Tests {
+  private let ok: [UInt8] = [0x90, 0x00]
+
+  /// An UPDATE left unanswered, then the reader's R(NAK)s: the operation's reason names the
+  /// UPDATE (the R(NAK)s are the reader's recovery), as the diagnosis does.
+  @Test func interruptedReasonNamesTheAPDUNotTheRNAK() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.queryType4(nlen: 5)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], nil)
+    let block: UInt8 = t.frames.last.map { $0.data[0] & 0x01 } ?? 0
+    t.reader([0xB2 | block], gapUs: 40_000)
+    t.reader([0xB2 | block], gapUs: 40_000)
+    t.event(.fieldOff, gapUs: 40_000)
+    let report = try t.diagnose()
+    let write = try #require(report.sessions.last?.analysis.operations.last)
+    #expect(write.kind == .writeNDEF)
+    #expect(write.outcome == .interrupted)
+    #expect(
+      write.reason
+        == "no answer to UPDATE NDEF data offset 2 Lc 3: the tag left the field or stopped "
+        + "answering")
+  }
+
+  /// A malformed message read: the evidence is the READ BINARY answer that carried it, not the
+  /// S(DESELECT) answer closing the operation.
+  @Test func malformedReadCitesTheAnswerThatCarriedIt() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.queryType4(nlen: 8)
+    t.apdu([0x00, 0xB0, 0x00, 0x02, 0x08], [0xD1, 0x01, 0x09, 0x55, 0x00, 0x61, 0x62, 0x63] + ok)
+    let answer = t.frames.count - 1
+    t.reader([0xC2])
+    t.tag([0xC2])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("ndef-malformed-on-read"))
+    #expect(f.frames == [answer])
+  }
+
+  /// `--expect` differing from what was written cites the UPDATE that wrote the first differing
+  /// byte beside the NLEN's.
+  @Test func contentDifferenceCitesTheUpdateThatWroteIt() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.queryType4(nlen: 0)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x41], ok)
+    let data = t.frames.count - 2
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x05], ok)
+    let nlen = t.frames.count - 2
+    let report = try t.diagnose(expect: [0xD1, 0x01, 0x01, 0x54, 0x42])
+    let f = try #require(report.finding("content-differs-from-expected"))
+    #expect(f.frames == [data, nlen])
+  }
+
+  /// 91AD (AUTHENTICATION_DELAY, DESFire EV2/EV3, NTAG 424 DNA) is named and explained; it
+  /// was "DESFire status 0xad" with a fix pointing to EMV.
+  @Test func desfireAuthenticationDelayIsExplained() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x90, 0xAA, 0x00, 0x00, 0x01, 0x00, 0x00], [0x91, 0xAD])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("apdu-refused"))
+    #expect(
+      f.cause
+        == "authentication delayed after repeated failures (SW 91AD to DESFire AUTHENTICATE AES "
+        + "Lc 1 Le 256)")
+    #expect(f.fix.hasPrefix("Wait before authenticating again"))
+    #expect(StatusWord.desfire[0x91AD] == "DESFire: authentication delay")
+  }
+
+  /// A frame over the tag's FSC that the tag took, the write succeeding: a warning without a
+  /// Core NFC error (it was an error, failing `--fail-on error` on a good write).
+  @Test func fscOverrunTheTagTookIsAWarning() throws {
+    var t = TraceBuilder()
+    t.activateType4(fsci: 2)  // FSC 32
+    t.queryType4(nlen: 0)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    let message: [UInt8] = [0xD1, 0x01, 0x15, 0x55, 0x00] + [UInt8](repeating: 0x61, count: 20)
+    t.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)], ok)
+    let report = try t.diagnose()
+    let f = try #require(report.finding("command-exceeds-fsc"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.message.hasSuffix(
+        "This tag took it anyway (the operation succeeded); a tag that "
+          + "keeps to its FSC drops such frames."))
+    #expect(report.sessions.last?.analysis.operations.last?.outcome == .ok)
+  }
+
+  /// A tag frame over the reader's FSD: the fix is the tag's chaining, not the app's Le.
+  @Test func fsdOverrunFixIsTheTags() throws {
+    var t = TraceBuilder()
+    t.activateType4(fsdi: 2)  // FSD 32
+    t.queryType4(nlen: 28)
+    t.apdu([0x00, 0xB0, 0x00, 0x02, 0x1C], [UInt8](repeating: 0x61, count: 28) + ok)
+    let report = try t.diagnose()
+    let f = try #require(report.finding("response-exceeds-fsd"))
+    #expect(
+      f.fix.hasPrefix(
+        "The tag (or the card emulation serving it) must chain any answer "
+          + "longer than the reader's FSD (ISO/IEC 14443-4 §7.5.2)"))
+  }
+}

@@ -1059,8 +1059,10 @@ public struct SessionAnalyzer: Sendable {
     current = nil
     if let silence = deferredSilence {
       deferredSilence = nil
+      // A command already left unanswered is what the silence is about: the R(NAK)s the
+      // reader sent after it are its recovery (ISO/IEC 14443-4 §7.5.4 rule 4), not a command.
+      if op.outcome != .interrupted { op.reason = silence.why }
       op.outcome = .interrupted
-      op.reason = silence.why
       // The APDU still waiting (kept busy by S(WTX), or R(NAK)ed) never got its answer: an
       // UPDATE's bytes may or may not be in the tag's memory, as for one with no answer at all
       // (a damaged copy of its answer shows the tag carried it out).

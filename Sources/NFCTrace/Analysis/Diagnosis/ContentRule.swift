@@ -88,7 +88,9 @@ enum ContentRule: DiagnosisRule {
           out += validate(message, st: st, writes: writes, op: i)
         }
       }
-      if let e = c.expected, let f = compare(e, st, op: op, i) { out.append(f) }
+      if let e = c.expected, let f = compare(e, st, op: op, i, writes: writes) {
+        out.append(f)
+      }
     }
     return out
   }
@@ -96,14 +98,17 @@ enum ContentRule: DiagnosisRule {
   private static func validate(
     _ bytes: [UInt8], st: NDEFWriteState, writes: [SessionCommandLog.Command], op: Int
   ) -> [DiagnosisFinding] {
-    malformed(bytes, op: op) { offset in
-      let address = st.valueStart + offset
-      return writes.last { w in
-        if let p = w.page { return p == address / 4 }
-        let o = w.offset ?? 0
-        return address >= o && address < o + w.data.count
-      }?.frame ?? writes.first?.frame
-    }
+    malformed(bytes, op: op) { writeFrame(st.valueStart + $0, writes) ?? writes.first?.frame }
+  }
+
+  /// The last of `writes` that wrote the byte at `address` (a Type 2 byte address, a Type 4
+  /// file offset), nil when none did.
+  private static func writeFrame(_ address: Int, _ writes: [SessionCommandLog.Command]) -> Int? {
+    writes.last { w in
+      if let p = w.page { return p == address / 4 }
+      let o = w.offset ?? 0
+      return address >= o && address < o + w.data.count
+    }?.frame
   }
 
   /// The validator's warnings and errors on the message `bytes` a successful write left, each
@@ -243,6 +248,28 @@ enum ContentRule: DiagnosisRule {
     return type4Message(s)
   }
 
+  /// The first message offset where `actual` and `expected` differ (the shorter one's end when
+  /// one is the other's start); nil when they are equal or `actual` is unknown.
+  private static func firstDifference(_ actual: [UInt8]?, _ expected: [UInt8]) -> Int? {
+    guard let actual, actual != expected else { return nil }
+    return zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      ?? min(actual.count, expected.count)
+  }
+
+  /// The frame whose answer brought message byte `offset` into the session's NDEF image (a
+  /// READ's, a READ BINARY's), nil when no read carried it.
+  private static func readFrame(_ s: SessionAnalysis, _ offset: Int) -> Int? {
+    if s.usesType2Memory {
+      guard let area = s.memory.type2Area, let tlv = area.ndef else { return nil }
+      // The value runs around Lock/Memory Control reserved bytes (NFC Forum T2T 1.0 §2.3).
+      let addresses = Type2TLVArea.addresses(
+        from: 16 + tlv.valueOffset, count: offset + 1, skipping: area.reservedAreas)
+      return addresses.last.flatMap { s.memory.type2End.frame($0) }
+    }
+    let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
+    return s.ndefImageEnd.frame(size + offset)
+  }
+
   /// readNDEF operations that read a whole message whose records cannot be delimited (framing
   /// damage that stops the validator's relax mode): the app gets no usable message.
   /// `ndef-malformed-on-read` (error) with the validator's framing error.
@@ -257,9 +284,11 @@ enum ContentRule: DiagnosisRule {
       // The framing failure stops decoding: it is the last error (findings go by offset).
       guard report.failure != nil, let n = report.findings.last(where: { $0.severity == .error })
       else { return nil }
+      // Where the message starts and where it breaks, as the READ answers brought them.
+      let carried = [readFrame(c.session, 0), readFrame(c.session, n.offset)].compactMap { $0 }
       var f = DiagnosisFinding(
         code: "ndef-malformed-on-read", severity: .error, operation: i,
-        frames: [op.firstFrame, op.lastFrame],
+        frames: carried.isEmpty ? [op.firstFrame, op.lastFrame] : carried,
         cause: "the NDEF message read is malformed: \(n.code)",
         message: "readNDEF read the whole \(bytes.count)-byte message, and it is malformed: "
           + n.message
@@ -331,9 +360,10 @@ enum ContentRule: DiagnosisRule {
     return image.known(size, nlen)
   }
 
-  private static func compare(_ e: [UInt8], _ st: NDEFWriteState, op: Operation, _ i: Int)
-    -> DiagnosisFinding?
-  {
+  private static func compare(
+    _ e: [UInt8], _ st: NDEFWriteState, op: Operation, _ i: Int,
+    writes: [SessionCommandLog.Command]
+  ) -> DiagnosisFinding? {
     let ok = op.outcome == .ok
     // The tag holds the message, whichever write put each byte there (a write resumed after a
     // re-activation finds its first pages written by the operation before).
@@ -349,7 +379,12 @@ enum ContentRule: DiagnosisRule {
     message += "."
     var f = DiagnosisFinding(
       code: "content-differs-from-expected", severity: ok ? .error : .info, operation: i,
-      frames: [st.lengthFrame].compactMap { $0 },
+      frames: [
+        st.lengthFrame,
+        firstDifference(actual, e).flatMap {
+          writeFrame(st.valueStart + $0, writes)
+        },
+      ].compactMap { $0 },
       cause: ok
         ? "the tag does not hold the message the app meant to write"
         : "the intended message is not (all) on the tag",

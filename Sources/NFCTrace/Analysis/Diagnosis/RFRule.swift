@@ -15,8 +15,9 @@
 ///   nfc-facts §2.1): the reader cannot take it. Error, 102; warning without an error when
 ///   its operation succeeded (the reader took it anyway). One finding per operation.
 /// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS, a whole
-///   command or a chained part (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1): the tag may drop it. Error; 100 when the tag did not
-///   answer it.
+///   command or a chained part (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1):
+///   the tag may drop it. Error; 100 when the tag did not answer it; warning without an error
+///   when its operation succeeded (the tag took it anyway).
 /// - `raw-command-crc-appended`: a reader frame whose two bytes before its own CRC_A are CRC_A
 ///   of the bytes before them, not answered: the app appended a CRC to a raw command and the
 ///   stack added another (nfc-facts §10, `sendMiFareCommand` CRC). Error, 100.
@@ -137,8 +138,10 @@ enum RFRule: DiagnosisRule {
             ? " This reader took it anyway (the operation went on and succeeded); a reader that "
               + "keeps to its FSD fails here with a tag response error." : ""),
         coreNFCError: taken ? nil : .tagResponseError,
-        fix: "Ask for less data per command (a smaller Le / READ BINARY length, at most "
-          + "the CC's MLe); the tag itself should chain long answers.")
+        fix: "The tag (or the card emulation serving it) must chain any answer longer than "
+          + "the reader's FSD (ISO/IEC 14443-4 §7.5.2): fix its firmware, or use another tag. "
+          + "Core NFC's readNDEF chooses its own Le; an app reading with sendCommand(apdu:) can "
+          + "ask for less per READ BINARY (a smaller Le) to stay under the FSD meanwhile.")
     }
   }
 
@@ -148,8 +151,11 @@ enum RFRule: DiagnosisRule {
     let silent = c.rf.fscOverruns.contains { f in
       c.session.operations.contains { $0.unansweredFrames.contains(f) }
     }
+    // As for the FSD: a tag that took the frame and let its operation succeed makes it a
+    // warning, which another tag may not forgive.
+    let taken = !silent && op.map { c.session.operations[$0].outcome == .ok } == true
     return DiagnosisFinding(
-      code: "command-exceeds-fsc", severity: .error, operation: op,
+      code: "command-exceeds-fsc", severity: taken ? .warning : .error, operation: op,
       frames: Array(c.rf.fscOverruns.prefix(3)),
       cause: "the reader sent a frame longer than the tag can receive (FSC)"
         + (silent ? ", and the tag did not answer it" : ""),
@@ -159,7 +165,10 @@ enum RFRule: DiagnosisRule {
         + "chained blocks of at most FSC bytes each)"
         + (silent
           ? ". The tag dropped it and stayed silent, which looks like the tag leaving the field."
-          : ". Tags may drop such frames."),
+          : taken
+            ? ". This tag took it anyway (the operation succeeded); a tag that keeps to its FSC "
+              + "drops such frames."
+            : ". Tags may drop such frames."),
       coreNFCError: silent ? .tagConnectionLost : nil,
       fix: "Send shorter commands: at most the CC's MLc bytes per UPDATE BINARY, and let the "
         + "reader chain blocks larger than the FSC (Core NFC's sendCommand(apdu:) and writeNDEF "

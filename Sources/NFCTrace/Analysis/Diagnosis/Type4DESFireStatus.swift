@@ -21,6 +21,15 @@ extension Type4StatusRule {
           + "(factory keys are all zeros); after repeated failures some tags delay further "
           + "attempts (91AD)."
       )
+    case "91AD":
+      return (
+        "apdu-refused", "authentication delayed after repeated failures",
+        "The tag answered AUTHENTICATION_DELAY (91AD) to \(step ?? cmd.summary): after failed "
+          + "authentications the tag refuses new attempts for a while (NTAG 424 DNA Table 23; "
+          + "DESFire EV2/EV3), whatever the key.",
+        "Wait before authenticating again and stop retrying with the same key: find the key the "
+          + "tag was personalised with first (the earlier attempts failed with 91AE)."
+      )
     case "919D":
       return (
         "apdu-refused", "permission denied: the access rights require authentication",

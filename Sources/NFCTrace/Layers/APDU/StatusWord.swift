@@ -130,6 +130,8 @@ public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
     0x919E: "DESFire: parameter error",
     0x91A0: "DESFire: application not found",
     0x91A1: "DESFire: application integrity error",
+    // DESFire EV2/EV3, NTAG 424 DNA: too many failed authentications, attempts delayed.
+    0x91AD: "DESFire: authentication delay",
     0x91AE: "DESFire: authentication error",
     0x91AF: "DESFire: additional frame expected",
     0x91BE: "DESFire: boundary error",
