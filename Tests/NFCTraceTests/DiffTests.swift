@@ -174,13 +174,13 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(
       write.a
         == OperationTiming(
-          exchanges: 6, answered: 6, medianResponseNs: 4_779_646, maxResponseNs: 4_779_646,
+          exchanges: 6, answered: 6, medianResponseNs: 4_100_000, maxResponseNs: 4_100_000,
           retries: 0, durationNs: 31_483_185))
     #expect(write.a?.retries == 0 && write.b?.retries == 1)
     #expect(write.b?.exchanges == 4 && write.b?.answered == 2)
     #expect(write.notable.map(\.why) == ["unanswered"])
     #expect(
-      write.notable.first?.aResponseNs == 4_779_646 && write.notable.first?.bResponseNs == nil)
+      write.notable.first?.aResponseNs == 4_100_000 && write.notable.first?.bResponseNs == nil)
     #expect(d.timing[4].a != nil && d.timing[4].b == nil)
   }
 
@@ -205,10 +205,11 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(d.exchanges.count == 11 && d.exchanges.allSatisfy { $0.same })
     #expect(d.memory.isEmpty)
     #expect(d.ndef.a.state == "message" && d.ndef.a.message?.count == 67 && d.ndef.same)
-    // Timing: the tag answers READ alike; the reader's pacing differs.
+    // Timing: the tag answers READ alike; the reader's pacing differs. Response times run from
+    // the end of the READ (its recorded duration, 346 903 ns), as the FDT does.
     let read = d.timing[2]
-    #expect(read.a?.medianResponseNs == 617_404 && read.b?.medianResponseNs == 617_404)
-    #expect(read.a?.maxResponseNs == 626_844 && read.b?.maxResponseNs == 617_405)
+    #expect(read.a?.medianResponseNs == 270_501 && read.b?.medianResponseNs == 270_501)
+    #expect(read.a?.maxResponseNs == 279_941 && read.b?.maxResponseNs == 270_502)
     #expect(read.a?.durationNs == 18_669_912 && read.b?.durationNs == 19_682_596)
     #expect(read.notable.isEmpty)
     #expect(d.timing[0].a?.durationNs == 3_361_799 && d.timing[0].b?.durationNs == 3_362_831)
@@ -312,9 +313,9 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
       .type2, nak ? "NAK" : "ACK", nak ? "NAK" : "ACK", [LayerField("ack", .bool(!nak))])
     return ExchangeRecord(
       requestFrame: frame, request: [0xA2, UInt8(page)] + data + [0x00, 0x00],
-      requestNs: Int64(frame) * 1_000_000, requestCRC: .ok, command: command,
+      requestNs: Int64(frame) * 5_000_000, requestCRC: .ok, command: command,
       requestRawReason: nil, responseFrame: frame + 1, response: [nak ? 0x00 : 0x0A],
-      responseNs: Int64(frame) * 1_000_000 + 4_800_000, answer: answer, responseCRC: .absent,
+      responseNs: Int64(frame) * 5_000_000 + 4_800_000, answer: answer, responseCRC: .absent,
       unanswered: false, operation: 0)
   }
 
@@ -336,10 +337,11 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     // B repeated the NAKed WRITE: one retry; A none.
     let tb = TimingComparison.timing([0, 1, 2], b)
     #expect(tb.retries == 1 && tb.answered == 3 && tb.medianResponseNs == 4_800_000)
-    #expect(tb.durationNs == 8_800_000)
+    #expect(tb.durationNs == 24_800_000)
     #expect(TimingComparison.timing([0, 1], a).retries == 0)
-    // Gaps: start of each request − start of the previous exchange's last frame.
-    #expect(TimingComparison.gaps(b) == [nil, 2_000_000 - 4_800_000, 2_000_000 - 4_800_000])
+    // Gaps: start of each request − end of the previous exchange's last frame (these records
+    // give no durations: its start).
+    #expect(TimingComparison.gaps(b) == [nil, 10_000_000 - 4_800_000, 10_000_000 - 4_800_000])
   }
 }
 

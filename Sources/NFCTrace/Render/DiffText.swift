@@ -252,7 +252,7 @@ public enum DiffText {
       "n".padding(5) + "median".padding(11) + "max".padding(11) + "retries".padding(8) + "duration"
     var out = [
       "",
-      "TIMING (response = tag frame start − reader frame start; gap = since the previous frame)",
+      "TIMING (response = tag frame start − reader frame end; gap = since the previous frame ended)",
       row(" ", "operation".padding(18) + header, header),
     ]
     for t in d.timing {

@@ -177,7 +177,7 @@ public struct OperationTiming: Sendable, Equatable {
   public var exchanges: Int
   /// Requests that got an answer.
   public var answered: Int
-  /// Median response time (tag frame start − reader frame start), ns; nil without answers or
+  /// Median response time (tag frame start − reader frame end), ns; nil without answers or
   /// timestamps.
   public var medianResponseNs: Int64?
   /// Longest response time, ns.

@@ -19,6 +19,11 @@ public struct ExchangeRecord: Sendable {
   public var response: [UInt8]?
   /// Response start, ns from the trace's first frame.
   public var responseNs: Int64?
+  /// The request's air time, ns: as recorded, else estimated at 106 kbit/s
+  /// (`SessionRFStatistics.duration`).
+  public var requestDurationNs: Int64 = 0
+  /// The response's air time, ns (0 without a response).
+  public var responseDurationNs: Int64 = 0
   /// The response's innermost decode.
   public var answer: LayerDecode?
   /// The response's CRC check.
@@ -105,6 +110,7 @@ public struct ExchangeRecord: Sendable {
     responseFrame = f.frame.index
     response = f.frame.data
     responseNs = f.frame.timeNs
+    responseDurationNs = SessionRFStatistics.duration(f.frame)
     answer = f.innermost
     responseCRC = f.frame.crc
     responsePrologue = Self.prologue(f)
@@ -116,10 +122,24 @@ public struct ExchangeRecord: Sendable {
   /// The first frame of the exchange.
   public var firstFrame: Int { requestFrame ?? responseFrame ?? 0 }
 
-  /// Response time: tag frame start − reader frame start, in ns (nil without both frames).
+  /// Response time: tag frame start − reader frame end, in ns (nil without both frames), as
+  /// the FWT counts it (ISO/IEC 14443-4 §7.2): the air time of a long command or a chained
+  /// part is not the tag's delay. At least 0 (an estimated duration may overshoot).
   public var responseTimeNs: Int64? {
     guard timed, requestFrame != nil, let responseNs else { return nil }
-    return responseNs.saturatingMinus(requestNs)
+    return max(0, responseNs.saturatingMinus(requestNs.saturatingPlus(requestDurationNs)))
+  }
+
+  /// The end of the exchange's last frame, ns from the trace's first frame.
+  public var endNs: Int64 {
+    if let responseNs { return responseNs.saturatingPlus(responseDurationNs) }
+    return requestNs.saturatingPlus(requestDurationNs)
+  }
+
+  /// True for the reader's S(WTX) response: a step of the tag's waiting-time extension, not a
+  /// command (ISO/IEC 14443-4 §7.3).
+  public var isWTXResponse: Bool {
+    requestFrame != nil && command?.protocolID == .isoDEP && command?.name == "S(WTX)"
   }
 
   /// The command's name (`READ`, `WRITE`, `SELECT CL1`, `UPDATE NDEF data`…), or `raw`.
@@ -263,6 +283,7 @@ public struct ExchangeRecorder: Sendable {
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
     c.records[c.records.count - 1].requestPrologue = ExchangeRecord.prologue(f)
+    c.records[c.records.count - 1].requestDurationNs = SessionRFStatistics.duration(f.frame)
     let index = c.records.count - 1
     if let whole = assemble(f, record: index) {
       c.records[index].assembledRequest = whole.apdu

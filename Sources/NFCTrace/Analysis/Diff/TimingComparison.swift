@@ -1,6 +1,7 @@
 /// Timing of aligned operations and exchanges: response time (tag frame start − reader frame
-/// start), the gap before each request (its start − the start of the session's previous frame),
-/// retries, and the exchanges whose timing differs beyond `TimingThresholds`.
+/// end), the gap before each request (its start − the end of the previous exchange's last
+/// frame), retries, and the exchanges whose timing differs beyond `TimingThresholds`. The
+/// reader's S(WTX) responses are steps of the command's wait, not exchanges of their own.
 public enum TimingComparison {
   /// One `TimingDiff` per operation column of `operations`.
   public static func compare(
@@ -21,6 +22,7 @@ public enum TimingComparison {
       aligned[x.operation] = true
       let ra = a.exchanges[i]
       let rb = b.exchanges[j]
+      if ra.isWTXResponse || rb.isWTXResponse { continue }
       var why: [String] = []
       if ra.unanswered != rb.unanswered { why.append("unanswered") }
       if let ta = ra.responseTimeNs, let tb = rb.responseTimeNs,
@@ -57,14 +59,15 @@ public enum TimingComparison {
     return d >= ns && Double(d) >= ratio * Double(max(0, min(x, y)))
   }
 
-  /// Gap before each exchange's first frame: its start − the previous exchange's last start.
+  /// Gap before each exchange's first frame: its start − the previous exchange's last end
+  /// (at least 0: an estimated duration may overshoot).
   public static func gaps(_ records: [ExchangeRecord]) -> [Int64?] {
     var out: [Int64?] = []
     out.reserveCapacity(records.count)
     var previous: Int64?
     for r in records {
-      out.append(r.timed ? previous.map { r.requestNs.saturatingMinus($0) } : nil)
-      previous = r.responseNs ?? r.requestNs
+      out.append(r.timed ? previous.map { max(0, r.requestNs.saturatingMinus($0)) } : nil)
+      previous = r.endNs
     }
     return out
   }
@@ -78,6 +81,7 @@ public enum TimingComparison {
     var retries = 0
     var answered = 0
     var previous: ExchangeRecord?
+    let indices = indices.filter { !records[$0].isWTXResponse }
     for i in indices {
       let r = records[i]
       if r.response != nil && r.requestFrame != nil { answered += 1 }
