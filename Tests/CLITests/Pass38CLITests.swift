@@ -119,3 +119,40 @@ extension Pass38CLITests {
         + "(pcapng §4.2)\n")
   }
 }
+
+extension Pass38CLITests {
+  /// A session with no write on the air says what it cannot show: a writeNDEF Core NFC refused
+  /// before sending (402 over the capacity) leaves no frame ("nothing failed" misled).
+  @Test func noWriteSessionSaysWhatTheRadioCannotShow() {
+    let run = CLI.run(["diagnose", TestPaths.traces("generated/ios11-nfchelper.pcap")])
+    #expect(run.status == 0)
+    #expect(
+      run.stdout.contains(
+        "  no writes on the air, nothing failed. A writeNDEF Core NFC refuses before sending "
+          + "leaves no frame:\n  402 for a message over the 137 bytes queryNDEFStatus reported; "
+          + "--expect MESSAGE checks it\n"))
+  }
+
+  /// A scenario given where a trace is expected is named as one, with the command to run.
+  @Test func scenarioGivenAsATraceSaysSimulateIt() {
+    let path = TestPaths.traces("scenarios/t4-slow-wtx.json")
+    let run = CLI.run(["sessions", path])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr.hasSuffix(
+        "It looks like a simulation scenario: make a trace of it first with `nfctrace simulate "
+          + "\(path) -o OUT.pcap`\n"))
+  }
+
+  /// `ndef FILE` (without @) says the input is read as hex and how to give the file.
+  @Test func ndefGivenAFileNameSaysUseAt() {
+    let path = TestPaths.traces("t4t-write-ok.pcap")
+    let run = CLI.run(["ndef", path])
+    #expect(run.status == 3)
+    let first = path.first.map(String.init) ?? ""
+    #expect(
+      run.stderr
+        == "nfctrace: error: invalid character '\(first)' at character 0 (the input is read as "
+        + "hex; for the file \(path) give @\(path)) (expected hex digit 0-9 a-f or a separator)\n")
+  }
+}

@@ -167,6 +167,14 @@ public enum NDEFCommand {
   ///
   /// - Throws: `NDEFError` `.invalidInput` with `offset` = 0-based character position of the
   ///   first bad character, or of the lone last digit for an odd digit count.
+  /// For hex input that names an existing file: how to give a file instead.
+  static func fileHint(_ text: String) -> String {
+    guard !text.isEmpty, text.count < 4096, FileManager.default.fileExists(atPath: text) else {
+      return ""
+    }
+    return " (the input is read as hex; for the file \(text) give @\(text))"
+  }
+
   public static func parseHex(_ text: String) throws(NDEFError) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(text.utf8.count / 2)
@@ -192,7 +200,7 @@ public enum NDEFCommand {
         throw NDEFError(
           kind: .invalidInput, code: "input-hex-invalid", offset: i,
           expected: "hex digit 0-9 a-f or a separator",
-          message: "invalid character '\(Character(c))' at character \(i)")
+          message: "invalid character '\(Character(c))' at character \(i)" + fileHint(text))
       }
       if let h = high {
         out.append(h << 4 | n)

@@ -77,9 +77,19 @@ public struct FormatRegistry: Sendable {
       let names = formats.map(\.name).joined(separator: ", ")
       throw TraceError(
         .unknownFormat, at: input.location(unit: "byte", record: 0, offset: 0),
-        "not a recognised trace format (known: \(names)); use --input-format")
+        "not a recognised trace format (known: \(names)); use --input-format"
+          + (Self.looksLikeScenario(head)
+            ? ". It looks like a simulation scenario: make a trace of it first with "
+              + "`nfctrace simulate \(input.path) -o OUT.pcap`" : ""))
     }
     return found
+  }
+
+  /// A JSON object with a scenario's keys (`"actions"`, `"reader"`, `"tag"`), not a trace.
+  static func looksLikeScenario(_ head: [UInt8]) -> Bool {
+    guard head.first(where: { $0 > 0x20 }) == UInt8(ascii: "{") else { return false }
+    let text = String(decoding: head, as: UTF8.self)
+    return ["\"actions\"", "\"reader\"", "\"tag\""].allSatisfy(text.contains)
   }
 
   /// The format that scores `head` highest, if any scores above zero.

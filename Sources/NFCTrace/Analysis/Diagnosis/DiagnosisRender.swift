@@ -21,6 +21,18 @@ public enum DiagnosisRender {
         + "\(count(.info)) note(s)\n")
   }
 
+  /// A session with no write on the air. Core NFC refuses a writeNDEF whose message exceeds
+  /// the capacity queryNDEFStatus gave (402) before sending anything, so say what the radio
+  /// cannot show, and how to check it.
+  static func noWritesText(_ a: SessionAnalysis) -> String {
+    guard let (status, capacity) = a.ndefStatus, status == .readWrite, let capacity,
+      !a.operations.contains(where: { $0.kind == .writeNDEF || $0.kind == .writeLock })
+    else { return "  no writes, nothing failed\n\n" }
+    return "  no writes on the air, nothing failed. A writeNDEF Core NFC refuses before sending "
+      + "leaves no frame:\n  402 for a message over the \(capacity) bytes queryNDEFStatus "
+      + "reported; --expect MESSAGE checks it\n\n"
+  }
+
   private static func session(
     _ s: SessionDiagnosis, frames: [Int: DecodedFrame], to out: OutputBuffer
   ) {
@@ -30,7 +42,7 @@ public enum DiagnosisRender {
     if let u = a.tag.uidString { title += " · " + u }
     out.write(title + " " + String(repeating: "─", count: max(3, 72 - title.count)) + "\n")
     if s.verdicts.isEmpty && s.findings.isEmpty {
-      out.write("  no writes, nothing failed\n\n")
+      out.write(noWritesText(a))
       return
     }
     var shown = Set<Int>()
