@@ -36,14 +36,20 @@ struct Arguments {
         inline = String(a[a.index(after: eq)...])
       }
       if valued.contains(name) {
+        let value: String
         if let inline {
-          options[name] = inline
+          value = inline
         } else if i < args.count {
-          options[name] = args[i]
+          value = args[i]
           i += 1
         } else {
           throw UsageError("option \(name) needs a value")
         }
+        // No option takes an empty value (`-o ''` would name no file).
+        guard !value.isEmpty else {
+          throw UsageError("option \(name) needs a value, got an empty one")
+        }
+        options[name] = value
       } else if known.contains(name) || name == "--no-color", inline == nil {
         flags.insert(name)
       } else {

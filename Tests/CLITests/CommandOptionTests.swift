@@ -41,7 +41,7 @@ import Testing
     // write is empty" beside the write the trace shows).
     let empty = CLI.run(["diagnose", TestPaths.traces("t2t-ntag215-write-ok.pcap"), "--expect", ""])
     #expect(empty.status == 2)
-    #expect(empty.stderr.contains("--expect: empty message"))
+    #expect(empty.stderr.contains("option --expect needs a value, got an empty one"))
   }
 
   /// Output that cannot be written (a full disk, a closed descriptor) is an error, exit 4:

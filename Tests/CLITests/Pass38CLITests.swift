@@ -156,3 +156,23 @@ extension Pass38CLITests {
         + "hex; for the file \(path) give @\(path)) (expected hex digit 0-9 a-f or a separator)\n")
   }
 }
+
+extension Pass38CLITests {
+  /// An option given an empty value is a usage error (`-o ''` was exit 4, "cannot write :").
+  @Test func emptyOptionValueIsAUsageError() {
+    let run = CLI.run(["convert", TestPaths.traces("t4t-write-ok.pcap"), "-o", ""])
+    #expect(run.status == 2)
+    #expect(run.stderr.hasPrefix("nfctrace convert: option -o needs a value, got an empty one\n"))
+  }
+
+  /// `ndef --tlv` of an NDEF TLV whose value the input does not hold says so (it said "empty
+  /// (length 0)" beside "L=65535").
+  @Test func ndefTLVWithMissingValueIsNotCalledEmpty() {
+    let run = CLI.run(["ndef", "--tlv", "03ffffff"])
+    #expect(run.status == 3)
+    #expect(
+      run.stdout.contains(
+        "└─ @0 NDEF Message L=65535 (3-byte form)\nNDEF TLV claims 65535 bytes, the area holds "
+          + "none of them: no message\n"))
+  }
+}

@@ -258,8 +258,13 @@ public enum NDEFCommand {
         output: NDEFJSONRenderer.render(empty, tlvArea: area) + "\n", failed: failed)
     case .text:
       var out = NDEFTextRenderer.renderTLVs(area)
-      out +=
-        area.ndef == nil ? "no NDEF Message TLV\n" : "NDEF TLV is empty (length 0): no message\n"
+      if let tlv = area.ndef, tlv.length > 0 {
+        // The value is missing, not empty: the area ends before the bytes its length claims.
+        out += "NDEF TLV claims \(tlv.length) bytes, the area holds none of them: no message\n"
+      } else {
+        out +=
+          area.ndef == nil ? "no NDEF Message TLV\n" : "NDEF TLV is empty (length 0): no message\n"
+      }
       out += NDEFTextRenderer.renderFindings(area.findings)
       return NDEFCommandResult(output: out, failed: failed)
     }
