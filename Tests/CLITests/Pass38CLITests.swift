@@ -176,3 +176,47 @@ extension Pass38CLITests {
           + "none of them: no message\n"))
   }
 }
+
+extension Pass38CLITests {
+  private static let flipperHead =
+    "Filetype: Flipper NFC device\nVersion: 2\nDevice type: NTAG215\n"
+
+  /// A Flipper file over the size limit is named as one (it was "not a recognised trace or tag
+  /// dump format", even with --input-format flipper-nfc).
+  @Test func oversizedFlipperFileIsNamed() throws {
+    let body =
+      Self.flipperHead + "UID: 04 01 02 03 04 05 06\n# " + String(repeating: "x", count: 1 << 20)
+    let path = try temp("big.nfc", body + "\n")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["report", path])
+    #expect(run.status == 3)
+    let size = body.utf8.count + 1
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): a Flipper NFC file of \(size) bytes, more than the 1048576 "
+        + "bytes (1 MiB) a tag dump can take; expected a dump as the Flipper writes it\n")
+  }
+
+  /// A UID of another length than 4, 7 or 10 bytes is an error naming its line (100 000 bytes
+  /// were printed in full); more pages than `Pages total` are warned of.
+  @Test func flipperUIDLengthAndPageCountAreChecked() throws {
+    let bad = try temp("uid.nfc", Self.flipperHead + "UID: 04 01 02 03 04 05 06 07\n")
+    defer { try? FileManager.default.removeItem(atPath: bad) }
+    let run = CLI.run(["report", bad])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(bad): line 4, byte offset 61: UID: expected 4, 7 or 10 hex bytes "
+        + "(single, double or triple size), found 8\n")
+    let pages = (0..<10).map { "Page \($0): 00 00 00 00\n" }.joined()
+    let more = try temp(
+      "pages.nfc", Self.flipperHead + "UID: 04 01 02 03 04 05 06\nPages total: 4\n" + pages)
+    defer { try? FileManager.default.removeItem(atPath: more) }
+    let report = CLI.run(["report", more])
+    #expect(report.status == 0)
+    // A static dump's report lists its warnings at its end, on standard output.
+    #expect(
+      report.stdout.contains(
+        "warning: Pages total: 4, but the file gives pages up to Page 9: all 10 are read\n"))
+  }
+}

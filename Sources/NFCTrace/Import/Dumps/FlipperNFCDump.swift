@@ -8,13 +8,22 @@ import Foundation
 /// `Tearing N`, `Pages total`, `Pages read`, `Page N: xx xx xx xx` (`??` = unknown byte).
 enum FlipperNFCDump {
   private static let magic = "Filetype: Flipper NFC device"
+  /// The largest file read (1 MiB).
+  static let sizeLimit = 1 << 20
 
   /// The dump, nil if the input is not a Flipper NFC file.
   /// - Throws: `TraceError.malformed` naming the line of a bad value.
   static func read(_ input: TraceInput) throws -> TagDump? {
-    guard input.bytes.count < 1 << 20 else { return nil }
-    let text = String(decoding: input.bytes, as: UTF8.self)
-    guard text.hasPrefix(magic) || text.hasPrefix("\u{FEFF}" + magic) else { return nil }
+    let head = String(decoding: input.bytes.prefix(64), as: UTF8.self)
+    guard head.hasPrefix(magic) || head.hasPrefix("\u{FEFF}" + magic) else { return nil }
+    // The largest tag (NTAG I2C 2K, 0x1FF pages) makes a file of some 15 KiB: a bigger one is
+    // not a dump the Flipper wrote, and is said so rather than taken for an unknown format.
+    guard input.bytes.count < sizeLimit else {
+      throw TraceError(
+        .malformed, at: .wholeFile(input.path),
+        "a Flipper NFC file of \(input.bytes.count) bytes, more than the \(sizeLimit) bytes "
+          + "(1 MiB) a tag dump can take; expected a dump as the Flipper writes it")
+    }
     var parser = Parser(input: input)
     var offset = 0
     // Split on the LF byte: as Characters, a CRLF pair is one grapheme and would not split.
@@ -79,7 +88,16 @@ enum FlipperNFCDump {
               + "(NTAG/Ultralight, ISO14443-3A/-4A, Mifare Classic, Mifare DESFire) are read")
         }
       case "NTAG/Ultralight type": dump.statedProduct = value
-      case "UID": dump.uid = try bytes(nil)
+      case "UID":
+        let uid = try bytes(nil)
+        // ISO/IEC 14443-3 §6.5.4: single, double or triple size.
+        guard [4, 7, 10].contains(uid.count) else {
+          throw TraceError(
+            .malformed, at: location,
+            "UID: expected 4, 7 or 10 hex bytes (single, double or triple size), found "
+              + "\(uid.count)")
+        }
+        dump.uid = uid
       case "ATQA": dump.atqa = atqa(try bytes(2))
       case "SAK": dump.sak = try bytes(1).first
       case "ATS": dump.ats = try bytes(nil)  // ISO14443-4A files of older firmware
@@ -169,7 +187,14 @@ enum FlipperNFCDump {
             "Pages total: \(total) is more pages than any Type 2 tag has; reading at most "
               + "\(Self.maximumPages)"))
       }
-      let count = max(min(pagesTotal ?? 0, Self.maximumPages), (pages.keys.max() ?? -1) + 1)
+      let given = (pages.keys.max() ?? -1) + 1
+      if let total = pagesTotal, total < given {
+        dump.warnings.append(
+          TraceWarning(
+            "Pages total: \(total), but the file gives pages up to Page \(given - 1): all "
+              + "\(given) are read"))
+      }
+      let count = max(min(pagesTotal ?? 0, Self.maximumPages), given)
       for index in 0..<count {
         let (bytes, known) = pages[index] ?? ([0, 0, 0, 0], false)
         dump.pages.append(bytes)
