@@ -220,3 +220,24 @@ extension Pass38CLITests {
         "warning: Pages total: 4, but the file gives pages up to Page 9: all 10 are read\n"))
   }
 }
+
+extension Pass38CLITests {
+  /// Card fields of the wrong type in a Proxmark3 JSON dump are warned of ("Version":"zz" was
+  /// taken for a missing GET_VERSION answer without a word).
+  @Test func pm3JSONFieldsOfTheWrongTypeAreWarned() throws {
+    let source = TestPaths.shared("public/proxmark3/ntag216-empty.json")
+    let text = try String(contentsOfFile: source, encoding: .utf8)
+      .replacingOccurrences(of: #""Version": "0004040201001303""#, with: #""Version": "zz""#)
+      .replacingOccurrences(of: #""UID": "045869D29C3980""#, with: #""UID": 4"#)
+    let path = NSTemporaryDirectory() + "nfctrace-p38-\(UUID().uuidString).json"
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["report", path])
+    #expect(run.status == 0)
+    #expect(
+      run.stdout.contains("warning: Card.UID: expected a string of hex bytes, found 4; left out\n"))
+    #expect(
+      run.stdout.contains(
+        "warning: Card.Version: expected a string of hex bytes, found \"zz\"; left out\n"))
+  }
+}

@@ -25,7 +25,16 @@ enum Proxmark3JSONDump {
     var dump = TagDump(format: "pm3-json", path: input.path)
     let card = root["Card"] as? [String: Any] ?? [:]
     func hex(_ key: String, _ count: Int?) -> [UInt8]? {
-      guard let text = card[key] as? String, let b = Hex.bytes(text) else { return nil }
+      guard let value = card[key] else { return nil }
+      // Present but not hex text: said, so that "no GET_VERSION answer" is not claimed for a
+      // field that was only unreadable.
+      guard let text = value as? String, let b = Hex.bytes(text) else {
+        let shown = value is String ? "\"\(String(describing: value).prefix(40))\"" : "\(value)"
+        dump.warnings.append(
+          TraceWarning(
+            "Card.\(key): expected a string of hex bytes, found \(shown.prefix(42)); left out"))
+        return nil
+      }
       if let count, b.count != count {
         dump.warnings.append(TraceWarning("Card.\(key): expected \(count) bytes, found \(b.count)"))
         return nil
@@ -33,6 +42,12 @@ enum Proxmark3JSONDump {
       return b
     }
     dump.uid = hex("UID", nil)
+    if let uid = dump.uid, ![4, 7, 10].contains(uid.count) {
+      // ISO/IEC 14443-3 §6.5.4: single, double or triple size.
+      dump.warnings.append(
+        TraceWarning("Card.UID: expected 4, 7 or 10 bytes, found \(uid.count); left out"))
+      dump.uid = nil
+    }
     // The client stores zeros for answers the tag did not give (no GET_VERSION, READ_SIG or
     // READ_CNT on a MIFARE Ultralight or Ultralight C).
     dump.version = hex("Version", 8).flatMap(TagDump.stored)
