@@ -189,3 +189,20 @@ import Testing
           + "longer than the reader's FSD (ISO/IEC 14443-4 §7.5.2)"))
   }
 }
+
+extension Pass38Type4Tests {
+  /// A tag that served the NDEF application in one session is a Type 4 tag in the next one on
+  /// the same UID, which does not select it again (it became "ISO-DEP tag" there).
+  @Test func type4IdentityCarriesToTheNextSession() throws {
+    var t = TraceBuilder()
+    t.activateType4(uid: [0x04, 0x12, 0x34, 0x56])
+    t.queryType4(nlen: 0)
+    t.event(.fieldOff, gapUs: 20_000)
+    t.event(.fieldOn, gapUs: 20_000)
+    t.activateType4(uid: [0x04, 0x12, 0x34, 0x56])
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x86])
+    let report = try t.diagnose()
+    #expect(report.sessions.count == 2)
+    #expect(report.sessions.map { $0.analysis.tag.product } == ["Type 4 tag", "Type 4 tag"])
+  }
+}

@@ -228,6 +228,10 @@ public struct SessionAnalyzer: Sendable {
     if tag.versionInfo == nil && tag.inferredProduct == nil { tag.inferredProduct = product }
   }
 
+  /// An earlier session on this tag (same UID) served the NDEF application (T4T 2.0 §5.4.2):
+  /// the tag is named a Type 4 tag here too.
+  public mutating func carryNDEFApplication() { tag.hasNDEFApplication = true }
+
   /// The PMm an earlier session's poll answer gave for this FeliCa card (its IC code names the
   /// product and tells a FeliCa Lite's system blocks). Ignored once this session has its own.
   public mutating func carry(pmm: [UInt8]) {

@@ -9,6 +9,9 @@ public struct SessionCollector: Sendable {
   /// The PMm a FeliCa card's poll answer gave, by IDm: a later session on the card that
   /// starts at a command (a reader talking to several cards in turn) names the same product.
   private var pmmByUID: [[UInt8]: [UInt8]] = [:]
+  /// UIDs of ISO-DEP tags that served the NDEF application: a later session on the tag that
+  /// does not select it again (a write after a re-activation) still names a Type 4 tag.
+  private var ndefApplicationUIDs: Set<[UInt8]> = []
   /// Sessions finished so far, in order.
   public private(set) var finished: [SessionAnalysis] = []
 
@@ -59,6 +62,9 @@ public struct SessionCollector: Sendable {
       open?.analyzer.carry(product: product)
     }
     if let uid = f.completedUID, let pmm = pmmByUID[uid] { open?.analyzer.carry(pmm: pmm) }
+    if let uid = f.completedUID, ndefApplicationUIDs.contains(uid) {
+      open?.analyzer.carryNDEFApplication()
+    }
     if let e = open?.analyzer.takeEvents() { events += e }
   }
 
@@ -105,6 +111,9 @@ public struct SessionCollector: Sendable {
       }
       if let pmm = analysis.tag.pmm, pmmByUID.count < Self.uidLimit || pmmByUID[uid] != nil {
         pmmByUID[uid] = pmm
+      }
+      if analysis.tag.hasNDEFApplication, ndefApplicationUIDs.count < Self.uidLimit {
+        ndefApplicationUIDs.insert(uid)
       }
     }
     if !keepsMemory { analysis.memory = TagMemory() }
