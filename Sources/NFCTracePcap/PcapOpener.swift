@@ -88,6 +88,10 @@ struct PcapOpener {
       }
       return opened
     }
+    // libpcap refuses such a first IDB as "too short" at byte offset 0.
+    if let problem = first.optionProblem {
+      throw TraceError(.malformed, at: here(problem.offset), problem.message)
+    }
     let linkTypes = Set(layout.interfaces.map(\.linkType))
     // Interfaces with packets first: an empty ISO 14443 interface beside a USB one with the
     // reader's traffic must not hide it.

@@ -39,6 +39,9 @@ struct PcapngLayout {
     var offset: Int
     /// Packet blocks that refer to this interface.
     var packetCount: Int = 0
+    /// An option whose value runs past the block's options (its byte offset and what is
+    /// wrong), which libpcap reports only as "too short" at the file's start.
+    var optionProblem: (offset: Int, message: String)?
   }
 
   /// Where the walk had to stop.
@@ -241,7 +244,7 @@ enum PcapngInterfaceFilter {
         .init(
           section: section, id: layout.interfaces.count - sectionFirstInterface,
           linkType: Int(linkType), tsresol: tsresol(bytes, offset, length, littleEndian),
-          offset: offset))
+          offset: offset, optionProblem: optionProblem(bytes, offset, length, littleEndian)))
       return
     case BlockType.enhancedPacket: interfaceID = bytes.u32(offset + 8, littleEndian).map(Int.init)
     case BlockType.packet: interfaceID = bytes.u16(offset + 8, littleEndian).map(Int.init)
@@ -259,6 +262,31 @@ enum PcapngInterfaceFilter {
   }
 
   /// The if_tsresol option (code 9) of the IDB at `offset`, if present.
+  /// The first IDB option whose value runs past the options area (pcapng §3.5: code u16,
+  /// length u16, value padded to 32 bits), if any.
+  private static func optionProblem(
+    _ bytes: BlockBytes, _ offset: Int, _ length: Int, _ littleEndian: Bool
+  ) -> (offset: Int, message: String)? {
+    var at = offset + 16  // type, length, LinkType, reserved, SnapLen
+    let end = offset + length - 4
+    while at + 4 <= end, let code = bytes.u16(at, littleEndian),
+      let size = bytes.u16(at + 2, littleEndian)
+    {
+      if code == 0 { return nil }  // opt_endofopt
+      let next = at + 4 + (Int(size) + 3) & ~3
+      if next > end {
+        return (
+          at,
+          "Interface Description Block option \(code) claims \(size) bytes, past the block's "
+            + "end (\(end - at - 4) bytes left for it); expected options that end inside the "
+            + "block (pcapng §3.5)"
+        )
+      }
+      at = next
+    }
+    return nil
+  }
+
   private static func tsresol(
     _ bytes: BlockBytes, _ offset: Int, _ length: Int, _ littleEndian: Bool
   ) -> UInt8? {

@@ -96,19 +96,26 @@ extension Pass38CLITests {
 
   /// A pcapng Simple Packet Block with no Interface Description Block: libpcap read nothing
   /// and the run ended with exit 0 and no word.
+  /// A little-endian pcapng block (pcapng §3.1): type, total length, body padded, length.
+  private static func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
+    let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
+    let total = UInt32(12 + padded.count)
+    return le(type) + le(total) + padded + le(total)
+  }
+
+  private static func le(_ v: UInt32) -> [UInt8] {
+    (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+  }
+
+  /// A Section Header Block, little-endian, version 1.0, section length unknown.
+  private static let shb = block(
+    0x0A0D_0D0A, le(0x1A2B_3C4D) + [1, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 8))
+
   @Test func pcapngPacketsWithoutAnyInterfaceAreAnError() throws {
-    func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
-      let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
-      let total = UInt32(12 + padded.count)
-      return le(type) + le(total) + padded + le(total)
-    }
-    func le(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-    let shb = block(
-      0x0A0D_0D0A, le(0x1A2B_3C4D) + [1, 0, 0, 0] + [UInt8](repeating: 0xFF, count: 8))
     let packet: [UInt8] = [0x00, 0xFE, 0x00, 0x01, 0x26]
-    let spb = block(3, le(UInt32(packet.count)) + packet)
+    let spb = Self.block(3, Self.le(UInt32(packet.count)) + packet)
     let path = NSTemporaryDirectory() + "nfctrace-p38-\(UUID().uuidString).pcapng"
-    try Data(shb + spb).write(to: URL(fileURLWithPath: path))
+    try Data(Self.shb + spb).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
     let run = CLI.run(["timeline", path])
     #expect(run.status == 3)
@@ -117,6 +124,24 @@ extension Pass38CLITests {
         == "nfctrace: error: \(path): packet 1, byte offset 28: 1 packet block but no Interface "
         + "Description Block: expected one before the first packet, giving its link type "
         + "(pcapng §4.2)\n")
+  }
+
+  /// An IDB option running past the block is named at its offset (libpcap: "byte offset 0:
+  /// block of type 1 in pcapng dump file is too short").
+  @Test func pcapngInterfaceOptionPastTheBlockIsNamed() throws {
+    // LinkType 264, reserved, SnapLen 65535; option 2 (if_name) claiming 60000 bytes.
+    let idb = Self.block(
+      1, [0x08, 0x01, 0, 0] + Self.le(65535) + [2, 0, 0x60, 0xEA] + Array("abc\0".utf8))
+    let path = NSTemporaryDirectory() + "nfctrace-p38-\(UUID().uuidString).pcapng"
+    try Data(Self.shb + idb).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["timeline", path])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): byte offset 44: Interface Description Block option 2 claims "
+        + "60000 bytes, past the block's end (4 bytes left for it); expected options that end "
+        + "inside the block (pcapng §3.5)\n")
   }
 }
 
