@@ -206,3 +206,65 @@ extension Pass38Type4Tests {
     #expect(report.sessions.map { $0.analysis.tag.product } == ["Type 4 tag", "Type 4 tag"])
   }
 }
+
+extension Pass38Type4Tests {
+  /// A write after the malformed read sets the message's bytes again: its frames are not the
+  /// read's evidence (the operation's own frames are).
+  @Test func malformedReadEvidenceStaysInTheRead() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.queryType4(nlen: 8)
+    let read = t.frames.count
+    t.apdu([0x00, 0xB0, 0x00, 0x02, 0x08], [0xD1, 0x01, 0x09, 0x55, 0x00, 0x61, 0x62, 0x63] + ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x02, 0x03, 0xD0, 0x00, 0x00], ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x03], ok)
+    let report = try t.diagnose()
+    let f = try #require(report.finding("ndef-malformed-on-read"))
+    let index = try #require(f.operation)
+    let op = try #require(report.sessions.last?.analysis.operations[index])
+    #expect(op.kind == .readNDEF)
+    #expect(f.frames.allSatisfy { $0 >= op.firstFrame && $0 <= op.lastFrame })
+    #expect(f.frames.contains(read + 1))
+  }
+
+  /// The first command left unanswered names the interruption: in the DESFire sniff, READ
+  /// DATA (#27), not the R(NAK) after it nor the damaged frame (#31) no tag answers.
+  @Test func firstSilentCommandKeepsTheReason() throws {
+    let report = try diagnoseFile(TestPaths.shared("public/proxmark3/hf_mfdes_sniff.trace"))
+    let ops = try #require(report.sessions.first?.analysis.operations)
+    let cut = try #require(ops.first { $0.outcome == .interrupted })
+    #expect(
+      cut.reason
+        == "no answer to DESFire READ DATA Lc 7 Le 256: the tag left the field or stopped "
+        + "answering")
+  }
+}
+
+/// diff TIMING from the end of frames (expert review of 2026-12-06).
+@Suite struct Pass38TimingTests {
+  private func record(_ frame: Int, at ns: Int64, answerAt answer: Int64, duration: Int64)
+    -> ExchangeRecord
+  {
+    var r = ExchangeRecord(
+      requestFrame: frame, request: [0x30, 0x04, 0x26, 0xEE], requestNs: ns, requestCRC: .ok,
+      command: nil, requestRawReason: nil, responseFrame: frame + 1, response: [0x0A],
+      responseNs: answer, answer: nil, responseCRC: .absent, unanswered: false, operation: 0)
+    r.requestDurationNs = duration
+    r.responseDurationNs = 100_000
+    return r
+  }
+
+  /// The response time runs from the request's end; an estimated duration that overshoots
+  /// the answer's start gives 0, not a negative time. Gaps run from the previous end.
+  @Test func responseAndGapRunFromFrameEnds() {
+    let a = record(0, at: 1_000_000, answerAt: 1_500_000, duration: 358_000)
+    #expect(a.responseTimeNs == 142_000)
+    #expect(a.endNs == 1_600_000)
+    let b = record(2, at: 1_550_000, answerAt: 1_600_000, duration: 358_000)
+    #expect(b.responseTimeNs == 0)
+    #expect(TimingComparison.gaps([a, b]) == [nil, 0])
+    let c = record(4, at: 2_000_000, answerAt: 2_500_000, duration: 0)
+    #expect(TimingComparison.gaps([a, c]) == [nil, 400_000])
+  }
+}

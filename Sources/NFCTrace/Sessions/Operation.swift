@@ -97,11 +97,14 @@ public struct Operation: Sendable, Equatable {
       && failedFrames.suffix(frames.count).elementsEqual(frames)
   }
 
-  /// Marks the operation interrupted: the tag did not answer `frame`.
-  mutating func interrupt(_ why: String, frame: Int) {
+  /// Marks the operation interrupted: the tag did not answer `frame`. The first command left
+  /// unanswered is what the interruption is about: later silent frames (the reader's retries,
+  /// a damaged frame no tag answers) keep its reason unless `replacingReason` (an account that
+  /// explains the whole silence, such as a chained command cut off).
+  mutating func interrupt(_ why: String, frame: Int, replacingReason: Bool = false) {
     unansweredFrames.append(frame)
+    if outcome != .interrupted || replacingReason { reason = why }
     outcome = .interrupted
-    reason = why
   }
 
   /// `writeNDEF interrupted` or `queryNDEFStatus readWrite 492 B`.

@@ -1093,7 +1093,7 @@ public struct SessionAnalyzer: Sendable {
       op.interrupt(
         "the chained command was cut off after part \(chain.part): its last part was never "
           + "sent, so the tag never executed it (it left the field or the link was lost)",
-        frame: chain.frame)
+        frame: chain.frame, replacingReason: true)
     }
     if !op.acknowledgedPages.isEmpty {
       let pages = op.acknowledgedPages.map(String.init).joined(separator: ",")

@@ -156,7 +156,8 @@ public struct HexBytes: Codable, Sendable, Hashable, ExpressibleByArrayLiteral {
     guard let bytes = Hex.bytes(text) else {
       throw DecodingError.dataCorruptedError(
         in: c,
-        debugDescription: "expected a hex string with an even number of digits, got \"\(text)\"")
+        debugDescription:
+          "expected hex bytes (separators only between whole bytes), got \"\(text)\"")
     }
     self.bytes = bytes
   }

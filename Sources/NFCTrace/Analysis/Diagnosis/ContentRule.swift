@@ -284,8 +284,10 @@ enum ContentRule: DiagnosisRule {
       // The framing failure stops decoding: it is the last error (findings go by offset).
       guard report.failure != nil, let n = report.findings.last(where: { $0.severity == .error })
       else { return nil }
-      // Where the message starts and where it breaks, as the READ answers brought them.
+      // Where the message starts and where it breaks, as this read's answers brought them (a
+      // later write in the session may have set the bytes since: its frames are not evidence).
       let carried = [readFrame(c.session, 0), readFrame(c.session, n.offset)].compactMap { $0 }
+        .filter { (op.firstFrame...max(op.firstFrame, op.lastFrame)).contains($0) }
       var f = DiagnosisFinding(
         code: "ndef-malformed-on-read", severity: .error, operation: i,
         frames: carried.isEmpty ? [op.firstFrame, op.lastFrame] : carried,

@@ -19,8 +19,7 @@ public struct ExchangeRecord: Sendable {
   public var response: [UInt8]?
   /// Response start, ns from the trace's first frame.
   public var responseNs: Int64?
-  /// The request's air time, ns: as recorded, else estimated at 106 kbit/s
-  /// (`SessionRFStatistics.duration`).
+  /// The request's air time, ns (`airTimeNs`).
   public var requestDurationNs: Int64 = 0
   /// The response's air time, ns (0 without a response).
   public var responseDurationNs: Int64 = 0
@@ -110,10 +109,23 @@ public struct ExchangeRecord: Sendable {
     responseFrame = f.frame.index
     response = f.frame.data
     responseNs = f.frame.timeNs
-    responseDurationNs = SessionRFStatistics.duration(f.frame)
+    responseDurationNs = Self.airTimeNs(f)
     answer = f.innermost
     responseCRC = f.frame.crc
     responsePrologue = Self.prologue(f)
+  }
+
+  /// A frame's air time for response times and gaps: as recorded, else estimated for an NFC-A
+  /// frame captured on the air at 106 kbit/s (`SessionRFStatistics.duration`). Other
+  /// technologies and bit rates, and frames a reader chip or phone reported with its own
+  /// host-side time (CRC not captured, reader-chip flags), count 0: start to start.
+  static func airTimeNs(_ f: DecodedFrame) -> Int64 {
+    if let d = f.frame.durationNs { return d }
+    // Frames after the anticollision are `.unknown` by themselves (a READ): the session's NFC-A.
+    guard f.technology == .nfcA || f.technology == .unknown, f.frame.crc != .notCaptured,
+      f.frame.sourceFlags.isEmpty
+    else { return 0 }
+    return SessionRFStatistics.duration(f.frame)
   }
 
   /// True for a reader R-block (R(ACK), R(NAK)).
@@ -283,7 +295,7 @@ public struct ExchangeRecorder: Sendable {
     if case .answeredBy(let r) = f.response { waiting[r] = c.records.count }
     c.records.append(record)
     c.records[c.records.count - 1].requestPrologue = ExchangeRecord.prologue(f)
-    c.records[c.records.count - 1].requestDurationNs = SessionRFStatistics.duration(f.frame)
+    c.records[c.records.count - 1].requestDurationNs = ExchangeRecord.airTimeNs(f)
     let index = c.records.count - 1
     if let whole = assemble(f, record: index) {
       c.records[index].assembledRequest = whole.apdu

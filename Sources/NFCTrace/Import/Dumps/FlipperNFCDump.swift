@@ -18,7 +18,7 @@ enum FlipperNFCDump {
     guard head.hasPrefix(magic) || head.hasPrefix("\u{FEFF}" + magic) else { return nil }
     // The largest tag (NTAG I2C 2K, 0x1FF pages) makes a file of some 15 KiB: a bigger one is
     // not a dump the Flipper wrote, and is said so rather than taken for an unknown format.
-    guard input.bytes.count < sizeLimit else {
+    guard input.bytes.count <= sizeLimit else {
       throw TraceError(
         .malformed, at: .wholeFile(input.path),
         "a Flipper NFC file of \(input.bytes.count) bytes, more than the \(sizeLimit) bytes "
