@@ -268,3 +268,10 @@ extension Pass38Type4Tests {
     #expect(TimingComparison.gaps([a, c]) == [nil, 400_000])
   }
 }
+
+/// The simulate hint's path is a shell word to paste (new review of 2026-12-06).
+@Test func simulateHintQuotesPathsWithSpaces() {
+  #expect(FormatRegistry.shellQuoted("Traces/scenarios/a.json") == "Traces/scenarios/a.json")
+  #expect(FormatRegistry.shellQuoted("my scans/a b.json") == "'my scans/a b.json'")
+  #expect(FormatRegistry.shellQuoted("it's.json") == #"'it'\''s.json'"#)
+}

@@ -80,9 +80,19 @@ public struct FormatRegistry: Sendable {
         "not a recognised trace format (known: \(names)); use --input-format"
           + (Self.looksLikeScenario(head)
             ? ". It looks like a simulation scenario: make a trace of it first with "
-              + "`nfctrace simulate \(input.path) -o OUT.pcap`" : ""))
+              + "`nfctrace simulate \(Self.shellQuoted(input.path)) -o OUT.pcap`" : ""))
     }
     return found
+  }
+
+  /// `path` as a shell word to paste: single-quoted unless it holds only safe characters.
+  static func shellQuoted(_ path: String) -> String {
+    let safe = path.unicodeScalars.allSatisfy {
+      ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+        || "._/-+,:@%".unicodeScalars.contains($0)
+    }
+    return safe && !path.isEmpty
+      ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
   }
 
   /// A JSON object with a scenario's keys (`"actions"`, `"reader"`, `"tag"`), not a trace.
