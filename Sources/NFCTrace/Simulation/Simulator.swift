@@ -13,7 +13,7 @@ public struct Simulator {
   public static func run(_ scenario: Scenario) throws -> SimulationResult {
     var rng = SplitMix64(seed: scenario.seed)
     let uid = scenario.tag.uid?.bytes ?? ([0x04] + rng.bytes(6))
-    guard [4, 7, 10].contains(uid.count) else {
+    guard UIDLength.isValid(uid.count) else {
       throw SimulationError.invalidValue(key: "tag.uid", message: "4, 7 or 10 bytes")
     }
     let tag = try makeTag(scenario.tag, uid: uid, rng: &rng)

@@ -90,8 +90,7 @@ enum FlipperNFCDump {
       case "NTAG/Ultralight type": dump.statedProduct = value
       case "UID":
         let uid = try bytes(nil)
-        // ISO/IEC 14443-3 §6.5.4: single, double or triple size.
-        guard [4, 7, 10].contains(uid.count) else {
+        guard UIDLength.isValid(uid.count) else {
           throw TraceError(
             .malformed, at: location,
             "UID: expected 4, 7 or 10 hex bytes (single, double or triple size), found "

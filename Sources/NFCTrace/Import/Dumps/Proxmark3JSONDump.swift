@@ -42,8 +42,7 @@ enum Proxmark3JSONDump {
       return b
     }
     dump.uid = hex("UID", nil)
-    if let uid = dump.uid, ![4, 7, 10].contains(uid.count) {
-      // ISO/IEC 14443-3 §6.5.4: single, double or triple size.
+    if let uid = dump.uid, !UIDLength.isValid(uid.count) {
       dump.warnings.append(
         TraceWarning("Card.UID: expected 4, 7 or 10 bytes, found \(uid.count); left out"))
       dump.uid = nil
