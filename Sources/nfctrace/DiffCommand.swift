@@ -135,7 +135,7 @@ private struct LoadedTrace {
         sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
     result = try analyzeTrace(path, formatName: format, onFrame: { f in recorder.push(f) })
     recorder.finish()
-    reportWarnings(result.warnings)
+    reportWarnings(result.warnings, path: path)
     self.path = path
     self.recorder = recorder
   }

@@ -177,7 +177,7 @@ private let goodFrame =
     record: 3)
   expectFailure(
     #"{"frames": [\#(goodFrame), 42]}"#, kind: .malformed, framesBefore: 1,
-    messageContains: "frame 2: expected a JSON object", record: 2)
+    messageContains: "expected a JSON object {…}", record: 2)
   expectFailure(
     #"{"frames": [\#(goodFrame), {"frameData":"zz","frameType":258,"timeStart":1}]}"#,
     kind: .malformed, framesBefore: 1, messageContains: "not hex", record: 2)

@@ -168,7 +168,7 @@ public struct NFCLabImporter: TraceImporter {
     guard bytes[i] == 0x7B else {
       finished = true
       throw TraceError(
-        .malformed, at: location, "frame \(record + 1): expected a JSON object {…}")
+        .malformed, at: location, "expected a JSON object {…}")
     }
     let end: Int
     do { end = try scanner.endOfValue(at: i) } catch {
@@ -177,7 +177,7 @@ public struct NFCLabImporter: TraceImporter {
     }
     cursor = end
     record += 1
-    return (try parseObject(bytes[i..<end], at: location, what: "frame \(record)"), location)
+    return (try parseObject(bytes[i..<end], at: location), location)
   }
 
   /// After the `frames` array: the rest of the top-level object, then nothing. A second
@@ -233,15 +233,25 @@ public struct NFCLabImporter: TraceImporter {
       finished = true
       throw TraceError(.truncated, at: location, "input ends inside the last JSON line")
     }
-    return (try parseObject(bytes[first..<end], at: location, what: "line \(record)"), location)
+    return (try parseObject(bytes[first..<end], at: location), location)
   }
 
-  private func parseObject(
-    _ slice: ArraySlice<UInt8>, at location: SourceLocation, what: String
-  ) throws -> [String: Any] {
-    let parsed = try? JSONSerialization.jsonObject(with: Data(slice))
+  /// The object in `slice`; the error names `location` (which says the frame or line) and,
+  /// when Foundation says why, its reason cut to 80 characters (a number of 5000 digits is
+  /// quoted whole in it).
+  private func parseObject(_ slice: ArraySlice<UInt8>, at location: SourceLocation) throws
+    -> [String: Any]
+  {
+    let parsed: Any
+    do {
+      parsed = try JSONSerialization.jsonObject(with: Data(slice))
+    } catch {
+      let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+      let shown = reason.map { $0.count > 80 ? ": " + $0.prefix(80) + "…" : ": " + $0 } ?? ""
+      throw TraceError(.malformed, at: location, "not a valid JSON object\(shown)")
+    }
     guard let object = parsed as? [String: Any] else {
-      throw TraceError(.malformed, at: location, "\(what): not a valid JSON object")
+      throw TraceError(.malformed, at: location, "not a JSON object")
     }
     return object
   }

@@ -23,7 +23,8 @@ public struct SessionAnalysisRun {
   /// Reads everything from `importer`. A `TraceError` met while reading is kept in `error`
   /// after the frames before it were analysed; other errors are rethrown. An input whose
   /// every record was rejected (no frame, and warnings that name records) is invalid input
-  /// too: `error` is `.malformed` at the first rejected record.
+  /// too: `error` is `.malformed` at the first rejected record; one with no frame and nothing
+  /// rejected gets the warning `noFrames`.
   /// `keepsMemory: false` drops each finished session's memory images; `retainsSessions:
   /// false` hands sessions only to `observe` (`sessions` stays empty), so memory use does not
   /// grow with the number of sessions (see `SessionCollector`). `concurrent` imports and
@@ -68,8 +69,16 @@ public struct SessionAnalysisRun {
     for s in collector.takeFinished() { observe(.session(s)) }
     sessions = collector.finished
     warnings = pipeline.warnings
-    if error == nil, frames == 0 { error = TraceError.allRejected(warnings) }
+    if error == nil, frames == 0 {
+      error = TraceError.allRejected(warnings)
+      // A valid but empty capture (a pcap of only its file header) is not an error, but an
+      // output of nothing at all would look like a tool that failed silently.
+      if error == nil { warnings.append(TraceWarning(Self.noFrames)) }
+    }
   }
+
+  /// The warning of an input that holds no frame and no rejected record.
+  public static let noFrames = "the trace holds no frames: nothing to decode"
 
   /// Most frames held for one chain.
   static let holdLimit = 4096

@@ -1,0 +1,64 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// CLI findings of the session of 2026-12-06 (second).
+@Suite struct Pass39CLITests {
+  private func temp(_ name: String, _ bytes: [UInt8]) throws -> String {
+    let path = NSTemporaryDirectory() + "nfctrace-p39-\(UUID().uuidString)-\(name)"
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// A pcap of only its file header (link type 264): little-endian magic, version 2.4,
+  /// snaplen 65535.
+  private let emptyPcap: [UInt8] = [
+    0xD4, 0xC3, 0xB2, 0xA1, 0x02, 0x00, 0x04, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xFF, 0xFF, 0x00, 0x00, 0x08, 0x01, 0x00, 0x00,
+  ]
+
+  /// An empty capture is valid (exit 0) but says that it holds nothing (the timeline printed
+  /// nothing at all).
+  @Test func emptyCaptureIsWarnedOf() throws {
+    let path = try temp("empty.pcap", emptyPcap)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["timeline", path])
+    #expect(run.status == 0)
+    #expect(run.stdout == "")
+    #expect(run.stderr == "warning: \(path): the trace holds no frames: nothing to decode\n")
+    let json = CLI.run(["timeline", path, "--format", "json"])
+    #expect(
+      json.stdout.contains(
+        "{\"message\":\"the trace holds no frames: nothing to decode\",\"file\":null,"))
+  }
+
+  /// `diff` names the file of a warning that has no place in it (it printed the bare message).
+  @Test func diffWarningNamesItsFile() throws {
+    let a = try temp("a.pcap", emptyPcap)
+    let b = try temp("b.pcap", emptyPcap)
+    defer {
+      try? FileManager.default.removeItem(atPath: a)
+      try? FileManager.default.removeItem(atPath: b)
+    }
+    let run = CLI.run(["diff", a, b])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr.hasPrefix("warning: \(a): the trace holds no frames: nothing to decode\n"))
+  }
+
+  /// An NFC-Laboratory frame JSON cannot hold (a number of 5000 digits) says why, cut, and
+  /// names the frame once (it said "frame 1, byte offset 11: frame 1: not a valid JSON object").
+  @Test func nfcLabUnrepresentableNumber() throws {
+    let text =
+      "{\"frames\":[{\"frameData\":\"26\",\"timeStart\":"
+      + String(repeating: "9", count: 5000) + "}]}"
+    let path = try temp("big.json", Array(text.utf8))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let run = CLI.run(["timeline", path])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: \(path): frame 1, byte offset 11: not a valid JSON object: Number "
+        + String(repeating: "9", count: 73) + "…\n")
+  }
+}
