@@ -178,7 +178,7 @@ enum OperationFallbackRule: DiagnosisRule {
       return "PROT is 0 (CFG1 read" + (prot.frame.map { " at #\($0)" } ?? "")
         + "): reads are free, only writes need the password"
     }
-    if let a = g.auth0, (cmd.endPage ?? page) < a.value {
+    if let a = g.auth0(at: cmd.frame, writes: c.log.commands), (cmd.endPage ?? page) < a.value {
       return "AUTH0 is \(Type2Geometry.page(a.value))"
         + (a.frame.map { " (read at #\($0))" } ?? "") + ", after the pages read"
     }

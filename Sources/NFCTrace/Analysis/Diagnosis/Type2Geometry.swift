@@ -82,8 +82,31 @@ struct Type2Geometry {
   /// page 2Ah (first page the 3DES authentication protects, MF0ICU2 datasheet §7.5.7).
   var auth0: (value: Int, frame: Int?)? {
     let address = tag.isUltralightC ? 0x2A * 4 : cfg0Page.map { $0 * 4 + 3 }
-    guard let address, let b = memory.known(address, 1), let v = b.first else { return nil }
+    guard let address, let v = memory.known(address, 1)?.first else { return nil }
     return (Int(v), memory.frame(address))
+  }
+
+  /// `auth0` as it stood at `frame` (`Type2Geometry.byte(_:at:writes:)`): an AUTH0 the
+  /// session wrote after a refused WRITE did not protect the page then.
+  func auth0(at frame: Int, writes: [SessionCommandLog.Command]) -> (value: Int, frame: Int?)? {
+    let address = tag.isUltralightC ? 0x2A * 4 : cfg0Page.map { $0 * 4 + 3 }
+    return address.flatMap { byte($0, at: frame, writes: writes) }.map { (Int($0.0), $0.1) }
+  }
+
+  /// The byte at `address` as it stood at `frame`, and the frame that showed it: the last
+  /// value recorded before `frame`, or, when the session wrote nothing there before `frame`
+  /// (`writes`: the session's commands), the value it found there, read before or after.
+  func byte(_ address: Int, at frame: Int, writes: [SessionCommandLog.Command]) -> (
+    UInt8, Int?
+  )? {
+    if let (b, from) = settled(address, 1, before: frame), let v = b.first { return (v, from) }
+    let page = address / 4
+    let written = writes.contains {
+      $0.frame < frame && $0.frame >= sessionFirstFrame && $0.isWrite && !$0.isType4
+        && (($0.page ?? $0.startPage ?? -1)...($0.endPage ?? $0.page ?? -1)).contains(page)
+    }
+    guard !written, let v = memoryAtStart.known(address, 1)?.first else { return nil }
+    return (v, memoryAtStart.frame(address))
   }
 
   /// CFG1's ACCESS byte (bit 7 PROT, bit 6 CFGLCK, bit 4 NFC_CNT_EN, bit 3 NFC_CNT_PWD_PROT,

@@ -199,7 +199,12 @@ enum Type2NAKRule: DiagnosisRule {
       || (probeRefused && g.tag.ntagProduct == nil && nxp && (g.cc?.bytes[2] ?? 0) <= 0x12)
     let foreign = g.tag.ntagProduct == nil && !ulc && !nxp
     // An Ultralight C keeps AUTH0 in page 2Ah (MF0ICU2 §7.5.7).
-    let auth0Known = ulc ? g.memory.known(0x2A * 4, 1) != nil : g.auth0 != nil
+    // AUTH0 as it stood at the refused WRITE (one written after it protected nothing then).
+    let auth0 =
+      ulc
+      ? g.byte(0x2A * 4, at: frame, writes: c.log.commands).map { Int($0.0) }
+      : g.auth0(at: frame, writes: c.log.commands)?.value
+    let auth0Known = auth0 != nil
     // An authentication the tag accepted in this activation opens every page it protects.
     let authenticated = c.authentication(before: frame)
     if foreign, authenticated == nil {
@@ -215,7 +220,6 @@ enum Type2NAKRule: DiagnosisRule {
     }
     // Read but at or below the page, AUTH0 is no NTAG21x cause here (`passwordCause` took
     // it): it is page 2Ah of a tag that refused GET_VERSION, which may be an Ultralight C.
-    let auth0 = ulc ? g.memory.known(0x2A * 4, 1)?.first.map(Int.init) : g.auth0?.value
     let covered = authenticated == nil && auth0.map { $0 <= page } == true
     let passwordOut =
       authenticated.map { "the tag accepted the authentication in this activation (#\($0))" }
@@ -392,7 +396,7 @@ enum Type2NAKRule: DiagnosisRule {
       fix: "Send PWD_AUTH (sendMiFareCommand with 0x1B + password) again after every "
         + "connect(to:) / restartPolling, immediately before the writes.",
       frames: [authBefore, activation].compactMap { $0 })
-    if let a = g.auth0 {
+    if let a = g.auth0(at: frame, writes: c.log.commands) {
       guard a.value <= page else { return nil }
       if authBefore != nil { return lost }
       if let refused = c.log.commands.last(where: {
