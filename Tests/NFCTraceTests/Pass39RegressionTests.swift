@@ -41,4 +41,49 @@ import Testing
     #expect(finding.message.hasPrefix("CFG0 (read from the tag) sets AUTH0 = 4 (0x4)"))
     #expect(finding.frames.contains(17))  // the READ answer of CFG0
   }
+
+  /// A Type 4 tag with a CC of 23 bytes: NDEF file E104 (write access `ndefWrite`) and a
+  /// proprietary file E105 (write access 80h); the app SELECTs E105 and its UPDATE gets 6982.
+  private func proprietaryFileRefused(ndefWrite: UInt8) throws -> DiagnosisReport {
+    var t = TraceBuilder()
+    let ok: [UInt8] = [0x90, 0x00]
+    t.activateType4()
+    t.selectType4CC()
+    t.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x17],
+      [0x00, 0x17, 0x20, 0x00, 0x80, 0x00, 0x7F, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00]
+        + [ndefWrite, 0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x00, 0x80] + ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00] + ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x05], ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x01, 0x02, 0x03, 0x04], [0x69, 0x82])
+    return try t.diagnose()
+  }
+
+  /// 6982 to an UPDATE of a proprietary file is judged by that file's access in the CC, not
+  /// the NDEF file's ("a write its CC allows" with NDEF access 00, "read-only … writer sent
+  /// the UPDATE anyway" with FF).
+  @Test func proprietaryFileRefusalNamesTheFile() throws {
+    for write: UInt8 in [0x00, 0xFF] {
+      let report = try proprietaryFileRefused(ndefWrite: write)
+      let f = try #require(report.finding("t4t-security-not-satisfied"))
+      #expect(f.cause.hasPrefix("the tag refused a write of file e105, not the NDEF file (SW 6982"))
+      #expect(
+        f.message.contains(
+          "file e105 is not the NDEF file (the NDEF file is e104). The CC lists it as a "
+            + "proprietary file with write access 80 (proprietary)"))
+      #expect(f.coreNFCError == nil)
+    }
+  }
+
+  /// The report lists a Type 4 CC's Proprietary File Control TLVs (they were left out).
+  @Test func reportListsProprietaryFiles() throws {
+    let cc = try CapabilityContainer4(
+      parsing: [0x00, 0x17, 0x20, 0x00, 0x80, 0x00, 0x7F, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF]
+        + [0x00, 0x00, 0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x00, 0x80])
+    #expect(
+      ReportText.type4CC(cc).contains(
+        "\n  proprietary     file e105, max 128 bytes, read 00 (granted), write 80 (proprietary)\n")
+    )
+  }
 }

@@ -104,7 +104,14 @@ public enum ReportJSON {
       out.write("\"\(Hex.string([UInt8(f.fileID >> 8), UInt8(f.fileID & 0xFF)]))\"")
       out.write(",\"extended\":\(f.tlvType == 0x06),\"max_size\":\(f.maxSize)")
       out.write(",\"read_access\":\"\(Hex.string([f.readAccess]))\"")
-      out.write(",\"write_access\":\"\(Hex.string([f.writeAccess]))\",\"problems\":[")
+      out.write(",\"write_access\":\"\(Hex.string([f.writeAccess]))\",\"proprietary_files\":[")
+      for (i, p) in cc.proprietaryFiles.enumerated() {
+        out.write(i > 0 ? ",{" : "{")
+        out.write("\"file_id\":\"\(Hex.string([UInt8(p.fileID >> 8), UInt8(p.fileID & 0xFF)]))\"")
+        out.write(",\"max_size\":\(p.maxSize),\"read_access\":\"\(Hex.string([p.readAccess]))\"")
+        out.write(",\"write_access\":\"\(Hex.string([p.writeAccess]))\"}")
+      }
+      out.write("],\"problems\":[")
       for (i, p) in cc.valueProblems.enumerated() {
         if i > 0 { out.write(",") }
         JSON.string(p.description, to: out)

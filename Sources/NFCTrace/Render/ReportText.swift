@@ -222,6 +222,16 @@ public enum ReportText {
     out += row(
       "write access",
       "\(Hex.string([f.writeAccess])) (\(CapabilityContainer4.accessMeaning(f.writeAccess)))")
+    // Proprietary File Control TLVs (05h): files beside the NDEF file, with their own access.
+    for p in cc.proprietaryFiles {
+      out += row(
+        "proprietary",
+        "file " + Hex.string([UInt8(p.fileID >> 8), UInt8(p.fileID & 0xFF)])
+          + ", max \(p.maxSize) bytes, "
+          + "read \(Hex.string([p.readAccess])) (\(CapabilityContainer4.accessMeaning(p.readAccess))), "
+          + "write \(Hex.string([p.writeAccess])) "
+          + "(\(CapabilityContainer4.accessMeaning(p.writeAccess)))")
+    }
     // Values T4T does not allow, each named (Android's NDEF detection refuses such a tag).
     for p in cc.valueProblems { out += row("invalid", p.description) }
     return out

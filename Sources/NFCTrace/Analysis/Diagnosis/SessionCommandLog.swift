@@ -48,6 +48,8 @@ public struct SessionCommandLog: Sendable {
     public var sfi: Int?
     /// APDU P2 (VERIFY: which password).
     public var p2: UInt8?
+    /// Type 4: the file a READ/UPDATE of a file other than the CC and NDEF file went to.
+    public var fileID: UInt16?
     /// Data written.
     public var data: [UInt8]
     /// APDU fields: INS, case (1–4), Lc, Le (Ne).
@@ -341,6 +343,9 @@ public struct SessionCommandLog: Sendable {
     if case .int(let v)? = apdu.field("offset") { c.offset = v }
     if case .int(let v)? = apdu.field("sfi") { c.sfi = v }
     if case .hex(let v)? = apdu.field("p2") { c.p2 = v.first }
+    if case .hex(let v)? = d.field("file_id"), v.count == 2 {
+      c.fileID = UInt16(v[0]) << 8 | UInt16(v[1])
+    }
     c.isType4 = f.layer(.type4) != nil
     if case .hex(let b)? = apdu.field("data") { c.data = b }
     return c

@@ -75,6 +75,54 @@ enum Type4StatusRule: DiagnosisRule {
     return out
   }
 
+  /// 6982 to an UPDATE of a file other than the CC and the NDEF file (a proprietary file such
+  /// as ST25TA's system file or NTAG 424 DNA's E105): the app's own write, judged by the
+  /// access its Proprietary File Control TLV (05h, T4T 2.0 §5.1.2) gives, not the NDEF file's.
+  private static func otherFileRefused(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let id = cmd.fileID ?? 0
+    let name = Hex.string([UInt8(id >> 8), UInt8(id & 0xFF)])
+    let ndef =
+      c.session.type4CC.map { f in
+        " (the NDEF file is "
+          + Hex.string([UInt8(f.ndefFile.fileID >> 8), UInt8(f.ndefFile.fileID & 0xFF)]) + ")"
+      } ?? ""
+    var m =
+      "The tag answered 6982 (security status not satisfied) to \(cmd.summary): file "
+      + "\(name) is not the NDEF file\(ndef). "
+    let control = c.session.type4CC?.proprietaryFiles.first { $0.fileID == id }
+    switch control?.writeAccess {
+    case 0x00?:
+      m +=
+        "The CC lists it as a proprietary file with write access 00 (granted): the tag "
+        + "protects it beyond what the CC says (a password or key in its own file settings). "
+    case let w? where w == 0xFF:
+      m +=
+        "The CC lists it as a proprietary file with write access FF (none): it is "
+        + "read-only, so the refusal is the expected answer. "
+    case let w?:
+      m +=
+        "The CC lists it as a proprietary file with write access \(Hex.string([w]).uppercased()) "
+        + "(\(CapabilityContainer4.accessMeaning(w))): the tag asks for its vendor's condition "
+        + "first. "
+    case nil:
+      m += "The CC read in this session lists no such file. "
+    }
+    m +=
+      "writeNDEF and queryNDEFStatus never use this file: the app sent the UPDATE itself "
+      + "(sendCommand(apdu:) gets the status word, no NFCReaderError), and the NDEF file's "
+      + "access is not what was refused."
+    return (
+      "t4t-security-not-satisfied", "the tag refused a write of file \(name), not the NDEF file",
+      m,
+      "To write file \(name), meet the vendor's access condition first through "
+        + "sendCommand(apdu:) (ST25TA: VERIFY with the file's write password, 00 20 00 0x 10 …; "
+        + "NTAG 424 DNA: AuthenticateEV2First with the file's key, then WriteData 90 8D). An NDEF "
+        + "message belongs in the NDEF file: write it with writeNDEF."
+    )
+  }
+
   /// Refusals that show the APDU was the app's own: past the NDEF file or above MLc / MLe.
   /// writeNDEF and readNDEF stay within the CC's limits (402 before sending), and
   /// sendCommand(apdu:) returns the status word without an NFCReaderError.
@@ -574,6 +622,8 @@ enum Type4StatusRule: DiagnosisRule {
           + "example NTAG 424 DNA ChangeFileSettings with the file's key, through "
           + "sendCommand(apdu:)), or treat the tag as one that stays writable."
       )
+    case "6982" where cmd.name == "UPDATE file" && cmd.fileID != nil:
+      return otherFileRefused(cmd, c)
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
       if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6, w == 0x00 {

@@ -322,6 +322,7 @@ public struct Type4Layer: ProtocolLayer {
       return emit(op, name, summary, fields)
     default:
       let file = selectedFile.map { Hex.string(bytes($0)) } ?? "(none selected)"
+      if let id = selectedFile { fields.insert(LayerField("file_id", .hex(bytes(id))), at: 0) }
       fields.append(LayerField("data", .hex(data)))
       return emit(op, "UPDATE file", "UPDATE file \(file) \(position)", fields)
     }
