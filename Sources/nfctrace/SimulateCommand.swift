@@ -39,7 +39,9 @@ enum SimulateCommand {
     }
     let path = try a.singleInput()
     let scenario = try load(path)
-    let result = try simulate(scenario, path: path)
+    var result = try simulate(scenario, path: path)
+    // The truth's frame indices name frames of the file written: without events there.
+    if format == .pm3Trace || format == .pm3Text { result = result.droppingEvents() }
     // A --truth that cannot be written fails the run before any output is made; the truth
     // file itself is written only once the trace is complete.
     if let truth, truth != "-" { try checkWritable(truth) }

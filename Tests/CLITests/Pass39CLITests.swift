@@ -61,4 +61,34 @@ import Testing
         == "nfctrace: error: \(path): frame 1, byte offset 11: not a valid JSON object: Number "
         + String(repeating: "9", count: 73) + "…\n")
   }
+
+  /// The ground truth of a Proxmark3 output counts that file's frames (it counted the field
+  /// events the file does not hold: frame 5 was the SAK, not the connect's first command).
+  @Test func truthOfAProxmark3OutputCountsItsFrames() throws {
+    let base = NSTemporaryDirectory() + "nfctrace-p39-\(UUID().uuidString)"
+    defer {
+      try? FileManager.default.removeItem(atPath: base + ".trace")
+      try? FileManager.default.removeItem(atPath: base + ".json")
+    }
+    let run = CLI.run([
+      "simulate", TestPaths.traces("scenarios/ios11-nfchelper.json"), "-o", base + ".trace",
+      "--truth", base + ".json",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr == "simulated ios11-nfchelper: 19 frames → \(base).trace (pm3-trace)\n")
+    let data = try Data(contentsOf: URL(fileURLWithPath: base + ".json"))
+    let truth = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let sessions = try #require(truth["sessions"] as? [[String: Any]])
+    #expect(sessions.count == 1)
+    #expect(sessions.first?["first_frame"] as? Int == 0)
+    #expect(sessions.first?["last_frame"] as? Int == 18)
+    let ops = try #require(sessions.first?["operations"] as? [[String: Any]])
+    let ranges = ops.map {
+      "\($0["kind"] ?? "")\($0["first_frame"] ?? "")-\($0["last_frame"] ?? "")"
+    }
+    #expect(
+      ranges == [
+        "poll0-3", "connect4-9", "queryNDEFStatus10-13", "readNDEF14-17", "disconnect18-18",
+      ])
+  }
 }

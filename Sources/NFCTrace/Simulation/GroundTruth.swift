@@ -89,6 +89,47 @@ public struct SimulationResult: Sendable {
   public var frames: [Frame]
   /// What happened.
   public var truth: GroundTruth
+
+  /// The run as a trace without field events holds it (Proxmark3 formats have none): the
+  /// frames other than events, numbered again from 0, and the truth's frame indices moved to
+  /// match. A range starting on an event starts at the next frame kept, one ending on an
+  /// event ends at the frame kept before it (not before its start).
+  public func droppingEvents() -> SimulationResult {
+    // kept[i]: frames kept before frame i.
+    var kept: [Int] = []
+    kept.reserveCapacity(frames.count + 1)
+    var out: [Frame] = []
+    for f in frames {
+      kept.append(out.count)
+      guard f.event == nil else { continue }
+      var g = f
+      g.index = out.count
+      out.append(g)
+    }
+    kept.append(out.count)
+    let last = max(0, out.count - 1)
+    func first(_ i: Int) -> Int { min(kept[max(0, min(i, frames.count))], last) }
+    func end(_ i: Int, from start: Int) -> Int {
+      let j = max(0, min(i, frames.count - 1))
+      let mapped = frames.indices.contains(j) && frames[j].event == nil ? kept[j] : kept[j] - 1
+      return max(start, min(mapped, last))
+    }
+    var truth = self.truth
+    for s in truth.sessions.indices {
+      let start = first(truth.sessions[s].firstFrame)
+      truth.sessions[s].firstFrame = start
+      truth.sessions[s].lastFrame = end(truth.sessions[s].lastFrame, from: start)
+      for o in truth.sessions[s].operations.indices {
+        guard let a = truth.sessions[s].operations[o].firstFrame else { continue }
+        let opStart = first(a)
+        truth.sessions[s].operations[o].firstFrame = opStart
+        if let b = truth.sessions[s].operations[o].lastFrame {
+          truth.sessions[s].operations[o].lastFrame = end(b, from: opStart)
+        }
+      }
+    }
+    return SimulationResult(frames: out, truth: truth)
+  }
 }
 
 extension CoreNFCError {
