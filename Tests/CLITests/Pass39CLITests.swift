@@ -91,4 +91,16 @@ import Testing
         "poll0-3", "connect4-9", "queryNDEFStatus10-13", "readNDEF14-17", "disconnect18-18",
       ])
   }
+
+  /// The timeline's session header names a type B tag by its PUPI (the ATQB's), as the JSON
+  /// and `sessions` do (the header had no identity).
+  @Test func typeBHeaderNamesThePUPI() {
+    let run = CLI.run([
+      "timeline", TestPaths.shared("public/proxmark3/hf_14b_reader.trace"), "--no-color",
+    ])
+    #expect(run.status == 0)
+    #expect(
+      run.stdout.hasPrefix(
+        "── session 0 · NFC-B · PUPI 82:0D:E1:74 ────────────────────────────────\n"))
+  }
 }

@@ -19,7 +19,8 @@ public final class TimelineTextRenderer {
     case event(OperationEvent)
   }
   private var held: [Item] = []
-  private var heldUID: [UInt8]?
+  /// The held session's tag identity once seen: ("UID", bytes) or ("PUPI", bytes).
+  private var heldUID: (label: String, id: [UInt8])?
 
   /// A renderer writing to `out`, with ANSI colour when `color`.
   public init(out: OutputBuffer, color: Bool) {
@@ -48,13 +49,13 @@ public final class TimelineTextRenderer {
       currentSession = f.session
       if f.session != nil {
         held = starts + [.frame(f)]
-        heldUID = f.completedUID
+        heldUID = Self.identity(f)
         if heldUID != nil { flushHeld() }
         return
       }
     } else if !held.isEmpty {
       held += starts + [.frame(f)]
-      if let uid = f.completedUID { heldUID = uid }
+      if let id = Self.identity(f) { heldUID = id }
       if heldUID != nil || held.count >= holdLimit { flushHeld() }
       return
     }
@@ -98,16 +99,38 @@ public final class TimelineTextRenderer {
     heldUID = nil
   }
 
+  /// The tag identity a frame shows: the UID an anticollision completed; a type B tag's PUPI
+  /// (ATQB, ISO/IEC 14443-3 §7.9.2); or, in a capture that starts after the activation, the
+  /// 7-byte UID of a Type 2 READ of page 0 whose two BCCs check (NFC Forum T2T 1.0 §2.1:
+  /// BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2, BCC1 = UID3 ⊕ … ⊕ UID6).
+  private static func identity(_ f: DecodedFrame) -> (label: String, id: [UInt8])? {
+    if let uid = f.completedUID { return ("UID", uid) }
+    guard f.frame.direction == .tag, let d = f.layers.first else { return nil }
+    if d.protocolID == .iso14443B, d.name == "ATQB", case .hex(let pupi)? = d.field("pupi") {
+      return ("PUPI", pupi)
+    }
+    guard d.protocolID == .type2, d.name == "READ response", case .int(0)? = d.field("page"),
+      case .hex(let b)? = d.field("data"), b.count >= 9,
+      0x88 ^ b[0] ^ b[1] ^ b[2] == b[3], b[4] ^ b[5] ^ b[6] ^ b[7] == b[8]
+    else { return nil }
+    return ("UID", Array(b[0..<3] + b[4..<8]))
+  }
+
   private func sessionTechnology(_ frames: [DecodedFrame]) -> String {
-    if frames.contains(where: { $0.layers.first?.protocolID == .iso14443A }) { return "NFC-A" }
+    // Type 2 Tags are NFC-A tags (NFC Forum T2T 1.0 §1: the NFC-A platform).
+    if frames.contains(where: {
+      $0.layers.first?.protocolID == .iso14443A || $0.layers.first?.protocolID == .type2
+    }) {
+      return "NFC-A"
+    }
     let t = frames.lazy.map(\.technology).first { $0 != .unknown } ?? .unknown
     return t == .unknown ? "unknown technology" : t.rawValue.uppercased()
   }
 
-  private func header(session: Int?, technology: String, uid: [UInt8]?) {
+  private func header(session: Int?, technology: String, uid: (label: String, id: [UInt8])?) {
     guard let session else { return }
     var text = "── session \(session) · \(technology)"
-    if let uid { text += " · UID \(Hex.uid(uid))" }
+    if let uid { text += " · \(uid.label) \(Hex.uid(uid.id))" }
     text += " "
     if color { out.write("\u{1B}[1m") }
     out.write(text)
