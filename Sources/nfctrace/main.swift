@@ -155,10 +155,12 @@ func printJSONError(_ e: TraceError, command: String) {
 /// with the output lost.
 func runAndCheckOutput(_ argv: [String]) -> Int32 {
   let status = run(argv)
-  // A usage error or a bad input says more than the failed write of its JSON error document.
-  guard let code = OutputBuffer.writeFailure, status != 2, status != 3 else { return status }
+  guard let code = OutputBuffer.writeFailure else { return status }
+  // The lost output is said in every case; a usage error or a bad input keeps its status,
+  // which says more than the failed write of what was printed before it or of its error
+  // document.
   printError("nfctrace: error: \(OutputError(path: "-", errno: code))")
-  return 4
+  return status == 2 || status == 3 ? status : 4
 }
 
 exit(runAndCheckOutput(Array(CommandLine.arguments.dropFirst())))

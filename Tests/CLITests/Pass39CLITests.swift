@@ -103,4 +103,12 @@ import Testing
       run.stdout.hasPrefix(
         "── session 0 · NFC-B · PUPI 82:0D:E1:74 ────────────────────────────────\n"))
   }
+
+  /// A bad input whose JSON error document cannot be written says both (the lost document
+  /// was not mentioned); the status stays 3.
+  @Test func lostErrorDocumentIsSaid() {
+    let run = CLI.run(["ndef", "", "--format", "json"], unwritableStdout: true)
+    #expect(run.status == 3)
+    #expect(run.stderr.hasPrefix("nfctrace: error: cannot write standard output: "))
+  }
 }
