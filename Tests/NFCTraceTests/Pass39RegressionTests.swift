@@ -86,4 +86,69 @@ import Testing
         "\n  proprietary     file e105, max 128 bytes, read 00 (granted), write 80 (proprietary)\n")
     )
   }
+
+  /// A type B session: WUPB, ATQB (PUPI AABBCCDD, ISO 14443-4), ATTRIB and its answer, the
+  /// NDEF query, UPDATE NLEN 0, then HLTB answered `00` and the next UPDATE twice unanswered.
+  private func typeBHaltedWrite() -> [Frame] {
+    let pupi: [UInt8] = [0xAA, 0xBB, 0xCC, 0xDD]
+    let ok: [UInt8] = [0x90, 0x00]
+    let exchanges: [(Direction, [UInt8])] = [
+      (.reader, [0x05, 0x00, 0x08]), (.tag, [0x50] + pupi + [0, 0, 0, 0, 0x00, 0x81, 0x81]),
+      (.reader, [0x1D] + pupi + [0x00, 0x08, 0x01, 0x00]), (.tag, [0x00]),
+      (
+        .reader,
+        [0x02, 0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+      ),
+      (.tag, [0x02] + ok),
+      (.reader, [0x03, 0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03]), (.tag, [0x03] + ok),
+      (.reader, [0x02, 0x00, 0xB0, 0x00, 0x00, 0x0F]),
+      (
+        .tag,
+        [
+          0x02, 0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00,
+          0x00,
+        ] + ok
+      ),
+      (.reader, [0x03, 0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04]), (.tag, [0x03] + ok),
+      (.reader, [0x02, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00]), (.tag, [0x02] + ok),
+      (.reader, [0x50] + pupi), (.tag, [0x00]),
+      (.reader, [0x03, 0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00]),
+      (.reader, [0x03, 0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00]),
+    ]
+    return exchanges.enumerated().map { i, e in
+      Frame(
+        index: i, timeNs: Int64(i) * 2_000_000, direction: e.0, event: nil,
+        data: CRC.appendingCRCB(e.1), bits: nil, parityErrors: [], technology: .nfcB,
+        location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0))
+    }
+  }
+
+  /// Silence after an HLTB the tag answered is the halted tag's, not the tag leaving (HLTA
+  /// was recognised, HLTB was not).
+  @Test func silenceAfterHLTBIsTheHalt() throws {
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: typeBHaltedWrite()))
+      .diagnose(expected: nil)
+    let f = try #require(report.finding("write-interrupted"))
+    #expect(
+      f.cause
+        == "the reader halted the tag (HLTB at #14) and sent writeNDEF's commands without waking it"
+    )
+    #expect(f.frames == [14, 16, 17])
+    #expect(f.fix.hasPrefix("Do not send HLTB (50 + PUPI) in the middle of a session"))
+  }
+
+  /// An HLTA after RATS is no valid ISO-DEP block: the timeline says so, and no longer calls the
+  /// next command one sent to a halted tag (the diagnosis already took it as ignored).
+  @Test func hltaInISODEPIsNotAHalt() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    t.reader([0x50, 0x00])
+    let hlta = t.frames.count - 1
+    t.reader([0x03, 0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03])
+    let (decoded, _) = decodeAll(t.frames)
+    #expect(decoded[hlta].findings.map(\.code) == ["hlta-in-iso-dep"])
+    #expect(!decoded.contains { $0.findings.contains { $0.code == "command-while-halted" } })
+  }
 }

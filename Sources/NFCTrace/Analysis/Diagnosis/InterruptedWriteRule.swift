@@ -308,8 +308,9 @@ enum InterruptedWriteRule: DiagnosisRule {
       cause: "the reader halted the tag (\(halt.name) at #\(halt.frame)) and sent "
         + "\(op.kind.rawValue)'s commands without waking it",
       message: "The reader sent \(halt.name) (#\(halt.frame)) and then the commands of "
-        + "\(op.kind.rawValue) with no WUPA in between." + details + " A halted tag ignores "
-        + "every command but WUPA (ISO/IEC 14443-3 §6.3: HALT state), so the silence is the "
+        + "\(op.kind.rawValue) with no \(halt.wakeCommand) in between." + details + " A halted "
+        + "tag ignores every command but \(halt.wakeCommand) (ISO/IEC 14443-3 "
+        + "\(halt.isTypeB ? "§7.12" : "§6.3"): HALT state), so the silence is the "
         + "reader's doing, not the tag leaving the field.",
       coreNFCError: .tagConnectionLost, fix: halt.restartFix)
   }

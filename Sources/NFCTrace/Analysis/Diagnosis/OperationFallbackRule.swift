@@ -250,8 +250,9 @@ enum OperationFallbackRule: DiagnosisRule {
       cause: "the reader halted the tag (\(halt.name) at #\(halt.frame)) and sent "
         + "\(op.kind.rawValue)'s commands without waking it",
       message: "The reader sent \(halt.name) (#\(halt.frame)) and then \(silent) with no "
-        + "WUPA in between. A halted tag ignores every command but WUPA (ISO/IEC 14443-3 §6.3: "
-        + "HALT state), so the silence is the reader's doing, not the tag leaving the field.",
+        + "\(halt.wakeCommand) in between. A halted tag ignores every command but "
+        + "\(halt.wakeCommand) (ISO/IEC 14443-3 \(halt.isTypeB ? "§7.12" : "§6.3"): HALT state), "
+        + "so the silence is the reader's doing, not the tag leaving the field.",
       coreNFCError: .tagConnectionLost, fix: halt.restartFix)
   }
 
@@ -426,9 +427,11 @@ extension SessionCommandLog.Halt {
   var restartFix: String {
     (isDeselect
       ? "After S(DESELECT) the tag is halted; before the next command, reconnect"
-      : "Do not send HLTA (50 00) in the middle of a session (an app's own sendMiFareCommand): "
-        + "to start over, reconnect")
-      + " — session.restartPolling() or connect(to:) — whose activation (WUPA, anticollision, "
-      + "SELECT) wakes the tag."
+      : isTypeB
+        ? "Do not send HLTB (50 + PUPI) in the middle of a session: to start over, reconnect"
+        : "Do not send HLTA (50 00) in the middle of a session (an app's own sendMiFareCommand): "
+          + "to start over, reconnect")
+      + " — session.restartPolling() or connect(to:) — whose activation ("
+      + (isTypeB ? "WUPB, ATTRIB" : "WUPA, anticollision, SELECT") + ") wakes the tag."
   }
 }

@@ -133,6 +133,8 @@ public struct SessionCommandLog: Sendable {
   private var lastHalt: Halt?
   /// The reader's S(DESELECT) still waiting for its answer.
   private var pendingDeselect: Int?
+  /// The reader's HLTB still waiting for its answer.
+  private var pendingHLTB: Int?
   /// True from the reader's RATS until the next activation: the tag is in ISO-DEP.
   private var afterRATS = false
   /// Reader frames left unanswered while `lastHalt` stood, with that halt.
@@ -141,12 +143,17 @@ public struct SessionCommandLog: Sendable {
   /// The reader command that put the tag in the HALT state: an HLTA (ISO/IEC 14443-3 §6.4.3),
   /// or an S(DESELECT) the tag answered (ISO/IEC 14443-4 §8: the PICC enters HALT).
   public struct Halt: Sendable, Equatable {
-    /// The reader frame of the HLTA or S(DESELECT).
+    /// The reader frame of the HLTA, HLTB or S(DESELECT).
     public let frame: Int
-    /// True for an S(DESELECT), false for an HLTA.
+    /// True for an S(DESELECT), false for an HLTA or HLTB.
     public let isDeselect: Bool
-    /// "HLTA" or "S(DESELECT)".
-    public var name: String { isDeselect ? "S(DESELECT)" : "HLTA" }
+    /// True for a type B HLTB the tag answered (ISO/IEC 14443-3 §7.12: HALT state, left only
+    /// by WUPB).
+    public var isTypeB = false
+    /// "HLTA", "HLTB" or "S(DESELECT)".
+    public var name: String { isDeselect ? "S(DESELECT)" : isTypeB ? "HLTB" : "HLTA" }
+    /// The only command a tag in this HALT state answers: WUPB (type B) or WUPA.
+    public var wakeCommand: String { isTypeB ? "WUPB" : "WUPA" }
   }
 
   /// The command whose NAK last preceded the unanswered reader frame `frame`, when the tag
@@ -214,6 +221,9 @@ public struct SessionCommandLog: Sendable {
     if f.layer(.isoDEP)?.name == "RATS" { afterRATS = true }
     pendingDeselect =
       f.layer(.isoDEP)?.name == "S(DESELECT)" && f.frame.crc != .bad ? f.frame.index : nil
+    pendingHLTB =
+      f.innermost?.protocolID == .iso14443B && f.innermost?.name == "HLTB"
+        && f.frame.crc != .bad ? f.frame.index : nil
     if let apdu = f.layer(.iso7816), apdu.name != "not an APDU" {
       close(answer: .none, frame: nil)
       pending = Self.command(f, apdu: apdu)
@@ -236,6 +246,16 @@ public struct SessionCommandLog: Sendable {
       afterRATS = false
     }
     pendingDeselect = nil
+    // A type B tag's answer to HLTB (ISO/IEC 14443-3 §7.12) is its last word until WUPB.
+    if let hltb = pendingHLTB, f.innermost?.protocolID == .iso14443B,
+      f.innermost?.name == "HLTB answer", f.frame.crc != .bad
+    {
+      var halt = Halt(frame: hltb, isDeselect: false)
+      halt.isTypeB = true
+      lastHalt = halt
+      afterRATS = false
+    }
+    pendingHLTB = nil
     // An accepted PWD_AUTH (PACK), or an Ultralight C / AES authentication's last answer.
     if let t2 = f.layer(.type2), packFrames.count < Self.limit,
       t2.name == "PACK" || t2.field("authenticated") == .bool(true)

@@ -339,10 +339,25 @@ public struct ISO14443ALayer: Sendable {
       pending = .halt
       (pollFrame, pollUnanswered) = (nil, nil)
       haltNs = frame.timeNs
+      let decode = LayerDecode(
+        .iso14443A, "HLTA", "HLTA", [LayerField("command", .hex([0x50, 0x00]))])
+      // In the ISO-DEP protocol state `50 00` is no valid block (PCB bits 8–7 = 01): the tag
+      // ignores it and stays active, as the diagnosis assumes (`SessionCommandLog`).
+      guard !context.isoDEPActive else {
+        haltFrame = nil
+        return LayerResult(
+          decode: decode,
+          findings: [
+            Finding(
+              "hlta-in-iso-dep", .warning,
+              "HLTA sent in the ISO-DEP protocol state (after RATS): there it is no valid block, "
+                + "so the tag ignores it and stays active (ISO/IEC 14443-4 PCB coding, nfc-facts §2.5); the "
+                + "protocol ends with S(DESELECT), which halts the tag (§8)",
+              frames: [index])
+          ])
+      }
       haltFrame = index
-      return LayerResult(
-        decode: LayerDecode(
-          .iso14443A, "HLTA", "HLTA", [LayerField("command", .hex([0x50, 0x00]))]))
+      return LayerResult(decode: decode)
     case .anticollision(let level, let nvb):
       pending = .anticollision(level, nvb, Array(frame.data.dropFirst(2)))
       var findings: [Finding] = []
