@@ -151,4 +151,45 @@ import Testing
     #expect(decoded[hlta].findings.map(\.code) == ["hlta-in-iso-dep"])
     #expect(!decoded.contains { $0.findings.contains { $0.code == "command-while-halted" } })
   }
+
+  /// A FeliCa Lite-S writeNDEF whose acknowledged block 0 sets Ln 34 over blocks 1–2 only: the
+  /// 2 bytes of block 3 nothing confirms are `message-unconfirmed` (it said SUCCEEDED; Type 2
+  /// and 4 said so already).
+  @Test func type3LnOverUnwrittenBlockIsUnconfirmed() throws {
+    let idm: [UInt8] = [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA]
+    let aib: (UInt8, UInt8) -> [UInt8] = { writeF, ln in
+      var b: [UInt8] = [0x10, 0x04, 0x01, 0x00, 0x0D, 0, 0, 0, 0, writeF, 0x01, 0x00, 0x00, ln]
+      let sum = b.reduce(0) { $0 + Int($1) }
+      b += [UInt8(sum >> 8), UInt8(sum & 0xFF)]
+      return b
+    }
+    let update: (UInt8, [UInt8]) -> [UInt8] = { block, data in
+      [0x08] + idm + [0x01, 0x09, 0x00, 0x01, 0x80, block] + data
+    }
+    let updated = [0x09] + idm + [0x00, 0x00]
+    let data: [UInt8] = [0xD1, 0x01, 0x1E, 0x55, 0x04] + Array("example.com/abcdefghijklmno".utf8)
+    let exchanges: [(Direction, [UInt8])] = [
+      (.reader, [0x00, 0x12, 0xFC, 0x01, 0x00]),
+      (.tag, [0x01] + idm + [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00, 0x12, 0xFC]),
+      (.reader, [0x06] + idm + [0x01, 0x0B, 0x00, 0x01, 0x80, 0x00]),
+      (.tag, [0x07] + idm + [0x00, 0x00, 0x01] + aib(0x00, 0x00)),
+      (.reader, update(0, aib(0x0F, 0x00))), (.tag, updated),
+      (.reader, update(1, Array(data[0..<16]))), (.tag, updated),
+      (.reader, update(2, Array(data[16..<32]))), (.tag, updated),
+      (.reader, update(0, aib(0x00, 0x22))), (.tag, updated),
+    ]
+    let frames = exchanges.enumerated().map { i, e in
+      let body = [UInt8(e.1.count + 1)] + e.1
+      let crc = CRC.crcF(body)
+      return Frame(
+        index: i, timeNs: Int64(i) * 3_000_000, direction: e.0, event: nil,
+        data: body + [UInt8(crc >> 8), UInt8(crc & 0xFF)], bits: nil, parityErrors: [],
+        technology: .nfcF,
+        location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0))
+    }
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
+    let f = try #require(report.finding("message-unconfirmed"))
+    #expect(f.frames == [10, 11])
+    #expect(f.message.contains("2 were neither read nor written in the trace (block 3)"))
+  }
 }

@@ -351,7 +351,7 @@ public enum ReportJSON {
     case .unknown(let why): return "unknown: " + why
     case .absent(let why): return "none: " + why
     case .empty: return "empty: NDEF TLV / NLEN of length 0"
-    case .incomplete(let length, let known): return "incomplete: \(length) bytes, \(known) read"
+    case .incomplete(let length, let known): return "incomplete: \(length) bytes, \(known) known"
     case .pastDataArea(let length, let available):
       return "incomplete: \(length) bytes, \(available) in the data area"
     case .decoded: return nil

@@ -445,7 +445,8 @@ public enum ReportText {
     case .empty:
       return head + "NDEF message empty (NDEF TLV / NLEN of length 0: initialized, no message)\n"
     case .incomplete(let length, let known):
-      return head + "NDEF message of \(length) bytes, only \(known) read: not decoded\n"
+      return head
+        + "NDEF message of \(length) bytes, only \(known) known (read or written): not decoded\n"
     case .pastDataArea(let length, let available):
       return head
         + "NDEF message of \(length) bytes, but only \(available) remain in the data area: "

@@ -319,6 +319,9 @@ enum ContentRule: DiagnosisRule {
     if op.outcome == .ok, !aib.writeInProgress, let message {
       out += malformed(message, op: i) { image.frame(16 + $0) ?? op.lastFrame }
     }
+    if op.outcome == .ok, !aib.writeInProgress, let f = type3Unconfirmed(c, i, aib) {
+      out.append(f)
+    }
     guard let e = c.expected else { return out }
     let ok = op.outcome == .ok && !aib.writeInProgress
     if ok, message == e { return out }
@@ -342,6 +345,49 @@ enum ContentRule: DiagnosisRule {
     if ok { f.effect = .badContent }
     out.append(f)
     return out
+  }
+
+  /// A Type 3 writeNDEF whose last step (block 0 with WriteF OFF and the new Ln, T3T 1.0
+  /// §7.4.3) the tag acknowledged, with Ln over data bytes (from block 1) that no write
+  /// confirmed and no read showed: `message-unconfirmed`, as for Type 2 and 4.
+  private static func type3Unconfirmed(
+    _ c: DiagnosisContext, _ i: Int, _ aib: Type3AttributeBlock
+  ) -> DiagnosisFinding? {
+    let op = c.session.operations[i]
+    let image = c.session.memory.type3End
+    guard aib.ln > 0, aib.ln <= aib.capacity, image.state(0) == .written,
+      let set = image.frame(0), (op.firstFrame...op.lastFrame).contains(set)
+    else { return nil }
+    let claimed = 16..<(16 + aib.ln)
+    let missing = claimed.filter { image.state($0) == .unknown }
+    let shaky = claimed.filter { image.state($0) == .unacknowledged }
+    guard !missing.isEmpty || !shaky.isEmpty else { return nil }
+    func blocks(_ bytes: [Int]) -> String {
+      let b = Array(Set(bytes.map { $0 / 16 })).sorted()
+      return (b.count == 1 ? "block " : "blocks ") + rangesText(b)
+    }
+    var parts: [String] = []
+    if !missing.isEmpty {
+      parts.append(
+        "\(missing.count) were neither read nor written in the trace (\(blocks(missing)))")
+    }
+    if !shaky.isEmpty {
+      parts.append("\(shaky.count) were written without an acknowledgement (\(blocks(shaky)))")
+    }
+    var f = DiagnosisFinding(
+      code: "message-unconfirmed", severity: .warning, operation: i,
+      frames: [set - 1, set].filter { $0 >= op.firstFrame },
+      cause: "the Ln was set over message bytes this write did not write and nothing confirms",
+      message: "The write set Ln to \(aib.ln) in the Attribute Information Block (frame \(set)): "
+        + "the message runs over bytes 0–\(aib.ln - 1) of the data blocks (from block 1), but of "
+        + "those bytes, " + parts.joined(separator: ", and ") + ". Unless they already hold the "
+        + "message, the tag holds a torn one; readNDEF would tell.",
+      coreNFCError: nil,
+      fix: "Write the whole message again with writeNDEF(_:completionHandler:) and verify with "
+        + "readNDEF; an app writing blocks itself must write every block Ln covers "
+        + "(⌈Ln / 16⌉ from block 1) before block 0.")
+    f.effect = .badContent
+    return f
   }
 
   /// `, and the first 24 bytes match the intended message (first difference at message byte

@@ -270,7 +270,8 @@ public struct TagContents: Sendable {
     } else {
       let known = min(image.knownRun(from: 16).count, aib.ln)
       message = .incomplete(length: aib.ln, known: known)
-      unknowns.append("NDEF data (from block 1): \(aib.ln)-byte message, \(known) read")
+      unknowns.append(
+        "NDEF data (from block 1): \(aib.ln)-byte message, \(known) known (read or written)")
     }
   }
 
@@ -327,7 +328,8 @@ public struct TagContents: Sendable {
     } else {
       let known = file.knownRun(from: size).count
       message = .incomplete(length: length, known: min(known, length))
-      unknowns.append("NDEF file \(id): \(length)-byte message, \(min(known, length)) read")
+      unknowns.append(
+        "NDEF file \(id): \(length)-byte message, \(min(known, length)) known (read or written)")
     }
   }
 
