@@ -178,7 +178,17 @@ import Testing
       (.reader, update(2, Array(data[16..<32]))), (.tag, updated),
       (.reader, update(0, aib(0x00, 0x22))), (.tag, updated),
     ]
-    let frames = exchanges.enumerated().map { i, e in
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: felica(exchanges)))
+      .diagnose(expected: nil)
+    let f = try #require(report.finding("message-unconfirmed"))
+    #expect(f.frames == [10, 11])
+    #expect(f.message.contains("2 were neither read nor written in the trace (block 3)"))
+  }
+
+  /// NFC-F frames of `exchanges` (the payload after the length byte): the length byte and
+  /// CRC-F added, 3 ms apart.
+  private func felica(_ exchanges: [(Direction, [UInt8])]) -> [Frame] {
+    exchanges.enumerated().map { i, e in
       let body = [UInt8(e.1.count + 1)] + e.1
       let crc = CRC.crcF(body)
       return Frame(
@@ -187,9 +197,30 @@ import Testing
         technology: .nfcF,
         location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0))
     }
-    let report = try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
-    let f = try #require(report.finding("message-unconfirmed"))
-    #expect(f.frames == [10, 11])
-    #expect(f.message.contains("2 were neither read nor written in the trace (block 3)"))
+  }
+
+  /// A CHECK past the blocks Ln covers, after readNDEF read them all, is the app's own read:
+  /// its refusal no longer fails the readNDEF.
+  @Test func type3CheckPastTheMessageIsNotReadNDEF() throws {
+    let idm: [UInt8] = [0x01, 0x2E, 0x4C, 0xD8, 0xA3, 0x16, 0x52, 0xBA]
+    var aib: [UInt8] = [0x10, 0x04, 0x01, 0x00, 0x0D, 0, 0, 0, 0, 0x00, 0x01, 0x00, 0x00, 0x14]
+    let sum = aib.reduce(0) { $0 + Int($1) }
+    aib += [UInt8(sum >> 8), UInt8(sum & 0xFF)]
+    let check: ([UInt8]) -> [UInt8] = { blocks in
+      [0x06] + idm + [0x01, 0x0B, 0x00, UInt8(blocks.count)] + blocks.flatMap { [0x80, $0] }
+    }
+    let message: [UInt8] = [0xD1, 0x01, 0x10, 0x55, 0x04] + Array("example.com/abc".utf8)
+    let exchanges: [(Direction, [UInt8])] = [
+      (.reader, [0x00, 0x12, 0xFC, 0x01, 0x00]),
+      (.tag, [0x01] + idm + [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00, 0x12, 0xFC]),
+      (.reader, check([0])), (.tag, [0x07] + idm + [0x00, 0x00, 0x01] + aib),
+      (.reader, check([1, 2])),
+      (.tag, [0x07] + idm + [0x00, 0x00, 0x02] + message + Array(repeating: 0, count: 12)),
+      (.reader, check([5])), (.tag, [0x07] + idm + [0x01, 0xA8]),
+    ]
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: felica(exchanges)))
+    let ops = try #require(run.sessions.first?.operations)
+    #expect(ops.suffix(2).map(\.kind) == [.readNDEF, .transceive])
+    #expect(ops.suffix(2).map(\.outcome) == [.ok, .failed])
   }
 }

@@ -483,7 +483,8 @@ extension Type3DiffTests {
     for (ic, kept) in [(UInt8(0x01), true), (0xF1, false)] {
       var t = FeliCaTrace()
       t.poll(ic: ic)
-      t.check([0], aib(nmaxb: 300, ln: 16))
+      // Ln covers every block (a CHECK past the message's blocks is no readNDEF).
+      t.check([0], aib(nmaxb: 300, ln: 300 * 16))
       let block = [UInt8](repeating: 0xAB, count: 16)
       t.check([0x85, 0x12C], block + block)
       let s = try #require(try t.sessions().first)

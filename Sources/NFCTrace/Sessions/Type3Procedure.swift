@@ -46,6 +46,13 @@ struct Type3Procedure: Sendable {
       if blocks == [0] { return .queryNDEFStatus }
       // A dump tool reading every block of a tag that is not NDEF formatted reads no message.
       if status?.status == .notSupported, current != .readNDEF { return .transceive }
+      // readNDEF reads the ⌈Ln / 16⌉ blocks from block 1 that hold the message (T3T 1.0
+      // §7.4.2): a CHECK starting past them is the app's own read, not the message's.
+      if let aib = attributeBlock(memory), aib.invalidReason == nil, !aib.writeInProgress,
+        let first = blocks.first, first > (aib.ln + 15) / 16
+      {
+        return .transceive
+      }
       return .readNDEF
     }
     guard blocks.first == 0, case .hex(let data)? = d.field("data"),
