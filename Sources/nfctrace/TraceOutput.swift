@@ -92,12 +92,16 @@ struct TraceOutput {
   private var position = 0
   private let format: OutputFormat
   private let path: String
+  /// Decodes the frames for the Proxmark3 formats, whose parity and CRC column depend on the
+  /// technology (nil for pcap and pcapng, which have no field for it).
+  private var technologies: TechnologyResolver?
 
   /// Opens `path` for `format`; pcap times start at `baseEpochNs`.
   /// - Throws: `TraceError.unreadable` when a file cannot be created.
   init(path: String, format: OutputFormat, baseEpochNs: Int64) throws {
     self.path = path
     self.format = format
+    if format == .pm3Trace || format == .pm3Text { technologies = TechnologyResolver() }
     switch format {
     case .pcap: pcap = try PcapWriter(path: path, baseEpochNs: baseEpochNs)
     case .pcapng: pcapng = try PcapngWriter(path: path, baseEpochNs: baseEpochNs)
@@ -110,8 +114,10 @@ struct TraceOutput {
     }
   }
 
-  /// Writes one frame. Proxmark3 formats have no field events: those are skipped.
+  /// Writes one frame. Proxmark3 formats have no field events: those are skipped; their frames
+  /// get the technology the decoder reads them as (`TechnologyResolver`).
   mutating func write(_ frame: Frame) throws {
+    let frame = technologies?.resolve(frame) ?? frame
     switch format {
     case .pcap: try pcap?.write(frame)
     case .pcapng: try pcapng?.write(frame)

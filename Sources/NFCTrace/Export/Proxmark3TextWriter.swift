@@ -7,8 +7,8 @@ import Foundation
 ///
 /// Row: ` %10u | %10u | Src |%-72s | CRC | Annotation` — start and end in ticks from the first
 /// frame; `Rdr`/`Tag`; 18 bytes per line as `%02X` plus `!` for a parity error (`  ` otherwise),
-/// further lines with empty time/source columns; a 1-byte frame shorter than 1088 ticks gets
-/// `(n)` valid bits (REQA `26(7)`, ACK `0A(4)`); CRC column ` ok ` / ` !! ` by the client's
+/// further lines with empty time/source columns; a type A 1-byte frame shorter than 1088 ticks
+/// gets `(n)` valid bits (REQA `26(7)`, ACK `0A(4)`); CRC column ` ok ` / ` !! ` by the client's
 /// rule (frames of 3+ bytes except 5-byte tag answers and bit-oriented anticollision `9x 50`),
 /// blank otherwise; CRC_B for type B frames and CRC-F for FeliCa frames. Annotations: REQA,
 /// WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
@@ -133,7 +133,8 @@ public struct Proxmark3TextWriter: Sendable {
     // The client checks CRC_B and annotates nothing of type A in a 14b listing.
     let typeB = frame.technology == .nfcB
     var cells = cellLines(frame.data, parityErrors: Set(frame.parityErrors))
-    if frame.data.count == 1, !typeB, let bits = Self.shortBits(duration: duration), !cells.isEmpty
+    if frame.data.count == 1, Proxmark3TraceWriter.hasTypeAParity(frame),
+      let bits = Self.shortBits(duration: duration), !cells.isEmpty
     {
       cells[0] = String(cells[0].prefix(2)) + "(\(bits))"
     }

@@ -14,6 +14,12 @@ import Foundation
 /// | n | data in air order, CRC included |
 /// | (n − 1)/8 + 1 | parity: bit `7 − j % 8` of byte `j / 8` is the parity bit sent after data byte `j` — odd parity, inverted for the bytes in `Frame.parityErrors` (the client prints them with `!`) |
 ///
+/// Parity (`parityField`): type A frames only. The device zero-fills the field for type B,
+/// FeliCa, ISO 15693 and iCLASS, and stores an LF (Hitag) frame's valid-bit count in its first
+/// byte (`armsrc/BigBuf.c` `LogTraceBits`: `parity[0] = bitLen % 8`), so a file of those
+/// technologies must have no odd-parity field: one would make `Proxmark3BinaryImporter` read
+/// the whole file as type A.
+///
 /// Times: the frame's `sourceTime` when it is in Proxmark3 ticks, otherwise `timeNs` converted;
 /// the duration from `durationNs`, or computed for 106 kbit/s (`AirTiming`) when missing.
 /// Event frames (field on/off) have no record in this format and are skipped. A frame with
@@ -43,20 +49,46 @@ public enum Proxmark3TraceWriter {
     header[7] = UInt8(length >> 8)
     data.append(contentsOf: header)
     data.append(contentsOf: bytes)
-    data.append(
-      contentsOf: hasTypeAParity(frame)
-        ? parity(Array(bytes), errors: frame.parityErrors)
-        : [UInt8](repeating: 0, count: parityByteCount(bytes.count)))
+    data.append(contentsOf: parityField(frame, byteCount: bytes.count))
+  }
+
+  /// The record's parity bytes: odd parity with `parityErrors` for a type A frame, the
+  /// valid-bit count `[k, 0…]` for an LF frame of k < 8 bits in its last byte, zeros otherwise.
+  static func parityField(_ frame: Frame, byteCount: Int) -> [UInt8] {
+    if let bits = lowFrequencyBits(frame) {
+      var field = [UInt8](repeating: 0, count: parityByteCount(byteCount))
+      field[0] = UInt8(bits)
+      return field
+    }
+    guard hasTypeAParity(frame) else {
+      return [UInt8](repeating: 0, count: parityByteCount(byteCount))
+    }
+    return parity(Array(frame.data.prefix(byteCount)), errors: frame.parityErrors)
+  }
+
+  /// Valid bits of the last byte of an LF frame (technology `.lowFrequency`, or flagged
+  /// `msb-first` by an importer that read them from a Proxmark3 LF trace), 1…7; nil otherwise.
+  static func lowFrequencyBits(_ frame: Frame) -> Int? {
+    guard let bits = frame.bits, (1...7).contains(bits), !frame.data.isEmpty,
+      frame.technology == .lowFrequency || frame.sourceFlags.contains("msb-first")
+    else { return nil }
+    return bits
   }
 
   /// Whether the frame travelled with type A parity bits. Other technologies (type B, FeliCa,
-  /// ISO 15693) have none: the Proxmark3 client zero-fills their parity bytes, and parity
-  /// that checks out would make the importer take the file for type A. A frame of a source
-  /// that does not say is type A unless its CRC_B verifies and its CRC_A does not.
+  /// ISO 15693, iCLASS, LF) have none: the Proxmark3 client zero-fills their parity bytes, and
+  /// parity that checks out would make the importer take the file for type A. Callers that
+  /// can decode should set the technology first (`convert` takes `DecodedFrame.
+  /// decodedTechnology`); a frame still `.unknown` is type A unless a Proxmark3 source found
+  /// no type A parity in its file (flag `parity-not-recorded`: its parity bytes were not type
+  /// A, so none are made up) or its CRC_B verifies and its CRC_A does not.
   static func hasTypeAParity(_ frame: Frame) -> Bool {
     switch frame.technology {
     case .nfcA: return true
     case .unknown:
+      if !frame.sourceFlags.isEmpty, frame.sourceFlags.contains("parity-not-recorded") {
+        return false
+      }
       return frame.data.count < 3 || CRC.hasValidCRCA(frame.data)
         || !CRC.hasValidCRCB(frame.data)
     default: return false

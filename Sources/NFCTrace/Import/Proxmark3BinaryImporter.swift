@@ -25,6 +25,10 @@ import Foundation
 /// - With that evidence, `parityErrors` lists the bytes whose recorded bit is not odd parity,
 ///   and a 1-byte frame shorter than 1088 ticks gets `bits` from its duration
 ///   (`Proxmark3.shortFrameBits(durationTicks:)`, the client's rule).
+///   A record there whose parity field is all zero and whose bytes carry CRC_B or are an NFC-F
+///   frame (LEN, CRC-F) where CRC_A does not verify is another technology's
+///   (`Proxmark3Record.isZeroFilledOtherTechnology`): a trace converted from a capture of a
+///   reader polling A, B and F in turn. It is read as in a file without that evidence.
 /// - Without it, parity is not checked (flag `parity-not-recorded`); a parity field of the form
 ///   `[k, 0…]` with k in 1…7 gives `bits = k` with flag `msb-first` (LF frames keep their bits
 ///   MSB first, so the valid bits are the high bits of the last byte).
@@ -118,7 +122,7 @@ public struct Proxmark3BinaryImporter: TraceImporter {
       direction: header.isResponse ? .tag : .reader, data: data, location: location)
     if data.isEmpty {
       frame.sourceFlags = Self.emptyFlags
-    } else if parityRecorded {
+    } else if parityRecorded, !Proxmark3Record.isZeroFilledOtherTechnology(data, parity) {
       // The file's parity bits check out as ISO 14443-A: say so, so no frame is mistaken for
       // another technology.
       frame.technology = .nfcA
@@ -200,6 +204,20 @@ struct Proxmark3Record {
       if recorded != Proxmark3.oddParity(byte) { errors.append(j) }
     }
     return errors
+  }
+
+  /// Whether a record of a file with type A parity is another technology's: its parity field is
+  /// all zero, as the device and `Proxmark3TraceWriter` write it for type B and FeliCa, and its
+  /// bytes end in a CRC_B or are an NFC-F frame (LEN, CRC-F, `B2 4D` sync code or not) where
+  /// CRC_A does not verify. A type A frame of n ≥ 3 bytes has an all-zero parity field only when
+  /// every byte has an odd number of ones (2⁻ⁿ), and such a CRC besides by chance (2⁻¹⁶).
+  static func isZeroFilledOtherTechnology(_ data: [UInt8], _ parity: UnsafeRawBufferPointer)
+    -> Bool
+  {
+    guard data.count >= 3, parity.allSatisfy({ $0 == 0 }), !CRC.hasValidCRCA(data) else {
+      return false
+    }
+    return CRC.hasValidCRCB(data) || CRC.isNFCFFrame(data) || CRC.hasNFCFSync(data)
   }
 
   /// `k` when the parity field is `[k, 0, …]` with k in 1…7 (LF valid-bit count), else nil.

@@ -38,9 +38,18 @@ public final class DecodedFrame: @unchecked Sendable {
   @exclusivity(unchecked) public var startsActivation = false
   /// The complete UID, on the frame whose SAK completed it (ISO/IEC 14443-3 §6.5.3.4).
   @exclusivity(unchecked) public var completedUID: [UInt8]?
+  /// The technology whose layer took the frame: the source's, else the one `FrameDecoder`
+  /// found for a source that does not say — NFC-F (LEN and CRC-F), HID iCLASS (after ACTALL),
+  /// ISO 14443-B (`ISO14443BLayer.claims`, or a link whose frames verified CRC_B alone).
+  /// `.unknown` for events and for such a source's frames the type A layer took (type A is
+  /// assumed there; a frame whose CRC_B verifies alone stays raw, `OtherTechnology`).
+  /// Writers of formats that have no technology field (a Proxmark3 trace: type A parity or
+  /// none) take it from here.
+  @exclusivity(unchecked) public var decodedTechnology: Technology
 
   /// Creates a decoded frame with no layers.
   public init(frame: consuming Frame) {
+    self.decodedTechnology = frame.technology
     self.frame = frame
     self.layers = []
     self.findings = []

@@ -56,8 +56,9 @@ public struct FrameDecoder: Sendable {
     }
     if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
+    let typeBLink = isTypeB(frame) || followsCRCB(frame)
     let first =
-      isTypeB(frame) || followsCRCB(frame)
+      typeBLink
       ? typeB.decode(frame: frame, context: &context)
       : typeA.decode(frame: frame, context: &context)
     if first.newActivation || first.resetsInnerLayers { resetInner() }
@@ -89,6 +90,7 @@ public struct FrameDecoder: Sendable {
     }
     frame.crc = first.crc
     let out = DecodedFrame(frame: frame)
+    if typeBLink { out.decodedTechnology = .nfcB }
     out.expectsResponse = expectsResponse
     out.startsActivation = first.newActivation
     out.completedUID = completedUID

@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `nfctrace convert` findings of the session of 2026-12-06 (second): Proxmark3 outputs by the
+/// decoded technology, times before the first frame and past what pcap holds, short frames.
+@Suite struct Pass39ConvertCLITests {
+  private let base = NSTemporaryDirectory() + "nfctrace-p39cv-\(UUID().uuidString)"
+
+  private func temp(_ name: String, _ text: String) throws -> String {
+    let path = base + "-" + name
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  private func remove(_ paths: String...) {
+    for p in paths { try? FileManager.default.removeItem(atPath: p) }
+  }
+
+  /// A FeliCa capture through pcap to a `.trace` reads back as the two FeliCa Lite-S sessions
+  /// it holds (it read back as one `nfc-a transceive`).
+  @Test func feliCaThroughPcapToTrace() throws {
+    let (pcap, trace) = (base + "-f.pcap", base + "-f.trace")
+    defer { remove(pcap, trace) }
+    #expect(
+      CLI.run(["convert", TestPaths.traces("felica/t3t-write-ok.json"), "-o", pcap]).status == 0)
+    let run = CLI.run(["convert", pcap, "-o", trace])
+    #expect(run.stderr == "converted 20 frames → \(trace) (pm3-trace)\n")
+    let sessions = CLI.run(["sessions", trace]).stdout.split(separator: "\n")
+    #expect(sessions.count == 2)
+    #expect(
+      sessions == [
+        "0  0.000–0.045 s  FeliCa Lite-S (RC-S966) 01:2E:4C:D8:A3:16:52:BA  connect ok · "
+          + "queryNDEFStatus readWrite 208 B · readNDEF ok · writeNDEF ok",
+        "1  0.250–0.267 s  FeliCa Lite-S (RC-S966) 01:2E:4C:D8:A3:16:52:BA  connect ok · "
+          + "queryNDEFStatus readWrite 208 B · readNDEF ok",
+      ])
+  }
+
+  /// A type B `.trace` converted to `.trace` keeps its three type B sessions (one frame with a
+  /// bad CRC_B made the whole file type A: one nfc-a session).
+  @Test func typeBTraceStaysTypeB() throws {
+    let source = TestPaths.shared("public/proxmark3/hf_14b_cryptorf_select.trace")
+    let out = base + "-b.trace"
+    defer { remove(out) }
+    #expect(CLI.run(["convert", source, "-o", out]).status == 0)
+    let sessions = CLI.run(["sessions", out]).stdout
+    #expect(sessions == CLI.run(["sessions", source]).stdout)
+    #expect(sessions.hasPrefix("0  0.000–1.706 s  nfc-b FF:FF:FF:FF  connect failed\n"))
+  }
+
+  /// A type B `.trace` listed: preamble ISO14443B, CRC_B checked (ISO14443A and `!!`).
+  @Test func typeBListing() throws {
+    let out = base + "-b.txt"
+    defer { remove(out) }
+    let source = TestPaths.shared("public/proxmark3/hf_14b_reader.trace")
+    #expect(CLI.run(["convert", source, "-o", out]).status == 0)
+    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+    #expect(lines[2] == "[=] ISO14443B - all times are in carrier periods (1/13.56MHz)")
+    #expect(lines.filter { $0.contains("|  !! |") }.count == 0)
+    #expect(lines.filter { $0.contains("|  ok |") }.count == 2)
+  }
+}
