@@ -60,4 +60,29 @@ import Testing
     #expect(lines.filter { $0.contains("|  !! |") }.count == 0)
     #expect(lines.filter { $0.contains("|  ok |") }.count == 2)
   }
+
+  /// A 7-bit REQA of a listing (`26(7)`, measured over 1300 ticks) reads back from the `.trace`
+  /// as 7 bits (it came back as the whole byte `26`).
+  @Test func shortFrameOfAListingToTrace() throws {
+    let out = base + "-w.trace"
+    defer { remove(out) }
+    let source = TestPaths.traces("pm3/t2-wifi-p2p-record.txt")
+    #expect(CLI.run(["convert", source, "-o", out]).status == 0)
+    let timeline = CLI.run(["timeline", out, "--no-color"]).stdout
+    #expect(timeline.contains("\n#0         0.000 ms            R→T  26(7)  "))
+  }
+
+  /// `.trace` → `.txt` keeps the `!` of a short frame with a parity error (`00!(1)`).
+  @Test func shortFrameParityErrorListed() throws {
+    let out = base + "-v.txt"
+    defer { remove(out) }
+    let source = TestPaths.shared("public/proxmark3/hf_visa_apple_normal.trace")
+    #expect(CLI.run(["convert", source, "-o", out]).status == 0)
+    let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+      .filter { $0.contains("(1)") }
+    #expect(
+      rows.map { $0.prefix(41) } == [
+        "  130405968 |  130406256 | Rdr |00!(1)   ", "  130509264 |  130509552 | Rdr |00!(1)   ",
+      ])
+  }
 }

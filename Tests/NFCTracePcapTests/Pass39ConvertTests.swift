@@ -125,6 +125,40 @@ import Testing
       location: SourceLocation(file: "t", unit: "frame", record: 1, offset: 0))
   }
 
+  /// A short frame keeps its bit count through its duration, the only place the format has for
+  /// it, also when the source's duration is a whole byte's (NFC-Laboratory measures 200 µs);
+  /// a whole byte measured shorter than 1088 ticks does not read back as short.
+  @Test func shortFrameBitsSurvive() throws {
+    let reqa = frame([0x26], at: 0, duration: 200_000, bits: 7)
+    let ack = frame([0x0A], at: 1_000_000, duration: 100_000, bits: 4, direction: .tag)
+    let whole = frame([0x30], at: 2_000_000, duration: 30_000)
+    let back = try readBack(Proxmark3TraceWriter.encode([reqa, ack, whole]))
+    #expect(back.map(\.bits) == [7, 4, nil])
+    #expect(back.map(\.durationNs) == [77_876, 47_198, 92_035])
+    let text = Proxmark3TextWriter().text(for: [reqa, ack, whole])
+    #expect(text.contains("          0 |       1056 | Rdr |26(7)  "))
+    #expect(text.contains("      13560 |      14200 | Tag |0A(4)  "))
+    #expect(text.contains("      27120 |      28368 | Rdr |30     "))
+  }
+
+  /// A short frame with a parity error keeps its `!` before `(n)` in a listing (`00(1)` lost
+  /// the error), and reads back with both.
+  @Test func shortFrameParityErrorIsListed() throws {
+    let path = TestPaths.shared("public/proxmark3/hf_visa_apple_normal.trace")
+    let source = try pm3(path)
+    #expect(source[645].parityErrors == [0])
+    #expect(source[645].bits == 1)
+    let text = Proxmark3TextWriter(includePreamble: false).text(for: [source[645]])
+    #expect(
+      text.hasSuffix(
+        "\n          0 |        288 | Rdr |00!(1)" + String(repeating: " ", count: 66)
+          + " |     | \n"))
+    let back = try frames(
+      try Proxmark3TextImporter(input: TraceInput(path: "x.txt", bytes: Data(text.utf8))))
+    #expect(back.map(\.parityErrors) == [[0]])
+    #expect(back.map(\.bits) == [1])
+  }
+
   /// A type B `.trace` listed: the preamble names ISO14443B and CRC_B is checked (it said
   /// ISO14443A and `!!` for every valid CRC_B).
   @Test func typeBListingFromATrace() throws {

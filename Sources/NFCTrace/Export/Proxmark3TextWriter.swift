@@ -8,7 +8,9 @@ import Foundation
 /// Row: ` %10u | %10u | Src |%-72s | CRC | Annotation` — start and end in ticks from the first
 /// frame; `Rdr`/`Tag`; 18 bytes per line as `%02X` plus `!` for a parity error (`  ` otherwise),
 /// further lines with empty time/source columns; a type A 1-byte frame shorter than 1088 ticks
-/// gets `(n)` valid bits (REQA `26(7)`, ACK `0A(4)`); CRC column ` ok ` / ` !! ` by the client's
+/// gets `(n)` valid bits (REQA `26(7)`, ACK `0A(4)`) — after its `!` when its parity bit was
+/// wrong (`00!(1)`: the client's `(n)` overwrites the `!`, which would lose the error; our
+/// importer reads both); CRC column ` ok ` / ` !! ` by the client's
 /// rule (frames of 3+ bytes except 5-byte tag answers and bit-oriented anticollision `9x 50`),
 /// blank otherwise; CRC_B for type B frames and CRC-F for FeliCa frames. Annotations: REQA,
 /// WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
@@ -136,7 +138,7 @@ public struct Proxmark3TextWriter: Sendable {
     if frame.data.count == 1, Proxmark3TraceWriter.hasTypeAParity(frame),
       let bits = Self.shortBits(duration: duration), !cells.isEmpty
     {
-      cells[0] = String(cells[0].prefix(2)) + "(\(bits))"
+      cells[0] = String(cells[0].prefix(2)) + (frame.parityErrors.isEmpty ? "" : "!") + "(\(bits))"
     }
     // FeliCa frames carry CRC-F (the client's `felica_CRC_check`), with or without the sync
     // code before LEN; type A opcodes mean nothing in them.

@@ -21,7 +21,9 @@ import Foundation
 /// the whole file as type A.
 ///
 /// Times: the frame's `sourceTime` when it is in Proxmark3 ticks, otherwise `timeNs` converted;
-/// the duration from `durationNs`, or computed for 106 kbit/s (`AirTiming`) when missing.
+/// the duration from `durationNs`, or computed for 106 kbit/s (`AirTiming`) when missing — and
+/// for a type A 1-byte frame whose duration does not give its `bits` by the client's
+/// short-frame rule, the only place the format keeps them.
 /// Event frames (field on/off) have no record in this format and are skipped. A frame with
 /// more than 32 767 bytes is cut to 32 767 (the length field has 15 bits).
 public enum Proxmark3TraceWriter {
@@ -109,12 +111,29 @@ public enum Proxmark3TraceWriter {
     return AirTiming.ticks(ns: frame.timeNs)
   }
 
-  /// The record's duration in ticks.
+  /// The record's duration in ticks: the frame's own, unless it is a type A 1-byte frame whose
+  /// duration would read back with other valid bits than its `bits` (the client's short-frame
+  /// rule, `Proxmark3.shortFrameBits(durationTicks:)`: a 7-bit REQA must last 961–1087
+  /// ticks) — then, as when there is none, the duration at 106 kbit/s, which gives them.
   static func durationTicks(_ frame: Frame) -> Int64 {
-    if let ns = frame.durationNs { return AirTiming.ticks(ns: ns) }
-    return frame.direction == .tag
+    let airTicks =
+      frame.direction == .tag
       ? AirTiming.tagFrameTicks(frame.data, bits: frame.bits)
       : AirTiming.readerFrameTicks(frame.data, bits: frame.bits)
+    guard let ns = frame.durationNs else { return airTicks }
+    let ticks = AirTiming.ticks(ns: ns)
+    if frame.data.count == 1, hasTypeAParity(frame),
+      Proxmark3.shortFrameBits(durationTicks: ticks) != shortBits(frame)
+    {
+      return airTicks
+    }
+    return ticks
+  }
+
+  /// A 1-byte frame's valid bits when fewer than 8, else nil.
+  private static func shortBits(_ frame: Frame) -> Int? {
+    guard let bits = frame.bits, (1...7).contains(bits) else { return nil }
+    return bits
   }
 
   /// Parity bytes of an `n`-byte frame: `(n − 1) / 8 + 1`, one for an empty frame.
