@@ -162,6 +162,31 @@ enum ConvertCommand {
   static let usage =
     "nfctrace convert IN -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--input-format NAME]"
 
+  /// Warns of the times a Proxmark3 format could not keep: its timestamps are u32 ticks from
+  /// the first frame, so a frame before it is written at its time and a gap longer than 2³²
+  /// ticks wraps.
+  static func warnTimes(_ losses: TimeLosses, output: String) {
+    var lines: [String] = []
+    if let (place, ns) = losses.firstBeforeFirst {
+      let seconds = String(format: "%.3f", Double(ns) / 1e9)
+      lines.append(
+        "\(place): frame \(seconds) s earlier than the first frame (\(frames(losses.beforeFirst)) "
+          + "in all): a Proxmark3 time counts from the first frame and cannot be earlier "
+          + "(it would wrap to ≈ 316.7 s later), so \(output) puts them at the first frame's "
+          + "time; convert to pcap or pcapng to keep the times")
+    }
+    if losses.longGaps > 0 {
+      lines.append(
+        "\(losses.longGaps) gaps between frames are longer than a Proxmark3 timestamp spans "
+          + "(2³² ticks of 1/13.56 MHz, ≈ 316.7 s): the counter wraps, so \(output) shows "
+          + "them shorter; convert to pcap or pcapng to keep the times")
+    }
+    for line in lines { StandardError.write(Data(("warning: " + line + "\n").utf8)) }
+  }
+
+  /// `1 frame`, `2 frames`.
+  private static func frames(_ n: Int) -> String { n == 1 ? "1 frame" : "\(n) frames" }
+
   static func run(_ args: [String]) throws -> Int32 {
     let a = try Arguments(
       args, options: ["-o", "--output", "--format", "--input-format"], flags: [])
@@ -180,19 +205,11 @@ enum ConvertCommand {
     var readerReported = 0
     var withoutCRC = 0
     var events = 0
-    var longGaps = 0
-    var previousTicks: Int64?
     do {
       while failure == nil, let f = try pending ?? importer.next() {
         pending = nil
         try out.write(f)
         count += 1
-        if f.direction != .event {
-          // A Proxmark3 timestamp is 32-bit ticks: a longer gap wraps (reads back shorter).
-          let ticks = Proxmark3TraceWriter.timestampTicks(f)
-          if let p = previousTicks, ticks - p > Int64(UInt32.max) { longGaps += 1 }
-          previousTicks = ticks
-        }
         if f.crc == .notCaptured, f.direction != .event { withoutCRC += 1 }
         if f.direction == .event { events += 1 }
         if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
@@ -232,13 +249,7 @@ enum ConvertCommand {
             + "reset separates read as one session in \(output); convert to pcap or pcapng to "
             + "keep them\n").utf8))
     }
-    if longGaps > 0, pm3 {
-      StandardError.write(
-        Data(
-          ("warning: \(longGaps) gaps between frames are longer than a Proxmark3 timestamp "
-            + "spans (2³² ticks of 1/13.56 MHz, ≈ 316.7 s): the counter wraps, so \(output) "
-            + "shows them shorter; convert to pcap or pcapng to keep the times\n").utf8))
-    }
+    warnTimes(out.timeLosses, output: output)
     if let failure { throw failure }
     let written = pm3 ? count - events : count
     StandardError.write(

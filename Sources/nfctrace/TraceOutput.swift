@@ -95,6 +95,8 @@ struct TraceOutput {
   /// Decodes the frames for the Proxmark3 formats, whose parity and CRC column depend on the
   /// technology (nil for pcap and pcapng, which have no field for it).
   private var technologies: TechnologyResolver?
+  /// What the format could not keep of the frames' times.
+  private(set) var timeLosses = TimeLosses()
 
   /// Opens `path` for `format`; pcap times start at `baseEpochNs`.
   /// - Throws: `TraceError.unreadable` when a file cannot be created.
@@ -118,6 +120,7 @@ struct TraceOutput {
   /// get the technology the decoder reads them as (`TechnologyResolver`).
   mutating func write(_ frame: Frame) throws {
     let frame = technologies?.resolve(frame) ?? frame
+    timeLosses.note(frame, format: format)
     switch format {
     case .pcap: try pcap?.write(frame)
     case .pcapng: try pcapng?.write(frame)
@@ -169,5 +172,45 @@ struct TraceOutput {
     // Rows a full temporary disk left in memory come after the ones in the file.
     out.write(spool.file.overflow)
     try out.close()
+  }
+}
+
+/// What a Proxmark3 format could not keep of the frames' times, for `convert`'s warnings.
+struct TimeLosses {
+  /// Frames before the first one: a Proxmark3 time counts from it as a u32, so they are
+  /// written at its time (`Proxmark3TraceWriter`, `Proxmark3TextWriter`).
+  private(set) var beforeFirst = 0
+  /// The first of them and how much earlier than the first frame it is.
+  private(set) var firstBeforeFirst: (location: SourceLocation, earlierNs: Int64)?
+  /// Gaps longer than a Proxmark3 timestamp spans (2³² ticks, ≈ 316.7 s): they wrap.
+  private(set) var longGaps = 0
+  private var firstTicks: Int64?
+  private var previousTicks: Int64?
+
+  /// Takes the next frame written in `format`.
+  mutating func note(_ frame: Frame, format: OutputFormat) {
+    switch format {
+    case .pcap, .pcapng: return
+    case .pm3Trace, .pm3Text:
+      guard frame.direction != .event else { return }
+      noteTicks(frame, fromFirst: format == .pm3Text)
+    }
+  }
+
+  /// A `.trace` record holds the source's ticks or the time from the first frame (0); a
+  /// listing's rows count from the first row: what lies below that origin is clamped.
+  private mutating func noteTicks(_ frame: Frame, fromFirst: Bool) {
+    let ticks = Proxmark3TraceWriter.timestampTicks(frame)
+    let origin = fromFirst ? (firstTicks ?? ticks) : 0
+    if firstTicks == nil { firstTicks = ticks }
+    if ticks < origin {
+      beforeFirst += 1
+      if firstBeforeFirst == nil {
+        firstBeforeFirst = (frame.location, AirTiming.nanoseconds(ticks: origin - ticks))
+      }
+    }
+    let written = max(ticks, origin)
+    if let p = previousTicks, written - p > Int64(UInt32.max) { longGaps += 1 }
+    previousTicks = written
   }
 }

@@ -61,6 +61,30 @@ import Testing
     #expect(lines.filter { $0.contains("|  ok |") }.count == 2)
   }
 
+  /// A frame earlier than the first is written at the first frame's time, with one warning
+  /// naming it (it was written 316.7 s later, silently).
+  @Test func frameBeforeTheFirstIsClampedAndWarned() throws {
+    let json = try temp(
+      "x.json",
+      "{\"frames\":[{\"frameType\":258,\"techType\":257,\"timeStart\":1.0,\"frameData\":\"26\","
+        + "\"frameFlags\":1},{\"frameType\":259,\"techType\":257,\"timeStart\":0.5,"
+        + "\"frameData\":\"44:00\"}]}")
+    let (trace, text) = (base + "-c.trace", base + "-c.txt")
+    defer { remove(json, trace, text) }
+    for out in [trace, text] {
+      let run = CLI.run(["convert", json, "-o", out])
+      #expect(run.status == 0)
+      #expect(
+        run.stderr.contains(
+          "warning: \(json): frame 2, byte offset 92: frame 0.500 s earlier than the first frame "
+            + "(1 frame in all): a Proxmark3 time counts from the first frame and cannot be "
+            + "earlier (it would wrap to ≈ 316.7 s later), so \(out) puts them at the first "
+            + "frame's time; convert to pcap or pcapng to keep the times\n"))
+      let timeline = CLI.run(["timeline", out, "--no-color"]).stdout
+      #expect(timeline.contains("\n#1         0.000 ms    +0.000  T→R  44 00  "))
+    }
+  }
+
   /// A 7-bit REQA of a listing (`26(7)`, measured over 1300 ticks) reads back from the `.trace`
   /// as 7 bits (it came back as the whole byte `26`).
   @Test func shortFrameOfAListingToTrace() throws {

@@ -159,6 +159,20 @@ import Testing
     #expect(back.map(\.bits) == [1])
   }
 
+  /// A frame earlier than the first is written at the first frame's time (0), not wrapped to
+  /// ≈ 316.7 s later.
+  @Test func frameBeforeTheFirstIsClamped() throws {
+    let frames = [
+      frame([0x26], at: 0, bits: 7), frame([0x44, 0x00], at: -500_000_000, direction: .tag),
+    ]
+    let data = Proxmark3TraceWriter.encode(frames)
+    let back = try readBack(data)
+    #expect(back.map(\.timeNs) == [0, 0])
+    #expect(back.map(\.sourceTime?.value) == [0, 0])
+    let text = Proxmark3TextWriter(includePreamble: false).text(for: frames)
+    #expect(text.contains("\n          0 |       2368 | Tag |44  00  "))
+  }
+
   /// A type B `.trace` listed: the preamble names ISO14443B and CRC_B is checked (it said
   /// ISO14443A and `!!` for every valid CRC_B).
   @Test func typeBListingFromATrace() throws {

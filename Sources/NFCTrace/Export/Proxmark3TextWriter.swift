@@ -10,7 +10,7 @@ import Foundation
 /// further lines with empty time/source columns; a type A 1-byte frame shorter than 1088 ticks
 /// gets `(n)` valid bits (REQA `26(7)`, ACK `0A(4)`) — after its `!` when its parity bit was
 /// wrong (`00!(1)`: the client's `(n)` overwrites the `!`, which would lose the error; our
-/// importer reads both); CRC column ` ok ` / ` !! ` by the client's
+/// importer reads both); a frame before the first is listed at 0; CRC column ` ok ` / ` !! ` by the client's
 /// rule (frames of 3+ bytes except 5-byte tag answers and bit-oriented anticollision `9x 50`),
 /// blank otherwise; CRC_B for type B frames and CRC-F for FeliCa frames. Annotations: REQA,
 /// WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
@@ -114,7 +114,8 @@ public struct Proxmark3TextWriter: Sendable {
       let start = Proxmark3TraceWriter.timestampTicks(frame)
       let origin = first ?? start
       first = origin
-      return writer.rows(frame, start: start - origin)
+      // Times count from the first frame: one before it is listed at 0, not wrapped.
+      return writer.rows(frame, start: max(start - origin, 0))
     }
   }
 

@@ -20,10 +20,11 @@ import Foundation
 /// technologies must have no odd-parity field: one would make `Proxmark3BinaryImporter` read
 /// the whole file as type A.
 ///
-/// Times: the frame's `sourceTime` when it is in Proxmark3 ticks, otherwise `timeNs` converted;
-/// the duration from `durationNs`, or computed for 106 kbit/s (`AirTiming`) when missing — and
-/// for a type A 1-byte frame whose duration does not give its `bits` by the client's
-/// short-frame rule, the only place the format keeps them.
+/// Times: the frame's `sourceTime` when it is in Proxmark3 ticks, otherwise `timeNs` converted
+/// (a frame before the first one, `timeNs` < 0, is written at the first frame's time 0: a u32
+/// below it would read back ≈ 316.7 s later); the duration from `durationNs`, or computed for
+/// 106 kbit/s (`AirTiming`) when missing — and for a type A 1-byte frame whose duration does
+/// not give its `bits` by the client's short-frame rule, the only place the format keeps them.
 /// Event frames (field on/off) have no record in this format and are skipped. A frame with
 /// more than 32 767 bytes is cut to 32 767 (the length field has 15 bits).
 public enum Proxmark3TraceWriter {
@@ -38,7 +39,7 @@ public enum Proxmark3TraceWriter {
   public static func append(_ frame: Frame, to data: inout Data) {
     guard frame.direction != .event else { return }
     let bytes = frame.data.prefix(0x7FFF)
-    let ticks = timestampTicks(frame)
+    let ticks = max(timestampTicks(frame), 0)
     let duration = min(max(durationTicks(frame), 0), 0xFFFF)
     let length = UInt16(bytes.count) | (frame.direction == .tag ? 0x8000 : 0)
     var header = [UInt8](repeating: 0, count: 8)
@@ -104,8 +105,9 @@ public enum Proxmark3TraceWriter {
     try encode(frames).write(to: URL(fileURLWithPath: path))
   }
 
-  /// The record's timestamp in ticks (1/13.56 MHz) before it is cut to the record's 32 bits:
-  /// the source's own ticks, else the frame's time converted.
+  /// The frame's time in ticks (1/13.56 MHz) before it is cut to the record's 32 bits: the
+  /// source's own ticks, else the frame's time converted (below 0 for a frame before the
+  /// first, which `append` writes at 0).
   public static func timestampTicks(_ frame: Frame) -> Int64 {
     if let t = frame.sourceTime, t.unit == .proxmarkTicks { return t.value }
     return AirTiming.ticks(ns: frame.timeNs)
