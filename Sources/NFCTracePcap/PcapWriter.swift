@@ -70,6 +70,14 @@ public struct PcapWriter {
     written += 1
   }
 
+  /// Whether a record can hold `ns` nanoseconds since the Unix epoch: "the on-disk format of
+  /// savefiles uses 32-bit tv_sec" (libpcap `pcap/pcap.h`), read unsigned by `PcapImporter`
+  /// and Wireshark: 1970-01-01 to 2106-02-07T06:28:15Z. Other times are written wrapped
+  /// (`convert` warns).
+  public static func holds(ns: Int64) -> Bool {
+    ns >= 0 && ns / 1_000_000_000 <= Int64(UInt32.max)
+  }
+
   /// Bytes a capture's snap length cut from `frame` (`Frame.originalLength`), kept in the
   /// record's original length so that the cut survives a conversion.
   static func cutBytes(_ frame: Frame) -> Int {

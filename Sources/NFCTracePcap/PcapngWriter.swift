@@ -28,6 +28,11 @@ public struct PcapngWriter {
     block(1, body: le16(264) + le16(0) + le32(0) + le16(9) + le16(1) + [9, 0, 0, 0] + le32(0))
   }
 
+  /// Whether an Enhanced Packet Block can hold `ns` nanoseconds since the Unix epoch: its
+  /// time stamp is a u64 (pcapng §4.3), so any time from 1970 on. Earlier ones are written
+  /// wrapped (`convert` warns).
+  public static func holds(ns: Int64) -> Bool { ns >= 0 }
+
   /// Appends one frame as an Enhanced Packet Block.
   /// - Throws: `TraceError.unsupported` for frames link type 264 cannot hold.
   public mutating func write(_ frame: Frame) throws {

@@ -162,10 +162,10 @@ enum ConvertCommand {
   static let usage =
     "nfctrace convert IN -o OUT [--format pcap|pcapng|pm3-trace|pm3-text] [--input-format NAME]"
 
-  /// Warns of the times a Proxmark3 format could not keep: its timestamps are u32 ticks from
-  /// the first frame, so a frame before it is written at its time and a gap longer than 2³²
-  /// ticks wraps.
-  static func warnTimes(_ losses: TimeLosses, output: String) {
+  /// Warns of the times `format` could not keep: Proxmark3 timestamps are u32 ticks from the
+  /// first frame (a frame before it is written at its time; a gap longer than 2³² ticks
+  /// wraps), a pcap time stamp u32 seconds since 1970, a pcapng one u64 nanoseconds.
+  static func warnTimes(_ losses: TimeLosses, format: OutputFormat, output: String) {
     var lines: [String] = []
     if let (place, ns) = losses.firstBeforeFirst {
       let seconds = String(format: "%.3f", Double(ns) / 1e9)
@@ -180,6 +180,15 @@ enum ConvertCommand {
         "\(losses.longGaps) gaps between frames are longer than a Proxmark3 timestamp spans "
           + "(2³² ticks of 1/13.56 MHz, ≈ 316.7 s): the counter wraps, so \(output) shows "
           + "them shorter; convert to pcap or pcapng to keep the times")
+    }
+    if let place = losses.firstOutOfRange {
+      let range =
+        format == .pcap
+        ? "pcap's 32-bit seconds run from 1970-01-01 to 2106-02-07; pcapng keeps later times"
+        : "pcapng times start at 1970-01-01"
+      lines.append(
+        "\(place): a time \(output) cannot hold (\(frames(losses.outOfRange)) in all; \(range)): "
+          + "written wrapped, so \(output) shows them at other times")
     }
     for line in lines { StandardError.write(Data(("warning: " + line + "\n").utf8)) }
   }
@@ -249,7 +258,7 @@ enum ConvertCommand {
             + "reset separates read as one session in \(output); convert to pcap or pcapng to "
             + "keep them\n").utf8))
     }
-    warnTimes(out.timeLosses, output: output)
+    warnTimes(out.timeLosses, format: format, output: output)
     if let failure { throw failure }
     let written = pm3 ? count - events : count
     StandardError.write(

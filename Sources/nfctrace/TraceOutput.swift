@@ -92,6 +92,7 @@ struct TraceOutput {
   private var position = 0
   private let format: OutputFormat
   private let path: String
+  private let baseEpochNs: Int64
   /// Decodes the frames for the Proxmark3 formats, whose parity and CRC column depend on the
   /// technology (nil for pcap and pcapng, which have no field for it).
   private var technologies: TechnologyResolver?
@@ -103,6 +104,7 @@ struct TraceOutput {
   init(path: String, format: OutputFormat, baseEpochNs: Int64) throws {
     self.path = path
     self.format = format
+    self.baseEpochNs = baseEpochNs
     if format == .pm3Trace || format == .pm3Text { technologies = TechnologyResolver() }
     switch format {
     case .pcap: pcap = try PcapWriter(path: path, baseEpochNs: baseEpochNs)
@@ -120,7 +122,7 @@ struct TraceOutput {
   /// get the technology the decoder reads them as (`TechnologyResolver`).
   mutating func write(_ frame: Frame) throws {
     let frame = technologies?.resolve(frame) ?? frame
-    timeLosses.note(frame, format: format)
+    timeLosses.note(frame, format: format, baseEpochNs: baseEpochNs)
     switch format {
     case .pcap: try pcap?.write(frame)
     case .pcapng: try pcapng?.write(frame)
@@ -175,7 +177,7 @@ struct TraceOutput {
   }
 }
 
-/// What a Proxmark3 format could not keep of the frames' times, for `convert`'s warnings.
+/// What an output format could not keep of the frames' times, for `convert`'s warnings.
 struct TimeLosses {
   /// Frames before the first one: a Proxmark3 time counts from it as a u32, so they are
   /// written at its time (`Proxmark3TraceWriter`, `Proxmark3TextWriter`).
@@ -184,13 +186,24 @@ struct TimeLosses {
   private(set) var firstBeforeFirst: (location: SourceLocation, earlierNs: Int64)?
   /// Gaps longer than a Proxmark3 timestamp spans (2³² ticks, ≈ 316.7 s): they wrap.
   private(set) var longGaps = 0
+  /// Frames whose time a pcap (u32 seconds since 1970) or pcapng (u64 ns) record cannot hold:
+  /// written wrapped.
+  private(set) var outOfRange = 0
+  /// The first of them.
+  private(set) var firstOutOfRange: SourceLocation?
   private var firstTicks: Int64?
   private var previousTicks: Int64?
 
   /// Takes the next frame written in `format`.
-  mutating func note(_ frame: Frame, format: OutputFormat) {
+  mutating func note(_ frame: Frame, format: OutputFormat, baseEpochNs: Int64) {
     switch format {
-    case .pcap, .pcapng: return
+    case .pcap, .pcapng:
+      let ns = baseEpochNs.saturatingPlus(frame.timeNs)
+      let holds = format == .pcap ? PcapWriter.holds(ns: ns) : PcapngWriter.holds(ns: ns)
+      if !holds {
+        outOfRange += 1
+        if firstOutOfRange == nil { firstOutOfRange = frame.location }
+      }
     case .pm3Trace, .pm3Text:
       guard frame.direction != .event else { return }
       noteTicks(frame, fromFirst: format == .pm3Text)

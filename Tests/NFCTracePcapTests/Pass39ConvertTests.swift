@@ -184,4 +184,15 @@ import Testing
     #expect(lines[6].hasSuffix("|  ok | "))
     #expect(lines[7].hasSuffix("|  ok | "))
   }
+
+  /// The times a pcap and a pcapng record can hold: u32 seconds, u64 nanoseconds since 1970.
+  @Test func pcapTimeRange() {
+    let lastSecond = Int64(UInt32.max) * 1_000_000_000
+    #expect(PcapWriter.holds(ns: 0))
+    #expect(!PcapWriter.holds(ns: -1))
+    #expect(PcapWriter.holds(ns: lastSecond + 999_999_999))
+    #expect(!PcapWriter.holds(ns: lastSecond + 1_000_000_000))
+    #expect(PcapngWriter.holds(ns: 5_000_000_000 * 1_000_000_000))
+    #expect(!PcapngWriter.holds(ns: -1))
+  }
 }
