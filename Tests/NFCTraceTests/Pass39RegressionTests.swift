@@ -223,4 +223,21 @@ import Testing
     #expect(ops.suffix(2).map(\.kind) == [.readNDEF, .transceive])
     #expect(ops.suffix(2).map(\.outcome) == [.ok, .failed])
   }
+
+  /// A lock whose static lock bits LOCK0's block-locking bits froze: the fix no longer asks
+  /// for the page 2 write the lock just made and the tag cannot take.
+  @Test func frozenLockBitsAreNotAskedFor() throws {
+    var t = TraceBuilder()
+    t.activateType2(version: ntag213Version)
+    t.read(0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x06, 0x00])
+    t.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    t.write(2, [0x00, 0x00, 0xFF, 0xFF])
+    t.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t2t-lock-incomplete"))
+    #expect(
+      f.fix.hasPrefix(
+        "The block-locking bits of LOCK0 (page 2 byte 2, bits 1–2) are set: they freeze the lock "
+          + "bits of pages 4–15 for good"))
+  }
 }

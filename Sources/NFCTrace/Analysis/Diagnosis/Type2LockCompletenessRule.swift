@@ -28,6 +28,20 @@ enum Type2LockCompletenessRule: DiagnosisRule {
     }
     guard !open.isEmpty else { return [] }
     let writes = c.commands(in: op).filter(\.isWrite).map(\.frame)
+    let frozen = frozenStaticPages(open, g)
+    let fix =
+      frozen.isEmpty
+      ? "To make the tag permanently read-only, set the static lock bytes (page 2 bytes "
+        + "2–3 = FF FF) and the dynamic lock bytes of the product as well, as Android's "
+        + "makeReadOnly and nfcpy do; writeLock(completionHandler:) is the Core NFC call."
+      : "The block-locking bits of LOCK0 (page 2 byte 2, bits 1–2) are set: they freeze the "
+        + "lock bits of pages " + rangesText(frozen) + " for good, so no WRITE can set them any "
+        + "more (NTAG213/215/216 datasheet §8.5.2) and those pages stay writable by raw WRITEs. "
+        + "Treat the tag as read-only by its CC only, or use another tag where locking must hold"
+        + (frozen.count == open.count
+          ? "."
+          : "; the lock bits of pages " + rangesText(open.filter { !frozen.contains($0) })
+            + " can still be set (the product's lock bytes).")
     return [
       DiagnosisFinding(
         code: "t2t-lock-incomplete", severity: .warning, operation: op,
@@ -38,11 +52,18 @@ enum Type2LockCompletenessRule: DiagnosisRule {
           + "set (read from or written to the tag in this session): raw WRITEs "
           + "(sendMiFareCommand, other readers ignoring the CC) still change them. The tag is "
           + "read-only by convention only.",
-        coreNFCError: nil,
-        fix: "To make the tag permanently read-only, set the static lock bytes (page 2 bytes "
-          + "2–3 = FF FF) and the dynamic lock bytes of the product as well, as Android's "
-          + "makeReadOnly and nfcpy do; writeLock(completionHandler:) is the Core NFC call.")
+        coreNFCError: nil, fix: fix)
     ]
+  }
+
+  /// The pages of `open` (3–15) whose static lock bit a block-locking bit of LOCK0 freezes:
+  /// bit 1 (BL 9–4) for pages 4–9, bit 2 (BL 15–10) for pages 10–15 (NTAG213/215/216
+  /// datasheet §8.5.2, MF0ICU1 §8.5.2), when page 2 is known.
+  private static func frozenStaticPages(_ open: [Int], _ g: Type2Geometry) -> [Int] {
+    guard let lock0 = g.memory.known(10, 1)?.first else { return [] }
+    return open.filter { p in
+      ((4...9).contains(p) && lock0 & 0x02 != 0) || ((10...15).contains(p) && lock0 & 0x04 != 0)
+    }
   }
 
   /// A writeLock that failed or was interrupted after its WRITE of the CC with write access Fh
