@@ -240,4 +240,27 @@ import Testing
         "The block-locking bits of LOCK0 (page 2 byte 2, bits 1–2) are set: they freeze the lock "
           + "bits of pages 4–15 for good"))
   }
+
+  /// A nested MIFARE Classic authentication (an encrypted AUTH answered by a 4-byte encrypted
+  /// nt) is named, and its {nr}{ar} left unanswered is a rejected key, as for a first
+  /// authentication (it was "transceive interrupted … the tag left the field").
+  @Test func nestedClassicAuthentication() throws {
+    var t = TraceBuilder()
+    t.activateSingle([0x56, 0xDD, 0x89, 0x78], sak: 0x08)
+    t.reader([0x60, 0x04])
+    t.add(.tag, [0x01, 0x02, 0x03, 0x04], crc: false)
+    t.add(.reader, [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88], crc: false)
+    t.add(.tag, [0x58, 0xB8, 0x14, 0x2C], crc: false)
+    t.add(.reader, [0x44, 0x0D, 0x59, 0x13], crc: false)
+    t.add(.tag, [0x1E, 0xD2, 0x4A, 0x6A], crc: false)
+    t.add(.reader, [0x34, 0xD8, 0xD0, 0x2C, 0x58, 0x90, 0x82, 0xAD], crc: false)
+    let (decoded, _) = decodeAll(t.frames)
+    #expect(decoded[11].innermost?.name == "AUTH (nt)")
+    #expect(decoded[11].innermost?.field("nested") == .bool(true))
+    #expect(decoded[12].innermost?.name == "AUTH (nr, ar)")
+    let report = try t.diagnose()
+    let f = try #require(report.finding("authentication-failed"))
+    #expect(f.frames == [12])
+    #expect(report.finding("command-interrupted") == nil)
+  }
 }

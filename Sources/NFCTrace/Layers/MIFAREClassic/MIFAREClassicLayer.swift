@@ -18,7 +18,8 @@
 /// `READ`, `READ response`, `WRITE`, `WRITE data`, `INCREMENT`, `DECREMENT`, `RESTORE`,
 /// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `done`, `magic WUPC1`, `magic WUPC2`,
 /// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
-/// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`.
+/// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`, `nested` (true on the
+/// encrypted nt of a nested authentication).
 public struct MIFAREClassicLayer: ProtocolLayer {
   /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.mifareClassic
@@ -48,6 +49,9 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   private var pending: Command?
   private var awaitingWriteData: Int?
   private var awaitingValue: (op: String, block: Int)?
+  /// True when the last encrypted frame was a reader command of 4 bytes (2 + CRC): a 4-byte
+  /// answer to it is a nested authentication's nonce.
+  private var lastEncryptedReaderCommand = false
 
   /// An idle layer.
   public init() {}
@@ -70,6 +74,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     pending = nil
     awaitingWriteData = nil
     awaitingValue = nil
+    lastEncryptedReaderCommand = false
   }
 
   /// MIFARE Classic 1K/4K sector of `block`: 4 blocks per sector below block 128, 16 above.
@@ -90,9 +95,24 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     }
     if phase == .awaitingTagAnswer, unit.direction == .tag, b.count == 4 {
       phase = .encrypted
+      lastEncryptedReaderCommand = false
       return decoded("AUTH (at)", "AUTH tag answer at (encrypted)", [LayerField("at", .hex(b))])
     }
+    // A nested authentication (an AUTH sent encrypted in an authenticated session): the only
+    // encrypted command of 2 bytes + CRC a tag answers with 4 whole bytes (no CRC) is AUTH,
+    // whose answer is the tag nonce nt, encrypted (READ answers 18 bytes, WRITE and the
+    // value operations a 4-bit ACK; NXP MF1S50yyX §10.3, proxmark3 `mf_nonce_brute`).
+    if phase == .encrypted, unit.direction == .tag, b.count == 4, unit.bits == nil,
+      lastEncryptedReaderCommand
+    {
+      phase = .awaitingReaderAnswer
+      lastEncryptedReaderCommand = false
+      return decoded(
+        "AUTH (nt)", "AUTH tag nonce nt (encrypted: a nested authentication)",
+        [LayerField("nt", .hex(b)), LayerField("nested", .bool(true))])
+    }
     phase = .encrypted
+    lastEncryptedReaderCommand = unit.direction == .reader && b.count == 4
     let fields = [LayerField("data", .hex(b)), LayerField("length", .int(b.count))]
     return decoded("ciphertext", "encrypted (Crypto1)", fields)
   }
@@ -204,6 +224,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     pending = nil
     awaitingWriteData = nil
     awaitingValue = nil
+    lastEncryptedReaderCommand = false
   }
 
   private func blockFields(_ block: Int) -> [LayerField] {
