@@ -81,10 +81,10 @@ public struct NFCSnoopImporter: TraceImporter {
     }
   }
 
-  /// The 1-based line holding byte `offset`.
+  /// The 1-based line holding byte `offset` (lines end with LF, CR LF or CR: `TextLines`).
   private static func line(_ bytes: Data, _ offset: Int) -> Int {
-    let end = bytes.index(bytes.startIndex, offsetBy: min(offset, bytes.count))
-    return 1 + bytes[bytes.startIndex..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    var lines = LineCounter(bytes)
+    return lines.line(at: offset)
   }
 
   /// The next frame, nil at the end.
@@ -148,10 +148,14 @@ public struct NFCSnoopImporter: TraceImporter {
     }
     let text = String(decoding: head, as: UTF8.self)
     if text.contains("NFCSNOOP_LOG_SUMMARY") { return 95 }
-    if text.hasPrefix("========================================================\n== dumpstate") {
-      return 60
-    }
-    return 0
+    return startsBugReport(head) ? 60 : 0
+  }
+
+  /// A bug report's first two lines: a rule of `=`, then `== dumpstate` (any line end).
+  private static func startsBugReport(_ head: [UInt8]) -> Bool {
+    guard head.starts(with: repeatElement(UInt8(ascii: "="), count: 56)) else { return false }
+    let second = TextLines.line(in: head, from: 0).next
+    return head[second...].starts(with: "== dumpstate".utf8)
   }
 }
 
@@ -162,7 +166,8 @@ public enum AndroidFormats {
 }
 
 /// 1-based line numbers of byte offsets, counted forward from the last offset asked (offsets
-/// come in increasing order; an earlier one restarts the count).
+/// come in increasing order; an earlier one restarts the count). Lines end with LF, CR LF or
+/// CR (`TextLines`).
 private struct LineCounter {
   private let bytes: Data
   private var position: Int
@@ -179,7 +184,7 @@ private struct LineCounter {
       position = bytes.startIndex
       line = 1
     }
-    line += bytes[position..<target].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    line += TextLines.count(in: bytes, position..<target)
     position = target
     return line
   }

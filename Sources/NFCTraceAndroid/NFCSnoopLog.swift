@@ -159,8 +159,7 @@ struct NFCSnoopLog {
     var out: [([UInt8], Int)] = []
     var i = bytes.startIndex
     while let start = find(begin, in: bytes, from: i) {
-      let lineEnd = bytes[start...].firstIndex(of: 0x0A) ?? bytes.endIndex
-      let body = min(lineEnd + 1, bytes.endIndex)
+      let body = TextLines.line(in: bytes, from: start).next
       let stop = find(end, in: bytes, from: body) ?? bytes.endIndex
       out.append((Array(bytes[body..<stop]), body - bytes.startIndex))
       i = stop

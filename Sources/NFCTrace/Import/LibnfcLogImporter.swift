@@ -91,10 +91,10 @@ public struct LibnfcLogImporter: TraceImporter {
   /// Reads one line and queues its frames; false at the end of the input.
   private mutating func readLine() throws -> Bool {
     let bytes = input.bytes
-    guard cursor < bytes.count else { return false }
+    guard cursor < bytes.endIndex else { return false }
     let start = cursor
-    let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
-    cursor = end + 1
+    let end: Int
+    (end, cursor) = TextLines.line(in: bytes, from: start)
     line += 1
     let location = input.location(unit: "line", record: line, offset: start - bytes.startIndex)
     guard let (tag, hexStart) = Self.trafficField(bytes, start, end) else { return true }
@@ -123,8 +123,8 @@ public struct LibnfcLogImporter: TraceImporter {
   private mutating func continuation(after location: SourceLocation) -> [UInt8] {
     let bytes = input.bytes
     var out: [UInt8] = []
-    while cursor < bytes.count {
-      let end = bytes[cursor...].firstIndex(of: 0x0A) ?? bytes.count
+    while cursor < bytes.endIndex {
+      let (end, next) = TextLines.line(in: bytes, from: cursor)
       guard Self.trafficField(bytes, cursor, end) == nil,
         let more = Self.hexBytes(bytes, cursor, end, separated: true), !more.isEmpty
       else { break }
@@ -135,7 +135,7 @@ public struct LibnfcLogImporter: TraceImporter {
             + "was wrapped); later such lines are joined too", location)
       }
       out += more
-      cursor = end + 1
+      cursor = next
       line += 1
     }
     return out

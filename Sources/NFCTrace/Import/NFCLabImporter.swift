@@ -16,7 +16,8 @@ import Foundation
 ///   (frames carry their CRC bytes).
 ///
 /// Locations: `frame.json` records use unit `frame` (1-based index in the array) and the byte
-/// offset of the frame's `{`; JSON lines use unit `line` and the line's byte offset.
+/// offset of the frame's `{`; JSON lines use unit `line` and the line's byte offset (lines end
+/// with LF, CR LF or a lone CR: `TextLines`).
 ///
 /// Errors (`TraceError`, thrown by `init` for the document shape, by `next()` for a frame,
 /// after every earlier frame was returned): `.malformed` when the top level is not an object,
@@ -65,8 +66,7 @@ public struct NFCLabImporter: TraceImporter {
     self.input = input
     let bytes = [UInt8](input.bytes)
     scanner = JSONByteScanner(bytes: bytes)
-    var start = 0
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }  // UTF-8 byte-order mark
+    let start = TextLines.byteOrderMarkLength(bytes)
     if Self.isJSONLines(bytes, from: start) {
       layout = .lines
       cursor = start
@@ -98,7 +98,7 @@ public struct NFCLabImporter: TraceImporter {
   /// A frame line is short: a first line past 64 KiB is a one-line `frame.json` document, not
   /// parsed whole here (that would hold the whole file as objects at once).
   private static func isJSONLines(_ bytes: [UInt8], from start: Int) -> Bool {
-    let end = bytes[start...].prefix(65_537).firstIndex(of: 0x0A) ?? bytes.count
+    let end = TextLines.line(in: bytes[start..<min(bytes.count, start + 65_537)], from: start).end
     guard end > start, end - start <= 65_536,
       let first = try? JSONSerialization.jsonObject(with: Data(bytes[start..<end])),
       let object = first as? [String: Any]
@@ -218,9 +218,8 @@ public struct NFCLabImporter: TraceImporter {
       finished = true
       return (nil, location)
     }
-    let newline = bytes[start...].firstIndex(of: 0x0A)
-    let end = newline ?? bytes.count
-    cursor = end + 1
+    let end: Int
+    (end, cursor) = TextLines.line(in: bytes, from: start)
     record += 1
     let first = scanner.skipSpace(from: start)
     if first >= end { return (nil, location) }  // blank line
@@ -229,7 +228,7 @@ public struct NFCLabImporter: TraceImporter {
       warnings.append(TraceWarning("not a JSON frame line, skipped", location: location))
       return (nil, location)
     }
-    if newline == nil, (try? scanner.endOfValue(at: first)) == nil {
+    if cursor == end, (try? scanner.endOfValue(at: first)) == nil {
       finished = true
       throw TraceError(.truncated, at: location, "input ends inside the last JSON line")
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Reads the text the Proxmark3 client prints for `trace list` (also `hf 14a list` …), as
 /// users paste it (RfidResearchGroup `client/src/cmdtrace.c`, `printTraceLine`/`printHexLine`).
 ///
-/// Accepted, in any mix of LF/CRLF line ends, tabs for spaces, and ANSI colour codes:
+/// Accepted, in any mix of LF/CRLF/CR line ends, tabs for spaces, and ANSI colour codes:
 /// - the echo line (`… pm3 --> trace list …`, `proxmark3> hf list 14a`), `[=]`/`[+]`/`[?]` log lines and blank lines
 ///   (skipped; a preamble line naming the protocol, e.g. `ISO14443A - all times …`, is kept
 ///   as a hint);
@@ -95,7 +95,7 @@ public struct Proxmark3TextImporter: TraceImporter {
         offset = Proxmark3Text.loadLine(raw, from: offset, into: &line)
         joinWrappedRow(raw)
         if let nul = line.firstIndex(of: 0) { warnNUL(at: nul) }
-        lastLineUnterminated = offset >= raw.count && raw[offset - 1] != 0x0A
+        lastLineUnterminated = offset >= raw.count && !TextLines.isLineEnd(raw[offset - 1])
         if let frame = readLine() { return frame }
       }
       if let pending = state.pending {

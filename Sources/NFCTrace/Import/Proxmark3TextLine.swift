@@ -5,31 +5,27 @@ enum Proxmark3Text {
   static let pipe = UInt8(ascii: "|")
   static let space = UInt8(ascii: " ")
 
-  /// Copies the line that starts at `start` into `line` without its line end, with ANSI
-  /// escape sequences (`ESC [ … final`), CRs and quote markers (`> `) removed and tabs turned
-  /// into spaces.
+  /// Copies the line that starts at `start` into `line` without its line end (LF, CR LF or a
+  /// lone CR: `TextLines`), with ANSI escape sequences (`ESC [ … final`) and quote markers
+  /// (`> `) removed and tabs turned into spaces.
   /// Returns the offset of the next line.
   static func loadLine(_ raw: UnsafeRawBufferPointer, from start: Int, into line: inout [UInt8])
     -> Int
   {
     line.removeAll(keepingCapacity: true)
-    var i = start
-    if start == 0, raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { i = 3 }
-    while i < raw.count {
+    var i = start == 0 ? TextLines.byteOrderMarkLength(raw) : start
+    let (end, next) = TextLines.line(in: raw, from: i)
+    while i < end {
       let c = raw[i]
       i += 1
       switch c {
-      case 0x0A:
-        unquote(&line)
-        return i
-      case 0x0D: continue
       case 0x09: line.append(space)
-      case 0x1B: i = skipEscape(raw, from: i)
+      case 0x1B: i = skipEscape(raw, from: i, end: end)
       default: line.append(c)
       }
     }
     unquote(&line)
-    return i
+    return next
   }
 
   /// Takes off the `> ` markers (one or more, after spaces) of a listing pasted as a quote in
@@ -47,13 +43,15 @@ enum Proxmark3Text {
     if end > 0 { line.removeFirst(end) }
   }
 
-  /// Skips the rest of an ANSI escape after ESC: a CSI `[` sequence up to its final byte
-  /// (0x40–0x7E), or one following byte.
-  private static func skipEscape(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int {
-    guard start < raw.count else { return start }
+  /// Skips the rest of an ANSI escape after ESC, up to the line's `end`: a CSI `[` sequence up
+  /// to its final byte (0x40–0x7E), or one following byte.
+  private static func skipEscape(_ raw: UnsafeRawBufferPointer, from start: Int, end: Int)
+    -> Int
+  {
+    guard start < end else { return start }
     guard raw[start] == UInt8(ascii: "[") else { return start + 1 }
     var i = start + 1
-    while i < raw.count, raw[i] != 0x0A {
+    while i < end {
       let c = raw[i]
       i += 1
       if (0x40...0x7E).contains(c) { break }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Flipper Zero `.nfc` files (`Filetype: Flipper NFC device`), versions 2–4, as documented in
-/// flipperzero-firmware `documentation/file_formats/NfcFileFormats.md`: `Key: value` lines,
-/// `#` comments. Version 2 writes the ATQA LSB first (`44 00`), versions 3 and 4 MSB first
-/// (`00 44`). NTAG/Ultralight data: `Signature`, `Mifare version` (all zeros when the tag has
+/// flipperzero-firmware `documentation/file_formats/NfcFileFormats.md`: `Key: value` lines
+/// (ending with LF, CR LF or CR: `TextLines`), `#` comments. Version 2 writes the ATQA LSB
+/// first (`44 00`), versions 3 and 4 MSB first (`00 44`). NTAG/Ultralight data: `Signature`, `Mifare version` (all zeros when the tag has
 /// no READ_SIG / GET_VERSION), `Counter N` (decimal),
 /// `Tearing N`, `Pages total`, `Pages read`, `Page N: xx xx xx xx` (`??` = unknown byte).
 enum FlipperNFCDump {
@@ -25,14 +25,17 @@ enum FlipperNFCDump {
           + "(1 MiB) a tag dump can take; expected a dump as the Flipper writes it")
     }
     var parser = Parser(input: input)
-    var offset = 0
-    // Split on the LF byte: as Characters, a CRLF pair is one grapheme and would not split.
-    let lines = input.bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-    for (n, bytes) in lines.enumerated() {
-      let location = input.location(unit: "line", record: n + 1, offset: offset)
-      offset += bytes.count + 1
-      let body = bytes.last == 0x0D ? bytes.dropLast() : bytes
-      try parser.line(Substring(String(decoding: body, as: UTF8.self)), at: location)
+    // Split on the bytes (`TextLines`: LF, CR LF or CR): as Characters, a CR LF pair is one
+    // grapheme and would not split.
+    let bytes = input.bytes
+    var (start, number) = (bytes.startIndex, 0)
+    while start < bytes.endIndex {
+      let (end, next) = TextLines.line(in: bytes, from: start)
+      number += 1
+      let location = input.location(
+        unit: "line", record: number, offset: start - bytes.startIndex)
+      try parser.line(Substring(String(decoding: bytes[start..<end], as: UTF8.self)), at: location)
+      start = next
     }
     return parser.finish()
   }

@@ -1,0 +1,140 @@
+import Foundation
+import NFCTraceAndroid
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Importer findings of the review of pass 39: lone-CR line ends (every text importer rejected
+/// them or lost rows silently), pm3-json BOM, duplicate and misplaced blocks, pm3-text times
+/// past the u32 tick counter, libnfc end-of-log locations, UTF-16 conversion memory.
+@Suite struct Pass39ImportTests {
+  /// Every frame and warning `format` reads from `bytes`.
+  private func importAll(_ format: TraceFormat, _ bytes: Data, path: String = "p39.txt") throws
+    -> ([Frame], [TraceWarning])
+  {
+    var importer = try format.open(TraceInput(path: path, bytes: bytes))
+    var frames: [Frame] = []
+    while let frame = try importer.next() { frames.append(frame) }
+    return (frames, importer.warnings)
+  }
+
+  /// `data` with every LF turned into a lone CR (the same length: offsets stay the same).
+  private func crOnly(_ data: Data) -> Data { Data(data.map { $0 == 0x0A ? 0x0D : $0 }) }
+
+  private func file(_ relative: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: TestPaths.traces(relative)))
+  }
+
+  /// A small `trace list` table: header, REQA, ATQA, ANTICOLL and its answer.
+  private let listing = [
+    "Start | End | Src | Data | CRC | Annotation",
+    "0 | 1056 | Rdr |26(7) | | REQA",
+    "2228 | 4596 | Tag |44 00 | |",
+    "7040 | 9504 | Rdr |93 20 | | ANTICOLL",
+    "10676 | 16500 | Tag |88 04 B8 31 05 | |",
+  ]
+
+  @Test func textLinesEndAtLFCRLFAndLoneCR() {
+    let text = Array("a\nb\r\nc\rd".utf8)
+    #expect(TextLines.line(in: text, from: 0) == (1, 2))
+    #expect(TextLines.line(in: text, from: 2) == (3, 5))
+    #expect(TextLines.line(in: text, from: 5) == (6, 7))
+    #expect(TextLines.line(in: text, from: 7) == (8, 8))
+    #expect(TextLines.count(in: text, 0..<text.count) == 3)
+    // A range ending between CR and LF counts the pair once, with the LF.
+    #expect(TextLines.count(in: text, 0..<4) == 1)
+    #expect(TextLines.byteOrderMarkLength([0xEF, 0xBB, 0xBF, 0x7B]) == 3)
+    #expect(TextLines.byteOrderMarkLength([0xEF, 0xBB]) == 0)
+  }
+
+  /// Defect 1: a CR-only Flipper file was one line: "UID unknown", no page, exit 0.
+  @Test func flipperFileWithLoneCRLineEndsIsRead() throws {
+    let lines = [
+      "Filetype: Flipper NFC device", "Version: 4", "Device type: NTAG216",
+      "UID: 04 B8 31 3A 30 73 80", "Pages total: 4", "Page 0: 04 B8 31 05",
+    ]
+    let text = Data((lines.joined(separator: "\r") + "\r").utf8)
+    let dump = try #require(try TagDumpReader.read(TraceInput(path: "a.nfc", bytes: text)))
+    #expect(dump.uid == [0x04, 0xB8, 0x31, 0x3A, 0x30, 0x73, 0x80])
+    #expect(dump.pages == [[0x04, 0xB8, 0x31, 0x05], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    #expect(dump.warnings.map(\.message) == ["3 of 4 pages missing from the file"])
+    // An error names the line and its byte offset counted with lone CRs.
+    let bad = Data((lines + ["Page 1: zz"]).joined(separator: "\r").utf8)
+    let error = #expect(throws: TraceError.self) {
+      try TagDumpReader.read(TraceInput(path: "a.nfc", bytes: bad))
+    }
+    #expect(error?.location == SourceLocation(file: "a.nfc", unit: "line", record: 7, offset: 122))
+  }
+
+  /// Defect 2: a CR-only `trace list` was "not a recognised trace format".
+  @Test func proxmarkListingWithLoneCRLineEnds() throws {
+    let text = crOnly(Data(listing.joined(separator: "\n").utf8))
+    let registry = FormatRegistry(BuiltinFormats.all)
+    #expect(try registry.detect(TraceInput(path: "l.txt", bytes: text)).name == "pm3-text")
+    let (frames, warnings) = try importAll(Proxmark3TextImporter.format, text)
+    #expect(
+      frames.map(\.data) == [[0x26], [0x44, 0x00], [0x93, 0x20], [0x88, 0x04, 0xB8, 0x31, 0x05]])
+    #expect(frames.map { $0.location.record } == [2, 3, 4, 5])
+    #expect(frames.map { $0.location.offset } == [44, 75, 104, 142])
+    #expect(warnings.isEmpty)
+  }
+
+  /// Defect 3: a row ending in a stray CR swallowed the next row (the ANTICOLL) silently.
+  @Test func strayCRNoLongerSwallowsTheNextRow() throws {
+    let text = Data(
+      (listing[0...2].joined(separator: "\n") + "\r" + listing[3...].joined(separator: "\n")).utf8)
+    let (frames, warnings) = try importAll(Proxmark3TextImporter.format, text)
+    #expect(
+      frames.map(\.data) == [[0x26], [0x44, 0x00], [0x93, 0x20], [0x88, 0x04, 0xB8, 0x31, 0x05]])
+    #expect(frames.map { $0.location.record } == [2, 3, 4, 5])
+    #expect(warnings.isEmpty)
+  }
+
+  /// Defect 2: a CR-only libnfc log had "no TX:/RX: traffic lines"; it now reads as the LF one,
+  /// line for line (a lone CR is one byte, as the LF: the offsets are the same too).
+  @Test func libnfcLogWithLoneCRLineEnds() throws {
+    let lf = try file("libnfc/pn533_t4t_ndef_read_write.log")
+    let (expected, expectedWarnings) = try importAll(LibnfcLogImporter.format, lf)
+    let (frames, warnings) = try importAll(LibnfcLogImporter.format, crOnly(lf))
+    #expect(frames.count == 23)
+    #expect(frames.map(\.data) == expected.map(\.data))
+    #expect(frames.map(\.location) == expected.map(\.location))
+    #expect(warnings.map(\.description) == expectedWarnings.map(\.description))
+  }
+
+  /// Defect 2: a CR-only snoop log was "snoop section is empty".
+  @Test func snoopLogWithLoneCRLineEnds() throws {
+    let lf = try file("android/android-dumpsys-nfc.txt")
+    let format = NFCSnoopImporter.format
+    let (expected, expectedWarnings) = try importAll(format, lf)
+    let (frames, warnings) = try importAll(format, crOnly(lf))
+    #expect(frames.count == 47)
+    #expect(frames.map(\.data) == expected.map(\.data))
+    #expect(warnings.map(\.description) == expectedWarnings.map(\.description))
+  }
+
+  /// A bug report's start (its snoop section comes later) is recognised with any line end.
+  @Test func bugReportStartIsSniffedWithAnyLineEnd() {
+    let rule = String(repeating: "=", count: 56)
+    for end in ["\n", "\r\n", "\r"] {
+      let head = Array((rule + end + "== dumpstate: 2024-01-01 00:00:00" + end).utf8)
+      #expect(NFCSnoopImporter.format.sniff(head, "bugreport.txt") == 60)
+    }
+  }
+
+  /// Defect 2: CR-only NFC-Laboratory JSON lines were taken for a document ("no frames
+  /// array").
+  @Test func nfcLabJSONLinesWithLoneCRLineEnds() throws {
+    let lines = [
+      #"{"frame_type":258,"tech_type":257,"time_start":0.001,"time_end":0.0011,"data":"52"}"#,
+      #"{"frame_type":259,"tech_type":257,"time_start":0.002,"time_end":0.0021,"data":"44:00"}"#,
+    ]
+    let (frames, warnings) = try importAll(
+      NFCLabImporter.format, Data((lines.joined(separator: "\r") + "\r").utf8), path: "l.jsonl")
+    #expect(frames.map(\.data) == [[0x52], [0x44, 0x00]])
+    #expect(frames.map { $0.location.record } == [1, 2])
+    #expect(frames.map { $0.location.offset } == [0, 84])
+    #expect(warnings.isEmpty)
+  }
+}
