@@ -137,4 +137,39 @@ import Testing
     #expect(frames.map { $0.location.offset } == [0, 84])
     #expect(warnings.isEmpty)
   }
+
+  /// Defect 6: a Start of 4294967396 was read as 100 ticks without a word; any value past the
+  /// u32 counter is now skipped with the same warning as one of 20 digits.
+  @Test func proxmarkTimesPastTheTickCounterAreWarned() throws {
+    let rows = [
+      "Start | End | Src | Data | CRC | Annotation",
+      "4294967396 | 4294968452 | Rdr |26(7) | | REQA",
+      "99999999999999999999 | 99999999999999999999 | Rdr |26(7) | | REQA",
+      "4294960000 | 4294967295 | Rdr |26(7) | | REQA",
+    ]
+    let (frames, warnings) = try importAll(
+      Proxmark3TextImporter.format, Data(rows.joined(separator: "\n").utf8))
+    #expect(frames.map(\.sourceTime?.value) == [4_294_960_000])
+    let reason = "start/end column past the client's 32-bit tick counter (at most 4294967295 ticks)"
+    #expect(
+      warnings.map(\.message) == [
+        "line skipped (\(reason)): `\(rows[1])`",
+        "line skipped (\(reason)): `\(rows[2].prefix(60))…`",
+      ])
+    #expect(warnings.map { $0.location?.record } == [2, 3])
+    // The -x hex dump's timestamp line, likewise.
+    let dump = [
+      "0.0000000100", "000000 00 fe 00 01 26", "0.4294967396", "000000 00 ff 00 02 44 00",
+    ]
+    let (hexFrames, hexWarnings) = try importAll(
+      Proxmark3TextImporter.format, Data((dump.joined(separator: "\n") + "\n").utf8))
+    #expect(hexFrames.map(\.data) == [[0x26]])
+    #expect(
+      hexWarnings.map(\.message) == [
+        "line skipped (hex-dump timestamp past the client's 32-bit tick counter (at most "
+          + "4294967295)): `0.4294967396`",
+        "line skipped (hex-dump data line without the `0.%010u` timestamp line before it): "
+          + "`000000 00 ff 00 02 44 00`",
+      ])
+  }
 }

@@ -17,12 +17,16 @@ enum Proxmark3HexDump {
     if line[range.lowerBound] == UInt8(ascii: "<") {
       return Proxmark3Text.contains(line, range, "empty trace") ? .emptyRecord : .notHexDump
     }
-    if let ticks = timestamp(line, range) { return .timestamp(ticks) }
+    if let ticks = timestamp(line, range) {
+      return ticks <= UInt32.max
+        ? .timestamp(UInt32(ticks))
+        : .bad("hex-dump timestamp past the client's 32-bit tick counter (at most 4294967295)")
+    }
     return dataLine(line, range)
   }
 
   /// `0.` followed by 1–10 digits: the digits are the tick count (not a fraction of a second).
-  private static func timestamp(_ line: [UInt8], _ range: Range<Int>) -> UInt32? {
+  private static func timestamp(_ line: [UInt8], _ range: Range<Int>) -> UInt64? {
     guard range.count >= 3, range.count <= 12, line[range.lowerBound] == UInt8(ascii: "0"),
       line[range.lowerBound + 1] == UInt8(ascii: ".")
     else { return nil }
@@ -31,7 +35,7 @@ enum Proxmark3HexDump {
       guard (0x30...0x39).contains(line[i]) else { return nil }
       value = value * 10 + UInt64(line[i] - 0x30)
     }
-    return value <= UInt64(UInt32.max) ? UInt32(value) : nil
+    return value
   }
 
   private static func dataLine(_ line: [UInt8], _ range: Range<Int>) -> Line {

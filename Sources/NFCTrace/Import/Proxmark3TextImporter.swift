@@ -23,7 +23,8 @@ import Foundation
 /// `.proxmarkTicks`); with `-u` they are µs printed `%.1f` (`.microseconds`, converted with
 /// 13.56 ticks/µs); with `-r` they are the gap since the previous frame's end and the
 /// duration, from which start times are rebuilt. `timeNs` counts from the first frame.
-/// Times are u32 values, so a drop of more than 2³¹ ticks is read as a wrap-around (warning).
+/// Times are u32 values, so a drop of more than 2³¹ ticks is read as a wrap-around (warning);
+/// a value past 4294967295 ticks is none the client prints: its row is skipped (warning).
 ///
 /// Bits: a `(n)` mark gives `bits = n` (n = 0 → nil). Listings that print no mark (`-t 7816`,
 /// `des`, `raw`) get the client's duration rule for 1-byte frames
@@ -270,8 +271,9 @@ public struct Proxmark3TextImporter: TraceImporter {
     let startField = Proxmark3Text.trim(line, fields[0])
     let endField = Proxmark3Text.trim(line, fields[1])
     guard let first = Proxmark3Number(line, startField),
-      let second = Proxmark3Number(line, endField)
-    else { return unreadable("start/end columns are not numbers") }
+      let second = Proxmark3Number(line, endField),
+      first.ticks <= UInt32.max, second.ticks <= UInt32.max
+    else { return unreadable(timeColumnsProblem(startField, endField)) }
     var cells = Proxmark3DataCells()
     guard cells.append(line, fields[3]) else { return unreadable("data column is not hex bytes") }
     cells.crcColumnBad = fields.count > 4 && Proxmark3Text.contains(line, fields[4], "!crc")
@@ -283,6 +285,15 @@ public struct Proxmark3TextImporter: TraceImporter {
       cells: cells, direction: direction, ticks: placed.ticks, durationTicks: timing.duration,
       sourceTime: timing.sourceTime, location: location)
     return replacePending(with: next)
+  }
+
+  /// Why a row's start/end columns cannot be read: the client prints them from its 32-bit
+  /// tick counter, so a number past 4294967295 ticks (however many digits) was not printed by
+  /// it, like text that is no number at all.
+  private func timeColumnsProblem(_ start: Range<Int>, _ end: Range<Int>) -> String {
+    Proxmark3Number.isNumeral(line, start) && Proxmark3Number.isNumeral(line, end)
+      ? "start/end column past the client's 32-bit tick counter (at most 4294967295 ticks)"
+      : "start/end columns are not numbers"
   }
 
   private mutating func readHexDumpLine(_ all: Range<Int>) -> Frame? {

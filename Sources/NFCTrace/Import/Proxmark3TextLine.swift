@@ -142,6 +142,12 @@ struct Proxmark3Number {
     fractionDigits = max(fraction, 0)
   }
 
+  /// True when `line[range]` is digits with at most one decimal point, of any length.
+  static func isNumeral(_ line: [UInt8], _ range: Range<Int>) -> Bool {
+    !range.isEmpty && line[range].count { $0 == UInt8(ascii: ".") } <= 1
+      && line[range].allSatisfy { (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }
+  }
+
   /// True for a value with a decimal point (the client prints µs as `%10.1f`).
   var isMicroseconds: Bool { fractionDigits > 0 }
 
