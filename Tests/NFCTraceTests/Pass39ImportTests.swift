@@ -138,6 +138,66 @@ import Testing
     #expect(warnings.isEmpty)
   }
 
+  private func pm3JSON() throws -> Data {
+    try Data(
+      contentsOf: URL(fileURLWithPath: TestPaths.shared("public/proxmark3/ntag216-empty.json")))
+  }
+
+  /// Defect 4: a pm3-json dump with a UTF-8 BOM was "not a recognised format", and "not a
+  /// pm3-json dump" with --input-format pm3-json.
+  @Test func proxmarkJSONDumpWithUTF8BOM() throws {
+    let input = TraceInput(path: "b.json", bytes: Data([0xEF, 0xBB, 0xBF]) + (try pm3JSON()))
+    let dump = try #require(try TagDumpReader.read(input))
+    #expect(dump.format == "pm3-json")
+    #expect(dump.uid == [0x04, 0x58, 0x69, 0xD2, 0x9C, 0x39, 0x80])
+    #expect(dump.pages.count == 231)
+    let registry = FormatRegistry(BuiltinFormats.all)
+    for name in [nil, "pm3-json"] {
+      let opened = try ReportSource.open(input, formatName: name, registry: registry)
+      #expect(opened.format == "pm3-json")
+    }
+  }
+
+  /// `ntag216-empty.json` with `"5": "00000000",` replaced by `replacement`.
+  private func editedDump(_ replacement: String) throws -> TraceInput {
+    let text = String(decoding: try pm3JSON(), as: UTF8.self)
+      .replacingOccurrences(of: #""5": "00000000","#, with: replacement)
+    return TraceInput(path: "e.json", bytes: Data(text.utf8))
+  }
+
+  private func dumpError(_ input: TraceInput) -> TraceError? {
+    #expect(throws: TraceError.self) { try TagDumpReader.read(input) }
+  }
+
+  /// Defect 5: of two keys of one page the last won silently; it is an error naming the block,
+  /// as Flipper's `Page N` given twice is.
+  @Test func proxmarkJSONPageGivenTwiceIsAnError() throws {
+    let twice = dumpError(try editedDump(#""4": "00000000","#))
+    #expect(twice?.kind == .malformed)
+    #expect(
+      twice?.message
+        == "block \"4\": page 4 given a second time (first as \"4\"): each page once expected")
+    #expect(
+      twice?.location == SourceLocation(file: "e.json", unit: "block", record: 6, offset: 521))
+    let padded = dumpError(try editedDump(#""5": "00000000", "05": "11111111","#))
+    #expect(
+      padded?.message
+        == "block \"05\": page 5 given a second time (first as \"5\"): each page once expected")
+    #expect(
+      padded?.location == SourceLocation(file: "e.json", unit: "block", record: 7, offset: 538))
+  }
+
+  /// Defect 7: `"-1"` was "block 0" at the first `"-1"` found after `"blocks"`, `"4096"` in the
+  /// same place "block 4097": both are the 6th block, at its key.
+  @Test func proxmarkJSONBadKeysAreLocatedAlike() throws {
+    for key in ["-1", "4096", "x"] {
+      let error = dumpError(try editedDump("\"\(key)\": \"00000000\","))
+      #expect(error?.message == "block \"\(key)\": block key is not a page number 0–4095")
+      #expect(
+        error?.location == SourceLocation(file: "e.json", unit: "block", record: 6, offset: 521))
+    }
+  }
+
   /// Defect 6: a Start of 4294967396 was read as 100 ticks without a word; any value past the
   /// u32 counter is now skipped with the same warning as one of 20 digits.
   @Test func proxmarkTimesPastTheTickCounterAreWarned() throws {

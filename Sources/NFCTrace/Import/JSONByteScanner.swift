@@ -1,3 +1,5 @@
+import Foundation
+
 /// A structural walker over JSON bytes: finds where values start and end without decoding
 /// them, so that an importer can hand one array element at a time to `JSONSerialization` and
 /// still name the byte offset of each element (RFC 8259 §2–§7 grammar, tokens only).
@@ -78,6 +80,36 @@ struct JSONByteScanner {
       i += 1
     }
     throw .endOfInput
+  }
+
+  /// Walks the members of the object that opens (with `{`) at `index`, calling `body` with
+  /// each key's token (quotes included), the key's text and the offset of its value; returns
+  /// what `body` returned, in file order.
+  func members<T>(of index: Int, _ body: (Range<Int>, String, Int) throws -> T) throws -> [T] {
+    guard index < bytes.count, bytes[index] == 0x7B else { throw Failure.unexpected(index) }
+    var out: [T] = []
+    var i = skipSpace(from: index + 1)
+    while i < bytes.count, bytes[i] != 0x7D {
+      guard bytes[i] == 0x22 else { throw Failure.unexpected(i) }
+      let keyEnd = try endOfString(at: i)
+      let colon = skipSpace(from: keyEnd)
+      guard colon < bytes.count, bytes[colon] == 0x3A else { throw Failure.unexpected(colon) }
+      let value = skipSpace(from: colon + 1)
+      out.append(try body(i..<keyEnd, text(of: i..<keyEnd), value))
+      i = skipSpace(from: try endOfValue(at: value))
+      if i < bytes.count, bytes[i] == 0x2C { i = skipSpace(from: i + 1) }
+    }
+    guard i < bytes.count else { throw Failure.endOfInput }
+    return out
+  }
+
+  /// The text of the string token `range` (quotes included), its escapes decoded.
+  func text(of range: Range<Int>) -> String {
+    let inner = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
+    guard inner.contains(0x5C) else { return String(decoding: inner, as: UTF8.self) }
+    let decoded = try? JSONSerialization.jsonObject(
+      with: Data(bytes[range]), options: .fragmentsAllowed)
+    return decoded as? String ?? String(decoding: inner, as: UTF8.self)
   }
 
   /// True when the string token at `start..<end` (quotes included) equals `key`.

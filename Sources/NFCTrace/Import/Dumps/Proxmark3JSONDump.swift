@@ -4,18 +4,19 @@ import Foundation
 /// `{"Created": …, "FileType": "mfu", "Card": {"UID", "Version", "TBO_0", "TBO_1",
 /// "Signature", "Counter0".., "Tearing0"..}, "blocks": {"0": "045869BD", …}}` with 8 hex
 /// digits per page. Counters are stored as the 3 bytes READ_CNT returns, LSB first
-/// (NTAG213/215/216 datasheet §10.6).
+/// (NTAG213/215/216 datasheet §10.6). A UTF-8 byte order mark before the JSON is skipped.
+///
+/// A bad block is an error with unit `block`: the entry's 1-based position in `blocks` and
+/// the byte offset of its key; the message quotes the key.
 enum Proxmark3JSONDump {
   /// The dump, nil if the input is not a Proxmark3 JSON dump.
-  /// - Throws: `TraceError.unsupported` for another `FileType`, `.malformed` for a bad block.
+  /// - Throws: `TraceError.unsupported` for another `FileType`, `.malformed` for a bad block
+  ///   (a key that is no page number 0–4095, a value that is no 4-byte page, a page given
+  ///   twice, as `"4"` twice or as `"5"` and `"05"`).
   static func read(_ input: TraceInput) throws -> TagDump? {
-    let head = input.head(512)
-    guard let first = head.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
-      first == 0x7B, String(decoding: head, as: UTF8.self).contains("\"FileType\""),
-      input.bytes.count < 1 << 22,
-      let root = (try? JSONSerialization.jsonObject(with: input.bytes)) as? [String: Any],
-      let fileType = root["FileType"] as? String
-    else { return nil }
+    guard let root = document(input), let fileType = root["FileType"] as? String else {
+      return nil
+    }
     guard fileType == "mfu" else {
       throw TraceError(
         .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
@@ -60,6 +61,20 @@ enum Proxmark3JSONDump {
     return dump
   }
 
+  /// The top-level object of a Proxmark3 JSON dump, nil if `input` is none: `{` first (after
+  /// a UTF-8 byte order mark and white space), a `"FileType"` key in the first 512 bytes, less
+  /// than 4 MiB in all.
+  private static func document(_ input: TraceInput) -> [String: Any]? {
+    let head = input.head(512)
+    let bom = TextLines.byteOrderMarkLength(head)
+    let first = JSONByteScanner(bytes: head).skipSpace(from: bom)
+    guard first < head.count, head[first] == 0x7B,
+      String(decoding: head, as: UTF8.self).contains("\"FileType\""),
+      input.bytes.count < 1 << 22
+    else { return nil }
+    return (try? JSONSerialization.jsonObject(with: input.bytes.dropFirst(bom))) as? [String: Any]
+  }
+
   private static func readBlocks(_ value: Any?, into dump: inout TagDump, input: TraceInput)
     throws
   {
@@ -68,15 +83,25 @@ enum Proxmark3JSONDump {
       return
     }
     var pages: [Int: [UInt8]] = [:]
-    // Sorted so that the first damaged block in page order is the one reported.
-    for (key, value) in blocks.sorted(by: { (Int($0.key) ?? -1) < (Int($1.key) ?? -1) }) {
+    var keyOfPage: [Int: String] = [:]
+    // In file order, with each key as written: the first damaged block in the file is the one
+    // reported, and a page given twice is seen (the parsed object keeps one of two equal keys).
+    let keys = blockKeys(input) ?? blocks.keys.sorted().map { ($0, 0) }
+    for (n, (key, offset)) in keys.enumerated() {
+      let location = input.location(unit: "block", record: n + 1, offset: offset)
       guard let index = Int(key), index >= 0, index < 4096 else {
-        throw blockError(key, "block key is not a page number", input)
+        throw blockError(key, "block key is not a page number 0–4095", location)
       }
-      guard let text = value as? String, let b = Hex.bytes(text), b.count == 4 else {
-        throw blockError(key, "expected 8 hex digits (one 4-byte page)", input)
+      if let first = keyOfPage[index] {
+        throw blockError(
+          key, "page \(index) given a second time (first as \"\(first)\"): each page once expected",
+          location)
+      }
+      guard let text = blocks[key] as? String, let b = Hex.bytes(text), b.count == 4 else {
+        throw blockError(key, "expected 8 hex digits (one 4-byte page)", location)
       }
       pages[index] = b
+      keyOfPage[index] = key
     }
     let count = (pages.keys.max() ?? -1) + 1
     for index in 0..<count {
@@ -88,25 +113,25 @@ enum Proxmark3JSONDump {
     }
   }
 
-  /// An error at the block's key, located by searching the bytes after `"blocks"`.
-  private static func blockError(_ key: String, _ message: String, _ input: TraceInput)
+  private static func blockError(_ key: String, _ message: String, _ at: SourceLocation)
     -> TraceError
   {
-    let bytes = [UInt8](input.bytes)
-    let from = firstIndex(of: Array("\"blocks\"".utf8), in: bytes, from: 0) ?? 0
-    let offset = firstIndex(of: Array("\"\(key)\"".utf8), in: bytes, from: from) ?? 0
-    return TraceError(
-      .malformed, at: input.location(unit: "block", record: (Int(key) ?? -1) + 1, offset: offset),
-      "block \"\(key)\": \(message)")
+    TraceError(.malformed, at: at, "block \"\(key)\": \(message)")
   }
 
-  private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
-    guard needle.count <= bytes.count else { return nil }
-    var i = from
-    while i + needle.count <= bytes.count {
-      if bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
-      i += 1
+  /// The keys of the top-level `"blocks"` object as written, in file order, each with the
+  /// byte offset of its opening quote; nil when the bytes cannot be walked so (the JSON
+  /// parser read them, so this is not expected).
+  private static func blockKeys(_ input: TraceInput) -> [(key: String, offset: Int)]? {
+    let scanner = JSONByteScanner(bytes: [UInt8](input.bytes))
+    var keys: [(String, Int)]?
+    let walked = try? scanner.members(
+      of: scanner.skipSpace(from: TextLines.byteOrderMarkLength(scanner.bytes))
+    ) { key, _, value in
+      guard scanner.string(from: key.lowerBound, to: key.upperBound, equals: Array("blocks".utf8))
+      else { return }
+      keys = try? scanner.members(of: value) { key, text, _ in (text, key.lowerBound) }
     }
-    return nil
+    return walked == nil ? nil : keys
   }
 }
