@@ -234,7 +234,8 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
     _ = try importAll(TraceInput(path: "quiet.log", bytes: Data(log.utf8)))
   }
   #expect(error?.kind == .unsupported)
-  #expect(error?.location.offset == log.utf8.count)
+  // The whole log was searched: named from its first line, as pm3-text's missing table is.
+  #expect(error?.location.offset == 0)
   #expect(error?.message.hasPrefix("no libnfc TX:/RX: traffic lines") == true)
 }
 

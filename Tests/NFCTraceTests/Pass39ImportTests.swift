@@ -232,4 +232,31 @@ import Testing
           + "`000000 00 ff 00 02 44 00`",
       ])
   }
+
+  /// Defect 7: the end-of-log locations of a libnfc log named a line with offset 0 or the end
+  /// of the file; each names now a line at its own byte offset.
+  @Test func libnfcEndOfLogLocationsAreLineOffsets() throws {
+    let lines = try String(decoding: file("libnfc/pn533_scl3711_t2t_read_write.log"), as: UTF8.self)
+      .split(separator: "\n", omittingEmptySubsequences: false)
+    let cut = lines.prefix(40).joined(separator: "\n") + "\n"
+    let error = #expect(throws: TraceError.self) {
+      try importAll(LibnfcLogImporter.format, Data(cut.utf8), path: "cut.log")
+    }
+    let lastLine = cut.utf8.count - lines[39].utf8.count - 1
+    #expect(
+      error?.location == SourceLocation(file: "cut.log", unit: "line", record: 40, offset: lastLine)
+    )
+    let quiet = "debug\tlibnfc.general\tlog_level is set to 2\n"
+    let none = #expect(throws: TraceError.self) {
+      try importAll(LibnfcLogImporter.format, Data(quiet.utf8), path: "q.log")
+    }
+    #expect(none?.location == SourceLocation(file: "q.log", unit: "line", record: 1, offset: 0))
+    #expect(none?.message.hasPrefix("no libnfc TX:/RX: traffic lines in 1 lines:") == true)
+    let txOnly =
+      "debug\tlibnfc.general\tlog_level is set to 3\n"
+      + "debug\tlibnfc.bus.i2c\tTX: 00 00 ff 04 fc d4 4a 01 00 e1 00\n"
+    let (_, warnings) = try importAll(LibnfcLogImporter.format, Data(txOnly.utf8), path: "i.log")
+    #expect(
+      warnings.last?.location == SourceLocation(file: "i.log", unit: "line", record: 2, offset: 43))
+  }
 }

@@ -35,6 +35,10 @@ public struct LibnfcLogImporter: TraceImporter {
   private var receivedLines = 0
   private var finished = false
   private var joinedWrappedLines = false
+  /// Byte offset of the line read last: where a log cut after a command is named.
+  private var lineStart = 0
+  /// The first TX line: where a log without RX lines is named.
+  private var firstTX: SourceLocation?
   /// Problems met so far that did not stop the import.
   public private(set) var warnings: [TraceWarning] = []
 
@@ -54,10 +58,9 @@ public struct LibnfcLogImporter: TraceImporter {
         guard trafficLines > 0 else {
           // A libnfc log at a lower level, or another file read with --input-format.
           throw TraceError(
-            .unsupported,
-            at: input.location(unit: "line", record: line, offset: input.bytes.count),
-            "no libnfc TX:/RX: traffic lines: expected a libnfc debug log written with "
-              + "LIBNFC_LOG_LEVEL=3")
+            .unsupported, at: input.location(unit: "line", record: 1, offset: 0),
+            "no libnfc TX:/RX: traffic lines in \(line) lines: expected a libnfc debug log "
+              + "written with LIBNFC_LOG_LEVEL=3")
         }
         // No RX line at all: a driver that logs only what it sends (libnfc's pn532_i2c logs
         // no read), not a cut log.
@@ -67,7 +70,7 @@ public struct LibnfcLogImporter: TraceImporter {
             warn(
               "the log has TX lines but no RX line: this libnfc driver (pn532_i2c) does not log "
                 + "what it reads, so only the host's commands are shown, none of the reader's or "
-                + "tag's answers", input.location(unit: "line", record: line, offset: 0))
+                + "tag's answers", firstTX ?? input.location(unit: "line", record: 1, offset: 0))
           }
           return nil
         }
@@ -75,8 +78,7 @@ public struct LibnfcLogImporter: TraceImporter {
         // stopped early, the program killed): what the command did is not in it.
         if link.chipAwaitsResponse {
           throw TraceError(
-            .truncated,
-            at: input.location(unit: "line", record: line, offset: input.bytes.count),
+            .truncated, at: input.location(unit: "line", record: line, offset: lineStart),
             "the log ends after a PN53x command with no response (RX) line: it was cut")
         }
         return nil
@@ -96,7 +98,8 @@ public struct LibnfcLogImporter: TraceImporter {
     let end: Int
     (end, cursor) = TextLines.line(in: bytes, from: start)
     line += 1
-    let location = input.location(unit: "line", record: line, offset: start - bytes.startIndex)
+    lineStart = start - bytes.startIndex
+    let location = input.location(unit: "line", record: line, offset: lineStart)
     guard let (tag, hexStart) = Self.trafficField(bytes, start, end) else { return true }
     trafficLines += 1
     guard var payload = Self.hexBytes(bytes, hexStart, end) else {
@@ -109,6 +112,7 @@ public struct LibnfcLogImporter: TraceImporter {
     }
     payload += continuation(after: location)
     if tag == .tx {
+      firstTX = firstTX ?? location
       transmitted(payload, at: location)
     } else {
       receivedLines += 1
@@ -135,6 +139,7 @@ public struct LibnfcLogImporter: TraceImporter {
             + "was wrapped); later such lines are joined too", location)
       }
       out += more
+      lineStart = cursor - bytes.startIndex
       cursor = next
       line += 1
     }
