@@ -259,4 +259,43 @@ import Testing
     #expect(
       warnings.last?.location == SourceLocation(file: "i.log", unit: "line", record: 2, offset: 43))
   }
+
+  /// Defect 8: UTF-16 is converted in one pass, in pieces of any size (a code unit or a
+  /// surrogate pair split between pieces is joined), as whole.
+  @Test func utf16ConvertsInPiecesAsWhole() {
+    // A lone high surrogate before "x", and an odd last byte.
+    var bytes: [UInt8] = [0xFF, 0xFE]
+    for unit in Array("A🙂é\r\n".utf16) + [0xD800] + Array("x".utf16) {
+      bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+    }
+    bytes.append(0x41)
+    let whole = UTF16Text.utf8(from: Data(bytes))
+    let expected = Data("A🙂é\r\n\u{FFFD}x\u{FFFD}".utf8)
+    #expect(whole?.bytes == expected)
+    #expect(whole?.repaired == true)
+    for split in 2...bytes.count {
+      var converter = UTF16ToUTF8(littleEndian: true, expectedBytes: 0)
+      bytes[2..<split].withUnsafeBytes { converter.feed($0) }
+      bytes[split...].withUnsafeBytes { converter.feed($0) }
+      let converted = converter.finish()
+      #expect(converted.bytes == expected, "split at \(split)")
+      #expect(converted.repaired)
+    }
+  }
+
+  /// Defect 8: a UTF-16 file is read in 4 MiB pieces; a surrogate pair across two pieces and
+  /// the text as a whole come out as from the bytes in memory.
+  @Test func utf16FileReadInPieces() throws {
+    let text = String(repeating: "A", count: (1 << 21) - 1) + "🙂\n"
+    var utf16 = Data([0xFF, 0xFE])
+    utf16.append(try #require(text.data(using: .utf16LittleEndian)))
+    let path = FileManager.default.temporaryDirectory
+      .appendingPathComponent("nfctrace-p39-\(UUID().uuidString).txt").path
+    try utf16.write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let input = try TraceInput(path: path)
+    #expect(input.transcodedFrom == "UTF-16LE")
+    #expect(input.transcodingRepaired == false)
+    #expect(input.bytes == Data(text.utf8))
+  }
 }

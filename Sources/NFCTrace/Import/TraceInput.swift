@@ -4,7 +4,9 @@ import NDEF
 /// The bytes of one input (a file, or standard input when the path is `-`).
 ///
 /// Files are memory-mapped so that importers can walk them without copying; standard input
-/// is read whole. UTF-16 text with a BOM is converted to UTF-8 (`UTF16Text`).
+/// is read whole. UTF-16 text with a BOM is converted to UTF-8 (`UTF16Text`): a UTF-16 file
+/// is read again in pieces for that, its mapping left untouched, so that only the UTF-8 text
+/// is held, not the UTF-16 bytes beside it.
 public struct TraceInput: Sendable {
   /// The path as the user gave it (`-` for standard input).
   public let path: String
@@ -19,14 +21,29 @@ public struct TraceInput: Sendable {
   /// Opens `path` (`-` reads standard input).
   /// - Throws: `TraceError.unreadable` for a missing file, a directory or a read error.
   public init(path: String) throws {
-    let raw = try Self.read(path)
+    let (raw, mapped) = try Self.read(path)
     self.path = path
-    if let text = UTF16Text.utf8(from: raw) {
-      bytes = text.bytes
-      transcodedFrom = text.encoding
-      transcodingRepaired = text.repaired
-    } else {
+    guard let little = UTF16Text.isLittleEndian(head: raw.prefix(UTF16Text.headLength)) else {
       bytes = raw
+      return
+    }
+    let text = try Self.utf8(path, raw, littleEndian: little, mapped: mapped)
+    bytes = text.bytes
+    transcodedFrom = text.encoding
+    transcodingRepaired = text.repaired
+  }
+
+  /// The UTF-16 input converted: a mapped file read again in pieces (`UTF16Text`), a stream
+  /// from the bytes read.
+  private static func utf8(_ path: String, _ raw: Data, littleEndian: Bool, mapped: Bool)
+    throws -> UTF16Text.Converted
+  {
+    guard mapped else { return UTF16Text.utf8(from: raw, littleEndian: littleEndian) }
+    do {
+      return try UTF16Text.utf8(reading: path, littleEndian: littleEndian, size: raw.count)
+    } catch {
+      throw TraceError(
+        .unreadable, at: .wholeFile(path), "cannot read: \(ReadErrorText.describe(error))")
     }
   }
 
@@ -43,12 +60,13 @@ public struct TraceInput: Sendable {
       : text
   }
 
-  private static func read(_ path: String) throws -> Data {
+  /// The bytes of `path`, and whether they are a mapped regular file.
+  private static func read(_ path: String) throws -> (Data, mapped: Bool) {
     let here = SourceLocation.wholeFile(path)
     if path == "-" {
       // Standard input may be a directory or closed (`< /tmp`, `<&-`): an input error.
       do {
-        return try BoundedRead.readToEnd(FileHandle.standardInput, limit: streamLimit)
+        return (try BoundedRead.readToEnd(FileHandle.standardInput, limit: streamLimit), false)
       } catch {
         throw TraceError(
           .unreadable, at: here, "cannot read standard input: \(reason(error))")
@@ -71,13 +89,13 @@ public struct TraceInput: Sendable {
         throw TraceError(.unreadable, at: here, "cannot read: permission denied or not readable")
       }
       do {
-        return try BoundedRead.readToEnd(handle, limit: streamLimit)
+        return (try BoundedRead.readToEnd(handle, limit: streamLimit), false)
       } catch {
         throw TraceError(.unreadable, at: here, "cannot read: \(reason(error))")
       }
     }
     do {
-      return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+      return (try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped), true)
     } catch {
       throw TraceError(.unreadable, at: here, "cannot read: \(ReadErrorText.describe(error))")
     }
