@@ -28,7 +28,15 @@ public enum UTF16Text {
   /// `bytes`, UTF-16 text with a BOM in the byte order `littleEndian` says, converted.
   static func utf8(from bytes: Data, littleEndian: Bool) -> Converted {
     var converter = UTF16ToUTF8(littleEndian: littleEndian, expectedBytes: bytes.count)
-    bytes.withUnsafeBytes { converter.feed(UnsafeRawBufferPointer(rebasing: $0.dropFirst(2))) }
+    bytes.withUnsafeBytes { all in
+      // In 4 MiB pieces, as a file is read: the code units of one piece at a time.
+      var start = min(2, all.count)
+      while start < all.count {
+        let end = min(all.count, start + (1 << 22))
+        converter.feed(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+        start = end
+      }
+    }
     return converter.finish()
   }
 
@@ -73,131 +81,78 @@ public enum UTF16Text {
 }
 
 /// The UTF-16 → UTF-8 conversion of `UTF16Text`, fed the bytes after the BOM in pieces of any
-/// size (a code unit or a surrogate pair split between two pieces is joined).
+/// size (a code unit or a surrogate pair split between two pieces is joined). The transcoding
+/// is the standard library's `transcode(_:from:to:stoppingOnError:into:)`, which repairs lone
+/// surrogates with U+FFFD; this type only carries what a piece boundary splits.
 struct UTF16ToUTF8 {
   private let littleEndian: Bool
-  private let out: UTF8Buffer
+  private var out = Data()
   /// The first byte of a code unit split between two pieces.
   private var halfUnit: UInt8?
-  /// A high surrogate waiting for its low one.
-  private var highSurrogate: UInt16?
+  /// A high surrogate ending a piece, waiting for the next piece's first unit.
+  private var pendingHigh: UInt16?
   private var repaired = false
+  /// The current piece's code units and their UTF-8 bytes (kept to reuse their storage).
+  private var units: [UInt16] = []
+  private var bytes: [UInt8] = []
 
   /// A converter; `expectedBytes` (the input's size) sizes the UTF-8 buffer: half of it is
   /// exact for ASCII text.
   init(littleEndian: Bool, expectedBytes: Int) {
     self.littleEndian = littleEndian
-    out = UTF8Buffer(capacity: expectedBytes / 2 + 16)
+    out.reserveCapacity(expectedBytes / 2 + 16)
   }
 
   /// Converts the next piece of the UTF-16 bytes.
   mutating func feed(_ piece: UnsafeRawBufferPointer) {
+    units.removeAll(keepingCapacity: true)
+    units.reserveCapacity(piece.count / 2 + 2)
+    if let high = pendingHigh {
+      units.append(high)
+      pendingHigh = nil
+    }
     var i = 0
     if let first = halfUnit, !piece.isEmpty {
       halfUnit = nil
-      unit(first, piece[0])
+      units.append(unit(first, piece[0]))
       i = 1
     }
     while i + 1 < piece.count {
-      unit(piece[i], piece[i + 1])
+      units.append(unit(piece[i], piece[i + 1]))
       i += 2
     }
     if i < piece.count { halfUnit = piece[i] }
+    if let last = units.last, UTF16.isLeadSurrogate(last) { pendingHigh = units.removeLast() }
+    flush()
   }
 
   /// The UTF-8 text; a high surrogate left alone or an odd last byte becomes U+FFFD.
   mutating func finish() -> UTF16Text.Converted {
-    if highSurrogate != nil { replacement() }
-    if halfUnit != nil { replacement() }
-    return (out.data(), littleEndian ? "UTF-16LE" : "UTF-16BE", repaired)
-  }
-
-  private mutating func unit(_ a: UInt8, _ b: UInt8) {
-    let u = littleEndian ? UInt16(b) << 8 | UInt16(a) : UInt16(a) << 8 | UInt16(b)
-    if let high = highSurrogate {
-      highSurrogate = nil
-      if (0xDC00...0xDFFF).contains(u) {
-        scalar(0x10000 + (UInt32(high - 0xD800) << 10 | UInt32(u - 0xDC00)))
-        return
-      }
-      replacement()
+    units.removeAll(keepingCapacity: true)
+    if let high = pendingHigh { units.append(high) }
+    pendingHigh = nil
+    flush()
+    if halfUnit != nil {
+      repaired = true
+      out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
     }
-    switch u {
-    case 0xD800...0xDBFF: highSurrogate = u
-    case 0xDC00...0xDFFF: replacement()
-    default: scalar(UInt32(u))
-    }
+    return (out, littleEndian ? "UTF-16LE" : "UTF-16BE", repaired)
   }
 
-  private mutating func replacement() {
-    repaired = true
-    scalar(0xFFFD)
+  private func unit(_ a: UInt8, _ b: UInt8) -> UInt16 {
+    littleEndian ? UInt16(b) << 8 | UInt16(a) : UInt16(a) << 8 | UInt16(b)
   }
 
-  /// Appends one scalar value's UTF-8 bytes.
-  private mutating func scalar(_ v: UInt32) {
-    out.reserve(4)
-    switch v {
-    case ..<0x80:
-      out.append(UInt8(v))
-    case ..<0x800:
-      out.append(0xC0 | UInt8(v >> 6))
-      out.append(0x80 | UInt8(v & 0x3F))
-    case ..<0x10000:
-      out.append(0xE0 | UInt8(v >> 12))
-      out.append(0x80 | UInt8(v >> 6 & 0x3F))
-      out.append(0x80 | UInt8(v & 0x3F))
-    default:
-      out.append(0xF0 | UInt8(v >> 18))
-      out.append(0x80 | UInt8(v >> 12 & 0x3F))
-      out.append(0x80 | UInt8(v >> 6 & 0x3F))
-      out.append(0x80 | UInt8(v & 0x3F))
-    }
-  }
-}
-
-/// A growing byte buffer handed over to `Data` without a copy (`realloc` grows a large block
-/// in place or by remapping it), so that a text of hundreds of megabytes is held once.
-private final class UTF8Buffer {
-  private var base: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
-  private var count = 0
-  /// `data()` gave the bytes away: no longer freed here.
-  private var handedOver = false
-
-  init(capacity: Int) {
-    self.capacity = max(capacity, 16)
-    base = Self.allocate(nil, self.capacity)
-  }
-
-  deinit { if !handedOver { free(base) } }
-
-  /// Makes room for `n` more bytes.
-  func reserve(_ n: Int) {
-    guard count + n > capacity else { return }
-    capacity += max(capacity / 2, n)
-    base = Self.allocate(base, capacity)
-  }
-
-  /// Appends a byte (room reserved first).
-  func append(_ byte: UInt8) {
-    base[count] = byte
-    count += 1
-  }
-
-  /// The bytes, owned by the `Data` from now on (the buffer must not be used again).
-  func data() -> Data {
-    handedOver = true
-    return Data(bytesNoCopy: base, count: count, deallocator: .free)
-  }
-
-  /// `realloc`; out of memory ends the run as Swift's own allocations do.
-  private static func allocate(_ old: UnsafeMutablePointer<UInt8>?, _ size: Int)
-    -> UnsafeMutablePointer<UInt8>
-  {
-    guard let raw = realloc(old, size) else {
-      preconditionFailure("out of memory converting UTF-16 text (\(size) bytes)")
-    }
-    return raw.assumingMemoryBound(to: UInt8.self)
+  /// Transcodes `units` and appends the bytes to `out`.
+  private mutating func flush() {
+    var converted = bytes
+    bytes = []
+    converted.removeAll(keepingCapacity: true)
+    let hadErrors = transcode(
+      units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: false
+    ) { converted.append($0) }
+    if hadErrors { repaired = true }
+    out.append(contentsOf: converted)
+    bytes = converted
   }
 }
