@@ -96,7 +96,7 @@ private let activation: [(Direction, String)] = [
     // for an ISO-DEP block.
     #expect(out[1].layers.isEmpty)
     #expect(
-      out[1].undecodedReason == "not an ISO 14443-3 type B command, and no ATTRIB selected a tag")
+      out[1].undecodedReason == "damaged frame (CRC_B does not verify): not decoded as a command")
   }
 
   /// NFC-Laboratory capture of a type B tag: REQB, ATQB, ATTRIB and its answer are one connect,

@@ -264,3 +264,33 @@ import Testing
     #expect(report.finding("command-interrupted") == nil)
   }
 }
+
+/// Type B labels of the expert review of 2026-12-06 (second session).
+@Suite struct Pass39TypeBTests {
+  /// An extended ATQB's SFGI gives its SFGT, and FWI 15 is named RFU (it showed "FWT 4.8 ms"
+  /// without a word, and no SFGT).
+  @Test func extendedATQBWithRFUFWI() throws {
+    let (out, _) = decodeAll(
+      typeB([(.reader, "050010"), (.tag, "50aabbccdd12345678f7c1f720")]))
+    let atqb = try #require(out[1].layers.first)
+    #expect(
+      atqb.summary
+        == "ATQB PUPI aabbccdd, FSC 4096, FWT 4.8 ms (FWI 15 RFU, read as 4), SFGT 1.2 ms, "
+        + "ISO 14443-4, CID, NAD")
+    #expect(atqb.field("sfgi") == .int(2))
+    #expect(out[1].findings.map(\.code) == ["rfu-fwi"])
+  }
+
+  /// A Slot-MARKER no tag answered after a session polls an empty slot: no "connect failed".
+  @Test func unansweredSlotMarkerConnectsNothing() throws {
+    let frames = typeB([
+      (.reader, "050000"), (.tag, "50aabbccdd0000000000818140"),
+      (.reader, "1daabbccdd00080100"), (.tag, "00"),
+      (.reader, "050005"), (.reader, "f5"),
+    ])
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: frames))
+    let kinds = run.sessions.flatMap { $0.operations.map(\.kind) }
+    #expect(kinds == [.connect])
+    #expect(run.sessions.flatMap(\.operations).allSatisfy { $0.outcome == .ok })
+  }
+}

@@ -1349,6 +1349,8 @@ public struct SessionAnalyzer: Sendable {
     case .mifareClassic:
       return d.name.hasPrefix("AUTH") ? .authenticate : .transceive
     case .iso14443B:
+      // A Slot-MARKER no tag answered polls a slot nobody took, as an unanswered REQB does.
+      if d.name == "Slot-MARKER", f.response == .unanswered { return nil }
       return d.name == "HLTB" ? nil : .connect
     case .felica:
       // Polling is the connect; CHECK and UPDATE of the NDEF service are the Type 3 NDEF

@@ -298,7 +298,14 @@ public struct ISO14443BLayer: Sendable {
         isISODEPBlock(pcb)
       else {
         pending = .none
-        return .undecoded("not an ISO 14443-3 type B command, and no ATTRIB selected a tag")
+        // A damaged frame may be any command (a REQB whose CRC_B the noise broke): its bytes
+        // are not read as one.
+        if crc == .bad {
+          return .undecoded("damaged frame (CRC_B does not verify): not decoded as a command")
+        }
+        return .undecoded(
+          "not an ISO 14443-3 type B command, and no ATTRIB selected a tag since the last "
+            + "REQB/WUPB")
       }
       context.isoDEPActive = true
       findings.append(ISODEPLayer.assumedFinding(pcb: pcb, crcName: "CRC_B", frame: frame.index))

@@ -100,11 +100,18 @@ public struct ATQB: Sendable, Equatable {
   public var cidSupported: Bool { protocolInfo[2] & 0x01 != 0 }
   /// SFGI from the extended ATQB.
   public var sfgi: Int? { protocolInfo.count == 4 ? Int(protocolInfo[3] >> 4) : nil }
+  /// SFGT in nanoseconds from the extended ATQB's SFGI (0 for SFGI 0, nil without it or for
+  /// the RFU 15), computed as the ATS's (ISO/IEC 14443-3 §7.9.4).
+  public var sfgtNs: Int64? {
+    guard let sfgi else { return nil }
+    return sfgi == 0 ? 0 : ISODEPTiming.waitingTimeNs(sfgi)
+  }
 
   /// `ATQB PUPI 820de174, FSC 32, FWT 77.3 ms, ISO 14443-4, CID`.
   var decode: LayerDecode {
     var parts = ["PUPI \(Hex.string(pupi))", "FSC " + (fsc.map(String.init) ?? "RFU")]
-    parts.append("FWT " + ISODEPTiming.text(fwtNs))
+    parts.append("FWT " + ISODEPTiming.text(fwtNs) + (fwi == 15 ? " (FWI 15 RFU, read as 4)" : ""))
+    if let sfgtNs, sfgtNs > 0 { parts.append("SFGT " + ISODEPTiming.text(sfgtNs)) }
     parts.append(iso14443_4 ? "ISO 14443-4" : "not ISO 14443-4")
     if cidSupported { parts.append("CID") }
     if nadSupported { parts.append("NAD") }
@@ -119,14 +126,27 @@ public struct ATQB: Sendable, Equatable {
       LayerField("nad_supported", .bool(nadSupported)),
     ]
     if let sfgi { fields.append(LayerField("sfgi", .int(sfgi))) }
+    if let sfgtNs { fields.append(LayerField("sfgt_us", .int(ISODEPTiming.micros(sfgtNs)))) }
     return LayerDecode(.iso14443B, "ATQB", "ATQB " + parts.joined(separator: ", "), fields)
   }
 
-  /// `rfu-fsci` for an RFU Max_Frame_Size code.
+  /// `rfu-fsci` for an RFU Max_Frame_Size code, `rfu-fwi` for FWI 15, `rfu-sfgi` for SFGI 15
+  /// (ISO/IEC 14443-3 §7.9.4: RFU, as in the ATS).
   func findings(frameIndex: Int) -> [Finding] {
-    fsc == nil
-      ? [Finding("rfu-fsci", .warning, "ATQB Max_Frame_Size \(fsci) is RFU", frames: [frameIndex])]
-      : []
+    var out: [Finding] = []
+    if fsc == nil {
+      out.append(
+        Finding("rfu-fsci", .warning, "ATQB Max_Frame_Size \(fsci) is RFU", frames: [frameIndex]))
+    }
+    if fwi == 15 {
+      out.append(
+        Finding("rfu-fwi", .warning, "ATQB FWI 15 is RFU (read as 4)", frames: [frameIndex]))
+    }
+    if sfgi == 15 {
+      out.append(
+        Finding("rfu-sfgi", .warning, "ATQB SFGI 15 is RFU (read as 0)", frames: [frameIndex]))
+    }
+    return out
   }
 }
 
