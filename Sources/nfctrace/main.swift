@@ -163,4 +163,5 @@ func runAndCheckOutput(_ argv: [String]) -> Int32 {
   return status == 2 || status == 3 ? status : 4
 }
 
+MappedFileFault.install()
 exit(runAndCheckOutput(Array(CommandLine.arguments.dropFirst())))

@@ -111,4 +111,39 @@ import Testing
     #expect(run.status == 3)
     #expect(run.stderr.hasPrefix("nfctrace: error: cannot write standard output: "))
   }
+
+  /// A mapped input truncated by another program raises SIGBUS at the next access of a lost
+  /// page: the run ends with an error naming the file and status 3, not "Bus error" (135).
+  /// The signal is sent directly, as the kernel would send it, while the file is read.
+  @Test func busErrorOnAMappedInputNamesTheFile() throws {
+    let frame =
+      #"{"frameData":"30:04:1F:62","frameType":258,"techType":257,"timeStart":0.5},"#
+      + #"{"frameData":"03:0B:D1:01:07:54:02:65:6E:68:69:FE:00:00:00:00:AA:BB","frameType":259,"#
+      + #""techType":257,"timeStart":0.6}"#
+    let text =
+      #"{"frames":["# + Array(repeating: frame, count: 200_000).joined(separator: ",")
+      + "]}"
+    let path = try temp("busy.json", Array(text.utf8))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLI.binary)
+    process.arguments = ["timeline", path]
+    let errors = Pipe()
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = errors
+    try process.run()
+    Thread.sleep(forTimeInterval: 0.3)
+    guard process.isRunning else {
+      Issue.record("nfctrace finished before the signal could be sent")
+      return
+    }
+    kill(process.processIdentifier, SIGBUS)
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 3)
+    #expect(
+      message
+        == "nfctrace: error: \(path): the file shrank while it was read (another program "
+        + "truncated or rewrote it); read a copy that nothing writes to\n")
+  }
 }

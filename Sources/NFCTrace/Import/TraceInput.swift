@@ -95,6 +95,7 @@ public struct TraceInput: Sendable {
       }
     }
     do {
+      MappedFileFault.reading(path)
       return (try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped), true)
     } catch {
       throw TraceError(.unreadable, at: here, "cannot read: \(ReadErrorText.describe(error))")

@@ -125,13 +125,18 @@ enum Proxmark3JSONDump {
   private static func blockKeys(_ input: TraceInput) -> [(key: String, offset: Int)]? {
     let scanner = JSONByteScanner(bytes: [UInt8](input.bytes))
     var keys: [(String, Int)]?
-    let walked = try? scanner.members(
-      of: scanner.skipSpace(from: TextLines.byteOrderMarkLength(scanner.bytes))
-    ) { key, _, value in
-      guard scanner.string(from: key.lowerBound, to: key.upperBound, equals: Array("blocks".utf8))
-      else { return }
-      keys = try? scanner.members(of: value) { key, text, _ in (text, key.lowerBound) }
+    do {
+      _ = try scanner.members(
+        of: scanner.skipSpace(from: TextLines.byteOrderMarkLength(scanner.bytes))
+      ) { key, _, value in
+        guard
+          scanner.string(from: key.lowerBound, to: key.upperBound, equals: Array("blocks".utf8))
+        else { return }
+        keys = try? scanner.members(of: value) { key, text, _ in (text, key.lowerBound) }
+      }
+    } catch {
+      return nil
     }
-    return walked == nil ? nil : keys
+    return keys
   }
 }
