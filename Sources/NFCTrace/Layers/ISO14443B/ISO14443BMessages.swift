@@ -133,20 +133,8 @@ public struct ATQB: Sendable, Equatable {
   /// `rfu-fsci` for an RFU Max_Frame_Size code, `rfu-fwi` for FWI 15, `rfu-sfgi` for SFGI 15
   /// (ISO/IEC 14443-3 §7.9.4: RFU, as in the ATS).
   func findings(frameIndex: Int) -> [Finding] {
-    var out: [Finding] = []
-    if fsc == nil {
-      out.append(
-        Finding("rfu-fsci", .warning, "ATQB Max_Frame_Size \(fsci) is RFU", frames: [frameIndex]))
-    }
-    if fwi == 15 {
-      out.append(
-        Finding("rfu-fwi", .warning, "ATQB FWI 15 is RFU (read as 4)", frames: [frameIndex]))
-    }
-    if sfgi == 15 {
-      out.append(
-        Finding("rfu-sfgi", .warning, "ATQB SFGI 15 is RFU (read as 0)", frames: [frameIndex]))
-    }
-    return out
+    ISODEPTiming.rfuFindings(
+      "ATQB", fsciName: "Max_Frame_Size", fsci: fsci, fwi: fwi, sfgi: sfgi, frame: frameIndex)
   }
 }
 

@@ -138,18 +138,8 @@ public struct ATS: Sendable, Equatable {
     var out = problems.map {
       Finding("malformed-ats", .warning, "ATS: \($0)", frames: [frameIndex])
     }
-    if fsc == nil {
-      out.append(Finding("rfu-fsci", .warning, "ATS FSCI \(fsci) is RFU", frames: [frameIndex]))
-    }
-    if fwi == 15 {
-      out.append(
-        Finding("rfu-fwi", .warning, "ATS FWI 15 is RFU (read as 4)", frames: [frameIndex]))
-    }
-    if sfgi == 15 {
-      // SFGI 15 is RFU (ISO/IEC 14443-4, as FWI 15); a PCD reads it as 0 (no extra guard time).
-      out.append(
-        Finding("rfu-sfgi", .warning, "ATS SFGI 15 is RFU (read as 0)", frames: [frameIndex]))
-    }
+    out += ISODEPTiming.rfuFindings(
+      "ATS", fsciName: "FSCI", fsci: fsci, fwi: fwi, sfgi: sfgi, frame: frameIndex)
     return out
   }
 }

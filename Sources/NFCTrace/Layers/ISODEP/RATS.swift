@@ -20,6 +20,28 @@ public enum ISODEPTiming {
     return (cycles * 100_000 + 678) / 1356
   }
 
+  /// `rfu-fsci`, `rfu-fwi` and `rfu-sfgi` of an ATS or ATQB (`message` names it, `fsciName`
+  /// its FSCI field) whose FSCI is D–F, FWI 15 (read as 4) or SFGI 15 (read as 0): RFU values
+  /// (ISO/IEC 14443-4 §5.2.2, §5.2.5; 14443-3 §7.9.4 for the ATQB).
+  static func rfuFindings(
+    _ message: String, fsciName: String, fsci: Int, fwi: Int, sfgi: Int?, frame: Int
+  ) -> [Finding] {
+    var out: [Finding] = []
+    if frameSize(fsci) == nil {
+      out.append(
+        Finding("rfu-fsci", .warning, "\(message) \(fsciName) \(fsci) is RFU", frames: [frame]))
+    }
+    if fwi == 15 {
+      out.append(
+        Finding("rfu-fwi", .warning, "\(message) FWI 15 is RFU (read as 4)", frames: [frame]))
+    }
+    if sfgi == 15 {
+      out.append(
+        Finding("rfu-sfgi", .warning, "\(message) SFGI 15 is RFU (read as 0)", frames: [frame]))
+    }
+    return out
+  }
+
   /// FWT_max: the FWT of FWI 14, about 4949 ms (ISO/IEC 14443-4 §7.2).
   public static let maxFWTNs: Int64 = (Int64(4096 << 14) * 100_000 + 678) / 1356
 
