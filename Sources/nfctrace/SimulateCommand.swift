@@ -75,7 +75,10 @@ enum SimulateCommand {
       var scenario = scenarios[run % scenarios.count]
       scenario.seed &+= UInt64(run)
       let result = try simulate(scenario, path: paths[run % paths.count])
+      // A Proxmark3 output holds no field events: they are not counted as frames written.
+      let pm3 = format == .pm3Trace || format == .pm3Text
       for var f in result.frames where written < frames {
+        if pm3, f.direction == .event { continue }
         f.index = written
         f.timeNs += offsetNs
         f.sourceTime = nil

@@ -146,4 +146,20 @@ import Testing
         == "nfctrace: error: \(path): the file shrank while it was read (another program "
         + "truncated or rewrote it); read a copy that nothing writes to\n")
   }
+
+  /// `simulate --frames N` to a Proxmark3 format writes N frames (field events, which the
+  /// format cannot hold, were counted: 100 asked, 91 written).
+  @Test func repeatedSimulationToProxmark3CountsFramesWritten() throws {
+    let out = NSTemporaryDirectory() + "nfctrace-p39-\(UUID().uuidString).trace"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let run = CLI.run([
+      "simulate", TestPaths.traces("scenarios/t2-removed-mid-write.json"), "--frames", "100",
+      "-o", out,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.hasSuffix(": 100 frames → \(out) (pm3-trace)\n"))
+    let sessions = CLI.run(["timeline", out, "--format", "json"])
+    let count = sessions.stdout.components(separatedBy: "\"time_ns\":").count - 1
+    #expect(count == 100)
+  }
 }

@@ -222,6 +222,15 @@ import Testing
     let ops = try #require(run.sessions.first?.operations)
     #expect(ops.suffix(2).map(\.kind) == [.readNDEF, .transceive])
     #expect(ops.suffix(2).map(\.outcome) == [.ok, .failed])
+    // A reader reading on from where the read stopped (in chunks past Ln) is still reading.
+    let chunked =
+      Array(exchanges.prefix(6)) + [
+        (.reader, check([3, 4])),
+        (.tag, [0x07] + idm + [0x00, 0x00, 0x02] + Array(repeating: 0, count: 32)),
+      ]
+    let again = try SessionAnalysisRun(importer: MemoryImporter(frames: felica(chunked)))
+    #expect(again.sessions.first?.operations.last?.kind == .readNDEF)
+    #expect(again.sessions.first?.operations.filter { $0.kind == .transceive }.isEmpty == true)
   }
 
   /// A lock whose static lock bits LOCK0's block-locking bits froze: the fix no longer asks
@@ -262,6 +271,38 @@ import Testing
     let f = try #require(report.finding("authentication-failed"))
     #expect(f.frames == [12])
     #expect(report.finding("command-interrupted") == nil)
+  }
+
+  /// 6982 to an UPDATE of a file when no CC was read (a capture starting after detection; an
+  /// ST tag whose NDEF file is 0001) is not called "not the NDEF file".
+  @Test func otherFileRuleNeedsTheCC() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu(
+      [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x90, 0x00])
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0x00, 0x01], [0x90, 0x00])
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x82])
+    let f = try #require(try t.diagnose().finding("t4t-security-not-satisfied"))
+    #expect(!f.message.contains("not the NDEF file"))
+    #expect(
+      f.message.hasPrefix("The tag answered 6982 (security status not satisfied): it refuses"))
+  }
+
+  /// The page-0 UID shared by the session's identity and the timeline header: both check
+  /// bytes, and never all zeros (the header named UID 00:00:00:00:00:00:00 the JSON did not).
+  @Test func page0UID() {
+    let flipper: [UInt8] = [0x04, 0x5A, 0x6B, 0xBD, 0x7C, 0x8D, 0x9E, 0xAF, 0xC0, 0x48]
+    #expect(TagIdentity.uid(fromPage0: flipper) == [0x04, 0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+    #expect(TagIdentity.uid(fromPage0: [0, 0, 0, 0x88, 0, 0, 0, 0, 0]) == nil)
+    #expect(TagIdentity.uid(fromPage0: Array(flipper.prefix(8))) == nil)
+  }
+
+  /// CR CR LF (a CR LF text written again in text mode) is one line end.
+  @Test func crCrLfIsOneLineEnd() {
+    let text = Array("a\r\r\nb\r\nc".utf8)
+    let first = TextLines.line(in: text, from: 0)
+    #expect(first.end == 1 && first.next == 4)
+    #expect(TextLines.count(in: text, 0..<text.count) == 2)
   }
 }
 

@@ -1,5 +1,5 @@
 /// How the text importers split their input into lines, shared so that they all agree: LF,
-/// CR LF and a lone CR each end one line. A lone CR is what a file saved with classic Mac OS
+/// CR LF, CR CR LF and a lone CR each end one line. A lone CR is what a file saved with classic Mac OS
 /// line ends holds, and what a listing pasted from a terminal may hold at one row's end; read
 /// as anything but a line end it joins two lines and the second one is lost.
 ///
@@ -26,12 +26,18 @@ public enum TextLines {
       return (text.endIndex, text.endIndex)
     }
     var next = text.index(after: end)
-    if text[end] == cr, next < text.endIndex, text[next] == lf { next = text.index(after: next) }
+    guard text[end] == cr, next < text.endIndex else { return (end, next) }
+    if text[next] == lf { return (end, text.index(after: next)) }
+    // CR CR LF: a CR LF text written again through a text-mode stream, one line end.
+    if text[next] == cr {
+      let third = text.index(after: next)
+      if third < text.endIndex, text[third] == lf { next = text.index(after: third) }
+    }
     return (end, next)
   }
 
-  /// The number of line ends in `text[range]`: each LF, and each CR that no LF follows (a CR
-  /// LF counts once, also when `range` ends between the two).
+  /// The number of line ends in `text[range]`: each LF, and each CR that neither LF nor CR LF
+  /// follows (a CR LF or CR CR LF counts once, also when `range` ends inside it).
   @inlinable
   public static func count<C: Collection>(in text: C, _ range: Range<C.Index>) -> Int
   where C.Element == UInt8 {
@@ -40,9 +46,20 @@ public enum TextLines {
     while i < range.upperBound {
       let byte = text[i]
       i = text.index(after: i)
-      if byte == lf || (byte == cr && (i == text.endIndex || text[i] != lf)) { count += 1 }
+      if byte == lf || (byte == cr && !continuesLineEnd(text, at: i)) { count += 1 }
     }
     return count
+  }
+
+  /// Whether the bytes at `i`, after a CR, are the rest of its line end: LF or CR LF.
+  @inlinable
+  static func continuesLineEnd<C: Collection>(_ text: C, at i: C.Index) -> Bool
+  where C.Element == UInt8 {
+    guard i < text.endIndex else { return false }
+    if text[i] == lf { return true }
+    guard text[i] == cr else { return false }
+    let next = text.index(after: i)
+    return next < text.endIndex && text[next] == lf
   }
 
   /// 3 when `text` starts with the UTF-8 byte order mark (`EF BB BF`), else 0: where its text

@@ -25,6 +25,20 @@ public struct Type2Locks: Sendable, Equatable {
       case .pages10to15: return 0x04
       }
     }
+
+    /// The pages whose static lock bits (bit p of LOCK0 | LOCK1 << 8) it freezes.
+    public var pages: ClosedRange<Int> {
+      switch self {
+      case .ccLockBit: return 3...3
+      case .pages4to9: return 4...9
+      case .pages10to15: return 10...15
+      }
+    }
+
+    /// The pages whose static lock bits the block-locking bits of `lock0` freeze, ascending.
+    public static func frozenPages(lock0: UInt8) -> [Int] {
+      allCases.filter { lock0 & $0.mask != 0 }.flatMap { Array($0.pages) }
+    }
   }
 
   /// The dynamic lock bytes and what they lock.

@@ -101,8 +101,7 @@ public final class TimelineTextRenderer {
 
   /// The tag identity a frame shows: the UID an anticollision completed; a type B tag's PUPI
   /// (ATQB, ISO/IEC 14443-3 §7.9.2); or, in a capture that starts after the activation, the
-  /// 7-byte UID of a Type 2 READ of page 0 whose two BCCs check (NFC Forum T2T 1.0 §2.1:
-  /// BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2, BCC1 = UID3 ⊕ … ⊕ UID6).
+  /// 7-byte UID of a Type 2 READ of page 0 whose two BCCs check (`TagIdentity.uid(fromPage0:)`).
   private static func identity(_ f: DecodedFrame) -> (label: String, id: [UInt8])? {
     if let uid = f.completedUID { return ("UID", uid) }
     guard f.frame.direction == .tag, let d = f.layers.first else { return nil }
@@ -110,17 +109,16 @@ public final class TimelineTextRenderer {
       return ("PUPI", pupi)
     }
     guard d.protocolID == .type2, d.name == "READ response", case .int(0)? = d.field("page"),
-      case .hex(let b)? = d.field("data"), b.count >= 9,
-      0x88 ^ b[0] ^ b[1] ^ b[2] == b[3], b[4] ^ b[5] ^ b[6] ^ b[7] == b[8]
+      case .hex(let b)? = d.field("data"), let uid = TagIdentity.uid(fromPage0: b)
     else { return nil }
-    return ("UID", Array(b[0..<3] + b[4..<8]))
+    return ("UID", uid)
   }
 
   private func sessionTechnology(_ frames: [DecodedFrame]) -> String {
-    // Type 2 Tags are NFC-A tags (NFC Forum T2T 1.0 §1: the NFC-A platform).
-    if frames.contains(where: {
-      $0.layers.first?.protocolID == .iso14443A || $0.layers.first?.protocolID == .type2
-    }) {
+    // A UID read from a Type 2 tag's page 0 makes it NFC-A, as `TagIdentity` takes it.
+    if frames.contains(where: { $0.layers.first?.protocolID == .iso14443A })
+      || (heldUID != nil && frames.contains { $0.layers.first?.protocolID == .type2 })
+    {
       return "NFC-A"
     }
     let t = frames.lazy.map(\.technology).first { $0 != .unknown } ?? .unknown

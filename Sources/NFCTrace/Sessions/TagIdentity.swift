@@ -288,13 +288,22 @@ public struct TagIdentity: Sendable, Equatable {
   /// BCC1, both check bytes verifying (BCC0 = 88h ⊕ UID0 ⊕ UID1 ⊕ UID2, BCC1 = UID3 ⊕ … ⊕
   /// UID6; NXP NTAG213/215/216 datasheet §8.5.1). A Type 2 tag is NFC-A.
   mutating func takeUID(fromType2 memory: ByteImage) {
-    guard uid.isEmpty, let b = memory.known(0, 9), b[3] == 0x88 ^ b[0] ^ b[1] ^ b[2],
-      b[8] == b[4] ^ b[5] ^ b[6] ^ b[7]
-    else { return }
-    let found = Array(b[0..<3] + b[4..<8])
-    guard found.contains(where: { $0 != 0 }) else { return }
+    guard uid.isEmpty, let b = memory.known(0, 9), let found = Self.uid(fromPage0: b) else {
+      return
+    }
     uid = found
     if technology == .unknown { technology = .nfcA }
+  }
+
+  /// The 7-byte UID in a Type 2 tag's first 9 bytes (pages 0–1 and BCC1) when both check
+  /// bytes verify and it is not all zeros; nil otherwise.
+  static func uid<C: RandomAccessCollection>(fromPage0 bytes: C) -> [UInt8]?
+  where C.Element == UInt8, C.Index == Int {
+    guard bytes.count >= 9 else { return nil }
+    let b = Array(bytes.prefix(9))
+    guard b[3] == 0x88 ^ b[0] ^ b[1] ^ b[2], b[8] == b[4] ^ b[5] ^ b[6] ^ b[7] else { return nil }
+    let found = Array(b[0..<3] + b[4..<8])
+    return found.contains(where: { $0 != 0 }) ? found : nil
   }
 
   /// The UID the frame completed. Taken from a damaged SAK too: its bytes are the reader's

@@ -545,14 +545,8 @@ struct Type2Procedure: Sendable {
   /// same WRITE sets freeze only later writes. Per byte of the page; none when LOCK0 is unknown.
   static func frozenLockBits(_ memory: TagMemory) -> [UInt8] {
     guard let lock0 = memory.type2End.known(10, 1)?.first else { return [0, 0, 0, 0] }
-    var frozen: [UInt8] = [0, 0, 0, 0]
-    if lock0 & 0x01 != 0 { frozen[2] |= 0x08 }
-    if lock0 & 0x02 != 0 {
-      frozen[2] |= 0xF0
-      frozen[3] |= 0x03
-    }
-    if lock0 & 0x04 != 0 { frozen[3] |= 0xFC }
-    return frozen
+    let bits = Type2Locks.BlockLock.frozenPages(lock0: lock0).reduce(0) { $0 | 1 << $1 }
+    return [0, 0, UInt8(bits & 0xFF), UInt8(bits >> 8)]
   }
 
   /// The dynamic lock page of an identified product; page 28h of an Ultralight C, whose

@@ -47,9 +47,11 @@ struct Type3Procedure: Sendable {
       // A dump tool reading every block of a tag that is not NDEF formatted reads no message.
       if status?.status == .notSupported, current != .readNDEF { return .transceive }
       // readNDEF reads the ⌈Ln / 16⌉ blocks from block 1 that hold the message (T3T 1.0
-      // §7.4.2): a CHECK starting past them is the app's own read, not the message's.
+      // §7.4.2): a CHECK starting past them is the app's own read, not the message's — unless
+      // it goes on from the block the read just reached (a reader reading on in chunks).
       if let aib = attributeBlock(memory), aib.invalidReason == nil, !aib.writeInProgress,
-        let first = blocks.first, first > (aib.ln + 15) / 16
+        let first = blocks.first, first > (aib.ln + 15) / 16,
+        current != .readNDEF || first != memory.type3End.count / 16
       {
         return .transceive
       }

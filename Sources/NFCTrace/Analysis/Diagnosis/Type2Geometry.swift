@@ -78,19 +78,17 @@ struct Type2Geometry {
     }
   }
 
-  /// AUTH0 (first password-protected page) if CFG0 was read; on an Ultralight C, byte 0 of
-  /// page 2Ah (first page the 3DES authentication protects, MF0ICU2 datasheet §7.5.7).
-  var auth0: (value: Int, frame: Int?)? {
-    let address = tag.isUltralightC ? 0x2A * 4 : cfg0Page.map { $0 * 4 + 3 }
-    guard let address, let v = memory.known(address, 1)?.first else { return nil }
-    return (Int(v), memory.frame(address))
+  /// Byte address of AUTH0 (first password-protected page): byte 0 of page 2Ah on an
+  /// Ultralight C (MF0ICU2 datasheet §7.5.7), else CFG0 byte 3 (NTAG21x, Ultralight EV1).
+  func auth0Address(ultralightC: Bool) -> Int? {
+    ultralightC ? 0x2A * 4 : cfg0Page.map { $0 * 4 + 3 }
   }
 
-  /// `auth0` as it stood at `frame` (`Type2Geometry.byte(_:at:writes:)`): an AUTH0 the
-  /// session wrote after a refused WRITE did not protect the page then.
+  /// AUTH0 as it stood at `frame` (`byte(_:at:writes:)`), and the frame that showed it: an
+  /// AUTH0 the session wrote after a refused WRITE did not protect the page then.
   func auth0(at frame: Int, writes: [SessionCommandLog.Command]) -> (value: Int, frame: Int?)? {
-    let address = tag.isUltralightC ? 0x2A * 4 : cfg0Page.map { $0 * 4 + 3 }
-    return address.flatMap { byte($0, at: frame, writes: writes) }.map { (Int($0.0), $0.1) }
+    auth0Address(ultralightC: tag.isUltralightC).flatMap { byte($0, at: frame, writes: writes) }
+      .map { (Int($0.0), $0.1) }
   }
 
   /// The byte at `address` as it stood at `frame`, and the frame that showed it: the last

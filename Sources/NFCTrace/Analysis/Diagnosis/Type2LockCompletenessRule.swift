@@ -56,14 +56,12 @@ enum Type2LockCompletenessRule: DiagnosisRule {
     ]
   }
 
-  /// The pages of `open` (3–15) whose static lock bit a block-locking bit of LOCK0 freezes:
-  /// bit 1 (BL 9–4) for pages 4–9, bit 2 (BL 15–10) for pages 10–15 (NTAG213/215/216
-  /// datasheet §8.5.2, MF0ICU1 §8.5.2), when page 2 is known.
+  /// The pages of `open` whose static lock bit a block-locking bit of LOCK0 freezes
+  /// (`Type2Locks.BlockLock`; NTAG213/215/216 datasheet §8.5.2), when page 2 is known.
   private static func frozenStaticPages(_ open: [Int], _ g: Type2Geometry) -> [Int] {
     guard let lock0 = g.memory.known(10, 1)?.first else { return [] }
-    return open.filter { p in
-      ((4...9).contains(p) && lock0 & 0x02 != 0) || ((10...15).contains(p) && lock0 & 0x04 != 0)
-    }
+    let frozen = Set(Type2Locks.BlockLock.frozenPages(lock0: lock0))
+    return open.filter(frozen.contains)
   }
 
   /// A writeLock that failed or was interrupted after its WRITE of the CC with write access Fh

@@ -202,7 +202,8 @@ enum Type2NAKRule: DiagnosisRule {
     // AUTH0 as it stood at the refused WRITE (one written after it protected nothing then).
     let auth0 =
       ulc
-      ? g.byte(0x2A * 4, at: frame, writes: c.log.commands).map { Int($0.0) }
+      ? g.auth0Address(ultralightC: true).flatMap { g.byte($0, at: frame, writes: c.log.commands) }
+        .map { Int($0.0) }
       : g.auth0(at: frame, writes: c.log.commands)?.value
     let auth0Known = auth0 != nil
     // An authentication the tag accepted in this activation opens every page it protects.

@@ -622,7 +622,9 @@ enum Type4StatusRule: DiagnosisRule {
           + "example NTAG 424 DNA ChangeFileSettings with the file's key, through "
           + "sendCommand(apdu:)), or treat the tag as one that stays writable."
       )
-    case "6982" where cmd.name == "UPDATE file" && cmd.fileID != nil:
+    case "6982"
+    where cmd.name == "UPDATE file" && cmd.fileID != nil && c.session.type4CC != nil
+      && cmd.fileID != c.session.type4CC?.ndefFile.fileID:
       return otherFileRefused(cmd, c)
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
