@@ -12,9 +12,14 @@ public enum MappedFileFault {
   nonisolated(unsafe) private static let message = UnsafeMutablePointer<UInt8>.allocate(
     capacity: capacity)
   nonisolated(unsafe) private static var length = 0
+  /// Set once by `install()`, before any other thread runs: without the handler (the library
+  /// used on its own, the tests' parallel imports) nothing is recorded.
+  nonisolated(unsafe) private static var installed = false
 
-  /// Names `path` as the mapped file being read.
+  /// Names `path` as the mapped file being read, when the handler is installed. Inputs are
+  /// opened one at a time on the command's thread (`diff` reads A, then B).
   static func reading(_ path: String) {
+    guard installed else { return }
     let text = Array(
       ("nfctrace: error: \(path): the file shrank while it was read (another program "
         + "truncated or rewrote it); read a copy that nothing writes to\n").utf8.prefix(capacity))
@@ -28,6 +33,7 @@ public enum MappedFileFault {
   /// Installs the SIGBUS handler: it writes the message (async-signal-safe `write`) and exits
   /// with status 3 (`_exit`).
   public static func install() {
+    installed = true
     reading("(input)")
     signal(SIGBUS) { _ in
       _ = write(2, MappedFileFault.message, MappedFileFault.length)
