@@ -121,6 +121,10 @@ public struct SessionAnalyzer: Sendable {
   private var deferredSilence: (frame: Int, why: String)?
   /// True when `deferredSilence` is an ISO-DEP block's (kept over later undecodable frames).
   private var deferredSilenceIsISODEP = false
+  /// The tag's S(WTX) request (its frame) for the pending APDU that the reader has not
+  /// answered yet. The PCD must answer it with an S(WTX) response (ISO/IEC 14443-4 §7.3). If
+  /// the operation ends first, the APDU's answer never came because the reader stopped.
+  private var wtxUnansweredByReader: Int?
   /// The first ISO-DEP presence check left unanswered after the last command's answer: it
   /// interrupts the operation only if its procedure had not finished (`closeCurrent`).
   private var presenceSilence: (frame: Int, why: String)?
@@ -274,6 +278,7 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    if f.innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil {
       if let d = f.innermost, d.protocolID == .type2, !f.startsActivation {
@@ -595,6 +600,11 @@ public struct SessionAnalyzer: Sendable {
     tagHeard = true
     tagAnsweredOperation = true
     if f.completedUID != nil { connectActivation.selected = true }
+    if let d = f.innermost, d.protocolID == .isoDEP, d.name == "S(WTX)",
+      pending?.layer(.iso7816) != nil
+    {
+      wtxUnansweredByReader = f.frame.index
+    }
     // The tag's I-block ends the reader's chain before its last part (ISO-DEP flags
     // `incomplete-chain`): the tag did not leave, but what it answered to a command never
     // seen whole is unknown. The frame joins the chain's operation and settles nothing else
@@ -632,6 +642,7 @@ public struct SessionAnalyzer: Sendable {
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
     deferredSilence = nil
+    wtxUnansweredByReader = nil
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
@@ -1002,6 +1013,7 @@ public struct SessionAnalyzer: Sendable {
   private mutating func open(_ kind: OperationKind, frame: Int, announced: Bool) {
     call.reset()
     deferredSilence = nil
+    wtxUnansweredByReader = nil
     presenceSilence = nil
     encryptedSilence = nil
     classicAuthSilence = nil
@@ -1061,6 +1073,17 @@ public struct SessionAnalyzer: Sendable {
     }
     guard var op = current else { return nil }
     current = nil
+    if let wtx = wtxUnansweredByReader.take(), deferredSilence == nil, let p = pending,
+      p.layer(.iso7816) != nil
+    {
+      // The tag was still working on the APDU; the reader, not the tag, went silent.
+      deferredSilence = (
+        wtx,
+        "the tag asked for more time (S(WTX) request, frame \(wtx)) and the reader never "
+          + "answered it (ISO/IEC 14443-4 §7.3: the PCD answers with an S(WTX) response): "
+          + "the answer to \(p.innermost?.summary ?? "the command") never came"
+      )
+    }
     if let silence = deferredSilence {
       deferredSilence = nil
       // A command already left unanswered is what the silence is about: the R(NAK)s the
