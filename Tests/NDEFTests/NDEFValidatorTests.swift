@@ -60,10 +60,13 @@ struct NDEFValidatorTests {
         == true)
   }
 
+  /// A payload that is not printable UTF-8 as a whole: a status byte, whatever its RFU bit.
   @Test("Status byte with the RFU bit set but otherwise valid")
   func rfuBit() throws {
     let bytes = NDEFMessage(records: [
-      NDEFRecord(tnf: .wellKnown, type: [0x54], payload: [0x42] + Array("en".utf8) + [0xC3, 0xA9])
+      NDEFRecord(
+        tnf: .wellKnown, type: [0x54],
+        payload: [0xC2] + Array("en".utf8) + [0xFE, 0xFF, 0x00, 0xE9])
     ]).bytes
     #expect(codes(bytes) == ["text-status-rfu-set"])
     let r = NDEFValidator.validate(bytes)

@@ -35,7 +35,12 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
     #expect(f.code == "t2t-nak-lock-page")
     #expect(f.frames == [19, 20])
     #expect(f.coreNFCError == .tagUpdateFailure)
-    #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed])
+    // The readNDEF after it finds the emptied message: Core NFC reports 403.
+    #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed, .failed])
+    #expect(
+      r.sessions[0].analysis.operations.last?.reason
+        == "The NDEF TLV's length is 0: the tag holds no NDEF message, so Core NFC's readNDEF "
+        + "reports 403 ndefReaderSessionErrorZeroLengthMessage")
     #expect(!r.findings.contains { $0.code == "t2t-nak-beyond-memory" })
     // Pages 4–5 landed first: length 0, so the tag now holds an empty message.
     #expect(r.findings.contains { $0.code == "ndef-emptied" && $0.severity == .warning })

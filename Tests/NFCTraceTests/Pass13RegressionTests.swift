@@ -654,10 +654,10 @@ import Testing
   @Test func ackToReadRecoveredByTheRetry() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8))
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE])
     b.reader([0x30, 0x04])
     b.add4Bit(0x0A)
-    b.read(4, [0x03, 0x00, 0xFE])
+    b.read(4, [0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE])
     let ops = try #require(try b.diagnose().sessions.first?.analysis.operations)
     #expect(ops.allSatisfy { $0.outcome == .ok })
   }

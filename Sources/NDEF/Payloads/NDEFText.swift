@@ -113,11 +113,14 @@ extension NDEFText {
     let langText = NDEFText.printableASCII(langBytes)
     let languageOK = langLength > 0 && langEnd <= p.count && langText.map(isLanguageTag) == true
     // Letters, digits and hyphens are a language code, however malformed: only a field that
-    // is no language at all makes the payload text without a status byte.
+    // is no language at all makes the payload text without a status byte…
     let languageShaped =
       !langBytes.isEmpty
       && langBytes.allSatisfy { isLetter($0) || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) }
-    if !languageOK, !languageShaped, looksLikeRawText(p) {
+    // …or a first byte with the RFU bit set: every letter has bit 6 set, so "Berlin" is the
+    // app's text written without a status byte (0x42: language "er", text "lin"), not a
+    // status byte that breaks the rule.
+    if !languageOK && !languageShaped || status & 0x40 != 0, looksLikeRawText(p) {
       reportRawText(p, offset: offset, ctx: &ctx)
       return nil
     }

@@ -133,10 +133,15 @@ public struct NDEFURI: Sendable, Equatable {
     let prefixHasScheme = prefix.contains(":")
     let restScheme = commonSchemes.first(where: { lower.hasPrefix($0) })
     if prefixHasScheme, let restScheme {
+      // "mailto:" + "tel:…" is not a repeat but a wrong code: the reader opens "mailto:tel:…".
+      let same = prefix.lowercased().prefix { $0 != ":" } == restScheme.prefix { $0 != ":" }
       ctx.add(
         "uri-scheme-repeated", .warning, offset + 1,
         "identifier code 0x\(hex2(code)) "
-          + "already gives \"\(prefix)\" and the URI field starts with \"\(restScheme)\" again "
+          + (same
+            ? "already gives \"\(prefix)\" and the URI field starts with \"\(restScheme)\" again "
+            : "gives \"\(prefix)\" but the URI field starts with another scheme, "
+              + "\"\(restScheme)\": the identifier code is the wrong one ")
           + "(NFC Forum RTD-URI 1.0 §3.2.2)",
         readers: "every reader shows \"\(clip(prefix + rest))\"", fix: fix)
     } else if prefix.hasSuffix("www."), lower.hasPrefix("www.") {

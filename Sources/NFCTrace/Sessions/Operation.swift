@@ -81,6 +81,18 @@ public struct Operation: Sendable, Equatable {
     outcome = .failed
   }
 
+  /// A readNDEF that read an NDEF length of 0 (`field`: NLEN, the NDEF TLV's L, Ln): the tag
+  /// is formatted but holds no message, and Core NFC's readNDEF then ends with 403
+  /// ndefReaderSessionErrorZeroLengthMessage (reported, not verified; nfc-facts §5.1, §8.3),
+  /// so the call failed although every command was answered.
+  mutating func failEmptyRead(lengthField field: String) {
+    guard outcome == .ok else { return }
+    outcome = .failed
+    reason =
+      "\(field) is 0: the tag holds no NDEF message, so Core NFC's readNDEF reports 403 "
+      + "ndefReaderSessionErrorZeroLengthMessage"
+  }
+
   /// Undoes `fail` when a later answer made up for the refusals (a repeat the tag accepted):
   /// ok again, the refused frames kept in `failedFrames`, the refusal's `details` keys gone.
   mutating func recover(dropping keys: Set<String>) {

@@ -621,6 +621,7 @@ struct Type2Procedure: Sendable {
     guard let area = memory.type2Area, let tlv = area.ndef else { return }
     let complete = tlv.isComplete
     op.set("ndef_length", .int(tlv.length))
+    if tlv.length == 0 { return op.failEmptyRead(lengthField: "The NDEF TLV's length") }
     // Message bytes the session wrote and no read has returned since, at the read's start:
     // the image knows them from the write, but this read stopped before them.
     let end = area.baseAddress + tlv.valueOffset + tlv.length

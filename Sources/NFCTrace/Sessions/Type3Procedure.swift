@@ -341,6 +341,7 @@ struct Type3Procedure: Sendable {
       return
     }
     op.set("ndef_length", .int(aib.ln))
+    if aib.ln == 0, !aib.writeInProgress { return op.failEmptyRead(lengthField: "Ln") }
     if aib.writeInProgress {
       op.set("write_flag_on", .bool(true))
     }

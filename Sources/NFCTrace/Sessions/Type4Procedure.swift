@@ -528,6 +528,7 @@ struct Type4Procedure: Sendable {
     let size = nlenSize
     guard let nlen = file.knownBigEndian(0, size) else { return }
     op.set("ndef_length", .int(nlen))
+    if nlen == 0 { return op.failEmptyRead(lengthField: size == 4 ? "ENLEN" : "NLEN") }
     if let message = file.known(size, nlen) {
       op.set("message", .hex(message))
     } else if op.outcome == .ok {

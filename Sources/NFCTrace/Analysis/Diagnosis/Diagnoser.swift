@@ -153,10 +153,14 @@ public enum Diagnoser {
   /// What a fix asking for authentication needs in Core NFC terms. The sample apps use an
   /// NFCNDEFReaderSession, whose NFCNDEFTag has no sendMiFareCommand; an app that already
   /// sent PWD_AUTH or AUTHENTICATE in the trace has the tag session, and is not told again.
-  static let tagSessionText =
+  static let tagSessionText = tagSessionText(call: "writeNDEF")
+
+  /// `tagSessionText` for the refused operation's own call (writeNDEF or writeLock).
+  static func tagSessionText(call: String) -> String {
     " sendMiFareCommand needs an NFCTagReaderSession (pollingOption .iso14443) and the tag as "
-    + ".miFare(NFCMiFareTag): an NFCNDEFReaderSession's NFCNDEFTag cannot send it. Authenticate, "
-    + "then call writeNDEF on that same NFCMiFareTag, in the same connection."
+      + ".miFare(NFCMiFareTag): an NFCNDEFReaderSession's NFCNDEFTag cannot send it. "
+      + "Authenticate, then call \(call) on that same NFCMiFareTag, in the same connection."
+  }
 
   /// Adds `tagSessionText` to the first fix that asks for authentication through
   /// sendMiFareCommand, unless the app authenticated in this session.
@@ -173,7 +177,9 @@ public enum Diagnoser {
       })
     else { return findings }
     var out = findings
-    out[i].fix += tagSessionText
+    let ops = c.session.operations
+    let refused = out[i].operation.flatMap { ops.indices.contains($0) ? ops[$0].kind : nil }
+    out[i].fix += tagSessionText(call: refused == .writeLock ? "writeLock" : "writeNDEF")
     return out
   }
 

@@ -240,6 +240,9 @@ enum Type2NAKRule: DiagnosisRule {
           + "no lock bit covers a configuration page"
         : "the lock bits read in this session leave it writable")
     let known = [lockOut, passwordOut].compactMap { $0 }
+    if let cc = g.cc, cc.status == .readOnly, !unknown.isEmpty {
+      return readOnlyCC(cc, code: code, page: page, unknown: unknown)
+    }
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
       message: "The tag answered NAK \(code) ("
@@ -269,6 +272,28 @@ enum Type2NAKRule: DiagnosisRule {
                 : "; on a protected NTAG21x send PWD_AUTH (sendMiFareCommand, 1B + password) before "
                   + "writing")
           + (lockUnknown ? ", and use another tag if the pages are locked." : "."))
+  }
+
+  /// `t2t-nak-unexplained` on a tag whose CC says read-only (write access not 0, T2T 1.0
+  /// §6.1): the lock bits were not read, but writeLock (and Android's makeReadOnly) set them
+  /// together with the CC, so a locked page is the likely cause, and queryNDEFStatus already
+  /// said .readOnly — no password advice.
+  private static func readOnlyCC(
+    _ cc: Type2CapabilityContainer, code: Int, page: Int, unknown: [String]
+  ) -> Cause {
+    let access = String(cc.writeAccess, radix: 16, uppercase: true)
+    return Cause(
+      code: "t2t-nak-unexplained", cause: "the tag refused the write",
+      message: "The tag answered NAK \(code) ("
+        + (code == 4
+          ? "not allowed, or authentication counter overflow" : "invalid argument or page")
+        + ") to the WRITE of page \(Type2Geometry.page(page)). The CC marks the tag read-only "
+        + "(write access \(access)h); writeLock sets that together with the lock bits, so a "
+        + "locked page is the likely cause, although the trace does not show "
+        + unknown.joined(separator: " or ") + ".",
+      fix: "queryNDEFStatus reported .readOnly: the tag is not meant to be written. Check the "
+        + "status before writing and tell the user to use another tag; do not write its pages "
+        + "with sendMiFareCommand either (locked pages stay read-only for good).")
   }
 
   /// The unexplained refusal's account: what the trace rules out (`known`), what it does not
