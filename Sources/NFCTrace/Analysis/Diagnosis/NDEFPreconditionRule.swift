@@ -14,7 +14,8 @@ import NDEF
 ///   info (if the app called writeNDEF, Core NFC refused it without a command on the air).
 /// - `message-too-large` (402 ndefReaderSessionErrorTagSizeTooSmall): the expected message,
 ///   or the length a write put in the length field, exceeds the capacity.
-/// - `zero-length-message` (403 ndefReaderSessionErrorZeroLengthMessage): `--expect` is empty.
+/// - `zero-length-message` (403 ndefReaderSessionErrorZeroLengthMessage): the expected message
+///   is empty (library callers only: the CLI refuses an empty `--expect`).
 /// - `ndef-empty-on-read` (warning, 403, reported): readNDEF of a message of length 0.
 /// - `not-ndef-formatted` (no documented error; status notSupported): with `--expect`, error
 ///   and not-attempted; without, info.
