@@ -124,4 +124,23 @@ import Testing
         + "ndefReaderSessionErrorZeroLengthMessage")
     #expect(report.finding("ndef-empty-on-read")?.coreNFCError == .zeroLengthMessage)
   }
+
+  /// A Type 2 tag holding `03 00 FE`, queried and not read: the no-writes line adds that a
+  /// readNDEF fails with 403 without a frame (Core NFC sends none for an empty message).
+  @Test func emptyType2TagNotReadSaysReadNDEFFails() throws {
+    var t = TraceBuilder()
+    t.activateType2(version: ntag213Version)
+    t.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    let report = try t.diagnose()
+    let analysis = try #require(report.sessions.first?.analysis)
+    #expect(
+      DiagnosisRender.noWritesText(analysis).hasSuffix(
+        "  The tag holds an empty message (NDEF length 0): a readNDEF fails with 403\n"
+          + "  (ndefReaderSessionErrorZeroLengthMessage) without a frame on the air\n\n"))
+    var full = TraceBuilder()
+    full.activateType2(version: ntag213Version)
+    full.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x03, 0xD0, 0x00, 0x00, 0xFE])
+    let other = try #require(try full.diagnose().sessions.first?.analysis)
+    #expect(DiagnosisRender.emptyTagText(other) == "")
+  }
 }

@@ -30,7 +30,19 @@ public enum DiagnosisRender {
     else { return "  no writes, nothing failed\n\n" }
     return "  no writes on the air, nothing failed. A writeNDEF Core NFC refuses before sending "
       + "leaves no frame:\n  402 for a message over the \(capacity) bytes queryNDEFStatus "
-      + "reported; --expect MESSAGE checks it\n\n"
+      + "reported; --expect MESSAGE checks it\n" + emptyTagText(a) + "\n"
+  }
+
+  /// The query found an NDEF length of 0 and no readNDEF followed on the air: Core NFC's
+  /// readNDEF fails on such a tag with 403 before sending anything (nfc-facts §5.1, §8.3), so
+  /// an app that read the tag got that error although the radio shows nothing failing.
+  static func emptyTagText(_ a: SessionAnalysis) -> String {
+    guard let query = a.operations.last(where: { $0.kind == .queryNDEFStatus }),
+      case .int(0)? = query.detail("ndef_length"),
+      !a.operations.contains(where: { $0.kind == .readNDEF })
+    else { return "" }
+    return "  The tag holds an empty message (NDEF length 0): a readNDEF fails with 403\n"
+      + "  (ndefReaderSessionErrorZeroLengthMessage) without a frame on the air\n"
   }
 
   private static func session(
