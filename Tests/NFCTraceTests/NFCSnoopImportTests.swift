@@ -309,3 +309,75 @@ private func importEdited(_ edit: (inout [String]) -> Void) throws -> (
     #expect(count > 19)
   }
 }
+
+/// Findings of the importer review of 2026-12-06 (third session).
+@Suite struct NCIReviewTests {
+  private static let tech: [UInt8] = [0x44, 0x00, 0x04, 1, 2, 3, 4, 0x01, 0x00]
+  private static let activation: [UInt8] =
+    [0x01, 0x01, 0x02, 0x00, 0xFF, 0x01, UInt8(tech.count)] + tech + [0, 0, 0, 0]
+
+  /// RF_INTF_ACTIVATED_NTF in two segments (PBF 1, then 0): joined, the tag is activated
+  /// (the session was lost: "shorter than its fields", data before any activation).
+  @Test func segmentedNotificationIsJoined() {
+    var nci = NCIInterpreter()
+    let a = Self.activation
+    let first = nci.packet([0x71, 0x05, 8] + a.prefix(8), received: true)
+    #expect(first.frames.isEmpty)
+    #expect(first.warnings.isEmpty)
+    let rest = Array(a.dropFirst(8))
+    let second = nci.packet([0x61, 0x05, UInt8(rest.count)] + rest, received: true)
+    #expect(second.warnings.isEmpty)
+    #expect(second.frames.map(\.data) == [[0x44, 0x00], [0x00]])
+    #expect(nci.packet([0x00, 0x00, 0x02, 0x30, 0x04], received: false).frames.count == 1)
+  }
+
+  /// Deactivation to Sleep (01) or Sleep_AF (02) keeps the field on; Idle (00) and
+  /// Discovery (03) end the activation with a field-off.
+  @Test func deactivationToSleepIsNoFieldOff() {
+    for (type, fieldOff) in [(UInt8(0), true), (1, false), (2, false), (3, true)] {
+      var nci = NCIInterpreter()
+      _ = nci.packet([0x61, 0x05, UInt8(Self.activation.count)] + Self.activation, received: true)
+      let out = nci.packet([0x61, 0x06, 0x02, type, 0x00], received: true)
+      #expect(out.frames.map(\.event) == (fieldOff ? [.fieldOff] : []), "type \(type)")
+    }
+  }
+
+  /// Data on another connection than the static RF one is warned once, not dropped in
+  /// silence; the NFC-DEP interface (03) is named as such, not as proprietary.
+  @Test func otherConnectionAndNFCDEPAreNamed() {
+    var nci = NCIInterpreter()
+    _ = nci.packet([0x61, 0x05, UInt8(Self.activation.count)] + Self.activation, received: true)
+    #expect(
+      nci.packet([0x01, 0x00, 0x02, 0x30, 0x04], received: false).warnings == [
+        "data on NCI connection 1 (not the static RF connection 0, which carries the tag's "
+          + "data) is not shown (reported once)"
+      ])
+    #expect(nci.packet([0x01, 0x00, 0x02, 0x30, 0x04], received: false).warnings.isEmpty)
+    var dep = NCIInterpreter()
+    var activation = Self.activation
+    activation[1] = 0x03
+    _ = dep.packet([0x61, 0x05, UInt8(activation.count)] + activation, received: true)
+    #expect(
+      dep.packet([0x00, 0x00, 0x02, 0xD4, 0x00], received: false).warnings == [
+        "data on RF interface 0x03 (NFC-DEP, peer to peer) is not decoded (reported once)"
+      ])
+  }
+
+  /// Android's empty I-block presence check on the ISO-DEP interface is named, not decoded
+  /// as a broken APDU.
+  @Test func emptyISODEPDataIsAPresenceCheck() {
+    let frames = [Direction.reader, .tag].enumerated().map { i, d in
+      Frame(
+        index: i, timeNs: Int64(i), direction: d, data: [], crc: .notCaptured,
+        technology: .nfcA, sourceFlags: [ReaderChipFlag.isoDEPPayload],
+        location: SourceLocation(file: "t", unit: "frame", record: i, offset: 0))
+    }
+    let (decoded, _) = decodeAll(frames)
+    #expect(
+      decoded.map { $0.innermost?.summary } == [
+        "empty I-block framed by the reader chip (presence check, no APDU)",
+        "empty I-block (answer to the presence check)",
+      ])
+    #expect(decoded.allSatisfy { $0.undecodedReason == nil })
+  }
+}

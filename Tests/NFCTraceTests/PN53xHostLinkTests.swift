@@ -209,6 +209,24 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
     #expect(link.readerToHost(ccid(0x80, [0x90, 0x00])).frames.isEmpty)
   }
 
+  /// A CCID time extension (bStatus b7–b6 = 10b) is an interim message: the READ BINARY's
+  /// real answer after it is the tag's (it was dropped, the READ shown unanswered).
+  @Test func ccidTimeExtensionWaitsForTheAnswer() {
+    var link = PN53xHostLink()
+    let read = link.hostToReader(ccid(0x6F, [0xFF, 0xB0, 0x00, 0x04, 0x10]))
+    #expect(read.frames.map(\.data) == [[0x30, 0x04]])
+    var timeExtension = ccid(0x80, [])
+    timeExtension[7] = 0x80
+    timeExtension[8] = 0x01
+    let interim = link.readerToHost(timeExtension)
+    #expect(interim.frames.isEmpty)
+    #expect(interim.warnings.isEmpty)
+    let data = [UInt8](0..<16)
+    let answer = link.readerToHost(ccid(0x80, data + [0x90, 0x00]))
+    #expect(answer.frames.map(\.data) == [data])
+    #expect(answer.frames.map(\.direction) == [.tag])
+  }
+
   /// A PN53x extended frame announcing 65 520 bytes is skipped, not waited for: the commands
   /// after it still show.
   @Test func oversizedExtendedFrameDoesNotSwallowLaterCommands() {

@@ -14,7 +14,10 @@
 ///   (`ReaderChipFlag.isoDEPPayload`).
 /// - CORE_INTERFACE_ERROR_NTF (`60 08`) and a non-OK status octet: the tag's answer did not
 ///   arrive (RF timeout, transmission or protocol error); no tag frame, a warning.
-/// - RF_DEACTIVATE_NTF (`61 06`): the end of the tag's activation, shown as a field-off event.
+/// - RF_DEACTIVATE_NTF (`61 06`): the end of the tag's activation, shown as a field-off event
+///   (deactivation to Idle or Discovery); to Sleep or Sleep_AF the tag is only put to sleep,
+///   to be selected again, and stays in the session.
+/// - Notifications segmented on PBF are joined before they are read (NCI 2.0 §3.5).
 /// Sources: NCI 1.0/2.0 §3.4 (packet format), §7.3 (RF_INTF_ACTIVATED_NTF), §8.2 (Frame RF
 /// interface), §8.3 (ISO-DEP interface), §4.7 (CORE_INTERFACE_ERROR_NTF); AOSP libnfc-nci
 /// `nfc_ncif.cc`.
@@ -36,8 +39,12 @@ public struct NCIInterpreter: Sendable {
   private var technology = Technology.unknown
   private var hostSegments: [UInt8] = []
   private var controllerSegments: [UInt8] = []
+  /// A control message's segments so far (PBF 1), joined as data messages' are: NCI 2.0
+  /// §3.5 segments control messages too.
+  private var controlSegments: [UInt8] = []
   private var warnedTruncated = false
   private var warnedInterface = false
+  private var warnedConnection = false
 
   /// An interpreter before any activation.
   public init() {}
@@ -60,7 +67,13 @@ public struct NCIInterpreter: Sendable {
     }
     switch mt {
     case 0: data(p, payload, received: received, &out)
-    case 3: notification(gid: p[0] & 0x0F, oid: p[1] & 0x3F, payload, &out)
+    case 3:
+      // A segmented notification (PBF 1): only the last segment completes it.
+      controlSegments += payload
+      guard p[0] & 0x10 == 0 else { return out }
+      let message = controlSegments
+      controlSegments = []
+      notification(gid: p[0] & 0x0F, oid: p[1] & 0x3F, message, &out)
     case 1, 2: break  // commands and responses: configuration and discovery
     default:
       out.warnings.append("NCI packet of reserved message type \(mt) (NCI 2.0 §3.4); ignored")
@@ -93,7 +106,17 @@ public struct NCIInterpreter: Sendable {
 
   private mutating func data(_ p: [UInt8], _ payload: [UInt8], received: Bool, _ out: inout Output)
   {
-    guard p[0] & 0x0F == 0 else { return }  // not the static RF connection
+    guard p[0] & 0x0F == 0 else {
+      // A logical connection the host created (NCI 2.0 §4.4.2: NFCEE, or a second RF
+      // connection): no tag data of the static RF connection.
+      if !warnedConnection {
+        warnedConnection = true
+        out.warnings.append(
+          "data on NCI connection \(p[0] & 0x0F) (not the static RF connection 0, which carries "
+            + "the tag's data) is not shown (reported once)")
+      }
+      return
+    }
     if payload.isEmpty, p[2] > 0 {
       if !warnedTruncated {
         warnedTruncated = true
@@ -165,9 +188,12 @@ public struct NCIInterpreter: Sendable {
   private mutating func warnInterface(_ id: UInt8, _ out: inout Output) {
     guard !warnedInterface else { return }
     warnedInterface = true
+    // NCI 2.0 Table 128: 03 NFC-DEP, 04–7F RFU, 80–FE proprietary (NXP: MIFARE Classic).
+    let kind =
+      id == 0x03
+      ? "NFC-DEP, peer to peer" : id >= 0x80 ? "proprietary, e.g. NXP MIFARE Classic" : "RFU"
     out.warnings.append(
-      "data on RF interface 0x\(Hex.string([id])) (proprietary, e.g. NXP MIFARE Classic) is "
-        + "not decoded (reported once)")
+      "data on RF interface 0x\(Hex.string([id])) (\(kind)) is not decoded (reported once)")
   }
 
   private func frame(_ direction: Direction, _ data: [UInt8], flags: [String]) -> ReaderChipFrame {
@@ -182,6 +208,10 @@ public struct NCIInterpreter: Sendable {
     case (1, 6):
       interface = .none
       dropSegments("the tag was deactivated", &out)
+      // Deactivation type (NCI 2.0 Table 62): 01 Sleep and 02 Sleep_AF put the tag to sleep
+      // (HLTA, S(DESELECT)) with the field on, to select it again (Android's reconnect):
+      // the tag stays in the session. 00 Idle and 03 Discovery end the activation.
+      if let type = b.first, type == 0x01 || type == 0x02 { return }
       out.frames.append(
         .field(.fieldOff, flag: "nci-rf-deactivate"))
     case (0, 8):

@@ -343,6 +343,9 @@ public struct PN53xHostLink: Sendable {
       out.warnings.append("CCID answer shorter than its 10-byte header")
       return
     }
+    // bStatus b7–b6 = 2: time extension requested, an interim message the answer follows
+    // (CCID 1.1 §6.2.6, bError the BWT multiplier): no answer, and the command still waits.
+    if bytes[7] & 0xC0 == 0x80 { return }
     // bStatus b7–b6 = 1: the command failed; bError FE: ICC mute (CCID 1.1 §6.2.6).
     if bytes[7] & 0xC0 == 0x40 {
       pcsc.mute()

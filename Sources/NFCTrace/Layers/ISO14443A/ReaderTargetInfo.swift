@@ -56,6 +56,19 @@ enum ReaderTargetInfo {
   static func isoDEPPayload(_ frame: Frame) -> FrameLayerResult? {
     guard !frame.sourceFlags.isEmpty, frame.sourceFlags.contains(ReaderChipFlag.isoDEPPayload)
     else { return nil }
+    if frame.data.isEmpty {
+      // An I-block without INF: the presence check Android's NFC stack sends to an ISO-DEP
+      // tag (ISO/IEC 14443-4 §7.5.6; AOSP RW_T4tPresenceCheck), and the tag's empty answer.
+      let decode = LayerDecode(
+        .isoDEP, "I-block",
+        frame.direction == .reader
+          ? "empty I-block framed by the reader chip (presence check, no APDU)"
+          : "empty I-block (answer to the presence check)",
+        [LayerField("inf_length", .int(0)), LayerField("chaining", .bool(false))])
+      return FrameLayerResult(
+        result: LayerResult(decode: decode), crc: frame.crc,
+        expectsResponse: frame.direction == .reader, newActivation: false)
+    }
     let decode = LayerDecode(
       .isoDEP, "I-block INF", "INF of I-blocks framed by the reader chip",
       [LayerField("inf_length", .int(frame.data.count))])
