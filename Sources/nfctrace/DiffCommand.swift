@@ -87,7 +87,8 @@ enum DiffCommand {
     } catch {
       guard var e = t.result.error else { throw error }
       e.message += " (and so: \(error))"
-      throw e
+      // The input was recognised before it broke off: its JSON document names the format.
+      throw RecognisedTraceError(error: e, format: t.result.format.name)
     }
   }
 
@@ -146,9 +147,14 @@ private struct LoadedTrace {
     // session number the trace does not reach is the command's (exit 2, below).
     if count == 0 { throw DiffInputError("\(name) (\(path)): the trace has no sessions") }
     guard let index = wanted ?? recorder.defaultSession else {
+      // Choosing a session helps only when the trace is whole: a file cut short (the import
+      // error then leads the message) needs repairing, not another session.
+      let hint =
+        result.error == nil
+        ? "; choose one with \(flag) (the trace has \(count) session\(count == 1 ? "" : "s"))"
+        : ""
       throw DiffInputError(
-        "\(name) (\(path)): no session in which a tag completed anticollision; choose one with "
-          + "\(flag) (the trace has \(count) session\(count == 1 ? "" : "s"))")
+        "\(name) (\(path)): no session in which a tag completed anticollision" + hint)
     }
     guard let analysis = result.sessions.first(where: { $0.info.index == index }) else {
       let hint =
@@ -169,4 +175,15 @@ private struct LoadedTrace {
 private struct DiffInputError: Error, CustomStringConvertible {
   let description: String
   init(_ message: String) { description = message }
+}
+
+/// An import error of an input whose format was recognised before it broke off (a truncated
+/// pcap): its JSON error document names `format` instead of null.
+struct RecognisedTraceError: Error, CustomStringConvertible {
+  /// The import error.
+  let error: TraceError
+  /// The recognised format's name (`pcap`).
+  let format: String
+
+  var description: String { error.description }
 }

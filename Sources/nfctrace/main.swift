@@ -99,6 +99,12 @@ func run(_ argv: [String]) -> Int32 {
     printError("nfctrace: error: \(e)")
     if wantsJSON(rest), !OutputBuffer.wroteStandardOutput { printJSONError(e, command: command) }
     return 3
+  } catch let e as RecognisedTraceError {
+    printError("nfctrace: error: \(e)")
+    if wantsJSON(rest), !OutputBuffer.wroteStandardOutput {
+      printJSONError(e.error, command: command, format: e.format)
+    }
+    return 3
   } catch {
     printError("nfctrace: error: \(error)")
     if wantsJSON(rest), !OutputBuffer.wroteStandardOutput { printJSONError(message: "\(error)") }
@@ -130,14 +136,18 @@ func wantsJSON(_ args: [String]) -> Bool {
 
 /// An input that could not be opened at all still gives one JSON document (docs/json.md):
 /// `{"tool","version","source":{"path","format":null},…,"warnings":[],"error":{…}}`, with the
-/// command's own lists empty (`frames` and `sessions`, `sessions` or `reports`).
-func printJSONError(_ e: TraceError, command: String) {
+/// command's own lists empty (`frames` and `sessions`, `sessions` or `reports`). `format` is
+/// the recognised format's name when the input was recognised but broke off before anything
+/// could be output (a `diff` side truncated before its session).
+func printJSONError(_ e: TraceError, command: String, format: String? = nil) {
   let out = OutputBuffer()
   out.write("{\"tool\":\"nfctrace\",\"version\":")
   JSON.string(Version.string, to: out)
   out.write(",\"source\":{\"path\":")
   JSON.string(e.location.file, to: out)
-  out.write(",\"format\":null}")
+  out.write(",\"format\":")
+  JSON.optionalString(format, to: out)
+  out.write("}")
   switch command {
   case "timeline": out.write(",\"frames\":[],\"sessions\":[]")
   case "sessions", "diagnose": out.write(",\"sessions\":[]")
