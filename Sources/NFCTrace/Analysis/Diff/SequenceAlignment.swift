@@ -35,11 +35,25 @@ public enum SequenceAlignment {
   public static let lookahead = 16
 
   /// Aligns `a` with `b`. Every index of each side appears exactly once, in order.
+  ///
+  /// `tiebreak` (0…`tiebreakMax` per pair, e.g. how alike the two elements' contents are)
+  /// only decides among the alignments of equal `score` total: the highest sum of `tiebreak`
+  /// over the pairs wins, so of two operations of one kind and outcome the one with the same
+  /// commands is paired. Still O(n·m); the greedy fallback ignores it.
   public static func align<A, B>(
-    _ a: [A], _ b: [B], gap: Int = -3, score: (A, B) -> Int?
+    _ a: [A], _ b: [B], gap: Int = -3, tiebreakMax: Int = 0,
+    tiebreak: ((A, B) -> Int)? = nil, score: (A, B) -> Int?
   ) -> [Pair] {
     if (a.count + 1) * (b.count + 1) > cellLimit { return greedy(a, b, score: score) }
-    return needlemanWunsch(a, b, gap: gap, score: score)
+    guard let tiebreak, tiebreakMax > 0 else {
+      return needlemanWunsch(a, b, gap: gap, score: score)
+    }
+    // Scores scaled so that all the tie-breaks of one alignment together weigh less than one
+    // point of score: the sum is lexicographic (score first, then tie-break).
+    let scale = tiebreakMax * min(a.count, b.count) + 1
+    return needlemanWunsch(a, b, gap: gap * scale) { x, y in
+      score(x, y).map { $0 * scale + min(max(tiebreak(x, y), 0), tiebreakMax) }
+    }
   }
 
   // Traceback moves stored per cell.

@@ -91,7 +91,15 @@ extension TraceDiff {
   ) -> [SequenceAlignment.Pair] {
     let keysA = byOpA.map { Self.keyCounts($0, a.exchanges) }
     let keysB = byOpB.map { Self.keyCounts($0, b.exchanges) }
-    return SequenceAlignment.align(Array(opsA.indices), Array(opsB.indices)) { i, j in
+    let commandsA = byOpA.map { Self.commandCounts($0, a.exchanges) }
+    let commandsB = byOpB.map { Self.commandCounts($0, b.exchanges) }
+    // Among alignments of equal score, the one pairing operations that sent the same command
+    // bytes: of two writes of one kind and outcome, the identical one is the partner and the
+    // other is the extra (`+`/`−`) row, whatever their order.
+    return SequenceAlignment.align(
+      Array(opsA.indices), Array(opsB.indices), tiebreakMax: contentScale,
+      tiebreak: { i, j in Self.contentSimilarity(commandsA[i], commandsB[j]) }
+    ) { i, j in
       guard opsA[i].kind == opsB[j].kind else { return nil }
       var s = 10
       if opsA[i].outcome == opsB[j].outcome { s += 3 }
@@ -103,6 +111,27 @@ extension TraceDiff {
     var out: [String: Int] = [:]
     for i in indices { out[records[i].key, default: 0] += 1 }
     return out
+  }
+
+  /// How many times each request payload (CRC and ISO-DEP prologue excluded) was sent.
+  private static func commandCounts(_ indices: [Int], _ records: [ExchangeRecord]) -> [[UInt8]:
+    Int]
+  {
+    var out: [[UInt8]: Int] = [:]
+    for i in indices { out[Array(records[i].requestPayload), default: 0] += 1 }
+    return out
+  }
+
+  /// Resolution of `contentSimilarity`.
+  private static let contentScale = 100
+
+  /// 0…`contentScale`: the share of commands sent byte for byte alike by both operations
+  /// (multiset overlap of the request payloads over the larger count; both empty: all alike).
+  static func contentSimilarity(_ a: [[UInt8]: Int], _ b: [[UInt8]: Int]) -> Int {
+    let total = max(a.values.reduce(0, +), b.values.reduce(0, +))
+    guard total > 0 else { return contentScale }
+    let shared = a.reduce(0) { $0 + min($1.value, b[$1.key] ?? 0) }
+    return shared * contentScale / total
   }
 
   /// 0…4: how many commands the two operations share (multiset overlap over the larger).
