@@ -211,7 +211,7 @@ public enum DiffJSON {
   }
 
   /// `{"exchanges","answered","median_response_ns","max_response_ns","retries","duration_ns",
-  /// "presence_checks"}`.
+  /// "presence_checks","wtx_requests"}`.
   private static func opTiming(_ t: OperationTiming?, to out: OutputBuffer) {
     guard let t else { return out.write("null") }
     out.write("{\"exchanges\":\(t.exchanges),\"answered\":\(t.answered),\"median_response_ns\":")
@@ -220,6 +220,6 @@ public enum DiffJSON {
     JSON.int(t.maxResponseNs.map { Int($0) }, to: out)
     out.write(",\"retries\":\(t.retries),\"duration_ns\":")
     JSON.int(t.durationNs.map { Int($0) }, to: out)
-    out.write(",\"presence_checks\":\(t.presenceChecks)}")
+    out.write(",\"presence_checks\":\(t.presenceChecks),\"wtx_requests\":\(t.wtxRequests)}")
   }
 }

@@ -260,12 +260,15 @@ public enum DiffText {
       let kind =
         (op.a.map { d.a.analysis.operations[$0] } ?? op.b.map { d.b.analysis.operations[$0] })?
         .kind.rawValue ?? ""
-      // Same only when no exchange differs and both sides took as many exchanges and retries.
-      let same =
-        t.notable.isEmpty && !t.medianDiffers && t.a?.exchanges == t.b?.exchanges
-        && t.a?.retries == t.b?.retries
       out.append(
-        row(mark(t.a != nil, t.b != nil, same: same), kind.padding(18) + text(t.a), text(t.b)))
+        row(mark(t.a != nil, t.b != nil, same: t.same), kind.padding(18) + text(t.a), text(t.b)))
+      let wtx = (t.a?.wtxRequests ?? 0, t.b?.wtxRequests ?? 0)
+      if wtx != (0, 0) {
+        out.append(
+          row(
+            " ", "    S(WTX) requests (tag asked for more time): \(wtx.0)",
+            "S(WTX) requests: \(wtx.1)"))
+      }
       let checks = (t.a?.presenceChecks ?? 0, t.b?.presenceChecks ?? 0)
       if checks != (0, 0) {
         out.append(

@@ -173,14 +173,18 @@ public struct NDEFDiff: Sendable {
 
 /// Timing of one side's exchanges in one operation.
 public struct OperationTiming: Sendable, Equatable {
-  /// Exchanges in the operation.
+  /// Exchanges in the operation, as the commands are compared: the steps of a completed
+  /// ISO-DEP chain or wait are not exchanges of their own, so another FSD or FSC does not
+  /// change the count.
   public var exchanges: Int
-  /// Requests that got an answer.
+  /// Requests of `exchanges` that got an answer.
   public var answered: Int
-  /// Median response time (tag frame start − reader frame end), ns; nil without answers or
-  /// timestamps.
+  /// Median response time (tag frame start − reader frame end) of the answers to commands, ns:
+  /// the steps of ISO-DEP chains and waits (a tag's R(ACK) to a chained part, a part fetched
+  /// by an R(ACK), an S(WTX) exchange) are left out, so framing alone cannot move it; nil
+  /// without answers or timestamps.
   public var medianResponseNs: Int64?
-  /// Longest response time, ns.
+  /// Longest response time of the answers to commands, ns.
   public var maxResponseNs: Int64?
   /// Repeats of a command whose previous attempt failed (no answer, NAK, error SW, bad CRC).
   public var retries: Int
@@ -191,6 +195,9 @@ public struct OperationTiming: Sendable, Equatable {
   /// with R(ACK), or an empty I-block, after an intact answer): counted, not compared, and not
   /// in `exchanges` or `durationNs`.
   public var presenceChecks = 0
+  /// S(WTX) requests the tag sent during the operation: how often it asked for more time
+  /// (ISO/IEC 14443-4 §7.3). Compared: a difference marks the timing row `≠`.
+  public var wtxRequests = 0
 }
 
 /// An aligned exchange whose timing differs notably.
@@ -223,6 +230,14 @@ public struct TimingDiff: Sendable {
   /// be `notable`) and the two sides' median response times differ beyond the response
   /// thresholds.
   public var medianDiffers = false
+
+  /// True when the two sides' timing is alike: both have the operation, no exchange is
+  /// notable, the medians do not differ, and the numbers of exchanges, retries and S(WTX)
+  /// requests are equal.
+  public var same: Bool {
+    notable.isEmpty && !medianDiffers && a?.exchanges == b?.exchanges && a?.retries == b?.retries
+      && a?.wtxRequests == b?.wtxRequests
+  }
 }
 
 /// When a timing difference is worth listing. Response times of the same tag vary by a few µs

@@ -66,6 +66,15 @@ public struct ExchangeRecord: Sendable {
   /// what it did. The diff counts them (`OperationTiming.presenceChecks`) instead of
   /// comparing them; one left unanswered stays an exchange (the tag was gone).
   var presenceCheck = false
+  /// True when the tag answered this exchange's request with an S(WTX) request: it asked for
+  /// more time (ISO/IEC 14443-4 §7.3). Kept when the wait's final answer becomes the
+  /// command's; `OperationTiming.wtxRequests` counts them.
+  var wtxRequest = false
+  /// Positions in `requestPayload` of bytes that belong to a secret (a Wi-Fi network key the
+  /// command writes): printed `••` unless secrets are shown (`TraceDiff.maskSecrets`).
+  var secretRequest: Set<Int> = []
+  /// Positions in `responsePayload` of bytes that belong to a secret (read back).
+  var secretResponse: Set<Int> = []
 
   /// The request without its CRC (when the capture has one) and its ISO-DEP prologue: what
   /// the reader meant, so captures with and without CRC bytes, and APDUs in blocks of other
@@ -326,6 +335,7 @@ public struct ExchangeRecorder: Sendable {
     current = nil
     if let i = waiting.removeValue(forKey: f.frame.index), i < c.records.count {
       c.records[i].setResponse(f)
+      c.records[i].wtxRequest = f.layer(.isoDEP)?.name == "S(WTX)"
       let owner = followWaitingTime(f, record: i, records: &c.records)
       followResponseChain(f, record: owner, records: &c.records)
       c.records[i].presenceCheck = owner == i && isPresenceCheck(record: i, in: c.records)

@@ -10,7 +10,8 @@ public enum TimingComparison {
   ) -> [TimingDiff] {
     let gapsA = gaps(a.exchanges)
     let gapsB = gaps(b.exchanges)
-    // Every exchange on the air counts here, the steps of ISO-DEP chains too.
+    // The steps of ISO-DEP chains are kept for the duration and the retries (they took time on
+    // the air; a part sent again is a retry); counts and response times leave them out.
     let byOpA = TraceDiff.group(a.exchanges, count: a.analysis.operations.count, chainSteps: true)
     let byOpB = TraceDiff.group(b.exchanges, count: b.analysis.operations.count, chainSteps: true)
     let checksA = TraceDiff.presenceChecks(a.exchanges, count: a.analysis.operations.count)
@@ -80,12 +81,16 @@ public enum TimingComparison {
     var times: [Int64] = []
     var retries = 0
     var answered = 0
+    var wtx = 0
     var previous: ExchangeRecord?
+    for i in indices where records[i].wtxRequest { wtx += 1 }
     let indices = indices.filter { !records[$0].isWTXResponse }
     for i in indices {
       let r = records[i]
-      if r.response != nil && r.requestFrame != nil { answered += 1 }
-      if let t = r.responseTimeNs { times.append(t) }
+      if !r.chainStep && r.response != nil && r.requestFrame != nil { answered += 1 }
+      // Only answers to commands: a chain's steps (the tag's R(ACK) to a part, a part the
+      // reader fetched) are framing, which another FSD or FSC changes.
+      if !r.chainStep, let t = r.responseTimeNs { times.append(t) }
       // A repeat of a failed command, or the reader's R(NAK) after it: ISO-DEP's own retry,
       // asking for the damaged or missing block again (ISO/IEC 14443-4 §7.5.4).
       // Only after a lost or damaged block: an R(NAK) after an intact answer is a presence check.
@@ -102,10 +107,11 @@ public enum TimingComparison {
     let first = indices.first.map { records[$0].requestNs }
     let last = indices.last.map { records[$0].responseNs ?? records[$0].requestNs }
     return OperationTiming(
-      exchanges: indices.count, answered: answered, medianResponseNs: median(times),
+      exchanges: indices.filter { !records[$0].chainStep }.count, answered: answered,
+      medianResponseNs: median(times),
       maxResponseNs: times.last, retries: retries,
       durationNs: timed ? first.flatMap { f in last.map { $0 - f } } : nil,
-      presenceChecks: presenceChecks)
+      presenceChecks: presenceChecks, wtxRequests: wtx)
   }
 
   /// The median of sorted values (the lower middle one for an even count).
