@@ -1,17 +1,20 @@
 import Foundation
 import NFCTrace
 
-/// `nfctrace diff A B [--session-a N] [--session-b M] [--format text|json] [--input-format NAME]`.
+/// `nfctrace diff A B [--session-a N] [--session-b M] [--format text|json] [--input-format NAME]
+/// [--show-secrets]`.
 enum DiffCommand {
   static let usage =
     "nfctrace diff A B [--session-a N] [--session-b M] [--format text|json] [--input-format NAME]"
+    + " [--show-secrets]"
     + "\n  default sessions: in each trace, the last session that read, wrote or sent APDUs to a"
     + "\n  tag after its anticollision, else the last in which a tag completed anticollision;"
     + "\n  sessions 0 and 1 when A and B are the same file and no --session-* is given"
 
   static func run(_ args: [String]) throws -> Int32 {
     let a = try Arguments(
-      args, options: ["--session-a", "--session-b", "--format", "--input-format"], flags: [])
+      args, options: ["--session-a", "--session-b", "--format", "--input-format"],
+      flags: ["--show-secrets"])
     guard a.positionals.count == 2 else {
       throw UsageError(a.positionals.count < 2 ? "expected two traces A and B" : "too many inputs")
     }
@@ -64,7 +67,7 @@ enum DiffCommand {
           ("warning: A and B are the same session (session \(n) of \(terminalSafe(pathA))): "
             + "nothing can differ; choose another with --session-a/--session-b\n").utf8))
     }
-    let diff = TraceDiff(a: sideA, b: sideB)
+    let diff = TraceDiff(a: sideA, b: sideB, showSecrets: a.flag("--show-secrets"))
     let out = OutputBuffer()
     if json {
       DiffJSON.render(

@@ -70,7 +70,7 @@ public enum DiffJSON {
     out.write(",\"ndef\":{\"state\":\"\(ndef.state)\",\"message\":")
     if let m = ndef.message {
       out.append(0x22)
-      out.appendHex(m)
+      out.write(ExchangeRecord.hex(m, masked: ndef.secretOffsets, separator: ""))
       out.append(0x22)
     } else {
       out.write("null")
@@ -90,16 +90,23 @@ public enum DiffJSON {
       out.write("{\"field\":")
       JSON.string(f.field, to: out)
       out.write(",\"a\":")
-      optional(f.a, to: out)
+      optional(f.a, secret: f.aSecret, to: out)
       out.write(",\"b\":")
-      optional(f.b, to: out)
+      optional(f.b, secret: f.bSecret, to: out)
       out.write("}")
     }
     out.write("]")
   }
 
-  private static func optional(_ v: FieldValue?, to out: OutputBuffer) {
-    if let v { JSON.value(v, to: out) } else { out.write("null") }
+  /// `v`, the bytes at `secret` positions of a hex value as `••`.
+  private static func optional(_ v: FieldValue?, secret: Set<Int> = [], to out: OutputBuffer) {
+    if case .hex(let bytes)? = v, !secret.isEmpty {
+      JSON.string(ExchangeRecord.hex(bytes, masked: secret, separator: ""), to: out)
+    } else if let v {
+      JSON.value(v, to: out)
+    } else {
+      out.write("null")
+    }
   }
 
   private static func operation(_ op: OperationDiff, _ d: TraceDiff, to out: OutputBuffer) {
@@ -134,17 +141,17 @@ public enum DiffJSON {
     out.write("{\"index\":\(i),\"frame\":")
     JSON.int(r.requestFrame, to: out)
     out.write(",\"command\":")
-    JSON.string(r.commandSummary, to: out)
+    JSON.string(r.shownCommandSummary, to: out)
     out.write(",\"data\":\"")
-    out.appendHex(r.request)
+    out.write(r.shownRequestHex)
     out.write("\",\"response\":")
-    JSON.string(r.answerSummary, to: out)
+    JSON.string(r.shownAnswerSummary, to: out)
     out.write(",\"response_frame\":")
     JSON.int(r.responseFrame, to: out)
     out.write(",\"response_data\":")
-    if let data = r.response {
+    if let data = r.shownResponseHex {
       out.append(0x22)
-      out.appendHex(data)
+      out.write(data)
       out.append(0x22)
     } else {
       out.write("null")
@@ -169,7 +176,7 @@ public enum DiffJSON {
       out.write(",\"\(name)\":")
       if let bytes {
         out.append(0x22)
-        out.appendHex(bytes)
+        out.write(ExchangeRecord.hex(bytes, masked: m.secret, separator: ""))
         out.append(0x22)
       } else {
         out.write("null")
@@ -193,7 +200,7 @@ public enum DiffJSON {
       let ra = x.a.map { d.a.exchanges[$0] }
       let rb = x.b.map { d.b.exchanges[$0] }
       out.write("{\"command\":")
-      JSON.string((ra ?? rb)?.commandSummary ?? "", to: out)
+      JSON.string((ra ?? rb)?.shownCommandSummary ?? "", to: out)
       out.write(",\"a_frame\":")
       JSON.int(ra?.requestFrame, to: out)
       out.write(",\"b_frame\":")

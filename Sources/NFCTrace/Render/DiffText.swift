@@ -39,12 +39,19 @@ public enum DiffText {
 
   static func value(_ v: FieldValue?) -> String { v.map(\.description) ?? "—" }
 
+  /// `v` as text, the bytes at `secret` positions of a hex value printed `••`.
+  static func value(_ v: FieldValue?, secret: Set<Int>) -> String {
+    guard case .hex(let bytes)? = v, !secret.isEmpty else { return value(v) }
+    return ExchangeRecord.hex(bytes, masked: secret, separator: " ")
+  }
+
   static func differenceRows(_ list: [FieldDifference], indent: String = "    ") -> [String] {
     list.map { d in
       // ATQA is a 16-bit value (MSB first): `0x0304`, as the report writes it, not bytes
       // spaced like the air order (`04 03`) they would be mistaken for.
-      let text = d.field == "atqa" ? atqa : value
-      return row(" ", indent + d.field + ": " + text(d.a), text(d.b))
+      if d.field == "atqa" { return row(" ", indent + d.field + ": " + atqa(d.a), atqa(d.b)) }
+      return row(
+        " ", indent + d.field + ": " + value(d.a, secret: d.aSecret), value(d.b, secret: d.bSecret))
     }
   }
 
@@ -147,13 +154,17 @@ public enum DiffText {
   /// a CRC failed on one side only gets a line too (`    response CRC: ok │ bad`). Nothing
   /// when only the presence of an answer differs.
   static func firstDifference(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
-    func first(_ x: ArraySlice<UInt8>, _ y: ArraySlice<UInt8>, _ what: String) -> String? {
+    func first(
+      _ x: ArraySlice<UInt8>, _ y: ArraySlice<UInt8>, _ what: String, secret: Set<Int>
+    ) -> String? {
       guard x != y else { return nil }
       let k =
         zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         ?? min(x.count, y.count)
+      // A byte of a secret on either side is masked on both.
       func at(_ s: ArraySlice<UInt8>) -> String {
-        k < s.count ? Hex.string([s[s.startIndex + k]]) : "(\(s.count) bytes)"
+        guard k < s.count else { return "(\(s.count) bytes)" }
+        return secret.contains(k) ? TraceDiff.maskedByte : Hex.string([s[s.startIndex + k]])
       }
       return row(" ", "    \(what) byte \(k): " + at(x), at(y))
     }
@@ -170,9 +181,15 @@ public enum DiffText {
     let framing = a.framedDifferently(from: b) ? row(" ", "    " + blocks(a), blocks(b)) : nil
     let answered = a.response != nil && b.response != nil
     let lines = [
-      first(a.requestPayload, b.requestPayload, "command"),
+      first(
+        a.requestPayload, b.requestPayload, "command",
+        secret: a.secretRequest.union(b.secretRequest)),
       crc(a.requestCRC, b.requestCRC, "command"),
-      a.responsePayload.flatMap { x in b.responsePayload.flatMap { first(x, $0, "response") } },
+      a.responsePayload.flatMap { x in
+        b.responsePayload.flatMap {
+          first(x, $0, "response", secret: a.secretResponse.union(b.secretResponse))
+        }
+      },
       answered ? crc(a.responseCRC, b.responseCRC, "response") : nil,
       framing,
     ]
@@ -182,13 +199,13 @@ public enum DiffText {
   static func exchange(_ r: ExchangeRecord?) -> String {
     guard let r else { return "" }
     let frame = r.requestFrame.map { "#\($0) " } ?? ""
-    let command = r.commandSummary
-    var answer = r.answerSummary
+    let command = r.shownCommandSummary
+    var answer = r.shownAnswerSummary
     // Type 2 answers repeat their command (`READ page 3 → e1 10 …`): say it once.
     if answer.hasPrefix(command) {
       answer = String(answer.dropFirst(command.count))
       if answer.hasPrefix(" → ") { answer = String(answer.dropFirst(3)) }
-      if answer.isEmpty { answer = r.answerSummary }
+      if answer.isEmpty { answer = r.shownAnswerSummary }
     }
     return frame + command + " → " + answer
   }
@@ -206,8 +223,11 @@ public enum DiffText {
         m.file.map { "file \(Hex.string([UInt8($0 >> 8), UInt8($0 & 0xFF)])) +\(m.offset)" }
         ?? (m.isBlock ? "block \(m.unit)" : "page \(m.unit)")
       // Each byte as known, `??` where it is not (a unit known in part keeps its known bytes).
+      // A byte of a secret is `••`.
       func side(_ bytes: [UInt8?], _ state: String, _ frame: Int?) -> String {
-        let hex = bytes.map { $0.map { Hex.string([$0]) } ?? "??" }.joined(separator: " ")
+        let hex = bytes.enumerated().map { i, b in
+          b.map { m.secret.contains(i) ? TraceDiff.maskedByte : Hex.string([$0]) } ?? "??"
+        }.joined(separator: " ")
         return (hex.isEmpty ? "??" : hex) + "  " + state + (frame.map { " #\($0)" } ?? "")
       }
       out.append(
@@ -282,7 +302,8 @@ public enum DiffText {
       for n in t.notable {
         let x = d.exchanges[n.exchange]
         let name =
-          (x.a.map { d.a.exchanges[$0] } ?? x.b.map { d.b.exchanges[$0] })?.commandSummary ?? ""
+          (x.a.map { d.a.exchanges[$0] } ?? x.b.map { d.b.exchanges[$0] })?.shownCommandSummary
+          ?? ""
         func side(_ r: Int64?, _ g: Int64?) -> String { "response \(ms(r)), gap \(ms(g))" }
         out.append(
           row(

@@ -46,6 +46,10 @@ public struct FieldDifference: Sendable, Equatable {
   public var a: FieldValue?
   /// The value in B.
   public var b: FieldValue?
+  /// Positions of the bytes of a `.hex` `a` that belong to a secret, printed `••`.
+  public var aSecret: Set<Int> = []
+  /// The same for `b`.
+  public var bSecret: Set<Int> = []
 
   /// A difference.
   public init(_ field: String, _ a: FieldValue?, _ b: FieldValue?) {
@@ -119,6 +123,9 @@ public struct MemoryDifference: Sendable, Equatable {
   public var aFrame: Int?
   /// The frame that set B's bytes.
   public var bFrame: Int?
+  /// Positions in the unit of the bytes that belong to a secret on either side (the same
+  /// positions masked on both), printed `••`.
+  public var secret: Set<Int> = []
 }
 
 /// One side's final NDEF message as its end memory holds it.
@@ -136,12 +143,43 @@ public struct NDEFSideState: Sendable {
   public var report: NDEFReport?
   /// Error finding codes of the validator (and failure code).
   public var errors: [String]
+  /// Offsets in `message` of the bytes that belong to a secret (the payload of a record
+  /// holding a Wi-Fi network key): printed `••` unless secrets are shown.
+  public var secretOffsets: Set<Int> = []
+  /// The tag memory addresses of those bytes.
+  public var secretAddresses = SecretAddresses()
 
   /// A side with no decodable message in `state`.
   public static func without(_ state: String, unacknowledged: Int = 0) -> NDEFSideState {
     NDEFSideState(
       state: state, message: nil, unacknowledgedBytes: unacknowledged, report: nil, errors: [])
   }
+}
+
+/// Tag memory addresses of bytes that belong to a secret, by kind of memory.
+public struct SecretAddresses: Sendable, Equatable {
+  /// Type 2 byte addresses (page × 4 + byte).
+  public var type2: Set<Int> = []
+  /// Type 3 byte addresses of the NDEF service (block × 16 + byte).
+  public var type3: Set<Int> = []
+  /// Type 4 byte offsets, by file id.
+  public var files: [UInt16: Set<Int>] = [:]
+
+  /// None.
+  public init() {}
+
+  /// True when no byte is secret.
+  public var isEmpty: Bool { type2.isEmpty && type3.isEmpty && files.values.allSatisfy(\.isEmpty) }
+
+  /// Adds `other`'s addresses.
+  public mutating func formUnion(_ other: SecretAddresses) {
+    type2.formUnion(other.type2)
+    type3.formUnion(other.type3)
+    files.merge(other.files) { $0.union($1) }
+  }
+
+  /// Every Type 4 offset whatever the file (an exchange does not say which file is selected).
+  var anyFile: Set<Int> { files.values.reduce(into: Set<Int>()) { $0.formUnion($1) } }
 }
 
 /// One column of the aligned NDEF records, with the fields that differ.

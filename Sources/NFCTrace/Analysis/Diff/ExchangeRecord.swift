@@ -106,7 +106,7 @@ public struct ExchangeRecord: Sendable {
     return ISODEPBlock.prologueLength(pcb: pcb, kind: .iBlock)
   }
 
-  private static func payload(_ d: ArraySlice<UInt8>, _ crc: CRCStatus?) -> ArraySlice<UInt8> {
+  static func payload(_ d: ArraySlice<UInt8>, _ crc: CRCStatus?) -> ArraySlice<UInt8> {
     switch crc {
     case .ok?, .bad?: return d.count >= 2 ? d.dropLast(2) : d
     default: return d

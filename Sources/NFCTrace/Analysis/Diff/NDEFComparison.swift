@@ -5,8 +5,10 @@ import NDEF
 /// Type 4 from NLEN/ENLEN and the NDEF file (NFC Forum T4T 2.0 §5.1). Records are aligned by
 /// TNF and type, then compared field by field on the typed payload's decoded fields.
 public enum NDEFComparison {
-  /// Compares A's and B's final messages.
-  public static func compare(_ a: SessionAnalysis, _ b: SessionAnalysis) -> NDEFDiff {
+  /// Compares A's and B's final messages; secrets are printed masked unless `showSecrets`.
+  public static func compare(
+    _ a: SessionAnalysis, _ b: SessionAnalysis, showSecrets: Bool = false
+  ) -> NDEFDiff {
     let sa = side(a)
     let sb = side(b)
     var differences: [FieldDifference] = []
@@ -25,8 +27,8 @@ public enum NDEFComparison {
     let ra = sa.report?.records ?? []
     let rb = sb.report?.records ?? []
     // Compared with secrets shown (a different Wi-Fi key is a difference), printed masked.
-    let fa = ra.map { ComparedFields($0) }
-    let fb = rb.map { ComparedFields($0) }
+    let fa = ra.map { ComparedFields($0, showSecrets: showSecrets) }
+    let fb = rb.map { ComparedFields($0, showSecrets: showSecrets) }
     let pairs = SequenceAlignment.align(ra, rb) { x, y in
       guard x.record.tnf == y.record.tnf, x.record.type == y.record.type else { return nil }
       return x == y ? 12 : 10
@@ -39,26 +41,37 @@ public enum NDEFComparison {
     return NDEFDiff(a: sa, b: sb, differences: differences, records: records)
   }
 
-  /// The final message of one session, from its end memory.
-  public static func side(_ s: SessionAnalysis) -> NDEFSideState {
+  /// The final message of one session, from its end memory (`atStart`: the message as the
+  /// session found it, from its start memory).
+  public static func side(_ s: SessionAnalysis, atStart: Bool = false) -> NDEFSideState {
+    let files = atStart ? s.memory.filesStart : s.memory.filesEnd
     // Without the CC in this session (a stack that kept it from an earlier one), the NDEF
     // file is the one file other than the CC the memory holds (E104 by default).
-    let others = s.memory.filesEnd.keys.filter { $0 != 0xE103 }
+    let others = files.keys.filter { $0 != 0xE103 }
     let fallback: UInt16? =
       others.contains(0xE104) ? 0xE104 : (others.count == 1 ? others.first : nil)
-    if let id = s.type4NDEFFile ?? fallback, let file = s.memory.filesEnd[id] {
-      return type4(file, lengthSize: s.type4CC?.ndefFile.lengthFieldSize ?? 2)
+    if let id = s.type4NDEFFile ?? fallback, let file = files[id] {
+      var state = type4(file, lengthSize: s.type4CC?.ndefFile.lengthFieldSize ?? 2)
+      state.secretAddresses.files[id] = state.secretAddresses.type2
+      state.secretAddresses.type2 = []
+      return state
     }
-    if let aib = s.memory.type3AttributeBlock { return type3(aib, s.memory.type3End) }
-    let run = s.memory.type2End.knownRun(from: 16)
+    if let aib = s.memory.type3AttributeBlock {
+      var state = type3(aib, atStart ? s.memory.type3Start : s.memory.type3End)
+      state.secretAddresses.type3 = state.secretAddresses.type2
+      state.secretAddresses.type2 = []
+      return state
+    }
+    let image = atStart ? s.memory.type2Start : s.memory.type2End
+    let run = image.knownRun(from: 16)
     guard !run.isEmpty else { return .without("unknown") }
     // As the report reads it: without the CC (page 3) the data area is not read as TLVs; a
     // CC that is not NDEF's holds no message (NFC Forum T2T 1.0 §6.4.1).
-    guard let cc = s.memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
+    guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
       return .without("unknown")
     }
     if cc.status == .notSupported { return .without("none") }
-    return type2(run, image: s.memory.type2End)
+    return type2(run, image: image)
   }
 
   /// Type 3: Ln bytes from block 1 (an Attribute Information Block that is not valid holds
@@ -66,7 +79,8 @@ public enum NDEFComparison {
   private static func type3(_ aib: Type3AttributeBlock, _ image: ByteImage) -> NDEFSideState {
     guard aib.invalidReason == nil else { return .without("none") }
     let body = image.known(16, aib.ln)
-    return message(body ?? [], complete: body != nil, range: 0..<(16 + aib.ln), image: image)
+    return message(
+      body ?? [], complete: body != nil, range: 0..<(16 + aib.ln), image: image, base: 16)
   }
 
   private static func type2(_ run: [UInt8], image: ByteImage) -> NDEFSideState {
@@ -77,7 +91,9 @@ public enum NDEFComparison {
     }
     let start = area.baseAddress + tlv.offset
     let range = start..<max(start, area.ndefValueEndAddress ?? area.baseAddress + tlv.valueEnd)
-    return message(tlv.value, complete: tlv.isComplete, range: range, image: image)
+    return message(
+      tlv.value, complete: tlv.isComplete, range: range, image: image,
+      base: area.baseAddress + tlv.valueOffset)
   }
 
   private static func type4(_ file: ByteImage, lengthSize: Int) -> NDEFSideState {
@@ -86,11 +102,14 @@ public enum NDEFComparison {
     }
     let body = file.known(lengthSize, nlen)
     return message(
-      body ?? [], complete: body != nil, range: 0..<(lengthSize + nlen), image: file)
+      body ?? [], complete: body != nil, range: 0..<(lengthSize + nlen), image: file,
+      base: lengthSize)
   }
 
+  /// The state of the message `bytes` found at address `base` of `image` (its secret bytes
+  /// placed there in `secretAddresses.type2`, which the caller moves to the image's kind).
   private static func message(
-    _ bytes: [UInt8], complete: Bool, range: Range<Int>, image: ByteImage
+    _ bytes: [UInt8], complete: Bool, range: Range<Int>, image: ByteImage, base: Int
   ) -> NDEFSideState {
     let unacknowledged = range.filter { image.state($0) == .unacknowledged }.count
     guard complete else {
@@ -104,9 +123,31 @@ public enum NDEFComparison {
     let report = NDEFValidator.validate(bytes, mode: .relax)
     var errors = report.findings.filter { $0.severity == .error }.map(\.code)
     if let f = report.failure, !errors.contains(f.code) { errors.insert(f.code, at: 0) }
-    return NDEFSideState(
+    let secrets = secretOffsets(report)
+    var state = NDEFSideState(
       state: "message", message: bytes, unacknowledgedBytes: unacknowledged, report: report,
       errors: errors)
+    state.secretOffsets = secrets
+    state.secretAddresses.type2 = Set(secrets.map { base + $0 })
+    return state
+  }
+
+  /// The offsets in the message of the bytes that belong to a secret: the payload of every
+  /// record that holds one (`NDEFDecodedRecord.holdsSecret`, the rule that makes
+  /// `nfctrace ndef --format json` print its `payload` as null), chunk by chunk.
+  public static func secretOffsets(_ report: NDEFReport) -> Set<Int> {
+    var out = Set<Int>()
+    for r in report.records where r.holdsSecret {
+      for chunk in r.record.chunks {
+        out.formUnion(chunk.payloadOffset..<(chunk.payloadOffset + chunk.payload.count))
+      }
+    }
+    return out
+  }
+
+  /// `secretOffsets` of the message `bytes` (decoded in relax mode).
+  public static func secretOffsets(message bytes: [UInt8]) -> Set<Int> {
+    secretOffsets(NDEFValidator.validate(bytes, mode: .relax))
   }
 
   // MARK: Fields
@@ -138,8 +179,8 @@ public enum NDEFComparison {
   private struct ComparedFields {
     let shown: [(String, FieldValue)]
     let secret: [(String, FieldValue)]
-    init(_ r: NDEFDecodedRecord) {
-      shown = NDEFComparison.fields(r)
+    init(_ r: NDEFDecodedRecord, showSecrets: Bool) {
+      shown = NDEFComparison.fields(r, showSecrets: showSecrets)
       secret = NDEFComparison.fields(r, showSecrets: true)
     }
   }

@@ -1,7 +1,12 @@
 extension TraceDiff {
   /// Compares session `a` with session `b`: tags, operations aligned by kind, the exchanges
-  /// inside each aligned operation pair aligned by command, memory, NDEF and timing.
-  public init(a: DiffSide, b: DiffSide, thresholds: TimingThresholds = TimingThresholds()) {
+  /// inside each aligned operation pair aligned by command, memory, NDEF and timing. Secrets
+  /// are compared as they are; unless `showSecrets`, their bytes are marked to be printed
+  /// `••` (`maskSecrets`).
+  public init(
+    a: DiffSide, b: DiffSide, thresholds: TimingThresholds = TimingThresholds(),
+    showSecrets: Bool = false
+  ) {
     self.a = a
     self.b = b
     tag = Self.tagDifferences(a.analysis.tag, b.analysis.tag)
@@ -27,9 +32,10 @@ extension TraceDiff {
     operations = ops
     exchanges = xs
     memory = MemoryComparison.differences(a.analysis, b.analysis)
-    ndef = NDEFComparison.compare(a.analysis, b.analysis)
+    ndef = NDEFComparison.compare(a.analysis, b.analysis, showSecrets: showSecrets)
     timing = TimingComparison.compare(
       operations: ops, exchanges: xs, a: a, b: b, thresholds: thresholds)
+    if !showSecrets { maskSecrets() }
   }
 
   /// Exchange indices per operation index. The reader's closing HLTA, HLTB or S(DESELECT)

@@ -1,0 +1,189 @@
+import NDEF
+
+/// Secrets in a diff: the bytes of an NDEF record holding a secret (a Wi-Fi network key;
+/// `NDEFDecodedRecord.holdsSecret`, the rule `nfctrace ndef` and `report` mask by) are
+/// compared as they are but printed `••`, one per byte, wherever they appear — the message,
+/// memory rows, the commands that wrote them and the answers that read them, operation
+/// details — unless `nfctrace diff --show-secrets`.
+extension TraceDiff {
+  /// What a secret byte is printed as.
+  public static let maskedByte = "••"
+
+  /// Marks the secret bytes of both sides for masking (see the extension's comment).
+  mutating func maskSecrets() {
+    let secretsA = Self.secretAddresses(a.analysis, ndef.a)
+    let secretsB = Self.secretAddresses(b.analysis, ndef.b)
+    for i in a.exchanges.indices { Self.mark(&a.exchanges[i], secretsA) }
+    for i in b.exchanges.indices { Self.mark(&b.exchanges[i], secretsB) }
+    // A memory unit shows both sides at one address: a byte secret on either is masked on both.
+    var both = secretsA
+    both.formUnion(secretsB)
+    for k in memory.indices {
+      let m = memory[k]
+      let set = m.file.map { both.files[$0] ?? [] } ?? (m.isBlock ? both.type3 : both.type2)
+      let count = max(m.aBytes.count, m.bBytes.count)
+      memory[k].secret = Set((0..<count).filter { set.contains(m.offset + $0) })
+    }
+    for k in ndef.differences.indices where ndef.differences[k].field == "message" {
+      ndef.differences[k].aSecret = ndef.a.secretOffsets
+      ndef.differences[k].bSecret = ndef.b.secretOffsets
+    }
+    let recordsA = ndef.a.report?.records ?? []
+    let recordsB = ndef.b.report?.records ?? []
+    for k in ndef.records.indices {
+      // The raw payload of a record whose fields could not be decoded.
+      let r = ndef.records[k]
+      for f in ndef.records[k].differences.indices
+      where ndef.records[k].differences[f].field == "payload" {
+        if let i = r.a, i < recordsA.count, recordsA[i].holdsSecret {
+          ndef.records[k].differences[f].aSecret = Set(0..<recordsA[i].record.payload.count)
+        }
+        if let j = r.b, j < recordsB.count, recordsB[j].holdsSecret {
+          ndef.records[k].differences[f].bSecret = Set(0..<recordsB[j].record.payload.count)
+        }
+      }
+    }
+    for k in operations.indices {
+      for f in operations[k].differences.indices {
+        Self.mask(&operations[k].differences[f], a.exchanges, b.exchanges)
+      }
+    }
+  }
+
+  /// The memory addresses of the secret bytes of the session's messages: the final one and
+  /// the one it found (a key read before it was overwritten).
+  static func secretAddresses(_ s: SessionAnalysis, _ end: NDEFSideState) -> SecretAddresses {
+    var out = end.secretAddresses
+    out.formUnion(NDEFComparison.side(s, atStart: true).secretAddresses)
+    return out
+  }
+
+  /// Marks the bytes of `r` that carry memory at secret addresses: a Type 2 WRITE's data and a
+  /// READ or FAST_READ answer (by page), an UPDATE BINARY's data and a READ BINARY answer (by
+  /// offset, in whichever file: the exchange does not say which one is selected).
+  static func mark(_ r: inout ExchangeRecord, _ secrets: SecretAddresses) {
+    guard !secrets.isEmpty, let c = r.command else { return }
+    let request = Array(r.requestPayload)
+    let response = r.responsePayload.map(Array.init) ?? []
+    func page(_ key: String) -> Int? {
+      if case .int(let p)? = c.field(key) { return p }
+      return nil
+    }
+    switch c.protocolID {
+    case .type2:
+      let set = secrets.type2
+      switch c.name {
+      case "WRITE":
+        guard let p = page("page"), request.count >= 6 else { return }
+        let start = request.count - 4
+        r.secretRequest = Set((0..<4).filter { set.contains(p * 4 + $0) }.map { start + $0 })
+      case "READ", "FAST_READ":
+        guard let p = page("page") ?? page("start_page") else { return }
+        r.secretResponse = Set(response.indices.filter { set.contains(p * 4 + $0) })
+      default: return
+      }
+    case .type4, .iso7816:
+      let set = secrets.anyFile
+      guard !set.isEmpty, request.count >= 5, request[2] & 0x80 == 0 else { return }
+      let offset = Int(request[2]) << 8 | Int(request[3])
+      switch request[1] {
+      case 0xD6:  // UPDATE BINARY: data after Lc (1 byte, or 00 + 2 bytes extended)
+        let start = request[4] == 0 && request.count > 7 ? 7 : 5
+        r.secretRequest = Set(
+          (start..<request.count).filter { set.contains(offset + $0 - start) })
+      case 0xB0:  // READ BINARY: the data before SW1 SW2
+        r.secretResponse = Set(
+          (0..<max(0, response.count - 2)).filter { set.contains(offset + $0) })
+      default: return
+      }
+    default: return
+    }
+  }
+
+  /// Masks a difference of operations: the secret bytes of a `message` detail (an NDEF
+  /// message read or written), and a reason quoting a command whose bytes are secret.
+  static func mask(
+    _ d: inout FieldDifference, _ ra: [ExchangeRecord], _ rb: [ExchangeRecord]
+  ) {
+    if d.field == "details.message" {
+      if case .hex(let bytes)? = d.a { d.aSecret = NDEFComparison.secretOffsets(message: bytes) }
+      if case .hex(let bytes)? = d.b { d.bSecret = NDEFComparison.secretOffsets(message: bytes) }
+    }
+    func quoted(_ v: FieldValue?, _ records: [ExchangeRecord]) -> FieldValue? {
+      guard case .string(var text)? = v else { return v }
+      for r in records where !r.secretRequest.isEmpty {
+        let plain = r.commandSummary
+        if text.contains(plain) {
+          text = text.replacingOccurrences(of: plain, with: r.shownCommandSummary)
+        }
+      }
+      return .string(text)
+    }
+    d.a = quoted(d.a, ra)
+    d.b = quoted(d.b, rb)
+  }
+}
+
+extension ExchangeRecord {
+  /// `commandSummary` with the hex of secret bytes printed `••`.
+  public var shownCommandSummary: String {
+    Self.masking(commandSummary, Array(requestPayload), secretRequest)
+  }
+
+  /// `answerSummary` with the hex of secret bytes printed `••`.
+  public var shownAnswerSummary: String {
+    Self.masking(answerSummary, responsePayload.map(Array.init) ?? [], secretResponse)
+  }
+
+  /// The request as captured, lower-case hex without spaces, secret bytes as `••`.
+  public var shownRequestHex: String {
+    var raw: Set<Int> = []
+    let infCount = Self.payload(request[...], requestCRC).count - requestPrologue
+    // Chained: the captured frame is the last part, the tail of the assembled APDU.
+    let shift = assembledRequest.map { $0.count - infCount } ?? 0
+    for k in secretRequest where k >= shift { raw.insert(requestPrologue + k - shift) }
+    return Self.hex(request, masked: raw, separator: "")
+  }
+
+  /// The response as captured (the first part of a chained one), secret bytes as `••`.
+  public var shownResponseHex: String? {
+    response.map {
+      Self.hex($0, masked: Set(secretResponse.map { responsePrologue + $0 }), separator: "")
+    }
+  }
+
+  /// Hex of `bytes`, the bytes at `masked` positions printed `••`.
+  public static func hex(_ bytes: [UInt8], masked: Set<Int>, separator: String) -> String {
+    bytes.enumerated().map {
+      masked.contains($0.offset) ? TraceDiff.maskedByte : Hex.string([$0.element])
+    }
+    .joined(separator: separator)
+  }
+
+  /// `text` with its secret bytes printed `••`: every run of space-separated hex in `text`
+  /// that spells bytes of `bytes` in order (at least 3 of them, or up to their end or the
+  /// text's `…` cut) has the bytes at `secret` positions replaced.
+  static func masking(_ text: String, _ bytes: [UInt8], _ secret: Set<Int>) -> String {
+    guard !secret.isEmpty else { return text }
+    var tokens = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+    let hex = bytes.map { Hex.string([$0]) }
+    var i = 0
+    while i < tokens.count {
+      var best = (k: 0, n: 0)
+      for k in hex.indices where hex[k] == tokens[i] {
+        var n = 0
+        while i + n < tokens.count, k + n < hex.count, tokens[i + n] == hex[k + n] { n += 1 }
+        if n > best.n { best = (k, n) }
+      }
+      let next = i + best.n < tokens.count ? tokens[i + best.n] : "…"
+      guard best.n > 0, best.n >= 3 || best.k + best.n == hex.count || next.hasPrefix("…")
+      else {
+        i += 1
+        continue
+      }
+      for t in 0..<best.n where secret.contains(best.k + t) { tokens[i + t] = TraceDiff.maskedByte }
+      i += best.n
+    }
+    return tokens.joined(separator: " ")
+  }
+}
