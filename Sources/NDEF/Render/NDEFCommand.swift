@@ -65,7 +65,7 @@ public enum NDEFCommand {
   public static func run(bytes: [UInt8], options: NDEFCommandOptions) -> NDEFCommandResult {
     var area: Type2TLVArea?
     var message = bytes
-    var base = 0
+    var map: NDEFAddressMap?
     if options.tlv {
       // A whole memory dump holds pages 0–3 first: the TLVs start at byte 16 and end with the
       // data area the CC declares (CC2 × 8 bytes, NFC Forum T2T 1.0 §6.1): the lock and
@@ -78,10 +78,19 @@ public enum NDEFCommand {
         return tlvWithoutMessage(parsed, options)
       }
       message = ndef.value
-      base = ndef.valueOffset
+      // Offsets count in the input: the value runs around lock and reserved bytes (NFC Forum
+      // T2T 1.0 §2.3.1, §2.3.2), whose addresses are tag byte addresses.
+      map = parsed.ndefAddressMap.map {
+        NDEFAddressMap(
+          runs: $0.runs.map {
+            ($0.lowerBound - parsed.baseAddress)..<($0.upperBound - parsed.baseAddress)
+          })
+      }
     }
-    let report = NDEFValidator.validate(
-      message, mode: options.mode, maxDepth: options.maxDepth, base: base)
+    let report =
+      map.map {
+        NDEFValidator.validate(message, mode: options.mode, maxDepth: options.maxDepth, at: $0)
+      } ?? NDEFValidator.validate(message, mode: options.mode, maxDepth: options.maxDepth)
     let output: String
     switch options.format {
     case .text:
