@@ -178,13 +178,15 @@ import Testing
       twice?.message
         == "block \"4\": page 4 given a second time (first as \"4\"): each page once expected")
     #expect(
-      twice?.location == SourceLocation(file: "e.json", unit: "block", record: 6, offset: 521))
+      twice?.location
+        == SourceLocation(file: "e.json", unit: "blocks entry", record: 6, offset: 521))
     let padded = dumpError(try editedDump(#""5": "00000000", "05": "11111111","#))
     #expect(
       padded?.message
         == "block \"05\": page 5 given a second time (first as \"5\"): each page once expected")
     #expect(
-      padded?.location == SourceLocation(file: "e.json", unit: "block", record: 7, offset: 538))
+      padded?.location
+        == SourceLocation(file: "e.json", unit: "blocks entry", record: 7, offset: 538))
   }
 
   /// Defect 7: `"-1"` was "block 0" at the first `"-1"` found after `"blocks"`, `"4096"` in the
@@ -194,7 +196,8 @@ import Testing
       let error = dumpError(try editedDump("\"\(key)\": \"00000000\","))
       #expect(error?.message == "block \"\(key)\": block key is not a page number 0–4095")
       #expect(
-        error?.location == SourceLocation(file: "e.json", unit: "block", record: 6, offset: 521))
+        error?.location
+          == SourceLocation(file: "e.json", unit: "blocks entry", record: 6, offset: 521))
     }
   }
 

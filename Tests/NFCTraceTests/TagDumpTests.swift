@@ -139,7 +139,7 @@ private let flipperSignature: [UInt8] = [
     try TagDumpReader.read(TraceInput(path: "b.json", bytes: Data(bad.utf8)))
   } throws: { error in
     guard let error = error as? TraceError else { return false }
-    return error.kind == .malformed && error.location.unit == "block"
+    return error.kind == .malformed && error.location.unit == "blocks entry"
       && error.location.offset == 43 && error.message.hasPrefix("block \"0\"")
   }
 }

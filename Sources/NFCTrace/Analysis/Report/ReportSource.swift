@@ -41,7 +41,8 @@ public enum ReportSource {
     if let formatName, dumpFormats.contains(formatName) {
       throw TraceError(
         .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
-        "not a \(formatName) dump")
+        "not a \(formatName) dump"
+          + (formatName == "raw-type2" ? ": " + RawType2Image.rejection(input) : ""))
     }
     let format: TraceFormat
     do {

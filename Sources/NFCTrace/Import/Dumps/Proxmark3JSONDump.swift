@@ -88,7 +88,9 @@ enum Proxmark3JSONDump {
     // reported, and a page given twice is seen (the parsed object keeps one of two equal keys).
     let keys = blockKeys(input) ?? blocks.keys.sorted().map { ($0, 0) }
     for (n, (key, offset)) in keys.enumerated() {
-      let location = input.location(unit: "block", record: n + 1, offset: offset)
+      // The entry's place in `blocks` (1-based), not the block number: the message names the
+      // key, which may be no number at all.
+      let location = input.location(unit: "blocks entry", record: n + 1, offset: offset)
       guard let index = Int(key), index >= 0, index < 4096 else {
         throw blockError(key, "block key is not a page number 0–4095", location)
       }
