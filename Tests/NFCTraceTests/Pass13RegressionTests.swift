@@ -798,7 +798,7 @@ import Testing
     func report(_ type: String) throws -> TagReport {
       var text = "Filetype: Flipper NFC device\nVersion: 3\nDevice type: \(type)\n"
       text += "UID: 04 A1 B2 C3 D4 E5 F6\nMifare version: 00 04 04 02 01 00 11 03\n"
-      text += "Pages total: 4\nPage 0: 04 A1 B2 9F\nPage 1: C3 D4 E5 F6\n"
+      text += "Pages total: 135\nPage 0: 04 A1 B2 9F\nPage 1: C3 D4 E5 F6\n"
       return TagReport(
         dump: try #require(
           try TagDumpReader.read(TraceInput(path: "v.nfc", bytes: Data(text.utf8)))))

@@ -22,12 +22,26 @@ public struct Type2CapabilityContainer: Sendable, Equatable {
   /// Write access nibble (CC3 low; 0 = free, F = none).
   public var writeAccess: Int { Int(bytes[3] & 0x0F) }
 
+  /// What an access nibble of CC3 means (NFC Forum T2T 1.0 §6.1, CC3): 0h free access, 1h–7h
+  /// RFU, 8h–Eh proprietary, Fh no access (write) or proprietary (read); nfcpy writes 8h for
+  /// NTAG21x password protection (nfc-facts §5.3).
+  public static func accessMeaning(_ nibble: Int, write: Bool) -> String {
+    switch nibble {
+    case 0: return "free"
+    case 1...7: return "RFU"
+    case 0xF where write: return "no write access"
+    default: return "proprietary"
+    }
+  }
+
   /// Core NFC's `queryNDEFStatus` status for this CC. Rule: no `E1` magic or a mapping major
-  /// version other than 1 → notSupported (nfcpy `tt2.py` `_read_capability_data`); write
-  /// nibble 0 → readWrite; any other write nibble (F = no write access, others proprietary,
-  /// e.g. 8 = password on NTAG21x) → readOnly.
+  /// version other than 1 → notSupported (nfcpy `tt2.py` `_read_capability_data`); a read
+  /// access nibble other than 0h → notSupported (NFC Forum T2T 1.0 §6.1: only 0h grants read
+  /// access; nfcpy reads NDEF only then, Android's detection needs CC3 00h or 0Fh); write
+  /// nibble 0 → readWrite; any other write nibble (F = no write access, 1–7 RFU, 8–E
+  /// proprietary, e.g. 8 = password on NTAG21x) → readOnly.
   public var status: NDEFStatus {
-    guard hasMagic, version.major == 1 else { return .notSupported }
+    guard hasMagic, version.major == 1, readAccess == 0 else { return .notSupported }
     return writeAccess == 0 ? .readWrite : .readOnly
   }
 
@@ -35,12 +49,16 @@ public struct Type2CapabilityContainer: Sendable, Equatable {
   public var statusReason: String {
     if !hasMagic { return "CC0 is 0x\(Hex.string([bytes[0]])), not the NDEF magic E1" }
     if version.major != 1 { return "mapping version \(version.major).\(version.minor) is not 1.x" }
-    switch writeAccess {
-    case 0: return "CC3 write access 0 (free)"
-    case 0xF: return "CC3 write access F (no write access)"
-    default:
-      return "CC3 write access \(String(writeAccess, radix: 16, uppercase: true)) (proprietary)"
-    }
+    if readAccess != 0 { return readAccessReason }
+    let nibble = String(writeAccess, radix: 16, uppercase: true)
+    return "CC3 write access \(nibble) (\(Self.accessMeaning(writeAccess, write: true)))"
+  }
+
+  /// The reason a read access nibble other than 0h gives (NFC Forum T2T 1.0 §6.1).
+  public var readAccessReason: String {
+    let nibble = String(readAccess, radix: 16, uppercase: true)
+    return "CC3 read access \(nibble)h (\(Self.accessMeaning(readAccess, write: false))): only 0h "
+      + "grants read access to the NDEF message (NFC Forum T2T 1.0 §6.1)"
   }
 }
 
@@ -50,7 +68,11 @@ extension Type2CapabilityContainer {
   /// walked to its Terminator TLV or its end without an NDEF Message TLV is notSupported — the
   /// T2T NDEF detection procedure needs that TLV (NFC Forum T2T 1.0 §7.1.1; nfcpy `tt2.py`
   /// gives no NDEF). Capacity as `Type2Capacity`, nil when notSupported.
-  public func ndefStatus(area: Type2TLVArea?, knownBytes: Int)
+  ///
+  /// `userBytes`, the identified product's user memory (NXP NTAG213/215/216 datasheet §8.5,
+  /// nfc-facts §4.3), caps the data area: a CC2 × 8 larger than it declares memory the tag
+  /// does not have, and the capacity counts only what is there.
+  public func ndefStatus(area: Type2TLVArea?, knownBytes: Int, userBytes: Int? = nil)
     -> (status: NDEFStatus, capacity: Int?, reason: String)
   {
     guard status != .notSupported else { return (status, nil, statusReason) }
@@ -75,7 +97,15 @@ extension Type2CapabilityContainer {
     // Control TLV before it (NTAG213's factory layout) makes the real one smaller.
     let assumed =
       area?.ndef == nil ? "; capacity counted from byte 16: the NDEF TLV was not read" : ""
-    return (status, Type2Capacity.bytes(cc: self, area: area), statusReason + assumed)
+    let capped =
+      userBytes.map { $0 < dataAreaSize }
+        == true
+      ? "; counted up to the product's \(userBytes ?? 0) bytes of user memory, not the CC's "
+        + "\(dataAreaSize)" : ""
+    return (
+      status, Type2Capacity.bytes(cc: self, area: area, userBytes: userBytes),
+      statusReason + assumed + capped
+    )
   }
 }
 
@@ -85,9 +115,12 @@ extension Type2CapabilityContainer {
 /// header: 2 bytes (T + 1-byte L), or 4 (T + `FF hi lo`) when more than 256 bytes remain.
 /// NTAG215 factory (`03 00 FE`): 496 − 4 = 492; NTAG213 (Lock Control TLV first): 139 − 2 = 137.
 public enum Type2Capacity {
-  /// The capacity in bytes for `cc` and the parsed TLV area (nil when not known).
-  public static func bytes(cc: Type2CapabilityContainer, area: Type2TLVArea?) -> Int {
-    let end = 16 + cc.dataAreaSize
+  /// The capacity in bytes for `cc` and the parsed TLV area (nil when not known); the data
+  /// area ends at the product's user memory `userBytes` when the CC declares more.
+  public static func bytes(cc: Type2CapabilityContainer, area: Type2TLVArea?, userBytes: Int? = nil)
+    -> Int
+  {
+    let end = 16 + min(cc.dataAreaSize, userBytes ?? Int.max)
     // The NDEF TLV's offset is inside the area, which starts at its base address.
     let tStart = area.flatMap { a in a.ndef.map { a.baseAddress + $0.offset } } ?? 16
     var count = end - tStart

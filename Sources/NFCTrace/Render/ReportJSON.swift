@@ -38,7 +38,7 @@ public enum ReportJSON {
     config(r, showSecrets: showSecrets, to: out)
     ultralightCAuth(r.end.ultralightCAuth, to: out)
     contents(r, showSecrets: showSecrets, to: out)
-    memory(r, to: out)
+    memory(r, showSecrets: showSecrets, to: out)
     strings("notes", r.notes, to: out)
     strings("unknowns", r.end.unknowns, to: out)
     strings("warnings", r.warnings, to: out)
@@ -301,7 +301,9 @@ public enum ReportJSON {
     out.write("],\"ndef\":")
     message(r.end.message, showSecrets: showSecrets, to: out)
     out.write(",\"ndef_note\":")
-    JSON.optionalString(note(r.end.message), to: out)
+    JSON.optionalString(
+      r.end.unreadableReason.map { "not readable: \($0); the message is the data area's bytes" }
+        ?? note(r.end.message), to: out)
     out.write(",\"ndef_start\":")
     if r.changed {
       message(r.start.message, showSecrets: showSecrets, to: out)
@@ -360,11 +362,11 @@ public enum ReportJSON {
 
   // MARK: Memory
 
-  static func memory(_ r: TagReport, to out: OutputBuffer) {
+  static func memory(_ r: TagReport, showSecrets: Bool = false, to out: OutputBuffer) {
     out.write(",\"memory\":")
-    rows(r.rows(), to: out)
+    rows(r.rows(showSecrets: showSecrets), to: out)
     out.write(",\"memory_start\":")
-    rows(r.rows(atStart: true), to: out)
+    rows(r.rows(atStart: true, showSecrets: showSecrets), to: out)
   }
 
   static func rows(_ rows: [MemoryRow], to out: OutputBuffer) {
@@ -381,7 +383,9 @@ public enum ReportJSON {
       }
       out.write(",\"data\":")
       if row.known.contains(true) {
-        let hex = zip(row.bytes, row.known).map { $1 ? Hex.string([$0]) : "??" }.joined()
+        let hex = zip(row.bytes, row.known).enumerated().map { i, b in
+          row.isMasked(i) ? "**" : b.1 ? Hex.string([b.0]) : "??"
+        }.joined()
         out.write("\"\(hex)\"")
       } else {
         out.write("null")

@@ -19,14 +19,16 @@ public enum ReportText {
     out += ultralightCAuth(r.end)
     out += tlvs(r.end, title: "TLVs")
     out += message(
-      r.end.message, title: r.changed ? "As left at the end" : nil, showSecrets: showSecrets)
+      r.end.message, title: r.changed ? "As left at the end" : nil, showSecrets: showSecrets,
+      unreadable: r.end.unreadableReason)
     for note in r.notes { out += "note: \(note)\n" }
     if r.changed {
       out += tlvs(r.start, title: "TLVs as found at the start", skipIfSame: r.end)
       out += message(
-        r.start.message, title: "As found at the start", showSecrets: showSecrets)
+        r.start.message, title: "As found at the start", showSecrets: showSecrets,
+        unreadable: r.start.unreadableReason)
     }
-    out += memory(r)
+    out += memory(r, showSecrets: showSecrets)
     out += unknowns(r)
     for w in r.warnings { out += "warning: \(w)\n" }
     return out
@@ -78,7 +80,13 @@ public enum ReportText {
     }
     if let atr = t.atr { out += row("ATR", Hex.string(atr, separator: " ") + " (PC/SC reader)") }
     var product = t.product ?? "unknown"
-    if let v = t.version { product += " (GET_VERSION \(Hex.string(v, separator: " ")))" }
+    if let v = t.version {
+      let named =
+        t.versionContradictsSize
+        ? t.versionInfo.map { ", which names the \($0.productName): not this dump's size" } ?? ""
+        : ""
+      product += " (GET_VERSION \(Hex.string(v, separator: " "))\(named))"
+    }
     out += row("product", product)
     let memory =
       t.memoryBytes.map { "\($0) bytes" }
@@ -164,8 +172,10 @@ public enum ReportText {
     switch nibble {
     case 0: return "0 (free)"
     case 0xF where write: return "F (none: read-only)"
-    case 8 where write: return "8 (password, as nfcpy writes for NTAG21x)"
-    default: return "\(String(nibble, radix: 16, uppercase: true)) (proprietary)"
+    case 8 where write: return "8 (proprietary: password, as nfcpy writes for NTAG21x)"
+    default:
+      let meaning = Type2CapabilityContainer.accessMeaning(nibble, write: write)
+      return "\(String(nibble, radix: 16, uppercase: true)) (\(meaning))"
     }
   }
 
@@ -437,8 +447,12 @@ public enum ReportText {
   }
 
   /// The NDEF message block, under `title` ("As found at the start") when given.
-  static func message(_ m: TagContents.Message, title: String?, showSecrets: Bool) -> String {
-    let head = "\n" + (title.map { "\($0): " } ?? "")
+  static func message(
+    _ m: TagContents.Message, title: String?, showSecrets: Bool, unreadable: String? = nil
+  ) -> String {
+    // A CC that grants no read access: the bytes are data, not NDEF a reader reads.
+    let raw = unreadable.map { "data area as raw data, not the tag's readable NDEF (\($0)): " }
+    let head = "\n" + (title.map { "\($0): " } ?? "") + (raw ?? "")
     switch m {
     case .unknown(let why): return head + "NDEF message unknown: \(why)\n"
     case .absent(let why): return head + "no NDEF message: \(why)\n"
@@ -458,12 +472,12 @@ public enum ReportText {
 
   // MARK: Memory
 
-  static func memory(_ r: TagReport) -> String {
+  static func memory(_ r: TagReport, showSecrets: Bool = false) -> String {
     let type4 = r.layout == .type4
     let type3 = r.layout == .type3
-    let end = r.rows()
+    let end = r.rows(showSecrets: showSecrets)
     guard !end.isEmpty else { return "\nMemory: nothing read\n" }
-    let start = r.rows(atStart: true)
+    let start = r.rows(atStart: true, showSecrets: showSecrets)
     var out = "\nMemory" + (r.isDump ? " (from the dump)" : r.changed ? " as left at the end" : "")
     if r.changed { out += "; a \"start\" line gives the row as found where it differs" }
     out +=
@@ -525,9 +539,9 @@ public enum ReportText {
 
   static func memoryLine(_ row: MemoryRow, label: String) -> String {
     var bytes = ""
-    for (b, known) in zip(row.bytes, row.known) {
+    for (i, (b, known)) in zip(row.bytes, row.known).enumerated() {
       if !bytes.isEmpty { bytes += " " }
-      bytes += known ? Hex.string([b]) : "??"
+      bytes += row.isMasked(i) ? "**" : known ? Hex.string([b]) : "??"
     }
     let width = row.file == nil && !row.isBlock ? 11 : 47
     bytes += String(repeating: " ", count: max(0, width - bytes.count))

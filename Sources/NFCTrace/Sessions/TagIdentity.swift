@@ -81,8 +81,16 @@ public struct TagIdentity: Sendable, Equatable {
   /// image of 135 pages is an NTAG215: `productFromPageCount`).
   public var inferredProduct: NTAGProduct?
 
+  /// True when a static dump's page count contradicts the product its GET_VERSION answer
+  /// names (each product has a fixed page count: NTAG213 45, NTAG215 135, NTAG216 231; NXP
+  /// NTAG213/215/216 datasheet §8.5, nfc-facts §4.3): that product's memory map is not used.
+  public var versionContradictsSize = false
+
+  /// The product GET_VERSION names, unless a dump's size contradicts it.
+  var versionProduct: NTAGProduct? { versionContradictsSize ? nil : versionInfo?.product }
+
   /// The Type 2 product: from GET_VERSION, else inferred from a dump's size.
-  public var ntagProduct: NTAGProduct? { versionInfo?.product ?? inferredProduct }
+  public var ntagProduct: NTAGProduct? { versionProduct ?? inferredProduct }
 
   /// Pages of a MIFARE Ultralight C (00h–2Fh, the 3DES key pages included; MF0ICU2 §7.5): a
   /// dump of that size without a GET_VERSION answer is one.
@@ -121,8 +129,11 @@ public struct TagIdentity: Sendable, Equatable {
 
   /// The product name, as specific as the session allows.
   public var product: String? {
-    if let v = versionInfo { return v.productName }
+    if let v = versionInfo, !versionContradictsSize { return v.productName }
     if let p = inferredProduct { return p.displayName }
+    if let v = versionInfo {
+      return "unknown (GET_VERSION names \(v.productName), whose size the dump does not have)"
+    }
     if let d = desfireVersion { return d.productName }
     if isUltralightC { return "MIFARE Ultralight C" }
     if let pmm, pmm.count == 8 { return FeliCaProduct.name(icCode: pmm[1]) }
@@ -161,7 +172,7 @@ public struct TagIdentity: Sendable, Equatable {
       return n
     }
     if let d = desfireVersion { return d.memoryBytes }
-    if let range = versionInfo?.storageSizeRange {
+    if !versionContradictsSize, let range = versionInfo?.storageSizeRange {
       return range.count == 1 ? range.lowerBound : nil
     }
     switch sak {
@@ -176,7 +187,8 @@ public struct TagIdentity: Sendable, Equatable {
   /// The user memory range a GET_VERSION storage size announces when the product is not
   /// known: `2ⁿ...2ⁿ⁺¹` bytes (storage size bit 0 set, nfc-facts §4.6).
   public var memoryRange: ClosedRange<Int>? {
-    guard memoryBytes == nil, let range = versionInfo?.storageSizeRange, range.count > 1
+    guard memoryBytes == nil, !versionContradictsSize, let range = versionInfo?.storageSizeRange,
+      range.count > 1
     else { return nil }
     return range
   }

@@ -69,7 +69,8 @@ extension SimulatedReader {
     }
     let cc = Array(t2.image[12..<16])
     t2.detected = true
-    guard cc[0] == 0xE1, cc[1] >> 4 == 1 else {
+    // Only read access 0h lets a reader read NDEF (NFC Forum T2T 1.0 §6.1, CC3).
+    guard cc[0] == 0xE1, cc[1] >> 4 == 1, cc[3] >> 4 == 0 else {
       (t2.status, t2.capacity) = (.notSupported, 0)
       return
     }

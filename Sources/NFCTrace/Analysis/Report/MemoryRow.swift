@@ -21,6 +21,12 @@ public struct MemoryRow: Sendable, Equatable {
   /// True when that frame is before the session's first: the row was carried from an earlier
   /// session on the same UID (its `state` is what that session did).
   public var earlierSession = false
+  /// Per byte: true when the byte is a secret (PWD, PACK) masked in the output (its value in
+  /// `bytes` is 0); empty when nothing is masked (`TagReport.rows(atStart:showSecrets:)`).
+  public var masked: [Bool] = []
+
+  /// Whether byte `i` of the row is masked.
+  public func isMasked(_ i: Int) -> Bool { masked.indices.contains(i) && masked[i] }
 
   /// Type 2 rows, one per 4-byte page, from page 0 to the last page the image covers. Pages in
   /// `written` (acknowledged writes of the session) are marked `written` even when a later

@@ -54,6 +54,9 @@ public struct TagContents: Sendable {
   public var message: Message = .unknown("nothing read")
   /// What this view cannot tell, in words.
   public var unknowns: [String] = []
+  /// Type 2: why the message shown is not the tag's readable NDEF (a CC3 read access other
+  /// than 0h, NFC Forum T2T 1.0 §6.1); nil when it is.
+  public var unreadableReason: String?
   /// The NDEF status and capacity the CC implies (Core NFC `queryNDEFStatus` rules).
   public var status: (status: NDEFStatus, capacity: Int?, reason: String?)?
 
@@ -89,14 +92,61 @@ public struct TagContents: Sendable {
       return
     }
     type2CC = cc
-    guard cc.status != .notSupported else {
+    // A read access other than 0h leaves an NDEF-formatted CC that grants no read access (NFC
+    // Forum T2T 1.0 §6.1): the TLVs and message are shown as data, not as readable NDEF.
+    guard cc.hasMagic, cc.version.major == 1 else {
       status = (.notSupported, nil, cc.statusReason)
       message = .absent("not NDEF formatted: \(cc.statusReason)")
       return
     }
-    decodeTLVs(image, cc: cc)
-    let s = cc.ndefStatus(area: tlvArea, knownBytes: image.knownRun(from: 16).count)
+    let user = Self.userMemory(tag)
+    decodeTLVs(image, cc: cc, userBytes: user)
+    let s = cc.ndefStatus(
+      area: tlvArea, knownBytes: image.knownRun(from: 16).count, userBytes: user)
     status = (s.status, s.capacity, s.reason)
+    var ccFindings: [NDEFFinding] = []
+    if cc.readAccess != 0 {
+      unreadableReason = cc.readAccessReason
+      ccFindings.append(
+        NDEFFinding(
+          code: "t2t-read-access-restricted", severity: .warning, offset: 15,
+          message: "CC3 = \(Hex.string([cc.bytes[3]])): \(cc.readAccessReason); NDEF status "
+            + "notSupported (Core NFC's queryNDEFStatus; nfcpy reads no NDEF, Android's detection "
+            + "needs CC3 00h or 0Fh): the message below is the data area's bytes, not NDEF a "
+            + "reader reads"))
+    }
+    if let user, cc.dataAreaSize > user, let name = Self.productName(tag) {
+      ccFindings.append(
+        NDEFFinding(
+          code: "t2t-cc-exceeds-memory", severity: .warning, offset: 14,
+          message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
+            + "area, but the \(name) has \(user) bytes of user memory (pages 4–\(3 + user / 4); "
+            + "NXP datasheet memory map): the data area is taken to end there, the capacity is "
+            + "counted up to it, and the lock and configuration pages after it are no NDEF data"))
+    }
+    if let user, cc.dataAreaSize > user, let area = tlvArea, let end = area.ndefValueEndAddress,
+      let ndef = area.ndef, end > 16 + user
+    {
+      ccFindings.append(
+        NDEFFinding(
+          code: "ndef-past-user-memory", severity: .error, offset: 16 + ndef.offset,
+          message: "the NDEF Message TLV announces \(ndef.length) bytes, which run to tag byte "
+            + "\(end - 1), past the user memory (it ends at byte \(15 + user), page "
+            + "\(3 + user / 4)) into the lock and configuration pages: those bytes are no message "
+            + "bytes; not decoded"))
+    }
+    tlvFindings = ccFindings + tlvFindings
+  }
+
+  /// The identified product's user memory in bytes (NXP datasheets' memory maps, nfc-facts
+  /// §4.3; MIFARE Ultralight C: 144, MF0ICU2 §7.5), nil when not identified.
+  static func userMemory(_ tag: TagIdentity) -> Int? {
+    if let p = tag.ntagProduct { return p.userMemoryBytes }
+    return tag.isUltralightC ? 144 : nil
+  }
+
+  static func productName(_ tag: TagIdentity) -> String? {
+    tag.ntagProduct?.displayName ?? (tag.isUltralightC ? "MIFARE Ultralight C" : nil)
   }
 
   private mutating func decodeLocks(
@@ -197,8 +247,12 @@ public struct TagContents: Sendable {
     config = c
   }
 
-  private mutating func decodeTLVs(_ image: ByteImage, cc: Type2CapabilityContainer) {
-    let size = cc.dataAreaSize
+  private mutating func decodeTLVs(
+    _ image: ByteImage, cc: Type2CapabilityContainer, userBytes: Int?
+  ) {
+    // A CC declaring more than the product's user memory is capped to it: the lock and
+    // configuration pages after the user memory are no TLVs (NXP datasheet memory maps).
+    let size = min(cc.dataAreaSize, userBytes ?? Int.max)
     let run = image.knownRun(from: 16)
     guard !run.isEmpty else {
       message = .unknown("data area (page 4 on) not read: TLVs and NDEF message unknown")
@@ -235,7 +289,12 @@ public struct TagContents: Sendable {
         ? .pastDataArea(length: tlv.length, available: tlv.value.count)
         : .incomplete(length: tlv.length, known: tlv.value.count)
     }
-    return .decoded(NDEFValidator.validate(tlv.value, mode: .relax, base: 16 + tlv.valueOffset))
+    // Offsets are tag byte addresses: the value runs around lock and reserved bytes (NFC
+    // Forum T2T 1.0 §2.3.1, §2.3.2), so message offsets map through the TLV walk's runs.
+    guard let map = area.ndefAddressMap else {
+      return .decoded(NDEFValidator.validate(tlv.value, mode: .relax, base: 16 + tlv.valueOffset))
+    }
+    return .decoded(NDEFValidator.validate(tlv.value, mode: .relax, at: map))
   }
 
   // MARK: Type 3

@@ -84,8 +84,33 @@ public struct TagReport: Sendable {
   /// `pages_acknowledged`).
   public var writtenPages: Set<Int> = []
 
+  /// The memory map rows as `rows(atStart:)` gives them, with the secret bytes masked unless
+  /// `showSecrets`: the PWD (4 bytes) and PACK (2 bytes) of an NTAG21x / Ultralight EV1
+  /// configuration (NTAG213/215/216 datasheet §8.5.7), as the Configuration section masks
+  /// them — zeros (what a READ returns there) and NXP's factory default PWD FF FF FF FF
+  /// (datasheet §8.8.1) are no secret and stay. A masked byte is `masked`, its value 0.
+  public func rows(atStart: Bool = false, showSecrets: Bool) -> [MemoryRow] {
+    var rows = rows(atStart: atStart)
+    guard !showSecrets, layout == .type2, let c = (atStart ? start : end).config else {
+      return rows
+    }
+    for i in rows.indices where rows[i].file == nil && !rows[i].isBlock {
+      let width = rows[i].address == c.pwdPage ? 4 : rows[i].address == c.packPage ? 2 : 0
+      guard width > 0, rows[i].known.prefix(width).contains(true) else { continue }
+      let value = Array(rows[i].bytes.prefix(width))
+      let isSecret =
+        !value.allSatisfy { $0 == 0 }
+        && !(width == 4 && ReportJSON.isFactoryDefaultPassword(value))
+      guard isSecret else { continue }
+      rows[i].masked = (0..<rows[i].bytes.count).map { $0 < width && rows[i].known[$0] }
+      for j in 0..<width where rows[i].masked[j] { rows[i].bytes[j] = 0 }
+    }
+    return rows
+  }
+
   /// The memory map rows as left at the end (`atStart` false) or as found at the start.
   /// Rows carried from an earlier session on the same UID are marked `earlierSession`.
+  /// Secret bytes are as stored: renderers use `rows(atStart:showSecrets:)`.
   public func rows(atStart: Bool = false) -> [MemoryRow] {
     var rows: [MemoryRow]
     if layout == .type4 {
@@ -325,7 +350,22 @@ extension TagReport {
         "the dump names the product \(name), its GET_VERSION answer \(v.productName): the "
           + "GET_VERSION answer is used")
     }
-    if identity.versionInfo == nil, let p = namedProduct {
+    // Each product has a fixed page count (nfc-facts §4.3): a dump of another size is not of
+    // the product GET_VERSION names (an edited file, a GET_VERSION taken from another tag, an
+    // emulator image). Its lock and configuration pages are not read from that product's map.
+    if let v = identity.versionInfo, let last = v.product?.lastPage, !d.pages.isEmpty,
+      d.pages.count != last + 1
+    {
+      identity.versionContradictsSize = true
+      let bySize = TagIdentity.productFromPageCount(d.pages.count)
+      identity.inferredProduct = bySize
+      inferred.append(
+        "the dump holds \(d.pages.count) pages, but its GET_VERSION answer names the "
+          + "\(v.productName), which has \(last + 1): "
+          + (bySize.map {
+            "the dump's size is the \($0.displayName)'s, whose memory map is used"
+          } ?? "no product has that size, so lock and configuration pages are not decoded"))
+    } else if identity.versionInfo == nil, let p = namedProduct {
       identity.inferredProduct = p
     } else if identity.version == nil, !identity.isUltralightC,
       d.pages.count == TagIdentity.ultralightCPages
