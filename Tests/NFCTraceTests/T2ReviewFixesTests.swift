@@ -38,7 +38,7 @@ private func flipper(version: String, pages total: Int) throws -> TagReport {
 }
 
 /// A 2-record message: a URI record with a 20-byte payload (24 bytes), then a Text record
-/// whose status byte 0x42 has the RFU bit set (finding `text-status-rfu-set` at its offset).
+/// written without its status byte ("Benhi!": finding `text-no-status-byte` at its offset).
 private let twoRecords: [UInt8] =
   [0x91, 0x01, 0x14, 0x55, 0x04] + Array("example.com/abcdefg".utf8)
   + [0x51, 0x01, 0x06, 0x54, 0x42, 0x65, 0x6E, 0x68, 0x69, 0x21]
@@ -74,12 +74,12 @@ private func memoryControlArea() -> [UInt8] {
     }
     #expect(report.records.map(\.record.offset) == [23, 51])
     #expect(report.records.map(\.record.payloadOffset) == [27, 55])
-    let rfu = try #require(report.findings.first { $0.code == "text-status-rfu-set" })
+    let rfu = try #require(report.findings.first { $0.code == "text-no-status-byte" })
     #expect(rfu.offset == 55)
     #expect(report.input == 23..<61)
     let text = ReportText.render(r)
     #expect(text.contains("record 1 @51 [ME SR]"))
-    #expect(text.contains("error text-status-rfu-set @55:"))
+    #expect(text.contains("error text-no-status-byte @55:"))
   }
 
   @Test func recordOffsetsSkipLockControlBytes() throws {
@@ -99,11 +99,11 @@ private func memoryControlArea() -> [UInt8] {
     let full = image(pages: 45, cc: [0xE1, 0x10, 0x12, 0x00], data: memoryControlArea())
     let whole = NDEFCommand.run(bytes: full, options: NDEFCommandOptions(tlv: true))
     #expect(whole.output.contains("└─ record 1 @51 [ME SR]"))
-    #expect(whole.output.contains("error text-status-rfu-set @55:"))
+    #expect(whole.output.contains("error text-no-status-byte @55:"))
     // A data area alone counts from its first byte (page 4): tag byte 51 is input byte 35.
     let area = NDEFCommand.run(bytes: memoryControlArea(), options: NDEFCommandOptions(tlv: true))
     #expect(area.output.contains("└─ record 1 @35 [ME SR]"))
-    #expect(area.output.contains("error text-status-rfu-set @39:"))
+    #expect(area.output.contains("error text-no-status-byte @39:"))
   }
 
   // MARK: 2. CC data area larger than the product
