@@ -79,6 +79,10 @@ private func parseError(_ hex: String) -> APDUParseError? {
     #expect(StatusWord(0x91, 0xAE).kind == .error)
     #expect(StatusWord(0x91, 0xAF).kind == .success)
     #expect(StatusWord(0x65, 0x81).meaning == "memory failure (write problem)")
+    // ISO/IEC 7816-4 Table 6: 6A89 and 6A8A are no P1-P2 errors.
+    #expect(StatusWord(0x6A, 0x89).meaning == "file already exists")
+    #expect(StatusWord(0x6A, 0x8A).meaning == "DF name already exists")
+    #expect(StatusWord(0x6A, 0x86).meaning == "incorrect P1/P2")
   }
 
   /// The I-block payloads (PCB and CRC removed) of the synthetic Type 4 pcap.

@@ -109,6 +109,9 @@ public struct StatusWord: Sendable, Hashable, CustomStringConvertible {
     0x6A86: "incorrect P1/P2",
     0x6A87: "Lc inconsistent with P1/P2",
     0x6A88: "referenced data not found",
+    // ISO/IEC 7816-4 Table 6: SW1 6A with SW2 89 / 8A are no P1-P2 errors.
+    0x6A89: "file already exists",
+    0x6A8A: "DF name already exists",
     0x6B00: "wrong parameters P1/P2 (for READ/UPDATE BINARY: offset outside the file)",
     0x6D00: "INS not supported",
     0x6E00: "CLA not supported",
