@@ -10,6 +10,23 @@ extension Type4StatusRule {
     let step = authenticationStep(cmd, c)
     let sw = sw.uppercased()
     switch sw {
+    case "91AE" where cmd.name.hasPrefix("DESFire AUTHENTICATE"):
+      // The first step sends only the key number: no proof of the key yet. The tag refuses an
+      // authentication command that does not fit the key's type (MIFARE DESFire EV1
+      // datasheet, AUTHENTICATION_ERROR; NTAG 424 DNA datasheet §10: its AES keys take
+      // AuthenticateEV2First / NonFirst only).
+      return (
+        "apdu-refused", "the authentication command does not fit the key",
+        "The tag answered AUTHENTICATION_ERROR (91AE) to the first step of \(cmd.summary), "
+          + "which sends only the key number: no proof of the key was sent yet. The "
+          + "authentication command does not fit that key: legacy Authenticate (0A) or "
+          + "AuthenticateISO (1A) against an AES key, or a key number whose key type is not the "
+          + "one this command authenticates.",
+        "Use the authentication command matching the key type: AuthenticateAES (AA) or "
+          + "AuthenticateEV2First (71) for AES keys (NTAG 424 DNA and DESFire EV2/EV3 AES "
+          + "applications), AuthenticateISO (1A) for 2K3DES and 3K3DES keys, legacy Authenticate "
+          + "(0A) for DES and 2K3DES keys; GetKeySettings (45) gives the application's key type."
+      )
     case "91AE":
       return (
         "apdu-refused", "authentication failed: the key did not match",

@@ -1,0 +1,36 @@
+import Foundation
+import NDEF
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// The diagnosis of refused DESFire commands: 91AE at an authentication's first step is a
+/// command that does not fit the key.
+@Suite struct DESFireDiagnosisTests {
+  /// 91AE to an authentication's first step: the command does not fit the key; to its
+  /// second step: the proof was wrong.
+  @Test func authenticationErrorAtTheFirstStep() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x90, 0x0A, 0x00, 0x00, 0x01, 0x00, 0x00], [0x91, 0xAE])
+    t.apdu(
+      [0x90, 0xAA, 0x00, 0x00, 0x01, 0x00, 0x00], Array(repeating: 0x01, count: 16) + [0x91, 0xAF])
+    t.apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x00, count: 32) + [0x00], [0x91, 0xAE])
+    let report = try t.diagnose()
+    let fs = report.findings.filter { $0.code == "apdu-refused" }
+    #expect(fs.count == 2)
+    #expect(
+      fs.first?.cause
+        == "the authentication command does not fit the key (SW 91AE to DESFire AUTHENTICATE "
+        + "(legacy) Lc 1 Le 256)")
+    #expect(fs.first?.message.contains("no proof of the key was sent yet") == true)
+    #expect(
+      fs.first?.fix.hasPrefix(
+        "Use the authentication command matching the key type: AuthenticateAES (AA) or "
+          + "AuthenticateEV2First (71) for AES keys") == true)
+    #expect(fs.last?.cause.hasPrefix("authentication failed: the key did not match") == true)
+    #expect(fs.last?.message.contains("the reader's proof of the key was wrong") == true)
+  }
+}
