@@ -5,9 +5,29 @@ import Testing
 
 @testable import NFCTrace
 
-/// The diagnosis of refused DESFire commands: 91AE at an authentication's first step is a
-/// command that does not fit the key.
+/// The diagnosis of refused DESFire commands: the header of a failed operation names the
+/// refusal its reason names; 91AE at an authentication's first step is a command that does
+/// not fit the key.
 @Suite struct DESFireDiagnosisTests {
+  /// Two refusals in one transceive: the diagnosis header names the first, as the
+  /// operation's reason does.
+  @Test func failedHeaderNamesTheFirstRefusal() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x90, 0x5A, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x00], [0x91, 0xA0])
+    t.apdu([0x90, 0xC7, 0x00, 0x00, 0x00], [0x91, 0x1C])
+    let report = try t.diagnose()
+    let s = try #require(report.sessions.last)
+    let i = try #require(s.analysis.operations.lastIndex { $0.outcome == .failed })
+    let op = s.analysis.operations[i]
+    #expect(
+      op.reason == "DESFire SELECT APPLICATION refused: SW 91a0 DESFire: application not found")
+    #expect(op.reasonFrame == op.failedFrames.first)
+    let fs = s.findings.filter { $0.operation == i }
+    let head = try #require(DiagnosisRender.headline(fs, op))
+    #expect(head.cause.hasSuffix("(SW 91A0 to DESFire SELECT APPLICATION Lc 3 Le 256)"))
+  }
+
   /// 91AE to an authentication's first step: the command does not fit the key; to its
   /// second step: the proof was wrong.
   @Test func authenticationErrorAtTheFirstStep() throws {

@@ -51,6 +51,9 @@ public struct Operation: Sendable, Equatable {
   /// Type 2 pages whose WRITE the tag acknowledged, in order (rendered as the detail
   /// `pages_acknowledged` when the operation ends).
   public var acknowledgedPages: [Int] = []
+  /// The frame of the refusal that gave a failed operation its `reason` (the first since the
+  /// last `recover`), nil otherwise: `diagnose` heads the operation with that refusal too.
+  public internal(set) var reasonFrame: Int?
 
   /// Creates an operation spanning one frame.
   public init(kind: OperationKind, frame: Int) {
@@ -77,7 +80,10 @@ public struct Operation: Sendable, Equatable {
   mutating func fail(_ why: String, frame: Int) {
     failedFrames.append(frame)
     guard outcome != .interrupted else { return }
-    if outcome != .failed { reason = why }
+    if outcome != .failed {
+      reason = why
+      reasonFrame = frame
+    }
     outcome = .failed
   }
 
@@ -98,6 +104,7 @@ public struct Operation: Sendable, Equatable {
   mutating func recover(dropping keys: Set<String>) {
     outcome = .ok
     reason = nil
+    reasonFrame = nil
     details.removeAll { keys.contains($0.key) }
   }
 

@@ -353,7 +353,10 @@ struct Type2Procedure: Sendable {
       let givesReason = op.outcome == .ok || refusedRetry
       let why = "\(answer.summary) on \(what)"
       op.fail(why, frame: frame)
-      if refusedRetry { op.reason = why }
+      if refusedRetry {
+        op.reason = why
+        op.reasonFrame = frame
+      }
       // NAK 5 (EEPROM write error): programming started and failed, so the page is uncertain;
       // so it is after a non-standard 4-bit code (a damaged ACK or NAK, nfc-facts §4.2). NAK
       // 0, 1 and 4 refuse the command before any programming.

@@ -100,16 +100,28 @@ public enum DiagnosisRender {
     }
   }
 
-  /// The finding that explains operation `op`'s verdict: the first warning or error, else
-  /// a note on the frame that went unanswered last (interrupted) or was refused last. Nil when only notes on other
-  /// frames are there (an APDU refused before the silence that interrupted the operation):
-  /// the operation's own reason is the headline then.
+  /// The finding that explains operation `op`'s verdict: the first warning or error (for a
+  /// failed operation, of those as severe, the one on the refusal that gave its reason), else
+  /// a note on the frame that went unanswered last (interrupted) or on the refusal that gave a
+  /// failed operation its reason (`Operation.reasonFrame`, the first: the timeline's `◂` line
+  /// names it too). Nil when only notes on other frames are there (an APDU refused before the
+  /// silence that interrupted the operation): the operation's own reason is the headline then.
   static func headline(_ fs: [DiagnosisFinding], _ op: Operation) -> DiagnosisFinding? {
-    if let f = fs.first(where: { $0.severity != .info }) { return f }
-    // Interrupted: the silence decided it, not a refusal before it (and the reverse).
-    let last = op.outcome == .interrupted ? op.unansweredFrames.last : op.failedFrames.last
-    guard op.outcome != .ok, let last else { return fs.first }
-    return fs.first { $0.frames.contains(last) }
+    if let top = fs.first(where: { $0.severity != .info }) {
+      // Of the findings as severe as the first, the one on the refusal that gave a failed
+      // operation its reason (unless a root cause leads).
+      guard op.outcome == .failed, let r = op.reasonFrame, !Diagnoser.rootCauses.contains(top.code)
+      else { return top }
+      return fs.first { $0.severity == top.severity && $0.frames.contains(r) } ?? top
+    }
+    // Interrupted: the silence decided it, not a refusal before it (and the reverse). Failed:
+    // the refusal that gave the operation its reason (`Operation.fail`: the first), so the
+    // header names the command the timeline's `◂` line names.
+    let decisive =
+      op.outcome == .interrupted
+      ? op.unansweredFrames.last : op.reasonFrame ?? op.failedFrames.last
+    guard op.outcome != .ok, let decisive else { return fs.first }
+    return fs.first { $0.frames.contains(decisive) }
   }
 
   /// `heard` false: the capture holds no tag frame of the session, so a reader frame without
