@@ -8,6 +8,15 @@ public enum ByteProvenance: String, Sendable, Hashable {
   case written
   /// Written, but no acknowledgement was seen (tag left, NAK, error status word).
   case unacknowledged = "written-unacknowledged"
+  /// Written, and the tag acknowledged the write, but the value is not known: the command
+  /// carried it MACed or encrypted (a MIFARE DESFire / NTAG 424 DNA WriteData in MAC or Full
+  /// communication mode; NTAG 424 DNA datasheet NT4H2421Gx §9.1 secure messaging, §10 WriteData). The byte's old
+  /// value no longer stands, and no new one is known.
+  case writtenUnknown = "written-unknown"
+
+  /// True when the byte's value is known: read, or written with the value on the air
+  /// (acknowledged or not); false for `unknown` and `written-unknown`.
+  public var hasValue: Bool { self != .unknown && self != .writtenUnknown }
 }
 
 /// A tag memory (Type 2 pages as bytes from page 0, or one Type 4 file) with, per byte, the
@@ -89,7 +98,7 @@ public struct ByteImage: Sendable, Equatable {
   /// The bytes `offset..<offset+length` if every one of them is known.
   public func known(_ offset: Int, _ length: Int) -> [UInt8]? {
     guard offset >= 0, length >= 0, offset + length <= count else { return nil }
-    for i in offset..<(offset + length) where provenance[i] == .unknown { return nil }
+    for i in offset..<(offset + length) where !provenance[i].hasValue { return nil }
     return Array(values[offset..<(offset + length)])
   }
 
@@ -108,7 +117,7 @@ public struct ByteImage: Sendable, Equatable {
   public func knownRun(from offset: Int) -> [UInt8] {
     guard offset >= 0, offset < count else { return [] }
     var end = offset
-    while end < count && provenance[end] != .unknown { end += 1 }
+    while end < count && provenance[end].hasValue { end += 1 }
     return Array(values[offset..<end])
   }
 
@@ -116,7 +125,21 @@ public struct ByteImage: Sendable, Equatable {
   /// that differs, or, where nothing is known, a non-zero value (a page write that skips bytes
   /// writes them back with what they hold, zeros on an erased tag).
   public func changed(by value: UInt8, at i: Int) -> Bool {
-    state(i) == .unknown ? value != 0 : values[i] != value
+    state(i).hasValue ? values[i] != value : value != 0
+  }
+
+  /// Marks `range` written with a value not known (`writtenUnknown`, value 0), from frame
+  /// `frame`. Bytes past `limit` are ignored.
+  mutating func recordWrittenUnknown(_ range: Range<Int>, frame: Int) {
+    let lower = max(range.lowerBound, 0)
+    let upper = min(range.upperBound, Self.limit)
+    guard lower < upper else { return }
+    grow(to: upper)
+    for i in lower..<upper {
+      values[i] = 0
+      provenance[i] = .writtenUnknown
+      frames[i] = Int32(clamping: frame)
+    }
   }
 
   /// The provenance of byte `i` (`.unknown` past the end).

@@ -108,6 +108,13 @@ public struct TagMemory: Sendable, Equatable {
       data, at: offset, state: acknowledged ? .written : .unacknowledged, frame: frame)
   }
 
+  /// Records a write the tag acknowledged to bytes `range` of file `file` whose data the
+  /// command carried MACed or encrypted (DESFire / NTAG 424 DNA WriteData in MAC or Full
+  /// mode): the bytes are `written-unknown`.
+  mutating func type4WriteUnknown(file: UInt16, range: Range<Int>, frame: Int) {
+    filesEnd[file, default: ByteImage()].recordWrittenUnknown(range, frame: frame)
+  }
+
   // MARK: Type 3
 
   /// Records a CHECK answer: `data` from byte address `address` (block × 16) of the NDEF
@@ -144,7 +151,7 @@ public struct TagMemory: Sendable, Equatable {
       let state = end.state(a)
       if state != .unknown, writeOnly.contains(a) { continue }
       let writtenHere =
-        (state == .written || state == .unacknowledged)
+        (state == .written || state == .unacknowledged || state == .writtenUnknown)
         && (end.frame(a) ?? -1) >= sessionFirstFrame
       guard writtenHere else {
         start.record(byte: b, at: a, state: .read, frame: frame)

@@ -126,6 +126,11 @@ public struct Operation: Sendable, Equatable {
     outcome = .interrupted
   }
 
+  /// True for an app's own command that wrote the NDEF file (detail `ndef_file_written`: a
+  /// DESFire / NTAG 424 DNA WriteData to it the tag acknowledged, NT4H2421Gx §10, WriteData): a
+  /// `transceive` that `diagnose` counts as a write.
+  public var writesNDEFFile: Bool { detail("ndef_file_written") != nil }
+
   /// `writeNDEF interrupted` or `queryNDEFStatus readWrite 492 B`.
   public var shortText: String {
     var text = kind.rawValue

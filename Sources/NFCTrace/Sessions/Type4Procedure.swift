@@ -57,6 +57,27 @@ struct Type4Procedure: Sendable {
   /// The AID of the last NDEF application SELECT the tag accepted (2.0 or 1.0).
   private var servedAID: [UInt8]?
 
+  /// The ISO file id of each DESFire file number of the NDEF application: NTAG 424 DNA's are
+  /// fixed (NTAG 424 DNA datasheet NT4H2421Gx, file management: 01h = E103 CC, 02h = E104
+  /// NDEF, 03h = E105 proprietary). A DESFire formatted for NDEF is assumed to number its CC
+  /// and NDEF files alike (an assumption: a formatter may choose other numbers, such as
+  /// 03h/04h); a CREATE STD DATA FILE naming an ISO file id (MIFARE DESFire EV1 datasheet,
+  /// CreateStdDataFile with ISOFileID, LSB first) replaces the entry of its file number.
+  private var desfireFileIDs: [UInt8: UInt16] = [0x01: 0xE103, 0x02: 0xE104, 0x03: 0xE105]
+  /// Whether the DESFire commands address the NDEF application: an ISO SELECT of it or a
+  /// DESFire SELECT APPLICATION of the AID EEEE10h (the NDEF application's DESFire AID in
+  /// NXP's DESFire NDEF formatting, NXP AN11004) accepted last.
+  private var ndefApplicationCurrent = false
+  /// Whether a DESFire / NTAG 424 DNA authentication completed since the last SELECT
+  /// APPLICATION (which ends it): WriteData may then be in MAC or Full mode.
+  private var desfireAuthenticated = false
+  /// A DESFire authentication's first step was answered 91AF: its next ADDITIONAL FRAME
+  /// answered 9100 completes it.
+  private var authenticating = false
+  /// A WriteData answered 91AF (more data in ADDITIONAL FRAMEs): its file number, offset,
+  /// length and the data bytes so far.
+  private var pendingWrite: (file: UInt8, offset: Int, length: Int, data: [UInt8])?
+
   /// The AID a SELECT by name carries.
   private static func aid(_ d: LayerDecode?) -> [UInt8]? {
     if case .hex(let b)? = d?.field("aid") { return b }
@@ -178,6 +199,10 @@ struct Type4Procedure: Sendable {
       followSelect(apdu, ok: ok, frame: frame, op: &op)
     }
     if !ok {
+      if command == nil {
+        authenticating = false
+        pendingWrite = nil
+      }
       let first = op.outcome == .ok
       // The same APDU refused 6581 again (the stack retries, up to 5 times): still retriable.
       let again =
@@ -207,10 +232,14 @@ struct Type4Procedure: Sendable {
     if retriable != nil {
       recoverRetry(key: x.request.flatMap(Self.retryKey), le: x.request.flatMap(Self.le), op: &op)
     }
-    guard let command else { return }
+    guard let command else {
+      desfireCommand(apdu, sw: sw, frame: frame, op: &op, memory: &memory)
+      return
+    }
     switch command.name {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
+      ndefApplicationCurrent = true
       servedAID = Self.aid(command)
       // An earlier refusal of it no longer stands: the detection starts over here.
       if status?.status == .notSupported { status = nil }
@@ -272,6 +301,79 @@ struct Type4Procedure: Sendable {
       }
     }
     if op.kind == .queryNDEFStatus { updateStatus() }
+  }
+
+  /// A command outside the Type 4 procedures the tag accepted (`apdu`, its ISO/IEC 7816 or
+  /// DESFire decode): follows the DESFire application, authentication and file numbers, and
+  /// takes a WriteData to the NDEF file into the file's image.
+  private mutating func desfireCommand(
+    _ apdu: LayerDecode?, sw: String, frame: Int, op: inout Operation, memory: inout TagMemory
+  ) {
+    guard let apdu else { return }
+    var data: [UInt8] = []
+    if case .hex(let d)? = apdu.field("data") { data = d }
+    let more = sw == "91af"
+    let name = apdu.name
+    if name != "DESFire ADDITIONAL FRAME" { pendingWrite = nil }
+    if name.hasPrefix("DESFire AUTHENTICATE") {
+      authenticating = more
+      return
+    }
+    switch name {
+    case "DESFire ADDITIONAL FRAME":
+      if authenticating {
+        authenticating = more
+        if sw == "9100" { desfireAuthenticated = true }
+      } else if var p = pendingWrite {
+        p.data += data
+        pendingWrite = more ? p : nil
+        if sw == "9100" { wroteData(p, frame: frame, op: &op, memory: &memory) }
+      }
+    case "DESFire SELECT APPLICATION":
+      // SelectApplication ends any authentication (MIFARE DESFire EV1 datasheet).
+      desfireAuthenticated = false
+      ndefApplicationCurrent = data == [0x10, 0xEE, 0xEE]
+    case "SELECT":
+      // Another application selected by name (P1 04, ISO/IEC 7816-4 §11.1.1).
+      if apdu.field("p1") == .hex([0x04]) { ndefApplicationCurrent = false }
+    case "DESFire CREATE STD DATA FILE" where data.count >= 9:
+      // The ISO form: file number, ISO file id (LSB first), then settings and size.
+      desfireFileIDs[data[0]] = UInt16(data[2]) << 8 | UInt16(data[1])
+    case "DESFire WRITE DATA" where data.count >= 7:
+      let offset = Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16
+      let length = Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16
+      let write = (file: data[0], offset: offset, length: length, data: Array(data.dropFirst(7)))
+      if more {
+        pendingWrite = write
+      } else if sw == "9100" {
+        wroteData(write, frame: frame, op: &op, memory: &memory)
+      }
+    default:
+      authenticating = false
+    }
+  }
+
+  /// A DESFire / NTAG 424 DNA WriteData the tag acknowledged (9100, native 00). To the NDEF
+  /// file of the NDEF application it writes the file as UPDATE BINARY does: in plain
+  /// communication mode (no authentication, the data as long as the length field says) its
+  /// bytes at its offset; in MAC or Full mode (after an authentication, or data of another
+  /// length: a MAC or padded ciphertext) the range is written with a value not known. The
+  /// operation stays the app's own command (`transceive`), with detail `ndef_file_written`.
+  /// NTAG 424 DNA datasheet (NT4H2421Gx) §10, WriteData; MIFARE DESFire EV1 datasheet.
+  private func wroteData(
+    _ w: (file: UInt8, offset: Int, length: Int, data: [UInt8]), frame: Int,
+    op: inout Operation, memory: inout TagMemory
+  ) {
+    guard ndefApplicationCurrent, let file = desfireFileIDs[w.file], file == ndefFile,
+      w.length > 0, w.offset < ByteImage.limit
+    else { return }
+    if !desfireAuthenticated, w.data.count == w.length {
+      memory.type4Write(w.data, file: file, at: w.offset, acknowledged: true, frame: frame)
+    } else {
+      let end = min(w.offset + w.length, ByteImage.limit)
+      memory.type4WriteUnknown(file: file, range: w.offset..<end, frame: frame)
+    }
+    if op.detail("ndef_file_written") == nil { op.set("ndef_file_written", .int(frame)) }
   }
 
   /// A READ BINARY of the NDEF file answered 6282 (end of file reached before Le bytes,

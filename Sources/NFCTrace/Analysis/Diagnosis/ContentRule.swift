@@ -13,7 +13,8 @@ import NDEF
 /// With `--expect`, the end image is compared with the intended message:
 /// `content-differs-from-expected` (error after a successful write; info after a failed or
 /// interrupted one, saying how much of it is on the tag). With `--expect` and no writeNDEF at
-/// all on a tag the app could write: `no-write-sent` (info), unless the tag already holds the
+/// all on a tag the app could write (nor an app's own write of the NDEF file,
+/// `Operation.writesNDEFFile`): `no-write-sent` (info), unless the tag already holds the
 /// message. A length written last that claims more than the message written before it (its
 /// ME record ends inside the claimed span): `ndef-length-exceeds-message` (error). Type 3:
 /// the message is Ln bytes from block 1 as left (`type3`).
@@ -134,8 +135,9 @@ enum ContentRule: DiagnosisRule {
 
   /// `--expect` named a message, the tag was writable, and no writeNDEF is in the session.
   private static func noWrite(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    // An app's own WriteData to the NDEF file (DESFire / NTAG 424 DNA) is a write on the air.
     guard let e = c.expected, !e.isEmpty, c.session.ndefStatus?.status == .readWrite,
-      !c.session.operations.contains(where: { $0.kind == .writeNDEF })
+      !c.session.operations.contains(where: { $0.kind == .writeNDEF || $0.writesNDEFFile })
     else { return nil }
     // Too large for the tag: Core NFC refused it with 402 (message-too-large says so).
     if let capacity = c.session.ndefStatus?.capacity, e.count > capacity { return nil }

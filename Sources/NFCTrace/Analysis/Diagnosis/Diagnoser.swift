@@ -259,7 +259,9 @@ public enum Diagnoser {
   {
     var out: [OperationVerdict] = []
     for (i, op) in c.session.operations.enumerated() {
-      let isWrite = op.kind == .writeNDEF || op.kind == .writeLock
+      // An app's own write of the NDEF file (DESFire / NTAG 424 DNA WriteData) is judged as
+      // a write too, though its operation stays a transceive.
+      let isWrite = op.kind == .writeNDEF || op.kind == .writeLock || op.writesNDEFFile
       let verdict: Verdict
       switch op.outcome {
       case .ok:

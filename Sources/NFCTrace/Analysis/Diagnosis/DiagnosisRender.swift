@@ -26,7 +26,9 @@ public enum DiagnosisRender {
   /// cannot show, and how to check it.
   static func noWritesText(_ a: SessionAnalysis) -> String {
     guard let (status, capacity) = a.ndefStatus, status == .readWrite, let capacity,
-      !a.operations.contains(where: { $0.kind == .writeNDEF || $0.kind == .writeLock })
+      !a.operations.contains(where: {
+        $0.kind == .writeNDEF || $0.kind == .writeLock || $0.writesNDEFFile
+      })
     else { return "  no writes, nothing failed\n\n" }
     return "  no writes on the air, nothing failed. A writeNDEF Core NFC refuses before sending "
       + "leaves no frame:\n  402 for a message over the \(capacity) bytes queryNDEFStatus "

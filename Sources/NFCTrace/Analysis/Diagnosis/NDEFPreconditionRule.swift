@@ -68,7 +68,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
 
   private static func expectedChecks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard let e = c.expected, let st = c.session.ndefStatus else { return [] }
-    let wrote = c.session.operations.contains { $0.kind == .writeNDEF }
+    let wrote = c.session.operations.contains { $0.kind == .writeNDEF || $0.writesNDEFFile }
     let q = queryOp(c)
     let frames = queryFrames(c, q)
     var f: DiagnosisFinding?

@@ -74,7 +74,7 @@ public enum MemoryComparison {
   private static func certainty(_ p: ByteProvenance) -> Certainty {
     switch p {
     case .read, .written: return .certain
-    case .unacknowledged: return .unacknowledged
+    case .unacknowledged, .writtenUnknown: return .unacknowledged
     case .unknown: return .unknown
     }
   }

@@ -13,8 +13,8 @@ public struct MemoryRow: Sendable, Equatable {
   /// Per byte: true when known.
   public var known: [Bool]
   /// The row's mark: `unknown` when no byte is known, else the strongest provenance of its
-  /// bytes (written-unacknowledged > written > read): one unacknowledged byte makes the row
-  /// doubtful.
+  /// bytes (written-unknown > written-unacknowledged > written > read): one unacknowledged
+  /// byte makes the row doubtful, one written with a value not known makes it unknown-written.
   public var state: ByteProvenance
   /// The latest frame any of the row's bytes came from (nil for dumps and unknown rows).
   public var frame: Int?
@@ -63,8 +63,8 @@ public struct MemoryRow: Sendable, Equatable {
       row.isBlock = block
       for i in start..<end {
         let state = i < image.count ? image.state(i) : .unknown
-        row.bytes.append(state == .unknown ? 0 : image.values[i])
-        row.known.append(state != .unknown)
+        row.bytes.append(state.hasValue ? image.values[i] : 0)
+        row.known.append(state.hasValue)
         if rank(state) > rank(row.state) { row.state = state }
         if let f = image.frame(i) { row.frame = max(row.frame ?? f, f) }
       }
@@ -78,6 +78,7 @@ public struct MemoryRow: Sendable, Equatable {
     case .read: return 1
     case .written: return 2
     case .unacknowledged: return 3
+    case .writtenUnknown: return 4
     }
   }
 
