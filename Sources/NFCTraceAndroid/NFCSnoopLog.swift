@@ -218,10 +218,43 @@ struct NFCSnoopLog {
       data, newestUs: newest, complete: inflateDamage == nil,
       afterUs: out.records.last?.timeUs ?? 0)
     // Numbered through the file, as the importer's locations count them.
-    for k in records.indices { records[k].number += out.records.count }
+    let before = out.records.count
+    for k in records.indices { records[k].number += before }
+    let repeated = dropRepeats(&records, of: out.records)
+    if repeated > 0 {
+      out.warnings.append(
+        (
+          "this snoop section repeats \(repeated) record(s) of an earlier one (the same ring "
+            + "buffer dumped again: same time to the µs, same packet); shown once", fileOffset(0)
+        ))
+    }
     out.records += records
     out.damage = inflateDamage ?? recordDamage
     return data.count
+  }
+
+  /// Removes from `records` those an earlier section of the file already holds: a second
+  /// `dumpsys nfc` appended to the first prints the ring buffer again, so its older records
+  /// come twice. A record is the same when its absolute time (µs), direction and packet are.
+  /// Returns how many were removed.
+  private static func dropRepeats(_ records: inout [Record], of earlier: [Record]) -> Int {
+    guard let first = records.first, !first.timeIsRelative,
+      let last = earlier.last(where: { !$0.timeIsRelative }), first.timeUs <= last.timeUs
+    else { return 0 }
+    struct Key: Hashable {
+      var timeUs: Int64
+      var received: Bool
+      var packet: [UInt8]
+    }
+    var seen = Set<Key>()
+    for r in earlier where !r.timeIsRelative && r.timeUs >= first.timeUs {
+      seen.insert(Key(timeUs: r.timeUs, received: r.received, packet: r.packet))
+    }
+    let count = records.count
+    records.removeAll {
+      seen.contains(Key(timeUs: $0.timeUs, received: $0.received, packet: $0.packet))
+    }
+    return count - records.count
   }
 
   /// The records of decompressed data. The preamble holds the newest record's time and each

@@ -381,3 +381,22 @@ private func importEdited(_ edit: (inout [String]) -> Void) throws -> (
     #expect(decoded.allSatisfy { $0.undecodedReason == nil })
   }
 }
+
+/// Two `dumpsys nfc` outputs in one file (`>>`): the second prints the same ring buffer again,
+/// and its repeated records are shown once, with a warning (they were shown twice, times
+/// going back; importer review).
+@Test func secondDumpOfTheSameRingBufferIsShownOnce() throws {
+  let once = try importEdited { _ in }
+  let twice = try importEdited { lines in lines += lines }
+  #expect(twice.error == nil)
+  #expect(twice.frames.count == once.frames.count)
+  #expect(twice.frames.map(\.data) == once.frames.map(\.data))
+  let repeats = twice.warnings.filter { $0.message.contains("repeats") }
+  #expect(repeats.count == 1)
+  #expect(
+    repeats.first?.message.hasPrefix("this snoop section repeats ") == true
+      && repeats.first?.message.hasSuffix(
+        " record(s) of an earlier one (the same ring buffer dumped again: same time to the "
+          + "µs, same packet); shown once") == true
+  )
+}

@@ -151,6 +151,31 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
     #expect(answer.frames.map(\.data) == [[0x12, 0x34, 0x90, 0x00]])
   }
 
+  /// A 106 kbit/s type B target (BrTy 03): its ATQB is the activation shown, and the chip
+  /// runs ISO-DEP for it, so InDataExchange data are APDUs (it was "target data for BrTy 03
+  /// not unpacked", the APDUs raw frames; importer review).
+  @Test func typeBTargetIsISODEP() {
+    var link = PN53xHostLink()
+    let atqb: [UInt8] = [0x50, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 0x00, 0x81, 0x71]
+    _ = link.hostToReader(framed([0xD4, 0x4A, 0x01, 0x03, 0x00]))
+    let listing = link.readerToHost(framed([0xD5, 0x4B, 0x01, 0x01] + atqb + [0x01, 0x00]))
+    #expect(listing.warnings.isEmpty)
+    #expect(listing.frames.map(\.data) == [atqb])
+    #expect(listing.frames.map(\.technology) == [.nfcB])
+    #expect(listing.frames.first?.flags == [ReaderChipFlag.targetInfo])
+    let select = link.hostToReader(
+      framed([0xD4, 0x40, 0x01, 0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03]))
+    #expect(select.frames.map(\.data) == [[0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03]])
+    #expect(select.frames.first?.flags == [ReaderChipFlag.isoDEPPayload])
+    let cut = link.hostToReader(framed([0xD4, 0x4A, 0x01, 0x03, 0x00]))
+    #expect(cut.frames.isEmpty)
+    #expect(
+      link.readerToHost(framed([0xD5, 0x4B, 0x01, 0x01, 0x50, 0x11])).warnings == [
+        "InListPassiveTarget: type B target data cut short at byte 1 (Tg, then the 12-byte "
+          + "ATQB starting 50h, the ATTRIB answer's length and the answer expected)"
+      ])
+  }
+
   /// Two targets listed, only target 1 with an ATS: exchanges with target 2 are not APDUs (and
   /// show target 2's activation first: Pass 29). With fAutomaticRATS off, bytes after an
   /// ISO-DEP SAK are the next target, not an ATS.

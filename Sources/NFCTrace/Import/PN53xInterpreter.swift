@@ -290,6 +290,7 @@ struct PN53xInterpreter: Sendable {
     guard let count = body.first else { return ([], ["InListPassiveTarget response is empty"]) }
     if count == 0 { return ([], ["InListPassiveTarget: no target found"]) }
     if modulation == 0x01 || modulation == 0x02 { return felicaTargets(body, count: Int(count)) }
+    if modulation == 0x03 { return typeBTargets(body, count: Int(count)) }
     guard modulation == 0x00 else {
       return (
         [], ["InListPassiveTarget: target data for BrTy \(Self.hex(modulation)) not unpacked"]
@@ -333,6 +334,40 @@ struct PN53xInterpreter: Sendable {
       let len = Int(body[i + 1])
       outputs.append(.data(.tag, Array(body[(i + 1)..<(i + 1 + len)]), technology: .nfcF))
       i += 1 + len
+    }
+    return (outputs, [])
+  }
+
+  /// 106 kbit/s type B targets of an InListPassiveTarget answer: per target `Tg ATQB(12)
+  /// ATTRIB_RES-length ATTRIB_RES` (PN533 user manual §8.4.5). The chip sent ATTRIB and runs
+  /// ISO-DEP itself, as for a type A target with an ATS: its InDataExchange data are APDUs.
+  /// The ATQB (50h, PUPI, application data, protocol info) is shown as the tag's answer the
+  /// chip reported; the first target is the one the exchanges address.
+  private mutating func typeBTargets(_ body: [UInt8], count: Int) -> ([Output], [String]) {
+    var outputs: [Output] = []
+    var i = 1
+    for n in 0..<count {
+      guard i + 14 <= body.count, body[i + 1] == 0x50, i + 14 + Int(body[i + 13]) <= body.count
+      else {
+        return (
+          outputs,
+          [
+            "InListPassiveTarget: type B target data cut short at byte \(i) (Tg, then the "
+              + "12-byte ATQB starting 50h, the ATTRIB answer's length and the answer expected)"
+          ]
+        )
+      }
+      let tg = body[i]
+      isoDEPTargets.insert(tg)
+      // Only the first target's ATQB is an activation the frames show (as for type A).
+      if n == 0 {
+        outputs.append(
+          .data(
+            .tag, Array(body[(i + 1)..<(i + 13)]), technology: .nfcB,
+            flags: [ReaderChipFlag.targetInfo]))
+        shownTarget = tg
+      }
+      i += 14 + Int(body[i + 13])
     }
     return (outputs, [])
   }
