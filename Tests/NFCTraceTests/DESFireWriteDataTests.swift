@@ -69,7 +69,7 @@ import Testing
     t.apdu([0x3D, 0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x14], [0x00])
     let session = try #require(try sessions(t).last)
     #expect(session.memory.filesEnd[0xE104]?.known(0, 22) == [0x00, 0x14] + new)
-    #expect(session.operations.filter(\.writesNDEFFile).count >= 1)
+    #expect(session.operations.filter(\.writesNDEFFile).count == 1)  // one transceive of three
     #expect(!session.operations.contains { $0.kind == .writeNDEF })
     let report = try t.diagnose(expect: new)
     #expect(!report.codes.contains("no-write-sent"))
@@ -100,6 +100,34 @@ import Testing
     let rows = MemoryRow.type4(session.memory.filesEnd).filter { $0.file == 0xE104 }
     #expect(rows.first?.state == .writtenUnknown)
     #expect(rows.first?.known == Array(repeating: false, count: 16))
+  }
+
+  /// The EV2 authentication of `encryptedWriteDataLeavesTheRangeUnknown`, both steps.
+  private func authenticate(_ t: inout TraceBuilder) {
+    t.apdu(
+      [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
+      Array(repeating: 0x11, count: 16) + [0x91, 0xAF])
+    t.apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x22, count: 32) + [0x00],
+      Array(repeating: 0x33, count: 32) + desfireOK)
+  }
+
+  /// After an authentication a WriteData whose data is exactly as long as its length field is
+  /// still MAC or Full mode (value unknown); a new activation ends the authentication, and
+  /// the same write is then plain (final review: the state survived the re-activation).
+  @Test func authenticationDecidesTheModeUntilReactivation() throws {
+    var t = readOldMessage()
+    authenticate(&t)
+    t.apdu(writeData(offset: 0, [0x00, 0x14] + new), desfireOK)
+    let during = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
+    #expect(during.state(2) == .writtenUnknown)
+    t.event(.fieldOff, gapUs: 200_000)
+    t.activateType4()
+    t.queryType4(nlen: 0)
+    t.apdu(writeData(offset: 0, [0x00, 0x14] + new), desfireOK)
+    let after = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
+    #expect(after.state(2) == .written)
+    #expect(after.known(0, 22) == [0x00, 0x14] + new)
   }
 
   /// A WriteData after a DESFire SELECT APPLICATION of the PICC level (AID 000000): file 02

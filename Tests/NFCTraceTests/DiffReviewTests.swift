@@ -289,4 +289,40 @@ import Testing
         message: [0xD1, 0x01, 0x05, 0x55, 0x04, 0x61, 0x2E, 0x63, 0x6F]
       ).isEmpty)
   }
+
+  /// A Type 4 tag (NTAG 424 DNA file numbers) whose NDEF file gets `message` by a plain
+  /// WriteData (8D) of NLEN and the message, then reads it back with ReadData (AD).
+  private func writeDataTag(_ message: [UInt8]) -> TraceBuilder {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.queryType4(mlc: 0xFF, nlen: 0)
+    let data = [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+    let header: [UInt8] = [0x02, 0, 0, 0, UInt8(data.count), 0, 0]
+    t.apdu(
+      [0x90, 0x8D, 0x00, 0x00, UInt8(header.count + data.count)] + header + data + [0x00],
+      [0x91, 0x00])
+    t.apdu(
+      [0x90, 0xAD, 0x00, 0x00, 0x07, 0x02, 0, 0, 0, UInt8(data.count), 0, 0, 0x00],
+      data + [0x91, 0x00])
+    return t
+  }
+
+  /// The Wi-Fi key written by a DESFire / NTAG 424 DNA WriteData and read by ReadData is
+  /// masked in their bytes too (final review: only UPDATE and READ BINARY were).
+  @Test func wifiKeyInWriteDataIsMasked() throws {
+    let a = try diffSide(writeDataTag(Self.wifiMessage(key: "secret123")))
+    let b = try diffSide(writeDataTag(Self.wifiMessage(key: "secret124")))
+    let d = TraceDiff(a: a, b: b)
+    let write = try #require(d.a.exchanges.first { $0.command?.name == "DESFire WRITE DATA" })
+    // Data from byte 12 (after 90 8D 00 00 Lc and the 7-byte header); NLEN at 12–13, the
+    // message's secret bytes 26..<83 at 14 + 26.
+    #expect(write.secretRequest == Set((14 + 26)..<(14 + 83)))
+    let read = try #require(d.a.exchanges.first { $0.command?.name == "DESFire READ DATA" })
+    #expect(read.secretResponse == Set((2 + 26)..<(2 + 83)))
+    let text = DiffText.lines(d).joined(separator: "\n")
+    #expect(!text.contains("73 65 63 72 65 74"))
+    let out = OutputBuffer(fd: nil)
+    DiffJSON.render(d, version: "test", to: out)
+    #expect(!out.text.contains("736563726574"))
+  }
 }

@@ -331,6 +331,26 @@ private func importEdited(_ edit: (inout [String]) -> Void) throws -> (
     #expect(nci.packet([0x00, 0x00, 0x02, 0x30, 0x04], received: false).frames.count == 1)
   }
 
+  /// A segment whose last one never comes is not joined to the next notification (its bytes
+  /// would be read as that one's fields: final review).
+  @Test func unfinishedSegmentIsNotJoinedToTheNext() {
+    var nci = NCIInterpreter()
+    _ = nci.packet([0x71, 0x05, 3] + Self.activation.prefix(3), received: true)
+    let next = nci.packet([0x61, 0x06, 0x02, 0x01, 0x00], received: true)
+    #expect(
+      next.warnings == [
+        "a segmented notification (GID 1, OID 5, 3 bytes) never got its last segment (PBF 0) "
+          + "before another message; not shown"
+      ])
+    #expect(next.frames.isEmpty)  // deactivation to Sleep, read from its own bytes
+    _ = nci.packet([0x71, 0x05, 2] + Self.activation.prefix(2), received: true)
+    #expect(
+      nci.finish().warnings == [
+        "the log ends inside a segmented notification (GID 1, OID 5, 2 bytes without its last "
+          + "segment, PBF 0); not shown"
+      ])
+  }
+
   /// Deactivation to Sleep (01) or Sleep_AF (02) keeps the field on; Idle (00) and
   /// Discovery (03) end the activation with a field-off.
   @Test func deactivationToSleepIsNoFieldOff() {

@@ -155,14 +155,22 @@ private func memoryControlArea() -> [UInt8] {
     #expect(r.tag.ntagProduct == nil)
     #expect(r.end.config == nil)
     #expect(r.tag.memoryBytes == nil)
-    #expect(
-      r.tag.product == "unknown (GET_VERSION names NTAG213, whose size the dump does not have)")
+    #expect(r.tag.product == "unknown")
     #expect(
       r.warnings.contains(
         "the dump holds 100 pages, but its GET_VERSION answer names the NTAG213, which has 45: "
           + "no product has that size, so lock and configuration pages are not decoded"))
     let agreeing = try flipper(version: "00 04 04 02 01 00 0F 03", pages: 45)
     #expect(!agreeing.tag.versionContradictsSize && agreeing.end.config?.cfg0Page == 41)
+  }
+
+  /// A dump smaller than its GET_VERSION's product and of no product's size is partial
+  /// (Proxmark3 saves the pages it could read): the product stands (final review).
+  @Test func partialDumpKeepsItsProduct() throws {
+    let r = try flipper(version: "00 04 04 02 01 00 11 03", pages: 16)
+    #expect(r.tag.product == "NTAG215")
+    #expect(!r.tag.versionContradictsSize)
+    #expect(r.warnings.contains("a partial dump: it holds 16 of the NTAG215's 135 pages"))
   }
 
   // MARK: 4. CC read access
@@ -172,7 +180,7 @@ private func memoryControlArea() -> [UInt8] {
     #expect(rF.status == .notSupported)
     #expect(
       rF.statusReason
-        == "CC3 read access Fh (proprietary): only 0h grants read access to the NDEF message "
+        == "CC3 read access Fh (RFU): only 0h grants read access to the NDEF message "
         + "(NFC Forum T2T 1.0 §6.1)")
     #expect(Type2CapabilityContainer([0xE1, 0x10, 0x12, 0x80])?.status == .notSupported)
     #expect(Type2CapabilityContainer([0xE1, 0x10, 0x12, 0x0F])?.status == .readOnly)
@@ -188,7 +196,8 @@ private func memoryControlArea() -> [UInt8] {
         "proprietary", "proprietary", "proprietary", "proprietary", "proprietary",
         "no write access",
       ])
-    #expect(Type2CapabilityContainer.accessMeaning(0xF, write: false) == "proprietary")
+    #expect(Type2CapabilityContainer.accessMeaning(0xF, write: false) == "RFU")
+    #expect(Type2CapabilityContainer.accessMeaning(0x8, write: false) == "proprietary")
     #expect(ReportText.access(3, write: true) == "3 (RFU)")
   }
 
@@ -199,14 +208,14 @@ private func memoryControlArea() -> [UInt8] {
     #expect(r.ndefStatus?.capacity == nil)
     #expect(
       r.end.unreadableReason
-        == "CC3 read access Fh (proprietary): only 0h grants read access to the NDEF message "
+        == "CC3 read access Fh (RFU): only 0h grants read access to the NDEF message "
         + "(NFC Forum T2T 1.0 §6.1)")
     #expect(r.end.tlvFindings.first?.code == "t2t-read-access-restricted")
     #expect(r.end.tlvFindings.first?.offset == 15)
     let text = ReportText.render(r)
     #expect(
       text.contains(
-        "\ndata area as raw data, not the tag's readable NDEF (CC3 read access Fh (proprietary): "
+        "\ndata area as raw data, not the tag's readable NDEF (CC3 read access Fh (RFU): "
           + "only 0h grants read access to the NDEF message (NFC Forum T2T 1.0 §6.1)): NDEF message"
       ))
   }
@@ -289,6 +298,16 @@ private func memoryControlArea() -> [UInt8] {
         + "number e1; BCC0 (byte 3) is 01, not 88 ⊕ UID0 ⊕ UID1 ⊕ UID2 = 89; BCC1 (byte 8) is "
         + "01, not UID3 ⊕ UID4 ⊕ UID5 ⊕ UID6 = 00: the CC magic or both UID check bytes are "
         + "expected")
+    // Valid pages, but past the largest image without a Proxmark3 header (final review:
+    // the message ended "(2049 pages): : …").
+    var big: [UInt8] = [0x04, 0x11, 0x22, 0x88 ^ 0x04 ^ 0x11 ^ 0x22, 0x33, 0x44, 0x55, 0x66]
+    big += [0x33 ^ 0x44 ^ 0x55 ^ 0x66, 0, 0, 0, 0xE1, 0x10, 0x12, 0x00]
+    big += Array(repeating: 0, count: 8196 - big.count)
+    let large = try rawType2Error(big, path: "big.img")
+    #expect(
+      large.message
+        == "not a raw-type2 dump: 8196 bytes: a raw Type 2 image is whole 4-byte pages from page "
+        + "0, at most 8192 bytes (NTAG I2C plus 2K is 2 KiB) without a Proxmark3 dump header")
     let short = try rawType2Error([0x04, 0x11], path: "s.bin")
     #expect(
       short.message

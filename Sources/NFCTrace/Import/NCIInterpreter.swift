@@ -42,6 +42,8 @@ public struct NCIInterpreter: Sendable {
   /// A control message's segments so far (PBF 1), joined as data messages' are: NCI 2.0
   /// §3.5 segments control messages too.
   private var controlSegments: [UInt8] = []
+  /// The GID and OID of the control message `controlSegments` belongs to.
+  private var controlMessage: (gid: UInt8, oid: UInt8)?
   private var warnedTruncated = false
   private var warnedInterface = false
   private var warnedConnection = false
@@ -68,12 +70,24 @@ public struct NCIInterpreter: Sendable {
     switch mt {
     case 0: data(p, payload, received: received, &out)
     case 3:
-      // A segmented notification (PBF 1): only the last segment completes it.
+      // A segmented notification (PBF 1): only the last segment completes it, and every
+      // segment carries the same GID and OID (NCI 2.0 §3.5); another message drops the rest.
+      let id = (gid: p[0] & 0x0F, oid: p[1] & 0x3F)
+      if let open = controlMessage, open != id {
+        out.warnings.append(
+          "a segmented notification (GID \(open.gid), OID \(open.oid), \(controlSegments.count) "
+            + "bytes) never got its last segment (PBF 0) before another message; not shown")
+        controlSegments = []
+      }
       controlSegments += payload
-      guard p[0] & 0x10 == 0 else { return out }
+      guard p[0] & 0x10 == 0 else {
+        controlMessage = id
+        return out
+      }
       let message = controlSegments
       controlSegments = []
-      notification(gid: p[0] & 0x0F, oid: p[1] & 0x3F, message, &out)
+      controlMessage = nil
+      notification(gid: id.gid, oid: id.oid, message, &out)
     case 1, 2: break  // commands and responses: configuration and discovery
     default:
       out.warnings.append("NCI packet of reserved message type \(mt) (NCI 2.0 §3.4); ignored")
@@ -100,6 +114,13 @@ public struct NCIInterpreter: Sendable {
     }
     hostSegments = []
     controllerSegments = []
+    if let open = controlMessage {
+      out.warnings.append(
+        "\(why) inside a segmented notification (GID \(open.gid), OID \(open.oid), "
+          + "\(controlSegments.count) bytes without its last segment, PBF 0); not shown")
+      controlSegments = []
+      controlMessage = nil
+    }
   }
 
   // MARK: - Data

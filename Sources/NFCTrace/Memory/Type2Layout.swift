@@ -29,7 +29,8 @@ public struct Type2CapabilityContainer: Sendable, Equatable {
     switch nibble {
     case 0: return "free"
     case 1...7: return "RFU"
-    case 0xF where write: return "no write access"
+    // Fh: no write access; as a read access value it is RFU (T2T 1.0 §6.1 Tables 4–5).
+    case 0xF: return write ? "no write access" : "RFU"
     default: return "proprietary"
     }
   }

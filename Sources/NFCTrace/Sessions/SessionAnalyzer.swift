@@ -1312,6 +1312,7 @@ public struct SessionAnalyzer: Sendable {
   private mutating func classify(_ f: DecodedFrame) -> OperationKind? {
     if f.startsActivation {
       closeCurrent()
+      type4.activated()
       // A poll no tag answered (the reader polling after the tag left) connects nothing.
       return f.response == .unanswered ? nil : .connect
     }

@@ -131,9 +131,8 @@ public struct TagIdentity: Sendable, Equatable {
   public var product: String? {
     if let v = versionInfo, !versionContradictsSize { return v.productName }
     if let p = inferredProduct { return p.displayName }
-    if let v = versionInfo {
-      return "unknown (GET_VERSION names \(v.productName), whose size the dump does not have)"
-    }
+    // The report's product line says which product GET_VERSION names (not this dump's size).
+    if versionInfo != nil { return "unknown" }
     if let d = desfireVersion { return d.productName }
     if isUltralightC { return "MIFARE Ultralight C" }
     if let pmm, pmm.count == 8 { return FeliCaProduct.name(icCode: pmm[1]) }

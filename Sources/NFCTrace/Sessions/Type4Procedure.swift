@@ -78,6 +78,15 @@ struct Type4Procedure: Sendable {
   /// length and the data bytes so far.
   private var pendingWrite: (file: UInt8, offset: Int, length: Int, data: [UInt8])?
 
+  /// A new activation (REQA/WUPA): the tag starts over with no application selected and no
+  /// authentication (MIFARE DESFire EV1 datasheet: both end with the tag's deselection).
+  mutating func activated() {
+    ndefApplicationCurrent = false
+    desfireAuthenticated = false
+    authenticating = false
+    pendingWrite = nil
+  }
+
   /// The AID a SELECT by name carries.
   private static func aid(_ d: LayerDecode?) -> [UInt8]? {
     if case .hex(let b)? = d?.field("aid") { return b }
@@ -240,6 +249,7 @@ struct Type4Procedure: Sendable {
     case "SELECT NDEF application":
       op.set("ndef_application", .bool(true))
       ndefApplicationCurrent = true
+      desfireAuthenticated = false  // selecting an application ends an authentication
       servedAID = Self.aid(command)
       // An earlier refusal of it no longer stands: the detection starts over here.
       if status?.status == .notSupported { status = nil }
@@ -336,8 +346,11 @@ struct Type4Procedure: Sendable {
     case "SELECT":
       // Another application selected by name (P1 04, ISO/IEC 7816-4 §11.1.1).
       if apdu.field("p1") == .hex([0x04]) { ndefApplicationCurrent = false }
-    case "DESFire CREATE STD DATA FILE" where data.count >= 9:
-      // The ISO form: file number, ISO file id (LSB first), then settings and size.
+    case "DESFire CREATE STD DATA FILE"
+    where data.count == 9 || (data.count == 17 && desfireAuthenticated):
+      // The ISO form: file number, ISO file id (LSB first), then settings and size (9 bytes;
+      // 17 with the 8-byte MAC of an authenticated EV2 session). The form without an ISO file
+      // id has 7 (15 with a MAC): its settings must not be read as an id.
       desfireFileIDs[data[0]] = UInt16(data[2]) << 8 | UInt16(data[1])
     case "DESFire WRITE DATA" where data.count >= 7:
       let offset = Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16

@@ -84,6 +84,9 @@ extension TraceDiff {
       }
     case .type4, .iso7816:
       let set = secrets.anyFile
+      if c.name == "DESFire WRITE DATA" || c.name == "DESFire READ DATA" {
+        return markDESFireData(&r, request, response, set)
+      }
       guard !set.isEmpty, request.count >= 5, request[2] & 0x80 == 0 else { return }
       let offset = Int(request[2]) << 8 | Int(request[3])
       switch request[1] {
@@ -97,6 +100,32 @@ extension TraceDiff {
       default: return
       }
     default: return
+    }
+  }
+
+  /// A DESFire / NTAG 424 DNA WriteData (8D, 3D: its data) or ReadData (AD, BD: its answer's
+  /// data), wrapped in CLA 90 (`90 INS 00 00 Lc`, then Le) or native (`INS`; the answer's
+  /// status byte first): file number, offset and length (3 bytes each, LSB first) follow the
+  /// header; secret bytes are marked by their offset in the file (NT4H2421Gx §10).
+  static func markDESFireData(
+    _ r: inout ExchangeRecord, _ request: [UInt8], _ response: [UInt8], _ set: Set<Int>
+  ) {
+    guard !set.isEmpty, let ins = request.first else { return }
+    let wrapped = ins == 0x90
+    let file = wrapped ? 5 : 1
+    guard request.count >= file + 7 else { return }
+    let offset =
+      Int(request[file + 1]) | Int(request[file + 2]) << 8
+      | Int(request[file + 3]) << 16
+    let command = wrapped ? request[1] : ins
+    if command == 0x8D || command == 0x3D {
+      let start = file + 7
+      let end = wrapped ? max(start, request.count - 1) : request.count  // Le 00 not data
+      r.secretRequest = Set((start..<end).filter { set.contains(offset + $0 - start) })
+    } else {
+      let range = wrapped ? 0..<max(0, response.count - 2) : min(1, response.count)..<response.count
+      let first = range.lowerBound
+      r.secretResponse = Set(range.filter { set.contains(offset + $0 - first) })
     }
   }
 

@@ -353,7 +353,16 @@ extension TagReport {
     // Each product has a fixed page count (nfc-facts §4.3): a dump of another size is not of
     // the product GET_VERSION names (an edited file, a GET_VERSION taken from another tag, an
     // emulator image). Its lock and configuration pages are not read from that product's map.
-    if let v = identity.versionInfo, let last = v.product?.lastPage, !d.pages.isEmpty,
+    // A smaller dump of no product's size is a partial one (Proxmark3 `hf mfu dump` saves the
+    // pages it could read, e.g. before a password-protected area): the product stands.
+    let partial =
+      identity.versionInfo?.product?.lastPage.map {
+        d.pages.count < $0 + 1 && TagIdentity.productFromPageCount(d.pages.count) == nil
+      } ?? false
+    if partial, let v = identity.versionInfo, let last = v.product?.lastPage {
+      inferred.append(
+        "a partial dump: it holds \(d.pages.count) of the \(v.productName)'s \(last + 1) pages")
+    } else if let v = identity.versionInfo, let last = v.product?.lastPage, !d.pages.isEmpty,
       d.pages.count != last + 1
     {
       identity.versionContradictsSize = true

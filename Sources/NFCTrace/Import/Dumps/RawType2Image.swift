@@ -88,6 +88,12 @@ enum RawType2Image {
         "BCC1 (byte 8) is \(Hex.string([bytes[8]])), not UID3 ⊕ UID4 ⊕ UID5 ⊕ UID6 = "
           + Hex.string([bytes[4] ^ bytes[5] ^ bytes[6] ^ bytes[7]]))
     }
+    // Every check passed, so the size is what failed: past the largest image, only a
+    // Proxmark3 dump's header may add bytes, and this input has none.
+    if failed.isEmpty, count > maximumSize {
+      return "\(count) bytes: \(need), at most \(maximumSize) bytes (NTAG I2C plus 2K is 2 KiB) "
+        + "without a Proxmark3 dump header"
+    }
     let rule =
       input.path.lowercased().hasSuffix(".bin")
       ? "the CC magic or both UID check bytes are expected"
