@@ -262,11 +262,9 @@ enum ContentRule: DiagnosisRule {
   /// READ's, a READ BINARY's), nil when no read carried it.
   private static func readFrame(_ s: SessionAnalysis, _ offset: Int) -> Int? {
     if s.usesType2Memory {
-      guard let area = s.memory.type2Area, let tlv = area.ndef else { return nil }
       // The value runs around Lock/Memory Control reserved bytes (NFC Forum T2T 1.0 §2.3).
-      let addresses = Type2TLVArea.addresses(
-        from: 16 + tlv.valueOffset, count: offset + 1, skipping: area.reservedAreas)
-      return addresses.last.flatMap { s.memory.type2End.frame($0) }
+      guard let map = s.memory.type2Area?.ndefAddressMap else { return nil }
+      return s.memory.type2End.frame(map.address(of: offset))
     }
     let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
     return s.ndefImageEnd.frame(size + offset)
