@@ -325,4 +325,24 @@ import Testing
     DiffJSON.render(d, version: "test", to: out)
     #expect(!out.text.contains("736563726574"))
   }
+
+  /// `report` masks the Wi-Fi key as `diff` does: in the memory map (`**`) and in the
+  /// readNDEF's `message` detail; `--show-secrets` shows them (final review: the report's
+  /// memory map printed the key).
+  @Test func reportMasksTheWiFiKeyInMemoryRows() throws {
+    let t = readTag(Self.wifiMessage(key: "secret123"))
+    let session = try #require(try sessions(t).last)
+    let r = TagReport(session: session)
+    let text = ReportText.render(r)
+    #expect(!text.contains("73 65 63 72 65 74"))
+    #expect(text.contains("  22  ** ** ** **  read"))
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.report(r, to: out)
+    #expect(!out.text.contains("736563726574"))
+    let rows = r.rows(showSecrets: false)
+    // The key's record fills message bytes 26..<83, tag bytes 44..<101: pages 11–25.
+    #expect(rows.filter { $0.masked.contains(true) }.map(\.address) == Array(11...25))
+    #expect(r.rows(showSecrets: true).allSatisfy { !$0.masked.contains(true) })
+    #expect(!ReportText.render(r, showSecrets: true).contains("  22  ** ** ** **"))
+  }
 }

@@ -58,6 +58,17 @@ public enum ReportJSON {
   /// quotes them (a refused PWD_AUTH's reason names the command with its password).
   static func masking(_ op: Operation) -> Operation {
     var shown = op
+    // A message read or written: the bytes of a record holding a secret (a Wi-Fi network key).
+    if case .hex(let message)? = op.detail("message") {
+      let secret = NDEFComparison.secretOffsets(message: message)
+      if !secret.isEmpty {
+        shown.set(
+          "message",
+          .string(
+            message.indices.map { secret.contains($0) ? "**" : Hex.string([message[$0]]) }
+              .joined()))
+      }
+    }
     for d in op.details where secretKeys.contains(d.key) && !isFactoryDefault(d.value) {
       shown.set(d.key, .string(masked))
       if case .hex(let secret) = d.value, !secret.isEmpty {

@@ -133,6 +133,13 @@ public enum ReportText {
     {
       return ReportJSON.masked
     }
+    if !showSecrets, d.key == "message", case .hex(let message) = d.value {
+      let secret = NDEFComparison.secretOffsets(message: message)
+      if !secret.isEmpty {
+        return message.indices.map { secret.contains($0) ? "**" : Hex.string([message[$0]]) }
+          .joined(separator: " ")
+      }
+    }
     switch d.value {
     case .int(let i): return String(i)
     case .string(let s): return s

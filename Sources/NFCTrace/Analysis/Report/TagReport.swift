@@ -91,9 +91,9 @@ public struct TagReport: Sendable {
   /// (datasheet §8.8.1) are no secret and stay. A masked byte is `masked`, its value 0.
   public func rows(atStart: Bool = false, showSecrets: Bool) -> [MemoryRow] {
     var rows = rows(atStart: atStart)
-    guard !showSecrets, layout == .type2, let c = (atStart ? start : end).config else {
-      return rows
-    }
+    guard !showSecrets else { return rows }
+    maskMessageSecrets(&rows, atStart: atStart)
+    guard layout == .type2, let c = (atStart ? start : end).config else { return rows }
     for i in rows.indices where rows[i].file == nil && !rows[i].isBlock {
       let width = rows[i].address == c.pwdPage ? 4 : rows[i].address == c.packPage ? 2 : 0
       guard width > 0, rows[i].known.prefix(width).contains(true) else { continue }
@@ -106,6 +106,51 @@ public struct TagReport: Sendable {
       for j in 0..<width where rows[i].masked[j] { rows[i].bytes[j] = 0 }
     }
     return rows
+  }
+
+  /// Masks in `rows` the bytes of the message's records that hold a secret (a Wi-Fi network
+  /// key: `NDEFComparison.secretOffsets`, the rule `ndef` and `diff` mask by), at their
+  /// memory addresses: Type 2 through the NDEF TLV's address map (around lock and reserved
+  /// bytes), Type 4 after the NDEF file's length field, Type 3 after the Attribute
+  /// Information Block.
+  private func maskMessageSecrets(_ rows: inout [MemoryRow], atStart: Bool) {
+    let contents = atStart ? start : end
+    var addresses = Set<Int>()
+    var file: UInt16?
+    switch layout {
+    case .type2:
+      guard let area = contents.tlvArea, let tlv = area.ndef, tlv.isComplete,
+        let map = area.ndefAddressMap
+      else { return }
+      addresses = Set(NDEFComparison.secretOffsets(message: tlv.value).map(map.address(of:)))
+    case .type4:
+      guard let cc = contents.type4CC, let nlen = contents.nlen else { return }
+      let size = cc.ndefFile.lengthFieldSize
+      file = cc.ndefFile.fileID
+      let files = atStart ? memory.filesStart : memory.filesEnd
+      guard let id = file, let message = files[id]?.known(size, nlen) else { return }
+      addresses = Set(NDEFComparison.secretOffsets(message: message).map { size + $0 })
+    case .type3:
+      guard let ln = contents.type3AIB?.ln,
+        let message = (atStart ? memory.type3Start : memory.type3End).known(16, ln)
+      else { return }
+      addresses = Set(NDEFComparison.secretOffsets(message: message).map { 16 + $0 })
+    case .none: return
+    }
+    guard !addresses.isEmpty else { return }
+    for i in rows.indices where rows[i].file == file {
+      let width = rows[i].file != nil ? 1 : rows[i].isBlock ? 16 : 4
+      let first = rows[i].address * width
+      let hit = rows[i].bytes.indices.filter { addresses.contains(first + $0) }
+      guard !hit.isEmpty else { continue }
+      if rows[i].masked.isEmpty {
+        rows[i].masked = Array(repeating: false, count: rows[i].bytes.count)
+      }
+      for j in hit where rows[i].known[j] {
+        rows[i].masked[j] = true
+        rows[i].bytes[j] = 0
+      }
+    }
   }
 
   /// The memory map rows as left at the end (`atStart` false) or as found at the start.
