@@ -345,4 +345,23 @@ import Testing
     #expect(r.rows(showSecrets: true).allSatisfy { !$0.masked.contains(true) })
     #expect(!ReportText.render(r, showSecrets: true).contains("  22  ** ** ** **"))
   }
+
+  /// With a Memory Control TLV reserving tag bytes 32–35 inside the message, the key's
+  /// addresses skip them (final review: they were the message offsets plus its start).
+  @Test func secretAddressesSkipReservedBytes() throws {
+    let message = Self.wifiMessage(key: "secret123")
+    var value = message
+    value.insert(contentsOf: [0xEE, 0xEE, 0xEE, 0xEE], at: 9)
+    let area = [0x02, 0x03, 0x20, 0x04, 0x04, 0x03, UInt8(message.count)] + value + [0xFE]
+    var b = TraceBuilder()
+    b.activateType2(version: Self.ntag215)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00] + area.prefix(12))
+    for page in stride(from: 4, to: 4 + (area.count + 3) / 4, by: 4) {
+      b.read(page, Array(area.dropFirst((page - 4) * 4).prefix(16)))
+    }
+    let session = try #require(try sessions(b).last)
+    let side = NDEFComparison.side(session)
+    // Message offsets 26..<83 start at tag byte 23 + 26 + 4 (past the reserved bytes).
+    #expect(side.secretAddresses.type2 == Set(53..<110))
+  }
 }

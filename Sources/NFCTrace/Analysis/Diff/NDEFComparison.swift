@@ -80,7 +80,8 @@ public enum NDEFComparison {
     guard aib.invalidReason == nil else { return .without("none") }
     let body = image.known(16, aib.ln)
     return message(
-      body ?? [], complete: body != nil, range: 0..<(16 + aib.ln), image: image, base: 16)
+      body ?? [], complete: body != nil, range: 0..<(16 + aib.ln), image: image,
+      address: { 16 + $0 })
   }
 
   private static func type2(_ run: [UInt8], image: ByteImage) -> NDEFSideState {
@@ -91,9 +92,12 @@ public enum NDEFComparison {
     }
     let start = area.baseAddress + tlv.offset
     let range = start..<max(start, area.ndefValueEndAddress ?? area.baseAddress + tlv.valueEnd)
+    // The value runs around lock and reserved bytes (NFC Forum T2T 1.0 §2.3.1, §2.3.2).
+    let map = area.ndefAddressMap
+    let base = area.baseAddress + tlv.valueOffset
     return message(
       tlv.value, complete: tlv.isComplete, range: range, image: image,
-      base: area.baseAddress + tlv.valueOffset)
+      address: { map?.address(of: $0) ?? base + $0 })
   }
 
   private static func type4(_ file: ByteImage, lengthSize: Int) -> NDEFSideState {
@@ -103,13 +107,15 @@ public enum NDEFComparison {
     let body = file.known(lengthSize, nlen)
     return message(
       body ?? [], complete: body != nil, range: 0..<(lengthSize + nlen), image: file,
-      base: lengthSize)
+      address: { lengthSize + $0 })
   }
 
-  /// The state of the message `bytes` found at address `base` of `image` (its secret bytes
-  /// placed there in `secretAddresses.type2`, which the caller moves to the image's kind).
+  /// The state of the message `bytes` of `image`, message offset `m` at `address(m)` (its
+  /// secret bytes placed there in `secretAddresses.type2`, which the caller moves to the
+  /// image's kind).
   private static func message(
-    _ bytes: [UInt8], complete: Bool, range: Range<Int>, image: ByteImage, base: Int
+    _ bytes: [UInt8], complete: Bool, range: Range<Int>, image: ByteImage,
+    address: (Int) -> Int
   ) -> NDEFSideState {
     let unacknowledged = range.filter { image.state($0) == .unacknowledged }.count
     guard complete else {
@@ -128,7 +134,7 @@ public enum NDEFComparison {
       state: "message", message: bytes, unacknowledgedBytes: unacknowledged, report: report,
       errors: errors)
     state.secretOffsets = secrets
-    state.secretAddresses.type2 = Set(secrets.map { base + $0 })
+    state.secretAddresses.type2 = Set(secrets.map(address))
     return state
   }
 
