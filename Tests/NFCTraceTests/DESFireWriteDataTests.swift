@@ -130,6 +130,19 @@ import Testing
     #expect(after.known(0, 22) == [0x00, 0x14] + new)
   }
 
+  /// A plain WriteData the tag never answered: its bytes are written-unacknowledged, as an
+  /// unanswered UPDATE BINARY's (they were left as the old message, read).
+  @Test func unansweredWriteDataIsUnacknowledged() throws {
+    var t = readOldMessage()
+    t.apdu(writeData(offset: 0, [0x00, 0x14] + new), nil)
+    t.event(.fieldOff, gapUs: 20_000)
+    let session = try #require(try sessions(t).last)
+    let file = try #require(session.memory.filesEnd[0xE104])
+    #expect(file.state(2) == .unacknowledged)
+    #expect(file.known(0, 22) == [0x00, 0x14] + new)
+    #expect(session.operations.last?.outcome == .interrupted)
+  }
+
   /// A WriteData after a DESFire SELECT APPLICATION of the PICC level (AID 000000): file 02
   /// there is no NDEF file.
   @Test func writeDataOutsideTheNDEFApplicationIsNoNDEFWrite() throws {

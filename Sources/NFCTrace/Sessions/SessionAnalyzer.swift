@@ -812,7 +812,7 @@ public struct SessionAnalyzer: Sendable {
         type2.unanswered(f, memory: &memory)
         silentType2 = f
       }
-      if f.layer(.type4) != nil { type4.unanswered(f, memory: &memory) }
+      if f.layer(.type4) != nil || f.layer(.iso7816) != nil { type4.unanswered(f, memory: &memory) }
       if f.innermost?.protocolID == .felica { type3.unanswered(f, op: &op, memory: &memory) }
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
@@ -1093,7 +1093,9 @@ public struct SessionAnalyzer: Sendable {
       // The APDU still waiting (kept busy by S(WTX), or R(NAK)ed) never got its answer: an
       // UPDATE's bytes may or may not be in the tag's memory, as for one with no answer at all
       // (a damaged copy of its answer shows the tag carried it out).
-      if let p = pending, p.layer(.type4) != nil, damagedLastAnswer == nil {
+      if let p = pending, p.layer(.type4) != nil || p.layer(.iso7816) != nil,
+        damagedLastAnswer == nil
+      {
         type4.unanswered(p, memory: &memory)
       }
     }

@@ -544,9 +544,26 @@ struct Type4Procedure: Sendable {
   }
 
   mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
+    if let d = f.innermost, d.name == "DESFire WRITE DATA" {
+      return unansweredWriteData(d, frame: f.frame.index, memory: &memory)
+    }
     guard let c = f.layer(.type4), let file = file(of: c), case .hex(let data)? = c.field("data")
     else { return }
     memory.type4Write(data, file: file, at: offset(c), acknowledged: false, frame: f.frame.index)
+  }
+
+  /// A plain WriteData to the NDEF file that got no answer: its bytes may or may not be in
+  /// the file (`written-unacknowledged`), as for an unanswered UPDATE BINARY. One in MAC or
+  /// Full mode changes what is known of nothing: its value was never known.
+  private func unansweredWriteData(_ d: LayerDecode, frame: Int, memory: inout TagMemory) {
+    guard case .hex(let data)? = d.field("data"), data.count >= 7, ndefApplicationCurrent,
+      !desfireAuthenticated, desfireFileIDs[data[0]] == ndefFile
+    else { return }
+    let offset = Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16
+    let length = Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16
+    let bytes = Array(data.dropFirst(7))
+    guard length > 0, bytes.count == length, offset < ByteImage.limit else { return }
+    memory.type4Write(bytes, file: ndefFile, at: offset, acknowledged: false, frame: frame)
   }
 
   /// Whether a command the Type 4 layer named is a step of the NDEF procedures (those expect
