@@ -79,12 +79,7 @@ import Testing
   /// length field): the range is written with a value not known; the old message is gone.
   @Test func encryptedWriteDataLeavesTheRangeUnknown() throws {
     var t = readOldMessage()
-    t.apdu(
-      [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
-      Array(repeating: 0x11, count: 16) + [0x91, 0xAF])
-    t.apdu(
-      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x22, count: 32) + [0x00],
-      Array(repeating: 0x33, count: 32) + desfireOK)
+    authenticate(&t)
     let cipher = Array(repeating: UInt8(0x44), count: 40)
     let header: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x15, 0x00, 0x00]
     t.apdu(
@@ -102,7 +97,7 @@ import Testing
     #expect(rows.first?.known == Array(repeating: false, count: 16))
   }
 
-  /// The EV2 authentication of `encryptedWriteDataLeavesTheRangeUnknown`, both steps.
+  /// AuthenticateEV2First, both steps (91AF, then 9100).
   private func authenticate(_ t: inout TraceBuilder) {
     t.apdu(
       [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],

@@ -163,7 +163,6 @@ enum Type2NAKRule: DiagnosisRule {
   private static func unexplained(
     code: Int, page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
   ) -> Cause {
-    let p = Type2Geometry.page(page)
     var unknown: [String] = []
     var toRead: [String] = []
     if page <= 15 {
@@ -245,10 +244,7 @@ enum Type2NAKRule: DiagnosisRule {
     }
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
-      message: "The tag answered NAK \(code) ("
-        + (code == 4
-          ? "not allowed, or authentication counter overflow" : "invalid argument or page")
-        + ") to the WRITE of page \(p). "
+      message: refusal(code, page: page) + " "
         + explanation(unknown: unknown, known: known, covered: coveredText),
       fix: unknown.isEmpty && !covered
         // Lock bits and AUTH0 were read and allow the write: no password or lock to suggest.
@@ -274,6 +270,13 @@ enum Type2NAKRule: DiagnosisRule {
           + (lockUnknown ? ", and use another tag if the pages are locked." : "."))
   }
 
+  /// "The tag answered NAK 0 (invalid argument or page) to the WRITE of page 5 (0x5)."
+  private static func refusal(_ code: Int, page: Int) -> String {
+    "The tag answered NAK \(code) ("
+      + (code == 4 ? "not allowed, or authentication counter overflow" : "invalid argument or page")
+      + ") to the WRITE of page \(Type2Geometry.page(page))."
+  }
+
   /// `t2t-nak-unexplained` on a tag whose CC says read-only (write access not 0, T2T 1.0
   /// §6.1): the lock bits were not read, but writeLock (and Android's makeReadOnly) set them
   /// together with the CC, so a locked page is the likely cause, and queryNDEFStatus already
@@ -284,10 +287,7 @@ enum Type2NAKRule: DiagnosisRule {
     let access = String(cc.writeAccess, radix: 16, uppercase: true)
     return Cause(
       code: "t2t-nak-unexplained", cause: "the tag refused the write",
-      message: "The tag answered NAK \(code) ("
-        + (code == 4
-          ? "not allowed, or authentication counter overflow" : "invalid argument or page")
-        + ") to the WRITE of page \(Type2Geometry.page(page)). The CC marks the tag read-only "
+      message: refusal(code, page: page) + " The CC marks the tag read-only "
         + "(write access \(access)h); writeLock sets that together with the lock bits, so a "
         + "locked page is the likely cause, although the trace does not show "
         + unknown.joined(separator: " or ") + ".",
