@@ -69,7 +69,8 @@ import Testing
     t.apdu([0x3D, 0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x14], [0x00])
     let session = try #require(try sessions(t).last)
     #expect(session.memory.filesEnd[0xE104]?.known(0, 22) == [0x00, 0x14] + new)
-    #expect(session.operations.filter(\.writesNDEFFile).count == 1)  // one transceive of three
+    // Three calls (sendCommand), each its own transceive.
+    #expect(session.operations.filter(\.writesNDEFFile).count == 3)
     #expect(!session.operations.contains { $0.kind == .writeNDEF })
     let report = try t.diagnose(expect: new)
     #expect(!report.codes.contains("no-write-sent"))
@@ -123,6 +124,22 @@ import Testing
     let after = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
     #expect(after.state(2) == .written)
     #expect(after.known(0, 22) == [0x00, 0x14] + new)
+  }
+
+  /// A command refused after an acknowledged WriteData is another call: the write keeps its
+  /// own transceive and verdict (the refusal had made it FAILED).
+  @Test func refusalAfterWriteDataIsAnotherCall() throws {
+    var t = readOldMessage()
+    t.apdu(writeData(offset: 0, [0x00, 0x14] + new), desfireOK)
+    t.apdu([0x90, 0xF5, 0x00, 0x00, 0x01, 0x02, 0x00], [0x91, 0xAE])  // GET FILE SETTINGS
+    let report = try t.diagnose()
+    let ops = try #require(report.sessions.last?.analysis.operations)
+    let write = try #require(ops.firstIndex { $0.writesNDEFFile })
+    #expect(ops[write].outcome == .ok)
+    #expect(ops.last?.outcome == .failed)
+    #expect(write != ops.count - 1)
+    let verdict = report.sessions.last?.verdicts.first { $0.operation == write }
+    #expect(verdict?.verdict == .succeeded)
   }
 
   /// A plain WriteData the tag never answered: its bytes are written-unacknowledged, as an

@@ -387,7 +387,11 @@ public struct SessionAnalyzer: Sendable {
         closeCurrent()
         selectLimbo = (f.frame.index, f.innermost?.name == "SELECT CC file")
         open(.transceive, frame: f.frame.index, announced: false)
-      } else if current?.kind != kind || startsNewCall(kind, f) {
+      } else if current?.kind != kind || startsNewCall(kind, f)
+        // A WriteData that wrote the NDEF file is a call of its own (sendCommand): what the
+        // app sends next does not share its verdict.
+        || (kind == .transceive && current?.detail("ndef_file_written") != nil)
+      {
         closeCurrent()
       }
       if current == nil {
