@@ -67,7 +67,8 @@ public struct NFCSnoopImporter: TraceImporter {
       let location =
         problem.decompressed
         ? SourceLocation(
-          file: input.path, unit: "NCI packet", record: records.count + 1, offset: problem.offset)
+          file: input.path, unit: "NCI packet", record: contents.recordsRead + 1,
+          offset: problem.offset)
         : SourceLocation(
           file: input.path, unit: "line", record: Self.line(input.bytes, problem.offset),
           offset: problem.offset)

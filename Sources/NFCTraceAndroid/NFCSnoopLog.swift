@@ -42,6 +42,9 @@ struct NFCSnoopLog {
   /// stopped reading (the records before it are kept).
   struct Contents {
     var records: [Record] = []
+    /// Records met in the file, those dropped as repeats included: the next one's number is
+    /// this plus one.
+    var recordsRead = 0
     /// Warnings with the byte offset in the file they concern.
     var warnings: [(message: String, offset: Int)] = []
     var damage: Problem?
@@ -217,15 +220,26 @@ struct NFCSnoopLog {
     var (records, recordDamage) = records(
       data, newestUs: newest, complete: inflateDamage == nil,
       afterUs: out.records.last?.timeUs ?? 0)
-    // Numbered through the file, as the importer's locations count them.
-    let before = out.records.count
-    for k in records.indices { records[k].number += before }
+    // Numbered through the file, as the importer's locations count them (repeats included).
+    for k in records.indices { records[k].number += out.recordsRead }
+    out.recordsRead += records.count
     let repeated = dropRepeats(&records, of: out.records)
     if repeated > 0 {
       out.warnings.append(
         (
           "this snoop section repeats \(repeated) record(s) of an earlier one (the same ring "
-            + "buffer dumped again: same time to the µs, same packet); shown once", fileOffset(0)
+            + "buffer dumped again: same time to the µs, same packets, up to the earlier one's "
+            + "end); shown once", fileOffset(0)
+        ))
+    }
+    if let first = records.first, let last = out.records.last, !first.timeIsRelative,
+      !last.timeIsRelative, first.timeUs < last.timeUs
+    {
+      out.warnings.append(
+        (
+          "this snoop section starts \((last.timeUs - first.timeUs) / 1000) ms before the end of "
+            + "an earlier one (an older dump after a newer one): its records are shown after "
+            + "those, with times going back", fileOffset(0)
         ))
     }
     out.records += records
@@ -233,28 +247,28 @@ struct NFCSnoopLog {
     return data.count
   }
 
-  /// Removes from `records` those an earlier section of the file already holds: a second
-  /// `dumpsys nfc` appended to the first prints the ring buffer again, so its older records
-  /// come twice. A record is the same when its absolute time (µs), direction and packet are.
-  /// Returns how many were removed.
+  /// Removes from `records` the run an earlier section of the file already holds: a second
+  /// `dumpsys nfc` appended to the first prints the ring buffer again, so its first records
+  /// are the earlier section's last ones (its oldest may have rotated out). The run is the
+  /// longest prefix of `records` equal — absolute time (µs), direction, packet — to the
+  /// earlier records from the first one's match to their end; a prefix that stops matching
+  /// before that end is no repeat (two logs whose times happen to meet) and nothing is
+  /// removed. Returns how many were removed.
   private static func dropRepeats(_ records: inout [Record], of earlier: [Record]) -> Int {
+    func same(_ a: Record, _ b: Record) -> Bool {
+      a.timeUs == b.timeUs && a.received == b.received && a.packet == b.packet
+    }
     guard let first = records.first, !first.timeIsRelative,
-      let last = earlier.last(where: { !$0.timeIsRelative }), first.timeUs <= last.timeUs
+      let start = earlier.lastIndex(where: { !$0.timeIsRelative && same($0, first) })
     else { return 0 }
-    struct Key: Hashable {
-      var timeUs: Int64
-      var received: Bool
-      var packet: [UInt8]
-    }
-    var seen = Set<Key>()
-    for r in earlier where !r.timeIsRelative && r.timeUs >= first.timeUs {
-      seen.insert(Key(timeUs: r.timeUs, received: r.received, packet: r.packet))
-    }
-    let count = records.count
-    records.removeAll {
-      seen.contains(Key(timeUs: $0.timeUs, received: $0.received, packet: $0.packet))
-    }
-    return count - records.count
+    // The match that begins the longest run: the earliest of equal records at that time.
+    var j = start
+    while j > 0, same(earlier[j - 1], first) { j -= 1 }
+    var k = 0
+    while k < records.count, j + k < earlier.count, same(earlier[j + k], records[k]) { k += 1 }
+    guard j + k == earlier.count else { return 0 }
+    records.removeFirst(k)
+    return k
   }
 
   /// The records of decompressed data. The preamble holds the newest record's time and each

@@ -364,4 +364,55 @@ import Testing
     // Message offsets 26..<83 start at tag byte 23 + 26 + 4 (past the reserved bytes).
     #expect(side.secretAddresses.type2 == Set(53..<110))
   }
+
+  /// `writeDataTag` with the write split: the WriteData carries the first 20 data bytes and
+  /// is answered 91AF, an ADDITIONAL FRAME the rest (9100); without `ccRead` only the NDEF
+  /// application is selected, and the file is read back with READ BINARY after the write.
+  private func chainedWriteDataTag(_ message: [UInt8], ccRead: Bool) -> TraceBuilder {
+    var t = TraceBuilder()
+    t.activateType4()
+    if ccRead {
+      t.queryType4(mlc: 0xFF, nlen: 0)
+    } else {
+      t.apdu(
+        [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00],
+        [0x90, 0x00])
+    }
+    let data = [UInt8(message.count >> 8), UInt8(message.count & 0xFF)] + message
+    let header: [UInt8] = [0x02, 0, 0, 0, UInt8(data.count), 0, 0]
+    let head = Array(data.prefix(20))
+    let rest = Array(data.dropFirst(20))
+    t.apdu(
+      [0x90, 0x8D, 0x00, 0x00, UInt8(header.count + head.count)] + header + head + [0x00],
+      [0x91, 0xAF])
+    t.apdu([0x90, 0xAF, 0x00, 0x00, UInt8(rest.count)] + rest + [0x00], [0x91, 0x00])
+    if !ccRead {
+      // Read back with ISO commands: the NDEF file selected by its id, no CC.
+      t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x90, 0x00])
+      t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], Array(data.prefix(2)) + [0x90, 0x00])
+      t.apdu([0x00, 0xB0, 0x00, 0x02, UInt8(message.count)], message + [0x90, 0x00])
+    }
+    return t
+  }
+
+  /// The key's bytes in an ADDITIONAL FRAME continuing a WriteData are masked (attack pass:
+  /// they were printed in clear), and `report` masks them in the NDEF file without a CC read.
+  @Test func wifiKeyInChainedWriteDataIsMasked() throws {
+    let a = try diffSide(chainedWriteDataTag(Self.wifiMessage(key: "secret123"), ccRead: true))
+    let b = try diffSide(chainedWriteDataTag(Self.wifiMessage(key: "secret124"), ccRead: true))
+    let d = TraceDiff(a: a, b: b)
+    let frame = try #require(d.a.exchanges.first { $0.command?.name == "DESFire ADDITIONAL FRAME" })
+    // Message offsets 26..<83 are file offsets 28..<85; the frame's data (from byte 5) starts
+    // at file offset 20.
+    #expect(frame.secretRequest == Set((5 + 8)..<(5 + 65)))
+    let out = OutputBuffer(fd: nil)
+    DiffJSON.render(d, version: "test", to: out)
+    #expect(!out.text.contains("736563726574"))
+
+    let session = try #require(
+      try sessions(chainedWriteDataTag(Self.wifiMessage(key: "secret123"), ccRead: false)).last)
+    let report = TagReport(session: session)
+    #expect(!ReportText.render(report).contains("73 65 63 72 65 74"))
+    #expect(report.rows(showSecrets: false).contains { $0.masked.contains(true) })
+  }
 }

@@ -417,6 +417,77 @@ private func importEdited(_ edit: (inout [String]) -> Void) throws -> (
     repeats.first?.message.hasPrefix("this snoop section repeats ") == true
       && repeats.first?.message.hasSuffix(
         " record(s) of an earlier one (the same ring buffer dumped again: same time to the "
-          + "µs, same packet); shown once") == true
+          + "µs, same packets, up to the earlier one's end); shown once") == true
   )
+}
+
+/// An NFCSNOOP_LOG_SUMMARY section of `records` (absolute µs, received, NCI packet): preamble
+/// (version 1, the newest time) and a zlib stream of one stored deflate block.
+private func snoopSection(_ records: [(timeUs: Int64, received: Bool, packet: [UInt8])]) -> String {
+  var raw: [UInt8] = []
+  var last = records.first?.timeUs ?? 0
+  for r in records {
+    let delta = UInt32(r.timeUs - last)
+    last = r.timeUs
+    raw += [UInt8(r.packet.count & 0xFF), UInt8(r.packet.count >> 8)]
+    raw += (0..<4).map { UInt8(delta >> (8 * $0) & 0xFF) } + [r.received ? 1 : 0] + r.packet
+  }
+  var a: UInt32 = 1
+  var b: UInt32 = 0
+  for byte in raw {
+    a = (a + UInt32(byte)) % 65521
+    b = (b + a) % 65521
+  }
+  let n = UInt16(raw.count)
+  var zlib: [UInt8] = [0x78, 0x01, 0x01, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF)]
+  zlib += [UInt8(~n >> 8)] + raw
+  zlib += [UInt8(b >> 8), UInt8(b & 0xFF), UInt8(a >> 8), UInt8(a & 0xFF)]
+  let newest = records.last?.timeUs ?? 0
+  let preamble = [UInt8(1)] + (0..<8).map { UInt8(truncatingIfNeeded: newest >> (8 * $0)) }
+  return "--- BEGIN:NFCSNOOP_LOG_SUMMARY (\(raw.count) bytes in) ---\n"
+    + Data(preamble + zlib).base64EncodedString() + "\n--- END:NFCSNOOP_LOG_SUMMARY ---\n"
+}
+
+/// Repeated records across snoop sections (attack pass): only the run that continues to the
+/// earlier section's end is a repeat; numbering counts every record of the file; an older
+/// section after a newer one is warned about.
+@Suite struct SnoopSectionRepeatTests {
+  private let t0: Int64 = 1_700_000_000_000_000
+  private func record(_ k: Int64, _ packet: [UInt8], received: Bool = true) -> (
+    timeUs: Int64, received: Bool, packet: [UInt8]
+  ) { (t0 + k * 1000, received, packet) }
+  private let activation: [UInt8] =
+    [
+      0x61, 0x05, 20, 0x01, 0x01, 0x02, 0x00, 0xFF, 0x01, 9, 0x44, 0x00, 0x04, 1, 2, 3, 4, 0x01,
+      0x00, 0, 0, 0, 0,
+    ]
+  private let interfaceError: [UInt8] = [0x60, 0x08, 0x02, 0xB2, 0x00]
+
+  private func load(_ text: String) throws -> ([Frame], [TraceWarning]) {
+    try importSnoop(TraceInput(path: "s.txt", bytes: Data(text.utf8)))
+  }
+
+  @Test func repeatedRunIsDroppedAndNumberingCountsIt() throws {
+    let a = [record(0, activation), record(1, [0x00, 0x00, 0x02, 0x30, 0x04], received: false)]
+    let b = a + [record(2, interfaceError)]
+    let (frames, warnings) = try load(snoopSection(a) + snoopSection(b))
+    #expect(frames.filter { $0.direction == .reader }.count == 1)
+    #expect(warnings.contains { $0.message.hasPrefix("this snoop section repeats 2 record(s)") })
+    // The error is the file's fifth record (2 + 3), repeats included.
+    let error = try #require(warnings.first { $0.message.hasPrefix("CORE_INTERFACE_ERROR_NTF") })
+    #expect(error.location?.record == 5)
+  }
+
+  @Test func runThatStopsMatchingIsNoRepeat() throws {
+    let a = [record(0, activation), record(1, [0x00, 0x00, 0x02, 0x30, 0x04], received: false)]
+    let b = [record(0, activation), record(1, [0x00, 0x00, 0x02, 0x30, 0x05], received: false)]
+    let (frames, warnings) = try load(snoopSection(a) + snoopSection(b))
+    #expect(
+      frames.filter { $0.direction == .reader }.map(\.data) == [[0x30, 0x04], [0x30, 0x05]])
+    #expect(!warnings.contains { $0.message.contains("repeats") })
+    #expect(
+      warnings.contains {
+        $0.message.hasPrefix("this snoop section starts 1 ms before the end of an earlier one")
+      })
+  }
 }

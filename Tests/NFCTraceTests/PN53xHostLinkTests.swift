@@ -174,6 +174,13 @@ private func framed(_ tfiPD: [UInt8]) -> [UInt8] {
         "InListPassiveTarget: type B target data cut short at byte 1 (Tg, then the 12-byte "
           + "ATQB starting 50h, the ATTRIB answer's length and the answer expected)"
       ])
+    _ = link.hostToReader(framed([0xD4, 0x4A, 0x01, 0x03, 0x00]))
+    let notATQB = [0x05] + atqb.dropFirst() + [0x01, 0x00]
+    #expect(
+      link.readerToHost(framed([0xD5, 0x4B, 0x01, 0x01] + notATQB)).warnings == [
+        "InListPassiveTarget: type B target at byte 1: its ATQB starts 0x05, not 50h (ISO/IEC "
+          + "14443-3 §7.9); target data not unpacked"
+      ])
   }
 
   /// Two targets listed, only target 1 with an ATS: exchanges with target 2 are not APDUs (and

@@ -347,7 +347,16 @@ struct PN53xInterpreter: Sendable {
     var outputs: [Output] = []
     var i = 1
     for n in 0..<count {
-      guard i + 14 <= body.count, body[i + 1] == 0x50, i + 14 + Int(body[i + 13]) <= body.count
+      if i + 1 < body.count, body[i + 1] != 0x50 {
+        return (
+          outputs,
+          [
+            "InListPassiveTarget: type B target at byte \(i): its ATQB starts \(Self.hex(body[i + 1])), "
+              + "not 50h (ISO/IEC 14443-3 §7.9); target data not unpacked"
+          ]
+        )
+      }
+      guard i + 14 <= body.count, i + 14 + Int(body[i + 13]) <= body.count
       else {
         return (
           outputs,

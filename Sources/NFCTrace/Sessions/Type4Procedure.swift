@@ -334,9 +334,11 @@ struct Type4Procedure: Sendable {
       if authenticating {
         authenticating = more
         if sw == "9100" { desfireAuthenticated = true }
-      } else if var p = pendingWrite {
-        p.data += data
-        pendingWrite = more ? p : nil
+      } else if pendingWrite != nil {
+        // Appended in place: a copy per ADDITIONAL FRAME made long chains quadratic.
+        pendingWrite?.data += data
+        guard let p = pendingWrite else { return }
+        if !more { pendingWrite = nil }
         if sw == "9100" { wroteData(p, frame: frame, op: &op, memory: &memory) }
       }
     case "DESFire SELECT APPLICATION":

@@ -15,6 +15,8 @@ extension TraceDiff {
     let secretsB = Self.secretAddresses(b.analysis, ndef.b)
     for i in a.exchanges.indices { Self.mark(&a.exchanges[i], secretsA) }
     for i in b.exchanges.indices { Self.mark(&b.exchanges[i], secretsB) }
+    Self.markWriteDataChains(&a.exchanges, secretsA.anyFile)
+    Self.markWriteDataChains(&b.exchanges, secretsB.anyFile)
     // A memory unit shows both sides at one address: a byte secret on either is masked on both.
     var both = secretsA
     both.formUnion(secretsB)
@@ -103,29 +105,69 @@ extension TraceDiff {
     }
   }
 
-  /// A DESFire / NTAG 424 DNA WriteData (8D, 3D: its data) or ReadData (AD, BD: its answer's
-  /// data), wrapped in CLA 90 (`90 INS 00 00 Lc`, then Le) or native (`INS`; the answer's
-  /// status byte first): file number, offset and length (3 bytes each, LSB first) follow the
-  /// header; secret bytes are marked by their offset in the file (NT4H2421Gx §10).
+  /// Where a DESFire / NTAG 424 DNA WriteData (8D, 3D) or ReadData (AD, BD) request keeps
+  /// things, wrapped in CLA 90 (`90 INS 00 00 Lc`, then Le) or native (`INS`): its command
+  /// byte, the file offset (3 bytes LSB first, after the file number) and the range of the
+  /// data it carries (a WriteData's; empty for a ReadData). NT4H2421Gx §10.
+  static func desfireDataLayout(_ request: [UInt8]) -> (
+    command: UInt8, offset: Int, data: Range<Int>
+  )? {
+    guard let ins = request.first else { return nil }
+    let wrapped = ins == 0x90
+    let file = wrapped ? 5 : 1
+    guard request.count >= file + 7 else { return nil }
+    let offset =
+      Int(request[file + 1]) | Int(request[file + 2]) << 8 | Int(request[file + 3]) << 16
+    let start = file + 7
+    let end = wrapped ? max(start, request.count - 1) : request.count  // Le 00 is no data
+    return (wrapped ? request[1] : ins, offset, start..<end)
+  }
+
+  /// Whether a DESFire answer says more frames follow (91AF wrapped, AF first natively).
+  static func moreFrames(_ response: [UInt8]) -> Bool {
+    response.suffix(2) == [0x91, 0xAF] || (response.count != 2 && response.first == 0xAF)
+  }
+
+  /// A WriteData (its data) or ReadData (its answer's data, before SW1 SW2 wrapped, after the
+  /// status byte natively): secret bytes are marked by their offset in the file.
   static func markDESFireData(
     _ r: inout ExchangeRecord, _ request: [UInt8], _ response: [UInt8], _ set: Set<Int>
   ) {
-    guard !set.isEmpty, let ins = request.first else { return }
-    let wrapped = ins == 0x90
-    let file = wrapped ? 5 : 1
-    guard request.count >= file + 7 else { return }
-    let offset =
-      Int(request[file + 1]) | Int(request[file + 2]) << 8
-      | Int(request[file + 3]) << 16
-    let command = wrapped ? request[1] : ins
-    if command == 0x8D || command == 0x3D {
-      let start = file + 7
-      let end = wrapped ? max(start, request.count - 1) : request.count  // Le 00 not data
-      r.secretRequest = Set((start..<end).filter { set.contains(offset + $0 - start) })
+    guard !set.isEmpty, let layout = desfireDataLayout(request) else { return }
+    let offset = layout.offset
+    if layout.command == 0x8D || layout.command == 0x3D {
+      let start = layout.data.lowerBound
+      r.secretRequest = Set(layout.data.filter { set.contains(offset + $0 - start) })
     } else {
+      let wrapped = request.first == 0x90
       let range = wrapped ? 0..<max(0, response.count - 2) : min(1, response.count)..<response.count
       let first = range.lowerBound
       r.secretResponse = Set(range.filter { set.contains(offset + $0 - first) })
+    }
+  }
+
+  /// The ADDITIONAL FRAMEs (AF) that carry the rest of a WriteData answered 91AF: their data
+  /// continues the file from where the frame before stopped, so their secret bytes are
+  /// marked as the WriteData's are.
+  static func markWriteDataChains(_ records: inout [ExchangeRecord], _ set: Set<Int>) {
+    guard !set.isEmpty else { return }
+    var next: Int?  // the file offset of the next ADDITIONAL FRAME's first data byte
+    for i in records.indices {
+      guard let c = records[i].command else { continue }
+      let request = Array(records[i].requestPayload)
+      let more = moreFrames(records[i].responsePayload.map(Array.init) ?? [])
+      switch c.name {
+      case "DESFire WRITE DATA":
+        next = desfireDataLayout(request).flatMap { more ? $0.offset + $0.data.count : nil }
+      case "DESFire ADDITIONAL FRAME":
+        guard let at = next else { continue }
+        let wrapped = request.first == 0x90
+        let start = wrapped ? 5 : 1
+        let data = start..<max(start, wrapped ? request.count - 1 : request.count)
+        records[i].secretRequest.formUnion(data.filter { set.contains(at + $0 - start) })
+        next = more ? at + data.count : nil
+      default: next = nil
+      }
     }
   }
 

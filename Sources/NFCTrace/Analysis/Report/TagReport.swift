@@ -124,11 +124,14 @@ public struct TagReport: Sendable {
       else { return }
       addresses = Set(NDEFComparison.secretOffsets(message: tlv.value).map(map.address(of:)))
     case .type4:
-      guard let cc = contents.type4CC, let nlen = contents.nlen else { return }
-      let size = cc.ndefFile.lengthFieldSize
-      file = cc.ndefFile.fileID
+      // Without the CC (not read in this capture) the NDEF file is E104 with a 2-byte NLEN,
+      // as the diff takes it (`NDEFComparison.side`).
+      let size = contents.type4CC?.ndefFile.lengthFieldSize ?? 2
+      file = contents.type4CC?.ndefFile.fileID ?? 0xE104
       let files = atStart ? memory.filesStart : memory.filesEnd
-      guard let id = file, let message = files[id]?.known(size, nlen) else { return }
+      guard let id = file, let image = files[id], let nlen = image.knownBigEndian(0, size),
+        let message = image.known(size, nlen)
+      else { return }
       addresses = Set(NDEFComparison.secretOffsets(message: message).map { size + $0 })
     case .type3:
       guard let ln = contents.type3AIB?.ln,
