@@ -54,20 +54,24 @@ public enum ReportJSON {
     SessionsRender.operation(showSecrets ? op : masking(op), to: out)
   }
 
+  /// The hex of NDEF message `message` with the bytes of its records holding a secret (a
+  /// Wi-Fi network key, `NDEFComparison.secretOffsets`) as `**`; nil when it holds none.
+  static func maskedMessage(_ message: [UInt8], separator: String) -> String? {
+    let secret = NDEFComparison.secretOffsets(message: message)
+    guard !secret.isEmpty else { return nil }
+    return message.indices.map { secret.contains($0) ? "**" : Hex.string([message[$0]]) }
+      .joined(separator: separator)
+  }
+
   /// `op` with its secrets masked: the secret details, and the secret bytes where the reason
   /// quotes them (a refused PWD_AUTH's reason names the command with its password).
   static func masking(_ op: Operation) -> Operation {
     var shown = op
     // A message read or written: the bytes of a record holding a secret (a Wi-Fi network key).
-    if case .hex(let message)? = op.detail("message") {
-      let secret = NDEFComparison.secretOffsets(message: message)
-      if !secret.isEmpty {
-        shown.set(
-          "message",
-          .string(
-            message.indices.map { secret.contains($0) ? "**" : Hex.string([message[$0]]) }
-              .joined()))
-      }
+    if case .hex(let message)? = op.detail("message"),
+      let masked = maskedMessage(message, separator: "")
+    {
+      shown.set("message", .string(masked))
     }
     for d in op.details where secretKeys.contains(d.key) && !isFactoryDefault(d.value) {
       shown.set(d.key, .string(masked))

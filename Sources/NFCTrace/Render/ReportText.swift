@@ -133,12 +133,10 @@ public enum ReportText {
     {
       return ReportJSON.masked
     }
-    if !showSecrets, d.key == "message", case .hex(let message) = d.value {
-      let secret = NDEFComparison.secretOffsets(message: message)
-      if !secret.isEmpty {
-        return message.indices.map { secret.contains($0) ? "**" : Hex.string([message[$0]]) }
-          .joined(separator: " ")
-      }
+    if !showSecrets, d.key == "message", case .hex(let message) = d.value,
+      let masked = ReportJSON.maskedMessage(message, separator: " ")
+    {
+      return masked
     }
     switch d.value {
     case .int(let i): return String(i)

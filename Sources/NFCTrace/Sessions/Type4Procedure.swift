@@ -76,7 +76,7 @@ struct Type4Procedure: Sendable {
   private var authenticating = false
   /// A WriteData answered 91AF (more data in ADDITIONAL FRAMEs): its file number, offset,
   /// length and the data bytes so far.
-  private var pendingWrite: (file: UInt8, offset: Int, length: Int, data: [UInt8])?
+  private var pendingWrite: WriteData?
 
   /// A new activation (REQA/WUPA): the tag starts over with no application selected and no
   /// authentication (MIFARE DESFire EV1 datasheet: both end with the tag's deselection).
@@ -354,10 +354,11 @@ struct Type4Procedure: Sendable {
       // 17 with the 8-byte MAC of an authenticated EV2 session). The form without an ISO file
       // id has 7 (15 with a MAC): its settings must not be read as an id.
       desfireFileIDs[data[0]] = UInt16(data[2]) << 8 | UInt16(data[1])
-    case "DESFire WRITE DATA" where data.count >= 7:
-      let offset = Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16
-      let length = Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16
-      let write = (file: data[0], offset: offset, length: length, data: Array(data.dropFirst(7)))
+    case "DESFire WRITE DATA":
+      guard let write = Self.writeData(data) else {
+        authenticating = false
+        return
+      }
       if more {
         pendingWrite = write
       } else if sw == "9100" {
@@ -376,13 +377,10 @@ struct Type4Procedure: Sendable {
   /// operation stays the app's own command (`transceive`), with detail `ndef_file_written`.
   /// NTAG 424 DNA datasheet (NT4H2421Gx) §10, WriteData; MIFARE DESFire EV1 datasheet.
   private func wroteData(
-    _ w: (file: UInt8, offset: Int, length: Int, data: [UInt8]), frame: Int,
-    op: inout Operation, memory: inout TagMemory
+    _ w: WriteData, frame: Int, op: inout Operation, memory: inout TagMemory
   ) {
-    guard ndefApplicationCurrent, let file = desfireFileIDs[w.file], file == ndefFile,
-      w.length > 0, w.offset < ByteImage.limit
-    else { return }
-    if !desfireAuthenticated, w.data.count == w.length {
+    guard let file = ndefTarget(w) else { return }
+    if isPlain(w) {
       memory.type4Write(w.data, file: file, at: w.offset, acknowledged: true, frame: frame)
     } else {
       let end = min(w.offset + w.length, ByteImage.limit)
@@ -558,15 +556,38 @@ struct Type4Procedure: Sendable {
   /// the file (`written-unacknowledged`), as for an unanswered UPDATE BINARY. One in MAC or
   /// Full mode changes what is known of nothing: its value was never known.
   private func unansweredWriteData(_ d: LayerDecode, frame: Int, memory: inout TagMemory) {
-    guard case .hex(let data)? = d.field("data"), data.count >= 7, ndefApplicationCurrent,
-      !desfireAuthenticated, desfireFileIDs[data[0]] == ndefFile
+    guard case .hex(let data)? = d.field("data"), let w = Self.writeData(data),
+      let file = ndefTarget(w), isPlain(w)
     else { return }
-    let offset = Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16
-    let length = Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16
-    let bytes = Array(data.dropFirst(7))
-    guard length > 0, bytes.count == length, offset < ByteImage.limit else { return }
-    memory.type4Write(bytes, file: ndefFile, at: offset, acknowledged: false, frame: frame)
+    memory.type4Write(w.data, file: file, at: w.offset, acknowledged: false, frame: frame)
   }
+
+  /// A DESFire / NTAG 424 DNA WriteData's fields: file number, offset and length (3 bytes
+  /// each, LSB first) and the data after them (NT4H2421Gx §10, WriteData).
+  typealias WriteData = (file: UInt8, offset: Int, length: Int, data: [UInt8])
+
+  /// The fields of a WriteData's data field (`file off(3) len(3) data`); nil when shorter
+  /// than its 7-byte header.
+  static func writeData(_ data: [UInt8]) -> WriteData? {
+    guard data.count >= 7 else { return nil }
+    return (
+      data[0], Int(data[1]) | Int(data[2]) << 8 | Int(data[3]) << 16,
+      Int(data[4]) | Int(data[5]) << 8 | Int(data[6]) << 16, Array(data.dropFirst(7))
+    )
+  }
+
+  /// The NDEF file `w` writes: its file number maps to it and the NDEF application is
+  /// selected; nil for any other target.
+  private func ndefTarget(_ w: WriteData) -> UInt16? {
+    guard ndefApplicationCurrent, let file = desfireFileIDs[w.file], file == ndefFile,
+      w.length > 0, w.offset < ByteImage.limit
+    else { return nil }
+    return file
+  }
+
+  /// Plain communication mode: no authentication, and the data exactly as long as the
+  /// length field (a MAC or padded ciphertext is longer).
+  private func isPlain(_ w: WriteData) -> Bool { !desfireAuthenticated && w.data.count == w.length }
 
   /// Whether a command the Type 4 layer named is a step of the NDEF procedures (those expect
   /// 9000), not a file access outside the NDEF application ("SELECT file", "READ file",

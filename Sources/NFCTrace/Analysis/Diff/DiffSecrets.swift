@@ -115,9 +115,9 @@ extension TraceDiff {
     guard let ins = request.first else { return nil }
     let wrapped = ins == 0x90
     let file = wrapped ? 5 : 1
-    guard request.count >= file + 7 else { return nil }
-    let offset =
-      Int(request[file + 1]) | Int(request[file + 2]) << 8 | Int(request[file + 3]) << 16
+    // ReadData has WriteData's 7-byte header: file number, offset, length.
+    guard let offset = Type4Procedure.writeData(Array(request[min(file, request.count)...]))?.offset
+    else { return nil }
     let start = file + 7
     let end = wrapped ? max(start, request.count - 1) : request.count  // Le 00 is no data
     return (wrapped ? request[1] : ins, offset, start..<end)
