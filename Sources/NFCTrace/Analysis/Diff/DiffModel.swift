@@ -164,17 +164,25 @@ public struct SecretAddresses: Sendable, Equatable {
   public var type3: Set<Int> = []
   /// Type 4 byte offsets, by file id.
   public var files: [UInt16: Set<Int>] = [:]
+  /// Type 2 byte addresses of an NTAG21x / Ultralight EV1 PWD (4 bytes) and PACK (2 bytes)
+  /// holding a value that is not zeros nor NXP's factory default PWD `FF FF FF FF` (the rule
+  /// `report` masks by; NTAG213/215/216 datasheet §8.5.7, §8.8.1). Kept apart from `type2`
+  /// because a READ answers zeros there whatever they hold: zeros read are not masked.
+  public var password: Set<Int> = []
 
   /// None.
   public init() {}
 
   /// True when no byte is secret.
-  public var isEmpty: Bool { type2.isEmpty && type3.isEmpty && files.values.allSatisfy(\.isEmpty) }
+  public var isEmpty: Bool {
+    type2.isEmpty && type3.isEmpty && password.isEmpty && files.values.allSatisfy(\.isEmpty)
+  }
 
   /// Adds `other`'s addresses.
   public mutating func formUnion(_ other: SecretAddresses) {
     type2.formUnion(other.type2)
     type3.formUnion(other.type3)
+    password.formUnion(other.password)
     files.merge(other.files) { $0.union($1) }
   }
 

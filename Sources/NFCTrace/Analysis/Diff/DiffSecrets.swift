@@ -22,7 +22,9 @@ extension TraceDiff {
     both.formUnion(secretsB)
     for k in memory.indices {
       let m = memory[k]
-      let set = m.file.map { both.files[$0] ?? [] } ?? (m.isBlock ? both.type3 : both.type2)
+      let set =
+        m.file.map { both.files[$0] ?? [] }
+        ?? (m.isBlock ? both.type3 : both.type2.union(both.password))
       let count = max(m.aBytes.count, m.bBytes.count)
       memory[k].secret = Set((0..<count).filter { set.contains(m.offset + $0) })
     }
@@ -57,23 +59,40 @@ extension TraceDiff {
   static func secretAddresses(_ s: SessionAnalysis, _ end: NDEFSideState) -> SecretAddresses {
     var out = end.secretAddresses
     out.formUnion(NDEFComparison.side(s, atStart: true).secretAddresses)
+    guard let c = s.tag.ntagProduct.flatMap(Type2Configuration.init(product:)) else { return out }
+    for image in [s.memory.type2Start, s.memory.type2End] {
+      if let pwd = image.known(c.pwdPage * 4, 4), isSecret(password: pwd) {
+        out.password.formUnion(c.pwdPage * 4..<c.pwdPage * 4 + 4)
+      }
+      if let pack = image.known(c.packPage * 4, 2), pack.contains(where: { $0 != 0 }) {
+        out.password.formUnion(c.packPage * 4..<c.packPage * 4 + 2)
+      }
+    }
     return out
+  }
+
+  /// Whether a PWD is masked: not zeros (what a READ answers there) nor NXP's factory default
+  /// `FF FF FF FF` (public; NTAG213/215/216 datasheet §8.8.1), as `report` decides.
+  static func isSecret(password: [UInt8]) -> Bool {
+    password.contains { $0 != 0 } && !ReportJSON.isFactoryDefaultPassword(password)
   }
 
   /// Marks the bytes of `r` that carry memory at secret addresses: a Type 2 WRITE's data and a
   /// READ or FAST_READ answer (by page), an UPDATE BINARY's data and a READ BINARY answer (by
   /// offset, in whichever file: the exchange does not say which one is selected).
   static func mark(_ r: inout ExchangeRecord, _ secrets: SecretAddresses) {
-    guard !secrets.isEmpty, let c = r.command else { return }
+    guard let c = r.command else { return }
     let request = Array(r.requestPayload)
     let response = r.responsePayload.map(Array.init) ?? []
     func page(_ key: String) -> Int? {
       if case .int(let p)? = c.field(key) { return p }
       return nil
     }
+    if c.protocolID == .type2, c.name == "PWD_AUTH" { return markPasswordAuth(&r, request) }
+    guard !secrets.isEmpty else { return }
     switch c.protocolID {
     case .type2:
-      let set = secrets.type2
+      let set = secrets.type2.union(secrets.password)
       switch c.name {
       case "WRITE":
         guard let p = page("page"), request.count >= 6 else { return }
@@ -81,7 +100,12 @@ extension TraceDiff {
         r.secretRequest = Set((0..<4).filter { set.contains(p * 4 + $0) }.map { start + $0 })
       case "READ", "FAST_READ":
         guard let p = page("page") ?? page("start_page") else { return }
-        r.secretResponse = Set(response.indices.filter { set.contains(p * 4 + $0) })
+        // PWD and PACK read as zeros whatever they hold: such zeros are no secret.
+        r.secretResponse = Set(
+          response.indices.filter {
+            secrets.type2.contains(p * 4 + $0)
+              || (secrets.password.contains(p * 4 + $0) && response[$0] != 0)
+          })
       default: return
       }
     case .type4, .iso7816:
@@ -103,6 +127,16 @@ extension TraceDiff {
       }
     default: return
     }
+  }
+
+  /// A PWD_AUTH (`1B` + 4-byte PWD) and its PACK answer: the password is masked unless it is
+  /// NXP's factory default, the PACK always (`report`'s rule for what was sent on the air).
+  static func markPasswordAuth(_ r: inout ExchangeRecord, _ request: [UInt8]) {
+    guard request.count >= 5 else { return }
+    if !ReportJSON.isFactoryDefaultPassword(Array(request[1..<5])) {
+      r.secretRequest = Set(1..<5)
+    }
+    r.secretResponse = Set(0..<min(2, r.responsePayload?.count ?? 0))
   }
 
   /// Where a DESFire / NTAG 424 DNA WriteData (8D, 3D) or ReadData (AD, BD) request keeps
@@ -180,6 +214,16 @@ extension TraceDiff {
       if case .hex(let bytes)? = d.a { d.aSecret = NDEFComparison.secretOffsets(message: bytes) }
       if case .hex(let bytes)? = d.b { d.bSecret = NDEFComparison.secretOffsets(message: bytes) }
     }
+    // An authenticate's PWD and PACK, masked as in its PWD_AUTH exchange.
+    if d.field == "details.password" || d.field == "details.pack" {
+      func secret(_ v: FieldValue?) -> Set<Int> {
+        guard case .hex(let bytes)? = v else { return [] }
+        let isDefault = d.field == "details.password" && ReportJSON.isFactoryDefaultPassword(bytes)
+        return isDefault ? [] : Set(bytes.indices)
+      }
+      d.aSecret = secret(d.a)
+      d.bSecret = secret(d.b)
+    }
     func quoted(_ v: FieldValue?, _ records: [ExchangeRecord]) -> FieldValue? {
       guard case .string(var text)? = v else { return v }
       for r in records where !r.secretRequest.isEmpty {
@@ -213,14 +257,22 @@ extension ExchangeRecord {
     // Chained: the captured frame is the last part, the tail of the assembled APDU.
     let shift = assembledRequest.map { $0.count - infCount } ?? 0
     for k in secretRequest where k >= shift { raw.insert(requestPrologue + k - shift) }
-    return Self.hex(request, masked: raw, separator: "")
+    return Self.hex(request, masked: Self.withCRC(raw, request.count, requestCRC), separator: "")
   }
 
   /// The response as captured (the first part of a chained one), secret bytes as `••`.
   public var shownResponseHex: String? {
     response.map {
-      Self.hex($0, masked: Set(secretResponse.map { responsePrologue + $0 }), separator: "")
+      let raw = Set(secretResponse.map { responsePrologue + $0 })
+      return Self.hex($0, masked: Self.withCRC(raw, $0.count, responseCRC), separator: "")
     }
+  }
+
+  /// `masked` and, when it is not empty, the frame's CRC_A / CRC_B: a CRC over a 4-byte PWD
+  /// would give away 16 of its 32 bits.
+  static func withCRC(_ masked: Set<Int>, _ count: Int, _ crc: CRCStatus?) -> Set<Int> {
+    guard !masked.isEmpty, crc == .ok || crc == .bad, count >= 2 else { return masked }
+    return masked.union([count - 2, count - 1])
   }
 
   /// Hex of `bytes`, the bytes at `masked` positions printed `••`.
