@@ -886,3 +886,41 @@ extension Type3DiffTests {
     #expect(FeliCaProduct.name(icCode: 0x20) == "FeliCa Standard (RC-S962)")
   }
 }
+
+extension Type3DiffTests {
+  /// A Wi-Fi key in the NDEF service is masked in the CHECK answers that read it and the
+  /// UPDATE that wrote it (by block × 16 + byte, the data after the block list; block 3 holds
+  /// message bytes 32–47, all of the key), with the
+  /// frames' CRC-F; the block-0 CHECK (Attribute Information Block) stays in clear.
+  @Test func wifiKeyIsMaskedInCheckAndUpdate() throws {
+    func trace(_ key: String) throws -> DiffSide {
+      let message = DiffReviewTests.wifiMessage(key: key)
+      var padded = message
+      padded += Array(repeating: 0, count: (16 - padded.count % 16) % 16)
+      let blocks = Array(1...(padded.count / 16))
+      var t = FeliCaTrace()
+      t.poll()
+      t.check([0], aib(ln: message.count))
+      t.check(blocks, padded)
+      t.update([3], Array(padded[32..<48]))
+      return try diffSide(t)
+    }
+    let d = TraceDiff(a: try trace("secret123"), b: try trace("secret124"))
+    let secret = d.ndef.a.secretAddresses.type3
+    #expect(secret == Set(16 + 26..<16 + 83))
+    let check = try #require(d.a.exchanges.first { $0.commandSummary.hasPrefix("CHECK blocks 1,") })
+    let data = check.responsePayload.map(Array.init) ?? []
+    let start = data.count - 16 * 6
+    #expect(check.secretResponse == Set((26..<83).map { start + $0 }))
+    #expect(check.shownResponseHex?.hasSuffix("••••") == true)
+    let aibRead = try #require(d.a.exchanges.first { $0.commandSummary.hasPrefix("CHECK block 0") })
+    #expect(aibRead.secretResponse.isEmpty)
+    let update = try #require(d.a.exchanges.first { $0.commandSummary.hasPrefix("UPDATE") })
+    // Block 3 holds message bytes 16–31 (tag bytes 48–63): all of the key.
+    let request = Array(update.requestPayload)
+    #expect(update.secretRequest == Set(request.count - 16..<request.count))
+    #expect(update.shownCommandSummary.hasPrefix("UPDATE block 3"))
+    let text = DiffText.lines(d).joined(separator: "\n")
+    #expect(!text.contains("73 65 63 72 65 74"))  // "secret"
+  }
+}

@@ -108,6 +108,8 @@ extension TraceDiff {
           })
       default: return
       }
+    case .felica:
+      markType3(&r, c, request, response, secrets.type3)
     case .type4, .iso7816:
       let set = secrets.anyFile
       if c.name == "DESFire WRITE DATA" || c.name == "DESFire READ DATA" {
@@ -127,6 +129,31 @@ extension TraceDiff {
       }
     default: return
     }
+  }
+
+  /// A Type 3 UPDATE's block data and a CHECK answer's, of the NDEF service: the last 16 bytes
+  /// per block of the list, in its order (JIS X 6319-4; NFC Forum T3T 1.0 §5.2/§5.3), marked
+  /// by block × 16 + byte. A frame whose data does not fill its block list is not marked.
+  static func markType3(
+    _ r: inout ExchangeRecord, _ c: LayerDecode, _ request: [UInt8], _ response: [UInt8],
+    _ set: Set<Int>
+  ) {
+    guard !set.isEmpty, c.name == "CHECK" || c.name == "UPDATE",
+      FeliCaMessage.addressesNDEFService(c)
+    else { return }
+    let blocks = FeliCaMessage.blocks(c)
+    let bytes = c.name == "UPDATE" ? request : response
+    // Before the data: LEN, code, IDm and the service and block lists (UPDATE) or SF1 SF2 and
+    // the block count (CHECK answer; SF1 00 = success).
+    let start = bytes.count - 16 * blocks.count
+    guard !blocks.isEmpty, start >= 13, c.name == "UPDATE" || bytes[start - 3] == 0 else {
+      return
+    }
+    let marked = Set(
+      blocks.enumerated().flatMap { i, block in
+        (0..<16).filter { set.contains(block * 16 + $0) }.map { start + 16 * i + $0 }
+      })
+    if c.name == "UPDATE" { r.secretRequest = marked } else { r.secretResponse = marked }
   }
 
   /// A PWD_AUTH (`1B` + 4-byte PWD) and its PACK answer: the password is masked unless it is
