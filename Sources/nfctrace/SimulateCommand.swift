@@ -151,6 +151,7 @@ enum ConvertCommand {
     [
       ReaderChipFlag.targetInfo, ReaderChipFlag.isoDEPPayload, ReaderChipFlag.atr,
       ReaderChipFlag.uid, ReaderChipFlag.readerFailure, ReaderChipFlag.readBinary,
+      ReaderChipFlag.damagedAnswer,
     ].contains(flag)
   }
 

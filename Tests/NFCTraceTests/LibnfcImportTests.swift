@@ -132,13 +132,17 @@ private func pn53x(_ tfiPD: [UInt8]) -> String {
   // The bad hex line (line 8) is skipped with a warning, not an error.
   while let frame = try importer.next() { frames.append(frame) }
   #expect(importer.warnings.last?.location?.record == 8)
-  try #require(frames.count == 4)
+  try #require(frames.count == 5)
   #expect(frames[0].data == [0x40])
   #expect(frames[0].bits == 7)  // BitFraming TxLastBits = 7 (magic wake-up)
   #expect(frames[1].data == [0x0A])
   #expect(frames[2].data == [0x30, 0x04])
   #expect(frames[2].bits == nil)  // InDataExchange ignores TxLastBits
-  #expect(frames[3].data == [])  // the frame with the bad DCS is still used, with a warning
+  // Status 02 (CRC error): the tag answered, damaged — an empty tag frame with a bad CRC.
+  #expect(frames[3].data == [] && frames[3].crc == .bad)
+  #expect(frames[3].sourceFlags == [ReaderChipFlag.damagedAnswer])
+  #expect(frames[4].data == [])  // the frame with the bad DCS is still used, with a warning
+  #expect(frames[4].crc == .notCaptured)
   #expect(
     importer.warnings.map(\.message) == [
       "InDataExchange status 0x02: CRC error in the tag's answer",
@@ -383,4 +387,33 @@ private func pn533Lines() throws -> [Substring] {
   #expect(importer.warnings.first?.location?.record == 29)
   // The WRITE and the READ after the damaged line are still there.
   #expect(frames.contains { $0.data == [0xA2, 0x0B, 0x67, 0x58, 0x63, 0x51] })
+}
+
+/// A WRITE whose answer the PN533 received damaged (InDataExchange status 02h, CRC error): the
+/// tag answered, so this is no silence — writeNDEF failed (libnfc returned an error), the
+/// page's bytes are unacknowledged, and the diagnosis says the reader saw the damage itself.
+@Test func libnfcDamagedAnswerFailsTheOperation() throws {
+  let text = try String(
+    contentsOfFile: TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log"), encoding: .utf8)
+  let damaged = text.replacingOccurrences(
+    of: "RX: 00 00 ff 03 fd d5 41 00 ea 00 ", with: "RX: 00 00 ff 03 fd d5 41 02 e8 00 ")
+  try #require(damaged != text)
+  let input = TraceInput(path: "damaged.log", bytes: Data(damaged.utf8))
+  let run = try SessionAnalysisRun(importer: LibnfcLogImporter(input: input))
+  let session = try #require(run.sessions.first)
+  let write = try #require(session.operations.first { $0.kind == .writeNDEF })
+  #expect(write.outcome == .failed)
+  #expect(
+    write.reason
+      == "the reader received the tag's answer to WRITE page 11 ← 67 58 63 51 damaged (CRC, "
+      + "parity or framing error) and reported the command failed: the tag answered, but what it "
+      + "answered is unknown")
+  #expect(session.memory.type2End.state(44) == .unacknowledged)
+  let report = try DiagnosisRun(
+    importer: LibnfcLogImporter(input: TraceInput(path: "damaged.log", bytes: Data(damaged.utf8)))
+  ).diagnose(expected: nil)
+  let rf = try #require(report.sessions.first?.findings.first { $0.code == "rf-damaged-frames" })
+  #expect(
+    rf.message.hasSuffix(
+      "The reader itself received them damaged and reported an error for the command."))
 }

@@ -154,12 +154,20 @@ private let dumpsys = "android/android-dumpsys-nfc.txt"
       ])
   }
 
-  @Test func corruptedAnswerIsNotAFrame() {
+  /// Status 02 (RF frame corrupted): the tag answered and the controller got the frame
+  /// damaged: a tag frame with a bad CRC and `reader-damaged-answer`, its bytes kept.
+  @Test func corruptedAnswerIsADamagedFrame() {
     var nci = activatedT2T()
     #expect(nci.packet([0x00, 0x00, 0x02, 0x30, 0x04], received: false).frames.count == 1)
     let out = nci.packet([0x00, 0x00, 0x03, 0x0A, 0x0B, 0x02], received: true)
-    #expect(out.frames.isEmpty)
-    #expect(out.warnings == ["the tag's answer did not arrive: status 02, RF frame corrupted"])
+    #expect(out.frames.map(\.data) == [[0x0A, 0x0B]])
+    #expect(out.frames.first?.crc == .bad)
+    #expect(out.frames.first?.flags == [ReaderChipFlag.damagedAnswer])
+    #expect(out.warnings == ["the tag's answer arrived damaged: status 02, RF frame corrupted"])
+    // Another status (B2, RF timeout) is still no answer.
+    let timeout = nci.packet([0x00, 0x00, 0x01, 0xB2], received: true)
+    #expect(timeout.frames.isEmpty)
+    #expect(timeout.warnings == ["the tag's answer did not arrive: status B2, RF timeout"])
   }
 
   @Test func nci1AckWithStatusOK() {

@@ -34,4 +34,9 @@ public enum ReaderChipFlag {
   /// status 63 00, PN53x MIFARE authentication error): a NAK, a wrong key or no answer; the
   /// reader does not say which.
   public static let readerFailure = "reader-failure"
+  /// An empty tag frame with a bad CRC standing for the reader's report that the tag's answer
+  /// arrived damaged (PN53x status 02h CRC, 03h parity, 05h framing, 13h frame format; NCI
+  /// status 02h RF frame corrupted, B0h RF transmission error): the tag answered, its bytes
+  /// are not known.
+  public static let damagedAnswer = "reader-damaged-answer"
 }

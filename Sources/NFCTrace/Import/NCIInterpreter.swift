@@ -196,6 +196,12 @@ public struct NCIInterpreter: Sendable {
         var f = frame(.tag, body, flags: [])
         f.bits = Int(status - 0x10)
         out.frames.append(f)
+      case 0x02:
+        // RF frame corrupted (NCI 2.0 §8.2): the tag answered, the frame failed its checks.
+        var f = frame(.tag, body, flags: [ReaderChipFlag.damagedAnswer])
+        f.crc = .bad
+        out.frames.append(f)
+        out.warnings.append("the tag's answer arrived damaged: \(Self.statusMeaning(status))")
       default:
         out.warnings.append("the tag's answer did not arrive: \(Self.statusMeaning(status))")
       }

@@ -250,6 +250,14 @@ struct PN53xInterpreter: Sendable {
           " (MIFARE Write 16 bytes to a Type 2 tag, run by the chip as COMPATIBILITY_WRITE: it "
           + "does not say whether part 1 or part 2 failed)"
       }
+      // The tag answered and the chip received the answer damaged: a damaged answer, not
+      // a silence (the command reached the tag).
+      if Self.damagedAnswerErrors.contains(error) {
+        var damaged = Output.data(
+          .tag, [], technology: technology, flags: [ReaderChipFlag.damagedAnswer])
+        damaged.crc = .bad
+        return ([damaged], [warning])
+      }
       // An authentication the chip ran and the card refused: a refusal, not a silence.
       guard error == 0x14 else { return ([], [warning]) }
       return (
@@ -501,6 +509,11 @@ struct PN53xInterpreter: Sendable {
     default: return .unknown
     }
   }
+
+  /// Status errors the chip reports for an answer it received damaged (PN533 user manual §7.1:
+  /// CRC error 02h, parity error 03h, MIFARE framing error 05h, invalid received frame format
+  /// 13h): the tag answered.
+  static let damagedAnswerErrors: Set<UInt8> = [0x02, 0x03, 0x05, 0x13]
 
   /// PN53x status error codes (PN533 user manual §7.1 table "Error code list"; names as in
   /// libnfc `chips/pn53x-internal.h`).

@@ -152,6 +152,9 @@ public struct LayerUnit: Sendable {
   /// True for an empty tag frame standing for the reader's report that the command failed
   /// (`ReaderChipFlag.readerFailure`): a refusal, not a missing answer.
   public var readerFailure = false
+  /// True for an empty tag frame standing for the reader's report that the tag's answer
+  /// arrived damaged (`ReaderChipFlag.damagedAnswer`): the tag answered, its bytes are unknown.
+  public var readerDamaged = false
   /// True for an empty tag frame standing for the reader chip's report of success with no
   /// data (`ReaderChipFlag.emptyAnswer`): the chip consumed a 4-bit ACK.
   public var readerChipACK = false

@@ -11,4 +11,20 @@ enum ReaderFailure {
     if let command { fields.insert(LayerField("command", .string(command)), at: 0) }
     return LayerDecode(protocolID, "NAK", "failed (\(meaning))", fields)
   }
+
+  /// The decode of an answer the reader received damaged (`ReaderChipFlag.damagedAnswer`),
+  /// naming the `command` it answers: the tag answered; the reader gives its bytes as received
+  /// (`hasBytes`, not to be trusted) or none.
+  static func damaged(_ protocolID: ProtocolID, command: String?, hasBytes: Bool = false)
+    -> LayerDecode
+  {
+    let meaning =
+      hasBytes
+      ? "the reader received the tag's answer damaged: its bytes as received, not to be trusted"
+      : "the reader received the tag's answer damaged and does not give its bytes"
+    var fields = [LayerField("meaning", .string(meaning))]
+    if let command { fields.insert(LayerField("command", .string(command)), at: 0) }
+    let what = command.map { "answer to \($0)" } ?? "answer"
+    return LayerDecode(protocolID, "damaged answer", "\(what) damaged (\(meaning))", fields)
+  }
 }

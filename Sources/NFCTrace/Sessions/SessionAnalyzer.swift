@@ -631,6 +631,9 @@ public struct SessionAnalyzer: Sendable {
     if let x = f.findings.first(where: { $0.code == "frame-exceeds-fsd" }) {
       fsdOverrun = (f.frame.index, x.message)
     }
+    if f.frame.sourceFlags.contains(ReaderChipFlag.damagedAnswer) {
+      return damagedAtReader(f)
+    }
     if let d = f.innermost, d.protocolID == .mifareClassic {
       if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
       // The NAKed command sent again and answered: the retry went through.
@@ -673,6 +676,30 @@ public struct SessionAnalyzer: Sendable {
     if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
     if d.name == "PACK" { authenticated = true }
     current = op
+  }
+
+  /// An answer the reader chip received damaged and reported as an error
+  /// (`ReaderChipFlag.damagedAnswer`: PN53x status 02h/03h/05h/13h, NCI status 02h): the host
+  /// got an error for the command, so its operation failed; the tag answered (an
+  /// acknowledgement or a refusal: unknown), so a Type 2 WRITE's or Type 4 UPDATE's bytes may or
+  /// may not be stored.
+  private mutating func damagedAtReader(_ f: DecodedFrame) {
+    let request = pending
+    pending = nil
+    undecoded = nil
+    deferredSilence = nil
+    damagedLastAnswer = nil
+    if let p = request {
+      type2.unanswered(p, memory: &memory)
+      if p.layer(.type4) != nil || p.layer(.iso7816) != nil {
+        type4.unanswered(p, memory: &memory)
+      }
+    }
+    let what = request?.innermost?.summary ?? "the command"
+    current?.fail(
+      "the reader received the tag's answer to \(what) damaged (CRC, parity or framing error) "
+        + "and reported the command failed: the tag answered, but what it answered is unknown",
+      frame: f.frame.index)
   }
 
   /// A MIFARE Classic NAK (to an AUTH, READ, WRITE…). NAK 0h/4h refuse the command, so its

@@ -203,7 +203,9 @@ enum RFRule: DiagnosisRule {
             ? "They come" : "\(c.rf.worstCluster.count) of them come")
             + " in a cluster: the radio link was poor at that moment (distance, movement, "
             + "metal, another card)."
-          : "Isolated damage is common in sniffed traces and usually harmless."),
+          : c.rf.readerReportedDamage == c.rf.damagedCount
+            ? "The reader itself received them damaged and reported an error for the command."
+            : "Isolated damage is common in sniffed traces and usually harmless."),
       coreNFCError: cluster && failed(c, op) ? .tagResponseError : nil, fix: holdStill)
   }
 

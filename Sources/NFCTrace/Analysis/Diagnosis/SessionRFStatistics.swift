@@ -42,6 +42,9 @@ public struct SessionRFStatistics: Sendable {
   public private(set) var damagedCount = 0
   /// The first damaged frames.
   public private(set) var damagedFrames: [Int] = []
+  /// Damaged frames the reader itself reported (`ReaderChipFlag.damagedAnswer`), not damage a
+  /// sniffer saw.
+  public private(set) var readerReportedDamage = 0
   /// Tag frames of 3 bytes or more that are all zeros, their CRC too (`isZeroAnswer`): not
   /// counted as damaged.
   public private(set) var zeroAnswers: [Int] = []
@@ -127,6 +130,7 @@ public struct SessionRFStatistics: Sendable {
     else { return }
     if Self.isZeroAnswer(f) { return Self.add(f.frame.index, to: &zeroAnswers) }
     damagedCount += 1
+    if f.frame.sourceFlags.contains(ReaderChipFlag.damagedAnswer) { readerReportedDamage += 1 }
     Self.add(f.frame.index, to: &damagedFrames)
     recentDamaged.append((ordinal, f.frame.index))
     recentDamaged.removeAll { $0.ordinal <= ordinal - Self.clusterWindow }

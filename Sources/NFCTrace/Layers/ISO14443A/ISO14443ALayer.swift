@@ -610,6 +610,7 @@ public struct ISO14443ALayer: Sendable {
       if frame.direction == .tag {
         unit.partialAnswer = frame.sourceFlags.contains(ReaderChipFlag.readBinary)
         unit.readerFailure = frame.sourceFlags.contains(ReaderChipFlag.readerFailure)
+        unit.readerDamaged = frame.sourceFlags.contains(ReaderChipFlag.damagedAnswer)
         unit.readerChipACK = frame.sourceFlags.contains(ReaderChipFlag.emptyAnswer)
       }
     }

@@ -248,6 +248,11 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       return LayerResult(
         decode: ReaderFailure.decode(.mifareClassic, command: command.map(Self.name)))
     }
+    if unit.readerDamaged {
+      return LayerResult(
+        decode: ReaderFailure.damaged(
+          .mifareClassic, command: command.map(Self.name), hasBytes: !b.isEmpty))
+    }
     if b.isEmpty, case .byChip(let name) = command {
       return decoded(
         "done", "\(name) done (the reader chip reports success)",

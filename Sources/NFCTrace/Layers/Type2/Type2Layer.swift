@@ -218,6 +218,10 @@ public struct Type2Layer: ProtocolLayer {
     if unit.readerFailure {
       return LayerResult(decode: ReaderFailure.decode(.type2, command: command?.name))
     }
+    if unit.readerDamaged {
+      return LayerResult(
+        decode: ReaderFailure.damaged(.type2, command: command?.name, hasBytes: !b.isEmpty))
+    }
     if unit.partialAnswer || unit.cutByCapture, case .read(let page) = command,
       (1..<16).contains(b.count)
     {
