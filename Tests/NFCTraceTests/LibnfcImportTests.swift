@@ -417,3 +417,29 @@ private func pn533Lines() throws -> [Substring] {
     rf.message.hasSuffix(
       "The reader itself received them damaged and reported an error for the command."))
 }
+
+/// The same for an APDU the PN533 carried in ISO-DEP blocks: the READ BINARY of NLEN answered
+/// with status 02h is a damaged answer (not "empty ISO-DEP frame"), and the query failed.
+@Test func libnfcDamagedAPDUAnswer() throws {
+  let text = try String(
+    contentsOfFile: TestPaths.traces("libnfc/pn533_t4t_ndef_read_write.log"), encoding: .utf8)
+  let damaged = text.replacingOccurrences(
+    of: "RX: 00 00 ff 07 f9 d5 41 00 00 0a 90 00 50 00 ", with: "RX: 00 00 ff 03 fd d5 41 02 e8 00 "
+  )
+  try #require(damaged != text)
+  let input = TraceInput(path: "damaged.log", bytes: Data(damaged.utf8))
+  var frames: [DecodedFrame] = []
+  let run = try SessionAnalysisRun(importer: LibnfcLogImporter(input: input)) {
+    if case .frame(let f) = $0 { frames.append(f) }
+  }
+  let answer = try #require(frames.first { $0.frame.sourceFlags == [ReaderChipFlag.damagedAnswer] })
+  #expect(answer.frame.index == 13)
+  #expect(
+    answer.innermost?.summary
+      == "answer damaged (the reader received the tag's answer damaged and does not give its bytes)"
+  )
+  let query = try #require(run.sessions.first?.operations.first { $0.kind == .queryNDEFStatus })
+  #expect(query.outcome == .failed)
+  #expect(
+    query.reason?.hasPrefix("the reader received the tag's answer to READ NLEN offset 0") == true)
+}

@@ -84,6 +84,9 @@ public struct ISODEPLayer: ProtocolLayer {
           decode: LayerDecode(.isoDEP, "I-block", "block cut by the capture (no byte kept)", []),
           handoff: (.iso7816, unit))
       }
+      if unit.readerDamaged, unit.direction == .tag {
+        return LayerResult(decode: ReaderFailure.damaged(.isoDEP, command: nil))
+      }
       return .undecoded("empty ISO-DEP frame")
     }
     if unit.direction == .reader {
