@@ -151,7 +151,9 @@ public enum ReportText {
       let why =
         r.layout == .type3
         ? "the Attribute Information Block was not read"
-        : r.end.type4CCIncomplete ? "the CC was read only in part" : "the CC was not read"
+        : r.tag.isMIFAREClassic && r.layout != .type4
+          ? TagContents.classicNotDecoded
+          : r.end.type4CCIncomplete ? "the CC was read only in part" : "the CC was not read"
       return "\n" + row("NDEF status", "unknown (\(why))", indent: "", width: 18)
     }
     var text = s.status.rawValue

@@ -51,6 +51,9 @@ public struct Operation: Sendable, Equatable {
   /// Type 2 pages whose WRITE the tag acknowledged, in order (rendered as the detail
   /// `pages_acknowledged` when the operation ends).
   public var acknowledgedPages: [Int] = []
+  /// MIFARE Classic blocks the tag acknowledged writing, in order (rendered as the detail
+  /// `blocks_written` when the operation ends).
+  public var classicWrites: [ClassicBlockWrite] = []
   /// The frame of the refusal that gave a failed operation its `reason` (the first since the
   /// last `recover`), nil otherwise: `diagnose` heads the operation with that refusal too.
   public internal(set) var reasonFrame: Int?
@@ -131,6 +134,11 @@ public struct Operation: Sendable, Equatable {
   /// `transceive` that `diagnose` counts as a write.
   public var writesNDEFFile: Bool { detail("ndef_file_written") != nil }
 
+  /// True for an operation in which the tag acknowledged a MIFARE Classic WRITE or TRANSFER
+  /// (`classicWrites`, detail `blocks_written`; NXP MF1S50yyX datasheet §12.5–12.6): a
+  /// `transceive` that `diagnose` counts as a write.
+  public var writesClassicBlocks: Bool { !classicWrites.isEmpty }
+
   /// `writeNDEF interrupted` or `queryNDEFStatus readWrite 492 B`.
   public var shortText: String {
     var text = kind.rawValue
@@ -141,6 +149,29 @@ public struct Operation: Sendable, Equatable {
       return text
     }
     return text + " " + outcome.rawValue
+  }
+}
+
+/// A MIFARE Classic block the tag acknowledged writing: a WRITE's 16 bytes (the ACK to its
+/// part 2, or a reader chip's report of success), or a TRANSFER of a value operation's result
+/// (`data` empty: the value is not on the air). NXP MF1S50yyX datasheet §12.5–12.6.
+public struct ClassicBlockWrite: Sendable, Equatable {
+  /// The block number.
+  public var block: Int
+  /// The 16 bytes written; empty for a TRANSFER.
+  public var data: [UInt8]
+  /// The frame of the tag's acknowledgement (or the chip's report).
+  public var frame: Int
+
+  /// True for a sector trailer (keys A/B and access bits): block 3 of a 4-block sector below
+  /// block 128, block 15 of a 16-block sector from 128 on (MF1S50yyX §8.6, MF1S70yyX §8.6).
+  public var isSectorTrailer: Bool { block < 128 ? block % 4 == 3 : (block - 128) % 16 == 15 }
+
+  /// Creates a record.
+  public init(block: Int, data: [UInt8], frame: Int) {
+    self.block = block
+    self.data = data
+    self.frame = frame
   }
 }
 

@@ -638,6 +638,9 @@ public struct SessionAnalyzer: Sendable {
       if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
       // The NAKed command sent again and answered: the retry went through.
       if classicTransmissionNAK?.command == pending?.frame.data { classicTransmissionNAK = nil }
+      if let w = Self.classicWrite(d, request: pending, frame: f.frame.index) {
+        current?.classicWrites.append(w)
+      }
     }
     // An ATS whose TL (its own length byte, ISO/IEC 14443-4 §5.2.1) disagrees with its length
     // is garbage, not an ATS: the RATS is still unanswered.
@@ -700,6 +703,22 @@ public struct SessionAnalyzer: Sendable {
       "the reader received the tag's answer to \(what) damaged (CRC, parity or framing error) "
         + "and reported the command failed: the tag answered, but what it answered is unknown",
       frame: f.frame.index)
+  }
+
+  /// The MIFARE Classic block tag answer `d` acknowledged writing: the ACK to a WRITE's
+  /// 16-byte part 2, a reader chip's report that its one-frame WRITE went through, or the
+  /// ACK (report) of a TRANSFER (NXP MF1S50yyX datasheet §12.5–12.6). Nil for other answers.
+  private static func classicWrite(_ d: LayerDecode, request: DecodedFrame?, frame: Int)
+    -> ClassicBlockWrite?
+  {
+    guard d.name == "ACK" || d.name == "done", let r = request?.innermost,
+      r.protocolID == .mifareClassic, case .int(let block)? = r.field("block")
+    else { return nil }
+    if r.name == "TRANSFER" { return ClassicBlockWrite(block: block, data: [], frame: frame) }
+    // Plaintext: the ACK to part 2 (`WRITE data`); chip: `WRITE` carrying its data.
+    guard r.name == "WRITE data" || r.name == "WRITE", case .hex(let data)? = r.field("data")
+    else { return nil }
+    return ClassicBlockWrite(block: block, data: data, frame: frame)
   }
 
   /// A MIFARE Classic NAK (to an AUTH, READ, WRITE…). NAK 0h/4h refuse the command, so its
@@ -1154,6 +1173,10 @@ public struct SessionAnalyzer: Sendable {
     if !op.acknowledgedPages.isEmpty {
       let pages = op.acknowledgedPages.map(String.init).joined(separator: ",")
       op.set("pages_acknowledged", .string(pages))
+    }
+    if !op.classicWrites.isEmpty {
+      op.set(
+        "blocks_written", .string(op.classicWrites.map { String($0.block) }.joined(separator: ",")))
     }
     switch op.kind {
     case .connect:

@@ -115,6 +115,14 @@ public struct TagIdentity: Sendable, Equatable {
     return sak == 0x00
   }
 
+  /// Whether the tag is a MIFARE Classic (Mini, 1K, 2K, 4K): a Classic AUTH was seen, or the
+  /// SAK (nfc-facts §1.4) or a PC/SC reader's ATR names one.
+  public var isMIFAREClassic: Bool {
+    if sawMIFAREClassicAuth { return true }
+    guard let p = product else { return false }
+    return p.hasPrefix("MIFARE Classic") || p == "MIFARE Mini"
+  }
+
   /// Whether the tag is ISO-DEP (SAK bit 0x20, an ATS, or an ATQB with Protocol_Type b1).
   public var isISODEP: Bool {
     if ats != nil || (sak.map { $0 & 0x20 != 0 } ?? false) { return true }

@@ -86,7 +86,7 @@ public enum Diagnoser {
     Type2MisplacedLockRule.self,
     Type4StatusRule.self, Type4LengthFieldRule.self, Type3Rule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
-    ReadBackRule.self,
+    ReadBackRule.self, ClassicWriteRule.self,
     RFRule.self,
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
   ]
@@ -261,7 +261,10 @@ public enum Diagnoser {
     for (i, op) in c.session.operations.enumerated() {
       // An app's own write of the NDEF file (DESFire / NTAG 424 DNA WriteData) is judged as
       // a write too, though its operation stays a transceive.
-      let isWrite = op.kind == .writeNDEF || op.kind == .writeLock || op.writesNDEFFile
+      // So is an acknowledged MIFARE Classic WRITE or TRANSFER.
+      let isWrite =
+        op.kind == .writeNDEF || op.kind == .writeLock || op.writesNDEFFile
+        || op.writesClassicBlocks
       let verdict: Verdict
       switch op.outcome {
       case .ok:

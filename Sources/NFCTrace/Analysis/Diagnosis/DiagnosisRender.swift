@@ -79,7 +79,7 @@ public enum DiagnosisRender {
       // An outcome the trace cannot tell (cut, tag not heard) says why before any finding.
       let cause =
         (op.outcome == .unknown ? op.reason : nil) ?? headline(fs, op)?.cause ?? op.reason
-        ?? fs.first?.cause ?? "no problem found"
+        ?? fs.first?.cause ?? ClassicWriteRule.acknowledgedText(op) ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
       out.write(state + " — " + ControlEscape.escaped(cause) + "\n")
       for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }

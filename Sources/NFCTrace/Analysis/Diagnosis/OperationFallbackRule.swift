@@ -335,8 +335,9 @@ enum OperationFallbackRule: DiagnosisRule {
         f.message = refusal.message
         return f
       }
+      // Core NFC cannot send MIFARE Classic commands (nfc-facts §8.3): no Core NFC error.
       return make(
-        "command-refused", .info, .tagResponseError,
+        "command-refused", .info, c.session.tag.isMIFAREClassic ? nil : .tagResponseError,
         "Check the command against the tag's datasheet; a refusal is an answer, not a radio problem."
       )
     case .authenticate:
@@ -365,12 +366,7 @@ enum OperationFallbackRule: DiagnosisRule {
       if op.detail("classic_auth_unanswered") != nil,
         i + 1 == c.session.operations.count || c.session.operations[i + 1].kind == .connect
       {
-        var f = make(
-          "authentication-failed", .warning, nil,
-          "Authenticate with the sector's right key (key A or B, as the sector trailer's access "
-            + "bits allow; Android: MifareClassic.authenticateSectorWithKeyA/B returns false). "
-            + "After a rejected authentication the tag is idle: activate it again (REQA/WUPA, "
-            + "anticollision, SELECT) before the next AUTH.")
+        var f = make("authentication-failed", .warning, nil, classicAuthFix)
         f.cause =
           "the tag did not answer the reader's nonce and answer {nr}{ar}: most likely it "
           + "rejected the key"
@@ -386,6 +382,11 @@ enum OperationFallbackRule: DiagnosisRule {
         return make(
           "probe-not-answered", .info, nil,
           "Nothing to fix: readers send this to tell Ultralight C apart from other tags.")
+      }
+      // A refused MIFARE Classic AUTH (NAK, or the reader chip's authentication error): Core
+      // NFC has no MIFARE Classic API (nfc-facts §8.3), so no Core NFC error, and no PWD_AUTH.
+      if c.session.tag.sawMIFAREClassicAuth {
+        return make("authentication-failed", .warning, nil, classicAuthFix)
       }
       return make(
         "authentication-failed", .warning, .tagResponseError,
@@ -420,6 +421,17 @@ enum OperationFallbackRule: DiagnosisRule {
       return f
     }
   }
+}
+
+extension OperationFallbackRule {
+  /// The fix for a MIFARE Classic authentication the tag rejected or refused (NXP MF1S50yyX
+  /// datasheet §10.3: a wrong key leaves the tag silent and idle; a NAK refuses the AUTH, e.g.
+  /// of a block the tag does not have). Core NFC cannot send it, so it names no iOS call.
+  static let classicAuthFix =
+    "Authenticate with the sector's right key (key A or B, as the sector trailer's access "
+    + "bits allow; Android: MifareClassic.authenticateSectorWithKeyA/B returns false) and a "
+    + "block the tag has (a 1K: 0–63). After a rejected authentication the tag is idle: "
+    + "activate it again (REQA/WUPA, anticollision, SELECT) before the next AUTH."
 }
 
 extension SessionCommandLog.Halt {

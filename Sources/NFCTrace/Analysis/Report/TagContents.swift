@@ -66,6 +66,13 @@ public struct TagContents: Sendable {
     layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity,
     type3: ByteImage = ByteImage()
   ) {
+    if tag.isMIFAREClassic, layout == .type2 || layout == .none {
+      // No CC, lock pages or GET_VERSION: its NDEF is found through the MAD (NXP AN10787,
+      // NFC Forum MIFARE Classic mapping), which is not decoded.
+      message = .unknown(Self.classicNotDecoded)
+      unknowns.append("MIFARE Classic blocks, MAD and NDEF sectors not decoded")
+      return
+    }
     switch layout {
     case .type2: decodeType2(type2, tag: tag)
     case .type4: decodeType4(files)
@@ -74,6 +81,10 @@ public struct TagContents: Sendable {
       message = .unknown("no Type 2, 3 or 4 memory in this session: nothing to decode")
     }
   }
+
+  /// Why a MIFARE Classic's NDEF is unknown.
+  static let classicNotDecoded =
+    "MIFARE Classic memory and its NDEF (found through the MAD) are not decoded"
 
   // MARK: Type 2
 

@@ -19,7 +19,9 @@
 /// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `done`, `magic WUPC1`, `magic WUPC2`,
 /// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
 /// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`, `nested` (true on the
-/// encrypted nt of a nested authentication).
+/// encrypted nt of a nested authentication), `value_operand` (true on an encrypted frame laid
+/// out as a value operation's operand, which the tag answers only on error: no answer is
+/// expected; MF1S50yyX §12.6).
 public struct MIFAREClassicLayer: ProtocolLayer {
   /// The protocol this layer decodes.
   public static let protocolID = ProtocolID.mifareClassic
@@ -52,6 +54,11 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   /// True when the last encrypted frame was a reader command of 4 bytes (2 + CRC): a 4-byte
   /// answer to it is a nested authentication's nonce.
   private var lastEncryptedReaderCommand = false
+  /// True when the last encrypted frame was a tag's 4-bit answer to such a 4-byte command: a
+  /// 6-byte reader frame next has the layout of a value operation's operand (part 2).
+  private var shortCommandAnswered = false
+  /// Blocks of the product the SAK names (1K: 64, nfc-facts §1.4), nil when not known.
+  private var blockCount: Int?
 
   /// An idle layer.
   public init() {}
@@ -59,6 +66,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   /// Decodes one frame payload (CRC removed when plaintext).
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
     if unit.direction == .event { return .undecoded("capture event") }
+    blockCount = context.sak.flatMap(Self.blockCount(sak:))
     if context.encrypted || phase == .awaitingReaderAnswer || phase == .awaitingTagAnswer {
       return decodeEncrypted(unit)
     }
@@ -75,6 +83,19 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     awaitingWriteData = nil
     awaitingValue = nil
     lastEncryptedReaderCommand = false
+    shortCommandAnswered = false
+  }
+
+  /// Blocks of the MIFARE Classic product SAK `sak` names (nfc-facts §1.4; NXP MF1S50yyX /
+  /// MF1S70yyX memory organisation): Mini 20, 1K 64, 2K 128, 4K 256; nil for other SAKs.
+  public static func blockCount(sak: UInt8) -> Int? {
+    switch sak {
+    case 0x09: return 20
+    case 0x08, 0x88: return 64
+    case 0x19: return 128
+    case 0x18: return 256
+    default: return nil
+    }
   }
 
   /// MIFARE Classic 1K/4K sector of `block`: 4 blocks per sector below block 128, 16 above.
@@ -111,10 +132,29 @@ public struct MIFAREClassicLayer: ProtocolLayer {
         "AUTH (nt)", "AUTH tag nonce nt (encrypted: a nested authentication)",
         [LayerField("nt", .hex(b)), LayerField("nested", .bool(true))])
     }
+    let operand =
+      phase == .encrypted && unit.direction == .reader && b.count == 6
+      && shortCommandAnswered
+    shortCommandAnswered =
+      unit.direction == .tag && lastEncryptedReaderCommand && b.count == 1 && unit.bits == 4
     phase = .encrypted
     lastEncryptedReaderCommand = unit.direction == .reader && b.count == 4
     let fields = [LayerField("data", .hex(b)), LayerField("length", .int(b.count))]
-    return decoded("ciphertext", "encrypted (Crypto1)", fields)
+    guard operand else { return decoded("ciphertext", "encrypted (Crypto1)", fields) }
+    return valueOperand(fields)
+  }
+
+  /// An encrypted 6-byte reader frame right after the tag's 4-bit answer to an encrypted
+  /// 4-byte command: only INCREMENT/DECREMENT/RESTORE have that layout (command 2 + CRC, ACK,
+  /// then the 4-byte operand + CRC; WRITE's part 2 is 18 bytes). The tag answers the operand
+  /// only to refuse it (NXP MF1S50yyX datasheet §12.6): its silence is no missing answer.
+  private func valueOperand(_ fields: [LayerField]) -> LayerResult {
+    var result = decoded(
+      "ciphertext",
+      "encrypted (Crypto1): by its layout a value operation's operand, answered only on error",
+      fields + [LayerField("value_operand", .bool(true))])
+    result.expectsResponse = false
+    return result
   }
 
   // MARK: - Plaintext reader commands
@@ -134,7 +174,10 @@ public struct MIFAREClassicLayer: ProtocolLayer {
         Int32(
           bitPattern: UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24))
       let fields = blockFields(block) + [LayerField("value", .int(value))]
-      return decoded("\(op) value", "\(op) block \(block) by \(value)", fields)
+      // Part 2 is answered only by a NAK on error (NXP MF1S50yyX datasheet §12.6).
+      var result = decoded("\(op) value", "\(op) block \(block) by \(value)", fields)
+      result.expectsResponse = false
+      return result
     }
     clear()
     if b.count == 1, bits == 7, b[0] == 0x40 || b[0] == 0x43 {
@@ -158,7 +201,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       pending = .auth(key: key, block: block)
       phase = .awaitingNonce
       return decoded(
-        "AUTH key \(key)", "AUTH key \(key) block \(block) (sector \(Self.sector(ofBlock: block)))",
+        "AUTH key \(key)", "AUTH key \(key) block \(block) \(blockPlace(block))",
         f + [LayerField("key", .string(key))])
     case 0x30:
       pending = .read(block: block)
@@ -198,7 +241,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       pending = .byChip("AUTH key \(key)")
       return decoded(
         "AUTH key \(key)",
-        "AUTH key \(key) block \(block) (sector \(Self.sector(ofBlock: block))) with key "
+        "AUTH key \(key) block \(block) \(blockPlace(block)) with key "
           + "\(Hex.string(b[2..<8])) \(note)",
         f + [LayerField("key", .string(key)), LayerField("uid", .hex(Array(b[8..<12])))])
     case (0xA0, 18):
@@ -225,6 +268,12 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     awaitingWriteData = nil
     awaitingValue = nil
     lastEncryptedReaderCommand = false
+  }
+
+  /// `(sector N)`, or that the block is past the product's last block (a 1K has 0–63).
+  private func blockPlace(_ block: Int) -> String {
+    guard let n = blockCount, block >= n else { return "(sector \(Self.sector(ofBlock: block)))" }
+    return "(past this tag's last block \(n - 1): the SAK names \(n) blocks)"
   }
 
   private func blockFields(_ block: Int) -> [LayerField] {
@@ -257,6 +306,12 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       return decoded(
         "done", "\(name) done (the reader chip reports success)",
         [LayerField("command", .string(name))])
+    }
+    if b.isEmpty, unit.readerChipACK, case .transfer(let block) = command {
+      // The chip consumed the TRANSFER's 4-bit ACK and reports success (PN533 §8.4.8).
+      return decoded(
+        "done", "TRANSFER done (the reader chip reports success)",
+        blockFields(block) + [LayerField("command", .string("TRANSFER"))])
     }
     if b.count == 1, (unit.bits ?? 4) == 4, b[0] <= 0x0F { return ackNak(b[0], command) }
     if case .read(let block) = command, b.count == 16 {
