@@ -14,6 +14,8 @@ private struct FeliCaTrace {
   var timeNs: Int64 = 0
   /// Frames as a Proxmark3 logs them: sync code `B2 4D` first, technology not said.
   var proxmark3 = false
+  /// Frames as a pcap (link type 264) holds them: technology not said, no sync code.
+  var technologyUnsaid = false
 
   mutating func add(
     _ dir: Direction, _ payload: [UInt8], gapNs: Int64 = 2_000_000, damaged: Bool = false
@@ -26,8 +28,25 @@ private struct FeliCaTrace {
       Frame(
         index: i, timeNs: timeNs, direction: dir, event: nil,
         data: (proxmark3 ? [0xB2, 0x4D] : []) + body + [UInt8(crc >> 8), UInt8(crc & 0xFF)],
-        bits: nil, parityErrors: [], technology: proxmark3 ? .unknown : .nfcF,
+        bits: nil, parityErrors: [],
+        technology: proxmark3 || technologyUnsaid ? .unknown : .nfcF,
         location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
+  }
+
+  /// A frame of bytes as given (another technology's), technology not said.
+  mutating func raw(_ dir: Direction, _ data: [UInt8], gapNs: Int64 = 2_000_000) {
+    timeNs += gapNs
+    let i = frames.count
+    frames.append(
+      Frame(
+        index: i, timeNs: timeNs, direction: dir, event: nil, data: data, bits: nil,
+        parityErrors: [], technology: .unknown,
+        location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
+  }
+
+  func decoded() -> [DecodedFrame] {
+    var decoder = FrameDecoder()
+    return frames.map { decoder.decode($0) }
   }
 
   /// SENSF_REQ for 12FC answered by a card of IC code `ic` (PMm byte 1; F1h FeliCa Lite-S).
@@ -922,5 +941,112 @@ extension Type3DiffTests {
     #expect(update.shownCommandSummary.hasPrefix("UPDATE block 3"))
     let text = DiffText.lines(d).joined(separator: "\n")
     #expect(!text.contains("73 65 63 72 65 74"))  // "secret"
+
+/// Damaged FeliCa frames (a bad CRC-F, JIS X 6319-4 §7) and other technologies' polls on an
+/// NFC-F link, whatever the source says of the technology.
+@Suite struct NFCFDamagedFrameTests {
+  private static let summary =
+    "CHECK response damaged (CRC-F mismatch): status flags and blocks not trusted"
+
+  /// A CHECK answer with a bad CRC-F and the intact one of the reader's retry.
+  private func retriedCheck(_ t: inout FeliCaTrace) {
+    t.poll()
+    t.check([0], aib(ln: 16), damaged: true)
+    t.check([0], aib(ln: 16))
+  }
+
+  /// pcap / Proxmark3 (technology not said): on the NFC-F link the polling opened, a frame
+  /// with the LEN structure and a bad CRC-F is a damaged NFC-F frame, not a type A one.
+  @Test(arguments: [false, true]) func damagedAnswerOnAnNFCFLink(proxmark3: Bool) throws {
+    var t = FeliCaTrace()
+    t.technologyUnsaid = !proxmark3
+    t.proxmark3 = proxmark3
+    retriedCheck(&t)
+    let answer = t.decoded()[3]
+    #expect(answer.frame.technology == .nfcF)
+    #expect(answer.frame.crc == .bad)
+    #expect(answer.innermost?.protocolID == .felica)
+    #expect(answer.innermost?.summary == Self.summary)
+    #expect(answer.innermost?.field("success") == nil)
+    #expect(answer.innermost?.field("data") == nil)
+    #expect(answer.findings.map(\.code) == ["bad-crc"])
+    #expect(answer.findings.first?.message == "CRC-F mismatch: expected 0e 9c, got 0f 9d")
+    #expect(answer.findings.first?.offset == (proxmark3 ? 31 : 29))
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok])
+    #expect(s.operations[1].firstFrame == 2 && s.operations[1].lastFrame == 5)
+    #expect(s.operations[1].detail("capacity") == .int(208))
+  }
+
+  /// The same damaged answer in a source that says NFC-F (NFC-Laboratory) gets the finding
+  /// too, and no "CHECK ok" or block data.
+  @Test func damagedAnswerOfAnNFCFSource() throws {
+    var t = FeliCaTrace()
+    retriedCheck(&t)
+    let out = t.decoded()
+    #expect(out[3].frame.crc == .bad)
+    #expect(out[3].innermost?.summary == Self.summary)
+    #expect(out[3].innermost?.fields.map(\.key) == ["idm"])
+    #expect(out[3].findings.map(\.message) == ["CRC-F mismatch: expected 0e 9c, got 0f 9d"])
+    #expect(out[5].innermost?.field("success") == .bool(true))
+    #expect(out[5].findings.isEmpty)
+  }
+
+  /// Outside an NFC-F link, a frame with a bad CRC-F is not taken for FeliCa from its shape
+  /// alone: before any polling, and after a frame of another technology ended the link.
+  @Test func noNFCFLinkNoDamagedFeliCa() throws {
+    var t = FeliCaTrace()
+    t.technologyUnsaid = true
+    t.add(.tag, [0x07] + idm + [0, 0, 1] + aib(ln: 16), damaged: true)
+    let alone = t.decoded()[0]
+    #expect(alone.frame.technology == .unknown)
+    #expect(alone.findings.first?.message.hasPrefix("CRC_A mismatch") == true)
+
+    var u = FeliCaTrace()
+    u.technologyUnsaid = true
+    u.poll()
+    u.raw(.reader, CRC.appendingCRCA([0x30, 0x04]))
+    u.add(.tag, [0x07] + idm + [0, 0, 1] + aib(ln: 16), damaged: true)
+    let afterTypeA = u.decoded()
+    #expect(afterTypeA[0].frame.technology == .nfcF)
+    #expect(afterTypeA[3].frame.technology == .unknown)
+  }
+
+  /// An ISO 15693 INVENTORY (`26 01 00`, its CRC_B-shaped CRC verifying alone) in the
+  /// polling loop between FeliCa polls is no operation in a source that does not say the
+  /// technology, as in one that does (`test_NFC-F_212kbps_001.json` and its pcap).
+  @Test(arguments: [false, true]) func otherTechnologyPollBetweenFeliCaPolls(said: Bool) throws {
+    var t = FeliCaTrace()
+    t.technologyUnsaid = !said
+    t.poll()
+    t.raw(.reader, CRC.appendingCRCB([0x26, 0x01, 0x00]))
+    if said { t.frames[2].technology = .nfcV }
+    t.poll()
+    let out = t.decoded()
+    #expect(out[2].crcBAlone == !said)
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .connect])
+    #expect(s.operations.map(\.outcome) == [.ok, .ok])
+  }
+
+  /// The real trace and the same frames without their technology (what its pcap or `.trace`
+  /// conversion holds) give the same operations.
+  @Test func realTraceGivesTheSameOperationsWithoutTechnology() throws {
+    let path = TestPaths.shared("public/nfc-laboratory/test_NFC-F_212kbps_001.json")
+    var importer = try NFCLabImporter(input: try TraceInput(path: path))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    let unsaid = frames.map { f -> Frame in
+      var f = f
+      f.technology = .unknown
+      return f
+    }
+    for set in [frames, unsaid] {
+      let s = try SessionAnalysisRun(importer: MemoryImporter(frames: set)).sessions
+      #expect(s.count == 1)
+      #expect(s.first?.operations.map(\.kind) == [.connect, .connect, .connect])
+      #expect(s.first?.operations.map(\.outcome) == [.ok, .ok, .ok])
+    }
   }
 }

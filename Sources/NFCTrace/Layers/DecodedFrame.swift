@@ -46,6 +46,10 @@ public final class DecodedFrame: @unchecked Sendable {
   /// Writers of formats that have no technology field (a Proxmark3 trace: type A parity or
   /// none) take it from here.
   @exclusivity(unchecked) public var decodedTechnology: Technology
+  /// True for a frame of a source that does not say its technology whose CRC_B verifies where
+  /// CRC_A and CRC-F do not: ISO 14443-B or ISO 15693 (both use the CRC of ISO/IEC 13239),
+  /// kept raw — of neither NFC-A nor NFC-F, though `technology` stays `.unknown`.
+  @exclusivity(unchecked) public var crcBAlone = false
 
   /// Creates a decoded frame with no layers.
   public init(frame: consuming Frame) {

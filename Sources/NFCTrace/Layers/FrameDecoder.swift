@@ -26,6 +26,10 @@ public struct FrameDecoder: Sendable {
   private var felicaICCodes: [[UInt8]: UInt8] = [:]
   /// Whether the last reader frame was a command addressed to a card by its IDm.
   private var felicaAddressed = false
+  /// True after an intact NFC-F frame (a FeliCa polling, or a capture starting inside an NFC-F
+  /// exchange) up to a frame of another technology or a field change: a frame with the NFC-F
+  /// length structure whose CRC-F fails is then a damaged NFC-F frame (JIS X 6319-4 §7).
+  private var felicaLink = false
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
@@ -48,12 +52,11 @@ public struct FrameDecoder: Sendable {
       return out
     }
     if frame.technology == .nfcF
-      || (frame.technology == .unknown && frame.crc == .unchecked
-        && (CRC.isNFCFFrame(frame.data) || CRC.hasNFCFSync(frame.data))
-        && !CRC.hasValidCRCA(frame.data) && !CRC.hasValidCRCB(frame.data))
+      || (frame.technology == .unknown && frame.crc == .unchecked && isNFCF(frame.data))
     {
       return nfcF(frame)
     }
+    felicaLink = false
     if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
     let typeBLink = isTypeB(frame) || followsCRCB(frame)
@@ -91,6 +94,7 @@ public struct FrameDecoder: Sendable {
     frame.crc = first.crc
     let out = DecodedFrame(frame: frame)
     if typeBLink { out.decodedTechnology = .nfcB }
+    out.crcBAlone = first.crcBAlone
     out.expectsResponse = expectsResponse
     out.startsActivation = first.newActivation
     out.completedUID = completedUID
@@ -98,6 +102,18 @@ public struct FrameDecoder: Sendable {
     out.findings = findings
     out.undecodedReason = undecodedReason
     return out
+  }
+
+  /// Whether a frame of a source that does not say its technology is NFC-F: its LEN and CRC-F
+  /// fit (a phone's polling loop sends SENSF_REQ between its REQA and REQB), or, on an NFC-F
+  /// link (`felicaLink`), its LEN fits whatever its CRC-F (a frame damaged on the air). Never
+  /// one whose CRC_A or CRC_B verifies.
+  private func isNFCF(_ data: [UInt8]) -> Bool {
+    guard
+      CRC.isNFCFFrame(data) || CRC.hasNFCFSync(data)
+        || (felicaLink && NFCFFraming.hasLengthStructure(data))
+    else { return false }
+    return !CRC.hasValidCRCA(data) && !CRC.hasValidCRCB(data)
   }
 
   /// An NFC-F frame: one the source says is NFC-F, or, in a source that does not say the
@@ -112,9 +128,14 @@ public struct FrameDecoder: Sendable {
     let reader = frame.direction == .reader
     var body = data
     var reason: String?
+    var crcFinding: Finding?
     if let len = data.first.map(Int.init), len >= 2, data.count == len + 2 {
       // CRC-F (ISO/IEC 13239 with initial value 0000, high byte first) over LEN and payload.
       frame.crc = CRC.isNFCFFrame(data) ? .ok : .bad
+      if frame.crc == .bad {
+        crcFinding = NFCFFraming.crcMismatch(
+          data, frameIndex: frame.index, offset: frame.data.count - data.count)
+      }
       body = Array(data.prefix(len))
     } else if let len = data.first.map(Int.init), len >= 2, data.count == len {
       // The source kept the frame without its CRC-F.
@@ -123,9 +144,13 @@ public struct FrameDecoder: Sendable {
         "NFC-F frame: LEN \(data.first.map { String($0) } ?? "missing") does not match the "
         + "frame's \(data.count) bytes (LEN counts itself and the payload, CRC-F follows)"
     }
+    // A damaged answer's status and blocks are not the card's (the CRC-F says so).
     var decoded =
       reason == nil
-      ? FeliCaMessage.decode(body, requestCode: felicaRequestCode) : (nil, reason: reason)
+      ? FeliCaMessage.decode(
+        body, requestCode: felicaRequestCode, damaged: !reader && frame.crc == .bad)
+      : (nil, reason: reason)
+    if frame.crc != .bad { felicaLink = true }
     let command = body.count > 1 ? body[1] : 0
     if reader {
       felicaCheckFirstBlock = decoded.0.flatMap(FeliCaMessage.checkedFirstBlock)
@@ -172,6 +197,7 @@ public struct FrameDecoder: Sendable {
     out.startsActivation = reader && command == 0x00 && decoded.0 != nil
     out.completedUID = idm
     if let d = decoded.0 { out.layers = [d] }
+    if let crcFinding { out.findings = [crcFinding] }
     out.undecodedReason = decoded.reason
     return out
   }
@@ -269,6 +295,7 @@ public struct FrameDecoder: Sendable {
     felicaRequestCode = nil
     felicaICCodes = [:]
     felicaAddressed = false
+    felicaLink = false
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

@@ -796,10 +796,14 @@ public struct SessionAnalyzer: Sendable {
 
   /// A reader frame of another RF technology than the tag's, left unanswered: the reader's
   /// polling loop looking for other tags (an ISO 15693 INVENTORY between FeliCa polls), which
-  /// this tag cannot hear. It is no command of the session's operations.
+  /// this tag cannot hear. It is no command of the session's operations. A frame whose source
+  /// does not say its technology is one when its CRC_B verified alone (ISO 14443-B or ISO 15693,
+  /// `DecodedFrame.crcBAlone`) and the tag is neither.
   private func isOtherTechnologyPoll(_ f: DecodedFrame) -> Bool {
-    f.frame.direction == .reader && f.response == .unanswered && f.technology != .unknown
-      && tag.technology != .unknown && f.technology != tag.technology
+    guard f.frame.direction == .reader, f.response == .unanswered, tag.technology != .unknown
+    else { return false }
+    if f.crcBAlone { return tag.technology != .nfcB && tag.technology != .nfcV }
+    return f.technology != .unknown && f.technology != tag.technology
   }
 
   private mutating func noAnswer(_ f: DecodedFrame, kind: OperationKind?) {

@@ -15,6 +15,10 @@ public struct FrameLayerResult: Sendable {
   /// The CID of an ISO-DEP link that a type B ATTRIB answer just opened (type A opens it with
   /// RATS/ATS inside the ISO-DEP layer).
   public var isoDEPActivation: Int?
+  /// True for a frame of a source that does not say its technology whose CRC_B verifies where
+  /// CRC_A does not: ISO 14443-B or ISO 15693 (both use the CRC of ISO/IEC 13239), so neither
+  /// NFC-A nor NFC-F (`OtherTechnology`).
+  public var crcBAlone = false
 
   /// Creates a result.
   public init(result: LayerResult, crc: CRCStatus, expectsResponse: Bool, newActivation: Bool) {

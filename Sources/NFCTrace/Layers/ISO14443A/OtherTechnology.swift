@@ -5,6 +5,7 @@ enum OtherTechnology {
   static func result(_ frame: Frame, crcAValid: Bool?) -> FrameLayerResult? {
     let reason: String
     var crc = frame.crc
+    var findings: [Finding] = []
     switch frame.technology {
     case .nfcA, .nfcB:
       return nil  // type B frames go to ISO14443BLayer before the type A layer
@@ -21,13 +22,18 @@ enum OtherTechnology {
       reason = "FeliCa (NFC-F) not decoded yet"
     case .nfcV:
       reason = "ISO 15693 (NFC-V) not decoded yet"
+      let (status, finding) = ISO15693CRC.resolve(frame)
+      crc = status
+      if let finding { findings = [finding] }
     case .iClass:
       reason = "HID iCLASS not decoded yet"
     case .lowFrequency:
       reason = "low-frequency (125/134 kHz) frames not decoded yet"
     }
-    return FrameLayerResult(
-      result: LayerResult(reason: reason), crc: crc,
+    var out = FrameLayerResult(
+      result: LayerResult(findings: findings, reason: reason), crc: crc,
       expectsResponse: frame.direction == .reader, newActivation: false)
+    out.crcBAlone = frame.technology == .unknown
+    return out
   }
 }

@@ -24,8 +24,10 @@ enum FeliCaMessage {
 
   /// The decode of `body` (the frame without CRC-F, LEN first); nil reason when decoded.
   /// `requestCode`: the request code of the SENSF_REQ a SENSF_RES answers (what its request
-  /// data is), nil when unknown.
-  static func decode(_ body: [UInt8], requestCode: UInt8? = nil) -> (LayerDecode?, reason: String?)
+  /// data is), nil when unknown. `damaged`: the frame is an answer whose CRC-F failed, so a
+  /// CHECK or UPDATE answer's status flags and blocks are not taken (JIS X 6319-4 §7).
+  static func decode(_ body: [UInt8], requestCode: UInt8? = nil, damaged: Bool = false)
+    -> (LayerDecode?, reason: String?)
   {
     guard body.count >= 2 else { return (nil, "NFC-F frame shorter than LEN and command code") }
     let code = body[1]
@@ -42,7 +44,7 @@ enum FeliCaMessage {
     case 0x00: decode = pollingRequest(p)
     case 0x01: decode = pollingResponse(p, requestCode: requestCode)
     case 0x06, 0x08: decode = blockAccess(name, p, update: code == 0x08)
-    case 0x07, 0x09: decode = statusAnswer(name, p)
+    case 0x07, 0x09: decode = damaged ? damagedAnswer(name, p) : statusAnswer(name, p)
     default: decode = withIDm(name, p)
     }
     guard let decode else {
@@ -210,6 +212,15 @@ enum FeliCaMessage {
       fields.append(LayerField("status_meaning", .string(statusMeaning(sf1, sf2))))
     }
     return LayerDecode(.felica, name, summary, fields)
+  }
+
+  /// A CHECK / UPDATE answer whose CRC-F failed: its IDm as received, no status flags, success
+  /// or blocks (their bytes may not be the card's).
+  private static func damagedAnswer(_ name: String, _ p: ArraySlice<UInt8>) -> LayerDecode? {
+    guard p.count >= 8 else { return nil }
+    return LayerDecode(
+      .felica, name, "\(name) damaged (CRC-F mismatch): status flags and blocks not trusted",
+      [LayerField("idm", .hex(Array(p.prefix(8))))])
   }
 
   /// Status Flag 2 error codes (JIS X 6319-4; Sony FeliCa card user's manual, "Status Flag"):
