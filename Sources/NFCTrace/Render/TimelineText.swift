@@ -21,6 +21,9 @@ public final class TimelineTextRenderer {
   private var held: [Item] = []
   /// The held session's tag identity once seen: ("UID", bytes) or ("PUPI", bytes).
   private var heldUID: (label: String, id: [UInt8])?
+  /// True while `heldUID` is an ATQB's PUPI: with several tags answering REQB's slots the
+  /// reader's ATTRIB may select another (ISO/IEC 14443-3 §7.10), so frames stay held for it.
+  private var heldTentative = false
 
   /// A renderer writing to `out`, with ANSI colour when `color`.
   public init(out: OutputBuffer, color: Bool) {
@@ -49,14 +52,15 @@ public final class TimelineTextRenderer {
       currentSession = f.session
       if f.session != nil {
         held = starts + [.frame(f)]
-        heldUID = Self.identity(f)
-        if heldUID != nil { flushHeld() }
+        heldUID = nil
+        noteIdentity(f)
+        if heldUID != nil, !heldTentative { flushHeld() }
         return
       }
     } else if !held.isEmpty {
       held += starts + [.frame(f)]
-      if let id = Self.identity(f) { heldUID = id }
-      if heldUID != nil || held.count >= holdLimit { flushHeld() }
+      noteIdentity(f)
+      if (heldUID != nil && !heldTentative) || held.count >= holdLimit { flushHeld() }
       return
     }
     for case .event(let e) in starts { operationLine(e) }
@@ -97,13 +101,30 @@ public final class TimelineTextRenderer {
     }
     held = []
     heldUID = nil
+    heldTentative = false
+  }
+
+  /// Takes the identity `f` shows for the held session: an ATQB's PUPI only tentatively (the
+  /// first ATQB's, until an ATTRIB names the PUPI it selects).
+  private func noteIdentity(_ f: DecodedFrame) {
+    guard let id = Self.identity(f) else { return }
+    let tentative = id.label == "PUPI" && f.frame.direction == .tag
+    if tentative, heldUID != nil { return }
+    heldUID = id
+    heldTentative = tentative
   }
 
   /// The tag identity a frame shows: the UID an anticollision completed; a type B tag's PUPI
-  /// (ATQB, ISO/IEC 14443-3 §7.9.2); or, in a capture that starts after the activation, the
+  /// (ATQB, ISO/IEC 14443-3 §7.9.2; the intact ATTRIB that selects it, §7.10); or, in a
+  /// capture that starts after the activation, the
   /// 7-byte UID of a Type 2 READ of page 0 whose two BCCs check (`TagIdentity.uid(fromPage0:)`).
   private static func identity(_ f: DecodedFrame) -> (label: String, id: [UInt8])? {
     if let uid = f.completedUID { return ("UID", uid) }
+    if f.frame.direction == .reader, f.frame.crc != .bad, let d = f.layers.first,
+      d.protocolID == .iso14443B, d.name == "ATTRIB", case .hex(let pupi)? = d.field("identifier")
+    {
+      return ("PUPI", pupi)
+    }
     guard f.frame.direction == .tag, let d = f.layers.first else { return nil }
     if d.protocolID == .iso14443B, d.name == "ATQB", case .hex(let pupi)? = d.field("pupi") {
       return ("PUPI", pupi)
