@@ -233,6 +233,7 @@ public struct FrameDecoder: Sendable {
     case .type2: return type2.decode(unit, context: &context)
     case .type4: return type4.decode(unit, context: &context)
     case .mifareClassic: return mifare.decode(unit, context: &context)
+    case .nfcDEP: return NFCDEPFrame.decode(unit)
     case .iso14443A, .iso14443B, .appleECP, .felica:
       return .undecoded("no inner decoder for \(id.rawValue)")
     }

@@ -18,6 +18,8 @@ public enum ProtocolID: String, Sendable, Hashable, CaseIterable {
   case appleECP = "apple-ecp"
   /// NFC-F (JIS X 6319-4 / FeliCa): polling, CHECK and UPDATE of the Type 3 Tag commands.
   case felica = "felica"
+  /// NFC-DEP (ISO/IEC 18092 §12) over NFC-A, after a SAK announcing ISO/IEC 18092.
+  case nfcDEP = "nfc-dep"
 }
 
 /// A decoded field value, rendered as a JSON scalar (hex as a lower-case string).

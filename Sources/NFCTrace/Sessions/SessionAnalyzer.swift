@@ -1443,6 +1443,9 @@ public struct SessionAnalyzer: Sendable {
       if d.name == "SENSF_REQ" { return .connect }
       return type3.classify(
         d, current: current?.kind, currentFailed: current?.outcome == .failed, memory: memory)
+    case .nfcDEP:
+      // Peer-to-peer exchanges (LLCP) are no Core NFC tag operation: each is a transceive.
+      return .transceive
     }
   }
 }

@@ -297,7 +297,7 @@ public struct TagIdentity: Sendable, Equatable {
       {
         pmm = p
       }
-    case .appleECP:
+    case .appleECP, .nfcDEP:
       break
     }
   }

@@ -37,7 +37,8 @@ public struct FrameLayerResult: Sendable {
 /// the UID parts of the cascade levels selected so far. Routing of other frames, in order:
 /// ISO-DEP active → `.isoDEP`; RATS/PPS and the answer to RATS → `.isoDEP`; Crypto1 on →
 /// `.mifareClassic`; MIFARE Classic AUTH (`60`/`61` + block) and its nonce, or a MIFARE Classic
-/// SAK → `.mifareClassic`; otherwise `.type2`. Payloads are handed on without CRC.
+/// SAK → `.mifareClassic`; an NFC-DEP frame (`F0` LEN `D4`/`D5`) after a SAK with b7 set (ISO/IEC
+/// 18092) → `.nfcDEP`; otherwise `.type2`. Payloads are handed on without CRC.
 /// Sources: ISO/IEC 14443-3 §6; nfc-facts §1.
 public struct ISO14443ALayer: Sendable {
   /// The reader command a tag frame would answer.
@@ -647,6 +648,8 @@ public struct ISO14443ALayer: Sendable {
     if !reader, case .mifareAuth = pending { return .mifareClassic }
     if let sak = context.sak, SAK(sak).isMIFAREClassic { return .mifareClassic }
     if context.mifareClassicByATR { return .mifareClassic }
+    // SAK b7: an ISO/IEC 18092 target, whose NFC-DEP frames start F0 LEN D4/D5 (§12).
+    if let sak = context.sak, sak & 0x40 != 0, NFCDEPFrame.isFramed(payload) { return .nfcDEP }
     if reader, looksLikeISODEPBeforeSelection(frame, payload: payload, context: context) {
       findings.append(
         Finding(
