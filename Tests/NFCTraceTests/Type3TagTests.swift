@@ -941,6 +941,8 @@ extension Type3DiffTests {
     #expect(update.shownCommandSummary.hasPrefix("UPDATE block 3"))
     let text = DiffText.lines(d).joined(separator: "\n")
     #expect(!text.contains("73 65 63 72 65 74"))  // "secret"
+  }
+}
 
 /// Damaged FeliCa frames (a bad CRC-F, JIS X 6319-4 §7) and other technologies' polls on an
 /// NFC-F link, whatever the source says of the technology.
