@@ -22,7 +22,7 @@ public struct NFCSnoopImporter: TraceImporter {
     summary: "Android NFC snoop log (NFCSNOOP_LOG_SUMMARY of dumpsys nfc / a bug report): NCI "
       + "packets of the phone's reader/writer mode",
     sniff: { head, _ in NFCSnoopImporter.sniff(head) },
-    open: { try NFCSnoopImporter(input: $0) })
+    open: { try NFCSnoopImporter(input: $0) }, sourceTimeIsDate: true)
 
   private let path: String
   private var records: [NFCSnoopLog.Record] = []

@@ -13,7 +13,7 @@ public enum PcapFormats {
       + "via text2pcap, NFCGate, Flipper Zero debug pcap); USB captures of PN53x, ACR122 and "
       + "PC/SC (CCID) readers (usbmon 189/220, USBPcap 249)",
     sniff: { head, path in sniff(head, path: path) },
-    open: { input in try PcapImporter(input: input) })
+    open: { input in try PcapImporter(input: input) }, sourceTimeIsDate: true)
 
   /// Confidence that `head` starts a pcap (either magic, either byte order) or pcapng file:
   /// 95 for a magic (100 with a matching extension), 0 otherwise.

@@ -8,7 +8,8 @@ import NFCTrace
 /// Each frame becomes one packet: the 4-byte pseudo-header (version 0, event, big-endian data
 /// length; Wireshark `packet-iso14443.c`) then `frame.data`. Events: reader → 0xFE, tag →
 /// 0xFF, or 0xFA/0xFB when `frame.crc == .notCaptured`; field on → 0xFC, field off → 0xFD.
-/// The packet time is `baseEpochNs + frame.timeNs` (ns since the Unix epoch).
+/// The packet time is `baseEpochNs + frame.timeNs` (ns since the Unix epoch), moved into the
+/// range a record holds (`recordTime(ns:)`) when it lies outside.
 ///
 /// The file is flushed and closed by `close()` (or when the last copy is released).
 /// Copies share one output.
@@ -55,12 +56,10 @@ public struct PcapWriter {
     }
     let packet = try ISO14443PseudoHeader.packet(for: frame, at: here)
     var header = pcap_pkthdr()
-    let ns = baseEpochNs &+ frame.timeNs
-    // Floor division so that times before the epoch keep 0 ≤ fraction < 1 s.
+    let ns = Self.recordTime(ns: baseEpochNs.saturatingPlus(frame.timeNs))
     let (seconds, fraction) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
-    let negative = fraction < 0
-    header.ts.tv_sec = Int(negative ? seconds - 1 : seconds)
-    header.ts.tv_usec = Int(negative ? fraction + 1_000_000_000 : fraction)
+    header.ts.tv_sec = Int(seconds)
+    header.ts.tv_usec = Int(fraction)
     header.caplen = UInt32(packet.count)
     header.len = UInt32(packet.count + Self.cutBytes(frame))
     // pcap_dump takes the dumper as its `u_char *user` argument (pcap_dump(3PCAP)).
@@ -72,11 +71,18 @@ public struct PcapWriter {
 
   /// Whether a record can hold `ns` nanoseconds since the Unix epoch: "the on-disk format of
   /// savefiles uses 32-bit tv_sec" (libpcap `pcap/pcap.h`), read unsigned by `PcapImporter`
-  /// and Wireshark: 1970-01-01 to 2106-02-07T06:28:15Z. Other times are written wrapped
-  /// (`convert` warns).
-  public static func holds(ns: Int64) -> Bool {
-    ns >= 0 && ns / 1_000_000_000 <= Int64(UInt32.max)
-  }
+  /// and Wireshark: 1970-01-01 to 2106-02-07T06:28:15.999999999Z. Other times are written at
+  /// the nearer end of that range (`recordTime(ns:)`; `convert` warns).
+  public static func holds(ns: Int64) -> Bool { recordTime(ns: ns) == ns }
+
+  /// The latest time a record holds, in ns since the Unix epoch: u32 seconds 4294967295 and
+  /// 999999999 ns (2106-02-07T06:28:15.999999999Z).
+  public static let latestNs: Int64 = (Int64(UInt32.max) + 1) * 1_000_000_000 - 1
+
+  /// The time, in ns since the Unix epoch, a record is written with for a frame at `ns`:
+  /// `ns` itself when the record holds it, else the nearer end of the range (0, 1970-01-01;
+  /// `latestNs`, 2106): clamped, never wrapped, so frames keep their order.
+  public static func recordTime(ns: Int64) -> Int64 { min(max(ns, 0), latestNs) }
 
   /// Bytes a capture's snap length cut from `frame` (`Frame.originalLength`), kept in the
   /// record's original length so that the cut survives a conversion.

@@ -13,6 +13,8 @@ public struct PcapngWriter {
   private let path: String
   private let baseEpochNs: Int64
   private var written = 0
+  /// Bytes written so far (the next block's offset in the file).
+  private var position = 0
 
   /// Creates `path` (or writes standard output for `-`) and writes the section and interface
   /// headers. `baseEpochNs` is added to every frame's `timeNs`.
@@ -29,16 +31,21 @@ public struct PcapngWriter {
   }
 
   /// Whether an Enhanced Packet Block can hold `ns` nanoseconds since the Unix epoch: its
-  /// time stamp is a u64 (pcapng §4.3), so any time from 1970 on. Earlier ones are written
-  /// wrapped (`convert` warns).
+  /// time stamp is a u64 (pcapng §4.3), so any time from 1970 on (an `Int64` of ns ends in
+  /// 2262, before the u64's 2554). Earlier ones are written at 1970-01-01 (`recordTime(ns:)`;
+  /// `convert` warns).
   public static func holds(ns: Int64) -> Bool { ns >= 0 }
+
+  /// The time, in ns since the Unix epoch, a block is written with for a frame at `ns`: `ns`
+  /// itself from 1970 on, 0 (1970-01-01T00:00:00Z) for an earlier one — clamped, never wrapped.
+  public static func recordTime(ns: Int64) -> Int64 { max(ns, 0) }
 
   /// Appends one frame as an Enhanced Packet Block.
   /// - Throws: `TraceError.unsupported` for frames link type 264 cannot hold.
   public mutating func write(_ frame: Frame) throws {
-    let here = SourceLocation(file: path, unit: "packet", record: written + 1, offset: 0)
+    let here = SourceLocation(file: path, unit: "packet", record: written + 1, offset: position)
     let packet = try ISO14443PseudoHeader.packet(for: frame, at: here)
-    let ns = UInt64(bitPattern: baseEpochNs &+ frame.timeNs)
+    let ns = UInt64(Self.recordTime(ns: baseEpochNs.saturatingPlus(frame.timeNs)))
     var body = le32(0) + le32(UInt32(ns >> 32)) + le32(UInt32(ns & 0xFFFF_FFFF))
     body += le32(UInt32(packet.count)) + le32(UInt32(packet.count + PcapWriter.cutBytes(frame)))
     body += packet
@@ -51,9 +58,10 @@ public struct PcapngWriter {
   /// - Throws: `OutputError` when a write failed (a full disk): the file is incomplete.
   public mutating func close() throws(OutputError) { try file.close() }
 
-  private func block(_ type: UInt32, body: [UInt8]) {
+  private mutating func block(_ type: UInt32, body: [UInt8]) {
     let length = UInt32(12 + body.count)
     file.write(Data(le32(type) + le32(length) + body + le32(length)))
+    position += Int(length)
   }
 
   private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }

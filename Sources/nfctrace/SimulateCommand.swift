@@ -155,12 +155,42 @@ enum ConvertCommand {
     ].contains(flag)
   }
 
-  /// The pcap time of the first frame: 1 s for a timed source, so that a capture whose first
-  /// packets share its first instant does not read back as one without times (all 0, which
-  /// the pcap importer takes for untimed); 0 for an untimed one (a libnfc log), which stays so.
-  static func baseEpoch(_ first: Frame?) -> Int64 {
-    guard let unit = first?.sourceTime?.unit, unit != .order else { return 0 }
-    return 1_000_000_000
+  /// The pcap/pcapng time of `timeNs == 0`, in ns since the Unix epoch:
+  /// - a source whose times are dates (`TraceFormat.sourceTimeIsDate`: pcap, Android snoop):
+  ///   the first frame's date less its `timeNs`, so every frame keeps its own date (pcap →
+  ///   pcap keeps the times, steps back included);
+  /// - a source timed from its own start (Proxmark3, NFC-Laboratory): its earliest frame
+  ///   (`earliestNs`, ≤ 0) at 1970-01-01T00:00:01Z, so that frames before the first (joined
+  ///   runs, a merged capture) keep their times too, and first packets sharing one instant do
+  ///   not read back as untimed (all 0, which the pcap importer takes for no times);
+  /// - an untimed one (unit `order`: a libnfc log): 0, which stays untimed.
+  static func baseEpoch(_ first: Frame?, dated: Bool, earliestNs: () -> Int64) -> Int64 {
+    guard let time = first?.sourceTime, time.unit != .order, let first else { return 0 }
+    if dated, let ns = dateNs(time) { return ns.saturatingMinus(first.timeNs) }
+    return Int64(1_000_000_000).saturatingMinus(earliestNs())
+  }
+
+  /// A source time that is a date, in ns since the Unix epoch (saturated); nil for units that
+  /// are not clock times (Proxmark3 ticks, order).
+  private static func dateNs(_ time: SourceTime) -> Int64? {
+    let scale: Int64
+    switch time.unit {
+    case .nanoseconds: scale = 1
+    case .microseconds: scale = 1_000
+    case .wholeSeconds: scale = 1_000_000_000
+    case .proxmarkTicks, .order: return nil
+    }
+    let (ns, overflow) = time.value.multipliedReportingOverflow(by: scale)
+    return overflow ? (time.value < 0 ? .min : .max) : ns
+  }
+
+  /// The earliest `timeNs` of the input's frames, at most 0, read in a first pass over the
+  /// input (frames after damage that stops the import are not seen, nor converted).
+  static func earliestTimeNs(_ format: TraceFormat, _ input: TraceInput) -> Int64 {
+    guard var scan = try? format.open(input) else { return 0 }
+    var earliest: Int64 = 0
+    while let frame = try? scan.next() { earliest = min(earliest, frame.timeNs) }
+    return earliest
   }
 
   static let usage =
@@ -172,9 +202,8 @@ enum ConvertCommand {
   static func warnTimes(_ losses: TimeLosses, format: OutputFormat, output: String) {
     var lines: [String] = []
     if let (place, ns) = losses.firstBeforeFirst {
-      let seconds = String(format: "%.3f", Double(ns) / 1e9)
       lines.append(
-        "\(place): frame \(seconds) s earlier than the first frame (\(frames(losses.beforeFirst)) "
+        "\(place): frame \(span(ns)) earlier than the first frame (\(frames(losses.beforeFirst)) "
           + "in all): a Proxmark3 time counts from the first frame and cannot be earlier "
           + "(it would wrap to ≈ 316.7 s later), so \(output) puts them at the first frame's "
           + "time; convert to pcap or pcapng to keep the times")
@@ -185,16 +214,33 @@ enum ConvertCommand {
           + "(2³² ticks of 1/13.56 MHz, ≈ 316.7 s): the counter wraps, so \(output) shows "
           + "them shorter; convert to pcap or pcapng to keep the times")
     }
-    if let place = losses.firstOutOfRange {
-      let range =
-        format == .pcap
-        ? "pcap's 32-bit seconds run from 1970-01-01 to 2106-02-07; pcapng keeps later times"
-        : "pcapng times start at 1970-01-01"
+    if let (place, ns) = losses.firstOutOfRange {
+      let limit =
+        ns < 0
+        ? "before 1970-01-01 00:00:00 UTC, the earliest time a \(format.rawValue) record holds"
+        : "after 2106-02-07 06:28:15 UTC, the latest time a pcap record's 32-bit seconds hold"
       lines.append(
-        "\(place): a time \(output) cannot hold (\(frames(losses.outOfRange)) in all; \(range)): "
-          + "written wrapped, so \(output) shows them at other times")
+        "\(place): frame at \(utcDate(ns)), \(limit) (\(frames(losses.outOfRange)) in all): "
+          + "\(output) has them at that limit, in their order"
+          + (ns < 0 ? "" : "; convert to pcapng to keep the times"))
     }
     for line in lines { StandardError.write(Data(("warning: " + line + "\n").utf8)) }
+  }
+
+  /// A time span for a message: `0.500 s` from 1 ms on, `20.7 µs` below (`0.000 s` hid it).
+  static func span(_ ns: Int64) -> String {
+    ns >= 1_000_000
+      ? String(format: "%.3f s", Double(ns) / 1e9) : String(format: "%.1f µs", Double(ns) / 1e3)
+  }
+
+  /// `2106-02-07 06:28:16 UTC` for `ns` since the Unix epoch (whole seconds, rounded down).
+  static func utcDate(_ ns: Int64) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    let seconds = ns >= 0 ? ns / 1_000_000_000 : (ns + 1) / 1_000_000_000 - 1
+    return formatter.string(from: Date(timeIntervalSince1970: Double(seconds))) + " UTC"
   }
 
   /// `1 frame`, `2 frames`.
@@ -209,11 +255,18 @@ enum ConvertCommand {
     }
     try OutputFormat.refuseOverwriting(("-o", output), [("the input", path)])
     let format = try OutputFormat.choose(a.value("--format"), output: output)
-    var (_, importer) = try openTrace(path, formatName: a.value("--input-format"))
+    try checkFormatName(a.value("--input-format"))
+    let input = try loadInput(path)
+    let source = try traceFormat(of: input, named: a.value("--input-format"))
+    var importer = try source.open(input)
     var pending: Frame?
     var failure: Error?
     do { pending = try importer.next() } catch { failure = error }
-    var out = try TraceOutput(path: output, format: format, baseEpochNs: baseEpoch(pending))
+    let pcap = format == .pcap || format == .pcapng
+    let base = baseEpoch(pending, dated: source.sourceTimeIsDate) {
+      pcap ? earliestTimeNs(source, input) : 0
+    }
+    var out = try TraceOutput(path: output, format: format, baseEpochNs: base)
     var count = 0
     var readerReported = 0
     var withoutCRC = 0

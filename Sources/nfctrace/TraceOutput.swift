@@ -187,10 +187,10 @@ struct TimeLosses {
   /// Gaps longer than a Proxmark3 timestamp spans (2³² ticks, ≈ 316.7 s): they wrap.
   private(set) var longGaps = 0
   /// Frames whose time a pcap (u32 seconds since 1970) or pcapng (u64 ns) record cannot hold:
-  /// written wrapped.
+  /// written at the nearer end of its range (`PcapWriter.recordTime(ns:)`).
   private(set) var outOfRange = 0
-  /// The first of them.
-  private(set) var firstOutOfRange: SourceLocation?
+  /// The first of them and its time in ns since the Unix epoch.
+  private(set) var firstOutOfRange: (location: SourceLocation, ns: Int64)?
   private var firstTicks: Int64?
   private var previousTicks: Int64?
 
@@ -202,7 +202,7 @@ struct TimeLosses {
       let holds = format == .pcap ? PcapWriter.holds(ns: ns) : PcapngWriter.holds(ns: ns)
       if !holds {
         outOfRange += 1
-        if firstOutOfRange == nil { firstOutOfRange = frame.location }
+        if firstOutOfRange == nil { firstOutOfRange = (frame.location, ns) }
       }
     case .pm3Trace, .pm3Text:
       guard frame.direction != .event else { return }

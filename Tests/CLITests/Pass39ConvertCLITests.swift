@@ -85,28 +85,6 @@ import Testing
     }
   }
 
-  /// pcap warns of a time its 32-bit seconds cannot hold (a frame at 5·10⁹ s was written at
-  /// 705032704 s silently); pcapng keeps it, without a warning.
-  @Test func pcapTimeOutOfRangeIsWarned() throws {
-    let json = try temp(
-      "big.json",
-      "{\"frames\":[{\"frameType\":258,\"techType\":257,\"timeStart\":1.0,\"frameData\":\"26\","
-        + "\"frameFlags\":1},{\"frameType\":259,\"techType\":257,\"timeStart\":5000000000.5,"
-        + "\"frameData\":\"44:00\"}]}")
-    let (pcap, pcapng) = (base + "-t.pcap", base + "-t.pcapng")
-    defer { remove(json, pcap, pcapng) }
-    let run = CLI.run(["convert", json, "-o", pcap])
-    #expect(run.status == 0)
-    #expect(
-      run.stderr
-        == "warning: \(json): frame 2, byte offset 92: a time \(pcap) cannot hold (1 frame in all; "
-        + "pcap's 32-bit seconds run from 1970-01-01 to 2106-02-07; pcapng keeps later times): "
-        + "written wrapped, so \(pcap) shows them at other times\n"
-        + "converted 2 frames → \(pcap) (pcap)\n")
-    let ng = CLI.run(["convert", json, "-o", pcapng])
-    #expect(ng.stderr == "converted 2 frames → \(pcapng) (pcapng)\n")
-  }
-
   /// A 7-bit REQA of a listing (`26(7)`, measured over 1300 ticks) reads back from the `.trace`
   /// as 7 bits (it came back as the whole byte `26`).
   @Test func shortFrameOfAListingToTrace() throws {

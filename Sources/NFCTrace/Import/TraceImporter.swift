@@ -25,16 +25,23 @@ public struct TraceFormat: Sendable {
   public let sniff: @Sendable (_ head: [UInt8], _ path: String) -> Int
   /// Opens an importer over the input.
   public let open: @Sendable (TraceInput) throws -> any TraceImporter
+  /// True when the frames' `sourceTime` in µs, ns or whole seconds is a date: time since the
+  /// Unix epoch, 1970-01-01T00:00:00Z (a pcap record's time stamp, libpcap `pcap/pcap.h`;
+  /// an Android snoop record's µs). False for clocks that start with the capture (Proxmark3
+  /// ticks, NFC-Laboratory seconds): `convert` gives those a date of its own.
+  public let sourceTimeIsDate: Bool
 
-  /// Declares a format.
+  /// Declares a format; `sourceTimeIsDate` as the property says (false by default).
   public init(
     name: String, summary: String, sniff: @escaping @Sendable ([UInt8], String) -> Int,
-    open: @escaping @Sendable (TraceInput) throws -> any TraceImporter
+    open: @escaping @Sendable (TraceInput) throws -> any TraceImporter,
+    sourceTimeIsDate: Bool = false
   ) {
     self.name = name
     self.summary = summary
     self.sniff = sniff
     self.open = open
+    self.sourceTimeIsDate = sourceTimeIsDate
   }
 }
 
