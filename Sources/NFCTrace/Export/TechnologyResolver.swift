@@ -5,9 +5,17 @@
 /// and its `trace list` table checks CRC_A, CRC_B or CRC-F by technology
 /// (`Proxmark3TextWriter`).
 ///
+/// It also gives a short frame that the source stored as a whole byte (pcap link type 264 has
+/// no bit count) the valid bits the decoder read it with, which the Proxmark3 formats keep
+/// (a record's duration, a listing's `(n)`): a reader's REQA `26` / WUPA `52`, which the
+/// ISO 14443-A layer decodes as 7-bit short frames (ISO/IEC 14443-3 §6.3.1), and a tag's 1-byte
+/// answer the Type 2, MIFARE Classic or ISO-DEP layer decodes as the 4-bit ACK/NAK (NFC Forum
+/// T2T §9.3; NXP MF1S50yyX §9.3).
+///
 /// Every frame goes through one `FrameDecoder`, in order, so that the decoder's link state
-/// (an iCLASS ACTALL, a type B activation, a CRC_B link) carries over from frame to frame as
-/// when the trace is analysed; only `technology` of the frame handed back changes.
+/// (an iCLASS ACTALL, a type B activation, a CRC_B link, the command an answer is to) carries
+/// over from frame to frame as when the trace is analysed; only `technology` and `bits` of the
+/// frame handed back change.
 public struct TechnologyResolver: Sendable {
   private var decoder = FrameDecoder()
 
@@ -15,12 +23,35 @@ public struct TechnologyResolver: Sendable {
   public init() {}
 
   /// `frame`, its technology set to `DecodedFrame.decodedTechnology` when the source left it
-  /// `.unknown` (it stays `.unknown` for frames the decoder takes as type A by assumption).
+  /// `.unknown` (it stays `.unknown` for frames the decoder takes as type A by assumption),
+  /// and its `bits` to the decoded short frame's when the source gave neither a bit count nor
+  /// a duration to derive one from (`shortFrameBits`).
   public mutating func resolve(_ frame: Frame) -> Frame {
     let decoded = decoder.decode(frame)
-    guard frame.technology == .unknown else { return frame }
     var out = frame
-    out.technology = decoded.decodedTechnology
+    if frame.bits == nil, let bits = Self.shortFrameBits(decoded) { out.bits = bits }
+    if frame.technology == .unknown { out.technology = decoded.decodedTechnology }
     return out
+  }
+
+  /// Valid bits of a 1-byte frame as the decoder read it: 7 for the REQA/WUPA the ISO 14443-A
+  /// layer decoded (its `bits` field), 4 for a tag's 4-bit ACK/NAK (a value 0–Fh the Type 2,
+  /// MIFARE Classic or ISO-DEP layer decoded as `ACK`/`NAK`); nil otherwise.
+  static func shortFrameBits(_ decoded: DecodedFrame) -> Int? {
+    let frame = decoded.frame
+    guard frame.data.count == 1, frame.durationNs == nil, frame.sourceFlags.isEmpty else {
+      return nil
+    }
+    if frame.direction == .reader {
+      guard let a = decoded.layer(.iso14443A), a.name == "REQA" || a.name == "WUPA",
+        case .int(let bits)? = a.field("bits")
+      else { return nil }
+      return bits
+    }
+    let ackNak = decoded.layers.contains {
+      ($0.name == "ACK" || $0.name == "NAK")
+        && [.type2, .mifareClassic, .isoDEP].contains($0.protocolID)
+    }
+    return ackNak && frame.data[0] <= 0x0F ? 4 : nil
   }
 }
