@@ -243,6 +243,18 @@ enum ConvertCommand {
     return formatter.string(from: Date(timeIntervalSince1970: Double(seconds))) + " UTC"
   }
 
+  /// Warns of frames a listing's one protocol does not fit: read back by its rules they change.
+  static func warnListing(
+    _ odd: (listing: String, location: SourceLocation, count: Int), output: String
+  ) {
+    StandardError.write(
+      Data(
+        ("warning: \(odd.location): a frame of another technology than the listing's "
+          + "\(odd.listing) (\(frames(odd.count)) in all): a listing names one protocol and its "
+          + "rows are read back by that protocol's rules (bit counts, parity, CRC), so \(output) "
+          + "may give these frames back altered; convert to pm3-trace to keep them\n").utf8))
+  }
+
   /// `1 frame`, `2 frames`.
   private static func frames(_ n: Int) -> String { n == 1 ? "1 frame" : "\(n) frames" }
 
@@ -316,6 +328,7 @@ enum ConvertCommand {
             + "keep them\n").utf8))
     }
     warnTimes(out.timeLosses, format: format, output: output)
+    if let odd = out.listingMisfits { warnListing(odd, output: output) }
     if let failure { throw failure }
     let written = pm3 ? count - events : count
     StandardError.write(

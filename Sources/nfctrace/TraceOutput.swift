@@ -148,6 +148,13 @@ struct TraceOutput {
     }
   }
 
+  /// For a listing: its protocol's name and the first of the frames that protocol does not
+  /// fit, with their count (`Proxmark3TextWriter.Rows.misfits`); nil otherwise.
+  var listingMisfits: (listing: String, location: SourceLocation, count: Int)? {
+    guard format == .pm3Text, let odd = rows.misfits else { return nil }
+    return (rows.listingProtocol.preambleName, odd.location, odd.count)
+  }
+
   /// Finishes the file.
   /// - Throws: `OutputError` when the output (or the spool) could not be written;
   ///   `TraceError.unreadable` when the spooled rows cannot be read back.

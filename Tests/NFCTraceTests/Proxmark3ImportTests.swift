@@ -519,7 +519,10 @@ struct Proxmark3TextTests {
              117 |        117 | Tag |21  A5  B4  73                  |     |
       """
     let f = try text(TraceInput(path: "h.txt", bytes: Data(listing.utf8))).frames
-    #expect(f[0].data == [0xC0] && f[0].bits == 5 && f[0].sourceFlags == ["msb-first"])
+    #expect(f[0].data == [0xC0] && f[0].bits == 5)
+    // As the binary importer flags an LF file's frames: no type A parity, bits MSB first.
+    #expect(f[0].sourceFlags == ["parity-not-recorded", "msb-first"])
+    #expect(f.map(\.technology) == [.lowFrequency, .lowFrequency])
     #expect(f[1].data == [0x21, 0xA5, 0xB4, 0x73] && f[1].bits == nil)
   }
 }

@@ -12,7 +12,12 @@ import Foundation
 /// wrong (`00!(1)`: the client's `(n)` overwrites the `!`, which would lose the error; our
 /// importer reads both); a frame before the first is listed at 0; CRC column ` ok ` / ` !! ` by the client's
 /// rule (frames of 3+ bytes except 5-byte tag answers and bit-oriented anticollision `9x 50`),
-/// blank otherwise; CRC_B for type B frames and CRC-F for FeliCa frames. Annotations: REQA,
+/// blank otherwise; CRC_B for type B, ISO 15693 and other frames without type A parity, CRC-F
+/// for FeliCa frames, the client's iCLASS rule for iCLASS frames, none for LF frames. The
+/// preamble names the protocol every frame fits (`ListingProtocol`; ISO14443A for a mix, which
+/// `Rows.misfits` reports); bit counts of other than type A frames are marked `(n)` after the
+/// last byte, or, for LF frames, after the right-aligned first byte as in a Hitag listing.
+/// Annotations (type A reader frames only): REQA,
 /// WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
 /// READBLOCK(n), WRITEBLOCK(n), EV1 VERSION, PWD-AUTH, RATS; empty for everything else.
 /// Event frames are skipped.
@@ -45,7 +50,9 @@ public struct Proxmark3TextWriter: Sendable {
   }
 
   /// The protocol a listing is for, named on the preamble's last line as the client names it
-  /// (`cmdtrace.c`, `CmdTraceList`).
+  /// (`cmdtrace.c`, `CmdTraceList`). Our importer takes the name as the listing's protocol:
+  /// ISO 14443-A rules (a 1-byte frame's bits from its duration, type A parity) apply only to
+  /// `typeA`.
   public enum ListingProtocol: Sendable {
     /// `trace list -t 14a` (also the listing of mixed technologies).
     case typeA
@@ -53,12 +60,58 @@ public struct Proxmark3TextWriter: Sendable {
     case typeB
     /// `trace list -t felica`: every frame is FeliCa (ISO/IEC 18092 212/424 kbps).
     case felica
+    /// `trace list -t 15` / `-t iclass`: ISO 15693 and HID iCLASS frames (the client names
+    /// both `ISO15693 / iCLASS`).
+    case iso15693IClass
+    /// `trace list -t hitag1|hitag2|hitags`: LF frames (Hitag), the first byte printed with
+    /// its valid bits right-aligned.
+    case hitag
 
-    var preambleName: String {
+    /// The name on the preamble's last line (`[=] ISO14443B - all times …`).
+    public var preambleName: String {
       switch self {
       case .typeA: "ISO14443A"
       case .typeB: "ISO14443B"
       case .felica: "ISO18092 / FeliCa"
+      case .iso15693IClass: "ISO15693 / iCLASS"
+      case .hitag: "Hitag1 / Hitag2 / HitagS"
+      }
+    }
+  }
+
+  /// The rules a frame's row follows (parity marks, bit count, CRC column, annotation).
+  enum RowKind: Sendable, CaseIterable {
+    case typeA, typeB, felica, iso15693, iClass, lowFrequency
+    /// A frame of no known technology that travelled without type A parity (a Proxmark3 file
+    /// without it; ISO 15693 and type B frames the decoder keeps raw): listed with CRC_B, which
+    /// ISO 15693's CRC equals (ISO/IEC 13239), and fits a type B or ISO 15693 listing.
+    case noTypeA
+
+    init(_ frame: Frame) {
+      switch frame.technology {
+      case .nfcB: self = .typeB
+      case .nfcF: self = .felica
+      case .iClass: self = .iClass
+      case .nfcV: self = .iso15693
+      case .lowFrequency: self = .lowFrequency
+      case .nfcA, .unknown:
+        if Proxmark3TraceWriter.lowFrequencyBits(frame) != nil {
+          self = .lowFrequency
+        } else {
+          self = Proxmark3TraceWriter.hasTypeAParity(frame) ? .typeA : .noTypeA
+        }
+      }
+    }
+
+    /// The listings that read this kind's rows back as written.
+    func fits(_ listing: ListingProtocol) -> Bool {
+      switch self {
+      case .typeA: listing == .typeA
+      case .typeB: listing == .typeB
+      case .felica: listing == .felica
+      case .iso15693, .iClass: listing == .iso15693IClass
+      case .lowFrequency: listing == .hitag
+      case .noTypeA: listing == .typeB || listing == .iso15693IClass
       }
     }
   }
@@ -84,18 +137,29 @@ public struct Proxmark3TextWriter: Sendable {
     private var scratch = Data()
     /// The size so far of the frames as a Proxmark3 tracelog.
     public private(set) var traceBytes = 0
-    /// The listing's protocol: 14b or FeliCa when every frame so far is of that technology
-    /// (and there was one), 14a otherwise.
+    /// The listing's protocol: the one every frame so far fits (`RowKind.fits`: 14b, FeliCa,
+    /// ISO 15693 / iCLASS, Hitag; frames without type A parity fit 14b and 15693, and alone are
+    /// taken for ISO 15693, whose frames the decoder keeps raw), ISO 14443-A
+    /// for type A frames and for a mix.
     public var listingProtocol: ListingProtocol {
-      switch (sawTypeB, sawFeliCa, sawOther) {
-      case (true, false, false): .typeB
-      case (false, true, false): .felica
-      default: .typeA
+      let kinds = Set(firstOfKind.keys)
+      for listing in [ListingProtocol.iso15693IClass, .typeB, .felica, .hitag]
+      where !kinds.isEmpty && kinds.allSatisfy({ $0.fits(listing) }) {
+        return listing
       }
+      return .typeA
     }
-    private var sawTypeB = false
-    private var sawFeliCa = false
-    private var sawOther = false
+    /// The first frame the listing's protocol does not fit, and how many there are: its row
+    /// will read back by that protocol's rules (a whole byte of a type B frame as a short
+    /// frame, an LF bit count lost), so `convert` warns.
+    public var misfits: (location: SourceLocation, count: Int)? {
+      let listing = listingProtocol
+      let odd = firstOfKind.filter { !$0.key.fits(listing) }
+      guard let first = odd.values.min(by: { $0.index < $1.index }) else { return nil }
+      return (first.location, odd.keys.reduce(0) { $0 + (countOfKind[$1] ?? 0) })
+    }
+    private var firstOfKind: [RowKind: (index: Int, location: SourceLocation)] = [:]
+    private var countOfKind: [RowKind: Int] = [:]
 
     /// Rows for `writer`'s table.
     public init(_ writer: Proxmark3TextWriter) { self.writer = writer }
@@ -103,11 +167,9 @@ public struct Proxmark3TextWriter: Sendable {
     /// The rows of `frame` (none for an event frame).
     public mutating func rows(_ frame: Frame) -> String {
       guard frame.direction != .event else { return "" }
-      switch frame.technology {
-      case .nfcB: sawTypeB = true
-      case .nfcF: sawFeliCa = true
-      default: sawOther = true
-      }
+      let kind = RowKind(frame)
+      if firstOfKind[kind] == nil { firstOfKind[kind] = (frame.index, frame.location) }
+      countOfKind[kind, default: 0] += 1
       scratch.removeAll(keepingCapacity: true)
       Proxmark3TraceWriter.append(frame, to: &scratch)
       traceBytes += scratch.count
@@ -133,26 +195,11 @@ public struct Proxmark3TextWriter: Sendable {
   fileprivate func rows(_ frame: Frame, start: Int64) -> String {
     let duration = min(max(Proxmark3TraceWriter.durationTicks(frame), 0), 0xFFFF)
     let isTag = frame.direction == .tag
-    // The client checks CRC_B and annotates nothing of type A in a 14b listing.
-    let typeB = frame.technology == .nfcB
-    var cells = cellLines(frame.data, parityErrors: Set(frame.parityErrors))
-    if frame.data.count == 1, Proxmark3TraceWriter.hasTypeAParity(frame),
-      let bits = Self.shortBits(duration: duration), !cells.isEmpty
-    {
-      cells[0] = String(cells[0].prefix(2)) + (frame.parityErrors.isEmpty ? "" : "!") + "(\(bits))"
-    }
-    // FeliCa frames carry CRC-F (the client's `felica_CRC_check`), with or without the sync
-    // code before LEN; type A opcodes mean nothing in them.
-    let typeF = frame.technology == .nfcF
-    let crc =
-      typeB
-      ? (frame.data.count >= 3 ? (CRC.hasValidCRCB(frame.data) ? " ok " : " !! ") : "    ")
-      : typeF
-        ? (frame.data.count >= 3
-          ? (CRC.isNFCFFrame(frame.data) || CRC.hasNFCFSync(frame.data) ? " ok " : " !! ")
-          : "    ")
-        : Self.crcColumn(frame.data, isResponse: isTag)
-    let note = isTag || typeB || typeF ? "" : Self.annotation(frame.data, bits: frame.bits)
+    let kind = RowKind(frame)
+    let cells = Self.markedCells(frame, kind: kind, duration: duration)
+    let crc = Self.crcColumn(frame.data, kind: kind, isResponse: isTag)
+    // The client annotates type A commands only (none in 14b, FeliCa, 15693/iCLASS listings).
+    let note = isTag || kind != .typeA ? "" : Self.annotation(frame.data, bits: frame.bits)
     var out = ""
     for (i, cell) in cells.enumerated() {
       let last = i == cells.count - 1
@@ -171,7 +218,45 @@ public struct Proxmark3TextWriter: Sendable {
     return out
   }
 
-  private func cellLines(_ data: [UInt8], parityErrors: Set<Int>) -> [String] {
+  /// The data cells with the frame's bit count marked as the client prints it: a type A
+  /// 1-byte frame by its duration (`26(7)`, after a parity `!`); an LF frame's first byte with
+  /// its valid bits right-aligned and the rest shifted (`18(5) 22`, the Hitag listing, read
+  /// back by `Proxmark3HexDump.alignMSBFirst`); any other frame's last byte (`B1(3)`).
+  static func markedCells(_ frame: Frame, kind: RowKind, duration: Int64) -> [String] {
+    let errors = Set(frame.parityErrors)
+    let bits = frame.bits.flatMap { (1...7).contains($0) && !frame.data.isEmpty ? $0 : nil }
+    switch kind {
+    case .typeA:
+      var cells = cellLines(frame.data, parityErrors: errors)
+      if frame.data.count == 1, let n = shortBits(duration: duration), !cells.isEmpty {
+        cells[0] = String(cells[0].prefix(2)) + (errors.isEmpty ? "" : "!") + "(\(n))"
+      }
+      return cells
+    case .lowFrequency where bits != nil:
+      let n = bits ?? 8
+      var cells = cellLines(rightAligned(frame.data, bits: n), parityErrors: errors)
+      cells[0] = String(cells[0].prefix(2)) + "(\(n)) " + cells[0].dropFirst(4)
+      return cells
+    default:
+      var cells = cellLines(frame.data, parityErrors: errors)
+      if let n = bits, let last = cells.popLast() {
+        cells.append(String(last.dropLast(2)) + "(\(n))")
+      }
+      return cells
+    }
+  }
+
+  /// An LF frame's bits as the Hitag listing prints them: `bits` valid bits of the MSB-first
+  /// stream (`Proxmark3TraceWriter.lowFrequencyBits`) right-aligned in the first byte.
+  static func rightAligned(_ data: [UInt8], bits: Int) -> [UInt8] {
+    let b = UInt8(bits)
+    return data.indices.map { j in
+      let high = j == 0 ? 0 : data[j - 1] << b
+      return high | data[j] >> (8 - b)
+    }
+  }
+
+  private static func cellLines(_ data: [UInt8], parityErrors: Set<Int>) -> [String] {
     guard !data.isEmpty else { return ["<empty trace - possible error>"] }
     var lines: [String] = []
     var line = ""
@@ -202,6 +287,41 @@ public struct Proxmark3TextWriter: Sendable {
       m -= 1
     }
     return m
+  }
+
+  /// The CRC column by the frame's kind: CRC_B for type B, ISO 15693 and frames without type A
+  /// parity (ISO 15693's CRC is CRC_B's, ISO/IEC 13239), CRC-F for FeliCa (with or without the
+  /// sync code), the iCLASS rule (`iClassCRCColumn`), none for LF, CRC_A otherwise.
+  static func crcColumn(_ d: [UInt8], kind: RowKind, isResponse: Bool) -> String {
+    switch kind {
+    case .typeA: return crcColumn(d, isResponse: isResponse)
+    case .typeB, .iso15693, .noTypeA:
+      return d.count >= 3 ? (CRC.hasValidCRCB(d) ? " ok " : " !! ") : "    "
+    case .felica:
+      return d.count >= 3 ? (CRC.isNFCFFrame(d) || CRC.hasNFCFSync(d) ? " ok " : " !! ") : "    "
+    case .iClass: return iClassCRCColumn(d, isResponse: isResponse)
+    case .lowFrequency: return "    "
+    }
+  }
+
+  /// The client's `iclass_CRC_check` (`cmdhflist.c`): a reader's READ/READ4/PAGESEL (4 bytes)
+  /// and unsecured UPDATE (12) carry a CRC over the bytes after the command byte; a tag's
+  /// 10- and 34-byte answers over all of theirs; other answers of 4 bytes or more are listed
+  /// ` ok ` as the client does, shorter frames blank. The iCLASS CRC is the ISO 15693
+  /// polynomial (reflected 0x8408) preset 0xE012, without the final complement, low byte first.
+  static func iClassCRCColumn(_ d: [UInt8], isResponse: Bool) -> String {
+    guard d.count >= 4 else { return "    " }
+    let body: ArraySlice<UInt8>
+    if isResponse {
+      guard d.count == 10 || d.count == 34 else { return " ok " }
+      body = d[...]
+    } else {
+      guard d.count == 4 || d.count == 12 else { return "    " }
+      body = d.dropFirst()
+    }
+    let crc = CRC.update(0xE012, body.dropLast(2))
+    let ok = d[d.count - 2] == UInt8(crc & 0xFF) && d[d.count - 1] == UInt8(crc >> 8)
+    return ok ? " ok " : " !! "
   }
 
   /// ` ok `, ` !! ` or blank, by the client's `iso14443A_CRC_check`.

@@ -35,6 +35,10 @@ import Foundation
 /// right-aligned with its bit count (`18(5)`); such frames are realigned MSB first like the
 /// binary trace, with flag `msb-first`.
 ///
+/// Frames of a listing whose preamble names a protocol without type A parity (14b, ISO 15693 /
+/// iCLASS, Hitag, FeliCa, LEGIC, Thinfilm) get flag `parity-not-recorded`, those of a Hitag
+/// listing technology `.lowFrequency`, as the binary importer gives such files' frames.
+///
 /// The text holds only what the client printed: parity marks only for the protocols it checks
 /// (none for `-t 7816`), no parity or duration in `-x`, at most 18 rows (324 bytes) of a
 /// frame, and µs times rounded to 0.1 µs.
@@ -359,6 +363,11 @@ public struct Proxmark3TextImporter: TraceImporter {
       sourceTime: pending.sourceTime, direction: pending.direction, data: pending.cells.bytes,
       parityErrors: pending.cells.parityErrors, location: pending.location)
     if pending.cells.emptyRecord { frame.sourceFlags = ["empty-record"] }
+    // A listing that names a protocol without type A parity: none is made up for its frames
+    // (`Proxmark3TraceWriter.hasTypeAParity`), and a Hitag listing's frames are LF, as the
+    // binary importer has them.
+    if !state.hint.hasTypeAParity { frame.sourceFlags.append("parity-not-recorded") }
+    if state.hint == .hitag { frame.technology = .lowFrequency }
     applyBits(&frame, pending)
     if let lost = pending.cells.lostHighNibble {
       restoreCRCByte(&frame, lost, crcBad: pending.cells.crcColumnBad)

@@ -258,6 +258,11 @@ enum Proxmark3ListProtocol {
     return nil
   }
 
+  /// Whether the listing's frames travelled with ISO 14443-A parity (ISO/IEC 14443-3
+  /// §6.2.3.1): not those of 14b, ISO 15693 / iCLASS, Hitag, FeliCa, LEGIC or Thinfilm
+  /// listings, whose `.trace` records carry zero-filled parity bytes (or an LF bit count).
+  var hasTypeAParity: Bool { allowsDurationRule }
+
   /// Whether a 1-byte frame's bit count may be derived from its duration: ISO 14443-A timing
   /// only (the 14a, 7816, des and raw listings print 14443-A traces).
   var allowsDurationRule: Bool {
