@@ -30,7 +30,11 @@ enum SimulateCommand {
       // Repeated runs write no ground truth: asking for one would silently get nothing.
       if truth != nil { throw UsageError("--truth cannot be used with --frames") }
       guard let count = Int(n), count > 0 else {
-        throw UsageError("--frames needs a positive number")
+        let digits = !n.isEmpty && n.allSatisfy { ("0"..."9").contains($0) }
+        throw UsageError(
+          digits && n.contains(where: { $0 != "0" })
+            ? "--frames \(n) is too large (at most \(Int.max))"
+            : "--frames needs a positive number")
       }
       return try repeated(a.positionals, frames: count, output: output, format: format)
     }
@@ -208,6 +212,13 @@ enum ConvertCommand {
           + "(it would wrap to ≈ 316.7 s later), so \(output) puts them at the first frame's "
           + "time; convert to pcap or pcapng to keep the times")
     }
+    if let (place, ticks) = losses.firstLongDuration {
+      lines.append(
+        "\(place): frame lasts \(span(AirTiming.nanoseconds(ticks: ticks))), longer than a "
+          + "Proxmark3 record's 16-bit duration holds (65535 ticks, 4.833 ms; "
+          + "\(frames(losses.longDurations)) in all): written as 65535 ticks, so \(output) shows "
+          + "them ending earlier; convert to pm3-text, pcap or pcapng to keep their end")
+    }
     if losses.longGaps > 0 {
       lines.append(
         "\(losses.longGaps) gaps between frames are longer than a Proxmark3 timestamp spans "
@@ -227,10 +238,12 @@ enum ConvertCommand {
     for line in lines { StandardError.write(Data(("warning: " + line + "\n").utf8)) }
   }
 
-  /// A time span for a message: `0.500 s` from 1 ms on, `20.7 µs` below (`0.000 s` hid it).
+  /// A time span for a message: `1.500 s`, `5.450 ms`, `20.7 µs` (`%.3f s` showed 20 µs as
+  /// `0.000 s`).
   static func span(_ ns: Int64) -> String {
-    ns >= 1_000_000
-      ? String(format: "%.3f s", Double(ns) / 1e9) : String(format: "%.1f µs", Double(ns) / 1e3)
+    if ns >= 1_000_000_000 { return String(format: "%.3f s", Double(ns) / 1e9) }
+    if ns >= 1_000_000 { return String(format: "%.3f ms", Double(ns) / 1e6) }
+    return String(format: "%.1f µs", Double(ns) / 1e3)
   }
 
   /// `2106-02-07 06:28:16 UTC` for `ns` since the Unix epoch (whole seconds, rounded down).
@@ -282,13 +295,25 @@ enum ConvertCommand {
     var count = 0
     var readerReported = 0
     var withoutCRC = 0
+    var cut = 0
+    var bitsLost = 0
+    var firstBitsLost: SourceLocation?
     var events = 0
     do {
       while failure == nil, let f = try pending ?? importer.next() {
         pending = nil
         try out.write(f)
         count += 1
-        if f.crc == .notCaptured, f.direction != .event { withoutCRC += 1 }
+        // Flag `truncated`: the capture cut the frame (a pcap snap length, NFC-Laboratory).
+        if f.sourceFlags.contains("truncated") {
+          cut += 1
+        } else if f.crc == .notCaptured, f.direction != .event {
+          withoutCRC += 1
+        }
+        if pcap, !TechnologyResolver.pcapKeepsBits(f) {
+          bitsLost += 1
+          if firstBitsLost == nil { firstBitsLost = f.location }
+        }
         if f.direction == .event { events += 1 }
         if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
           readerReported += 1
@@ -317,6 +342,22 @@ enum ConvertCommand {
             + "checked and removed it); a Proxmark3 trace holds frames as sent on the air, so "
             + "\(output) will show them as CRC failures: convert to pcap or pcapng, which keep "
             + "the CRC-not-captured events\n").utf8))
+    }
+    if cut > 0, pm3 {
+      StandardError.write(
+        Data(
+          ("warning: \(frames(cut)) \(cut == 1 ? "was" : "were") cut by the capture's snap length (the end, CRC "
+            + "included, was not captured); a Proxmark3 trace has no field for a frame's "
+            + "original length, so \(output) will show them as damaged frames: convert to pcap "
+            + "or pcapng, which keep the original length\n").utf8))
+    }
+    if let place = firstBitsLost {
+      StandardError.write(
+        Data(
+          ("warning: \(place): a frame of fewer than 8 valid bits in its last byte "
+            + "(\(frames(bitsLost)) in all, short frames other than REQA/WUPA and the 4-bit "
+            + "ACK/NAK): \(format.rawValue) has no field for bit counts, so \(output) holds them "
+            + "as whole bytes; convert to pm3-trace or pm3-text to keep them\n").utf8))
     }
     // Field events are lost there: say so, and count only what was written.
     if events > 0, pm3 {

@@ -122,7 +122,6 @@ struct TraceOutput {
   /// get the technology the decoder reads them as (`TechnologyResolver`).
   mutating func write(_ frame: Frame) throws {
     let frame = technologies?.resolve(frame) ?? frame
-    timeLosses.note(frame, format: format, baseEpochNs: baseEpochNs)
     switch format {
     case .pcap: try pcap?.write(frame)
     case .pcapng: try pcapng?.write(frame)
@@ -146,6 +145,8 @@ struct TraceOutput {
     case .pm3Text:
       spool?.file.write(Data(rows.rows(frame).utf8))
     }
+    // Noted once written: a frame the format refuses (too long) ends the run with that error.
+    timeLosses.note(frame, format: format, baseEpochNs: baseEpochNs)
   }
 
   /// For a listing: its protocol's name and the first of the frames that protocol does not
@@ -198,6 +199,10 @@ struct TimeLosses {
   private(set) var outOfRange = 0
   /// The first of them and its time in ns since the Unix epoch.
   private(set) var firstOutOfRange: (location: SourceLocation, ns: Int64)?
+  /// Frames longer than a `.trace` record's u16 duration holds (65535 ticks, ≈ 4.833 ms):
+  /// written as 65535 ticks. The first of them and its duration in ticks.
+  private(set) var longDurations = 0
+  private(set) var firstLongDuration: (location: SourceLocation, ticks: Int64)?
   private var firstTicks: Int64?
   private var previousTicks: Int64?
 
@@ -214,6 +219,11 @@ struct TimeLosses {
     case .pm3Trace, .pm3Text:
       guard frame.direction != .event else { return }
       noteTicks(frame, fromFirst: format == .pm3Text)
+      let duration = Proxmark3TraceWriter.durationTicks(frame)
+      if format == .pm3Trace, duration > 0xFFFF {
+        longDurations += 1
+        if firstLongDuration == nil { firstLongDuration = (frame.location, duration) }
+      }
     }
   }
 

@@ -76,7 +76,7 @@ import Testing
       #expect(run.status == 0)
       #expect(
         run.stderr.contains(
-          "warning: \(json): frame 2, byte offset 92: frame 0.500 s earlier than the first frame "
+          "warning: \(json): frame 2, byte offset 92: frame 500.000 ms earlier than the first frame "
             + "(1 frame in all): a Proxmark3 time counts from the first frame and cannot be "
             + "earlier (it would wrap to ≈ 316.7 s later), so \(out) puts them at the first "
             + "frame's time; convert to pcap or pcapng to keep the times\n"))

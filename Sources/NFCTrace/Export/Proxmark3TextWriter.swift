@@ -193,7 +193,8 @@ public struct Proxmark3TextWriter: Sendable {
   }
 
   fileprivate func rows(_ frame: Frame, start: Int64) -> String {
-    let duration = min(max(Proxmark3TraceWriter.durationTicks(frame), 0), 0xFFFF)
+    // A listing's End is not limited to a record's u16 duration: the frame's real end.
+    let duration = min(max(Proxmark3TraceWriter.durationTicks(frame), 0), Int64(UInt32.max))
     let isTag = frame.direction == .tag
     let kind = RowKind(frame)
     let cells = Self.markedCells(frame, kind: kind, duration: duration)

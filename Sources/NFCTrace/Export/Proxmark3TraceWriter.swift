@@ -113,11 +113,12 @@ public enum Proxmark3TraceWriter {
     return AirTiming.ticks(ns: frame.timeNs)
   }
 
-  /// The record's duration in ticks: the frame's own, unless it is a type A 1-byte frame whose
+  /// The record's duration in ticks (1/13.56 MHz) before the u16 field clamps it to 65535:
+  /// the frame's own, unless it is a type A 1-byte frame whose
   /// duration would read back with other valid bits than its `bits` (the client's short-frame
   /// rule, `Proxmark3.shortFrameBits(durationTicks:)`: a 7-bit REQA must last 961–1087
   /// ticks) — then, as when there is none, the duration at 106 kbit/s, which gives them.
-  static func durationTicks(_ frame: Frame) -> Int64 {
+  public static func durationTicks(_ frame: Frame) -> Int64 {
     let airTicks =
       frame.direction == .tag
       ? AirTiming.tagFrameTicks(frame.data, bits: frame.bits)

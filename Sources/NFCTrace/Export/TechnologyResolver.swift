@@ -34,6 +34,17 @@ public struct TechnologyResolver: Sendable {
     return out
   }
 
+  /// Whether a pcap (which has no bit count) keeps `frame`'s bits in effect: whole bytes, or
+  /// a 1-byte short frame that reads back with the same bits by protocol — REQA/WUPA (and
+  /// Apple's `7A`–`7D`) 7 bits from the reader, a tag's 4-bit ACK/NAK below `10`
+  /// (`Proxmark3.shortFrameBits(byte:fromReader:)`, ISO/IEC 14443-3 §6.3.1, NFC Forum T2T §9.3).
+  public static func pcapKeepsBits(_ frame: Frame) -> Bool {
+    guard let bits = frame.bits, (1...7).contains(bits), !frame.data.isEmpty else { return true }
+    guard frame.data.count == 1, frame.direction != .event else { return false }
+    return Proxmark3.shortFrameBits(byte: frame.data[0], fromReader: frame.direction == .reader)
+      == bits
+  }
+
   /// Valid bits of a 1-byte frame as the decoder read it: 7 for the REQA/WUPA the ISO 14443-A
   /// layer decoded (its `bits` field), 4 for a tag's 4-bit ACK/NAK (a value 0–Fh the Type 2,
   /// MIFARE Classic or ISO-DEP layer decoded as `ACK`/`NAK`); nil otherwise.
