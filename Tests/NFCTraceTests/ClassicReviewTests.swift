@@ -159,7 +159,8 @@ import Testing
     #expect(f.severity == .info && f.frames == [op.lastFrame])
   }
 
-  /// A NAKed AUTH of block 255 on a 1K: flagged past the memory; no Core NFC error and a
+  /// A NAKed AUTH of block 255 with SAK 08 (a 1K, or a MIFARE Plus 2K in SL1: 128 blocks at
+  /// most): flagged past the memory; no Core NFC error and a
   /// Classic fix (no PWD_AUTH).
   @Test func refusedAuthHasNoCoreNFCError() throws {
     var b = TraceBuilder()
@@ -169,7 +170,7 @@ import Testing
     let auth = try #require(try Self.frames(b).first { $0.innermost?.name == "AUTH key A" })
     #expect(
       auth.innermost?.summary
-        == "AUTH key A block 255 (past this tag's last block 63: the SAK names 64 blocks)")
+        == "AUTH key A block 255 (past block 127, the last a tag with this SAK can have)")
     let f = try #require(try b.diagnose().finding("authentication-failed"))
     #expect(f.coreNFCError == nil)
     #expect(f.fix == OperationFallbackRule.classicAuthFix)
@@ -190,5 +191,23 @@ import Testing
     }
     #expect(why == "MIFARE Classic memory and its NDEF (found through the MAD) are not decoded")
     #expect(MIFAREClassicLayer.blockCount(sak: 0x18) == 256)
+    #expect(MIFAREClassicLayer.blockCount(sak: 0x08) == 128)  // MIFARE Plus 2K in SL1 too
   }
+}
+
+/// The 7-bit backdoor wake-ups of a gen1a MIFARE Classic clone after HLTA are named (magic
+/// WUPC1/WUPC2), their 4-bit ACKs too: no "short frame is not an ISO 14443-3 command".
+@Test func gen1aBackdoorWakeUpsAreNamed() throws {
+  var b = TraceBuilder()
+  b.activateSingle([0x5E, 0x1F, 0x7A, 0x33], sak: 0x08)
+  b.reader([0x50, 0x00])
+  b.add(.reader, [0x40], crc: false, bits: 7)
+  b.add4Bit(0x0A)
+  b.add(.reader, [0x43], crc: false, bits: 7)
+  b.add4Bit(0x0A)
+  let (decoded, _) = decodeAll(b.frames)
+  #expect(
+    decoded.suffix(4).map { $0.innermost?.summary ?? "-" } == [
+      "magic WUPC1 (gen1a backdoor)", "ACK", "magic WUPC2 (gen1a backdoor)", "ACK",
+    ])
 }

@@ -68,3 +68,60 @@ import Testing
     #expect(write.shownCommandSummary == "WRITE page 133 ← ff ff ff ff")
   }
 }
+
+/// Review of the masking: a new PWD is masked in a WRITE the tag refused (the memory image
+/// then holds no password) and in a COMPATIBILITY_WRITE's data frame; a NAK refusing a
+/// PWD_AUTH is no PACK and stays in clear.
+@Suite struct DiffPasswordWriteTests {
+  private func side(_ build: (inout TraceBuilder) -> Void) throws -> DiffSide {
+    var b = TraceBuilder()
+    b.activateType2(version: DiffReviewTests.ntag215)
+    build(&b)
+    return try diffSide(b)
+  }
+
+  @Test func refusedWriteOfThePasswordIsMasked() throws {
+    let a = try side { $0.write(133, [0x11, 0x22, 0x33, 0x44], .nak(0)) }
+    let b = try side { $0.write(133, [0x55, 0x66, 0x77, 0x88], .nak(0)) }
+    let d = TraceDiff(a: a, b: b)
+    let text = DiffText.lines(d).joined(separator: "\n")
+    #expect(!text.contains("11 22") && !text.contains("55 66"))
+    #expect(text.contains("WRITE page 133 ← •• •• •• •• → NAK 0x0"))
+    // The factory default written is public.
+    let c = try side { $0.write(133, [0xFF, 0xFF, 0xFF, 0xFF], .nak(0)) }
+    let write = try #require(
+      TraceDiff(a: c, b: b).a.exchanges.first { $0.command?.name == "WRITE" })
+    #expect(write.secretRequest.isEmpty)
+  }
+
+  @Test func compatibilityWriteOfThePasswordIsMasked() throws {
+    func cw(_ pwd: [UInt8]) -> (inout TraceBuilder) -> Void {
+      return { b in
+        b.reader([0xA0, 0x85])
+        b.add4Bit(0x0A)
+        b.reader(pwd + Array(repeating: 0, count: 12))
+        b.add4Bit(0x0A)
+      }
+    }
+    let d = TraceDiff(
+      a: try side(cw([0x11, 0x22, 0x33, 0x44])), b: try side(cw([0x55, 0x66, 0x77, 0x88])))
+    let data = try #require(d.a.exchanges.first { $0.requestPayload.count == 16 })
+    #expect(data.secretRequest == [0, 1, 2, 3])
+    #expect(data.shownCommandSummary.hasPrefix("COMPATIBILITY_WRITE page 133 ← •• •• •• ••"))
+  }
+
+  @Test func refusedPasswordAuthNAKIsShown() throws {
+    func auth(_ pwd: [UInt8]) -> (inout TraceBuilder) -> Void {
+      return { b in
+        b.reader([0x1B] + pwd)
+        b.add4Bit(0x04)
+      }
+    }
+    let d = TraceDiff(
+      a: try side(auth([0x11, 0x22, 0x33, 0x44])), b: try side(auth([0x55, 0x66, 0x77, 0x88])))
+    let x = try #require(d.a.exchanges.first { $0.command?.name == "PWD_AUTH" })
+    #expect(x.secretRequest == [1, 2, 3, 4])
+    #expect(x.secretResponse.isEmpty)
+    #expect(x.shownResponseHex == "04")
+  }
+}

@@ -443,3 +443,30 @@ private func pn533Lines() throws -> [Substring] {
   #expect(
     query.reason?.hasPrefix("the reader received the tag's answer to READ NLEN offset 0") == true)
 }
+
+/// The stack sends the command again after the chip reported its answer damaged, and this
+/// time it comes intact: the operation goes on as before (a retry, as after a silence).
+@Test func damagedAnswerRecoveredByTheRetry() throws {
+  var b = TraceBuilder()
+  b.activateType2()
+  b.reader([0x30, 0x03])
+  let at = b.frames.count
+  b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00, 0, 0, 0, 0, 0, 0, 0, 0])
+  var frames = b.frames
+  var damaged = frames[at]
+  damaged.direction = .tag
+  damaged.data = []
+  damaged.crc = .bad
+  damaged.sourceFlags = [ReaderChipFlag.damagedAnswer]
+  frames.insert(damaged, at: at)
+  for i in frames.indices { frames[i].index = i }
+  let s = try #require(
+    try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+  let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
+  #expect(query.outcome == .ok)
+  #expect(query.reason == nil)
+  // Without the retry, it failed.
+  let cut = Array(frames.prefix(at + 1))
+  let t = try #require(try SessionAnalysisRun(importer: MemoryImporter(frames: cut)).sessions.first)
+  #expect(t.operations.last?.outcome == .failed)
+}

@@ -100,6 +100,11 @@ public struct SessionAnalyzer: Sendable {
   /// the first: once a retry of each was answered, that outcome is restored.
   private var silentCommands: [LayerDecode] = []
   private var outcomeBeforeSilence: (OperationOutcome, String?)?
+  /// Commands whose answer the reader chip received damaged in the current operation
+  /// (`damagedAtReader`), and the outcome before the first: the stack's retry answered intact
+  /// recovers it, as after a silence.
+  private var damagedCommands: [LayerDecode] = []
+  private var outcomeBeforeDamage: (OperationOutcome, String?)?
   /// The last Type 2 READ or WRITE the tag left unanswered in the capture, until the reader's
   /// next frame tells whether the reader had its answer (`type2AnswerMissed`).
   private var silentType2: DecodedFrame?
@@ -670,6 +675,7 @@ public struct SessionAnalyzer: Sendable {
     // Before the procedures: an answered retry first restores the outcome the silence
     // replaced, so a NAK 1 recovery (Type2Procedure) sees the failure it recovers from.
     recoverFromSilence(&op, request: request?.innermost, answer: d, damaged: damaged)
+    recoverFromDamage(&op, request: request?.innermost, answer: d, damaged: damaged)
     switch d.protocolID {
     case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
     case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
@@ -699,6 +705,12 @@ public struct SessionAnalyzer: Sendable {
       }
     }
     let what = request?.innermost?.summary ?? "the command"
+    if let op = current, op.outcome != .failed || !damagedCommands.isEmpty {
+      if damagedCommands.isEmpty { outcomeBeforeDamage = (op.outcome, op.reason) }
+      if let c = request?.innermost, !damagedCommands.contains(c), damagedCommands.count < 64 {
+        damagedCommands.append(c)
+      }
+    }
     current?.fail(
       "the reader received the tag's answer to \(what) damaged (CRC, parity or framing error) "
         + "and reported the command failed: the tag answered, but what it answered is unknown",
@@ -776,6 +788,20 @@ public struct SessionAnalyzer: Sendable {
     // Every command that went unanswered must have been answered since.
     guard silentCommands.isEmpty else { return }
     (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil)
+  }
+
+  /// The stack sent a command whose answer the reader chip received damaged again, and this
+  /// time the answer came intact (ACK, data, 9000): the operation goes on as before the damage.
+  private mutating func recoverFromDamage(
+    _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
+  ) {
+    guard op.outcome == .failed, !damaged, let request,
+      let i = damagedCommands.firstIndex(of: request),
+      d.name != "NAK", d.field("sw").map({ $0 == .string("9000") }) ?? true
+    else { return }
+    damagedCommands.remove(at: i)
+    guard damagedCommands.isEmpty else { return }
+    (op.outcome, op.reason) = outcomeBeforeDamage ?? (.ok, nil)
   }
 
   /// A tag decode that answers a command (not a chained part or an S-block).
@@ -1073,6 +1099,8 @@ public struct SessionAnalyzer: Sendable {
     classicAuthSilence = nil
     silentCommands = []
     outcomeBeforeSilence = nil
+    damagedCommands = []
+    outcomeBeforeDamage = nil
     silentType2 = nil
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil

@@ -169,13 +169,20 @@ public struct SecretAddresses: Sendable, Equatable {
   /// `report` masks by; NTAG213/215/216 datasheet §8.5.7, §8.8.1). Kept apart from `type2`
   /// because a READ answers zeros there whatever they hold: zeros read are not masked.
   public var password: Set<Int> = []
+  /// The NTAG21x / Ultralight EV1 PWD and PACK pages of the product identified (its CFG0
+  /// page + 2 and + 3; datasheet §8.5.7), whatever they hold: a WRITE there sends the new
+  /// password, masked unless zeros or the factory default, acknowledged or not.
+  public var pwdPage: Int?
+  /// The PACK page (see `pwdPage`).
+  public var packPage: Int?
 
   /// None.
   public init() {}
 
   /// True when no byte is secret.
   public var isEmpty: Bool {
-    type2.isEmpty && type3.isEmpty && password.isEmpty && files.values.allSatisfy(\.isEmpty)
+    type2.isEmpty && type3.isEmpty && password.isEmpty && pwdPage == nil
+      && files.values.allSatisfy(\.isEmpty)
   }
 
   /// Adds `other`'s addresses.
@@ -183,6 +190,8 @@ public struct SecretAddresses: Sendable, Equatable {
     type2.formUnion(other.type2)
     type3.formUnion(other.type3)
     password.formUnion(other.password)
+    pwdPage = pwdPage ?? other.pwdPage
+    packPage = packPage ?? other.packPage
     files.merge(other.files) { $0.union($1) }
   }
 

@@ -60,6 +60,7 @@ extension TraceDiff {
     var out = end.secretAddresses
     out.formUnion(NDEFComparison.side(s, atStart: true).secretAddresses)
     guard let c = s.tag.ntagProduct.flatMap(Type2Configuration.init(product:)) else { return out }
+    (out.pwdPage, out.packPage) = (c.pwdPage, c.packPage)
     for image in [s.memory.type2Start, s.memory.type2End] {
       if let pwd = image.known(c.pwdPage * 4, 4), isSecret(password: pwd) {
         out.password.formUnion(c.pwdPage * 4..<c.pwdPage * 4 + 4)
@@ -94,10 +95,14 @@ extension TraceDiff {
     case .type2:
       let set = secrets.type2.union(secrets.password)
       switch c.name {
-      case "WRITE":
-        guard let p = page("page"), request.count >= 6 else { return }
-        let start = request.count - 4
-        r.secretRequest = Set((0..<4).filter { set.contains(p * 4 + $0) }.map { start + $0 })
+      case "WRITE", "COMPATIBILITY_WRITE":
+        // WRITE `A2 page d0…d3`; COMPATIBILITY_WRITE's data frame, 16 bytes, the first 4 stored.
+        guard let p = page("page"), request.count == 16 || request.count >= 6 else { return }
+        let start = request.count == 16 ? 0 : request.count - 4
+        let data = Array(request[start..<start + 4])
+        r.secretRequest = Set(
+          (0..<4).filter { set.contains(p * 4 + $0) || writesPassword(page: p, data, $0, secrets) }
+            .map { start + $0 })
       case "READ", "FAST_READ":
         guard let p = page("page") ?? page("start_page") else { return }
         // PWD and PACK read as zeros whatever they hold: such zeros are no secret.
@@ -156,6 +161,14 @@ extension TraceDiff {
     if c.name == "UPDATE" { r.secretRequest = marked } else { r.secretResponse = marked }
   }
 
+  /// Whether byte `i` of a WRITE of `data` to `page` is a new PWD or PACK: masked whether the
+  /// tag took it or not, unless the PWD written is zeros or the factory default (`isSecret`)
+  /// or the PACK zeros.
+  static func writesPassword(page: Int, _ data: [UInt8], _ i: Int, _ s: SecretAddresses) -> Bool {
+    if page == s.pwdPage { return isSecret(password: data) }
+    return page == s.packPage && i < 2 && data.prefix(2).contains { $0 != 0 }
+  }
+
   /// A PWD_AUTH (`1B` + 4-byte PWD) and its PACK answer: the password is masked unless it is
   /// NXP's factory default, the PACK always (`report`'s rule for what was sent on the air).
   static func markPasswordAuth(_ r: inout ExchangeRecord, _ request: [UInt8]) {
@@ -163,7 +176,10 @@ extension TraceDiff {
     if !ReportJSON.isFactoryDefaultPassword(Array(request[1..<5])) {
       r.secretRequest = Set(1..<5)
     }
-    r.secretResponse = Set(0..<min(2, r.responsePayload?.count ?? 0))
+    // A PACK is 2 bytes (+ CRC); a 4-bit NAK refusing the password is no secret.
+    if r.answer?.name == "PACK" {
+      r.secretResponse = Set(0..<min(2, r.responsePayload?.count ?? 0))
+    }
   }
 
   /// Where a DESFire / NTAG 424 DNA WriteData (8D, 3D) or ReadData (AD, BD) request keeps

@@ -334,6 +334,16 @@ public struct ISO14443ALayer: Sendable {
       return LayerResult(decode: AppleECP.magSafeDecode(n, byte: frame.data.first ?? 0))
     case .shortFrame:
       pending = .none
+      if frame.bits == 7, let b = frame.data.first, b == 0x40 || b == 0x43 {
+        // The backdoor wake-ups of "gen1a" MIFARE Classic clones (magic WUPC1/WUPC2, sent to
+        // a halted tag; Proxmark3 `hf mf cwipe`): no ISO/IEC 14443-3 command, the Classic
+        // layer names them and takes the tag's 4-bit ACK.
+        pending = .inner
+        let unit = LayerUnit(
+          direction: .reader, bytes: frame.data, bits: 7, frameIndex: frame.index,
+          timeNs: frame.timeNs)
+        return LayerResult(handoff: (.mifareClassic, unit))
+      }
       let bits = frame.bits ?? 8
       return .undecoded(
         "short frame \(Hex.string(frame.data)) (\(bits) bits) is not an ISO 14443-3 command")

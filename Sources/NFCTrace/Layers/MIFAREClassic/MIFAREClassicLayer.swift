@@ -86,13 +86,14 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     shortCommandAnswered = false
   }
 
-  /// Blocks of the MIFARE Classic product SAK `sak` names (nfc-facts §1.4; NXP MF1S50yyX /
-  /// MF1S70yyX memory organisation): Mini 20, 1K 64, 2K 128, 4K 256; nil for other SAKs.
+  /// The most blocks a tag answering SAK `sak` can have (nfc-facts §1.4; NXP MF1S50yyX /
+  /// MF1S70yyX memory organisation): Mini 20 (09), 1K 64 (88, Infineon), 2K 128 (19), 4K 256
+  /// (18); SAK 08 is a 1K (64) or a MIFARE Plus 2K in SL1 (128), so 128. Nil for other SAKs.
   public static func blockCount(sak: UInt8) -> Int? {
     switch sak {
     case 0x09: return 20
-    case 0x08, 0x88: return 64
-    case 0x19: return 128
+    case 0x88: return 64
+    case 0x08, 0x19: return 128
     case 0x18: return 256
     default: return nil
     }
@@ -273,7 +274,7 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   /// `(sector N)`, or that the block is past the product's last block (a 1K has 0–63).
   private func blockPlace(_ block: Int) -> String {
     guard let n = blockCount, block >= n else { return "(sector \(Self.sector(ofBlock: block)))" }
-    return "(past this tag's last block \(n - 1): the SAK names \(n) blocks)"
+    return "(past block \(n - 1), the last a tag with this SAK can have)"
   }
 
   private func blockFields(_ block: Int) -> [LayerField] {
