@@ -46,6 +46,7 @@ public final class PcapImporter: TraceImporter {
   /// The latest packet time so far, to notice times going back.
   private var latestTimeNs: Int64?
   private var warnedBackwards = false
+  private var warnedClamped = false
   private var deferredError: TraceError?
   private let linkType: Int
   /// The reader found in a USB capture (link types 189, 220, 249).
@@ -322,6 +323,12 @@ public final class PcapImporter: TraceImporter {
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
     checkTime(packet.timeNs, at: location)
+    if packet.timeClamped, !warnedClamped {
+      warnedClamped = true
+      warn(
+        "packet time is past 2262-04-11 23:47:16 UTC, the latest a 64-bit count of "
+          + "nanoseconds holds: held at that time (said once)", at: location)
+    }
     switch ISO14443PseudoHeader.parse(packet.bytes) {
     case .skip(let reason):
       let cut = packet.originalLength > packet.bytes.count
@@ -338,7 +345,8 @@ public final class PcapImporter: TraceImporter {
       // A frame the snap length cut lost its end, CRC included: not a damaged frame.
       let cut = packet.originalLength > packet.bytes.count && event.carriesData
       let frame = Frame(
-        index: frameIndex, timeNs: packet.timeNs &- first, sourceTime: sourceTime(packet.timeNs),
+        index: frameIndex, timeNs: packet.timeNs.saturatingMinus(first),
+        sourceTime: sourceTime(packet.timeNs),
         direction: shape.direction, event: shape.event,
         data: event.carriesData ? Array(payload) : [], crc: cut ? .notCaptured : shape.crc,
         technology: .unknown, sourceFlags: cut ? [Self.truncatedFlag] : [], location: location,
@@ -354,6 +362,12 @@ public final class PcapImporter: TraceImporter {
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
     checkTime(packet.timeNs, at: location)
+    if packet.timeClamped, !warnedClamped {
+      warnedClamped = true
+      warn(
+        "packet time is past 2262-04-11 23:47:16 UTC, the latest a 64-bit count of "
+          + "nanoseconds holds: held at that time (said once)", at: location)
+    }
     usbFrames.removeAll(keepingCapacity: true)
     usbFramesHead = 0
     let transfer: USBTransfer
@@ -370,7 +384,7 @@ public final class PcapImporter: TraceImporter {
     for out in output.frames {
       usbFrames.append(
         Frame(
-          index: frameIndex, timeNs: packet.timeNs &- first,
+          index: frameIndex, timeNs: packet.timeNs.saturatingMinus(first),
           sourceTime: sourceTime(packet.timeNs), direction: out.direction, event: out.event,
           data: out.data, bits: out.bits, crc: out.crc, technology: out.technology,
           sourceFlags: out.flags, location: location))

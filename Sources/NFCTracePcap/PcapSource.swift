@@ -10,6 +10,9 @@ struct PcapPacket {
   var bytes: UnsafeBufferPointer<UInt8>
   /// Length of the packet on the wire (≥ captured length when the capture was snapped).
   var originalLength: Int
+  /// True when the time stamp lies past what `timeNs` holds (after 2262-04-11, or a pcapng
+  /// count beyond the seconds libpcap returns): `timeNs` is then `Int64.max`.
+  var timeClamped = false
 }
 
 /// A libpcap offline handle opened with nanosecond time stamps, over a file or over bytes
@@ -100,7 +103,13 @@ final class PcapSource {
     // Wireshark reads it), and no capture predates the epoch.
     var seconds = Int64(head.ts.tv_sec)
     if seconds < 0, seconds >= -(1 << 31) { seconds += 1 << 32 }
-    let ns = seconds &* 1_000_000_000 &+ Int64(head.ts.tv_usec)
+    // A pcapng time stamp is unsigned 64-bit: seconds still negative overflowed libpcap's
+    // conversion. Such times, and those past Int64 nanoseconds (2262), are held at the end
+    // of the range (in order, never wrapped) and flagged.
+    let (scaled, over) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    let (sum, carry) = scaled.addingReportingOverflow(Int64(head.ts.tv_usec))
+    let clamped = seconds < 0 || over || carry
+    let ns = clamped ? Int64.max : sum
     let bytes = UnsafeBufferPointer(start: data, count: Int(head.caplen))
     if let counted, let recordHeaderBytes {
       // A record longer than the snap length is cut to it and the rest skipped: libpcap then
@@ -108,7 +117,9 @@ final class PcapSource {
       let snapped = Int(head.caplen) >= Int(pcap_snapshot(handle))
       self.counted = snapped ? nil : counted + recordHeaderBytes + Int(head.caplen)
     }
-    return .packet(PcapPacket(timeNs: ns, bytes: bytes, originalLength: Int(head.len)))
+    return .packet(
+      PcapPacket(
+        timeNs: ns, bytes: bytes, originalLength: Int(head.len), timeClamped: clamped))
   }
 
   private static func text(_ errbuf: [CChar]) -> String {

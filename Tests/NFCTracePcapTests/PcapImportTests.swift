@@ -665,3 +665,30 @@ extension PcapOffsetTests {
   #expect(result.warnings.first?.message.hasPrefix("skipped packet 2: its interface id") == true)
   #expect(result.warnings.first?.location?.offset == 88)
 }
+
+/// A pcapng time stamp past what 64-bit nanoseconds hold (after 2262; a 64-bit count of µs up
+/// to 2⁶⁴ − 1) is held at the end of the range, with one warning, never wrapped to a negative
+/// time (it was `seconds &* 1e9`: 1969 and -9223372036854.775 ms in the timeline).
+@Test func pcapngTimePast2262IsHeldNotWrapped() throws {
+  let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+  let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))  // µs resolution
+  func epb(high: Int, low: Int, _ payload: [UInt8]) -> [UInt8] {
+    pcapngBlock(
+      6,
+      le(0, 4) + le(high, 4) + le(low, 4) + le(payload.count, 4) + le(payload.count, 4)
+        + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
+  }
+  func frame(_ event: UInt8, _ data: [UInt8]) -> [UInt8] {
+    [0x00, event] + le(data.count, 2).reversed() + data
+  }
+  let bytes =
+    shb + idb + epb(high: 0, low: 1, frame(0xFF, [0x26]))
+    + epb(high: -1, low: -1, frame(0xFE, [0x44, 0x00]))
+    + epb(high: -1, low: -1, frame(0xFF, [0x93, 0x20]))
+  let result = try importPcap(TraceInput(path: "late.pcapng", bytes: Data(bytes)))
+  #expect(result.frames.count == 3)
+  #expect(result.frames.map(\.timeNs) == [0, Int64.max - 1_000, Int64.max - 1_000])
+  #expect(
+    result.warnings.filter { $0.message.hasPrefix("packet time is past 2262-04-11") }.count == 1)
+  #expect(result.warnings.first?.location?.record == 2)
+}

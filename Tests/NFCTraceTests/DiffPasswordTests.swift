@@ -110,6 +110,26 @@ import Testing
     #expect(data.shownCommandSummary.hasPrefix("COMPATIBILITY_WRITE page 133 ← •• •• •• ••"))
   }
 
+  /// A PWD_AUTH of the wrong length stays raw; its bytes after 1B and a 2-byte answer are
+  /// still masked.
+  @Test func rawPasswordAuthIsMasked() throws {
+    func auth(_ pwd: [UInt8]) -> (inout TraceBuilder) -> Void {
+      return { b in
+        b.reader([0x1B] + pwd)
+        b.tag([0xAA, 0xBB])
+      }
+    }
+    let d = TraceDiff(
+      a: try side(auth([0x11, 0x22])), b: try side(auth([0x55, 0x66, 0x77, 0x88, 0x99])))
+    let x = try #require(d.a.exchanges.first { $0.requestPayload.first == 0x1B })
+    #expect(x.command == nil)
+    #expect(x.secretRequest == [1, 2])
+    #expect(x.secretResponse == [0, 1])
+    let y = try #require(d.b.exchanges.first { $0.requestPayload.first == 0x1B })
+    #expect(y.secretRequest == [1, 2, 3, 4, 5])
+    #expect(!DiffText.lines(d).joined(separator: "\n").contains("11 22"))
+  }
+
   @Test func refusedPasswordAuthNAKIsShown() throws {
     func auth(_ pwd: [UInt8]) -> (inout TraceBuilder) -> Void {
       return { b in

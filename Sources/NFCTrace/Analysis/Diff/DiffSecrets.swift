@@ -82,8 +82,12 @@ extension TraceDiff {
   /// READ or FAST_READ answer (by page), an UPDATE BINARY's data and a READ BINARY answer (by
   /// offset, in whichever file: the exchange does not say which one is selected).
   static func mark(_ r: inout ExchangeRecord, _ secrets: SecretAddresses) {
-    guard let c = r.command else { return }
     let request = Array(r.requestPayload)
+    // A PWD_AUTH of the wrong length stays raw, but its bytes after 1B are still a password.
+    if r.command == nil, request.first == 0x1B, r.requestRawReason?.hasPrefix("PWD_AUTH") == true {
+      return markPasswordAuth(&r, request, raw: true)
+    }
+    guard let c = r.command else { return }
     let response = r.responsePayload.map(Array.init) ?? []
     func page(_ key: String) -> Int? {
       if case .int(let p)? = c.field(key) { return p }
@@ -171,14 +175,18 @@ extension TraceDiff {
 
   /// A PWD_AUTH (`1B` + 4-byte PWD) and its PACK answer: the password is masked unless it is
   /// NXP's factory default, the PACK always (`report`'s rule for what was sent on the air).
-  static func markPasswordAuth(_ r: inout ExchangeRecord, _ request: [UInt8]) {
-    guard request.count >= 5 else { return }
-    if !ReportJSON.isFactoryDefaultPassword(Array(request[1..<5])) {
-      r.secretRequest = Set(1..<5)
+  /// `raw`: a PWD_AUTH of the wrong length the Type 2 layer left raw: whatever bytes follow
+  /// `1B` are masked, and a 2-byte answer (a PACK's size).
+  static func markPasswordAuth(_ r: inout ExchangeRecord, _ request: [UInt8], raw: Bool = false) {
+    guard request.count >= 5 || raw else { return }
+    let password = Array(request.dropFirst().prefix(4))
+    if raw || !ReportJSON.isFactoryDefaultPassword(password) {
+      r.secretRequest = Set(1..<request.count)
     }
     // A PACK is 2 bytes (+ CRC); a 4-bit NAK refusing the password is no secret.
-    if r.answer?.name == "PACK" {
-      r.secretResponse = Set(0..<min(2, r.responsePayload?.count ?? 0))
+    let answer = r.responsePayload?.count ?? 0
+    if r.answer?.name == "PACK" || (raw && answer == 2) {
+      r.secretResponse = Set(0..<min(2, answer))
     }
   }
 
