@@ -780,14 +780,9 @@ public struct SessionAnalyzer: Sendable {
   private mutating func recoverFromSilence(
     _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
   ) {
-    guard op.outcome == .interrupted, !damaged, let request,
-      let i = silentCommands.firstIndex(of: request),
-      d.name != "NAK", d.field("sw").map({ $0 == .string("9000") }) ?? true
-    else { return }
-    silentCommands.remove(at: i)
-    // Every command that went unanswered must have been answered since.
-    guard silentCommands.isEmpty else { return }
-    (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil)
+    guard !damaged else { return }
+    Self.recover(
+      &op, from: .interrupted, &silentCommands, before: outcomeBeforeSilence, request, d)
   }
 
   /// The stack sent a command whose answer the reader chip received damaged again, and this
@@ -795,13 +790,23 @@ public struct SessionAnalyzer: Sendable {
   private mutating func recoverFromDamage(
     _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
   ) {
-    guard op.outcome == .failed, !damaged, let request,
-      let i = damagedCommands.firstIndex(of: request),
+    guard !damaged else { return }
+    Self.recover(&op, from: .failed, &damagedCommands, before: outcomeBeforeDamage, request, d)
+  }
+
+  /// `op`, left `outcome` by `commands`, answered `d` to `request`, one of them: removed, and
+  /// once every one of them is answered, the outcome `before` them is back.
+  private static func recover(
+    _ op: inout Operation, from outcome: OperationOutcome, _ commands: inout [LayerDecode],
+    before: (OperationOutcome, String?)?, _ request: LayerDecode?, _ d: LayerDecode
+  ) {
+    guard op.outcome == outcome, let request, let i = commands.firstIndex(of: request),
       d.name != "NAK", d.field("sw").map({ $0 == .string("9000") }) ?? true
     else { return }
-    damagedCommands.remove(at: i)
-    guard damagedCommands.isEmpty else { return }
-    (op.outcome, op.reason) = outcomeBeforeDamage ?? (.ok, nil)
+    commands.remove(at: i)
+    // Every command that went unanswered (or damaged) must have been answered since.
+    guard commands.isEmpty else { return }
+    (op.outcome, op.reason) = before ?? (.ok, nil)
   }
 
   /// A tag decode that answers a command (not a chained part or an S-block).

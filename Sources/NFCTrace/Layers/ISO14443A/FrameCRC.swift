@@ -42,15 +42,20 @@ enum FrameCRC {
     if data[data.count - 2] == UInt8(crc & 0xFF) && data[data.count - 1] == UInt8(crc >> 8) {
       return (.ok, nil)
     }
+    return (.bad, mismatch(typeB ? "CRC_B" : "CRC_A", crc: crc, frame: frame))
+  }
+
+  /// The `bad-crc` finding of `frame`, whose last two bytes are not `crc` (sent low byte
+  /// first, as CRC_A, CRC_B and the ISO/IEC 15693-3 CRC are): expected and received bytes.
+  /// Built only for a mismatch.
+  static func mismatch(_ name: String, crc: UInt16, frame: Frame) -> Finding {
+    let data = frame.data
     let expected = [UInt8(crc & 0xFF), UInt8(crc >> 8)]
-    let got = Array(data.suffix(2))
-    let name = typeB ? "CRC_B" : "CRC_A"
-    let finding = Finding(
+    return Finding(
       "bad-crc", .warning,
       "\(name) mismatch: expected \(Hex.string(expected, separator: " ")), "
-        + "got \(Hex.string(got, separator: " "))",
+        + "got \(Hex.string(Array(data.suffix(2)), separator: " "))",
       frames: [frame.index], offset: data.count - 2)
-    return (.bad, finding)
   }
 
   /// The frame's bytes without the CRC when the status says two CRC bytes are there.

@@ -11,14 +11,9 @@ enum ISO15693CRC {
     let data = frame.data
     guard data.count >= 3 else { return (.absent, nil) }
     let crc = CRC.crcB(data[..<(data.count - 2)])
-    let low = UInt8(crc & 0xFF)
-    let high = UInt8(crc >> 8)
-    if data[data.count - 2] == low && data[data.count - 1] == high { return (.ok, nil) }
-    let finding = Finding(
-      "bad-crc", .warning,
-      "ISO 15693 CRC mismatch: expected \(Hex.string([low, high], separator: " ")), "
-        + "got \(Hex.string(Array(data.suffix(2)), separator: " "))",
-      frames: [frame.index], offset: data.count - 2)
-    return (.bad, finding)
+    if data[data.count - 2] == UInt8(crc & 0xFF) && data[data.count - 1] == UInt8(crc >> 8) {
+      return (.ok, nil)
+    }
+    return (.bad, FrameCRC.mismatch("ISO 15693 CRC", crc: crc, frame: frame))
   }
 }
