@@ -319,7 +319,9 @@ public final class PcapImporter: TraceImporter {
     String(format: "%.3f", Double(ns) / 1_000_000)
   }
 
-  private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {
+  /// Checks a packet's time (backwards steps, past 2262) and returns the capture's first
+  /// time, which frame times count from.
+  private func startPacket(_ packet: PcapPacket, at location: SourceLocation) -> Int64 {
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
     checkTime(packet.timeNs, at: location)
@@ -329,6 +331,11 @@ public final class PcapImporter: TraceImporter {
         "packet time is past 2262-04-11 23:47:16 UTC, the latest a 64-bit count of "
           + "nanoseconds holds: held at that time (said once)", at: location)
     }
+    return first
+  }
+
+  private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {
+    let first = startPacket(packet, at: location)
     switch ISO14443PseudoHeader.parse(packet.bytes) {
     case .skip(let reason):
       let cut = packet.originalLength > packet.bytes.count
@@ -359,15 +366,7 @@ public final class PcapImporter: TraceImporter {
   /// Queues the frames a USB capture packet gives (see `USBReaderDecoder`). Their time is
   /// the packet's: when the host sent the command, when the reader's answer reached the host.
   private func usbPacket(_ packet: PcapPacket, at location: SourceLocation) {
-    let first = firstTimeNs ?? packet.timeNs
-    firstTimeNs = first
-    checkTime(packet.timeNs, at: location)
-    if packet.timeClamped, !warnedClamped {
-      warnedClamped = true
-      warn(
-        "packet time is past 2262-04-11 23:47:16 UTC, the latest a 64-bit count of "
-          + "nanoseconds holds: held at that time (said once)", at: location)
-    }
+    let first = startPacket(packet, at: location)
     usbFrames.removeAll(keepingCapacity: true)
     usbFramesHead = 0
     let transfer: USBTransfer

@@ -211,3 +211,44 @@ import Testing
       "magic WUPC1 (gen1a backdoor)", "ACK", "magic WUPC2 (gen1a backdoor)", "ACK",
     ])
 }
+
+/// Proxmark3's firmware sends WUPC2 `43` as a whole byte (8 bits, no CRC) after the 7-bit
+/// WUPC1 `40` (armsrc/mifarecmd.c, MifareCSetBlock): it is named too, and the WRITE that
+/// follows is decoded as a Classic WRITE.
+@Test func gen1aWholeByteWUPC2IsNamed() throws {
+  var b = TraceBuilder()
+  b.activateSingle([0x5E, 0x1F, 0x7A, 0x33], sak: 0x08)
+  b.reader([0x50, 0x00])
+  b.add(.reader, [0x40], crc: false, bits: 7)
+  b.add4Bit(0x0A)
+  b.add(.reader, [0x43], crc: false)
+  b.add4Bit(0x0A)
+  b.reader([0xA0, 0x00])
+  b.add4Bit(0x0A)
+  let (decoded, _) = decodeAll(b.frames)
+  #expect(
+    decoded.suffix(6).map { $0.innermost?.summary ?? "-" } == [
+      "magic WUPC1 (gen1a backdoor)", "ACK", "magic WUPC2 (gen1a backdoor)", "ACK",
+      "WRITE block 0", "ACK",
+    ])
+}
+
+/// A source without bit counts (a pcap) gives WUPC1 as the plain byte `40`: a 1-byte reader
+/// frame holds no CRC, so it is the wake-up still; a lone whole `43` not after it is not.
+@Test func gen1aWakeUpsWithoutBitCounts() throws {
+  var b = TraceBuilder()
+  b.activateSingle([0x5E, 0x1F, 0x7A, 0x33], sak: 0x08)
+  b.reader([0x50, 0x00])
+  b.add(.reader, [0x40], crc: false)
+  b.add(.tag, [0x0A], crc: false)
+  b.add(.reader, [0x43], crc: false)
+  b.add(.tag, [0x0A], crc: false)
+  b.reader([0x50, 0x00])
+  b.add(.reader, [0x43], crc: false)
+  let (decoded, _) = decodeAll(b.frames)
+  #expect(
+    decoded.suffix(6).prefix(4).map { $0.innermost?.summary ?? "-" } == [
+      "magic WUPC1 (gen1a backdoor)", "ACK", "magic WUPC2 (gen1a backdoor)", "ACK",
+    ])
+  #expect(decoded.last?.innermost?.name != "magic WUPC2")
+}

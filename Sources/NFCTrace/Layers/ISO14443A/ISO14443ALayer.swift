@@ -86,6 +86,9 @@ public struct ISO14443ALayer: Sendable {
   /// The HLTA frame when no frame since has woken or answered a tag: a halted tag answers
   /// only WUPA (ISO/IEC 14443-3 §6.2, HALT state), so a command sent then reaches nobody.
   private var haltFrame: Int?
+  /// Set by a gen1a magic WUPC1 (`40`, 7 bits) until the next reader frame: a 1-byte `43`
+  /// then is WUPC2, whatever its bit count.
+  private var magicWUPC1Sent = false
   /// Set once a capture that starts mid-session (no ATQA or SAK yet) showed a whole Type 2
   /// command with a valid CRC_A: the tag is Type 2, and a later frame shaped like an ISO-DEP
   /// block is Type 2 data (COMPATIBILITY_WRITE's 16 bytes, SECTOR_SELECT's packet 2).
@@ -108,6 +111,7 @@ public struct ISO14443ALayer: Sendable {
     parts = []
     crypto1Follows = false
     haltFrame = nil
+    magicWUPC1Sent = false
     type2CommandSeen = false
     (pollFrame, pollUnanswered) = (nil, nil)
   }
@@ -156,6 +160,10 @@ public struct ISO14443ALayer: Sendable {
     }
     if frame.direction == .reader, case .request = pending { pollUnanswered = pollFrame }
     let kind = classify(frame, context: context)
+    if frame.direction == .reader, case .shortFrame = kind {
+    } else if frame.direction == .reader {
+      magicWUPC1Sent = false
+    }
     if frame.direction == .reader, case .select(let level, let part) = pending {
       missedSAK(level, part, next: kind, context: &context)
     }
@@ -232,8 +240,11 @@ public struct ISO14443ALayer: Sendable {
         if byte == 0x26 { return .request(wupa: false) }
         if byte == 0x52 { return .request(wupa: true) }
         if let n = AppleECP.magSafeNumber(byte) { return .magSafe(n) }
+        if byte == 0x40 { return .shortFrame }
       }
-      if frame.isShortFrame { return .shortFrame }
+      // Proxmark3 sends the gen1a WUPC2 `43` as a whole byte after the 7-bit WUPC1
+      // (armsrc/mifarecmd.c): no CRC, so it is a short command too.
+      if frame.isShortFrame || (byte == 0x43 && magicWUPC1Sent) { return .shortFrame }
     }
     // Sources that store whole bytes only keep a 7-bit REQA/WUPA as an empty frame: Flipper
     // Zero's debug pcap writes bits / 8 (its packets are stamped in whole seconds, which is
@@ -334,13 +345,16 @@ public struct ISO14443ALayer: Sendable {
       return LayerResult(decode: AppleECP.magSafeDecode(n, byte: frame.data.first ?? 0))
     case .shortFrame:
       pending = .none
-      if frame.bits == 7, let b = frame.data.first, b == 0x40 || b == 0x43 {
+      let afterWUPC1 = magicWUPC1Sent
+      magicWUPC1Sent = false
+      if let b = frame.data.first, b == 0x40 || (b == 0x43 && (frame.bits == 7 || afterWUPC1)) {
         // The backdoor wake-ups of "gen1a" MIFARE Classic clones (magic WUPC1/WUPC2, sent to
         // a halted tag; Proxmark3 `hf mf cwipe`): no ISO/IEC 14443-3 command, the Classic
         // layer names them and takes the tag's 4-bit ACK.
         pending = .inner
+        magicWUPC1Sent = b == 0x40
         let unit = LayerUnit(
-          direction: .reader, bytes: frame.data, bits: 7, frameIndex: frame.index,
+          direction: .reader, bytes: frame.data, bits: frame.bits, frameIndex: frame.index,
           timeNs: frame.timeNs)
         return LayerResult(handoff: (.mifareClassic, unit))
       }
