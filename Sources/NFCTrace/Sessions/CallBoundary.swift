@@ -105,7 +105,9 @@ struct CallBoundary: Sendable {
       guard stepBackPages.allSatisfy({ $0 == tail }) else { return true }
       // The `FF` page of a length continuing on the next page: its high byte alone (0 for a
       // 255-byte message) or none (`FF` its last byte) tells no clearing from a final length.
-      if tail != nil, page == at / 4, case .hex(let data)? = d.field("data"),
+      // The tag may still hold a 1-byte length there (cleared to `03 00` first, the low bytes
+      // written with the data): then this WRITE's `FF` makes the field 3 bytes.
+      if page == at / 4, (at + 2) / 4 != page, case .hex(let data)? = d.field("data"),
         data.count > at % 4, data[at % 4] == 0xFF
       {
         return !finalLength
@@ -176,8 +178,10 @@ struct CallBoundary: Sendable {
         if steppedBack, let part, part != 0 { finalLengthWritten = true }
         if !steppedBack, part == 0 { firstWriteClearedLength = true }
       } else {
-        // Located once per call, at its first WRITE (the area is parsed on each access).
-        lengthAt = memory.type2Area?.ndefLengthAddress
+        // Located once per call, at its first WRITE (the area is parsed on each access), in
+        // the layout that WRITE leaves: it may move the TLV (NULL TLVs put before it, a 1-byte
+        // length made 3 bytes).
+        lengthAt = Self.lengthAddress(after: d, page: page, memory: memory)
         firstWritePage = page
         firstWriteClearedLength = Self.lengthValue(d, page: page, address: lengthAt) == 0
       }
@@ -231,6 +235,16 @@ struct CallBoundary: Sendable {
     let count = address + 3 - page * 4
     guard (1...2).contains(count) else { return nil }
     return data.prefix(count).reduce(0) { $0 << 8 | Int($1) }
+  }
+
+  /// The address of the NDEF TLV length field once WRITE `d` to `page` is applied to
+  /// `memory`; the one before it when the write leaves no NDEF TLV to parse.
+  private static func lengthAddress(after d: LayerDecode, page: Int, memory: TagMemory) -> Int? {
+    var after = memory
+    if case .hex(let data)? = d.field("data"), data.count >= 4 {
+      after.type2Write(Array(data.prefix(4)), at: page * 4, acknowledged: true, frame: 0)
+    }
+    return after.type2Area?.ndefLengthAddress ?? memory.type2Area?.ndefLengthAddress
   }
 
   /// The address of the NDEF TLV length field in WRITE `d` to `page`, found after a `03` in
