@@ -120,6 +120,8 @@ import Testing
       Issue.record("no credential")
       return
     }
-    #expect(outer == [.bytes("credential", hx("1045000441424344"))])
+    // A Credential nested in a Credential is decoded (it was kept as hex, which showed a
+    // network key in it).
+    #expect(outer == [NDEFField("credential", .object([.text("ssid", "ABCD")]))])
   }
 }

@@ -15,7 +15,20 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
 
     /// Name (Wi-Fi Simple Configuration 2.0 §12), or "attribute 0xNNNN".
     public var name: String { NDEFWiFiSimpleConfig.attributeName(type) }
+
+    /// The bytes of a Credential's value after its last attribute that could be read (one
+    /// cut short, or past the nesting limit): they may hold the network key. Empty for other
+    /// attributes.
+    public var undecoded: ArraySlice<UInt8> {
+      guard type == 0x100E else { return [] }
+      let covered = children.last.map { $0.offset + 4 + $0.value.count - (offset + 4) } ?? 0
+      return value.dropFirst(min(max(covered, 0), value.count))
+    }
   }
+
+  /// How deep Credentials are read inside Credentials (the specification nests them one
+  /// level; deeper ones are kept as undecoded bytes).
+  static let maxCredentialDepth = 4
 
   /// Top-level attributes.
   public let attributes: [Attribute]
@@ -48,8 +61,17 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
   /// Attribute names (Wi-Fi Simple Configuration 2.0 §12).
   public static func attributeName(_ t: UInt16) -> String {
     switch t {
+    case 0x1001: return "AP Channel"
+    case 0x1008: return "Configuration Methods"
     case 0x100E: return "Credential"
     case 0x1020: return "MAC Address"
+    case 0x1021: return "Manufacturer"
+    case 0x1023: return "Model Name"
+    case 0x1024: return "Model Number"
+    case 0x1042: return "Serial Number"
+    case 0x1047: return "UUID-E"
+    case 0x1048: return "UUID-R"
+    case 0x1054: return "Primary Device Type"
     case 0x1026: return "Network Index"
     case 0x1027: return "Network Key"
     case 0x1045: return "SSID"
@@ -73,6 +95,11 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
         (0x01, "Open"), (0x02, "WPA-Personal"), (0x04, "Shared"), (0x08, "WPA-Enterprise"),
         (0x10, "WPA2-Enterprise"), (0x20, "WPA2-Personal"),
       ])
+  }
+
+  /// Names of the RF Bands bits (Wi-Fi Simple Configuration 2.0 §12).
+  public static func rfBandNames(_ v: UInt8) -> String {
+    flagNames(UInt16(v), [(0x01, "2.4GHz"), (0x02, "5.0GHz"), (0x04, "60GHz")])
   }
 
   /// Names of the encryption-type bits (Wi-Fi Simple Configuration 2.0 §12).
@@ -177,20 +204,20 @@ public struct NDEFWiFiSimpleConfig: Sendable, Equatable {
         header = (type, valueOffset)
         let value = try c.readBytes(len, "attribute value")
         let children =
-          type == 0x100E && depth == 0
-          ? parse(value, offset: valueOffset, depth: 1, ctx: &ctx) : []
+          type == 0x100E && depth < Self.maxCredentialDepth
+          ? parse(value, offset: valueOffset, depth: depth + 1, ctx: &ctx) : []
         out.append(Attribute(offset: at, type: type, value: value, children: children))
       } catch {
         // A Credential whose length runs past the payload still holds the attributes before
         // the end (SSID, authentication type…): they are shown, after the error.
-        if let header, header.type == 0x100E, depth == 0 {
+        if let header, header.type == 0x100E, depth < Self.maxCredentialDepth {
           let rest = Array(p.dropFirst(header.valueOffset - offset))
           ctx.add(
             "wsc-truncated", .error, error.offset,
             "Wi-Fi Simple Config: " + error.message
               + " (Wi-Fi Simple Configuration 2.0 §12); the Credential's attributes up to the "
               + "end are shown")
-          let children = parse(rest, offset: header.valueOffset, depth: 1, ctx: &ctx)
+          let children = parse(rest, offset: header.valueOffset, depth: depth + 1, ctx: &ctx)
           out.append(Attribute(offset: at, type: 0x100E, value: rest, children: children))
           break
         }

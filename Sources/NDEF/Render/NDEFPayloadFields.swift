@@ -6,7 +6,7 @@ extension NDEFPayload {
     switch self {
     case .wifiSimpleConfig(let w):
       func key(_ a: NDEFWiFiSimpleConfig.Attribute) -> Bool {
-        a.type == 0x1027 || a.children.contains(where: key)
+        a.type == 0x1027 || !a.undecoded.isEmpty || a.children.contains(where: key)
       }
       return w.attributes.contains(where: key)
     case .smartPoster(let sp): return sp.records.contains(where: \.holdsSecret)
@@ -186,10 +186,16 @@ extension NDEFPayload {
         let key = a.name.lowercased().replacingSpaces()
         let v16 = a.value.count == 2 ? UInt16(a.value[0]) << 8 | UInt16(a.value[1]) : nil
         switch a.type {
-        // A Credential nests attributes one level deep (`parse`); one inside a Credential
-        // stays bytes.
-        case 0x100E where !a.children.isEmpty || a.value.isEmpty:
-          return NDEFField(key, .object(attrs(a.children)))
+        // What a Credential holds past the attributes read may be the network key: masked.
+        case 0x100E:
+          let rest = a.undecoded
+          let undecoded: [NDEFField] =
+            rest.isEmpty
+            ? []
+            : secrets
+              ? [.bytes("undecoded", Array(rest))]
+              : [.text("undecoded", "\(rest.count) bytes (masked: may hold the network key)")]
+          return NDEFField(key, .object(attrs(a.children) + undecoded))
         // An SSID or key that is not text (any bytes are allowed) is named `…_hex`, so that
         // a binary SSID cannot read as the text SSID spelled like its hex.
         case 0x1045: return textOrNamedHex(key, a.value)
@@ -205,6 +211,13 @@ extension NDEFPayload {
         case 0x104A where a.value.count == 1:
           return .text(key, "\(a.value[0] >> 4).\(a.value[0] & 0x0F)")
         case 0x1026 where a.value.count == 1: return .int(key, Int(a.value[0]))
+        case 0x103C where a.value.count == 1:
+          return .text(key, NDEFWiFiSimpleConfig.rfBandNames(a.value[0]))
+        case 0x1061 where a.value.count == 1: return NDEFField(key, .bool(a.value[0] != 0))
+        case 0x1001 where v16 != nil: return .int(key, Int(v16 ?? 0))
+        case 0x1011, 0x1021, 0x1023, 0x1024, 0x1042: return textOrNamedHex(key, a.value)
+        case 0x1047 where a.value.count == 16, 0x1048 where a.value.count == 16:
+          return .text(key, Self.uuid(a.value))
         case 0x102C where a.value.count >= 22:
           return NDEFField(key, .object(oobDevicePassword(a.value, secrets)))
         case 0x1049 where a.value.starts(with: NDEFWiFiSimpleConfig.wfaVendorID):
@@ -214,6 +227,12 @@ extension NDEFPayload {
       }
     }
     return (w.lengthPrefix.map { [.int("length_prefix", $0)] } ?? []) + attrs(w.attributes)
+  }
+
+  /// A 16-byte UUID in its usual form, lowercase (`8-4-4-4-12` hex digits).
+  private static func uuid(_ v: [UInt8]) -> String {
+    [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { v[$0].map(hex2).joined() }.joined(
+      separator: "-")
   }
 
   /// OOB Device Password (0x102C): public key hash (20 bytes), password ID (2), password

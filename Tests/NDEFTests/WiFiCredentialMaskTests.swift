@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@testable import NDEF
+
+/// A Wi-Fi network key must not show through a Credential that could not be read whole (an
+/// attribute in it cut short) or through one nested in a Credential: both were printed as
+/// the Credential's hex, key included (Wi-Fi Simple Configuration 2.0 §12).
+@Suite struct WiFiCredentialMaskTests {
+  /// Credential of 16 bytes holding a Network Key attribute announcing 32 bytes:
+  /// `10 27 00 20` + "secretpass12".
+  static let cutKey =
+    "d217146170706c69636174696f6e2f766e642e7766612e777363100e001010270020736563726574706173733132"
+  /// Credential nesting a Credential that holds Network Key "abcd".
+  static let nested =
+    "d217106170706c69636174696f6e2f766e642e7766612e777363100e000c100e00081027000461626364"
+
+  private func decoded(_ hex: String, secrets: Bool = false) throws -> [String: Any] {
+    let r = NDEFCommand.run(
+      input: hex, options: NDEFCommandOptions(format: .json, showSecrets: secrets))
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any])
+    let record = try #require((json["records"] as? [[String: Any]])?.first)
+    #expect(secrets || record["payload"] is NSNull)
+    return try #require(record["decoded"] as? [String: Any])
+  }
+
+  @Test func cutShortAttributeIsMasked() throws {
+    let credential = try #require(try decoded(Self.cutKey)["credential"] as? [String: Any])
+    #expect(credential["undecoded"] as? String == "16 bytes (masked: may hold the network key)")
+    #expect(credential.count == 1)
+    let shown = try #require(
+      try decoded(Self.cutKey, secrets: true)["credential"] as? [String: Any])
+    #expect(shown["undecoded"] as? String == "10270020736563726574706173733132")
+  }
+
+  @Test func nestedCredentialIsDecodedAndMasked() throws {
+    let outer = try #require(try decoded(Self.nested)["credential"] as? [String: Any])
+    let inner = try #require(outer["credential"] as? [String: Any])
+    #expect(inner["network_key"] as? String == "present, 4 bytes")
+    #expect(outer["undecoded"] == nil)
+  }
+
+  /// RF Bands, Key Provided Automatically and the device's text attributes are decoded as
+  /// ndeflib decodes them.
+  @Test func deviceAttributesAreDecoded() throws {
+    // RF Bands 03, Key Provided Automatically 01, Manufacturer "ACME", UUID-E 00..0f.
+    let attrs =
+      "103c000103" + "106100010" + "1" + "102100044143" + "4d45" + "10470010"
+      + "000102030405060708090a0b0c0d0e0f"
+    let payloadLength = String(format: "%02x", attrs.count / 2)
+    let hex = "d217" + payloadLength + "6170706c69636174696f6e2f766e642e7766612e777363" + attrs
+    let d = try decoded(hex)
+    #expect(d["rf_bands"] as? String == "2.4GHz|5.0GHz")
+    #expect(d["key_provided_automatically"] as? Bool == true)
+    #expect(d["manufacturer"] as? String == "ACME")
+    #expect(d["uuid_e"] as? String == "00010203-0405-0607-0809-0a0b0c0d0e0f")
+  }
+}
