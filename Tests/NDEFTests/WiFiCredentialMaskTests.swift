@@ -57,3 +57,18 @@ import Testing
     #expect(d["uuid_e"] as? String == "00010203-0405-0607-0809-0a0b0c0d0e0f")
   }
 }
+
+/// A Signature record's hash type is named as its signature type is (Signature RTD 2.0: 02h
+/// SHA-256, the rest RFU). Message from ndeflib: `SignatureRecord('ECDSA-P256', 'SHA-256',
+/// b'\x01' * 4)`.
+@Test func signatureHashTypeIsNamed() throws {
+  let r = NDEFCommand.run(
+    input: "d1030a536967200b0200040101010100", options: NDEFCommandOptions(format: .json))
+  let json = try #require(
+    try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any])
+  let record = try #require((json["records"] as? [[String: Any]])?.first)
+  let d = try #require(record["decoded"] as? [String: Any])
+  #expect(d["signature_type_name"] as? String == "ECDSA-P256")
+  #expect(d["hash_type"] as? Int == 2)
+  #expect(d["hash_type_name"] as? String == "SHA-256")
+}

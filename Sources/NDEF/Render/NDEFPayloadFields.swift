@@ -118,6 +118,8 @@ extension NDEFPayload {
       .int("signature_type", Int(s.signatureType)),
       .text("signature_type_name", s.signatureTypeName ?? "RFU"),
       .int("hash_type", Int(s.hashType)),
+      // Signature RTD 2.0 defines hash type 02h, SHA-256, only; the rest is RFU.
+      .text("hash_type_name", s.hashType == 0x02 ? "SHA-256" : "RFU"),
       NDEFField("signature_uri_present", .bool(s.signatureURIPresent)),
       s.signatureURIPresent
         ? textOrNamedHex("signature_uri", s.signature)
