@@ -58,3 +58,23 @@ import Testing
       ])
   }
 }
+
+/// Android writes the Terminator TLV after the final length (nfc-facts §5.5): when only that
+/// last write gets no answer, the new message is whole on the tag and the diagnosis says so
+/// (it said only that the write was interrupted, "write the whole message again").
+@Test func interruptedTerminatorLeavesTheMessageWhole() throws {
+  var b = TraceBuilder()
+  b.activateType2(version: ntag213Version)
+  b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x05, 0xD1, 0x01, 0x01, 0x55, 0x00, 0xFE])
+  b.write(4, [0x03, 0x00, 0xD1, 0x01])
+  b.write(5, [0x05, 0x55, 0x04, 0x61])
+  b.write(6, [0x2E, 0x63, 0x6F, 0x00])
+  b.write(4, [0x03, 0x09, 0xD1, 0x01])
+  b.write(6, [0x2E, 0x63, 0x6F, 0xFE], .none)
+  let report = try b.diagnose()
+  let f = try #require(report.finding("write-interrupted"))
+  #expect(
+    f.message.contains(
+      "The new message is nevertheless whole on the tag: its NDEF TLV length 0x9 (9) (frame #20)"))
+  #expect(f.coreNFCError == .tagConnectionLost)
+}

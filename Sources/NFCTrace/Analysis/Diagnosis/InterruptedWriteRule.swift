@@ -222,6 +222,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     }
     if let nak = idleNAK { return idleAfterNAK(c, i, nak: nak, details: details) }
     if let halt { return haltedTag(c, i, halt: halt, details: details) }
+    details += completeMessageNote(c, i)
     var text = "The tag stopped answering in the middle of \(op.kind.rawValue)." + details
     // Every unanswered frame reached the capture damaged: the tag may have got them damaged
     // too and ignored them (a tag does not answer an invalid block, ISO/IEC 14443-4 §7.5.4).
@@ -266,6 +267,23 @@ enum InterruptedWriteRule: DiagnosisRule {
         ? "Nothing about holding the phone: send commands no longer than the tag's FSC, "
           + "chaining longer ones (see command-exceeds-fsc), then write the whole message again."
         : op.kind == .writeLock ? lockAgain : keepStill)
+  }
+
+  /// When the interrupted write had already put the whole new message on the tag — its
+  /// length and every byte it announces acknowledged, only a later write (Android's
+  /// Terminator TLV after the final length, nfc-facts §5.5) unanswered — says so: readers
+  /// stop at the length (NFC Forum T2T 1.0 §2.3; NLEN, T4T 2.0 §5.1), so the tag reads the
+  /// new message even though the app saw the write fail. Empty otherwise.
+  private static func completeMessageNote(_ c: DiagnosisContext, _ i: Int) -> String {
+    let op = c.session.operations[i]
+    guard let st = NDEFWriteState.after(op, in: c.session, log: c.log), st.shape == .complete,
+      st.lengthWrittenHere, !st.lengthUnacknowledged, st.claimed > 0,
+      let frame = st.lengthFrame
+    else { return "" }
+    return " The new message is nevertheless whole on the tag: its \(st.lengthName) "
+      + "\(lengthText(st.claimed)) (frame #\(frame)) and every byte it announces were "
+      + "acknowledged, and readers stop at that length, so readNDEF returns the new message; "
+      + "the app still saw the write fail, and only what follows the message is uncertain."
   }
 
   /// The silence follows a NAK with no reactivation: the tag went idle, it did not leave.
