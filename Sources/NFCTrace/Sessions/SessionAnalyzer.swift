@@ -179,6 +179,7 @@ public struct SessionAnalyzer: Sendable {
   /// them come (`SessionAnalysisRun`).
   public var holdsFrames: Bool {
     chainLimbo != nil || discoveryLimbo != nil || presenceLimbo != nil || selectLimbo != nil
+      || lockLimbo != nil
   }
   /// A Type 2 READ 0 right after a write (its frame), held until the reader's next command
   /// shows what it was: a READ inside the data area makes it the first step of NDEF
@@ -195,6 +196,12 @@ public struct SessionAnalyzer: Sendable {
   /// UPDATE CC → writeLock, READ CC → queryNDEFStatus, VERIFY or READ of another file →
   /// transceive); a new activation, the end or another SELECT leave it a transceive of its own.
   private var selectLimbo: (frame: Int, cc: Bool)?
+  /// A Type 2 COMPATIBILITY_WRITE part 1 to a lock page or the CC (its frame), held until its
+  /// part 2 brings the data: only a WRITE that sets a lock bit is a writeLock
+  /// (`Type2Procedure.lockPageKind`). Meanwhile it builds the operation of a WRITE setting none:
+  /// the one it joined (`before`: that operation's last frame before part 1), or a new one not
+  /// yet announced (`before` nil).
+  private var lockLimbo: (frame: Int, before: Int?)?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -283,6 +290,7 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    if lockLimbo != nil { settleLockLimbo(next: f) }
     if f.innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil {
@@ -399,7 +407,14 @@ public struct SessionAnalyzer: Sendable {
       {
         closeCurrent()
       }
-      if current == nil {
+      let awaitsLockData =
+        f.innermost.map { Type2Procedure.awaitsLockData($0, tag: tag, memory: memory) } ?? false
+      if awaitsLockData {
+        lockLimbo = (f.frame.index, current?.lastFrame)
+      }
+      if current == nil, awaitsLockData {
+        open(kind, frame: f.frame.index, announced: false)
+      } else if current == nil {
         start(kind, frame: limbo?.first ?? f.frame.index)
         // A connect the reader opened with REQA/WUPA: only polled until something else comes.
         connectOnlyPolled = kind == .connect && Self.isPoll(f)
@@ -479,6 +494,33 @@ public struct SessionAnalyzer: Sendable {
     let kind: OperationKind = asQuery ? .queryNDEFStatus : .transceive
     current?.kind = kind
     events.append(.started(kind, frame: first))
+  }
+
+  /// Ends the held COMPATIBILITY_WRITE part 1 (`lockLimbo`) at `next`, the reader's next frame
+  /// (nil: none came): a part 2 setting a lock bit makes the write a writeLock of its own from
+  /// part 1 on; otherwise it stays in the operation it built.
+  private mutating func settleLockLimbo(next: DecodedFrame?) {
+    guard let held = lockLimbo else { return }
+    lockLimbo = nil
+    let locks = next.map(locksWithPart2) ?? false
+    guard let before = held.before else {
+      if locks { current?.kind = .writeLock }
+      events.append(.started(current?.kind ?? .transceive, frame: held.frame))
+      return
+    }
+    guard locks, let last = current?.lastFrame else { return }
+    current?.lastFrame = before
+    closeCurrent()
+    start(.writeLock, frame: held.frame)
+    current?.lastFrame = last
+  }
+
+  /// Whether `f` is a COMPATIBILITY_WRITE part 2 whose data sets a lock bit of its page.
+  private func locksWithPart2(_ f: DecodedFrame) -> Bool {
+    guard let d = f.innermost, d.protocolID == .type2, d.name == "COMPATIBILITY_WRITE",
+      d.field("part") == .int(2), let page = d.absolutePage, case .hex(let data)? = d.field("data")
+    else { return false }
+    return Type2Procedure.setsLockBits(data, page: page, tag: tag, memory: memory) == true
   }
 
   /// Whether `f` is the last held SELECT sent again as a new command, as Core NFC's
@@ -843,6 +885,10 @@ public struct SessionAnalyzer: Sendable {
     let what = f.innermost?.summary ?? "frame \(f.frame.index)"
     if kind == .connect {
       op.unansweredFrames.append(f.frame.index)
+      // The stack's GET_VERSION probe unanswered: a tag without the NTAG21x / EV1 commands.
+      if f.innermost?.name == "GET_VERSION", f.innermost?.protocolID == .type2 {
+        type2.versionUnanswered()
+      }
     } else if f.innermost?.name == "AUTHENTICATE", f.innermost?.protocolID == .type2 {
       // Stacks send the Ultralight C AUTHENTICATE to tell UL C apart; other tags stay silent.
       op.unansweredFrames.append(f.frame.index)
@@ -856,6 +902,12 @@ public struct SessionAnalyzer: Sendable {
         "\(what) not answered: the tag has no GET_VERSION (MIFARE Ultralight, Ultralight C or "
           + "NTAG203)", frame: f.frame.index)
       type2.versionUnanswered()
+      pending = nil
+    } else if let d = f.innermost, let why = type2.unsupported(d, tag: tag) {
+      // A command the tag does not have: it went idle, it did not leave (the reader's next
+      // WUPA wakes it).
+      op.unansweredFrames.append(f.frame.index)
+      op.fail(why, frame: f.frame.index)
       pending = nil
     } else if isPresenceCheck(f) {
       // The tag left after the last command's answer: whether that interrupted the operation
@@ -1133,6 +1185,7 @@ public struct SessionAnalyzer: Sendable {
   static let tagNotHeard = "no frame of the tag was captured: whether it answered is unknown"
 
   private mutating func closeCurrent() {
+    if lockLimbo != nil { settleLockLimbo(next: nil) }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: nil) }
     // Held SELECTs of the NDEF application with nothing after them (activation, end): one is
     // the query it began, as far as it went; the same SELECT repeated is discovery — unless

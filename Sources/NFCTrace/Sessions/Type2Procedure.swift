@@ -23,7 +23,7 @@ struct Type2Procedure: Sendable {
   /// READ 0).
   private var lastReadPage: Int?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
-  private var getVersionRefused = false
+  private(set) var getVersionRefused = false
   /// Frame of an AUTHENTICATE first-step answer whose second step has not come yet.
   private var authenticationStarted: Int?
   /// GET_VERSION went unanswered: the tag lacks it, as one that NAKs it.
@@ -95,6 +95,14 @@ struct Type2Procedure: Sendable {
     // RW_T2tPresenceCheck reads block 0; nfcpy page 0), not a query each time; a READ 0 after
     // another read starts a detection.
     let presenceCheck = current == .transceive && range.lowerBound == 0 && lastReadPage == 0
+    // A query that read the whole message (a FAST_READ of the whole memory): a read starting
+    // over at the CC and reading the message again is the next call, a readNDEF, as a READ back
+    // at the first page after the message was read is (`CallBoundary`).
+    if ndef, current == .queryNDEFStatus, range.lowerBound <= 3,
+      Self.rereadsWholeMessage(range, memory: memory)
+    {
+      return .readNDEF
+    }
     if queried, range.lowerBound <= 3, current != .readNDEF, !presenceCheck {
       return .queryNDEFStatus
     }
@@ -168,6 +176,15 @@ struct Type2Procedure: Sendable {
     return start..<(start + (bits + 7) / 8)
   }
 
+  /// Whether `pages` reach the end of an NDEF message already known whole (NFC Forum T2T 1.0
+  /// §2.3: the NDEF TLV's value ends at its length).
+  private static func rereadsWholeMessage(_ pages: ClosedRange<Int>, memory: TagMemory) -> Bool {
+    guard let area = memory.type2Area, let ndef = area.ndef, ndef.isComplete, ndef.length > 0,
+      let end = area.ndefValueEndAddress
+    else { return false }
+    return (pages.upperBound + 1) * 4 >= end
+  }
+
   /// Whether `pages` start past the end of an NDEF message whose every byte is known. During
   /// a write only while its length is still 0 (the length-last procedure under way): a READ
   /// after a write that set its length is the next call.
@@ -232,15 +249,14 @@ struct Type2Procedure: Sendable {
     // Pages 0–1 hold the UID (read-only, NTAG213/215/216 datasheet §8.5.1): no NDEF procedure
     // writes them (the TLV area starts at page 4), only an app's own command.
     if page < 2 { return .transceive }
-    if page == 2 { return .writeLock }
-    if page == 3 {
-      // Setting the CC write access to F is the read-only step; other CC writes format.
-      return data.count == 4 && data[3] & 0x0F == 0x0F ? .writeLock : .transceive
+    // Lock bytes (page 2, the dynamic lock page, a Lock Control TLV's) and the CC: writeLock
+    // only when the WRITE sets a lock bit or makes the CC read-only (`lockPageKind`).
+    if let kind = Self.lockPageKind(data, page: page, tag: tag, memory: memory, current: current) {
+      return kind
     }
     if let product = tag.ntagProduct, let user = product.userMemoryBytes {
       // Products without a dynamic lock page (NTAG210, MF0UL11) have CFG0 right after the user
-      // memory (nfc-facts §4.3): only a real dynamic lock page is writeLock.
-      if let lock = Type2Locks.dynamicLayout(product)?.page, page == lock { return .writeLock }
+      // memory (nfc-facts §4.3): only a real dynamic lock page is a lock page (above).
       // Inside a lock sequence, bits set where T2T's default layout puts the dynamic lock bytes
       // (a generic writer, nfcpy's): the writer means to lock, even where that is user memory
       // (NTAG215/216; `t2t-lock-misplaced` says so).
@@ -252,14 +268,8 @@ struct Type2Procedure: Sendable {
       // Past the user memory: configuration pages, or no page at all (the tag NAKs it).
       if page >= 4 + user / 4 { return .transceive }
     } else if tag.isUltralightC, page >= 0x28 {
-      // 28h: lock bytes 2–3; 29h: counter; 2Ah/2Bh: AUTH0/AUTH1; 2Ch–2Fh: the 3DES key.
-      return page == 0x28 ? .writeLock : .transceive
-    } else if let area = memory.type2Area,
-      area.reservedAreas.contains(where: { $0.isLock && $0.address / 4 == page })
-    {
-      // Unidentified: the dynamic lock bytes where the tag's Lock Control TLV puts them
-      // (Android's makeReadOnly writes them after the CC, nfc-facts §5.2–5.3).
-      return .writeLock
+      // 28h: lock bytes 2–3 (above); 29h: counter; 2Ah/2Bh: AUTH0/AUTH1; 2Ch–2Fh: the 3DES key.
+      return .transceive
     }
     // Past the data area the CC declares no NDEF procedure writes: the default dynamic lock
     // bytes right after it (no Lock Control TLV; libnfc-nci's makeReadOnly) lock, anything

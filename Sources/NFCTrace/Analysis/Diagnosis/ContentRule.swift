@@ -150,12 +150,21 @@ enum ContentRule: DiagnosisRule {
       cause: "no write was sent in this session",
       message: "The app meant to write \(bytesText(e.count)), and queryNDEFStatus reported the "
         + "tag readWrite, but the session has no writeNDEF: no write command reached the tag"
-        + (held.map { ". The tag holds another message (\(bytesText($0.count)))" }
-          ?? "")
-        + ".",
+        + (heldSize(c.session).map { ". The tag holds another message \($0)" } ?? "") + ".",
       coreNFCError: nil,
       fix: "Check that the app calls writeNDEF(_:completionHandler:) after queryNDEFStatus "
         + "returns .readWrite (and that the session was not invalidated first).")
+  }
+
+  /// The size of the message the tag holds, in parentheses: a Type 2 NDEF TLV's announced
+  /// length, with how many of its bytes the session knows when not all, as `report` words it
+  /// (`(21 bytes, only 9 known)`); nil when no message is known.
+  private static func heldSize(_ s: SessionAnalysis) -> String? {
+    if let tlv = s.memory.type2Area?.ndef {
+      return "(\(bytesText(tlv.length))"
+        + (tlv.isComplete ? ")" : ", only \(tlv.value.count) known)")
+    }
+    return heldMessage(s).map { "(\(bytesText($0.count)))" }
   }
 
   /// The length written last (after the data, the length-last order) claims more bytes than

@@ -6,7 +6,7 @@
 /// failures and identification probes (the Ultralight C AUTHENTICATE other tags ignore) →
 /// info. Codes: `write-failed` (401), `read-interrupted` (100), `read-failed` (102),
 /// `command-interrupted` (100), `command-refused` (102), `authentication-failed` (102),
-/// `connect-failed`, `probe-not-answered` (no error). A PWD_AUTH refused with NAK 4 (AUTHLIM
+/// `connect-failed`, `probe-not-answered` (no error), `command-unsupported` (102). A PWD_AUTH refused with NAK 4 (AUTHLIM
 /// reached, NTAG21x datasheet) is an `authentication-failed` error: no retry can help.
 enum OperationFallbackRule: DiagnosisRule {
   /// Operation `i` (a raw command, or the status queried again) is the session's last, only
@@ -42,7 +42,7 @@ enum OperationFallbackRule: DiagnosisRule {
 
   static let codes = [
     "write-failed", "read-interrupted", "read-failed", "command-interrupted", "command-refused",
-    "authentication-failed", "connect-failed", "probe-not-answered",
+    "authentication-failed", "connect-failed", "probe-not-answered", "command-unsupported",
   ]
 
   /// A Type 2 READ/FAST_READ refused with NAK 0 or 4 (invalid argument, not allowed; NXP
@@ -308,6 +308,15 @@ enum OperationFallbackRule: DiagnosisRule {
         return make(
           "probe-not-answered", .info, nil,
           "Nothing to fix: readers send GET_VERSION to identify the tag; this one lacks it.")
+      }
+      if reason.contains("a Type 2 tag goes idle on a command it does not know") {
+        // The app's own command (sendMiFareCommand) gets no answer; the tag went idle, it did
+        // not leave (`Type2Procedure.unsupported`).
+        return make(
+          "command-unsupported", .info, .tagResponseError,
+          "Send NTAG21x / Ultralight EV1 commands (READ_SIG, FAST_READ, READ_CNT, PWD_AUTH) only "
+            + "to a tag that answered GET_VERSION; after a silence, activate the tag again "
+            + "before the next command (Core NFC: restartPolling() or connect(to:) again).")
       }
       if interrupted {
         if c.session.tag.sawMIFAREClassicAuth || !(c.session.tag.isType2 || c.session.tag.isISODEP)
