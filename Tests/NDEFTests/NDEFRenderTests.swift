@@ -107,7 +107,7 @@ struct NDEFRenderTests {
         Findings (1):
           warning trailing-bytes @17: 1 byte(s) after the record with ME are not part of the message (NDEF 1.0 §3.2.2)
             readers show: ndeflib stops at ME and ignores them; Android NdefMessage(byte[]) rejects the message ('trailing data')
-            fix: write exactly the message bytes (NFCNDEFTag.writeNDEF(_:) does)
+            fix: write exactly the message bytes (NFCNDEFTag.writeNDEF(_:completionHandler:) does)
 
         """))
   }

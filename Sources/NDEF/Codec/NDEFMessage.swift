@@ -209,7 +209,9 @@ private struct ParserState {
         message: error.message + " (NFC Forum NDEF 1.0 §3.2)",
         readersShow: "ndeflib raises DecodeError (buffer underflow); Android NdefMessage(byte[]) "
           + "throws FormatException; Core NFC reports no NDEF message",
-        fix: "write the message with NFCNDEFTag.writeNDEF(_:) so lengths match the data"))
+        fix:
+          "write the message with NFCNDEFTag.writeNDEF(_:completionHandler:) so lengths match the data"
+      ))
     failure = error
   }
 

@@ -33,7 +33,7 @@ struct NDEFStructureIssue: Sendable {
   }
 
   static let buildFix =
-    "build the message with NFCNDEFMessage(records:) and write it with NFCNDEFTag.writeNDEF(_:); "
+    "build the message with NFCNDEFMessage(records:) and write it with NFCNDEFTag.writeNDEF(_:completionHandler:); "
     + "Core NFC sets MB, ME, CF and the lengths itself"
 
   static func emptyMessage(offset: Int) -> NDEFStructureIssue {
@@ -82,7 +82,7 @@ struct NDEFStructureIssue: Sendable {
         + "(NDEF 1.0 §3.2.2)",
       readersShow: "ndeflib stops at ME and ignores them; Android NdefMessage(byte[]) rejects "
         + "the message ('trailing data')",
-      fix: "write exactly the message bytes (NFCNDEFTag.writeNDEF(_:) does)")
+      fix: "write exactly the message bytes (NFCNDEFTag.writeNDEF(_:completionHandler:) does)")
   }
 
   /// Rules judged on one wire record. `index` counts wire records; `inChunk` is true for

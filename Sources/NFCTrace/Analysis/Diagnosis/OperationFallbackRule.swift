@@ -399,7 +399,9 @@ enum OperationFallbackRule: DiagnosisRule {
       }
       return make(
         "authentication-failed", .warning, .tagResponseError,
-        "Check the password/key; after a failed PWD_AUTH, reconnect before retrying.")
+        "Check the password; a tag that refused PWD_AUTH ignores commands until it is "
+          + "activated again: call restartPolling() (or connect(to:)) before sending PWD_AUTH "
+          + "(sendMiFareCommand, 1B + password) again.")
     case .connect:
       var f = make("connect-failed", .info, nil, still)
       if reason.contains("named a PUPI no ATQB gave") {
