@@ -505,20 +505,20 @@ extension Pass19DiagnosisTests {
 
   /// Core NFC's discovery of an ISO-DEP tag: the NDEF AID selected twice, then DESFire's
   /// GetVersion (nfc-facts §8.4), before the app's queryNDEFStatus. The discovery SELECTs
-  /// belong to connect; no phantom query of unknown status.
+  /// and the GetVersion probe belong to connect; no phantom query of unknown status.
   @Test func discoverySelectsBelongToConnect() throws {
     var b = TraceBuilder()
     b.activateType4()
     b.apdu(Self.selectNDEF, Self.ok)
     b.apdu(Self.selectNDEF, Self.ok)
-    let discoveryEnd = b.frames.count - 1
     b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x6A, 0x81])
+    let discoveryEnd = b.frames.count - 1
     b.queryType4(nlen: 0)
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.map(\.kind) == [.connect, .transceive, .queryNDEFStatus])
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
     #expect(s.operations[0].lastFrame == discoveryEnd)
     #expect(s.operations[0].detail("ndef_application") == nil)
-    #expect(s.operations[2].detail("status") == .string("readWrite"))
+    #expect(s.operations[1].detail("status") == .string("readWrite"))
     // The streamed timeline shows the same: connect ends after the discovery's answers.
     let lines = try streamedTimeline(b)
     let end = try #require(lines.firstIndex { $0.contains("◂ connect ok") })
@@ -643,8 +643,9 @@ extension Pass19Type4CCTests {
     #expect(s.operations[2].reason == nil)
   }
 
-  /// Discovery SELECTs refused (a tag without the NDEF application) and then GetVersion: no
-  /// query; two discovery SELECTs and the end of the trace: no query either.
+  /// Discovery SELECTs refused (a tag without the NDEF application) and then the GetVersion
+  /// probe: all connect, no query; two discovery SELECTs and the end of the trace: no query
+  /// either.
   @Test func refusedOrRepeatedDiscoveryMakesNoQuery() throws {
     var b = TraceBuilder()
     b.activateType4()
@@ -652,7 +653,7 @@ extension Pass19Type4CCTests {
     b.apdu(Self.selectNDEF, [0x6A, 0x82])
     b.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x6A, 0x81])
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.map(\.kind) == [.connect, .transceive])
+    #expect(s.operations.map(\.kind) == [.connect])
     #expect(s.ndefStatus == nil)
     var c = TraceBuilder()
     c.activateType4()

@@ -166,12 +166,20 @@ public struct SessionAnalyzer: Sendable {
   /// connect waits finished, its end not announced. `first`, `lastSelect`: the held SELECTs'
   /// first and last frames; `held`: the connect and the Type 4 procedure before them
   /// (discovery leaves it); `aid`, `block`: the SELECTs' AID (`data`) and the last one's
-  /// ISO-DEP block number, to tell a repeat (`repeatsSelect`).
+  /// ISO-DEP block number, to tell a repeat (`repeatsSelect`); `probed`: the stack's GetVersion
+  /// probe came after them (`isDiscoveryProbe`), so they were discovery, whatever follows.
   private var discoveryLimbo:
-    (first: Int, lastSelect: Int, held: HeldConnect, aid: FieldValue?, block: FieldValue?)?
+    (
+      first: Int, lastSelect: Int, held: HeldConnect, aid: FieldValue?, block: FieldValue?,
+      probed: Bool
+    )?
   /// Longest silence between connect's last frame and a discovery SELECT: Core NFC sends
   /// them right after the ATS; an app's own SELECT comes after its code ran.
   static let discoveryGapNs: Int64 = 50_000_000
+  /// The reader frame of the stack's GetVersion probe in tag discovery (`isDiscoveryProbe`)
+  /// until the next command; `more`: its last answer was 91AF, so the ADDITIONAL FRAME that
+  /// fetches the rest is the probe too.
+  private var discoveryProbe: (frame: Int, more: Bool)?
   /// Time of the session's previous frame.
   private var previousTimeNs: Int64?
   /// True while a chain's frames wait for the operation its command starts (or a discovery
@@ -321,7 +329,8 @@ public struct SessionAnalyzer: Sendable {
     if f.findings.contains(where: { $0.code == "attrib-unknown-pupi" }) {
       attribUnknownPUPI = f.frame.index
     }
-    let kind = classify(f)
+    let probe = isDiscoveryProbe(f)
+    let kind = probe ? nil : classify(f)
     if selectLimbo != nil, kind != nil || f.startsActivation {
       settleSelectLimbo(as: kind)
     }
@@ -371,12 +380,14 @@ public struct SessionAnalyzer: Sendable {
         ratsAwaitingATS = nil
         current?.unansweredFrames.removeAll { $0 == rats }
       }
-      let repeatsDiscovery = discoveryLimbo != nil && repeatsSelect(f)
+      discoveryProbe = nil
+      let probed = discoveryLimbo?.probed ?? false
+      let repeatsDiscovery = discoveryLimbo != nil && !probed && repeatsSelect(f)
       if repeatsDiscovery {
         discoveryLimbo?.lastSelect = f.frame.index
         discoveryLimbo?.block = f.layer(.isoDEP)?.field("block_number")
       } else if discoveryLimbo != nil {
-        settleDiscovery(asQuery: kind != .transceive)
+        settleDiscovery(asQuery: kind != .transceive && !probed)
       }
       if repeatsDiscovery {
         // The held query goes on: the same SELECT again.
@@ -387,7 +398,7 @@ public struct SessionAnalyzer: Sendable {
       {
         discoveryLimbo = (
           f.frame.index, f.frame.index, HeldConnect(connect, type4),
-          f.layer(.iso7816)?.field("data"), f.layer(.isoDEP)?.field("block_number")
+          f.layer(.iso7816)?.field("data"), f.layer(.isoDEP)?.field("block_number"), false
         )
         open(.queryNDEFStatus, frame: f.frame.index, announced: false)
       } else if kind == .queryNDEFStatus, let write = current,
@@ -432,6 +443,8 @@ public struct SessionAnalyzer: Sendable {
       if let missed = limbo?.notCaptured { answerNotCaptured(missed) }
       if let silent = limbo?.silent { noAnswer(silent, kind: kind) }
       pending = f
+    } else if probe {
+      joinDiscovery(f)
     }
     extend(f)
     // A held READ 0 left unanswered: the presence check the tag was taken away during.
@@ -532,6 +545,32 @@ public struct SessionAnalyzer: Sendable {
     let apdu = f.layer(.iso7816)?.field("data")
     let block = f.layer(.isoDEP)?.field("block_number")
     return apdu == held.aid && (block == nil || block != held.block)
+  }
+
+  /// Whether reader frame `f` is the stack's DESFire GetVersion probe in tag discovery, sent
+  /// before any NDEF procedure: `90 60 00 00 00` (nfc-facts §8.4: Android's NXP stack sends it
+  /// before the NDEF SELECT, an iPhone after its discovery SELECTs) right after connect
+  /// (within `discoveryGapNs` of its last frame) or after held discovery SELECTs; or the
+  /// ADDITIONAL FRAME (`90 AF`) fetching the rest of its 91AF answer (a DESFire answers
+  /// GetVersion in three parts). An app's own GetVersion comes after its code ran, or later.
+  private func isDiscoveryProbe(_ f: DecodedFrame) -> Bool {
+    guard let d = f.innermost, d.protocolID == .iso7816, d.field("cla") == .hex([0x90]),
+      chainLimbo == nil
+    else { return false }
+    if d.field("ins") == .hex([0xAF]) { return discoveryProbe?.more ?? false }
+    guard d.field("ins") == .hex([0x60]) else { return false }
+    if discoveryLimbo != nil { return true }
+    guard current?.kind == .connect, let previous = previousTimeNs else { return false }
+    return f.frame.timeNs - previous <= Self.discoveryGapNs
+  }
+
+  /// The probe joins the connect, or the held discovery SELECTs, which it makes discovery
+  /// (`settleDiscovery`): the held query goes no further. Its answer is awaited as a
+  /// command's (`pending`) but judged by no procedure (`tagFrame`).
+  private mutating func joinDiscovery(_ f: DecodedFrame) {
+    discoveryLimbo?.probed = true
+    discoveryProbe = (f.frame.index, false)
+    pending = f
   }
 
   private static func selectsNDEFApplication(_ f: DecodedFrame) -> Bool {
@@ -709,6 +748,12 @@ public struct SessionAnalyzer: Sendable {
       f.frame.crc == .bad || (!f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted)
     if !damaged { pending = nil }
     damagedLastAnswer = damaged ? f.frame.index : nil
+    if let probe = discoveryProbe, request?.frame.index == probe.frame {
+      // The stack's probe is no step of a procedure nor an app's call: its answer, a refusal
+      // included, decides no outcome.
+      discoveryProbe?.more = !damaged && d.field("sw") == .string("91af")
+      return
+    }
     // Taken out of `current` while it changes, so its arrays stay uniquely referenced and are
     // appended to in place instead of copied.
     guard var op = current else { return }
@@ -1192,7 +1237,8 @@ public struct SessionAnalyzer: Sendable {
     // the tag refused it: then no discovery hands the tag over, and the query found no NDEF.
     if let limbo = discoveryLimbo {
       settleDiscovery(
-        asQuery: limbo.lastSelect == limbo.first || type4.status?.status == .notSupported)
+        asQuery: !limbo.probed
+          && (limbo.lastSelect == limbo.first || type4.status?.status == .notSupported))
     }
     if presenceLimbo != nil { settlePresenceLimbo(asQuery: false) }
     if selectLimbo != nil { settleSelectLimbo(as: nil) }

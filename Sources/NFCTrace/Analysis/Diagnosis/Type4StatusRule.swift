@@ -17,7 +17,8 @@
 ///   `t4t-write-past-file`,
 ///   without a Core NFC error (writeNDEF would have stopped at 402 before sending it).
 /// - other error SWs in the NDEF procedures → `t4t-error-status`; APDUs outside the NDEF
-///   procedures (an app's own sendCommand(apdu:)) → `apdu-refused` (info).
+///   procedures (an app's own sendCommand(apdu:)) → `apdu-refused` (info); none for the
+///   stack's discovery probe inside connect (nfc-facts §8.4).
 /// - 61xx to a command of the NDEF procedures → `t4t-get-response` (warning): ISO/IEC 7816-4
 ///   §5.6 has the data fetched with GET RESPONSE, but T4T 2.0 §5.4 expects 9000 with it, and a
 ///   reader that follows T4T alone does not fetch it.
@@ -45,9 +46,12 @@ enum Type4StatusRule: DiagnosisRule {
           if let f = applicationDropped(cmd, sw: sw, c) { out.append(f) }
           continue
         }
+        let op = c.operation(at: cmd.frame)
+        // An APDU inside connect is the stack's tag discovery (its GetVersion probe,
+        // nfc-facts §8.4), no app's call: no one is handed its status word.
+        if let op, c.session.operations[op].kind == .connect { continue }
         // The reader's repeat made up for it (Type4Procedure): 6Cxx is ISO/IEC 7816-4's way
         // of giving the right Le, nothing to report; a 6581 the repeat got past is a warning.
-        let op = c.operation(at: cmd.frame)
         if let op, c.session.operations[op].outcome == .ok {
           if sw.lowercased().hasPrefix("6c") { continue }
           if sw == "6581" || (sw == "6700" && cmd.ins == 0xB0) {

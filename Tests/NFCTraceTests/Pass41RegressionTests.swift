@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Findings of the ISO-DEP review of 2026-12-06: the stack's GetVersion probe, R(ACK) to an
+/// unchained I-block, a PPS response with another CID.
+@Suite struct Pass41DiscoveryProbeTests {
+  private static let ok: [UInt8] = [0x90, 0x00]
+  private static let getVersion: [UInt8] = [0x90, 0x60, 0x00, 0x00, 0x00]
+  private static let selectNDEF: [UInt8] =
+    [0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00]
+
+  /// Android's NXP stack probes with DESFire GetVersion before the NDEF SELECT (nfc-facts
+  /// §8.4): refused 6E00, it is part of connect — no failed transceive, no `apdu-refused`.
+  @Test func androidGetVersionProbeBelongsToConnect() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.getVersion, [0x6E, 0x00])
+    let probeEnd = b.frames.count - 1
+    b.queryType4(nlen: 0)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.operations[0].outcome == .ok)
+    #expect(s.operations[0].lastFrame == probeEnd)
+    #expect(s.operations[1].firstFrame == probeEnd + 1)
+    #expect(s.operations[1].detail("status") == .string("readWrite"))
+    let report = try b.diagnose()
+    #expect(report.codes.filter { $0 == "apdu-refused" } == [])
+    // The timeline still decodes the probe and its refusal.
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[probeEnd - 1].innermost?.summary == "DESFire GET VERSION Le 256")
+    #expect(decoded[probeEnd].innermost?.summary == "SW 6e00 CLA not supported")
+  }
+
+  /// A DESFire answers the probe 91AF; the ADDITIONAL FRAMEs fetching the rest are the probe.
+  @Test func answeredProbeWithAdditionalFramesBelongsToConnect() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.getVersion, [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF])
+    b.apdu([0x90, 0xAF, 0x00, 0x00, 0x00], [0x04, 0x01, 0x01, 0x01, 0x00, 0x18, 0x05, 0x91, 0xAF])
+    b.apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x00],
+      [
+        0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x01, 0x02, 0x03, 0x04, 0x05, 0x10, 0x20, 0x91,
+        0x00,
+      ])
+    let probeEnd = b.frames.count - 1
+    b.queryType4(nlen: 0)
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
+    #expect(s.operations[0].lastFrame == probeEnd)
+    #expect(s.tag.product == "MIFARE DESFire EV1 4K")
+  }
+
+  /// The probe after discovery SELECTs the tag refused: discovery too, no query (the status
+  /// stays unknown), one connect.
+  @Test func probeAfterRefusedDiscoverySelectsIsConnect() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.apdu(Self.selectNDEF, [0x6A, 0x82])
+    b.apdu(Self.getVersion, [0x6A, 0x81])
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect])
+    #expect(s.operations[0].lastFrame == b.frames.count - 1)
+    #expect(s.ndefStatus == nil)
+  }
+
+  /// An app's own GetVersion, long after connect or after the NDEF procedures, is its own
+  /// operation, refused as before.
+  @Test func appsOwnGetVersionStaysATransceive() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.timeNs += 2_000_000_000
+    b.apdu(Self.getVersion, [0x6E, 0x00])
+    let late = try #require(try sessions(b).first)
+    #expect(late.operations.map(\.kind) == [.connect, .transceive])
+    #expect(late.operations[1].outcome == .failed)
+    var c = TraceBuilder()
+    c.activateType4()
+    c.queryType4(nlen: 0)
+    c.apdu(Self.getVersion, [0x6E, 0x00])
+    let after = try #require(try sessions(c).first)
+    #expect(after.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    #expect(after.operations[2].outcome == .failed)
+    #expect(try c.diagnose().codes.filter { $0 == "apdu-refused" } == ["apdu-refused"])
+  }
+}
