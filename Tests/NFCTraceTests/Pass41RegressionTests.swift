@@ -87,3 +87,60 @@ import Testing
     #expect(try c.diagnose().codes.filter { $0 == "apdu-refused" } == ["apdu-refused"])
   }
 }
+
+@Suite struct Pass41ISODEPBlockTests {
+  /// A Type 4 query of an NDEF file with NLEN 16, then READ NDEF data (I-block 1) that the
+  /// tag answers with R(ACK) 1, and two S(DESELECT) left unanswered (review case s23b).
+  private func readAnsweredByACK() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 16)
+    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, 0x10])
+    b.tag([0xA3])
+    b.reader([0xC2])
+    b.reader([0xC2], gapUs: 50_000)
+    return b
+  }
+
+  /// The tag's R(ACK) to an unchained I-block breaks the block rules: R(ACK) acknowledges a
+  /// chained block or answers an R(NAK) (ISO/IEC 14443-4 §7.5.4). Flagged on the R(ACK).
+  @Test func tagACKToAnUnchainedIBlockIsFlagged() throws {
+    let b = readAnsweredByACK()
+    let decoded = decodeAll(b.frames).0
+    let ack = decoded[b.frames.count - 3]
+    #expect(ack.innermost?.summary == "R(ACK) 1")
+    #expect(ack.findings.map(\.code) == ["tag-ack-to-unchained-block"])
+    #expect(ack.findings.first?.severity == .warning)
+    #expect(
+      ack.findings.first?.message
+        == "R(ACK) from the tag answering an unchained I-block: a tag sends R(ACK) only to "
+        + "acknowledge a chained block or to answer an R(NAK) (ISO/IEC 14443-4 §7.5.4, PICC "
+        + "rules); the command got no response APDU")
+  }
+
+  /// The read the tag answered with that R(ACK) and nothing else failed (it was `unknown`).
+  @Test func readAnsweredOnlyByACKFails() throws {
+    let b = readAnsweredByACK()
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
+    let read = s.operations[2]
+    #expect(read.outcome == .failed)
+    #expect(read.failedFrames == [b.frames.count - 3])
+    #expect(
+      read.reason
+        == "answer to READ NDEF data offset 2 Le 16 not understood: the tag answered with "
+        + "R(ACK) 1, which acknowledges only a chained block (ISO/IEC 14443-4 §7.5.4)")
+  }
+
+  /// R(ACK)s the rules ask for stay unflagged: to each chained part of a reader command, and
+  /// to the reader's R(NAK) (a presence check) after the last answer.
+  @Test func tagACKsTheRulesAskForAreNotFlagged() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.chainedAPDU([0x00, 0xD6, 0x00, 0x00, 0x04, 0x01, 0x02, 0x03, 0x04], part: 4, [0x90, 0x00])
+    b.reader([0xB2])
+    b.tag([0xA3])
+    let codes = decodeAll(b.frames).0.flatMap { $0.findings.map(\.code) }
+    #expect(!codes.contains("tag-ack-to-unchained-block"))
+  }
+}

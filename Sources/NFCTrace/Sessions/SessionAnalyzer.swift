@@ -735,6 +735,9 @@ public struct SessionAnalyzer: Sendable {
     {
       ratsAwaitingATS = nil
     }
+    if f.findings.contains(where: { $0.code == "tag-ack-to-unchained-block" }) {
+      return ackInsteadOfAnswer(f)
+    }
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
     deferredSilence = nil
@@ -850,6 +853,22 @@ public struct SessionAnalyzer: Sendable {
     if undecoded == nil {
       undecoded = (f.frame.index, "answer to \(command.summary) not understood: \(reason)")
     }
+  }
+
+  /// The tag's R(ACK) to the pending command's unchained I-block (ISO-DEP
+  /// `tag-ack-to-unchained-block`): no response APDU, a protocol error the reader's stack
+  /// reports (ISO/IEC 14443-4 §7.5.4). Kept as an answer no layer could read: the command
+  /// fails unless a readable answer follows before the reader's next frame other than the
+  /// same command sent again.
+  private mutating func ackInsteadOfAnswer(_ f: DecodedFrame) {
+    guard let command = pending?.innermost, isAnswer(command), current != nil, undecoded == nil
+    else { return }
+    undecoded = (
+      f.frame.index,
+      "answer to \(command.summary) not understood: the tag answered with "
+        + "\(f.innermost?.summary ?? "R(ACK)"), which acknowledges only a chained block "
+        + "(ISO/IEC 14443-4 §7.5.4)"
+    )
   }
 
   /// Fails the current operation on the answer `undecodedAnswer` kept, if no readable one

@@ -56,6 +56,9 @@ public struct ISODEPLayer: ProtocolLayer {
   private var rBlockSinceReaderIBlock = false
   /// True when the reader's last I-block (or chain) carried a command APDU not answered yet.
   private var readerSentAPDU = false
+  /// True from the reader's unchained I-block until the tag's next block (an S(WTX) exchange
+  /// between keeps it): the tag owes an I-block, and an R(ACK) is no answer (§7.5.4).
+  private var readerAwaitsIBlock = false
   /// The frames of the reader's last I-block and last R(ACK).
   private var lastReaderIBlock: Int?
   private var lastReaderACK: Int?
@@ -142,6 +145,7 @@ public struct ISODEPLayer: ProtocolLayer {
     }
     var findings = sizeFindings(unit, context: context)
     findings += cidFindings(block, unit: unit)
+    if let f = ackToUnchainedFinding(block, unit: unit) { findings.append(f) }
     var result: LayerResult
     switch block.kind {
     case .iBlock: result = decodeIBlock(block, unit: unit)
@@ -216,6 +220,7 @@ public struct ISODEPLayer: ProtocolLayer {
     numbers.activate()
     readerChain = Chain()
     tagChain = Chain()
+    readerAwaitsIBlock = false
     var findings = ats.findings(frameIndex: unit.frameIndex)
     // Only a tag whose final SAK has b6 set speaks ISO/IEC 14443-4 (ISO/IEC 14443-3 §6.5.3.4).
     if context.uidComplete, let sak = context.sak, !SAK(sak).iso14443_4 {
@@ -242,6 +247,7 @@ public struct ISODEPLayer: ProtocolLayer {
     numbers.activate()
     readerChain = Chain()
     tagChain = Chain()
+    readerAwaitsIBlock = false
   }
 
   // MARK: - Blocks
@@ -567,6 +573,26 @@ public struct ISODEPLayer: ProtocolLayer {
       "R(NAK) from the tag: a tag never sends R(NAK) — it stays silent on an invalid block "
         + "(ISO/IEC 14443-4 §7.5.4, PICC rules); the tag does not conform, or the capture has "
         + "the directions swapped", frames: [unit.frameIndex])
+  }
+
+  /// `tag-ack-to-unchained-block`: the tag's R(ACK) answers the reader's unchained I-block. A
+  /// tag sends R(ACK) only to acknowledge a chained block (ISO/IEC 14443-4 §7.5.2) or to
+  /// answer an R(NAK) (§7.5.4, PICC rules; nfc-facts §2.6), so the command got no response
+  /// APDU. Follows which block the tag owes (`readerAwaitsIBlock`); a damaged tag block, whose
+  /// PCB may be garbled, is neither flagged nor counted.
+  private mutating func ackToUnchainedFinding(_ block: ISODEPBlock, unit: LayerUnit)
+    -> Finding?
+  {
+    let awaited = readerAwaitsIBlock
+    let tag = unit.direction == .tag
+    guard block.kind != .sWTX, !(tag && unit.damaged) else { return nil }
+    readerAwaitsIBlock = !tag && block.kind == .iBlock && !block.chaining
+    guard tag, awaited, block.kind == .rACK else { return nil }
+    return Finding(
+      "tag-ack-to-unchained-block", .warning,
+      "R(ACK) from the tag answering an unchained I-block: a tag sends R(ACK) only to "
+        + "acknowledge a chained block or to answer an R(NAK) (ISO/IEC 14443-4 §7.5.4, PICC "
+        + "rules); the command got no response APDU", frames: [unit.frameIndex])
   }
 
   /// `answer-not-captured`: the reader's I-block toggled its number with no answer to its
