@@ -143,4 +143,38 @@ import Testing
     let codes = decodeAll(b.frames).0.flatMap { $0.findings.map(\.code) }
     #expect(!codes.contains("tag-ack-to-unchained-block"))
   }
+
+  /// A PPS response whose CID differs from the request's decodes as a PPS response with a
+  /// finding (it was "PCB 0xd0 is not an I-, R- or S-block").
+  @Test func ppsResponseWithAnotherCID() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0x08, 0x12, 0x34, 0x56], sak: 0x20)
+    b.reader([0xE0, 0x82])
+    b.tag([0x05, 0x78, 0x77, 0x70, 0x02])
+    b.reader([0xD2, 0x11, 0x05])
+    b.tag([0xD0])
+    let decoded = decodeAll(b.frames).0
+    let request = decoded[b.frames.count - 2]
+    #expect(request.findings.isEmpty)
+    let response = try #require(decoded.last)
+    #expect(response.undecodedReason == nil)
+    #expect(response.innermost?.name == "PPS response")
+    #expect(response.innermost?.summary == "PPS response CID 0")
+    #expect(response.findings.map(\.code) == ["pps-response-cid"])
+    #expect(response.findings.first?.severity == .warning)
+    #expect(
+      response.findings.first?.message
+        == "PPS response carries CID 0, the PPS request CID 2: the PICC answers with the "
+        + "request's PPSS (ISO/IEC 14443-4 §5.4)")
+    // The matching answer stays as it was.
+    var c = TraceBuilder()
+    c.activateSingle([0x08, 0x12, 0x34, 0x56], sak: 0x20)
+    c.reader([0xE0, 0x82])
+    c.tag([0x05, 0x78, 0x77, 0x70, 0x02])
+    c.reader([0xD2, 0x11, 0x05])
+    c.tag([0xD2])
+    let same = try #require(decodeAll(c.frames).0.last)
+    #expect(same.innermost?.summary == "PPS response CID 2")
+    #expect(same.findings.isEmpty)
+  }
 }

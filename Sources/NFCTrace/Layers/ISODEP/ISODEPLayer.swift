@@ -119,9 +119,13 @@ public struct ISODEPLayer: ProtocolLayer {
         if Self.isNAK(unit) { return Self.refusedRATS(unit) }
         return decodeATS(unit, context: &context)
       }
-      if let ppss = ppsPending, unit.bytes == [ppss] {
+      // The PPS response is one byte, PPSS `Dx` (ISO/IEC 14443-4 §5.4); another CID than the
+      // request's is still that response, not a block.
+      if let ppss = ppsPending, unit.bytes.count == 1, first & 0xF0 == 0xD0 {
         ppsPending = nil
-        return LayerResult(decode: PPSRequest.responseDecode(ppss))
+        return LayerResult(
+          decode: PPSRequest.responseDecode(first),
+          findings: PPSRequest.responseFindings(first, request: ppss, frame: unit.frameIndex))
       }
     }
     guard let block = ISODEPBlock(unit.bytes) else {

@@ -80,6 +80,20 @@ public struct PPSRequest: Sendable, Equatable {
     return LayerDecode(.isoDEP, "PPS", summary, fields)
   }
 
+  /// `pps-response-cid` when the PPS response `response` carries another CID than the
+  /// request's PPSS `request`: the PICC answers with the request's PPSS (ISO/IEC 14443-4 §5.4;
+  /// nfc-facts §2.4), so the answer is another tag's or a non-conforming one (§5.6.2: the
+  /// reader takes an invalid PPS response as an error).
+  static func responseFindings(_ response: UInt8, request: UInt8, frame: Int) -> [Finding] {
+    guard response != request else { return [] }
+    return [
+      Finding(
+        "pps-response-cid", .warning,
+        "PPS response carries CID \(response & 0x0F), the PPS request CID \(request & 0x0F): "
+          + "the PICC answers with the request's PPSS (ISO/IEC 14443-4 §5.4)", frames: [frame])
+    ]
+  }
+
   /// The PPS response decode (`PPS response CID 0`).
   static func responseDecode(_ ppss: UInt8) -> LayerDecode {
     let cid = Int(ppss & 0x0F)
