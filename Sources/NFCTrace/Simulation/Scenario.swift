@@ -79,12 +79,14 @@ public struct Scenario: Codable, Sendable, Hashable {
   }
 
   /// Where the JSON syntax breaks: JSONDecoder only says "not valid JSON", JSONSerialization
-  /// gives the character offset ("… around character N."), which is turned into a line.
+  /// gives the character offset ("… around character N."), which is turned into a line. An
+  /// unexpected end comes without an offset: the place is then the end of the file.
   static func syntaxError(_ json: Data) -> String {
     do {
       _ = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
     } catch {
       let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
+      if detail.lowercased().contains("end of file") { return endOfFileError(json) }
       guard let r = detail.range(of: "around character "),
         let offset = Int(detail[r.upperBound...].prefix { $0.isNumber }), offset <= json.count
       else { return "not valid JSON" + (detail.isEmpty ? "" : ": " + detail) }
@@ -93,6 +95,14 @@ public struct Scenario: Codable, Sendable, Hashable {
       return "not valid JSON at line \(line), byte offset \(offset): \(what.lowercased())"
     }
     return "not valid JSON"
+  }
+
+  /// A file cut off before its JSON ends, named at its end: the line holding its last byte
+  /// (not the empty one after a final newline) and its size as the byte offset.
+  private static func endOfFileError(_ json: Data) -> String {
+    let line = json.dropLast().reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+    return "not valid JSON at line \(line), byte offset \(json.count): the file ends before the "
+      + "JSON does"
   }
 
   /// Loads a scenario from a JSON file.

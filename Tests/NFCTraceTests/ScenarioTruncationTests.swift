@@ -1,0 +1,23 @@
+import Foundation
+import Testing
+
+@testable import NFCTrace
+
+/// A scenario cut off before its JSON ends (review of 2026-12-07; README `simulate`: invalid
+/// JSON is named with the line and byte offset where the syntax breaks).
+@Suite struct ScenarioTruncationTests {
+  /// A scenario cut off is named at its end: the last line and the file size as byte offset
+  /// (it said "not valid JSON: Unexpected end of file during JSON parse." with no place).
+  @Test func truncatedScenarioNamesTheEndOfTheFile() throws {
+    let cut = Data("{\"name\":\"x\",\n \"seed\": 1,\n".utf8)
+    #expect(
+      throws: SimulationError.invalidScenario(
+        "not valid JSON at line 2, byte offset 25: the file ends before the JSON does")
+    ) { try Scenario.decode(cut) }
+    let noNewline = Data("{\"name\":\"x\",\n \"seed\": 1".utf8)
+    #expect(
+      throws: SimulationError.invalidScenario(
+        "not valid JSON at line 2, byte offset 23: the file ends before the JSON does")
+    ) { try Scenario.decode(noNewline) }
+  }
+}
