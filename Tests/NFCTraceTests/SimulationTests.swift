@@ -323,10 +323,12 @@ private func type4(mle: Int = 0x3B, write: Int = 0, ndef: [UInt8]) -> TagSpec {
     ])
   #expect(
     objc.truth.sessions[2].operations.map(\.kind) == [
-      "connect", "queryNDEFStatus", "readNDEF", "disconnect",
+      "restartPolling", "connect", "queryNDEFStatus", "readNDEF", "disconnect",
     ])
-  // restartPolling belongs to the session holding its first frame (the field off).
-  #expect(objc.truth.sessions[1].operations.map(\.kind) == ["restartPolling"])
+  // An operation is listed in the session it ends in: restartPolling in the one it polls in
+  // (after its field off), the two-tag polling round in the second tag's activation.
+  #expect(objc.truth.sessions[1].operations.map(\.kind) == ["poll"])
+  #expect(objc.truth.sessions[0].operations.isEmpty)
   let helper = try #require(results["ios11-nfchelper"])
   #expect(helper.truth.ndefRead?.count == 21)
   let handler = try #require(results["swift-nfchandler"])

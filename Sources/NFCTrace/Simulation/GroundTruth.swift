@@ -11,7 +11,7 @@
 ///   finalMemory: [UInt8]           // Type 2: all pages; Type 4: the NDEF file (NLEN included)
 ///   ndefRead: [UInt8]?             // last message readNDEF returned
 ///   ndefWritten: [UInt8]?          // last message writeNDEF completed
-///   expectedError: CoreNFCError?   // error of the first failing operation
+///   expectedError: CoreNFCError?   // error of the first failing operation (nil if unknown)
 /// ```
 public struct GroundTruth: Sendable, Equatable {
   /// How an operation ended.
@@ -37,7 +37,8 @@ public struct GroundTruth: Sendable, Equatable {
     public var firstFrame: Int?
     /// Index of the operation's last frame, nil when it sent nothing.
     public var lastFrame: Int?
-    /// The Core NFC error the app receives, nil on success.
+    /// The Core NFC error the app receives, nil on success and where no source names it
+    /// (writeNDEF on a tag whose status is notSupported, reference/nfc-facts.md §8.4).
     public var error: CoreNFCError?
   }
 
@@ -52,7 +53,9 @@ public struct GroundTruth: Sendable, Equatable {
     public var firstFrame: Int
     /// Index of the session's last frame.
     public var lastFrame: Int
-    /// Operations started in this session.
+    /// Operations that ended in this session, each inside its frame range: one that crossed
+    /// the session's start (a re-activation inside it, restartPolling) starts here at
+    /// `firstFrame`, the frames it sent before closing the previous session.
     public var operations: [Operation]
   }
 
@@ -76,7 +79,8 @@ public struct GroundTruth: Sendable, Equatable {
   public var ndefRead: [UInt8]?
   /// The last NDEF message `writeNDEF` wrote completely.
   public var ndefWritten: [UInt8]?
-  /// The error of the first operation that did not succeed, nil if all did.
+  /// The error of the first operation that did not succeed, nil if all did or when that
+  /// operation's error is unknown (`Operation.error`).
   public var expectedError: CoreNFCError?
 
   /// All operations of all sessions, in order.

@@ -12,7 +12,8 @@ enum LinkError: Error {
 struct OperationFailure: Error {
   var outcome: GroundTruth.Outcome = .failed
   var reason: String
-  var error: CoreNFCError
+  /// The Core NFC error, nil where no source names the one Core NFC gives.
+  var error: CoreNFCError?
 }
 
 /// What the reader has learned about a Type 2 tag in the current connection.
@@ -53,8 +54,8 @@ struct ISODEPLink {
 /// The simulated reader: runs the scenario's actions with its `ReaderProfile` over an
 /// `RFChannel`, and records what each operation did for the `GroundTruth`.
 ///
-/// Operation bookkeeping: an operation belongs to the session holding its first frame (the
-/// current session when it sent nothing). A failed transmission (no answer after the retry)
+/// Operation bookkeeping: an operation belongs to the session it ends in (the current session
+/// when it sent nothing); see `placeFrames(of:from:)` for one that crosses a session start. A failed transmission (no answer after the retry)
 /// ends the connection: the reader switches the field off, and later operations fail with
 /// 104 (tag not connected) until `connect` or `restartPolling` polls again.
 final class SimulatedReader {
@@ -136,13 +137,20 @@ final class SimulatedReader {
     } catch {
       (op.outcome, op.reason, op.error) = (.failed, "\(error)", .tagResponseError)
     }
-    var session = max(channel.sessionIndex, 0)
-    if channel.frames.count > first {
-      op.firstFrame = first
-      op.lastFrame = channel.frames.count - 1
-      session = channel.sessionStarts.lastIndex { $0 <= first } ?? session
-    }
-    operations.append((session, op))
+    placeFrames(of: &op, from: first)
+    operations.append((max(channel.sessionIndex, 0), op))
+  }
+
+  /// Sets the frames of an operation that started at frame `first` and is listed in the
+  /// current session. One that crossed a session start (the HLTA and re-activation of fault
+  /// `reactivate-before-write`, restartPolling's field off then on, a polling round halting one
+  /// tag to select the next) runs its last commands in the session it ends in: it is listed
+  /// there, from that session's first frame, so that the session's range holds it; the frames
+  /// it sent before close the previous session.
+  private func placeFrames(of op: inout GroundTruth.Operation, from first: Int) {
+    guard channel.frames.count > first else { return }
+    op.firstFrame = max(first, channel.sessionStarts.last ?? first)
+    op.lastFrame = channel.frames.count - 1
   }
 
   /// Maps a link error to the operation's outcome; a lost tag also ends the connection.

@@ -30,7 +30,7 @@ public struct Simulator {
       tagType: scenario.tag.type, reader: scenario.reader, uid: uid, sessions: sessions,
       ndefStatus: initial.status, capacity: initial.capacity, finalMemory: tag.memory,
       ndefRead: reader.ndefRead, ndefWritten: reader.ndefWritten,
-      expectedError: sessions.flatMap(\.operations).first { $0.error != nil }?.error)
+      expectedError: sessions.flatMap(\.operations).first { $0.outcome != .ok }?.error)
     return SimulationResult(frames: channel.frames, truth: truth)
   }
 

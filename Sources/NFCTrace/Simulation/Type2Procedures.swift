@@ -154,7 +154,9 @@ extension SimulatedReader {
   func type2WriteNDEF(_ message: [UInt8]) throws -> String? {
     try detectType2()
     guard t2.status != .notSupported, let tlv = t2.tlv else {
-      throw OperationFailure(reason: "tag is not NDEF formatted", error: .tagUpdateFailure)
+      // Core NFC reports notSupported and writeNDEF does not format (nfc-facts §8.4); no
+      // source names the error it then gives, so none is claimed (as `diagnose` does).
+      throw OperationFailure(reason: "tag is not NDEF formatted", error: nil)
     }
     guard t2.status == .readWrite else {
       throw OperationFailure(reason: "tag is read-only (CC3)", error: .tagNotWritable)

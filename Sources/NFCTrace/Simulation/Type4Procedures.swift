@@ -79,7 +79,8 @@ extension SimulatedReader {
   func type4WriteNDEF(_ message: [UInt8]) throws -> String? {
     try detectType4()
     guard t4.status != .notSupported else {
-      throw OperationFailure(reason: "no NDEF application", error: .tagUpdateFailure)
+      // notSupported: no source names writeNDEF's error then (nfc-facts §8.4), none claimed.
+      throw OperationFailure(reason: "no NDEF application", error: nil)
     }
     guard t4.status == .readWrite else {
       throw OperationFailure(reason: "write access byte is not 00", error: .tagNotWritable)
