@@ -240,11 +240,16 @@ struct CallBoundary: Sendable {
   /// The address of the NDEF TLV length field once WRITE `d` to `page` is applied to
   /// `memory`; the one before it when the write leaves no NDEF TLV to parse.
   private static func lengthAddress(after d: LayerDecode, page: Int, memory: TagMemory) -> Int? {
-    var after = memory
-    if case .hex(let data)? = d.field("data"), data.count >= 4 {
-      after.type2Write(Array(data.prefix(4)), at: page * 4, acknowledged: true, frame: 0)
-    }
-    return after.type2Area?.ndefLengthAddress ?? memory.type2Area?.ndefLengthAddress
+    // The known data area from page 4 with the write's page put in, parsed as the area is
+    // (`TagMemory.type2Area`): once, as this runs at every call's first WRITE.
+    var run = memory.type2End.knownRun(from: 16)
+    let at = page * 4 - 16
+    guard case .hex(let data)? = d.field("data"), data.count >= 4, at >= 0, at <= run.count
+    else { return memory.type2Area?.ndefLengthAddress }
+    if at + 4 > run.count { run += repeatElement(0, count: at + 4 - run.count) }
+    run.replaceSubrange(at..<(at + 4), with: data.prefix(4))
+    return Type2TLVArea(parsing: run, baseAddress: 16).ndefLengthAddress
+      ?? memory.type2Area?.ndefLengthAddress
   }
 
   /// The address of the NDEF TLV length field in WRITE `d` to `page`, found after a `03` in
