@@ -124,6 +124,20 @@ public struct ExchangeRecord: Sendable {
     responsePrologue = Self.prologue(f)
   }
 
+  /// Drops the response taken so far: the tag's S(WTX) request asks for more time, it is no
+  /// answer (ISO/IEC 14443-4 §7.3). The command stays unanswered until the wait's answer
+  /// comes (`setResponse`), so a tag that leaves during the wait left it unanswered.
+  mutating func awaitAnswer() {
+    responseFrame = nil
+    response = nil
+    responseNs = nil
+    responseDurationNs = 0
+    answer = nil
+    responseCRC = nil
+    responsePrologue = 0
+    unanswered = true
+  }
+
   /// A frame's air time for response times and gaps: as recorded, else estimated for an NFC-A
   /// frame captured on the air at 106 kbit/s (`SessionRFStatistics.duration`). Other
   /// technologies and bit rates, and frames a reader chip or phone reported with its own
@@ -377,7 +391,8 @@ public struct ExchangeRecorder: Sendable {
   /// Follows S(WTX) (ISO/IEC 14443-4 §7.3): the tag asking for more time before answering the
   /// command of record `i` opens a wait; its S(WTX) requests answering the reader's S(WTX)
   /// answers extend it; its first other answer is the command's answer (its time includes
-  /// the extensions), and the S(WTX) exchanges become steps, as chained parts are. Returns the
+  /// the extensions), and the S(WTX) exchanges become steps, as chained parts are. Until then
+  /// the command is unanswered: a wait that never gets its answer leaves it so. Returns the
   /// record the answer `f` belongs to.
   private mutating func followWaitingTime(
     _ f: DecodedFrame, record i: Int, records: inout [ExchangeRecord]
@@ -387,11 +402,13 @@ public struct ExchangeRecorder: Sendable {
       // Only a command (an APDU in an I-block) waits; a chain's R-blocks are followed there.
       let command = records[i].command.map { $0.protocolID != .isoDEP } ?? false
       waitingTime = extends && command && records[i].requestPrologue > 0 ? (i, []) : nil
+      if waitingTime != nil { records[i].awaitAnswer() }
       return i
     }
     guard !extends else { return i }
     waitingTime = nil
     records[w.owner].setResponse(f)
+    records[w.owner].unanswered = false
     for s in w.steps { records[s].chainStep = true }
     return w.owner
   }
