@@ -73,12 +73,13 @@ struct TraceBuilder {
     if let sak { tag([sak]) }
   }
 
-  /// WUPA + two cascade levels for a 7-byte UID, SAK 00; GET_VERSION when `version` is given.
+  /// WUPA (`wupaBits` valid bits; nil: a whole byte, as pcap stores it) + two cascade levels
+  /// for a 7-byte UID, SAK 00; GET_VERSION when `version` is given.
   mutating func activateType2(
     uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66], version: [UInt8]? = nil,
-    wupa: Bool = true
+    wupa: Bool = true, wupaBits: Int? = 7
   ) {
-    add(.reader, [wupa ? 0x52 : 0x26], crc: false, bits: 7)
+    add(.reader, [wupa ? 0x52 : 0x26], crc: false, bits: wupaBits)
     tag([0x44, 0x00], crc: false)
     let cl1 = [0x88] + Array(uid[0..<3])
     reader([0x93, 0x20], crc: false)

@@ -4,7 +4,8 @@ import Testing
 
 @testable import NFCTrace
 
-/// Review of `nfctrace diff` TIMING: a tag that leaves during an S(WTX) wait.
+/// Review of `nfctrace diff` TIMING: a tag that leaves during an S(WTX) wait, and the air time
+/// of the reader's 7-bit short frames in sources without bit counts.
 @Suite struct DiffTimingReviewTests {
   // MARK: S(WTX) wait never answered
 
@@ -78,5 +79,41 @@ import Testing
       side.exchanges)
     #expect(t.answered == 1)
     #expect(t.retries == 0)
+  }
+
+  // MARK: Short frame air time
+
+  /// A pcap stores the reader's WUPA `52` as a whole byte (no bit count); it is a 7-bit short
+  /// frame (ISO/IEC 14443-3 §6.2.3.1): 7 bits + SOF/EOF = 9 etu = 84 955 ns at
+  /// 106 kbit/s, so the ATQA 400 µs after its end answers in 400 000 ns, bits given or not.
+  /// It was 381 121 ns (11 etu, as a whole byte).
+  @Test(arguments: [nil, 7] as [Int?])
+  func wupaResponseTimeCountsSevenBits(bits: Int?) throws {
+    var b = TraceBuilder()
+    b.activateType2(version: DiffReviewTests.ntag215, wupaBits: bits)
+    let side = try diffSide(b)
+    let wupa = try #require(side.exchanges.first)
+    #expect(wupa.name == "WUPA")
+    #expect(wupa.requestDurationNs == 84_955)
+    #expect(wupa.responseTimeNs == 400_000)
+  }
+
+  /// The reader's other 7-bit short frames the decoder recognises from the byte alone — REQA
+  /// `26`, Apple's MagSafe wake-up `7A`, the gen1a backdoor `40` — last 9 etu, whole bytes 9
+  /// per byte + 2 (ISO/IEC 14443-3 §6.2.3.1): a READ with CRC_A, 38 etu.
+  @Test func readerShortFramesLastSevenBits() {
+    for byte: UInt8 in [0x26, 0x7A, 0x40] {
+      #expect(Self.airTime([byte]) == 84_955, "\(Hex.string([byte]))")
+    }
+    #expect(Self.airTime(CRC.appendingCRCA([0x30, 0x04])) == 358_702)
+  }
+
+  /// The air time of reader frame `data` (no bit count, as in a pcap) decoded alone.
+  private static func airTime(_ data: [UInt8]) -> Int64 {
+    var decoder = FrameDecoder()
+    let frame = Frame(
+      index: 0, timeNs: 0, direction: .reader, data: data, technology: .nfcA,
+      location: SourceLocation(file: "built", unit: "frame", record: 1, offset: 0))
+    return ExchangeRecord.airTimeNs(decoder.decode(frame))
   }
 }

@@ -208,12 +208,13 @@ public struct SessionRFStatistics: Sendable {
     readerEnd = (f.frame.index, f.frame.timeNs.saturatingPlus(Self.duration(f.frame)))
   }
 
-  /// The frame's duration as recorded, else estimated at 106 kbit/s (9 etu of 128/fc per byte
-  /// plus start and end of frame: ISO/IEC 14443-2/-3; nfc-facts §1.6). A higher bit rate only
-  /// makes the estimate longer, so the measured delay shorter: never a false "late".
+  /// The frame's duration as recorded, else estimated at 106 kbit/s (9 etu of 128/fc per byte,
+  /// a short frame's valid bits for a partial last byte, plus start and end of frame: ISO/IEC
+  /// 14443-2/-3; nfc-facts §1.6). A higher bit rate only makes the estimate longer, so the
+  /// measured delay shorter: never a false "late".
   static func duration(_ frame: Frame) -> Int64 {
     if let d = frame.durationNs { return d }
-    let bits = Int64(frame.data.count) * 9 + 2
+    let bits = AirTiming.airBits(frame.data, bits: frame.bits) + 2
     return bits * 128 * 1_000_000_000 / 13_560_000
   }
 

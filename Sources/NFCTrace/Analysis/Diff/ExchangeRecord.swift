@@ -141,14 +141,29 @@ public struct ExchangeRecord: Sendable {
   /// A frame's air time for response times and gaps: as recorded, else estimated for an NFC-A
   /// frame captured on the air at 106 kbit/s (`SessionRFStatistics.duration`). Other
   /// technologies and bit rates, and frames a reader chip or phone reported with its own
-  /// host-side time (CRC not captured, reader-chip flags), count 0: start to start.
+  /// host-side time (CRC not captured, reader-chip flags), count 0: start to start. A reader's
+  /// short frame counts its 7 bits even where the source kept a whole byte (`shortFrameBits`).
   static func airTimeNs(_ f: DecodedFrame) -> Int64 {
     if let d = f.frame.durationNs { return d }
     // Frames after the anticollision are `.unknown` by themselves (a READ): the session's NFC-A.
     guard f.technology == .nfcA || f.technology == .unknown, f.frame.crc != .notCaptured,
       f.frame.sourceFlags.isEmpty
     else { return 0 }
-    return SessionRFStatistics.duration(f.frame)
+    var frame = f.frame
+    frame.bits = shortFrameBits(f)
+    return SessionRFStatistics.duration(frame)
+  }
+
+  /// The valid bits of `f`'s last byte: the source's, else 7 for a 1-byte reader frame the
+  /// decoder read as a 7-bit short frame (ISO/IEC 14443-3 §6.2.3.1: REQA `26`, WUPA `52`; Apple's
+  /// MagSafe wake-ups `7A`–`7D`; the gen1a backdoor `40`), which pcap stores as a whole byte.
+  static func shortFrameBits(_ f: DecodedFrame) -> Int? {
+    if let bits = f.frame.bits { return bits }
+    guard f.frame.direction == .reader, f.frame.data.count == 1 else { return nil }
+    if case .int(let bits)? = f.layer(.iso14443A)?.field("bits") { return bits }
+    let wakeUp =
+      f.layer(.appleECP)?.name == "MagSafe WUPA" || f.layer(.mifareClassic)?.name == "magic WUPC1"
+    return wakeUp ? 7 : nil
   }
 
   /// True for a reader R-block (R(ACK), R(NAK)).
