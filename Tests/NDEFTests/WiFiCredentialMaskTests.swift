@@ -72,3 +72,22 @@ import Testing
   #expect(d["hash_type"] as? Int == 2)
   #expect(d["hash_type_name"] as? String == "SHA-256")
 }
+
+/// Another vendor's Vendor Extension (00:11:22) wrapping a Credential with a Network Key: WSC
+/// attributes that are not decoded are masked (the key showed as the extension's hex).
+@Test func undecodedWSCAttributesAreMasked() throws {
+  let hex =
+    "d2173b6170706c69636174696f6e2f766e642e7766612e777363104a000110100e0009104500054d794e65"
+    + "7410490025001122100e001e104500054d794e65741027001153757065725365637265744b6579313233"
+  func output(_ format: NDEFOutputFormat, _ secrets: Bool) -> String {
+    NDEFCommand.run(
+      input: hex, options: NDEFCommandOptions(format: format, showSecrets: secrets)
+    ).output
+  }
+  for format in [NDEFOutputFormat.text, .json] {
+    #expect(!output(format, false).contains("5365637265"))  // "Secre"
+    #expect(
+      output(format, false).contains("present, 37 bytes (masked: not decoded, may hold a key)"))
+    #expect(output(format, true).contains("5365637265"))
+  }
+}

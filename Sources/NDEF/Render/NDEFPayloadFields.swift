@@ -223,8 +223,12 @@ extension NDEFPayload {
         case 0x102C where a.value.count >= 22:
           return NDEFField(key, .object(oobDevicePassword(a.value, secrets)))
         case 0x1049 where a.value.starts(with: NDEFWiFiSimpleConfig.wfaVendorID):
-          return NDEFField(key, .object(wfaVendorExtension(a.value)))
-        default: return .bytes(key, a.value)
+          return NDEFField(key, .object(wfaVendorExtension(a.value, secrets)))
+        // Attributes known to hold no secret are shown as hex.
+        case 0x1008, 0x1012, 0x1054, 0x1055: return .bytes(key, a.value)
+        // Any other attribute not decoded (another vendor's extension, Encrypted Settings, an
+        // unknown type) may wrap a Credential or a key: masked.
+        default: return Self.undecodedAttribute(key, a.value, secrets)
         }
       }
     }
@@ -256,14 +260,23 @@ extension NDEFPayload {
   /// The Wi-Fi Alliance vendor extension (vendor ID 00:37:2A, then subelements of 1-byte ID
   /// and length): Version2 (0x00; WSC 2.x keeps the Version attribute at 1.0), AuthorizedMACs
   /// (0x01), Network Key Shareable (0x02) (Wi-Fi Simple Configuration 2.0 §12).
-  private func wfaVendorExtension(_ v: [UInt8]) -> [NDEFField] {
+  /// An undecoded WSC attribute or subelement: hex with `showSecrets`, else its size only.
+  private static func undecodedAttribute(_ key: String, _ v: [UInt8], _ secrets: Bool)
+    -> NDEFField
+  {
+    secrets
+      ? .bytes(key, v)
+      : .text(key, "present, \(v.count) bytes (masked: not decoded, may hold a key)")
+  }
+
+  private func wfaVendorExtension(_ v: [UInt8], _ secrets: Bool) -> [NDEFField] {
     var out: [NDEFField] = [.text("vendor", "Wi-Fi Alliance (00:37:2A)")]
     var i = 3
     while i + 2 <= v.count {
       let id = v[i]
       let n = Int(v[i + 1])
       guard i + 2 + n <= v.count else {
-        out.append(.bytes("truncated", Array(v[i...])))
+        out.append(Self.undecodedAttribute("truncated", Array(v[i...]), secrets))
         break
       }
       let value = Array(v[(i + 2)..<(i + 2 + n)])
@@ -277,7 +290,7 @@ extension NDEFPayload {
             stride(from: 0, to: n, by: 6).map { k in
               value[k..<(k + 6)].map { hex2($0).uppercased() }.joined(separator: ":")
             }.joined(separator: ", ")))
-      default: out.append(.bytes("subelement_0x" + hex2(id), value))
+      default: out.append(Self.undecodedAttribute("subelement_0x" + hex2(id), value, secrets))
       }
       i += 2 + n
     }

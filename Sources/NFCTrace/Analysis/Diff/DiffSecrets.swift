@@ -59,6 +59,17 @@ extension TraceDiff {
   static func secretAddresses(_ s: SessionAnalysis, _ end: NDEFSideState) -> SecretAddresses {
     var out = end.secretAddresses
     out.formUnion(NDEFComparison.side(s, atStart: true).secretAddresses)
+    // A key written or read past what the length claims (a cut write, a wrong length).
+    for image in [s.memory.type2Start, s.memory.type2End] {
+      out.type2.formUnion(NDEFComparison.unclaimedSecrets(type2: image))
+    }
+    let size = s.type4CC?.ndefFile.lengthFieldSize ?? 2
+    for files in [s.memory.filesStart, s.memory.filesEnd] {
+      for (id, file) in files where id != 0xE103 {
+        out.files[id, default: []].formUnion(
+          NDEFComparison.unclaimedSecrets(file: file, lengthSize: size))
+      }
+    }
     guard let c = s.tag.ntagProduct.flatMap(Type2Configuration.init(product:)) else { return out }
     (out.pwdPage, out.packPage) = (c.pwdPage, c.packPage)
     for image in [s.memory.type2Start, s.memory.type2End] {

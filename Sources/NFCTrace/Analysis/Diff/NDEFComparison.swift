@@ -151,6 +151,25 @@ public enum NDEFComparison {
     return out
   }
 
+  /// The Type 2 addresses of secret bytes on the tag past what its NDEF TLV's length claims:
+  /// a write cut off while the length was still 0, or a length that does not cover the
+  /// records written, leaves a Wi-Fi record's bytes there. The known bytes from the TLV's
+  /// value on are read as a message (relax mode).
+  public static func unclaimedSecrets(type2 image: ByteImage) -> Set<Int> {
+    let run = image.knownRun(from: 16)
+    guard !run.isEmpty, let tlv = Type2TLVArea(parsing: run, baseAddress: 16).ndef else {
+      return []
+    }
+    let base = 16 + tlv.valueOffset
+    return Set(secretOffsets(message: image.knownRun(from: base)).map { base + $0 })
+  }
+
+  /// The same for a Type 4 NDEF file: the known bytes after its length field (NLEN 2 bytes,
+  /// ENLEN 4), read as a message.
+  public static func unclaimedSecrets(file: ByteImage, lengthSize: Int) -> Set<Int> {
+    Set(secretOffsets(message: file.knownRun(from: lengthSize)).map { lengthSize + $0 })
+  }
+
   /// `secretOffsets` of the message `bytes` (decoded in relax mode).
   public static func secretOffsets(message bytes: [UInt8]) -> Set<Int> {
     secretOffsets(NDEFValidator.validate(bytes, mode: .relax))

@@ -114,31 +114,24 @@ public struct TagReport: Sendable {
   /// bytes), Type 4 after the NDEF file's length field, Type 3 after the Attribute
   /// Information Block.
   private func maskMessageSecrets(_ rows: inout [MemoryRow], atStart: Bool) {
-    let contents = atStart ? start : end
-    var addresses = Set<Int>()
-    var file: UInt16?
+    // A byte secret in either image is masked in both: the other image may hold it unchanged
+    // (a key left past a shorter new message).
+    let (found, file) = messageSecrets(atStart: true)
+    let (left, _) = messageSecrets(atStart: false)
+    var addresses = found.union(left)
     switch layout {
     case .type2:
-      guard let area = contents.tlvArea, let tlv = area.ndef, tlv.isComplete,
-        let map = area.ndefAddressMap
-      else { return }
-      addresses = Set(NDEFComparison.secretOffsets(message: tlv.value).map(map.address(of:)))
+      for image in [memory.type2Start, memory.type2End] {
+        addresses.formUnion(NDEFComparison.unclaimedSecrets(type2: image))
+      }
     case .type4:
-      // Without the CC (not read in this capture) the NDEF file is E104 with a 2-byte NLEN,
-      // as the diff takes it (`NDEFComparison.side`).
-      let size = contents.type4CC?.ndefFile.lengthFieldSize ?? 2
-      file = contents.type4CC?.ndefFile.fileID ?? 0xE104
-      let files = atStart ? memory.filesStart : memory.filesEnd
-      guard let id = file, let image = files[id], let nlen = image.knownBigEndian(0, size),
-        let message = image.known(size, nlen)
-      else { return }
-      addresses = Set(NDEFComparison.secretOffsets(message: message).map { size + $0 })
-    case .type3:
-      guard let ln = contents.type3AIB?.ln,
-        let message = (atStart ? memory.type3Start : memory.type3End).known(16, ln)
-      else { return }
-      addresses = Set(NDEFComparison.secretOffsets(message: message).map { 16 + $0 })
-    case .none: return
+      let size = (end.type4CC ?? start.type4CC)?.ndefFile.lengthFieldSize ?? 2
+      for files in [memory.filesStart, memory.filesEnd] {
+        if let id = file, let image = files[id] {
+          addresses.formUnion(NDEFComparison.unclaimedSecrets(file: image, lengthSize: size))
+        }
+      }
+    default: break
     }
     guard !addresses.isEmpty else { return }
     for i in rows.indices where rows[i].file == file {
@@ -154,6 +147,38 @@ public struct TagReport: Sendable {
         rows[i].bytes[j] = 0
       }
     }
+  }
+
+  /// The addresses of the secret bytes of the message as found (`atStart`) or left, and the
+  /// Type 4 NDEF file they are in.
+  private func messageSecrets(atStart: Bool) -> (Set<Int>, UInt16?) {
+    let contents = atStart ? start : end
+    var addresses = Set<Int>()
+    var file: UInt16?
+    switch layout {
+    case .type2:
+      guard let area = contents.tlvArea, let tlv = area.ndef, tlv.isComplete,
+        let map = area.ndefAddressMap
+      else { return ([], file) }
+      addresses = Set(NDEFComparison.secretOffsets(message: tlv.value).map(map.address(of:)))
+    case .type4:
+      // Without the CC (not read in this capture) the NDEF file is E104 with a 2-byte NLEN,
+      // as the diff takes it (`NDEFComparison.side`).
+      let size = contents.type4CC?.ndefFile.lengthFieldSize ?? 2
+      file = contents.type4CC?.ndefFile.fileID ?? 0xE104
+      let files = atStart ? memory.filesStart : memory.filesEnd
+      guard let id = file, let image = files[id], let nlen = image.knownBigEndian(0, size),
+        let message = image.known(size, nlen)
+      else { return ([], file) }
+      addresses = Set(NDEFComparison.secretOffsets(message: message).map { size + $0 })
+    case .type3:
+      guard let ln = contents.type3AIB?.ln,
+        let message = (atStart ? memory.type3Start : memory.type3End).known(16, ln)
+      else { return ([], file) }
+      addresses = Set(NDEFComparison.secretOffsets(message: message).map { 16 + $0 })
+    case .none: break
+    }
+    return (addresses, file)
   }
 
   /// The memory map rows as left at the end (`atStart` false) or as found at the start.
