@@ -361,22 +361,3 @@ private func row(_ rows: [MemoryRow], _ page: Int) -> MemoryRow? {
   #expect(pageTwoOnly.dynamicUnknown)
   #expect(!Type2Locks(lock0: 0, lock1: 0, product: .ntag210).dynamicUnknown)
 }
-
-/// A PWD_AUTH the tag accepted proves its PWD and PACK (the tag compares the password with its
-/// PWD and answers its PACK, NTAG213/215/216 datasheet §8.8.2): the configuration shows them
-/// from it (masked unless asked), not as "not known".
-@Test func acceptedPasswordGivesThePWDAndPACK() throws {
-  var b = TraceBuilder()
-  b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
-  b.reader([0x1B, 0x12, 0x34, 0x56, 0x78])
-  b.tag([0xAB, 0xCD])
-  b.read(4, [0x03, 0x00, 0xFE])
-  let session = try #require(try sessions(b).last)
-  let r = TagReport(session: session)
-  let text = ReportText.render(r)
-  #expect(text.contains("PWD             present (masked) (from the accepted PWD_AUTH #12)"))
-  #expect(text.contains("PACK            present (masked) (from the accepted PWD_AUTH #12)"))
-  let shown = ReportText.render(r, showSecrets: true)
-  #expect(shown.contains("PWD             12 34 56 78 (from the accepted PWD_AUTH #12)"))
-  #expect(shown.contains("PACK            ab cd (from the accepted PWD_AUTH #12)"))
-}

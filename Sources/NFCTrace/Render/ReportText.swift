@@ -347,11 +347,7 @@ public enum ReportText {
     let c = r.end.config
     guard c != nil || !r.passwordAuths.isEmpty || !r.counters.isEmpty else { return "" }
     var out = "\nConfiguration" + (c.map { " (CFG0 page \($0.cfg0Page))" } ?? "") + "\n"
-    if let c {
-      out += configPages(
-        c, showSecrets: showSecrets, source: r.isDump ? .dump : .trace,
-        accepted: r.passwordAuths.last { $0.outcome == .ok && $0.password.count == 4 })
-    }
+    if let c { out += configPages(c, showSecrets: showSecrets, source: r.isDump ? .dump : .trace) }
     for a in r.passwordAuths {
       var text = "#\(a.frame) password \(secret(a.password, showSecrets))"
       if let pack = a.pack { text += ", PACK \(secret(pack, showSecrets))" }
@@ -381,8 +377,7 @@ public enum ReportText {
   }
 
   static func configPages(
-    _ c: Type2Configuration, showSecrets: Bool, source: SecretSource = .trace,
-    accepted: TagReport.PasswordAuth? = nil
+    _ c: Type2Configuration, showSecrets: Bool, source: SecretSource = .trace
   ) -> String {
     var out = ""
     if let cfg0 = c.cfg0 {
@@ -411,22 +406,9 @@ public enum ReportText {
     } else {
       out += row("CFG1", "not read")
     }
-    out += row("PWD", proven(c.pwd, by: accepted?.password, accepted, showSecrets, source))
-    out += row("PACK", proven(c.pack, by: accepted?.pack, accepted, showSecrets, source))
+    out += row("PWD", secret(c.pwd, showSecrets, source: source))
+    out += row("PACK", secret(c.pack, showSecrets, source: source))
     return out
-  }
-
-  /// A PWD or PACK the trace did not read (the tag never returns them), given by the bytes
-  /// of a PWD_AUTH the tag accepted (`value`): the tag compares the password with its PWD and
-  /// answers its PACK (NTAG213/215/216 datasheet §8.8.2).
-  private static func proven(
-    _ known: [UInt8]?, by value: [UInt8]?, _ auth: TagReport.PasswordAuth?, _ showSecrets: Bool,
-    _ source: SecretSource
-  ) -> String {
-    guard let value, let auth, source == .trace, known?.allSatisfy({ $0 == 0 }) ?? true else {
-      return secret(known, showSecrets, source: source)
-    }
-    return secret(value, showSecrets) + " (from the accepted PWD_AUTH #\(auth.frame))"
   }
 
   static func accessText(_ c: Type2Configuration) -> String {

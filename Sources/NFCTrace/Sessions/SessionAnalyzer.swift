@@ -521,7 +521,8 @@ public struct SessionAnalyzer: Sendable {
       events.append(.started(current?.kind ?? .transceive, frame: held.frame))
       return
     }
-    guard locks, let last = current?.lastFrame else { return }
+    // A writeLock under way takes its own locking parts.
+    guard locks, current?.kind != .writeLock, let last = current?.lastFrame else { return }
     current?.lastFrame = before
     closeCurrent()
     start(.writeLock, frame: held.frame)
@@ -558,10 +559,10 @@ public struct SessionAnalyzer: Sendable {
       chainLimbo == nil
     else { return false }
     if d.field("ins") == .hex([0xAF]) { return discoveryProbe?.more ?? false }
-    guard d.field("ins") == .hex([0x60]) else { return false }
-    if discoveryLimbo != nil { return true }
-    guard current?.kind == .connect, let previous = previousTimeNs else { return false }
-    return f.frame.timeNs - previous <= Self.discoveryGapNs
+    guard d.field("ins") == .hex([0x60]), let previous = previousTimeNs,
+      f.frame.timeNs.saturatingMinus(previous) <= Self.discoveryGapNs
+    else { return false }
+    return discoveryLimbo != nil || current?.kind == .connect
   }
 
   /// The probe joins the connect, or the held discovery SELECTs, which it makes discovery

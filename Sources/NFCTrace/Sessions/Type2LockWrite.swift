@@ -51,7 +51,9 @@ extension Type2Procedure {
       return nil
     }
     if setsLockBits(data, page: page, tag: tag, memory: memory) == true { return .writeLock }
-    if page == 3 { return .transceive }
+    // A CC write inside a lock sequence (its data not known yet, or not read-only) is one of
+    // its steps; elsewhere it formats the tag.
+    if page == 3 { return current == .writeLock ? .writeLock : .transceive }
     return current == .writeNDEF || current == .writeLock ? current : .transceive
   }
 

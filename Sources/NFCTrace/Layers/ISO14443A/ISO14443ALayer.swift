@@ -350,11 +350,12 @@ public struct ISO14443ALayer: Sendable {
       if let b = frame.data.first, b == 0x40 || (b == 0x43 && (frame.bits == 7 || afterWUPC1)) {
         // The backdoor wake-ups of "gen1a" MIFARE Classic clones (magic WUPC1/WUPC2, sent to
         // a halted tag; Proxmark3 `hf mf cwipe`): no ISO/IEC 14443-3 command, the Classic
-        // layer names them and takes the tag's 4-bit ACK.
+        // layer names them and takes the tag's 4-bit ACK. Handed on as the 7-bit commands they
+        // are, whatever bits the source stored: only this layer knows a whole `43` is WUPC2.
         pending = .inner
         magicWUPC1Sent = b == 0x40
         let unit = LayerUnit(
-          direction: .reader, bytes: frame.data, bits: frame.bits, frameIndex: frame.index,
+          direction: .reader, bytes: frame.data, bits: 7, frameIndex: frame.index,
           timeNs: frame.timeNs)
         return LayerResult(handoff: (.mifareClassic, unit))
       }

@@ -50,8 +50,6 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   private var phase = Phase.plain
   private var pending: Command?
   private var awaitingWriteData: Int?
-  /// Set by a gen1a magic WUPC1 until the next reader command: a whole byte `43` is WUPC2.
-  private var magicWUPC1Sent = false
   private var awaitingValue: (op: String, block: Int)?
   /// True when the last encrypted frame was a reader command of 4 bytes (2 + CRC): a 4-byte
   /// answer to it is a nested authentication's nonce.
@@ -84,7 +82,6 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     pending = nil
     awaitingWriteData = nil
     awaitingValue = nil
-    magicWUPC1Sent = false
     lastEncryptedReaderCommand = false
     shortCommandAnswered = false
   }
@@ -184,12 +181,9 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       return result
     }
     clear()
-    // The gen1a wake-ups: `40` in 7 bits (or from a source without bit counts), `43` in 7
-    // bits or as the whole byte Proxmark3 sends after `40` (armsrc/mifarecmd.c).
-    let afterWUPC1 = magicWUPC1Sent
-    magicWUPC1Sent = false
-    if b.count == 1, (bits ?? 7) == 7 && b[0] == 0x40 || b[0] == 0x43 && (bits == 7 || afterWUPC1) {
-      magicWUPC1Sent = b[0] == 0x40
+    // The gen1a wake-ups, handed on in 7 bits by the ISO 14443-3 layer (which alone tells a
+    // whole-byte `43` after `40` from a frame whose CRC is missing).
+    if b.count == 1, bits == 7, b[0] == 0x40 || b[0] == 0x43 {
       let name = b[0] == 0x40 ? "magic WUPC1" : "magic WUPC2"
       pending = .other(name)
       return decoded(name, "\(name) (gen1a backdoor)", [])
