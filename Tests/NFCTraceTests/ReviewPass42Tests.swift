@@ -54,4 +54,42 @@ import Testing
     let (decoded, _) = decodeAll(b.frames)
     #expect(decoded.last?.innermost?.name != "magic WUPC2")
   }
+
+  /// A COMPATIBILITY_WRITE whose part 1 was acknowledged and whose part 2 (the data) is not in
+  /// the capture wrote nothing known: the operation is unknown, not ok.
+  @Test func compatibilityWritePart1AloneIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.reader([0xA0, 0x04])
+    b.add4Bit(0x0A)
+    let ops = try sessions(b).flatMap(\.operations)
+    #expect(
+      ops.map { "\($0.kind.rawValue) \($0.outcome.rawValue)" } == [
+        "connect ok", "writeNDEF unknown",
+      ])
+    #expect(
+      ops.last?.reason
+        == "the tag acknowledged COMPATIBILITY_WRITE part 1 (frame 12), but its part 2, the 16 "
+        + "data bytes, is not in the capture: what was written is not known")
+  }
+
+  /// A gen1a wake-up after an authenticated (Crypto1) session: a reader's 7-bit frame is never
+  /// ciphertext, so it and what follows are plaintext again (they were all "encrypted").
+  @Test func gen1aWakeUpEndsTheEncryptedSession() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0x5E, 0x1F, 0x7A, 0x33], sak: 0x08)
+    b.reader([0x60, 0x00])
+    b.tag([0x01, 0x02, 0x03, 0x04], crc: false)
+    b.reader([0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88], crc: false)
+    b.tag([0x99, 0xAA, 0xBB, 0xCC], crc: false)
+    b.reader([0xDE, 0xAD, 0xBE, 0xEF], crc: false)
+    b.add(.reader, [0x40], crc: false, bits: 7)
+    b.add4Bit(0x0A)
+    b.reader([0x30, 0x00])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(
+      decoded.suffix(3).map { $0.innermost?.summary ?? "-" } == [
+        "magic WUPC1 (gen1a backdoor)", "ACK", "READ block 0",
+      ])
+  }
 }

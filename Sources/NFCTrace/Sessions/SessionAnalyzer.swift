@@ -210,6 +210,9 @@ public struct SessionAnalyzer: Sendable {
   /// the one it joined (`before`: that operation's last frame before part 1), or a new one not
   /// yet announced (`before` nil).
   private var lockLimbo: (frame: Int, before: Int?)?
+  /// The last reader frame when it was a Type 2 COMPATIBILITY_WRITE part 1: an operation that
+  /// ends there never sent the data.
+  private var compatibilityPart1: Int?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
@@ -299,6 +302,10 @@ public struct SessionAnalyzer: Sendable {
 
   private mutating func reader(_ f: DecodedFrame) {
     if lockLimbo != nil { settleLockLimbo(next: f) }
+    compatibilityPart1 =
+      f.innermost.map {
+        $0.protocolID == .type2 && $0.name == "COMPATIBILITY_WRITE" && $0.field("part") == .int(1)
+      } == true ? f.frame.index : nil
     if f.innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil {
@@ -1279,6 +1286,15 @@ public struct SessionAnalyzer: Sendable {
     }
     guard var op = current else { return nil }
     current = nil
+    if let part1 = compatibilityPart1, op.outcome == .ok, op.firstFrame <= part1,
+      part1 <= op.lastFrame
+    {
+      // The command's data is its part 2 (nfc-facts §4.1): without it nothing was written.
+      op.outcome = .unknown
+      op.reason =
+        "the tag acknowledged COMPATIBILITY_WRITE part 1 (frame \(part1)), but its part 2, the "
+        + "16 data bytes, is not in the capture: what was written is not known"
+    }
     if let wtx = wtxUnansweredByReader.take(), deferredSilence == nil, let p = pending,
       p.layer(.iso7816) != nil
     {

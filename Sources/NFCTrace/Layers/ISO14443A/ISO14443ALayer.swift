@@ -177,6 +177,12 @@ public struct ISO14443ALayer: Sendable {
       context.technology = .nfcA
       reset()
     }
+    // A reader's short frame (7 bits) is never Crypto1 ciphertext, which is whole bytes: after
+    // an authenticated session it is a plaintext wake-up (gen1a `40` after the encrypted HALT).
+    if frame.direction == .reader, case .shortFrame = kind, context.encrypted {
+      context.encrypted = false
+      crypto1Follows = false
+    }
     let encrypted = context.encrypted && !newActivation
     let (crc, crcFinding) = FrameCRC.resolve(
       frame, carriesCRC: kind.carriesCRC, encrypted: encrypted, crcAValid: crcAValid)
