@@ -37,6 +37,11 @@ import Testing
     #expect(t.b?.maxResponseNs == nil)
     #expect(t.b?.retries == 1)
     #expect(t.b?.wtxRequests == 2)
+    // The duration spans the S(WTX) waits to the last frame (it was 0: the unanswered command
+    // alone).
+    let readFrame = try #require(b.frames.firstIndex { $0.data.starts(with: [0x03] + read) })
+    let lastFrame = try #require(b.frames.last)
+    #expect(t.b?.durationNs == lastFrame.timeNs - b.frames[readFrame].timeNs)
     #expect(t.a?.answered == 1)
     #expect(t.a?.medianResponseNs == 381_121)
     #expect(t.notable.map(\.why) == ["unanswered"])

@@ -84,6 +84,9 @@ public enum TimingComparison {
     var wtx = 0
     var previous: ExchangeRecord?
     for i in indices where records[i].wtxRequest { wtx += 1 }
+    // The duration spans every exchange, the S(WTX) waits included (a command left unanswered
+    // after them lasted that long).
+    let spanned = indices
     let indices = indices.filter { !records[$0].isWTXResponse }
     for i in indices {
       let r = records[i]
@@ -103,9 +106,9 @@ public enum TimingComparison {
       previous = r
     }
     times.sort()
-    let timed = indices.allSatisfy { records[$0].timed }
-    let first = indices.first.map { records[$0].requestNs }
-    let last = indices.last.map { records[$0].responseNs ?? records[$0].requestNs }
+    let timed = spanned.allSatisfy { records[$0].timed }
+    let first = spanned.first.map { records[$0].requestNs }
+    let last = spanned.last.map { records[$0].responseNs ?? records[$0].requestNs }
     return OperationTiming(
       exchanges: indices.filter { !records[$0].chainStep }.count, answered: answered,
       medianResponseNs: median(times),
