@@ -20,4 +20,17 @@ import Testing
         "not valid JSON at line 2, byte offset 23: the file ends before the JSON does")
     ) { try Scenario.decode(noNewline) }
   }
+
+  /// A fraction where an integer is read is valid JSON that JSONDecoder calls "not valid
+  /// JSON": the key path and the number are named; a fault rate's fraction is not blamed.
+  @Test func fractionWhereAnIntegerIsReadIsNamed() throws {
+    let json = Data(
+      ("{\"name\":\"x\",\"seed\":1,\"tag\":{\"type\":\"ntag215\"},\"reader\":\"ios\","
+        + "\"actions\":[{\"op\":\"connect\"},{\"op\":\"wait\",\"ms\":1.5}],"
+        + "\"faults\":[{\"kind\":\"noise\",\"crc_error_rate\":0.5}]}").utf8)
+    #expect(
+      throws: SimulationError.invalidScenario(
+        "actions.[1].ms: 1.5 is not an integer (scenario numbers are whole numbers)")
+    ) { try Scenario.decode(json) }
+  }
 }

@@ -83,7 +83,13 @@ public struct Scenario: Codable, Sendable, Hashable {
   /// unexpected end comes without an offset: the place is then the end of the file.
   static func syntaxError(_ json: Data) -> String {
     do {
-      _ = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
+      let value = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
+      // Valid JSON that JSONDecoder still calls "not valid JSON": a number with a fraction,
+      // an exponent or out of 64-bit range where an integer is read.
+      if let path = nonInteger(value, path: "") {
+        return
+          "\(path.value): \(path.number) is not an integer (scenario numbers are whole numbers)"
+      }
     } catch {
       let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
       if detail.lowercased().contains("end of file") { return endOfFileError(json) }
@@ -95,6 +101,29 @@ public struct Scenario: Codable, Sendable, Hashable {
       return "not valid JSON at line \(line), byte offset \(offset): \(what.lowercased())"
     }
     return "not valid JSON"
+  }
+
+  /// The key path (`actions.[1].ms`) and text of the first number in `value` that is not a
+  /// whole number within ±2^63.
+  private static func nonInteger(_ value: Any, path: String) -> (value: String, number: String)? {
+    switch value {
+    case let d as [String: Any]:
+      // The fault rates are fractions by design.
+      for key in d.keys.sorted() where !key.hasSuffix("_rate") {
+        if let v = d[key], let hit = nonInteger(v, path: path.isEmpty ? key : path + "." + key) {
+          return hit
+        }
+      }
+    case let a as [Any]:
+      for (i, v) in a.enumerated() {
+        if let hit = nonInteger(v, path: path + (path.isEmpty ? "" : ".") + "[\(i)]") { return hit }
+      }
+    case let n as NSNumber where !(value is Bool):
+      let d = n.doubleValue
+      if d.rounded() != d || abs(d) >= 9.2e18 { return (path, n.stringValue) }
+    default: break
+    }
+    return nil
   }
 
   /// A file cut off before its JSON ends, named at its end: the line holding its last byte
