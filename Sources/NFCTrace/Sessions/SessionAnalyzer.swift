@@ -562,11 +562,13 @@ public struct SessionAnalyzer: Sendable {
   /// ADDITIONAL FRAME (`90 AF`) fetching the rest of its 91AF answer (a DESFire answers
   /// GetVersion in three parts). An app's own GetVersion comes after its code ran, or later.
   private func isDiscoveryProbe(_ f: DecodedFrame) -> Bool {
-    guard let d = f.innermost, d.protocolID == .iso7816, d.field("cla") == .hex([0x90]),
-      chainLimbo == nil
+    // Byte compares, no array literal per frame: this runs for every APDU.
+    guard let d = f.innermost, d.protocolID == .iso7816, chainLimbo == nil,
+      case .hex(let cla)? = d.field("cla"), cla.count == 1, cla[0] == 0x90,
+      case .hex(let ins)? = d.field("ins"), ins.count == 1
     else { return false }
-    if d.field("ins") == .hex([0xAF]) { return discoveryProbe?.more ?? false }
-    guard d.field("ins") == .hex([0x60]), let previous = previousTimeNs,
+    if ins[0] == 0xAF { return discoveryProbe?.more ?? false }
+    guard ins[0] == 0x60, let previous = previousTimeNs,
       f.frame.timeNs.saturatingMinus(previous) <= Self.discoveryGapNs
     else { return false }
     return discoveryLimbo != nil || current?.kind == .connect

@@ -98,7 +98,8 @@ struct Type2Procedure: Sendable {
     // A query that read the whole message (a FAST_READ of the whole memory): a read starting
     // over at the CC and reading the message again is the next call, a readNDEF, as a READ back
     // at the first page after the message was read is (`CallBoundary`).
-    if ndef, current == .queryNDEFStatus, range.lowerBound <= 3,
+    // (A READ of pages 0–3 holds no message byte: the TLV area is not parsed for it.)
+    if ndef, current == .queryNDEFStatus, range.lowerBound <= 3, range.upperBound >= 4,
       Self.rereadsWholeMessage(range, memory: memory)
     {
       return .readNDEF
