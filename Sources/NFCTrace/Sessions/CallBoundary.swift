@@ -248,7 +248,9 @@ struct CallBoundary: Sendable {
     else { return memory.type2Area?.ndefLengthAddress }
     if at + 4 > run.count { run += repeatElement(0, count: at + 4 - run.count) }
     run.replaceSubrange(at..<(at + 4), with: data.prefix(4))
-    return Type2TLVArea(parsing: run, baseAddress: 16).ndefLengthAddress
+    // Up to the page after the written one: enough for a length field the write moved, and a
+    // cleared message (`03 00` then old bytes) is not walked as TLVs to the end of memory.
+    return Type2TLVArea(parsing: Array(run.prefix(at + 8)), baseAddress: 16).ndefLengthAddress
       ?? memory.type2Area?.ndefLengthAddress
   }
 
