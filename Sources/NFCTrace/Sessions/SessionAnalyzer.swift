@@ -303,9 +303,8 @@ public struct SessionAnalyzer: Sendable {
   private mutating func reader(_ f: DecodedFrame) {
     if lockLimbo != nil { settleLockLimbo(next: f) }
     compatibilityPart1 =
-      f.innermost.map {
-        $0.protocolID == .type2 && $0.name == "COMPATIBILITY_WRITE" && $0.field("part") == .int(1)
-      } == true ? f.frame.index : nil
+      f.innermost.map { Type2Procedure.isCompatibilityWrite($0, part: 1) } == true
+      ? f.frame.index : nil
     if f.innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil {
@@ -538,8 +537,8 @@ public struct SessionAnalyzer: Sendable {
 
   /// Whether `f` is a COMPATIBILITY_WRITE part 2 whose data sets a lock bit of its page.
   private func locksWithPart2(_ f: DecodedFrame) -> Bool {
-    guard let d = f.innermost, d.protocolID == .type2, d.name == "COMPATIBILITY_WRITE",
-      d.field("part") == .int(2), let page = d.absolutePage, case .hex(let data)? = d.field("data")
+    guard let d = f.innermost, Type2Procedure.isCompatibilityWrite(d, part: 2),
+      let page = d.absolutePage, case .hex(let data)? = d.field("data")
     else { return false }
     return Type2Procedure.setsLockBits(data, page: page, tag: tag, memory: memory) == true
   }

@@ -60,8 +60,13 @@ extension Type2Procedure {
   /// Whether `d` is the part 1 of a COMPATIBILITY_WRITE to a lock page or the CC: whether it
   /// locks is known only from its part 2 (nfc-facts §4.1).
   static func awaitsLockData(_ d: LayerDecode, tag: TagIdentity, memory: TagMemory) -> Bool {
-    guard d.name == "COMPATIBILITY_WRITE", d.field("part") == .int(1), let page = d.absolutePage
-    else { return false }
+    guard isCompatibilityWrite(d, part: 1), let page = d.absolutePage else { return false }
     return page == 3 || lockByteOffsets(page: page, tag: tag, memory: memory) != nil
+  }
+
+  /// Whether `d` is part `part` (1: the command and page, 2: the 16 data bytes) of a Type 2
+  /// COMPATIBILITY_WRITE (nfc-facts §4.1).
+  static func isCompatibilityWrite(_ d: LayerDecode, part: Int) -> Bool {
+    d.protocolID == .type2 && d.name == "COMPATIBILITY_WRITE" && d.field("part") == .int(part)
   }
 }
