@@ -186,7 +186,19 @@ public struct Type2TLVArea: Sendable {
   /// 0 when a whole memory dump is given — then the first 16 bytes are skipped).
   /// Never throws: damage is reported in `findings` and parsing stops there.
   public init(parsing bytes: [UInt8], baseAddress: Int = 16) {
+    self.init(bytes, baseAddress: baseAddress, collectsFindings: true)
+  }
+
+  /// Parses a data area as `init(parsing:baseAddress:)` does, for its layout only (TLVs,
+  /// reserved areas): `findings` stays empty. The session analyzer parses the area at every
+  /// write and query, where messages built for no one cost more than the walk itself.
+  public init(layoutOf bytes: [UInt8], baseAddress: Int = 16) {
+    self.init(bytes, baseAddress: baseAddress, collectsFindings: false)
+  }
+
+  private init(_ bytes: [UInt8], baseAddress: Int, collectsFindings: Bool) {
     var reader = TLVReader(bytes: bytes, base: baseAddress)
+    reader.sink.isOn = collectsFindings
     if baseAddress < 16 { reader.position = 16 - baseAddress }
     self.baseAddress = baseAddress
     var tlvs: [Type2TLV] = []
@@ -234,7 +246,7 @@ public struct Type2TLVArea: Sendable {
     }
     self.tlvs = tlvs
     self.reservedAreas = reader.areas
-    self.findings = reader.findings
+    self.findings = reader.sink.findings
   }
 
   /// True when the walk ended at a Terminator TLV (NFC Forum T2T 1.0 §2.3.4): the TLVs after
@@ -251,7 +263,8 @@ private struct TLVReader {
   var position = 0
   var areas: [Type2ReservedArea] = []
   var tooManyAreas = false
-  var findings: [NDEFFinding] = []
+  /// Where findings go: a reference, so `note` reads the reader while it adds one.
+  let sink = FindingSink()
   var done = false
 
   init(bytes: [UInt8], base: Int) {
@@ -259,8 +272,12 @@ private struct TLVReader {
     self.base = base
   }
 
-  mutating func note(_ code: String, _ sev: NDEFSeverity, _ offset: Int, _ message: String) {
-    findings.append(NDEFFinding(code: code, severity: sev, offset: offset, message: message))
+  func note(
+    _ code: String, _ sev: NDEFSeverity, _ offset: Int, _ message: @autoclosure () -> String
+  ) {
+    guard sink.isOn else { return }
+    sink.findings.append(
+      NDEFFinding(code: code, severity: sev, offset: offset, message: message()))
   }
 
   /// The next readable byte, without moving past it.
@@ -316,9 +333,7 @@ private struct TLVReader {
     }
     skipReserved()
     let valueOffset = position
-    var value: [UInt8] = []
-    value.reserveCapacity(min(length, bytes.count))
-    while value.count < length, let (b, _) = byte() { value.append(b) }
+    let value = readValue(length)
     if value.count < length {
       note(
         "tlv-length-past-end", .error, at,
@@ -337,6 +352,25 @@ private struct TLVReader {
           + "(NFC Forum T2T 1.0 §2.3)")
     }
     return tlv
+  }
+
+  /// Up to `length` readable bytes from `position`, reserved bytes skipped, copied a run
+  /// between reserved areas at a time (a message is hundreds of bytes; areas are few).
+  mutating func readValue(_ length: Int) -> [UInt8] {
+    var value: [UInt8] = []
+    value.reserveCapacity(min(length, bytes.count))
+    while value.count < length {
+      skipReserved()
+      guard position < bytes.count else { break }
+      var end = min(bytes.count, position + (length - value.count))
+      for a in areas where a.size > 0 {
+        let start = a.address - base
+        if start > position && start < end { end = start }
+      }
+      value.append(contentsOf: bytes[position..<end])
+      position = end
+    }
+    return value
   }
 
   mutating func truncated(_ tag: Type2TLV.Tag, _ at: Int, _ what: String) -> Type2TLV? {
@@ -406,4 +440,10 @@ private struct TLVReader {
         + (skipped > 0 ? "; readers skip the next \(skipped) bytes, where TLVs follow" : "")
         + " (NFC Forum T2T 1.0 §2.3.1/§2.3.2: lock and reserved bytes lie outside the TLVs)")
   }
+}
+
+/// The findings of one TLV walk. Off for a layout-only parse: `note` then builds no message.
+private final class FindingSink {
+  var isOn = true
+  var findings: [NDEFFinding] = []
 }

@@ -211,6 +211,11 @@ struct NDEFStructureIssue: Sendable {
 
 /// Two lower-case hex digits.
 func hex2(_ b: UInt8) -> String {
-  let digits = Array("0123456789abcdef")
-  return String([digits[Int(b >> 4)], digits[Int(b & 0x0F)]])
+  // Two ASCII digits straight into the string: no character array per call.
+  String(unsafeUninitializedCapacity: 2) { buffer in
+    let digits: StaticString = "0123456789abcdef"
+    buffer[0] = digits.utf8Start[Int(b >> 4)]
+    buffer[1] = digits.utf8Start[Int(b & 0x0F)]
+    return 2
+  }
 }

@@ -51,10 +51,11 @@ public struct TagMemory: Sendable, Equatable {
   // MARK: Type 2
 
   /// The Type 2 data area at the end, as far as it is known from byte 16 (page 4) on, parsed
-  /// as TLVs (NFC Forum T2T 1.0 §2.3); nil when none of it is known. Parsed on each call.
+  /// as TLVs for its layout (NFC Forum T2T 1.0 §2.3; no findings: `report` parses its own);
+  /// nil when none of it is known. Parsed on each call.
   var type2Area: Type2TLVArea? {
     let run = type2End.knownRun(from: 16)
-    return run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
+    return run.isEmpty ? nil : Type2TLVArea(layoutOf: run, baseAddress: 16)
   }
 
   /// The Type 2 CC (page 3) at the end, when known and carrying the NDEF magic number E1h

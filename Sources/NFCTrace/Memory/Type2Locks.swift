@@ -152,7 +152,7 @@ extension Type2Locks {
   public static func declaredArea(in image: ByteImage) -> Type2ReservedArea? {
     let run = image.knownRun(from: 16)
     guard !run.isEmpty else { return nil }
-    let area = Type2TLVArea(parsing: run, baseAddress: 16)
+    let area = Type2TLVArea(layoutOf: run, baseAddress: 16)
     // A Control TLV after the NDEF TLV is one readers never see (T2T 1.0 §2.3).
     let ndefAt = area.ndef?.offset ?? Int.max
     return area.reservedAreas.first {

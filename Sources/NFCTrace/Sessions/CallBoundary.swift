@@ -250,7 +250,7 @@ struct CallBoundary: Sendable {
     run.replaceSubrange(at..<(at + 4), with: data.prefix(4))
     // Up to the page after the written one: enough for a length field the write moved, and a
     // cleared message (`03 00` then old bytes) is not walked as TLVs to the end of memory.
-    return Type2TLVArea(parsing: Array(run.prefix(at + 8)), baseAddress: 16).ndefLengthAddress
+    return Type2TLVArea(layoutOf: Array(run.prefix(at + 8)), baseAddress: 16).ndefLengthAddress
       ?? memory.type2Area?.ndefLengthAddress
   }
 

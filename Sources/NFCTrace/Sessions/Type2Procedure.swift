@@ -597,7 +597,7 @@ struct Type2Procedure: Sendable {
       )
       return
     }
-    let area = run.isEmpty ? nil : Type2TLVArea(parsing: run, baseAddress: 16)
+    let area = run.isEmpty ? nil : Type2TLVArea(layoutOf: run, baseAddress: 16)
     status = cc.ndefStatus(area: area, knownBytes: run.count)
   }
 
