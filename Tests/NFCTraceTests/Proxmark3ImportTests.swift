@@ -629,3 +629,30 @@ struct Proxmark3TextTests {
     ])
   #expect(frames[2].parityErrors == [0])
 }
+
+/// The official client of about 2015 printed `iso14443a - …` and `iClass - …` over every
+/// listing: that preamble names no protocol, so an iCLASS listing's ACTALL `0a` (352 ticks)
+/// stays a whole byte, not a 2-bit type A frame, and its frames decode as iCLASS.
+@Test func officialClient2015PreambleNamesNoProtocol() throws {
+  let listing = """
+    Recorded Activity (TraceLen = 504 bytes)
+
+    Start = Start of Start Bit, End = End of last modulation. Src = Source of Transfer
+    iso14443a - All times are in carrier periods (1/13.56Mhz)
+    iClass    - Timings are not as accurate
+
+          Start |        End | Src | Data (! denotes parity error)              | CRC | Annotation |
+    ------------|------------|-----|--------------------------------------------|-----|------------|
+              0 |        352 | Rdr |0a                                          |     |
+          53088 |      53440 | Rdr |0c                                          |     |
+        1211424 |    1212832 | Tag |73  a2  05! 60! ff! 5f! 02  1c  9c! f2      |  ok |
+    """
+  var importer = try Proxmark3TextImporter(
+    input: TraceInput(path: "2015.txt", bytes: Data(listing.utf8)))
+  var frames: [Frame] = []
+  while let f = try importer.next() { frames.append(f) }
+  #expect(frames.map(\.bits) == [nil, nil, nil])
+  #expect(frames.map(\.data.count) == [1, 1, 10])
+  let (decoded, _) = decodeAll(frames)
+  #expect(decoded.map(\.decodedTechnology) == [.iClass, .iClass, .iClass])
+}

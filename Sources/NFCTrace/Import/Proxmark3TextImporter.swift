@@ -6,7 +6,7 @@ import Foundation
 /// Accepted, in any mix of LF/CRLF/CR line ends, tabs for spaces, and ANSI colour codes:
 /// - the echo line (`… pm3 --> trace list …`, `proxmark3> hf list 14a`), `[=]`/`[+]`/`[?]` log lines and blank lines
 ///   (skipped; a preamble line naming the protocol, e.g. `ISO14443A - all times …`, is kept
-///   as a hint);
+///   as a hint, unless the preamble names two, as the 2015 client's did over every listing);
 /// - the table header `Start | End | Src | Data … | CRC | Annotation` (or `Gap | Duration`
 ///   for `-r`) and its `---+---` rule;
 /// - rows `start | end | Rdr/Tag | data | CRC | annotation`, where data is hex bytes with
@@ -208,9 +208,18 @@ public struct Proxmark3TextImporter: TraceImporter {
         location: input.location(unit: "line", record: lineNumber, offset: lineOffset)))
   }
 
+  /// The protocol the preamble names. The official client of about 2015 (`CmdHFList`) printed
+  /// the same two lines, `iso14443a - All times …` and `iClass - Timings …`, over every
+  /// listing, whatever it held: a preamble naming two protocols names none, and the frames
+  /// settle the technology (`noteTechnology`) as in a `-t raw` listing.
   private mutating func noteHint() {
-    if !state.sawTable, state.hint == .unknown, let named = Proxmark3ListProtocol.named(in: line) {
+    guard !state.sawTable, !state.hintAmbiguous, let named = Proxmark3ListProtocol.named(in: line)
+    else { return }
+    if state.hint == .unknown {
       state.hint = named
+    } else if state.hint != named {
+      state.hint = .unknown
+      state.hintAmbiguous = true
     }
   }
 
@@ -538,6 +547,8 @@ struct Proxmark3PendingFrame {
 /// Listing-wide state of the text importer.
 struct Proxmark3TextState {
   var hint = Proxmark3ListProtocol.unknown
+  /// The preamble named two protocols (the 2015 client's generic one): no hint is kept.
+  var hintAmbiguous = false
   /// With no protocol named (`-t raw`): whether the frames so far show ISO 14443-A — a
   /// REQA/WUPA or a frame with a valid CRC_A (true) — or 14443-B, a valid CRC_B (false);
   /// nil until one does. Only 14443-A timing makes a 1-byte frame's duration its bit count.
