@@ -113,6 +113,20 @@ import Testing
     #expect(Self.airTime(CRC.appendingCRCA([0x30, 0x04])) == 358_702)
   }
 
+  /// A tag's 4-bit ACK stored as a whole byte (pcap) lasts 4 bits + start and end of frame,
+  /// 6 etu (NTAG213/215/216 datasheet §9.3), as one with its bit count does, not 11.
+  @Test(arguments: [nil, 4] as [Int?])
+  func wholeByteACKLastsFourBits(bits: Int?) throws {
+    var b = TraceBuilder()
+    b.activateType2(version: DiffReviewTests.ntag215)
+    b.reader([0xA2, 0x04, 0x03, 0x00, 0xFE, 0x00])
+    b.add(.tag, [0x0A], crc: false, bits: bits)
+    let side = try diffSide(b)
+    let write = try #require(side.exchanges.last)
+    #expect(write.name == "WRITE")
+    #expect(write.responseDurationNs == 56_637)
+  }
+
   /// The air time of reader frame `data` (no bit count, as in a pcap) decoded alone.
   private static func airTime(_ data: [UInt8]) -> Int64 {
     var decoder = FrameDecoder()

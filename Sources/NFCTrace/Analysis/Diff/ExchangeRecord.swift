@@ -156,10 +156,15 @@ public struct ExchangeRecord: Sendable {
 
   /// The valid bits of `f`'s last byte: the source's, else 7 for a 1-byte reader frame the
   /// decoder read as a 7-bit short frame (ISO/IEC 14443-3 §6.2.3.1: REQA `26`, WUPA `52`; Apple's
-  /// MagSafe wake-ups `7A`–`7D`; the gen1a backdoor `40`), which pcap stores as a whole byte.
+  /// MagSafe wake-ups `7A`–`7D`; the gen1a backdoor `40`), and 4 for a tag's ACK/NAK (NXP
+  /// NTAG213/215/216 datasheet §9.3; MIFARE Classic the same), which pcap stores as whole bytes.
   static func shortFrameBits(_ f: DecodedFrame) -> Int? {
     if let bits = f.frame.bits { return bits }
-    guard f.frame.direction == .reader, f.frame.data.count == 1 else { return nil }
+    guard f.frame.data.count == 1 else { return nil }
+    guard f.frame.direction == .reader else {
+      if case .bool? = f.innermost?.field("ack") { return 4 }
+      return nil
+    }
     if case .int(let bits)? = f.layer(.iso14443A)?.field("bits") { return bits }
     let wakeUp =
       f.layer(.appleECP)?.name == "MagSafe WUPA" || f.layer(.mifareClassic)?.name == "magic WUPC1"
