@@ -618,8 +618,9 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
   }
 
   /// Review: a NAK, then answered READs, then silence: the tag was not idle, it left. And a
-  /// PWD_AUTH refused with NAK 4 is the authentication limit, not a wrong password.
-  @Test func nakFollowedByAnswersIsNoIdleTagAndNAK4IsAUTHLIM() throws {
+  /// PWD_AUTH refused with NAK 4 is the authentication limit only when ACCESS sets one:
+  /// with AUTHLIM 0 read it is a wrong password.
+  @Test func nakFollowedByAnswersIsNoIdleTagAndNAK4IsAUTHLIMOnlyWhenSet() throws {
     var b = type2Tag()
     b.reader([0x30, 0x04])
     b.add4Bit(0x01)
@@ -634,7 +635,22 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     c.activateType2()
     c.write(0x10, [1, 2, 3, 4], .nak(0))
     let f = try #require(try c.diagnose().finding("t2t-nak-password"))
-    #expect(f.cause.hasPrefix("the page is password protected and the tag's authentication limit"))
+    #expect(
+      f.cause
+        == "the page is password protected and the password sent was refused (NAK 0 on WRITE "
+        + "page 16 (0x10))")
+    var d = type2Tag()
+    d.read(0x29, [0x04, 0x00, 0x00, 0x10, 0x03])
+    d.reader([0x1B, 0x00, 0x00, 0x00, 0x00])
+    d.add4Bit(0x04)
+    d.activateType2()
+    d.write(0x10, [1, 2, 3, 4], .nak(0))
+    let g = try #require(try d.diagnose().finding("t2t-nak-password"))
+    #expect(
+      g.cause
+        == "the page is password protected and the tag refused PWD_AUTH with NAK 4 "
+        + "(auth-counter/not allowed): most likely its authentication limit (AUTHLIM 3) is "
+        + "reached (NAK 0 on WRITE page 16 (0x10))")
   }
 
   /// Expected silences (field engineer pass 2): GET_VERSION unanswered by a tag without it is

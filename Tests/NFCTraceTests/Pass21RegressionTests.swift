@@ -197,9 +197,10 @@ import Testing
 
 /// Findings of the seventeenth session's field-failure pass on Type 2 passwords.
 @Suite struct Pass21PasswordTests {
-  /// PWD_AUTH answered NAK 4: the tag's AUTHLIM is reached and no password works any more —
-  /// an error with that cause, not a warning to check the password and retry.
-  @Test func pwdAuthNAK4IsAuthLimitReached() throws {
+  /// PWD_AUTH answered NAK 4 with ACCESS never read: a wrong password or AUTHLIM reached
+  /// (sources disagree on NAK 4, nfc-facts §10) — an error naming both, since the second is
+  /// for good; a NAK 0 is a wrong password, a warning.
+  @Test func pwdAuthNAK4WithoutACCESSNamesBothCauses() throws {
     var b = TraceBuilder()
     b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
     b.reader([0x1B, 0x11, 0x22, 0x33, 0x44])
@@ -208,7 +209,8 @@ import Testing
     #expect(f.severity == .error)
     #expect(
       f.cause
-        == "the tag refused PWD_AUTH with NAK 4: its authentication limit (AUTHLIM) is reached")
+        == "the tag refused PWD_AUTH with NAK 4 (auth-counter/not allowed): a wrong password, "
+        + "or its authentication limit (AUTHLIM) reached")
 
     var wrong = TraceBuilder()
     wrong.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])

@@ -195,11 +195,22 @@ private func spanningLengthWrite() -> TraceBuilder {
     #expect(r.finding("t2t-nak-unexplained") == nil)
   }
 
-  /// NAK 4 to PWD_AUTH: the authentication limit is reached.
-  @Test func authLimitReached() throws {
+  /// NAK 4 to PWD_AUTH, ACCESS not read: a wrong password or the authentication limit
+  /// reached, both named; the fix rules out the first before giving up the tag.
+  @Test func nak4WithoutACCESSIsWrongPasswordOrAuthLimit() throws {
     let f = try #require(try written(pwdAuth: 0x04).diagnose().finding("t2t-nak-password"))
-    #expect(f.message.contains("reached AUTHLIM"))
-    #expect(f.fix.hasPrefix("The tag's password protection is locked for good"))
+    #expect(
+      f.cause
+        == "the page is most likely password protected: the tag refused the app's password "
+        + "(NAK 4 (auth-counter/not allowed): wrong, or AUTHLIM reached) (NAK 0 on WRITE page 4 "
+        + "(0x4))")
+    #expect(
+      f.message.contains(
+        "The trace does not show ACCESS (CFG1, page 38 (0x26)), so two causes remain: the "
+          + "password sent is wrong, or — if AUTHLIM is set — the count of wrong passwords "
+          + "reached it"))
+    #expect(f.fix.hasPrefix("First rule out a wrong password: reconnect"))
+    #expect(f.fix.contains("If the right password is refused too, AUTHLIM is reached"))
   }
 
   /// NAK 1 to PWD_AUTH is a damaged frame, not a wrong password (review of 321be95).

@@ -155,11 +155,27 @@ public enum Diagnoser {
   /// sent PWD_AUTH or AUTHENTICATE in the trace has the tag session, and is not told again.
   static let tagSessionText = tagSessionText(call: "writeNDEF")
 
-  /// `tagSessionText` for the refused operation's own call (writeNDEF or writeLock).
+  /// `tagSessionText` for the refused operation's own call (writeNDEF, writeLock, readNDEF, or
+  /// queryNDEFStatus and then readNDEF).
   static func tagSessionText(call: String) -> String {
     " sendMiFareCommand needs an NFCTagReaderSession (pollingOption .iso14443) and the tag as "
       + ".miFare(NFCMiFareTag): an NFCNDEFReaderSession's NFCNDEFTag cannot send it. "
       + "Authenticate, then call \(call) on that same NFCMiFareTag, in the same connection."
+  }
+
+  /// The Core NFC call to make after authenticating, for the refused operation `kind`: the
+  /// operation's own NFCNDEFTag method (Apple, NFCNDEFTag: queryNDEFStatus(completionHandler:),
+  /// readNDEF(completionHandler:), writeNDEF(_:completionHandler:),
+  /// writeLock(completionHandler:)); a refused query is followed by the read it precedes, and
+  /// a refused raw command is sent again.
+  static func callAfterAuthentication(_ kind: OperationKind?) -> String {
+    switch kind {
+    case .writeLock?: return "writeLock"
+    case .readNDEF?: return "readNDEF"
+    case .queryNDEFStatus?: return "queryNDEFStatus and then readNDEF"
+    case .transceive?: return "sendMiFareCommand(commandPacket:completionHandler:) again"
+    default: return "writeNDEF"
+    }
   }
 
   /// Adds `tagSessionText` to the first fix that asks for authentication through
@@ -179,7 +195,7 @@ public enum Diagnoser {
     var out = findings
     let ops = c.session.operations
     let refused = out[i].operation.flatMap { ops.indices.contains($0) ? ops[$0].kind : nil }
-    out[i].fix += tagSessionText(call: refused == .writeLock ? "writeLock" : "writeNDEF")
+    out[i].fix += tagSessionText(call: callAfterAuthentication(refused))
     return out
   }
 

@@ -82,8 +82,9 @@ enum OperationFallbackRule: DiagnosisRule {
       return (
         message,
         "Send PWD_AUTH with the tag's password (sendMiFareCommand, 1B + password) before "
-          + "reading; Core NFC's readNDEF cannot read a read-protected tag, so read it with "
-          + "sendMiFareCommand after PWD_AUTH, or clear PROT/raise AUTH0 on the tag."
+          + "reading: Core NFC's queryNDEFStatus and readNDEF cannot send the password "
+          + "themselves, so a read-protected tag is read only after PWD_AUTH (or clear "
+          + "PROT/raise AUTH0 on the tag)."
       )
     }
     // READ rolls over past the last page (only its start can be out of range); FAST_READ is
@@ -354,20 +355,28 @@ enum OperationFallbackRule: DiagnosisRule {
         let cmd = c.log.commands.first(where: { $0.answerFrame == first }),
         cmd.name == "PWD_AUTH", cmd.answer == .nak(4)
       {
-        // NAK 4 to PWD_AUTH: the count of wrong passwords reached AUTHLIM (NTAG21x datasheet,
-        // ACCESS.AUTHLIM; nfc-facts §4.2); no password is accepted any more.
+        // NAK 4 to PWD_AUTH: a wrong password or AUTHLIM reached, as ACCESS tells
+        // (Type2AuthLimit; nfc-facts §4.2, §10).
+        let limit = Type2AuthLimit.at(cmd, c, Type2Geometry(c.session))
         var f = make(
-          "authentication-failed", .error, .tagResponseError,
-          "The tag's password protection is locked for good: pages behind AUTH0 cannot be "
-            + "written (or, with PROT set, read) any more. Use another tag, and stop after a "
-            + "refused PWD_AUTH instead of retrying when AUTHLIM is set.")
-        f.cause =
-          "the tag refused PWD_AUTH with NAK 4: its authentication limit (AUTHLIM) is reached"
+          "authentication-failed", limit.wrongPassword ? .warning : .error, .tagResponseError,
+          limit.fix(then: "read or write the protected pages"))
+        f.frames += limit.frames
+        switch limit {
+        case .unlimited, .notReached:
+          f.cause = "the tag refused the password sent (\(Type2AuthLimit.label) on PWD_AUTH)"
+        case .mayBeReached(let n, _):
+          f.cause =
+            "the tag refused PWD_AUTH with \(Type2AuthLimit.label): most likely its "
+            + "authentication limit (AUTHLIM \(n)) is reached"
+        case .unknown:
+          f.cause =
+            "the tag refused PWD_AUTH with \(Type2AuthLimit.label): a wrong password, or its "
+            + "authentication limit (AUTHLIM) reached"
+        }
         f.message =
-          "The tag answered PWD_AUTH with NAK 4 (authentication counter overflow): its count of "
-          + "wrong passwords reached the limit its ACCESS byte sets (AUTHLIM), and it now "
-          + "refuses every PWD_AUTH, the right password included. This is not a radio problem "
-          + "and a reconnect does not reset it."
+          "The tag answered PWD_AUTH with \(Type2AuthLimit.label). \(Type2AuthLimit.disputed) "
+          + limit.reason + " This is not a radio problem."
         return f
       }
       // {nr}{ar} unanswered and nothing but a new activation after it: the tag rejected the

@@ -3,7 +3,9 @@
 /// Evidence, per NAK'd WRITE in the command log (NAK codes: NXP NTAG21x datasheet §9.3,
 /// nfc-facts §4.2; pages: §4.3–§4.5):
 /// - NAK 1: the tag received a damaged frame (CRC/parity) → `t2t-nak-transmission-error`.
-/// - NAK 5 (NXP: EEPROM write error) → `t2t-nak-eeprom-error`.
+/// - NAK 5 (NXP: EEPROM write error) → `t2t-nak-eeprom-error`; but on a page at or past AUTH0
+///   (read) with no PWD_AUTH accepted, the password causes below (`t2t-nak-password`, …) as
+///   the likely cause, the EEPROM error named as the other.
 /// - NAK 0/4 (invalid argument / not allowed), in this order:
 ///   page 0–1 (UID, never writable), a static lock bit set for the page (page 2 read), a
 ///   dynamic lock bit set (lock page read, product identified) → `t2t-nak-locked-page`;
@@ -13,7 +15,8 @@
 ///   (authentication does not survive a new REQA/WUPA; NTAG21x datasheet §8.8);
 ///   no AUTH0 known but a PWD_AUTH in an earlier activation → `t2t-auth-lost-on-reactivation`;
 ///   no AUTH0 known and the app's PWD_AUTH refused (none accepted since) → `t2t-nak-password`
-///   as the likely cause;
+///   as the likely cause; a PWD_AUTH refused with NAK 4 is a wrong password or AUTHLIM
+///   reached, as ACCESS read in the trace tells (`Type2AuthLimit`, nfc-facts §4.2, §10);
 ///   the dynamic lock page → `t2t-nak-lock-page`; a page past the CC data area of an
 ///   unidentified product → `t2t-nak-outside-ndef-area`; else `t2t-nak-unexplained`, naming
 ///   what the trace does not show.
@@ -45,7 +48,6 @@ enum Type2NAKRule: DiagnosisRule {
       let op = c.operation(at: cmd.frame)
       // A NAK 1 whose retry went through did not fail the write: `command-retried` reports it.
       let recovered = op.map { c.session.operations[$0].outcome == .ok } ?? false
-      let x = cause(code: code, page: page, at: cmd.frame, c, geo)
       // A NAK 1 or 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
       // programmed; the weak field is worth a warning, not a failure.
       let retried = Type2Layer.isRetriableNAK(code) && recovered
@@ -61,6 +63,7 @@ enum Type2NAKRule: DiagnosisRule {
             } == true
         } : nil
       let soft = retried || resumed != nil
+      let x = cause(code: code, page: page, at: cmd.frame, c, geo, recovered: soft)
       let again =
         resumed.map {
           ", and the same WRITE sent after a re-activation was acknowledged (#\($0.frame))"
@@ -86,9 +89,12 @@ enum Type2NAKRule: DiagnosisRule {
     return out
   }
 
-  static func cause(code: Int, page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry)
-    -> Cause
-  {
+  /// The cause of NAK `code` to the WRITE of `page` at `frame`; `recovered`: the same WRITE
+  /// was acknowledged when sent again (so no password kept it out).
+  static func cause(
+    code: Int, page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry,
+    recovered: Bool = false
+  ) -> Cause {
     let p = Type2Geometry.page(page)
     if code == 1 {
       return Cause(
@@ -107,6 +113,9 @@ enum Type2NAKRule: DiagnosisRule {
         fix: "Hold the phone flat and still on the tag; on error, write again.")
     }
     if code == 5 {
+      // NXP's code for an EEPROM write error; but a page the trace shows behind AUTH0, written
+      // with no PWD_AUTH accepted, could not be written anyway: the password comes first.
+      if !recovered, let pw = nak5PasswordCause(page, at: frame, c, g) { return pw }
       return Cause(
         code: "t2t-nak-eeprom-error", cause: "the tag could not program its memory",
         message: "The tag answered NAK 5 (EEPROM write error, NXP datasheet): programming page "
@@ -428,21 +437,29 @@ enum Type2NAKRule: DiagnosisRule {
       if let refused = c.log.commands.last(where: {
         ($0.name == "PWD_AUTH" || $0.name == "AUTHENTICATE") && $0.refused && $0.frame < frame
       }) {
-        if refused.answer == .nak(4) {
-          // NAK 4 to PWD_AUTH: the negative-attempt counter reached AUTHLIM (NTAG21x
-          // datasheet, ACCESS.AUTHLIM; nfc-facts §4.2): every later PWD_AUTH is refused.
+        // NAK 4 to PWD_AUTH: a wrong password, or AUTHLIM reached — ACCESS tells which
+        // (Type2AuthLimit; nfc-facts §4.2, §10).
+        let limit =
+          refused.name == "PWD_AUTH" && refused.answer == .nak(4)
+          ? Type2AuthLimit.at(refused, c, g) : nil
+        if let limit, !limit.wrongPassword {
+          let reached: String
+          if case .mayBeReached(let n, _) = limit {
+            reached = "most likely its authentication limit (AUTHLIM \(n)) is reached"
+          } else {
+            reached = "a wrong password, or its authentication limit (AUTHLIM) reached"
+          }
           return Cause(
             code: "t2t-nak-password",
-            cause: "the page is password protected and the tag's authentication limit is "
-              + "reached",
+            cause: "the page is password protected and the tag refused PWD_AUTH with "
+              + "\(Type2AuthLimit.label): " + reached,
             message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages "
               + "from there on need PWD_AUTH before writing. The tag answered the PWD_AUTH at "
-              + "frame \(refused.frame) with NAK 4: its count of wrong passwords reached AUTHLIM, "
-              + "so it refuses every PWD_AUTH from now on and the WRITE of page \(p) with it.",
-            fix: "The tag's password protection is locked for good: the protected pages cannot "
-              + "be written any more. Use another tag, and keep apps from retrying a wrong "
-              + "password when AUTHLIM is set.",
-            frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
+              + "frame \(refused.frame) with \(Type2AuthLimit.label). "
+              + "\(Type2AuthLimit.disputed) " + limit.reason + " No PWD_AUTH was accepted, so "
+              + "the tag refused the WRITE of page \(p).",
+            fix: limit.fix(then: "write"),
+            frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 } + limit.frames)
         }
         if c.session.tag.isUltralightC {
           return Cause(
@@ -464,13 +481,16 @@ enum Type2NAKRule: DiagnosisRule {
           cause: "the page is password protected and the password sent was refused",
           message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages "
             + "from there on need PWD_AUTH before writing. The app sent PWD_AUTH (frame "
-            + "\(refused.frame)), but the tag refused it with a NAK: the password is not the "
-            + "tag's. No PWD_AUTH was accepted, so the tag refused the WRITE of page \(p).",
+            + "\(refused.frame)), but the tag refused it with "
+            + (limit.map { "\(Type2AuthLimit.label): " + $0.reason }
+              ?? "a NAK: the password is not the tag's.")
+            + " No PWD_AUTH was accepted, so the tag refused the WRITE of page \(p).",
           fix: "Send the tag's password (the PWD page's 4 bytes) with sendMiFareCommand("
             + "commandPacket: [0x1B] + password) and check the 2-byte PACK before writing. After "
             + "the refused PWD_AUTH the tag ignores commands until it is connected again: "
             + "restartPolling() or connect(to:) first.",
-          frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 })
+          frames: [a.frame, refused.frame, refused.answerFrame].compactMap { $0 }
+            + (limit?.frames ?? []))
       }
       if c.session.tag.isUltralightC {
         return Cause(
@@ -496,6 +516,31 @@ enum Type2NAKRule: DiagnosisRule {
     }
     if authBefore != nil { return lost }
     return refusedPasswordCause(page, at: frame, c, g)
+  }
+
+  /// NAK 5 (NXP: EEPROM write error, NTAG213/215/216 datasheet §9.3) to a WRITE of a page at or
+  /// past AUTH0 (read in the trace, CFG0 byte 3: protected for writes whatever PROT says,
+  /// §8.8) with no PWD_AUTH accepted in the activation: the missing password is the likely
+  /// cause — some tags and emulators refuse that way (nfc-facts §4.2, §10: NAK codes differ
+  /// between sources) — and authenticating comes first; the EEPROM error stays named.
+  private static func nak5PasswordCause(
+    _ page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
+  ) -> Cause? {
+    guard let a = g.auth0(at: frame, writes: c.log.commands), a.value <= page,
+      let pw = passwordCause(page, at: frame, c, g)
+    else { return nil }
+    return Cause(
+      code: pw.code,
+      cause: "most likely " + pw.cause + "; NAK 5 is NXP's EEPROM write error",
+      message: "The tag answered NAK 5, which NXP's datasheet names an EEPROM write error "
+        + "(programming failed, typically in a weak field). But the trace shows why this WRITE "
+        + "could not succeed anyway: " + pw.message + " NXP's tags refuse a protected page with "
+        + "NAK 0 or 4; a tag or emulator that answers NAK 5 there refuses it all the same, so "
+        + "the missing password is the likely cause, an EEPROM failure the other possibility.",
+      fix: pw.fix + " If the WRITE still gets NAK 5 after an accepted PWD_AUTH, the EEPROM "
+        + "write failed: hold the phone still on the tag and write again; a tag that keeps "
+        + "failing is worn out.",
+      frames: pw.frames)
   }
 
   /// Whether the tag refused GET_VERSION: NTAG21x and Ultralight EV1 answer it, so such a tag
@@ -525,27 +570,27 @@ enum Type2NAKRule: DiagnosisRule {
     else { return nil }
     let p = Type2Geometry.page(page)
     let cfg0 = g.cfg0Page.map { "page \(Type2Geometry.page($0)), CFG0" } ?? "CFG0"
-    let limit =
-      code == 4
-      ? " NAK 4 means more: its count of wrong passwords reached AUTHLIM, so it refuses every "
-        + "PWD_AUTH from now on, the right password too."
-      : ""
+    // NAK 4: a wrong password, or AUTHLIM reached — ACCESS tells which (Type2AuthLimit).
+    let limit = code == 4 ? Type2AuthLimit.at(refused, c, g) : nil
     let lockBytes = page <= 15 ? "page 2 (static lock bits)" : "the dynamic lock bytes"
+    let confirm = "To confirm, read \(cfg0) (AUTH0 ≤ \(p) means protected) and \(lockBytes)."
     return Cause(
       code: "t2t-nak-password",
-      cause: "the page is most likely password protected: the tag refused the app's password",
-      message: "The app sent PWD_AUTH at frame \(refused.frame) and the tag refused it (NAK "
-        + "\(code)): the password sent is not the one in the tag's PWD page." + limit
+      cause: "the page is most likely password protected: the tag refused the app's password"
+        + (limit.map {
+          $0.wrongPassword ? "" : " (\(Type2AuthLimit.label): wrong, or AUTHLIM reached)"
+        }
+          ?? ""),
+      message: "The app sent PWD_AUTH at frame \(refused.frame) and the tag refused it ("
+        + (limit.map { "\(Type2AuthLimit.label)). \(Type2AuthLimit.disputed) " + $0.reason }
+          ?? "NAK \(code)): the password sent is not the one in the tag's PWD page.")
         + " No PWD_AUTH was accepted before the WRITE of page \(p), and the tag refused it. The "
         + "trace does not show AUTH0 (\(cfg0)), so password protection of page \(p) is the "
         + "likely cause, not a proven one; a locked page is refused the same way.",
-      fix: code == 4
-        ? "The tag's password protection is locked for good: the protected pages cannot be "
-          + "written any more. Use another tag, and keep apps from retrying a wrong password."
-        : "Send the tag's password (the PWD page's 4 bytes) with sendMiFareCommand("
+      fix: limit.map { $0.fix(then: "write") + " " + confirm }
+        ?? ("Send the tag's password (the PWD page's 4 bytes) with sendMiFareCommand("
           + "commandPacket: [0x1B] + password) and check the 2-byte PACK before writing; after "
-          + "a refused PWD_AUTH reconnect first (restartPolling() or connect(to:)). To confirm, "
-          + "read \(cfg0) (AUTH0 ≤ \(p) means protected) and \(lockBytes).",
-      frames: [refused.frame, refused.answerFrame].compactMap { $0 })
+          + "a refused PWD_AUTH reconnect first (restartPolling() or connect(to:)). " + confirm),
+      frames: [refused.frame, refused.answerFrame].compactMap { $0 } + (limit?.frames ?? []))
   }
 }
