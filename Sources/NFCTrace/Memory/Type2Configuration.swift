@@ -1,7 +1,8 @@
-/// The configuration pages of NTAG21x, NTAG213F/216F and MIFARE Ultralight EV1: CFG0 (MIRROR,
-/// MIRROR_PAGE, AUTH0), CFG1 (ACCESS), PWD and PACK (nfc-facts §4.5; NXP NTAG213/215/216
-/// datasheet §8.5.7; NTAG213F/216F datasheet §8.5.7; MF0ULx1 datasheet §8.5.7). They are the
-/// last four pages: CFG0 = last page − 3.
+/// The configuration pages of NTAG21x, NTAG213F/216F, NTAG 213 TT and MIFARE Ultralight EV1:
+/// CFG0 (MIRROR, MIRROR_PAGE, AUTH0), CFG1 (ACCESS), PWD and PACK (nfc-facts §4.5; NXP
+/// NTAG213/215/216 datasheet §8.5.7; NTAG213F/216F datasheet §8.5.7; MF0ULx1 datasheet §8.5.7;
+/// NTAG 213 TT (NT2H1311TT): NTAG213's map, CFG0 at 29h, as proxmark3 `cmdhfmfu.c`
+/// `ulev1_print_configuration` reads it). They are the last four pages: CFG0 = last page − 3.
 public struct Type2Configuration: Sendable, Equatable {
   /// Which layout the pages follow.
   public enum Family: String, Sendable {
@@ -12,10 +13,18 @@ public struct Type2Configuration: Sendable, Equatable {
     /// NTAG213F/216F: as NTAG21x, but CFG0 byte 0 holds SLEEP_EN (08h) and FDP_CONF (bits
     /// 2–1, the field-detect pin's events) where NTAG21x has STRG_MOD_EN.
     case ntagF
+    /// NTAG 213 TT: as NTAG21x, but CFG0 byte 0 holds a 3-bit MIRROR_CONF (bits 7–5, values 4–7
+    /// add the tag-tamper status) and MIRROR_BYTE in bits 4–3, and CFG0 byte 1 the tamper
+    /// configuration (proxmark3 `cmdhfmfu.c` `ulev1_print_configuration`).
+    case ntagTT
   }
 
-  /// MIRROR_CONF values (CFG0 byte 0 bits 7–6).
-  public static let mirrorNames = ["off", "UID", "NFC counter", "UID and NFC counter"]
+  /// MIRROR_CONF values (CFG0 byte 0 bits 7–6; on NTAG 213 TT bits 7–5, whose values 4–7 add
+  /// the tag-tamper status: proxmark3 `cmdhfmfu.c` `ulev1_print_configuration`).
+  public static let mirrorNames = [
+    "off", "UID", "NFC counter", "UID and NFC counter", "tag tamper", "UID and tag tamper",
+    "NFC counter and tag tamper", "UID, NFC counter and tag tamper",
+  ]
 
   /// The layout.
   public var family: Family
@@ -37,6 +46,7 @@ public struct Type2Configuration: Sendable, Equatable {
     switch product {
     case .ntag210, .ntag212, .ntag213, .ntag215, .ntag216: family = .ntag21x
     case .ntag213F, .ntag216F: family = .ntagF
+    case .ntag213TT: family = .ntagTT
     case .ultralightEV1MF0UL11, .ultralightEV1MF0ULH11, .ultralightEV1MF0UL21,
       .ultralightEV1MF0ULH21:
       family = .ultralightEV1
@@ -64,19 +74,30 @@ public struct Type2Configuration: Sendable, Equatable {
   /// PACK's page (the last page).
   public var packPage: Int { cfg0Page + 3 }
 
-  /// The NTAG layouts (NTAG21x, NTAG213F/216F): UID/counter mirror and NFC counter bits.
+  /// The NTAG layouts (NTAG21x, NTAG213F/216F, NTAG 213 TT): UID/counter mirror and NFC
+  /// counter bits.
   public var isNTAG: Bool { family != .ultralightEV1 }
 
   // MARK: CFG0
 
-  /// MIRROR_CONF 0–3 (NTAG only).
-  public var mirrorConf: Int? { isNTAG ? c0.map { Int($0[0] >> 6) } : nil }
-  /// MIRROR_BYTE 0–3: byte of MIRROR_PAGE where the mirror starts (NTAG only).
-  public var mirrorByte: Int? { isNTAG ? c0.map { Int($0[0] >> 4) & 3 } : nil }
+  /// MIRROR_CONF 0–3 (NTAG only); 0–7 on NTAG 213 TT (bits 7–5).
+  public var mirrorConf: Int? {
+    guard isNTAG else { return nil }
+    return c0.map { Int($0[0] >> (family == .ntagTT ? 5 : 6)) }
+  }
+  /// MIRROR_BYTE 0–3: byte of MIRROR_PAGE where the mirror starts (NTAG only; bits 5–4, on
+  /// NTAG 213 TT bits 4–3).
+  public var mirrorByte: Int? {
+    guard isNTAG else { return nil }
+    return c0.map { Int($0[0] >> (family == .ntagTT ? 3 : 4)) & 3 }
+  }
   /// MIRROR_PAGE (NTAG only; CFG0 byte 2).
   public var mirrorPage: Int? { isNTAG ? c0.map { Int($0[2]) } : nil }
-  /// STRG_MOD_EN / MOD strong modulation (CFG0 byte 0 bit 2, 0x04); NTAG213F/216F have none.
-  public var strongModulation: Bool? { family == .ntagF ? nil : c0.map { $0[0] & 0x04 != 0 } }
+  /// STRG_MOD_EN / MOD strong modulation (CFG0 byte 0 bit 2, 0x04); NTAG213F/216F have none,
+  /// and on NTAG 213 TT, whose MIRROR fields fill bits 7–3, the bit is not checked (nil).
+  public var strongModulation: Bool? {
+    family == .ntagF || family == .ntagTT ? nil : c0.map { $0[0] & 0x04 != 0 }
+  }
   /// SLEEP_EN (NTAG213F/216F only; CFG0 byte 0 bit 3, 0x08): the sleep mode through the
   /// field-detect pin is enabled.
   public var sleepEnabled: Bool? { family == .ntagF ? c0.map { $0[0] & 0x08 != 0 } : nil }

@@ -73,15 +73,21 @@ public struct Type2Locks: Sendable, Equatable {
   /// (LOCK2, LOCK3, LOCK4…) read at the dynamic lock page of `product`, or, for a product not
   /// in the table, at the place a Lock Control TLV declares (`declared`, NFC Forum T2T 1.0
   /// §2.3.1). A product with more than 48 user bytes whose lock page is not known leaves the
-  /// dynamic lock bits unknown (every such NXP Type 2 IC has them).
+  /// dynamic lock bits unknown (every such NXP Type 2 IC has them). A product not identified
+  /// whose CC declares a data area of `ccDataAreaSize` ≤ 48 bytes (CC2 × 8, and no Lock Control
+  /// TLV) has none: T2T places dynamic lock bits only after a data area larger than 48 bytes
+  /// (NFC Forum T2T 1.0 §2.3.1; nfc-facts §5.2), and the 48-byte products — MIFARE Ultralight
+  /// MF0ICU1, NTAG210, Ultralight EV1 MF0UL11 — have only LOCK0/LOCK1 (nfc-facts §4.3, §4.4).
   public init(
     lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil,
-    declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil
+    declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil, ccDataAreaSize: Int? = nil
   ) {
     self.lock0 = lock0
     self.lock1 = lock1
     let layout = product.flatMap(Self.dynamicLayout) ?? declared
-    let mayHave = layout != nil || product.map { ($0.userMemoryBytes ?? 49) > 48 } ?? true
+    let mayHave =
+      layout != nil
+      || product.map { ($0.userMemoryBytes ?? 49) > 48 } ?? (ccDataAreaSize.map { $0 > 48 } ?? true)
     dynamicUnknown = dynamicBytes == nil && mayHave
     if let dynamicBytes, dynamicBytes.count >= 2, let layout {
       dynamic = Dynamic(

@@ -191,6 +191,13 @@ public struct TagContents: Sendable {
       }
     } else if product == nil, ultralightC {
       unknowns.append("MIFARE Ultralight C lock bytes LOCK2–3 (page 28h) not decoded")
+    } else if product == nil, let size = Self.smallDataArea(image) {
+      // No dynamic lock bits after a data area of 48 bytes or less (Type2Locks.init).
+      unknowns.append(
+        (versionAnswered
+          ? "product not identified (GET_VERSION answer not in the product table)"
+          : "product not identified (no GET_VERSION)")
+          + "; its \(size)-byte data area has no dynamic lock bits")
     } else if product == nil {
       unknowns.append(
         versionAnswered
@@ -204,7 +211,16 @@ public struct TagContents: Sendable {
     guard lock0 != nil || lock1 != nil || dynamic != nil else { return }
     locks = Type2Locks(
       lock0: lock0, lock1: lock1, dynamicBytes: dynamic, product: product,
-      declared: declared)
+      declared: declared, ccDataAreaSize: ultralightC ? nil : Self.smallDataArea(image))
+  }
+
+  /// The data area size a CC with NDEF magic declares (CC2 × 8) when it is 48 bytes or less:
+  /// such an area has no dynamic lock bits (NFC Forum T2T 1.0 §2.3.1; nfc-facts §5.2).
+  private static func smallDataArea(_ image: ByteImage) -> Int? {
+    guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init), cc.hasMagic,
+      cc.dataAreaSize <= 48
+    else { return nil }
+    return cc.dataAreaSize
   }
 
   /// The bytes at `offset..<offset+count` when each is known from a read or an acknowledged
