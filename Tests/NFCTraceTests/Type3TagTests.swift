@@ -1052,3 +1052,270 @@ extension Type3DiffTests {
     }
   }
 }
+
+/// Review findings on the Type 3 procedures (nfcpy `tt3.py` and test-tags.rst, Android
+/// `rw_t3t.cc`, NFC Forum T3T 1.0 §7): where a write, a refusal or a block 0 leaves the tag,
+/// and which fix follows.
+@Suite struct Type3ReviewTests {
+  /// A CHECK of `blocks` answered with status flags `flags`.
+  private func refusedCheck(_ t: inout FeliCaTrace, _ blocks: [Int], _ flags: [UInt8]) {
+    t.add(.reader, [0x06] + idm + [0x01, 0x0B, 0x00] + FeliCaTrace.blockList(blocks))
+    t.add(.tag, [0x07] + idm + flags)
+  }
+
+  /// A complete write whose final UPDATE of block 0 (WriteF OFF, new Ln) has a wrong checksum
+  /// leaves the tag not NDEF formatted: the write's verdict is bad content and the finding is
+  /// the write's, not the earlier query's (which read a valid block 0).
+  @Test func finalBlock0WithWrongChecksumIsTheWritesBadContent() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    var bad = aib(ln: 16)
+    bad[15] &+= 1
+    t.update([0], bad)
+    let report = try t.diagnose()
+    let s = try #require(report.sessions.first)
+    #expect(s.verdicts.map(\.verdict) == [.succeededWithBadContent])
+    #expect(s.verdicts.map(\.operation) == [2])
+    #expect(report.codes == ["not-ndef-formatted"])
+    let f = try #require(report.finding("not-ndef-formatted"))
+    #expect(f.operation == 2)
+    #expect(f.severity == .error)
+    #expect(f.frames == [8, 9])
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.cause
+        == "the write left block 0 no valid Attribute Information Block: the tag is no longer "
+        + "NDEF formatted")
+    #expect(f.message.contains("checksum is 0034, the sum of its bytes 0–13 is 0033"))
+    #expect(f.fix.hasPrefix("Write the message again with writeNDEF(_:completionHandler:)"))
+    // With --expect too: one finding, the write's (no "never attempted").
+    let expected = try DiagnosisRun(importer: MemoryImporter(frames: t.frames))
+      .diagnose(expected: message)
+    #expect(expected.findings.filter { $0.code == "not-ndef-formatted" }.map(\.operation) == [2])
+    // Read back: the finding stays the write's, the read-back is evidence.
+    t.check([0], bad)
+    let back = try t.diagnose()
+    #expect(back.finding("not-ndef-formatted")?.operation == 2)
+    #expect(back.finding("not-ndef-formatted")?.frames == [8, 9, 11])
+  }
+
+  /// The write goes on to block NmaxB + 1 (a 39-byte message, NmaxB 2 = 32 bytes) and the tag
+  /// refuses it (01 A8): that UPDATE is the write's, which fails; the finding says the message
+  /// is larger than the NDEF area.
+  @Test func updatePastNmaxBFailsTheWrite() throws {
+    var t = FeliCaTrace()
+    t.poll(ic: 0x01)
+    t.check([0], aib(nmaxb: 2, ln: 0))
+    t.update([0], aib(nmaxb: 2, writeOn: true, ln: 0))
+    let long = [0xD1, 0x01, 0x23, 0x55, 0x04] + [UInt8](repeating: 0x61, count: 34)
+    let data = padded(long, 3)
+    t.update([1], Array(data[0..<16]))
+    t.update([2], Array(data[16..<32]))
+    t.update([3], Array(data[32..<48]), flags: [0x01, 0xA8])
+    let s = try #require(try t.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    #expect(s.operations[2].outcome == .failed)
+    #expect(s.operations[2].detail("refused_block") == .int(3))
+    let report = try t.diagnose()
+    #expect(report.codes == ["t3t-update-refused", "t3t-write-flag-on"])
+    let f = try #require(report.finding("t3t-update-refused"))
+    #expect(f.operation == 2)
+    #expect(f.frames == [10, 11])
+    #expect(
+      f.cause
+        == "the tag refused the UPDATE (status flags 01 A8): the message is larger than the "
+        + "NDEF area")
+    #expect(
+      f.message.contains(
+        "Block 3 is past the NDEF area (NmaxB 2: blocks 1 to 2, 32 bytes, queryNDEFStatus's "
+          + "capacity): the message being written needs more than 32 bytes"))
+    #expect(f.coreNFCError == nil)
+    #expect(f.fix.hasPrefix("Keep the message within NmaxB × 16 bytes"))
+    #expect(report.sessions[0].verdicts.map(\.verdict) == [.failed])
+  }
+
+  /// A CHECK of block 0 refused with status flags (01 A6: no such service) is an answer: the
+  /// tag has no NDEF service, queryNDEFStatus reports notSupported, no radio failure.
+  @Test func refusedCheckOfBlock0IsNotSupported() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    refusedCheck(&t, [0], [0x01, 0xA6])
+    let q = try #require(try t.sessions().first?.operations.last)
+    #expect(q.kind == .queryNDEFStatus)
+    #expect(q.outcome == .ok)
+    #expect(q.detail("status") == .string("notSupported"))
+    #expect(q.detail("ndef_detection_failed") == .int(3))
+    #expect(q.detail("status_flags") == .string("01 A6"))
+    #expect(
+      q.detail("rule")
+        == .string(
+          "the CHECK of block 0 (the Attribute Information Block) of service 000B was refused: "
+            + "status flags 01 A6 (illegal service code (no such service), block list element "
+            + "1); the tag has no readable NDEF service"))
+    let report = try t.diagnose()
+    #expect(report.codes == ["not-ndef-formatted"])
+    #expect(report.finding("not-ndef-formatted")?.severity == .info)
+    #expect(report.sessions[0].verdicts.isEmpty)
+  }
+
+  /// A tag found with WriteF ON: readNDEF fails (nfcpy reads only with WriteF 00h; a
+  /// corrupted message), no message is decoded, and the fix is a rewrite, not the radio.
+  @Test func readWithWriteFlagOnFails() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(writeOn: true, ln: 16))
+    t.check([1], padded(message, 1))
+    let read = try #require(try t.sessions().first?.operations.last)
+    #expect(read.kind == .readNDEF)
+    #expect(read.outcome == .failed)
+    #expect(read.detail("write_flag_on") == .bool(true))
+    #expect(read.detail("ndef_unreadable") == .string("write-flag-on"))
+    #expect(read.detail("message") == nil)
+    #expect(
+      read.reason
+        == "the Attribute Information Block has WriteF ON (0Fh): a write began and never ended, "
+        + "so Ln 16 and the data blocks may belong to two messages; readers take the data as "
+        + "corrupted and read no message (T3T 1.0 §7.4.3)")
+    let report = try t.diagnose()
+    #expect(report.codes == ["read-failed", "t3t-write-flag-on"])
+    let f = try #require(report.finding("read-failed"))
+    #expect(f.operation == 2)
+    #expect(f.coreNFCError == nil)
+    #expect(f.fix.hasPrefix("Write the whole message again with writeNDEF(_:completionHandler:)"))
+    #expect(!f.fix.contains("Hold the phone"))
+    // Block 0 read with the data: the WriteF finding is the read's, an error.
+    var u = FeliCaTrace()
+    u.poll()
+    u.check([0, 1], aib(writeOn: true, ln: 16) + padded(message, 1))
+    let g = try u.diagnose()
+    #expect(g.codes == ["t3t-write-flag-on"])
+    #expect(g.finding("t3t-write-flag-on")?.severity == .error)
+  }
+
+  /// Status Flag 2 A8h refusing a data block (not block 0) gets the size fix, not block 0's.
+  @Test func a8RefusalOfADataBlockGetsTheSizeFix() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1), flags: [0x01, 0xA8])
+    let f = try #require(try t.diagnose().finding("t3t-update-refused"))
+    #expect(f.fix.hasPrefix("Keep the message within NmaxB × 16 bytes"))
+    #expect(f.coreNFCError?.code == 401)
+    #expect(f.cause == "the tag refused the UPDATE (status flags 01 A8)")
+  }
+
+  /// Reads refused by status flags, or ruled out by block 0, get fixes from the answer, not
+  /// the radio advice.
+  @Test func refusedOrInvalidReadsGetNoRadioFix() throws {
+    var a = FeliCaTrace()
+    a.poll()
+    a.check([0], aib(ln: 16))
+    refusedCheck(&a, [1], [0x01, 0xA8])
+    let fa = try #require(try a.diagnose().finding("read-failed"))
+    #expect(fa.coreNFCError?.code == 102)
+    #expect(fa.fix.hasPrefix("Read only blocks 1 to NmaxB of the NDEF service"))
+    #expect(
+      fa.message
+        == "The tag refused the readNDEF's CHECK: CHECK of block 1 refused: status flags 01 A8 "
+        + "(illegal block number (out of the service's range), block list element 1). The "
+        + "refusal is the tag's answer, not a radio problem.")
+
+    var b = FeliCaTrace()
+    b.poll()
+    b.check([0], aib(ln: 16))
+    refusedCheck(&b, [1, 2, 3, 4], [0xFF, 0xA2])
+    let fb = try #require(try b.diagnose().finding("read-failed"))
+    #expect(fb.fix.hasPrefix("Read at most Nbr blocks per CHECK"))
+
+    var c = FeliCaTrace()
+    c.poll()
+    c.check([0], aib(ln: 300))
+    c.check([1, 2, 3, 4], [UInt8](repeating: 0, count: 64))
+    let report = try c.diagnose()
+    #expect(report.codes == ["read-failed", "t3t-ln-exceeds-capacity"])
+    let fc = try #require(report.finding("read-failed"))
+    #expect(fc.coreNFCError == nil)
+    #expect(fc.fix == report.finding("t3t-ln-exceeds-capacity")?.fix)
+    for f in [fa, fb, fc] { #expect(!f.fix.contains("Hold the phone")) }
+  }
+
+  /// Data blocks written over the old message before WriteF was set ON: an unsafe order; the
+  /// procedure's own order is not flagged.
+  @Test func dataBeforeWriteFlagIsAnUnsafeOrder() throws {
+    let next = padded([0xD1, 0x01, 0x15, 0x55, 0x04] + Array("nfctrace.example/t3t".utf8), 2)
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([1], Array(next[0..<16]))
+    t.update([2], Array(next[16..<32]))
+    t.update([0], aib(ln: 25))
+    let report = try t.diagnose()
+    #expect(report.codes == ["unsafe-write-order"])
+    let f = try #require(report.finding("unsafe-write-order"))
+    #expect(f.operation == 2)
+    #expect(f.frames == [4])
+    #expect(f.severity == .warning)
+    #expect(
+      f.cause == "the data blocks were written over the old message before WriteF was set ON")
+    #expect(f.message.contains("replaced blocks of the old 16-byte message"))
+    #expect(report.sessions[0].verdicts.map(\.verdict) == [.succeeded])
+
+    var ok = FeliCaTrace()
+    ok.poll()
+    ok.check([0], aib(ln: 16))
+    ok.update([0], aib(writeOn: true, ln: 16))
+    ok.update([1], Array(next[0..<16]))
+    ok.update([2], Array(next[16..<32]))
+    ok.update([0], aib(ln: 25))
+    #expect(try ok.diagnose().codes.isEmpty)
+  }
+
+  /// A read-only FeliCa tag's note speaks of the RW Flag, not Type 2 lock bits.
+  @Test func readOnlyNoteNamesTheRWFlag() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(rw: 0, ln: 16))
+    let f = try #require(try t.diagnose().finding("tag-read-only"))
+    #expect(f.frames == [2, 3])
+    #expect(
+      f.fix.contains("On a Type 3 tag read-only is the Attribute Information Block's RW Flag"))
+    #expect(!f.fix.contains("lock bits"))
+  }
+
+  /// An empty Type 3 message is Ln = 0 in the report.
+  @Test func emptyMessageIsLn0InTheReport() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 0))
+    t.check([1], padded([], 1))
+    let r = TagReport(session: try #require(try t.sessions().first))
+    #expect(
+      ReportText.render(r).contains(
+        "NDEF message empty (Ln = 0 in the Attribute Information Block: formatted, no message)"))
+    #expect(ReportJSON.note(r.end.message, type3: true) == "empty: Ln 0")
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.report(r, to: out)
+    #expect(out.text.contains("\"ndef_note\":\"empty: Ln 0\""))
+  }
+
+  /// An UPDATE of block 0 of the NDEF service is decoded as the Attribute Information Block
+  /// it writes.
+  @Test func updateOfBlock0IsDecoded() {
+    var t = FeliCaTrace()
+    t.poll()
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1))
+    let decoded = t.decoded()
+    let summary =
+      "Ver 1.0, Nbr 4, Nbw 1, NmaxB 13 (208 bytes), WriteF ON, RW 01, Ln 16, checksum ok"
+    #expect(decoded[2].innermost?.field("attribute_information") == .string(summary))
+    #expect(
+      decoded[2].innermost?.summary
+        == "UPDATE block 0 of service 0009 (NDEF) — Attribute Information: " + summary)
+    #expect(decoded[4].innermost?.field("attribute_information") == nil)
+  }
+}

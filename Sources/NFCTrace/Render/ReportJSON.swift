@@ -318,7 +318,7 @@ public enum ReportJSON {
     out.write(",\"ndef_note\":")
     JSON.optionalString(
       r.end.unreadableReason.map { "not readable: \($0); the message is the data area's bytes" }
-        ?? note(r.end.message), to: out)
+        ?? note(r.end.message, type3: r.layout == .type3), to: out)
     out.write(",\"ndef_start\":")
     if r.changed {
       message(r.start.message, showSecrets: showSecrets, to: out)
@@ -363,11 +363,11 @@ public enum ReportJSON {
     }
   }
 
-  static func note(_ m: TagContents.Message) -> String? {
+  static func note(_ m: TagContents.Message, type3: Bool = false) -> String? {
     switch m {
     case .unknown(let why): return "unknown: " + why
     case .absent(let why): return "none: " + why
-    case .empty: return "empty: NDEF TLV / NLEN of length 0"
+    case .empty: return type3 ? "empty: Ln 0" : "empty: NDEF TLV / NLEN of length 0"
     case .incomplete(let length, let known): return "incomplete: \(length) bytes, \(known) known"
     case .pastDataArea(let length, let available):
       return "incomplete: \(length) bytes, \(available) in the data area"

@@ -20,13 +20,13 @@ public enum ReportText {
     out += tlvs(r.end, title: "TLVs")
     out += message(
       r.end.message, title: r.changed ? "As left at the end" : nil, showSecrets: showSecrets,
-      unreadable: r.end.unreadableReason)
+      unreadable: r.end.unreadableReason, type3: r.layout == .type3)
     for note in r.notes { out += "note: \(note)\n" }
     if r.changed {
       out += tlvs(r.start, title: "TLVs as found at the start", skipIfSame: r.end)
       out += message(
         r.start.message, title: "As found at the start", showSecrets: showSecrets,
-        unreadable: r.start.unreadableReason)
+        unreadable: r.start.unreadableReason, type3: r.layout == .type3)
     }
     out += memory(r, showSecrets: showSecrets)
     out += unknowns(r)
@@ -453,9 +453,11 @@ public enum ReportText {
     return out
   }
 
-  /// The NDEF message block, under `title` ("As found at the start") when given.
+  /// The NDEF message block, under `title` ("As found at the start") when given; `type3`: a
+  /// Type 3 Tag, whose empty message is Ln = 0 (NFC Forum T3T 1.0 §7.1).
   static func message(
-    _ m: TagContents.Message, title: String?, showSecrets: Bool, unreadable: String? = nil
+    _ m: TagContents.Message, title: String?, showSecrets: Bool, unreadable: String? = nil,
+    type3: Bool = false
   ) -> String {
     // A CC that grants no read access: the bytes are data, not NDEF a reader reads.
     let raw = unreadable.map { "data area as raw data, not the tag's readable NDEF (\($0)): " }
@@ -464,6 +466,11 @@ public enum ReportText {
     case .unknown(let why): return head + "NDEF message unknown: \(why)\n"
     case .absent(let why): return head + "no NDEF message: \(why)\n"
     case .empty:
+      if type3 {
+        return head
+          + "NDEF message empty (Ln = 0 in the Attribute Information Block: formatted, no "
+          + "message)\n"
+      }
       return head + "NDEF message empty (NDEF TLV / NLEN of length 0: initialized, no message)\n"
     case .incomplete(let length, let known):
       return head

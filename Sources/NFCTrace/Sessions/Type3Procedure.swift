@@ -41,7 +41,11 @@ struct Type3Procedure: Sendable {
     guard d.name == "CHECK" || d.name == "UPDATE", FeliCaMessage.addressesNDEFService(d)
     else { return .transceive }
     let blocks = ndefBlocks(d, memory: memory)
-    guard !blocks.isEmpty else { return .transceive }
+    guard !blocks.isEmpty else {
+      return continuesPastNDEFArea(
+        d, current: current, currentFailed: currentFailed, memory: memory)
+        ? .writeNDEF : .transceive
+    }
     if d.name == "CHECK" {
       if blocks == [0] { return .queryNDEFStatus }
       // A dump tool reading every block of a tag that is not NDEF formatted reads no message.
@@ -70,6 +74,21 @@ struct Type3Procedure: Sendable {
       return .writeNDEF
     }
     return locks ? .writeLock : .writeNDEF
+  }
+
+  /// Whether UPDATE `d` of the NDEF service is the current write going on past its NDEF area:
+  /// the write set WriteF ON and now writes block NmaxB + 1, the block after the area's last
+  /// (nfcpy `tt3.py` writes the data blocks in order after WriteF ON). The message is longer
+  /// than NmaxB × 16 bytes; the tag's refusal (Status Flag 2 `A8h`) fails that write, not an
+  /// app's own command.
+  private func continuesPastNDEFArea(
+    _ d: LayerDecode, current: OperationKind?, currentFailed: Bool, memory: TagMemory
+  ) -> Bool {
+    guard d.name == "UPDATE", current == .writeNDEF, !currentFailed,
+      let aib = memory.type3AttributeBlock, aib.invalidReason == nil, aib.writeInProgress,
+      let first = FeliCaMessage.blocks(d).first
+    else { return false }
+    return first == aib.nmaxb + 1
   }
 
   /// The NDEF blocks of CHECK or UPDATE `d` (`isNDEFBlock`), when its block list starts
@@ -157,6 +176,11 @@ struct Type3Procedure: Sendable {
       return
     }
     guard a.field("success") == .bool(true) else {
+      if c.name == "CHECK", blocks == [0], op.kind == .queryNDEFStatus,
+        a.field("status_flags") != nil, status.map({ $0.status == .notSupported }) ?? true
+      {
+        return noNDEFService(c, a, op: &op, frame: frame)
+      }
       refuse(c, a, blocks: blocks, op: &op, frame: frame)
       return
     }
@@ -176,7 +200,27 @@ struct Type3Procedure: Sendable {
       memoryConfiguration = (mc, frame)
       explainNotFormatted()
     }
+    if c.name == "UPDATE" {
+      noteDataFirst(blocks, command: x.request?.frame.index ?? frame, op: &op, memory: memory)
+    }
     record(data, blocks: blocks, read: c.name == "CHECK", op: &op, memory: &memory, frame: frame)
+  }
+
+  /// Records on a writeNDEF (detail `data_before_write_flag`, the command's frame) its first
+  /// acknowledged UPDATE of data blocks over an old message (valid block 0, Ln > 0) before
+  /// any UPDATE of block 0 with WriteF ON: T3T 1.0 §7.4.3 (nfcpy `tt3.py`) sets WriteF ON
+  /// first, so that a write cut off in between is seen; without it the old Ln stands over
+  /// partly new bytes and nothing tells readers so.
+  private func noteDataFirst(
+    _ blocks: [Int], command: Int, op: inout Operation, memory: TagMemory
+  ) {
+    guard op.kind == .writeNDEF, op.detail("write_flag_set") == nil,
+      op.detail("data_before_write_flag") == nil,
+      blocks.contains(where: { $0 >= 1 && isNDEFBlock($0, memory: memory) }),
+      let aib = attributeBlock(memory), aib.invalidReason == nil, !aib.writeInProgress,
+      aib.ln > 0
+    else { return }
+    op.set("data_before_write_flag", .int(command))
   }
 
   /// Records on the operation (once, the first) a CHECK listing more NDEF blocks than the
@@ -216,17 +260,43 @@ struct Type3Procedure: Sendable {
       + "\(data) data bytes, not \(count * 16)"
   }
 
+  /// NDEF detection's CHECK of block 0 refused by status flags (an NDEF service the card does
+  /// not have, `A6h`; a block it does not serve, `A8h`; …): the tag answered, and has no
+  /// Attribute Information Block to give, so it is not NDEF formatted — queryNDEFStatus
+  /// reports notSupported, not an error (Android `rw_t3t.cc`: NDEF detection fails when the
+  /// CHECK's status is not OK; as for a Type 4 tag refusing the NDEF application's SELECT).
+  /// A card whose block 0 was read valid earlier is not: a later refusal fails the query.
+  private mutating func noNDEFService(
+    _ c: LayerDecode, _ a: LayerDecode, op: inout Operation, frame: Int
+  ) {
+    let flags = Self.flagsText(a)
+    var meaning = ""
+    if case .string(let m)? = a.field("status_meaning") { meaning = " (\(m))" }
+    var service = "the NDEF service"
+    if case .string(let codes)? = c.field("service_codes") { service = "service " + codes }
+    status = (
+      .notSupported, nil,
+      "the CHECK of block 0 (the Attribute Information Block) of \(service) was refused: status "
+        + "flags \(flags)\(meaning); the tag has no readable NDEF service"
+    )
+    statusDecidedAt = frame
+    op.set("ndef_detection_failed", .int(frame))
+    op.set("status_flags", .string(flags))
+    explainNotFormatted()
+  }
+
+  /// Status Flag 1 and 2 of answer `a` as `"01 A6"`, `"?"` when it has none.
+  private static func flagsText(_ a: LayerDecode) -> String {
+    guard case .hex(let f)? = a.field("status_flags") else { return "?" }
+    return Hex.string(f, separator: " ").uppercased()
+  }
+
   /// A refused CHECK or UPDATE (Status Flag 1 not `00h`) fails the operation. FeliCa writes
   /// a block whole or not at all: a refused UPDATE changed nothing.
   private func refuse(
     _ c: LayerDecode, _ a: LayerDecode, blocks: [Int], op: inout Operation, frame: Int
   ) {
-    let flags: String
-    if case .hex(let f)? = a.field("status_flags") {
-      flags = Hex.string(f, separator: " ").uppercased()
-    } else {
-      flags = "?"
-    }
+    let flags = Self.flagsText(a)
     var meaning = ""
     if case .string(let m)? = a.field("status_meaning") { meaning = " (\(m))" }
     op.fail(
@@ -332,6 +402,7 @@ struct Type3Procedure: Sendable {
     }
     if let why = aib.invalidReason {
       // Block 0 read with the data blocks: no message on a tag that is not NDEF formatted.
+      op.set("ndef_unreadable", .string("not-formatted"))
       if op.outcome == .ok {
         op.outcome = .failed
         op.reason =
@@ -341,11 +412,23 @@ struct Type3Procedure: Sendable {
       return
     }
     op.set("ndef_length", .int(aib.ln))
-    if aib.ln == 0, !aib.writeInProgress { return op.failEmptyRead(lengthField: "Ln") }
     if aib.writeInProgress {
+      // nfcpy `tt3.py` reads only with WriteF OFF; its test TT3_READ_BV_004 takes WriteF 0Fh
+      // as corrupted data: Ln and the data blocks may be from two messages.
       op.set("write_flag_on", .bool(true))
+      op.set("ndef_unreadable", .string("write-flag-on"))
+      if op.outcome == .ok {
+        op.outcome = .failed
+        op.reason =
+          "the Attribute Information Block has WriteF ON (0Fh): a write began and never "
+          + "ended, so Ln \(aib.ln) and the data blocks may belong to two messages; readers "
+          + "take the data as corrupted and read no message (T3T 1.0 §7.4.3)"
+      }
+      return
     }
+    if aib.ln == 0 { return op.failEmptyRead(lengthField: "Ln") }
     if aib.ln > aib.capacity {
+      op.set("ndef_unreadable", .string("ln-exceeds-capacity"))
       if op.outcome == .ok {
         op.outcome = .failed
         op.reason =

@@ -18,7 +18,8 @@ import NDEF
 ///   is empty (library callers only: the CLI refuses an empty `--expect`).
 /// - `ndef-empty-on-read` (warning, 403, reported): readNDEF of a message of length 0.
 /// - `not-ndef-formatted` (no documented error; status notSupported): with `--expect`, error
-///   and not-attempted; without, info.
+///   and not-attempted; without, info. A Type 3 write that left block 0 not valid: error on
+///   that write, bad content (`type3WriteLeftNotFormatted`).
 /// - `t2t-read-access-restricted`, `t2t-cc-exceeds-memory` (warnings): see `Type2CCChecks`.
 /// - `t4t-cc-invalid-value` (warning): see `Type4CCChecks`.
 enum NDEFPreconditionRule: DiagnosisRule {
@@ -31,7 +32,17 @@ enum NDEFPreconditionRule: DiagnosisRule {
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    var out = expectedChecks(c)
+    if let f = type3WriteLeftNotFormatted(c) {
+      // The write, not the tag as found, made the tag not NDEF formatted: its finding, once.
+      return [f] + check(c, notFormattedSaid: true)
+    }
+    return check(c, notFormattedSaid: false)
+  }
+
+  private static func check(_ c: DiagnosisContext, notFormattedSaid: Bool)
+    -> [DiagnosisFinding]
+  {
+    var out = expectedChecks(c, notFormattedSaid: notFormattedSaid)
     if let f = mifareClassic(c) { out.append(f) }
     if let f = nlenPastFile(c) { out.append(f) }
     if let f = ndefLengthPastArea(c) { out.append(f) }
@@ -40,8 +51,55 @@ enum NDEFPreconditionRule: DiagnosisRule {
     out += Type4CCChecks.check(c)
     out += writtenLengthChecks(c)
     out += emptyReads(c)
-    if c.expected == nil { out += statusNotes(c) }
+    if c.expected == nil, !notFormattedSaid { out += statusNotes(c) }
     return out
+  }
+
+  /// Type 3: the write whose UPDATE of block 0 left no valid Attribute Information Block (a
+  /// wrong checksum, a block of zeros, a mapping version newer than 1.x, an Nbr or Nbw of 0:
+  /// NFC Forum T3T 1.0 §7.1, §7.4.1 — readers then find no NDEF, as Android's `rw_t3t.cc`
+  /// NDEF detection does on a wrong checksum): `not-ndef-formatted` on that write (error,
+  /// verdict `succeeded-with-bad-content`), not on an earlier query that found the tag
+  /// formatted. The block stands as the session leaves it: the write's acknowledged UPDATE, or
+  /// a read-back of it.
+  private static func type3WriteLeftNotFormatted(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    let m = c.session.memory
+    let ops = c.session.operations
+    guard c.session.tag.technology == .nfcF, let aib = m.type3AttributeBlock,
+      let why = aib.invalidReason, let at = m.type3End.frame(0),
+      let here = c.operation(at: at)
+    else { return nil }
+    // The UPDATE's own answer, or a read-back after the write that wrote block 0.
+    let write: Int?
+    if ops[here].kind == .writeNDEF || ops[here].kind == .writeLock {
+      write = here
+    } else {
+      write = c.writeOperations.last {
+        $0 < here && ops[$0].outcome == .ok
+          && (ops[$0].kind == .writeLock || ops[$0].detail("write_flag_set") != nil)
+      }
+    }
+    guard let i = write, ops[i].outcome == .ok else { return nil }
+    // The write's last step (its UPDATE of block 0 and the answer), and the read-back.
+    let last = ops[i].lastFrame
+    let evidence = [last - 1, last].filter { $0 >= ops[i].firstFrame } + (here == i ? [] : [at])
+    var f = DiagnosisFinding(
+      code: "not-ndef-formatted", severity: .error, operation: i,
+      frames: evidence.isEmpty ? [at] : evidence,
+      cause: "the write left block 0 no valid Attribute Information Block: the tag is no "
+        + "longer NDEF formatted",
+      message: "The \(ops[i].kind.rawValue) wrote block 0 of the NDEF service, and the tag "
+        + "acknowledged it, but the block it left is no valid Attribute Information Block ("
+        + why + "). Readers detecting NDEF (NFC Forum T3T 1.0 §7.4.1) now find none: "
+        + "queryNDEFStatus reports .notSupported and readNDEF fails, though every command of "
+        + "the write was acknowledged.",
+      coreNFCError: nil,
+      fix: "Write the message again with writeNDEF(_:completionHandler:), which writes block 0 "
+        + "itself. A writer of its own (NFCFeliCaTag's writeWithoutEncryption(serviceCode:"
+        + "blockList:blockData:completionHandler:)) must keep Ver, Nbr, Nbw and NmaxB, and set "
+        + "the checksum to the sum of bytes 0–13 (T3T 1.0 §7.1).")
+    f.effect = .badContent
+    return f
   }
 
   private static var queryFix: String {
@@ -66,7 +124,9 @@ enum NDEFPreconditionRule: DiagnosisRule {
     return frames + (cc.map { [$0] } ?? [])
   }
 
-  private static func expectedChecks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+  private static func expectedChecks(_ c: DiagnosisContext, notFormattedSaid: Bool)
+    -> [DiagnosisFinding]
+  {
     guard let e = c.expected, let st = c.session.ndefStatus else { return [] }
     let wrote = c.session.operations.contains { $0.kind == .writeNDEF || $0.writesNDEFFile }
     let q = queryOp(c)
@@ -82,6 +142,7 @@ enum NDEFPreconditionRule: DiagnosisRule {
         fix: "Build the NFCNDEFMessage from at least one NFCNDEFPayload (for example "
           + "NFCNDEFPayload.wellKnownTypeURIPayload(url:)) before calling writeNDEF.")
     } else if st.status == .notSupported {
+      guard !notFormattedSaid else { return [] }
       f = DiagnosisFinding(
         code: "not-ndef-formatted", severity: .error, operation: q, frames: frames,
         cause: "the tag is not NDEF formatted, so the write was never attempted",
@@ -249,18 +310,26 @@ enum NDEFPreconditionRule: DiagnosisRule {
     _ c: DiagnosisContext, _ q: Int?, _ frames: [Int], severity: Severity
   ) -> DiagnosisFinding {
     let type4 = c.session.type4CC != nil
-    // The frame that delivered the write access byte: CC3 (Type 2 page 3 byte 3), or byte 14
-    // of the CC file (T4T 2.0 §5.1.2.1, the NDEF File Control TLV's write access).
+    let type3 = c.session.tag.technology == .nfcF
+    // The frame that delivered the write access byte: CC3 (Type 2 page 3 byte 3), byte 14
+    // of the CC file (T4T 2.0 §5.1.2.1, the NDEF File Control TLV's write access), or the
+    // Type 3 Attribute Information Block's RW Flag (block 0 byte 10, T3T 1.0 §7.1).
     let ccFrame =
-      type4
-      ? c.session.memory.filesEnd[0xE103]?.frame(14) : c.session.memory.type2End.frame(15)
+      type3
+      ? c.session.memory.type3End.frame(10)
+      : type4
+        ? c.session.memory.filesEnd[0xE103]?.frame(14) : c.session.memory.type2End.frame(15)
     let permanence =
-      type4
-      ? " On a Type 4 tag the write access is a file setting of the tag: some (NTAG 424 DNA, "
-        + "DESFire) can change it with the issuer's key (ChangeFileSettings), which Core NFC's "
-        + "NDEF API cannot send."
-      : " A Type 2 tag made read-only stays so: its lock bits and CC write access are "
-        + "one-time programmable."
+      type3
+      ? " On a Type 3 tag read-only is the Attribute Information Block's RW Flag (00h, block 0 "
+        + "of the NDEF service): a writer of its own can set it back to 01h unless the blocks themselves are write-protected (on a FeliCa Lite / Lite-S, "
+        + "by its Memory Configuration block 88h, a one-time setting)."
+      : type4
+        ? " On a Type 4 tag the write access is a file setting of the tag: some (NTAG 424 DNA, "
+          + "DESFire) can change it with the issuer's key (ChangeFileSettings), which Core NFC's "
+          + "NDEF API cannot send."
+        : " A Type 2 tag made read-only stays so: its lock bits and CC write access are "
+          + "one-time programmable."
     return DiagnosisFinding(
       code: "tag-read-only", severity: severity, operation: q,
       frames: frames + (ccFrame.map { [$0] } ?? []),

@@ -130,6 +130,70 @@ enum OperationFallbackRule: DiagnosisRule {
     )
   }
 
+  /// A Type 3 read that failed on an answer, not on the radio: a CHECK refused by status flags
+  /// (the fix follows Status Flag 2, JIS X 6319-4 / FeliCa user's manual; 102 as for any
+  /// refused read), or an Attribute Information Block that rules the message out (detail
+  /// `ndef_unreadable`: WriteF ON — nfcpy `tt3.py` reads only with WriteF 00h —, Ln past
+  /// NmaxB × 16, no valid block 0; T3T 1.0 §7.1, §7.4). How Core NFC's readNDEF reports such
+  /// a block is not verified: no error is named, as for `ndef-malformed-on-read`. Nil for other
+  /// failures.
+  private static func type3ReadFailure(_ op: Operation)
+    -> (message: String, fix: String, error: CoreNFCError?)?
+  {
+    let reason = op.reason ?? "failed"
+    if case .string(let flags)? = op.detail("status_flags") {
+      let sf2 = flags.split(separator: " ").last.flatMap { UInt8($0, radix: 16) }
+      let fix: String
+      switch sf2 {
+      case 0xA8?:
+        fix =
+          "Read only blocks 1 to NmaxB of the NDEF service, the ⌈Ln / 16⌉ that hold the "
+          + "message (block 0 gives NmaxB and Ln), or leave NDEF to readNDEF(completionHandler:); "
+          + "the tag answered, so holding it still does not help."
+      case 0xA2?:
+        fix =
+          "Read at most Nbr blocks per CHECK (block 0's Nbr) with NFCFeliCaTag's "
+          + "readWithoutEncryption(serviceCode:blockList:completionHandler:), or leave NDEF to "
+          + "readNDEF(completionHandler:); the tag answered, so holding it still does not help."
+      case 0xA4?, 0xA5?, 0xA6?, 0xB1?:
+        fix =
+          "The tag's NDEF service 000B is not readable without encryption or authentication: "
+          + "check queryNDEFStatus(completionHandler:) first, and read such a card with its "
+          + "maker's protocol; the tag answered, so holding it still does not help."
+      default:
+        fix =
+          "Check the CHECK's service and block list against the FeliCa user's manual (Status "
+          + "Flag 2 \(flags.split(separator: " ").last ?? "?")); the tag answered, so holding "
+          + "it still does not help."
+      }
+      return (
+        "The tag refused the readNDEF's CHECK: \(reason). The refusal is the tag's answer, not "
+          + "a radio problem.", fix, .tagResponseError
+      )
+    }
+    guard case .string(let why)? = op.detail("ndef_unreadable") else { return nil }
+    let fix: String
+    switch why {
+    case "write-flag-on":
+      fix =
+        "Write the whole message again with writeNDEF(_:completionHandler:) while the tag is "
+        + "held still: a complete write sets WriteF OFF with the message's Ln."
+    case "ln-exceeds-capacity":
+      fix =
+        "Write the message again with writeNDEF(_:completionHandler:), which sets Ln to the "
+        + "message's length, or format the tag with a FeliCa tool."
+    default:
+      fix =
+        "Call queryNDEFStatus(completionHandler:) first: .notSupported means the tag is not NDEF "
+        + "formatted (Core NFC does not format tags); format it with a FeliCa tool."
+    }
+    return (
+      "The readNDEF operation failed: \(reason). The tag answered every CHECK: this is the "
+        + "tag's content, not a radio problem. How Core NFC's readNDEF reports it is not "
+        + "verified.", fix, nil
+    )
+  }
+
   /// A READ_CNT the tag refused, explained when the trace shows why (NTAG213/215/216
   /// datasheet §10.7, nfc-facts §4.1, §4.5): NTAG213/215/216 have only the NFC counter, 02h; with
   /// NFC_CNT_PWD_PROT set (CFG1 ACCESS 0x08) it needs a PWD_AUTH in the same activation.
@@ -299,6 +363,11 @@ enum OperationFallbackRule: DiagnosisRule {
       if !interrupted, let refusal = readRefusal(c, op) {
         var f = make("read-failed", .error, .tagResponseError, refusal.fix)
         f.message = refusal.message
+        return f
+      }
+      if !interrupted, c.session.tag.technology == .nfcF, let t3 = type3ReadFailure(op) {
+        var f = make("read-failed", .error, t3.error, t3.fix)
+        f.message = t3.message
         return f
       }
       return interrupted

@@ -2,12 +2,16 @@
 ///
 /// - `t3t-update-refused` (error): the tag answered an UPDATE of the NDEF service with Status
 ///   Flag 1 other than `00h` (JIS X 6319-4): the write did not happen. Core NFC reports 401
-///   for writeNDEF/writeLock.
+///   for writeNDEF/writeLock — except for a block past NmaxB: writeNDEF refuses a message
+///   larger than NmaxB × 16 with 402 before writing, so such UPDATEs were the app's own
+///   (NFCFeliCaTag's writeWithoutEncryption, which gets the status flags, no error).
 /// - `t3t-write-flag-on` (warning): a writeNDEF that did not finish left the Attribute
 ///   Information Block with WriteF ON (`0Fh`): the tag says a write is in progress, its Ln
 ///   is still the old one while data blocks may already hold new bytes (T3T 1.0 §7.4.3:
 ///   WriteF is set ON before the data blocks and OFF, with the new Ln, after them); or the
-///   tag was found with WriteF ON, left so by an earlier write that did not finish.
+///   tag was found with WriteF ON, left so by an earlier write that did not finish (an error
+///   when the operation that read it is a readNDEF that failed on it: nfcpy `tt3.py` reads
+///   only with WriteF `00h`).
 /// - `t3t-write-count-exceeded` (warning): an UPDATE answered with Status Flag 2 `71h`: the
 ///   block was written, but the tag's memory has reached its rewrite limit.
 /// - `t3t-block-count-exceeded` (warning): a CHECK listed more NDEF blocks than the Attribute
@@ -38,19 +42,39 @@ enum Type3Rule: DiagnosisRule {
       return DiagnosisFinding(
         code: "t3t-update-refused", severity: .error, operation: i,
         frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
-        cause: "the tag refused the UPDATE (status flags \(flags.uppercased()))",
+        cause: "the tag refused the UPDATE (status flags \(flags.uppercased()))"
+          + (pastArea(c, op).map { _ in ": the message is larger than the NDEF area" } ?? ""),
         message:
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
-          + "The block was not written; the \(op.kind.rawValue) operation failed.",
-        coreNFCError: c.refusalError(i), fix: fix(sf2, block: op.detail("refused_block")))
+          + "The block was not written; the \(op.kind.rawValue) operation failed."
+          + (pastArea(c, op) ?? ""),
+        // Past the area the UPDATEs were the app's own (writeNDEF refuses with 402 first):
+        // writeWithoutEncryption gives the status flags to its completion handler.
+        coreNFCError: pastArea(c, op) == nil ? c.refusalError(i) : nil,
+        fix: fix(sf2, block: op.detail("refused_block")))
     }
+  }
+
+  /// What a write refused on a block past NmaxB says of its message (T3T 1.0 §7.1: the data
+  /// blocks are 1 to NmaxB): it needs more than NmaxB × 16 bytes, queryNDEFStatus's capacity.
+  /// Nil when the refused block is inside the NDEF area (or block 0 is not known).
+  private static func pastArea(_ c: DiagnosisContext, _ op: Operation) -> String? {
+    guard case .int(let block)? = op.detail("refused_block"),
+      let aib = c.session.memory.type3AttributeBlock, aib.invalidReason == nil,
+      block > aib.nmaxb
+    else { return nil }
+    return " Block \(block) is past the NDEF area (NmaxB \(aib.nmaxb): blocks 1 to "
+      + "\(aib.nmaxb), \(aib.capacity) bytes, queryNDEFStatus's capacity): the message being "
+      + "written needs more than \(aib.capacity) bytes and does not fit this tag. Core NFC's "
+      + "writeNDEF(_:completionHandler:) refuses such a message with 402 before writing, so "
+      + "these UPDATEs were the app's own (NFCFeliCaTag's writeWithoutEncryption, whose "
+      + "completion handler gets the status flags, not an NFCReaderError)."
   }
 
   /// The fix for Status Flag 2 `sf2`, refused on `block` (the first of the command's list).
   private static func fix(_ sf2: UInt8?, block: FieldValue?) -> String {
     switch sf2 {
-    case 0xA8?,
-      0xA2? where block == .int(0):
+    case 0xA8? where block == .int(0), 0xA2? where block == .int(0):
       // Block 0 is the Attribute Information Block, in every NDEF service (T3T 1.0 §6.1): no
       // message size reaches it, the service itself is missing or not the one addressed.
       return "Block 0 is the Attribute Information Block, inside every NDEF service: a tag "
@@ -193,7 +217,11 @@ enum Type3Rule: DiagnosisRule {
   ) -> [DiagnosisFinding] {
     [
       DiagnosisFinding(
-        code: "t3t-write-flag-on", severity: .warning, operation: i, frames: [frame],
+        code: "t3t-write-flag-on",
+        // A read that failed on it lost the message: an error there.
+        severity: c.session.operations[i].detail("ndef_unreadable") == .string("write-flag-on")
+          ? .error : .warning,
+        operation: i, frames: [frame],
         cause: "the tag was found with WriteF ON in its Attribute Information Block",
         message:
           "The Attribute Information Block read at frame \(frame) has WriteF ON (0Fh): an "

@@ -14,6 +14,8 @@ import NDEF
 ///   old message (as found at the session's start, non-zero length) before any write of the
 ///   length, which follows (or several pages were so written).
 /// - Type 4, data first: the same with UPDATE BINARYs over the old NLEN (`dataFirstType4`).
+/// - Type 3, data first: UPDATEs of data blocks over the old message before block 0 with
+///   WriteF ON (NFC Forum T3T 1.0 §7.4.3, nfcpy `tt3.py`; `type3DataFirst`).
 /// Code: `unsafe-write-order` (warning; no Core NFC error by itself).
 enum WriteOrderRule: DiagnosisRule {
   static let codes = ["unsafe-write-order"]
@@ -21,6 +23,10 @@ enum WriteOrderRule: DiagnosisRule {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
+      if c.session.tag.technology == .nfcF {
+        if let f = type3DataFirst(c, i) { out.append(f) }
+        continue
+      }
       let writes = c.commands(in: i).filter(\.isWrite)
       let first: SessionCommandLog.Command?
       let name: String
@@ -75,6 +81,36 @@ enum WriteOrderRule: DiagnosisRule {
             + "until the completion handler and verify with readNDEF."))
     }
     return out
+  }
+
+  /// Type 3, data first: an UPDATE of data blocks replaced blocks of the old message (Ln as
+  /// found non-zero) before the write set WriteF ON in block 0 (`Type3Procedure`'s detail
+  /// `data_before_write_flag`). T3T 1.0 §7.4.3 and nfcpy `tt3.py` write block 0 with WriteF
+  /// 0Fh first, the data blocks next, block 0 with WriteF 00h and the new Ln last: a write
+  /// cut off in between then leaves WriteF ON, which readers see; without it the old Ln over
+  /// partly new bytes looks like a valid message.
+  private static func type3DataFirst(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
+    let op = c.session.operations[i]
+    guard case .int(let frame)? = op.detail("data_before_write_flag") else { return nil }
+    let m = c.session.memory
+    let old =
+      m.type3Start.known(0, 16).flatMap { Type3AttributeBlock(parsing: $0) }?.ln
+    return DiagnosisFinding(
+      code: "unsafe-write-order", severity: .warning, operation: i, frames: [frame],
+      cause: "the data blocks were written over the old message before WriteF was set ON",
+      message: "The write's UPDATE of data blocks (frame \(frame)) replaced blocks of the old "
+        + (old.map { "\($0)-byte " } ?? "") + "message while block 0 still had WriteF OFF "
+        + "and the old Ln: the write never set WriteF ON (0Fh) before them. If the tag leaves "
+        + "the field before block 0 is written again, it keeps the old Ln over partly new "
+        + "bytes, and nothing tells readers that a write was cut off: a torn message that "
+        + "looks valid. The safe order (NFC Forum T3T 1.0 §7.4.3) is block 0 with WriteF ON "
+        + "first, then the data blocks, then block 0 with WriteF OFF and the new Ln.",
+      coreNFCError: nil,
+      fix: "If the app writes blocks itself (NFCFeliCaTag's writeWithoutEncryption(serviceCode:"
+        + "blockList:blockData:completionHandler:)), write block 0 with WriteF 0Fh first, the "
+        + "data blocks next and block 0 with WriteF 00h and the new Ln last. With "
+        + "writeNDEF(_:completionHandler:) the order is Core NFC's: keep the tag still until the "
+        + "completion handler and verify with readNDEF.")
   }
 
   /// Type 4, data first: UPDATE BINARYs replaced bytes of the old message (NLEN as found

@@ -168,6 +168,15 @@ enum FeliCaMessage {
       if r.count != 16 * m {
         summary += " — \(r.count) data bytes for \(m) block(s) of 16"
       }
+      // Block 0 of the NDEF service written: the Attribute Information Block the writer sets
+      // (WriteF ON before the data blocks, OFF with the new Ln after them; T3T 1.0 §7.4.3),
+      // decoded as a CHECK answer's is.
+      if blocks.first == 0, !services.isEmpty, services.allSatisfy(isNDEFService),
+        let aib = Type3AttributeBlock(parsing: r)
+      {
+        summary += " — Attribute Information: \(aib.summary)"
+        fields.append(LayerField("attribute_information", .string(aib.summary)))
+      }
     }
     return LayerDecode(.felica, name, summary, fields)
   }
