@@ -589,7 +589,8 @@ public struct SessionAnalyzer: Sendable {
   /// Ends the held SELECTs of the NDEF application. As a query (`asQuery`): the connect ends
   /// with the SELECTs before the last one, and the query starts at the last. As discovery:
   /// the connect takes every held frame, and what their answers did to the Type 4 procedure
-  /// is undone (the app's own query comes later).
+  /// is undone (the app's own query comes later), but for the application they selected on
+  /// the tag (`Type4Procedure.keepSelection`).
   private mutating func settleDiscovery(asQuery: Bool) {
     guard let limbo = discoveryLimbo, var query = current else { return }
     discoveryLimbo = nil
@@ -605,7 +606,10 @@ public struct SessionAnalyzer: Sendable {
       events.append(.started(.queryNDEFStatus, frame: limbo.lastSelect))
     } else {
       connect.lastFrame = max(connect.lastFrame, query.lastFrame)
+      // The tag keeps the application the SELECTs chose (an app's WriteData next writes it).
+      let selected = type4
       type4 = limbo.held.type4
+      type4.keepSelection(of: selected)
       current = nil
       pending = nil
       deferredSilence = nil

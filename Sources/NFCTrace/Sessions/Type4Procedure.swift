@@ -77,6 +77,47 @@ struct Type4Procedure: Sendable {
   /// A WriteData answered 91AF (more data in ADDITIONAL FRAMEs): its file number, offset,
   /// length and the data bytes so far.
   private var pendingWrite: WriteData?
+  /// A plain ReadData of the NDEF file answered 91AF (more data in ADDITIONAL FRAMEs): the
+  /// file and the offset where the next part's bytes go.
+  private var pendingRead: (file: UInt16, offset: Int)?
+  /// The settings of each file number of the NDEF application that a GetFileSettings answer
+  /// gave in this trace (a ChangeFileSettings the tag accepted makes them unknown again).
+  private var fileSettings: [UInt8: FileSettings] = [:]
+
+  /// A DESFire / NTAG 424 DNA file's communication mode and access conditions, as a
+  /// GetFileSettings answer gives them: FileType, FileOption (bits 1–0 CommMode: 00b or 10b
+  /// CommMode.Plain, 01b CommMode.MAC, 11b CommMode.Full), AccessRights (2 bytes: RW key
+  /// number and Change key number, then Read and Write key numbers; Eh = free access),
+  /// FileSize (NTAG 424 DNA datasheet NT4H2421Gx §10.7 GetFileSettings, §8.2 access rights;
+  /// MIFARE DESFire EV1 datasheet, GetFileSettings).
+  struct FileSettings: Sendable, Equatable {
+    /// FileOption bits 1–0.
+    var commMode: UInt8
+    /// The Read, Write and ReadWrite access conditions (a key number 0h–4h, Eh free, Fh none).
+    var read: UInt8
+    var write: UInt8
+    var readWrite: UInt8
+
+    /// The settings in a GetFileSettings answer's data (its first 4 bytes: FileType,
+    /// FileOption, AccessRights); nil when shorter than the 7 bytes of a standard file's.
+    init?(_ data: [UInt8]) {
+      guard data.count >= 7 else { return nil }
+      commMode = data[1] & 0x03
+      readWrite = data[2] >> 4
+      read = data[3] >> 4
+      write = data[3] & 0x0F
+    }
+
+    /// Whether the file is in CommMode.Plain (FileOption bits 1–0 00b or 10b).
+    var plain: Bool { commMode & 0x01 == 0 }
+    /// Whether a WriteData to the file carries its data in clear text: CommMode.Plain, or free
+    /// write access (Eh, Write or ReadWrite: no key, so no session key to MAC or encipher
+    /// with; derived from NT4H2421Gx §8.2 and §9). The caller also checks that the data is
+    /// exactly as long as its length field, which a MAC or ciphertext never is.
+    var writesPlain: Bool { plain || write == 0x0E || readWrite == 0x0E }
+    /// Whether a ReadData of the file answers in clear text (as `writesPlain`, for Read).
+    var readsPlain: Bool { plain || read == 0x0E || readWrite == 0x0E }
+  }
 
   /// A new activation (REQA/WUPA): the tag starts over with no application selected and no
   /// authentication (MIFARE DESFire EV1 datasheet: both end with the tag's deselection).
@@ -85,6 +126,16 @@ struct Type4Procedure: Sendable {
     desfireAuthenticated = false
     authenticating = false
     pendingWrite = nil
+    pendingRead = nil
+  }
+
+  /// After discovery SELECTs whose effect on the NDEF procedures is undone (`SessionAnalyzer`
+  /// keeps them in `connect`): the application they selected stays selected on the tag, so a
+  /// DESFire / NTAG 424 DNA WriteData or ReadData that follows addresses its files.
+  mutating func keepSelection(of other: Type4Procedure) {
+    ndefApplicationCurrent = other.ndefApplicationCurrent
+    desfireAuthenticated = other.desfireAuthenticated
+    fileSettings = other.fileSettings
   }
 
   /// The AID a SELECT by name carries.
@@ -211,6 +262,7 @@ struct Type4Procedure: Sendable {
       if command == nil {
         authenticating = false
         pendingWrite = nil
+        pendingRead = nil
       }
       let first = op.outcome == .ok
       // The same APDU refused 6581 again (the stack retries, up to 5 times): still retriable.
@@ -242,7 +294,9 @@ struct Type4Procedure: Sendable {
       recoverRetry(key: x.request.flatMap(Self.retryKey), le: x.request.flatMap(Self.le), op: &op)
     }
     guard let command else {
-      desfireCommand(apdu, sw: sw, frame: frame, op: &op, memory: &memory)
+      var answer: [UInt8] = []
+      if case .hex(let d)? = a.field("data") { answer = d }
+      desfireCommand(apdu, sw: sw, answer: answer, frame: frame, op: &op, memory: &memory)
       return
     }
     switch command.name {
@@ -314,17 +368,22 @@ struct Type4Procedure: Sendable {
   }
 
   /// A command outside the Type 4 procedures the tag accepted (`apdu`, its ISO/IEC 7816 or
-  /// DESFire decode): follows the DESFire application, authentication and file numbers, and
-  /// takes a WriteData to the NDEF file into the file's image.
+  /// DESFire decode; `answer`, the data of the tag's answer): follows the DESFire application,
+  /// authentication, file numbers and file settings, and takes a WriteData to the NDEF file
+  /// and a plain ReadData of it into the file's image.
   private mutating func desfireCommand(
-    _ apdu: LayerDecode?, sw: String, frame: Int, op: inout Operation, memory: inout TagMemory
+    _ apdu: LayerDecode?, sw: String, answer: [UInt8], frame: Int, op: inout Operation,
+    memory: inout TagMemory
   ) {
     guard let apdu else { return }
     var data: [UInt8] = []
     if case .hex(let d)? = apdu.field("data") { data = d }
     let more = sw == "91af"
     let name = apdu.name
-    if name != "DESFire ADDITIONAL FRAME" { pendingWrite = nil }
+    if name != "DESFire ADDITIONAL FRAME" {
+      pendingWrite = nil
+      pendingRead = nil
+    }
     if name.hasPrefix("DESFire AUTHENTICATE") {
       authenticating = more
       return
@@ -334,6 +393,9 @@ struct Type4Procedure: Sendable {
       if authenticating {
         authenticating = more
         if sw == "9100" { desfireAuthenticated = true }
+      } else if let read = pendingRead {
+        memory.type4Read(answer, file: read.file, at: read.offset, frame: frame)
+        pendingRead = more ? (read.file, read.offset + answer.count) : nil
       } else if pendingWrite != nil {
         // Appended in place: a copy per ADDITIONAL FRAME made long chains quadratic.
         pendingWrite?.data += data
@@ -344,10 +406,32 @@ struct Type4Procedure: Sendable {
     case "DESFire SELECT APPLICATION":
       // SelectApplication ends any authentication (MIFARE DESFire EV1 datasheet).
       desfireAuthenticated = false
-      ndefApplicationCurrent = data == [0x10, 0xEE, 0xEE]
+      selectApplication(ndef: data == [0x10, 0xEE, 0xEE])
     case "SELECT":
-      // Another application selected by name (P1 04, ISO/IEC 7816-4 §11.1.1).
-      if apdu.field("p1") == .hex([0x04]) { ndefApplicationCurrent = false }
+      if apdu.field("p1") == .hex([0x04]) {
+        // Another application selected by name (P1 04, ISO/IEC 7816-4 §11.1.1).
+        selectApplication(ndef: false)
+      } else if apdu.field("p1") == .hex([0x00]), data.count == 2 {
+        // ISOSelectFile by file identifier (P1 00): NTAG 424 DNA's NDEF application is the DF
+        // E110h, its PICC level the MF 3F00h (NT4H2421Gx §8.2, §10.9 ISOSelectFile).
+        // Selecting either ends an authentication; EFs (E103, E104…) leave both alone.
+        let id = UInt16(data[0]) << 8 | UInt16(data[1])
+        if id == 0xE110 || id == 0x3F00 {
+          desfireAuthenticated = false
+          selectApplication(ndef: id == 0xE110)
+        }
+      }
+    case "DESFire GET FILE SETTINGS" where ndefApplicationCurrent && sw == "9100":
+      // The answer is plain, or the settings then an 8-byte MAC (CommMode.MAC after an
+      // authentication, NT4H2421Gx §10.7): its first bytes are the settings either way.
+      if let file = data.first, let settings = FileSettings(answer) {
+        fileSettings[file] = settings
+      }
+    case "DESFire CHANGE FILE SETTINGS" where sw == "9100":
+      // CommMode.Full: the new settings are enciphered, so not known.
+      if let file = data.first { fileSettings[file] = nil }
+    case "DESFire READ DATA" where sw == "9100" || more:
+      readData(data, answer: answer, more: more, frame: frame, memory: &memory)
     case "DESFire CREATE STD DATA FILE"
     where data.count == 9 || (data.count == 17 && desfireAuthenticated):
       // The ISO form: file number, ISO file id (LSB first), then settings and size (9 bytes;
@@ -367,6 +451,37 @@ struct Type4Procedure: Sendable {
     default:
       authenticating = false
     }
+  }
+
+  /// Follows the application the reader selected: whether it is the NDEF application. The
+  /// file settings known are those of the NDEF application's files, forgotten when another
+  /// application is selected.
+  private mutating func selectApplication(ndef: Bool) {
+    ndefApplicationCurrent = ndef
+    if !ndef { fileSettings = [:] }
+  }
+
+  /// A ReadData (`90 AD` / `90 BD`: file number, offset and length, 3 bytes each LSB first)
+  /// the tag answered with `answer` (9100, or 91AF with more to come in ADDITIONAL FRAMEs).
+  /// Of the NDEF file, in plain communication mode, the answer is the file's bytes from the
+  /// offset: they fill the file's image as a READ BINARY's do. Plain: the file's settings say
+  /// so (`FileSettings.readsPlain`), or, with no GetFileSettings in the trace, no
+  /// authentication preceded (without one the tag serves only plain access, NT4H2421Gx
+  /// §10.8 ReadData) and the command carries no MAC (7 bytes). After an authentication the
+  /// answer must be exactly the length asked for (a MAC would make it longer).
+  private mutating func readData(
+    _ data: [UInt8], answer: [UInt8], more: Bool, frame: Int, memory: inout TagMemory
+  ) {
+    guard let r = Self.writeData(data), ndefApplicationCurrent,
+      let file = desfireFileIDs[r.file], file == ndefFile, r.offset < ByteImage.limit,
+      !answer.isEmpty
+    else { return }
+    let plain = fileSettings[r.file]?.readsPlain ?? (!desfireAuthenticated && data.count == 7)
+    guard plain, r.length == 0 || answer.count <= r.length,
+      !desfireAuthenticated || answer.count == r.length || more
+    else { return }
+    memory.type4Read(answer, file: file, at: r.offset, frame: frame)
+    if more { pendingRead = (file, r.offset + answer.count) }
   }
 
   /// A DESFire / NTAG 424 DNA WriteData the tag acknowledged (9100, native 00). To the NDEF
@@ -585,9 +700,15 @@ struct Type4Procedure: Sendable {
     return file
   }
 
-  /// Plain communication mode: no authentication, and the data exactly as long as the
-  /// length field (a MAC or padded ciphertext is longer).
-  private func isPlain(_ w: WriteData) -> Bool { !desfireAuthenticated && w.data.count == w.length }
+  /// Plain communication mode: the data exactly as long as the length field (a MAC or padded
+  /// ciphertext is longer), and the file's settings from a GetFileSettings answer say so
+  /// (`FileSettings.writesPlain`: CommMode.Plain or free write access) — or, with none in the
+  /// trace, no authentication preceded: without one the tag accepts only plain access, after
+  /// one a file in CommMode.MAC or Full takes a MAC (NT4H2421Gx §9, §10.8 WriteData).
+  private func isPlain(_ w: WriteData) -> Bool {
+    guard w.data.count == w.length else { return false }
+    return fileSettings[w.file]?.writesPlain ?? !desfireAuthenticated
+  }
 
   /// Whether a command the Type 4 layer named is a step of the NDEF procedures (those expect
   /// 9000), not a file access outside the NDEF application ("SELECT file", "READ file",

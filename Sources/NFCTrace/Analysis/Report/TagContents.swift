@@ -366,6 +366,17 @@ public struct TagContents: Sendable {
   private mutating func decodeType4(_ files: [UInt16: ByteImage]) {
     let ccBytes = files[0xE103]?.knownRun(from: 0) ?? []
     guard !ccBytes.isEmpty else {
+      // NLEN of file E104 known without the CC (a trace that starts after the CC was read, an
+      // NTAG 424 DNA's fixed NDEF file written and read with WriteData / ReadData, NT4H2421Gx
+      // §8.2): the message is decoded from it, as `Type4Procedure` takes E104 then; the
+      // status stays unknown.
+      if let file = files[0xE104], file.knownBigEndian(0, 2) != nil {
+        unknowns.append("CC file E103 not read")
+        let control = CapabilityContainer4.FileControl(
+          tlvType: 0x04, fileID: 0xE104, maxSize: 0, readAccess: 0, writeAccess: 0)
+        decodeNDEFFile(file, control: control)
+        return
+      }
       message = .unknown("CC file E103 not read: NDEF status, NDEF file and message unknown")
       unknowns.append("CC file E103 not read")
       return

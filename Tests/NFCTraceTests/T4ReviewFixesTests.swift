@@ -1,0 +1,190 @@
+import Foundation
+import NDEF
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Type 4 review fixes: NTAG 424 DNA plain WriteData / ReadData after ISOSelectFile E110 or a
+/// discovery SELECT, with the file's GetFileSettings deciding the communication mode; a
+/// protected proprietary file's refused read; a query's status in `diagnose`; DESFire's
+/// DUPLICATE_ERROR during NDEF formatting.
+@Suite struct T4ReviewFixesTests {
+  private let ok: [UInt8] = [0x90, 0x00]
+  private let desfireOK: [UInt8] = [0x91, 0x00]
+  /// NLEN and an NDEF URI record (https://example.com/native): 25 bytes.
+  private let written: [UInt8] =
+    [0x00, 0x17, 0xD1, 0x01, 0x13, 0x55, 0x04] + Array("example.com/native".utf8)
+
+  /// WriteData wrapped in CLA 90: file 02, `offset`, the data's length (3 bytes each, LSB
+  /// first), the data, then `extra` bytes (a MAC), Le 00.
+  private func writeData(offset: Int = 0, _ data: [UInt8], extra: [UInt8] = []) -> [UInt8] {
+    let header: [UInt8] = [0x02, UInt8(offset), 0, 0, UInt8(data.count), 0, 0]
+    let body = header + data + extra
+    return [0x90, 0x8D, 0x00, 0x00, UInt8(body.count)] + body + [0x00]
+  }
+
+  /// ReadData of file 02: offset 0, `length` bytes.
+  private func readData(_ length: Int) -> [UInt8] {
+    [0x90, 0xAD, 0x00, 0x00, 0x07, 0x02, 0x00, 0x00, 0x00, UInt8(length), 0x00, 0x00, 0x00]
+  }
+
+  /// GetFileSettings of file 02 answered with FileOption `option` and AccessRights `rights`
+  /// (file size 256), then `mac`.
+  private func fileSettings(option: UInt8, rights: [UInt8], mac: [UInt8] = []) -> (
+    [UInt8], [UInt8]
+  ) {
+    (
+      [0x90, 0xF5, 0x00, 0x00, 0x01, 0x02, 0x00],
+      [0x00, option] + rights + [0x00, 0x01, 0x00] + mac + desfireOK
+    )
+  }
+
+  /// AuthenticateEV2First, both steps (91AF, then 9100).
+  private func authenticate(_ t: inout TraceBuilder) {
+    t.apdu(
+      [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
+      Array(repeating: 0x11, count: 16) + [0x91, 0xAF])
+    t.apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x22, count: 32) + [0x00],
+      Array(repeating: 0x33, count: 32) + desfireOK)
+  }
+
+  /// Activation, ISOSelectFile of the NDEF application by its DF file id E110 (no NDEF
+  /// query), GetFileSettings in plain mode with free access.
+  private func selectedByFileID() -> TraceBuilder {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
+    let (c, r) = fileSettings(option: 0x00, rights: [0xE0, 0xEE])
+    t.apdu(c, r)
+    return t
+  }
+
+  // MARK: Finding 1: plain WriteData / ReadData of the NDEF file
+
+  /// After ISOSelectFile E110 and GetFileSettings (CommMode.Plain, free access), a WriteData
+  /// of file 02 writes its clear bytes to E104, and a ReadData answer fills the image: the
+  /// report decodes the message without the CC, and diagnose judges the write.
+  @Test func plainWriteDataAfterSelectingDFE110() throws {
+    var t = selectedByFileID()
+    t.apdu(writeData(written), desfireOK)
+    t.apdu(readData(written.count), written + desfireOK)
+    let session = try #require(try sessions(t).last)
+    let ops = session.operations
+    #expect(ops.map(\.kind) == [.connect, .transceive, .transceive])
+    #expect(ops[1].detail("ndef_file_written") == .int(13))
+    let file = try #require(session.memory.filesEnd[0xE104])
+    #expect(file.known(0, written.count) == written)
+    #expect(file.state(2) == .written)
+    let report = TagReport(session: session)
+    guard case .decoded(let v) = report.end.message else {
+      Issue.record("message not decoded: \(report.end.message)")
+      return
+    }
+    #expect(v.message.records.count == 1)
+    #expect(v.findings.isEmpty)
+    #expect(report.end.unknowns == ["CC file E103 not read"])
+
+    let diagnosis = try t.diagnose()
+    let verdict = try #require(diagnosis.sessions.last?.verdicts.first { $0.operation == 1 })
+    #expect(verdict.kind == .transceive)
+    #expect(verdict.verdict == .succeeded)
+  }
+
+  /// A ReadData alone (no write) fills the NDEF file's image as a READ BINARY does.
+  @Test func plainReadDataFillsTheNDEFFile() throws {
+    var t = selectedByFileID()
+    t.apdu(readData(written.count), written + desfireOK)
+    let session = try #require(try sessions(t).last)
+    let file = try #require(session.memory.filesEnd[0xE104])
+    #expect(file.known(0, written.count) == written)
+    #expect(file.state(0) == .read)
+    let rows = MemoryRow.type4(session.memory.filesEnd).filter { $0.file == 0xE104 }
+    #expect(rows.map(\.state) == [.read, .read])
+  }
+
+  /// GetFileSettings answered in MAC mode after an authentication (settings then an 8-byte
+  /// MAC) saying CommMode.Plain with free write access: the WriteData after the
+  /// authentication is plain, its bytes known.
+  @Test func fileSettingsSayPlainAfterAuthentication() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
+    authenticate(&t)
+    let (c, r) = fileSettings(
+      option: 0x00, rights: [0xE0, 0xEE], mac: Array(repeating: 0x77, count: 8))
+    t.apdu(c, r)
+    t.apdu(writeData(written), desfireOK)
+    let file = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
+    #expect(file.known(0, written.count) == written)
+    #expect(file.state(0) == .written)
+  }
+
+  /// GetFileSettings saying CommMode.MAC and a keyed write access: a WriteData carrying a MAC
+  /// stays `written-unknown`; one whose data is as long as its length field (which a MAC
+  /// would make longer) is still taken as the settings say (MAC mode: value unknown).
+  @Test func fileSettingsInMACModeKeepWritesUnknown() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
+    authenticate(&t)
+    let (c, r) = fileSettings(
+      option: 0x01, rights: [0x00, 0x00], mac: Array(repeating: 0x77, count: 8))
+    t.apdu(c, r)
+    t.apdu(writeData(written, extra: Array(repeating: 0x66, count: 8)), desfireOK)
+    let file = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
+    #expect(file.state(0) == .writtenUnknown)
+    #expect(file.known(0, 2) == nil)
+    #expect(file.count == written.count)
+  }
+
+  /// A ChangeFileSettings the tag accepted makes the settings unknown again: after an
+  /// authentication, a WriteData is then not taken as plain.
+  @Test func changeFileSettingsForgetsTheMode() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
+    authenticate(&t)
+    let (c, r) = fileSettings(option: 0x00, rights: [0xE0, 0xEE])
+    t.apdu(c, r)
+    t.apdu(
+      [0x90, 0x5F, 0x00, 0x00, 0x19, 0x02] + Array(repeating: 0x44, count: 24) + [0x00],
+      Array(repeating: 0x55, count: 8) + desfireOK)
+    t.apdu(writeData(written), desfireOK)
+    let file = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
+    #expect(file.state(0) == .writtenUnknown)
+  }
+
+  /// The NDEF application selected by Core NFC's discovery SELECT (P2 0C, no Le) right after
+  /// its GetVersion probe: the SELECT stays in `connect`, and the plain WriteData after it
+  /// writes the NDEF file (the application stays selected on the tag).
+  @Test func plainWriteDataAfterTheDiscoverySelect() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x90, 0x60, 0x00, 0x00, 0x00], [0x04, 0x04, 0x02, 0x30, 0x00, 0x11, 0x05, 0x91, 0xAF])
+    t.apdu([0x90, 0xAF, 0x00, 0x00, 0x00], [0x04, 0x04, 0x02, 0x01, 0x02, 0x11, 0x05, 0x91, 0xAF])
+    t.apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x00],
+      [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0xCF, 0x39, 0xA2, 0xB3, 0xC4, 0x01, 0x21]
+        + desfireOK)
+    t.apdu([0x00, 0xA4, 0x04, 0x0C, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01], ok)
+    t.apdu(writeData(written), desfireOK)
+    let session = try #require(try sessions(t).last)
+    #expect(session.operations.map(\.kind) == [.connect, .transceive])
+    #expect(session.operations.last?.writesNDEFFile == true)
+    #expect(session.memory.filesEnd[0xE104]?.known(0, written.count) == written)
+  }
+
+  /// Without an application selected (no SELECT of E110, of the AID or of EEEE10), file 02
+  /// is no NDEF file: a WriteData and a ReadData change nothing known of E104.
+  @Test func noApplicationSelectedNoNDEFFile() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu(writeData(written), desfireOK)
+    t.apdu(readData(written.count), written + desfireOK)
+    let session = try #require(try sessions(t).last)
+    #expect(session.memory.filesEnd[0xE104] == nil)
+    #expect(!session.operations.contains { $0.writesNDEFFile })
+  }
+}
