@@ -187,4 +187,37 @@ import Testing
     #expect(session.memory.filesEnd[0xE104] == nil)
     #expect(!session.operations.contains { $0.writesNDEFFile })
   }
+
+  // MARK: Finding 2: a protected proprietary file
+
+  /// The NTAG 424 DNA CC (23 bytes, Proprietary File Control TLV for E105: read 82, write 83).
+  private let cc424: [UInt8] = [
+    0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF, 0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,
+    0x05, 0x06, 0xE1, 0x05, 0x00, 0x80, 0x82, 0x83,
+  ]
+
+  /// 6982 to a READ BINARY of E105, whose proprietary read condition (82) the CC announced:
+  /// an info note `t4t-proprietary-file-protected`, no NDEF error and no Core NFC error.
+  @Test func refusedReadOfAProtectedProprietaryFileIsANote() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.selectType4CC()
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x17], cc424 + ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00] + ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x05], ok)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x10], [0x69, 0x82])
+    let report = try t.diagnose()
+    #expect(report.codes == ["t4t-proprietary-file-protected"])
+    let f = try #require(report.findings.first)
+    #expect(f.severity == .info)
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.cause
+        == "file E105 is protected, as the CC announces (SW 6982 to READ file e105 offset 0 Le 16)")
+    #expect(f.message.contains("read access 82 (proprietary)"))
+    let out = OutputBuffer(fd: nil)
+    DiagnosisRender.text(report, frames: [:], to: out)
+    #expect(out.text.contains("0 error(s), 0 warning(s), 1 note(s)"))
+  }
 }

@@ -6,7 +6,9 @@
 /// - 6700 on UPDATE BINARY whose command APDU is case 4 (an Le byte after the data; UPDATE
 ///   BINARY is case 3) → `t4t-update-with-le`; 6700 with Lc > MLc → `t4t-lc-exceeds-mlc`;
 ///   6700 on READ BINARY with Le > MLe → `t4t-le-exceeds-mle`; other 6700 → `t4t-wrong-length`.
-/// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read).
+/// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read); to a READ
+///   BINARY of a file other than the CC and the NDEF file (a proprietary file the CC's TLV 05h
+///   lists, T4T 2.0 §5.1.2) → `t4t-proprietary-file-protected` (info: the app's own read).
 /// - 6A82 on SELECT of the CC or NDEF file → `t4t-file-not-found` (SELECT of the NDEF
 ///   application failing is "not NDEF formatted", see `NDEFPreconditionRule`).
 /// - 6A86 / 6B00 on READ/UPDATE BINARY → `t4t-offset-out-of-range` (P1P2 is the offset; a READ
@@ -34,7 +36,7 @@ enum Type4StatusRule: DiagnosisRule {
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
     "t4t-sfi-not-supported", "t4t-ins-not-supported",
     "t4t-memory-failure", "t4t-error-status", "t4t-get-response", "t4t-write-past-file",
-    "apdu-refused",
+    "t4t-proprietary-file-protected", "apdu-refused",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -127,6 +129,61 @@ enum Type4StatusRule: DiagnosisRule {
     )
   }
 
+  /// Whether `cmd` is a READ BINARY of a file other than the NDEF file the CC read in the
+  /// session names (a proprietary file such as NTAG 424 DNA's E105, listed in the CC's
+  /// Proprietary File Control TLV 05h, T4T 2.0 §5.1.2): the app's own read, not NDEF's.
+  private static func protectedFileRead(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> Bool
+  {
+    guard cmd.ins == 0xB0, let id = cmd.fileID, let cc = c.session.type4CC else { return false }
+    return id != cc.ndefFile.fileID && id != 0xE103
+  }
+
+  /// 6982 to a READ BINARY of a file other than the NDEF file and the CC (`protectedFileRead`):
+  /// the file's own read condition, which its Proprietary File Control TLV announces (80h–FEh
+  /// proprietary, FFh none: the refusal is expected), not the NDEF file's. An info note
+  /// (`t4t-proprietary-file-protected`): readNDEF never reads this file, the app's
+  /// sendCommand(apdu:) gets the status word and no NFCReaderError.
+  private static func otherFileReadRefused(
+    _ cmd: SessionCommandLog.Command, _ c: DiagnosisContext
+  ) -> (code: String, cause: String, message: String, fix: String) {
+    let id = cmd.fileID ?? 0
+    let name = Hex.word(id)
+    let ndef = c.session.type4CC.map { " (the NDEF file is \(Hex.word($0.ndefFile.fileID)))" } ?? ""
+    var m =
+      "The tag answered 6982 (security status not satisfied) to \(cmd.summary): file \(name) "
+      + "is not the NDEF file\(ndef). "
+    let control = c.session.type4CC?.proprietaryFiles.first { $0.fileID == id }
+    let cause: String
+    switch control?.readAccess {
+    case 0x00?:
+      cause = "the tag protects file \(name) although its CC grants read access"
+      m +=
+        "The CC lists it as a proprietary file with read access 00 (granted): the tag protects "
+        + "it beyond what the CC says (a key in its own file settings). "
+    case let r?:
+      cause = "file \(name) is protected, as the CC announces"
+      m +=
+        "The CC lists it as a proprietary file with read access \(Hex.string([r]).uppercased()) "
+        + "(\(CapabilityContainer4.accessMeaning(r))): the tag asks for its vendor's condition "
+        + "first, so the refusal is the expected answer. "
+    case nil:
+      cause = "file \(name), not the NDEF file, is protected"
+      m += "The CC read in this session lists no such file. "
+    }
+    m +=
+      "readNDEF and queryNDEFStatus never read this file: the app sent the READ itself "
+      + "(sendCommand(apdu:) gets the status word, no NFCReaderError), and the NDEF file's "
+      + "access is not what was refused."
+    return (
+      "t4t-proprietary-file-protected", cause, m,
+      "To read file \(name), meet the vendor's access condition first through "
+        + "sendCommand(apdu:) (NTAG 424 DNA: AuthenticateEV2First with the file's read key, then "
+        + "ReadData 90 AD in the file's communication mode); the NDEF message is in the NDEF "
+        + "file: read it with readNDEF."
+    )
+  }
+
   /// Refusals that show the APDU was the app's own: past the NDEF file or above MLc / MLe.
   /// writeNDEF and readNDEF stay within the CC's limits (402 before sending), and
   /// sendCommand(apdu:) returns the status word without an NFCReaderError.
@@ -209,8 +266,10 @@ enum Type4StatusRule: DiagnosisRule {
     // A refusal the reader got past (a later SELECT of the same file worked) is a warning;
     // one expected on the way (no NDEF application selected yet) an info; neither raised
     // the error in this trace.
+    // A protected proprietary file's refused read is an info note (the app's own read).
     let soft: Severity? =
-      x.cause == noApplication ? .info : x.cause.hasPrefix(formRefused) ? .warning : nil
+      x.cause == noApplication || x.code == "t4t-proprietary-file-protected"
+      ? .info : x.cause.hasPrefix(formRefused) ? .warning : nil
     // Past the file, only a writer other than writeNDEF sends it (writeNDEF stops at 402).
     // A query whose NDEF detection stopped at this refusal returned notSupported, no error.
     let detectionStop =
@@ -630,6 +689,8 @@ enum Type4StatusRule: DiagnosisRule {
     where cmd.name == "UPDATE file" && cmd.fileID != nil && c.session.type4CC != nil
       && cmd.fileID != c.session.type4CC?.ndefFile.fileID:
       return otherFileRefused(cmd, c)
+    case "6982" where protectedFileRead(cmd, c):
+      return otherFileReadRefused(cmd, c)
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
       if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6, w == 0x00 {
