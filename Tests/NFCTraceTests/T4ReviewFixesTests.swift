@@ -220,4 +220,32 @@ import Testing
     DiagnosisRender.text(report, frames: [:], to: out)
     #expect(out.text.contains("0 error(s), 0 warning(s), 1 note(s)"))
   }
+
+  // MARK: Finding 3: a query's status in diagnose
+
+  /// A query stopped by 6A82 to the NDEF file's SELECT: diagnose's header gives the status
+  /// `sessions` gives (notSupported), not "outcome ok".
+  @Test func diagnoseHeaderGivesTheQueryStatus() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.selectType4CC()
+    t.apdu(
+      [0x00, 0xB0, 0x00, 0x00, 0x0F],
+      [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, 0x00, 0xFF, 0x00, 0x00]
+        + ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], [0x6A, 0x82])
+    let report = try t.diagnose()
+    let query = try #require(report.sessions.last?.analysis.operations[1])
+    #expect(query.outcomeText == "notSupported")
+    #expect(query.shortText == "queryNDEFStatus notSupported")
+    let out = OutputBuffer(fd: nil)
+    DiagnosisRender.text(report, frames: [:], to: out)
+    let lines = out.text.split(separator: "\n").map(String.init)
+    #expect(
+      lines.contains {
+        $0.hasPrefix(
+          "queryNDEFStatus (operation 1, frames 8–15): outcome notSupported — the tag has no NDEF "
+            + "file E104")
+      })
+  }
 }

@@ -140,15 +140,20 @@ public struct Operation: Sendable, Equatable {
   public var writesClassicBlocks: Bool { !classicWrites.isEmpty }
 
   /// `writeNDEF interrupted` or `queryNDEFStatus readWrite 492 B`.
-  public var shortText: String {
-    var text = kind.rawValue
-    if kind == .queryNDEFStatus, case .string(let s)? = detail("status") {
-      text += " " + s
-      if case .int(let c)? = detail("capacity") { text += " \(c) B" }
-      if outcome != .ok { text += " (\(outcome.rawValue))" }
-      return text
+  public var shortText: String { kind.rawValue + " " + outcomeText }
+
+  /// The outcome as `sessions` and `diagnose` word it: a queryNDEFStatus that found the
+  /// status gives it as Core NFC's completion handler does (`NFCNDEFStatus`: `notSupported`,
+  /// `readWrite 492 B`; nfc-facts §8.1), with the outcome after it when not ok; any other
+  /// operation its outcome (`interrupted`).
+  public var outcomeText: String {
+    guard kind == .queryNDEFStatus, case .string(let s)? = detail("status") else {
+      return outcome.rawValue
     }
-    return text + " " + outcome.rawValue
+    var text = s
+    if case .int(let c)? = detail("capacity") { text += " \(c) B" }
+    if outcome != .ok { text += " (\(outcome.rawValue))" }
+    return text
   }
 }
 

@@ -74,8 +74,8 @@ public enum DiagnosisRender {
       let fs = findings[i] ?? []
       guard verdict != nil || !fs.isEmpty else { continue }
       // A verdict (writes, failures) in capitals; other operations with findings show their
-      // outcome, which is no verdict.
-      let state = verdict?.verdict.rawValue.uppercased() ?? "outcome " + op.outcome.rawValue
+      // outcome, which is no verdict (a query's the NDEF status it found, as `sessions`).
+      let state = verdict?.verdict.rawValue.uppercased() ?? "outcome " + op.outcomeText
       // An outcome the trace cannot tell (cut, tag not heard) says why before any finding.
       let cause =
         (op.outcome == .unknown ? op.reason : nil) ?? headline(fs, op)?.cause ?? op.reason
