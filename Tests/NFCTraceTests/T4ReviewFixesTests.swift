@@ -248,4 +248,51 @@ import Testing
             + "file E104")
       })
   }
+
+  // MARK: Finding 4: DESFire DUPLICATE_ERROR while formatting
+
+  /// Android's DESFire NDEF formatting: CREATE APPLICATION answered 91DE (already there) goes
+  /// on; the WriteData refused 919D is what failed the operation, and diagnose's header names
+  /// it. 91DE stays a note, worded as harmless.
+  @Test func duplicateApplicationIsHarmlessAndTheBlockingRefusalLeads() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x90, 0x5A, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00], desfireOK)
+    t.apdu(
+      [0x90, 0xCA, 0x00, 0x00, 0x0E, 0xEE, 0xEE, 0x10, 0x0F, 0x21, 0x10, 0xE1]
+        + [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], [0x91, 0xDE])
+    t.apdu([0x90, 0x5A, 0x00, 0x00, 0x03, 0xEE, 0xEE, 0x10, 0x00], desfireOK)
+    t.apdu(
+      [0x90, 0x3D, 0x00, 0x00, 0x09, 0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00],
+      [0x91, 0x9D])
+    let report = try t.diagnose()
+    let s = try #require(report.sessions.last)
+    let i = try #require(s.analysis.operations.lastIndex { $0.kind == .transceive })
+    let op = s.analysis.operations[i]
+    #expect(op.outcome == .failed)
+    #expect(op.reason == "DESFire WRITE DATA refused: SW 919d DESFire: permission denied")
+    #expect(op.detail("duplicate_error") == .int(11))
+    #expect(op.failedFrames == [15])
+    let fs = s.findings.filter { $0.operation == i }
+    #expect(fs.map(\.code) == ["apdu-refused", "apdu-refused"])
+    #expect(
+      fs.first?.cause
+        == "the application already exists (DUPLICATE_ERROR, harmless) (SW 91DE to DESFire "
+        + "CREATE APPLICATION Lc 14 Le 256)")
+    let head = try #require(DiagnosisRender.headline(fs, op))
+    #expect(head.cause.hasSuffix("(SW 919D to DESFire WRITE DATA Lc 9 Le 256)"))
+  }
+
+  /// 91DE alone, the formatting going on and succeeding: the operation is ok.
+  @Test func duplicateApplicationAloneFailsNothing() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu(
+      [0x90, 0xCA, 0x00, 0x00, 0x05, 0xEE, 0xEE, 0x10, 0x0F, 0x21, 0x00], [0x91, 0xDE])
+    t.apdu([0x90, 0x5A, 0x00, 0x00, 0x03, 0xEE, 0xEE, 0x10, 0x00], desfireOK)
+    let op = try #require(try sessions(t).last?.operations.last)
+    #expect(op.kind == .transceive)
+    #expect(op.outcome == .ok)
+    #expect(op.detail("duplicate_error") == .int(9))
+  }
 }

@@ -264,6 +264,14 @@ struct Type4Procedure: Sendable {
         pendingWrite = nil
         pendingRead = nil
       }
+      if sw == "91de", command == nil, apdu?.name.hasPrefix("DESFire CREATE") == true {
+        // DUPLICATE_ERROR: the application or file to create is already there (MIFARE DESFire
+        // EV1 datasheet, status codes; NT4H2421Gx §10 Table 23). A formatter goes on with it
+        // (Android's NDEF formatting of a DESFire selects the existing application next):
+        // harmless, it fails nothing; the first such answer is noted (`duplicate_error`).
+        if op.detail("duplicate_error") == nil { op.set("duplicate_error", .int(frame)) }
+        return
+      }
       let first = op.outcome == .ok
       // The same APDU refused 6581 again (the stack retries, up to 5 times): still retriable.
       let again =

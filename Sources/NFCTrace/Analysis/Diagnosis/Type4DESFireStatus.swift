@@ -74,6 +74,21 @@ extension Type4StatusRule {
           + "list what it has).",
         "Select an \(what) the tag has, or create it first."
       )
+    case "91DE" where cmd.name.hasPrefix("DESFire CREATE"):
+      // DUPLICATE_ERROR to a Create command: what it creates is there already; a formatter
+      // (Android's DESFire NDEF formatting) goes on, so it fails nothing (`Type4Procedure`).
+      let what = cmd.name.hasSuffix("APPLICATION") ? "application" : "file"
+      return (
+        "apdu-refused", "the \(what) already exists (DUPLICATE_ERROR, harmless)",
+        "The tag answered DUPLICATE_ERROR (91DE) to \(cmd.summary): the \(what) it creates is "
+          + "already on the tag, from an earlier formatting or personalisation. Nothing was "
+          + "changed, and nothing is lost: a formatter (Android's NDEF formatting of a DESFire) "
+          + "selects the existing \(what) and goes on, so this answer does not stop the "
+          + "procedure; a refusal after it does.",
+        "Nothing to fix for this answer. To start from scratch, delete the \(what) first "
+          + "(DeleteApplication DA / DeleteFile DF, with the key its settings name), or use "
+          + "what is there after checking its settings (GetFileSettings)."
+      )
     case "91BE", "917E":
       return (
         "apdu-refused",
