@@ -241,6 +241,16 @@ import Testing
         == "CHECK ok: 2 block(s) → 00 00 00 00 … — 16 data bytes for 2 block(s) of 16")
   }
 
+  /// A successful CHECK answer that stops at its status flags says it is cut (it showed a
+  /// bare `CHECK ok`).
+  @Test func checkAnswerWithoutBlockCountIsNamed() {
+    let cut = Self.nfcF(0, .tag, [0x0C, 0x07] + Self.idm + [0x00, 0x00], timeUs: 0)
+    let (out, _) = decodeAll([cut])
+    #expect(
+      out[0].innermost?.summary
+        == "CHECK ok — no block count or data after the status flags (cut short)")
+  }
+
   /// A real NFC-Laboratory capture of three polls: each is a connect of the card, whose IDm
   /// is the session's identifier (no ISO/IEC 7816-6 manufacturer: an IDm is not a UID).
   @Test func nfcLabFeliCaSessionHasTheIDm() throws {

@@ -273,6 +273,27 @@ private func emptyNTAG213() -> TraceBuilder {
   #expect(read.reason == "reads stopped before the end of the 16-byte message")
 }
 
+/// A read-back before the readNDEF counts as read: the query's READ 3 returns pages 3–6 as
+/// written, the readNDEF's READ 7 the rest, as Core NFC reads after a write. It said
+/// "reads stopped before the end" (the confirmed bytes keep `written`, under the READ's frame).
+@Test func readBackInTheQueryCountsForTheReadNDEF() throws {
+  var b = emptyNTAG213()
+  let message: [UInt8] = [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+  let bytes = [0x03, UInt8(message.count)] + message + [0xFE]
+  for (k, at) in stride(from: 0, to: bytes.count, by: 4).enumerated() {
+    let chunk = Array(bytes[at..<min(at + 4, bytes.count)])
+    b.write(4 + k, chunk + Array(repeating: 0, count: 4 - chunk.count))
+  }
+  let padded = bytes + Array(repeating: 0, count: 32)
+  b.read(3, [0xE1, 0x10, 0x12, 0x00] + Array(padded[0..<12]))
+  b.read(7, Array(padded[12..<28]))
+  let s = try #require(try sessions(b).first)
+  #expect(s.operations.suffix(2).map(\.kind) == [.queryNDEFStatus, .readNDEF])
+  let read = try #require(s.operations.last)
+  #expect(read.outcome == .ok)
+  #expect(read.detail("message") == .hex(message))
+}
+
 /// A Proxmark3 client session log whose `trace list` table starts after 4 KiB of other output
 /// (`hw version`, `hf 14a info`) is detected by content (hunt importers #6: unknown format).
 @Test func formatDetectionLooksPastALongPreamble() throws {

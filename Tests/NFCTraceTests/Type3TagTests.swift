@@ -88,11 +88,12 @@ private struct FeliCaTrace {
 }
 
 private func aib(
-  nmaxb: Int = 13, writeOn: Bool = false, rw: UInt8 = 1, ln: Int, version: UInt8 = 0x10
+  nmaxb: Int = 13, writeOn: Bool = false, rw: UInt8 = 1, ln: Int, version: UInt8 = 0x10,
+  nbw: UInt8 = 1
 ) -> [UInt8] {
   Type3AttributeBlock(
     parsing: [
-      version, 4, 1, UInt8(nmaxb >> 8), UInt8(nmaxb & 0xFF), 0, 0, 0, 0, writeOn ? 0x0F : 0, rw,
+      version, 4, nbw, UInt8(nmaxb >> 8), UInt8(nmaxb & 0xFF), 0, 0, 0, 0, writeOn ? 0x0F : 0, rw,
       UInt8(ln >> 16), UInt8((ln >> 8) & 0xFF), UInt8(ln & 0xFF), 0, 0,
     ])!.serialized()
 }
@@ -1272,6 +1273,21 @@ extension Type3DiffTests {
     ok.update([2], Array(next[16..<32]))
     ok.update([0], aib(ln: 25))
     #expect(try ok.diagnose().codes.isEmpty)
+  }
+
+  /// One UPDATE of blocks 0 and 1 (Nbw 4) that sets WriteF ON in block 0 opens the procedure
+  /// before its data: a safe order (it was `unsafe-write-order`, the flag checked too early).
+  @Test func writeFlagSetInTheSameUpdateAsDataIsSafe() throws {
+    let next = padded([0xD1, 0x01, 0x15, 0x55, 0x04] + Array("nfctrace.example/t3t".utf8), 2)
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16, nbw: 4))
+    t.update([0, 1], aib(writeOn: true, ln: 16, nbw: 4) + Array(next[0..<16]))
+    t.update([2], Array(next[16..<32]))
+    t.update([0], aib(ln: 25, nbw: 4))
+    let report = try t.diagnose()
+    #expect(report.codes.isEmpty)
+    #expect(report.sessions[0].verdicts.map(\.verdict) == [.succeeded])
   }
 
   /// A read-only FeliCa tag's note speaks of the RW Flag, not Type 2 lock bits.

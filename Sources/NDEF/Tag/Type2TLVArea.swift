@@ -202,13 +202,16 @@ public struct Type2TLVArea: Sendable {
     if baseAddress < 16 { reader.position = 16 - baseAddress }
     self.baseAddress = baseAddress
     var tlvs: [Type2TLV] = []
+    // Kept as a flag, not looked up: an area of NULL TLVs is one TLV per byte.
+    var sawNDEF = false
     while let tlv = reader.next() {
       tlvs.append(tlv)
       if tlv.tag == .terminator { break }
+      if tlv.tag == .ndef { sawNDEF = true }
       // Past the NDEF TLV only NULL, Proprietary, Terminator (and further NDEF) TLVs are
       // defined (misplaced Lock/Memory Control TLVs are read to be reported); other bytes there are an earlier, longer message's leftovers (a rewrite or
       // a torn write left them), which readers never look at (NFC Forum T2T 1.0 §2.3).
-      if tlvs.contains(where: { $0.tag == .ndef }), let t = reader.peek(),
+      if sawNDEF, let t = reader.peek(),
         ![0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE].contains(t)
       {
         reader.note(

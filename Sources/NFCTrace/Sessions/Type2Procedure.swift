@@ -28,6 +28,10 @@ struct Type2Procedure: Sendable {
   private var authenticationStarted: Int?
   /// GET_VERSION went unanswered: the tag lacks it, as one that NAKs it.
   mutating func versionUnanswered() { getVersionRefused = true }
+  /// Pages (numbered across sectors) the session wrote that no READ answer returned since: a
+  /// read-back confirms a write in the memory image under the READ's frame, so the image
+  /// alone cannot tell a byte read back before a readNDEF from one it never read.
+  private var writtenUnread: Set<Int> = []
 
   /// Where an earlier session on the same UID found the NDEF TLV's length (byte address).
   var knownNDEFLengthAddress: Int?
@@ -376,6 +380,7 @@ struct Type2Procedure: Sendable {
         let p = c.absolutePage, case .hex(let data)? = c.field("data")
       {
         Self.record(data, page: p, acknowledged: false, frame: frame, memory: &memory)
+        writtenUnread.insert(p)
       }
       if givesReason {
         op.details.removeAll { $0.key == "nak_page" || $0.key == "nak_code" }
@@ -426,6 +431,7 @@ struct Type2Procedure: Sendable {
     guard let d = f.innermost, d.name == "WRITE" || d.name == "COMPATIBILITY_WRITE" else { return }
     guard let page = d.absolutePage, case .hex(let data)? = d.field("data") else { return }
     Self.record(data, page: page, acknowledged: false, frame: f.frame.index, memory: &memory)
+    writtenUnread.insert(page)
   }
 
   /// Records a WRITE of `data` (its first 4 bytes) to `page` as `stored` says it leaves the
@@ -451,7 +457,7 @@ struct Type2Procedure: Sendable {
   /// Records a READ/FAST_READ answer `a` to a command in the NTAG I2C sector starting at page
   /// `sectorPages` (0 for sector 0 and tags without sectors). Returns the first read-protected
   /// page (AUTH0) when the answer rolled over to page 0 there.
-  private func read(
+  private mutating func read(
     _ a: LayerDecode, sectorPages: Int, frame: Int, memory: inout TagMemory, tag: TagIdentity
   ) -> Int? {
     guard case .hex(let data)? = a.field("data") else { return nil }
@@ -476,6 +482,7 @@ struct Type2Procedure: Sendable {
     for (i, chunk) in stride(from: 0, to: data.count, by: 4).enumerated() {
       let page = first + i
       let target = sectorPages + (page > last ? page - last - 1 : page)
+      if !writtenUnread.isEmpty { writtenUnread.remove(target) }
       memory.type2Read(
         Array(data[chunk..<min(chunk + 4, data.count)]), at: target * 4, frame: frame,
         writeOnly: writeOnly)
@@ -513,7 +520,7 @@ struct Type2Procedure: Sendable {
     return cc[2] == 0x06 ? 15 : nil
   }
 
-  private func write(
+  private mutating func write(
     _ command: LayerDecode?, acknowledged: Bool, frame: Int, op: inout Operation,
     memory: inout TagMemory, tag: TagIdentity
   ) {
@@ -523,6 +530,7 @@ struct Type2Procedure: Sendable {
       data, page: page, acknowledged: acknowledged, frame: frame, memory: &memory,
       dynamicLockPage: page >= 16 ? dynamicLockPage(tag, memory: memory) : nil)
     op.acknowledgedPages.append(page)
+    writtenUnread.insert(page)
   }
 
   /// What a WRITE leaves in the page, nil where it is not known: lock bytes (page 2 bytes 2–3)
@@ -636,15 +644,12 @@ struct Type2Procedure: Sendable {
     let complete = tlv.isComplete
     op.set("ndef_length", .int(tlv.length))
     if tlv.length == 0 { return op.failEmptyRead(lengthField: "The NDEF TLV's length") }
-    // Message bytes the session wrote and no read has returned since, at the read's start:
-    // the image knows them from the write, but this read stopped before them.
+    // Message bytes the session wrote and no read has returned since: the image knows them
+    // from the write, but the read stopped before them.
     let end = area.baseAddress + tlv.valueOffset + tlv.length
-    let image = memory.type2End
-    let unread = (area.baseAddress + tlv.offset..<end).contains { a in
-      let state = image.state(a)
-      return (state == .written || state == .unacknowledged)
-        && (image.frame(a) ?? Int.max) < op.firstFrame
-    }
+    let unread =
+      !writtenUnread.isEmpty
+      && (area.baseAddress + tlv.offset..<end).contains { writtenUnread.contains($0 / 4) }
     if op.outcome == .ok && (!complete || unread) {
       op.outcome = .unknown
       op.reason = "reads stopped before the end of the \(tlv.length)-byte message"

@@ -200,7 +200,7 @@ struct Type3Procedure: Sendable {
       memoryConfiguration = (mc, frame)
       explainNotFormatted()
     }
-    if c.name == "UPDATE" {
+    if c.name == "UPDATE", !Self.setsWriteFlagFirst(c, blocks: blocks) {
       noteDataFirst(blocks, command: x.request?.frame.index ?? frame, op: &op, memory: memory)
     }
     record(data, blocks: blocks, read: c.name == "CHECK", op: &op, memory: &memory, frame: frame)
@@ -367,6 +367,16 @@ struct Type3Procedure: Sendable {
       memory.type3Write(bytes, at: block * 16, acknowledged: false, frame: frame)
       if block == 0 { Self.noteWriteFlag(bytes, op: &op, frame: frame) }
     }
+  }
+
+  /// Whether UPDATE `c` lists block 0 first and sets WriteF ON there: one UPDATE of several
+  /// blocks (Nbw ≥ 2) that opens the write procedure before its data blocks, which the card
+  /// writes in the order listed (T3T 1.0 §7.4.3).
+  private static func setsWriteFlagFirst(_ c: LayerDecode, blocks: [Int]) -> Bool {
+    guard blocks.first == 0, case .hex(let data)? = c.field("data"), data.count >= 16 else {
+      return false
+    }
+    return Type3AttributeBlock(parsing: Array(data[0..<16]))?.writeInProgress == true
   }
 
   /// Records on the operation that its UPDATE of block 0 (acknowledged or not) set WriteF ON:

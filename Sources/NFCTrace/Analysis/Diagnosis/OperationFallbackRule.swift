@@ -431,18 +431,10 @@ enum OperationFallbackRule: DiagnosisRule {
           "authentication-failed", limit.wrongPassword ? .warning : .error, .tagResponseError,
           limit.fix(then: "read or write the protected pages"))
         f.frames += limit.frames
-        switch limit {
-        case .unlimited, .notReached:
-          f.cause = "the tag refused the password sent (\(Type2AuthLimit.label) on PWD_AUTH)"
-        case .mayBeReached(let n, _):
-          f.cause =
-            "the tag refused PWD_AUTH with \(Type2AuthLimit.label): most likely its "
-            + "authentication limit (AUTHLIM \(n)) is reached"
-        case .unknown:
-          f.cause =
-            "the tag refused PWD_AUTH with \(Type2AuthLimit.label): a wrong password, or its "
-            + "authentication limit (AUTHLIM) reached"
-        }
+        f.cause =
+          limit.wrongPassword
+          ? "the tag refused the password sent (\(Type2AuthLimit.label) on PWD_AUTH)"
+          : "the tag refused PWD_AUTH with \(Type2AuthLimit.label): " + limit.likelyCause
         f.message =
           "The tag answered PWD_AUTH with \(Type2AuthLimit.label). \(Type2AuthLimit.disputed) "
           + limit.reason + " This is not a radio problem."

@@ -74,6 +74,17 @@ enum Type2AuthLimit {
     + "reaching AUTHLIM, while ChameleonMini's NTAG21x emulation answers any wrong password "
     + "with it."
 
+  /// What the refusal most likely is, in a finding's cause: "a wrong password", "most likely
+  /// its authentication limit (AUTHLIM n) is reached", or both possibilities.
+  var likelyCause: String {
+    switch self {
+    case .unlimited, .notReached: return "a wrong password"
+    case .mayBeReached(let n, _):
+      return "most likely its authentication limit (AUTHLIM \(n)) is reached"
+    case .unknown: return "a wrong password, or its authentication limit (AUTHLIM) reached"
+    }
+  }
+
   /// What the evidence says of the refusal.
   var reason: String {
     switch self {

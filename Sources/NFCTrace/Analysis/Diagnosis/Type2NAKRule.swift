@@ -443,16 +443,10 @@ enum Type2NAKRule: DiagnosisRule {
           refused.name == "PWD_AUTH" && refused.answer == .nak(4)
           ? Type2AuthLimit.at(refused, c, g) : nil
         if let limit, !limit.wrongPassword {
-          let reached: String
-          if case .mayBeReached(let n, _) = limit {
-            reached = "most likely its authentication limit (AUTHLIM \(n)) is reached"
-          } else {
-            reached = "a wrong password, or its authentication limit (AUTHLIM) reached"
-          }
           return Cause(
             code: "t2t-nak-password",
             cause: "the page is password protected and the tag refused PWD_AUTH with "
-              + "\(Type2AuthLimit.label): " + reached,
+              + "\(Type2AuthLimit.label): " + limit.likelyCause,
             message: "CFG0 (read from the tag) sets AUTH0 = \(Type2Geometry.page(a.value)): pages "
               + "from there on need PWD_AUTH before writing. The tag answered the PWD_AUTH at "
               + "frame \(refused.frame) with \(Type2AuthLimit.label). "

@@ -46,8 +46,8 @@ enum Type3Rule: DiagnosisRule {
           + (pastArea(c, op).map { _ in ": the message is larger than the NDEF area" } ?? ""),
         message:
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
-          + "The block was not written; the \(op.kind.rawValue) operation failed."
-          + (pastArea(c, op) ?? ""),
+          + (pastArea(c, op).map { "The block was not written; the write failed." + $0 }
+            ?? "The block was not written; the \(op.kind.rawValue) operation failed."),
         // Past the area the UPDATEs were the app's own (writeNDEF refuses with 402 first):
         // writeWithoutEncryption gives the status flags to its completion handler.
         coreNFCError: pastArea(c, op) == nil ? c.refusalError(i) : nil,
@@ -67,8 +67,9 @@ enum Type3Rule: DiagnosisRule {
       + "\(aib.nmaxb), \(aib.capacity) bytes, queryNDEFStatus's capacity): the message being "
       + "written needs more than \(aib.capacity) bytes and does not fit this tag. Core NFC's "
       + "writeNDEF(_:completionHandler:) refuses such a message with 402 before writing, so "
-      + "these UPDATEs were the app's own (NFCFeliCaTag's writeWithoutEncryption, whose "
-      + "completion handler gets the status flags, not an NFCReaderError)."
+      + "this write procedure (shown as writeNDEF: it follows the NDEF write steps) was the "
+      + "app's own, with NFCFeliCaTag's writeWithoutEncryption, whose completion handler gets "
+      + "the status flags, not an NFCReaderError."
   }
 
   /// The fix for Status Flag 2 `sf2`, refused on `block` (the first of the command's list).

@@ -208,6 +208,10 @@ enum FeliCaMessage {
         if data.count != 16 * Int(count) {
           summary += " — \(data.count) data bytes for \(count) block(s) of 16"
         }
+      } else if verb == "CHECK" {
+        // A CHECK answered with success carries the number of blocks and their data (FeliCa
+        // user's manual, Read Without Encryption): an answer that stops at the flags is cut.
+        summary += " — no block count or data after the status flags (cut short)"
       }
     } else if warning {
       summary =
