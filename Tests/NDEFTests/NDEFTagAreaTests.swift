@@ -99,3 +99,16 @@ struct NDEFTagAreaTests {
   #expect(area.ndef == nil)
   #expect(area.findings.map(\.code) == ["ndef-tlv-missing"])
 }
+
+/// The layout-only parse walks as the full one does: same TLVs and reserved areas (a Memory
+/// Control area inside the NDEF value, a TLV cut by the end), and no findings.
+@Test func layoutParseMatchesTheFullParse() {
+  let bytes = hx("02 03 62 02 02  03 04 D0 00  00 EE EE 00  FD 09 01 02")
+  let full = Type2TLVArea(parsing: bytes, baseAddress: 16)
+  let layout = Type2TLVArea(layoutOf: bytes, baseAddress: 16)
+  #expect(layout.tlvs == full.tlvs)
+  #expect(layout.reservedAreas == full.reservedAreas)
+  #expect(layout.ndefLengthAddress == 22)
+  #expect(full.findings.map(\.code) == ["tlv-length-past-end"])
+  #expect(layout.findings.isEmpty)
+}
