@@ -328,13 +328,10 @@ public struct SessionAnalyzer: Sendable {
     compatibilityPart1 =
       f.innermost.map { Type2Procedure.isCompatibilityWrite($0, part: 1) } == true
       ? f.frame.index : nil
-    // Looked up once: `innermost` walks the layers, and most frames are checked for R(NAK).
-    let innerName = f.innermost?.name
-    let isRNAK = innerName == "R(NAK)"
-    if innerName == "S(WTX)" {
+    if f.innermost?.name == "S(WTX)" {
       wtxUnansweredByReader = nil
       invalidWTX = nil
-    } else if isRNAK, var w = invalidWTX {
+    } else if f.innermost?.name == "R(NAK)", var w = invalidWTX {
       if w.naks.count < 64 { w.naks.append(f.frame.index) }
       invalidWTX = w
     }
@@ -346,17 +343,15 @@ public struct SessionAnalyzer: Sendable {
         settlePresenceLimbo(asQuery: false)
       }
     }
-    if damagedLastAnswer != nil {
-      if isRNAK { damagedRun?.naks += 1 }
-      if let run = damagedRun, run.naks > 0, Self.givesUp(f) {
-        // The reader asked for the answer again (R(NAK), ISO/IEC 14443-4 §7.5.4.2 rule 4), got
-        // it damaged again and ended the exchange: it never had the answer intact.
-        damagedGaveUp(run, next: f)
-      }
-      // Anything but R(NAK) shows the reader went on: it had the answer.
-      if !isRNAK { damagedLastAnswer = nil }
+    if damagedLastAnswer != nil, f.innermost?.name == "R(NAK)" { damagedRun?.naks += 1 }
+    if damagedLastAnswer != nil, let run = damagedRun, run.naks > 0, Self.givesUp(f) {
+      // The reader asked for the answer again (R(NAK), ISO/IEC 14443-4 §7.5.4.2 rule 4), got
+      // it damaged again and ended the exchange: it never had the answer intact.
+      damagedGaveUp(run, next: f)
     }
-    if !isRNAK, damagedRun != nil { damagedRun = nil }
+    // Anything but R(NAK) shows the reader went on: it had the answer.
+    if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
+    if f.innermost?.name != "R(NAK)" { damagedRun = nil }
     // The reader sends the command whose answer was not understood again: the new answer
     // decides, as after a NAK 1 or a damaged answer.
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
@@ -365,7 +360,7 @@ public struct SessionAnalyzer: Sendable {
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: f) }
     if wrongBlock != nil { settleWrongBlock(next: f) }
-    lastReaderNAK = isRNAK ? f.frame.index : nil
+    lastReaderNAK = f.innermost?.name == "R(NAK)" ? f.frame.index : nil
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
       if var limbo = chainLimbo {
         if limbo.notCaptured == nil { limbo.notCaptured = f }
@@ -383,7 +378,7 @@ public struct SessionAnalyzer: Sendable {
     if selectLimbo != nil, kind != nil || f.startsActivation {
       settleSelectLimbo(as: kind)
     }
-    if let name = innerName, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
+    if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
     } else if kind != nil {
       closing = false
@@ -798,11 +793,9 @@ public struct SessionAnalyzer: Sendable {
     if f.findings.contains(where: { $0.code == "tag-ack-to-unchained-block" }) {
       return ackInsteadOfAnswer(f)
     }
-    // Findings first: most frames have none, and the layer lookups cost more.
-    if !f.findings.isEmpty,
-      let x = f.findings.first(where: { $0.code == "unexpected-block-number" }),
-      let command = pending, command.layer(.iso7816) != nil, f.frame.crc != .bad,
-      f.layer(.isoDEP)?.name == "I-block"
+    if let command = pending, command.layer(.iso7816) != nil, f.frame.crc != .bad,
+      f.layer(.isoDEP)?.name == "I-block",
+      let x = f.findings.first(where: { $0.code == "unexpected-block-number" })
     {
       return wrongBlockNumber(f, command: command.frame.index, why: x.message)
     }
