@@ -210,19 +210,4 @@ import Testing
     let f = try #require(try b.diagnose().finding("read-interrupted"))
     #expect(f.frames == [18, 19, 20, 21])
   }
-
-  /// A reader that takes the wrong-numbered block anyway (its next I-block toggles its
-  /// number): the block answered the READ, and nothing failed.
-  @Test func wrongBlockTakenByALenientReaderAnswers() throws {
-    var b = Self.readStart()
-    b.tag([0x02] + Self.message + Self.ok)  // 19: block 0, 1 due
-    b.reader([0x02, 0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03])  // 20: toggled: it took it
-    b.tag([0x02] + Self.ok)  // 21
-    let s = try #require(try sessions(b).first)
-    let read = try #require(s.operations.first { $0.kind == .readNDEF })
-    #expect(read.outcome == .ok)
-    #expect(read.detail("block_number_rejected") == nil)
-    #expect(read.detail("message") == .hex(Self.message))
-    #expect(try b.diagnose().finding("block-number-rejected") == nil)
-  }
 }

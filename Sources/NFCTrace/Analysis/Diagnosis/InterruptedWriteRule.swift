@@ -223,18 +223,15 @@ enum InterruptedWriteRule: DiagnosisRule {
     if let nak = idleNAK { return idleAfterNAK(c, i, nak: nak, details: details) }
     if let halt { return haltedTag(c, i, halt: halt, details: details) }
     details += completeMessageNote(c, i)
-    // The tag answered after the silence, but only with a block of the wrong number (session
-    // detail `block_number_rejected`): not a tag taken away.
-    let wrongBlock = op.detail("block_number_rejected") != nil
-    var text =
-      (wrongBlock
-        ? "The tag gave no valid answer in the middle of \(op.kind.rawValue)."
-        : "The tag stopped answering in the middle of \(op.kind.rawValue).") + details
+    var text = "The tag stopped answering in the middle of \(op.kind.rawValue)." + details
     // Every unanswered frame reached the capture damaged: the tag may have got them damaged
     // too and ignored them (a tag does not answer an invalid block, ISO/IEC 14443-4 §7.5.4).
     let damagedSilence =
       !oversized && !op.unansweredFrames.isEmpty
       && op.unansweredFrames.allSatisfy { c.rf.damagedFrames.contains($0) }
+    // The tag answered after the silence, but only with a block of the wrong number (session
+    // detail `block_number_rejected`): not a tag taken away.
+    let wrongBlock = op.detail("block_number_rejected") != nil
     text +=
       wrongBlock
       ? " The tag did not leave: after the reader's R(NAK) it answered only with an I-block of "
