@@ -176,38 +176,4 @@ import Testing
     #expect(f.coreNFCError == nil)
     #expect(f.frames == [19])
   }
-
-  /// A READ answer longer than the reader's FSD (32) carrying a malformed message, R(NAK)ed:
-  /// the reader never took the data, so the FSD overrun is the cause, not the message.
-  @Test func droppedOverFSDFrameIsTheCauseNotItsContent() throws {
-    var b = TraceBuilder()
-    b.activateType4(fsdi: 2)
-    b.queryType4(nlen: 30)
-    // A record claiming 31 bytes of TYPE and PAYLOAD where 27 remain.
-    let message: [UInt8] = [0xD1, 0x01, 0x1E, 0x55] + Array(repeating: 0x61, count: 26)
-    b.reader([0x03, 0x00, 0xB0, 0x00, 0x02, 0x1E])  // 18
-    b.tag([0x03] + message + Self.ok)  // 19: 35 bytes with CRC
-    b.reader([0xB3])  // 20
-    b.tag([0x03] + message + Self.ok)  // 21
-    let read = try #require(try sessions(b).first?.operations.last)
-    #expect(read.outcome == .failed)
-    #expect(read.detail("frame_dropped") == .int(19))
-    let r = try b.diagnose()
-    #expect(r.finding("ndef-malformed-on-read") == nil)
-    #expect(r.findings.first?.code == "response-exceeds-fsd")
-  }
-
-  /// The tag chains the READ's answer, and its next part never comes after the reader's
-  /// R(ACK)s: the evidence holds the READ and the part, not only the silent R(ACK)s.
-  @Test func cutChainEvidenceHoldsTheCommandAndItsPart() throws {
-    var b = Self.readStart()
-    b.tag([0x13] + Array(Self.message.prefix(3)))  // 19: chained part 1
-    b.reader([0xA2])  // 20: R(ACK) 0, no answer
-    b.reader([0xA2], gapUs: 40_000)  // 21
-    let read = try #require(try sessions(b).first?.operations.last)
-    #expect(read.outcome == .interrupted)
-    #expect(read.detail("cut_exchange") == .string("18,19"))
-    let f = try #require(try b.diagnose().finding("read-interrupted"))
-    #expect(f.frames == [18, 19, 20, 21])
-  }
 }

@@ -1320,8 +1320,7 @@ public struct SessionAnalyzer: Sendable {
   /// The reader's frame after a tag frame longer than its FSD (`next`; nil: none in the
   /// operation). A reader must drop such a frame (ISO/IEC 14443-4 §7.1.1) and answer it with
   /// R(NAK) (§7.5.4.2 rule 4); a next I-block that does not toggle the block number shows it
-  /// did not take it either: the operation failed (Core NFC 102; detail `frame_dropped`: the
-  /// frame). A next I-block or R(ACK)
+  /// did not take it either: the operation failed (Core NFC 102). A next I-block or R(ACK)
   /// that toggles shows a reader that took it anyway. S(DESELECT), HLTA or nothing after it
   /// end the exchange either way: what the app got is unknown.
   private mutating func settleFSDOverrun(_ overrun: (frame: Int, why: String), next: DecodedFrame?)
@@ -1337,7 +1336,6 @@ public struct SessionAnalyzer: Sendable {
       "the tag's frame \(overrun.frame) is longer than the reader can receive (\(overrun.why))"
     if dropped {
       op.fail(why + ": the reader dropped it (ISO/IEC 14443-4 §7.1.1)", frame: overrun.frame)
-      op.set("frame_dropped", .int(overrun.frame))
     } else {
       op.outcome = .unknown
       op.reason =
@@ -1494,15 +1492,6 @@ public struct SessionAnalyzer: Sendable {
       // reader sent after it are its recovery (ISO/IEC 14443-4 §7.5.4 rule 4), not a command.
       if op.outcome != .interrupted { op.reason = silence.why }
       op.outcome = .interrupted
-      // The APDU the silent ISO-DEP blocks asked the answer of (an R(ACK) fetching its next
-      // chained part, an R(NAK)) and what came between: detail `cut_exchange`.
-      if deferredSilenceIsISODEP, let p = pending, p.layer(.iso7816) != nil,
-        p.frame.index < silence.frame, silence.frame - p.frame.index <= 8,
-        op.firstFrame <= p.frame.index
-      {
-        let cut = Array(p.frame.index..<silence.frame).map(String.init)
-        op.set("cut_exchange", .string(cut.joined(separator: ",")))
-      }
       // The APDU still waiting (kept busy by S(WTX), or R(NAK)ed) never got its answer: an
       // UPDATE's bytes may or may not be in the tag's memory, as for one with no answer at all
       // (a damaged copy of its answer shows the tag carried it out).

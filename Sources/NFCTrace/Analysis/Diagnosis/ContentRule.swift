@@ -287,10 +287,7 @@ enum ContentRule: DiagnosisRule {
       let op = c.session.operations[i]
       // Framing damage only (records that cannot be delimited): a payload a record's type
       // does not expect still reaches the app as that record.
-      // A message carried by a frame the reader dropped (longer than its FSD, session detail
-      // `frame_dropped`) never reached the app: `response-exceeds-fsd` is the cause.
-      guard op.kind == .readNDEF, case .hex(let bytes)? = op.detail("message"), !bytes.isEmpty,
-        op.detail("frame_dropped") == nil
+      guard op.kind == .readNDEF, case .hex(let bytes)? = op.detail("message"), !bytes.isEmpty
       else { return nil }
       let report = NDEFValidator.validate(bytes, mode: .relax)
       // The framing failure stops decoding: it is the last error (findings go by offset).

@@ -329,14 +329,7 @@ enum OperationFallbackRule: DiagnosisRule {
     // say what was refused.
     let logged = c.commands(in: i)
     let requests = op.failedFrames.compactMap { f in logged.first { $0.answerFrame == f }?.frame }
-    var frames = Array(Set(requests + op.failedFrames)).sorted() + op.unansweredFrames
-    // An ISO-DEP block left unanswered (an R(ACK) fetching the next chained part, an R(NAK))
-    // asks for the answer to the APDU before it: that command and what the tag sent since (a
-    // chained part) show what was cut off (ISO/IEC 14443-4 §7.5.2).
-    // (SessionAnalyzer detail `cut_exchange`).
-    if case .string(let list)? = op.detail("cut_exchange") {
-      frames = list.split(separator: ",").compactMap { Int($0) } + frames
-    }
+    let frames = Array(Set(requests + op.failedFrames)).sorted() + op.unansweredFrames
     let reason = op.reason ?? op.outcome.rawValue
     func make(_ code: String, _ sev: Severity, _ e: CoreNFCError?, _ fix: String)
       -> DiagnosisFinding
