@@ -145,12 +145,6 @@ public struct LayerUnit: Sendable {
   /// (ISO-DEP `incomplete-chain`): it answers a command no layer saw whole, so inner layers
   /// pair it with no earlier command.
   public var answersIncompleteCommand = false
-  /// True for a tag's ISO-DEP I-block whose block number is not the one due (ISO-DEP
-  /// `unexpected-block-number`): a reader takes only an I-block whose number matches its own
-  /// and asks for the answer again with R(NAK) (ISO/IEC 14443-4 §7.5.4.2, nfc-facts §2.6), so
-  /// it answers no command; inner layers decode it without pairing, and the command stays
-  /// pending for the valid answer.
-  public var wrongBlockNumber = false
   /// True when the source kept only the first bytes of the tag's answer (a PC/SC READ BINARY
   /// with `Le` below 16 returns that many of the READ answer's 16 bytes).
   public var partialAnswer = false

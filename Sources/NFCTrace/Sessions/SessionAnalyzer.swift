@@ -115,10 +115,6 @@ public struct SessionAnalyzer: Sendable {
   /// nothing since but R(NAK) (asking for it again, ISO/IEC 14443-4 §7.5.4): whether the
   /// reader got it intact is unknown until it goes on.
   private var damagedLastAnswer: Int?
-  /// The damaged copies of the pending command's answer in a row (`first`: the first one's
-  /// frame) and the reader's R(NAK)s after them (`naks`): a reader that asked again and then
-  /// gives up (S(DESELECT), HLTA, a new activation) never had the answer intact.
-  private var damagedRun: (first: Int, naks: Int)?
   /// The last APDU frame left unanswered, until the reader sends something other than an
   /// R-block: the tag's answer after R(NAK) answers it.
   private var silentIBlock: DecodedFrame?
@@ -134,13 +130,6 @@ public struct SessionAnalyzer: Sendable {
   /// answered yet. The PCD must answer it with an S(WTX) response (ISO/IEC 14443-4 §7.3). If
   /// the operation ends first, the APDU's answer never came because the reader stopped.
   private var wtxUnansweredByReader: Int?
-  /// The tag's S(WTX) request for the pending APDU with an invalid WTXM (the ISO-DEP layer's
-  /// `invalid-wtxm` or `malformed-wtx`: its frame and message) and the reader's R(NAK)s after
-  /// it. WTXM is 1…59 (ISO/IEC 14443-4 §7.3; nfc-facts §2.5): a reader treats any other as an
-  /// invalid block and answers R(NAK) (§7.5.4.2 PCD rule 4) instead of an S(WTX) response; a
-  /// tag that then never answers leaves the command failed on its protocol error, not on a
-  /// tag taken away (`finishCurrent`).
-  private var invalidWTX: (frame: Int, why: String, naks: [Int])?
   /// The first ISO-DEP presence check left unanswered after the last command's answer: it
   /// interrupts the operation only if its procedure had not finished (`closeCurrent`).
   private var presenceSilence: (frame: Int, why: String)?
@@ -155,18 +144,6 @@ public struct SessionAnalyzer: Sendable {
   /// A tag frame longer than the reader's FSD (the ISO-DEP layer's `frame-exceeds-fsd`: its
   /// frame and message), until the reader's next frame shows whether it took it.
   private var fsdOverrun: (frame: Int, why: String)?
-  /// The tag's I-blocks that answered the pending APDU (`command`, its frame) with the wrong
-  /// block number (the ISO-DEP layer's `unexpected-block-number`: `why`), the reader's R(NAK)s
-  /// after them, and the last such block (`last`). A reader takes only an I-block whose number
-  /// matches its own and R(NAK)s any other (ISO/IEC 14443-4 §7.5.4.2, PCD rules 4 and B;
-  /// nfc-facts §2.6): such a block is no answer unless the reader's next I-block toggles its
-  /// number (it took the block anyway). Without a valid answer before the operation ends, the
-  /// command failed (`finishCurrent`).
-  private var wrongBlock:
-    (command: Int, frames: [Int], naks: [Int], last: DecodedFrame, why: String)?
-  /// The reader's last frame when it was an R(NAK): a wrong block answering it joins the
-  /// evidence with it.
-  private var lastReaderNAK: Int?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// A reader chain begun after the last command was answered: its command (known only once
@@ -328,13 +305,7 @@ public struct SessionAnalyzer: Sendable {
     compatibilityPart1 =
       f.innermost.map { Type2Procedure.isCompatibilityWrite($0, part: 1) } == true
       ? f.frame.index : nil
-    if f.innermost?.name == "S(WTX)" {
-      wtxUnansweredByReader = nil
-      invalidWTX = nil
-    } else if f.innermost?.name == "R(NAK)", var w = invalidWTX {
-      if w.naks.count < 64 { w.naks.append(f.frame.index) }
-      invalidWTX = w
-    }
+    if f.innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil {
       if let d = f.innermost, d.protocolID == .type2, !f.startsActivation {
@@ -343,15 +314,8 @@ public struct SessionAnalyzer: Sendable {
         settlePresenceLimbo(asQuery: false)
       }
     }
-    if damagedLastAnswer != nil, f.innermost?.name == "R(NAK)" { damagedRun?.naks += 1 }
-    if damagedLastAnswer != nil, let run = damagedRun, run.naks > 0, Self.givesUp(f) {
-      // The reader asked for the answer again (R(NAK), ISO/IEC 14443-4 §7.5.4.2 rule 4), got
-      // it damaged again and ended the exchange: it never had the answer intact.
-      damagedGaveUp(run, next: f)
-    }
     // Anything but R(NAK) shows the reader went on: it had the answer.
     if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
-    if f.innermost?.name != "R(NAK)" { damagedRun = nil }
     // The reader sends the command whose answer was not understood again: the new answer
     // decides, as after a NAK 1 or a damaged answer.
     if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
@@ -359,8 +323,6 @@ public struct SessionAnalyzer: Sendable {
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: f) }
-    if wrongBlock != nil { settleWrongBlock(next: f) }
-    lastReaderNAK = f.innermost?.name == "R(NAK)" ? f.frame.index : nil
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
       if var limbo = chainLimbo {
         if limbo.notCaptured == nil { limbo.notCaptured = f }
@@ -745,10 +707,6 @@ public struct SessionAnalyzer: Sendable {
       pending?.layer(.iso7816) != nil
     {
       wtxUnansweredByReader = f.frame.index
-      if let x = f.findings.first(where: { $0.code == "invalid-wtxm" || $0.code == "malformed-wtx" }
-      ) {
-        invalidWTX = (f.frame.index, x.message, [])
-      }
     }
     // The tag's I-block ends the reader's chain before its last part (ISO-DEP flags
     // `incomplete-chain`): the tag did not leave, but what it answered to a command never
@@ -793,22 +751,10 @@ public struct SessionAnalyzer: Sendable {
     if f.findings.contains(where: { $0.code == "tag-ack-to-unchained-block" }) {
       return ackInsteadOfAnswer(f)
     }
-    if let command = pending, command.layer(.iso7816) != nil, f.frame.crc != .bad,
-      f.layer(.isoDEP)?.name == "I-block",
-      let x = f.findings.first(where: { $0.code == "unexpected-block-number" })
-    {
-      return wrongBlockNumber(f, command: command.frame.index, why: x.message)
-    }
-    answered(f)
-  }
-
-  /// Tag frame `f` as the answer to the pending command (or a frame no layer could read).
-  private mutating func answered(_ f: DecodedFrame) {
     guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
     deferredSilence = nil
     wtxUnansweredByReader = nil
-    invalidWTX = nil
     let request = pending
     // A damaged answer (CRC failed) is sent again (ISO-DEP R(NAK)) or the command is: the
     // request stays pending for the intact copy.
@@ -816,13 +762,7 @@ public struct SessionAnalyzer: Sendable {
     // takes it for a transmission error); MIFARE Classic ciphertext has its own parity.
     let damaged =
       f.frame.crc == .bad || (!f.frame.parityErrors.isEmpty && f.frame.crc != .encrypted)
-    if !damaged {
-      pending = nil
-      wrongBlock = nil
-      damagedRun = nil
-    } else if damagedRun == nil {
-      damagedRun = (f.frame.index, 0)
-    }
+    if !damaged { pending = nil }
     damagedLastAnswer = damaged ? f.frame.index : nil
     if let probe = discoveryProbe, request?.frame.index == probe.frame {
       // The stack's probe is no step of a procedure nor an app's call: its answer, a refusal
@@ -925,100 +865,6 @@ public struct SessionAnalyzer: Sendable {
     else { return }
     if undecoded == nil {
       undecoded = (f.frame.index, "answer to \(command.summary) not understood: \(reason)")
-    }
-  }
-
-  /// Whether reader frame `f` ends the exchange instead of going on: S(DESELECT), HLTA, HLTB,
-  /// or a new activation (REQA/WUPA, RATS).
-  private static func givesUp(_ f: DecodedFrame) -> Bool {
-    let name = f.innermost?.name ?? ""
-    return f.startsActivation || ["S(DESELECT)", "HLTA", "HLTB", "RATS"].contains(name)
-  }
-
-  /// The reader R(NAK)ed the damaged answers of `run` and then ended the exchange (`next`):
-  /// every copy it got was damaged, the retries ran out (Core NFC 101, nfc-facts §8.2), and the
-  /// command failed. Detail `answer_damaged_retries`: the R(NAK)s.
-  private mutating func damagedGaveUp(_ run: (first: Int, naks: Int), next: DecodedFrame) {
-    damagedRun = nil
-    damagedLastAnswer = nil
-    let what = pending?.innermost?.summary ?? "the command"
-    let then = next.innermost?.summary ?? "frame \(next.frame.index)"
-    current?.set("answer_damaged_retries", .int(run.naks))
-    current?.fail(
-      "every copy of the tag's answer to \(what) from frame \(run.first) on came damaged (CRC "
-        + "or parity failed); the reader asked for it again \(run.naks) time(s) with R(NAK) "
-        + "(ISO/IEC 14443-4 §7.5.4.2) and then gave up (\(then)) without an intact answer",
-      frame: run.first)
-    pending = nil
-  }
-
-  /// Tag I-block `f` with the wrong block number while APDU frame `command` waits for its
-  /// answer (`why`: the ISO-DEP layer's finding): kept aside, not taken as the answer, until
-  /// the reader's next frame shows whether it took it (`settleWrongBlock`). The tag is there:
-  /// no silence before it decides the operation.
-  private mutating func wrongBlockNumber(_ f: DecodedFrame, command: Int, why: String) {
-    undecoded = nil
-    deferredSilence = nil
-    wtxUnansweredByReader = nil
-    if var w = wrongBlock, w.command == command {
-      w.frames.append(f.frame.index)
-      w.last = f
-      wrongBlock = w
-    } else {
-      wrongBlock = (command, [f.frame.index], lastReaderNAK.map { [$0] } ?? [], f, why)
-    }
-  }
-
-  /// The reader's frame `next` after a wrong-numbered tag I-block (`wrongBlock`). R(NAK)
-  /// rejects it (ISO/IEC 14443-4 §7.5.4.2 PCD rule 4); the same command sent again replaces
-  /// it (the new answer decides); an I-block that toggles the reader's block number shows a
-  /// reader that took the block anyway (PCD rule B), which then answers the command. Anything
-  /// else (S(DESELECT), HLTA, another command of the same number) leaves it rejected.
-  private mutating func settleWrongBlock(next: DecodedFrame) {
-    guard var w = wrongBlock, let block = next.layer(.isoDEP) else { return }
-    if block.name == "R(NAK)" {
-      if w.naks.count < 64 { w.naks.append(next.frame.index) }
-      wrongBlock = w
-      return
-    }
-    guard block.name == "I-block", let command = pending, command.frame.index == w.command
-    else { return }
-    if block.field("block_number") != command.layer(.isoDEP)?.field("block_number") {
-      wrongBlock = nil
-      answered(w.last)
-    } else if next.innermost == command.innermost {
-      wrongBlock = nil
-    }
-  }
-
-  /// Fails `op` when its command `wrongBlock` holds never got a valid answer: the tag answered
-  /// only with I-blocks of the wrong block number, which the reader rejected (or did not take).
-  /// An operation the tag already left unanswered keeps `interrupted`, with this reason: the
-  /// tag was there, its answer was not valid. Detail `block_number_rejected`: the command's
-  /// frame, the wrong blocks and the reader's R(NAK)s, comma-separated.
-  private mutating func settleWrongBlockAtEnd(_ op: inout Operation) {
-    guard let w = wrongBlock.take() else { return }
-    let what = pending?.innermost?.summary ?? "the command"
-    let blocks = w.frames.map { "\($0)" }.joined(separator: ", ")
-    let naks = w.naks.map { "\($0)" }.joined(separator: ", ")
-    let why =
-      "the tag answered \(what) only with an I-block of the wrong block number (frame "
-      + "\(blocks): \(w.why)); the reader "
-      + (w.naks.isEmpty
-        ? "did not take it" : "rejected it with R(NAK) (frame \(naks))")
-      + " and got no valid answer (ISO/IEC 14443-4 §7.5.4.2: a reader takes only an I-block "
-      + "whose number matches its own)"
-    let evidence = ([w.command] + w.frames + w.naks).sorted()
-    op.set("block_number_rejected", .string(evidence.map(String.init).joined(separator: ",")))
-    if let p = pending, p.frame.index == w.command,
-      p.layer(.type4) != nil || p.layer(.iso7816) != nil
-    {
-      type4.unanswered(p, memory: &memory)
-    }
-    if op.outcome == .interrupted {
-      op.reason = why
-    } else {
-      op.fail(why, frame: w.frames.first ?? w.command)
     }
   }
 
@@ -1390,9 +1236,6 @@ public struct SessionAnalyzer: Sendable {
     damagedCommands = []
     outcomeBeforeDamage = nil
     silentType2 = nil
-    wrongBlock = nil
-    damagedRun = nil
-    invalidWTX = nil
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil
     connectOnlyPolled = false
@@ -1448,7 +1291,6 @@ public struct SessionAnalyzer: Sendable {
     }
     guard var op = current else { return nil }
     current = nil
-    settleWrongBlockAtEnd(&op)
     if let part1 = compatibilityPart1, op.outcome == .ok, op.firstFrame <= part1,
       part1 <= op.lastFrame
     {
@@ -1457,23 +1299,6 @@ public struct SessionAnalyzer: Sendable {
       op.reason =
         "the tag acknowledged COMPATIBILITY_WRITE part 1 (frame \(part1)), but its part 2, the "
         + "16 data bytes, is not in the capture: what was written is not known"
-    }
-    if let w = invalidWTX.take(), !w.naks.isEmpty, let p = pending, p.layer(.iso7816) != nil {
-      // The reader rejected the invalid S(WTX) and the tag never answered after it: the
-      // protocol error, not the silence, is what failed the command.
-      wtxUnansweredByReader = nil
-      if deferredSilence != nil, op.outcome != .interrupted {
-        deferredSilence = nil
-        let naks = w.naks.map(String.init).joined(separator: ", ")
-        op.fail(
-          "the tag answered \(p.innermost?.summary ?? "the command") with an S(WTX) request "
-            + "the reader could not accept (frame \(w.frame): \(w.why); ISO/IEC 14443-4 §7.3 "
-            + "allows 1…59); the reader rejected it with R(NAK) (frame \(naks)) and the tag "
-            + "never answered", frame: w.frame)
-        let evidence = [p.frame.index, w.frame] + w.naks
-        op.set("invalid_wtx_rejected", .string(evidence.map(String.init).joined(separator: ",")))
-        if p.layer(.type4) != nil { type4.unanswered(p, memory: &memory) }
-      }
     }
     if let wtx = wtxUnansweredByReader.take(), deferredSilence == nil, let p = pending,
       p.layer(.iso7816) != nil

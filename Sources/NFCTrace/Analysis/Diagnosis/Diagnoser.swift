@@ -224,21 +224,14 @@ public enum Diagnoser {
 
   /// Radio context (`command-retried`, `rf-damaged-frames`) names no Core NFC error of its own
   /// on an operation another finding already gives one for: the app's completion handler gets
-  /// one error (a NAK 1 the reader retried is the write's 401, not also a 101). Damage that made
-  /// the retries run out (`command-retried` with 101) names none either.
+  /// one error (a NAK 1 the reader retried is the write's 401, not also a 101).
   private static func contextErrors(_ findings: [DiagnosisFinding]) -> [DiagnosisFinding] {
     let context: Set<String> = ["command-retried", "rf-damaged-frames"]
     let explained = Set(
       findings.filter { !context.contains($0.code) && $0.coreNFCError != nil }
         .compactMap(\.operation))
-    // Retries that ran out (101) are the error the damage led to: the damage names none.
-    let retriesExhausted = Set(
-      findings.filter { $0.code == "command-retried" && $0.coreNFCError != nil }
-        .compactMap(\.operation))
     return findings.map { f in
-      guard context.contains(f.code), let op = f.operation,
-        explained.contains(op) || (f.code == "rf-damaged-frames" && retriesExhausted.contains(op))
-      else {
+      guard context.contains(f.code), let op = f.operation, explained.contains(op) else {
         return f
       }
       var f = f

@@ -229,22 +229,16 @@ enum InterruptedWriteRule: DiagnosisRule {
     let damagedSilence =
       !oversized && !op.unansweredFrames.isEmpty
       && op.unansweredFrames.allSatisfy { c.rf.damagedFrames.contains($0) }
-    // The tag answered after the silence, but only with a block of the wrong number (session
-    // detail `block_number_rejected`): not a tag taken away.
-    let wrongBlock = op.detail("block_number_rejected") != nil
     text +=
-      wrongBlock
-      ? " The tag did not leave: after the reader's R(NAK) it answered only with an I-block of "
-        + "the wrong block number (see block-number-rejected), which answers nothing."
-      : oversized
-        ? " The unanswered frame was longer than the tag's FSC (see command-exceeds-fsc): the tag"
-          + " most likely dropped it rather than left the field."
-        : damagedSilence
-          ? " Every unanswered frame of the reader reached the capture damaged (CRC or parity): "
-            + "the tag may have received them damaged too and ignored them, as tags do with an "
-            + "invalid frame — a disturbed radio link (metal, interference, a weak field at the "
-            + "edge) rather than, or before, the tag leaving."
-          : " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
+      oversized
+      ? " The unanswered frame was longer than the tag's FSC (see command-exceeds-fsc): the tag"
+        + " most likely dropped it rather than left the field."
+      : damagedSilence
+        ? " Every unanswered frame of the reader reached the capture damaged (CRC or parity): "
+          + "the tag may have received them damaged too and ignored them, as tags do with an "
+          + "invalid frame — a disturbed radio link (metal, interference, a weak field at the "
+          + "edge) rather than, or before, the tag leaving."
+        : " Usually the phone moved away from the tag, or the tag sat at the edge of the field."
     // The unanswered commands themselves too: after an S(WTX) the silent frame is the reader's
     // WTX answer, not the command the tag was working on.
     let frames = Array(
@@ -253,11 +247,7 @@ enum InterruptedWriteRule: DiagnosisRule {
           + op.unansweredFrames)
     ).sorted()
     let cause: String
-    if let last = silent.first, wrongBlock {
-      cause =
-        "the tag gave no valid answer to \(last.summary) during \(op.kind.rawValue): only an "
-        + "I-block of the wrong block number"
-    } else if let last = silent.first, oversized {
+    if let last = silent.first, oversized {
       cause =
         "the tag did not answer \(last.summary) during \(op.kind.rawValue): a frame longer than "
         + "its FSC"

@@ -14,15 +14,6 @@
 /// - `response-exceeds-fsd`: a tag frame longer than the FSD from RATS (ISO/IEC 14443-4 §5.1,
 ///   nfc-facts §2.1): the reader cannot take it. Error, 102; warning without an error when
 ///   its operation succeeded (the reader took it anyway). One finding per operation.
-/// - `block-number-rejected`: the tag answered a command only with I-blocks of the wrong
-///   block number, which the reader rejected with R(NAK) (or did not take), and no valid
-///   answer came (SessionAnalyzer detail `block_number_rejected`; ISO/IEC 14443-4 §7.5.4.2,
-///   nfc-facts §2.6: a block with an unexpected number is a protocol error). Error; 102 when
-///   the operation failed, 100 when the tag had left an earlier block unanswered too.
-/// - `invalid-wtxm`: the tag's S(WTX) request with a WTXM outside 1…59, or none (ISO/IEC
-///   14443-4 §7.3, nfc-facts §2.5). Error, 102, when the reader rejected it with R(NAK) and the
-///   tag never answered the command (SessionAnalyzer detail `invalid_wtx_rejected`); warning
-///   without an error when the reader answered it anyway. One finding per operation.
 /// - `command-exceeds-fsc`: a reader frame longer than the FSC from the tag's ATS, a whole
 ///   command or a chained part (ISO/IEC 14443-4 §5.2.4 FSC, §7.5.2 chaining; nfc-facts §2.1):
 ///   the tag may drop it. Error; 100 when the tag did not answer it; warning without an error
@@ -42,7 +33,6 @@
 enum RFRule: DiagnosisRule {
   static let codes = [
     "rf-damaged-frames", "command-retried", "late-response", "wtx-storm", "response-exceeds-fsd",
-    "block-number-rejected", "invalid-wtxm",
     "command-exceeds-fsc", "raw-command-crc-appended", "answer-not-captured", "answer-all-zeros",
   ]
 
@@ -69,8 +59,6 @@ enum RFRule: DiagnosisRule {
           coreNFCError: failed(c, op) ? .tagConnectionLost : nil, fix: holdStill))
     }
     out += fsdOverruns(c)
-    out += rejectedBlocks(c)
-    out += invalidWTX(c)
     if let f = fscOverrun(c) { out.append(f) }
     out += crcAppended(c)
     if let f = missedType2Answers(c) { out.append(f) }
@@ -154,85 +142,6 @@ enum RFRule: DiagnosisRule {
           + "the reader's FSD (ISO/IEC 14443-4 §7.5.2): fix its firmware, or use another tag. "
           + "Core NFC's readNDEF chooses its own Le; an app reading with sendCommand(apdu:) can "
           + "ask for less per READ BINARY (a smaller Le) to stay under the FSD meanwhile.")
-    }
-  }
-
-  /// One finding per operation whose command the tag answered only with I-blocks of the wrong
-  /// block number (SessionAnalyzer detail `block_number_rejected`: the command, those blocks
-  /// and the reader's R(NAK)s).
-  private static func rejectedBlocks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    c.session.operations.indices.compactMap { i -> DiagnosisFinding? in
-      let op = c.session.operations[i]
-      guard case .string(let list)? = op.detail("block_number_rejected") else { return nil }
-      let frames = list.split(separator: ",").compactMap { Int($0) }
-      let silentFirst = op.outcome == .interrupted
-      let write = op.kind == .writeNDEF || op.kind == .writeLock
-      return DiagnosisFinding(
-        code: "block-number-rejected", severity: .error, operation: i,
-        frames: Array(frames.prefix(6)),
-        cause: "the tag answered with an I-block of the wrong block number, which the reader "
-          + "rejected, and never gave a valid answer",
-        message: "A reader takes only an I-block whose block number matches its own and asks "
-          + "for the answer again with R(NAK) (ISO/IEC 14443-4 §7.5.4.2); the tag must then "
-          + "send its answer again with the right number. "
-          + (silentFirst
-            ? "The tag first left the command unanswered; after the reader's R(NAK) it sent "
-              + "an old block (its previous answer) instead, which answers nothing. "
-            : "The tag answered with the wrong number and kept it. ")
-          + "The reader did not take the data and gave up: the command has no answer"
-          + (write ? ", and whether the tag stored the bytes is unknown." : "."),
-        coreNFCError: silentFirst ? .tagConnectionLost : .tagResponseError,
-        fix: "The tag (or the card emulation serving it) breaks the ISO-DEP block numbering: "
-          + "fix its firmware (toggle the block number on each I-block received; on R(NAK) "
-          + "send the last block again) or use another tag. In the app, on this error call "
-          + "restartPolling() and "
-          + (write
-            ? "writeNDEF(_:completionHandler:) again, then verify with readNDEF."
-            : "readNDEF(completionHandler:) again."))
-    }
-  }
-
-  /// One finding per operation with S(WTX) requests whose WTXM is invalid: an error when the
-  /// session analyzer failed the operation on it (detail `invalid_wtx_rejected`: the command,
-  /// the S(WTX), the reader's R(NAK)s), else a warning.
-  private static func invalidWTX(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    var byOperation: [(op: Int?, frames: [Int])] = []
-    for f in c.rf.invalidWTX {
-      let op = c.operation(at: f)
-      if let last = byOperation.last, last.op == op {
-        byOperation[byOperation.count - 1].frames.append(f)
-      } else {
-        byOperation.append((op, [f]))
-      }
-    }
-    return byOperation.map { group in
-      var rejected: [Int] = []
-      if let i = group.op,
-        case .string(let list)? = c.session.operations[i].detail(
-          "invalid_wtx_rejected")
-      {
-        rejected = list.split(separator: ",").compactMap { Int($0) }
-      }
-      let failed = !rejected.isEmpty
-      return DiagnosisFinding(
-        code: "invalid-wtxm", severity: failed ? .error : .warning, operation: group.op,
-        frames: failed ? Array(rejected.prefix(6)) : Array(group.frames.prefix(3)),
-        cause: failed
-          ? "the tag asked for more time with an invalid S(WTX) (WTXM outside 1…59), the "
-            + "reader rejected it, and the tag never answered"
-          : "the tag asked for more time with an invalid S(WTX) (WTXM outside 1…59)",
-        message: "A tag that needs more time sends S(WTX) with a multiplier WTXM of 1 to 59 "
-          + "(ISO/IEC 14443-4 §7.3); WTXM 0 or above 59 is a protocol error."
-          + (failed
-            ? " The reader treated it as an invalid block and answered R(NAK) instead of "
-              + "granting the time; the tag did not answer that, so the command got no answer "
-              + "(not a tag taken away: the tag was still answering)."
-            : " This reader answered it anyway; a reader that keeps to the standard rejects "
-              + "it with R(NAK), and the command fails."),
-        coreNFCError: failed ? .tagResponseError : nil,
-        fix: "The tag (or the card emulation serving it) must send S(WTX) with WTXM 1…59: fix "
-          + "its firmware, or use another tag. In the app, on this error call restartPolling() "
-          + "and try the operation again.")
     }
   }
 
@@ -320,10 +229,9 @@ enum RFRule: DiagnosisRule {
   private static func retries(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     c.rf.retries.compactMap { r in
       let op = c.operation(at: r.attempts[0])
+      let frames = r.attempts + [r.finalAnswer].compactMap { $0 }
       if r.finalAnswer == nil { return nil }  // never answered: the interruption rules speak
       if r.finalAnswerDamaged {
-        // R(NAK)s: the command and its first damaged answer show what was asked.
-        let frames = r.origin + r.attempts + [r.finalAnswer].compactMap { $0 }
         return DiagnosisFinding(
           code: "command-retried", severity: .error, operation: op, frames: frames,
           cause:
@@ -333,7 +241,6 @@ enum RFRule: DiagnosisRule {
             + "damaged); the reader gave up.",
           coreNFCError: .retryExceeded, fix: holdStill)
       }
-      let frames = r.attempts + [r.finalAnswer].compactMap { $0 }
       return DiagnosisFinding(
         code: "command-retried", severity: .warning, operation: op, frames: frames,
         cause: "the reader had to send \(r.summary) \(r.attempts.count) times",

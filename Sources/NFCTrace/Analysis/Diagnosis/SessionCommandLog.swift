@@ -264,13 +264,6 @@ public struct SessionCommandLog: Sendable {
     }
     // A damaged answer (CRC failed) carries no status to trust (a "SW 0000" of garbage): the
     // command waits for an intact one, as the reader does.
-    // Nor does an I-block of the wrong block number, which the reader rejects (ISO/IEC 14443-4
-    // §7.5.4.2): the command waits for the valid answer.
-    if f.layer(.isoDEP)?.name == "I-block",
-      f.findings.contains(where: { $0.code == "unexpected-block-number" })
-    {
-      return
-    }
     guard pending != nil, f.frame.crc != .bad else {
       if pending != nil, f.layer(.iso7816)?.field("sw") == .string("9000") {
         pending?.damagedSuccess = true

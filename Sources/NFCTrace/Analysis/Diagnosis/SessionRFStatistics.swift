@@ -22,9 +22,6 @@ public struct SessionRFStatistics: Sendable {
     public var finalAnswerDamaged: Bool
     /// The command's summary.
     public var summary: String
-    /// For ISO-DEP R(NAK)s asking for an answer again (ISO/IEC 14443-4 §7.5.4.2): the reader's
-    /// I-block they ask the answer of and that answer's first (damaged) copy; else empty.
-    public var origin: [Int] = []
   }
 
   /// An ISO-DEP answer that came later than the frame waiting time allows.
@@ -61,9 +58,6 @@ public struct SessionRFStatistics: Sendable {
   public private(set) var longestWTXRun: [Int] = []
   /// Tag frames longer than the FSD the reader announced.
   public private(set) var fsdOverruns: [Int] = []
-  /// The tag's S(WTX) requests whose WTXM is outside 1…59 or missing (ISO-DEP layer
-  /// `invalid-wtxm`, `malformed-wtx`; ISO/IEC 14443-4 §7.3).
-  public private(set) var invalidWTX: [Int] = []
   /// Reader frames longer than the FSC the tag announced in its ATS.
   public private(set) var fscOverruns: [Int] = []
   /// Reader frames whose last two bytes before their own CRC are CRC_A of the bytes before
@@ -86,8 +80,6 @@ public struct SessionRFStatistics: Sendable {
   private var recentDamaged: [(ordinal: Int, frame: Int)] = []
   private var lastReader: (frame: DecodedFrame, bytes: [UInt8], failed: Bool)?
   private var run: Retry?
-  /// The reader's last ISO-DEP I-block and the first tag frame after it (`Retry.origin`).
-  private var lastIBlock: (frame: Int, answer: Int?)?
   private var fwtNs: Int64?
   /// The ATQBs' PUPI and FWT (ISO/IEC 14443-3 §7.9.4.3), the last few: type B has no ATS, a
   /// tag's FWT applies once ATTRIB selects it (several tags may answer one REQB).
@@ -107,11 +99,6 @@ public struct SessionRFStatistics: Sendable {
     for finding in f.findings {
       if finding.code == "frame-exceeds-fsd" { Self.add(f.frame.index, to: &fsdOverruns) }
       if finding.code == "frame-exceeds-fsc" { Self.add(f.frame.index, to: &fscOverruns) }
-      if finding.code == "invalid-wtxm" || finding.code == "malformed-wtx",
-        f.frame.direction == .tag
-      {
-        Self.add(f.frame.index, to: &invalidWTX)
-      }
       // A reader's SELECT with a bad BCC says nothing of a second tag: only answers count.
       if finding.code == "bad-bcc", f.frame.direction == .tag {
         Self.add(f.frame.index, to: &badBCC)
@@ -203,9 +190,6 @@ public struct SessionRFStatistics: Sendable {
         run = Retry(
           attempts: [last.frame.frame.index], finalAnswer: nil, finalAnswerDamaged: false,
           summary: last.frame.innermost?.summary ?? "frame")
-        if last.frame.innermost?.name == "R(NAK)", let i = lastIBlock {
-          run?.origin = [i.frame] + [i.answer].compactMap { $0 }
-        }
       }
       run?.attempts.append(f.frame.index)
       run?.finalAnswer = nil
@@ -214,7 +198,6 @@ public struct SessionRFStatistics: Sendable {
       endRun()
     }
     lastReader = (f, bytes, f.response == .unanswered)
-    if f.layer(.isoDEP)?.name == "I-block" { lastIBlock = (f.frame.index, nil) }
     checkCRCAppended(f)
     if f.innermost?.protocolID == .isoDEP, f.innermost?.name == "S(WTX)" {
       if case .int(let m)? = f.innermost?.field("wtxm"), m > 0 { wtxm = Int64(m) }
@@ -256,7 +239,6 @@ public struct SessionRFStatistics: Sendable {
       run?.finalAnswerDamaged = damagedAnswer
     }
     if lastReader != nil { lastReader?.failed = damagedAnswer }
-    if lastIBlock != nil, lastIBlock?.answer == nil { lastIBlock?.answer = f.frame.index }
     if f.innermost?.protocolID == .isoDEP, f.innermost?.name == "S(WTX)" {
       wtxRun.append(f.frame.index)
       if wtxRun.count > longestWTXRun.count {

@@ -204,14 +204,10 @@ public struct APDULayer: ProtocolLayer {
 
   private mutating func decodeResponse(_ unit: LayerUnit) -> LayerResult {
     // A retransmitted answer (after R(NAK)) answers the command the first copy answered.
-    // A block of the wrong number answers nothing: the command waits for the valid one.
     let command =
-      unit.answersIncompleteCommand || unit.wrongBlockNumber
-      ? nil : pending ?? (unit.retransmission ? answered : nil)
-    if !unit.wrongBlockNumber {
-      pending = nil
-      answered = command
-    }
+      unit.answersIncompleteCommand ? nil : pending ?? (unit.retransmission ? answered : nil)
+    pending = nil
+    answered = command
     // A card refusing a malformed command answers a status word alone (6700, 6E00…); longer
     // answers after a non-APDU are a native protocol's (DESFire's AF + ciphertext).
     let refusal =

@@ -138,16 +138,10 @@ struct BlockNumbers: Sendable {
   private var readerAwaitsAnswer = false
   /// True from a tag's chained I-block until the reader's next block: the tag awaits R(ACK).
   private var tagAwaitsACK = false
-  /// True after a tag I-block with another number than the reader's current one, until the
-  /// reader's next I-block or the tag's next valid one. The reader toggles only on an I-block
-  /// whose number matches its own and answers any other with R(NAK) (ISO/IEC 14443-4
-  /// §7.5.4.2, PCD rules 4 and B): its number stays, and so does the one the tag owes.
-  private var tagBlockRejected = false
 
   /// Start of a session (ATS seen).
   mutating func activate() {
     tagAwaitsACK = false
-    tagBlockRejected = false
     reader = 0
     tag = 1
     known = true
@@ -165,19 +159,15 @@ struct BlockNumbers: Sendable {
   /// when the reader toggled its number although the trace shows no answer to its previous
   /// I-block (it toggles only on receiving one, PCD rule B: the capture missed it).
   mutating func readerIBlock(_ n: Int) -> BlockNumberCheck {
-    let rejected = tagBlockRejected
     defer {
       tagAwaitsACK = false
-      tagBlockRejected = false
       nak = nil
       reader = n
       tag = n
       known = true
       readerAwaitsAnswer = true
     }
-    // After a wrong-numbered tag block, a reader that sends its command again keeps its number
-    // and one that took the block anyway toggles it: either is its own choice, not an error.
-    guard known, n != reader, !rejected else { return .ok }
+    guard known, n != reader else { return .ok }
     return readerAwaitsAnswer ? .answerMissed : .unexpected(reader)
   }
 
@@ -187,32 +177,19 @@ struct BlockNumbers: Sendable {
   /// the capture missed the reader's R(ACK)).
   mutating func tagIBlock(_ n: Int, chaining: Bool) -> BlockNumberCheck {
     let ackMissed = tagAwaitsACK
-    let check: BlockNumberCheck
-    if !known || n == tag {
-      check = .ok
-    } else if ackMissed {
-      check = .answerMissed
-    } else if !readerAwaitsAnswer && nak == nil && !tagBlockRejected {
-      // The reader's last block was the tag's answer's trigger: none since its last I-block.
-      check = .commandMissed
-    } else {
-      check = .unexpected(tag)
+    defer {
+      nak = nil
+      readerAwaitsAnswer = false
+      tagAwaitsACK = chaining
+      tag = n
+      reader = n ^ 1
+      known = true
     }
-    readerAwaitsAnswer = false
-    tagAwaitsACK = chaining
-    known = true
-    if case .unexpected = check {
-      // An invalid block: the reader keeps its number and R(NAK)s it (§7.5.4.2 PCD rule 4),
-      // so the tag's next I-block is still due with the number this one should have had.
-      // The R(NAK) (`nak`) stays pending: the tag may answer it again.
-      tagBlockRejected = true
-      return check
-    }
-    nak = nil
-    tagBlockRejected = false
-    tag = n
-    reader = n ^ 1
-    return check
+    guard known, n != tag else { return .ok }
+    if ackMissed { return .answerMissed }
+    // The reader's last block was the tag's answer's trigger: none since its last I-block.
+    let commandMissed = !readerAwaitsAnswer && nak == nil
+    return commandMissed ? .commandMissed : .unexpected(tag)
   }
 
   /// A reader R(ACK) with number `n`.
@@ -253,7 +230,6 @@ struct BlockNumbers: Sendable {
   /// A tag R(ACK) with number `n`.
   mutating func tagACK(_ n: Int) -> Int? {
     defer {
-      tagBlockRejected = false
       tag = n
       reader = n ^ 1
       known = true

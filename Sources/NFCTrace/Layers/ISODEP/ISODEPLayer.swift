@@ -259,7 +259,6 @@ public struct ISODEPLayer: ProtocolLayer {
   private mutating func decodeIBlock(_ block: ISODEPBlock, unit: LayerUnit) -> LayerResult {
     let reader = unit.direction == .reader
     var findings: [Finding] = []
-    var wrongNumber = false
     if reader {
       switch numbers.readerIBlock(block.blockNumber) {
       case .ok: break
@@ -275,7 +274,6 @@ public struct ISODEPLayer: ProtocolLayer {
       switch numbers.tagIBlock(block.blockNumber, chaining: block.chaining) {
       case .ok: break
       case .unexpected(let expected):
-        wrongNumber = true
         findings.append(blockNumberFinding(block, expected: expected, unit: unit))
       case .answerMissed:
         findings.append(
@@ -431,7 +429,6 @@ public struct ISODEPLayer: ProtocolLayer {
       retransmission: resent)
     inner.cutByCapture = unit.cutByCapture
     inner.answersIncompleteCommand = endsReaderChain
-    inner.wrongBlockNumber = wrongNumber
     return LayerResult(decode: shown, handoff: (.iso7816, inner), findings: findings)
   }
 

@@ -84,8 +84,6 @@ public struct Type4Layer: ProtocolLayer {
     case .tag:
       // A retransmitted answer (after R(NAK)) answers the command the first copy answered;
       // an answer to a chained command never seen whole answers none of them.
-      // A block of the wrong number answers nothing: the command waits for the valid one.
-      if unit.wrongBlockNumber { return LayerResult() }
       guard !unit.answersIncompleteCommand,
         let p = pending ?? (unit.retransmission ? answered : nil),
         let response = ResponseAPDU(bytes: unit.bytes)
