@@ -157,13 +157,7 @@ private let ntag215Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11,
   /// NTAG213 read-protected from page 4 (READ 3 rolls over to page 0, READ 4 refused): the
   /// query's fix says to call queryNDEFStatus and readNDEF after authenticating, not writeNDEF.
   @Test func readProtectedQueryNamesTheRead() throws {
-    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
-    var b = TraceBuilder()
-    b.activateType2(uid: uid, version: ntag213Version)
-    let page0 = Array(uid[0..<3]) + [0x88 ^ uid[0] ^ uid[1] ^ uid[2]]
-    let page1 = Array(uid[3..<7])
-    let page2: [UInt8] = [uid[3] ^ uid[4] ^ uid[5] ^ uid[6], 0x48, 0x00, 0x00]
-    b.read(3, [0xE1, 0x10, 0x12, 0x00] + page0 + page1 + page2)
+    var b = readProtectedNTAG213()
     b.reader([0x30, 0x04])
     b.add4Bit(0x00)
     let f = try #require(try b.diagnose().finding("read-failed"))

@@ -372,10 +372,10 @@ private func emptyNTAG213() -> TraceBuilder {
   #expect(try b.diagnose().finding("t4t-read-access-restricted")?.severity == .warning)
 }
 
-/// NTAG213 with AUTH0 4 and PROT: the READ of page 3 rolls over to page 0 after the CC, so
-/// the TLV walk sees no data area and queryNDEFStatus is notSupported — as the simulator's
-/// truth says — not readWrite 142 from the CC alone (diff-sim A2).
-@Test func readProtectedDataAreaIsNotNDEF() throws {
+/// An NTAG213 (UID 04 11 22 … 66) with AUTH0 4 and PROT, activated, whose READ of page 3
+/// answers the CC and then pages 0–2: the READ rolls over to page 0 at AUTH0 (NTAG213/215/216
+/// datasheet §10.2).
+func readProtectedNTAG213() -> TraceBuilder {
   let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
   var b = TraceBuilder()
   b.activateType2(uid: uid, version: ntag213Version)
@@ -383,7 +383,14 @@ private func emptyNTAG213() -> TraceBuilder {
   let page1 = Array(uid[3..<7])
   let page2: [UInt8] = [uid[3] ^ uid[4] ^ uid[5] ^ uid[6], 0x48, 0x00, 0x00]
   b.read(3, [0xE1, 0x10, 0x12, 0x00] + page0 + page1 + page2)
-  let s = try #require(try sessions(b).first)
+  return b
+}
+
+/// NTAG213 with AUTH0 4 and PROT: the READ of page 3 rolls over to page 0 after the CC, so
+/// the TLV walk sees no data area and queryNDEFStatus is notSupported — as the simulator's
+/// truth says — not readWrite 142 from the CC alone (diff-sim A2).
+@Test func readProtectedDataAreaIsNotNDEF() throws {
+  let s = try #require(try sessions(readProtectedNTAG213()).first)
   #expect(s.ndefStatus?.status == .notSupported)
   #expect(s.operations.last?.detail("read_protected_from") == .int(4))
 }
