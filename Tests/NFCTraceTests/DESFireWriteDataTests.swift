@@ -80,7 +80,7 @@ import Testing
   /// length field): the range is written with a value not known; the old message is gone.
   @Test func encryptedWriteDataLeavesTheRangeUnknown() throws {
     var t = readOldMessage()
-    authenticate(&t)
+    t.authenticateEV2First()
     let cipher = Array(repeating: UInt8(0x44), count: 40)
     let header: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x15, 0x00, 0x00]
     t.apdu(
@@ -98,22 +98,12 @@ import Testing
     #expect(rows.first?.known == Array(repeating: false, count: 16))
   }
 
-  /// AuthenticateEV2First, both steps (91AF, then 9100).
-  private func authenticate(_ t: inout TraceBuilder) {
-    t.apdu(
-      [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
-      Array(repeating: 0x11, count: 16) + [0x91, 0xAF])
-    t.apdu(
-      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x22, count: 32) + [0x00],
-      Array(repeating: 0x33, count: 32) + desfireOK)
-  }
-
   /// After an authentication a WriteData whose data is exactly as long as its length field is
   /// still MAC or Full mode (value unknown); a new activation ends the authentication, and
   /// the same write is then plain (final review: the state survived the re-activation).
   @Test func authenticationDecidesTheModeUntilReactivation() throws {
     var t = readOldMessage()
-    authenticate(&t)
+    t.authenticateEV2First()
     t.apdu(writeData(offset: 0, [0x00, 0x14] + new), desfireOK)
     let during = try #require(try sessions(t).last?.memory.filesEnd[0xE104])
     #expect(during.state(2) == .writtenUnknown)
@@ -195,5 +185,17 @@ extension String {
       i = j
     }
     return out
+  }
+}
+
+extension TraceBuilder {
+  /// AuthenticateEV2First, both steps (91AF, then 9100), with made-up cryptograms.
+  mutating func authenticateEV2First() {
+    apdu(
+      [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
+      Array(repeating: 0x11, count: 16) + [0x91, 0xAF])
+    apdu(
+      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x22, count: 32) + [0x00],
+      Array(repeating: 0x33, count: 32) + [0x91, 0x00])
   }
 }

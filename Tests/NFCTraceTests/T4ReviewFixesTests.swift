@@ -40,16 +40,6 @@ import Testing
     )
   }
 
-  /// AuthenticateEV2First, both steps (91AF, then 9100).
-  private func authenticate(_ t: inout TraceBuilder) {
-    t.apdu(
-      [0x90, 0x71, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
-      Array(repeating: 0x11, count: 16) + [0x91, 0xAF])
-    t.apdu(
-      [0x90, 0xAF, 0x00, 0x00, 0x20] + Array(repeating: 0x22, count: 32) + [0x00],
-      Array(repeating: 0x33, count: 32) + desfireOK)
-  }
-
   /// Activation, ISOSelectFile of the NDEF application by its DF file id E110 (no NDEF
   /// query), GetFileSettings in plain mode with free access.
   private func selectedByFileID() -> TraceBuilder {
@@ -111,7 +101,7 @@ import Testing
     var t = TraceBuilder()
     t.activateType4()
     t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
-    authenticate(&t)
+    t.authenticateEV2First()
     let (c, r) = fileSettings(
       option: 0x00, rights: [0xE0, 0xEE], mac: Array(repeating: 0x77, count: 8))
     t.apdu(c, r)
@@ -128,7 +118,7 @@ import Testing
     var t = TraceBuilder()
     t.activateType4()
     t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
-    authenticate(&t)
+    t.authenticateEV2First()
     let (c, r) = fileSettings(
       option: 0x01, rights: [0x00, 0x00], mac: Array(repeating: 0x77, count: 8))
     t.apdu(c, r)
@@ -145,7 +135,7 @@ import Testing
     var t = TraceBuilder()
     t.activateType4()
     t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x10], ok)
-    authenticate(&t)
+    t.authenticateEV2First()
     let (c, r) = fileSettings(option: 0x00, rights: [0xE0, 0xEE])
     t.apdu(c, r)
     t.apdu(
