@@ -30,6 +30,8 @@ struct TraceBuilder {
   /// Default gap before each frame, µs.
   var gapUs: Int64 = 400
   private var block: UInt8 = 0
+  /// The reader's current ISO-DEP block number (its next I-block's).
+  var blockNumber: UInt8 { block }
 
   mutating func add(
     _ dir: Direction, _ bytes: [UInt8], crc: Bool, bits: Int? = nil, gapUs: Int64? = nil,

@@ -144,6 +144,10 @@ public struct SessionAnalyzer: Sendable {
   /// A tag frame longer than the reader's FSD (the ISO-DEP layer's `frame-exceeds-fsd`: its
   /// frame and message), until the reader's next frame shows whether it took it.
   private var fsdOverrun: (frame: Int, why: String)?
+  /// A tag I-block whose block number is not the one the reader awaits (the ISO-DEP layer's
+  /// `unexpected-block-number`: its frame and number, the command it answers), and whether the
+  /// reader has answered it with R(NAK) since, until the reader's blocks show whether it took it.
+  private var wrongBlock: WrongBlock?
   /// The reader's last chained I-block (frame, part number) while its APDU is incomplete.
   private var openChain: (frame: Int, part: Int)?
   /// A reader chain begun after the last command was answered: its command (known only once
@@ -323,6 +327,7 @@ public struct SessionAnalyzer: Sendable {
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: f) }
+    if let wrong = wrongBlock { settleWrongBlock(wrong, next: f) }
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
       if var limbo = chainLimbo {
         if limbo.notCaptured == nil { limbo.notCaptured = f }
@@ -730,6 +735,7 @@ public struct SessionAnalyzer: Sendable {
     if let x = f.findings.first(where: { $0.code == "frame-exceeds-fsd" }) {
       fsdOverrun = (f.frame.index, x.message)
     }
+    if wrongBlock != nil || !f.findings.isEmpty { trackWrongBlock(tag: f) }
     if f.frame.sourceFlags.contains(ReaderChipFlag.damagedAnswer) {
       return damagedAtReader(f)
     }
@@ -1191,6 +1197,60 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  /// Follows a tag I-block of the wrong block number (`wrongBlock`): set by one, cleared by
+  /// the tag's next I-block that is not the same block sent again (the block the reader's
+  /// R(NAK) asked for, ISO/IEC 14443-4 §7.5.4.2 rule 11).
+  private mutating func trackWrongBlock(tag f: DecodedFrame) {
+    guard let block = f.layer(.isoDEP), block.name == "I-block",
+      case .int(let number)? = block.field("block_number")
+    else { return }
+    if f.findings.contains(where: { $0.code == "unexpected-block-number" }) {
+      // Only an answer to a command of the other number (not the tag's last block sent again
+      // after the reader's R-block, with the number of the command it answered).
+      guard let command = pending,
+        case .int(let asked)? = command.layer(.isoDEP)?.field("block_number"), asked != number
+      else { return }
+      wrongBlock = WrongBlock(frame: f.frame.index, number: number, command: command.frame.index)
+    } else if wrongBlock?.rejected == true, !block.summary.contains("(retransmission)") {
+      wrongBlock = nil
+    }
+  }
+
+  /// The reader's frame after a tag I-block of the wrong block number (`next`; nil: the
+  /// operation ends). A reader must not take such a block (ISO/IEC 14443-4 §7.5.4.2: it
+  /// toggles only on an I-block of its own number) and answers it with R(NAK): one that
+  /// R(NAK)ed it and then ends the exchange (S(DESELECT), HLTA, a new activation, nothing)
+  /// never got a valid answer, so the operation failed (Core NFC 102). One that goes on with a
+  /// toggled I-block or an R(ACK), or ends the exchange with no R(NAK), took the block (a
+  /// lenient reader): the operation stands, detail `wrong_block_number` says so. An untoggled
+  /// I-block after R(NAK) is the command again or a new one: nothing is judged.
+  private mutating func settleWrongBlock(_ wrong: WrongBlock, next: DecodedFrame?) {
+    let block = next?.layer(.isoDEP)
+    if block?.name == "R(NAK)" {
+      wrongBlock?.rejected = true
+      return
+    }
+    // The reader's answer to the tag's S(WTX) request: the exchange goes on.
+    if block?.name == "S(WTX)" { return }
+    wrongBlock = nil
+    let goesOn = block.map { $0.name.hasPrefix("I-block") || $0.name == "R(ACK)" } ?? false
+    // The ISO-DEP layer resynchronised on the tag's number: a reader block that toggled from
+    // its own last one carries the layer's `unexpected-block-number`.
+    let toggled = next?.findings.contains { $0.code == "unexpected-block-number" } ?? false
+    guard !(goesOn && (wrong.rejected || !toggled && block?.name != "R(ACK)")),
+      var op = current, op.outcome == .ok, (op.firstFrame...op.lastFrame).contains(wrong.frame)
+    else { return }
+    if wrong.rejected && !goesOn {
+      op.fail(
+        "the tag's I-block \(wrong.frame) has block number \(wrong.number) where the reader "
+          + "awaited \(wrong.number ^ 1): the reader refused it (R(NAK)) and ended the exchange "
+          + "without a valid answer (ISO/IEC 14443-4 §7.5.4.2)", frame: wrong.frame)
+    }
+    op.set("wrong_block_number", .int(wrong.frame))
+    if let command = wrong.command { op.set("wrong_block_command", .int(command)) }
+    current = op
+  }
+
   /// Operations of one session beyond which consecutive calls of one kind are no longer split
   /// (a reader polling one tag for hours would otherwise keep an operation per read).
   static let splitLimit = 4096
@@ -1264,6 +1324,7 @@ public struct SessionAnalyzer: Sendable {
   private mutating func closeCurrent() {
     if lockLimbo != nil { settleLockLimbo(next: nil) }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: nil) }
+    if let wrong = wrongBlock { settleWrongBlock(wrong, next: nil) }
     // Held SELECTs of the NDEF application with nothing after them (activation, end): one is
     // the query it began, as far as it went; the same SELECT repeated is discovery — unless
     // the tag refused it: then no discovery hands the tag over, and the query found no NDEF.
@@ -1621,4 +1682,16 @@ public struct SessionAnalyzer: Sendable {
       return .transceive
     }
   }
+}
+
+/// A tag I-block of the wrong block number the session analyzer follows (`wrongBlock`).
+private struct WrongBlock {
+  /// The tag's I-block.
+  var frame: Int
+  /// Its block number.
+  var number: Int
+  /// The reader's command it answers, when one was pending.
+  var command: Int?
+  /// The reader has answered it with R(NAK).
+  var rejected = false
 }

@@ -87,7 +87,7 @@ public enum Diagnoser {
     Type4StatusRule.self, Type4LengthFieldRule.self, Type3Rule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
     ReadBackRule.self, ClassicWriteRule.self,
-    RFRule.self,
+    RFRule.self, BlockNumberRule.self,
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
   ]
 

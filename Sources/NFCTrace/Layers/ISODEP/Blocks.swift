@@ -177,6 +177,9 @@ struct BlockNumbers: Sendable {
   /// the capture missed the reader's R(ACK)).
   mutating func tagIBlock(_ n: Int, chaining: Bool) -> BlockNumberCheck {
     let ackMissed = tagAwaitsACK
+    // The reader's R(NAK) carries the number of the block it still waits for (§7.5.4.2, PCD
+    // rule 4): an I-block with that number is its answer, whatever the tag sent before.
+    let askedFor = nak == n
     defer {
       nak = nil
       readerAwaitsAnswer = false
@@ -185,7 +188,7 @@ struct BlockNumbers: Sendable {
       reader = n ^ 1
       known = true
     }
-    guard known, n != tag else { return .ok }
+    guard known, n != tag, !askedFor else { return .ok }
     if ackMissed { return .answerMissed }
     // The reader's last block was the tag's answer's trigger: none since its last I-block.
     let commandMissed = !readerAwaitsAnswer && nak == nil
