@@ -112,7 +112,7 @@ extension Pass31ReportTests {
     ReportJSON.report(report, to: out)
     #expect(
       out.text.contains(
-        #""ulc_auth":{"auth0":"28","auth1":"00","protected_pages":[[40,47]],"reads_protected":true}"#
+        #""ulc_auth":{"auth0":40,"auth1":"00","protected_pages":[[40,47]],"reads_protected":true}"#
       ))
     #expect(UltralightCAuthentication(auth0: 0x30, auth1: 0).protectedPages == nil)
     #expect(

@@ -1149,7 +1149,7 @@ extension Type3DiffTests {
     #expect(q.outcome == .ok)
     #expect(q.detail("status") == .string("notSupported"))
     #expect(q.detail("ndef_detection_failed") == .int(3))
-    #expect(q.detail("status_flags") == .string("01 A6"))
+    #expect(q.detail("status_flags") == .hex([0x01, 0xA6]))
     #expect(
       q.detail("rule")
         == .string(

@@ -29,18 +29,22 @@ public struct NDEFField: Sendable, Equatable {
 
   /// The names of `fields`, one object's members, made unique as JSON needs them (RFC 8259
   /// §4): a repeated name (two Wi-Fi credentials, two titles in one language) gets the first
-  /// `_2`, `_3`… that no field of the object has (a real name may be `en_2` already).
+  /// `_2`, `_3`… that no field of the object has (a real name may be `en_2` already). Names
+  /// are compared ignoring letter case, as title languages are (BCP 47 tags, RFC 5646 §2.1.1):
+  /// `en` and `EN` are one language, the second `EN_2`.
   public static func uniqueNames(_ fields: [NDEFField]) -> [String] {
-    let original = Set(fields.map(\.name))
+    let original = Set(fields.map { $0.name.lowercased() })
     var used = Set<String>()
     return fields.map { f in
       var name = f.name
       var n = 2
-      while used.contains(name) || (name != f.name && original.contains(name)) {
+      while used.contains(name.lowercased())
+        || (name != f.name && original.contains(name.lowercased()))
+      {
         name = "\(f.name)_\(n)"
         n += 1
       }
-      used.insert(name)
+      used.insert(name.lowercased())
       return name
     }
   }

@@ -56,8 +56,12 @@ public enum DiffJSON {
     JSON.string(s.path, to: out)
     let info = s.analysis.info
     out.write(",\"session\":\(info.index),\"first_frame\":\(info.firstFrame)")
-    out.write(
-      ",\"last_frame\":\(info.lastFrame),\"start_ns\":\(info.startNs),\"end_ns\":\(info.endNs)")
+    // A source without times (libnfc logs, untimed packets) has no start or end either.
+    let timed = info.timed && (s.exchanges.isEmpty || s.exchanges.contains { $0.timed })
+    out.write(",\"last_frame\":\(info.lastFrame),\"start_ns\":")
+    JSON.int(timed ? Int(info.startNs) : nil, to: out)
+    out.write(",\"end_ns\":")
+    JSON.int(timed ? Int(info.endNs) : nil, to: out)
     out.write(",\"sessions\":\(s.sessionCount),\"other_failures\":[")
     for (k, o) in s.otherFailures.enumerated() {
       out.write((k == 0 ? "" : ",") + "{\"session\":\(o.session),\"operations\":")

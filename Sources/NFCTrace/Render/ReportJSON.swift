@@ -250,7 +250,7 @@ public enum ReportJSON {
     out.write(",\"ulc_auth\":")
     guard let a else { return out.write("null") }
     out.write("{\"auth0\":")
-    JSON.optionalString(a.auth0.map { Hex.string([$0]) }, to: out)
+    JSON.int(a.auth0.map(Int.init), to: out)
     out.write(",\"auth1\":")
     JSON.optionalString(a.auth1.map { Hex.string([$0]) }, to: out)
     out.write(",\"protected_pages\":")

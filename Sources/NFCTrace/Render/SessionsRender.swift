@@ -45,7 +45,7 @@ public enum SessionsRender {
       out.write("{\"status\":\"\(st.status.rawValue)\",\"capacity\":")
       JSON.int(st.capacity, to: out)
       out.write(",\"reason\":")
-      JSON.optionalString(s.ndefStatusReason, to: out)
+      JSON.optionalString(s.ndefStatusReasonAsReturned, to: out)
       out.write("}")
     } else {
       out.write("null")

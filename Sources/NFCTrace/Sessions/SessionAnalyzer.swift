@@ -57,6 +57,21 @@ public struct SessionAnalysis: Sendable {
   /// the reader): the session is known from the reader's commands, every outcome is unknown.
   public var tagHeard = true
 
+  /// `ndefStatusReason`, followed — when the session's last queryNDEFStatus did not succeed —
+  /// by a note that the app got an error, not the status (`queryNDEFStatus interrupted: the
+  /// app got an error, not this status (…)`): the status comes from the CC the query read
+  /// before it failed.
+  public var ndefStatusReasonAsReturned: String? {
+    let last = operations.last { $0.kind == .queryNDEFStatus }
+    let note = last.flatMap { q -> String? in
+      guard q.outcome != .ok else { return nil }
+      return "queryNDEFStatus \(q.outcome.rawValue): the app got an error, not this status"
+        + (q.reason.map { " (\($0))" } ?? "")
+    }
+    let reason = [ndefStatusReason, note].compactMap { $0 }.joined(separator: "; ")
+    return reason.isEmpty ? nil : reason
+  }
+
   /// The Type 2 CC as left at the end of the session, if known.
   public var type2CC: Type2CapabilityContainer? {
     memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init)

@@ -281,7 +281,7 @@ struct Type3Procedure: Sendable {
     )
     statusDecidedAt = frame
     op.set("ndef_detection_failed", .int(frame))
-    op.set("status_flags", .string(flags))
+    if case .hex(let f)? = a.field("status_flags") { op.set("status_flags", .hex(f)) }
     explainNotFormatted()
   }
 
@@ -303,7 +303,7 @@ struct Type3Procedure: Sendable {
       "\(c.name) of block\(blocks.count == 1 ? "" : "s") "
         + "\(blocks.map(String.init).joined(separator: ", ")) refused: status flags "
         + "\(flags)\(meaning)", frame: frame)
-    op.set("status_flags", .string(flags))
+    if case .hex(let f)? = a.field("status_flags") { op.set("status_flags", .hex(f)) }
     if let first = blocks.first { op.set("refused_block", .int(first)) }
   }
 

@@ -141,8 +141,8 @@ enum OperationFallbackRule: DiagnosisRule {
     -> (message: String, fix: String, error: CoreNFCError?)?
   {
     let reason = op.reason ?? "failed"
-    if case .string(let flags)? = op.detail("status_flags") {
-      let sf2 = flags.split(separator: " ").last.flatMap { UInt8($0, radix: 16) }
+    if case .hex(let bytes)? = op.detail("status_flags") {
+      let sf2 = bytes.last
       let fix: String
       switch sf2 {
       case 0xA8?:
@@ -163,7 +163,7 @@ enum OperationFallbackRule: DiagnosisRule {
       default:
         fix =
           "Check the CHECK's service and block list against the FeliCa user's manual (Status "
-          + "Flag 2 \(flags.split(separator: " ").last ?? "?")); the tag answered, so holding "
+          + "Flag 2 \(sf2.map { Hex.string([$0]).uppercased() } ?? "?")); the tag answered, so holding "
           + "it still does not help."
       }
       return (

@@ -35,10 +35,11 @@ enum Type3Rule: DiagnosisRule {
   private static func refusals(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     c.writeOperations.compactMap { i in
       let op = c.session.operations[i]
-      guard op.outcome == .failed, case .string(let flags)? = op.detail("status_flags"),
+      guard op.outcome == .failed, case .hex(let bytes)? = op.detail("status_flags"),
         let frame = op.failedFrames.first, let reason = op.reason
       else { return nil }
-      let sf2 = flags.split(separator: " ").last.flatMap { UInt8($0, radix: 16) }
+      let flags = Hex.string(bytes, separator: " ").uppercased()
+      let sf2 = bytes.last
       return DiagnosisFinding(
         code: "t3t-update-refused", severity: .error, operation: i,
         frames: [frame - 1, frame].filter { $0 >= op.firstFrame },

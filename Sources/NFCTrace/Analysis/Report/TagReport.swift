@@ -224,14 +224,7 @@ extension TagReport {
     }
     guard let end, end.status != q.status else {
       // The CC gives the status; when the query itself failed later, the app got an error.
-      let last = s.operations.last { $0.kind == .queryNDEFStatus }
-      let failed = last.flatMap { $0.outcome == .ok ? nil : $0 }
-      let note = failed.map {
-        "queryNDEFStatus \($0.outcome.rawValue): the app got an error, not this status"
-          + ($0.reason.map { " (\($0))" } ?? "")
-      }
-      let reason = [s.ndefStatusReason, note].compactMap { $0 }.joined(separator: "; ")
-      return (q.status, q.capacity, reason.isEmpty ? nil : reason)
+      return (q.status, q.capacity, s.ndefStatusReasonAsReturned)
     }
     // A Type 4 CC as found gives another status than the query's (an NDEF file whose read
     // was refused): what the app got is the query's answer. (A Type 2 status also follows the
