@@ -275,8 +275,12 @@ public struct SessionAnalyzer: Sendable {
   }
 
   /// An earlier session on this tag (same UID) served the NDEF application (T4T 2.0 §5.4.2):
-  /// the tag is named a Type 4 tag here too.
-  public mutating func carryNDEFApplication() { tag.hasNDEFApplication = true }
+  /// the tag is named a Type 4 tag here too, and an NLEN reset sent before any SELECT is
+  /// writeNDEF's first step (`Type4Procedure.ndefApplicationCarried`).
+  public mutating func carryNDEFApplication() {
+    tag.hasNDEFApplication = true
+    type4.ndefApplicationCarried = true
+  }
 
   /// The PMm an earlier session's poll answer gave for this FeliCa card (its IC code names the
   /// product and tells a FeliCa Lite's system blocks). Ignored once this session has its own.

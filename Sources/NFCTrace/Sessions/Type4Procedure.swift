@@ -57,6 +57,11 @@ struct Type4Procedure: Sendable {
   /// The AID of the last NDEF application SELECT the tag accepted (2.0 or 1.0).
   private var servedAID: [UInt8]?
 
+  /// An earlier session on this tag (same UID) served the NDEF application
+  /// (`SessionAnalyzer.carryNDEFApplication`): its NDEF file is known to the stack, so an
+  /// NLEN reset written after a re-activation is writeNDEF's (`startsWriteUnselected`).
+  var ndefApplicationCarried = false
+
   /// The ISO file id of each DESFire file number of the NDEF application: NTAG 424 DNA's are
   /// fixed (NTAG 424 DNA datasheet NT4H2421Gx, file management: 01h = E103 CC, 02h = E104
   /// NDEF, 03h = E105 proprietary). A DESFire formatted for NDEF is assumed to number its CC
@@ -178,8 +183,22 @@ struct Type4Procedure: Sendable {
       return current == .queryNDEFStatus && !nlenRead ? .queryNDEFStatus : .readNDEF
     case "UPDATE NLEN", "UPDATE NDEF data", "UPDATE NLEN and NDEF data": return .writeNDEF
     case "UPDATE CC": return writesWriteAccess(d) ? .writeLock : .transceive
+    case "UPDATE file" where startsWriteUnselected(d): return .writeNDEF
     default: return .transceive
     }
+  }
+
+  /// Whether `d`, an UPDATE BINARY sent with no file selected in this activation, is
+  /// writeNDEF's first step on a tag an earlier session found the NDEF application on: the
+  /// length field (NLEN, 2 bytes, or ENLEN, 4) set to 0 at offset 0 (NFC Forum T4T 2.0 §5.5,
+  /// 3.0 §5.5; nfc-facts §6.2, §6.4). A stack that activated the tag again inside writeNDEF
+  /// (after HLTA or S(DESELECT)) and wrote without selecting the NDEF application and file
+  /// again sends exactly this; the tag has no current file then (ISO/IEC 7816-4 §5.6, 6986).
+  private func startsWriteUnselected(_ d: LayerDecode) -> Bool {
+    guard ndefApplicationCarried, servedAID == nil, d.field("file_id") == nil,
+      d.binaryOffset == 0, case .hex(let data)? = d.field("data")
+    else { return false }
+    return (data.count == 2 || data.count == 4) && data.allSatisfy { $0 == 0 }
   }
 
   /// Whether UPDATE CC `d` restricts the NDEF File Control TLV's write access byte (CC offset

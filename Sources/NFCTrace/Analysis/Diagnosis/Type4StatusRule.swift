@@ -499,6 +499,25 @@ enum Type4StatusRule: DiagnosisRule {
     let last = c.log.selections.last { $0.frame > activation && $0.frame < cmd.frame }
     let answered =
       sw == "6986" ? "6986 (command not allowed: no current EF)" : "6A82 (file not found)"
+    let inWrite =
+      c.operation(at: cmd.frame).map { c.session.operations[$0].kind == .writeNDEF } ?? false
+    if last == nil, inWrite {
+      return (
+        "t4t-file-not-found", "writeNDEF wrote after the tag was activated again, with no SELECT",
+        "The tag answered \(answered) to \(cmd.summary), writeNDEF's first step (the length "
+          + "field set to 0, NFC Forum T4T §5.5), sent after the activation at #\(activation) "
+          + "with no SELECT since. An earlier session selected the NDEF application and file; "
+          + "the reader activated the tag again inside writeNDEF and wrote without selecting "
+          + "them again, and a new activation forgets the selected application and file "
+          + "(ISO/IEC 7816-4 §5.6: no current EF). Nothing was written: the tag keeps its old "
+          + "message.",
+        "Hold the tag still until writeNDEF's completion handler is called, so the reader does "
+          + "not activate it again mid-call; on 401, call restartPolling(), connect(to:) and "
+          + "queryNDEFStatus again (which SELECT the NDEF application and file), then writeNDEF. "
+          + "If it repeats with the tag held still, the reader's stack loses the selection: "
+          + "report it to the stack's vendor."
+      )
+    }
     guard let last else {
       return (
         "t4t-file-not-found", "no file was selected since the tag was activated again",

@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NFCTrace
+
+/// Type 4 fixes: writeNDEF after a re-activation without SELECT (6986), a wrong ST25TA write
+/// password (VERIFY 63Cx, then 6982), READ BINARY B1 answered 6282, UPDATE BINARY D7 counted as
+/// a write at its data object 54 offset, and the fixes for 6Cxx and 6700 to a READ BINARY.
+@Suite struct FixT4Tests {
+  private let ok: [UInt8] = [0x90, 0x00]
+
+  /// Reads a message of `length` bytes: SELECT application, CC (mapping 3.0 with ENLEN when
+  /// `enlen`, MLe/MLc FFh/`mlc`, file size `size`, write access `write`), SELECT E104.
+  private func query(
+    enlen: Bool = false, size: Int = 0x30, write: UInt8 = 0x00, mlc: UInt8 = 0x40
+  ) -> TraceBuilder {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.selectType4CC()
+    let cc: [UInt8] =
+      enlen
+      ? [0x00, 0x11, 0x30, 0x00, 0xFF, 0x00, mlc, 0x06, 0x08, 0xE1, 0x04]
+        + [0x00, 0x00, UInt8(size >> 8), UInt8(size & 0xFF), 0x00, write]
+      : [0x00, 0x0F, 0x20, 0x00, 0xFF, 0x00, mlc, 0x04, 0x06, 0xE1, 0x04]
+        + [UInt8(size >> 8), UInt8(size & 0xFF), 0x00, write]
+    t.apdu([0x00, 0xB0, 0x00, 0x00, UInt8(cc.count)], cc + ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    return t
+  }
+
+  /// `uri` "https://example.com": the 16-byte message.
+  private let message: [UInt8] = [
+    0xD1, 0x01, 0x0C, 0x55, 0x04, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2E, 0x63, 0x6F,
+    0x6D,
+  ]
+
+  // MARK: 1. writeNDEF after a re-activation, no SELECT (6986)
+
+  /// The simulator's `reactivate-before-write`: Android's writeNDEF re-activates the tag and
+  /// writes NLEN 0 with no SELECT; the tag answers 6986. Ground truth: writeNDEF failed, 401.
+  /// The analyzer names the operation writeNDEF (401), not a transceive, and its fix does not
+  /// tell the app to use writeNDEF.
+  @Test func writeAfterReactivationIsWriteNDEF() throws {
+    let json = """
+      {"name": "t4-reactivate", "seed": 5,
+       "tag": {"type": "type4", "uid": "04c3d4e5f60719",
+               "ndef": "d1010c55046578616d706c652e636f6d", "mlc": 15},
+       "reader": "android",
+       "actions": [{"op": "connect"}, {"op": "queryNDEFStatus"}, {"op": "readNDEF"},
+         {"op": "writeNDEF", "ndef": "d101185402656e48656c6c6f2066726f6d20416e64726f6964212121"},
+         {"op": "disconnect"}],
+       "faults": [{"kind": "reactivate-before-write"}]}
+      """
+    let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+    let (result, report) = try diagnoseSimulated(scenario)
+    #expect(result.truth.expectedError?.code == 401)
+    let session = try #require(report.sessions.last)
+    #expect(session.analysis.operations.map(\.kind) == [.connect, .writeNDEF])
+    #expect(session.analysis.operations.last?.outcome == .failed)
+    let f = try #require(report.finding("t4t-file-not-found"))
+    #expect(f.coreNFCError?.code == 401)
+    #expect(f.frames == [41, 42])
+    #expect(
+      f.cause
+        == "writeNDEF wrote after the tag was activated again, with no SELECT (SW 6986 to UPDATE file (none selected) offset 0 Lc 2)"
+    )
+    #expect(f.fix.hasPrefix("Hold the tag still until writeNDEF's completion handler is called"))
+    #expect(!f.fix.contains("NFCNDEFTag.readNDEF/writeNDEF, which do"))
+  }
+
+  /// Without an earlier session that served the NDEF application, the same UPDATE after an
+  /// activation is the app's own command: a transceive, no Core NFC error.
+  @Test func unselectedUpdateWithoutEarlierQueryStaysTransceive() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x69, 0x86])
+    let report = try t.diagnose()
+    #expect(report.sessions.last?.analysis.operations.map(\.kind) == [.connect, .transceive])
+    let f = try #require(report.finding("t4t-file-not-found"))
+    #expect(f.coreNFCError == nil)
+    #expect(f.cause.hasPrefix("no file was selected since the tag was activated again"))
+  }
+}
