@@ -81,4 +81,44 @@ import Testing
     #expect(f.coreNFCError == nil)
     #expect(f.cause.hasPrefix("no file was selected since the tag was activated again"))
   }
+
+  // MARK: 2. Wrong ST25TA write password
+
+  /// ST25TA-style NDEF file with write access 80h: VERIFY of the write password (P2 02)
+  /// answered 63C2, then UPDATE answered 6982: the password was wrong (2 tries left), the
+  /// APDUs were the app's own (no Core NFC error), and the fix asks for the right password.
+  @Test func wrongWritePasswordBeforeRefusedUpdate() throws {
+    var t = query(size: 0x00FF, write: 0x80)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00] + ok)
+    t.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0x11, count: 16), [0x63, 0xC2])
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x12, 0x00, 0x10] + message, [0x69, 0x82])
+    let report = try t.diagnose()
+    #expect(report.codes == ["t4t-write-password-wrong", "apdu-refused"])
+    let f = try #require(report.finding("t4t-write-password-wrong"))
+    #expect(f.severity == .error)
+    #expect(f.coreNFCError == nil)
+    #expect(f.frames == [20, 21])
+    #expect(
+      f.cause
+        == "the write password sent with VERIFY at #18 was refused (SW 63C2): wrong write "
+        + "password, 2 tries left (SW 6982 to UPDATE NLEN and NDEF data NLEN 16 Lc 18)")
+    #expect(f.message.contains("the VERIFY at #18 (VERIFY P1 00 P2 02 Lc 16) was answered 63C2"))
+    #expect(
+      f.fix
+        == "Send VERIFY with the tag's right write password (ST25TA: 00 20 00 02 10 + the "
+        + "16-byte password) and go on to UPDATE BINARY only after it answers 9000; do not retry "
+        + "with the same password. Only 2 tries are left before the tag blocks the password for "
+        + "good (6983).")
+  }
+
+  /// A VERIFY the tag accepted after the wrong one: the 6982 is not a wrong password's.
+  @Test func acceptedVerifyAfterWrongOneIsNotWrongPassword() throws {
+    var t = query(size: 0x00FF, write: 0x80)
+    t.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0x11, count: 16), [0x63, 0xC2])
+    t.apdu([0x00, 0x20, 0x00, 0x02, 0x10] + Array(repeating: 0x22, count: 16), ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x12, 0x00, 0x10] + message, [0x69, 0x82])
+    let report = try t.diagnose()
+    #expect(report.finding("t4t-write-password-wrong") == nil)
+    #expect(report.finding("t4t-security-not-satisfied") != nil)
+  }
 }

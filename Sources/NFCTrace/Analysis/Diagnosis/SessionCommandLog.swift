@@ -119,6 +119,9 @@ public struct SessionCommandLog: Sendable {
   /// 6E00 (CLA not supported) — 9000, a warning (62xx, 63xx), 6Cxx (wrong Le), a refusal of
   /// the file or parameters: each means it decoded the instruction (ISO/IEC 7816-4 §5.6).
   public private(set) var implementedINS: Set<UInt8> = []
+  /// Every VERIFY (INS 20, ISO/IEC 7816-4 §11.5.6) with the tag's answer, accepted or not:
+  /// whether the last password sent before a refused write was wrong (63Cx) or accepted.
+  public private(set) var verifications: [Command] = []
   private var pending: Command?
   /// MLe and MLc of the session's last Type 4 CC answer.
   private var mle: Int?
@@ -321,6 +324,9 @@ public struct SessionCommandLog: Sendable {
     }
     c.refused = refused
     if case .nak = answer { lastNAK = c }
+    if c.ins == 0x20, case .sw = answer, verifications.count < Self.limit {
+      verifications.append(c)
+    }
     if let ins = c.ins, case .sw(let sw) = answer, sw != "6D00", sw != "6E00" {
       implementedINS.insert(ins)
     }

@@ -6,6 +6,10 @@
 /// - 6700 on UPDATE BINARY whose command APDU is case 4 (an Le byte after the data; UPDATE
 ///   BINARY is case 3) → `t4t-update-with-le`; 6700 with Lc > MLc → `t4t-lc-exceeds-mlc`;
 ///   6700 on READ BINARY with Le > MLe → `t4t-le-exceeds-mle`; other 6700 → `t4t-wrong-length`.
+/// - 6982 to an UPDATE BINARY after a VERIFY the tag refused (63Cx wrong password, x tries
+///   left; 6300; 6983 blocked; ISO/IEC 7816-4 §11.5.6) with no accepted VERIFY since →
+///   `t4t-write-password-wrong`, no Core NFC error (writeNDEF sends no VERIFY: both were the
+///   app's own sendCommand(apdu:)).
 /// - 6982 → `t4t-security-not-satisfied` (with the CC's write access when read); to a READ
 ///   BINARY of a file other than the CC and the NDEF file (a proprietary file the CC's TLV 05h
 ///   lists, T4T 2.0 §5.1.2) → `t4t-proprietary-file-protected` (info: the app's own read).
@@ -36,7 +40,7 @@ enum Type4StatusRule: DiagnosisRule {
     "t4t-file-not-found", "t4t-application-not-found", "t4t-offset-out-of-range",
     "t4t-sfi-not-supported", "t4t-ins-not-supported",
     "t4t-memory-failure", "t4t-error-status", "t4t-get-response", "t4t-write-past-file",
-    "t4t-proprietary-file-protected", "apdu-refused",
+    "t4t-proprietary-file-protected", "t4t-write-password-wrong", "apdu-refused",
   ]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
@@ -188,7 +192,7 @@ enum Type4StatusRule: DiagnosisRule {
   /// writeNDEF and readNDEF stay within the CC's limits (402 before sending), and
   /// sendCommand(apdu:) returns the status word without an NFCReaderError.
   static let ownAPDUCodes: Set<String> = [
-    "t4t-write-past-file", "t4t-lc-exceeds-mlc", "t4t-le-exceeds-mle",
+    "t4t-write-past-file", "t4t-lc-exceeds-mlc", "t4t-le-exceeds-mle", "t4t-write-password-wrong",
   ]
 
   /// Whether operation `i` was refused by such an APDU (its Core NFC error is none).
@@ -627,6 +631,11 @@ enum Type4StatusRule: DiagnosisRule {
     let mlc = c.session.type4CC?.mlc
     if sw.hasPrefix("91"), let x = desfireExplanation(cmd, sw: sw, c) { return x }
     if cmd.ins == 0x20, let x = verifyExplanation(cmd, sw: sw) { return x }
+    if sw == "6982", cmd.ins == 0xD6 || cmd.ins == 0xD7, cmd.name != "UPDATE CC",
+      let verify = refusedVerify(before: cmd, c)
+    {
+      return wrongPassword(cmd, verify)
+    }
     // No current EF (ISO/IEC 7816-4 §5.6): as 6A82 when no file was selected since.
     if sw == "6986", [0xB0, 0xB1, 0xD6, 0xD7].contains(cmd.ins ?? 0),
       let x = currentFileExplanation(cmd, c, tagFault: "", sw: sw)
