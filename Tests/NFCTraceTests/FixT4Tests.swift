@@ -121,4 +121,73 @@ import Testing
     #expect(report.finding("t4t-write-password-wrong") == nil)
     #expect(report.finding("t4t-security-not-satisfied") != nil)
   }
+
+  // MARK: 3. READ BINARY B1 answered 6282
+
+  /// B1 (offset in data object 54) answered 6282 with the file's last bytes: a warning that the
+  /// file ended before Ne bytes (ISO/IEC 7816-4 §5.6), no refusal, as for B0.
+  @Test func oddReadBinaryShortReadIsNoRefusal() throws {
+    var t = query(enlen: true, size: 0x14)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x10] + ok)
+    t.apdu(
+      [0x00, 0xB1, 0x00, 0x00, 0x05, 0x54, 0x03, 0x00, 0x00, 0x04, 0x1C],
+      [0x53, 0x10] + message + [0x62, 0x82])
+    let report = try t.diagnose()
+    #expect(report.codes == [])
+    #expect(report.sessions.last?.analysis.operations.last?.kind == .readNDEF)
+    #expect(report.sessions.last?.analysis.operations.last?.outcome == .ok)
+  }
+
+  // MARK: 5. UPDATE BINARY D7 counted as a write at its DO 54 offset
+
+  /// D7 whose data runs past the file (6A84): `t4t-write-past-file` as for D6, no Core NFC
+  /// error, the end computed from the data object 54 offset (12) and the 53 value (40 bytes).
+  @Test func oddUpdatePastFileIsWritePastFile() throws {
+    var t = query(enlen: true, size: 0x30)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00] + ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00], ok)
+    let data = Array(UInt8(0)..<40)
+    t.apdu(
+      [0x00, 0xD7, 0x00, 0x00, 0x2F, 0x54, 0x03, 0x00, 0x00, 0x0C, 0x53, 0x28] + data,
+      [0x6A, 0x84])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t4t-write-past-file"))
+    #expect(f.coreNFCError == nil)
+    #expect(f.frames == [20, 21])
+    #expect(
+      f.message.contains("the write ends at byte 52, and the CC gives the NDEF file 48 bytes"))
+  }
+
+  /// D7 at an offset past the file answered 6B00: the message names data object 54, not P1 P2,
+  /// as where the offset is.
+  @Test func oddUpdateOffsetPastFileNamesDataObject() throws {
+    var t = query(enlen: true, size: 0x30)
+    t.apdu(
+      [0x00, 0xD7, 0x00, 0x00, 0x0B, 0x54, 0x03, 0x00, 0x00, 0x40, 0x53, 0x04, 1, 2, 3, 4],
+      [0x6B, 0x00])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t4t-write-past-file"))
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.message.hasPrefix(
+        "The tag answered 6B00 (wrong parameters: D7's offset, in data object 54 (P1 P2 are "
+          + "0000), lies past the file) to UPDATE NDEF data offset 64 Lc 4 (D7, offset DO): the "
+          + "write ends at byte 68"))
+  }
+
+  /// The tag lost on the second D7 chunk: the first D7, acknowledged, is in the evidence and in
+  /// the bytes the message says the tag holds.
+  @Test func interruptedOddUpdateKeepsAcknowledgedChunks() throws {
+    var t = query(enlen: true, size: 0x1000)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x10] + ok)
+    t.apdu([0x00, 0xD6, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00], ok)
+    let chunk = Array(repeating: UInt8(0x78), count: 40)
+    t.apdu([0x00, 0xD7, 0x00, 0x00, 0x2F, 0x54, 0x03, 0x00, 0x00, 0x04, 0x53, 0x28] + chunk, ok)
+    t.apdu([0x00, 0xD7, 0x00, 0x00, 0x2F, 0x54, 0x03, 0x00, 0x00, 0x2C, 0x53, 0x28] + chunk, nil)
+    let report = try t.diagnose()
+    let f = try #require(report.finding("write-interrupted"))
+    #expect(f.coreNFCError?.code == 100)
+    #expect(f.frames == [18, 19, 20, 21, 22])
+    #expect(f.message.contains("The tag acknowledged 4 bytes at offset 0, 40 bytes at offset 4"))
+  }
 }

@@ -108,7 +108,9 @@ struct NDEFWriteState {
     var later = Set<Int>()
     for c in log.commands where c.frame > op.lastFrame && c.isWrite && c.accepted {
       if type4 {
-        if c.ins == 0xD6, let o = c.offset { later.formUnion(o..<(o + c.data.count)) }
+        if c.ins == 0xD6 || c.ins == 0xD7, let o = c.offset {
+          later.formUnion(o..<(o + c.data.count))
+        }
       } else if let p = c.page {
         later.formUnion((p * 4)..<(p * 4 + c.data.count))
       }
@@ -170,7 +172,8 @@ struct NDEFWriteState {
     guard let nlen = file.knownBigEndian(0, size) else { return nil }
     let covering = { (list: [SessionCommandLog.Command], i: Int) in
       list.filter { c in
-        c.ins == 0xD6 && i >= (c.offset ?? 0) && i < (c.offset ?? 0) + c.data.count
+        (c.ins == 0xD6 || c.ins == 0xD7) && i >= (c.offset ?? 0)
+          && i < (c.offset ?? 0) + c.data.count
       }
     }
     let value = { (c: SessionCommandLog.Command, i: Int) in c.data[i - (c.offset ?? 0)] }

@@ -68,8 +68,12 @@ public struct SessionCommandLog: Sendable {
     /// tag carried the command out, whether or not the reader got the answer.
     public var damagedSuccess = false
 
-    /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY.
-    public var isWrite: Bool { ins == 0xD6 || name == "WRITE" || name == "COMPATIBILITY_WRITE" }
+    /// True for Type 2 WRITE / COMPATIBILITY_WRITE data and Type 4 UPDATE BINARY, with the
+    /// offset in P1 P2 (D6) or in an offset data object 54 (D7, ISO/IEC 7816-4 §11.2.3; T4T
+    /// 3.0 past offset 7FFFh): `offset` and `data` are the write's either way.
+    public var isWrite: Bool {
+      ins == 0xD6 || ins == 0xD7 || name == "WRITE" || name == "COMPATIBILITY_WRITE"
+    }
     /// True for COMPATIBILITY_WRITE's first part (`A0 page`): the address, no data yet.
     public var isCompatibilityWriteAddress: Bool { name == "COMPATIBILITY_WRITE (part 1)" }
 
@@ -311,7 +315,8 @@ public struct SessionCommandLog: Sendable {
       getResponse = strict && sw.hasPrefix("61")
       // 6282 to READ BINARY: the file ended before Le bytes, which came with it (ISO/IEC
       // 7816-4 §5.6 warning; a whole-file read with Le 00 / 0000 gets it): not a refusal.
-      let shortRead = sw == "6282" && c.ins == 0xB0
+      // B1 (offset in a data object, T4T 3.0) ends the same way as B0.
+      let shortRead = sw == "6282" && (c.ins == 0xB0 || c.ins == 0xB1)
       // 910C to DESFire CommitTransaction / AbortTransaction: NO_CHANGES, nothing to do.
       let noChanges =
         sw == "910C"
@@ -374,6 +379,13 @@ public struct SessionCommandLog: Sendable {
     }
     c.isType4 = f.layer(.type4) != nil
     if case .hex(let b)? = apdu.field("data") { c.data = b }
+    // Odd INS B1 / D7 (ISO/IEC 7816-4 §11.2.3): the offset is the data object 54's value
+    // (P1 P2 are 0000), and D7's data the discretionary data object 53's value.
+    if c.ins == 0xB1 || c.ins == 0xD7, let (offset, rest) = Type4Layer.offsetDataObject(c.data[...])
+    {
+      c.offset = offset
+      if c.ins == 0xD7, let data = Type4Layer.discretionaryDataObject(rest) { c.data = data }
+    }
     return c
   }
 

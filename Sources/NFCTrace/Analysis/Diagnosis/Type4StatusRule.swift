@@ -334,7 +334,12 @@ enum Type4StatusRule: DiagnosisRule {
     switch sw {
     case "6A84": meaning = "not enough memory space in the file"
     case "6700": meaning = "wrong length: the data reaches past the file"
-    default: meaning = (sw == "6A86" ? "incorrect" : "wrong") + " P1 P2: an offset past the file"
+    default:
+      meaning =
+        oddINS(cmd)
+        ? (sw == "6A86" ? "incorrect" : "wrong")
+          + " parameters: D7's offset, in data object 54 (P1 P2 are 0000), lies past the file"
+        : (sw == "6A86" ? "incorrect" : "wrong") + " P1 P2: an offset past the file"
     }
     return (
       "t4t-write-past-file", "the write runs past the end of the NDEF file",
@@ -660,7 +665,7 @@ enum Type4StatusRule: DiagnosisRule {
         return leTooLarge(le, mle)
       }
       // Lc within MLc, but the data reaches past the file: tags refuse the length then.
-      if cmd.ins == 0xD6, writesPastFile(cmd, c, startingInside: true) {
+      if cmd.ins == 0xD6 || cmd.ins == 0xD7, writesPastFile(cmd, c, startingInside: true) {
         return writePastFile(cmd, sw: sw, c)
       }
       // A short case 3 UPDATE with Lc within the CC's MLc, inside the file: the APDU is what
@@ -721,7 +726,7 @@ enum Type4StatusRule: DiagnosisRule {
       return otherFileReadRefused(cmd, c)
     case "6982":
       var m = "The tag answered 6982 (security status not satisfied): it refuses this access."
-      if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6, w == 0x00 {
+      if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.isWrite, w == 0x00 {
         m += " Its CC grants write access to the NDEF file (00), so queryNDEFStatus reports"
         m += " .readWrite and Core NFC sends the UPDATE; the file is protected beyond what the"
         m += " CC says (a password or key in the tag's own file settings, e.g. NTAG 424 DNA, or"
@@ -735,7 +740,7 @@ enum Type4StatusRule: DiagnosisRule {
             + "(its ISO UPDATE BINARY stays refused on a file that needs a key) — or set the "
             + "file's write access to free with the vendor's tool, or use another tag."
         )
-      } else if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.ins == 0xD6 {
+      } else if let w = c.session.type4CC?.ndefFile.writeAccess, cmd.isWrite {
         m += " Its CC gives the NDEF file write access \(Hex.string([w]).uppercased())"
         m +=
           w == 0xFF
@@ -788,9 +793,9 @@ enum Type4StatusRule: DiagnosisRule {
       )
     case "6A82":
       return fileNotFound(cmd, c)
-    case "6A84" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
-      "6A86" where cmd.ins == 0xD6 && writesPastFile(cmd, c),
-      "6B00" where cmd.ins == 0xD6 && writesPastFile(cmd, c):
+    case "6A84" where cmd.isWrite && writesPastFile(cmd, c),
+      "6A86" where cmd.isWrite && writesPastFile(cmd, c),
+      "6B00" where cmd.isWrite && writesPastFile(cmd, c):
       return writePastFile(cmd, sw: sw, c)
     case "6A86" where cmd.ins == 0xA4, "6B00" where cmd.ins == 0xA4:
       // SELECT's P1 P2 are its selection control (P1 04 by name, 00 by file id; P2 00 or 0C for
@@ -823,23 +828,29 @@ enum Type4StatusRule: DiagnosisRule {
       return ccOffsetRefused(cmd, sw: sw, c)
     case "6A86", "6B00":
       let size = c.session.type4CC?.ndefFile.maxSize
-      let end = (cmd.offset ?? 0) + (cmd.ins == 0xD6 ? cmd.data.count : max(cmd.le ?? 1, 1))
+      let end = (cmd.offset ?? 0) + (cmd.isWrite ? cmd.data.count : max(cmd.le ?? 1, 1))
       if let size, cmd.offset != nil, end <= size {
         // Inside the file the CC declares: the tag's file is smaller than its CC says.
         return (
           "t4t-offset-out-of-range", "the tag refused an offset inside the file its CC declares",
-          "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary), but the CC gives the "
-            + "NDEF file \(size) bytes, so the access is inside it: the tag's file is smaller "
-            + "than its CC says (a READ that ends early with 6282 shows where it ends). The tag "
+          "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary)\(offsetInDO(cmd)), but "
+            + "the CC gives the NDEF file \(size) bytes, so the access is inside it: the tag's "
+            + "file is smaller than its CC says (a READ that ends early with 6282 shows where it ends). The tag "
             + "or the HCE service emulating it is misconfigured, not the reader.",
           "Make the CC's maximum NDEF file size match the file the tag (or the HCE service) "
             + "really has; readers trust the CC."
         )
       }
       return (
-        "t4t-offset-out-of-range", "the offset (P1 P2) is wrong for this file",
+        "t4t-offset-out-of-range",
+        oddINS(cmd)
+          ? "the offset (data object 54) is wrong for this file"
+          : "the offset (P1 P2) is wrong for this file",
         "The tag answered \(sw) (incorrect P1 P2) to \(cmd.summary). For READ/UPDATE BINARY, "
-          + "P1 P2 is the offset in the file"
+          + (oddINS(cmd)
+            ? "B1/D7 carry the offset in the offset data object 54 of the data field (P1 P2 are "
+              + "0000, ISO/IEC 7816-4 §11.2.3); it is \(cmd.offset ?? 0) here"
+            : "P1 P2 is the offset in the file")
           + (size.map { "; the file holds \($0) bytes." } ?? "."),
         "Keep offsets inside the NDEF file's size from the CC (or use writeNDEF, which does)."
       )
@@ -866,6 +877,17 @@ enum Type4StatusRule: DiagnosisRule {
         "Check the APDU against NFC Forum T4T, or use NFCNDEFTag.readNDEF/writeNDEF."
       )
     }
+  }
+
+  /// Whether `cmd` is READ/UPDATE BINARY with an odd INS (B1/D7): its offset is in an offset
+  /// data object 54 of its data field and P1 P2 are 0000 (ISO/IEC 7816-4 §11.2.3).
+  private static func oddINS(_ cmd: SessionCommandLog.Command) -> Bool {
+    cmd.ins == 0xB1 || cmd.ins == 0xD7
+  }
+
+  /// For B1/D7, where their offset travels (P1 P2 being 0000): appended to "incorrect P1 P2".
+  private static func offsetInDO(_ cmd: SessionCommandLog.Command) -> String {
+    oddINS(cmd) ? " (for B1/D7 the offset, \(cmd.offset ?? 0), is in data object 54)" : ""
   }
 
   /// 6A86 / 6B00 to a READ of the CC file: within its first 15 bytes (every CC has them, T4T
