@@ -190,4 +190,40 @@ import Testing
     #expect(f.frames == [18, 19, 20, 21, 22])
     #expect(f.message.contains("The tag acknowledged 4 bytes at offset 0, 40 bytes at offset 4"))
   }
+
+  // MARK: 6. Fix texts for 6Cxx and 6700 to READ BINARY
+
+  /// 6C10 to a READ BINARY the reader did not repeat: Le was wrong, 10h is the length to use.
+  @Test func wrongLeWithoutRetryNamesTheLength() throws {
+    var t = query(size: 0x30)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x10] + ok)
+    t.apdu([0x00, 0xB0, 0x00, 0x02, 0x20], [0x6C, 0x10])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t4t-error-status"))
+    #expect(f.coreNFCError?.code == 102)
+    #expect(
+      f.cause
+        == "the Le was wrong: the tag gives 16 bytes as the length to ask for (SW 6C10 to READ "
+        + "NDEF data offset 2 Le 32)")
+    #expect(
+      f.fix
+        == "Send the same command again with Le = 10h (16 bytes), as 6Cxx asks; with "
+        + "sendCommand(apdu:), set expectedResponseLength to 16 and repeat the APDU.")
+  }
+
+  /// 6700 to a READ BINARY within MLe: a read-side fix (a smaller Le), not writeNDEF.
+  @Test func wrongLengthToReadGivesReadFix() throws {
+    var t = query(size: 0x30)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x10] + ok)
+    t.apdu([0x00, 0xB0, 0x00, 0x02, 0x10], [0x67, 0x00])
+    let report = try t.diagnose()
+    let f = try #require(report.finding("t4t-wrong-length"))
+    #expect(f.coreNFCError?.code == 102)
+    #expect(
+      f.cause
+        == "the tag refused the READ BINARY's length (Le 16) (SW 6700 to READ NDEF data offset 2 Le 16)"
+    )
+    #expect(!f.fix.contains("writeNDEF"))
+    #expect(f.fix.hasPrefix("Read again with a smaller Le"))
+  }
 }

@@ -685,6 +685,7 @@ enum Type4StatusRule: DiagnosisRule {
             + "cannot change writeNDEF's chunking. Use another tag."
         )
       }
+      if cmd.ins == 0xB0 || cmd.ins == 0xB1 { return readLengthRefused(cmd, c) }
       return (
         "t4t-wrong-length", "the tag rejected the APDU's length",
         "The tag answered 6700 (wrong length, Lc or Le): the lengths in the APDU do not fit "
@@ -870,6 +871,8 @@ enum Type4StatusRule: DiagnosisRule {
       // READ/UPDATE BINARY the tag decoded nowhere in the session (any other answer to the
       // same INS, before or after, shows it has it).
       return insNotSupported(cmd)
+    case _ where sw.count == 4 && sw.uppercased().hasPrefix("6C"):
+      return wrongLe(cmd, sw: sw)
     default:
       return (
         "t4t-error-status", "the tag refused the APDU",
@@ -877,6 +880,49 @@ enum Type4StatusRule: DiagnosisRule {
         "Check the APDU against NFC Forum T4T, or use NFCNDEFTag.readNDEF/writeNDEF."
       )
     }
+  }
+
+  /// 6Cxx (wrong Le field; xx gives the exact length available, ISO/IEC 7816-4 §5.6) that the
+  /// reader did not follow with the same command and Le = xx (a repeat makes the operation ok
+  /// and no finding is given): the Le was wrong, and xx is the length to ask for.
+  private static func wrongLe(_ cmd: SessionCommandLog.Command, sw: String)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let xx = String(sw.uppercased().suffix(2))
+    let value = Int(xx, radix: 16) ?? 0
+    let n = value == 0 ? 256 : value
+    return (
+      "t4t-error-status", "the Le was wrong: the tag gives \(n) bytes as the length to ask for",
+      "The tag answered \(sw.uppercased()) (wrong Le field, ISO/IEC 7816-4 §5.6) to "
+        + "\(cmd.summary): it does not return the bytes for this Le, and xx = \(xx)h "
+        + "gives the exact length available, \(n) bytes. The reader did not send the command "
+        + "again with Le = \(xx)h, so it got no data.",
+      "Send the same command again with Le = \(xx)h (\(n) bytes), as 6Cxx asks; with "
+        + "sendCommand(apdu:), set expectedResponseLength to \(n) and repeat the APDU."
+    )
+  }
+
+  /// 6700 (wrong length) to a READ BINARY (B0/B1) whose Le is within the CC's MLe (or no CC
+  /// was read): the tag refuses to return that many bytes here — the read reaches past the
+  /// file's end (a tag may refuse instead of answering 6282, ISO/IEC 7816-4 §5.6), or the tag
+  /// accepts less than its CC says. A read-side fix: read again with a smaller Le.
+  private static func readLengthRefused(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let le = cmd.le.map { "Le \($0)" } ?? "Le"
+    let mle = c.session.type4CC.map { ", within the MLe of \($0.mle) bytes its CC declares" } ?? ""
+    return (
+      "t4t-wrong-length", "the tag refused the READ BINARY's length (\(le))",
+      "The tag answered 6700 (wrong length) to \(cmd.summary): it refuses to return "
+        + (cmd.le.map { "\($0) bytes" } ?? "that many bytes")
+        + " from offset \(cmd.offset ?? 0)\(mle). Either the read reaches past the end of "
+        + "the file (this tag refuses instead of returning the bytes up to it with 6282), or the "
+        + "tag accepts a smaller Le than its CC says.",
+      "Read again with a smaller Le: no more than the message's bytes left past the offset "
+        + "(NLEN plus the length field's size, minus the offset), in chunks within MLe, as "
+        + "readNDEF does. If readNDEF fails the same way, "
+        + "the tag's CC (MLe) or file is wrong: use another tag."
+    )
   }
 
   /// Whether `cmd` is READ/UPDATE BINARY with an odd INS (B1/D7): its offset is in an offset
