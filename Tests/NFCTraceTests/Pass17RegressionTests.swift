@@ -134,6 +134,45 @@ import Testing
     #expect(s.verdicts.first { $0.operation == write }?.verdict == .succeededWithBadContent)
   }
 
+  /// NLEN and message in one UPDATE on an ENLEN file (s17): the 2-byte length counting the
+  /// message written with it is the mismatch, not a message of 1 364 225 bytes.
+  @Test func nlenWithMessageOnAnENLENFile() throws {
+    var e = TraceBuilder()
+    e.activateType4()
+    e.selectType4CC()
+    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + Self.ok)
+    e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
+    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00] + Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], Self.ok)
+    let r = try e.diagnose()
+    #expect(r.sessions[0].findings.map(\.code) == ["t4t-nlen-size-mismatch"])
+  }
+
+  /// A 4-byte ENLEN with the message on a 2-byte NLEN file (s18): readers see NLEN 0. It was
+  /// an unfinished write ("the final NLEN never was") blamed on the session ending.
+  @Test func enlenWithMessageOnAnNLENFile() throws {
+    var e = TraceBuilder()
+    e.activateType4()
+    e.queryType4(nlen: 0)
+    e.apdu(
+      [0x00, 0xD6, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00],
+      Self.ok)
+    let r = try e.diagnose()
+    let s = try #require(r.sessions.first)
+    #expect(s.findings.first?.code == "t4t-nlen-size-mismatch")
+    #expect(s.findings.first?.cause.hasPrefix("the writer wrote a 4-byte ENLEN") == true)
+    #expect(r.finding("write-unfinished") == nil)
+    #expect(r.finding("ndef-emptied") == nil)
+  }
+
+  @Test func lengthFieldSizeHeuristic() {
+    #expect(Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x14], fieldSize: 2))
+    #expect(!Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x00], fieldSize: 2))
+    #expect(!Type4LengthFieldRule.wrongSize([0x00, 0x02, 0xD1, 0x01], fieldSize: 2))
+    #expect(Type4LengthFieldRule.wrongSize([0x00, 0x02, 0xD1, 0x01], fieldSize: 4))
+    #expect(!Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x02, 0xD1, 0x01], fieldSize: 4))
+  }
+
   /// A refused UPDATE's reason names the command once, and an ENLEN file's answers say ENLEN
   /// as its commands do (T4T 3.0); they said "UPDATE NLEN refused: UPDATE NLEN failed: …"
   /// and "UPDATE NLEN: 4 byte(s) written" after "UPDATE ENLEN 0".

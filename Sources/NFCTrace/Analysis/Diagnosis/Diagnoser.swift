@@ -199,6 +199,12 @@ public enum Diagnoser {
     return out
   }
 
+  /// What a length field of the wrong size (`t4t-nlen-size-mismatch`) makes a write look
+  /// like: a huge message, or an unfinished or emptying write (NLEN read as 0).
+  static let lengthFieldSymptoms: Set<String> = [
+    "message-too-large", "write-unfinished", "ndef-emptied",
+  ]
+
   /// The fallback rule only speaks for operations no other rule explained. A cluster of
   /// damaged frames nearby (`rf-damaged-frames`, which frames it lists depends on what the
   /// capture format records) is context, not the operation's explanation: the refusal itself
@@ -210,14 +216,15 @@ public enum Diagnoser {
         !OperationFallbackRule.codes.contains($0.code) && !context.contains($0.code)
       }
       .compactMap(\.operation))
-    // A 2-byte NLEN on an ENLEN file makes readers read a length that was never meant: no
-    // message is "too large" there.
+    // A length field of the wrong size makes readers read a length that was never meant: no
+    // message is "too large", unfinished or emptied there.
     let wrongLengthField = Set(
       findings.filter { $0.code == "t4t-nlen-size-mismatch" }.compactMap(\.operation))
     let kept = findings.filter {
       !(OperationFallbackRule.codes.contains($0.code)
         && $0.operation.map(explained.contains) == true)
-        && !($0.code == "message-too-large" && $0.operation.map(wrongLengthField.contains) == true)
+        && !(Self.lengthFieldSymptoms.contains($0.code)
+          && $0.operation.map(wrongLengthField.contains) == true)
     }
     return contextErrors(mergeRepeats(kept))
   }
