@@ -237,6 +237,10 @@ public struct LinkContext: Sendable {
   public var isoDEPActive = false
   /// True after a MIFARE Classic authentication: frames are Crypto1 ciphertext.
   public var encrypted = false
+  /// The frame of the reader's S(DESELECT) the tag has just answered (ISO/IEC 14443-4 §8:
+  /// the tag is now halted), set by the ISO-DEP layer and taken by the ISO 14443-3 layer at
+  /// the next frame, which treats the tag as after HLTA.
+  public var deselectAnswered: Int?
   /// FSD from RATS (bytes the reader can receive).
   public var fsd: Int?
   /// FSC from ATS (bytes the tag can receive).

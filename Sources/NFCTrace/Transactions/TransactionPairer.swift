@@ -2,7 +2,9 @@
 ///
 /// Streaming with a one-frame delay: a reader frame is held until the next frame shows whether
 /// the tag answered (a tag frame) or not (another reader frame or an event). Commands that get
-/// no answer by protocol (HLTA, ISO/IEC 14443-3 §6.4.3) are marked `.noAnswerExpected`.
+/// no answer by protocol (HLTA, ISO/IEC 14443-3 §6.4.3) are marked `.noAnswerExpected`. A tag
+/// frame that starts an activation (an ATQA whose REQA/WUPA the capture missed) answers no
+/// such command: it stays unpaired.
 public struct TransactionPairer: Sendable {
   private var pending: DecodedFrame?
 
@@ -23,6 +25,11 @@ public struct TransactionPairer: Sendable {
     switch incoming.frame.direction {
     case .tag:
       guard let request = pending.take() else { return emit(incoming) }
+      if incoming.startsActivation, !request.expectsResponse {
+        request.response = .noAnswerExpected
+        emit(request)
+        return emit(incoming)
+      }
       request.response = .answeredBy(incoming.frame.index)
       incoming.response = .answers(request.frame.index)
       emit(request)

@@ -59,6 +59,9 @@ public struct ISO14443ALayer: Sendable {
     case select(CascadeLevel)
     case hlta
     case atqa
+    /// A 2-byte tag frame without CRC_A answering no captured REQA/WUPA: the ATQA of a new
+    /// activation whose poll the sniffer missed.
+    case missedPollATQA
     case uidAnswer(CascadeLevel, NVB, [UInt8])
     /// SEL `93`/`95`/`97` with an NVB outside ISO/IEC 14443-3 §6.5.3.
     case invalidNVB(CascadeLevel, UInt8)
@@ -70,7 +73,8 @@ public struct ISO14443ALayer: Sendable {
       switch self {
       case .select, .hlta, .ecp, .sak: return true
       case .unexpected(_, let c), .inner(let c): return c
-      case .request, .magSafe, .shortFrame, .anticollision, .atqa, .uidAnswer, .invalidNVB:
+      case .request, .magSafe, .shortFrame, .anticollision, .atqa, .missedPollATQA, .uidAnswer,
+        .invalidNVB:
         return false
       }
     }
@@ -83,9 +87,11 @@ public struct ISO14443ALayer: Sendable {
   private var crypto1Follows = false
   /// When the last HLTA was sent (ns): a tag frame soon after answers it.
   private var haltNs: Int64 = 0
-  /// The HLTA frame when no frame since has woken or answered a tag: a halted tag answers
-  /// only WUPA (ISO/IEC 14443-3 §6.2, HALT state), so a command sent then reaches nobody.
+  /// The HLTA frame, or the reader's S(DESELECT) the tag answered (`haltedByDeselect`), when
+  /// no frame since has woken or answered a tag: a halted tag answers only WUPA (ISO/IEC
+  /// 14443-3 §6.2, HALT state; ISO/IEC 14443-4 §8), so a command sent then reaches nobody.
   private var haltFrame: Int?
+  private var haltedByDeselect = false
   /// Set by a gen1a magic WUPC1 (`40`, 7 bits) until the next reader frame: a 1-byte `43`
   /// then is WUPC2, whatever its bit count.
   private var magicWUPC1Sent = false
@@ -111,6 +117,7 @@ public struct ISO14443ALayer: Sendable {
     parts = []
     crypto1Follows = false
     haltFrame = nil
+    haltedByDeselect = false
     magicWUPC1Sent = false
     type2CommandSeen = false
     (pollFrame, pollUnanswered) = (nil, nil)
@@ -158,6 +165,11 @@ public struct ISO14443ALayer: Sendable {
       // that found the tag is not its card): the link stays plaintext.
       context.encrypted = !(frame.direction == .reader && frame.data == Self.plainHLTA)
     }
+    if let deselect = context.deselectAnswered {
+      // The ISO-DEP layer saw the tag answer S(DESELECT): it is halted as after HLTA.
+      context.deselectAnswered = nil
+      (haltFrame, haltedByDeselect) = (deselect, true)
+    }
     if frame.direction == .reader, case .request = pending { pollUnanswered = pollFrame }
     let kind = classify(frame, context: context)
     if frame.direction == .reader, case .shortFrame = kind {
@@ -171,11 +183,16 @@ public struct ISO14443ALayer: Sendable {
     // A poll during an unfinished anticollision may find the tag still READY (it missed the
     // poll): then a SAK proves nothing about the poll's ATQA.
     let midAnticollision = !parts.isEmpty && !context.uidComplete
-    if case .request = kind {
+    // What halted the tag before an ATQA whose poll was not captured, for its finding.
+    var haltedBefore: (frame: Int, deselect: Bool)?
+    switch kind {
+    case .request, .missedPollATQA:
+      if case .missedPollATQA = kind, let h = haltFrame { haltedBefore = (h, haltedByDeselect) }
       newActivation = true
       context.resetActivation()
       context.technology = .nfcA
       reset()
+    default: break
     }
     // A reader's short frame (7 bits) is never Crypto1 ciphertext, which is whole bytes: after
     // an authenticated session it is a plaintext wake-up (gen1a `40` after the encrypted HALT).
@@ -193,6 +210,9 @@ public struct ISO14443ALayer: Sendable {
     let payload = FrameCRC.payload(frame, status: crc)
     let halted = haltFrame == nil ? nil : commandWhileHalted(frame, kind: kind)
     var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
+    if case .missedPollATQA = kind {
+      result.findings.append(Self.pollNotCaptured(frame: frame.index, haltedBy: haltedBefore))
+    }
     // `reset()` above cleared the poll state; this poll counts unless the tag may still be READY.
     if case .request = kind { pollFrame = midAnticollision ? nil : frame.index }
     result.findings = findings + result.findings
@@ -222,12 +242,41 @@ public struct ISO14443ALayer: Sendable {
     default: break
     }
     haltFrame = nil
+    let halt =
+      haltedByDeselect
+      ? "S(DESELECT) (frame \(hlta), answered) with no WUPA between: a tag that answered the "
+        + "S(DESELECT) is halted (ISO/IEC 14443-4 §8) and"
+      : "HLTA (frame \(hlta)) with no WUPA between: a tag that took the HLTA is halted and"
     return Finding(
       "command-while-halted", .warning,
-      "sent after HLTA (frame \(hlta)) with no WUPA between: a tag that took the HLTA is "
-        + "halted and ignores everything but WUPA (ISO/IEC 14443-3 §6.2, HALT state), so an "
-        + "answer means it did not take it; wake and select the tag again before commands",
+      "sent after " + halt + " ignores everything but WUPA (ISO/IEC 14443-3 §6.2, HALT "
+        + "state), so an answer means it did not take it; wake and select the tag again before "
+        + "commands",
       frames: [frame.index])
+  }
+
+  /// `poll-not-captured` (info) on a 2-byte tag frame without CRC_A that answers no captured
+  /// command: a tag sends its ATQA only to answer REQA/WUPA (ISO/IEC 14443-3 §6.4.2), and a
+  /// halted tag (`haltedBy`: HLTA, or an answered S(DESELECT)) only to WUPA (§6.2, HALT
+  /// state), so the frame is the ATQA of a new activation whose 7-bit poll the sniffer missed.
+  private static func pollNotCaptured(frame: Int, haltedBy: (frame: Int, deselect: Bool)?)
+    -> Finding
+  {
+    let why: String
+    if let h = haltedBy {
+      why =
+        "the tag halted by the \(h.deselect ? "S(DESELECT)" : "HLTA") of frame \(h.frame) "
+        + "answers only WUPA (ISO/IEC 14443-3 §6.2, HALT state), so the reader sent a WUPA"
+    } else {
+      why =
+        "a tag sends its ATQA only to answer REQA or WUPA (ISO/IEC 14443-3 §6.4.2), so the "
+        + "reader sent one"
+    }
+    return Finding(
+      "poll-not-captured", .info,
+      "2-byte tag frame without CRC_A and no REQA/WUPA before it: the ATQA of a new activation; "
+        + why + " the capture does not have (sniffers often miss 7-bit short frames)",
+      frames: [frame])
   }
 
   // MARK: - Classification
@@ -302,7 +351,10 @@ public struct ISO14443ALayer: Sendable {
       // The tag nonce NT (4 bytes) carries no CRC.
       return .inner(carriesCRC: data.count != 4)
     case .none where context.sak == nil && !context.isoDEPActive:
-      return unsolicited(data)
+      return unsolicited(frame)
+    case .none where haltFrame != nil && !context.isoDEPActive:
+      // After an answered S(DESELECT) the tag is halted: it answers only WUPA.
+      return Self.isBareTwoBytes(frame) ? .missedPollATQA : .inner(carriesCRC: true)
     case .halt where frame.timeNs.saturatingMinus(haltNs) <= 2_000_000:
       // ISO/IEC 14443-3 §6.4.3: any answer within 1 ms of HLTA's end (HLTA itself lasts
       // ~0.4 ms; 2 ms from its start allows for the sniffer's time stamps) is "not
@@ -311,17 +363,35 @@ public struct ISO14443ALayer: Sendable {
       return .unexpected(
         "answer to HLTA: the tag did not acknowledge it and is not halted (a halted tag "
           + "sends nothing)", carriesCRC: false)
+    case .halt where haltFrame != nil && Self.isBareTwoBytes(frame):
+      // Past the HLTA's answer window the halted tag answers only WUPA: the ATQA of a wake-up
+      // the sniffer missed, not a Type 2 answer cut short.
+      return .missedPollATQA
     case .none, .halt, .rats, .inner:
       return .inner(carriesCRC: true)
     }
   }
 
+  /// Two bytes whose source does not say they carried a CRC: the shape of an ATQA (ISO/IEC
+  /// 14443-3 §6.4.2, no CRC_A).
+  private static func isBareTwoBytes(_ frame: Frame) -> Bool {
+    guard frame.data.count == 2 else { return false }
+    switch frame.crc {
+    case .unchecked, .absent, .notCaptured: return true
+    case .ok, .bad, .encrypted: return false
+    }
+  }
+
   /// A tag frame with no command before it, before any SAK: the sniffer missed the reader's
   /// REQA/WUPA or ANTICOLLISION (weak reader modulation), not the tag's answer. Two bytes are
-  /// the ATQA; five whose last is the XOR of the others the UID part and its BCC (ISO/IEC
-  /// 14443-3 §6.5.2, §6.5.3). Neither carries CRC_A.
-  private func unsolicited(_ data: [UInt8]) -> Kind {
-    if data.count == 2 { return .atqa }
+  /// the ATQA — of the poll before a reader frame that answers nothing (Apple ECP), else of a
+  /// new activation whose poll the capture lacks; five whose last is the XOR of the others the
+  /// UID part and its BCC (ISO/IEC 14443-3 §6.5.2, §6.5.3). Neither carries CRC_A.
+  private func unsolicited(_ frame: Frame) -> Kind {
+    let data = frame.data
+    if data.count == 2 {
+      return pollUnanswered == nil && Self.isBareTwoBytes(frame) ? .missedPollATQA : .atqa
+    }
     if data.count == 5, data[0] ^ data[1] ^ data[2] ^ data[3] == data[4], let nvb = NVB(0x20) {
       return .uidAnswer(.cl1, nvb, [])
     }
@@ -423,7 +493,7 @@ public struct ISO14443ALayer: Sendable {
           "ANTICOLL \(level.name) with invalid NVB \(Hex.string([nvb]))",
           [LayerField("sel", .hex([frame.data[0]])), LayerField("nvb", .hex([nvb]))]),
         findings: [Finding("invalid-nvb", .warning, why, frames: [index], offset: 1)])
-    case .atqa:
+    case .atqa, .missedPollATQA:
       pending = .none
       pollUnanswered = nil
       guard let atqa = ATQA(airBytes: payload) else { return .undecoded("ATQA needs 2 bytes") }

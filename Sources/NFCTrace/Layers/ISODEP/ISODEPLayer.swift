@@ -4,7 +4,7 @@
 /// PPS answer is due, the block numbers (see `BlockNumbers`), one chaining buffer per direction,
 /// the last S(WTX) request and a pending S(DESELECT). It writes `context.fsd` (RATS),
 /// `context.ats`, `fsc`, `fwtNs` and `isoDEPActive = true` (ATS), and `isoDEPActive = false`
-/// when an S(DESELECT) is answered.
+/// and `deselectAnswered` when an S(DESELECT) is answered.
 ///
 /// Handoff: the INF of an unchained I-block goes to `.iso7816`; chained I-blocks are collected
 /// per direction and the whole INF goes to `.iso7816` with the last block, in a unit whose
@@ -29,7 +29,8 @@ public struct ISODEPLayer: ProtocolLayer {
 
   private var awaitingATS = false
   private var ppsPending: UInt8?
-  private var deselectPending = false
+  /// The frame of the reader's S(DESELECT) not answered yet.
+  private var deselectPending: Int?
   private var wtxRequest: UInt8?
   private var ratsCID: Int?
   /// The ATS of this activation (nil for type B or before one): what CID and NAD it allows.
@@ -479,10 +480,11 @@ public struct ISODEPLayer: ProtocolLayer {
   ) -> LayerResult {
     var summary = "S(DESELECT)"
     if unit.direction == .reader {
-      deselectPending = true
-    } else if deselectPending {
-      deselectPending = false
+      deselectPending = unit.frameIndex
+    } else if let deselect = deselectPending {
+      deselectPending = nil
       context.isoDEPActive = false
+      context.deselectAnswered = deselect
       summary += " answer"
     }
     // S(DESELECT) carries no INF (ISO/IEC 14443-4 block format; only S(WTX) and S(PARAMETERS)

@@ -1,0 +1,155 @@
+import NFCTrace
+import TestSupport
+import Testing
+
+/// Findings of a review of the ISO/IEC 14443-3/-4 decoding (captures in scratch-14443).
+@Suite struct ISO14443ReviewTests {
+  static let uid: [UInt8] = [0x01, 0x02, 0x03, 0x04]
+  static let part = uid + [TraceBuilder.bcc(uid)]
+
+  /// Pairs the decoded frames as the pipeline does.
+  static func paired(_ frames: [DecodedFrame]) -> [DecodedFrame] {
+    var pairer = TransactionPairer()
+    return frames.flatMap { pairer.push($0) } + pairer.flush()
+  }
+
+  /// The tag's ATQA, then anticollision and SELECT of `uid` answered by SAK `sak`, the
+  /// REQA/WUPA before the ATQA not captured.
+  static func activationWithoutPoll(_ b: inout TraceBuilder, sak: UInt8, gapUs: Int64? = nil) {
+    b.tag([0x44, 0x00], crc: false, gapUs: gapUs)
+    b.reader([0x93, 0x20], crc: false)
+    b.tag(part, crc: false)
+    b.reader([0x93, 0x70] + part)
+    b.tag([sak])
+  }
+
+  /// d4: a 2-byte tag frame 3 ms after HLTA answers a WUPA the sniffer missed (a halted tag
+  /// answers only WUPA, ISO/IEC 14443-3 §6.2): the ATQA of a new activation, not a Type 2
+  /// answer to the HLTA cut short; the HLTA stays unanswered and a new session starts.
+  @Test func atqaAfterHLTAStartsAnActivationWhosePollWasMissed() throws {
+    var b = TraceBuilder()
+    b.activateSingle(Self.uid, sak: 0x00)
+    b.reader([0x50, 0x00])
+    Self.activationWithoutPoll(&b, sak: 0x00, gapUs: 3000)
+    let frames = Self.paired(decodeAll(b.frames).0)
+    let atqa = frames[7]
+    #expect(atqa.layers.map(\.name) == ["ATQA"])
+    #expect(atqa.innermost?.summary == "ATQA 0x0044 (UID size double, bit-frame anticollision)")
+    #expect(atqa.frame.crc == .absent)
+    #expect(atqa.startsActivation)
+    #expect(atqa.findings.map(\.code) == ["poll-not-captured"])
+    #expect(atqa.findings.first?.severity == .info)
+    #expect(atqa.findings.first?.frames == [7])
+    #expect(
+      atqa.findings.first?.message
+        == "2-byte tag frame without CRC_A and no REQA/WUPA before it: the ATQA of a new "
+        + "activation; the tag halted by the HLTA of frame 6 answers only WUPA (ISO/IEC 14443-3 "
+        + "§6.2, HALT state), so the reader sent a WUPA the capture does not have (sniffers "
+        + "often miss 7-bit short frames)")
+    #expect(frames[6].response == .noAnswerExpected)
+    #expect(atqa.response == nil)
+    #expect(frames[8].innermost?.summary == "ANTICOLL CL1")
+    #expect(frames[9].innermost?.summary == "UID CL1 01 02 03 04 (BCC ok)")
+    #expect(frames[11].completedUID == Self.uid)
+    #expect(frames.allSatisfy { f in !f.findings.contains { $0.code == "frame-too-short" } })
+    let s = try sessions(b)
+    #expect(s.map(\.info.firstFrame) == [0, 7])
+    #expect(s.map(\.info.lastFrame) == [6, 11])
+    #expect(s.map(\.info.uid) == [Self.uid, Self.uid])
+    #expect(s[1].operations.map(\.kind) == [.connect])
+    #expect(s[1].tag.sak == 0x00)
+  }
+
+  /// After an answered S(DESELECT) the tag is halted too (ISO/IEC 14443-4 §8): its ATQA is a
+  /// new activation whose WUPA was missed. Within 2 ms of HLTA a 2-byte answer is the tag not
+  /// acknowledging it (§6.4.3), as before.
+  @Test func atqaAfterDeselectStartsAnActivationWhosePollWasMissed() throws {
+    var b = TraceBuilder()
+    b.activateType4(uid: Self.uid)
+    b.reader([0xC2])
+    b.tag([0xC2])
+    Self.activationWithoutPoll(&b, sak: 0x20, gapUs: 3000)
+    let frames = Self.paired(decodeAll(b.frames).0)
+    #expect(frames[10].layers.map(\.name) == ["ATQA"])
+    #expect(frames[10].startsActivation)
+    #expect(frames[10].findings.map(\.code) == ["poll-not-captured"])
+    #expect(
+      frames[10].findings.first?.message.contains(
+        "the tag halted by the S(DESELECT) of frame 8 answers only WUPA") == true)
+    #expect(frames[10].response == nil)
+    #expect(frames[14].completedUID == Self.uid)
+    #expect(try sessions(b).map(\.info.firstFrame) == [0, 10])
+
+    var quick = TraceBuilder()
+    quick.activateSingle(Self.uid, sak: 0x00)
+    quick.reader([0x50, 0x00])
+    quick.tag([0x44, 0x00], crc: false, gapUs: 100)
+    let answer = decodeAll(quick.frames).0[7]
+    #expect(answer.undecodedReason?.hasPrefix("answer to HLTA") == true)
+    #expect(!answer.startsActivation)
+  }
+
+  /// A capture that starts with the tag's ATQA: its poll was not captured (the existing
+  /// recognition of an ATQA before any SAK now says so); after a poll and an Apple ECP frame
+  /// the ATQA answers that poll and nothing is said.
+  @Test func atqaWithNoCommandBeforeIt() throws {
+    var b = TraceBuilder()
+    Self.activationWithoutPoll(&b, sak: 0x00)
+    let frames = decodeAll(b.frames).0
+    #expect(frames[0].layers.map(\.name) == ["ATQA"])
+    #expect(frames[0].startsActivation)
+    #expect(frames[0].findings.map(\.code) == ["poll-not-captured"])
+    #expect(
+      frames[0].findings.first?.message
+        == "2-byte tag frame without CRC_A and no REQA/WUPA before it: the ATQA of a new "
+        + "activation; a tag sends its ATQA only to answer REQA or WUPA (ISO/IEC 14443-3 "
+        + "§6.4.2), so the reader sent one the capture does not have (sniffers often miss 7-bit "
+        + "short frames)")
+    #expect(frames[4].completedUID == Self.uid)
+
+    let withECP = decodeAll([
+      TestFrame.make(0, .reader, [0x52], bits: 7),
+      TestFrame.make(
+        1, .reader,
+        [0x6A, 0x02, 0xC8, 0x01, 0x00, 0x03, 0x00, 0x02, 0x79, 0x00, 0x00, 0x00, 0x00, 0xC2, 0xD8]),
+      TestFrame.make(2, .tag, [0x04, 0x00]),
+    ]).0
+    #expect(withECP[2].layers.map(\.name) == ["ATQA"])
+    #expect(withECP[2].findings.isEmpty)
+    #expect(!withECP[2].startsActivation)
+  }
+
+  /// d3: RATS after an answered S(DESELECT) with no WUPA between reaches a halted tag (ISO/IEC
+  /// 14443-4 §8; it answers only WUPA, ISO/IEC 14443-3 §6.2), as a command after HLTA does.
+  @Test func ratsAfterDeselectIsSentWhileHalted() throws {
+    var b = TraceBuilder()
+    b.activateType4(uid: Self.uid)
+    b.reader([0xC2])
+    b.tag([0xC2])
+    b.reader([0xE0, 0x80])
+    b.tag([0x05, 0x78, 0x80, 0x70, 0x02])
+    let frames = decodeAll(b.frames).0
+    #expect(frames[10].innermost?.name == "RATS")
+    #expect(frames[10].findings.map(\.code) == ["command-while-halted"])
+    #expect(frames[10].findings.first?.frames == [10])
+    #expect(
+      frames[10].findings.first?.message
+        == "sent after S(DESELECT) (frame 8, answered) with no WUPA between: a tag that "
+        + "answered the S(DESELECT) is halted (ISO/IEC 14443-4 §8) and ignores everything but "
+        + "WUPA (ISO/IEC 14443-3 §6.2, HALT state), so an answer means it did not take it; wake "
+        + "and select the tag again before commands")
+    // A WUPA between wakes the tag: nothing to say.
+    var woken = TraceBuilder()
+    woken.activateType4(uid: Self.uid)
+    woken.reader([0xC2])
+    woken.tag([0xC2])
+    woken.activateType4(uid: Self.uid)
+    #expect(decodeAll(woken.frames).0.allSatisfy { $0.findings.isEmpty })
+    // An S(DESELECT) the tag did not answer halts nothing.
+    var unanswered = TraceBuilder()
+    unanswered.activateType4(uid: Self.uid)
+    unanswered.reader([0xC2])
+    unanswered.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
+    #expect(decodeAll(unanswered.frames).0[9].findings.isEmpty)
+  }
+}
