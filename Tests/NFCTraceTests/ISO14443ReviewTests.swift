@@ -152,4 +152,28 @@ import Testing
     unanswered.reader([0x02, 0x00, 0xB0, 0x00, 0x00, 0x02])
     #expect(decodeAll(unanswered.frames).0[9].findings.isEmpty)
   }
+
+  /// d2: an ATS longer than the FSD of its RATS (TL shall not exceed FSD − 2, ISO/IEC 14443-4
+  /// §5.2.1) gets `frame-exceeds-fsd`, as an oversized block does; one that fits does not.
+  @Test func atsLongerThanFSD() throws {
+    var b = TraceBuilder()
+    b.activateSingle(Self.uid, sak: 0x20)
+    b.reader([0xE0, 0x00])
+    b.tag([0x14, 0x78, 0x80, 0x70, 0x02] + Array(repeating: 0x80, count: 15))
+    let ats = decodeAll(b.frames).0[7]
+    #expect(ats.innermost?.name == "ATS")
+    #expect(ats.findings.map(\.code) == ["frame-exceeds-fsd"])
+    #expect(ats.findings.first?.severity == .error)
+    #expect(ats.findings.first?.frames == [7])
+    #expect(
+      ats.findings.first?.message
+        == "ATS of 22 bytes (with CRC) exceeds FSD 16 of the RATS: TL shall not exceed FSD − 2 "
+        + "(ISO/IEC 14443-4 §5.2.1)")
+    // TL 14 = FSD 16 − 2: the largest ATS FSD 16 allows.
+    var fits = TraceBuilder()
+    fits.activateSingle(Self.uid, sak: 0x20)
+    fits.reader([0xE0, 0x00])
+    fits.tag([0x0E, 0x78, 0x80, 0x70, 0x02] + Array(repeating: 0x80, count: 9))
+    #expect(decodeAll(fits.frames).0[7].findings.isEmpty)
+  }
 }

@@ -227,6 +227,15 @@ public struct ISODEPLayer: ProtocolLayer {
     tagChain = Chain()
     readerAwaitsIBlock = false
     var findings = ats.findings(frameIndex: unit.frameIndex)
+    // ISO/IEC 14443-4 §5.2.1: TL shall not exceed FSD − 2 (the ATS and its CRC_A fit the
+    // reader's buffer), as for any frame the tag sends.
+    if let fsd = context.fsd, unit.bytes.count + 2 > fsd {
+      findings.append(
+        Finding(
+          "frame-exceeds-fsd", .error,
+          "ATS of \(unit.bytes.count + 2) bytes (with CRC) exceeds FSD \(fsd) of the RATS: TL "
+            + "shall not exceed FSD − 2 (ISO/IEC 14443-4 §5.2.1)", frames: [unit.frameIndex]))
+    }
     // Only a tag whose final SAK has b6 set speaks ISO/IEC 14443-4 (ISO/IEC 14443-3 §6.5.3.4).
     if context.uidComplete, let sak = context.sak, !SAK(sak).iso14443_4 {
       findings.append(
