@@ -176,4 +176,30 @@ import Testing
     fits.tag([0x0E, 0x78, 0x80, 0x70, 0x02] + Array(repeating: 0x80, count: 9))
     #expect(decodeAll(fits.frames).0[7].findings.isEmpty)
   }
+
+  /// d6: S-block PCBs with the RFU b6–b5 `01` (`D2`) or `10` (`E2`) are invalid blocks a PICC
+  /// ignores (ISO/IEC 14443-4 §7.1.1.1, §7.5.4): `rfu-pcb`; S(DESELECT) and S(WTX) are not.
+  @Test func rfuSBlockPCBs() throws {
+    var b = TraceBuilder()
+    b.activateType4(uid: Self.uid)
+    b.reader([0xD2])
+    b.reader([0xE2])
+    b.reader([0xEA, 0x00])
+    b.reader([0xF2, 0x01])
+    let frames = decodeAll(b.frames).0
+    #expect(frames[8].innermost?.summary == "S-block 0xd2")
+    #expect(frames[8].findings.map(\.code) == ["rfu-pcb"])
+    #expect(frames[8].findings.first?.severity == .warning)
+    #expect(
+      frames[8].findings.first?.message
+        == "S-block PCB d2 has b6–b5 = 01, which is RFU (00 is DESELECT, 11 WTX or PARAMETERS; "
+        + "ISO/IEC 14443-4 §7.1.1.1): an invalid block, which a PICC ignores without answering "
+        + "(§7.5.4)")
+    #expect(frames[9].findings.map(\.code) == ["rfu-pcb"])
+    #expect(frames[9].findings.first?.message.hasPrefix("S-block PCB e2 has b6–b5 = 10") == true)
+    #expect(frames[10].innermost?.summary == "S-block 0xea, CID 0")
+    #expect(frames[10].findings.map(\.code) == ["rfu-pcb"])
+    #expect(frames[11].innermost?.name == "S(WTX)")
+    #expect(frames[11].findings.isEmpty)
+  }
 }

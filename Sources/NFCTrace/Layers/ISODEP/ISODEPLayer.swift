@@ -167,7 +167,8 @@ public struct ISODEPLayer: ProtocolLayer {
       result = LayerResult(
         decode: LayerDecode(
           .isoDEP, "S-block", "S-block 0x\(Hex.string([block.pcb]))" + block.addressText,
-          block.baseFields + [LayerField("inf", .hex(block.inf))]))
+          block.baseFields + [LayerField("inf", .hex(block.inf))]),
+        findings: [Self.rfuSBlockFinding(block, unit: unit)])
     }
     result.findings = findings + result.findings
     return result
@@ -577,6 +578,18 @@ public struct ISODEPLayer: ProtocolLayer {
       "unexpected-block-number", .warning,
       "\(block.kind.rawValue) from the \(who) has block number \(block.blockNumber), expected "
         + "\(expected) (ISO/IEC 14443-4 block numbering rules)", frames: [unit.frameIndex])
+  }
+
+  /// `rfu-pcb`: an S-block PCB whose b6–b5 are `01` or `10`, which ISO/IEC 14443-4 §7.1.1.1
+  /// leaves RFU (`00` DESELECT, `11` WTX or, with b2 clear, PARAMETERS): an invalid block,
+  /// which a PICC ignores (§7.5.4, PICC rules), so it gets no answer.
+  private static func rfuSBlockFinding(_ block: ISODEPBlock, unit: LayerUnit) -> Finding {
+    let bits = block.pcb & 0x10 != 0 ? "01" : "10"
+    return Finding(
+      "rfu-pcb", .warning,
+      "S-block PCB \(Hex.string([block.pcb])) has b6–b5 = \(bits), which is RFU (00 is "
+        + "DESELECT, 11 WTX or PARAMETERS; ISO/IEC 14443-4 §7.1.1.1): an invalid block, which a "
+        + "PICC ignores without answering (§7.5.4)", frames: [unit.frameIndex])
   }
 
   /// `tag-sent-rnak`: only the reader sends R(NAK); a tag stays silent on a block it cannot
