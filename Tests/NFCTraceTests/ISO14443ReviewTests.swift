@@ -202,4 +202,41 @@ import Testing
     #expect(frames[11].innermost?.name == "S(WTX)")
     #expect(frames[11].findings.isEmpty)
   }
+
+  /// d3: PPS is allowed only as the reader's first request after the ATS (ISO/IEC 14443-4
+  /// §5.6): one after an I-block, or after a PPS answered, is `pps-not-first`; the first one
+  /// (sent again while unanswered) is not.
+  @Test func ppsAfterTheFirstRequestSinceTheATS() throws {
+    let ats: [UInt8] = [0x05, 0x78, 0x77, 0x70, 0x02]  // TA(1) 77: DS/DR 2, 4, 8
+    let pps: [UInt8] = [0xD0, 0x11, 0x0A]
+    var late = TraceBuilder()
+    late.activateSingle(Self.uid, sak: 0x20)
+    late.reader([0xE0, 0x80])
+    late.tag(ats)
+    late.apdu([0x00, 0xA4, 0x04, 0x00, 0x02, 0xE1, 0x03], [0x90, 0x00])
+    late.reader(pps)
+    late.tag([0xD0])
+    let frames = decodeAll(late.frames).0
+    #expect(frames[10].innermost?.name == "PPS")
+    #expect(frames[10].findings.map(\.code) == ["pps-not-first"])
+    #expect(frames[10].findings.first?.frames == [10])
+    #expect(
+      frames[10].findings.first?.message
+        == "PPS request after other requests since the ATS (or after a PPS answered): PPS is "
+        + "allowed only as the reader's first request after the ATS (ISO/IEC 14443-4 §5.6); a tag "
+        + "past it takes the PPS as an invalid block and does not answer")
+    #expect(frames[11].findings.isEmpty)
+
+    var first = TraceBuilder()
+    first.activateSingle(Self.uid, sak: 0x20)
+    first.reader([0xE0, 0x80])
+    first.tag(ats)
+    first.reader(pps)
+    first.reader(pps)
+    first.tag([0xD0])
+    first.reader(pps)
+    let out = decodeAll(first.frames).0
+    #expect(out[8].findings.isEmpty && out[9].findings.isEmpty && out[10].findings.isEmpty)
+    #expect(out[11].findings.map(\.code) == ["pps-not-first"])
+  }
 }

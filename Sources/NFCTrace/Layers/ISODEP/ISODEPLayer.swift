@@ -29,6 +29,9 @@ public struct ISODEPLayer: ProtocolLayer {
 
   private var awaitingATS = false
   private var ppsPending: UInt8?
+  /// True from the ATS until the reader's first request other than PPS, or a PPS response:
+  /// PPS is allowed only as the first request after the ATS (ISO/IEC 14443-4 §5.6).
+  private var ppsAllowed = false
   /// The frame of the reader's S(DESELECT) not answered yet.
   private var deselectPending: Int?
   private var wtxRequest: UInt8?
@@ -97,13 +100,14 @@ public struct ISODEPLayer: ProtocolLayer {
       awaitingATS = false
       if let rats = RATS(unit.bytes) { return decodeRATS(rats, unit: unit, context: &context) }
       ppsPending = nil
+      let ppsWasAllowed = ppsAllowed
       if let pps = PPSRequest(unit.bytes) {
         ppsPending = pps.ppss
         var problems = pps.problems(ta: linkATS?.ta, atsSeen: linkATS != nil)
         if let assigned = ratsCID, pps.cid != assigned {
           problems.append("PPSS carries CID \(pps.cid), RATS assigned CID \(assigned)")
         }
-        let findings =
+        var findings =
           problems.isEmpty
           ? []
           : [
@@ -112,8 +116,10 @@ public struct ISODEPLayer: ProtocolLayer {
               problems.joined(separator: "; ") + " (ISO/IEC 14443-4 §5.3)",
               frames: [unit.frameIndex], offset: 1)
           ]
+        if !ppsWasAllowed, linkATS != nil { findings.append(Self.ppsNotFirst(unit)) }
         return LayerResult(decode: pps.decode, findings: findings)
       }
+      ppsAllowed = false
     } else {
       if awaitingATS {
         awaitingATS = false
@@ -124,6 +130,7 @@ public struct ISODEPLayer: ProtocolLayer {
       // request's is still that response, not a block.
       if let ppss = ppsPending, unit.bytes.count == 1, first & 0xF0 == 0xD0 {
         ppsPending = nil
+        ppsAllowed = false
         return LayerResult(
           decode: PPSRequest.responseDecode(first),
           findings: PPSRequest.responseFindings(first, request: ppss, frame: unit.frameIndex))
@@ -227,6 +234,7 @@ public struct ISODEPLayer: ProtocolLayer {
     readerChain = Chain()
     tagChain = Chain()
     readerAwaitsIBlock = false
+    ppsAllowed = true
     var findings = ats.findings(frameIndex: unit.frameIndex)
     // ISO/IEC 14443-4 §5.2.1: TL shall not exceed FSD − 2 (the ATS and its CRC_A fit the
     // reader's buffer), as for any frame the tag sends.
@@ -590,6 +598,17 @@ public struct ISODEPLayer: ProtocolLayer {
       "S-block PCB \(Hex.string([block.pcb])) has b6–b5 = \(bits), which is RFU (00 is "
         + "DESELECT, 11 WTX or PARAMETERS; ISO/IEC 14443-4 §7.1.1.1): an invalid block, which a "
         + "PICC ignores without answering (§7.5.4)", frames: [unit.frameIndex])
+  }
+
+  /// `pps-not-first`: a PPS request after the reader's first request since the ATS, or after
+  /// an answered PPS. PPS is allowed only as the first request after the ATS (ISO/IEC 14443-4
+  /// §5.6): later the PICC takes `Dx` as an invalid block and does not answer it.
+  private static func ppsNotFirst(_ unit: LayerUnit) -> Finding {
+    Finding(
+      "pps-not-first", .warning,
+      "PPS request after other requests since the ATS (or after a PPS answered): PPS is allowed "
+        + "only as the reader's first request after the ATS (ISO/IEC 14443-4 §5.6); a tag past "
+        + "it takes the PPS as an invalid block and does not answer", frames: [unit.frameIndex])
   }
 
   /// `tag-sent-rnak`: only the reader sends R(NAK); a tag stays silent on a block it cannot
