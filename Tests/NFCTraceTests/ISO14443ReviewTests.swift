@@ -239,4 +239,45 @@ import Testing
     #expect(out[8].findings.isEmpty && out[9].findings.isEmpty && out[10].findings.isEmpty)
     #expect(out[11].findings.map(\.code) == ["pps-not-first"])
   }
+
+  /// d5: a SAK with the cascade bit at CL3 announces a level that does not exist (a UID has at
+  /// most 10 bytes, ISO/IEC 14443-3 §6.5.4): `cascade-bit-at-cl3`, and the UID is taken as
+  /// the three parts selected (the CL3 part's 88 then is `cascade-tag-in-final-part`), so the
+  /// report shows the SAK and UID seen.
+  @Test func cascadeBitAtCL3() throws {
+    var b = TraceBuilder()
+    b.add(.reader, [0x52], crc: false, bits: 7)
+    b.tag([0x84, 0x00], crc: false)
+    let levels: [(UInt8, [UInt8])] = [
+      (0x93, [0x88, 0xAA, 0xBB, 0xCC]), (0x95, [0x88, 0xDD, 0xEE, 0xFF]),
+      (0x97, [0x88, 0x02, 0x03, 0x04]),
+    ]
+    for (sel, part) in levels {
+      b.reader([sel, 0x20], crc: false)
+      b.tag(part + [TraceBuilder.bcc(part)], crc: false)
+      b.reader([sel, 0x70] + part + [TraceBuilder.bcc(part)])
+      b.tag([0x04])
+    }
+    let frames = decodeAll(b.frames).0
+    let sak = frames[13]
+    #expect(sak.findings.map(\.code) == ["cascade-bit-at-cl3", "cascade-tag-in-final-part"])
+    #expect(
+      sak.findings.first?.message
+        == "SAK 0x04 at CL3 has the cascade bit (b3) set, but CL3 is the last cascade level: a "
+        + "UID has at most 10 bytes (ISO/IEC 14443-3 §6.5.4); the UID is taken as the 10 bytes "
+        + "selected")
+    #expect(
+      sak.innermost?.summary
+        == "SAK 0x04 (cascade bit set at CL3, the last level: UID taken as complete)")
+    #expect(sak.innermost?.field("uid_complete") == .bool(true))
+    let uid: [UInt8] = [0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x88, 0x02, 0x03, 0x04]
+    #expect(sak.completedUID == uid)
+    // The SAKs of CL1 and CL2 still announce the next level.
+    #expect(frames[5].findings.isEmpty && frames[9].findings.isEmpty)
+    #expect(frames[5].completedUID == nil && frames[9].completedUID == nil)
+    let s = try sessions(b)
+    #expect(s.map(\.info.uid) == [uid])
+    #expect(s.first?.tag.sak == 0x04)
+    #expect(s.first?.tag.uid == uid)
+  }
 }

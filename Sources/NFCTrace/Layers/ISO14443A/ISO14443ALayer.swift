@@ -611,10 +611,20 @@ public struct ISO14443ALayer: Sendable {
             + "does not have its ATQA", frames: [poll, index]))
     }
     parts = Array(parts.prefix(level.rawValue - 1)) + [part]
-    let complete = !sak.cascade
+    // CL3 is the last cascade level (a UID has at most 10 bytes, ISO/IEC 14443-3 §6.5.4): a
+    // cascade bit there announces nothing, and the UID is the three parts selected.
+    let beyondLastLevel = sak.cascade && level == .cl3
+    let complete = !sak.cascade || beyondLastLevel
     context.uid = Anticollision.assemble(parts, complete: complete)
     context.uidComplete = complete
-    if sak.cascade && !part.hasCascadeTag {
+    if beyondLastLevel {
+      findings.append(
+        Finding(
+          "cascade-bit-at-cl3", .warning,
+          "SAK \(sak.hexValue) at CL3 has the cascade bit (b3) set, but CL3 is the last "
+            + "cascade level: a UID has at most 10 bytes (ISO/IEC 14443-3 §6.5.4); the UID is "
+            + "taken as the \(context.uid.count) bytes selected", frames: [index]))
+    } else if sak.cascade && !part.hasCascadeTag {
       findings.append(
         Finding(
           "missing-cascade-tag", .warning,
@@ -635,6 +645,15 @@ public struct ISO14443ALayer: Sendable {
     if complete {
       context.sak = byte
       findings += uidSizeFindings(context: context, index: index)
+    }
+    guard !beyondLastLevel else {
+      var decode = sak.decode(level: level)
+      decode.summary =
+        "SAK \(sak.hexValue) (cascade bit set at CL3, the last level: UID taken as complete)"
+      if let i = decode.fields.firstIndex(where: { $0.key == "uid_complete" }) {
+        decode.fields[i] = LayerField("uid_complete", .bool(true))
+      }
+      return LayerResult(decode: decode, findings: findings)
     }
     return LayerResult(
       decode: cached(.sak(level), payload.prefix(1)) { sak.decode(level: level) },
