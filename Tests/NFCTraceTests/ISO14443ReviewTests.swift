@@ -154,7 +154,8 @@ import Testing
   }
 
   /// d2: an ATS longer than the FSD of its RATS (TL shall not exceed FSD − 2, ISO/IEC 14443-4
-  /// §5.2.1) gets `frame-exceeds-fsd`, as an oversized block does; one that fits does not.
+  /// §5.2.1) gets `ats-exceeds-fsd` (not `frame-exceeds-fsd`: an ATS cannot be chained, so the
+  /// chaining fix of `response-exceeds-fsd` does not apply); one that fits does not.
   @Test func atsLongerThanFSD() throws {
     var b = TraceBuilder()
     b.activateSingle(Self.uid, sak: 0x20)
@@ -162,7 +163,7 @@ import Testing
     b.tag([0x14, 0x78, 0x80, 0x70, 0x02] + Array(repeating: 0x80, count: 15))
     let ats = decodeAll(b.frames).0[7]
     #expect(ats.innermost?.name == "ATS")
-    #expect(ats.findings.map(\.code) == ["frame-exceeds-fsd"])
+    #expect(ats.findings.map(\.code) == ["ats-exceeds-fsd"])
     #expect(ats.findings.first?.severity == .error)
     #expect(ats.findings.first?.frames == [7])
     #expect(

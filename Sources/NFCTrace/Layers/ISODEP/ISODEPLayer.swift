@@ -241,7 +241,7 @@ public struct ISODEPLayer: ProtocolLayer {
     if let fsd = context.fsd, unit.bytes.count + 2 > fsd {
       findings.append(
         Finding(
-          "frame-exceeds-fsd", .error,
+          "ats-exceeds-fsd", .error,
           "ATS of \(unit.bytes.count + 2) bytes (with CRC) exceeds FSD \(fsd) of the RATS: TL "
             + "shall not exceed FSD − 2 (ISO/IEC 14443-4 §5.2.1)", frames: [unit.frameIndex]))
     }
