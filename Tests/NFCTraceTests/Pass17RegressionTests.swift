@@ -111,16 +111,22 @@ import Testing
     #expect(s.verdicts.first { $0.operation == write }?.verdict == .succeededWithBadContent)
   }
 
-  /// A writer that writes a 2-byte NLEN (T4T 2.0) to a file whose CC gives a 4-byte ENLEN
-  /// (mapping 3.0): readers read a wrong length and message; it was SUCCEEDED with only
-  /// "message too large" (1 102 081 bytes) to say so.
-  @Test func twoByteNLENOnAnENLENFile() throws {
+  /// A Type 4 tag with a mapping 3.0 CC (ENLEN file E104) detected, its ENLEN read as 0.
+  static func emptyENLENFileQueried() -> TraceBuilder {
     var e = TraceBuilder()
     e.activateType4()
     e.selectType4CC()
     e.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + Self.ok)
     e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
     e.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00] + Self.ok)
+    return e
+  }
+
+  /// A writer that writes a 2-byte NLEN (T4T 2.0) to a file whose CC gives a 4-byte ENLEN
+  /// (mapping 3.0): readers read a wrong length and message; it was SUCCEEDED with only
+  /// "message too large" (1 102 081 bytes) to say so.
+  @Test func twoByteNLENOnAnENLENFile() throws {
+    var e = Self.emptyENLENFileQueried()
     e.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], Self.ok)
     e.apdu([0x00, 0xD6, 0x00, 0x02, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], Self.ok)
     e.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x05], Self.ok)
@@ -137,12 +143,7 @@ import Testing
   /// NLEN and message in one UPDATE on an ENLEN file (s17): the 2-byte length counting the
   /// message written with it is the mismatch, not a message of 1 364 225 bytes.
   @Test func nlenWithMessageOnAnENLENFile() throws {
-    var e = TraceBuilder()
-    e.activateType4()
-    e.selectType4CC()
-    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x11], TraceBuilder.enlenCC + Self.ok)
-    e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], Self.ok)
-    e.apdu([0x00, 0xB0, 0x00, 0x00, 0x04], [0x00, 0x00, 0x00, 0x00] + Self.ok)
+    var e = Self.emptyENLENFileQueried()
     e.apdu([0x00, 0xD6, 0x00, 0x00, 0x07, 0x00, 0x05, 0xD1, 0x01, 0x01, 0x54, 0x00], Self.ok)
     let r = try e.diagnose()
     #expect(r.sessions[0].findings.map(\.code) == ["t4t-nlen-size-mismatch"])

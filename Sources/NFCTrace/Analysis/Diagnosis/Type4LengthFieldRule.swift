@@ -27,7 +27,7 @@ enum Type4LengthFieldRule: DiagnosisRule {
           $0.isWrite && $0.accepted && $0.offset == 0 && wrongSize($0.data, fieldSize: size)
         })
       else { return nil }
-      var f = size == 4 ? nlenOnENLEN(cc, wrong, i) : enlenOnNLEN(cc, wrong, i)
+      var f = finding(cc, wrong, i)
       f.effect = .badContent
       return f
     }
@@ -45,41 +45,35 @@ enum Type4LengthFieldRule: DiagnosisRule {
     return data.count == 4 ? length(4) != 0 : length(4) == data.count - 4
   }
 
-  private static func nlenOnENLEN(
+  /// The finding for write `w` of operation `i`: a length field of the other size than the
+  /// CC's (2 or 4 bytes) at offset 0.
+  private static func finding(
     _ cc: CapabilityContainer4, _ w: SessionCommandLog.Command, _ i: Int
   ) -> DiagnosisFinding {
-    DiagnosisFinding(
+    let extended = cc.ndefFile.lengthFieldSize == 4
+    let (field, written) =
+      extended ? ("a 4-byte ENLEN", "2-byte NLEN") : ("a 2-byte NLEN", "4-byte ENLEN")
+    let (right, version) = extended ? ("ENLEN as 4 bytes", "3.0") : ("NLEN as 2 bytes", "2.0")
+    let size = extended ? 4 : 2
+    let readers =
+      extended
+      ? "as T4T 2.0 does: readers take those 2 bytes and the next 2 as ENLEN and read the "
+        + "message from the wrong place, so the tag holds no valid message."
+      : "as T4T 3.0 does for an extended file: readers take its first 2 bytes, 00 00, as NLEN, "
+        + "so the tag holds an empty message (readNDEF: 403), and the message sits 2 bytes too "
+        + "far."
+    return DiagnosisFinding(
       code: "t4t-nlen-size-mismatch", severity: .error, operation: i, frames: [w.frame],
-      cause: "the writer wrote a 2-byte NLEN to an NDEF file whose length field is a 4-byte "
-        + "ENLEN (T4T 3.0)",
+      cause: "the writer wrote a \(written)\(extended ? "" : " (T4T 3.0)") to an NDEF file whose "
+        + "length field is \(field)\(extended ? " (T4T 3.0)" : "")",
       message:
-        "The CC (mapping \(cc.versionString), Extended NDEF File Control TLV) gives file "
-        + "\(Hex.word(cc.ndefFile.fileID)) a 4-byte ENLEN, and the message starts at byte 4. "
-        + "The writer wrote a 2-byte length at offset 0 (\(w.summary)), as T4T 2.0 does: "
-        + "readers take those 2 bytes and the next 2 as ENLEN and read the message from the "
-        + "wrong place, so the tag holds no valid message.",
+        "The CC (mapping \(cc.versionString), \(extended ? "Extended " : "")NDEF File Control "
+        + "TLV) gives file \(Hex.word(cc.ndefFile.fileID)) \(field), and the message starts at "
+        + "byte \(size). The writer wrote a \(extended ? 2 : 4)-byte length at offset 0 "
+        + "(\(w.summary)), " + readers,
       coreNFCError: nil,
       fix: "Write the message with writeNDEF(_:completionHandler:), which takes the length "
-        + "field's size from the CC; with sendCommand(apdu:), write ENLEN as 4 bytes at "
-        + "offset 0 and the message from offset 4 (T4T 3.0).")
-  }
-
-  private static func enlenOnNLEN(
-    _ cc: CapabilityContainer4, _ w: SessionCommandLog.Command, _ i: Int
-  ) -> DiagnosisFinding {
-    DiagnosisFinding(
-      code: "t4t-nlen-size-mismatch", severity: .error, operation: i, frames: [w.frame],
-      cause: "the writer wrote a 4-byte ENLEN (T4T 3.0) to an NDEF file whose length field is "
-        + "a 2-byte NLEN",
-      message:
-        "The CC (mapping \(cc.versionString), NDEF File Control TLV) gives file "
-        + "\(Hex.word(cc.ndefFile.fileID)) a 2-byte NLEN, and the message starts at byte 2. "
-        + "The writer wrote a 4-byte length at offset 0 (\(w.summary)), as T4T 3.0 does for "
-        + "an extended file: readers take its first 2 bytes, 00 00, as NLEN, so the tag holds "
-        + "an empty message (readNDEF: 403), and the message sits 2 bytes too far.",
-      coreNFCError: nil,
-      fix: "Write the message with writeNDEF(_:completionHandler:), which takes the length "
-        + "field's size from the CC; with sendCommand(apdu:), write NLEN as 2 bytes at offset "
-        + "0 and the message from offset 2 (T4T 2.0).")
+        + "field's size from the CC; with sendCommand(apdu:), write \(right) at offset 0 and "
+        + "the message from offset \(size) (T4T \(version)).")
   }
 }
