@@ -1240,9 +1240,10 @@ public struct SessionAnalyzer: Sendable {
   /// toggles only on an I-block of its own number) and answers it with R(NAK): one that
   /// R(NAK)ed it and then ends the exchange (S(DESELECT), HLTA, a new activation, nothing)
   /// never got a valid answer, so the operation failed (Core NFC 102). One that goes on with a
-  /// toggled I-block or an R(ACK), or ends the exchange with no R(NAK), took the block (a
-  /// lenient reader): the operation stands, detail `wrong_block_number` says so. An untoggled
-  /// I-block after R(NAK) is the command again or a new one: nothing is judged.
+  /// toggled I-block or an R(ACK) took the block (a lenient reader): the operation stands,
+  /// detail `wrong_block_number` says so. An untoggled I-block after R(NAK) is the command
+  /// again or a new one, and an exchange ended with no R(NAK) may be frames the sniffer missed
+  /// (the answer and the reader's next I-block): nothing is judged.
   private mutating func settleWrongBlock(_ wrong: WrongBlock, next: DecodedFrame?) {
     let block = next?.layer(.isoDEP)
     if block?.name == "R(NAK)" {
@@ -1256,7 +1257,8 @@ public struct SessionAnalyzer: Sendable {
     // The ISO-DEP layer resynchronised on the tag's number: a reader block that toggled from
     // its own last one carries the layer's `unexpected-block-number`.
     let toggled = next?.findings.contains { $0.code == "unexpected-block-number" } ?? false
-    guard !(goesOn && (wrong.rejected || !toggled && block?.name != "R(ACK)")),
+    let tookIt = goesOn && !wrong.rejected && (toggled || block?.name == "R(ACK)")
+    guard tookIt || (wrong.rejected && !goesOn),
       var op = current, op.outcome == .ok, (op.firstFrame...op.lastFrame).contains(wrong.frame)
     else { return }
     if wrong.rejected && !goesOn {

@@ -6,8 +6,8 @@
 /// number of the reader's I-block; §7.5.4.2: a reader takes only an I-block of its own number).
 /// Code `wrong-block-number`: error, Core NFC 102 readerTransceiveErrorTagResponseError,
 /// when the reader refused it with R(NAK) and ended the exchange (the operation failed);
-/// warning without an error when the reader took it anyway (it went on, or ended the
-/// exchange with no R(NAK)): another reader may not.
+/// warning without an error when the reader took it anyway (it went on with a toggled I-block
+/// or an R(ACK)): another reader may not.
 enum BlockNumberRule: DiagnosisRule {
   static let codes = ["wrong-block-number"]
 

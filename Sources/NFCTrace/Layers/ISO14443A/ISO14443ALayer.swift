@@ -462,7 +462,7 @@ public struct ISO14443ALayer: Sendable {
               frames: [index])
           ])
       }
-      haltFrame = index
+      (haltFrame, haltedByDeselect) = (index, false)
       return LayerResult(decode: decode)
     case .anticollision(let level, let nvb):
       pending = .anticollision(level, nvb, Array(frame.data.dropFirst(2)))
