@@ -226,4 +226,16 @@ import Testing
     #expect(!f.fix.contains("writeNDEF"))
     #expect(f.fix.hasPrefix("Read again with a smaller Le"))
   }
+
+  /// 6700 to an UPDATE in the extended length form (Lc 00 00 06) on a mapping 2.0 tag: the
+  /// form was refused, not the length (review s21: "check Lc/Le against MLc/MLe" for Lc 6).
+  @Test func extendedUpdateRefusedNamesTheLengthForm() throws {
+    var t = query(size: 0x30)
+    t.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x00] + ok)
+    t.apdu(
+      [0x00, 0xD6, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x04, 0xD1, 0x01, 0x00, 0x55], [0x67, 0x00])
+    let f = try #require(try t.diagnose().finding("t4t-wrong-length"))
+    #expect(f.cause.hasPrefix("the tag refused the extended length form of the APDU"))
+    #expect(f.fix.hasPrefix("Send short APDUs"))
+  }
 }

@@ -685,6 +685,9 @@ enum Type4StatusRule: DiagnosisRule {
             + "cannot change writeNDEF's chunking. Use another tag."
         )
       }
+      if cmd.extended, (mlc ?? 0) <= 0xFF, (c.session.type4CC?.mle ?? 0) <= 0x100 {
+        return extendedRefused(cmd, c)
+      }
       if cmd.ins == 0xB0 || cmd.ins == 0xB1 { return readLengthRefused(cmd, c) }
       return (
         "t4t-wrong-length", "the tag rejected the APDU's length",
@@ -922,6 +925,30 @@ enum Type4StatusRule: DiagnosisRule {
         + "(NLEN plus the length field's size, minus the offset), in chunks within MLe, as "
         + "readNDEF does. If readNDEF fails the same way, "
         + "the tag's CC (MLe) or file is wrong: use another tag."
+    )
+  }
+
+  /// 6700 to a command in the extended length form (Lc in 3 bytes, Le in 2 or 3; ISO/IEC
+  /// 7816-4 §5.1) on a tag whose CC keeps MLc ≤ 255 and MLe ≤ 256, which short APDUs cover:
+  /// a card need support the extended form only when it says so (NFC Forum T4T 3.0 §5.1:
+  /// MLe/MLc above those limits), so the length form, not the length, was refused.
+  private static func extendedRefused(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+    -> (code: String, cause: String, message: String, fix: String)
+  {
+    let limits =
+      c.session.type4CC.map {
+        " Its CC (mapping \($0.versionString), MLe \($0.mle), MLc \($0.mlc)) stays within "
+          + "what short APDUs carry, so it need not take the extended form."
+      } ?? ""
+    return (
+      "t4t-wrong-length", "the tag refused the extended length form of the APDU",
+      "The tag answered 6700 (wrong length) to \(cmd.summary), sent with extended length "
+        + "fields (Lc in 3 bytes, Le in 2 or 3; ISO/IEC 7816-4 §5.1). A card takes that form "
+        + "only when it supports extended lengths, which this one does not: the length form "
+        + "was refused, not the length itself." + limits,
+      "Send short APDUs: at most 255 data bytes and an expected length of at most 256, "
+        + "chunked by the CC's MLc and MLe (NFCISO7816APDU uses the extended form beyond "
+        + "those); writeNDEF and readNDEF do this themselves."
     )
   }
 
