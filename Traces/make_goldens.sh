@@ -50,4 +50,9 @@ for t in "$gen"/*.pcap "$gen"/*.trace Traces/*.pcap Traces/usb/*.pcap Traces/fli
   golden "$base.diagnose.txt" diagnose "$t"
   golden "$base.diagnose.json" diagnose "$t" --format json
 done
+# The README's diff example: the NTAG215 write that worked against the torn one.
+golden "t2t-ntag215-write-ok-vs-torn.diff.txt" diff Traces/t2t-ntag215-write-ok.pcap \
+  Traces/t2t-ntag215-write-torn.pcap
+golden "t2t-ntag215-write-ok-vs-torn.diff.json" diff Traces/t2t-ntag215-write-ok.pcap \
+  Traces/t2t-ntag215-write-torn.pcap --format json
 echo "make_goldens: $(ls "$gen" | wc -l) generated files, $(($(wc -l <"$manifest") - 1)) goldens" >&2
