@@ -72,8 +72,9 @@ func diffExcerpt(expected: String, actual: String, name: String) -> String {
 @Test func goldenManifestIsPresent() {
   // 11 simulated pcaps + the noisy Proxmark3 trace + 3 demo pcaps + 4 USB captures + 2
   // Flipper debug pcaps + 3 Type 3 Tag NFC-Laboratory exports + 1 Android snoop log, × 8
-  // outputs each.
-  #expect(GoldenCase.all.count == 25 * 8)
+  // outputs each; and the README's diff example, text and JSON.
+  #expect(GoldenCase.all.count == 25 * 8 + 2)
+  #expect(GoldenCase.all.contains { $0.golden == "t2t-ntag215-write-ok-vs-torn.diff.txt" })
   #expect(GoldenCase.all.contains { $0.golden == "t2-removed-mid-write.pcap.diagnose.txt" })
 }
 

@@ -166,6 +166,20 @@ import Testing
     #expect(r.finding("ndef-emptied") == nil)
   }
 
+  /// A lock written at the 2.0 write-access offset (0Eh) of a mapping 3.0 CC (review s20c):
+  /// it changed the maximum size's last byte; the tag stays writable.
+  @Test func lockAtTheMapping20OffsetOfAMapping30CC() throws {
+    var e = Self.emptyENLENFileQueried()
+    e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x0E, 0x01, 0xFF], Self.ok)
+    let update = e.frames.count - 2
+    let f = try #require(try e.diagnose().finding("t4t-cc-lock-misplaced"))
+    #expect(f.severity == .warning)
+    #expect(f.frames == [update])
+    #expect(f.coreNFCError == nil)
+    #expect(f.message.contains("the write access is at 10h"))
+  }
+
   @Test func lengthFieldSizeHeuristic() {
     #expect(Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x14], fieldSize: 2))
     #expect(!Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x00], fieldSize: 2))

@@ -21,12 +21,12 @@ import NDEF
 ///   and not-attempted; without, info. A Type 3 write that left block 0 not valid: error on
 ///   that write, bad content (`type3WriteLeftNotFormatted`).
 /// - `t2t-read-access-restricted`, `t2t-cc-exceeds-memory` (warnings): see `Type2CCChecks`.
-/// - `t4t-cc-invalid-value` (warning): see `Type4CCChecks`.
+/// - `t4t-cc-invalid-value`, `t4t-cc-lock-misplaced` (warnings): see `Type4CCChecks`.
 enum NDEFPreconditionRule: DiagnosisRule {
   static let codes = [
     "tag-read-only", "message-too-large", "zero-length-message", "ndef-empty-on-read",
     "not-ndef-formatted", "t4t-nlen-exceeds-file", "t2t-ndef-length-past-area",
-    "t4t-read-access-restricted", "t4t-cc-invalid-value",
+    "t4t-read-access-restricted", "t4t-cc-invalid-value", "t4t-cc-lock-misplaced",
     "t2t-length-ff-one-byte", "t2t-read-access-restricted", "t2t-cc-exceeds-memory",
     "mifare-classic-no-core-nfc",
   ]

@@ -6,8 +6,44 @@
 ///   value. Android's NDEF detection (AOSP libnfc-nci `rw_t4t_validate_cc_file`) refuses the
 ///   tag as not NDEF on any of them; other readers take the value as given (a tiny MLe makes
 ///   them read in tiny chunks).
+/// - `t4t-cc-lock-misplaced` (warning, no Core NFC error): an acknowledged UPDATE of the CC
+///   that sets byte 0Eh — the write access byte of a mapping 2.0 CC — to 80h or more, on a CC
+///   whose Extended NDEF File Control TLV (mapping 3.0) puts the write access at 10h: a lock
+///   written at the 2.0 offset (NFC Forum T4T 3.0 §5.1; nfc-facts §6.1). It changed the last
+///   byte of the file's maximum size instead, and the tag stays writable.
 enum Type4CCChecks {
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    invalidValues(c) + misplacedLocks(c)
+  }
+
+  private static func misplacedLocks(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    guard let cc = c.session.type4CC, cc.ndefFile.tlvType == 0x06 else { return [] }
+    let at = cc.writeAccessOffset
+    let legacy = at - 2
+    return c.log.commands.compactMap { w -> DiagnosisFinding? in
+      guard w.name == "UPDATE CC", w.accepted, let o = w.offset, o <= legacy,
+        legacy < o + w.data.count, !(o..<(o + w.data.count)).contains(at),
+        w.data[legacy - o] >= 0x80
+      else { return nil }
+      return DiagnosisFinding(
+        code: "t4t-cc-lock-misplaced", severity: .warning, operation: c.operation(at: w.frame),
+        frames: [w.frame],
+        cause: "a lock was written at the mapping 2.0 offset of a mapping 3.0 CC",
+        message: "\(w.summary) set CC byte \(Hex.string([UInt8(legacy)]).uppercased())h, "
+          + "the write access byte of a mapping 2.0 CC, to "
+          + "\(Hex.string([w.data[legacy - o]]).uppercased())h. This CC (mapping "
+          + "\(cc.versionString)) has the Extended NDEF File Control TLV: that byte is the last "
+          + "of the NDEF file's 4-byte maximum size, and the write access is at "
+          + "\(Hex.string([UInt8(at)]).uppercased())h. The tag stays writable, and its CC now "
+          + "gives the file another maximum size.",
+        coreNFCError: nil,
+        fix: "Read the CC's mapping version before locking: in a mapping 3.0 CC, update the "
+          + "write access byte at offset \(Hex.string([UInt8(at)]).uppercased())h (NFC Forum T4T "
+          + "3.0 §5.1), and write the maximum size back as it was.")
+    }
+  }
+
+  private static func invalidValues(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard let cc = c.session.type4CC else { return [] }
     let problems = cc.valueProblems
     guard let first = problems.first else { return [] }
