@@ -118,35 +118,3 @@ import Testing
     #expect(try b.diagnose().finding("wrong-block-number") == nil)
   }
 }
-
-/// The sessions output's `ndef_status` said readWrite with no word that the query was
-/// interrupted (the report said so): both now give the note (JSON review, 2026-12-06).
-@Test func interruptedQueryStatusSaysTheAppGotAnError() throws {
-  var b = TraceBuilder()
-  b.activateType2()
-  // Pages 0–3: UID, BCC1, internal, lock bytes, CC.
-  b.read(
-    0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0, 0, 0xE1, 0x10, 0x3E, 0])
-  b.reader([0x30, 0x04])
-  b.event(.fieldOff, gapUs: 20_000)
-  let s = try sessions(b)[0]
-  #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
-  #expect(s.operations[1].outcome == .interrupted)
-  let reason = try #require(s.ndefStatusReasonAsReturned)
-  #expect(reason.contains("queryNDEFStatus interrupted: the app got an error, not this status"))
-}
-
-/// S(DESELECT) answered, then HLTA: a command after them was sent after the HLTA, not after the
-/// S(DESELECT) with the HLTA's frame number (review of 2203d56).
-@Test func commandAfterDeselectThenHLTANamesTheHLTA() throws {
-  var b = TraceBuilder()
-  b.activateType4()
-  b.reader([0xC2])
-  b.tag([0xC2])
-  b.reader([0x50, 0x00])
-  let hlta = b.frames.count - 1
-  b.reader([0xE0, 0x80])
-  let rats = try #require(decodeAll(b.frames).0.last)
-  let halted = try #require(rats.findings.first { $0.code == "command-while-halted" })
-  #expect(halted.message.hasPrefix("sent after HLTA (frame \(hlta)) with no WUPA between"))
-}

@@ -105,16 +105,8 @@ struct NDEFWriteState {
     let type4 = !s.usesType2Memory
     // Bytes a later write of the session set again: there the end image shows that write's
     // value, and this operation is judged by what it wrote itself.
-    var later = Set<Int>()
-    for c in log.commands where c.frame > op.lastFrame && c.isWrite && c.accepted {
-      if type4 {
-        if c.ins == 0xD6 || c.ins == 0xD7, let o = c.offset {
-          later.formUnion(o..<(o + c.data.count))
-        }
-      } else if let p = c.page {
-        later.formUnion((p * 4)..<(p * 4 + c.data.count))
-      }
-    }
+    let last = op.lastFrame
+    let later = { (i: Int) in log.wroteLater(i, after: last, fileOffsets: type4) }
     // The session's writes before the operation, asked only for an unanswered length write.
     let before = { log.commands.filter { $0.frame < op.firstFrame && $0.isWrite } }
     return type4
@@ -137,7 +129,7 @@ struct NDEFWriteState {
 
   private static func type2(
     _ s: SessionAnalysis, _ w: [SessionCommandLog.Command],
-    before: () -> [SessionCommandLog.Command], later: Set<Int>
+    before: () -> [SessionCommandLog.Command], later: (Int) -> Bool
   ) -> NDEFWriteState? {
     let image = s.memory.type2End
     guard let area = s.memory.type2Area, let tlv = area.ndef, let lengthAt = area.ndefLengthAddress
@@ -164,7 +156,7 @@ struct NDEFWriteState {
 
   private static func type4(
     _ s: SessionAnalysis, _ w: [SessionCommandLog.Command],
-    before: () -> [SessionCommandLog.Command], later: Set<Int>
+    before: () -> [SessionCommandLog.Command], later: (Int) -> Bool
   ) -> NDEFWriteState? {
     let id = s.type4NDEFFile ?? 0xE104
     guard let file = s.memory.filesEnd[id] else { return nil }
@@ -198,7 +190,7 @@ struct NDEFWriteState {
     prior: (Int) -> UInt8?,
     lengthIn: (SessionCommandLog.Command) -> Int?,
     ownValueStart: (SessionCommandLog.Command) -> Int, decode: ([UInt8?]) -> Int?,
-    later: Set<Int> = []
+    later: (Int) -> Bool = { _ in false }
   ) -> NDEFWriteState {
     // A refused write did not land: the one before it decides (a NAK 0 on the length-last
     // write's final length leaves the length 0 an earlier write of the operation set).
@@ -207,7 +199,7 @@ struct NDEFWriteState {
     // The length this operation left, when a later write set it again.
     var claimed = claimed
     var valueStart = valueStart
-    if later.contains(lengthAt), let c = lengthCmd, landed(c) == true, let own = lengthIn(c) {
+    if later(lengthAt), let c = lengthCmd, landed(c) == true, let own = lengthIn(c) {
       claimed = own
       valueStart = ownValueStart(c)  // a 1-byte length then, a 3-byte one now, or the reverse
     }
@@ -253,7 +245,7 @@ struct NDEFWriteState {
           st.older.append(i)
         }
       }
-      if later.contains(i), let c = cover(i), landed(c) == true {
+      if later(i), let c = cover(i), landed(c) == true {
         all.append(value(c, i))
       } else if i < image.count {
         all.append(image.values[i])

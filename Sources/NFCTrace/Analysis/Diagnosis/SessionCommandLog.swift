@@ -90,6 +90,17 @@ public struct SessionCommandLog: Sendable {
 
   /// Logged commands in order.
   public private(set) var commands: [Command] = []
+  /// The frame of the last accepted write in `commands` of each byte: Type 4 file offsets
+  /// (UPDATE BINARY D6/D7) and Type 2 byte addresses (page × 4 + i), for `wroteLater`.
+  private var lastFileWrite: [Int: Int] = [:]
+  private var lastPageWrite: [Int: Int] = [:]
+
+  /// Whether an accepted write logged after frame `frame` set byte `i`: a Type 4 file offset
+  /// when `fileOffsets`, else a Type 2 byte address. One lookup, so judging every operation
+  /// of a session stays linear in its writes.
+  public func wroteLater(_ i: Int, after frame: Int, fileOffsets: Bool) -> Bool {
+    ((fileOffsets ? lastFileWrite : lastPageWrite)[i] ?? -1) > frame
+  }
 
   /// The logged commands whose (request) frame lies in `frames`. Commands are logged in frame
   /// order, so this is a binary search, not a walk of the session's log.
@@ -358,6 +369,16 @@ public struct SessionCommandLog: Sendable {
       commands.count < Self.limit
     {
       commands.append(c)
+      if c.isWrite && c.accepted { recordWrite(c) }
+    }
+  }
+
+  /// Marks the bytes accepted write `c` set as last written by its frame (`wroteLater`).
+  private mutating func recordWrite(_ c: Command) {
+    if c.ins == 0xD6 || c.ins == 0xD7, let o = c.offset {
+      for i in o..<(o + c.data.count) { lastFileWrite[i] = c.frame }
+    } else if let p = c.page {
+      for i in (p * 4)..<(p * 4 + c.data.count) { lastPageWrite[i] = c.frame }
     }
   }
 
