@@ -180,6 +180,21 @@ import Testing
     #expect(f.message.contains("the write access is at 10h"))
   }
 
+  /// A D7 write at offset 10000h of a T4T 3.0 file lies past the 64 KiB memory image: the
+  /// report says so in a note (it dropped the bytes without a word; attack review).
+  @Test func writePastTheMemoryImageIsNoted() throws {
+    var e = Self.emptyENLENFileQueried()
+    e.apdu(
+      [0x00, 0xD7, 0x00, 0x00, 0x09, 0x54, 0x03, 0x01, 0x00, 0x00, 0x53, 0x02, 0x41, 0x41], Self.ok)
+    // The image records the write when the tag acknowledges it.
+    let answer = e.frames.count - 1
+    let report = TagReport(session: try sessions(e)[0])
+    #expect(
+      report.notes.contains(
+        "file E104: bytes from offset 65536 on (first at frame \(answer)) lie past the 64 KiB "
+          + "memory image and are not shown"))
+  }
+
   @Test func lengthFieldSizeHeuristic() {
     #expect(Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x14], fieldSize: 2))
     #expect(!Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x00], fieldSize: 2))

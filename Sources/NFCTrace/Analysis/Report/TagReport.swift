@@ -211,6 +211,18 @@ public struct TagReport: Sendable {
 }
 
 extension TagReport {
+  /// One note per Type 4 file a read or write reached past the 64 KiB memory image at
+  /// (`ByteImage.limit`; a T4T 3.0 file may be larger): those bytes are not shown.
+  static func beyondImageNotes(_ m: TagMemory) -> [String] {
+    m.filesEnd
+      .compactMap { id, image in image.beyondLimit.map { (id, $0) } }
+      .sorted { $0.0 < $1.0 }
+      .map { id, b in
+        "file \(Hex.word(id)): bytes from offset \(b.offset) on (first at frame \(b.frame)) "
+          + "lie past the \(ByteImage.limit / 1024) KiB memory image and are not shown"
+      }
+  }
+
   /// The query's status, unless the CC as left says otherwise (the session locked the tag):
   /// the report is of the tag as left.
   private static func status(
@@ -285,7 +297,7 @@ extension TagReport {
         notes.append(note)
       }
     } else if layout == .type4 {
-      notes = Self.unacknowledgedFileNotes(s.memory.filesEnd)
+      notes = Self.unacknowledgedFileNotes(s.memory.filesEnd) + Self.beyondImageNotes(s.memory)
       let file = s.memory.filesEnd[s.type4NDEFFile ?? 0xE104]
       let nlenCertain = (0..<(end.type4CC?.ndefFile.lengthFieldSize ?? 2)).allSatisfy {
         file?.state($0) != .unacknowledged
