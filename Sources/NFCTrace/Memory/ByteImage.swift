@@ -34,21 +34,6 @@ public struct ByteImage: Sendable, Equatable {
   public private(set) var provenance: [ByteProvenance] = []
   /// Frame index each byte's value came from (-1 where unknown).
   public private(set) var frames: [Int32] = []
-  /// The first byte offset past `limit` a read or write reached, and its frame: what the image
-  /// does not keep, for the report to say so rather than drop it silently.
-  public private(set) var beyondLimit: (offset: Int, frame: Int)?
-
-  public static func == (a: ByteImage, b: ByteImage) -> Bool {
-    a.values == b.values && a.provenance == b.provenance && a.frames == b.frames
-      && a.beyondLimit?.offset == b.beyondLimit?.offset
-      && a.beyondLimit?.frame == b.beyondLimit?.frame
-  }
-
-  /// Notes that bytes `offset..<end` reached past `limit` (from frame `frame`).
-  private mutating func noteBeyondLimit(_ offset: Int, _ end: Int, frame: Int) {
-    guard end > Self.limit, beyondLimit == nil else { return }
-    beyondLimit = (max(offset, Self.limit), frame)
-  }
 
   /// An empty image.
   public init() {}
@@ -72,9 +57,6 @@ public struct ByteImage: Sendable, Equatable {
   public mutating func record<C: Collection>(
     _ data: C, at offset: Int, state: ByteProvenance, frame: Int
   ) where C.Element == UInt8 {
-    if offset + data.count > Self.limit {
-      noteBeyondLimit(offset, offset + data.count, frame: frame)
-    }
     guard offset >= 0, offset < Self.limit else { return }
     let end = min(offset + data.count, Self.limit)
     grow(to: end)
@@ -90,7 +72,6 @@ public struct ByteImage: Sendable, Equatable {
   /// Records `data` only into bytes still unknown (to build the "as the session found it" view).
   /// Records one byte (the per-byte form of `record`, without a collection per byte).
   mutating func record(byte b: UInt8, at offset: Int, state: ByteProvenance, frame: Int) {
-    if offset >= Self.limit { noteBeyondLimit(offset, offset + 1, frame: frame) }
     guard offset >= 0, offset < Self.limit else { return }
     grow(to: offset + 1)
     values[offset] = b
@@ -100,9 +81,6 @@ public struct ByteImage: Sendable, Equatable {
 
   public mutating func recordIfUnknown<C: Collection>(_ data: C, at offset: Int, frame: Int)
   where C.Element == UInt8 {
-    if offset + data.count > Self.limit {
-      noteBeyondLimit(offset, offset + data.count, frame: frame)
-    }
     guard offset >= 0, offset < Self.limit else { return }
     let end = min(offset + data.count, Self.limit)
     grow(to: end)
@@ -153,7 +131,6 @@ public struct ByteImage: Sendable, Equatable {
   /// Marks `range` written with a value not known (`writtenUnknown`, value 0), from frame
   /// `frame`. Bytes past `limit` are ignored.
   mutating func recordWrittenUnknown(_ range: Range<Int>, frame: Int) {
-    noteBeyondLimit(range.lowerBound, range.upperBound, frame: frame)
     let lower = max(range.lowerBound, 0)
     let upper = min(range.upperBound, Self.limit)
     guard lower < upper else { return }

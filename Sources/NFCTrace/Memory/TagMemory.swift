@@ -20,6 +20,9 @@ public struct TagMemory: Sendable, Equatable {
   public var type3Start = ByteImage()
   /// Type 3 NDEF service blocks at the end of the session.
   public var type3End = ByteImage()
+  /// Per Type 4 file, the first byte offset past `ByteImage.limit` a read or write of the
+  /// session reached, and its frame: what the images do not keep, for the report to say so.
+  public private(set) var filesBeyondLimit: [UInt16: BeyondLimit] = [:]
   /// First frame of the session: writes from frames before it are earlier sessions'.
   public var sessionFirstFrame = 0
   /// Writes this session made, the tag acknowledged, and a later read of the session returned
@@ -94,6 +97,7 @@ public struct TagMemory: Sendable, Equatable {
 
   /// Records a READ BINARY answer of file `file` at `offset`.
   mutating func type4Read(_ data: [UInt8], file: UInt16, at offset: Int, frame: Int) {
+    noteBeyondLimit(file, offset, offset + data.count, frame: frame)
     // In place in the dictionaries: a copy out and back would copy the image every APDU.
     Self.read(
       data, at: offset, frame: frame, file: file, start: &filesStart[file, default: ByteImage()],
@@ -105,14 +109,22 @@ public struct TagMemory: Sendable, Equatable {
   mutating func type4Write(
     _ data: [UInt8], file: UInt16, at offset: Int, acknowledged: Bool, frame: Int
   ) {
+    noteBeyondLimit(file, offset, offset + data.count, frame: frame)
     filesEnd[file, default: ByteImage()].record(
       data, at: offset, state: acknowledged ? .written : .unacknowledged, frame: frame)
+  }
+
+  /// Notes that bytes `offset..<end` of file `file` reach past `ByteImage.limit`.
+  private mutating func noteBeyondLimit(_ file: UInt16, _ offset: Int, _ end: Int, frame: Int) {
+    guard end > ByteImage.limit, filesBeyondLimit[file] == nil else { return }
+    filesBeyondLimit[file] = BeyondLimit(offset: max(offset, ByteImage.limit), frame: frame)
   }
 
   /// Records a write the tag acknowledged to bytes `range` of file `file` whose data the
   /// command carried MACed or encrypted (DESFire / NTAG 424 DNA WriteData in MAC or Full
   /// mode): the bytes are `written-unknown`.
   mutating func type4WriteUnknown(file: UInt16, range: Range<Int>, frame: Int) {
+    noteBeyondLimit(file, range.lowerBound, range.upperBound, frame: frame)
     filesEnd[file, default: ByteImage()].recordWrittenUnknown(range, frame: frame)
   }
 
@@ -204,4 +216,12 @@ extension TagMemory {
     }
     return out
   }
+}
+
+/// A byte offset past `ByteImage.limit` a read or write reached, and its frame.
+public struct BeyondLimit: Sendable, Equatable {
+  /// The byte offset.
+  public var offset: Int
+  /// The frame.
+  public var frame: Int
 }

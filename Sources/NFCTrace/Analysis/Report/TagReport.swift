@@ -214,9 +214,7 @@ extension TagReport {
   /// One note per Type 4 file a read or write reached past the 64 KiB memory image at
   /// (`ByteImage.limit`; a T4T 3.0 file may be larger): those bytes are not shown.
   static func beyondImageNotes(_ m: TagMemory) -> [String] {
-    m.filesEnd
-      .compactMap { id, image in image.beyondLimit.map { (id, $0) } }
-      .sorted { $0.0 < $1.0 }
+    m.filesBeyondLimit.sorted { $0.key < $1.key }
       .map { id, b in
         "file \(Hex.word(id)): bytes from offset \(b.offset) on (first at frame \(b.frame)) "
           + "lie past the \(ByteImage.limit / 1024) KiB memory image and are not shown"
