@@ -238,4 +238,16 @@ import Testing
     #expect(f.cause.hasPrefix("the tag refused the extended length form of the APDU"))
     #expect(f.fix.hasPrefix("Send short APDUs"))
   }
+
+  /// Without a CC read, a 6700 to an extended APDU says nothing of the form (late review).
+  @Test func extendedUpdateWithoutCCIsTheGenericLengthError() throws {
+    var t = TraceBuilder()
+    t.activateType4()
+    t.apdu([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01, 0x00], ok)
+    t.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x04], ok)
+    t.apdu(
+      [0x00, 0xD6, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x04, 0xD1, 0x01, 0x00, 0x55], [0x67, 0x00])
+    let f = try #require(try t.diagnose().finding("t4t-wrong-length"))
+    #expect(f.cause.hasPrefix("the tag rejected the APDU's length"))
+  }
 }

@@ -195,6 +195,32 @@ import Testing
           + "memory image and are not shown"))
   }
 
+  /// An update of the whole maximum size (0Bh–0Eh) is no lock at the wrong offset (late
+  /// review: it was t4t-cc-lock-misplaced).
+  @Test func maxSizeUpdateIsNoMisplacedLock() throws {
+    var e = Self.emptyENLENFileQueried()
+    e.apdu([0x00, 0xA4, 0x00, 0x0C, 0x02, 0xE1, 0x03], Self.ok)
+    e.apdu([0x00, 0xD6, 0x00, 0x0B, 0x04, 0x00, 0x00, 0x10, 0xFF], Self.ok)
+    #expect(try e.diagnose().finding("t4t-cc-lock-misplaced") == nil)
+  }
+
+  /// Two reads past the 64 KiB image, the higher one first: the note names the lowest offset
+  /// (the memory table stops before it; late review).
+  @Test func beyondImageNoteNamesTheLowestOffset() throws {
+    var e = Self.emptyENLENFileQueried()
+    e.apdu(
+      [0x00, 0xB1, 0x00, 0x00, 0x05, 0x54, 0x03, 0x01, 0x11, 0x70, 0x02],
+      [0x53, 0x02, 0x41, 0x41] + Self.ok)
+    e.apdu(
+      [0x00, 0xB1, 0x00, 0x00, 0x05, 0x54, 0x03, 0x00, 0xFF, 0xFA, 0x10],
+      [0x53, 0x10] + Array(repeating: 0x42, count: 16) + Self.ok)
+    let report = TagReport(session: try sessions(e)[0])
+    #expect(
+      report.notes.contains {
+        $0.hasPrefix("file E104: bytes from offset 65536 on (first at frame \(e.frames.count - 1))")
+      })
+  }
+
   @Test func lengthFieldSizeHeuristic() {
     #expect(Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x14], fieldSize: 2))
     #expect(!Type4LengthFieldRule.wrongSize([0x00, 0x00, 0x00, 0x00], fieldSize: 2))

@@ -20,7 +20,7 @@ public struct TagMemory: Sendable, Equatable {
   public var type3Start = ByteImage()
   /// Type 3 NDEF service blocks at the end of the session.
   public var type3End = ByteImage()
-  /// Per Type 4 file, the first byte offset past `ByteImage.limit` a read or write of the
+  /// Per Type 4 file, the lowest byte offset past `ByteImage.limit` a read or write of the
   /// session reached, and its frame: what the images do not keep, for the report to say so.
   public private(set) var filesBeyondLimit: [UInt16: BeyondLimit] = [:]
   /// First frame of the session: writes from frames before it are earlier sessions'.
@@ -116,8 +116,11 @@ public struct TagMemory: Sendable, Equatable {
 
   /// Notes that bytes `offset..<end` of file `file` reach past `ByteImage.limit`.
   private mutating func noteBeyondLimit(_ file: UInt16, _ offset: Int, _ end: Int, frame: Int) {
-    guard end > ByteImage.limit, filesBeyondLimit[file] == nil else { return }
-    filesBeyondLimit[file] = BeyondLimit(offset: max(offset, ByteImage.limit), frame: frame)
+    guard end > ByteImage.limit else { return }
+    let first = max(offset, ByteImage.limit)
+    // The lowest offset reached: the memory table stops before it.
+    if let known = filesBeyondLimit[file], known.offset <= first { return }
+    filesBeyondLimit[file] = BeyondLimit(offset: first, frame: frame)
   }
 
   /// Records a write the tag acknowledged to bytes `range` of file `file` whose data the

@@ -92,14 +92,14 @@ public struct SessionCommandLog: Sendable {
   public private(set) var commands: [Command] = []
   /// The frame of the last accepted write in `commands` of each byte: Type 4 file offsets
   /// (UPDATE BINARY D6/D7) and Type 2 byte addresses (page × 4 + i), for `wroteLater`.
-  private var lastFileWrite: [Int: Int] = [:]
-  private var lastPageWrite: [Int: Int] = [:]
+  private var lastFileWrite = LastWriteIndex()
+  private var lastPageWrite = LastWriteIndex()
 
   /// Whether an accepted write logged after frame `frame` set byte `i`: a Type 4 file offset
   /// when `fileOffsets`, else a Type 2 byte address. One lookup, so judging every operation
   /// of a session stays linear in its writes.
   public func wroteLater(_ i: Int, after frame: Int, fileOffsets: Bool) -> Bool {
-    ((fileOffsets ? lastFileWrite : lastPageWrite)[i] ?? -1) > frame
+    ((fileOffsets ? lastFileWrite : lastPageWrite).frame(at: i) ?? -1) > frame
   }
 
   /// The logged commands whose (request) frame lies in `frames`. Commands are logged in frame
@@ -376,9 +376,9 @@ public struct SessionCommandLog: Sendable {
   /// Marks the bytes accepted write `c` set as last written by its frame (`wroteLater`).
   private mutating func recordWrite(_ c: Command) {
     if c.ins == 0xD6 || c.ins == 0xD7, let o = c.offset {
-      for i in o..<(o + c.data.count) { lastFileWrite[i] = c.frame }
+      lastFileWrite.mark(o..<(o + c.data.count), frame: c.frame)
     } else if let p = c.page {
-      for i in (p * 4)..<(p * 4 + c.data.count) { lastPageWrite[i] = c.frame }
+      lastPageWrite.mark((p * 4)..<(p * 4 + c.data.count), frame: c.frame)
     }
   }
 
@@ -421,5 +421,52 @@ public struct SessionCommandLog: Sendable {
     if case .hex(let b)? = d.field("data") { c.data = Array(b.prefix(4)) }
     if d.name == "COMPATIBILITY_WRITE", c.data.isEmpty { c.name = "COMPATIBILITY_WRITE (part 1)" }
     return c
+  }
+}
+
+/// Disjoint byte ranges, each with the frame of the last write that set it, sorted by start:
+/// one entry per run of bytes one write set, however long (an entry per byte held 16 M of them
+/// for a T4T 3.0 file written whole). Writes are marked in frame order, so a new one wins.
+struct LastWriteIndex: Sendable {
+  private var spans: [(range: Range<Int>, frame: Int)] = []
+
+  /// Marks `range` as set by the write of frame `frame`, later than every write marked before.
+  mutating func mark(_ range: Range<Int>, frame: Int) {
+    guard !range.isEmpty else { return }
+    let first = firstIndex(endingAfter: range.lowerBound)
+    var end = first
+    var kept: [(range: Range<Int>, frame: Int)] = []
+    // The spans it overlaps keep only their parts outside it.
+    while end < spans.count, spans[end].range.lowerBound < range.upperBound {
+      let s = spans[end]
+      if s.range.lowerBound < range.lowerBound {
+        kept.append((s.range.lowerBound..<range.lowerBound, s.frame))
+      }
+      if s.range.upperBound > range.upperBound {
+        kept.append((range.upperBound..<s.range.upperBound, s.frame))
+      }
+      end += 1
+    }
+    kept.append((range, frame))
+    kept.sort { $0.range.lowerBound < $1.range.lowerBound }
+    spans.replaceSubrange(first..<end, with: kept)
+  }
+
+  /// The frame of the last write of byte `i`, nil when none set it.
+  func frame(at i: Int) -> Int? {
+    let k = firstIndex(endingAfter: i)
+    guard k < spans.count, spans[k].range.lowerBound <= i else { return nil }
+    return spans[k].frame
+  }
+
+  /// The first span ending after `x` (disjoint and sorted, their ends ascend too).
+  private func firstIndex(endingAfter x: Int) -> Int {
+    var lo = 0
+    var hi = spans.count
+    while lo < hi {
+      let m = (lo + hi) / 2
+      if spans[m].range.upperBound > x { hi = m } else { lo = m + 1 }
+    }
+    return lo
   }
 }

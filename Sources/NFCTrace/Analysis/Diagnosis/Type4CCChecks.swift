@@ -7,7 +7,8 @@
 ///   tag as not NDEF on any of them; other readers take the value as given (a tiny MLe makes
 ///   them read in tiny chunks).
 /// - `t4t-cc-lock-misplaced` (warning, no Core NFC error): an acknowledged UPDATE of the CC
-///   that sets byte 0Eh — the write access byte of a mapping 2.0 CC — to 80h or more, on a CC
+///   starting at byte 0Eh — the write access byte of a mapping 2.0 CC — that sets it to 80h or
+///   more (1 or 2 bytes, short of 10h), on a CC
 ///   whose Extended NDEF File Control TLV (mapping 3.0) puts the write access at 10h: a lock
 ///   written at the 2.0 offset (NFC Forum T4T 3.0 §5.1; nfc-facts §6.1). It changed the last
 ///   byte of the file's maximum size instead, and the tag stays writable.
@@ -21,8 +22,9 @@ enum Type4CCChecks {
     let at = cc.writeAccessOffset
     let legacy = at - 2
     return c.log.commands.compactMap { w -> DiagnosisFinding? in
-      guard w.name == "UPDATE CC", w.accepted, let o = w.offset, o <= legacy,
-        legacy < o + w.data.count, !(o..<(o + w.data.count)).contains(at),
+      // A write starting at that byte (not an update of the whole size, nor a new CC).
+      guard w.name == "UPDATE CC", w.accepted, w.offset == legacy, !w.data.isEmpty,
+        w.data.count <= at - legacy, let o = w.offset,
         w.data[legacy - o] >= 0x80
       else { return nil }
       return DiagnosisFinding(

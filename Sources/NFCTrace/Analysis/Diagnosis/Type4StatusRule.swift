@@ -685,7 +685,7 @@ enum Type4StatusRule: DiagnosisRule {
             + "cannot change writeNDEF's chunking. Use another tag."
         )
       }
-      if cmd.extended, (mlc ?? 0) <= 0xFF, (c.session.type4CC?.mle ?? 0) <= 0x100 {
+      if cmd.extended, let cc = c.session.type4CC, cc.mlc <= 0xFF, cc.mle <= 0x100 {
         return extendedRefused(cmd, c)
       }
       if cmd.ins == 0xB0 || cmd.ins == 0xB1 { return readLengthRefused(cmd, c) }
@@ -939,7 +939,7 @@ enum Type4StatusRule: DiagnosisRule {
       c.session.type4CC.map {
         " Its CC (mapping \($0.versionString), MLe \($0.mle), MLc \($0.mlc)) stays within "
           + "what short APDUs carry, so it need not take the extended form."
-      } ?? ""
+      } ?? ""  // Called only with a CC read.
     return (
       "t4t-wrong-length", "the tag refused the extended length form of the APDU",
       "The tag answered 6700 (wrong length) to \(cmd.summary), sent with extended length "
