@@ -686,7 +686,7 @@ enum Type4StatusRule: DiagnosisRule {
         )
       }
       if cmd.extended, let cc = c.session.type4CC, cc.mlc <= 0xFF, cc.mle <= 0x100 {
-        return extendedRefused(cmd, c)
+        return extendedRefused(cmd, cc)
       }
       if cmd.ins == 0xB0 || cmd.ins == 0xB1 { return readLengthRefused(cmd, c) }
       return (
@@ -932,14 +932,12 @@ enum Type4StatusRule: DiagnosisRule {
   /// 7816-4 §5.1) on a tag whose CC keeps MLc ≤ 255 and MLe ≤ 256, which short APDUs cover:
   /// a card need support the extended form only when it says so (NFC Forum T4T 3.0 §5.1:
   /// MLe/MLc above those limits), so the length form, not the length, was refused.
-  private static func extendedRefused(_ cmd: SessionCommandLog.Command, _ c: DiagnosisContext)
+  private static func extendedRefused(_ cmd: SessionCommandLog.Command, _ cc: CapabilityContainer4)
     -> (code: String, cause: String, message: String, fix: String)
   {
     let limits =
-      c.session.type4CC.map {
-        " Its CC (mapping \($0.versionString), MLe \($0.mle), MLc \($0.mlc)) stays within "
-          + "what short APDUs carry, so it need not take the extended form."
-      } ?? ""  // Called only with a CC read.
+      " Its CC (mapping \(cc.versionString), MLe \(cc.mle), MLc \(cc.mlc)) stays within what "
+      + "short APDUs carry, so it need not take the extended form."
     return (
       "t4t-wrong-length", "the tag refused the extended length form of the APDU",
       "The tag answered 6700 (wrong length) to \(cmd.summary), sent with extended length "
