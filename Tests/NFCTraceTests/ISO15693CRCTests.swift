@@ -28,6 +28,10 @@ import Testing
     #expect(out[1].findings.first?.message == "ISO 15693 CRC mismatch: expected b5 81, got b5 7e")
     #expect(out[1].findings.first?.offset == 10)
     #expect(out[0].findings.isEmpty && out[2].findings.isEmpty)
-    #expect(out[1].undecodedReason == "ISO 15693 (NFC-V) not decoded yet")
+    // A damaged response is named by its request, its flags and data not taken.
+    #expect(out[1].undecodedReason == nil)
+    #expect(
+      out[1].innermost?.summary
+        == "INVENTORY response damaged (CRC mismatch): flags and data not trusted")
   }
 }

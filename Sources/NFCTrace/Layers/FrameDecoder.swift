@@ -13,6 +13,9 @@ public struct FrameDecoder: Sendable {
   private var type2 = Type2Layer()
   private var type4 = Type4Layer()
   private var mifare = MIFAREClassicLayer()
+  private var iso15693 = ISO15693Layer()
+  /// The UID of the NFC-V tag the reader last addressed or an INVENTORY answer named.
+  private var iso15693UID: [UInt8]?
   /// The IDm of the NFC-F card in the current activation, once an answer gave it.
   private var felicaIDm: [UInt8]?
   /// The first block of the reader's last CHECK of the Type 3 NDEF service: its answer starts
@@ -57,6 +60,7 @@ public struct FrameDecoder: Sendable {
       return nfcF(frame)
     }
     felicaLink = false
+    if frame.technology == .nfcV { return nfcV(frame) }
     if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
     let typeBLink = isTypeB(frame) || followsCRCB(frame)
@@ -202,6 +206,46 @@ public struct FrameDecoder: Sendable {
     return out
   }
 
+  /// An NFC-V frame (the source says ISO 15693): its CRC checked (kept when the source
+  /// stripped it), then the request or the response to it decoded (ISO/IEC 15693-3 §7, §9,
+  /// §10). INVENTORY is the poll (a connect when a tag answers); its answer's UID, and the UID
+  /// of an addressed request naming another tag, identify the session's tag. STAY QUIET
+  /// expects no answer (§10.3.2).
+  private mutating func nfcV(_ frame: consuming Frame) -> DecodedFrame {
+    let (crc, crcFinding) = ISO15693CRC.resolve(frame)
+    frame.crc = crc
+    let reader = frame.direction == .reader
+    let data = frame.data
+    // The CRC's two bytes end the frame unless the source took them off (a reader chip's
+    // frames; its damaged-answer marker has no bytes at all).
+    let hasCRC =
+      (crc == .ok || crc == .bad) && data.count >= 3
+      && !frame.sourceFlags.contains(ReaderChipFlag.damagedAnswer)
+    let body = hasCRC ? data[..<(data.count - 2)] : data[...]
+    let decoded =
+      reader
+      ? iso15693.decodeRequest(body)
+      : iso15693.decodeResponse(body, damaged: crc == .bad)
+    var uid: [UInt8]?
+    if let d = decoded.0, crc != .bad, case .hex(let named)? = d.field("uid"),
+      reader ? d.name != "INVENTORY" : d.name.hasPrefix("INVENTORY")
+    {
+      if named != iso15693UID {
+        uid = named
+        iso15693UID = named
+      }
+    }
+    let out = DecodedFrame(frame: frame)
+    out.expectsResponse = reader && decoded.0?.name != "STAY QUIET"
+    out.startsActivation = reader && decoded.0?.name == "INVENTORY"
+    if out.startsActivation { iso15693UID = nil }
+    out.completedUID = uid
+    if let d = decoded.0 { out.layers = [d] }
+    if let crcFinding { out.findings = [crcFinding] }
+    out.undecodedReason = decoded.reason
+    return out
+  }
+
   /// `data` without a leading sync code `B2 4D` (Proxmark3 logs it) when LEN fits the bytes
   /// after it (with or without CRC-F) and not the bytes with it.
   private static func withoutSyncCode(_ data: [UInt8]) -> [UInt8] {
@@ -234,7 +278,7 @@ public struct FrameDecoder: Sendable {
     case .type4: return type4.decode(unit, context: &context)
     case .mifareClassic: return mifare.decode(unit, context: &context)
     case .nfcDEP: return NFCDEPFrame.decode(unit)
-    case .iso14443A, .iso14443B, .appleECP, .felica:
+    case .iso14443A, .iso14443B, .appleECP, .felica, .iso15693:
       return .undecoded("no inner decoder for \(id.rawValue)")
     }
   }
@@ -297,6 +341,8 @@ public struct FrameDecoder: Sendable {
     felicaICCodes = [:]
     felicaAddressed = false
     felicaLink = false
+    iso15693.reset()
+    iso15693UID = nil
     // Every tag is powered off: the next activation says which technology the link uses.
     context.technology = .unknown
     resetInner()

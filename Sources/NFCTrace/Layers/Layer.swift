@@ -20,6 +20,8 @@ public enum ProtocolID: String, Sendable, Hashable, CaseIterable {
   case felica = "felica"
   /// NFC-DEP (ISO/IEC 18092 §12) over NFC-A, after a SAK announcing ISO/IEC 18092.
   case nfcDEP = "nfc-dep"
+  /// ISO/IEC 15693-3 (NFC-V) requests and responses, and the NFC Forum Type 5 Tag CC.
+  case iso15693 = "iso15693"
 }
 
 /// A decoded field value, rendered as a JSON scalar (hex as a lower-case string).

@@ -153,7 +153,10 @@ public enum ReportText {
         ? "the Attribute Information Block was not read"
         : r.tag.isMIFAREClassic && r.layout != .type4
           ? TagContents.classicNotDecoded
-          : r.end.type4CCIncomplete ? "the CC was read only in part" : "the CC was not read"
+          : r.tag.technology == .nfcV
+            ? "the Type 5 (ISO 15693) NDEF procedures are not reconstructed; the timeline "
+              + "decodes its requests and CC"
+            : r.end.type4CCIncomplete ? "the CC was read only in part" : "the CC was not read"
       return "\n" + row("NDEF status", "unknown (\(why))", indent: "", width: 18)
     }
     var text = s.status.rawValue

@@ -12,10 +12,15 @@ public enum Manufacturer {
     0x7A: "Abbott Diabetes Care",
   ]
 
-  /// The manufacturer of a tag with `uid`: from UID0 for 7/10-byte UIDs; a 4-byte UID starting
-  /// `08` is a random ID, other 4-byte UIDs do not name their maker (ISO/IEC 14443-3 §6.4.4).
+  /// The manufacturer of a tag with `uid`: from UID0 for 7/10-byte UIDs, from the byte after
+  /// E0h for an 8-byte ISO/IEC 15693 UID (most significant byte first, ISO/IEC 15693-3 §4.1);
+  /// a 4-byte UID starting `08` is a random ID, other 4-byte UIDs do not name their maker
+  /// (ISO/IEC 14443-3 §6.4.4).
   public static func name(uid: [UInt8]) -> String? {
     guard let first = uid.first else { return nil }
+    if uid.count == 8, first == 0xE0 {
+      return name(code: uid[1]) ?? "unknown manufacturer 0x\(Hex.string([uid[1]]))"
+    }
     if uid.count == 4 {
       if first == 0x08 { return "random ID (4-byte UID 08…)" }
       if first & 0x0F == 0x0F { return "fixed non-unique ID" }
@@ -23,4 +28,7 @@ public enum Manufacturer {
     }
     return names[first] ?? "unknown manufacturer 0x\(Hex.string([first]))"
   }
+
+  /// The name the ISO/IEC 7816-6 register gives IC manufacturer `code`, nil when not listed.
+  static func name(code: UInt8) -> String? { names[code] }
 }

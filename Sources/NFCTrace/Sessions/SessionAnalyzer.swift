@@ -1701,6 +1701,11 @@ public struct SessionAnalyzer: Sendable {
     case .nfcDEP:
       // Peer-to-peer exchanges (LLCP) are no Core NFC tag operation: each is a transceive.
       return .transceive
+    case .iso15693:
+      // INVENTORY is the poll: a connect when a tag answers. The NFCISO15693Tag calls each
+      // send one request (the Type 5 NDEF procedures are not reconstructed).
+      if d.name == "INVENTORY" { return f.response == .unanswered ? nil : .connect }
+      return .transceive
     }
   }
 }

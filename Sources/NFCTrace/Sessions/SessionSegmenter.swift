@@ -270,6 +270,7 @@ public struct SessionSegmenter: Sendable {
     case .iso14443B: return d.name == "ATTRIB"
     case .appleECP: return false
     case .felica: return d.name != "SENSF_REQ"
+    case .iso15693: return d.name != "INVENTORY"
     case .isoDEP, .iso7816, .type2, .type4, .mifareClassic, .nfcDEP: return true
     }
   }

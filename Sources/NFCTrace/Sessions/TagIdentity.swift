@@ -297,7 +297,7 @@ public struct TagIdentity: Sendable, Equatable {
       {
         pmm = p
       }
-    case .appleECP, .nfcDEP:
+    case .appleECP, .nfcDEP, .iso15693:
       break
     }
   }
