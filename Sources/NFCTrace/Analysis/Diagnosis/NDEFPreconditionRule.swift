@@ -483,6 +483,12 @@ enum NDEFPreconditionRule: DiagnosisRule {
       {
         return []
       }
+      // A valid CC (magic E1h) with the data area behind the password: formatted, protected.
+      if let q, case .int(let from)? = c.session.operations[q].detail("read_protected_from"),
+        c.session.memory.type2End.known(12, 1) == [0xE1]
+      {
+        return [readProtected(q, frames, from: from, ultralightC: c.session.tag.isUltralightC)]
+      }
       return [
         DiagnosisFinding(
           code: "not-ndef-formatted", severity: .info, operation: q, frames: frames,
@@ -494,5 +500,37 @@ enum NDEFPreconditionRule: DiagnosisRule {
       ]
     default: return []
     }
+  }
+
+  /// A query answered `.notSupported` because a READ rolled over to page 0 at AUTH0 after a
+  /// valid CC (reads need the password: NTAG21x PROT set, NXP NTAG213/215/216 datasheet §8.8;
+  /// Ultralight C AUTH1 bit 0 clear, 3DES authentication, MF0ICU2 datasheet §7.5.8): detection
+  /// saw UID pages where the data area is, so the tag may hold NDEF behind the password.
+  private static func readProtected(_ q: Int, _ frames: [Int], from: Int, ultralightC: Bool)
+    -> DiagnosisFinding
+  {
+    let protection =
+      ultralightC
+      ? "AUTH0 = \(from), AUTH1 bit 0 clear: reads need the 3DES authentication; NXP MF0ICU2 "
+        + "datasheet §7.5.8"
+      : "AUTH0 = \(from), PROT set; NXP NTAG213/215/216 datasheet §8.8"
+    let fix =
+      ultralightC
+      ? "Authenticate with the tag's 3DES key (AUTHENTICATE 1A 00 and AF …, sendMiFareCommand) "
+        + "before queryNDEFStatus and readNDEF, which cannot authenticate themselves; or set "
+        + "AUTH1 bit 0 (write protection only) or raise AUTH0 on the tag so that reading is free."
+      : "Send PWD_AUTH with the tag's password (sendMiFareCommand, 1B + password) before "
+        + "queryNDEFStatus and readNDEF, which cannot send it themselves; or clear PROT / raise "
+        + "AUTH0 on the tag so that reading is free."
+    return DiagnosisFinding(
+      code: "t2t-read-protected", severity: .info, operation: q, frames: frames,
+      cause: "the data area is read-protected (password), not unformatted",
+      message:
+        "queryNDEFStatus reports .notSupported: the READ rolled over to page 0 after page "
+        + "\(Type2Geometry.page(from - 1)), so the tag is read-protected from page "
+        + "\(Type2Geometry.page(from)) (\(protection)). NDEF detection read the UID pages in "
+        + "place of the data area and found no NDEF TLV; the tag's NDEF message, if any, is "
+        + "behind the password.",
+      coreNFCError: nil, fix: fix)
   }
 }

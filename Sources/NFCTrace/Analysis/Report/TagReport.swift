@@ -232,8 +232,11 @@ extension TagReport {
       end.reason = end.reason.map { "\($0); \(note)" } ?? note
       return end
     }
-    guard let end, end.status != q.status else {
-      // The CC gives the status; when the query itself failed later, the app got an error.
+    // The CC gives the status; when the query itself failed later, the app got an error. A
+    // Type 2 tag the session wrote nothing to is as the query found it: a different status
+    // from the bytes read comes from pages the query could not read (a read-protected data
+    // area), not from a change.
+    guard let end, end.status != q.status, !type2Unwritten(s) else {
       return (q.status, q.capacity, s.ndefStatusReasonAsReturned)
     }
     // A Type 4 CC as found gives another status than the query's (an NDEF file whose read
@@ -252,6 +255,21 @@ extension TagReport {
         + "acknowledged, so the tag may still hold the old CC"
       : "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
+  }
+
+  /// True for a Type 2 tag (no Type 3 or 4 memory) the session wrote no byte of, not even
+  /// without acknowledgement.
+  private static func type2Unwritten(_ s: SessionAnalysis) -> Bool {
+    let m = s.memory.type2End
+    guard m.count > 0, s.memory.filesEnd.isEmpty, s.memory.type3End.count == 0 else {
+      return false
+    }
+    return !(0..<m.count).contains { i in
+      switch m.state(i) {
+      case .written, .unacknowledged, .writtenUnknown: true
+      default: false
+      }
+    }
   }
 
   /// True when the session holds a Type 4 CC (file E103) and left its known bytes as found.
