@@ -29,4 +29,18 @@ import Testing
     #expect(r.ndefStatus?.status == .notSupported)
     #expect(r.ndefStatus?.reason?.contains("before the session changed the CC") == false)
   }
+
+  /// An Android format (libnfc-nci `rw_t2t_set_cc`): READ page 0 finds CC0 00h, then WRITE of
+  /// the CC and of an empty NDEF TLV. The not-formatted note's evidence is the READ that found
+  /// CC0 00h, not the ACK of the later CC write.
+  @Test func notFormattedEvidenceIsTheCCTheQueryRead() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x00, 0x00])
+    b.write(3, [0xE1, 0x10, 0x06, 0x00])
+    b.write(4, [0x03, 0x00, 0xFE, 0x00])
+    let report = try b.diagnose()
+    let f = try #require(report.finding("not-ndef-formatted"))
+    #expect(f.frames == [10, 11])
+  }
 }

@@ -120,7 +120,13 @@ enum NDEFPreconditionRule: DiagnosisRule {
     if let refusal = c.commands(in: q).last(where: \.refused) {
       frames += [refusal.frame] + (refusal.answerFrame.map { [$0] } ?? [])
     }
-    let cc = c.session.memory.type2End.frame(12) ?? c.session.memory.filesEnd[0xE103]?.frame(0)
+    // The CC as the query read it: a later write of it (a format) is not the query's evidence.
+    let m = c.session.memory
+    let last = c.session.operations[q].lastFrame
+    let cc = [
+      m.type2End.frame(12), m.type2Start.frame(12), m.filesEnd[0xE103]?.frame(0),
+      m.filesStart[0xE103]?.frame(0),
+    ].lazy.compactMap { $0 }.first { $0 <= last }
     return frames + (cc.map { [$0] } ?? [])
   }
 
