@@ -127,7 +127,8 @@ enum DiffCommand {
 }
 
 /// A trace analysed with the exchanges of the wanted sessions kept (nil = the last session
-/// in which a tag completed anticollision).
+/// that touched a tag, as `report` picks it, else the last in which a tag completed
+/// anticollision: `ExchangeRecorder.defaultSession`).
 private struct LoadedTrace {
   let path: String
   let result: AnalyzedTrace
@@ -137,7 +138,17 @@ private struct LoadedTrace {
     var recorder = ExchangeRecorder(
       selection: .init(
         sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
-    result = try analyzeTrace(path, formatName: format, onFrame: { f in recorder.push(f) })
+    // Each session's analysis goes to the recorder too, which picks the default session by
+    // it (as `report` does); the sessions are kept here.
+    var sessions: [SessionAnalysis] = []
+    var result = try analyzeTrace(
+      path, formatName: format,
+      onSession: { s in
+        recorder.ended(s)
+        sessions.append(s)
+      }, onFrame: { f in recorder.push(f) })
+    result.sessions = sessions
+    self.result = result
     recorder.finish()
     reportWarnings(result.warnings, path: path)
     self.path = path

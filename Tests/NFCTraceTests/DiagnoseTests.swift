@@ -242,7 +242,7 @@ func sessions(_ b: TraceBuilder) throws -> [SessionAnalysis] {
 func diffSide(_ b: TraceBuilder) throws -> DiffSide {
   var recorder = ExchangeRecorder(selection: .init(sessions: [], lastWithTag: true))
   let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
-    if case .frame(let f) = $0 { recorder.push(f) }
+    recorder.take($0)
   }
   recorder.finish()
   let index = try #require(recorder.defaultSession)

@@ -14,7 +14,7 @@ private func sides(_ path: String, sessions wanted: [Int?]) throws -> [DiffSide]
     selection: .init(
       sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
   let run = try SessionAnalysisRun(importer: try Proxmark3BinaryImporter.format.open(input)) {
-    if case .frame(let f) = $0 { recorder.push(f) }
+    recorder.take($0)
   }
   recorder.finish()
   return try wanted.map { w in
@@ -219,9 +219,10 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
 
   @Test func recorderKeepsOnlySelectedSessions() throws {
     let input = try TraceInput(path: mfuSim)
-    var pipeline = FramePipeline(importer: try Proxmark3BinaryImporter.format.open(input))
     var recorder = ExchangeRecorder(selection: .init(sessions: [4], lastWithTag: true))
-    while let f = try pipeline.next() { recorder.push(f) }
+    _ = try SessionAnalysisRun(importer: try Proxmark3BinaryImporter.format.open(input)) {
+      recorder.take($0)
+    }
     recorder.finish()
     // Session 17 never completed anticollision: 16 is the last one with a tag.
     #expect(recorder.lastTaggedSession == 16)
@@ -241,9 +242,8 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     b.write(4, [0x03, 0x00, 0xFE, 0x00])
     b.reader([0x50, 0x00])
     b.activateType2()
-    var pipeline = FramePipeline(importer: MemoryImporter(frames: b.frames))
     var recorder = ExchangeRecorder(selection: .init(lastWithTag: true))
-    while let f = try pipeline.next() { recorder.push(f) }
+    _ = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) { recorder.take($0) }
     recorder.finish()
     #expect(recorder.lastTaggedSession == 1)
     #expect(recorder.defaultSession == 0)
@@ -251,9 +251,8 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     // An answered Ultralight C AUTHENTICATE is an operation (authenticate), as report counts.
     b.reader([0x1A, 0x00])
     b.tag([0xAF] + [UInt8](repeating: 0x42, count: 8))
-    var again = FramePipeline(importer: MemoryImporter(frames: b.frames))
     var second = ExchangeRecorder(selection: .init(lastWithTag: true))
-    while let f = try again.next() { second.push(f) }
+    _ = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) { second.take($0) }
     second.finish()
     #expect(second.defaultSession == 1)
   }
@@ -415,7 +414,7 @@ extension DiffExchangeAlignmentTests {
     b.queryType4()
     var recorder = ExchangeRecorder(selection: .init(sessions: [0, 1]))
     let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
-      if case .frame(let f) = $0 { recorder.push(f) }
+      recorder.take($0)
     }
     recorder.finish()
     let a = try #require(recorder.exchanges(session: 0, operations: run.sessions[0].operations))
@@ -446,7 +445,7 @@ extension DiffExchangeAlignmentTests {
   func side(_ b: TraceBuilder) throws -> DiffSide {
     var recorder = ExchangeRecorder(selection: .init(sessions: [0], lastWithTag: false))
     let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
-      if case .frame(let f) = $0 { recorder.push(f) }
+      recorder.take($0)
     }
     recorder.finish()
     let analysis = try #require(run.sessions.first)

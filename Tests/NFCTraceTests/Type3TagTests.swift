@@ -381,11 +381,37 @@ private func analyze(_ path: String) throws -> [SessionAnalysis] {
   }
 }
 
+extension Type3DiffTests {
+  /// A session that read and wrote blocks (CHECK, UPDATE) then one that only polled: the
+  /// diff compares the first by default, as `report` reports it. CHECK and UPDATE did not
+  /// count as touching the tag, so the poll was compared.
+  @Test func defaultSessionIsTheLastThatCheckedOrUpdated() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 0))
+    t.update([0], aib(writeOn: true, ln: 0))
+    t.timeNs += 200_000_000
+    t.poll()
+    var recorder = ExchangeRecorder(selection: .init(lastWithTag: true))
+    let run = try SessionAnalysisRun(importer: MemoryImporter(frames: t.frames)) {
+      recorder.take($0)
+    }
+    recorder.finish()
+    #expect(run.sessions.map(\.info.index) == [0, 1])
+    #expect(TagReport.defaultSession(run.sessions)?.info.index == 0)
+    #expect(recorder.lastTaggedSession == 1)
+    #expect(recorder.lastTouchedSession == 0)
+    #expect(recorder.defaultSession == 0)
+    #expect(recorder.exchanges(session: 0, operations: [])?.count == 3)
+    #expect(recorder.exchanges(session: 1, operations: [])?.count == 1)
+  }
+}
+
 /// The diff side of the frames of `t`: its first session.
 private func diffSide(_ t: FeliCaTrace) throws -> DiffSide {
   var recorder = ExchangeRecorder(selection: .init(sessions: [0], lastWithTag: false))
   let run = try SessionAnalysisRun(importer: MemoryImporter(frames: t.frames)) {
-    if case .frame(let f) = $0 { recorder.push(f) }
+    recorder.take($0)
   }
   recorder.finish()
   let analysis = try #require(run.sessions.first)

@@ -247,8 +247,9 @@ public struct ExchangeRecord: Sendable {
 /// Collects `ExchangeRecord`s while a trace streams through the pipeline, for chosen sessions
 /// only, so memory is bounded by the selected sessions, not by the trace.
 ///
-/// Feed every `DecodedFrame` in order with `push`, call `finish`, then take a session's
-/// records with `exchanges(session:operations:)`.
+/// Feed every item of a `SessionAnalysisRun` in order with `take` (or frames with `push` and
+/// session analyses with `ended`), call `finish`, then take a session's records with
+/// `exchanges(session:operations:)`.
 public struct ExchangeRecorder: Sendable {
   /// Which sessions to keep.
   public struct Selection: Sendable, Equatable {
@@ -283,8 +284,9 @@ public struct ExchangeRecorder: Sendable {
   private var waitingTime: (owner: Int, steps: [Int])?
   /// The last session (so far) in which a UID was completed.
   public private(set) var lastTaggedSession: Int?
-  /// The last session (so far) in which a UID was completed and the reader then read, wrote
-  /// or sent APDUs (more than the activation and identification of a connect).
+  /// The last session (so far) in which a UID was completed and that touched the tag as
+  /// `TagReport.touched` says (an operation other than connect, or memory it read or wrote
+  /// itself), judged on the session's analysis (`ended`).
   public private(set) var lastTouchedSession: Int?
   /// The session a diff compares by default: the last that touched the tag, else the last
   /// tagged one (`TagReport.defaultSession` makes the same choice for `report`).
@@ -299,15 +301,39 @@ public struct ExchangeRecorder: Sendable {
     if current?.index != s { close() }
     if current == nil { current = (s, [], false, false) }
     if f.completedUID != nil { current?.tag = true }
-    if f.frame.direction == .reader, current?.touched == false, Self.touches(f) {
-      current?.touched = true
-    }
     guard selection.sessions.contains(s) || selection.lastWithTag else { return }
     switch f.frame.direction {
     case .reader: request(f)
     case .tag: answer(f)
     case .event: break
     }
+  }
+
+  /// Takes the next item of a `SessionAnalysisRun`: frames go to `push`, a session's
+  /// analysis to `ended`.
+  public mutating func take(_ item: AnalysisItem) {
+    switch item {
+    case .frame(let f): push(f)
+    case .session(let s): ended(s)
+    case .event: break
+    }
+  }
+
+  /// Takes the analysis of a session that just ended (`AnalysisItem.session`, handed on
+  /// before the next session's first frame): whether it touched the tag is decided as
+  /// `report` decides it (`TagReport.touched`), so both pick the same session by default. A
+  /// session whose analysis never comes counts as not touched.
+  public mutating func ended(_ s: SessionAnalysis) {
+    let index = s.info.index
+    if current?.index == index {
+      current?.touched = TagReport.touched(s)
+      return
+    }
+    // Already closed (its records are kept while it is the last tagged session).
+    guard index == lastTaggedSession, index > lastTouchedSession ?? -1, TagReport.touched(s)
+    else { return }
+    lastTouchedSession = index
+    prune()
   }
 
   /// Closes the session in progress; call once the pipeline returned nil.
@@ -504,31 +530,17 @@ public struct ExchangeRecorder: Sendable {
     lastTaggedSession = c.index
     if c.touched { lastTouchedSession = c.index }
     guard selection.lastWithTag else { return }
-    // Only the latest tagged and touched sessions are kept for `lastWithTag`: drop earlier
-    // ones unless they were asked for by index.
     kept[c.index] = c.records
+    prune()
+  }
+
+  /// Only the latest tagged and touched sessions are kept for `lastWithTag`: drops earlier
+  /// ones unless they were asked for by index.
+  private mutating func prune() {
     for old in kept.keys
     where old != lastTaggedSession && old != lastTouchedSession && !selection.sessions.contains(old)
     {
       kept[old] = nil
-    }
-  }
-
-  /// A reader command past the connect, as `SessionAnalyzer` opens operations and
-  /// `TagReport.touched` counts them: a Type 2 command other than the identification ones
-  /// (GET_VERSION, READ_SIG, an AUTHENTICATE nobody answered), an APDU, a MIFARE Classic
-  /// command.
-  private static func touches(_ f: DecodedFrame) -> Bool {
-    guard let d = f.innermost else { return false }
-    switch d.protocolID {
-    case .type2:
-      if d.name == "AUTHENTICATE" {
-        if case .answeredBy = f.response { return true }
-        return false
-      }
-      return d.name != "GET_VERSION" && d.name != "READ_SIG"
-    case .type4, .iso7816, .mifareClassic: return true
-    default: return false
     }
   }
 }
