@@ -94,6 +94,37 @@ import Testing
     #expect(write.secretRequest.isEmpty)
   }
 
+  /// The side whose product is not identified (no GET_VERSION) has no PWD page of its own:
+  /// its WRITEs of the other side's PWD and PACK pages are masked all the same, in text and
+  /// JSON, whichever side it is. They were printed in clear.
+  @Test func passwordWriteOnTheUnidentifiedSideIsMasked() throws {
+    func protect(_ version: [UInt8]?, _ pwd: [UInt8], _ pack: [UInt8]) throws -> DiffSide {
+      var b = TraceBuilder()
+      b.activateType2(version: version)
+      b.write(133, pwd)
+      b.write(134, pack + [0, 0])
+      return try diffSide(b)
+    }
+    let known = try protect(DiffReviewTests.ntag215, [0x11, 0x22, 0x33, 0x44], [0xAB, 0xCD])
+    let unknown = try protect(nil, [0x55, 0x66, 0x77, 0x88], [0x12, 0x34])
+    for d in [TraceDiff(a: known, b: unknown), TraceDiff(a: unknown, b: known)] {
+      let writes = (d.a.exchanges + d.b.exchanges).filter { $0.command?.name == "WRITE" }
+      #expect(
+        writes.map(\.shownCommandSummary) == [
+          "WRITE page 133 ← •• •• •• ••", "WRITE page 134 ← •• •• 00 00",
+          "WRITE page 133 ← •• •• •• ••", "WRITE page 134 ← •• •• 00 00",
+        ])
+      let text = DiffText.lines(d).joined(separator: "\n")
+      #expect(!text.contains("55 66") && !text.contains("12 34") && !text.contains("11 22"))
+      let out = OutputBuffer(fd: nil)
+      DiffJSON.render(d, version: "test", to: out)
+      let json = out.text
+      #expect(!json.contains("55667788") && !json.contains("1234") && !json.contains("abcd"))
+      #expect(json.components(separatedBy: "\"data\":\"a285••••••••••••\"").count == 3)
+      #expect(json.components(separatedBy: "\"data\":\"a286••••0000••••\"").count == 3)
+    }
+  }
+
   @Test func compatibilityWriteOfThePasswordIsMasked() throws {
     func cw(_ pwd: [UInt8]) -> (inout TraceBuilder) -> Void {
       return { b in

@@ -195,6 +195,13 @@ public struct SecretAddresses: Sendable, Equatable {
     files.merge(other.files) { $0.union($1) }
   }
 
+  /// These addresses and `other`'s; the PWD and PACK pages are these ones where known.
+  public func union(_ other: SecretAddresses) -> SecretAddresses {
+    var out = self
+    out.formUnion(other)
+    return out
+  }
+
   /// Every Type 4 offset whatever the file (an exchange does not say which file is selected).
   var anyFile: Set<Int> { files.values.reduce(into: Set<Int>()) { $0.formUnion($1) } }
 }

@@ -11,15 +11,20 @@ extension TraceDiff {
 
   /// Marks the secret bytes of both sides for masking (see the extension's comment).
   mutating func maskSecrets() {
-    let secretsA = Self.secretAddresses(a.analysis, ndef.a)
-    let secretsB = Self.secretAddresses(b.analysis, ndef.b)
+    let ownA = Self.secretAddresses(a.analysis, ndef.a)
+    let ownB = Self.secretAddresses(b.analysis, ndef.b)
+    // An address secret on either side is masked on both, in exchanges as in memory rows: a
+    // side whose product is not identified (no GET_VERSION) has no PWD page of its own, but
+    // its WRITE of the other side's PWD sends the same secret. Each side's own PWD and PACK
+    // pages come first.
+    let secretsA = ownA.union(ownB)
+    let secretsB = ownB.union(ownA)
     for i in a.exchanges.indices { Self.mark(&a.exchanges[i], secretsA) }
     for i in b.exchanges.indices { Self.mark(&b.exchanges[i], secretsB) }
     Self.markWriteDataChains(&a.exchanges, secretsA.anyFile)
     Self.markWriteDataChains(&b.exchanges, secretsB.anyFile)
-    // A memory unit shows both sides at one address: a byte secret on either is masked on both.
-    var both = secretsA
-    both.formUnion(secretsB)
+    // A memory unit shows both sides at one address.
+    let both = secretsA
     for k in memory.indices {
       let m = memory[k]
       let set =
