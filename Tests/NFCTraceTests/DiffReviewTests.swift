@@ -416,3 +416,20 @@ import Testing
     #expect(report.rows(showSecrets: false).contains { $0.masked.contains(true) })
   }
 }
+
+extension DiffReviewTests {
+  /// A URI holding ESC and a newline (tag data) is printed escaped, as `ControlEscape` writes
+  /// it for `diagnose` and `ndef`: the record line and its `uri` difference. They went to the
+  /// terminal raw (a colour change, a line break inside a row).
+  @Test func controlCharactersFromTheTagAreEscaped() throws {
+    let plain: [UInt8] = [0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+    let hostile: [UInt8] = [0xD1, 0x01, 0x0D, 0x55, 0x04] + Array("ex\u{1B}[31mRED\nx".utf8)
+    let d = TraceDiff(a: try diffSide(readTag(plain)), b: try diffSide(readTag(hostile)))
+    let lines = DiffText.lines(d)
+    #expect(lines.allSatisfy { !$0.contains("\u{1B}") && !$0.contains("\n") })
+    let record = try #require(lines.first { $0.hasPrefix("≠ record 0 ") })
+    #expect(record.hasSuffix("│ record 0 URI https://ex\\u{1B}[31mRED\\u{A}x"))
+    let uri = try #require(lines.first { $0.hasPrefix("      uri: ") })
+    #expect(uri.hasSuffix("│ https://ex\\u{1B}[31mRED\\u{A}x"))
+  }
+}

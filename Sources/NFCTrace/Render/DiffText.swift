@@ -20,10 +20,12 @@ public enum DiffText {
 
   // MARK: Layout
 
-  /// `m left │ right`, each side cut to `column` characters.
+  /// `m left │ right`, each side cut to `column` characters. Control characters (a tag's ESC
+  /// or newline in a URI, a type, a decoded field) are escaped first (`ControlEscape`, as
+  /// `report` and `ndef` print them), so the terminal shows them instead of obeying them.
   static func row(_ mark: String, _ left: String, _ right: String) -> String {
-    let l = fit(left)
-    let r = fit(right)
+    let l = fit(ControlEscape.escaped(left))
+    let r = fit(ControlEscape.escaped(right))
     let padded = l + String(repeating: " ", count: max(0, column - l.count))
     let line = "\(mark) \(padded) │ \(r)"
     return r.isEmpty ? String(line.dropLast()) : line
@@ -75,7 +77,8 @@ public enum DiffText {
   static func header(_ d: TraceDiff) -> [String] {
     func line(_ n: String, _ s: DiffSide) -> String {
       let i = s.analysis.info
-      return "\(n)  \(s.path) · session \(i.index) · frames #\(i.firstFrame)–#\(i.lastFrame) · "
+      return
+        "\(n)  \(ControlEscape.escaped(s.path)) · session \(i.index) · frames #\(i.firstFrame)–#\(i.lastFrame) · "
         + i.span
     }
     let verdict =
@@ -88,9 +91,9 @@ public enum DiffText {
   /// session of the trace failed: a failure the compared pair does not show.
   private static func others(_ n: String, _ s: DiffSide) -> [String] {
     guard let first = s.otherFailures.first else { return [] }
-    var text =
+    var text = ControlEscape.escaped(
       "   \(n) has \(s.sessionCount) sessions; not compared: session \(first.session) "
-      + first.operations
+        + first.operations)
     if s.otherFailures.count > 1 {
       text += " (and \(s.otherFailures.count - 1) more session(s) with failures)"
     }
