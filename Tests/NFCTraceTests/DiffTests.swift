@@ -275,6 +275,21 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(page9.contains("6f 6b fe 00  written #29") && page9.hasSuffix("6f 6c 64 fe  read #17"))
   }
 
+  /// An answer repeating its command's summary says it once; a raw answer (`raw ff 0f`) to a
+  /// raw command (`raw`) keeps its words. It printed `raw →  ff 0f`.
+  @Test func exchangeTextStripsOnlyARepeatedCommand() throws {
+    let tagOnly = ExchangeRecord(
+      requestFrame: nil, request: [], requestNs: 0, requestCRC: nil, command: nil,
+      requestRawReason: nil, responseFrame: 7, response: [0xFF, 0x0F], responseNs: 0,
+      answer: nil, responseCRC: nil, unanswered: false, operation: nil)
+    #expect(DiffText.exchange(tagOnly) == "raw → raw ff 0f")
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00])
+    let read = try #require(try diffSide(b).exchanges.last)
+    #expect(DiffText.exchange(read) == "#10 READ page 3 → e1 10 3e 00 …")
+  }
+
   @Test func jsonDocument() throws {
     let d = TraceDiff(
       a: try sides(ok, sessions: [nil])[0], b: try sides(torn, sessions: [nil])[0])

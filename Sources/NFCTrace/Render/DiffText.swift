@@ -204,11 +204,12 @@ public enum DiffText {
     let frame = r.requestFrame.map { "#\($0) " } ?? ""
     let command = r.shownCommandSummary
     var answer = r.shownAnswerSummary
-    // Type 2 answers repeat their command (`READ page 3 → e1 10 …`): say it once.
-    if answer.hasPrefix(command) {
-      answer = String(answer.dropFirst(command.count))
-      if answer.hasPrefix(" → ") { answer = String(answer.dropFirst(3)) }
-      if answer.isEmpty { answer = r.shownAnswerSummary }
+    // Type 2 answers repeat their command (`READ page 3 → e1 10 …`): say it once. Only a
+    // prefix naming the command followed by its arrow: a raw answer (`raw ff 0f`) to a raw
+    // command (`raw`) keeps its words.
+    let repeated = command + " → "
+    if answer.hasPrefix(repeated), answer.count > repeated.count {
+      answer = String(answer.dropFirst(repeated.count))
     }
     return frame + command + " → " + answer
   }
