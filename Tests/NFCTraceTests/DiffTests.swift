@@ -290,6 +290,40 @@ private func pairs(_ list: [SequenceAlignment.Pair]) -> [String] { list.map(\.de
     #expect(DiffText.exchange(read) == "#10 READ page 3 → e1 10 3e 00 …")
   }
 
+  /// Memory a session carried from an earlier one on the same UID is marked as `report`
+  /// marks it: text `#11 (earlier session)`, JSON `a_earlier_session` / `b_earlier_session`.
+  /// It was shown as the compared session's own.
+  @Test func memoryCarriedFromAnEarlierSessionIsMarked() throws {
+    let bytes: [UInt8] = [0x01, 0x02, 0x03, 0x04]
+    var a = TraceBuilder()
+    a.activateType2()
+    a.read(4, bytes)
+    a.reader([0x50, 0x00])
+    a.activateType2()
+    a.read(8, [])
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(4, [0x11, 0x12, 0x13, 0x14])
+    b.read(8, [])
+    let d = TraceDiff(a: try diffSide(a), b: try diffSide(b))
+    #expect(d.a.analysis.info.index == 1)
+    let page4 = d.memory.filter { $0.unit == 4 }
+    #expect(page4.map(\.aEarlierSession) == [true, true])
+    #expect(page4.map(\.bEarlierSession) == [false, false])
+    let lines = DiffText.lines(d).filter { $0.hasPrefix("≠ page 4 ") }
+    #expect(lines.count == 2)
+    #expect(
+      lines.allSatisfy { $0.hasPrefix("≠ page 4    01 02 03 04  read #11 (earlier session) ") })
+    #expect(lines.allSatisfy { $0.hasSuffix("│ 11 12 13 14  read #11") })
+    let out = OutputBuffer(fd: nil)
+    DiffJSON.render(d, version: "test", to: out)
+    #expect(
+      out.text.contains(
+        "{\"image\":\"end\",\"page\":4,\"a\":\"01020304\",\"b\":\"11121314\",\"a_state\":\"read\","
+          + "\"b_state\":\"read\",\"a_frame\":11,\"b_frame\":11,\"a_earlier_session\":true,"
+          + "\"b_earlier_session\":false}"))
+  }
+
   @Test func jsonDocument() throws {
     let d = TraceDiff(
       a: try sides(ok, sessions: [nil])[0], b: try sides(torn, sessions: [nil])[0])

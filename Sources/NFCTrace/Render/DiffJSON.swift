@@ -190,7 +190,8 @@ public enum DiffJSON {
     JSON.int(m.aFrame, to: out)
     out.write(",\"b_frame\":")
     JSON.int(m.bFrame, to: out)
-    out.write("}")
+    out.write(",\"a_earlier_session\":\(m.aEarlierSession)")
+    out.write(",\"b_earlier_session\":\(m.bEarlierSession)}")
   }
 
   private static func timing(_ t: TimingDiff, _ d: TraceDiff, to out: OutputBuffer) {

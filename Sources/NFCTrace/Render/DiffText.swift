@@ -228,16 +228,18 @@ public enum DiffText {
         ?? (m.isBlock ? "block \(m.unit)" : "page \(m.unit)")
       // Each byte as known, `??` where it is not (a unit known in part keeps its known bytes).
       // A byte of a secret is `••`.
-      func side(_ bytes: [UInt8?], _ state: String, _ frame: Int?) -> String {
+      // A frame before the session's own: carried from an earlier one (as `report` says).
+      func side(_ bytes: [UInt8?], _ state: String, _ frame: Int?, _ earlier: Bool) -> String {
         let hex = bytes.enumerated().map { i, b in
           b.map { m.secret.contains(i) ? TraceDiff.maskedByte : Hex.string([$0]) } ?? "??"
         }.joined(separator: " ")
-        return (hex.isEmpty ? "??" : hex) + "  " + state + (frame.map { " #\($0)" } ?? "")
+        let from = frame.map { " #\($0)" + (earlier ? " (earlier session)" : "") } ?? ""
+        return (hex.isEmpty ? "??" : hex) + "  " + state + from
       }
       out.append(
         row(
-          "≠", unit.padding(10) + side(m.aBytes, m.aState, m.aFrame),
-          side(m.bBytes, m.bState, m.bFrame)))
+          "≠", unit.padding(10) + side(m.aBytes, m.aState, m.aFrame, m.aEarlierSession),
+          side(m.bBytes, m.bState, m.bFrame, m.bEarlierSession)))
     }
     return out
   }

@@ -123,6 +123,11 @@ public struct MemoryDifference: Sendable, Equatable {
   public var aFrame: Int?
   /// The frame that set B's bytes.
   public var bFrame: Int?
+  /// True when `aFrame` is before A's session: the unit was carried from an earlier session
+  /// on the same UID, and `aState` is what that session did (`report`'s `earlier_session`).
+  public var aEarlierSession = false
+  /// The same for B.
+  public var bEarlierSession = false
   /// Positions in the unit of the bytes that belong to a secret on either side (the same
   /// positions masked on both), printed `••`.
   public var secret: Set<Int> = []

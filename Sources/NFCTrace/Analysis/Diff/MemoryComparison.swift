@@ -29,6 +29,17 @@ public enum MemoryComparison {
         image: .start, file: id, unit: type4Row)
     }
     out += blocks(a.memory.type3Start, b.memory.type3Start, image: .start)
+    return out.map { markEarlier($0, a.info.firstFrame, b.info.firstFrame) }
+  }
+
+  /// `d` with the sides whose frame is before their session's first frame `firstA` /
+  /// `firstB` marked as carried from an earlier session (as `report` marks its rows).
+  private static func markEarlier(_ d: MemoryDifference, _ firstA: Int, _ firstB: Int)
+    -> MemoryDifference
+  {
+    var out = d
+    out.aEarlierSession = d.aFrame.map { $0 < firstA } ?? false
+    out.bEarlierSession = d.bFrame.map { $0 < firstB } ?? false
     return out
   }
 
