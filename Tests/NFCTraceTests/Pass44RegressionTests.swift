@@ -44,3 +44,34 @@ import Testing
     #expect(f.frames == [10, 11])
   }
 }
+
+/// Pass 44: the NDEF section of `diff` for messages that differ in encoding or TNF.
+@Suite struct Pass44NDEFDiffTests {
+  /// A side whose Type 2 tag holds `03 10` + the 16-byte message `header` + `01 0C 55 04
+  /// example.com` read in two READs.
+  private func side(_ header: UInt8) throws -> DiffSide {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    let message = [header, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+    let area = [0x03, 0x10] + message + [0xFE]
+    b.read(3, [0xE1, 0x10, 0x12, 0x00] + Array(area.prefix(12)))
+    b.read(7, Array(area.dropFirst(12)))
+    return try diffSide(b)
+  }
+
+  /// Only the TNF differs (Well-known `D1` against Media `D2`): the records pair and the TNF
+  /// is among their differences, and the first differing message byte is shown.
+  @Test func changedTNFPairsTheRecords() throws {
+    let lines = DiffText.lines(TraceDiff(a: try side(0xD1), b: try side(0xD2)))
+    let ndef = Array(lines.drop { $0 != "NDEF (final message)" }.prefix(5))
+    #expect(ndef.count == 5)
+    #expect(ndef[2].hasPrefix("      first difference at message byte 0: d1 01 0c 55 "))
+    #expect(ndef[2].hasSuffix("│ d2 01 0c 55"))
+    #expect(ndef[3].hasPrefix("≠ record 0 URI https://example.com "))
+    #expect(ndef[3].hasSuffix("│ record 0 MIME U"))
+    #expect(ndef[4].hasPrefix("      tnf: Well-known "))
+    #expect(ndef[4].hasSuffix("│ Media"))
+    #expect(
+      !lines.contains { $0.hasPrefix("− record") || $0.hasPrefix("+ ") && $0.contains("record 0") })
+  }
+}

@@ -257,6 +257,9 @@ public enum DiffText {
     }
     var out = ["", "NDEF (final message)"]
     out.append(row(d.ndef.differences.isEmpty ? "=" : "≠", text(d.ndef.a), text(d.ndef.b)))
+    if let m = d.ndef.differences.first(where: { $0.field == "message" }) {
+      out += firstMessageDifference(m)
+    }
     let ra = d.ndef.a.report?.records ?? []
     let rb = d.ndef.b.report?.records ?? []
     for r in d.ndef.records {
@@ -266,6 +269,24 @@ public enum DiffText {
       out += differenceRows(r.differences)
     }
     return out
+  }
+
+  /// Where two different messages part: their first differing byte and up to 4 bytes from
+  /// it (records whose decoded fields are alike may differ in encoding: chunks, the SR or IL
+  /// flag, an empty ID), or the shorter one's end. Secret bytes stay masked.
+  static func firstMessageDifference(_ d: FieldDifference) -> [String] {
+    guard case .hex(let a)? = d.a, case .hex(let b)? = d.b else { return [] }
+    let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+    func at(_ m: [UInt8], _ secret: Set<Int>) -> String {
+      guard i < m.count else { return "(message ends)" }
+      let end = min(m.count, i + 4)
+      let masked = Set(secret.filter { $0 >= i && $0 < end }.map { $0 - i })
+      return ExchangeRecord.hex(Array(m[i..<end]), masked: masked, separator: " ")
+    }
+    return [
+      row(
+        " ", "    first difference at message byte \(i): " + at(a, d.aSecret), at(b, d.bSecret))
+    ]
   }
 
   static func timing(_ d: TraceDiff) -> [String] {

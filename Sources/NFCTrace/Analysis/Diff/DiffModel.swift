@@ -218,7 +218,7 @@ public struct NDEFRecordDiff: Sendable {
   /// Record index in B's message (nil: only in A).
   public var b: Int?
   /// Differences (`tnf`, `type`, `id`, `kind`, then payload fields by path like `uri`,
-  /// `titles.en`, `records[0].uri`).
+  /// `titles.en`, `records[0].decoded.uri`).
   public var differences: [FieldDifference]
   /// True when both records exist and nothing differs.
   public var same: Bool { a != nil && b != nil && differences.isEmpty }

@@ -29,8 +29,11 @@ public enum NDEFComparison {
     // Compared with secrets shown (a different Wi-Fi key is a difference), printed masked.
     let fa = ra.map { ComparedFields($0, showSecrets: showSecrets) }
     let fb = rb.map { ComparedFields($0, showSecrets: showSecrets) }
+    // Records of one TNF and type pair first; two of different TNF or type in the same place
+    // still pair (scored above two gaps, below any alike pair), so a changed TNF or type is
+    // shown as that field's difference, not as one record removed and another added.
     let pairs = SequenceAlignment.align(ra, rb) { x, y in
-      guard x.record.tnf == y.record.tnf, x.record.type == y.record.type else { return nil }
+      guard x.record.tnf == y.record.tnf, x.record.type == y.record.type else { return 1 }
       return x == y ? 12 : 10
     }
     let records = pairs.map { p in
