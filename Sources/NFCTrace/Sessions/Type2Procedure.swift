@@ -153,21 +153,31 @@ struct Type2Procedure: Sendable {
     return inData && (ndef || (!queried && ndefTLVFound(memory))) ? .readNDEF : .transceive
   }
 
-  /// Whether `pages` hold dynamic lock bytes: where the Lock Control TLV puts them, or the
-  /// identified product's dynamic lock page.
+  /// Whether `pages` hold dynamic lock bytes: where the Lock Control TLV puts them, the
+  /// identified product's dynamic lock page, or T2T's default place (`defaultLockBytes`).
   private static func readsLockBytes(
     _ pages: ClosedRange<Int>, memory: TagMemory, tag: TagIdentity
   ) -> Bool {
-    // The product's page when it is known: no parse of the data area (every access parses it).
-    if let product = tag.ntagProduct, let lock = Type2Locks.dynamicLayout(product)?.page {
-      return pages.contains(lock)
-    }
     let bytes = (pages.lowerBound * 4)..<((pages.upperBound + 1) * 4)
+    if let product = tag.ntagProduct, let lock = Type2Locks.dynamicLayout(product)?.page {
+      return pages.contains(lock) || readsDefaultLockBytes(bytes, memory: memory)
+    }
     let area = memory.type2Area
     if let area, area.reservedAreas.contains(where: \.isLock) {
       return area.reservedAreas.contains { $0.isLock && $0.bytes.overlaps(bytes) }
     }
     return defaultLockBytes(memory)?.overlaps(bytes) ?? false
+  }
+
+  /// Whether `bytes` overlap T2T's default dynamic lock bytes on a tag whose Lock Control TLV
+  /// does not place them elsewhere. libnfc-nci locates the lock bytes from the TLVs or T2T's
+  /// default layout, not from the product an app's GET_VERSION identified: its detection
+  /// (rw_t2t_read_locks) and makeReadOnly (rw_t2t_ndef.cc, RW_T2tSetTagReadOnly) read them
+  /// there even on an NTAG215/216, whose real lock page lies past that place (nfc-facts §5.2).
+  /// The cheap CC check first: the data area is parsed only for a read reaching that place.
+  private static func readsDefaultLockBytes(_ bytes: Range<Int>, memory: TagMemory) -> Bool {
+    guard defaultLockBytes(memory)?.overlaps(bytes) == true else { return false }
+    return !(memory.type2Area?.reservedAreas.contains(where: \.isLock) ?? false)
   }
 
   /// Where readers look for dynamic lock bits on a tag without a Lock Control TLV: right after
