@@ -51,7 +51,7 @@ import Testing
       unwritableStderr: true)
     #expect(!warned.signaled)
     #expect(warned.status == 0)
-    #expect(warned.stdout.contains("writeNDEF"))
+    #expect(warned.stdout.contains("transceive ok"))
   }
 
   /// An output that cannot be created is an output error (exit 4, "cannot write OUT: reason"),

@@ -49,3 +49,59 @@ private let ntag216Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13,
         + "is 226 (0xE2)")
   }
 }
+
+/// A WRITE an app sends itself (sendMiFareCommand) after a complete read, not at the NDEF TLV:
+/// no writeNDEF starts there (the length's page first, NFC Forum T2T 1.0 §6.4.3; libnfc-nci
+/// rw_t2t_ndef.cc; nfc-facts §5.5), so it is a transceive and its NAK is Core NFC 102, as the
+/// simulator's ground truth says. Writes from page 4 (a new TLV layout) or the length's page
+/// stay writeNDEF.
+@Suite struct FixT2RawWriteTests {
+  /// NTAG213 with a Lock Control TLV at page 4 and the NDEF TLV's T and L at bytes 21–22
+  /// (page 5), the 16-byte message read whole, then a first WRITE to `page`.
+  private func written(page: Int) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x10, 0xD1, 0x01, 0x0C])
+    b.read(7, [0x55, 0x04, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2E, 0x63, 0x6F, 0x6D, 0xFE])
+    b.write(page, [0x41, 0x42, 0x43, 0x44], .nak(0))
+    return b
+  }
+
+  @Test(arguments: [
+    (4, OperationKind.writeNDEF), (5, .writeNDEF), (6, .writeNDEF), (7, .transceive),
+    (0x20, .transceive),
+  ])
+  func firstWriteKind(page: Int, kind: OperationKind) throws {
+    let ops = try #require(try sessions(written(page: page)).first).operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, kind])
+  }
+
+  @Test func rawWriteNAKIsCoreNFC102() throws {
+    let f = try #require(try written(page: 0x20).diagnose().finding("t2t-nak-unexplained"))
+    #expect(f.frames == [16, 17])
+    #expect(f.coreNFCError?.code == 102)
+  }
+
+  /// The simulator's sendMiFareCommand WRITE of page 32 after readNDEF, refused with NAK 0.
+  @Test func simulatedRawWriteMatchesTheTruth() throws {
+    let json = """
+      {"name": "raw-write-after-read", "seed": 5,
+       "tag": {"type": "ntag213", "uid": "04a1b2c3d4e5f6",
+               "ndef": "d1010c55046578616d706c652e636f6d"},
+       "reader": "ios",
+       "actions": [{"op": "connect"}, {"op": "queryNDEFStatus"}, {"op": "readNDEF"},
+         {"op": "sendMiFareCommand", "data": "a22041424344"}, {"op": "disconnect"}],
+       "faults": [{"kind": "nak-on-page", "page": 32, "code": 0}]}
+      """
+    let scenario = try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+    let (result, report) = try diagnoseSimulated(scenario)
+    #expect(result.truth.expectedError?.code == 102)
+    let session = try #require(report.sessions.first)
+    #expect(
+      session.analysis.operations.map(\.kind) == [
+        .connect, .queryNDEFStatus, .readNDEF, .transceive,
+      ])
+    #expect(session.verdicts.map(\.verdict) == [.failed])
+    #expect(report.finding("t2t-nak-unexplained")?.coreNFCError?.code == 102)
+  }
+}

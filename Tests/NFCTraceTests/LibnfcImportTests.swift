@@ -390,8 +390,10 @@ private func pn533Lines() throws -> [Substring] {
 }
 
 /// A WRITE whose answer the PN533 received damaged (InDataExchange status 02h, CRC error): the
-/// tag answered, so this is no silence — writeNDEF failed (libnfc returned an error), the
+/// tag answered, so this is no silence — the WRITE failed (libnfc returned an error), the
 /// page's bytes are unacknowledged, and the diagnosis says the reader saw the damage itself.
+/// (A lone WRITE of page 11, past the NDEF TLV at page 5 where no NDEF write starts: the
+/// program's own command, a transceive.)
 @Test func libnfcDamagedAnswerFailsTheOperation() throws {
   let text = try String(
     contentsOfFile: TestPaths.traces("libnfc/pn533_scl3711_t2t_read_write.log"), encoding: .utf8)
@@ -401,7 +403,7 @@ private func pn533Lines() throws -> [Substring] {
   let input = TraceInput(path: "damaged.log", bytes: Data(damaged.utf8))
   let run = try SessionAnalysisRun(importer: LibnfcLogImporter(input: input))
   let session = try #require(run.sessions.first)
-  let write = try #require(session.operations.first { $0.kind == .writeNDEF })
+  let write = try #require(session.operations.first { $0.kind == .transceive })
   #expect(write.outcome == .failed)
   #expect(
     write.reason

@@ -463,13 +463,15 @@ private func ntag213Holding(_ message: [UInt8]) throws -> SessionAnalysis {
 
   /// An identified NTAG215: WRITEs to user pages past the CC's data area (80h, 81h, where the
   /// default dynamic lock bytes would be on an unidentified tag) stay writeNDEF, as before.
+  /// (The write starts at page 4: a first WRITE far past the NDEF TLV is the app's own.)
   @Test func identifiedProductsUserPagesPastTheCCAreaStayWriteNDEF() throws {
     var b = TraceBuilder()
     b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
     b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
     b.write(0x80, [0x11, 0x22, 0x33, 0x44])
     let s = try #require(try sessions(b).first)
-    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
   }
 }
 

@@ -222,11 +222,14 @@ struct Type2Procedure: Sendable {
   }
 
   /// A data-area WRITE is writeNDEF when the session knows the tag holds NDEF (its status is
-  /// readWrite/readOnly), or the write starts the TLV area (page 4) or the NDEF TLV's length
-  /// where the tag's memory (read now, or by an earlier session on the same UID: a stack that
-  /// detected NDEF, reconnected, then wrote) places it; otherwise it is a raw write.
+  /// readWrite/readOnly) and the write starts where one can (`canStartNDEFWrite`), or it
+  /// starts the TLV area (page 4) or the NDEF TLV's length where the tag's memory (read now, or
+  /// by an earlier session on the same UID: a stack that detected NDEF, reconnected, then
+  /// wrote) places it; otherwise it is a raw write.
   private func writesNDEF(_ d: LayerDecode, memory: TagMemory) -> Bool {
-    if let status, status.status != .notSupported { return true }
+    if let status, status.status != .notSupported {
+      return d.absolutePage.map { Self.canStartNDEFWrite($0, memory: memory) } ?? true
+    }
     guard let page = d.absolutePage else { return false }
     if page == 4 { return true }
     // Nothing known of the tag (a capture that starts mid-session): page 5 is where a
@@ -238,6 +241,24 @@ struct Type2Procedure: Sendable {
       return false
     }
     return page == address / 4 || page == (address - 1) / 4
+  }
+
+  /// Whether a write starting at `page` can begin an NDEF write on a tag whose NDEF TLV the
+  /// session read: an NDEF write starts with the page of the TLV's length (length first, NFC
+  /// Forum T2T 1.0 §6.4.3; libnfc-nci rw_t2t_ndef.cc writes the first NDEF block first,
+  /// nfc-facts §5.5), with the page right after it (a data-first writer: the message's pages,
+  /// then the length's page last), or lays the TLV area out anew from page 4 (a Lock or Memory
+  /// Control TLV before the NDEF TLV). A first WRITE further on is the app's own command
+  /// (sendMiFareCommand), as a read past a message known whole is. True while the TLV's place
+  /// is not known, and while its length is 0 over message bytes: a length-first write under
+  /// way, which a stack resumes at the page it stopped at (after a NAK 1 and a re-activation).
+  private static func canStartNDEFWrite(_ page: Int, memory: TagMemory) -> Bool {
+    guard let area = memory.type2Area, let ndef = area.ndef,
+      let lengthEnd = area.ndefLengthAddresses?.last
+    else { return true }
+    let value = memory.type2End.known(area.baseAddress + ndef.valueOffset, 1)
+    if ndef.length == 0, value != [0xFE] { return true }
+    return page <= lengthEnd / 4 + 1
   }
 
   /// Whether WRITE `d` starts past the page of the NDEF message's end (where its Terminator
