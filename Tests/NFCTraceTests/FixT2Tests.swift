@@ -105,3 +105,44 @@ private let ntag216Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13,
     #expect(report.finding("t2t-nak-unexplained")?.coreNFCError?.code == 102)
   }
 }
+
+/// A NAK 1 whose repeat of the same WRITE the tag acknowledged is recovered even when the
+/// operation later fails for another refusal (NAK 5 on a later page): the NAK 1 is a warning
+/// without a Core NFC error, the NAK 5 is the error with 401 (NXP NTAG213/215/216 datasheet
+/// §9.3: a NAK leaves the page unwritten, the repeat programs it).
+@Suite struct FixT2RecoveredNAKTests {
+  private func nak1ThenNak5(retried: Bool) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE, 0x00])
+    b.write(4, [0x03, 0x00, 0xD1, 0x01], .nak(1))
+    if retried { b.write(4, [0x03, 0x00, 0xD1, 0x01]) }
+    b.write(5, [0x04, 0x55, 0x04, 0x61], .nak(5))
+    return b
+  }
+
+  @Test func retriedNAK1IsAWarningWhenALaterNAK5FailsTheWrite() throws {
+    let r = try nak1ThenNak5(retried: true).diagnose()
+    #expect(try #require(r.sessions.first).verdicts.map(\.verdict) == [.failed])
+    let nak1 = try #require(r.finding("t2t-nak-transmission-error"))
+    #expect(nak1.severity == .warning)
+    #expect(nak1.coreNFCError == nil)
+    #expect(nak1.frames == [14, 15])
+    #expect(
+      nak1.cause
+        == "the tag received a damaged command (NAK 1 on WRITE page 4 (0x4)), and the WRITE sent "
+        + "again was acknowledged")
+    let nak5 = try #require(r.finding("t2t-nak-eeprom-error"))
+    #expect(nak5.severity == .error)
+    #expect(nak5.coreNFCError?.code == 401)
+    #expect(nak5.frames == [18, 19])
+  }
+
+  /// Not re-sent: the NAK 1 stays an error with 401.
+  @Test func unretriedNAK1StaysAnError() throws {
+    let r = try nak1ThenNak5(retried: false).diagnose()
+    let nak1 = try #require(r.finding("t2t-nak-transmission-error"))
+    #expect(nak1.severity == .error)
+    #expect(nak1.coreNFCError?.code == 401)
+  }
+}

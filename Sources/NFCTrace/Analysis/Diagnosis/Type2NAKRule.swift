@@ -46,10 +46,10 @@ enum Type2NAKRule: DiagnosisRule {
     where (cmd.isWrite || cmd.isCompatibilityWriteAddress) && cmd.page != nil {
       guard case .nak(let code) = cmd.answer, let page = cmd.page else { continue }
       let op = c.operation(at: cmd.frame)
-      // A NAK 1 whose retry went through did not fail the write: `command-retried` reports it.
-      let recovered = op.map { c.session.operations[$0].outcome == .ok } ?? false
       // A NAK 1 or 5 the reader's repeat of the WRITE got past (Type2Procedure): the page is
-      // programmed; the weak field is worth a warning, not a failure.
+      // programmed; the weak field is worth a warning, not a failure (`command-retried`
+      // reports it), even when the operation later fails for another refusal.
+      let recovered = acknowledgedAgain(cmd, page: page, operation: op, c)
       let retried = Type2Layer.isRetriableNAK(code) && recovered
       // The same WRITE acknowledged after a re-activation (a NAK sends an NTAG to IDLE, so a
       // stack that recovers re-activates first), in a write that then completed.
@@ -87,6 +87,21 @@ enum Type2NAKRule: DiagnosisRule {
           coreNFCError: soft ? nil : c.refusalError(op), fix: x.fix))
     }
     return out
+  }
+
+  /// Whether the refused WRITE `cmd` of `page` was sent again later in its operation `op` and
+  /// the tag acknowledged it: that page is programmed, whatever ended the operation (a NAK 5
+  /// on a later page). Matched by page, as `Type2Procedure` matches the repeat of a command
+  /// captured damaged (NXP NTAG213/215/216 datasheet §9.3: a NAK leaves the page unwritten).
+  static func acknowledgedAgain(
+    _ cmd: SessionCommandLog.Command, page: Int, operation op: Int?, _ c: DiagnosisContext
+  ) -> Bool {
+    guard let op else { return false }
+    let last = c.session.operations[op].lastFrame
+    guard cmd.frame < last else { return false }
+    return c.log.commands(in: (cmd.frame + 1)...last).contains {
+      $0.isWrite && $0.page == page && $0.answer == .ack
+    }
   }
 
   /// The cause of NAK `code` to the WRITE of `page` at `frame`; `recovered`: the same WRITE
