@@ -146,3 +146,54 @@ private let ntag216Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13,
     #expect(nak1.coreNFCError?.code == 401)
   }
 }
+
+/// An Ultralight C's 3DES key (pages 2Ch–2Fh, write-only: NXP MF0ICU2 datasheet §7.5.7) is a
+/// secret as an NTAG21x PWD is: `report` shows its memory rows as `**` and `diff` its WRITEs
+/// and rows as `••` without --show-secrets.
+@Suite struct FixT2UltralightCKeyTests {
+  /// An Ultralight C (no GET_VERSION, both AUTHENTICATE steps answered) whose key pages are
+  /// written with `key` (16 bytes), then AUTH0 = 04h.
+  private func keyed(_ key: [UInt8]) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF] + Array(0..<8))
+    b.reader([0xAF] + Array(0..<16))
+    b.tag([0x00] + Array(8..<16))
+    for i in 0..<4 { b.write(0x2C + i, Array(key[(4 * i)..<(4 * i + 4)])) }
+    b.write(0x2A, [0x04, 0x00, 0x00, 0x00])
+    return b
+  }
+
+  private let key: [UInt8] = Array(0x10..<0x20)
+
+  @Test func reportMasksTheKeyRows() throws {
+    let s = try #require(try sessions(keyed(key)).first)
+    let r = TagReport(session: s)
+    // AUTH0 (page 2Ah) is no secret; the unknown page 2Bh has nothing to mask.
+    let rows = r.rows(showSecrets: false).filter { [0x2A, 0x2C, 0x2F].contains($0.address) }
+    #expect(rows.map(\.masked) == [[], [true, true, true, true], [true, true, true, true]])
+    #expect(rows.map(\.bytes) == [[0x04, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    let text = ReportText.render(r, showSecrets: false)
+    #expect(text.contains("      44  ** ** ** **  written         #15\n"))
+    #expect(!text.contains("10 11 12 13"))
+    let shown = ReportText.render(r, showSecrets: true)
+    #expect(shown.contains("      44  10 11 12 13  written         #15\n"))
+  }
+
+  @Test func diffMasksTheKeyWritesAndRows() throws {
+    let a = try diffSide(keyed(key))
+    let b = try diffSide(keyed(Array(0x20..<0x30)))
+    let d = TraceDiff(a: a, b: b)
+    let text = DiffText.lines(d).joined(separator: "\n")
+    #expect(text.contains("WRITE page 44 ← •• •• •• •• → ACK"))
+    #expect(!text.contains("10 11 12 13") && !text.contains("20 21 22 23"))
+    let write = try #require(d.a.exchanges.first { $0.commandSummary.hasPrefix("WRITE page 44") })
+    #expect(write.secretRequest == [2, 3, 4, 5])
+    let rows = d.memory.filter { "\($0.image)" == "end" }.map { "\($0.unit) \($0.secret.sorted())" }
+    #expect(
+      rows == ["44 [0, 1, 2, 3]", "45 [0, 1, 2, 3]", "46 [0, 1, 2, 3]", "47 [0, 1, 2, 3]"])
+    let shown = DiffText.lines(TraceDiff(a: a, b: b, showSecrets: true))
+    #expect(shown.joined(separator: "\n").contains("WRITE page 44 ← 10 11 12 13 → ACK"))
+  }
+}

@@ -9,6 +9,9 @@ public struct UltralightCAuthentication: Sendable, Equatable {
   public static let auth1Page = 0x2B
   /// The last page (the key's last).
   public static let lastPage = 0x2F
+  /// The byte addresses of the 16-byte 3DES key, pages 2Ch–2Fh (NXP MF0ICU2 datasheet §7.5.7):
+  /// write-only (a READ never returns them), a secret wherever a WRITE shows them.
+  public static let keyAddresses = (0x2C * 4)..<((lastPage + 1) * 4)
 
   /// AUTH0 (page 2Ah byte 0), when known.
   public var auth0: UInt8?

@@ -180,6 +180,10 @@ public struct SecretAddresses: Sendable, Equatable {
   public var pwdPage: Int?
   /// The PACK page (see `pwdPage`).
   public var packPage: Int?
+  /// Type 2 byte addresses of an Ultralight C's 3DES key (pages 2Ch–2Fh, MF0ICU2 datasheet
+  /// §7.5.7) on a tag identified as one, whatever they hold: write-only, so only WRITEs and
+  /// memory rows show them (a READ there returns other pages, not the key).
+  public var ultralightCKey: Set<Int> = []
 
   /// None.
   public init() {}
@@ -187,7 +191,7 @@ public struct SecretAddresses: Sendable, Equatable {
   /// True when no byte is secret.
   public var isEmpty: Bool {
     type2.isEmpty && type3.isEmpty && password.isEmpty && pwdPage == nil
-      && files.values.allSatisfy(\.isEmpty)
+      && ultralightCKey.isEmpty && files.values.allSatisfy(\.isEmpty)
   }
 
   /// Adds `other`'s addresses.
@@ -195,6 +199,7 @@ public struct SecretAddresses: Sendable, Equatable {
     type2.formUnion(other.type2)
     type3.formUnion(other.type3)
     password.formUnion(other.password)
+    ultralightCKey.formUnion(other.ultralightCKey)
     pwdPage = pwdPage ?? other.pwdPage
     packPage = packPage ?? other.packPage
     files.merge(other.files) { $0.union($1) }

@@ -4,7 +4,8 @@ import NDEF
 /// `NDEFDecodedRecord.holdsSecret`, the rule `nfctrace ndef` and `report` mask by) are
 /// compared as they are but printed `••`, one per byte, wherever they appear — the message,
 /// memory rows, the commands that wrote them and the answers that read them, operation
-/// details — unless `nfctrace diff --show-secrets`.
+/// details — unless `nfctrace diff --show-secrets`. So are an NTAG21x / Ultralight EV1 PWD
+/// and PACK and a MIFARE Ultralight C's 3DES key (`SecretAddresses`), as `report` masks them.
 extension TraceDiff {
   /// What a secret byte is printed as.
   public static let maskedByte = "••"
@@ -29,7 +30,7 @@ extension TraceDiff {
       let m = memory[k]
       let set =
         m.file.map { both.files[$0] ?? [] }
-        ?? (m.isBlock ? both.type3 : both.type2.union(both.password))
+        ?? (m.isBlock ? both.type3 : both.type2.union(both.password).union(both.ultralightCKey))
       let count = max(m.aBytes.count, m.bBytes.count)
       memory[k].secret = Set((0..<count).filter { set.contains(m.offset + $0) })
     }
@@ -75,6 +76,7 @@ extension TraceDiff {
           NDEFComparison.unclaimedSecrets(file: file, lengthSize: size))
       }
     }
+    if s.tag.isUltralightC { out.ultralightCKey = Set(UltralightCAuthentication.keyAddresses) }
     guard let c = s.tag.ntagProduct.flatMap(Type2Configuration.init(product:)) else { return out }
     (out.pwdPage, out.packPage) = (c.pwdPage, c.packPage)
     for image in [s.memory.type2Start, s.memory.type2End] {
@@ -113,7 +115,7 @@ extension TraceDiff {
     guard !secrets.isEmpty else { return }
     switch c.protocolID {
     case .type2:
-      let set = secrets.type2.union(secrets.password)
+      let set = secrets.type2.union(secrets.password).union(secrets.ultralightCKey)
       switch c.name {
       case "WRITE", "COMPATIBILITY_WRITE":
         // WRITE `A2 page d0…d3`; COMPATIBILITY_WRITE's data frame, 16 bytes, the first 4 stored.

@@ -88,12 +88,16 @@ public struct TagReport: Sendable {
   /// `showSecrets`: the PWD (4 bytes) and PACK (2 bytes) of an NTAG21x / Ultralight EV1
   /// configuration (NTAG213/215/216 datasheet §8.5.7), as the Configuration section masks
   /// them — zeros (what a READ returns there) and NXP's factory default PWD FF FF FF FF
-  /// (datasheet §8.8.1) are no secret and stay. A masked byte is `masked`, its value 0.
+  /// (datasheet §8.8.1) are no secret and stay — and an Ultralight C's 3DES key (pages
+  /// 2Ch–2Fh, MF0ICU2 datasheet §7.5.7), whatever it holds. A masked byte is `masked`, its
+  /// value 0.
   public func rows(atStart: Bool = false, showSecrets: Bool) -> [MemoryRow] {
     var rows = rows(atStart: atStart)
     guard !showSecrets else { return rows }
     maskMessageSecrets(&rows, atStart: atStart)
-    guard layout == .type2, let c = (atStart ? start : end).config else { return rows }
+    guard layout == .type2 else { return rows }
+    if tag.isUltralightC { maskUltralightCKey(&rows) }
+    guard let c = (atStart ? start : end).config else { return rows }
     for i in rows.indices where rows[i].file == nil && !rows[i].isBlock {
       let width = rows[i].address == c.pwdPage ? 4 : rows[i].address == c.packPage ? 2 : 0
       guard width > 0, rows[i].known.prefix(width).contains(true) else { continue }
@@ -106,6 +110,27 @@ public struct TagReport: Sendable {
       for j in 0..<width where rows[i].masked[j] { rows[i].bytes[j] = 0 }
     }
     return rows
+  }
+
+  /// Masks in `rows` the known bytes of an Ultralight C's 3DES key pages (2Ch–2Fh; the key
+  /// comes only from WRITEs or a dump: a READ never returns it, MF0ICU2 datasheet §7.5.7).
+  private func maskUltralightCKey(_ rows: inout [MemoryRow]) {
+    let key = UltralightCAuthentication.keyAddresses
+    for i in rows.indices where rows[i].file == nil && !rows[i].isBlock {
+      let first = rows[i].address * 4
+      Self.mask(&rows[i], rows[i].bytes.indices.filter { key.contains(first + $0) })
+    }
+  }
+
+  /// Marks the known bytes `hit` of `row` masked, their value 0.
+  private static func mask(_ row: inout MemoryRow, _ hit: [Int]) {
+    let known = hit.filter { row.known[$0] }
+    guard !known.isEmpty else { return }
+    if row.masked.isEmpty { row.masked = Array(repeating: false, count: row.bytes.count) }
+    for j in known {
+      row.masked[j] = true
+      row.bytes[j] = 0
+    }
   }
 
   /// Masks in `rows` the bytes of the message's records that hold a secret (a Wi-Fi network
@@ -137,15 +162,7 @@ public struct TagReport: Sendable {
     for i in rows.indices where rows[i].file == file {
       let width = rows[i].file != nil ? 1 : rows[i].isBlock ? 16 : 4
       let first = rows[i].address * width
-      let hit = rows[i].bytes.indices.filter { addresses.contains(first + $0) }
-      guard !hit.isEmpty else { continue }
-      if rows[i].masked.isEmpty {
-        rows[i].masked = Array(repeating: false, count: rows[i].bytes.count)
-      }
-      for j in hit where rows[i].known[j] {
-        rows[i].masked[j] = true
-        rows[i].bytes[j] = 0
-      }
+      Self.mask(&rows[i], rows[i].bytes.indices.filter { addresses.contains(first + $0) })
     }
   }
 
