@@ -345,6 +345,9 @@ public struct SessionAnalyzer: Sendable {
     settleUndecoded()
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
+    if Self.isClassicReaderAnswer(f), f.innermost?.field("nt_not_captured") == .bool(true) {
+      classicNonceNotCaptured()
+    }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: f) }
     if let wrong = wrongBlock { settleWrongBlock(wrong, next: f) }
     if f.findings.contains(where: { $0.code == "answer-not-captured" }) {
@@ -1162,6 +1165,26 @@ public struct SessionAnalyzer: Sendable {
       &op,
       reason: "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
         + "\(d.summary), which the tag answered)")
+    current = op
+  }
+
+  /// The reader's {nr}{ar} answers a nonce nt the capture lacks (`nt_not_captured`): a reader
+  /// sends it only on receiving nt (NXP MF1S50yyX datasheet §10.3, three-pass authentication),
+  /// so the tag answered the AUTH left silent in the capture, and the silence is the sniffer's.
+  /// The operation's outcome before it comes back; the detail `nt_not_captured` names the AUTH.
+  private mutating func classicNonceNotCaptured() {
+    guard var op = current, op.kind == .authenticate, op.outcome == .interrupted,
+      let auth = op.unansweredFrames.last,
+      let i = silentCommands.lastIndex(where: {
+        $0.protocolID == .mifareClassic && $0.name.hasPrefix("AUTH key")
+      })
+    else { return }
+    silentCommands.remove(at: i)
+    op.unansweredFrames.removeLast()
+    op.set("nt_not_captured", .int(auth))
+    if silentCommands.isEmpty, op.unansweredFrames.isEmpty {
+      (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil)
+    }
     current = op
   }
 

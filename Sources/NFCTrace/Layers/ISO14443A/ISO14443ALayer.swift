@@ -85,6 +85,10 @@ public struct ISO14443ALayer: Sendable {
   /// Set when the tag answered a MIFARE Classic AUTH with its nonce NT: every later frame of
   /// the activation is Crypto1 ciphertext (the MIFARE Classic layer may also say so).
   private var crypto1Follows = false
+  /// Set by the reader's plaintext MIFARE Classic AUTH while no whole nonce nt has answered it
+  /// (none captured, or one cut short): the reader's next frame tells whether nt came
+  /// (`isReaderAnswerToUncapturedNonce`).
+  private var classicAuthAwaitsNonce = false
   /// When the last HLTA was sent (ns): a tag frame soon after answers it.
   private var haltNs: Int64 = 0
   /// The HLTA frame, or the reader's S(DESELECT) the tag answered (`haltedByDeselect`), when
@@ -116,6 +120,7 @@ public struct ISO14443ALayer: Sendable {
     pending = .none
     parts = []
     crypto1Follows = false
+    classicAuthAwaitsNonce = false
     haltFrame = nil
     haltedByDeselect = false
     magicWUPC1Sent = false
@@ -164,6 +169,12 @@ public struct ISO14443ALayer: Sendable {
       // HLTA (with its CRC_A) instead is the reader giving up the authentication (a phone
       // that found the tag is not its card): the link stays plaintext.
       context.encrypted = !(frame.direction == .reader && frame.data == Self.plainHLTA)
+    }
+    if classicAuthAwaitsNonce, frame.direction == .reader {
+      classicAuthAwaitsNonce = false
+      if Self.isReaderAnswerToUncapturedNonce(frame, crcAValid: crcAValid) {
+        context.encrypted = true
+      }
     }
     if let deselect = context.deselectAnswered {
       // The ISO-DEP layer saw the tag answer S(DESELECT): it is halted as after HLTA.
@@ -225,6 +236,19 @@ public struct ISO14443ALayer: Sendable {
     return FrameLayerResult(
       result: result, crc: crc, expectsResponse: frame.direction == .reader && !silent,
       newActivation: newActivation)
+  }
+
+  /// The reader's {nr}{ar} after an AUTH whose nonce nt the capture missed or cut: 8 whole
+  /// bytes without a valid CRC_A. A reader sends {nr}{ar} only on receiving nt (NXP MF1S50yyX
+  /// datasheet §10.3, three-pass authentication), and no plaintext MIFARE Classic command has
+  /// 8 bytes, so nt came and this frame and all after it are Crypto1 ciphertext.
+  private static func isReaderAnswerToUncapturedNonce(_ frame: Frame, crcAValid: Bool?) -> Bool {
+    guard frame.data.count == 8, (frame.bits ?? 8) == 8 else { return false }
+    switch frame.crc {
+    case .encrypted, .bad: return true
+    case .unchecked: return crcAValid == false
+    case .ok, .absent, .notCaptured: return false
+    }
   }
 
   /// `command-while-halted` (warning) for the first reader command after an HLTA with no
@@ -348,8 +372,8 @@ public struct ISO14443ALayer: Sendable {
         "answer to SELECT should be SAK + CRC_A (3 bytes), got \(data.count) bytes",
         carriesCRC: true)
     case .mifareAuth:
-      // The tag nonce NT (4 bytes) carries no CRC.
-      return .inner(carriesCRC: data.count != 4)
+      // The tag nonce NT (4 bytes) carries no CRC, nor does one the sniffer cut short.
+      return .inner(carriesCRC: data.count > 4)
     case .none where context.sak == nil && !context.isoDEPActive:
       return unsolicited(frame)
     case .none where haltFrame != nil && !context.isoDEPActive:
@@ -714,15 +738,17 @@ public struct ISO14443ALayer: Sendable {
         pending = .rats
       } else if target == .mifareClassic, isMIFAREAuth(payload) {
         pending = .mifareAuth
+        classicAuthAwaitsNonce = !context.encrypted
       } else {
         pending = .inner
       }
     } else {
-      if case .mifareAuth = pending, target == .mifareClassic, payload.count == 4,
-        !context.encrypted
-      {
-        crypto1Follows = true
-      }
+      var answersAuth = false
+      if case .mifareAuth = pending, target == .mifareClassic { answersAuth = true }
+      if answersAuth, payload.count == 4, !context.encrypted { crypto1Follows = true }
+      // A nonce cut short (fewer than its 4 bytes) still leaves the reader's answer to come.
+      classicAuthAwaitsNonce =
+        classicAuthAwaitsNonce && answersAuth && payload.count < 4 && Self.wholeBytes(frame)
       pending = .none
     }
     var unit = LayerUnit(
@@ -787,6 +813,12 @@ public struct ISO14443ALayer: Sendable {
       return .isoDEP
     }
     return .type2
+  }
+
+  /// A frame of whole bytes, not empty; of 1 byte only with its 8 bits counted (else it may be
+  /// a 4-bit ACK/NAK whose bit count the source did not keep).
+  private static func wholeBytes(_ frame: Frame) -> Bool {
+    frame.data.count > 1 ? (frame.bits ?? 8) == 8 : frame.bits == 8
   }
 
   /// RATS: `E0` + parameter byte (ISO/IEC 14443-4 §5.6.1).

@@ -19,7 +19,9 @@
 /// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `done`, `magic WUPC1`, `magic WUPC2`,
 /// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
 /// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`, `nested` (true on the
-/// encrypted nt of a nested authentication), `value_operand` (true on an encrypted frame laid
+/// encrypted nt of a nested authentication), `cut` (true on a nonce nt the capture cut short),
+/// `nt_not_captured` (true on the {nr}{ar} of an AUTH whose nt the capture lacks: the reader
+/// answers only a nonce it received), `value_operand` (true on an encrypted frame laid
 /// out as a value operation's operand, which the tag answers only on error: no answer is
 /// expected; MF1S50yyX §12.6).
 public struct MIFAREClassicLayer: ProtocolLayer {
@@ -29,6 +31,8 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   private enum Phase: Equatable {
     case plain
     case awaitingNonce
+    /// The tag's answer to AUTH was a nonce the sniffer cut short (fewer than 4 bytes).
+    case nonceCut
     case awaitingReaderAnswer
     case awaitingTagAnswer
     case encrypted
@@ -108,12 +112,10 @@ public struct MIFAREClassicLayer: ProtocolLayer {
 
   private mutating func decodeEncrypted(_ unit: LayerUnit) -> LayerResult {
     let b = unit.bytes
-    if phase == .awaitingReaderAnswer, unit.direction == .reader, b.count == 8 {
-      phase = .awaitingTagAnswer
-      let fields = [
-        LayerField("nr", .hex(Array(b[0..<4]))), LayerField("ar", .hex(Array(b[4..<8]))),
-      ]
-      return decoded("AUTH (nr, ar)", "AUTH reader nonce nr + answer ar (encrypted)", fields)
+    if unit.direction == .reader, b.count == 8,
+      [.awaitingReaderAnswer, .awaitingNonce, .nonceCut].contains(phase)
+    {
+      return readerAnswer(b)
     }
     if phase == .awaitingTagAnswer, unit.direction == .tag, b.count == 4 {
       phase = .encrypted
@@ -143,6 +145,25 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     let fields = [LayerField("data", .hex(b)), LayerField("length", .int(b.count))]
     guard operand else { return decoded("ciphertext", "encrypted (Crypto1)", fields) }
     return valueOperand(fields)
+  }
+
+  /// The reader's {nr}{ar}. After an AUTH with no nonce nt captured, or one cut short, the
+  /// lower layer hands it on encrypted only when it is 8 bytes without a valid CRC_A: a reader
+  /// sends {nr}{ar} only on receiving nt (NXP MF1S50yyX datasheet §10.3, three-pass
+  /// authentication), so nt came and the capture missed (`nt_not_captured`) or cut it.
+  private mutating func readerAnswer(_ b: [UInt8]) -> LayerResult {
+    var summary = "AUTH reader nonce nr + answer ar (encrypted)"
+    var fields = [
+      LayerField("nr", .hex(Array(b[0..<4]))), LayerField("ar", .hex(Array(b[4..<8]))),
+    ]
+    if phase == .awaitingNonce {
+      summary += "; the tag's nonce nt, which the reader answers, is not in the capture"
+      fields.append(LayerField("nt_not_captured", .bool(true)))
+    } else if phase == .nonceCut {
+      summary += "; the capture has the tag's nonce nt cut short"
+    }
+    phase = .awaitingTagAnswer
+    return decoded("AUTH (nr, ar)", summary, fields)
   }
 
   /// An encrypted 6-byte reader frame right after the tag's 4-bit answer to an encrypted
@@ -295,6 +316,13 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       context.encrypted = true
       return decoded("AUTH (nt)", "AUTH tag nonce nt \(Hex.string(b))", [LayerField("nt", .hex(b))])
     }
+    if phase == .awaitingNonce, Self.isCutNonce(unit) {
+      phase = .nonceCut
+      return decoded(
+        "AUTH (nt)",
+        "AUTH tag nonce nt cut short: \(b.count) of its 4 bytes captured (\(Hex.string(b)))",
+        [LayerField("nt", .hex(b)), LayerField("cut", .bool(true))])
+    }
     phase = .plain
     if unit.readerFailure {
       return LayerResult(
@@ -322,6 +350,13 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       return decoded("READ response", "READ block \(block) → \(Hex.string(b))", fields)
     }
     return .undecoded("MIFARE Classic answer of \(b.count) byte(s) with no matching command")
+  }
+
+  /// A tag answer to AUTH of 1–3 whole bytes: the nonce nt (4 bytes, NXP MF1S50yyX datasheet
+  /// §10.3) the sniffer cut short. A byte without a bit count may be a 4-bit NAK: not taken.
+  private static func isCutNonce(_ unit: LayerUnit) -> Bool {
+    guard (1..<4).contains(unit.bytes.count) else { return false }
+    return unit.bytes.count > 1 ? (unit.bits ?? 8) == 8 : unit.bits == 8
   }
 
   private mutating func ackNak(_ value: UInt8, _ command: Command?) -> LayerResult {

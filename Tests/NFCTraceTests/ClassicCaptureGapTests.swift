@@ -1,0 +1,79 @@
+import Testing
+
+@testable import NFCTrace
+
+/// MIFARE Classic frames the sniffer missed or cut (rev-mfc 2): a missing or cut nonce nt, an
+/// authentication abandoned after nt, and what follows them.
+@Suite struct ClassicCaptureGapTests {
+  private static let uid: [UInt8] = [0x11, 0x22, 0x33, 0x44]
+  private static let nrar: [UInt8] = [0x8F, 0x7F, 0x89, 0x38, 0x5E, 0xB0, 0x94, 0x23]
+
+  /// AUTH key A block 4, answered by `nonce` (nil: no answer captured), then the reader's
+  /// {nr}{ar}, the tag's {at}, an encrypted READ and its 18-byte answer.
+  private static func auth(nonce: [UInt8]?) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateSingle(uid, sak: 0x08)
+    b.reader([0x60, 0x04])
+    if let nonce { b.tag(nonce, crc: false) }
+    b.reader(nrar, crc: false)
+    b.tag([0x55, 0x51, 0x82, 0x56], crc: false)
+    b.reader([0x8B, 0x96, 0xE8, 0xA4], crc: false)
+    b.tag(Array(repeating: 0xFE, count: 18), crc: false)
+    return b
+  }
+
+  /// A reader sends {nr}{ar} only on receiving nt (MF1S50yyX §10.3): 8 bytes without a valid
+  /// CRC_A after an AUTH with no captured answer are {nr}{ar}, and the rest is ciphertext.
+  @Test func readerAnswerAfterUncapturedNonceIsEncrypted() throws {
+    let b = Self.auth(nonce: nil)
+    let (decoded, _) = decodeAll(b.frames)
+    let nrar = decoded[7]
+    #expect(nrar.frame.crc == .encrypted)
+    #expect(nrar.innermost?.name == "AUTH (nr, ar)")
+    #expect(
+      nrar.innermost?.summary
+        == "AUTH reader nonce nr + answer ar (encrypted); the tag's nonce nt, which the reader "
+        + "answers, is not in the capture")
+    #expect(nrar.innermost?.field("nt_not_captured") == .bool(true))
+    #expect(decoded[8].innermost?.name == "AUTH (at)")
+    #expect(decoded[9].frame.crc == .encrypted && decoded[10].frame.crc == .encrypted)
+    let ops = try #require(try sessions(b).first?.operations)
+    #expect(ops.map(\.shortText) == ["connect ok", "authenticate ok", "transceive ok"])
+    #expect(ops[1].detail("nt_not_captured") == .int(6))
+    #expect(ops[1].unansweredFrames.isEmpty)
+    #expect(try b.diagnose().codes.isEmpty)
+  }
+
+  /// A nonce cut to 3 bytes carries no CRC_A to check; the 8 bytes after it are {nr}{ar}.
+  @Test func cutNonceIsNamedAndCiphertextFollows() throws {
+    let b = Self.auth(nonce: [0x1E, 0xD2, 0x4A])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[7].frame.crc == .absent)
+    #expect(
+      decoded[7].innermost?.summary
+        == "AUTH tag nonce nt cut short: 3 of its 4 bytes captured (1ed24a)")
+    #expect(decoded[7].innermost?.field("cut") == .bool(true))
+    #expect(decoded[8].frame.crc == .encrypted)
+    #expect(
+      decoded[8].innermost?.summary
+        == "AUTH reader nonce nr + answer ar (encrypted); the capture has the tag's nonce nt cut "
+        + "short")
+    #expect(decoded[8].innermost?.field("nt_not_captured") == nil)
+    #expect(decoded[9].innermost?.name == "AUTH (at)")
+    let ops = try #require(try sessions(b).first?.operations)
+    #expect(ops.map(\.shortText) == ["connect ok", "authenticate ok", "transceive ok"])
+    #expect(try b.diagnose().codes.isEmpty)
+  }
+
+  /// An unanswered AUTH sent again with its CRC_A stays plaintext: only 8 bytes without a
+  /// valid CRC_A show that nt came.
+  @Test func plaintextRetryAfterUnansweredAuthStaysPlain() throws {
+    var b = TraceBuilder()
+    b.activateSingle(Self.uid, sak: 0x08)
+    b.reader([0x60, 0x04])
+    b.reader([0x60, 0x04])
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[7].frame.crc == .ok)
+    #expect(decoded[7].innermost?.summary == "AUTH key A block 4 (sector 1)")
+  }
+}
