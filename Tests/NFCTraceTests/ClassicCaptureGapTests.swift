@@ -76,4 +76,71 @@ import Testing
     #expect(decoded[7].frame.crc == .ok)
     #expect(decoded[7].innermost?.summary == "AUTH key A block 4 (sector 1)")
   }
+
+  /// AUTH key A block 0 answered by the plaintext nonce nt `01 20 01 45`.
+  private static func nonceAnswered() -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateSingle([0xDE, 0xAD, 0xBE, 0xEF], sak: 0x08)
+    b.reader([0x60, 0x00])
+    b.tag([0x01, 0x20, 0x01, 0x45], crc: false)
+    return b
+  }
+
+  /// The gen1a wake-ups, their ACKs, and a plaintext READ of block 0.
+  private static func magicRead(_ b: inout TraceBuilder) {
+    b.add(.reader, [0x40], crc: false, bits: 7)
+    b.add4Bit(0x0A)
+    b.add(.reader, [0x43], crc: false)
+    b.add4Bit(0x0A)
+    b.reader([0x30, 0x00])
+    b.tag([0xDE, 0xAD, 0xBE, 0xEF, 0x22, 0x08, 0x04, 0x00] + Array(0x62...0x69))
+  }
+
+  /// A plaintext HLTA instead of {nr}{ar}: the authentication never completed (only {at}
+  /// completes it, MF1S50yyX §10.3), and the HLTA resets the Classic layer, so the gen1a `40`
+  /// after it is a wake-up, not ciphertext.
+  @Test func authenticationAbandonedAfterNonceIsNotOk() throws {
+    var b = Self.nonceAnswered()
+    b.reader([0x50, 0x00])
+    Self.magicRead(&b)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(
+      decoded[8...].map { $0.innermost?.summary ?? "-" } == [
+        "HLTA", "magic WUPC1 (gen1a backdoor)", "ACK", "magic WUPC2 (gen1a backdoor)", "ACK",
+        "READ block 0", "READ block 0 → deadbeef220804006263646566676869",
+      ])
+    let ops = try #require(try sessions(b).first?.operations)
+    #expect(ops.map(\.shortText) == ["connect ok", "authenticate unknown", "transceive ok"])
+    #expect(
+      ops[1].reason
+        == "no {nr}{ar} and {at} after the tag's nonce nt (frame 7): the reader did not "
+        + "complete the authentication, so whether its key is right is not known")
+    #expect(ops[1].detail("classic_auth_abandoned") == .int(7))
+  }
+
+  /// A 7-bit short frame right after nt is never ciphertext (whole bytes), HLTA or not.
+  @Test func shortFrameAfterNonceIsPlaintext() throws {
+    var b = Self.nonceAnswered()
+    Self.magicRead(&b)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[8].innermost?.summary == "magic WUPC1 (gen1a backdoor)")
+    #expect(decoded[12].frame.crc == .ok)
+    #expect(decoded[12].innermost?.summary == "READ block 0")
+  }
+
+  /// {nr}{ar} cut to 7 bytes is still the reader's answer; the tag's 4 bytes are {at}.
+  @Test func cutReaderAnswerIsNamed() throws {
+    var b = Self.nonceAnswered()
+    b.reader(Array(Self.nrar.prefix(7)), crc: false)
+    b.tag([0x97, 0x3A, 0xEA, 0x8D], crc: false)
+    b.reader([0x37, 0x17, 0x97, 0x06], crc: false)
+    b.tag(Array(repeating: 0x07, count: 18), crc: false)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(
+      decoded[8].innermost?.summary
+        == "AUTH reader nonce nr + answer ar (encrypted), cut short: 7 of its 8 bytes captured")
+    #expect(decoded[9].innermost?.name == "AUTH (at)")
+    let ops = try #require(try sessions(b).first?.operations)
+    #expect(ops.map(\.shortText) == ["connect ok", "authenticate ok", "transceive ok"])
+  }
 }

@@ -58,8 +58,11 @@ private func unit(_ direction: Direction, _ hex: String, bits: Int? = nil) -> La
     #expect(!context.encrypted)
     #expect(layer.decode(unit(.tag, "a5 1e c8 d8"), context: &context).decode?.name == "AUTH (nt)")
     #expect(context.encrypted)
-    // A reader frame of the wrong size after nt: still ciphertext, not a command.
-    #expect(layer.decode(unit(.reader, "30 04"), context: &context).decode?.name == "ciphertext")
+    // A reader frame of the wrong size after nt: not a command, but {nr}{ar} cut short (the
+    // reader's only frame due; encrypted commands have 4, 6 or 18 bytes).
+    let cut = layer.decode(unit(.reader, "30 04"), context: &context).decode
+    #expect(cut?.name == "AUTH (nr, ar)")
+    #expect(cut?.field("cut") == .bool(true))
   }
 
   @Test func plaintextCommands() {

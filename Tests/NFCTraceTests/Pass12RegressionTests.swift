@@ -41,6 +41,10 @@ import Testing
     var once = b
     b.reader([0x60, 0x04])
     b.tag([0x01, 0x02, 0x03, 0x04], crc: false)
+    // Only the tag's {at} completes an authentication (MF1S50yyX §10.3): nt alone is unknown.
+    #expect(try sessions(b).first?.operations.last?.outcome == .unknown)
+    b.reader([0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88], crc: false)
+    b.tag([0xAA, 0xBB, 0xCC, 0xDD], crc: false)
     #expect(try sessions(b).first?.operations.last?.outcome == .ok)
     #expect(try sessions(once).first?.operations.last?.outcome == .failed)
     // An answer to another command (AUTH B block 8) does not make up for the NAKed one.

@@ -68,7 +68,11 @@ public struct FrameDecoder: Sendable {
       typeBLink
       ? typeB.decode(frame: frame, context: &context)
       : typeA.decode(frame: frame, context: &context)
-    if first.newActivation || first.resetsInnerLayers { resetInner() }
+    if first.newActivation || first.resetsInnerLayers {
+      resetInner()
+    } else if first.resetsMIFAREClassic {
+      mifare.reset()
+    }
     if let cid = first.isoDEPActivation {
       isoDEP.activate(cid: cid, atqb: typeB.selectedATQB)
     }

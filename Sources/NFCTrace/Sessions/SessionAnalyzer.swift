@@ -156,6 +156,9 @@ public struct SessionAnalyzer: Sendable {
   /// operation's last silence): a tag that rejects the reader's answer (a wrong key) stays
   /// silent and goes idle; so does one taken away.
   private var classicAuthSilence: Int?
+  /// The tag's MIFARE Classic nonce nt (its frame) while no {at} has answered the reader's
+  /// {nr}{ar}: the authentication completes only with {at} (NXP MF1S50yyX datasheet §10.3).
+  private var classicNonce: Int?
   /// A tag frame longer than the reader's FSD (the ISO-DEP layer's `frame-exceeds-fsd`: its
   /// frame and message), until the reader's next frame shows whether it took it.
   private var fsdOverrun: (frame: Int, why: String)?
@@ -762,6 +765,8 @@ public struct SessionAnalyzer: Sendable {
       return damagedAtReader(f)
     }
     if let d = f.innermost, d.protocolID == .mifareClassic {
+      if d.name == "AUTH (nt)" { classicNonce = f.frame.index }
+      if d.name == "AUTH (at)" { classicNonce = nil }
       if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
       // The NAKed command sent again and answered: the retry went through.
       if classicTransmissionNAK?.command == pending?.frame.data { classicTransmissionNAK = nil }
@@ -1188,6 +1193,20 @@ public struct SessionAnalyzer: Sendable {
     current = op
   }
 
+  /// A MIFARE Classic authentication that got the tag's nonce nt (frame `nonce`) and no {at}
+  /// yet counts as done: the reader abandoned it (a plaintext HLTA, a new activation, the end
+  /// of the capture) before the tag's {at}, which alone completes it (NXP MF1S50yyX datasheet
+  /// §10.3). Whether the key is right is not known: outcome `unknown`, detail
+  /// `classic_auth_abandoned` naming the nonce's frame.
+  private func settleClassicAbandoned(_ op: inout Operation, nonce: Int) {
+    guard op.kind == .authenticate, op.outcome == .ok, op.firstFrame <= nonce else { return }
+    op.outcome = .unknown
+    op.reason =
+      "no {nr}{ar} and {at} after the tag's nonce nt (frame \(nonce)): the reader did not "
+      + "complete the authentication, so whether its key is right is not known"
+    op.set("classic_auth_abandoned", .int(nonce))
+  }
+
   /// The reader went on from MIFARE Classic {nr}{ar} `silent`, unanswered in the capture, to
   /// ciphertext the tag answered: only a tag that accepted the reader's answer (the right key)
   /// answers encrypted commands (a rejecting one stays idle until activated again; NXP
@@ -1199,6 +1218,7 @@ public struct SessionAnalyzer: Sendable {
       op.unansweredFrames == [silent]
     else { return }
     classicAuthSilence = nil
+    classicNonce = nil
     silentCommands.removeAll { $0.protocolID == .mifareClassic && $0.name == "AUTH (nr, ar)" }
     op.unansweredFrames = []
     op.set("answer_not_captured", .int(silent))
@@ -1520,6 +1540,7 @@ public struct SessionAnalyzer: Sendable {
         op.set("classic_auth_unanswered", .int(silent))
       }
     }
+    if let nt = classicNonce.take() { settleClassicAbandoned(&op, nonce: nt) }
     if let silence = presenceSilence {
       presenceSilence = nil
       // The procedure had not finished (reads stopped early, no status): the tag left during

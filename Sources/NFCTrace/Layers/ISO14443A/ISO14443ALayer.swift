@@ -19,6 +19,10 @@ public struct FrameLayerResult: Sendable {
   /// CRC_A does not: ISO 14443-B or ISO 15693 (both use the CRC of ISO/IEC 13239), so neither
   /// NFC-A nor NFC-F (`OtherTechnology`).
   public var crcBAlone = false
+  /// True when the MIFARE Classic layer starts over without a new activation: a plaintext
+  /// HLTA (the tag leaves any authentication, MF1S50yyX datasheet §10.3, and halts) or a
+  /// 7-bit short frame ending Crypto1 (never ciphertext, which is whole bytes).
+  public var resetsMIFAREClassic = false
 
   /// Creates a result.
   public init(result: LayerResult, crc: CRCStatus, expectsResponse: Bool, newActivation: Bool) {
@@ -207,10 +211,13 @@ public struct ISO14443ALayer: Sendable {
     }
     // A reader's short frame (7 bits) is never Crypto1 ciphertext, which is whole bytes: after
     // an authenticated session it is a plaintext wake-up (gen1a `40` after the encrypted HALT).
+    var resetsClassic = false
     if frame.direction == .reader, case .shortFrame = kind, context.encrypted {
       context.encrypted = false
       crypto1Follows = false
+      resetsClassic = true
     }
+    if case .hlta = kind, !context.isoDEPActive, !context.encrypted { resetsClassic = true }
     let encrypted = context.encrypted && !newActivation
     let (crc, crcFinding) = FrameCRC.resolve(
       frame, carriesCRC: kind.carriesCRC, encrypted: encrypted, crcAValid: crcAValid)
@@ -233,9 +240,11 @@ public struct ISO14443ALayer: Sendable {
     case .hlta, .ecp: silent = true
     default: silent = false
     }
-    return FrameLayerResult(
+    var out = FrameLayerResult(
       result: result, crc: crc, expectsResponse: frame.direction == .reader && !silent,
       newActivation: newActivation)
+    out.resetsMIFAREClassic = resetsClassic
+    return out
   }
 
   /// The reader's {nr}{ar} after an AUTH whose nonce nt the capture missed or cut: 8 whole

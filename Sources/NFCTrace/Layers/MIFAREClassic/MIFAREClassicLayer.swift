@@ -19,7 +19,8 @@
 /// `<op> value`, `TRANSFER`, `HALT`, `ACK`, `NAK`, `done`, `magic WUPC1`, `magic WUPC2`,
 /// `ciphertext`. Field keys: `block`, `sector`, `key` (`A`/`B`), `nt`, `nr`, `ar`, `at`,
 /// `data`, `value`, `command`, `ack`, `nak_code`, `meaning`, `length`, `nested` (true on the
-/// encrypted nt of a nested authentication), `cut` (true on a nonce nt the capture cut short),
+/// encrypted nt of a nested authentication), `cut` (true on an nt, {nr}{ar} or {at} the
+/// capture cut short),
 /// `nt_not_captured` (true on the {nr}{ar} of an AUTH whose nt the capture lacks: the reader
 /// answers only a nonce it received), `value_operand` (true on an encrypted frame laid
 /// out as a value operation's operand, which the tag answers only on error: no answer is
@@ -71,7 +72,11 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   public mutating func decode(_ unit: LayerUnit, context: inout LinkContext) -> LayerResult {
     if unit.direction == .event { return .undecoded("capture event") }
     blockCount = context.sak.flatMap(Self.blockCount(sak:))
-    if context.encrypted || phase == .awaitingReaderAnswer || phase == .awaitingTagAnswer {
+    // A reader's 7-bit short frame (gen1a `40`) is never ciphertext, which is whole bytes.
+    let shortFrame = unit.direction == .reader && unit.bits == 7
+    if !shortFrame,
+      context.encrypted || phase == .awaitingReaderAnswer || phase == .awaitingTagAnswer
+    {
       return decodeEncrypted(unit)
     }
     switch unit.direction {
@@ -117,10 +122,30 @@ public struct MIFAREClassicLayer: ProtocolLayer {
     {
       return readerAnswer(b)
     }
+    if phase == .awaitingReaderAnswer, unit.direction == .reader, Self.isCut(unit, of: 8),
+      b.count != 4, b.count != 6
+    {
+      // Encrypted reader commands have 4, 6 or 18 bytes (MF1S50yyX §12): shorter than 8 and
+      // none of those is {nr}{ar} cut short by the sniffer.
+      phase = .awaitingTagAnswer
+      return decoded(
+        "AUTH (nr, ar)",
+        "AUTH reader nonce nr + answer ar (encrypted), cut short: \(b.count) of its 8 bytes "
+          + "captured", [LayerField("data", .hex(b)), LayerField("cut", .bool(true))])
+    }
     if phase == .awaitingTagAnswer, unit.direction == .tag, b.count == 4 {
       phase = .encrypted
       lastEncryptedReaderCommand = false
       return decoded("AUTH (at)", "AUTH tag answer at (encrypted)", [LayerField("at", .hex(b))])
+    }
+    if phase == .awaitingTagAnswer, unit.direction == .tag, Self.isCut(unit, of: 4) {
+      // The tag sends {at} only when the reader's answer matched its key (MF1S50yyX §10.3).
+      phase = .encrypted
+      lastEncryptedReaderCommand = false
+      return decoded(
+        "AUTH (at)",
+        "AUTH tag answer at (encrypted), cut short: \(b.count) of its 4 bytes captured",
+        [LayerField("at", .hex(b)), LayerField("cut", .bool(true))])
     }
     // A nested authentication (an AUTH sent encrypted in an authenticated session): the only
     // encrypted command of 2 bytes + CRC a tag answers with 4 whole bytes (no CRC) is AUTH,
@@ -354,8 +379,11 @@ public struct MIFAREClassicLayer: ProtocolLayer {
 
   /// A tag answer to AUTH of 1–3 whole bytes: the nonce nt (4 bytes, NXP MF1S50yyX datasheet
   /// §10.3) the sniffer cut short. A byte without a bit count may be a 4-bit NAK: not taken.
-  private static func isCutNonce(_ unit: LayerUnit) -> Bool {
-    guard (1..<4).contains(unit.bytes.count) else { return false }
+  private static func isCutNonce(_ unit: LayerUnit) -> Bool { isCut(unit, of: 4) }
+
+  /// Fewer than `length` whole bytes, at least one; a single byte only with its 8 bits counted.
+  private static func isCut(_ unit: LayerUnit, of length: Int) -> Bool {
+    guard (1..<length).contains(unit.bytes.count) else { return false }
     return unit.bytes.count > 1 ? (unit.bits ?? 8) == 8 : unit.bits == 8
   }
 
