@@ -143,4 +143,21 @@ import Testing
     let ops = try #require(try sessions(b).first?.operations)
     #expect(ops.map(\.shortText) == ["connect ok", "authenticate ok", "transceive ok"])
   }
+
+  /// In a pcap (no bit counts) the tag's 4-bit answer is a plain byte: the 6-byte frame after
+  /// it is still a value operation's operand, answered only on error (MF1S50yyX §12.6).
+  @Test func encryptedValueOperandWithoutBitCounts() throws {
+    var b = Self.auth(nonce: [0x1E, 0xD2, 0x4A, 0x6A])
+    b.reader([0x2C, 0xE0, 0x37, 0x53], crc: false)
+    b.add(.tag, [0x05], crc: false)
+    b.reader([0xC9, 0xBD, 0xFA, 0x0F, 0xF0, 0x16], crc: false)
+    b.reader([0x9D, 0xC9, 0x57, 0x56], crc: false)
+    b.add(.tag, [0x0C], crc: false)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[14].innermost?.field("value_operand") == .bool(true))
+    #expect(decoded[14].expectsResponse == false)
+    let ops = try #require(try sessions(b).first?.operations)
+    #expect(ops.map(\.shortText) == ["connect ok", "authenticate ok", "transceive ok"])
+    #expect(try b.diagnose().codes.isEmpty)
+  }
 }

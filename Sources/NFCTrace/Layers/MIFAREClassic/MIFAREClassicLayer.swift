@@ -59,8 +59,10 @@ public struct MIFAREClassicLayer: ProtocolLayer {
   /// True when the last encrypted frame was a reader command of 4 bytes (2 + CRC): a 4-byte
   /// answer to it is a nested authentication's nonce.
   private var lastEncryptedReaderCommand = false
-  /// True when the last encrypted frame was a tag's 4-bit answer to such a 4-byte command: a
-  /// 6-byte reader frame next has the layout of a value operation's operand (part 2).
+  /// True when the last encrypted frame was a tag's 4-bit answer to such a 4-byte command (a
+  /// 1-byte frame whose bit count the source did not keep, as in pcap, counts: Classic answers
+  /// are 4 bits, 4 or 18 bytes, MF1S50yyX datasheet §12): a 6-byte reader frame next has the
+  /// layout of a value operation's operand (part 2).
   private var shortCommandAnswered = false
   /// Blocks of the product the SAK names (1K: 64, nfc-facts §1.4), nil when not known.
   private var blockCount: Int?
@@ -164,7 +166,8 @@ public struct MIFAREClassicLayer: ProtocolLayer {
       phase == .encrypted && unit.direction == .reader && b.count == 6
       && shortCommandAnswered
     shortCommandAnswered =
-      unit.direction == .tag && lastEncryptedReaderCommand && b.count == 1 && unit.bits == 4
+      unit.direction == .tag && lastEncryptedReaderCommand && b.count == 1
+      && (unit.bits ?? 4) == 4
     phase = .encrypted
     lastEncryptedReaderCommand = unit.direction == .reader && b.count == 4
     let fields = [LayerField("data", .hex(b)), LayerField("length", .int(b.count))]
