@@ -160,4 +160,31 @@ import Testing
     #expect(ops.map(\.shortText) == ["connect ok", "authenticate ok", "transceive ok"])
     #expect(try b.diagnose().codes.isEmpty)
   }
+
+  /// A gen1a clone written through the backdoor (no AUTH) with the expected message: the
+  /// reader handled Classic itself, so no `mifare-classic-no-core-nfc`.
+  @Test func backdoorWriteIsNoCoreNFCSession() throws {
+    let message: [UInt8] = [
+      0xD1, 0x01, 0x0C, 0x55, 0x04, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2E, 0x63, 0x6F,
+      0x6D,
+    ]
+    var b = TraceBuilder()
+    b.activateSingle([0xDE, 0xAD, 0xBE, 0xEF], sak: 0x08)
+    b.reader([0x50, 0x00])
+    b.add(.reader, [0x40], crc: false, bits: 7)
+    b.add4Bit(0x0A)
+    b.add(.reader, [0x43], crc: false, bits: 7)
+    b.add4Bit(0x0A)
+    let block4 = [0x03, 0x10] + Array(message.prefix(14))
+    let block5 = Array(message.suffix(2)) + [0xFE] + Array(repeating: 0, count: 13)
+    for (block, data) in [(UInt8(4), block4), (5, block5)] {
+      b.reader([0xA0, block])
+      b.add4Bit(0x0A)
+      b.reader(data)
+      b.add4Bit(0x0A)
+    }
+    let r = try b.diagnose(expect: message)
+    #expect(r.codes.isEmpty)
+    #expect(r.sessions.first?.verdicts.map(\.verdict) == [.succeeded])
+  }
 }

@@ -171,12 +171,16 @@ enum NDEFPreconditionRule: DiagnosisRule {
   /// touched: Core NFC has no MIFARE Classic support (nfc-facts §8.3; NFCMiFareTag covers
   /// Ultralight, Plus and DESFire), so an iPhone never hands the app this tag and writeNDEF is
   /// never attempted. Code `mifare-classic-no-core-nfc` (error, not-attempted, no Core NFC
-  /// error: the session simply detects no usable tag).
+  /// error: the session simply detects no usable tag). Not for a session that wrote Classic
+  /// blocks itself (a gen1a backdoor WRITE, MF1S50yyX datasheet §12.3): that reader handled
+  /// Classic, as one that authenticated did.
   private static func mifareClassic(_ c: DiagnosisContext) -> DiagnosisFinding? {
     // A tag that answered RATS is an ISO-DEP card (an emulated or dual-interface one); a
-    // reader that authenticated with Crypto1 handled Classic itself (an Android phone).
+    // reader that authenticated with Crypto1 or wrote blocks handled Classic itself (an
+    // Android phone, a Proxmark3).
     guard c.expected != nil, c.session.ndefStatus == nil, !c.session.tag.isISODEP,
       !c.session.tag.sawMIFAREClassicAuth,
+      !c.session.operations.contains(where: \.writesClassicBlocks),
       let product = c.session.tag.product,
       product.hasPrefix("MIFARE Classic")
         || product == "MIFARE Mini",
