@@ -187,4 +187,16 @@ import Testing
     #expect(r.codes.isEmpty)
     #expect(r.sessions.first?.verdicts.map(\.verdict) == [.succeeded])
   }
+
+  /// Crypto1 encrypts the parity bits: the evidence line of ciphertext marks no parity error.
+  @Test func ciphertextEvidenceHasNoParityMark() {
+    var b = Self.nonceAnswered()
+    b.reader(Self.nrar, crc: false)
+    b.parityError(at: 0)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[8].frame.crc == .encrypted)
+    #expect(
+      DiagnosisRender.frameLine(8, decoded[8])
+        == "#8     R→T  8f 7f 89 38 5e b0 94 23   AUTH reader nonce nr + answer ar (encrypted)")
+  }
 }

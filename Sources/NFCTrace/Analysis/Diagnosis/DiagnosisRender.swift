@@ -161,7 +161,10 @@ public enum DiagnosisRender {
     if let b = f.frame.bits, f.frame.data.count == 1 { bytes += "(\(b))" }
     var summary = f.innermost?.summary ?? ("raw" + (f.undecodedReason.map { ": " + $0 } ?? ""))
     if f.frame.crc == .bad { summary += "  [bad CRC]" }
-    if !f.frame.parityErrors.isEmpty { summary += "  [parity error]" }
+    // Crypto1 encrypts the parity bits too (computed over the plaintext, sent encrypted:
+    // Garcia et al., "Wirelessly Pickpocketing a Mifare Classic Card", IEEE S&P 2009): on
+    // ciphertext they say nothing, as the RF statistics and `FrameCRC.parityFindings` take it.
+    if !f.frame.parityErrors.isEmpty, f.frame.crc != .encrypted { summary += "  [parity error]" }
     if f.response == .unanswered, answersCaptured { summary += "  [no answer]" }
     let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
     return
