@@ -199,4 +199,56 @@ import Testing
       DiagnosisRender.frameLine(8, decoded[8])
         == "#8     R→T  8f 7f 89 38 5e b0 94 23   AUTH reader nonce nr + answer ar (encrypted)")
   }
+
+  /// An authenticated session (encrypted READ answered), then the frames of `uid`'s
+  /// activation after a WUPA the capture missed: from its ATQA (`atqa`) or its SELECT on.
+  private static func missedWUPA(atqa: Bool, select: [UInt8]? = nil) -> TraceBuilder {
+    var b = Self.auth(nonce: [0x1E, 0xD2, 0x4A, 0x6A])
+    let uid: [UInt8] = [0x55, 0x66, 0x77, 0x88]
+    if atqa {
+      b.tag([0x04, 0x00], crc: false)
+      b.reader([0x93, 0x20], crc: false)
+      b.tag(uid + [TraceBuilder.bcc(uid)], crc: false)
+    }
+    b.reader(select ?? [0x93, 0x70] + uid + [TraceBuilder.bcc(uid)])
+    b.tag([0x08])
+    return b
+  }
+
+  /// Encrypted reader frames have 4, 6, 8 or 18 bytes (MF1S50yyX): a plaintext ANTICOLLISION
+  /// ends Crypto1 and starts the activation whose WUPA the capture missed.
+  @Test func plaintextAnticollisionEndsCrypto1() throws {
+    let b = Self.missedWUPA(atqa: true)
+    let (decoded, _) = decodeAll(b.frames)
+    #expect(decoded[12].frame.crc == .encrypted)
+    #expect(decoded[13].innermost?.summary == "ANTICOLL CL1")
+    #expect(decoded[13].startsActivation)
+    #expect(decoded[13].findings.map(\.code) == ["poll-not-captured"])
+    #expect(decoded[15].frame.crc == .ok)
+    #expect(decoded[15].innermost?.summary == "SELECT CL1 55 66 77 88")
+    #expect(decoded[16].innermost?.name == "SAK")
+    let all = try sessions(b)
+    #expect(
+      all.map { $0.operations.map(\.shortText) } == [
+        ["connect ok", "authenticate ok", "transceive ok"], ["connect ok"],
+      ])
+    #expect(all.last?.tag.uid == [0x55, 0x66, 0x77, 0x88])
+  }
+
+  /// A valid plaintext SELECT (NVB 70, BCC, CRC_A) alone ends Crypto1 too.
+  @Test func plaintextSelectEndsCrypto1() {
+    let (decoded, _) = decodeAll(Self.missedWUPA(atqa: false).frames)
+    #expect(decoded[12].innermost?.summary == "SELECT CL1 55 66 77 88")
+    #expect(decoded[12].startsActivation)
+    #expect(decoded[13].frame.crc == .ok)
+  }
+
+  /// 9 bytes shaped like SELECT whose BCC does not fit stay ciphertext.
+  @Test func selectShapeWithBadBCCStaysEncrypted() {
+    let bad: [UInt8] = [0x93, 0x70, 0x55, 0x66, 0x77, 0x88, 0x00]
+    let (decoded, _) = decodeAll(Self.missedWUPA(atqa: false, select: bad).frames)
+    #expect(decoded[12].frame.crc == .encrypted)
+    #expect(decoded[12].innermost?.name == "ciphertext")
+    #expect(!decoded[12].startsActivation)
+  }
 }

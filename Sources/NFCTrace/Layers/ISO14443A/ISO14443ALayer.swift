@@ -185,6 +185,16 @@ public struct ISO14443ALayer: Sendable {
       context.deselectAnswered = nil
       (haltFrame, haltedByDeselect) = (deselect, true)
     }
+    // A plaintext ANTICOLLISION or SELECT during a Crypto1 session: a new activation whose
+    // REQA/WUPA the capture missed (the tag's ATQA, if captured, went by as ciphertext).
+    let selectionAfterCrypto1 =
+      context.encrypted && frame.direction == .reader
+      && Self.isPlainSelection(frame, crcAValid: crcAValid)
+    if selectionAfterCrypto1 {
+      context.resetActivation()
+      context.technology = .nfcA
+      reset()
+    }
     if frame.direction == .reader, case .request = pending { pollUnanswered = pollFrame }
     let kind = classify(frame, context: context)
     if frame.direction == .reader, case .shortFrame = kind {
@@ -194,7 +204,7 @@ public struct ISO14443ALayer: Sendable {
     if frame.direction == .reader, case .select(let level, let part) = pending {
       missedSAK(level, part, next: kind, context: &context)
     }
-    var newActivation = false
+    var newActivation = selectionAfterCrypto1
     // A poll during an unfinished anticollision may find the tag still READY (it missed the
     // poll): then a SAK proves nothing about the poll's ATQA.
     let midAnticollision = !parts.isEmpty && !context.uidComplete
@@ -231,6 +241,7 @@ public struct ISO14443ALayer: Sendable {
     if case .missedPollATQA = kind {
       result.findings.append(Self.pollNotCaptured(frame: frame.index, haltedBy: haltedBefore))
     }
+    if selectionAfterCrypto1 { result.findings.append(Self.selectionEndsCrypto1(frame.index)) }
     // `reset()` above cleared the poll state; this poll counts unless the tag may still be READY.
     if case .request = kind { pollFrame = midAnticollision ? nil : frame.index }
     result.findings = findings + result.findings
@@ -258,6 +269,32 @@ public struct ISO14443ALayer: Sendable {
     case .unchecked: return crcAValid == false
     case .ok, .absent, .notCaptured: return false
     }
+  }
+
+  /// A reader frame that is plaintext ANTICOLLISION (`93`/`95`/`97` + NVB `20`, 2 bytes) or
+  /// SELECT (SEL, NVB `70`, 4 bytes, a BCC that fits, a valid CRC_A; ISO/IEC 14443-3 §6.5.3).
+  /// Encrypted MIFARE Classic reader frames have 4, 6, 8 or 18 bytes (NXP MF1S50yyX datasheet
+  /// §10–§12), so a 2-byte frame is never one; a 9-byte one only this by chance (CRC_A and BCC
+  /// both fitting: about 1 in 2^24).
+  private static func isPlainSelection(_ frame: Frame, crcAValid: Bool?) -> Bool {
+    let d = frame.data
+    guard d.count == 2 || d.count == 9, (frame.bits ?? 8) == 8, CascadeLevel(sel: d[0]) != nil
+    else { return false }
+    if d.count == 2 { return d[1] == 0x20 }
+    return d[1] == 0x70 && d[2] ^ d[3] ^ d[4] ^ d[5] == d[6]
+      && (frame.crc == .ok || crcAValid == true)
+  }
+
+  /// `poll-not-captured` (info) on a plaintext ANTICOLLISION or SELECT that ended a Crypto1
+  /// session (`isPlainSelection`): anticollision follows only a REQA/WUPA the tag answered
+  /// (ISO/IEC 14443-3 §6.3), so a new activation began whose poll the capture missed.
+  private static func selectionEndsCrypto1(_ frame: Int) -> Finding {
+    Finding(
+      "poll-not-captured", .info,
+      "Plaintext ANTICOLLISION/SELECT during a MIFARE Classic Crypto1 session (encrypted reader "
+        + "frames have 4, 6, 8 or 18 bytes, MF1S50yyX): a new activation whose REQA/WUPA the "
+        + "capture missed (anticollision follows only an answered poll, ISO/IEC 14443-3 §6.3); "
+        + "a tag frame before it went by as ciphertext", frames: [frame])
   }
 
   /// `command-while-halted` (warning) for the first reader command after an HLTA with no
