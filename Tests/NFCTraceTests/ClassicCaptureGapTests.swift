@@ -251,4 +251,23 @@ import Testing
     #expect(decoded[12].innermost?.name == "ciphertext")
     #expect(!decoded[12].startsActivation)
   }
+
+  /// Plaintext READs of blocks 0 and 1 (a gen1a clone) are reported as read, not as "nothing
+  /// read"; without them the report says nothing was read.
+  @Test func classicReadsAreNamedInTheReport() throws {
+    var b = TraceBuilder()
+    b.activateSingle([0xDE, 0xAD, 0xBE, 0xEF], sak: 0x08)
+    let bare = try #require(try sessions(b).first)
+    #expect(ReportText.memory(TagReport(session: bare)) == "\nMemory: nothing read\n")
+    for block in [UInt8(1), 0, 1] {
+      b.reader([0x30, block])
+      b.tag(Array(repeating: block, count: 16))
+    }
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.last?.classicReads == [1, 0, 1])
+    #expect(
+      ReportText.memory(TagReport(session: s))
+        == "\nMemory: MIFARE Classic blocks 0, 1 read, not shown: MIFARE Classic memory is not "
+        + "decoded\n")
+  }
 }

@@ -489,11 +489,23 @@ public enum ReportText {
 
   // MARK: Memory
 
+  /// Why the memory section has no row: nothing read, or — a MIFARE Classic whose plaintext
+  /// READs the tag answered (MF1S50yyX datasheet §12.2) — blocks read but not decoded
+  /// (`TagContents.classicNotDecoded`).
+  static func nothingShown(_ r: TagReport) -> String {
+    let blocks = Set(r.operations.flatMap(\.classicReads)).sorted()
+    guard r.tag.isMIFAREClassic, !blocks.isEmpty else { return "nothing read" }
+    let list = blocks.prefix(16).map(String.init).joined(separator: ", ")
+    return "MIFARE Classic block\(blocks.count == 1 ? "" : "s") \(list)"
+      + (blocks.count > 16 ? " … (\(blocks.count) in all)" : "")
+      + " read, not shown: MIFARE Classic memory is not decoded"
+  }
+
   static func memory(_ r: TagReport, showSecrets: Bool = false) -> String {
     let type4 = r.layout == .type4
     let type3 = r.layout == .type3
     let end = r.rows(showSecrets: showSecrets)
-    guard !end.isEmpty else { return "\nMemory: nothing read\n" }
+    guard !end.isEmpty else { return "\nMemory: \(nothingShown(r))\n" }
     let start = r.rows(atStart: true, showSecrets: showSecrets)
     var out = "\nMemory" + (r.isDump ? " (from the dump)" : r.changed ? " as left at the end" : "")
     if r.changed { out += "; a \"start\" line gives the row as found where it differs" }

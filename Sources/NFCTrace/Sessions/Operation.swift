@@ -54,6 +54,9 @@ public struct Operation: Sendable, Equatable {
   /// MIFARE Classic blocks the tag acknowledged writing, in order (rendered as the detail
   /// `blocks_written` when the operation ends).
   public var classicWrites: [ClassicBlockWrite] = []
+  /// MIFARE Classic blocks whose plaintext READ the tag answered with 16 bytes, in order (NXP
+  /// MF1S50yyX datasheet §12.2): read, though MIFARE Classic memory is not decoded.
+  public var classicReads: [Int] = []
   /// The frame of the refusal that gave a failed operation its `reason` (the first since the
   /// last `recover`), nil otherwise: `diagnose` heads the operation with that refusal too.
   public internal(set) var reasonFrame: Int?

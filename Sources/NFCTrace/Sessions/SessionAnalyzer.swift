@@ -773,6 +773,9 @@ public struct SessionAnalyzer: Sendable {
       if let w = Self.classicWrite(d, request: pending, frame: f.frame.index) {
         current?.classicWrites.append(w)
       }
+      if d.name == "READ response", case .int(let block)? = d.field("block") {
+        current?.classicReads.append(block)
+      }
     }
     // An ATS whose TL (its own length byte, ISO/IEC 14443-4 §5.2.1) disagrees with its length
     // is garbage, not an ATS: the RATS is still unanswered.
