@@ -45,6 +45,27 @@ import Testing
   }
 }
 
+/// Pass 44: a writeLock whose lock-bit WRITE the tag refused after the same writeLock set the
+/// CC's write access to Fh.
+@Suite struct Pass44WriteLockRefusalTests {
+  /// The CC is read-only only because this writeLock wrote it: the NAK is not explained by a
+  /// tag found read-only, and the fix does not say queryNDEFStatus reported .readOnly (it said
+  /// .readWrite).
+  @Test func ccLockedByTheSameWriteLockIsNoCause() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    b.write(3, [0xE1, 0x10, 0x12, 0x0F])
+    b.write(2, [0x00, 0x00, 0xFF, 0xFF], .nak(0x0))
+    let s = try #require(try sessions(b).first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+    let f = try #require(try b.diagnose().finding("t2t-nak-unexplained"))
+    #expect(!f.message.contains("The CC marks the tag read-only"))
+    #expect(f.message.contains("the trace does not show the static lock bytes (page 2)"))
+    #expect(f.fix.hasPrefix("queryNDEFStatus reads only the CC, so lock bits and a password"))
+  }
+}
+
 /// Pass 44: the NDEF section of `diff` for messages that differ in encoding or TNF.
 @Suite struct Pass44NDEFDiffTests {
   /// A side whose Type 2 tag holds `03 10` + the 16-byte message `header` + `01 0C 55 04

@@ -263,7 +263,10 @@ enum Type2NAKRule: DiagnosisRule {
           + "no lock bit covers a configuration page"
         : "the lock bits read in this session leave it writable")
     let known = [lockOut, passwordOut].compactMap { $0 }
-    if let cc = g.cc, cc.status == .readOnly, !unknown.isEmpty {
+    // A CC this session made read-only itself (a writeLock's first WRITE) says nothing of
+    // how the tag was: only a CC found read-only points at locked pages.
+    let ccWritten = [.written, .unacknowledged].contains(c.session.memory.type2End.state(15))
+    if let cc = g.cc, cc.status == .readOnly, !unknown.isEmpty, !ccWritten {
       return readOnlyCC(cc, code: code, page: page, unknown: unknown)
     }
     return Cause(
