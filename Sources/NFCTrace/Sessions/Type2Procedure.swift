@@ -55,7 +55,8 @@ struct Type2Procedure: Sendable {
       let kind = classifyWrite(d, tag: tag, memory: memory, current: current)
       // Data-area WRITEs after one that started a writeNDEF continue it, even when the trace
       // began too late to show the NDEF status.
-      guard kind == .writeNDEF, !writesNDEF(d, memory: memory), current != .writeNDEF else {
+      // (`current` first: `writesNDEF` may parse the TLV area.)
+      guard kind == .writeNDEF, current != .writeNDEF, !writesNDEF(d, memory: memory) else {
         return kind
       }
       return .transceive
@@ -253,6 +254,9 @@ struct Type2Procedure: Sendable {
   /// is not known, and while its length is 0 over message bytes: a length-first write under
   /// way, which a stack resumes at the page it stopped at (after a NAK 1 and a re-activation).
   private static func canStartNDEFWrite(_ page: Int, memory: TagMemory) -> Bool {
+    // The NDEF TLV's length ends at byte 17 or later: pages 4–5 can always start the write
+    // (checked before the TLV area is parsed).
+    if page <= 5 { return true }
     guard let area = memory.type2Area, let ndef = area.ndef,
       let lengthEnd = area.ndefLengthAddresses?.last
     else { return true }
