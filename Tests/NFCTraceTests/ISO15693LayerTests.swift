@@ -32,7 +32,9 @@ import Testing
     let out = decodeAll(frames).0
     #expect(out[0].innermost?.summary == "INVENTORY 1 slot(s), no mask")
     #expect(out[0].startsActivation)
-    #expect(out[1].innermost?.summary == "INVENTORY response UID E0:04:01:14:B1:A3:DD:03 (NXP Semiconductors)")
+    #expect(
+      out[1].innermost?.summary
+        == "INVENTORY response UID E0:04:01:14:B1:A3:DD:03 (NXP Semiconductors)")
     #expect(out[1].completedUID == [0xE0, 0x04, 0x01, 0x14, 0xB1, 0xA3, 0xDD, 0x03])
     #expect(
       out[5].innermost?.summary
@@ -120,7 +122,8 @@ import Testing
     #expect(out[0].innermost?.summary == "INVENTORY 16 slot(s), AFI 07h, no mask")
     #expect(out[0].startsActivation && out[0].completedUID == nil)
     #expect(
-      out[1].innermost?.summary == "STAY QUIET, addressed to E0:04:01:14:B1:A3:DD:03 (NXP Semiconductors)")
+      out[1].innermost?.summary
+        == "STAY QUIET, addressed to E0:04:01:14:B1:A3:DD:03 (NXP Semiconductors)")
     #expect(!out[1].expectsResponse)
     #expect(out[1].completedUID == [0xE0, 0x04, 0x01, 0x14, 0xB1, 0xA3, 0xDD, 0x03])
     #expect(out[2].innermost?.name == "EAS ALARM")
@@ -148,5 +151,33 @@ import Testing
     #expect(out[2].frame.crc == .absent)
     #expect(out[3].innermost?.summary == "READ SINGLE BLOCK 4")
     #expect(out[4].innermost?.summary == "READ SINGLE BLOCK response block 4: aa bb cc dd")
+  }
+
+  /// A proprietary command (E0h–FFh) carries no IC manufacturer code; a block command without
+  /// its block number stays raw with the offset where it ends, and its response is one to an
+  /// undecoded request.
+  @Test func proprietaryAndMissingParameters() {
+    #expect(
+      summaries([
+        (.reader, "02 e0+crc"), (.reader, "02 21+crc"), (.tag, "00+crc"),
+        (.reader, "0a 33 00+crc"),
+      ]) == [
+        "proprietary command E0h",
+        "ISO 15693 frame ends at byte 2 where the block number and data should be",
+        "ISO 15693 response to an undecoded request",
+        "ISO 15693 frame ends at byte 3 where the first block and count should be",
+      ])
+  }
+
+  /// An INVENTORY while a type A tag is being activated (its ATQA seen) opens no activation:
+  /// the reader polls NFC-V between the type A steps.
+  @Test func inventoryDuringTypeAActivationStartsNothing() {
+    var frames = TestFrame.script([(.reader, "52"), (.tag, "4400")], bits: [0: 7])
+    var inventory = TestFrame.make(2, .reader, CRC.appendingCRCB([0x26, 0x01, 0x00]))
+    inventory.technology = .nfcV
+    frames.append(inventory)
+    let out = decodeAll(frames).0
+    #expect(out[2].innermost?.name == "INVENTORY")
+    #expect(!out[2].startsActivation)
   }
 }

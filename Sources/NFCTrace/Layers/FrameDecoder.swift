@@ -213,7 +213,8 @@ public struct FrameDecoder: Sendable {
   /// An NFC-V frame (the source says ISO 15693): its CRC checked (kept when the source
   /// stripped it), then the request or the response to it decoded (ISO/IEC 15693-3 §7, §9,
   /// §10). INVENTORY is the poll (a connect when a tag answers); its answer's UID, and the UID
-  /// of an addressed request naming another tag, identify the session's tag. STAY QUIET
+  /// of an addressed request naming another tag, identify the session's tag (an INVENTORY
+  /// while another technology's tag is active opens nothing by itself). STAY QUIET
   /// expects no answer (§10.3.2).
   private mutating func nfcV(_ frame: consuming Frame) -> DecodedFrame {
     let (crc, crcFinding) = ISO15693CRC.resolve(frame)
@@ -241,7 +242,14 @@ public struct FrameDecoder: Sendable {
     }
     let out = DecodedFrame(frame: frame)
     out.expectsResponse = reader && decoded.0?.name != "STAY QUIET"
-    out.startsActivation = reader && decoded.0?.name == "INVENTORY"
+    // A reader polling for NFC-V while a tag of another technology is being activated or is
+    // active (its ATQA seen, its UID or IDm complete) does not end that tag's activation:
+    // only an answer's UID would.
+    let otherTagActive =
+      context.atqa != nil || typeB.selectedATQB != nil || context.uidComplete
+      || context.isoDEPActive || context.encrypted
+      || felicaIDm != nil
+    out.startsActivation = reader && decoded.0?.name == "INVENTORY" && !otherTagActive
     if out.startsActivation { iso15693UID = nil }
     out.completedUID = uid
     if let d = decoded.0 { out.layers = [d] }

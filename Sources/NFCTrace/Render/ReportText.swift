@@ -68,7 +68,8 @@ public enum ReportText {
         Hex.string($0, separator: " ") + " (IC code \(Hex.string(Array($0.dropFirst().prefix(1)))))"
       }
       out += row("PMm", pmm ?? missing)
-    } else {
+    } else if t.technology != .nfcV {
+      // NFC-V (ISO/IEC 15693) has no ATQA, SAK or ATS either: its UID names the maker.
       out += row(
         "ATQA", t.atqa.map { ATQA(value: $0).decode.summary.dropFirst(5).description } ?? missing)
       out += row(
@@ -493,6 +494,9 @@ public enum ReportText {
   /// READs the tag answered (MF1S50yyX datasheet §12.2) — blocks read but not decoded
   /// (`TagContents.classicNotDecoded`).
   static func nothingShown(_ r: TagReport) -> String {
+    if r.tag.technology == .nfcV {
+      return "Type 5 (ISO 15693) memory is not decoded (the timeline shows the blocks read)"
+    }
     let blocks = Set(r.operations.flatMap(\.classicReads)).sorted()
     guard r.tag.isMIFAREClassic, !blocks.isEmpty else { return "nothing read" }
     let list = blocks.prefix(16).map(String.init).joined(separator: ", ")

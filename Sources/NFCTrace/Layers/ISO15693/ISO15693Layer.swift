@@ -7,12 +7,15 @@
 struct ISO15693Layer: Sendable {
   /// The last request decoded, until its response.
   private var request: ISO15693Request?
+  /// True when the last request did not parse: its response cannot be read.
+  private var requestUndecoded = false
   /// Bytes per block, from GET SYSTEM INFORMATION (memory size byte 2, b5–b1, plus 1).
   private var blockSize: Int?
 
   /// Forgets everything (field off).
   mutating func reset() {
     request = nil
+    requestUndecoded = false
     blockSize = nil
   }
 
@@ -23,9 +26,11 @@ struct ISO15693Layer: Sendable {
       r = try ISO15693Request(parsing: body)
     } catch {
       request = nil
+      requestUndecoded = true
       return (nil, error.reason)
     }
     request = r
+    requestUndecoded = false
     return (Self.describe(r), nil)
   }
 
@@ -63,7 +68,10 @@ struct ISO15693Layer: Sendable {
     let p = body.dropFirst()
     guard let asked else {
       fields.append(LayerField("data", .hex(Array(p))))
-      return (LayerDecode(.iso15693, title, "ISO 15693 response (no request seen)", fields), nil)
+      let summary =
+        requestUndecoded
+        ? "ISO 15693 response to an undecoded request" : "ISO 15693 response (no request seen)"
+      return (LayerDecode(.iso15693, title, summary, fields), nil)
     }
     return answer(to: asked, title: title, p, fields: fields)
   }

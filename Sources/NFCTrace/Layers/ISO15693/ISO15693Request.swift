@@ -39,7 +39,9 @@ struct ISO15693Request: Sendable, Equatable {
     flags = body[cursor]
     command = body[cursor + 1]
     cursor += 2
-    if command >= 0xA0 {
+    // Custom commands carry the IC manufacturer code (§10.1); proprietary ones (E0h–FFh)
+    // are laid out by their maker.
+    if (0xA0...0xDF).contains(command) {
       guard cursor < body.endIndex else {
         throw .tooShort(expected: "the IC manufacturer code", offset: cursor - body.startIndex)
       }
@@ -55,6 +57,24 @@ struct ISO15693Request: Sendable, Equatable {
       cursor += 8
     }
     parameters = body[cursor...]
+    try checkParameters(offset: cursor - body.startIndex)
+  }
+
+  /// Block commands must carry their block number (and count; WRITEs their data): 1 byte
+  /// each, 2 for the extended commands (§10.3, ISO/IEC 15693-3:2019 §10.4.x).
+  private func checkParameters(offset: Int) throws(ISO15693Error) {
+    let wide = ISO15693Command.isExtended(command) ? 2 : 1
+    let needed: (Int, String)?
+    switch command {
+    case 0x20, 0x22, 0x30, 0x32: needed = (wide, "the block number")
+    case 0x21, 0x31: needed = (wide + 1, "the block number and data")
+    case 0x23, 0x2C, 0x2D, 0x33, 0x3C, 0x3D: needed = (2 * wide, "the first block and count")
+    case 0x24, 0x34: needed = (2 * wide + 1, "the first block, count and data")
+    default: needed = nil
+    }
+    if let (n, what) = needed, parameters.count < n {
+      throw .tooShort(expected: what, offset: offset + parameters.count)
+    }
   }
 }
 
