@@ -46,6 +46,32 @@ enum ISO15693Command {
   /// A byte as two upper-case hex digits, as the standard writes codes (`A5`).
   static func byteText(_ b: UInt8) -> String { Hex.string([b]).uppercased() }
 
+  /// The parameters of a block command after its flags, command code and UID (ISO/IEC
+  /// 15693-3 §10.3; the extended forms of ISO/IEC 15693-3:2019): the first block number, then
+  /// a block count (n − 1) when `counted`, then block data when `data`; numbers take
+  /// `numberSize` bytes (2, LSB first, for the extended commands). Nil for a command that
+  /// names no block.
+  struct BlockLayout: Equatable {
+    var counted: Bool
+    var data: Bool
+    var numberSize: Int
+    /// Bytes of the block number(s), before any data.
+    var numbersSize: Int { counted ? 2 * numberSize : numberSize }
+  }
+
+  /// The block parameters `command` carries, nil when it names no block.
+  static func blockLayout(_ command: UInt8) -> BlockLayout? {
+    let size = isExtended(command) ? 2 : 1
+    switch command {
+    case 0x20, 0x22, 0x30, 0x32: return BlockLayout(counted: false, data: false, numberSize: size)
+    case 0x21, 0x31: return BlockLayout(counted: false, data: true, numberSize: size)
+    case 0x23, 0x2C, 0x2D, 0x33, 0x3C, 0x3D:
+      return BlockLayout(counted: true, data: false, numberSize: size)
+    case 0x24, 0x34: return BlockLayout(counted: true, data: true, numberSize: size)
+    default: return nil
+    }
+  }
+
   /// Whether a command reads blocks (its answer carries block data).
   static func readsBlocks(_ command: UInt8) -> Bool {
     switch command {

@@ -177,20 +177,15 @@ struct ISO15693Layer: Sendable {
 
   /// The first block and block count a request names (nil for one naming no block).
   static func blockRange(_ r: ISO15693Request) -> (first: Int, count: Int)? {
+    guard let layout = ISO15693Command.blockLayout(r.command),
+      r.parameters.count >= layout.numbersSize
+    else { return nil }
     let p = r.parameters
-    let wide = ISO15693Command.isExtended(r.command)
-    let numberSize = wide ? 2 : 1
-    guard p.count >= numberSize else { return nil }
-    let first = wide ? Int(p[p.startIndex + 1]) << 8 | Int(p[p.startIndex]) : Int(p[p.startIndex])
-    switch r.command {
-    case 0x23, 0x24, 0x2C, 0x2D, 0x33, 0x34, 0x3C, 0x3D:
-      guard p.count >= 2 * numberSize else { return nil }
-      let at = p.startIndex + numberSize
-      let n = wide ? Int(p[at + 1]) << 8 | Int(p[at]) : Int(p[at])
-      return (first, n + 1)
-    case 0x20, 0x21, 0x22, 0x30, 0x31, 0x32: return (first, 1)
-    default: return nil
+    func number(at i: Int) -> Int {
+      layout.numberSize == 2 ? Int(p[i + 1]) << 8 | Int(p[i]) : Int(p[i])
     }
+    let first = number(at: p.startIndex)
+    return (first, layout.counted ? number(at: p.startIndex + layout.numberSize) + 1 : 1)
   }
 
   /// A request in words: its command, blocks and data, mode.
@@ -206,10 +201,8 @@ struct ISO15693Layer: Sendable {
     } else if let (first, count) = blockRange(r) {
       fields += [LayerField("block", .int(first)), LayerField("block_count", .int(count))]
       summary += count == 1 ? " \(first)" : " \(first)–\(first + count - 1)"
-      let numbers = ISO15693Command.isExtended(r.command) ? 2 : 1
-      let skip = [0x21, 0x31].contains(r.command) ? numbers : 2 * numbers
-      if [0x21, 0x24, 0x31, 0x34].contains(r.command) {
-        let data = r.parameters.dropFirst(skip)
+      if let layout = ISO15693Command.blockLayout(r.command), layout.data {
+        let data = r.parameters.dropFirst(layout.numbersSize)
         fields.append(LayerField("data", .hex(Array(data))))
         summary += " ← \(Hex.string(data, separator: " "))"
       }

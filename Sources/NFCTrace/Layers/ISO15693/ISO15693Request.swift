@@ -60,22 +60,22 @@ struct ISO15693Request: Sendable, Equatable {
     try checkParameters(offset: cursor - body.startIndex)
   }
 
-  /// Block commands must carry their block number (and count; WRITEs their data): 1 byte
-  /// each, 2 for the extended commands (§10.3, ISO/IEC 15693-3:2019 §10.4.x).
+  /// Block commands must carry their block number (and count; WRITEs their data):
+  /// `ISO15693Command.blockLayout`.
   private func checkParameters(offset: Int) throws(ISO15693Error) {
-    let wide = ISO15693Command.isExtended(command) ? 2 : 1
-    let needed: (Int, String)?
-    switch command {
-    case 0x20, 0x22, 0x30, 0x32: needed = (wide, "the block number")
-    case 0x21, 0x31: needed = (wide + 1, "the block number and data")
-    case 0x23, 0x2C, 0x2D, 0x33, 0x3C, 0x3D: needed = (2 * wide, "the first block and count")
-    case 0x24, 0x34: needed = (2 * wide + 1, "the first block, count and data")
-    default: needed = nil
-    }
-    if let (n, what) = needed, parameters.count < n {
-      throw .tooShort(expected: what, offset: offset + parameters.count)
-    }
+    guard let layout = ISO15693Command.blockLayout(command) else { return }
+    let needed = layout.numbersSize + (layout.data ? 1 : 0)
+    guard parameters.count < needed else { return }
+    let what =
+      switch (layout.counted, layout.data) {
+      case (false, false): "the block number"
+      case (false, true): "the block number and data"
+      case (true, false): "the first block and count"
+      case (true, true): "the first block, count and data"
+      }
+    throw .tooShort(expected: what, offset: offset + parameters.count)
   }
+
 }
 
 /// Why an ISO 15693 frame did not parse; `offset` is the byte offset in the frame.
