@@ -105,6 +105,15 @@ struct TraceBuilder {
     tag(Array((data + Array(repeating: 0, count: 16)).prefix(16)))
   }
 
+  /// READ page 3 answered with `cc` and then pages 0–2 of the default UID: the READ rolled
+  /// over at page 4, as on a tag read-protected from there (AUTH0 = 4, PROT set; NXP
+  /// NTAG213/215/216 datasheet §8.8).
+  mutating func readCCRolledOver(_ cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00]) {
+    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+    let page0 = Array(uid[0..<3]) + [0x88 ^ 0x04 ^ 0x11 ^ 0x22]
+    read(3, cc + page0 + Array(uid[3..<7]) + [0x00, 0x48, 0x00, 0x00])
+  }
+
   enum T2Answer {
     case ack
     case nak(UInt8)

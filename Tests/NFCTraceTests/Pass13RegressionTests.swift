@@ -235,9 +235,7 @@ import Testing
   @Test func readRefusalAfterRollOverNamesTheProtection() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
-    let page0 = Array(uid[0..<3]) + [0x88 ^ 0x04 ^ 0x11 ^ 0x22]
-    b.read(3, [0xE1, 0x10, 0x12, 0x00] + page0 + Array(uid[3..<7]) + [0x00, 0x48, 0x00, 0x00])
+    b.readCCRolledOver()
     b.reader([0x30, 0x04])
     b.add4Bit(0x00)
     let report = try b.diagnose()

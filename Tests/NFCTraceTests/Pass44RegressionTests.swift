@@ -11,9 +11,7 @@ import Testing
   @Test func queryOnReadProtectedTagIsNotUnformatted() throws {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
-    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
-    let page0 = Array(uid[0..<3]) + [0x88 ^ 0x04 ^ 0x11 ^ 0x22]
-    b.read(3, [0xE1, 0x10, 0x12, 0x00] + page0 + Array(uid[3..<7]) + [0x00, 0x48, 0x00, 0x00])
+    b.readCCRolledOver()
     let report = try b.diagnose()
     #expect(!report.codes.contains("not-ndef-formatted"))
     let f = try #require(report.finding("t2t-read-protected"))
