@@ -14,7 +14,10 @@ let package = Package(
     // NDEF codec, TLV areas and validator. Pure Swift, no other dependency.
     .target(name: "NDEF"),
     // Frame model, non-pcap importers, protocol layers, sessions, analyses, rendering.
-    .target(name: "NFCTrace", dependencies: ["NDEF"]),
+    .target(name: "NFCTrace", dependencies: ["NDEF", "CInputFault"]),
+    // The SIGBUS handler of a memory-mapped input, in C: a signal handler may not reach Swift
+    // globals (Sources/NFCTrace/Import/MappedFileFault.swift).
+    .target(name: "CInputFault"),
     // libpcap from Debian's libpcap-dev.
     .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
     // pcap/pcapng import and export through libpcap.
@@ -33,7 +36,8 @@ let package = Package(
     .testTarget(
       name: "NFCTraceTests",
       dependencies: ["NFCTrace", "NDEF", "NFCTracePcap", "NFCTraceAndroid", "TestSupport"]),
-    .testTarget(name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
+    .testTarget(
+      name: "NFCTracePcapTests", dependencies: ["NFCTracePcap", "NFCTrace", "TestSupport"]),
     // Runs the built `nfctrace` binary on generated malformed inputs (docs/robustness.md); the
     // dependency makes SwiftPM build the executable before the tests.
     .testTarget(name: "CLITests", dependencies: ["nfctrace", "TestSupport"]),

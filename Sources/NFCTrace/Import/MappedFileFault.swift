@@ -1,3 +1,4 @@
+import CInputFault
 import Foundation
 
 /// What a memory-mapped input does when another program truncates it while it is read: the
@@ -5,13 +6,10 @@ import Foundation
 /// run with "Bus error" and no word of the file. `install()` turns that into an input error:
 /// the message names the file (`reading(_:)` records it before its bytes are used) and the
 /// exit status is 3, as for any unreadable input.
+///
+/// The handler itself is C (`CInputFault`): it writes the message prepared here with raw
+/// system calls and touches no Swift global.
 public enum MappedFileFault {
-  /// Most bytes of the message kept (a longer path is cut).
-  private static let capacity = 4096
-  /// The message, prepared outside the handler: a signal handler may only write it.
-  nonisolated(unsafe) private static let message = UnsafeMutablePointer<UInt8>.allocate(
-    capacity: capacity)
-  nonisolated(unsafe) private static var length = 0
   /// Set once by `install()`, before any other thread runs: without the handler (the library
   /// used on its own, the tests' parallel imports) nothing is recorded.
   nonisolated(unsafe) private static var installed = false
@@ -22,22 +20,18 @@ public enum MappedFileFault {
     guard installed else { return }
     let text = Array(
       ("nfctrace: error: \(path): the file shrank while it was read (another program "
-        + "truncated or rewrote it); read a copy that nothing writes to\n").utf8.prefix(capacity))
+        + "truncated or rewrote it); read a copy that nothing writes to\n").utf8)
     text.withUnsafeBufferPointer { buffer in
-      guard let base = buffer.baseAddress else { return }
-      message.update(from: base, count: buffer.count)
+      buffer.withMemoryRebound(to: CChar.self) { chars in
+        nfctrace_input_fault_set_message(chars.baseAddress, chars.count)
+      }
     }
-    length = text.count
   }
 
-  /// Installs the SIGBUS handler: it writes the message (async-signal-safe `write`) and exits
-  /// with status 3 (`_exit`).
+  /// Installs the SIGBUS handler: it writes the message to stderr and exits with status 3.
   public static func install() {
     installed = true
     reading("(input)")
-    signal(SIGBUS) { _ in
-      _ = write(2, MappedFileFault.message, MappedFileFault.length)
-      _exit(3)
-    }
+    _ = nfctrace_input_fault_install(3)
   }
 }
