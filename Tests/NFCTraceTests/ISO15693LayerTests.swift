@@ -56,7 +56,7 @@ import Testing
     let s = try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
     #expect(s.count == 1)
     #expect(s.first?.tag.uid == [0xE0, 0x04, 0x01, 0x14, 0xB1, 0xA3, 0xDD, 0x03])
-    #expect(s.first?.operations.map(\.kind) == [.connect, .connect, .transceive])
+    #expect(s.first?.operations.map(\.kind) == [.connect, .connect, .queryNDEFStatus])
   }
 
   /// A refused WRITE SINGLE BLOCK names its error code (ISO/IEC 15693-3 Table 7); a write

@@ -186,20 +186,27 @@ public struct Type2TLVArea: Sendable {
   /// 0 when a whole memory dump is given — then the first 16 bytes are skipped).
   /// Never throws: damage is reported in `findings` and parsing stops there.
   public init(parsing bytes: [UInt8], baseAddress: Int = 16) {
-    self.init(bytes, baseAddress: baseAddress, collectsFindings: true)
+    self.init(bytes, baseAddress: baseAddress, areaStart: 16, collectsFindings: true)
+  }
+
+  /// Parses a TLV area that starts at tag byte address `areaStart` (a Type 5 Tag's, right
+  /// after its 4- or 8-byte CC: NFC Forum T5T 1.0 §4.3, whose TLVs are Type 2's), `bytes`
+  /// starting at `baseAddress`; `findings` collected when `findings` is true.
+  public init(tlvArea bytes: [UInt8], baseAddress: Int, areaStart: Int, findings: Bool) {
+    self.init(bytes, baseAddress: baseAddress, areaStart: areaStart, collectsFindings: findings)
   }
 
   /// Parses a data area as `init(parsing:baseAddress:)` does, for its layout only (TLVs,
   /// reserved areas): `findings` stays empty. The session analyzer parses the area at every
   /// write and query, where messages built for no one cost more than the walk itself.
   public init(layoutOf bytes: [UInt8], baseAddress: Int = 16) {
-    self.init(bytes, baseAddress: baseAddress, collectsFindings: false)
+    self.init(bytes, baseAddress: baseAddress, areaStart: 16, collectsFindings: false)
   }
 
-  private init(_ bytes: [UInt8], baseAddress: Int, collectsFindings: Bool) {
+  private init(_ bytes: [UInt8], baseAddress: Int, areaStart: Int, collectsFindings: Bool) {
     var reader = TLVReader(bytes: bytes, base: baseAddress)
     reader.sink.isOn = collectsFindings
-    if baseAddress < 16 { reader.position = 16 - baseAddress }
+    if baseAddress < areaStart { reader.position = areaStart - baseAddress }
     self.baseAddress = baseAddress
     var tlvs: [Type2TLV] = []
     // Kept as a flag, not looked up: an area of NULL TLVs is one TLV per byte.

@@ -7,6 +7,8 @@ import NDEF
 /// Type 2: one image of bytes from page 0 (page n at byte 4n). Type 4: one image per file id
 /// (the CC file E103 and the NDEF file), by offset. Type 3: one image of the NDEF service's
 /// blocks from block 0 (block n at byte 16n: the Attribute Information Block, then the data).
+/// Type 5: one image of the blocks from block 0 (block n at byte n × block size: the CC, then
+/// the TLV area).
 public struct TagMemory: Sendable, Equatable {
   /// Type 2 memory as found (start) and as left (end).
   public var type2Start = ByteImage()
@@ -20,6 +22,12 @@ public struct TagMemory: Sendable, Equatable {
   public var type3Start = ByteImage()
   /// Type 3 NDEF service blocks at the end of the session.
   public var type3End = ByteImage()
+  /// Type 5 (ISO/IEC 15693) blocks as found (block n at byte n × block size).
+  public var type5Start = ByteImage()
+  /// Type 5 blocks at the end of the session.
+  public var type5End = ByteImage()
+  /// Bytes per Type 5 block, once a READ, WRITE or GET SYSTEM INFORMATION told it.
+  public var type5BlockSize: Int?
   /// Per Type 4 file, the lowest byte offset past `ByteImage.limit` a read or write of the
   /// session reached, and its frame: what the images do not keep, for the report to say so.
   public private(set) var filesBeyondLimit: [UInt16: BeyondLimit] = [:]
@@ -45,11 +53,16 @@ public struct TagMemory: Sendable, Equatable {
     filesEnd = previous.filesEnd
     type3Start = previous.type3End
     type3End = previous.type3End
+    type5Start = previous.type5End
+    type5End = previous.type5End
+    type5BlockSize = previous.type5BlockSize
     sessionFirstFrame = firstFrame
   }
 
   /// True when the session touched nothing.
-  public var isEmpty: Bool { type2End.count == 0 && filesEnd.isEmpty && type3End.count == 0 }
+  public var isEmpty: Bool {
+    type2End.count == 0 && filesEnd.isEmpty && type3End.count == 0 && type5End.count == 0
+  }
 
   // MARK: Type 2
 
@@ -153,6 +166,28 @@ public struct TagMemory: Sendable, Equatable {
     type3End.known(0, 16).flatMap { Type3AttributeBlock(parsing: $0) }
   }
 
+  // MARK: Type 5
+
+  /// Records a READ answer: `data` from byte address `address` (block × block size).
+  mutating func type5Read(_ data: [UInt8], at address: Int, frame: Int) {
+    Self.read(
+      data, at: address, frame: frame, file: nil, start: &type5Start, end: &type5End,
+      sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts,
+      seen: &conflictingWrites, writeOnly: 0..<0)
+  }
+
+  /// Records a WRITE of `data` at byte address `address` (block × block size).
+  mutating func type5Write(_ data: [UInt8], at address: Int, acknowledged: Bool, frame: Int) {
+    type5End.record(
+      data, at: address, state: acknowledged ? .written : .unacknowledged, frame: frame)
+  }
+
+  /// The Type 5 CC (block 0) at the end, when known.
+  var type5CC: Type5CapabilityContainer? {
+    let run = type5End.knownRun(from: 0)
+    return Type5CapabilityContainer(run.prefix(8))
+  }
+
   /// A read updates the end image, and the start image for bytes this session has not written.
   /// A byte the session wrote and the tag acknowledged keeps its `written` mark when the read
   /// returns the written value (the read-back confirms it); another value is a conflict.
@@ -213,6 +248,9 @@ extension TagMemory {
     out.type2End = previous.type2End.overlaid(with: type2End)
     out.type3Start = previous.type3End.overlaid(with: type3Start)
     out.type3End = previous.type3End.overlaid(with: type3End)
+    out.type5Start = previous.type5End.overlaid(with: type5Start)
+    out.type5End = previous.type5End.overlaid(with: type5End)
+    if out.type5BlockSize == nil { out.type5BlockSize = previous.type5BlockSize }
     for (id, file) in previous.filesEnd {
       out.filesStart[id] = file.overlaid(with: filesStart[id] ?? ByteImage())
       out.filesEnd[id] = file.overlaid(with: filesEnd[id] ?? ByteImage())

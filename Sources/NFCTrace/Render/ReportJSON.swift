@@ -111,6 +111,12 @@ public enum ReportJSON {
       out.write(",\"checksum_valid\":\(a.checksumValid),\"problem\":")
       JSON.optionalString(a.invalidReason, to: out)
       out.write("}")
+    } else if let cc = c.type5CC {
+      out.write("{\"type\":\"type5\",\"bytes\":\"\(Hex.string(cc.bytes))\"")
+      out.write(",\"magic\":\"\(Hex.string([cc.magic]))\",\"version\":\"\(cc.version)\"")
+      out.write(",\"area_size\":\(cc.areaSize),\"read_access\":\((cc.versionAccess >> 2) & 3)")
+      out.write(
+        ",\"write_access\":\(cc.versionAccess & 3),\"features\":\"\(Hex.string([cc.features]))\"}")
     } else if let cc = c.type4CC {
       let f = cc.ndefFile
       out.write(
@@ -334,7 +340,8 @@ public enum ReportJSON {
       out.write("{\"type\":")
       JSON.string(t.tag.name, to: out)
       out.write(",\"t\":\"\(Hex.string([typeByte(t.tag)]))\",\"offset\":\(address)")
-      out.write(",\"page\":\(address / 4),\"length\":")
+      let unit = c.tlvUnit
+      out.write(",\"\(unit.name)\":\(address / unit.size),\"length\":")
       JSON.int(t.lengthFieldSize > 0 ? t.length : nil, to: out)
       out.write("}")
     }

@@ -154,9 +154,8 @@ public enum ReportText {
         ? "the Attribute Information Block was not read"
         : r.tag.isMIFAREClassic && r.layout != .type4
           ? TagContents.classicNotDecoded
-          : r.tag.technology == .nfcV
-            ? "the Type 5 (ISO 15693) NDEF procedures are not reconstructed; the timeline "
-              + "decodes its requests and CC"
+          : r.layout == .type5
+            ? "the CC (block 0) was not read"
             : r.end.type4CCIncomplete ? "the CC was read only in part" : "the CC was not read"
       return "\n" + row("NDEF status", "unknown (\(why))", indent: "", width: 18)
     }
@@ -172,6 +171,7 @@ public enum ReportText {
     if let cc = c.type2CC { return type2CC(cc) }
     if let cc = c.type4CC { return type4CC(cc) }
     if let aib = c.type3AIB { return type3AIB(aib) }
+    if let cc = c.type5CC { return type5CC(cc) }
     if let e = c.type4CCError {
       let state = c.type4CCIncomplete ? "read only in part" : "invalid"
       return "\nCapability container: \(state) (\(e))\n"
@@ -198,6 +198,23 @@ public enum ReportText {
     out += row("data area", "\(cc.dataAreaSize) bytes (CC2 \(Hex.string([cc.bytes[2]])) × 8)")
     out += row("read access", access(cc.readAccess, write: false))
     out += row("write access", access(cc.writeAccess, write: true))
+    return out
+  }
+
+  /// The Type 5 CC, field by field (NFC Forum T5T 1.0 §4.3.1).
+  static func type5CC(_ cc: Type5CapabilityContainer) -> String {
+    var out =
+      "\nCapability container (block 0: \(Hex.string(cc.bytes, separator: " ")))\n"
+    let addressing = cc.magic == 0xE2 ? "2-byte block addresses" : "1-byte block addresses"
+    out += row("magic", Hex.string([cc.magic]) + " (NDEF, \(addressing))")
+    out += row("version", cc.version)
+    let mlen = cc.eightBytes ? "bytes 6–7" : "MLEN \(Hex.string([cc.bytes[2]]))"
+    out += row("T5T area", "\(cc.areaSize) bytes (\(mlen) × 8)")
+    out += row("read access", cc.readAccess)
+    out += row("write access", cc.writeAccess)
+    let multiple =
+      cc.features & 1 != 0 ? "READ MULTIPLE BLOCKS supported" : "no READ MULTIPLE BLOCKS"
+    out += row("features", Hex.string([cc.features]) + " (\(multiple))")
     return out
   }
 
@@ -435,12 +452,14 @@ public enum ReportText {
   {
     guard let area = c.tlvArea else { return "" }
     if let other, let o = other.tlvArea, o.tlvs == area.tlvs { return "" }
-    var out = "\n\(title) (tag byte address, page.byte)\n"
+    let unit = c.tlvUnit
+    var out = "\n\(title) (tag byte address, \(unit.name).byte)\n"
     var i = 0
     while i < area.tlvs.count {
       let t = area.tlvs[i]
       let address = area.baseAddress + t.offset
-      var line = "  @\(address) (page \(address / 4).\(address % 4))  \(t.tag.name)"
+      var line =
+        "  @\(address) (\(unit.name) \(address / unit.size).\(address % unit.size))  \(t.tag.name)"
       // Runs of NULL TLVs are padding: one line each would bury the rest.
       var n = 1
       while t.tag == .null, i + n < area.tlvs.count, area.tlvs[i + n].tag == .null { n += 1 }
@@ -494,9 +513,6 @@ public enum ReportText {
   /// READs the tag answered (MF1S50yyX datasheet §12.2) — blocks read but not decoded
   /// (`TagContents.classicNotDecoded`).
   static func nothingShown(_ r: TagReport) -> String {
-    if r.tag.technology == .nfcV {
-      return "Type 5 (ISO 15693) memory is not decoded (the timeline shows the blocks read)"
-    }
     let blocks = Set(r.operations.flatMap(\.classicReads)).sorted()
     guard r.tag.isMIFAREClassic, !blocks.isEmpty else { return "nothing read" }
     let list = blocks.prefix(16).map(String.init).joined(separator: ", ")
@@ -508,6 +524,7 @@ public enum ReportText {
   static func memory(_ r: TagReport, showSecrets: Bool = false) -> String {
     let type4 = r.layout == .type4
     let type3 = r.layout == .type3
+    let type5 = r.layout == .type5
     let end = r.rows(showSecrets: showSecrets)
     guard !end.isEmpty else { return "\nMemory: \(nothingShown(r))\n" }
     let start = r.rows(atStart: true, showSecrets: showSecrets)
@@ -517,7 +534,12 @@ public enum ReportText {
       "\n"
       + (type4
         ? "  file  offset  bytes" + String(repeating: " ", count: 42)
-        : type3 ? "  block   bytes" + String(repeating: " ", count: 44) : "  page    bytes        ")
+        : type3
+          ? "  block   bytes" + String(repeating: " ", count: 44)
+          : type5
+            ? "  block   bytes"
+              + String(repeating: " ", count: max(0, (end.first?.bytes.count ?? 4) * 3 - 4))
+            : "  page    bytes        ")
     out += "state           frame\n"
     var i = 0
     while i < end.count {
@@ -576,7 +598,7 @@ public enum ReportText {
       if !bytes.isEmpty { bytes += " " }
       bytes += row.isMasked(i) ? "**" : known ? Hex.string([b]) : "??"
     }
-    let width = row.file == nil && !row.isBlock ? 11 : 47
+    let width = row.file == nil ? row.bytes.count * 3 - 1 : 47
     bytes += String(repeating: " ", count: max(0, width - bytes.count))
     let state = row.state == .unacknowledged ? "unacknowledged" : row.state.rawValue
     let frame = row.frame.map { "#\($0)" + (row.earlierSession ? " (earlier session)" : "") } ?? ""

@@ -97,6 +97,7 @@ public struct SessionAnalyzer: Sendable {
   var type2 = Type2Procedure()
   var type4 = Type4Procedure()
   var type3 = Type3Procedure()
+  var type5 = Type5Procedure()
   private var authenticated = false
   /// Where an import error cut the trace, once the pipeline says so (`traceCut`).
   private var cutAt: String?
@@ -316,7 +317,7 @@ public struct SessionAnalyzer: Sendable {
     closeCurrent()
     info = final
     tag.takeUID(fromType2: memory.type2End)
-    let status = type2.status ?? type4.status ?? type3.status
+    let status = type2.status ?? type4.status ?? type3.status ?? type5.status
     return SessionAnalysis(
       info: info, tag: tag, operations: operations,
       ndefStatus: status.map { ($0.status, $0.capacity) },
@@ -819,6 +820,7 @@ public struct SessionAnalyzer: Sendable {
     case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
     case .type4, .iso7816: type4.answer(exchange, op: &op, memory: &memory)
     case .felica: type3.answer(exchange, op: &op, memory: &memory)
+    case .iso15693: type5.answer(exchange, op: &op, memory: &memory)
     default: break
     }
     if !damaged { call.answer(request?.innermost, d, nlenSize: type4.nlenSize) }
@@ -970,6 +972,8 @@ public struct SessionAnalyzer: Sendable {
     case .type2, .type4, .iso7816: return true
     // The Type 3 NDEF procedures' commands and answers (`Type3Procedure`).
     case .felica: return d.name.hasPrefix("CHECK") || d.name.hasPrefix("UPDATE")
+    // The Type 5 procedures' requests and answers; INVENTORY is the poll.
+    case .iso15693: return !d.name.hasPrefix("INVENTORY")
     default: return false
     }
   }
@@ -1064,6 +1068,7 @@ public struct SessionAnalyzer: Sendable {
       }
       if f.layer(.type4) != nil || f.layer(.iso7816) != nil { type4.unanswered(f, memory: &memory) }
       if f.innermost?.protocolID == .felica { type3.unanswered(f, op: &op, memory: &memory) }
+      if f.innermost?.protocolID == .iso15693 { type5.unanswered(f, memory: &memory) }
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
     }
@@ -1342,6 +1347,9 @@ public struct SessionAnalyzer: Sendable {
     if d.protocolID == .felica, let op = current {
       return type3.startsNewCall(kind, d, current: op, memory: memory)
     }
+    if d.protocolID == .iso15693, let op = current {
+      return type5.startsNewCall(kind, d, current: op, memory: memory)
+    }
     return call.startsNewCall(kind, d, at: f.frame.timeNs, memory: memory, nlenSize: type4.nlenSize)
   }
 
@@ -1500,6 +1508,7 @@ public struct SessionAnalyzer: Sendable {
       type2.settleQuery(&op, memory: memory)
       type4.settleQuery(&op)
       type3.settleQuery(&op)
+      type5.settleQuery(&op)
       if op.outcome == .ok, op.detail("status") == nil {
         // Commands of the query were answered, but not the one that decides: no status.
         op.outcome = .unknown
@@ -1511,6 +1520,8 @@ public struct SessionAnalyzer: Sendable {
         } else if tag.technology == .nfcF {
           op.reason =
             "the Attribute Information Block (block 0) was not read: the NDEF status is unknown"
+        } else if tag.technology == .nfcV {
+          op.reason = "block 0 (the CC) was not read: the NDEF status is unknown"
         } else {
           op.reason = "the capability container was not read: the NDEF status is unknown"
         }
@@ -1519,6 +1530,7 @@ public struct SessionAnalyzer: Sendable {
       type2.settleRead(&op, memory: memory)
       type4.settleRead(&op, memory: memory)
       if tag.technology == .nfcF { type3.settleRead(&op, memory: memory) }
+      if tag.technology == .nfcV { type5.settleRead(&op, memory: memory) }
     case .writeNDEF where op.outcome == .ok: settleWrite(&op)
     case .authenticate: type2.settleAuthenticate(&op)
     default: break
@@ -1580,6 +1592,7 @@ public struct SessionAnalyzer: Sendable {
   /// before the procedure's end (`WriteCompletion`): detail `unfinished` names the step.
   private func settleWrite(_ op: inout Operation) {
     if tag.technology == .nfcF { return type3.settleWrite(&op, memory: memory) }
+    if tag.technology == .nfcV { return type5.settleWrite(&op, memory: memory) }
     let found: (WriteCompletion.Gap, String)?
     if tag.isISODEP {
       // Without the CC the length field's size (NLEN 2 or ENLEN 4 bytes) is unknown.
@@ -1749,10 +1762,10 @@ public struct SessionAnalyzer: Sendable {
       // Peer-to-peer exchanges (LLCP) are no Core NFC tag operation: each is a transceive.
       return .transceive
     case .iso15693:
-      // INVENTORY is the poll: a connect when a tag answers. The NFCISO15693Tag calls each
-      // send one request (the Type 5 NDEF procedures are not reconstructed).
+      // INVENTORY is the poll: a connect when a tag answers. Block commands are the Type 5
+      // NDEF procedures (`Type5Procedure`); other NFCISO15693Tag calls each send one request.
       if d.name == "INVENTORY" { return f.response == .unanswered ? nil : .connect }
-      return .transceive
+      return type5.classify(d, current: current?.kind, memory: memory)
     }
   }
 }

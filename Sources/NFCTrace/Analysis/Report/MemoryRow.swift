@@ -3,7 +3,7 @@
 public struct MemoryRow: Sendable, Equatable {
   /// The Type 4 file id; nil for Type 2 pages and Type 3 blocks.
   public var file: UInt16?
-  /// True for a Type 3 block of the NDEF service.
+  /// True for a block (Type 3 NDEF service, Type 5).
   public var isBlock = false
   /// The page number (Type 2), the byte offset in the file (Type 4) or the block number
   /// (Type 3).
@@ -42,6 +42,12 @@ public struct MemoryRow: Sendable, Equatable {
   /// Type 3 rows, one per 16-byte block of the NDEF service, from block 0.
   public static func type3(_ image: ByteImage) -> [MemoryRow] {
     rows(image, width: 16, file: nil, block: true)
+  }
+
+  /// Type 5 rows, one per block of `blockSize` bytes (ISO/IEC 15693: 4 on most tags), from
+  /// block 0.
+  public static func type5(_ image: ByteImage, blockSize: Int) -> [MemoryRow] {
+    rows(image, width: max(1, min(blockSize, 32)), file: nil, block: true)
   }
 
   /// Type 4 rows, 16 bytes each, for every file (ascending file id).

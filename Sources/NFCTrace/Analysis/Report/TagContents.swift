@@ -41,13 +41,18 @@ public struct TagContents: Sendable {
   /// A MIFARE Ultralight C's AUTH0/AUTH1 (nil on other tags, or when neither was read).
   public var ultralightCAuth: UltralightCAuthentication?
   /// The Type 2 TLV area parsed from byte 16 to the end of the data area (TLV offsets inside it
-  /// are from byte 16: tag byte address = 16 + offset).
+  /// are from byte 16: tag byte address = 16 + offset); the Type 5 TLV area from the byte
+  /// after the CC (tag byte address = `baseAddress` + offset).
   public var tlvArea: Type2TLVArea?
   /// The TLV area's findings that stand (offsets are tag byte addresses); a truncation caused
   /// only by bytes not read is left out.
   public var tlvFindings: [NDEFFinding] = []
   /// The Type 3 Attribute Information Block (block 0), when read.
   public var type3AIB: Type3AttributeBlock?
+  /// The Type 5 CC (block 0), when read and valid.
+  public var type5CC: Type5CapabilityContainer?
+  /// Bytes per Type 5 block (nil on other tags, or when no READ or WRITE told it).
+  public var type5BlockSize: Int?
   /// Type 4 NLEN (or ENLEN), or Type 3 Ln, when read.
   public var nlen: Int?
   /// The NDEF message.
@@ -60,12 +65,19 @@ public struct TagContents: Sendable {
   /// The NDEF status and capacity the CC implies (Core NFC `queryNDEFStatus` rules).
   public var status: (status: NDEFStatus, capacity: Int?, reason: String?)?
 
-  /// Decodes `type2` (Type 2 layout), `files` (Type 4 layout) or `type3` (Type 3 layout: the
-  /// NDEF service's blocks) of tag `tag`.
+  /// The unit TLV addresses are shown in: Type 5 blocks, else Type 2 pages of 4 bytes.
+  public var tlvUnit: (name: String, size: Int) {
+    type5CC != nil ? ("block", type5BlockSize ?? 4) : ("page", 4)
+  }
+
+  /// Decodes `type2` (Type 2 layout), `files` (Type 4 layout), `type3` (Type 3 layout: the
+  /// NDEF service's blocks) or `type5` (Type 5 layout: the blocks from block 0, of
+  /// `type5BlockSize` bytes) of tag `tag`.
   public init(
     layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity,
-    type3: ByteImage = ByteImage()
+    type3: ByteImage = ByteImage(), type5: ByteImage = ByteImage(), type5BlockSize: Int? = nil
   ) {
+    if layout == .type5 { self.type5BlockSize = type5BlockSize }
     if tag.isMIFAREClassic, layout == .type2 || layout == .none {
       // No CC, lock pages or GET_VERSION: its NDEF is found through the MAD (NXP AN10787,
       // NFC Forum MIFARE Classic mapping), which is not decoded.
@@ -77,8 +89,9 @@ public struct TagContents: Sendable {
     case .type2: decodeType2(type2, tag: tag)
     case .type4: decodeType4(files)
     case .type3: decodeType3(type3)
+    case .type5: decodeType5(type5)
     case .none:
-      message = .unknown("no Type 2, 3 or 4 memory in this session: nothing to decode")
+      message = .unknown("no Type 2, 3, 4 or 5 memory in this session: nothing to decode")
     }
   }
 
@@ -359,6 +372,86 @@ public struct TagContents: Sendable {
       unknowns.append(
         "NDEF data (from block 1): \(aib.ln)-byte message, \(known) known (read or written)")
     }
+  }
+
+  // MARK: Type 5
+
+  /// The CC, the status it gives, the TLV area after it and the NDEF message of its first
+  /// NDEF Message TLV (NFC Forum T5T 1.0 §4.3–§4.4; the TLVs are Type 2's). The area ends at
+  /// MLEN × 8 bytes from block 0 (`Type5Procedure.areaEnd`; the report does not know the
+  /// tag's block count).
+  private mutating func decodeType5(_ image: ByteImage) {
+    let run = image.knownRun(from: 0)
+    guard run.count >= 4 else {
+      message = .unknown("CC (block 0) not read: NDEF status, TLVs and message unknown")
+      unknowns.append("CC (block 0) not read")
+      return
+    }
+    if run[0] == 0xE1 || run[0] == 0xE2, run[2] == 0, run.count < 8 {
+      message = .unknown(
+        "8-byte CC: bytes 4–7 (MLEN) not read: NDEF status, TLVs and message unknown")
+      unknowns.append("8-byte CC's bytes 4–7 not read")
+      return
+    }
+    guard let cc = Type5CapabilityContainer(run.prefix(8)) else {
+      let head = Hex.string(Array(run.prefix(4)), separator: " ").uppercased()
+      let why = "block 0 starts \(head), not the Type 5 CC's magic number E1h or E2h"
+      status = (.notSupported, nil, why)
+      message = .absent("not NDEF formatted: \(why)")
+      return
+    }
+    type5CC = cc
+    let data = image.knownRun(from: cc.length)
+    guard !data.isEmpty else {
+      message = .unknown("TLV area (after the CC) not read: TLVs and NDEF message unknown")
+      unknowns.append("TLV area not read")
+      return
+    }
+    let size = max(0, cc.areaSize - cc.length)
+    let complete = data.count >= size
+    let area = Type2TLVArea(
+      tlvArea: Array(data.prefix(size)), baseAddress: cc.length, areaStart: cc.length,
+      findings: true)
+    tlvArea = area
+    tlvFindings = area.findings.compactMap { f in
+      if !complete && (f.code == "tlv-length-past-end" || f.code == "ndef-tlv-missing") {
+        return nil
+      }
+      return NDEFFinding(
+        code: f.code, severity: f.severity, offset: cc.length + f.offset, message: f.message,
+        readersShow: f.readersShow, fix: f.fix)
+    }
+    if !complete { unknowns.append("TLV area known up to byte \(cc.length + data.count - 1) only") }
+    message = Self.type5Message(area, complete: complete, readBytes: data.count)
+    if let tlv = area.ndef { nlen = tlv.length }
+    let access: NDEFStatus = cc.versionAccess & 3 == 0 ? .readWrite : .readOnly
+    if case .absent(let why) = message {
+      status = (.notSupported, nil, why)
+    } else {
+      let tStart = area.ndef.map { cc.length + $0.offset } ?? cc.length
+      var capacity = max(0, cc.areaSize - tStart)
+      capacity -= capacity > 256 ? 4 : 2
+      status = (access, max(0, capacity), cc.summary)
+    }
+  }
+
+  private static func type5Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message
+  {
+    guard let tlv = area.ndef else {
+      return complete
+        ? .absent("no NDEF Message TLV in the T5T area")
+        : .unknown(
+          "no NDEF TLV in the \(readBytes) bytes read after the CC; the rest of the T5T area was "
+            + "not read")
+    }
+    if tlv.length == 0 { return .empty }
+    if tlv.value.count < tlv.length {
+      return complete
+        ? .pastDataArea(length: tlv.length, available: tlv.value.count)
+        : .incomplete(length: tlv.length, known: tlv.value.count)
+    }
+    return .decoded(
+      NDEFValidator.validate(tlv.value, mode: .relax, base: area.baseAddress + tlv.valueOffset))
   }
 
   // MARK: Type 4

@@ -21,6 +21,8 @@ public struct TagReport: Sendable {
     case type4
     /// Type 3: 16-byte blocks of the NDEF service, the Attribute Information Block first.
     case type3
+    /// Type 5: ISO/IEC 15693 blocks from block 0, the CC first, then the TLV area.
+    case type5
     /// Neither (MIFARE Classic, other technologies, or nothing seen).
     case none
   }
@@ -193,6 +195,12 @@ public struct TagReport: Sendable {
         let message = (atStart ? memory.type3Start : memory.type3End).known(16, ln)
       else { return ([], file) }
       addresses = Set(NDEFComparison.secretOffsets(message: message).map { 16 + $0 })
+    case .type5:
+      guard let area = contents.tlvArea, let tlv = area.ndef, tlv.isComplete else {
+        return ([], file)
+      }
+      let start = area.baseAddress + tlv.valueOffset
+      addresses = Set(NDEFComparison.secretOffsets(message: tlv.value).map { start + $0 })
     case .none: break
     }
     return (addresses, file)
@@ -207,6 +215,9 @@ public struct TagReport: Sendable {
       rows = MemoryRow.type4(atStart ? memory.filesStart : memory.filesEnd)
     } else if layout == .type3 {
       rows = MemoryRow.type3(atStart ? memory.type3Start : memory.type3End)
+    } else if layout == .type5 {
+      rows = MemoryRow.type5(
+        atStart ? memory.type5Start : memory.type5End, blockSize: memory.type5BlockSize ?? 4)
     } else {
       rows =
         atStart
@@ -223,7 +234,7 @@ public struct TagReport: Sendable {
   /// True when the contents as found differ from the contents as left.
   public var changed: Bool {
     memory.type2Start != memory.type2End || memory.filesStart != memory.filesEnd
-      || memory.type3Start != memory.type3End
+      || memory.type3Start != memory.type3End || memory.type5Start != memory.type5End
   }
 }
 
@@ -278,7 +289,9 @@ extension TagReport {
   /// without acknowledgement.
   private static func type2Unwritten(_ s: SessionAnalysis) -> Bool {
     let m = s.memory.type2End
-    guard m.count > 0, s.memory.filesEnd.isEmpty, s.memory.type3End.count == 0 else {
+    guard m.count > 0, s.memory.filesEnd.isEmpty, s.memory.type3End.count == 0,
+      s.memory.type5End.count == 0
+    else {
       return false
     }
     return !(0..<m.count).contains { i in
@@ -312,10 +325,11 @@ extension TagReport {
     layout = Self.layout(tag: s.tag, memory: s.memory)
     end = TagContents(
       layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag,
-      type3: s.memory.type3End)
+      type3: s.memory.type3End, type5: s.memory.type5End, type5BlockSize: s.memory.type5BlockSize)
     start = TagContents(
       layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag,
-      type3: s.memory.type3Start)
+      type3: s.memory.type3Start, type5: s.memory.type5Start,
+      type5BlockSize: s.memory.type5BlockSize)
     ndefStatus = Self.status(queried: s, end: end.status)
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)
@@ -523,6 +537,7 @@ extension TagReport {
 
   static func layout(tag: TagIdentity, memory: TagMemory) -> Layout {
     if tag.technology == .nfcF || memory.type3End.count > 0 { return .type3 }
+    if tag.technology == .nfcV || memory.type5End.count > 0 { return .type5 }
     if !memory.filesEnd.isEmpty || tag.hasNDEFApplication || tag.isISODEP { return .type4 }
     if memory.type2End.count > 0 || tag.isType2 { return .type2 }
     return .none
@@ -565,6 +580,6 @@ extension TagReport {
       image.frames.contains { Int($0) >= first }
     }
     return mine(s.memory.type2End) || s.memory.filesEnd.values.contains(where: mine)
-      || mine(s.memory.type3End)
+      || mine(s.memory.type3End) || mine(s.memory.type5End)
   }
 }
