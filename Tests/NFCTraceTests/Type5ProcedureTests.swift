@@ -282,4 +282,34 @@ import Testing
       return
     }
   }
+
+  /// `diff` of a write the tag acknowledged against one refused at block 3: the blocks and
+  /// the final messages differ, block by block.
+  @Test func diffComparesBlocksAndMessages() throws {
+    var ok = Builder()
+    ok.detect(area: [0x03, 0x00, 0xFE])
+    ok.writeLengthFirst()
+    var refused = Builder()
+    refused.detect(area: [0x03, 0x00, 0xFE])
+    refused.writeLengthFirst(refuseAt: 3)
+    func side(_ b: Builder) throws -> DiffSide {
+      var recorder = ExchangeRecorder(selection: .init(sessions: [], lastWithTag: true))
+      let run = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)) {
+        recorder.take($0)
+      }
+      recorder.finish()
+      let analysis = try #require(run.sessions.first)
+      let exchanges = try #require(
+        recorder.exchanges(session: 0, operations: analysis.operations))
+      return DiffSide(path: "built", analysis: analysis, exchanges: exchanges)
+    }
+    let lines = DiffText.lines(TraceDiff(a: try side(ok), b: try side(refused)))
+    let memory = lines.filter { $0.hasPrefix("≠ block ") }.map { String($0.prefix(23)) }
+    #expect(
+      memory == [
+        "≠ block 1   03 10 d1 01", "≠ block 3   78 61 6d 70", "≠ block 4   6c 65 2e 63",
+        "≠ block 5   6f 6d fe 00",
+      ])
+    #expect(lines.contains { $0.hasPrefix("≠ message, 16 B, 1 record") && $0.hasSuffix("│ empty") })
+  }
 }

@@ -1,5 +1,6 @@
 /// Compares two sessions' tag memory unit by unit: Type 2 pages (4 bytes, NFC Forum T2T 1.0
-/// §2.1), Type 4 files in 16-byte rows by offset, Type 3 blocks (16 bytes, T3T 1.0 §7.1).
+/// §2.1), Type 4 files in 16-byte rows by offset, Type 3 blocks (16 bytes, T3T 1.0 §7.1),
+/// Type 5 blocks (ISO/IEC 15693: the tag's block size, 4 bytes when no command told it).
 ///
 /// Bytes are compared by value and by certainty, not by the frame that set them (frames differ
 /// between traces by nature): `read` and `written` are both certain; `written-unacknowledged`
@@ -20,6 +21,8 @@ public enum MemoryComparison {
         file: id, unit: type4Row)
     }
     out += blocks(a.memory.type3End, b.memory.type3End, image: .end)
+    let size5 = a.memory.type5BlockSize ?? b.memory.type5BlockSize ?? 4
+    out += blocks(a.memory.type5End, b.memory.type5End, image: .end, unit: size5)
     out += compare(a.memory.type2Start, b.memory.type2Start, image: .start, file: nil, unit: 4)
     files = Array(Set(a.memory.filesStart.keys).union(b.memory.filesStart.keys))
     files.sort()
@@ -29,6 +32,7 @@ public enum MemoryComparison {
         image: .start, file: id, unit: type4Row)
     }
     out += blocks(a.memory.type3Start, b.memory.type3Start, image: .start)
+    out += blocks(a.memory.type5Start, b.memory.type5Start, image: .start, unit: size5)
     return out.map { markEarlier($0, a.info.firstFrame, b.info.firstFrame) }
   }
 
@@ -43,11 +47,11 @@ public enum MemoryComparison {
     return out
   }
 
-  /// The Type 3 blocks where `a` and `b` differ (unit = block number).
-  private static func blocks(_ a: ByteImage, _ b: ByteImage, image: MemoryImage)
+  /// The Type 3 (16-byte) or Type 5 blocks where `a` and `b` differ (unit = block number).
+  private static func blocks(_ a: ByteImage, _ b: ByteImage, image: MemoryImage, unit: Int = 16)
     -> [MemoryDifference]
   {
-    compare(a, b, image: image, file: nil, unit: 16).map {
+    compare(a, b, image: image, file: nil, unit: unit).map {
       var d = $0
       d.isBlock = true
       return d

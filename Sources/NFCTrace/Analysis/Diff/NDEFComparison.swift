@@ -65,6 +65,15 @@ public enum NDEFComparison {
       state.secretAddresses.type2 = []
       return state
     }
+    let image5 = atStart ? s.memory.type5Start : s.memory.type5End
+    if image5.count > 0 {
+      // Type 5 memory rows are blocks, as Type 3's: their secrets share that set (a session
+      // is NFC-F or NFC-V, never both).
+      var state = type5(image5)
+      state.secretAddresses.type3 = state.secretAddresses.type2
+      state.secretAddresses.type2 = []
+      return state
+    }
     let image = atStart ? s.memory.type2Start : s.memory.type2End
     let run = image.knownRun(from: 16)
     guard !run.isEmpty else { return .without("unknown") }
@@ -85,6 +94,29 @@ public enum NDEFComparison {
     return message(
       body ?? [], complete: body != nil, range: 0..<(16 + aib.ln), image: image,
       address: { 16 + $0 })
+  }
+
+  /// Type 5: the first NDEF Message TLV of the TLV area after the CC (NFC Forum T5T 1.0
+  /// §4.3–§4.4), as the report reads it.
+  private static func type5(_ image: ByteImage) -> NDEFSideState {
+    let head = image.knownRun(from: 0)
+    guard let cc = Type5CapabilityContainer(head.prefix(8)) else {
+      let partial = head.count < 8 && head.count >= 3 && head[2] == 0
+      return .without(head.count < 4 || partial ? "unknown" : "none")
+    }
+    let run = image.knownRun(from: cc.length)
+    guard !run.isEmpty else { return .without("unknown") }
+    let area = Type2TLVArea(
+      tlvArea: Array(run.prefix(max(0, cc.areaSize - cc.length))), baseAddress: cc.length,
+      areaStart: cc.length, findings: false)
+    guard let tlv = area.ndef else {
+      return .without(area.endsAtTerminator ? "none" : "incomplete")
+    }
+    let base = area.baseAddress + tlv.valueOffset
+    return message(
+      tlv.value, complete: tlv.isComplete,
+      range: (area.baseAddress + tlv.offset)..<(base + tlv.length),
+      image: image, address: { base + $0 })
   }
 
   private static func type2(_ run: [UInt8], image: ByteImage) -> NDEFSideState {
