@@ -312,4 +312,19 @@ import Testing
       ])
     #expect(lines.contains { $0.hasPrefix("≠ message, 16 B, 1 record") && $0.hasSuffix("│ empty") })
   }
+
+  /// GET SYSTEM INFORMATION giving 32-byte blocks and WRITEs of 4-byte blocks (a capture
+  /// mixing tags, or a lying answer): the write's settlement looks past the image's end
+  /// without trapping, and the write stays ok.
+  @Test func blockSizeDisagreeingWithTheWrites() throws {
+    var b = Builder()
+    b.inventory()
+    b.systemInformation(blocks: 8, size: 32)
+    b.read(0, Self.cc)
+    b.write(1, [0x03, 0x00, 0xFE, 0x00])
+    let s = try #require(try b.sessions().first)
+    #expect(s.operations.last?.kind == .writeNDEF)
+    #expect(s.operations.last?.outcome == .ok)
+    #expect(s.memory.type5BlockSize == 32)
+  }
 }

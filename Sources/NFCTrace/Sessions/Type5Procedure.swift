@@ -328,7 +328,7 @@ struct Type5Procedure: Sendable {
       return
     }
     let after = (lengthAt / size + 1) * size
-    guard
+    guard after < memory.type5End.count,
       (after..<memory.type5End.count).contains(where: {
         (memory.type5End.frame($0) ?? -1) >= op.firstFrame
       })
