@@ -247,8 +247,24 @@ enum RFRule: DiagnosisRule {
         message:
           "The first attempt(s) failed (no answer, a damaged answer, or a refusal the reader "
           + "retries: NAK 1 or 5, SW 6581); a later attempt got through. "
-          + "The operation survived, but the radio link was marginal.",
+          + survived(c, op),
         coreNFCError: nil, fix: holdStill)
+    }
+  }
+
+  /// What the retried command's operation became: it survived, or — a later command failed
+  /// it — it still ended failed or interrupted.
+  private static func survived(_ c: DiagnosisContext, _ op: Int?) -> String {
+    guard let op, c.session.operations.indices.contains(op) else {
+      return "The radio link was marginal."
+    }
+    let o = c.session.operations[op]
+    switch o.outcome {
+    case .failed, .interrupted:
+      return "The \(o.kind.rawValue) operation still ended \(o.outcome.rawValue) (its other "
+        + "findings say why), and the radio link was marginal."
+    default:
+      return "The operation survived, but the radio link was marginal."
     }
   }
 
