@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import NFCTrace
@@ -28,5 +29,36 @@ import Testing
     ok.write(4, [0x03, 0x00, 0xFE, 0x00])
     let fine = try #require(try ok.diagnose().findings.first { $0.code == "command-retried" })
     #expect(fine.message.hasSuffix("The operation survived, but the radio link was marginal."))
+  }
+
+  /// A Proxmark3 `.trace` does not say its frames' technology: an ISO 15693 INVENTORY (its
+  /// CRC verifying, its length what its flags and mask length call for) opens NFC-V, so the
+  /// `hf 15` reader trace decodes and its tag has a UID (it stayed raw).
+  @Test func proxmark3TraceOfISO15693Decodes() throws {
+    let path = TestPaths.shared("public/proxmark3/hf_15_reader.trace")
+    var importer = try Proxmark3BinaryImporter(input: try TraceInput(path: path))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    let out = decodeAll(frames).0
+    #expect(
+      out.map { $0.innermost?.summary } == [
+        "INVENTORY 1 slot(s), no mask",
+        "INVENTORY response UID E0:07:80:98:3E:79:60:83 (Texas Instruments)",
+      ])
+    let s = try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions
+    #expect(s.first?.tag.technology == .nfcV)
+  }
+
+  /// What opens NFC-V: an INVENTORY's exact shape, with a CRC that verifies.
+  @Test func iso15693InventoryShape() {
+    func withCRC(_ b: [UInt8]) -> [UInt8] { CRC.appendingCRCB(b) }
+    #expect(FrameDecoder.isISO15693Inventory(withCRC([0x26, 0x01, 0x00])))
+    // AFI flag: the AFI byte before the mask length; a 12-bit mask takes 2 bytes.
+    #expect(FrameDecoder.isISO15693Inventory(withCRC([0x36, 0x01, 0x00, 0x0C, 0x12, 0x34])))
+    #expect(!FrameDecoder.isISO15693Inventory(withCRC([0x36, 0x01, 0x00, 0x0C, 0x12])))
+    // REQB (05 00 08) and a bad CRC are not INVENTORY; the RFU flag b8 set is not either.
+    #expect(!FrameDecoder.isISO15693Inventory(withCRC([0x05, 0x00, 0x08])))
+    #expect(!FrameDecoder.isISO15693Inventory([0x26, 0x01, 0x00, 0xF6, 0x0B]))
+    #expect(!FrameDecoder.isISO15693Inventory(withCRC([0xA6, 0x01, 0x00])))
   }
 }

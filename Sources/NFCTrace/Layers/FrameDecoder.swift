@@ -36,6 +36,10 @@ public struct FrameDecoder: Sendable {
   /// True after an HID iCLASS ACTALL in a trace that does not say its technology (a Proxmark3
   /// `.trace`): the frames that follow are iCLASS until the field changes or a type A poll.
   private var iClassLink = false
+  /// True after an ISO/IEC 15693 INVENTORY in a trace that does not say its technology (a
+  /// Proxmark3 `.trace` of `hf 15`): the frames that follow are NFC-V until the field changes
+  /// or a frame of another technology comes (`followsISO15693`).
+  private var nfcVLink = false
   /// True after a frame of a source that does not say its technology verified CRC_B and not
   /// CRC_A before any type A activation: the link is ISO 14443-B (or a proprietary protocol
   /// over its modulation, e.g. Xerox), so its frames without either CRC (slot markers of
@@ -61,6 +65,10 @@ public struct FrameDecoder: Sendable {
     }
     felicaLink = false
     if frame.technology == .nfcV { return nfcV(frame) }
+    if frame.technology == .unknown, followsISO15693(frame) {
+      frame.technology = .nfcV
+      return nfcV(frame)
+    }
     if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
     let typeBLink = isTypeB(frame) || followsCRCB(frame)
@@ -317,6 +325,41 @@ public struct FrameDecoder: Sendable {
     return iClassLink
   }
 
+  /// Whether `frame` (of a source that does not say its technology) is ISO/IEC 15693: a
+  /// reader's INVENTORY (`isISO15693Inventory`) opens it while no type A or B tag is being
+  /// activated or active; a short frame (REQA/WUPA), a one-byte frame (iCLASS ACTALL) or a
+  /// reader frame whose CRC_A verifies and CRC_B does not ends it.
+  private mutating func followsISO15693(_ frame: borrowing Frame) -> Bool {
+    guard frame.direction == .reader else { return nfcVLink }
+    let data = frame.data
+    if let bits = frame.bits, bits > 0, bits < 8 {
+      nfcVLink = false
+    } else if Self.isISO15693Inventory(data), context.atqa == nil, context.sak == nil,
+      typeB.selectedATQB == nil, !context.isoDEPActive, !context.encrypted
+    {
+      nfcVLink = true
+    } else if nfcVLink, data.count == 1 || (CRC.hasValidCRCA(data) && !CRC.hasValidCRCB(data)) {
+      nfcVLink = false
+    }
+    return nfcVLink
+  }
+
+  /// Whether `data` is an ISO/IEC 15693 INVENTORY request with its CRC (§10.3.1): flags with
+  /// the inventory flag (b3) set and the RFU flag (b8) clear, command 01h, the AFI when flag
+  /// b5 says so, the mask length (at most 64 bits) and exactly the mask bytes it calls for,
+  /// then a CRC that verifies (the ISO 15693 CRC is CRC_B's).
+  static func isISO15693Inventory(_ data: [UInt8]) -> Bool {
+    guard data.count >= 5, data.count <= 15, data[1] == 0x01 else { return false }
+    let flags = data[0]
+    guard flags & 0x04 != 0, flags & 0x80 == 0 else { return false }
+    var n = flags & 0x10 != 0 ? 3 : 2
+    guard n < data.count - 2 else { return false }
+    let maskBits = Int(data[n])
+    guard maskBits <= 64 else { return false }
+    n += 1 + (maskBits + 7) / 8
+    return n + 2 == data.count && CRC.hasValidCRCB(data)
+  }
+
   /// Whether `frame` (of a source that does not say its technology) carries neither CRC on a
   /// link whose earlier frame verified CRC_B alone (`crcBLink`, updated here). Checked after
   /// `isTypeB`, so the CRCs are computed only before a type A activation.
@@ -343,6 +386,7 @@ public struct FrameDecoder: Sendable {
 
   private mutating func resetAll() {
     iClassLink = false
+    nfcVLink = false
     crcBLink = false
     typeA.reset()
     typeB.reset()
