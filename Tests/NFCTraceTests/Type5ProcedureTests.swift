@@ -236,7 +236,8 @@ import Testing
     b.detect(area: Self.tlv, cc: [0xE1, 0x43, 0x20, 0x01])
     let s = try #require(try b.sessions().first)
     #expect(s.ndefStatus?.status == .readOnly)
-    #expect(s.ndefStatus?.capacity == 250)
+    // MLEN 20h × 8 = 256 bytes after the 4-byte CC, the NDEF TLV at byte 4: 256 − 2.
+    #expect(s.ndefStatus?.capacity == 254)
   }
 
   /// A CC without an NDEF TLV in an area read whole (a Terminator first): notSupported.
@@ -272,8 +273,9 @@ import Testing
     b.request(0x33, [0x01, 0x00, 0x05, 0x00], answer: [0x00, 0x00, 0x00, 0x01, 0x00] + Self.tlv)
     let s = try #require(try b.sessions().first)
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus])
-    // MLEN 0100h × 8 = 2048 bytes; the NDEF TLV at byte 8: 2040, minus T and 3-byte L.
-    #expect(s.ndefStatus?.capacity == 2036)
+    // MLEN 0100h × 8 = 2048 bytes after the 8-byte CC; the NDEF TLV at byte 8: 2048, minus T
+    // and a 3-byte L.
+    #expect(s.ndefStatus?.capacity == 2044)
     let report = TagReport(session: s)
     #expect(report.end.type5CC?.eightBytes == true)
     #expect(report.end.tlvArea?.baseAddress == 8)
@@ -326,5 +328,87 @@ import Testing
     #expect(s.operations.last?.kind == .writeNDEF)
     #expect(s.operations.last?.outcome == .ok)
     #expect(s.memory.type5BlockSize == 32)
+  }
+
+  /// Review findings on the first version of the Type 5 procedures.
+  @Test func firstRefusalNamesTheOperationsError() throws {
+    var b = Builder()
+    b.detect(area: Self.tlv)
+    b.write(0, [0xE1, 0x43, 0x20, 0x01])
+    b.request(0x22, [0], answer: [0x00])
+    b.request(0x22, [1], answer: [0x01, 0x11])
+    b.request(0x22, [2], answer: [0x01, 0x14])
+    let s = try #require(try b.sessions().first)
+    let lock = try #require(s.operations.last)
+    #expect(lock.kind == .writeLock)
+    #expect(lock.reason == "LOCK BLOCK of block 1 refused: error 11h (block already locked)")
+    #expect(lock.detail("error_code") == .hex([0x11]))
+    #expect(lock.detail("refused_block") == .int(1))
+    let finding = try #require(try b.diagnose().findings.first)
+    #expect(finding.fix.hasPrefix("Block 1 was locked already: LOCK BLOCK of a locked block"))
+  }
+
+  /// A READ answer that does not hold count × GET SYSTEM INFORMATION's block size fails the
+  /// read and records nothing.
+  @Test func readAnswerOfTheWrongLength() throws {
+    var b = Builder()
+    b.inventory()
+    b.systemInformation(blocks: 64, size: 4)
+    b.read(0, Self.cc)
+    b.read(1, count: 2, Array(Self.tlv[0..<12]))
+    let s = try #require(try b.sessions().first)
+    #expect(s.operations.last?.outcome == .failed)
+    #expect(
+      s.operations.last?.reason
+        == "the READ MULTIPLE BLOCKS of 2 blocks was answered with 12 data bytes, not 2 × 4 (the "
+        + "block size GET SYSTEM INFORMATION gave)")
+    #expect(s.memory.type5End.count == 4)
+  }
+
+  /// A format (the CC written to a tag found not formatted, then the TLV) is the app's own
+  /// writes, not writeNDEF; an 8-byte CC's first block written with write access 11b is one
+  /// writeLock.
+  @Test func formatIsTransceiveAndEightByteCCLocks() throws {
+    var b = Builder()
+    b.inventory()
+    b.read(0, [0, 0, 0, 0])
+    b.write(0, Self.cc)
+    b.write(1, [0x03, 0x00, 0xFE, 0x00])
+    let s = try #require(try b.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .transceive])
+    var c = Builder()
+    c.inventory()
+    c.request(0x30, [0x00, 0x00], answer: [0x00, 0xE2, 0x40, 0x00, 0x01])
+    c.request(0x33, [0x01, 0x00, 0x05, 0x00], answer: [0x00, 0x00, 0x00, 0x01, 0x00] + Self.tlv)
+    c.request(0x31, [0x00, 0x00, 0xE2, 0x43, 0x00, 0x01], answer: [0x00])
+    c.request(0x32, [0x00, 0x00], answer: [0x00])
+    let t = try #require(try c.sessions().first)
+    #expect(t.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeLock])
+  }
+
+  /// MLEN 0: no T5T area, notSupported.
+  @Test func noTypeFiveArea() throws {
+    var b = Builder()
+    b.detect(area: Self.tlv, cc: [0xE1, 0x40, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00])
+    let s = try #require(try b.sessions().first)
+    #expect(s.ndefStatus?.status == .notSupported)
+    #expect(
+      s.operations.last?.detail("rule")
+        == .string("the CC declares no T5T area (MLEN 0): there is no room for NDEF"))
+  }
+
+  /// With the option flag, an answer whose length fits no block size keeps its bytes as
+  /// `data_with_status`: nothing goes into memory.
+  @Test func optionFlagAnswerThatFitsNoBlockSize() {
+    var b = Builder()
+    b.inventory()
+    b.add(.reader, [0x62, 0x23] + Self.uid + [0x01, 0x03])
+    b.add(.tag, [0x00] + Array(repeating: 0x11, count: 17))
+    let out = decodeAll(b.frames).0
+    #expect(out[3].innermost?.field("data") == nil)
+    #expect(
+      out[3].innermost?.summary
+        == "READ MULTIPLE BLOCKS response blocks 1–4: 17 byte(s) with security status bytes that "
+        + "fit no block size: not split")
   }
 }

@@ -190,7 +190,7 @@ public struct Type2TLVArea: Sendable {
   }
 
   /// Parses a TLV area that starts at tag byte address `areaStart` (a Type 5 Tag's, right
-  /// after its 4- or 8-byte CC: NFC Forum T5T 1.0 §4.3, whose TLVs are Type 2's), `bytes`
+  /// after its 4- or 8-byte CC: NFC Forum T5T 1.0, whose TLVs are Type 2's), `bytes`
   /// starting at `baseAddress`; `findings` collected when `findings` is true.
   public init(tlvArea bytes: [UInt8], baseAddress: Int, areaStart: Int, findings: Bool) {
     self.init(bytes, baseAddress: baseAddress, areaStart: areaStart, collectsFindings: findings)

@@ -28,6 +28,8 @@ public struct TagMemory: Sendable, Equatable {
   public var type5End = ByteImage()
   /// Bytes per Type 5 block, once a READ, WRITE or GET SYSTEM INFORMATION told it.
   public var type5BlockSize: Int?
+  /// The Type 5 tag's memory in bytes (GET SYSTEM INFORMATION's blocks × block size).
+  public var type5MemorySize: Int?
   /// Per Type 4 file, the lowest byte offset past `ByteImage.limit` a read or write of the
   /// session reached, and its frame: what the images do not keep, for the report to say so.
   public private(set) var filesBeyondLimit: [UInt16: BeyondLimit] = [:]
@@ -56,6 +58,7 @@ public struct TagMemory: Sendable, Equatable {
     type5Start = previous.type5End
     type5End = previous.type5End
     type5BlockSize = previous.type5BlockSize
+    type5MemorySize = previous.type5MemorySize
     sessionFirstFrame = firstFrame
   }
 
@@ -251,6 +254,7 @@ extension TagMemory {
     out.type5Start = previous.type5End.overlaid(with: type5Start)
     out.type5End = previous.type5End.overlaid(with: type5End)
     if out.type5BlockSize == nil { out.type5BlockSize = previous.type5BlockSize }
+    if out.type5MemorySize == nil { out.type5MemorySize = previous.type5MemorySize }
     for (id, file) in previous.filesEnd {
       out.filesStart[id] = file.overlaid(with: filesStart[id] ?? ByteImage())
       out.filesEnd[id] = file.overlaid(with: filesEnd[id] ?? ByteImage())

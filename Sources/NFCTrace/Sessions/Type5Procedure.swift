@@ -1,6 +1,6 @@
 import NDEF
 
-/// The NFC Forum Type 5 Tag NDEF procedures (T5T 1.0 §7) seen through a session's ISO/IEC
+/// The NFC Forum Type 5 Tag NDEF procedures (T5T 1.0) seen through a session's ISO/IEC
 /// 15693 block commands (READ/WRITE SINGLE or MULTIPLE BLOCK(S), their EXTENDED forms, LOCK
 /// BLOCK):
 ///
@@ -8,7 +8,7 @@ import NDEF
 ///   NDEF TLV's length field; GET SYSTEM INFORMATION and GET MULTIPLE BLOCK SECURITY STATUS
 ///   on the way (Android `rw_i93` asks both);
 /// - read (`readNDEF`): READs of the blocks after the CC;
-/// - write (`writeNDEF`): WRITEs of the blocks of the T5T area (T5T 1.0 §7.5: the NDEF TLV's
+/// - write (`writeNDEF`): WRITEs of the blocks of the T5T area (T5T 1.0 NDEF write procedure: the NDEF TLV's
 ///   length set 0 first and the new length last, or the whole TLV in order);
 /// - make read-only (`writeLock`): a WRITE of block 0 with write access 11b, LOCK BLOCK.
 ///
@@ -21,6 +21,9 @@ struct Type5Procedure: Sendable {
   private(set) var status: (status: NDEFStatus, capacity: Int?, reason: String)?
   /// Frame of the answer that gave `status`.
   private var statusDecidedAt: Int?
+  /// The status as the last READ found it: an app's own writes (a format) do not make a tag
+  /// Core NFC's writeNDEF writes to — writeNDEF detects NDEF by reading first.
+  private var readStatus: NDEFStatus?
   /// Bytes per block, once known.
   private(set) var blockSize: Int?
   /// The tag's block count (GET SYSTEM INFORMATION).
@@ -62,17 +65,27 @@ struct Type5Procedure: Sendable {
     case let c where Self.writesBlocks(c):
       guard let (first, _) = Self.blocks(d) else { return .transceive }
       if first == 0 {
-        guard case .hex(let data)? = d.field("data"), let new = Type5CapabilityContainer(data[...])
-        else { return .writeNDEF }
-        let before = memory.type5CC
-        let locks = new.versionAccess & 3 == 3 && before.map { $0.versionAccess & 3 != 3 } ?? true
-        return locks && current != .writeNDEF ? .writeLock : .writeNDEF
+        // Core NFC's writeNDEF never writes the CC: only writeLock does, setting the write
+        // access to never (11b). Other writes of block 0 (formatting) are the app's own.
+        return Self.locksCC(d, memory: memory) ? .writeLock : .transceive
       }
-      if status?.status == .notSupported, current != .writeNDEF { return .transceive }
+      if readStatus == .notSupported, current != .writeNDEF { return .transceive }
       return pastArea(first, memory: memory) ? .transceive : .writeNDEF
     default:
       return .transceive
     }
+  }
+
+  /// Whether WRITE `d` of block 0 sets a CC's write access to never (11b) where the CC known
+  /// before allowed writing. Bytes 0–1 decide (magic, access), so the first block of an
+  /// 8-byte CC does too.
+  static func locksCC(_ d: LayerDecode, memory: TagMemory) -> Bool {
+    guard case .hex(let data)? = d.field("data"), data.count >= 2,
+      data[0] == 0xE1 || data[0] == 0xE2,
+      data[1] & 3 == 3
+    else { return false }
+    guard let before = memory.type5End.known(0, 2) else { return true }
+    return before[1] & 3 != 3 || (before[0] != 0xE1 && before[0] != 0xE2)
   }
 
   /// Whether block `first` starts past the T5T area the known CC declares.
@@ -81,22 +94,16 @@ struct Type5Procedure: Sendable {
     return first * size >= areaEnd(cc)
   }
 
-  /// Where the T5T area ends, counted from block 0: MLEN × 8 (NXP ICODE SLIX: MLEN 0Eh on
-  /// 28 blocks of 4 bytes; STMicroelectronics ST25DV04K: MLEN 40h on 512 bytes: the CC counts
-  /// in it), capped by the tag's memory when GET SYSTEM INFORMATION gave it.
-  func areaEnd(_ cc: Type5CapabilityContainer) -> Int {
-    let memorySize = blockCount.flatMap { n in blockSize.map { n * $0 } } ?? Int.max
-    return min(cc.areaSize, memorySize)
-  }
+  /// The tag's memory in bytes, when GET SYSTEM INFORMATION gave its blocks and their size.
+  var memorySize: Int? { blockCount.flatMap { n in blockSize.map { n * $0 } } }
+
+  /// Where the T5T area the CC declares ends (`Type5CapabilityContainer.areaEnd`).
+  func areaEnd(_ cc: Type5CapabilityContainer) -> Int { cc.areaEnd(memorySize: memorySize) }
 
   /// The TLV area at the end, from the byte after the CC, as far as it is known.
   func area(_ memory: TagMemory) -> (cc: Type5CapabilityContainer, area: Type2TLVArea)? {
     guard let cc = memory.type5CC else { return nil }
-    let start = cc.length
-    let run = memory.type5End.knownRun(from: start)
-    return (
-      cc, Type2TLVArea(tlvArea: Array(run), baseAddress: start, areaStart: start, findings: false)
-    )
+    return (cc, cc.tlvArea(memory.type5End, memorySize: memorySize).area)
   }
 
   /// The byte just past the NDEF TLV's length field, when it is known.
@@ -155,15 +162,27 @@ struct Type5Procedure: Sendable {
         memory.type5BlockSize = size
       }
       if case .int(let count)? = a.field("blocks") { blockCount = count }
+      memory.type5MemorySize = memorySize
     case let code where ISO15693Command.readsBlocks(code):
-      guard let (first, count) = Self.blocks(c), case .hex(let data)? = a.field("data"),
-        let size = blockSize ?? (count > 0 && data.count % count == 0 ? data.count / count : nil),
-        size > 0
+      guard let (first, count) = Self.blocks(c), count > 0, case .hex(let data)? = a.field("data")
       else { return }
+      if let size = blockSize, data.count != count * size {
+        // Which bytes belong to which block is then unknown: none is recorded, as reader
+        // stacks reject such an answer.
+        op.fail(
+          "the \(c.name) of \(count) block\(count == 1 ? "" : "s") was answered with "
+            + "\(data.count) data bytes, not \(count) × \(size) (the block size "
+            + "\(blockCount == nil ? "the session's earlier commands gave" : "GET SYSTEM INFORMATION gave"))",
+          frame: frame)
+        return
+      }
+      guard data.count % count == 0, data.count > 0 else { return }
+      let size = data.count / count
       if blockSize == nil { blockSize = size }
       memory.type5BlockSize = blockSize
       memory.type5Read(data, at: first * size, frame: frame)
       decideStatus(memory, frame: frame, op: &op)
+      readStatus = status?.status
     case let code where Self.writesBlocks(code):
       recordWrite(c, acknowledged: true, memory: &memory, frame: frame)
       decideStatus(memory, frame: frame, op: &op)
@@ -210,28 +229,26 @@ struct Type5Procedure: Sendable {
     var meaning = ""
     if case .string(let m)? = a.field("error") { meaning = " (\(m))" }
     var what = c.name
+    let firstRefusal = op.outcome != .failed
     if let (first, count) = Self.blocks(c) {
       what += count == 1 ? " of block \(first)" : " of blocks \(first)–\(first + count - 1)"
-      op.set("refused_block", .int(first))
+      if firstRefusal { op.set("refused_block", .int(first)) }
     }
     op.fail("\(what) refused: error \(code)h\(meaning)", frame: frame)
-    op.set("error_code", .hex(error))
+    if firstRefusal { op.set("error_code", .hex(error)) }
   }
 
-  /// Decides `status` from the CC and the TLV area known now (NFC Forum T5T 1.0 §4.3, §7.3):
-  /// no CC (magic E1h/E2h) → notSupported; a major version above 1 or read access other than
-  /// 00b → notSupported; a TLV area walked without an NDEF TLV → notSupported; else write
-  /// access 00b → readWrite, other → readOnly. Capacity: from the NDEF TLV's T (the byte after
-  /// the CC when it is not known yet) to the area's end, minus its T and L (2 bytes, 4 when
-  /// more than 256 remain).
+  /// Decides `status` from the CC and the TLV area known now
+  /// (`Type5CapabilityContainer.ndefStatus`); block 0 without the CC's magic E1h/E2h is
+  /// notSupported.
   private mutating func decideStatus(_ memory: TagMemory, frame: Int, op: inout Operation) {
     guard let block0 = memory.type5End.known(0, 4) else { return }
     // An 8-byte CC (byte 2 00h) whose second half is not known yet decides nothing.
     if block0[0] == 0xE1 || block0[0] == 0xE2, block0[2] == 0, memory.type5End.known(4, 4) == nil {
       return
     }
-    defer { statusDecidedAt = frame }
-    guard let (cc, area) = area(memory) else {
+    statusDecidedAt = frame
+    guard let cc = memory.type5CC else {
       status = (
         .notSupported, nil,
         "block 0 holds no Type 5 CC: it starts \(Hex.string(block0, separator: " ").uppercased())"
@@ -239,40 +256,9 @@ struct Type5Procedure: Sendable {
       )
       return
     }
-    if op.kind == .queryNDEFStatus {
-      op.set("cc", .string(String(cc.summary.dropFirst(4))))
-    }
-    if cc.versionAccess >> 6 > 1 {
-      status = (
-        .notSupported, nil,
-        "the CC's mapping version \(cc.version) has a major version above 1, which T5T 1.x "
-          + "readers reject (NFC Forum T5T 1.0 §4.3.1.2)"
-      )
-      return
-    }
-    if (cc.versionAccess >> 2) & 3 != 0 {
-      status = (.notSupported, nil, "the CC gives \(cc.readAccess): the NDEF data cannot be read")
-      return
-    }
-    let end = areaEnd(cc)
-    let known = memory.type5End.knownRun(from: cc.length).count
-    if area.ndef == nil, area.endsAtTerminator || cc.length + known >= end {
-      status = (
-        .notSupported, nil,
-        "no NDEF Message TLV in the T5T area (the CC alone does not make the tag NDEF)"
-      )
-      return
-    }
-    let tStart = area.ndef.map { area.baseAddress + $0.offset } ?? cc.length
-    var capacity = end - tStart
-    capacity -= capacity > 256 ? 4 : 2
-    let ccText =
-      "CC \(Hex.string(cc.bytes, separator: " ").uppercased()): \(cc.summary.dropFirst(4))"
-    let assumed =
-      area.ndef == nil
-      ? "; capacity counted from the byte after the CC: the NDEF TLV was not read" : ""
-    let access: NDEFStatus = cc.versionAccess & 3 == 0 ? .readWrite : .readOnly
-    status = (access, max(0, capacity), ccText + assumed)
+    if op.kind == .queryNDEFStatus { op.set("cc", .string(String(cc.summary.dropFirst(4)))) }
+    let (area, known) = cc.tlvArea(memory.type5End, memorySize: memorySize)
+    status = cc.ndefStatus(area: area, known: known, memorySize: memorySize)
   }
 
   /// Sets the query's `status`, `capacity` and `rule` when its own READ decided.
@@ -316,8 +302,8 @@ struct Type5Procedure: Sendable {
   }
 
   /// A write the tag acknowledged throughout is still interrupted when it left the NDEF TLV's
-  /// length 0 after writing blocks past it: the last step, the new length, never came (T5T
-  /// 1.0 §7.5).
+  /// length 0 after writing blocks past it: the last step, the new length, never came (the T5T
+  /// 1.0 NDEF write procedure).
   func settleWrite(_ op: inout Operation, memory: TagMemory) {
     guard op.kind == .writeNDEF, op.outcome == .ok, let (_, area) = area(memory),
       let tlv = area.ndef, tlv.length == 0
@@ -336,7 +322,7 @@ struct Type5Procedure: Sendable {
     op.outcome = .interrupted
     op.reason =
       "the write left the NDEF TLV's length 0: its last step, writing the new length, never "
-      + "came (NFC Forum T5T 1.0 §7.5)"
+      + "came (NFC Forum T5T 1.0 NDEF write procedure)"
     op.set("unfinished", .string("length"))
   }
 }

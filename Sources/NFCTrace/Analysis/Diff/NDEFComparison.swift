@@ -69,7 +69,7 @@ public enum NDEFComparison {
     if image5.count > 0 {
       // Type 5 memory rows are blocks, as Type 3's: their secrets share that set (a session
       // is NFC-F or NFC-V, never both).
-      var state = type5(image5)
+      var state = type5(image5, memorySize: s.memory.type5MemorySize)
       state.secretAddresses.type3 = state.secretAddresses.type2
       state.secretAddresses.type2 = []
       return state
@@ -98,17 +98,14 @@ public enum NDEFComparison {
 
   /// Type 5: the first NDEF Message TLV of the TLV area after the CC (NFC Forum T5T 1.0
   /// §4.3–§4.4), as the report reads it.
-  private static func type5(_ image: ByteImage) -> NDEFSideState {
+  private static func type5(_ image: ByteImage, memorySize: Int?) -> NDEFSideState {
     let head = image.knownRun(from: 0)
     guard let cc = Type5CapabilityContainer(head.prefix(8)) else {
       let partial = head.count < 8 && head.count >= 3 && head[2] == 0
       return .without(head.count < 4 || partial ? "unknown" : "none")
     }
-    let run = image.knownRun(from: cc.length)
-    guard !run.isEmpty else { return .without("unknown") }
-    let area = Type2TLVArea(
-      tlvArea: Array(run.prefix(max(0, cc.areaSize - cc.length))), baseAddress: cc.length,
-      areaStart: cc.length, findings: false)
+    let (area, known) = cc.tlvArea(image, memorySize: memorySize)
+    guard known > 0 else { return .without("unknown") }
     guard let tlv = area.ndef else {
       return .without(area.endsAtTerminator ? "none" : "incomplete")
     }

@@ -72,10 +72,12 @@ public struct TagContents: Sendable {
 
   /// Decodes `type2` (Type 2 layout), `files` (Type 4 layout), `type3` (Type 3 layout: the
   /// NDEF service's blocks) or `type5` (Type 5 layout: the blocks from block 0, of
-  /// `type5BlockSize` bytes) of tag `tag`.
+  /// `type5BlockSize` bytes; `type5MemorySize`, the tag's memory, caps the T5T area) of tag
+  /// `tag`.
   public init(
     layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity,
-    type3: ByteImage = ByteImage(), type5: ByteImage = ByteImage(), type5BlockSize: Int? = nil
+    type3: ByteImage = ByteImage(), type5: ByteImage = ByteImage(), type5BlockSize: Int? = nil,
+    type5MemorySize: Int? = nil
   ) {
     if layout == .type5 { self.type5BlockSize = type5BlockSize }
     if tag.isMIFAREClassic, layout == .type2 || layout == .none {
@@ -89,7 +91,7 @@ public struct TagContents: Sendable {
     case .type2: decodeType2(type2, tag: tag)
     case .type4: decodeType4(files)
     case .type3: decodeType3(type3)
-    case .type5: decodeType5(type5)
+    case .type5: decodeType5(type5, memorySize: type5MemorySize)
     case .none:
       message = .unknown("no Type 2, 3, 4 or 5 memory in this session: nothing to decode")
     }
@@ -376,11 +378,10 @@ public struct TagContents: Sendable {
 
   // MARK: Type 5
 
-  /// The CC, the status it gives, the TLV area after it and the NDEF message of its first
-  /// NDEF Message TLV (NFC Forum T5T 1.0 §4.3–§4.4; the TLVs are Type 2's). The area ends at
-  /// MLEN × 8 bytes from block 0 (`Type5Procedure.areaEnd`; the report does not know the
-  /// tag's block count).
-  private mutating func decodeType5(_ image: ByteImage) {
+  /// The CC, the status it gives (`Type5CapabilityContainer.ndefStatus`), the TLV area after
+  /// it and the NDEF message of its first NDEF Message TLV (NFC Forum T5T 1.0, CC and TLV area; the
+  /// TLVs are Type 2's), the area cut at its end (`Type5CapabilityContainer.areaEnd`).
+  private mutating func decodeType5(_ image: ByteImage, memorySize: Int?) {
     let run = image.knownRun(from: 0)
     guard run.count >= 4 else {
       message = .unknown("CC (block 0) not read: NDEF status, TLVs and message unknown")
@@ -401,37 +402,36 @@ public struct TagContents: Sendable {
       return
     }
     type5CC = cc
-    let data = image.knownRun(from: cc.length)
-    guard !data.isEmpty else {
-      message = .unknown("TLV area (after the CC) not read: TLVs and NDEF message unknown")
+    let (area, known) = cc.tlvArea(image, memorySize: memorySize, findings: true)
+    let s = cc.ndefStatus(area: area, known: known, memorySize: memorySize)
+    status = (s.status, s.capacity, s.reason)
+    guard known > 0 else {
+      message = .unknown("TLV area (after the CC) not read: TLVs and message unknown")
       unknowns.append("TLV area not read")
       return
     }
-    let size = max(0, cc.areaSize - cc.length)
-    let complete = data.count >= size
-    let area = Type2TLVArea(
-      tlvArea: Array(data.prefix(size)), baseAddress: cc.length, areaStart: cc.length,
-      findings: true)
+    let end = cc.areaEnd(memorySize: memorySize)
+    let complete = cc.length + known >= end
     tlvArea = area
     tlvFindings = area.findings.compactMap { f in
       if !complete && (f.code == "tlv-length-past-end" || f.code == "ndef-tlv-missing") {
         return nil
       }
+      // The TLV rules are Type 2's (T5T 1.0 takes them over); the text names Type 5's.
+      let text = f.message.replacingOccurrences(
+        of: "NFC Forum T2T 1.0 §2.3", with: "NFC Forum T5T 1.0"
+      )
+      .replacingOccurrences(of: "NFC Forum T2T 1.0 §2.4", with: "NFC Forum T5T 1.0")
+      .replacingOccurrences(of: "data area", with: "T5T area")
       return NDEFFinding(
-        code: f.code, severity: f.severity, offset: cc.length + f.offset, message: f.message,
+        code: f.code, severity: f.severity, offset: cc.length + f.offset, message: text,
         readersShow: f.readersShow, fix: f.fix)
     }
-    if !complete { unknowns.append("TLV area known up to byte \(cc.length + data.count - 1) only") }
-    message = Self.type5Message(area, complete: complete, readBytes: data.count)
+    if !complete { unknowns.append("T5T area known up to byte \(cc.length + known - 1) only") }
+    message = Self.type5Message(area, complete: complete, readBytes: known)
     if let tlv = area.ndef { nlen = tlv.length }
-    let access: NDEFStatus = cc.versionAccess & 3 == 0 ? .readWrite : .readOnly
-    if case .absent(let why) = message {
-      status = (.notSupported, nil, why)
-    } else {
-      let tStart = area.ndef.map { cc.length + $0.offset } ?? cc.length
-      var capacity = max(0, cc.areaSize - tStart)
-      capacity -= capacity > 256 ? 4 : 2
-      status = (access, max(0, capacity), cc.summary)
+    if case .absent = message, s.status != .notSupported {
+      status = (.notSupported, nil, s.reason)
     }
   }
 

@@ -325,11 +325,12 @@ extension TagReport {
     layout = Self.layout(tag: s.tag, memory: s.memory)
     end = TagContents(
       layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag,
-      type3: s.memory.type3End, type5: s.memory.type5End, type5BlockSize: s.memory.type5BlockSize)
+      type3: s.memory.type3End, type5: s.memory.type5End, type5BlockSize: s.memory.type5BlockSize,
+      type5MemorySize: s.memory.type5MemorySize)
     start = TagContents(
       layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag,
       type3: s.memory.type3Start, type5: s.memory.type5Start,
-      type5BlockSize: s.memory.type5BlockSize)
+      type5BlockSize: s.memory.type5BlockSize, type5MemorySize: s.memory.type5MemorySize)
     ndefStatus = Self.status(queried: s, end: end.status)
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)

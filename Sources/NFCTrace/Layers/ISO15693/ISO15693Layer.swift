@@ -127,9 +127,18 @@ struct ISO15693Layer: Sendable {
         data += p[(at + 1)..<(at + stride)]
       }
     }
+    let blocks = count == 1 ? "block \(first)" : "blocks \(first)–\(first + count - 1)"
+    if r.option, status.isEmpty, !p.isEmpty {
+      // With the option flag every block carries a status byte, but this length fits no block
+      // size: which bytes are status and which data is unknown (`data_with_status`).
+      fields += [LayerField("block", .int(first)), LayerField("data_with_status", .hex(data))]
+      return LayerDecode(
+        .iso15693, title,
+        "\(title) \(blocks): \(data.count) byte(s) with security status bytes that fit no block "
+          + "size: not split", fields)
+    }
     if !status.isEmpty { fields.append(LayerField("security_status", .hex(status))) }
     fields += [LayerField("block", .int(first)), LayerField("data", .hex(data))]
-    let blocks = count == 1 ? "block \(first)" : "blocks \(first)–\(first + count - 1)"
     var summary = "\(title) \(blocks): \(data.count) byte(s)"
     if first == 0, let cc = Type5CapabilityContainer(data[...]) {
       fields.append(LayerField("cc", .string(cc.summary)))
