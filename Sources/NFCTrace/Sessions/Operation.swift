@@ -105,6 +105,19 @@ public struct Operation: Sendable, Equatable {
       + "ndefReaderSessionErrorZeroLengthMessage"
   }
 
+  /// Sets a query's `status`, `capacity` and `rule` from `status` when the answer that
+  /// decided it (frame `decidedAt`) is the query's own and the query was not interrupted.
+  mutating func settleQuery(
+    _ status: (status: NDEFStatus, capacity: Int?, reason: String)?, decidedAt: Int?
+  ) {
+    guard let status, outcome != .interrupted, let decidedAt, decidedAt >= firstFrame,
+      decidedAt <= lastFrame
+    else { return }
+    set("status", .string(status.status.rawValue))
+    if let c = status.capacity { set("capacity", .int(c)) }
+    set("rule", .string(status.reason))
+  }
+
   /// Undoes `fail` when a later answer made up for the refusals (a repeat the tag accepted):
   /// ok again, the refused frames kept in `failedFrames`, the refusal's `details` keys gone.
   mutating func recover(dropping keys: Set<String>) {

@@ -389,12 +389,7 @@ struct Type3Procedure: Sendable {
 
   /// Sets the query's `status`, `capacity` and `rule` when its own CHECK of block 0 decided.
   func settleQuery(_ op: inout Operation) {
-    guard let status, op.outcome != .interrupted, let decided = statusDecidedAt,
-      decided >= op.firstFrame, decided <= op.lastFrame
-    else { return }
-    op.set("status", .string(status.status.rawValue))
-    if let c = status.capacity { op.set("capacity", .int(c)) }
-    op.set("rule", .string(status.reason))
+    op.settleQuery(status, decidedAt: statusDecidedAt)
   }
 
   /// Sets the read's `ndef_length` and `message` (Ln bytes from block 1) when known; a read

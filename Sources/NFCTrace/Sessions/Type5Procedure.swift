@@ -263,12 +263,7 @@ struct Type5Procedure: Sendable {
 
   /// Sets the query's `status`, `capacity` and `rule` when its own READ decided.
   func settleQuery(_ op: inout Operation) {
-    guard let status, op.outcome != .interrupted, let decided = statusDecidedAt,
-      decided >= op.firstFrame, decided <= op.lastFrame
-    else { return }
-    op.set("status", .string(status.status.rawValue))
-    if let c = status.capacity { op.set("capacity", .int(c)) }
-    op.set("rule", .string(status.reason))
+    op.settleQuery(status, decidedAt: statusDecidedAt)
   }
 
   /// Sets the read's `ndef_length` and `message` (the NDEF TLV's value) when known; a read

@@ -316,21 +316,35 @@ public struct TagContents: Sendable {
     message = Self.type2Message(area, complete: complete, readBytes: run.count)
   }
 
-  private static func type2Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message
-  {
+  /// The message of a TLV area's first NDEF Message TLV (Type 2's data area, `areaName` and
+  /// `readFrom` naming it; Type 5's T5T area), nil when the TLV is whole and its bytes are
+  /// to be decoded.
+  private static func tlvMessage(
+    _ area: Type2TLVArea, complete: Bool, readBytes: Int, areaName: String, readFrom: String
+  ) -> Message? {
     guard let tlv = area.ndef else {
       return complete
-        ? .absent("no NDEF Message TLV in the data area")
+        ? .absent("no NDEF Message TLV in the \(areaName)")
         : .unknown(
-          "no NDEF TLV in the \(readBytes) bytes read from page 4; the rest of the data area was"
-            + " not read")
+          "no NDEF TLV in the \(readBytes) bytes read \(readFrom); the rest of the \(areaName) "
+            + "was not read")
     }
     if tlv.length == 0 { return .empty }
-    if tlv.value.count < tlv.length {
-      return complete
-        ? .pastDataArea(length: tlv.length, available: tlv.value.count)
-        : .incomplete(length: tlv.length, known: tlv.value.count)
+    guard tlv.value.count < tlv.length else { return nil }
+    return complete
+      ? .pastDataArea(length: tlv.length, available: tlv.value.count)
+      : .incomplete(length: tlv.length, known: tlv.value.count)
+  }
+
+  private static func type2Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message
+  {
+    if let m = tlvMessage(
+      area, complete: complete, readBytes: readBytes, areaName: "data area",
+      readFrom: "from page 4")
+    {
+      return m
     }
+    guard let tlv = area.ndef else { return .unknown("no NDEF TLV") }
     // Offsets are tag byte addresses: the value runs around lock and reserved bytes (NFC
     // Forum T2T 1.0 §2.3.1, §2.3.2), so message offsets map through the TLV walk's runs.
     guard let map = area.ndefAddressMap else {
@@ -437,19 +451,13 @@ public struct TagContents: Sendable {
 
   private static func type5Message(_ area: Type2TLVArea, complete: Bool, readBytes: Int) -> Message
   {
-    guard let tlv = area.ndef else {
-      return complete
-        ? .absent("no NDEF Message TLV in the T5T area")
-        : .unknown(
-          "no NDEF TLV in the \(readBytes) bytes read after the CC; the rest of the T5T area was "
-            + "not read")
+    if let m = tlvMessage(
+      area, complete: complete, readBytes: readBytes, areaName: "T5T area",
+      readFrom: "after the CC")
+    {
+      return m
     }
-    if tlv.length == 0 { return .empty }
-    if tlv.value.count < tlv.length {
-      return complete
-        ? .pastDataArea(length: tlv.length, available: tlv.value.count)
-        : .incomplete(length: tlv.length, known: tlv.value.count)
-    }
+    guard let tlv = area.ndef else { return .unknown("no NDEF TLV") }
     return .decoded(
       NDEFValidator.validate(tlv.value, mode: .relax, base: area.baseAddress + tlv.valueOffset))
   }
