@@ -60,5 +60,27 @@ import Testing
     #expect(!FrameDecoder.isISO15693Inventory(withCRC([0x05, 0x00, 0x08])))
     #expect(!FrameDecoder.isISO15693Inventory([0x26, 0x01, 0x00, 0xF6, 0x0B]))
     #expect(!FrameDecoder.isISO15693Inventory(withCRC([0xA6, 0x01, 0x00])))
+    // REQB with AFI 01h (`05 01 00`) and an ATTRIB whose PUPI starts 01h are type B's.
+    #expect(!FrameDecoder.isISO15693Inventory(withCRC([0x05, 0x01, 0x00])))
+    #expect(!FrameDecoder.isISO15693Inventory(withCRC([0x1D, 0x01, 0xAA, 0x28, 0xBB, 0, 8, 1, 0])))
+  }
+
+  /// An INVENTORY no tag answered, then a type B activation, in a source that does not say
+  /// the technology (a reader polling NFC-V, then NFC-B): the REQB ends the NFC-V link, so the
+  /// type B frames are type B's.
+  @Test func typeBAfterAnUnansweredInventoryStaysTypeB() {
+    let steps: [(Direction, [UInt8])] = [
+      (.reader, CRC.appendingCRCB([0x26, 0x01, 0x00])),
+      (.reader, CRC.appendingCRCB([0x05, 0x00, 0x08])),
+      (.tag, CRC.appendingCRCB([0x50, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0, 0x80, 0x71, 0x71])),
+      (.reader, CRC.appendingCRCB([0x1D, 0x11, 0x22, 0x33, 0x44, 0x00, 0x08, 0x01, 0x00])),
+    ]
+    let frames = steps.enumerated().map { i, s in
+      TestFrame.make(i, s.0, s.1, time: Int64(i) * 1_000_000)
+    }
+    let out = decodeAll(frames).0
+    #expect(out[0].frame.technology == .nfcV)
+    #expect(out[1...].allSatisfy { $0.frame.technology != .nfcV })
+    #expect(out[1].innermost?.name == "WUPB")
   }
 }

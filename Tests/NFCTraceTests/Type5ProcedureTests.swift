@@ -411,4 +411,17 @@ import Testing
         == "READ MULTIPLE BLOCKS response blocks 1–4: 17 byte(s) with security status bytes that "
         + "fit no block size: not split")
   }
+
+  /// A WRITE of 4 bytes where GET SYSTEM INFORMATION gave 8-byte blocks cannot be placed: it
+  /// is not recorded (it was stored at byte 4, inside block 0).
+  @Test func writeOfTheWrongBlockSizeIsNotPlaced() throws {
+    var b = Builder()
+    b.inventory()
+    b.systemInformation(blocks: 16, size: 8)
+    b.read(0, [0xE1, 0x40, 0x10, 0x01, 0x03, 0x00, 0xFE, 0x00])
+    b.write(1, [0xAA, 0xBB, 0xCC, 0xDD])
+    let s = try #require(try b.sessions().first)
+    #expect(s.memory.type5End.count == 8)
+    #expect(s.memory.type5End.known(4, 4) == [0x03, 0x00, 0xFE, 0x00])
+  }
 }

@@ -38,7 +38,7 @@ public struct FrameDecoder: Sendable {
   private var iClassLink = false
   /// True after an ISO/IEC 15693 INVENTORY in a trace that does not say its technology (a
   /// Proxmark3 `.trace` of `hf 15`): the frames that follow are NFC-V until the field changes
-  /// or a frame of another technology comes (`followsISO15693`).
+  /// or a type A or B reader frame comes (`followsISO15693`).
   private var nfcVLink = false
   /// True after a frame of a source that does not say its technology verified CRC_B and not
   /// CRC_A before any type A activation: the link is ISO 14443-B (or a proprietary protocol
@@ -327,8 +327,11 @@ public struct FrameDecoder: Sendable {
 
   /// Whether `frame` (of a source that does not say its technology) is ISO/IEC 15693: a
   /// reader's INVENTORY (`isISO15693Inventory`) opens it while no type A or B tag is being
-  /// activated or active; a short frame (REQA/WUPA), a one-byte frame (iCLASS ACTALL) or a
-  /// reader frame whose CRC_A verifies and CRC_B does not ends it.
+  /// activated or active; a short frame (REQA/WUPA), a one-byte frame (iCLASS ACTALL), a
+  /// reader frame whose CRC_A verifies and CRC_B does not, or one whose first byte has b1 or
+  /// b8 set ends it: no ISO 15693 reader sets the RFU flag b8, NFC Forum and phone readers use
+  /// one subcarrier (b1 clear), and type B's REQB/WUPB (05h), ATTRIB (1Dh), Slot-MARKERs,
+  /// R- and S-blocks all have one of them.
   private mutating func followsISO15693(_ frame: borrowing Frame) -> Bool {
     guard frame.direction == .reader else { return nfcVLink }
     let data = frame.data
@@ -338,20 +341,25 @@ public struct FrameDecoder: Sendable {
       typeB.selectedATQB == nil, !context.isoDEPActive, !context.encrypted
     {
       nfcVLink = true
-    } else if nfcVLink, data.count == 1 || (CRC.hasValidCRCA(data) && !CRC.hasValidCRCB(data)) {
+    } else if nfcVLink,
+      data.count == 1 || data.first.map({ $0 & 0x81 != 0 }) == true
+        || (CRC.hasValidCRCA(data) && !CRC.hasValidCRCB(data))
+    {
       nfcVLink = false
     }
     return nfcVLink
   }
 
   /// Whether `data` is an ISO/IEC 15693 INVENTORY request with its CRC (§10.3.1): flags with
-  /// the inventory flag (b3) set and the RFU flag (b8) clear, command 01h, the AFI when flag
-  /// b5 says so, the mask length (at most 64 bits) and exactly the mask bytes it calls for,
-  /// then a CRC that verifies (the ISO 15693 CRC is CRC_B's).
+  /// the inventory flag (b3) set and the subcarrier (b1), protocol extension (b4) and RFU
+  /// (b8) flags clear, command 01h, the AFI when flag b5 says so, the mask length (at most 64
+  /// bits) and exactly the mask bytes it calls for, then a CRC that verifies (the ISO 15693
+  /// CRC is CRC_B's). The clear flags keep type B's REQB/WUPB (`05 AFI PARAM`) and ATTRIB
+  /// (`1D …`) out, whose CRC_B verifies too.
   static func isISO15693Inventory(_ data: [UInt8]) -> Bool {
     guard data.count >= 5, data.count <= 15, data[1] == 0x01 else { return false }
     let flags = data[0]
-    guard flags & 0x04 != 0, flags & 0x80 == 0 else { return false }
+    guard flags & 0x04 != 0, flags & 0x89 == 0 else { return false }
     var n = flags & 0x10 != 0 ? 3 : 2
     guard n < data.count - 2 else { return false }
     let maskBits = Int(data[n])

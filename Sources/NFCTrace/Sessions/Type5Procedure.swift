@@ -8,8 +8,9 @@ import NDEF
 ///   NDEF TLV's length field; GET SYSTEM INFORMATION and GET MULTIPLE BLOCK SECURITY STATUS
 ///   on the way (Android `rw_i93` asks both);
 /// - read (`readNDEF`): READs of the blocks after the CC;
-/// - write (`writeNDEF`): WRITEs of the blocks of the T5T area (T5T 1.0 NDEF write procedure: the NDEF TLV's
-///   length set 0 first and the new length last, or the whole TLV in order);
+/// - write (`writeNDEF`): WRITEs of the blocks of the T5T area (the T5T 1.0 NDEF write
+///   procedure: the NDEF TLV's length set 0 first and the new length last, or the whole TLV in
+///   order);
 /// - make read-only (`writeLock`): a WRITE of block 0 with write access 11b, LOCK BLOCK.
 ///
 /// Block n is at byte n × block size in `TagMemory.type5End`. The block size is GET SYSTEM
@@ -176,7 +177,8 @@ struct Type5Procedure: Sendable {
           frame: frame)
         return
       }
-      guard data.count % count == 0, data.count > 0 else { return }
+      // ISO/IEC 15693-3 blocks hold at most 32 bytes (GET SYSTEM INFORMATION's 5-bit size).
+      guard data.count % count == 0, data.count > 0, data.count / count <= 32 else { return }
       let size = data.count / count
       if blockSize == nil { blockSize = size }
       memory.type5BlockSize = blockSize
@@ -211,9 +213,11 @@ struct Type5Procedure: Sendable {
     _ c: LayerDecode, acknowledged: Bool, memory: inout TagMemory, frame: Int
   ) {
     guard let (first, count) = Self.blocks(c), case .hex(let data)? = c.field("data"), count > 0,
-      data.count % count == 0, data.count > 0
+      data.count % count == 0, data.count > 0, data.count / count <= 32
     else { return }
     let size = data.count / count
+    // A WRITE whose blocks are not the block size the session knows cannot be placed.
+    if let blockSize, blockSize != size { return }
     if blockSize == nil { blockSize = size }
     memory.type5BlockSize = blockSize
     memory.type5Write(data, at: first * size, acknowledged: acknowledged, frame: frame)
