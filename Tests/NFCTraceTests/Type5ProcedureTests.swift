@@ -424,4 +424,21 @@ import Testing
     #expect(s.memory.type5End.count == 8)
     #expect(s.memory.type5End.known(4, 4) == [0x03, 0x00, 0xFE, 0x00])
   }
+
+  /// GET MULTIPLE BLOCK SECURITY STATUS showing blocks 1–2 locked while the CC says write
+  /// always: `t5t-blocks-locked`, its evidence the status answer; none once the CC says never.
+  @Test func lockedBlocksUnderAWriteAlwaysCC() throws {
+    var b = Builder()
+    b.detect(area: Self.tlv)
+    b.request(0x2C, [0x00, 0x03], answer: [0x00, 0x00, 0x01, 0x01, 0x00])
+    let finding = try #require(try b.diagnose().findings.first { $0.code == "t5t-blocks-locked" })
+    #expect(finding.severity == .warning)
+    #expect(finding.cause == "blocks 1–2 of the T5T area locked while the CC says write always")
+    #expect(finding.frames == [7])
+    #expect(finding.coreNFCError == nil)
+    var c = Builder()
+    c.detect(area: Self.tlv, cc: [0xE1, 0x43, 0x20, 0x01])
+    c.request(0x2C, [0x00, 0x03], answer: [0x00, 0x00, 0x01, 0x01, 0x00])
+    #expect(try c.diagnose().findings.contains { $0.code == "t5t-blocks-locked" } == false)
+  }
 }

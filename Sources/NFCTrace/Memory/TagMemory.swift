@@ -30,6 +30,9 @@ public struct TagMemory: Sendable, Equatable {
   public var type5BlockSize: Int?
   /// The Type 5 tag's memory in bytes (GET SYSTEM INFORMATION's blocks × block size).
   public var type5MemorySize: Int?
+  /// Type 5 blocks known to be locked (a GET MULTIPLE BLOCK SECURITY STATUS answer's bit 0,
+  /// or an acknowledged LOCK BLOCK), each with the frame that showed it.
+  public var type5LockedBlocks: [Int: Int] = [:]
   /// Per Type 4 file, the lowest byte offset past `ByteImage.limit` a read or write of the
   /// session reached, and its frame: what the images do not keep, for the report to say so.
   public private(set) var filesBeyondLimit: [UInt16: BeyondLimit] = [:]
@@ -59,6 +62,7 @@ public struct TagMemory: Sendable, Equatable {
     type5End = previous.type5End
     type5BlockSize = previous.type5BlockSize
     type5MemorySize = previous.type5MemorySize
+    type5LockedBlocks = previous.type5LockedBlocks
     sessionFirstFrame = firstFrame
   }
 
@@ -255,6 +259,7 @@ extension TagMemory {
     out.type5End = previous.type5End.overlaid(with: type5End)
     if out.type5BlockSize == nil { out.type5BlockSize = previous.type5BlockSize }
     if out.type5MemorySize == nil { out.type5MemorySize = previous.type5MemorySize }
+    out.type5LockedBlocks.merge(previous.type5LockedBlocks) { mine, _ in mine }
     for (id, file) in previous.filesEnd {
       out.filesStart[id] = file.overlaid(with: filesStart[id] ?? ByteImage())
       out.filesEnd[id] = file.overlaid(with: filesEnd[id] ?? ByteImage())

@@ -188,9 +188,17 @@ struct Type5Procedure: Sendable {
     case let code where Self.writesBlocks(code):
       recordWrite(c, acknowledged: true, memory: &memory, frame: frame)
       decideStatus(memory, frame: frame, op: &op)
+    case 0x2C, 0x3C:
+      // Bit 0 of each block's security status: the block is locked (ISO/IEC 15693-3 §10.4.12).
+      if let (first, _) = Self.blocks(c), case .hex(let status)? = a.field("security_status") {
+        for (i, s) in status.enumerated() where s & 1 != 0 {
+          memory.type5LockedBlocks[first + i] = frame
+        }
+      }
     case 0x22, 0x32:
       // Every block the call locked, in order: `0, 1, 2`.
       if let (first, _) = Self.blocks(c) {
+        memory.type5LockedBlocks[first] = frame
         var list = ""
         if case .string(let before)? = op.detail("locked_blocks") { list = before + ", " }
         op.set("locked_blocks", .string(list + String(first)))

@@ -6,12 +6,54 @@
 ///   block is locked: LOCK BLOCK is permanent, while the CC may still say write always), 10h
 ///   (the block does not exist: the CC's MLEN declares more memory than the tag has), 13h/14h
 ///   (programming failed), others (the IC's datasheet).
+/// - `t5t-blocks-locked` (warning): blocks of the T5T area are locked (GET MULTIPLE BLOCK
+///   SECURITY STATUS, bit 0 of a block's status; or an acknowledged LOCK BLOCK) while the CC
+///   says write always: queryNDEFStatus answers readWrite, but WRITEs of those blocks are
+///   refused (error 12h). Android's NDEF detection reports such a tag read-only; how Core NFC
+///   reports it is not verified. Not given once the CC says write never (a finished writeLock).
 enum Type5Rule: DiagnosisRule {
-  static let codes = ["t5t-write-refused"]
+  static let codes = ["t5t-write-refused", "t5t-blocks-locked"]
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {
     guard c.session.tag.technology == .nfcV else { return [] }
-    return c.writeOperations.compactMap { i in
+    return refusals(c) + [lockedBlocks(c)].compactMap { $0 }
+  }
+
+  /// Locked blocks inside the T5T area of a tag whose CC says write always.
+  private static func lockedBlocks(_ c: DiagnosisContext) -> DiagnosisFinding? {
+    let m = c.session.memory
+    guard let cc = m.type5CC, cc.versionAccess & 3 == 0, let size = m.type5BlockSize, size > 0
+    else { return nil }
+    let end = cc.areaEnd(memorySize: m.type5MemorySize)
+    let locked = m.type5LockedBlocks.keys.filter { $0 * size + size > cc.length && $0 * size < end }
+      .sorted()
+    guard let first = locked.first, let last = locked.last else { return nil }
+    let frames = Array(Set(locked.compactMap { m.type5LockedBlocks[$0] })).sorted()
+    let list =
+      locked.count == last - first + 1 && locked.count > 1
+      ? "blocks \(first)–\(last)"
+      : locked.count == 1
+        ? "block \(first)"
+        : "blocks " + locked.prefix(8).map(String.init).joined(separator: ", ")
+          + (locked.count > 8 ? " …" : "")
+    return DiagnosisFinding(
+      code: "t5t-blocks-locked", severity: .warning,
+      operation: frames.first.flatMap { c.operation(at: $0) }, frames: Array(frames.prefix(3)),
+      cause: "\(list) of the T5T area locked while the CC says write always",
+      message:
+        "The tag reports \(list) of its T5T area (where the NDEF TLV lives) locked, but its CC "
+        + "still says write always, so queryNDEFStatus answers readWrite. A write of the message "
+        + "over a locked block is refused with error 12h. Android's NDEF detection reports such "
+        + "a tag read-only; how Core NFC reports it is not verified.",
+      coreNFCError: nil,
+      fix: "Before writing, read the lock state with NFCISO15693Tag's "
+        + "getMultipleBlockSecurityStatus and refuse the write when a block the message needs is "
+        + "locked. When locking a tag, set the CC's write access to never (11b) too, as "
+        + "writeLock does, so readers see it read-only.")
+  }
+
+  private static func refusals(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.writeOperations.compactMap { i in
       let op = c.session.operations[i]
       guard op.outcome == .failed, case .hex(let code)? = op.detail("error_code"),
         let frame = op.failedFrames.first, let reason = op.reason
