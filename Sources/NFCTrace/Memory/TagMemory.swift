@@ -191,8 +191,10 @@ public struct TagMemory: Sendable, Equatable {
 
   /// The Type 5 CC (block 0) at the end, when known.
   var type5CC: Type5CapabilityContainer? {
-    let run = type5End.knownRun(from: 0)
-    return Type5CapabilityContainer(run.prefix(8))
+    // Block 0's 4 bytes, or 8 for the 8-byte CC (byte 2 00h): not the whole known run, which
+    // every Type 5 command would copy.
+    guard let head = type5End.known(0, 4) else { return nil }
+    return Type5CapabilityContainer((head[2] == 0 ? type5End.known(0, 8) ?? head : head)[...])
   }
 
   /// A read updates the end image, and the start image for bytes this session has not written.
