@@ -13,8 +13,9 @@ import NDEF
 ///   order);
 /// - make read-only (`writeLock`): a WRITE of block 0 with write access 11b, LOCK BLOCK.
 ///
-/// Block n is at byte n × block size in `TagMemory.type5End`. The block size is GET SYSTEM
-/// INFORMATION's, else a READ answer's or a WRITE's bytes per block. Other commands, and
+/// Block n is at byte n × block size in `TagMemory.type5End`. The block size
+/// (`TagMemory.type5BlockSize`, carried with the memory to the tag's next session) is GET
+/// SYSTEM INFORMATION's, else a READ answer's or a WRITE's bytes per block. Other commands, and
 /// blocks past the T5T area, are the app's own (`transceive`: Core NFC's NFCISO15693Tag
 /// calls each send one request).
 struct Type5Procedure: Sendable {
@@ -25,10 +26,6 @@ struct Type5Procedure: Sendable {
   /// The status as the last READ found it: an app's own writes (a format) do not make a tag
   /// Core NFC's writeNDEF writes to — writeNDEF detects NDEF by reading first.
   private var readStatus: NDEFStatus?
-  /// Bytes per block, once known.
-  private(set) var blockSize: Int?
-  /// The tag's block count (GET SYSTEM INFORMATION).
-  private(set) var blockCount: Int?
 
   /// The command code of ISO 15693 request `d`.
   static func command(_ d: LayerDecode) -> UInt8? {
@@ -91,20 +88,14 @@ struct Type5Procedure: Sendable {
 
   /// Whether block `first` starts past the T5T area the known CC declares.
   private func pastArea(_ first: Int, memory: TagMemory) -> Bool {
-    guard let cc = memory.type5CC, let size = blockSize else { return false }
-    return first * size >= areaEnd(cc)
+    guard let cc = memory.type5CC, let size = memory.type5BlockSize else { return false }
+    return first * size >= cc.areaEnd(memorySize: memory.type5MemorySize)
   }
-
-  /// The tag's memory in bytes, when GET SYSTEM INFORMATION gave its blocks and their size.
-  var memorySize: Int? { blockCount.flatMap { n in blockSize.map { n * $0 } } }
-
-  /// Where the T5T area the CC declares ends (`Type5CapabilityContainer.areaEnd`).
-  func areaEnd(_ cc: Type5CapabilityContainer) -> Int { cc.areaEnd(memorySize: memorySize) }
 
   /// The TLV area at the end, from the byte after the CC, as far as it is known.
   func area(_ memory: TagMemory) -> (cc: Type5CapabilityContainer, area: Type2TLVArea)? {
     guard let cc = memory.type5CC else { return nil }
-    return (cc, cc.tlvArea(memory.type5End, memorySize: memorySize).area)
+    return (cc, cc.tlvArea(memory.type5End, memorySize: memory.type5MemorySize).area)
   }
 
   /// The byte just past the NDEF TLV's length field, when it is known.
@@ -119,7 +110,7 @@ struct Type5Procedure: Sendable {
   func startsNewCall(
     _ kind: OperationKind, _ d: LayerDecode, current: Operation, memory: TagMemory
   ) -> Bool {
-    guard let (first, _) = Self.blocks(d), let size = blockSize else { return false }
+    guard let (first, _) = Self.blocks(d), let size = memory.type5BlockSize else { return false }
     switch kind {
     case .readNDEF:
       return (memory.type5End.frame(first * size) ?? -1) >= current.firstFrame
@@ -159,29 +150,26 @@ struct Type5Procedure: Sendable {
     switch code {
     case 0x2B, 0x3B:
       if case .int(let size)? = a.field("block_size") {
-        blockSize = size
         memory.type5BlockSize = size
+        if case .int(let count)? = a.field("blocks") { memory.type5MemorySize = count * size }
       }
-      if case .int(let count)? = a.field("blocks") { blockCount = count }
-      memory.type5MemorySize = memorySize
     case let code where ISO15693Command.readsBlocks(code):
       guard let (first, count) = Self.blocks(c), count > 0, case .hex(let data)? = a.field("data")
       else { return }
-      if let size = blockSize, data.count != count * size {
+      if let size = memory.type5BlockSize, data.count != count * size {
         // Which bytes belong to which block is then unknown: none is recorded, as reader
         // stacks reject such an answer.
         op.fail(
           "the \(c.name) of \(count) block\(count == 1 ? "" : "s") was answered with "
             + "\(data.count) data bytes, not \(count) × \(size) (the block size "
-            + "\(blockCount == nil ? "the session's earlier commands gave" : "GET SYSTEM INFORMATION gave"))",
+            + "\(memory.type5MemorySize == nil ? "earlier commands gave" : "GET SYSTEM INFORMATION gave"))",
           frame: frame)
         return
       }
       // ISO/IEC 15693-3 blocks hold at most 32 bytes (GET SYSTEM INFORMATION's 5-bit size).
       guard data.count % count == 0, data.count > 0, data.count / count <= 32 else { return }
       let size = data.count / count
-      if blockSize == nil { blockSize = size }
-      memory.type5BlockSize = blockSize
+      if memory.type5BlockSize == nil { memory.type5BlockSize = size }
       memory.type5Read(data, at: first * size, frame: frame)
       decideStatus(memory, frame: frame, op: &op)
       readStatus = status?.status
@@ -209,7 +197,7 @@ struct Type5Procedure: Sendable {
   }
 
   /// A WRITE the tag left unanswered: its blocks may or may not hold the new bytes.
-  mutating func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
+  func unanswered(_ f: DecodedFrame, memory: inout TagMemory) {
     guard let c = f.innermost, c.protocolID == .iso15693, let code = Self.command(c),
       Self.writesBlocks(code), f.frame.crc != .bad
     else { return }
@@ -217,7 +205,7 @@ struct Type5Procedure: Sendable {
   }
 
   /// WRITE `c`'s data at its blocks.
-  private mutating func recordWrite(
+  private func recordWrite(
     _ c: LayerDecode, acknowledged: Bool, memory: inout TagMemory, frame: Int
   ) {
     guard let (first, count) = Self.blocks(c), case .hex(let data)? = c.field("data"), count > 0,
@@ -225,9 +213,8 @@ struct Type5Procedure: Sendable {
     else { return }
     let size = data.count / count
     // A WRITE whose blocks are not the block size the session knows cannot be placed.
-    if let blockSize, blockSize != size { return }
-    if blockSize == nil { blockSize = size }
-    memory.type5BlockSize = blockSize
+    if let known = memory.type5BlockSize, known != size { return }
+    memory.type5BlockSize = size
     memory.type5Write(data, at: first * size, acknowledged: acknowledged, frame: frame)
   }
 
@@ -269,8 +256,8 @@ struct Type5Procedure: Sendable {
       return
     }
     if op.kind == .queryNDEFStatus { op.set("cc", .string(String(cc.summary.dropFirst(4)))) }
-    let (area, known) = cc.tlvArea(memory.type5End, memorySize: memorySize)
-    status = cc.ndefStatus(area: area, known: known, memorySize: memorySize)
+    let (area, known) = cc.tlvArea(memory.type5End, memorySize: memory.type5MemorySize)
+    status = cc.ndefStatus(area: area, known: known, memorySize: memory.type5MemorySize)
   }
 
   /// Sets the query's `status`, `capacity` and `rule` when its own READ decided.
@@ -317,7 +304,8 @@ struct Type5Procedure: Sendable {
     else { return }
     // The length written this call, and a block after the length's own written too.
     let lengthAt = area.baseAddress + tlv.offset + 1
-    guard let size = blockSize, (memory.type5End.frame(lengthAt) ?? -1) >= op.firstFrame else {
+    guard let size = memory.type5BlockSize, (memory.type5End.frame(lengthAt) ?? -1) >= op.firstFrame
+    else {
       return
     }
     let after = (lengthAt / size + 1) * size
