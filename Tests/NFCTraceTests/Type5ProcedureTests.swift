@@ -441,4 +441,26 @@ import Testing
     c.request(0x2C, [0x00, 0x03], answer: [0x00, 0x00, 0x01, 0x01, 0x00])
     #expect(try c.diagnose().findings.contains { $0.code == "t5t-blocks-locked" } == false)
   }
+
+  /// The block size GET SYSTEM INFORMATION gave in the tag's first session holds in its next
+  /// (after the field went off): a READ answer of another length there fails, as in the first.
+  @Test func blockSizeCarriesToTheTagsNextSession() throws {
+    var b = Builder()
+    b.inventory()
+    b.systemInformation(blocks: 64, size: 4)
+    b.read(0, Self.cc)
+    var off = TestFrame.make(b.frames.count, .event, [], time: Int64(b.frames.count) * 4_000_000)
+    off.event = .fieldOff
+    b.frames.append(off)
+    b.inventory()
+    b.read(1, count: 2, Array(Self.tlv[0..<12]))
+    let s = try b.sessions()
+    try #require(s.count == 2)
+    #expect(s[1].memory.type5BlockSize == 4)
+    #expect(s[1].operations.last?.outcome == .failed)
+    #expect(
+      s[1].operations.last?.reason
+        == "the READ MULTIPLE BLOCKS of 2 blocks was answered with 12 data bytes, not 2 × 4 (the "
+        + "block size GET SYSTEM INFORMATION gave)")
+  }
 }

@@ -263,12 +263,16 @@ public struct SessionAnalyzer: Sendable {
 
   /// Takes what an earlier session on the same UID left in the tag's memory (called when the
   /// UID becomes known): where its NDEF TLV's length is, so a write after a reconnect is
-  /// recognised. The images themselves are merged when the session ends
+  /// recognised; a Type 5 tag's block and memory size. The images themselves are merged when the session ends
   /// (`SessionCollector`), so the session's own procedures (a query's TLV search) are read
   /// from its own frames.
   public mutating func carry(_ previous: TagMemory) {
     type2.knownNDEFLengthAddress = previous.type2Area?.ndefLengthAddress
     type3.carriedAttributeBlock = previous.type3AttributeBlock
+    // A Type 5 tag's block size and memory: this session's READs are checked and placed by
+    // them as by its own GET SYSTEM INFORMATION.
+    if memory.type5BlockSize == nil { memory.type5BlockSize = previous.type5BlockSize }
+    if memory.type5MemorySize == nil { memory.type5MemorySize = previous.type5MemorySize }
   }
 
   /// The NXP product an earlier session on the same UID identified with GET_VERSION (a dump
