@@ -27,8 +27,16 @@ let package = Package(
     // Android NFC snoop logs (NCI packets).
     .target(name: "NFCTraceAndroid", dependencies: ["NFCTrace", "CZlib"]),
     // The command-line tool: argument parsing and wiring only.
+    // Release builds on Linux take malloc from jemalloc (Debian's libjemalloc-dev): a trace
+    // decodes into many small short-lived objects on two threads, and glibc's allocator was a
+    // fifth of the timeline's time (docs/performance.md). A linker setting, not a systemLibrary
+    // target: no jemalloc API is called, and debug builds (the sanitizers' tests) keep glibc's.
     .executableTarget(
-      name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap", "NFCTraceAndroid"]),
+      name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap", "NFCTraceAndroid"],
+      linkerSettings: [
+        .linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release))
+      ]
+    ),
     .executableTarget(name: "ndef-bench", dependencies: ["NDEF"], path: "Benchmarks/NDEFBench"),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the build needs (libpcap-dev, zlib1g-dev) and, with --test, what the tests use as oracles
+# Installs what the build needs (libpcap-dev, zlib1g-dev, libjemalloc-dev) and, with --test, what the tests use as oracles
 # (tshark for ISO 14443 framing, ndeflib from PyPI for NDEF). Installs only what is missing.
 set -euo pipefail
 want_tests=0
@@ -23,6 +23,11 @@ fi
 if [ ! -f /usr/include/zlib.h ]; then
   echo "setup: installing zlib1g-dev" >&2
   apt_install zlib1g-dev
+fi
+if [ ! -f /usr/include/jemalloc/jemalloc.h ]; then
+  # Release builds link jemalloc (Package.swift); debug builds and the tests do not need it.
+  echo "setup: installing libjemalloc-dev" >&2
+  apt_install libjemalloc-dev
 fi
 if [ "$want_tests" = 1 ]; then
   # The tests read real captures from ../shared/traces beside the checkout; say so up front

@@ -73,11 +73,12 @@ public final class DecodedFrame: @unchecked Sendable {
     }
   }
 
-  /// The innermost decode, if any.
-  public var innermost: LayerDecode? { layers.last }
+  /// The innermost decode, if any. Inlined: callers mostly read one field of it (`name`), and
+  /// a call returned the whole decode, its strings and fields retained and released.
+  @inline(__always) public var innermost: LayerDecode? { layers.last }
 
   /// The decode of `protocolID`, if this frame carries that layer.
-  public func layer(_ protocolID: ProtocolID) -> LayerDecode? {
+  @inline(__always) public func layer(_ protocolID: ProtocolID) -> LayerDecode? {
     layers.first { $0.protocolID == protocolID }
   }
 }

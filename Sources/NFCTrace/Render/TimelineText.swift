@@ -45,37 +45,58 @@ public final class TimelineTextRenderer {
 
   /// Renders one frame (or holds it until its session's header can be written).
   public func render(_ f: DecodedFrame) {
-    let starts = pendingStarts.map(Item.event)
-    pendingStarts = []
+    // Appended one by one: arrays made and joined per frame were a tenth of the renderer's time.
     if f.session != currentSession {
       flushHeld()
       currentSession = f.session
       if f.session != nil {
-        held = starts + [.frame(f)]
+        holdStarts()
+        held.append(.frame(f))
         heldUID = nil
         noteIdentity(f)
         if heldUID != nil, !heldTentative { flushHeld() }
         return
       }
     } else if !held.isEmpty {
-      held += starts + [.frame(f)]
+      holdStarts()
+      held.append(.frame(f))
       noteIdentity(f)
       if (heldUID != nil && !heldTentative) || held.count >= holdLimit { flushHeld() }
       return
     }
-    for case .event(let e) in starts { operationLine(e) }
+    if !pendingStarts.isEmpty {
+      for e in pendingStarts { operationLine(e) }
+      pendingStarts.removeAll(keepingCapacity: true)
+    }
     line(f)
   }
 
+  /// Moves the operation starts waiting for their first frame into `held`.
+  private func holdStarts() {
+    guard !pendingStarts.isEmpty else { return }
+    for e in pendingStarts { held.append(.event(e)) }
+    pendingStarts.removeAll(keepingCapacity: true)
+  }
+
   private func operationLine(_ e: OperationEvent) {
+    // Written in pieces, not built as one string first.
     switch e {
     case .started(let kind, _):
-      paint("  ▸ \(kind.rawValue)", "1;34")
+      if color { out.write("\u{1B}[1;34m") }
+      out.write("  ▸ ")
+      out.write(kind.rawValue)
     case .ended(let op):
-      var text = "  ◂ \(op.shortText)"
-      if let reason = op.reason { text += ": " + reason }
-      paint(text, op.outcome == .ok ? "2" : "1;31")
+      if color { out.write(op.outcome == .ok ? "\u{1B}[2m" : "\u{1B}[1;31m") }
+      out.write("  ◂ ")
+      out.write(op.kind.rawValue)
+      out.append(0x20)
+      out.write(op.outcomeText)
+      if let reason = op.reason {
+        out.write(": ")
+        out.write(reason)
+      }
     }
+    if color { out.write("\u{1B}[0m") }
     out.endLine()
   }
 
@@ -99,7 +120,7 @@ public final class TimelineTextRenderer {
       case .event(let e): operationLine(e)
       }
     }
-    held = []
+    held.removeAll(keepingCapacity: true)
     heldUID = nil
     heldTentative = false
   }

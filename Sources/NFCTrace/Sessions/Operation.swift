@@ -31,42 +31,139 @@ public enum OperationOutcome: String, Sendable, Hashable {
 }
 
 /// One operation of a session: its kind, outcome, the frames it spans and details.
+///
+/// A value with copy-on-write storage: the session analyzer reads and hands on its current
+/// operation many times per frame, and a copy of seven arrays and strings, retained and
+/// released field by field, was a large part of that (docs/performance.md). Now a copy is one
+/// reference; the storage is copied only when a shared operation is changed.
 public struct Operation: Sendable, Equatable {
+  /// The fields; changed only through a uniquely referenced instance (`mutable`).
+  private final class Storage: @unchecked Sendable {
+    @exclusivity(unchecked) var kind: OperationKind
+    @exclusivity(unchecked) var outcome: OperationOutcome = .ok
+    @exclusivity(unchecked) var reason: String?
+    @exclusivity(unchecked) var firstFrame: Int
+    @exclusivity(unchecked) var lastFrame: Int
+    @exclusivity(unchecked) var unansweredFrames: [Int] = []
+    @exclusivity(unchecked) var failedFrames: [Int] = []
+    @exclusivity(unchecked) var details: [LayerField] = []
+    @exclusivity(unchecked) var acknowledgedPages: [Int] = []
+    @exclusivity(unchecked) var classicWrites: [ClassicBlockWrite] = []
+    @exclusivity(unchecked) var classicReads: [Int] = []
+    @exclusivity(unchecked) var reasonFrame: Int?
+
+    init(kind: OperationKind, frame: Int) {
+      self.kind = kind
+      firstFrame = frame
+      lastFrame = frame
+    }
+
+    func copy() -> Storage {
+      let c = Storage(kind: kind, frame: firstFrame)
+      c.outcome = outcome
+      c.reason = reason
+      c.lastFrame = lastFrame
+      c.unansweredFrames = unansweredFrames
+      c.failedFrames = failedFrames
+      c.details = details
+      c.acknowledgedPages = acknowledgedPages
+      c.classicWrites = classicWrites
+      c.classicReads = classicReads
+      c.reasonFrame = reasonFrame
+      return c
+    }
+
+    func equals(_ o: Storage) -> Bool {
+      kind == o.kind && outcome == o.outcome && reason == o.reason && firstFrame == o.firstFrame
+        && lastFrame == o.lastFrame && unansweredFrames == o.unansweredFrames
+        && failedFrames == o.failedFrames && details == o.details
+        && acknowledgedPages == o.acknowledgedPages && classicWrites == o.classicWrites
+        && classicReads == o.classicReads && reasonFrame == o.reasonFrame
+    }
+  }
+
+  private var storage: Storage
+
+  /// The storage, copied first when another operation shares it.
+  private var mutable: Storage {
+    mutating get {
+      if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+      return storage
+    }
+  }
+
   /// The kind.
-  public var kind: OperationKind
+  public var kind: OperationKind {
+    get { storage.kind }
+    set { mutable.kind = newValue }
+  }
   /// The outcome.
-  public var outcome: OperationOutcome
+  public var outcome: OperationOutcome {
+    get { storage.outcome }
+    set { mutable.outcome = newValue }
+  }
   /// Why the outcome is what it is (e.g. "NAK 0x0 on WRITE page 40").
-  public var reason: String?
+  public var reason: String? {
+    get { storage.reason }
+    _modify { yield &mutable.reason }
+  }
   /// Index of the operation's first frame.
-  public var firstFrame: Int
+  public var firstFrame: Int {
+    get { storage.firstFrame }
+    set { mutable.firstFrame = newValue }
+  }
   /// Index of the operation's last frame.
-  public var lastFrame: Int
+  public var lastFrame: Int {
+    get { storage.lastFrame }
+    set { mutable.lastFrame = newValue }
+  }
   /// Frame indices of requests that got no answer.
-  public var unansweredFrames: [Int] = []
+  public var unansweredFrames: [Int] {
+    get { storage.unansweredFrames }
+    _modify { yield &mutable.unansweredFrames }
+  }
   /// Frame indices of the failing answers (NAK, error SW).
-  public var failedFrames: [Int] = []
+  public var failedFrames: [Int] {
+    get { storage.failedFrames }
+    _modify { yield &mutable.failedFrames }
+  }
   /// Kind-specific details (status, capacity, pages written, message length…).
-  public var details: [LayerField] = []
+  public var details: [LayerField] {
+    get { storage.details }
+    _modify { yield &mutable.details }
+  }
   /// Type 2 pages whose WRITE the tag acknowledged, in order (rendered as the detail
   /// `pages_acknowledged` when the operation ends).
-  public var acknowledgedPages: [Int] = []
+  public var acknowledgedPages: [Int] {
+    get { storage.acknowledgedPages }
+    _modify { yield &mutable.acknowledgedPages }
+  }
   /// MIFARE Classic blocks the tag acknowledged writing, in order (rendered as the detail
   /// `blocks_written` when the operation ends).
-  public var classicWrites: [ClassicBlockWrite] = []
+  public var classicWrites: [ClassicBlockWrite] {
+    get { storage.classicWrites }
+    _modify { yield &mutable.classicWrites }
+  }
   /// MIFARE Classic blocks whose plaintext READ the tag answered with 16 bytes, in order (NXP
   /// MF1S50yyX datasheet §12.2): read, though MIFARE Classic memory is not decoded.
-  public var classicReads: [Int] = []
+  public var classicReads: [Int] {
+    get { storage.classicReads }
+    _modify { yield &mutable.classicReads }
+  }
   /// The frame of the refusal that gave a failed operation its `reason` (the first since the
   /// last `recover`), nil otherwise: `diagnose` heads the operation with that refusal too.
-  public internal(set) var reasonFrame: Int?
+  public internal(set) var reasonFrame: Int? {
+    get { storage.reasonFrame }
+    set { mutable.reasonFrame = newValue }
+  }
 
   /// Creates an operation spanning one frame.
   public init(kind: OperationKind, frame: Int) {
-    self.kind = kind
-    self.outcome = .ok
-    self.firstFrame = frame
-    self.lastFrame = frame
+    storage = Storage(kind: kind, frame: frame)
+  }
+
+  public static func == (a: Operation, b: Operation) -> Bool {
+    a.storage === b.storage || a.storage.equals(b.storage)
   }
 
   /// The value of detail `key`.

@@ -4,8 +4,9 @@ public enum AnalysisItem: Sendable {
   case event(OperationEvent)
   /// A decoded frame with its pairing and session.
   case frame(DecodedFrame)
-  /// A session's analysis, as soon as its last frame has passed.
-  case session(SessionAnalysis)
+  /// A session's analysis, as soon as its last frame has passed. Indirect: inline, the large
+  /// analysis made every item (one per frame) as large, copied at each hand-over.
+  indirect case session(SessionAnalysis)
 }
 
 /// The whole analysis of one input, streaming: importer → `FramePipeline` → `SessionCollector`.

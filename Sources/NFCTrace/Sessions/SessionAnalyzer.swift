@@ -1384,6 +1384,9 @@ public struct SessionAnalyzer: Sendable {
   }
 
   /// The operation starts and ends since the last call, in order.
+  /// Whether `takeEvents()` has anything to give (most frames start and end no operation).
+  public var hasEvents: Bool { !events.isEmpty }
+
   public mutating func takeEvents() -> [OperationEvent] {
     defer { events.removeAll() }
     return events
@@ -1589,7 +1592,8 @@ public struct SessionAnalyzer: Sendable {
     op.set("trace_cut", .string(location))
     // The answer after the cut is not in the trace, not missing from the air; earlier
     // silences (retries) stay.
-    op.unansweredFrames.removeAll { $0 == op.lastFrame }
+    let last = op.lastFrame
+    op.unansweredFrames.removeAll { $0 == last }
   }
 
   /// A writeNDEF the tag acknowledged throughout is still interrupted when the writer stopped

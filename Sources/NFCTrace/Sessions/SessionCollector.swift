@@ -65,7 +65,7 @@ public struct SessionCollector: Sendable {
     if let uid = f.completedUID, ndefApplicationUIDs.contains(uid) {
       open?.analyzer.carryNDEFApplication()
     }
-    if let e = open?.analyzer.takeEvents() { events += e }
+    if open?.analyzer.hasEvents == true, let e = open?.analyzer.takeEvents() { events += e }
   }
 
   private var events: [OperationEvent] = []
@@ -89,8 +89,9 @@ public struct SessionCollector: Sendable {
   }
 
   private mutating func close(lookup: (Int) -> SessionInfo?) {
-    guard var o = open else { return }
-    open = nil
+    // Taken out, not copied: a copy of the analyzer retained and released each of its many
+    // arrays and strings once per session.
+    guard var o = open.take() else { return }
     let info = lookup(o.index) ?? placeholder(o.index, nil)
     var analysis = o.analyzer.finish(info: info)
     events += o.analyzer.takeEvents()

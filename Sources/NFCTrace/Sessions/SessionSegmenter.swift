@@ -44,7 +44,13 @@ public struct SessionSegmenter: Sendable {
   public var holdLimit = 64
   /// Sessions closed so far.
   public private(set) var closed: [SessionInfo] = []
-  private var current: SessionInfo?
+  /// The open session, valid while `isOpen`. Kept out of an optional: this is read for every
+  /// frame, and a test or a field of an optional struct copied the whole struct (its UID
+  /// array retained and released) each time.
+  private var open = SessionInfo(
+    index: 0, technology: .unknown, uid: [], firstFrame: 0, lastFrame: 0, startNs: 0, endNs: 0)
+  private var isOpen = false
+  private var current: SessionInfo? { isOpen ? open : nil }
   private var lastAnsweredNs: Int64 = 0
   private var sawHalt = false
   private var held: [DecodedFrame] = []
@@ -66,7 +72,7 @@ public struct SessionSegmenter: Sendable {
   /// and one closes before the next opens, so `closed[i]` is session `i`.
   public func session(_ index: Int) -> SessionInfo? {
     if index >= 0 && index < closed.count { return closed[index] }
-    return current?.index == index ? current : nil
+    return isOpen && open.index == index ? open : nil
   }
 
   /// Assigns sessions to `frame` and returns the frames now final, in order.
@@ -97,7 +103,7 @@ public struct SessionSegmenter: Sendable {
 
   /// A REQA nobody answered, soon after the open session's HLTA.
   private func holdsPollAfterHalt(_ f: DecodedFrame) -> Bool {
-    current != nil && sawHalt && f.startsActivation && f.innermost?.name == "REQA"
+    isOpen && sawHalt && f.startsActivation && f.innermost?.name == "REQA"
       && f.response == .unanswered && !isSilent(f)
   }
 
@@ -159,26 +165,31 @@ public struct SessionSegmenter: Sendable {
       if answered {
         // A session opened on reader commands alone (the tag unheard) ends at the first
         // activation a tag answers: what came before stays a session of its own.
-        if current == nil || sawHalt || silent || !tagHeard {
+        if !isOpen || sawHalt || silent || !tagHeard {
           close()
-          open(at: f)
+          start(at: f)
         } else {
           holding = true
           held = [f]
           return nil
         }
-      } else if current != nil, sawHalt || silent {
+      } else if isOpen, sawHalt || silent {
         // After HLTA (or silence) a poll nobody answers belongs to no tag: the session is over.
         close()
       }
-    } else if current == nil && (answered || Self.impliesTag(f)) {
-      open(at: f)
+    } else if !isOpen && (answered || Self.impliesTag(f)) {
+      start(at: f)
     }
     // S(DESELECT) puts an ISO-DEP tag in the HALT state too, once it answered it (ISO/IEC
     // 14443-4 §8): an unanswered one (a tag not selected) halts nothing.
-    if f.layers.contains(where: {
-      $0.name == "HLTA" || $0.name == "HLTB"
-        || ($0.name == "S(DESELECT)" && f.frame.direction == .reader && answered)
+    // Names compared only within the protocols that use them: this runs for every frame.
+    if f.layers.contains(where: { d in
+      switch d.protocolID {
+      case .iso14443A, .type2: return d.name == "HLTA"
+      case .iso14443B: return d.name == "HLTB"
+      case .isoDEP: return d.name == "S(DESELECT)" && f.frame.direction == .reader && answered
+      default: return false
+      }
     }) {
       sawHalt = true
     }
@@ -199,24 +210,22 @@ public struct SessionSegmenter: Sendable {
   }
 
   private mutating func attach(_ f: inout DecodedFrame) {
-    guard current != nil else { return }
-    current?.lastFrame = f.frame.index
+    guard isOpen else { return }
+    open.lastFrame = f.frame.index
     // A clock that went backwards (warned by the importer) must not give a negative span.
-    if let c = current { current?.endNs = max(c.endNs, f.frame.timeNs) }
-    if current?.technology == .unknown || current?.technology == nil {
-      current?.technology = f.technology
-    }
-    f.session = current?.index
+    open.endNs = max(open.endNs, f.frame.timeNs)
+    if open.technology == .unknown { open.technology = f.technology }
+    f.session = open.index
   }
 
   private mutating func adoptUID(_ uid: [UInt8], from f: DecodedFrame) {
-    guard let cur = current else { return }
-    if cur.uid.isEmpty {
-      current?.uid = uid
-    } else if cur.uid != uid {
+    guard isOpen else { return }
+    if open.uid.isEmpty {
+      open.uid = uid
+    } else if open.uid != uid {
       close()
-      open(at: f)
-      current?.uid = uid
+      start(at: f)
+      open.uid = uid
     }
   }
 
@@ -225,10 +234,10 @@ public struct SessionSegmenter: Sendable {
     let frames = held
     held = []
     guard let first = frames.first else { return [] }
-    let differs = uid.map { u in current.map { !$0.uid.isEmpty && $0.uid != u } ?? true } ?? false
-    if differs || current == nil {
+    let differs = uid.map { u in !isOpen || (!open.uid.isEmpty && open.uid != u) } ?? false
+    if differs || !isOpen {
       close()
-      open(at: first)
+      start(at: first)
     }
     var head = first
     sawHalt = false
@@ -249,12 +258,13 @@ public struct SessionSegmenter: Sendable {
     return out
   }
 
-  private mutating func open(at f: DecodedFrame) {
+  private mutating func start(at f: DecodedFrame) {
     let tech = f.technology
-    current = SessionInfo(
+    open = SessionInfo(
       index: closed.count, technology: tech, uid: [], firstFrame: f.frame.index,
       lastFrame: f.frame.index, startNs: f.frame.timeNs, endNs: f.frame.timeNs)
-    current?.timed = f.frame.sourceTime?.unit != .order
+    open.timed = f.frame.sourceTime?.unit != .order
+    isOpen = true
     sawHalt = false
     tagHeard = f.frame.direction == .tag
   }
@@ -276,7 +286,7 @@ public struct SessionSegmenter: Sendable {
   }
 
   private mutating func close() {
-    if let c = current { closed.append(c) }
-    current = nil
+    if isOpen { closed.append(open) }
+    isOpen = false
   }
 }

@@ -154,17 +154,21 @@ public struct ISO14443ALayer: Sendable {
     let crcAValid =
       frame.crc == .unchecked && frame.data.count >= 3 ? CRC.hasValidCRCA(frame.data) : nil
     if let other = OtherTechnology.result(frame, crcAValid: crcAValid) { return other }
-    if let info = ReaderTargetInfo.result(frame, context: &context) {
-      if info.newActivation { reset() }
-      return info
-    }
-    if let info = PCSCCardInfo.result(frame, context: &context) {
-      if info.newActivation { reset() }
-      return info
-    }
-    if let framed = ReaderTargetInfo.isoDEPPayload(frame) {
-      pending = .none
-      return framed
+    // Only frames a reader chip or PC/SC reader flagged: most carry no flag, and each call
+    // below copied its (empty) large result.
+    if !frame.sourceFlags.isEmpty {
+      if let info = ReaderTargetInfo.result(frame, context: &context) {
+        if info.newActivation { reset() }
+        return info
+      }
+      if let info = PCSCCardInfo.result(frame, context: &context) {
+        if info.newActivation { reset() }
+        return info
+      }
+      if let framed = ReaderTargetInfo.isoDEPPayload(frame) {
+        pending = .none
+        return framed
+      }
     }
     if frame.technology == .nfcA { context.technology = .nfcA }
     if crypto1Follows {
