@@ -81,7 +81,12 @@ public struct LayerDecode: Sendable, Equatable {
   }
 
   /// The value of field `key`, if present.
-  public func field(_ key: String) -> FieldValue? { fields.first { $0.key == key }?.value }
+  public func field(_ key: String) -> FieldValue? {
+    // Lengths first: unequal strings of equal length are rare here, and a full comparison of
+    // two different strings costs many times more (this runs several times per frame).
+    let length = key.utf8.count
+    return fields.first { $0.key.utf8.count == length && $0.key == key }?.value
+  }
 }
 
 /// How bad a finding is.

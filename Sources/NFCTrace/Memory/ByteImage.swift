@@ -59,14 +59,41 @@ public struct ByteImage: Sendable, Equatable {
   ) where C.Element == UInt8 {
     guard offset >= 0, offset < Self.limit else { return }
     let end = min(offset + data.count, Self.limit)
+    guard end > offset else { return }
     grow(to: end)
-    var i = offset
-    for b in data where i < end {
-      values[i] = b
-      provenance[i] = state
-      frames[i] = Int32(clamping: frame)
+    // Through the arrays' buffers, once each: element by element, every write checked the
+    // array's uniqueness and bounds (a read of a page or file records every byte of it).
+    let n = end - offset
+    values.withUnsafeMutableBufferPointer { v in
+      var i = offset
+      for b in data.prefix(n) {
+        v[i] = b
+        i += 1
+      }
+    }
+    provenance.withUnsafeMutableBufferPointer { p in
+      p.baseAddress.map { ($0 + offset).update(repeating: state, count: n) }
+    }
+    let source = Int32(clamping: frame)
+    frames.withUnsafeMutableBufferPointer { p in
+      p.baseAddress.map { ($0 + offset).update(repeating: source, count: n) }
+    }
+  }
+
+  /// Whether a byte of `range` was written (acknowledged or not, or with a value not known)
+  /// by frame `firstFrame` or later.
+  func anyWritten(in range: Range<Int>, since firstFrame: Int) -> Bool {
+    let upper = min(range.upperBound, count)
+    var i = max(range.lowerBound, 0)
+    while i < upper {
+      let s = provenance[i]
+      if (s == .written || s == .unacknowledged || s == .writtenUnknown) && frames[i] >= firstFrame
+      {
+        return true
+      }
       i += 1
     }
+    return false
   }
 
   /// Records `data` only into bytes still unknown (to build the "as the session found it" view).

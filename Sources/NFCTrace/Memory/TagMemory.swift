@@ -206,6 +206,16 @@ public struct TagMemory: Sendable, Equatable {
     seen: inout Set<Int32>, writeOnly: Range<Int>
   ) {
     end.cover(upTo: address + data.count)
+    let range = address..<(address + data.count)
+    // Most reads touch nothing this session wrote: every byte is then a plain read, recorded
+    // at once instead of byte by byte.
+    if address >= 0, !writeOnly.overlaps(range),
+      !end.anyWritten(in: range, since: sessionFirstFrame)
+    {
+      start.record(data, at: address, state: .read, frame: frame)
+      end.record(data, at: address, state: .read, frame: frame)
+      return
+    }
     for (i, b) in data.enumerated() {
       let a = address + i
       let state = end.state(a)

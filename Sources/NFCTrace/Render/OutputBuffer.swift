@@ -47,6 +47,8 @@ public final class OutputBuffer {
 
   /// Appends the UTF-8 of `s`.
   public func write(_ s: String) {
+    // In place when the string's UTF-8 is contiguous (native and small strings): no copy.
+    if s.utf8.withContiguousStorageIfAvailable({ append($0) }) != nil { return }
     var s = s
     s.withUTF8 { append($0) }
   }

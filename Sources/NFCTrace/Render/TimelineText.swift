@@ -167,6 +167,9 @@ public final class TimelineTextRenderer {
     return t == .unknown ? "unknown technology" : t.rawValue.uppercased()
   }
 
+  /// The UTF-8 of 72 box-drawing lines (3 bytes each), the most a header's rule needs.
+  private static let rule = [UInt8](String(repeating: "─", count: 72).utf8)
+
   private func header(session: Int?, technology: String, uid: (label: String, id: [UInt8])?) {
     guard let session else { return }
     var text = "── session \(session) · \(technology)"
@@ -175,7 +178,8 @@ public final class TimelineTextRenderer {
     if color { out.write("\u{1B}[1m") }
     out.write(text)
     // Every character of the header is one Unicode scalar (box drawing, middle dot, ASCII).
-    for _ in 0..<max(4, 72 - text.unicodeScalars.count) { out.write("─") }
+    let n = min(max(4, 72 - text.unicodeScalars.count), Self.rule.count / 3)
+    Self.rule.withUnsafeBufferPointer { out.append(UnsafeBufferPointer(rebasing: $0[0..<(n * 3)])) }
     if color { out.write("\u{1B}[0m") }
     out.endLine()
   }
@@ -241,11 +245,11 @@ public final class TimelineTextRenderer {
         out.write(")")
       }
     } else {
-      var first = true
-      for layer in f.layers.reversed() {
-        if !first { out.write(" ‹ ") }
-        first = false
-        out.write(layer.summary)
+      // By index: iterating the decodes copied each one (its strings and fields retained).
+      let layers = f.layers
+      for i in layers.indices.reversed() {
+        if i < layers.count - 1 { out.write(" ‹ ") }
+        out.write(layers[i].summary)
       }
     }
     if f.response == .unanswered { out.write("  [no answer]") }
@@ -254,15 +258,10 @@ public final class TimelineTextRenderer {
   private func appendBytes(_ f: DecodedFrame) {
     let data = f.frame.data
     let shown = min(data.count, maxBytesShown)
-    var parity = f.frame.parityErrors.makeIterator()
-    var nextParity = parity.next()
-    for i in 0..<shown {
-      if i > 0 { out.append(0x20) }
-      let b = data[i]
-      out.append(Hex.digits[Int(b >> 4)])
-      out.append(Hex.digits[Int(b & 0x0F)])
-      while let p = nextParity, p < i { nextParity = parity.next() }
-      if nextParity == i { out.append(0x21) }  // "!" parity error
+    if f.frame.parityErrors.isEmpty {
+      out.appendHex(data[..<shown], separator: 0x20)
+    } else {
+      appendBytes(data[..<shown], parityErrors: f.frame.parityErrors)
     }
     if let bits = f.frame.bits, bits < 8 {
       out.append(0x28)
@@ -272,6 +271,21 @@ public final class TimelineTextRenderer {
     if data.count > shown {
       out.write(" …+")
       out.appendInt(Int64(data.count - shown))
+    }
+  }
+
+  /// Bytes as hex with `!` after each byte whose parity bit was wrong.
+  private func appendBytes(_ data: ArraySlice<UInt8>, parityErrors: [Int]) {
+    let shown = data.count
+    var parity = parityErrors.makeIterator()
+    var nextParity = parity.next()
+    for i in 0..<shown {
+      if i > 0 { out.append(0x20) }
+      let b = data[i]
+      out.append(Hex.digits[Int(b >> 4)])
+      out.append(Hex.digits[Int(b & 0x0F)])
+      while let p = nextParity, p < i { nextParity = parity.next() }
+      if nextParity == i { out.append(0x21) }  // "!" parity error
     }
   }
 

@@ -725,6 +725,9 @@ public struct ISODEPLayer: ProtocolLayer {
       }
     }
     guard let ats = linkATS, let tc = ats.tc else { return out }
+    // Only when a finding needs it: this runs for every block.
+    guard (block.cid != nil && !ats.cidSupported) || (block.nad != nil && !ats.nadSupported)
+    else { return out }
     let source = "the ATS (TC(1) \(Hex.string([tc]))) says the tag does not support"
     if block.cid != nil, !ats.cidSupported {
       out.append(Self.notSupported("CID", source, "14443-4 §5.2.6", unit: unit, offset: 1))
