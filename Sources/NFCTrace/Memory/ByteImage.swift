@@ -184,12 +184,26 @@ extension ByteImage {
   public func overlaid(with top: ByteImage) -> ByteImage {
     var out = self
     out.grow(to: top.count)
-    // Byte by byte in place (an array per byte made this the costliest step of closing a
-    // session that carries memory over).
-    for i in 0..<top.count where top.provenance[i] != .unknown {
-      out.values[i] = top.values[i]
-      out.provenance[i] = top.provenance[i]
-      out.frames[i] = top.frames[i]
+    let n = top.count
+    // Byte by byte in place, through the arrays' buffers (an array per byte made this the
+    // costliest step of closing a session that carries memory over; element writes checked
+    // each array's uniqueness and bounds every time).
+    top.values.withUnsafeBufferPointer { tv in
+      top.provenance.withUnsafeBufferPointer { tp in
+        top.frames.withUnsafeBufferPointer { tf in
+          out.values.withUnsafeMutableBufferPointer { v in
+            out.provenance.withUnsafeMutableBufferPointer { p in
+              out.frames.withUnsafeMutableBufferPointer { f in
+                for i in 0..<n where tp[i] != .unknown {
+                  v[i] = tv[i]
+                  p[i] = tp[i]
+                  f[i] = tf[i]
+                }
+              }
+            }
+          }
+        }
+      }
     }
     return out
   }
