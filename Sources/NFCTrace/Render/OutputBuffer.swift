@@ -7,12 +7,15 @@ import Foundation
 /// bytes one or a few at a time, and an array's uniqueness and bounds bookkeeping on each
 /// append was a tenth of the renderer's time.
 public final class OutputBuffer {
-  private var base: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
+  // Unchecked exclusivity: every append reads and writes these, and the dynamic check of each
+  // access cost more than the append. No method holds an access to them across a call that
+  // could reach them again.
+  @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) private var capacity: Int
   /// Bytes buffered now (not yet written out).
-  private var used = 0
+  @exclusivity(unchecked) private var used = 0
   /// Bytes written out so far.
-  private var flushed = 0
+  @exclusivity(unchecked) private var flushed = 0
   private let fd: Int32?
   private let flushAt: Int
 
@@ -133,17 +136,21 @@ public final class OutputBuffer {
   public func appendHex<C: Collection>(_ data: C, separator: UInt8? = nil)
   where C.Element == UInt8 {
     reserve(data.count * 3)
+    // Through locals, stored back once.
+    let p = base
+    var u = used
     var first = true
     for b in data {
       if let sep = separator, !first {
-        base[used] = sep
-        used += 1
+        p[u] = sep
+        u += 1
       }
       first = false
-      base[used] = Hex.digits[Int(b >> 4)]
-      base[used + 1] = Hex.digits[Int(b & 0x0F)]
-      used += 2
+      p[u] = Hex.digits[Int(b >> 4)]
+      p[u + 1] = Hex.digits[Int(b & 0x0F)]
+      u += 2
     }
+    used = u
   }
 
   /// Whether any buffer has written to standard output (fd 1) in this process: the CLI prints

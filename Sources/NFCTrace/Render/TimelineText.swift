@@ -12,13 +12,15 @@ public final class TimelineTextRenderer {
   public var maxBytesShown = 24
   /// Frames held while waiting for a session's UID.
   public var holdLimit = 64
-  private var lastTimeNs: Int64?
-  private var currentSession: Int?
+  // Unchecked exclusivity (as in `OutputBuffer`): read for every frame; no access to them is
+  // held across a call that reaches them again.
+  @exclusivity(unchecked) private var lastTimeNs: Int64?
+  @exclusivity(unchecked) private var currentSession: Int?
   private enum Item {
     case frame(DecodedFrame)
     case event(OperationEvent)
   }
-  private var held: [Item] = []
+  @exclusivity(unchecked) private var held: [Item] = []
   /// The held session's tag identity once seen: ("UID", bytes) or ("PUPI", bytes).
   private var heldUID: (label: String, id: [UInt8])?
   /// True while `heldUID` is an ATQB's PUPI: with several tags answering REQB's slots the
@@ -31,7 +33,7 @@ public final class TimelineTextRenderer {
     self.color = color
   }
 
-  private var pendingStarts: [OperationEvent] = []
+  @exclusivity(unchecked) private var pendingStarts: [OperationEvent] = []
 
   /// Renders operation starts (a header above the operation's first frame) and ends (its
   /// outcome, after its last frame).
