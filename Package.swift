@@ -27,10 +27,12 @@ let package = Package(
     // Android NFC snoop logs (NCI packets).
     .target(name: "NFCTraceAndroid", dependencies: ["NFCTrace", "CZlib"]),
     // The command-line tool: argument parsing and wiring only.
-    // Release builds on Linux take malloc from jemalloc (Debian's libjemalloc-dev): a trace
-    // decodes into many small short-lived objects on two threads, and glibc's allocator was a
-    // fifth of the timeline's time (docs/performance.md). A linker setting, not a systemLibrary
-    // target: no jemalloc API is called, and debug builds (the sanitizers' tests) keep glibc's.
+    // Release builds on Linux take malloc from jemalloc (Debian's libjemalloc-dev, installed by
+    // scripts/setup.sh): a trace decodes into many small short-lived objects on two threads,
+    // and with glibc's allocator the timeline took 10–25 % longer (docs/performance.md). A
+    // linker setting, not a systemLibrary target: no jemalloc API is called. Debug builds (the
+    // sanitizers' tests) keep glibc's; `swift test -c release` links it (CLITests builds the
+    // executable); a static (musl) SDK build would need a static jemalloc in the SDK.
     .executableTarget(
       name: "nfctrace", dependencies: ["NDEF", "NFCTrace", "NFCTracePcap", "NFCTraceAndroid"],
       linkerSettings: [

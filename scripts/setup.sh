@@ -25,7 +25,8 @@ if [ ! -f /usr/include/zlib.h ]; then
   apt_install zlib1g-dev
 fi
 if [ ! -f /usr/include/jemalloc/jemalloc.h ]; then
-  # Release builds link jemalloc (Package.swift); debug builds and the tests do not need it.
+  # Release builds link jemalloc (Package.swift), `swift test -c release` included (the CLI
+  # tests build the executable); debug builds (make test, the sanitizer runs) do not need it.
   echo "setup: installing libjemalloc-dev" >&2
   apt_install libjemalloc-dev
 fi

@@ -53,14 +53,26 @@ struct ValueSemanticsTests {
     image.record([0xAA, 0xBB], at: 6, state: .written, frame: 30)
     #expect(image.values == [0, 0, 0, 0, 0x03, 0x10, 0xAA, 0xBB])
     #expect(image.frames == [-1, -1, -1, -1, 21, 21, 30, 30])
-    // Nothing at a negative offset, nothing for no bytes, and nothing past the limit.
+    // Nothing at a negative offset; no bytes still cover the offset (an UPDATE BINARY
+    // without data), as unknown bytes; nothing past the limit.
     image.record([0x01], at: -1, state: .read, frame: 1)
-    image.record([], at: 20, state: .read, frame: 1)
     #expect(image.count == 8)
+    image.record([], at: 20, state: .read, frame: 1)
+    #expect(image.count == 20)
+    #expect(image.provenance[8...19].allSatisfy { $0 == .unknown })
     var edge = ByteImage()
     edge.record([1, 2, 3], at: ByteImage.limit - 2, state: .read, frame: 5)
     #expect(edge.count == ByteImage.limit)
     #expect(edge.values.suffix(2) == [1, 2])
+  }
+
+  /// An UPDATE BINARY without data (`00 D6 00 10`, the tag gone) still covers its offset in
+  /// the file's image, so `report` lists the file's unread row (review of the speed pass).
+  @Test func emptyType4WriteCoversItsOffset() {
+    var memory = TagMemory()
+    memory.type4Write([], file: 0xE104, at: 16, acknowledged: false, frame: 5)
+    #expect(memory.filesEnd[0xE104]?.count == 16)
+    #expect(memory.filesEnd[0xE104]?.state(15) == .unknown)
   }
 
   @Test func byteImageAnyWrittenSinceFrame() {

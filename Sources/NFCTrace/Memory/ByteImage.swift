@@ -59,8 +59,10 @@ public struct ByteImage: Sendable, Equatable {
   ) where C.Element == UInt8 {
     guard offset >= 0, offset < Self.limit else { return }
     let end = min(offset + data.count, Self.limit)
-    guard end > offset else { return }
+    // Grown even for no bytes (a Type 4 UPDATE BINARY without data covers its offset), as the
+    // byte-by-byte version did.
     grow(to: end)
+    guard end > offset else { return }
     // Through the arrays' buffers, once each: element by element, every write checked the
     // array's uniqueness and bounds (a read of a page or file records every byte of it).
     let n = end - offset

@@ -1383,10 +1383,10 @@ public struct SessionAnalyzer: Sendable {
     if announced { events.append(.started(kind, frame: frame)) }
   }
 
-  /// The operation starts and ends since the last call, in order.
   /// Whether `takeEvents()` has anything to give (most frames start and end no operation).
   public var hasEvents: Bool { !events.isEmpty }
 
+  /// The operation starts and ends since the last call, in order.
   public mutating func takeEvents() -> [OperationEvent] {
     defer { events.removeAll() }
     return events
