@@ -17,6 +17,9 @@ public enum ByteProvenance: String, Sendable, Hashable {
   /// True when the byte's value is known: read, or written with the value on the air
   /// (acknowledged or not); false for `unknown` and `written-unknown`.
   public var hasValue: Bool { self != .unknown && self != .writtenUnknown }
+
+  /// True for a byte written (acknowledged or not, or with a value not known).
+  var isWritten: Bool { self == .written || self == .unacknowledged || self == .writtenUnknown }
 }
 
 /// A tag memory (Type 2 pages as bytes from page 0, or one Type 4 file) with, per byte, the
@@ -82,20 +85,15 @@ public struct ByteImage: Sendable, Equatable {
     }
   }
 
-  /// Whether a byte of `range` was written (acknowledged or not, or with a value not known)
-  /// by frame `firstFrame` or later.
+  /// Whether byte `i` was written (`ByteProvenance.isWritten`) by frame `firstFrame` or later;
+  /// false past the end.
+  func written(_ i: Int, since firstFrame: Int) -> Bool {
+    i >= 0 && i < count && provenance[i].isWritten && frames[i] >= firstFrame
+  }
+
+  /// Whether a byte of `range` was written by frame `firstFrame` or later.
   func anyWritten(in range: Range<Int>, since firstFrame: Int) -> Bool {
-    let upper = min(range.upperBound, count)
-    var i = max(range.lowerBound, 0)
-    while i < upper {
-      let s = provenance[i]
-      if (s == .written || s == .unacknowledged || s == .writtenUnknown) && frames[i] >= firstFrame
-      {
-        return true
-      }
-      i += 1
-    }
-    return false
+    range.clamped(to: 0..<count).contains { written($0, since: firstFrame) }
   }
 
   /// Records `data` only into bytes still unknown (to build the "as the session found it" view).

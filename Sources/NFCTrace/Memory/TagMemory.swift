@@ -220,10 +220,7 @@ public struct TagMemory: Sendable, Equatable {
       let a = address + i
       let state = end.state(a)
       if state != .unknown, writeOnly.contains(a) { continue }
-      let writtenHere =
-        (state == .written || state == .unacknowledged || state == .writtenUnknown)
-        && (end.frame(a) ?? -1) >= sessionFirstFrame
-      guard writtenHere else {
+      guard end.written(a, since: sessionFirstFrame) else {
         start.record(byte: b, at: a, state: .read, frame: frame)
         end.record(byte: b, at: a, state: .read, frame: frame)
         continue

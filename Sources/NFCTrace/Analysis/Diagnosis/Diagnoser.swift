@@ -1,5 +1,19 @@
 import NDEF
 
+/// A write operation the tag's refusal failed (`DiagnosisContext.refusedWrites`).
+struct RefusedWrite {
+  /// The operation's index in the session.
+  var index: Int
+  /// The operation.
+  var operation: Operation
+  /// The refusal's status bytes, from the operation's detail.
+  var status: [UInt8]
+  /// The first refusal's command (when inside the operation) and answer frames.
+  var frames: [Int]
+  /// The operation's reason (the first refusal's).
+  var reason: String
+}
+
 /// What a rule sees: one session's analysis and frame-level evidence, the message the app
 /// meant to write, and what earlier sessions on the same tag showed.
 public struct DiagnosisContext: Sendable {
@@ -46,6 +60,27 @@ public struct DiagnosisContext: Sendable {
     session.operations.indices.filter {
       session.operations[$0].kind == .writeNDEF || session.operations[$0].kind == .writeLock
     }
+  }
+
+  /// The write operations a tag's refusal failed, whose procedure kept the refusal's status
+  /// bytes in the hex detail `key` (Type 3 `status_flags`, Type 5 `error_code`), with the
+  /// first refusal's frames: its command (when inside the operation) and the refusal.
+  func refusedWrites(statusDetail key: String) -> [RefusedWrite] {
+    writeOperations.compactMap { i in
+      let op = session.operations[i]
+      guard op.outcome == .failed, case .hex(let status)? = op.detail(key),
+        let frame = op.failedFrames.first, let reason = op.reason
+      else { return nil }
+      return RefusedWrite(
+        index: i, operation: op, status: status, frames: Self.exchange(answeredBy: frame, in: op),
+        reason: reason)
+    }
+  }
+
+  /// The frames of the exchange answered at `frame`: the command just before it when it is
+  /// inside operation `op`, and the answer.
+  static func exchange(answeredBy frame: Int, in op: Operation) -> [Int] {
+    [frame - 1, frame].filter { $0 >= op.firstFrame }
   }
 
   /// The logged commands inside operation `i`.

@@ -33,16 +33,12 @@ enum Type3Rule: DiagnosisRule {
   }
 
   private static func refusals(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    c.writeOperations.compactMap { i in
-      let op = c.session.operations[i]
-      guard op.outcome == .failed, case .hex(let bytes)? = op.detail("status_flags"),
-        let frame = op.failedFrames.first, let reason = op.reason
-      else { return nil }
-      let flags = Hex.string(bytes, separator: " ").uppercased()
-      let sf2 = bytes.last
+    c.refusedWrites(statusDetail: "status_flags").map { r in
+      let (i, op, reason) = (r.index, r.operation, r.reason)
+      let flags = Hex.string(r.status, separator: " ").uppercased()
+      let sf2 = r.status.last
       return DiagnosisFinding(
-        code: "t3t-update-refused", severity: .error, operation: i,
-        frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
+        code: "t3t-update-refused", severity: .error, operation: i, frames: r.frames,
         cause: "the tag refused the UPDATE (status flags \(flags.uppercased()))"
           + (pastArea(c, op).map { _ in ": the message is larger than the NDEF area" } ?? ""),
         message:
@@ -104,7 +100,7 @@ enum Type3Rule: DiagnosisRule {
       guard case .int(let frame)? = op.detail("write_count_exceeded") else { return nil }
       return DiagnosisFinding(
         code: "t3t-write-count-exceeded", severity: .warning, operation: i,
-        frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
+        frames: DiagnosisContext.exchange(answeredBy: frame, in: op),
         cause: "the tag's memory has reached its rewrite limit (Status Flag 2 71h)",
         message:
           "The tag wrote the block but answered the UPDATE with Status Flag 2 71h: its memory "

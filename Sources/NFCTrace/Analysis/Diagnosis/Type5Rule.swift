@@ -53,15 +53,11 @@ enum Type5Rule: DiagnosisRule {
   }
 
   private static func refusals(_ c: DiagnosisContext) -> [DiagnosisFinding] {
-    c.writeOperations.compactMap { i in
-      let op = c.session.operations[i]
-      guard op.outcome == .failed, case .hex(let code)? = op.detail("error_code"),
-        let frame = op.failedFrames.first, let reason = op.reason
-      else { return nil }
+    c.refusedWrites(statusDetail: "error_code").map { r in
+      let (i, op, reason, code) = (r.index, r.operation, r.reason, r.status)
       let error = code.first.map(ISO15693Command.byteText) ?? "?"
       return DiagnosisFinding(
-        code: "t5t-write-refused", severity: .error, operation: i,
-        frames: [frame - 1, frame].filter { $0 >= op.firstFrame },
+        code: "t5t-write-refused", severity: .error, operation: i, frames: r.frames,
         cause: "the tag refused a block write (ISO 15693 error \(error)h)",
         message:
           "The tag answered a block write with an error response: \(reason). The block was "

@@ -725,14 +725,15 @@ public struct ISODEPLayer: ProtocolLayer {
       }
     }
     guard let ats = linkATS, let tc = ats.tc else { return out }
-    // Only when a finding needs it: this runs for every block.
-    guard (block.cid != nil && !ats.cidSupported) || (block.nad != nil && !ats.nadSupported)
-    else { return out }
+    let cidUnsupported = block.cid != nil && !ats.cidSupported
+    let nadUnsupported = block.nad != nil && !ats.nadSupported && unit.direction == .reader
+    // The message only when a finding needs it: this runs for every block.
+    guard cidUnsupported || nadUnsupported else { return out }
     let source = "the ATS (TC(1) \(Hex.string([tc]))) says the tag does not support"
-    if block.cid != nil, !ats.cidSupported {
+    if cidUnsupported {
       out.append(Self.notSupported("CID", source, "14443-4 §5.2.6", unit: unit, offset: 1))
     }
-    if block.nad != nil, !ats.nadSupported, unit.direction == .reader {
+    if nadUnsupported {
       out.append(
         Self.notSupported(
           "NAD", source, "14443-4 §5.2.6", unit: unit, offset: block.cidByte == nil ? 1 : 2))
