@@ -53,6 +53,49 @@ private func written(flushAt: Int, _ body: (OutputBuffer) -> Void) throws -> Str
     #expect(across == "abcdef  |")
   }
 
+  /// Digit counts are found by compares up to four digits and by a loop beyond: every
+  /// boundary, and the largest magnitudes.
+  @Test func integersAtEveryDigitCountBoundary() {
+    let out = OutputBuffer(fd: nil)
+    for v: Int64 in [9, 10, 99, 100, 999, 1000, 9999, 10_000, 99_999, 123_456_789, Int64.max] {
+      out.appendInt(v)
+      out.append(0x2C)
+    }
+    out.appendInt(-10_000)
+    #expect(
+      out.text == "9,10,99,100,999,1000,9999,10000,99999,123456789,9223372036854775807,-10000")
+  }
+
+  @Test func fixedWidthDigitsAndMilliseconds() {
+    let out = OutputBuffer(fd: nil)
+    out.appendDigits(7, count: 3)
+    out.append(0x20)
+    out.appendDigits(0, count: 3)
+    out.append(0x20)
+    out.appendDigits(999, count: 3)
+    #expect(out.text == "007 000 999")
+    #expect(TimelineTextRenderer.milliseconds(1_234_567) == "1.234")
+    #expect(TimelineTextRenderer.milliseconds(-5_000) == "-0.005")
+    #expect(TimelineTextRenderer.milliseconds(12_000_000_999) == "12000.000")
+    #expect(TimelineTextRenderer.milliseconds(.min) == "-9223372036854.775")
+  }
+
+  /// Short texts move right byte by byte (the regions overlap), long ones by `memmove`; pads
+  /// over 32 bytes are filled by `memset`.
+  @Test func rightAlignmentOfShortAndLongTexts() {
+    let out = OutputBuffer(fd: nil)
+    var mark = out.count
+    out.write("abc")
+    out.alignRight(from: mark, width: 5)
+    out.append(0x7C)
+    mark = out.count
+    let long = String(repeating: "0123456789", count: 2)
+    out.write(long)
+    out.alignRight(from: mark, width: 60)
+    out.append(0x7C)
+    #expect(out.text == "  abc|" + String(repeating: " ", count: 40) + long + "|")
+  }
+
   @Test func inMemoryBufferHandsOverItsBytes() {
     let out = OutputBuffer(fd: nil, flushAt: 4)
     out.appendHex([0x04, 0xA1, 0xFF], separator: 0x20)

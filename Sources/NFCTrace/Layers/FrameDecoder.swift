@@ -71,7 +71,7 @@ public struct FrameDecoder: Sendable {
     }
     if frame.technology == .unknown, followsIClass(frame) { frame.technology = .iClass }
     let wasComplete = context.uidComplete
-    let typeBLink = isTypeB(frame) || followsCRCB(frame)
+    let typeBLink = Self.isTypeB(frame, context: context) || followsCRCB(frame)
     let first =
       typeBLink
       ? typeB.decode(frame: frame, context: &context)
@@ -278,7 +278,9 @@ public struct FrameDecoder: Sendable {
 
   /// Type B frames go to the type B layer: those the source says are NFC-B, and those of
   /// sources that do not say (Proxmark3, pcap 264) that `ISO14443BLayer.claims`.
-  private func isTypeB(_ frame: Frame) -> Bool {
+  /// Static: a non-mutating method of this large struct (about 1.4 KiB) called from `decode`
+  /// received a copy of all of it.
+  private static func isTypeB(_ frame: Frame, context: LinkContext) -> Bool {
     // APDUs a reader carried in ISO-DEP blocks it built go to the layer that hands them on.
     if !frame.sourceFlags.isEmpty, frame.sourceFlags.contains(ReaderChipFlag.isoDEPPayload) {
       return false

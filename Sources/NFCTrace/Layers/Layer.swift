@@ -80,6 +80,14 @@ public struct LayerDecode: Sendable, Equatable {
     self.summary = summary
   }
 
+  /// Whether the message is `name`: lengths first, as in `field(_:)` (most names compared
+  /// against are another message's, and a full comparison of two long strings costs many
+  /// times more). Decode names and the names compared against are NFC (ASCII and literals),
+  /// so equal names have equal UTF-8 lengths.
+  @inline(__always) public func named(_ name: String) -> Bool {
+    self.name.utf8.count == name.utf8.count && self.name == name
+  }
+
   /// The value of field `key`, if present.
   public func field(_ key: String) -> FieldValue? {
     // Lengths first: unequal strings of equal length are rare here, and a full comparison of

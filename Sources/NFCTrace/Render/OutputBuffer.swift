@@ -69,8 +69,35 @@ public final class OutputBuffer {
   public func appendSpaces(_ n: Int) {
     guard n > 0 else { return }
     reserve(n)
-    (base + used).update(repeating: 0x20, count: n)
+    Self.fillSpaces(base + used, n)
     used += n
+  }
+
+  /// Spaces at `p`: the pads of a timeline line are a few bytes, where a call of `memset` cost
+  /// more than these stores (a loop of byte stores is turned into `memset` by the compiler).
+  @inline(__always) private static func fillSpaces(_ p: UnsafeMutablePointer<UInt8>, _ n: Int) {
+    if n > 31 { return p.update(repeating: 0x20, count: n) }
+    let raw = UnsafeMutableRawPointer(p)
+    let spaces: UInt64 = 0x2020_2020_2020_2020
+    var i = 0
+    if n & 16 != 0 {
+      raw.storeBytes(of: spaces, toByteOffset: 0, as: UInt64.self)
+      raw.storeBytes(of: spaces, toByteOffset: 8, as: UInt64.self)
+      i = 16
+    }
+    if n & 8 != 0 {
+      raw.storeBytes(of: spaces, toByteOffset: i, as: UInt64.self)
+      i += 8
+    }
+    if n & 4 != 0 {
+      raw.storeBytes(of: UInt32(truncatingIfNeeded: spaces), toByteOffset: i, as: UInt32.self)
+      i += 4
+    }
+    if n & 2 != 0 {
+      raw.storeBytes(of: UInt16(truncatingIfNeeded: spaces), toByteOffset: i, as: UInt16.self)
+      i += 2
+    }
+    if n & 1 != 0 { p[i] = 0x20 }
   }
 
   /// Appends a newline, flushing when the buffer is full.
@@ -86,21 +113,42 @@ public final class OutputBuffer {
       base[used] = 0x2D
       used += 1
     }
-    var m = v.magnitude
-    var digits = 1
-    var scale: UInt64 = 10
-    while m >= scale {
-      digits += 1
-      if scale > UInt64.max / 10 { break }
-      scale *= 10
-    }
-    var i = used + digits
-    repeat {
+    let m = v.magnitude
+    // Most numbers printed (frame indices, milliseconds) have few digits: counted by compares,
+    // not by a loop of multiplications.
+    let digits = m < 10 ? 1 : m < 100 ? 2 : m < 1000 ? 3 : m < 10_000 ? 4 : Self.digitCount(m)
+    writeDigits(m, count: digits)
+  }
+
+  /// Appends `v` (below 10^`count`) as exactly `count` decimal digits, with leading zeros
+  /// (`appendDigits(7, count: 3)` → `007`).
+  public func appendDigits(_ v: UInt64, count: Int) {
+    reserve(count)
+    writeDigits(v, count: count)
+  }
+
+  /// Writes the last `count` decimal digits of `m` at the end; room is reserved.
+  @inline(__always) private func writeDigits(_ m: UInt64, count: Int) {
+    var m = m
+    let p = base
+    var i = used + count
+    while i > used {
       i -= 1
-      base[i] = 0x30 + UInt8(truncatingIfNeeded: m % 10)
-      m /= 10
-    } while m > 0
-    used += digits
+      let (q, r) = m.quotientAndRemainder(dividingBy: 10)
+      p[i] = 0x30 &+ UInt8(truncatingIfNeeded: r)
+      m = q
+    }
+    used += count
+  }
+
+  private static func digitCount(_ m: UInt64) -> Int {
+    var digits = 1
+    var rest = m
+    while rest >= 10 {
+      rest /= 10
+      digits += 1
+    }
+    return digits
   }
 
   /// Moves the text written since position `mark` right so it ends at `mark + width` (right
@@ -112,9 +160,22 @@ public final class OutputBuffer {
     let pad = width - text
     guard pad > 0 else { return }
     guard start >= 0 else { return appendSpaces(pad) }
-    reserve(pad)
-    (base + start + pad).update(from: base + start, count: text)
-    (base + start).update(repeating: 0x20, count: pad)
+    // 16 more: room for the word moves below (before `base` is read: reserving may move it).
+    reserve(pad + 16)
+    let from = base + start
+    if text > 16 {
+      (from + pad).update(from: from, count: text)
+    } else {
+      // A few bytes (a time): moved as two words, both read before either is written (the
+      // regions overlap). The words may take up to 16 bytes past the text, all inside the
+      // reserved room and past the end: nothing written there counts.
+      let raw = UnsafeMutableRawPointer(from)
+      let low = raw.loadUnaligned(as: UInt64.self)
+      let high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+      raw.storeBytes(of: low, toByteOffset: pad, as: UInt64.self)
+      raw.storeBytes(of: high, toByteOffset: pad + 8, as: UInt64.self)
+    }
+    Self.fillSpaces(from, pad)
     used += pad
   }
 

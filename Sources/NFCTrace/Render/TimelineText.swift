@@ -300,10 +300,7 @@ public final class TimelineTextRenderer {
     let us = ns.magnitude / 1000  // magnitude: -Int64.min does not fit in Int64
     out.appendInt(Int64(us / 1000))
     out.append(0x2E)
-    let frac = us % 1000
-    if frac < 100 { out.append(0x30) }
-    if frac < 10 { out.append(0x30) }
-    out.appendInt(Int64(frac))
+    out.appendDigits(us % 1000, count: 3)
   }
 
   private func crcMark(_ crc: CRCStatus) -> String {

@@ -191,23 +191,24 @@ struct CallBoundary: Sendable {
 
   /// Records the answer `a` to command `c`; `nlenSize` as in `startsNewCall`.
   mutating func answer(_ c: LayerDecode?, _ a: LayerDecode, nlenSize: Int) {
-    switch a.name {
-    case "READ response", "FAST_READ response":
+    // `named`, not a `switch` on the name: every Type 4 answer was compared in full with each
+    // case (see `LayerDecode.named`).
+    if a.named("READ response") || a.named("FAST_READ response") {
       lastRetryable = false
       dataRead = true
-    case "ACK":
+    } else if a.named("ACK") {
       lastRetryable = false
-    case "NAK":
+    } else if a.named("NAK") {
       if case .int(let code)? = a.field("nak_code") {
         lastRetryable = Type2Layer.isRetriableNAK(code)
       } else {
         lastRetryable = false
       }
-    default:
+    } else {
       guard case .string(let sw)? = a.field("sw") else { return }
       lastRetryable = false
       guard sw == "9000", let c, c.protocolID == .type4 else { return }
-      if c.name == "READ NDEF data" || c.name == "READ NLEN and NDEF data" { dataRead = true }
+      if c.named("READ NDEF data") || c.named("READ NLEN and NDEF data") { dataRead = true }
       if Type4Procedure.ndefUpdates.contains(c.name), c.binaryOffset == 0,
         case .hex(let data)? = c.field("data"), data.prefix(nlenSize).contains(where: { $0 != 0 })
       {

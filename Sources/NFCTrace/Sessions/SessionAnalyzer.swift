@@ -87,6 +87,10 @@ public struct SessionAnalysis: Sendable {
 /// of different stacks are recognised (READ or FAST_READ; length-first or length-last writes;
 /// Type 4 reads in one or several READ BINARY). Frames that carry no command of their own
 /// (R-blocks, S(WTX), chained parts, HLTA, S(DESELECT)) join the operation in progress.
+///
+/// The per-frame helpers that only read the state are declared `mutating` all the same: the
+/// analyzer is a large struct (about 2 KiB), and a non-mutating method called from a mutating
+/// one received a copy of all of it (a `memcpy` per call, several per frame).
 public struct SessionAnalyzer: Sendable {
   private var info: SessionInfo
   private(set) var tag = TagIdentity()
@@ -517,7 +521,7 @@ public struct SessionAnalyzer: Sendable {
 
   /// Whether `f` is a SELECT to hold (`selectLimbo`): a Type 4 SELECT of a file, once the
   /// query has given the status, outside a query or after it read NLEN.
-  private func holdsSelect(_ f: DecodedFrame) -> Bool {
+  private mutating func holdsSelect(_ f: DecodedFrame) -> Bool {
     guard type4.status != nil, current?.kind != .queryNDEFStatus || type4.detectionFinished,
       let d = f.innermost,
       d.protocolID == .type4, d.name.hasPrefix("SELECT"), d.name != "SELECT NDEF application"
@@ -582,7 +586,7 @@ public struct SessionAnalyzer: Sendable {
   /// discovery repeats it: the same APDU in a new I-block. Another AID (libnfc-nci's v1
   /// fallback after a refused v2 SELECT) is detection going on; the same block number is the
   /// ISO-DEP recovery's resend of one command (§7.5.4), not a repeat.
-  private func repeatsSelect(_ f: DecodedFrame) -> Bool {
+  private mutating func repeatsSelect(_ f: DecodedFrame) -> Bool {
     guard Self.selectsNDEFApplication(f), let held = discoveryLimbo else { return false }
     let apdu = f.layer(.iso7816)?.field("data")
     let block = f.layer(.isoDEP)?.field("block_number")
@@ -595,7 +599,7 @@ public struct SessionAnalyzer: Sendable {
   /// (within `discoveryGapNs` of its last frame) or after held discovery SELECTs; or the
   /// ADDITIONAL FRAME (`90 AF`) fetching the rest of its 91AF answer (a DESFire answers
   /// GetVersion in three parts). An app's own GetVersion comes after its code ran, or later.
-  private func isDiscoveryProbe(_ f: DecodedFrame) -> Bool {
+  private mutating func isDiscoveryProbe(_ f: DecodedFrame) -> Bool {
     // Byte compares, no array literal per frame: this runs for every APDU.
     guard let d = f.innermost, d.protocolID == .iso7816, chainLimbo == nil,
       case .hex(let cla)? = d.field("cla"), cla.count == 1, cla[0] == 0x90,
@@ -679,7 +683,7 @@ public struct SessionAnalyzer: Sendable {
   /// Whether reader frame `f` is the first part of a chained command sent after the last
   /// command was answered (ISO/IEC 14443-4 §7.5.2): the command it carries, decoded with its
   /// last part, decides which operation the chain belongs to.
-  private func opensChain(_ f: DecodedFrame) -> Bool {
+  private mutating func opensChain(_ f: DecodedFrame) -> Bool {
     // (A connect's last frame, the ATS, answers RATS without clearing `pending`.)
     guard let op = current, pending == nil || op.kind == .connect, let d = f.innermost,
       d.protocolID == .isoDEP,
@@ -699,7 +703,7 @@ public struct SessionAnalyzer: Sendable {
   /// of the writeNDEF in progress that its message runs into: the NDEF TLV's length is still
   /// 0 (the length-last procedure, not finished) or announces bytes in that page. An app's
   /// page loop that does not stop at the data area's end stays one operation.
-  private func continuesWrite(_ d: LayerDecode, _ kind: OperationKind?) -> Bool {
+  private mutating func continuesWrite(_ d: LayerDecode, _ kind: OperationKind?) -> Bool {
     guard kind != .writeNDEF, current?.kind == .writeNDEF, d.name == "WRITE",
       let page = d.absolutePage, let last = call.lastWrittenPage, page == last + 1,
       let area = memory.type2Area, let ndef = area.ndef
@@ -724,7 +728,7 @@ public struct SessionAnalyzer: Sendable {
   /// `apdu_header`) opens a writeNDEF: an UPDATE BINARY after the NDEF query, when no write is
   /// in progress, or one at offset 0 that starts the next call (`CallBoundary`). The APDU is
   /// decoded only when its last part arrives, which may never happen when the tag leaves.
-  private func opensWrite(chained d: LayerDecode) -> Bool {
+  private mutating func opensWrite(chained d: LayerDecode) -> Bool {
     guard current?.kind == .writeNDEF else {
       guard case .hex(let h)? = d.field("apdu_header"), h.count == 4, h[1] == 0xD6 else {
         return false
@@ -993,7 +997,7 @@ public struct SessionAnalyzer: Sendable {
   /// this tag cannot hear. It is no command of the session's operations. A frame whose source
   /// does not say its technology is one when its CRC_B verified alone (ISO 14443-B or ISO 15693,
   /// `DecodedFrame.crcBAlone`) and the tag is neither.
-  private func isOtherTechnologyPoll(_ f: DecodedFrame) -> Bool {
+  private mutating func isOtherTechnologyPoll(_ f: DecodedFrame) -> Bool {
     guard f.frame.direction == .reader, f.response == .unanswered, tag.technology != .unknown
     else { return false }
     if f.crcBAlone { return tag.technology != .nfcB && tag.technology != .nfcV }
@@ -1081,7 +1085,7 @@ public struct SessionAnalyzer: Sendable {
 
   /// Whether `op` is a writeNDEF that left the NDEF length 0 (NLEN/ENLEN, or the Type 2 NDEF
   /// TLV's length): the first step of the write procedure, not a finished write.
-  private func writeLeftLengthZero(_ op: Operation) -> Bool {
+  private mutating func writeLeftLengthZero(_ op: Operation) -> Bool {
     guard op.kind == .writeNDEF else { return false }
     if let id = type4.ndefFileID, let image = memory.filesEnd[id] {
       return image.knownBigEndian(0, type4.nlenSize) == 0
@@ -1093,7 +1097,7 @@ public struct SessionAnalyzer: Sendable {
   /// was outstanding: an R(NAK) or R(ACK), or an empty I-block (ISO/IEC 14443-4 §7.5.6), after
   /// the last command's answer, with no chain open and no earlier silence. Stacks send them
   /// between and after calls; the tag taken away after the operation leaves them unanswered.
-  private func isPresenceCheck(_ f: DecodedFrame) -> Bool {
+  private mutating func isPresenceCheck(_ f: DecodedFrame) -> Bool {
     guard let d = f.innermost, d.protocolID == .isoDEP, pending == nil, silentIBlock == nil,
       openChain == nil, deferredSilence == nil
     else { return false }
@@ -1331,7 +1335,7 @@ public struct SessionAnalyzer: Sendable {
   /// (a reader polling one tag for hours would otherwise keep an operation per read).
   static let splitLimit = 4096
 
-  private func startsNewCall(_ kind: OperationKind, _ f: DecodedFrame) -> Bool {
+  private mutating func startsNewCall(_ kind: OperationKind, _ f: DecodedFrame) -> Bool {
     // A DESFire / NTAG 424 AUTHENTICATE starts an authentication of its own (a retry after a
     // failure, another key); its ADDITIONAL FRAME steps continue it.
     if kind == .authenticate, let name = f.innermost?.name, name.hasPrefix("DESFire AUTHENTICATE") {
@@ -1598,7 +1602,7 @@ public struct SessionAnalyzer: Sendable {
 
   /// A writeNDEF the tag acknowledged throughout is still interrupted when the writer stopped
   /// before the procedure's end (`WriteCompletion`): detail `unfinished` names the step.
-  private func settleWrite(_ op: inout Operation) {
+  private mutating func settleWrite(_ op: inout Operation) {
     if tag.technology == .nfcF { return type3.settleWrite(&op, memory: memory) }
     if tag.technology == .nfcV { return type5.settleWrite(&op, memory: memory) }
     let found: (WriteCompletion.Gap, String)?

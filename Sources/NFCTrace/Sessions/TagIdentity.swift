@@ -226,41 +226,41 @@ public struct TagIdentity: Sendable, Equatable {
     // payload (a copy) only when it is kept.
     switch layer.protocolID {
     case .iso14443A:
-      if layer.name == "ATQA" {
+      if layer.named("ATQA") {
         let payload = Self.payload(f)
         if payload.count == 2 { atqa = UInt16(payload[1]) << 8 | UInt16(payload[0]) }
-      } else if layer.name == "ATR" {
+      } else if layer.named("ATR") {
         atr = f.frame.data
-      } else if layer.name == "ANTICOLLISION", f.frame.direction == .reader,
+      } else if layer.named("ANTICOLLISION"), f.frame.direction == .reader,
         Self.resolvesCollision(f, layer)
       {
         collision = true
         if resolvedCollisionFrame == nil { resolvedCollisionFrame = f.frame.index }
-      } else if layer.name == "SAK", case .bool(true) = layer.field("uid_complete"),
+      } else if layer.named("SAK"), case .bool(true) = layer.field("uid_complete"),
         let s = Self.payload(f).first
       {
         sak = s
       }
     case .isoDEP:
-      if layer.name == "ATS" { ats = Self.payload(f) }
+      if layer.named("ATS") { ats = Self.payload(f) }
     case .type2:
-      if layer.name == "GET_VERSION response" {
+      if layer.named("GET_VERSION response") {
         let payload = Self.payload(f)
         if payload.count == 8 { version = payload }
-      } else if layer.name == "READ_SIG response" {
+      } else if layer.named("READ_SIG response") {
         let payload = Self.payload(f)
         if payload.count == 32 { signature = payload }
-      } else if layer.name == "AUTHENTICATE response", layer.field("part") == .int(1),
+      } else if layer.named("AUTHENTICATE response"), layer.field("part") == .int(1),
         case .hex(let rndB)? = layer.field("data"), rndB.count == 8
       {
         answeredUltralightCAuth = true
       }
     case .type4:
-      if layer.name == "SELECT NDEF application response" { hasNDEFApplication = true }
+      if layer.named("SELECT NDEF application response") { hasNDEFApplication = true }
     case .mifareClassic:
       if layer.name.hasPrefix("AUTH") { sawMIFAREClassicAuth = true }
     case .iso14443B:
-      if layer.name == "ATQB" {
+      if layer.named("ATQB") {
         let payload = Self.payload(f)
         atqb = payload
         if payload.count > 5, atqbByPUPI.count < 16 { atqbByPUPI[Array(payload[1..<5])] = payload }
@@ -277,7 +277,7 @@ public struct TagIdentity: Sendable, Equatable {
             uidFromATQB = true
           }
         }
-      } else if layer.name == "ATTRIB", case .hex(let answer)? = layer.field("atqb"),
+      } else if layer.named("ATTRIB"), case .hex(let answer)? = layer.field("atqb"),
         answer.count > 5
       {
         // The selected tag's ATQB, also when it came before this session began.
@@ -285,13 +285,13 @@ public struct TagIdentity: Sendable, Equatable {
       }
     case .iso7816:
       // The first part of GetVersion's answer is the hardware information.
-      if desfireVersion == nil, layer.name == "DESFire GET VERSION response",
+      if desfireVersion == nil, layer.named("DESFire GET VERSION response"),
         case .hex(let data)? = layer.field("data")
       {
         desfireVersion = DESFireVersion(hardware: data)
       }
     case .felica:
-      if layer.name == "SENSF_RES", f.frame.direction == .tag,
+      if layer.named("SENSF_RES"), f.frame.direction == .tag,
         case .hex(let p)? = layer.field("pmm"),
         p.count == 8
       {
