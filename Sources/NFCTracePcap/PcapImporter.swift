@@ -117,7 +117,9 @@ public final class PcapImporter: TraceImporter {
   }
 
   /// The next frame read ahead, the error met while reading ahead, or the next from libpcap.
-  private func nextRead() throws -> Frame? {
+  /// Inlined, as `readFrame` and `frame(from:at:)`: each call level returning the frame copied
+  /// it (twice), a dozen copies of the frame per packet in all.
+  @inline(__always) private func nextRead() throws -> Frame? {
     if !lookahead.isEmpty { return lookahead.removeFirst() }
     if let error = deferredError {
       deferredError = nil
@@ -176,7 +178,7 @@ public final class PcapImporter: TraceImporter {
   }
 
   /// The next ISO 14443 frame from libpcap, skipping (with a warning) unreadable packets.
-  private func readFrame() throws -> Frame? {
+  @inline(__always) private func readFrame() throws -> Frame? {
     guard let source else { return nil }
     while true {
       if usbFramesHead < usbFrames.count {
@@ -334,7 +336,9 @@ public final class PcapImporter: TraceImporter {
     return first
   }
 
-  private func frame(from packet: PcapPacket, at location: SourceLocation) -> Frame? {
+  @inline(__always) private func frame(from packet: PcapPacket, at location: SourceLocation)
+    -> Frame?
+  {
     let first = startPacket(packet, at: location)
     switch ISO14443PseudoHeader.parse(packet.bytes) {
     case .skip(let reason):

@@ -75,6 +75,22 @@ struct ValueSemanticsTests {
     #expect(memory.filesEnd[0xE104]?.state(15) == .unknown)
   }
 
+  /// The later session's known bytes over the earlier image; nothing on top leaves the earlier
+  /// image as it is (the fast path of a session without an image of that kind).
+  @Test func byteImageOverlaidKeepsEarlierBytesUnderUnknownOnes() {
+    var earlier = ByteImage()
+    earlier.record([1, 2, 3, 4], at: 0, state: .read, frame: 3)
+    #expect(earlier.overlaid(with: ByteImage()) == earlier)
+    var later = ByteImage()
+    later.record([9], at: 1, state: .written, frame: 40)
+    later.record([7, 7], at: 5, state: .read, frame: 41)
+    let out = earlier.overlaid(with: later)
+    #expect(out.values == [1, 9, 3, 4, 0, 7, 7])
+    #expect(out.provenance == [.read, .written, .read, .read, .unknown, .read, .read])
+    #expect(out.frames == [3, 40, 3, 3, -1, 41, 41])
+    #expect(ByteImage().overlaid(with: later).values == [0, 9, 0, 0, 0, 7, 7])
+  }
+
   @Test func byteImageAnyWrittenSinceFrame() {
     var image = ByteImage()
     image.record([1, 2, 3, 4], at: 0, state: .read, frame: 2)

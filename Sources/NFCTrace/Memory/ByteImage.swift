@@ -182,9 +182,12 @@ public struct ByteImage: Sendable, Equatable {
 extension ByteImage {
   /// This image with every known byte of `top` written over it (provenance kept from `top`).
   public func overlaid(with top: ByteImage) -> ByteImage {
-    var out = self
-    out.grow(to: top.count)
     let n = top.count
+    // Nothing on top (a Type 4 session's Type 2 image): this image as it is, its arrays shared
+    // rather than made unique for no change.
+    guard n > 0 else { return self }
+    var out = self
+    out.grow(to: n)
     // Byte by byte in place, through the arrays' buffers (an array per byte made this the
     // costliest step of closing a session that carries memory over; element writes checked
     // each array's uniqueness and bounds every time).

@@ -336,28 +336,30 @@ public struct SessionAnalyzer: Sendable {
   // MARK: - Frames
 
   private mutating func reader(_ f: DecodedFrame) {
+    // Read once: each `f.innermost` copied the decode (its name, fields and summary retained).
+    let innermost = f.innermost
     if lockLimbo != nil { settleLockLimbo(next: f) }
     compatibilityPart1 =
-      f.innermost.map { Type2Procedure.isCompatibilityWrite($0, part: 1) } == true
+      innermost.map { Type2Procedure.isCompatibilityWrite($0, part: 1) } == true
       ? f.frame.index : nil
-    if f.innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
+    if innermost?.name == "S(WTX)" { wtxUnansweredByReader = nil }
     // Decided before classifying: what follows READ 0 is classified against what it was.
     if presenceLimbo != nil {
-      if let d = f.innermost, d.protocolID == .type2, !f.startsActivation {
+      if let d = innermost, d.protocolID == .type2, !f.startsActivation {
         settlePresenceLimbo(asQuery: readsDataArea(d))
       } else if f.startsActivation || undecodable(f) {
         settlePresenceLimbo(asQuery: false)
       }
     }
     // Anything but R(NAK) shows the reader went on: it had the answer.
-    if damagedLastAnswer != nil, f.innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
+    if damagedLastAnswer != nil, innermost?.name != "R(NAK)" { damagedLastAnswer = nil }
     // The reader sends the command whose answer was not understood again: the new answer
     // decides, as after a NAK 1 or a damaged answer.
-    if undecoded != nil, let sent = pending?.innermost, f.innermost == sent { undecoded = nil }
+    if undecoded != nil, let sent = pending?.innermost, innermost == sent { undecoded = nil }
     settleUndecoded()
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
-    if Self.isClassicReaderAnswer(f), f.innermost?.field("nt_not_captured") == .bool(true) {
+    if Self.isClassicReaderAnswer(f), innermost?.field("nt_not_captured") == .bool(true) {
       classicNonceNotCaptured()
     }
     if let overrun = fsdOverrun.take() { settleFSDOverrun(overrun, next: f) }
@@ -379,12 +381,12 @@ public struct SessionAnalyzer: Sendable {
     if selectLimbo != nil, kind != nil || f.startsActivation {
       settleSelectLimbo(as: kind)
     }
-    if let name = f.innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
+    if let name = innermost?.name, name == "HLTA" || name == "HLTB" || name == "S(DESELECT)" {
       closing = true
     } else if kind != nil {
       closing = false
     }
-    if kind == nil, let d = f.innermost, d.protocolID == .isoDEP, opensWrite(chained: d) {
+    if kind == nil, let d = innermost, d.protocolID == .isoDEP, opensWrite(chained: d) {
       if selectLimbo != nil {
         settleSelectLimbo(as: .writeNDEF)  // the held SELECT of the file this write updates
       } else {
@@ -395,14 +397,14 @@ public struct SessionAnalyzer: Sendable {
       chainLimbo = (f.frame.index, f.frame.index, nil, nil)
     }
     trackChain(f)
-    if kind == nil, let d = f.innermost, d.protocolID == .isoDEP,
+    if kind == nil, let d = innermost, d.protocolID == .isoDEP,
       d.name == "R(NAK)" || d.name == "R(ACK)"
     {
       // ISO-DEP recovery after a silence (ISO/IEC 14443-4 §7.5.4 rules 4 and 11): the tag
       // sends its answer again, or the reader its block; either way the APDU left unanswered
       // is still the one an I-block answer answers.
       if pending == nil, let silent = silentIBlock { pending = silent }
-    } else if kind != nil || f.innermost?.protocolID != .isoDEP {
+    } else if kind != nil || innermost?.protocolID != .isoDEP {
       silentIBlock = nil
     }
     if let kind {
@@ -454,7 +456,7 @@ public struct SessionAnalyzer: Sendable {
         open(.transceive, frame: f.frame.index, announced: false)
       } else if kind == .queryNDEFStatus, limbo == nil, holdsSelect(f) {
         closeCurrent()
-        selectLimbo = (f.frame.index, f.innermost?.name == "SELECT CC file")
+        selectLimbo = (f.frame.index, innermost?.name == "SELECT CC file")
         open(.transceive, frame: f.frame.index, announced: false)
       } else if current?.kind != kind || startsNewCall(kind, f)
         // A WriteData that wrote the NDEF file is a call of its own (sendCommand): what the
@@ -464,7 +466,7 @@ public struct SessionAnalyzer: Sendable {
         closeCurrent()
       }
       let awaitsLockData =
-        f.innermost.map { Type2Procedure.awaitsLockData($0, tag: tag, memory: memory) } ?? false
+        innermost.map { Type2Procedure.awaitsLockData($0, tag: tag, memory: memory) } ?? false
       if awaitsLockData {
         lockLimbo = (f.frame.index, current?.lastFrame)
       }
@@ -478,10 +480,10 @@ public struct SessionAnalyzer: Sendable {
       }
       // Only a tag whose SAK says ISO-DEP must answer RATS (ISO/IEC 14443-3 SAK b6); a reader
       // probing a Type 2 tag with RATS gets no ATS by design.
-      if kind == .connect, f.innermost?.name == "RATS", tag.sak.map({ $0 & 0x20 != 0 }) ?? true {
+      if kind == .connect, innermost?.name == "RATS", tag.sak.map({ $0 & 0x20 != 0 }) ?? true {
         ratsAwaitingATS = f.frame.index
       }
-      if let d = f.innermost {
+      if let d = innermost {
         call.command(d, at: f.frame.timeNs, memory: memory, damaged: f.frame.crc == .bad)
         if d.protocolID == .type4 { type4.command(d) }
       }
@@ -739,10 +741,12 @@ public struct SessionAnalyzer: Sendable {
   }
 
   private mutating func tagFrame(_ f: DecodedFrame) {
+    // Read once: each `f.innermost` copied the decode (its name, fields and summary retained).
+    let innermost = f.innermost
     tagHeard = true
     tagAnsweredOperation = true
     if f.completedUID != nil { connectActivation.selected = true }
-    if let d = f.innermost, d.protocolID == .isoDEP, d.name == "S(WTX)",
+    if let d = innermost, d.protocolID == .isoDEP, d.name == "S(WTX)",
       pending?.layer(.iso7816) != nil
     {
       wtxUnansweredByReader = f.frame.index
@@ -764,7 +768,7 @@ public struct SessionAnalyzer: Sendable {
       return
     }
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
-    if current == nil, f.innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
+    if current == nil, innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
     if let x = f.findings.first(where: { $0.code == "frame-exceeds-fsd" }) {
       fsdOverrun = (f.frame.index, x.message)
@@ -773,7 +777,7 @@ public struct SessionAnalyzer: Sendable {
     if f.frame.sourceFlags.contains(ReaderChipFlag.damagedAnswer) {
       return damagedAtReader(f)
     }
-    if let d = f.innermost, d.protocolID == .mifareClassic {
+    if let d = innermost, d.protocolID == .mifareClassic {
       if d.name == "AUTH (nt)" { classicNonce = f.frame.index }
       if d.name == "AUTH (at)" { classicNonce = nil }
       if d.name == "NAK" { return refusedByMIFAREClassic(d, frame: f.frame.index) }
@@ -788,7 +792,7 @@ public struct SessionAnalyzer: Sendable {
     }
     // An ATS whose TL (its own length byte, ISO/IEC 14443-4 §5.2.1) disagrees with its length
     // is garbage, not an ATS: the RATS is still unanswered.
-    if ratsAwaitingATS != nil, let d = f.innermost, d.name == "ATS", f.frame.crc != .bad,
+    if ratsAwaitingATS != nil, let d = innermost, d.name == "ATS", f.frame.crc != .bad,
       case .int(let tl)? = d.field("tl"), tl == TagIdentity.payload(f).count
     {
       ratsAwaitingATS = nil
@@ -796,7 +800,7 @@ public struct SessionAnalyzer: Sendable {
     if f.findings.contains(where: { $0.code == "tag-ack-to-unchained-block" }) {
       return ackInsteadOfAnswer(f)
     }
-    guard let d = f.innermost, isAnswer(d) else { return undecodedAnswer(f) }
+    guard let d = innermost, isAnswer(d) else { return undecodedAnswer(f) }
     undecoded = nil
     deferredSilence = nil
     wtxUnansweredByReader = nil
