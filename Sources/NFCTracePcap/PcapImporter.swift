@@ -38,7 +38,11 @@ public final class PcapImporter: TraceImporter {
   private var frameIndex = 0
   private var firstTimeNs: Int64?
   private var nfcgate: NFCGateMode
-  private var lookahead: [Frame] = []
+  // Unchecked exclusivity for the fields the read path tests for every packet (`lookahead`,
+  // `deferredError`, `usbFrames`): their dynamic checks cost more than the rest of the path's
+  // bookkeeping. Only this class's methods touch them, on one thread, none while another
+  // holds an access.
+  @exclusivity(unchecked) private var lookahead: [Frame] = []
   /// Set when the frames read ahead are all stamped in whole seconds (see `checkWholeSeconds`).
   private var wholeSeconds = false
   /// No packet read ahead carried a time (`checkNoTimes`).
@@ -47,13 +51,13 @@ public final class PcapImporter: TraceImporter {
   private var latestTimeNs: Int64?
   private var warnedBackwards = false
   private var warnedClamped = false
-  private var deferredError: TraceError?
+  @exclusivity(unchecked) private var deferredError: TraceError?
   private let linkType: Int
   /// The reader found in a USB capture (link types 189, 220, 249).
   private var usb = USBReaderDecoder()
   /// Frames of a USB packet not yet returned (one InListPassiveTarget answer gives several).
-  private var usbFrames: [Frame] = []
-  private var usbFramesHead = 0
+  @exclusivity(unchecked) private var usbFrames: [Frame] = []
+  @exclusivity(unchecked) private var usbFramesHead = 0
 
   private enum NFCGateMode { case undecided, strip, keep }
   /// NFCGate only: whether the last reader frame (and so its answer) is an APDU.

@@ -53,17 +53,22 @@ private func written(flushAt: Int, _ body: (OutputBuffer) -> Void) throws -> Str
     #expect(across == "abcdef  |")
   }
 
-  /// Digit counts are found by compares up to four digits and by a loop beyond: every
+  /// Digit counts are found by compares up to eight digits and by a loop beyond: every
   /// boundary, and the largest magnitudes.
   @Test func integersAtEveryDigitCountBoundary() {
     let out = OutputBuffer(fd: nil)
-    for v: Int64 in [9, 10, 99, 100, 999, 1000, 9999, 10_000, 99_999, 123_456_789, Int64.max] {
+    for v: Int64 in [
+      9, 10, 99, 100, 999, 1000, 9999, 10_000, 99_999, 100_000, 999_999, 1_000_000, 9_999_999,
+      10_000_000, 99_999_999, 100_000_000, 123_456_789, Int64.max,
+    ] {
       out.appendInt(v)
       out.append(0x2C)
     }
     out.appendInt(-10_000)
     #expect(
-      out.text == "9,10,99,100,999,1000,9999,10000,99999,123456789,9223372036854775807,-10000")
+      out.text
+        == "9,10,99,100,999,1000,9999,10000,99999,100000,999999,1000000,9999999,10000000,"
+        + "99999999,100000000,123456789,9223372036854775807,-10000")
   }
 
   @Test func fixedWidthDigitsAndMilliseconds() {
@@ -94,6 +99,18 @@ private func written(flushAt: Int, _ body: (OutputBuffer) -> Void) throws -> Str
     out.alignRight(from: mark, width: 60)
     out.append(0x7C)
     #expect(out.text == "  abc|" + String(repeating: " ", count: 40) + long + "|")
+  }
+
+  @Test func hexOfSlicesArraysAndEveryNibble() {
+    let out = OutputBuffer(fd: nil)
+    let bytes: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xF0]
+    out.appendHex(bytes[2..<5], separator: 0x20)
+    out.append(0x7C)
+    out.appendHex(bytes)
+    out.append(0x7C)
+    out.appendHex([UInt8](), separator: 0x20)
+    out.appendHex(bytes.reversed().prefix(2), separator: 0x3A)
+    #expect(out.text == "45 67 89|0123456789abcdeff0|f0:ef")
   }
 
   @Test func inMemoryBufferHandsOverItsBytes() {

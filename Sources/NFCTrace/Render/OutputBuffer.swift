@@ -116,7 +116,7 @@ public final class OutputBuffer {
     let m = v.magnitude
     // Most numbers printed (frame indices, milliseconds) have few digits: counted by compares,
     // not by a loop of multiplications.
-    let digits = m < 10 ? 1 : m < 100 ? 2 : m < 1000 ? 3 : m < 10_000 ? 4 : Self.digitCount(m)
+    let digits = m < 10_000 ? (m < 100 ? (m < 10 ? 1 : 2) : (m < 1000 ? 3 : 4)) : Self.digitCount(m)
     writeDigits(m, count: digits)
   }
 
@@ -141,9 +141,14 @@ public final class OutputBuffer {
     used += count
   }
 
+  /// Digits of `m` ≥ 10 000: compares up to 8 digits (frame indices of long captures), a loop
+  /// beyond.
   private static func digitCount(_ m: UInt64) -> Int {
-    var digits = 1
-    var rest = m
+    if m < 100_000_000 {
+      return m < 1_000_000 ? (m < 100_000 ? 5 : 6) : (m < 10_000_000 ? 7 : 8)
+    }
+    var digits = 9
+    var rest = m / 100_000_000
     while rest >= 10 {
       rest /= 10
       digits += 1
@@ -196,22 +201,48 @@ public final class OutputBuffer {
   /// Appends bytes as lower-case hex, with `separator` between them if given.
   public func appendHex<C: Collection>(_ data: C, separator: UInt8? = nil)
   where C.Element == UInt8 {
-    reserve(data.count * 3)
-    // Through locals, stored back once.
-    let p = base
-    var u = used
-    var first = true
-    for b in data {
-      if let sep = separator, !first {
-        p[u] = sep
-        u += 1
-      }
-      first = false
-      p[u] = Hex.digits[Int(b >> 4)]
-      p[u + 1] = Hex.digits[Int(b & 0x0F)]
-      u += 2
+    if data.withContiguousStorageIfAvailable({ appendHex(buffer: $0, separator: separator) })
+      != nil
+    {
+      return
     }
-    used = u
+    appendHex(buffer: Array(data), separator: separator)
+  }
+
+  /// The hex of `buffer` through a local pointer, digits computed (no table read, bounds check
+  /// or optional test per byte): a timeline writes every frame's bytes this way.
+  private func appendHex(buffer: UnsafeBufferPointer<UInt8>, separator: UInt8?) {
+    let n = buffer.count
+    guard n > 0 else { return }
+    reserve(n * 3)
+    var q = base + used
+    q[0] = Self.hexDigit(buffer[0] >> 4)
+    q[1] = Self.hexDigit(buffer[0] & 0x0F)
+    q += 2
+    if let sep = separator {
+      for i in 1..<n {
+        q[0] = sep
+        q[1] = Self.hexDigit(buffer[i] >> 4)
+        q[2] = Self.hexDigit(buffer[i] & 0x0F)
+        q += 3
+      }
+    } else {
+      for i in 1..<n {
+        q[0] = Self.hexDigit(buffer[i] >> 4)
+        q[1] = Self.hexDigit(buffer[i] & 0x0F)
+        q += 2
+      }
+    }
+    used = q - base
+  }
+
+  private func appendHex(buffer bytes: [UInt8], separator: UInt8?) {
+    bytes.withUnsafeBufferPointer { appendHex(buffer: $0, separator: separator) }
+  }
+
+  /// The lower-case hex digit of nibble `n` (0–15).
+  @inline(__always) private static func hexDigit(_ n: UInt8) -> UInt8 {
+    n < 10 ? 0x30 &+ n : 0x57 &+ n
   }
 
   /// Whether any buffer has written to standard output (fd 1) in this process: the CLI prints

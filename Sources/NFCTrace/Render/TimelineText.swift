@@ -8,10 +8,11 @@
 public final class TimelineTextRenderer {
   private let out: OutputBuffer
   private let color: Bool
-  /// Bytes shown per frame before eliding.
-  public var maxBytesShown = 24
+  /// Bytes shown per frame before eliding. Unchecked exclusivity, as the fields below: it is
+  /// read for every frame, and its dynamic check cost more than the read.
+  @exclusivity(unchecked) public var maxBytesShown = 24
   /// Frames held while waiting for a session's UID.
-  public var holdLimit = 64
+  @exclusivity(unchecked) public var holdLimit = 64
   // Unchecked exclusivity (as in `OutputBuffer`): read for every frame; no access to them is
   // held across a call that reaches them again.
   @exclusivity(unchecked) private var lastTimeNs: Int64?
@@ -22,10 +23,10 @@ public final class TimelineTextRenderer {
   }
   @exclusivity(unchecked) private var held: [Item] = []
   /// The held session's tag identity once seen: ("UID", bytes) or ("PUPI", bytes).
-  private var heldUID: (label: String, id: [UInt8])?
+  @exclusivity(unchecked) private var heldUID: (label: String, id: [UInt8])?
   /// True while `heldUID` is an ATQB's PUPI: with several tags answering REQB's slots the
   /// reader's ATTRIB may select another (ISO/IEC 14443-3 §7.10), so frames stay held for it.
-  private var heldTentative = false
+  @exclusivity(unchecked) private var heldTentative = false
 
   /// A renderer writing to `out`, with ANSI colour when `color`.
   public init(out: OutputBuffer, color: Bool) {
