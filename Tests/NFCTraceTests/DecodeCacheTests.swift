@@ -57,6 +57,67 @@ private func frame(_ index: Int, _ direction: Direction, _ hex: String) -> Frame
     #expect(run(.reader, "30 04")?.field("sector") == nil)
   }
 
+  /// ACK/NAK decodes are remembered by the command's name and page and the code: each answer
+  /// still names its own command and page, and the side effects of the ACK (the two-step
+  /// commands) happen every time.
+  @Test func cachedAckAndNakNameTheirOwnCommand() {
+    var layer = Type2Layer()
+    var context = LinkContext()
+    func run(_ direction: Direction, _ hex: String, bits: Int? = nil) -> LayerDecode? {
+      let unit = LayerUnit(
+        direction: direction, bytes: Hex.bytes(hex) ?? [], bits: bits, frameIndex: 0, timeNs: 0)
+      return layer.decode(unit, context: &context).decode
+    }
+    var answers: [LayerDecode?] = []
+    for page in ["04", "05", "04"] {
+      _ = run(.reader, "a2 \(page) 01 02 03 04")
+      answers.append(run(.tag, "0a", bits: 4))
+    }
+    #expect(answers.map { $0?.field("page") } == [.int(4), .int(5), .int(4)])
+    #expect(answers.allSatisfy { $0?.name == "ACK" && $0?.field("command") == .string("WRITE") })
+    _ = run(.reader, "a2 04 01 02 03 04")
+    let nak = run(.tag, "00", bits: 4)
+    #expect(nak?.name == "NAK")
+    #expect(nak?.summary == "NAK 0x0 (invalid argument or page)")
+    #expect(nak?.field("page") == .int(4))
+    // COMPATIBILITY_WRITE: each cached ACK still opens the second step (16 data bytes).
+    for page in ["06", "06"] {
+      _ = run(.reader, "a0 \(page)")
+      #expect(run(.tag, "0a", bits: 4)?.field("command") == .string("COMPATIBILITY_WRITE"))
+      let part2 = run(.reader, "00 11 22 33 00 00 00 00 00 00 00 00 00 00 00 00")
+      #expect(part2?.name == "COMPATIBILITY_WRITE")
+      #expect(part2?.field("part") == .int(2))
+      #expect(part2?.field("page") == .int(6))
+    }
+    // An ACK without a command (the capture started after it).
+    layer.reset()
+    #expect(run(.tag, "0a", bits: 4)?.field("command") == nil)
+  }
+
+  /// RATS and ATS decodes are remembered by their bytes: a second activation with other
+  /// parameters decodes its own.
+  @Test func cachedRATSAndATSFollowTheirBytes() {
+    var layer = ISODEPLayer()
+    var context = LinkContext()
+    func run(_ direction: Direction, _ hex: String) -> LayerDecode? {
+      let unit = LayerUnit(
+        direction: direction, bytes: Hex.bytes(hex) ?? [], frameIndex: 0, timeNs: 0)
+      return layer.decode(unit, context: &context).decode
+    }
+    let rats1 = run(.reader, "e0 80")
+    let ats1 = run(.tag, "06 77 77 71 02 80")
+    layer.reset()
+    let rats2 = run(.reader, "e0 50")
+    let ats2 = run(.tag, "05 72 80 40 02")
+    layer.reset()
+    #expect(run(.reader, "e0 80") == rats1)
+    #expect(run(.tag, "06 77 77 71 02 80") == ats1)
+    #expect(rats1 != rats2)
+    #expect(ats1 != ats2)
+    #expect(rats2?.field("fsdi") == .int(5))
+    #expect(context.fsc == ATS(Hex.bytes("06 77 77 71 02 80") ?? []).fsc)
+  }
+
   @Test func tableIsEmptiedAtItsLimitAndStaysRight() {
     var cache = DecodeCache<Int>()
     var made = 0

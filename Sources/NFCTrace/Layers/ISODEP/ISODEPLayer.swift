@@ -199,7 +199,10 @@ public struct ISODEPLayer: ProtocolLayer {
     ppsPending = nil
     ratsCID = rats.cid
     context.fsd = rats.fsd
-    return LayerResult(decode: rats.decode, findings: rats.findings(frameIndex: unit.frameIndex))
+    // The decodes of RATS and ATS are functions of their bytes: made once per activation
+    // parameters a trace repeats (every tap of the same tag).
+    let decode = cache.decode(kind: Self.ratsKind, bytes: unit.bytes) { rats.decode }
+    return LayerResult(decode: decode, findings: rats.findings(frameIndex: unit.frameIndex))
   }
 
   /// A 1-byte answer with no CRC that fits 4 bits, whatever bit count the source recorded
@@ -255,8 +258,13 @@ public struct ISODEPLayer: ProtocolLayer {
             + "security level 1 may do so; otherwise an emulator, or frames of two tags",
           frames: [unit.frameIndex]))
     }
-    return LayerResult(decode: ats.decode, findings: findings)
+    let decode = cache.decode(kind: Self.atsKind, bytes: unit.bytes) { ats.decode }
+    return LayerResult(decode: decode, findings: findings)
   }
+
+  /// `cache` kinds of the RATS and ATS decodes (I-blocks use 400h–403h).
+  private static let ratsKind: UInt32 = 0x500
+  private static let atsKind: UInt32 = 0x501
 
   /// Opens the link without RATS/ATS: a type B tag answered ATTRIB with `cid` (ISO/IEC
   /// 14443-3 §7.10–§7.11). Block numbering starts over (ISO/IEC 14443-4 §7.5.3 rules A, B)

@@ -89,22 +89,24 @@ public struct Type2Layer: ProtocolLayer {
     pending = command
     if case .sectorSelectSector = command {
       // Success is silence: the tag answers only to refuse (nfc-facts §4.1).
-      var result = LayerResult(decode: describeDecode(command))
+      var result = LayerResult(decode: Self.describeDecode(command, sector: sector))
       result.expectsResponse = false
       return result
     }
     // A parsed command's decode depends on its bytes and the selected sector only.
     let kind: UInt32 = 0x100 | UInt32(truncatingIfNeeded: sector.map { $0 + 1 } ?? 0) & 0xFF
     if pure, sector.map({ (0..<255).contains($0) }) ?? true {
-      let layer = self  // the decode reads `sector` while the cache is being updated
+      // Static, given the sector: a closure reading `self` while the cache changed needed a
+      // copy of the whole layer.
+      let sector = sector
       return LayerResult(
-        decode: cache.decode(kind: kind, bytes: b) { layer.describeDecode(command) })
+        decode: cache.decode(kind: kind, bytes: b) { Self.describeDecode(command, sector: sector) })
     }
-    return LayerResult(decode: describeDecode(command))
+    return LayerResult(decode: Self.describeDecode(command, sector: sector))
   }
 
-  private func describeDecode(_ command: Type2Command) -> LayerDecode {
-    let (summary, fields) = describe(command)
+  private static func describeDecode(_ command: Type2Command, sector: Int?) -> LayerDecode {
+    let (summary, fields) = describe(command, sector: sector)
     return LayerDecode(.type2, command.name, summary, fields)
   }
 
@@ -115,7 +117,8 @@ public struct Type2Layer: ProtocolLayer {
     awaitingAuthContinue = false
   }
 
-  private func describe(_ c: Type2Command) -> (String, [LayerField]) {
+  /// The summary and fields of command `c`, in NTAG I2C sector `sector` when one is selected.
+  private static func describe(_ c: Type2Command, sector: Int?) -> (String, [LayerField]) {
     var f: [LayerField] = []
     if let sector { f.append(LayerField("sector", .int(sector))) }
     let text: String
@@ -159,7 +162,9 @@ public struct Type2Layer: ProtocolLayer {
     return (text, f)
   }
 
-  private func describeOther(_ c: Type2Command, _ base: [LayerField]) -> (String, [LayerField]) {
+  private static func describeOther(_ c: Type2Command, _ base: [LayerField])
+    -> (String, [LayerField])
+  {
     var f = base
     let text: String
     switch c {
@@ -301,9 +306,6 @@ public struct Type2Layer: ProtocolLayer {
   }
 
   private mutating func ackNak(_ value: UInt8, _ command: Type2Command?) -> LayerResult {
-    var f: [LayerField] = []
-    if let command { f.append(LayerField("command", .string(command.name))) }
-    if let page = command?.page { f.append(LayerField("page", .int(page))) }
     let code = Int(value & 0x0F)
     if code == 0x0A, let command, Self.answersWithData(command) {
       // READ and the other data commands answer with their data or a NAK, never an ACK
@@ -311,19 +313,45 @@ public struct Type2Layer: ProtocolLayer {
       return .undecoded("4-bit ACK to \(command.name), which answers with data or a NAK")
     }
     if code == 0x0A {
-      f.append(LayerField("ack", .bool(true)))
       if case .compatibilityWrite(let page) = command { awaitingCompatibilityData = page }
       if case .sectorSelect = command { awaitingSector = true }
-      return LayerResult(decode: LayerDecode(.type2, "ACK", "ACK", f))
+    } else if case .sectorSelectSector = command {
+      sector = nil
     }
-    let meaning = Self.nakMeaning(code)
+    // The decode depends on the command's name and page and the code only: made once per
+    // such triple (every WRITE of a write procedure is ACKed).
+    let make = { Self.ackNakDecode(code, command) }
+    guard let key = Self.ackNakKey(code, command) else { return LayerResult(decode: make()) }
+    return LayerResult(decode: cache.decode(key, make))
+  }
+
+  /// The decode of a 4-bit ACK or NAK `code` answering `command`.
+  private static func ackNakDecode(_ code: Int, _ command: Type2Command?) -> LayerDecode {
+    var f: [LayerField] = []
+    if let command { f.append(LayerField("command", .string(command.name))) }
+    if let page = command?.page { f.append(LayerField("page", .int(page))) }
+    if code == 0x0A {
+      f.append(LayerField("ack", .bool(true)))
+      return LayerDecode(.type2, "ACK", "ACK", f)
+    }
+    let meaning = nakMeaning(code)
     f += [
       LayerField("ack", .bool(false)), LayerField("nak_code", .int(code)),
       LayerField("meaning", .string(meaning)),
     ]
-    if case .sectorSelectSector = command { sector = nil }
     let summary = "NAK 0x\(String(code, radix: 16)) (\(meaning))"
-    return LayerResult(decode: LayerDecode(.type2, "NAK", summary, f))
+    return LayerDecode(.type2, "NAK", summary, f)
+  }
+
+  /// The cache key of `ackNakDecode(code, command)`: its kind holds the code and the page
+  /// (a byte address or less), its bytes the command's name; nil when they do not fit.
+  private static func ackNakKey(_ code: Int, _ command: Type2Command?) -> ShortBytesKey? {
+    let page = command?.page
+    guard (page ?? 0) >= 0, (page ?? 0) <= 0xFFFF else { return nil }
+    let hasCommand: UInt32 = command == nil ? 0 : 1 << 22
+    let hasPage: UInt32 = page == nil ? 0 : 1 << 21
+    let kind: UInt32 = 1 << 31 | hasCommand | hasPage | UInt32(page ?? 0) << 4 | UInt32(code)
+    return ShortBytesKey(kind: kind, (command?.name ?? "").utf8)
   }
 
   /// Commands whose answer is data (or a NAK), never an ACK.
