@@ -723,12 +723,22 @@ extension LayerDecode {
   /// The `page` of a Type 2 command numbered across sectors (`sectorPages` + page); nil
   /// outside the sectors kept (`inKeptSector`).
   var absolutePage: Int? {
-    guard inKeptSector, case .int(let p)? = field("page") else { return nil }
-    return sectorPages + p
+    guard let base = keptSectorPages, case .int(let p)? = field("page") else { return nil }
+    return base + p
   }
 
   /// `startPage` numbered across sectors (nil outside the sectors kept).
-  var absoluteStartPage: Int? { inKeptSector ? startPage.map { sectorPages + $0 } : nil }
+  var absoluteStartPage: Int? {
+    guard let base = keptSectorPages else { return nil }
+    return startPage.map { base + $0 }
+  }
+
+  /// `sectorPages` when `inKeptSector`, else nil: one look-up of the sector field (the pages
+  /// of every Type 2 command and answer are numbered this way).
+  private var keptSectorPages: Int? {
+    guard case .int(let s)? = field("sector") else { return 0 }
+    return (0...3).contains(s) ? s * 256 : nil
+  }
 
   /// The offset of a Type 4 READ/UPDATE BINARY (P1P2), nil for other decodes.
   var binaryOffset: Int? {
