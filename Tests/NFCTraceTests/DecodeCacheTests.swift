@@ -94,6 +94,30 @@ private func frame(_ index: Int, _ direction: Direction, _ hex: String) -> Frame
     #expect(run(.tag, "0a", bits: 4)?.field("command") == nil)
   }
 
+  /// GET_VERSION answers are remembered by their 8 bytes: each tap still sets the layer's
+  /// version and the link's tag family, and another product decodes as its own.
+  @Test func cachedGetVersionAnswerFollowsItsBytes() {
+    var layer = Type2Layer()
+    var context = LinkContext()
+    func run(_ direction: Direction, _ hex: String) -> LayerDecode? {
+      let unit = LayerUnit(
+        direction: direction, bytes: Hex.bytes(hex) ?? [], frameIndex: 0, timeNs: 0)
+      return layer.decode(unit, context: &context).decode
+    }
+    _ = run(.reader, "60")
+    let ntag215 = run(.tag, "00 04 04 02 01 00 11 03")
+    _ = run(.reader, "60")
+    let ntag213 = run(.tag, "00 04 04 02 01 00 0f 03")
+    #expect(ntag215?.field("product") == .string("NTAG215"))
+    #expect(ntag213?.field("product") == .string("NTAG213"))
+    #expect(context.tagFamilyHint == "NTAG213")
+    layer.reset()
+    context = LinkContext()
+    _ = run(.reader, "60")
+    #expect(run(.tag, "00 04 04 02 01 00 11 03") == ntag215)
+    #expect(context.tagFamilyHint == "NTAG215")
+  }
+
   /// RATS and ATS decodes are remembered by their bytes: a second activation with other
   /// parameters decodes its own.
   @Test func cachedRATSAndATSFollowTheirBytes() {

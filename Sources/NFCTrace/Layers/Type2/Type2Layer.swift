@@ -429,6 +429,16 @@ public struct Type2Layer: ProtocolLayer {
     }
     version = info
     context.tagFamilyHint = info.productName
+    // A function of the 8 bytes: made once per product (stacks send GET_VERSION at every tap).
+    return LayerResult(
+      decode: cache.decode(kind: Self.versionKind, bytes: b) { Self.versionDecode(b, info) })
+  }
+
+  /// `cache` kind of GET_VERSION answers (commands use 100h–1FFh, READ answers 200h + page,
+  /// ACK/NAK bit 31).
+  private static let versionKind: UInt32 = 0x4000_0000
+
+  private static func versionDecode(_ b: [UInt8], _ info: GetVersionInfo) -> LayerDecode {
     var f: [LayerField] = [
       LayerField("command", .string("GET_VERSION")), LayerField("data", .hex(b)),
       LayerField("vendor_id", .hex([info.vendorID])),
@@ -447,7 +457,7 @@ public struct Type2Layer: ProtocolLayer {
     }
     f.append(LayerField("product", .string(info.productName)))
     let summary = "GET_VERSION → \(info.productName) (\(Hex.string(b, separator: " ")))"
-    return decoded("GET_VERSION response", summary, f)
+    return LayerDecode(.type2, "GET_VERSION response", summary, f)
   }
 
   private mutating func otherAnswer(_ b: [UInt8], to c: Type2Command) -> LayerResult {
