@@ -9,6 +9,20 @@ private func frame(_ index: Int, _ direction: Direction, _ hex: String) -> Frame
     location: SourceLocation(file: "t", unit: "record", record: index + 1, offset: 0))
 }
 
+/// Feeds units to one protocol layer, as the decoder stack would, and returns their decodes.
+private struct LayerDriver<Layer: ProtocolLayer> {
+  var layer: Layer
+  var context = LinkContext()
+
+  init(_ layer: Layer) { self.layer = layer }
+
+  mutating func run(_ direction: Direction, _ hex: String, bits: Int? = nil) -> LayerDecode? {
+    let unit = LayerUnit(
+      direction: direction, bytes: Hex.bytes(hex) ?? [], bits: bits, frameIndex: 0, timeNs: 0)
+    return layer.decode(unit, context: &context).decode
+  }
+}
+
 /// Decodes remembered by their bytes must still differ where the state around them differs,
 /// and findings (which name frames) must never come from the cache.
 @Suite struct DecodeCacheTests {
@@ -41,105 +55,81 @@ private func frame(_ index: Int, _ direction: Direction, _ hex: String) -> Frame
   }
 
   @Test func type2CommandDecodeFollowsTheSelectedSector() {
-    var layer = Type2Layer()
-    var context = LinkContext()
-    func run(_ direction: Direction, _ hex: String, bits: Int? = nil) -> LayerDecode? {
-      let unit = LayerUnit(
-        direction: direction, bytes: Hex.bytes(hex) ?? [], bits: bits, frameIndex: 0, timeNs: 0)
-      return layer.decode(unit, context: &context).decode
-    }
-    #expect(run(.reader, "30 04")?.field("sector") == nil)
-    _ = run(.reader, "c2 ff")
-    _ = run(.tag, "0a", bits: 4)
-    _ = run(.reader, "01 00 00 00")
-    #expect(run(.reader, "30 04")?.field("sector") == .int(1))
-    layer.reset()
-    #expect(run(.reader, "30 04")?.field("sector") == nil)
+    var driver = LayerDriver(Type2Layer())
+    #expect(driver.run(.reader, "30 04")?.field("sector") == nil)
+    _ = driver.run(.reader, "c2 ff")
+    _ = driver.run(.tag, "0a", bits: 4)
+    _ = driver.run(.reader, "01 00 00 00")
+    #expect(driver.run(.reader, "30 04")?.field("sector") == .int(1))
+    driver.layer.reset()
+    #expect(driver.run(.reader, "30 04")?.field("sector") == nil)
   }
 
   /// ACK/NAK decodes are remembered by the command's name and page and the code: each answer
   /// still names its own command and page, and the side effects of the ACK (the two-step
   /// commands) happen every time.
   @Test func cachedAckAndNakNameTheirOwnCommand() {
-    var layer = Type2Layer()
-    var context = LinkContext()
-    func run(_ direction: Direction, _ hex: String, bits: Int? = nil) -> LayerDecode? {
-      let unit = LayerUnit(
-        direction: direction, bytes: Hex.bytes(hex) ?? [], bits: bits, frameIndex: 0, timeNs: 0)
-      return layer.decode(unit, context: &context).decode
-    }
+    var driver = LayerDriver(Type2Layer())
     var answers: [LayerDecode?] = []
     for page in ["04", "05", "04"] {
-      _ = run(.reader, "a2 \(page) 01 02 03 04")
-      answers.append(run(.tag, "0a", bits: 4))
+      _ = driver.run(.reader, "a2 \(page) 01 02 03 04")
+      answers.append(driver.run(.tag, "0a", bits: 4))
     }
     #expect(answers.map { $0?.field("page") } == [.int(4), .int(5), .int(4)])
     #expect(answers.allSatisfy { $0?.name == "ACK" && $0?.field("command") == .string("WRITE") })
-    _ = run(.reader, "a2 04 01 02 03 04")
-    let nak = run(.tag, "00", bits: 4)
+    _ = driver.run(.reader, "a2 04 01 02 03 04")
+    let nak = driver.run(.tag, "00", bits: 4)
     #expect(nak?.name == "NAK")
     #expect(nak?.summary == "NAK 0x0 (invalid argument or page)")
     #expect(nak?.field("page") == .int(4))
     // COMPATIBILITY_WRITE: each cached ACK still opens the second step (16 data bytes).
     for page in ["06", "06"] {
-      _ = run(.reader, "a0 \(page)")
-      #expect(run(.tag, "0a", bits: 4)?.field("command") == .string("COMPATIBILITY_WRITE"))
-      let part2 = run(.reader, "00 11 22 33 00 00 00 00 00 00 00 00 00 00 00 00")
+      _ = driver.run(.reader, "a0 \(page)")
+      #expect(driver.run(.tag, "0a", bits: 4)?.field("command") == .string("COMPATIBILITY_WRITE"))
+      let part2 = driver.run(.reader, "00 11 22 33 00 00 00 00 00 00 00 00 00 00 00 00")
       #expect(part2?.name == "COMPATIBILITY_WRITE")
       #expect(part2?.field("part") == .int(2))
       #expect(part2?.field("page") == .int(6))
     }
     // An ACK without a command (the capture started after it).
-    layer.reset()
-    #expect(run(.tag, "0a", bits: 4)?.field("command") == nil)
+    driver.layer.reset()
+    #expect(driver.run(.tag, "0a", bits: 4)?.field("command") == nil)
   }
 
   /// GET_VERSION answers are remembered by their 8 bytes: each tap still sets the layer's
   /// version and the link's tag family, and another product decodes as its own.
   @Test func cachedGetVersionAnswerFollowsItsBytes() {
-    var layer = Type2Layer()
-    var context = LinkContext()
-    func run(_ direction: Direction, _ hex: String) -> LayerDecode? {
-      let unit = LayerUnit(
-        direction: direction, bytes: Hex.bytes(hex) ?? [], frameIndex: 0, timeNs: 0)
-      return layer.decode(unit, context: &context).decode
-    }
-    _ = run(.reader, "60")
-    let ntag215 = run(.tag, "00 04 04 02 01 00 11 03")
-    _ = run(.reader, "60")
-    let ntag213 = run(.tag, "00 04 04 02 01 00 0f 03")
+    var driver = LayerDriver(Type2Layer())
+    _ = driver.run(.reader, "60")
+    let ntag215 = driver.run(.tag, "00 04 04 02 01 00 11 03")
+    _ = driver.run(.reader, "60")
+    let ntag213 = driver.run(.tag, "00 04 04 02 01 00 0f 03")
     #expect(ntag215?.field("product") == .string("NTAG215"))
     #expect(ntag213?.field("product") == .string("NTAG213"))
-    #expect(context.tagFamilyHint == "NTAG213")
-    layer.reset()
-    context = LinkContext()
-    _ = run(.reader, "60")
-    #expect(run(.tag, "00 04 04 02 01 00 11 03") == ntag215)
-    #expect(context.tagFamilyHint == "NTAG215")
+    #expect(driver.context.tagFamilyHint == "NTAG213")
+    driver.layer.reset()
+    driver.context = LinkContext()
+    _ = driver.run(.reader, "60")
+    #expect(driver.run(.tag, "00 04 04 02 01 00 11 03") == ntag215)
+    #expect(driver.context.tagFamilyHint == "NTAG215")
   }
 
   /// RATS and ATS decodes are remembered by their bytes: a second activation with other
   /// parameters decodes its own.
   @Test func cachedRATSAndATSFollowTheirBytes() {
-    var layer = ISODEPLayer()
-    var context = LinkContext()
-    func run(_ direction: Direction, _ hex: String) -> LayerDecode? {
-      let unit = LayerUnit(
-        direction: direction, bytes: Hex.bytes(hex) ?? [], frameIndex: 0, timeNs: 0)
-      return layer.decode(unit, context: &context).decode
-    }
-    let rats1 = run(.reader, "e0 80")
-    let ats1 = run(.tag, "06 77 77 71 02 80")
-    layer.reset()
-    let rats2 = run(.reader, "e0 50")
-    let ats2 = run(.tag, "05 72 80 40 02")
-    layer.reset()
-    #expect(run(.reader, "e0 80") == rats1)
-    #expect(run(.tag, "06 77 77 71 02 80") == ats1)
+    var driver = LayerDriver(ISODEPLayer())
+    let rats1 = driver.run(.reader, "e0 80")
+    let ats1 = driver.run(.tag, "06 77 77 71 02 80")
+    driver.layer.reset()
+    let rats2 = driver.run(.reader, "e0 50")
+    let ats2 = driver.run(.tag, "05 72 80 40 02")
+    driver.layer.reset()
+    #expect(driver.run(.reader, "e0 80") == rats1)
+    #expect(driver.run(.tag, "06 77 77 71 02 80") == ats1)
     #expect(rats1 != rats2)
     #expect(ats1 != ats2)
     #expect(rats2?.field("fsdi") == .int(5))
-    #expect(context.fsc == ATS(Hex.bytes("06 77 77 71 02 80") ?? []).fsc)
+    #expect(driver.context.fsc == ATS(Hex.bytes("06 77 77 71 02 80") ?? []).fsc)
   }
 
   @Test func tableIsEmptiedAtItsLimitAndStaysRight() {
