@@ -156,7 +156,8 @@ public struct ISODEPLayer: ProtocolLayer {
       }
     }
     var findings = sizeFindings(unit, context: context)
-    findings += cidFindings(block, unit: unit)
+    let cidProblems = cidFindings(block, unit: unit)
+    if !cidProblems.isEmpty { findings += cidProblems }
     if let f = ackToUnchainedFinding(block, unit: unit) { findings.append(f) }
     var result: LayerResult
     switch block.kind {
@@ -177,7 +178,8 @@ public struct ISODEPLayer: ProtocolLayer {
           block.baseFields + [LayerField("inf", .hex(block.inf))]),
         findings: [Self.rfuSBlockFinding(block, unit: unit)])
     }
-    result.findings = findings + result.findings
+    // Most blocks have no finding: no concatenation then (as in the type A layer).
+    if !findings.isEmpty { result.findings = findings + result.findings }
     return result
   }
 
