@@ -91,6 +91,17 @@ struct ValueSemanticsTests {
     #expect(ByteImage().overlaid(with: later).values == [0, 9, 0, 0, 0, 7, 7])
   }
 
+  /// The outer checks' findings come first; none leaves the result's own as they are.
+  @Test func prependedFindingsComeFirst() {
+    var result = LayerResult(findings: [Finding("inner", .info, "i", frames: [2])])
+    result.prependFindings([])
+    #expect(result.findings.map(\.code) == ["inner"])
+    result.prependFindings([
+      Finding("bad-crc", .error, "c"), Finding("parity-error", .warning, "p"),
+    ])
+    #expect(result.findings.map(\.code) == ["bad-crc", "parity-error", "inner"])
+  }
+
   @Test func byteImageAnyWrittenSinceFrame() {
     var image = ByteImage()
     image.record([1, 2, 3, 4], at: 0, state: .read, frame: 2)

@@ -225,6 +225,13 @@ public struct LayerResult: Sendable {
 
   /// A result that decodes nothing, with the reason.
   public static func undecoded(_ reason: String) -> LayerResult { LayerResult(reason: reason) }
+
+  /// Puts `earlier` (the outer checks' findings on the same frame) before this result's
+  /// findings. Most frames have none: then nothing is done, where the concatenation made a new
+  /// array for every frame.
+  public mutating func prependFindings(_ earlier: [Finding]) {
+    if !earlier.isEmpty { findings = earlier + findings }
+  }
 }
 
 /// What the PCD–PICC link is doing, shared by the layers of one decoder stack.

@@ -114,10 +114,7 @@ public final class OutputBuffer {
       used += 1
     }
     let m = v.magnitude
-    // Most numbers printed (frame indices, milliseconds) have few digits: counted by compares,
-    // not by a loop of multiplications.
-    let digits = m < 10_000 ? (m < 100 ? (m < 10 ? 1 : 2) : (m < 1000 ? 3 : 4)) : Self.digitCount(m)
-    writeDigits(m, count: digits)
+    writeDigits(m, count: Self.digitCount(m))
   }
 
   /// Appends `v` (below 10^`count`) as exactly `count` decimal digits, with leading zeros
@@ -141,9 +138,10 @@ public final class OutputBuffer {
     used += count
   }
 
-  /// Digits of `m` ≥ 10 000: compares up to 8 digits (frame indices of long captures), a loop
-  /// beyond.
-  private static func digitCount(_ m: UInt64) -> Int {
+  /// The decimal digits of `m`: by compares up to 8 digits (the numbers printed, frame indices
+  /// and milliseconds, are short; a loop of divisions cost more), a loop beyond.
+  @inline(__always) private static func digitCount(_ m: UInt64) -> Int {
+    if m < 10_000 { return m < 100 ? (m < 10 ? 1 : 2) : (m < 1000 ? 3 : 4) }
     if m < 100_000_000 {
       return m < 1_000_000 ? (m < 100_000 ? 5 : 6) : (m < 10_000_000 ? 7 : 8)
     }

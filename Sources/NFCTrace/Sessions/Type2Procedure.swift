@@ -715,10 +715,7 @@ extension LayerDecode {
   /// Whether the command addresses a sector the session memory keeps: NTAG I2C has sectors
   /// 0–3 (3: session registers); a higher sector byte is refused by the tag (NAK), and
   /// keeping it would make one memory image per session of up to 64 KiB.
-  var inKeptSector: Bool {
-    if case .int(let s)? = field("sector") { return (0...3).contains(s) }
-    return true
-  }
+  var inKeptSector: Bool { keptSectorPages != nil }
 
   /// The `page` of a Type 2 command numbered across sectors (`sectorPages` + page); nil
   /// outside the sectors kept (`inKeptSector`).

@@ -248,8 +248,7 @@ public struct ISO14443ALayer: Sendable {
     if selectionAfterCrypto1 { result.findings.append(Self.selectionEndsCrypto1(frame.index)) }
     // `reset()` above cleared the poll state; this poll counts unless the tag may still be READY.
     if case .request = kind { pollFrame = midAnticollision ? nil : frame.index }
-    // Most frames have no finding: no concatenation then.
-    if !findings.isEmpty { result.findings = findings + result.findings }
+    result.prependFindings(findings)
     if let halted { result.findings.append(halted) }
     let silent: Bool
     switch kind {

@@ -140,7 +140,7 @@ public struct ISO14443BLayer: Sendable {
     } else {
       out.result = tag(frame, payload: payload, context: &context, into: &out)
     }
-    if !findings.isEmpty { out.result.findings = findings + out.result.findings }
+    out.result.prependFindings(findings)
     return out
   }
 

@@ -178,8 +178,7 @@ public struct ISODEPLayer: ProtocolLayer {
           block.baseFields + [LayerField("inf", .hex(block.inf))]),
         findings: [Self.rfuSBlockFinding(block, unit: unit)])
     }
-    // Most blocks have no finding: no concatenation then (as in the type A layer).
-    if !findings.isEmpty { result.findings = findings + result.findings }
+    result.prependFindings(findings)
     return result
   }
 
