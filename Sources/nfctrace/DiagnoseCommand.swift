@@ -32,47 +32,28 @@ enum DiagnoseCommand {
     try checkFormatName(a.value("--input-format"))
     let input = try loadInput(path)
     let format = try traceFormat(of: input, named: a.value("--input-format"))
-    let run = try DiagnosisRun(importer: try format.open(input))
-    var report = run.diagnose(expected: expected)
-    if let only {
-      let all = report.sessions.map(\.index)
-      report.sessions = report.sessions.filter { $0.index == only }
-      if report.sessions.isEmpty { throw noSessionError(only, among: all) }
-    }
     let out = OutputBuffer()
-    if json {
-      out.write("{\"tool\":\"nfctrace\",\"version\":")
-      JSON.string(Version.string, to: out)
-      out.write(",\"source\":{\"path\":")
-      JSON.string(path, to: out)
-      out.write(",\"format\":\"\(format.name)\"},\"sessions\":[")
-      DiagnosisRender.json(report, to: out)
-      // The importer's warnings and error belong in the document: in JSON mode nothing else
-      // reports them.
-      out.write("\n],\"warnings\":[")
-      JSON.elements(run.warnings, to: out) { w in
-        out.write("\n")
-        TimelineJSONRenderer.warning(w, to: out)
-      }
-      out.write("\n],\"error\":")
-      TimelineJSONRenderer.error(run.error, to: out)
-      out.write("}\n")
-    } else {
-      // Second pass over the same bytes, keeping only the evidence frames.
-      let wanted = Set(report.findings.flatMap(\.frames))
-      let frames = try evidence(wanted, format: format, input: input)
-      // With an import error and nothing read, the error says why (not "no tag answered").
-      if report.sessions.isEmpty, run.error == nil {
-        out.write("no sessions: no tag answered in this trace\n")
-      }
-      DiagnosisRender.text(report, frames: frames, to: out)
+    // Sessions are diagnosed and written as they end; text goes to a temporary file first,
+    // its evidence lines as marks filled in by a second pass over the frames.
+    var writer: DiagnosisWriter =
+      json
+      ? try JSONDiagnosisWriter(path: path, format: format.name, out: out)
+      : try TextDiagnosisWriter(out: out)
+    var seen: [Int] = []
+    var failing = false
+    let level: Severity = failOn == "warning" ? .warning : .error
+    let run = try DiagnosisRun(importer: try format.open(input), expected: expected) { d in
+      seen.append(d.index)
+      guard only == nil || only == d.index else { return }
+      writer.add(d)
+      failing = failing || d.findings.contains { $0.severity >= level }
     }
+    if let only, !seen.contains(only) { throw noSessionError(only, among: seen) }
+    try writer.finish(run, format: format, input: input)
     out.flush()
     if !json { reportWarnings(run.warnings, path: path) }
     if let e = run.error { throw e }
-    guard let failOn else { return 0 }
-    let level: Severity = failOn == "warning" ? .warning : .error
-    return report.findings.contains { $0.severity >= level } ? 1 : 0
+    return failOn != nil && failing ? 1 : 0
   }
 
   /// `--expect`: hex (spaces and colons allowed) or `@FILE` (binary).
@@ -97,13 +78,17 @@ enum DiagnoseCommand {
     return b
   }
 
-  private static func evidence(_ wanted: Set<Int>, format: TraceFormat, input: TraceInput) throws
-    -> [Int: DecodedFrame]
+  /// The lines of the `wanted` frames, read again from `input`.
+  static func evidence(_ wanted: Set<Int>, format: TraceFormat, input: TraceInput) throws
+    -> [Int: DiagnosisRender.EvidenceLine]
   {
     guard let last = wanted.max() else { return [:] }
     var pipeline = FramePipeline(importer: try format.open(input))
-    var out: [Int: DecodedFrame] = [:]
-    func keep(_ f: DecodedFrame) { if wanted.contains(f.frame.index) { out[f.frame.index] = f } }
+    var out: [Int: DiagnosisRender.EvidenceLine] = [:]
+    func keep(_ f: DecodedFrame) {
+      let i = f.frame.index
+      if wanted.contains(i) { out[i] = DiagnosisRender.EvidenceLine(i, f) }
+    }
     do {
       while let f = try pipeline.next() {
         keep(f)
@@ -113,5 +98,81 @@ enum DiagnoseCommand {
       pipeline.drain().forEach(keep)
     }
     return out
+  }
+}
+
+/// Writes `diagnose`'s output, one session at a time.
+protocol DiagnosisWriter {
+  /// Writes (or spools) one session's diagnosis.
+  mutating func add(_ d: SessionDiagnosis)
+  /// Ends the output after the last session of `run`.
+  /// - Throws: `TraceError` when the trace cannot be opened again for the evidence frames.
+  mutating func finish(_ run: DiagnosisRun, format: TraceFormat, input: TraceInput) throws
+}
+
+/// The JSON document (docs/json.md), sessions streamed.
+struct JSONDiagnosisWriter: DiagnosisWriter {
+  private let out: OutputBuffer
+  private var count = 0
+
+  init(path: String, format: String, out: OutputBuffer) throws {
+    self.out = out
+    out.write("{\"tool\":\"nfctrace\",\"version\":")
+    JSON.string(Version.string, to: out)
+    out.write(",\"source\":{\"path\":")
+    JSON.string(path, to: out)
+    out.write(",\"format\":\"\(format)\"},\"sessions\":[")
+  }
+
+  mutating func add(_ d: SessionDiagnosis) {
+    if count > 0 { out.append(0x2C) }
+    count += 1
+    DiagnosisRender.json(d, to: out)
+  }
+
+  func finish(_ run: DiagnosisRun, format: TraceFormat, input: TraceInput) {
+    // The importer's warnings and error belong in the document: in JSON mode nothing else
+    // reports them.
+    out.write("\n],\"warnings\":[")
+    JSON.elements(run.warnings, to: out) { w in
+      out.write("\n")
+      TimelineJSONRenderer.warning(w, to: out)
+    }
+    out.write("\n],\"error\":")
+    TimelineJSONRenderer.error(run.error, to: out)
+    out.write("}\n")
+  }
+}
+
+/// The text report: each session's text spooled to a temporary file with its evidence lines
+/// as marks (`EvidenceMarks`), then copied with the lines of a second pass over the frames.
+struct TextDiagnosisWriter: DiagnosisWriter {
+  private let out: OutputBuffer
+  private let spool: SessionSpool
+  private var marks = EvidenceMarks()
+  private var tally = DiagnosisRender.Tally()
+
+  init(out: OutputBuffer) throws {
+    self.out = out
+    spool = try SessionSpool(suffix: "txt")
+  }
+
+  mutating func add(_ d: SessionDiagnosis) {
+    tally.add(d)
+    spool.write { b in
+      DiagnosisRender.session(d, to: b) { marks.mark($0, answersCaptured: $1) }
+    }
+  }
+
+  mutating func finish(_ run: DiagnosisRun, format: TraceFormat, input: TraceInput) throws {
+    let lines = try DiagnoseCommand.evidence(marks.wanted, format: format, input: input)
+    // With an import error and nothing read, the error says why (not "no tag answered").
+    if tally.sessions == 0, run.error == nil {
+      out.write("no sessions: no tag answered in this trace\n")
+    }
+    var filler = EvidenceMarks.Filler(lines: lines, to: out)
+    spool.chunks { filler.copy($0) }
+    filler.finish()
+    tally.write(to: out)
   }
 }

@@ -19,76 +19,132 @@ enum ReportCommand {
       throw UsageError("--session and --all exclude each other")
     }
     try checkFormatName(a.value("--input-format"), allowDumps: true)
+    let wanted = try a.value("--session").map { v -> Int in
+      guard let n = Int(v) else { throw UsageError("--session needs a number, not \(v)") }
+      return n
+    }
+    let out = OutputBuffer()
+    // Sessions stream: `--all` writes each report as its session ends, the other choices keep
+    // only the candidates, so memory does not grow with the length of the trace.
+    var selection = Selection(session: wanted, all: a.flag("--all"))
+    var writer: ReportWriter?
     let source: ReportSource.Result
     do {
-      source = try ReportSource.open(
-        loadInput(path), formatName: a.value("--input-format"), registry: registry)
+      source = try ReportSource.stream(
+        loadInput(path), formatName: a.value("--input-format"), registry: registry,
+        onFormat: { format in
+          if selection.all {
+            writer = ReportWriter(path: path, format: format, json: json, out: out)
+          }
+        },
+        onSession: { s in
+          if let writer {
+            writer.add(TagReport(session: s), secrets: secrets)
+          } else {
+            selection.offer(s)
+          }
+        })
     } catch let e as ReportSource.UnknownFormat {
       throw UsageError(e.description)
     }
-    let reports = try select(source, session: a.value("--session"), all: a.flag("--all"))
-    let out = OutputBuffer()
-    if json {
-      writeJSON(reports, path: path, source: source, secrets: secrets, to: out)
-    } else {
-      writeText(reports, path: path, source: source, secrets: secrets, to: out)
+    if writer == nil {
+      let reports = try selection.reports(of: source)
+      writer = ReportWriter(path: path, format: source.format, json: json, out: out)
+      reports.forEach { writer?.add($0, secrets: secrets) }
     }
+    writer?.finish(source, sessionsSeen: selection.all ? writer?.count ?? 0 : selection.seen.count)
     out.flush()
     if !json { reportWarnings(source.warnings, path: path) }
     if let e = source.error { throw e }
     return 0
   }
 
-  /// The reports asked for: the dump's, one session's, or every session's.
-  static func select(_ source: ReportSource.Result, session: String?, all: Bool) throws
-    -> [TagReport]
-  {
-    if let dump = source.dump {
-      if session != nil { throw UsageError("--session: a static dump has no sessions") }
-      return [TagReport(dump: dump)]
+  /// Which sessions to report, picked as they stream by: `--session N`'s, every one
+  /// (`--all`, written as they come), or the default (`TagReport.defaultSession`).
+  struct Selection {
+    var session: Int?
+    var all: Bool
+    /// The indices of the sessions offered (for the error naming the ones there are).
+    private(set) var seen: [Int] = []
+    private var chosen: SessionAnalysis?
+    private var choice = TagReport.DefaultSessionChoice()
+
+    init(session: Int?, all: Bool) {
+      self.session = session
+      self.all = all
     }
-    if all { return source.sessions.map { TagReport(session: $0) } }
-    if let session {
-      guard let n = Int(session) else {
-        throw UsageError("--session needs a number, not \(session)")
+
+    mutating func offer(_ s: SessionAnalysis) {
+      seen.append(s.info.index)
+      if let session {
+        if s.info.index == session { chosen = s }
+      } else {
+        choice.offer(s)
       }
-      guard let s = source.sessions.first(where: { $0.info.index == n }) else {
-        throw noSessionError(n, among: source.sessions.map(\.info.index))
-      }
-      return [TagReport(session: s)]
     }
-    return TagReport.defaultSession(source.sessions).map { [TagReport(session: $0)] } ?? []
+
+    /// The reports to print: the dump's, or the chosen session's.
+    /// - Throws: `UsageError` for `--session` on a dump or a session the trace does not hold.
+    func reports(of source: ReportSource.Result) throws -> [TagReport] {
+      if let dump = source.dump {
+        if session != nil { throw UsageError("--session: a static dump has no sessions") }
+        return [TagReport(dump: dump)]
+      }
+      if let session {
+        guard let chosen else { throw noSessionError(session, among: seen) }
+        return [TagReport(session: chosen)]
+      }
+      return choice.session.map { [TagReport(session: $0)] } ?? []
+    }
   }
 
-  static func writeText(
-    _ reports: [TagReport], path: String, source: ReportSource.Result, secrets: Bool,
-    to out: OutputBuffer
-  ) {
-    out.write("\(path) (\(source.format))\n")
-    // With an import error and nothing read, the error says why (not "no tag answered").
-    if reports.isEmpty, source.error == nil || !source.sessions.isEmpty {
-      out.write("no sessions: no tag answered in this trace\n")
+}
+
+/// Writes `report`'s document, text or JSON, one report at a time.
+final class ReportWriter {
+  private let json: Bool
+  private let out: OutputBuffer
+  /// Reports written.
+  private(set) var count = 0
+
+  /// Writes the head: the input's path and format.
+  init(path: String, format: String, json: Bool, out: OutputBuffer) {
+    self.json = json
+    self.out = out
+    if json {
+      out.write("{\"tool\":\"nfctrace\",\"version\":")
+      JSON.string(Version.string, to: out)
+      out.write(",\"source\":{\"path\":")
+      JSON.string(path, to: out)
+      out.write(",\"format\":")
+      JSON.string(format, to: out)
+      out.write("},\"reports\":[")
+    } else {
+      out.write("\(path) (\(format))\n")
     }
-    for r in reports {
+  }
+
+  /// Writes one report.
+  func add(_ r: TagReport, secrets: Bool) {
+    if json {
+      if count > 0 { out.append(0x2C) }
+      out.write("\n")
+      ReportJSON.report(r, showSecrets: secrets, to: out)
+    } else {
       out.write("\n")
       out.write(ReportText.render(r, showSecrets: secrets))
     }
+    count += 1
   }
 
-  static func writeJSON(
-    _ reports: [TagReport], path: String, source: ReportSource.Result, secrets: Bool,
-    to out: OutputBuffer
-  ) {
-    out.write("{\"tool\":\"nfctrace\",\"version\":")
-    JSON.string(Version.string, to: out)
-    out.write(",\"source\":{\"path\":")
-    JSON.string(path, to: out)
-    out.write(",\"format\":")
-    JSON.string(source.format, to: out)
-    out.write("},\"reports\":[")
-    JSON.elements(reports, to: out) { r in
-      out.write("\n")
-      ReportJSON.report(r, showSecrets: secrets, to: out)
+  /// Ends the document: text says when there was no session to report (unless an import
+  /// error explains an empty trace), JSON closes with the warnings and the error.
+  func finish(_ source: ReportSource.Result, sessionsSeen: Int) {
+    guard json else {
+      if count == 0, source.error == nil || sessionsSeen > 0 {
+        out.write("no sessions: no tag answered in this trace\n")
+      }
+      return
     }
     out.write("\n],\"warnings\":[")
     JSON.elements(source.warnings, to: out) { w in

@@ -10,11 +10,11 @@ public final class SessionSpool {
   /// Session objects kept in memory after a write to the file failed.
   private var kept = Data()
 
-  /// Creates the spool file in the temporary directory.
+  /// Creates the spool file in the temporary directory, named with `suffix`.
   /// - Throws: `TraceError.unreadable` when no temporary file can be created.
-  public init() throws {
+  public init(suffix: String = "json") throws {
     url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("nfctrace-sessions-\(UUID().uuidString).json")
+      .appendingPathComponent("nfctrace-sessions-\(UUID().uuidString).\(suffix)")
     guard FileManager.default.createFile(atPath: url.path, contents: nil),
       let h = FileHandle(forUpdatingAtPath: url.path)
     else {
@@ -32,9 +32,16 @@ public final class SessionSpool {
 
   /// Appends one session object (comma-separated).
   public func add(_ s: SessionAnalysis) {
-    if count > 0 { buffer.append(0x2C) }
-    buffer.append(0x0A)
-    SessionsRender.json(s, to: buffer)
+    write { b in
+      if count > 0 { b.append(0x2C) }
+      b.append(0x0A)
+      SessionsRender.json(s, to: b)
+    }
+  }
+
+  /// Appends what `body` writes to the buffer it is given (one session's text or JSON).
+  public func write(_ body: (OutputBuffer) -> Void) {
+    body(buffer)
     count += 1
     if buffer.count > 1 << 16 { spill() }
   }
@@ -55,12 +62,15 @@ public final class SessionSpool {
 
   /// Copies every session object written so far to `out`, in order.
   public func copy(to out: OutputBuffer) {
+    chunks { Self.append($0, to: out) }
+  }
+
+  /// Hands everything written so far to `body`, in order, a chunk at a time.
+  public func chunks(_ body: (Data) -> Void) {
     spill()
     try? handle.seek(toOffset: 0)
-    while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
-      Self.append(chunk, to: out)
-    }
-    Self.append(kept, to: out)
+    while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty { body(chunk) }
+    if !kept.isEmpty { body(kept) }
   }
 
   private static func append(_ data: Data, to out: OutputBuffer) {

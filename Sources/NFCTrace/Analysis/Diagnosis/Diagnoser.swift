@@ -139,19 +139,14 @@ public enum Diagnoser {
   public static func diagnose(
     sessions: [SessionAnalysis], observer: DiagnosisObserver, expected: [UInt8]?
   ) -> DiagnosisReport {
-    var authByUID: [[UInt8]: Int] = [:]
-    var out: [SessionDiagnosis] = []
-    for s in sessions {
-      let i = s.info.index
-      let log = observer.logs[i] ?? SessionCommandLog()
-      let c = DiagnosisContext(
-        session: s, rf: observer.rf[i] ?? SessionRFStatistics(), log: log, expected: expected,
-        earlierAuthFrame: s.tag.uid.isEmpty ? nil : authByUID[s.tag.uid],
-        previous: out.last?.analysis)
-      out.append(diagnose(c))
-      if !s.tag.uid.isEmpty, let last = log.packFrames.last { authByUID[s.tag.uid] = last }
-    }
-    return DiagnosisReport(sessions: out)
+    var sequence = DiagnosisSequence(expected: expected)
+    return DiagnosisReport(
+      sessions: sessions.map { s in
+        let i = s.info.index
+        return sequence.diagnose(
+          s, rf: observer.rf[i] ?? SessionRFStatistics(),
+          log: observer.logs[i] ?? SessionCommandLog())
+      })
   }
 
   /// Diagnoses one session.

@@ -27,6 +27,17 @@ public struct DiagnosisObserver: Sendable {
   /// Closes the last session (end of the trace).
   public mutating func finish() { closeCurrent() }
 
+  /// Takes session `s`'s evidence out of the observer, closing the session first if it is the
+  /// open one: for a diagnosis made as each session ends, so that the observer keeps only the
+  /// open session's.
+  public mutating func take(_ s: Int) -> (rf: SessionRFStatistics, log: SessionCommandLog) {
+    if current == s { closeCurrent() }
+    return (
+      rf.removeValue(forKey: s) ?? SessionRFStatistics(),
+      logs.removeValue(forKey: s) ?? SessionCommandLog()
+    )
+  }
+
   private mutating func closeCurrent() {
     guard let s = current else { return }
     current = nil
@@ -57,6 +68,29 @@ public struct DiagnosisRun {
     observer.finish()
     self.sessions = run.sessions
     self.observer = observer
+    self.warnings = run.warnings
+    self.error = run.error
+  }
+
+  /// Reads the whole trace from `importer`, diagnosing each session as it ends (comparing
+  /// writes with `expected`) and handing it to `onSession`, in order. `sessions` stays empty
+  /// and the observer keeps only the open session's evidence, so memory does not grow with the
+  /// number of sessions. Errors as `init(importer:)`.
+  public init(
+    importer: any TraceImporter, expected: [UInt8]?, onSession: (SessionDiagnosis) -> Void
+  ) throws {
+    var observer = DiagnosisObserver()
+    var sequence = DiagnosisSequence(expected: expected)
+    let run = try SessionAnalysisRun(importer: importer, retainsSessions: false) { item in
+      switch item {
+      case .frame(let f): observer.push(f)
+      case .session(let s):
+        // Every frame of a session is handed on before the session ends.
+        let evidence = observer.take(s.info.index)
+        onSession(sequence.diagnose(s, rf: evidence.rf, log: evidence.log))
+      default: break
+      }
+    }
     self.warnings = run.warnings
     self.error = run.error
   }

@@ -13,12 +13,35 @@ public enum DiagnosisRender {
   /// Writes the text report; `frames` holds the evidence frames by index (missing ones are
   /// shown by index only).
   public static func text(_ r: DiagnosisReport, frames: [Int: DecodedFrame], to out: OutputBuffer) {
-    for s in r.sessions { session(s, frames: frames, to: out) }
-    let all = r.findings
-    let count = { (sev: Severity) in all.filter { $0.severity == sev }.count }
-    out.write(
-      "\(r.sessions.count) session(s): \(count(.error)) error(s), \(count(.warning)) warning(s), "
-        + "\(count(.info)) note(s)\n")
+    var tally = Tally()
+    for s in r.sessions {
+      session(s, to: out) { i, heard in frameLine(i, frames[i], answersCaptured: heard) }
+      tally.add(s)
+    }
+    tally.write(to: out)
+  }
+
+  /// The counts of the text report's last line.
+  public struct Tally: Sendable {
+    /// Sessions counted.
+    public private(set) var sessions = 0
+    private var counts: [Severity: Int] = [:]
+
+    /// Nothing counted.
+    public init() {}
+
+    /// Counts session `s` and its findings.
+    public mutating func add(_ s: SessionDiagnosis) {
+      sessions += 1
+      for f in s.findings { counts[f.severity, default: 0] += 1 }
+    }
+
+    /// `N session(s): E error(s), W warning(s), I note(s)`.
+    public func write(to out: OutputBuffer) {
+      out.write(
+        "\(sessions) session(s): \(counts[.error] ?? 0) error(s), "
+          + "\(counts[.warning] ?? 0) warning(s), \(counts[.info] ?? 0) note(s)\n")
+    }
   }
 
   /// A session with no write on the air. Core NFC refuses a writeNDEF whose message exceeds
@@ -47,8 +70,10 @@ public enum DiagnosisRender {
       + "  (ndefReaderSessionErrorZeroLengthMessage) without a frame on the air\n"
   }
 
-  private static func session(
-    _ s: SessionDiagnosis, frames: [Int: DecodedFrame], to out: OutputBuffer
+  /// Writes one session's text. `evidence(frame, answersCaptured)` gives the line of an
+  /// evidence frame (`frameLine`, or a mark a later pass replaces: `EvidenceMarks`).
+  public static func session(
+    _ s: SessionDiagnosis, to out: OutputBuffer, evidence: (Int, Bool) -> String
   ) {
     let a = s.analysis
     var title = "── session \(s.index)"
@@ -82,7 +107,7 @@ public enum DiagnosisRender {
         ?? fs.first?.cause ?? ClassicWriteRule.acknowledgedText(op) ?? "no problem found"
       out.write("\(op.kind.rawValue) (operation \(i), frames \(op.firstFrame)–\(op.lastFrame)): ")
       out.write(state + " — " + ControlEscape.escaped(cause) + "\n")
-      for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
+      for f in fs { finding(f, heard: s.analysis.tagHeard, to: out, evidence: evidence) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")
     }
@@ -90,14 +115,14 @@ public enum DiagnosisRender {
       let fs = s.findings.filter { $0.effect == .notAttempted }
       out.write(
         "\(v.kind.rawValue): NOT-ATTEMPTED — \(ControlEscape.escaped(fs.first?.cause ?? ""))\n")
-      for f in fs { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
+      for f in fs { finding(f, heard: s.analysis.tagHeard, to: out, evidence: evidence) }
       fs.forEach { shown.insert($0.hashKey) }
       out.write("\n")
     }
     let rest = s.findings.filter { !shown.contains($0.hashKey) }
     if !rest.isEmpty {
       out.write("session-wide:\n")
-      for f in rest { finding(f, frames: frames, heard: s.analysis.tagHeard, to: out) }
+      for f in rest { finding(f, heard: s.analysis.tagHeard, to: out, evidence: evidence) }
       out.write("\n")
     }
   }
@@ -129,7 +154,7 @@ public enum DiagnosisRender {
   /// `heard` false: the capture holds no tag frame of the session, so a reader frame without
   /// answer is not marked `[no answer]` (whether it was answered is unknown).
   private static func finding(
-    _ f: DiagnosisFinding, frames: [Int: DecodedFrame], heard: Bool, to out: OutputBuffer
+    _ f: DiagnosisFinding, heard: Bool, to out: OutputBuffer, evidence: (Int, Bool) -> String
   ) {
     var head = "  [\(f.severity.rawValue)] \(f.code)"
     if let e = f.coreNFCError { head += " → Core NFC \(e.code) \(e.name)" }
@@ -139,7 +164,7 @@ public enum DiagnosisRender {
     if !f.frames.isEmpty {
       out.write("    evidence:\n")
       for i in f.frames {
-        out.write("      " + frameLine(i, frames[i], answersCaptured: heard) + "\n")
+        out.write("      " + evidence(i, heard) + "\n")
       }
     }
     wrap("fix: " + f.fix, indent: "    ", to: out)
@@ -150,25 +175,47 @@ public enum DiagnosisRender {
     -> String
   {
     guard let f else { return "#\(index)" }
-    let dir: String
-    switch f.frame.direction {
-    case .reader: dir = "R→T"
-    case .tag: dir = "T→R"
-    case .event: return "#\(index)  \(f.frame.event?.rawValue ?? "event")"
+    return EvidenceLine(index, f).text(answersCaptured: answersCaptured)
+  }
+
+  /// An evidence frame's line, kept without its frame: `text(answersCaptured:)` is
+  /// `frameLine`'s.
+  public struct EvidenceLine: Sendable {
+    private var line: String
+    /// The reader frame went without answer.
+    private var unanswered: Bool
+
+    /// The line of frame `f`, numbered `index`.
+    public init(_ index: Int, _ f: DecodedFrame) {
+      let dir: String
+      switch f.frame.direction {
+      case .reader: dir = "R→T"
+      case .tag: dir = "T→R"
+      case .event:
+        line = "#\(index)  \(f.frame.event?.rawValue ?? "event")"
+        unanswered = false
+        return
+      }
+      var bytes = Hex.string(f.frame.data.prefix(20), separator: " ")
+      if f.frame.data.count > 20 { bytes += " …" }
+      if let b = f.frame.bits, f.frame.data.count == 1 { bytes += "(\(b))" }
+      var summary = f.innermost?.summary ?? ("raw" + (f.undecodedReason.map { ": " + $0 } ?? ""))
+      if f.frame.crc == .bad { summary += "  [bad CRC]" }
+      // Crypto1 encrypts the parity bits too (computed over the plaintext, sent encrypted:
+      // Garcia et al., "Wirelessly Pickpocketing a Mifare Classic Card", IEEE S&P 2009): on
+      // ciphertext they say nothing, as the RF statistics and `FrameCRC.parityFindings` take it.
+      if !f.frame.parityErrors.isEmpty, f.frame.crc != .encrypted { summary += "  [parity error]" }
+      let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
+      line =
+        "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
+      unanswered = f.response == .unanswered
     }
-    var bytes = Hex.string(f.frame.data.prefix(20), separator: " ")
-    if f.frame.data.count > 20 { bytes += " …" }
-    if let b = f.frame.bits, f.frame.data.count == 1 { bytes += "(\(b))" }
-    var summary = f.innermost?.summary ?? ("raw" + (f.undecodedReason.map { ": " + $0 } ?? ""))
-    if f.frame.crc == .bad { summary += "  [bad CRC]" }
-    // Crypto1 encrypts the parity bits too (computed over the plaintext, sent encrypted:
-    // Garcia et al., "Wirelessly Pickpocketing a Mifare Classic Card", IEEE S&P 2009): on
-    // ciphertext they say nothing, as the RF statistics and `FrameCRC.parityFindings` take it.
-    if !f.frame.parityErrors.isEmpty, f.frame.crc != .encrypted { summary += "  [parity error]" }
-    if f.response == .unanswered, answersCaptured { summary += "  [no answer]" }
-    let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
-    return
-      "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
+
+    /// The line; `answersCaptured` false (the capture holds no tag frame of the session): a
+    /// reader frame without answer is not marked `[no answer]`.
+    public func text(answersCaptured: Bool) -> String {
+      unanswered && answersCaptured ? line + "  [no answer]" : line
+    }
   }
 
   private static func wrap(_ text: String, indent: String, to out: OutputBuffer) {
@@ -192,24 +239,27 @@ public enum DiagnosisRender {
 
   /// Writes the `sessions` array members.
   public static func json(_ r: DiagnosisReport, to out: OutputBuffer) {
-    JSON.elements(r.sessions, to: out) { s in
-      out.write("\n{\"index\":\(s.index),\"uid\":")
-      JSON.optionalString(
-        s.analysis.tag.uid.isEmpty ? nil : Hex.string(s.analysis.tag.uid), to: out)
-      out.write(",\"product\":")
-      JSON.optionalString(s.analysis.tag.product, to: out)
-      out.write(",\"verdicts\":[")
-      JSON.elements(s.verdicts, to: out) { v in
-        out.write(
-          "{\"operation\":\(v.operation),\"kind\":\"\(v.kind.rawValue)\",\"verdict\":\"\(v.verdict.rawValue)\"}"
-        )
-      }
-      out.write("],\"findings\":[")
-      JSON.elements(s.findings, to: out) { f in
-        finding(f, to: out)
-      }
-      out.write("]}")
+    JSON.elements(r.sessions, to: out) { json($0, to: out) }
+  }
+
+  /// Writes one member of the `sessions` array (a newline, then the object).
+  public static func json(_ s: SessionDiagnosis, to out: OutputBuffer) {
+    out.write("\n{\"index\":\(s.index),\"uid\":")
+    JSON.optionalString(
+      s.analysis.tag.uid.isEmpty ? nil : Hex.string(s.analysis.tag.uid), to: out)
+    out.write(",\"product\":")
+    JSON.optionalString(s.analysis.tag.product, to: out)
+    out.write(",\"verdicts\":[")
+    JSON.elements(s.verdicts, to: out) { v in
+      out.write(
+        "{\"operation\":\(v.operation),\"kind\":\"\(v.kind.rawValue)\",\"verdict\":\"\(v.verdict.rawValue)\"}"
+      )
     }
+    out.write("],\"findings\":[")
+    JSON.elements(s.findings, to: out) { f in
+      finding(f, to: out)
+    }
+    out.write("]}")
   }
 
   /// `{"code","severity","session","operation","frames","cause","message","core_nfc_error","fix"}`.

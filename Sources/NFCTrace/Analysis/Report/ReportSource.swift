@@ -26,6 +26,45 @@ public enum ReportSource {
   public static func open(_ input: TraceInput, formatName: String?, registry: FormatRegistry)
     throws -> Result
   {
+    switch try identify(input, formatName: formatName, registry: registry) {
+    case .dump(let dump):
+      return Result(format: dump.format, dump: dump, sessions: [], warnings: [])
+    case .trace(let format):
+      return try analyze(try format.open(input), format: format.name)
+    }
+  }
+
+  /// `open`, streaming a trace's sessions: `onFormat` gets the trace format's name before any
+  /// session, `onSession` each session as it ends (in order), and the result's `sessions`
+  /// stays empty, so memory does not grow with the number of sessions. A dump calls neither
+  /// and comes back in `dump`.
+  /// - Throws: as `open`.
+  public static func stream(
+    _ input: TraceInput, formatName: String?, registry: FormatRegistry,
+    onFormat: (String) -> Void, onSession: (SessionAnalysis) -> Void
+  ) throws -> Result {
+    switch try identify(input, formatName: formatName, registry: registry) {
+    case .dump(let dump):
+      return Result(format: dump.format, dump: dump, sessions: [], warnings: [])
+    case .trace(let format):
+      onFormat(format.name)
+      let run = try SessionAnalysisRun(importer: try format.open(input), retainsSessions: false) {
+        if case .session(let s) = $0 { onSession(s) }
+      }
+      return Result(
+        format: format.name, dump: nil, sessions: [], warnings: run.warnings, error: run.error)
+    }
+  }
+
+  /// What an input is: a static dump (read) or a trace of `format`.
+  private enum Identified {
+    case dump(TagDump)
+    case trace(TraceFormat)
+  }
+
+  private static func identify(_ input: TraceInput, formatName: String?, registry: FormatRegistry)
+    throws -> Identified
+  {
     let traceFormat = formatName.flatMap { registry.format(named: $0) }
     if let formatName, traceFormat == nil, !dumpFormats.contains(formatName) {
       throw UnknownFormat(name: formatName, known: registry.formats.map(\.name) + dumpFormats)
@@ -36,7 +75,7 @@ public enum ReportSource {
           .unsupported, at: input.location(unit: "byte", record: 0, offset: 0),
           "the input is a \(dump.format) dump, not \(formatName)")
       }
-      return Result(format: dump.format, dump: dump, sessions: [], warnings: [])
+      return .dump(dump)
     }
     if let formatName, dumpFormats.contains(formatName) {
       throw TraceError(
@@ -44,16 +83,14 @@ public enum ReportSource {
         "not a \(formatName) dump"
           + (formatName == "raw-type2" ? ": " + RawType2Image.rejection(input) : ""))
     }
-    let format: TraceFormat
     do {
-      format = try traceFormat ?? registry.detect(input)
+      return .trace(try traceFormat ?? registry.detect(input))
     } catch var e as TraceError where e.kind == .unknownFormat {
       // `report` reads static dumps too: name them with the trace formats.
       let known = (registry.formats.map(\.name) + dumpFormats).joined(separator: ", ")
       e.message = "not a recognised trace or tag dump format (known: \(known)); use --input-format"
       throw e
     }
-    return try analyze(try format.open(input), format: format.name)
   }
 
   /// Runs the pipeline and the session analysis over `importer`, keeping what came before an

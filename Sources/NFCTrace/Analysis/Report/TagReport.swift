@@ -569,7 +569,27 @@ extension TagReport {
   /// The session to report by default: the last one that touched the tag (an operation other
   /// than connect, or memory), else the last one; nil when there is none.
   public static func defaultSession(_ sessions: [SessionAnalysis]) -> SessionAnalysis? {
-    sessions.last(where: touched) ?? sessions.last
+    var choice = DefaultSessionChoice()
+    sessions.forEach { choice.offer($0) }
+    return choice.session
+  }
+
+  /// `defaultSession` made as sessions stream by, keeping two of them at most.
+  public struct DefaultSessionChoice: Sendable {
+    private var lastTouched: SessionAnalysis?
+    private var last: SessionAnalysis?
+
+    /// No session offered yet.
+    public init() {}
+
+    /// Offers the next session, in trace order.
+    public mutating func offer(_ s: SessionAnalysis) {
+      if TagReport.touched(s) { lastTouched = s }
+      last = s
+    }
+
+    /// The choice among the sessions offered so far.
+    public var session: SessionAnalysis? { lastTouched ?? last }
   }
 
   /// True when session `s` ran an operation other than connect or read/wrote memory itself
