@@ -133,30 +133,49 @@ private struct LoadedTrace {
   let path: String
   let result: AnalyzedTrace
   let recorder: ExchangeRecorder
+  /// The analyses of the sessions a side may take (asked for, or the recorder's default):
+  /// the others are not kept, so memory does not grow with the number of sessions.
+  let kept: [Int: SessionAnalysis]
+  /// How many sessions the trace has.
+  let sessionCount: Int
+  /// Every session's failed or interrupted operations (`DiffSide.failures`).
+  let failures: [(session: Int, operations: String)]
 
   init(_ path: String, format: String?, wanted: [Int?]) throws {
+    let asked = Set(wanted.compactMap { $0 })
     var recorder = ExchangeRecorder(
-      selection: .init(
-        sessions: Set(wanted.compactMap { $0 }), lastWithTag: wanted.contains { $0 == nil }))
+      selection: .init(sessions: asked, lastWithTag: wanted.contains { $0 == nil }))
+    var kept: [Int: SessionAnalysis] = [:]
+    var count = 0
+    var failures: [(session: Int, operations: String)] = []
     // Each session's analysis goes to the recorder too, which picks the default session by
-    // it (as `report` does); the sessions are kept here.
-    var sessions: [SessionAnalysis] = []
-    var result = try analyzeTrace(
+    // it (as `report` does). Its choice is made when the next session starts, so the
+    // sessions after its last tagged one wait with the candidates.
+    func candidate(_ i: Int) -> Bool {
+      asked.contains(i) || i == recorder.lastTaggedSession || i == recorder.lastTouchedSession
+        || i > recorder.lastTaggedSession ?? -1
+    }
+    let result = try analyzeTrace(
       path, formatName: format,
       onSession: { s in
         recorder.ended(s)
-        sessions.append(s)
+        count += 1
+        if let bad = DiffSide.failures(of: s) { failures.append((s.info.index, bad)) }
+        kept[s.info.index] = s
+        kept = kept.filter { candidate($0.key) }
       }, onFrame: { f in recorder.push(f) })
-    result.sessions = sessions
     self.result = result
     recorder.finish()
     reportWarnings(result.warnings, path: path)
     self.path = path
     self.recorder = recorder
+    self.kept = kept
+    self.sessionCount = count
+    self.failures = failures
   }
 
   func side(_ wanted: Int?, name: String, flag: String) throws -> DiffSide {
-    let count = result.sessions.count
+    let count = sessionCount
     // No session at all is the input's fault (exit 3), whichever session was asked for; a
     // session number the trace does not reach is the command's (exit 2, below).
     if count == 0 { throw DiffInputError("\(name) (\(path)): the trace has no sessions") }
@@ -170,7 +189,7 @@ private struct LoadedTrace {
       throw DiffInputError(
         "\(name) (\(path)): no session in which a tag completed anticollision" + hint)
     }
-    guard let analysis = result.sessions.first(where: { $0.info.index == index }) else {
+    guard let analysis = kept[index] else {
       let hint =
         flag.hasPrefix("--")
         ? "" : " (A and B are the same file: sessions 0 and 1 unless --session-a/-b say otherwise)"
@@ -181,7 +200,8 @@ private struct LoadedTrace {
     }
     let exchanges = recorder.exchanges(session: index, operations: analysis.operations) ?? []
     return DiffSide(
-      path: path, analysis: analysis, exchanges: exchanges, sessions: result.sessions)
+      path: path, analysis: analysis, exchanges: exchanges, sessionCount: count,
+      failures: failures)
   }
 }
 

@@ -135,7 +135,9 @@ import Testing
   @Test func evidenceLineIsTheFrameLine() throws {
     let lines = try lines()
     let wupa = try #require(lines[1])
-    #expect(wupa.text(answersCaptured: true) == "#1     R→T  52" + String(repeating: " ", count: 24) + "WUPA")
+    #expect(
+      wupa.text(answersCaptured: true) == "#1     R→T  52" + String(repeating: " ", count: 24)
+        + "WUPA")
     #expect(wupa.text(answersCaptured: false) == wupa.text(answersCaptured: true))
     #expect(DiagnosisRender.frameLine(5, nil) == "#5")
   }
@@ -149,4 +151,23 @@ import Testing
     #expect(back.count == 100_100)
     #expect(back == Data(String(repeating: line, count: 100).utf8))
   }
+}
+
+/// A diff side made from a streamed trace's session count and failures is the one made from
+/// every session.
+@Test func diffSideFromStreamedFailures() throws {
+  let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
+  let input = try TraceInput(path: TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace"))
+  let sessions = try ReportSource.open(input, formatName: nil, registry: registry).sessions
+  let chosen = try #require(sessions.first { $0.info.index == 16 })
+  let whole = DiffSide(path: "x", analysis: chosen, exchanges: [], sessions: sessions)
+  let failures = sessions.compactMap { s in DiffSide.failures(of: s).map { (s.info.index, $0) } }
+  let streamed = DiffSide(
+    path: "x", analysis: chosen, exchanges: [], sessionCount: sessions.count, failures: failures)
+  #expect(streamed.sessionCount == 18 && whole.sessionCount == 18)
+  #expect(streamed.otherFailures.map(\.session) == whole.otherFailures.map(\.session))
+  #expect(streamed.otherFailures.map(\.operations) == whole.otherFailures.map(\.operations))
+  #expect(whole.otherFailures.count == 6)
+  #expect(whole.otherFailures.first?.session == 1)
+  #expect(whole.otherFailures.first?.operations == "authenticate failed")
 }

@@ -22,16 +22,29 @@ public struct DiffSide: Sendable {
     path: String, analysis: SessionAnalysis, exchanges: [ExchangeRecord],
     sessions: [SessionAnalysis] = []
   ) {
+    self.init(
+      path: path, analysis: analysis, exchanges: exchanges, sessionCount: sessions.count,
+      failures: sessions.compactMap { s in Self.failures(of: s).map { (s.info.index, $0) } })
+  }
+
+  /// A side of a trace streamed past: `sessionCount` sessions, `failures` every session's
+  /// failed or interrupted operations (`failures(of:)`; the compared session's are left out).
+  public init(
+    path: String, analysis: SessionAnalysis, exchanges: [ExchangeRecord], sessionCount: Int,
+    failures: [(session: Int, operations: String)]
+  ) {
     self.path = path
     self.analysis = analysis
     self.exchanges = exchanges
-    sessionCount = max(1, sessions.count)
-    for s in sessions where s.info.index != analysis.info.index {
-      let bad = s.operations.filter { $0.outcome == .failed || $0.outcome == .interrupted }
-      if !bad.isEmpty {
-        otherFailures.append((s.info.index, bad.map(\.shortText).joined(separator: " · ")))
-      }
-    }
+    self.sessionCount = max(1, sessionCount)
+    otherFailures = failures.filter { $0.session != analysis.info.index }
+  }
+
+  /// Session `s`'s failed or interrupted operations (`writeNDEF interrupted · …`), nil when
+  /// none.
+  public static func failures(of s: SessionAnalysis) -> String? {
+    let bad = s.operations.filter { $0.outcome == .failed || $0.outcome == .interrupted }
+    return bad.isEmpty ? nil : bad.map(\.shortText).joined(separator: " · ")
   }
 
   /// The session index.

@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `diff` keeps only the sessions a side may take: the default choice must still find its
+/// session among the ones that streamed past (session 16 of 18, with session 17 after it).
+@Suite struct StreamingCLITests {
+  let sim = TestPaths.shared("public/proxmark3/hf_14a_mfu-sim.trace")
+  let torn = TestPaths.traces("t2t-ntag215-write-torn.pcap")
+
+  @Test func diffFindsTheDefaultAndAskedSessions() {
+    let run = CLI.run(["diff", sim, torn])
+    #expect(run.status == 0)
+    let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count > 3)
+    #expect(
+      lines.dropFirst().first == "A  \(sim) · session 16 · frames #270–#299 · 26.653–26.701 s")
+    let others =
+      "   A has 18 sessions; not compared: session 1 authenticate failed (and 5 more "
+      + "session(s) with failures)"
+    #expect(lines.dropFirst(2).first.map(String.init) == others)
+    let asked = CLI.run(["diff", sim, sim, "--session-a", "3", "--session-b", "0"])
+    #expect(asked.stdout.contains("A  \(sim) · session 3 · frames #39–#47 · 1.003–1.013 s\n"))
+    let beyond = CLI.run(["diff", sim, torn, "--session-a", "18"])
+    #expect(beyond.status == 2)
+    #expect(beyond.stderr.contains("--session-a 18: \(sim) has sessions 0–17"))
+  }
+
+  /// `report --all` writes every session as it ends; `report --session N` and the default
+  /// keep only their candidate.
+  @Test func reportChoicesFromAStream() {
+    let all = CLI.run(["report", sim, "--all"])
+    #expect(all.status == 0)
+    #expect(all.stdout.components(separatedBy: "\nTag report · session ").count == 19)
+    let one = CLI.run(["report", sim])
+    #expect(
+      one.stdout.hasPrefix("\(sim) (pm3-trace)\n\nTag report · session 16 · frames #270–#299"))
+    let missing = CLI.run(["report", sim, "--session", "40"])
+    #expect(missing.status == 2)
+    #expect(missing.stdout.isEmpty)
+  }
+
+  /// `diagnose` text fills the evidence lines of sessions written before the second pass.
+  @Test func diagnoseTextHasItsEvidenceLines() {
+    let run = CLI.run(["diagnose", torn])
+    #expect(run.status == 0)
+    #expect(
+      run.stdout.contains(
+        "      #23    R→T  a2 06 66 63 74 72 d9 7b   WRITE page 6 ← 66 63 74 72  [no answer]\n"))
+    #expect(!run.stdout.utf8.contains(0x01))
+    #expect(run.stdout.hasSuffix("1 session(s): 2 error(s), 1 warning(s), 0 note(s)\n"))
+    let json = CLI.run(["diagnose", sim, "--format", "json"])
+    #expect(json.stdout.components(separatedBy: "\n{\"index\":").count == 19)
+  }
+}
