@@ -37,8 +37,8 @@ enum DiagnoseCommand {
     // its evidence lines as marks filled in by a second pass over the frames.
     var writer: DiagnosisWriter =
       json
-      ? try JSONDiagnosisWriter(path: path, format: format.name, out: out)
-      : try TextDiagnosisWriter(out: out)
+      ? JSONDiagnosisWriter(path: path, format: format.name, out: out)
+      : TextDiagnosisWriter(out: out)
     var seen: [Int] = []
     var failing = false
     let level: Severity = failOn == "warning" ? .warning : .error
@@ -115,7 +115,7 @@ struct JSONDiagnosisWriter: DiagnosisWriter {
   private let out: OutputBuffer
   private var count = 0
 
-  init(path: String, format: String, out: OutputBuffer) throws {
+  init(path: String, format: String, out: OutputBuffer) {
     self.out = out
     out.write("{\"tool\":\"nfctrace\",\"version\":")
     JSON.string(Version.string, to: out)
@@ -152,9 +152,9 @@ struct TextDiagnosisWriter: DiagnosisWriter {
   private var marks = EvidenceMarks()
   private var tally = DiagnosisRender.Tally()
 
-  init(out: OutputBuffer) throws {
+  init(out: OutputBuffer) {
     self.out = out
-    spool = try SessionSpool(suffix: "txt")
+    spool = SessionSpool(suffix: "txt")
   }
 
   mutating func add(_ d: SessionDiagnosis) {

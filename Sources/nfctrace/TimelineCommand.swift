@@ -33,7 +33,7 @@ enum TimelineCommand {
   private static func json(_ path: String, inputFormat: String?, out: OutputBuffer) throws
     -> AnalyzedTrace
   {
-    let spool = try SessionSpool()
+    let spool = SessionSpool()
     var renderer: TimelineJSONRenderer?
     let result = try analyzeTrace(
       path, formatName: inputFormat, keepsMemory: false,

@@ -43,7 +43,7 @@ enum CLI {
   /// Runs `nfctrace args…` with standard input from `stdin` (/dev/null unless given); kills it
   /// after `killAfter` seconds (reported as `timedOut`). `unwritableStdout`: standard output
   /// is opened read-only, so that every write to it fails (EBADF); `unwritableStderr` likewise
-  /// for standard error.
+  /// for standard error; `environment`: variables set for the run.
   ///
   /// The peak RSS comes from `/usr/bin/time -f %M` when installed: a child spawned from the
   /// test process (posix_spawn = vfork + exec) inherits the test process's RSS high-water mark
@@ -52,7 +52,8 @@ enum CLI {
   /// `wait4`'s `ru_maxrss` is used (an upper bound).
   static func run(
     _ args: [String], killAfter: Double = 30, stdin: String = "/dev/null",
-    unwritableStdout: Bool = false, unwritableStderr: Bool = false
+    unwritableStdout: Bool = false, unwritableStderr: Bool = false,
+    environment: [String: String] = [:]
   ) -> CLIRun {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-cli-\(UUID().uuidString)")
@@ -84,7 +85,16 @@ enum CLI {
     defer { for p in argv { free(p) } }
     var pid: pid_t = 0
     let start = Date()
-    let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
+    // `environment` adds to (or replaces in) the test process's environment.
+    var merged = ProcessInfo.processInfo.environment
+    merged.merge(environment) { _, new in new }
+    let envp: [UnsafeMutablePointer<CChar>?] =
+      merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in envp { free(p) } }
+    let spawned =
+      environment.isEmpty
+      ? posix_spawn(&pid, command[0], &actions, &attributes, argv, environ)
+      : posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
     guard spawned == 0 else {
       return CLIRun(
         status: -1, signaled: false, stdout: "",

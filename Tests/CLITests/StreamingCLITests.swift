@@ -52,4 +52,19 @@ import Testing
     let json = CLI.run(["diagnose", sim, "--format", "json"])
     #expect(json.stdout.components(separatedBy: "\n{\"index\":").count == 19)
   }
+
+  /// Without a usable temporary directory the spooled outputs are kept in memory: the same
+  /// output, exit 0 (they failed with "cannot create a temporary file" before).
+  @Test func noTemporaryDirectoryKeepsTheSpoolInMemory() {
+    let env = ["TMPDIR": "/nonexistent/nfctrace-no-tmp"]
+    for args in [["diagnose", torn], ["timeline", torn, "--format", "json"]] {
+      let plain = CLI.run(args)
+      let run = CLI.run(args, environment: env)
+      #expect(run.status == 0, "\(args)")
+      #expect(run.stdout == plain.stdout, "\(args)")
+      #expect(run.stderr == plain.stderr, "\(args)")
+    }
+    let diagnosed = CLI.run(["diagnose", torn], environment: env)
+    #expect(diagnosed.stdout.contains("WRITE page 6 ← 66 63 74 72  [no answer]\n"))
+  }
 }

@@ -143,7 +143,7 @@ import Testing
   }
 
   @Test func spoolGivesBackWhatWasWritten() throws {
-    let spool = try SessionSpool(suffix: "txt")
+    let spool = SessionSpool(suffix: "txt")
     let line = String(repeating: "x", count: 1000) + "\n"
     for _ in 0..<100 { spool.write { $0.write(line) } }
     var back = Data()

@@ -1,31 +1,29 @@
 import Foundation
 
-/// Session JSON objects written aside while frames stream, then copied after them: a
-/// temporary file, so a trace with many sessions does not keep them all in memory.
+/// Session JSON objects (or texts) written aside while frames stream, then copied after them:
+/// a temporary file, so a trace with many sessions does not keep them all in memory. Where no
+/// temporary file can be made (a read-only or full temporary directory) they are kept in
+/// memory instead: the output is the same, only memory grows.
 public final class SessionSpool {
   private let url: URL
-  private let handle: FileHandle
+  private let handle: FileHandle?
   private let buffer = OutputBuffer(fd: nil)
   private var count = 0
-  /// Session objects kept in memory after a write to the file failed.
+  /// Session objects kept in memory: all of them without a file, else those after a write to
+  /// the file failed.
   private var kept = Data()
 
   /// Creates the spool file in the temporary directory, named with `suffix`.
-  /// - Throws: `TraceError.unreadable` when no temporary file can be created.
-  public init(suffix: String = "json") throws {
+  public init(suffix: String = "json") {
     url = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-sessions-\(UUID().uuidString).\(suffix)")
-    guard FileManager.default.createFile(atPath: url.path, contents: nil),
-      let h = FileHandle(forUpdatingAtPath: url.path)
-    else {
-      throw TraceError(
-        .unreadable, at: .wholeFile(url.path),
-        "cannot create a temporary file")
-    }
-    handle = h
+    handle =
+      FileManager.default.createFile(atPath: url.path, contents: nil)
+      ? FileHandle(forUpdatingAtPath: url.path) : nil
   }
 
   deinit {
+    guard let handle else { return }
     try? handle.close()
     try? FileManager.default.removeItem(at: url)
   }
@@ -48,7 +46,7 @@ public final class SessionSpool {
 
   private func spill() {
     let data = Data(buffer.takeBytes())
-    guard kept.isEmpty else { return kept.append(data) }
+    guard kept.isEmpty, let handle else { return kept.append(data) }
     let end = try? handle.offset()
     do {
       try handle.write(contentsOf: data)
@@ -68,8 +66,8 @@ public final class SessionSpool {
   /// Hands everything written so far to `body`, in order, a chunk at a time.
   public func chunks(_ body: (Data) -> Void) {
     spill()
-    try? handle.seek(toOffset: 0)
-    while let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty { body(chunk) }
+    try? handle?.seek(toOffset: 0)
+    while let chunk = try? handle?.read(upToCount: 1 << 16), !chunk.isEmpty { body(chunk) }
     if !kept.isEmpty { body(kept) }
   }
 
