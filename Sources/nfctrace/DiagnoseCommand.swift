@@ -42,12 +42,16 @@ enum DiagnoseCommand {
     var seen: [Int] = []
     var failing = false
     let level: Severity = failOn == "warning" ? .warning : .error
-    let run = try DiagnosisRun(importer: try format.open(input), expected: expected) { d in
+    var progress = Progress(totalBytes: input.bytes.count)
+    let run = try DiagnosisRun(
+      importer: try format.open(input), expected: expected, onFrame: { progress.frame($0) }
+    ) { d in
       seen.append(d.index)
       guard only == nil || only == d.index else { return }
       writer.add(d)
       failing = failing || d.findings.contains { $0.severity >= level }
     }
+    progress.finish()
     if let only, !seen.contains(only) { throw noSessionError(only, among: seen) }
     try writer.finish(run, format: format, input: input)
     out.flush()
@@ -85,7 +89,11 @@ enum DiagnoseCommand {
     guard let last = wanted.max() else { return [:] }
     var pipeline = FramePipeline(importer: try format.open(input))
     var out: [Int: DiagnosisRender.EvidenceLine] = [:]
+    // The second pass over the input: its progress starts again from 0 %.
+    var progress = Progress(totalBytes: input.bytes.count)
+    defer { progress.finish() }
     func keep(_ f: DecodedFrame) {
+      progress.frame(f)
       let i = f.frame.index
       if wanted.contains(i) { out[i] = DiagnosisRender.EvidenceLine(i, f) }
     }

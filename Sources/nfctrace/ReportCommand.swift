@@ -29,9 +29,12 @@ enum ReportCommand {
     var selection = Selection(session: wanted, all: a.flag("--all"))
     var writer: ReportWriter?
     let source: ReportSource.Result
+    let input = try loadInput(path)
+    var progress = Progress(totalBytes: input.bytes.count)
     do {
+      defer { progress.finish() }
       source = try ReportSource.stream(
-        loadInput(path), formatName: a.value("--input-format"), registry: registry,
+        input, formatName: a.value("--input-format"), registry: registry,
         onFormat: { format in
           if selection.all {
             writer = ReportWriter(path: path, format: format, json: json, out: out)
@@ -43,7 +46,7 @@ enum ReportCommand {
           } else {
             selection.offer(s)
           }
-        })
+        }, onFrame: { progress.frame($0) })
     } catch let e as ReportSource.UnknownFormat {
       throw UsageError(e.description)
     }

@@ -75,15 +75,19 @@ public struct DiagnosisRun {
   /// Reads the whole trace from `importer`, diagnosing each session as it ends (comparing
   /// writes with `expected`) and handing it to `onSession`, in order. `sessions` stays empty
   /// and the observer keeps only the open session's evidence, so memory does not grow with the
-  /// number of sessions. Errors as `init(importer:)`.
+  /// number of sessions. `onFrame` sees every decoded frame (for progress). Errors as
+  /// `init(importer:)`.
   public init(
-    importer: any TraceImporter, expected: [UInt8]?, onSession: (SessionDiagnosis) -> Void
+    importer: any TraceImporter, expected: [UInt8]?,
+    onFrame: (DecodedFrame) -> Void = { _ in }, onSession: (SessionDiagnosis) -> Void
   ) throws {
     var observer = DiagnosisObserver()
     var sequence = DiagnosisSequence(expected: expected)
     let run = try SessionAnalysisRun(importer: importer, retainsSessions: false) { item in
       switch item {
-      case .frame(let f): observer.push(f)
+      case .frame(let f):
+        observer.push(f)
+        onFrame(f)
       case .session(let s):
         // Every frame of a session is handed on before the session ends.
         let evidence = observer.take(s.info.index)

@@ -35,13 +35,14 @@ public enum ReportSource {
   }
 
   /// `open`, streaming a trace's sessions: `onFormat` gets the trace format's name before any
-  /// session, `onSession` each session as it ends (in order), and the result's `sessions`
-  /// stays empty, so memory does not grow with the number of sessions. A dump calls neither
-  /// and comes back in `dump`.
+  /// session, `onSession` each session as it ends (in order), `onFrame` every decoded frame
+  /// (for progress), and the result's `sessions` stays empty, so memory does not grow with the
+  /// number of sessions. A dump calls none of them and comes back in `dump`.
   /// - Throws: as `open`.
   public static func stream(
     _ input: TraceInput, formatName: String?, registry: FormatRegistry,
-    onFormat: (String) -> Void, onSession: (SessionAnalysis) -> Void
+    onFormat: (String) -> Void, onSession: (SessionAnalysis) -> Void,
+    onFrame: (DecodedFrame) -> Void = { _ in }
   ) throws -> Result {
     switch try identify(input, formatName: formatName, registry: registry) {
     case .dump(let dump):
@@ -49,7 +50,11 @@ public enum ReportSource {
     case .trace(let format):
       onFormat(format.name)
       let run = try SessionAnalysisRun(importer: try format.open(input), retainsSessions: false) {
-        if case .session(let s) = $0 { onSession(s) }
+        switch $0 {
+        case .session(let s): onSession(s)
+        case .frame(let f): onFrame(f)
+        case .event: break
+        }
       }
       return Result(
         format: format.name, dump: nil, sessions: [], warnings: run.warnings, error: run.error)
