@@ -19,14 +19,10 @@ enum ReportCommand {
       throw UsageError("--session and --all exclude each other")
     }
     try checkFormatName(a.value("--input-format"), allowDumps: true)
-    let wanted = try a.value("--session").map { v -> Int in
-      guard let n = Int(v) else { throw UsageError("--session needs a number, not \(v)") }
-      return n
-    }
     let out = OutputBuffer()
     // Sessions stream: `--all` writes each report as its session ends, the other choices keep
     // only the candidates, so memory does not grow with the length of the trace.
-    var selection = Selection(session: wanted, all: a.flag("--all"))
+    var selection = Selection(session: a.value("--session"), all: a.flag("--all"))
     var writer: ReportWriter?
     let source: ReportSource.Result
     let input = try loadInput(path)
@@ -65,14 +61,16 @@ enum ReportCommand {
   /// Which sessions to report, picked as they stream by: `--session N`'s, every one
   /// (`--all`, written as they come), or the default (`TagReport.defaultSession`).
   struct Selection {
-    var session: Int?
+    /// `--session`'s value as given: checked once the input was read, so that a damaged or
+    /// missing input, or a dump, is what the error names first.
+    var session: String?
     var all: Bool
     /// The indices of the sessions offered (for the error naming the ones there are).
     private(set) var seen: [Int] = []
     private var chosen: SessionAnalysis?
     private var choice = TagReport.DefaultSessionChoice()
 
-    init(session: Int?, all: Bool) {
+    init(session: String?, all: Bool) {
       self.session = session
       self.all = all
     }
@@ -80,27 +78,30 @@ enum ReportCommand {
     mutating func offer(_ s: SessionAnalysis) {
       seen.append(s.info.index)
       if let session {
-        if s.info.index == session { chosen = s }
+        if Int(session) == s.info.index { chosen = s }
       } else {
         choice.offer(s)
       }
     }
 
     /// The reports to print: the dump's, or the chosen session's.
-    /// - Throws: `UsageError` for `--session` on a dump or a session the trace does not hold.
+    /// - Throws: `UsageError` for `--session` on a dump, not a number, or a session the trace
+    ///   does not hold.
     func reports(of source: ReportSource.Result) throws -> [TagReport] {
       if let dump = source.dump {
         if session != nil { throw UsageError("--session: a static dump has no sessions") }
         return [TagReport(dump: dump)]
       }
       if let session {
-        guard let chosen else { throw noSessionError(session, among: seen) }
+        guard let n = Int(session) else {
+          throw UsageError("--session needs a number, not \(session)")
+        }
+        guard let chosen else { throw noSessionError(n, among: seen) }
         return [TagReport(session: chosen)]
       }
       return choice.session.map { [TagReport(session: $0)] } ?? []
     }
   }
-
 }
 
 /// Writes `report`'s document, text or JSON, one report at a time.

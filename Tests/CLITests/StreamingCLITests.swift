@@ -38,6 +38,18 @@ import Testing
     let missing = CLI.run(["report", sim, "--session", "40"])
     #expect(missing.status == 2)
     #expect(missing.stdout.isEmpty)
+    // `--session` is checked once the input was read: the input's own error comes first.
+    let noFile = CLI.run(["report", "/nonexistent/x.trace", "--session", "abc"])
+    #expect(noFile.status == 3)
+    #expect(noFile.stderr.contains("/nonexistent/x.trace"))
+    let dump = CLI.run([
+      "report", TestPaths.shared("public/proxmark3/ntag216-empty.json"), "--session", "abc",
+    ])
+    #expect(dump.status == 2)
+    #expect(dump.stderr.contains("--session: a static dump has no sessions"))
+    let word = CLI.run(["report", sim, "--session", "abc"])
+    #expect(word.status == 2)
+    #expect(word.stderr.contains("--session needs a number, not abc"))
   }
 
   /// `diagnose` text fills the evidence lines of sessions written before the second pass.

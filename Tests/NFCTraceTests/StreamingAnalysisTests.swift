@@ -143,13 +143,27 @@ import Testing
   }
 
   @Test func spoolGivesBackWhatWasWritten() throws {
-    let spool = SessionSpool(suffix: "txt")
+    // Its file has no name once open: nothing is left behind when the program is killed.
+    let suffix = "spooltest-\(UUID().uuidString)"
+    let spool = SessionSpool(suffix: suffix)
+    let temporary = FileManager.default.temporaryDirectory.path
+    let names = try FileManager.default.contentsOfDirectory(atPath: temporary)
+    #expect(!names.contains { $0.hasSuffix(suffix) })
     let line = String(repeating: "x", count: 1000) + "\n"
     for _ in 0..<100 { spool.write { $0.write(line) } }
     var back = Data()
     spool.chunks { back.append($0) }
     #expect(back.count == 100_100)
     #expect(back == Data(String(repeating: line, count: 100).utf8))
+  }
+
+  /// Bytes that are not a mark are printed, not dropped.
+  @Test func aDamagedMarkIsPrinted() {
+    let out = OutputBuffer(fd: nil)
+    var filler = EvidenceMarks.Filler(lines: [:], to: out)
+    filler.copy(Data("a \u{1}12x b\n".utf8))
+    filler.finish()
+    #expect(String(decoding: out.takeBytes(), as: UTF8.self) == "a 12x b\n")
   }
 }
 

@@ -5,7 +5,6 @@ import Foundation
 /// temporary file can be made (a read-only or full temporary directory) they are kept in
 /// memory instead: the output is the same, only memory grows.
 public final class SessionSpool {
-  private let url: URL
   private let handle: FileHandle?
   private let buffer = OutputBuffer(fd: nil)
   private var count = 0
@@ -13,20 +12,24 @@ public final class SessionSpool {
   /// the file failed.
   private var kept = Data()
 
-  /// Creates the spool file in the temporary directory, named with `suffix`.
+  /// Creates the spool file in the temporary directory, named with `suffix`, readable by its
+  /// owner only. The name is removed as soon as the file is open, so that no file is left
+  /// behind when the program is killed (SIGPIPE from `| head`, Ctrl-C): the open handle keeps
+  /// the file until it is closed.
   public init(suffix: String = "json") {
-    url = FileManager.default.temporaryDirectory
+    let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-sessions-\(UUID().uuidString).\(suffix)")
-    handle =
-      FileManager.default.createFile(atPath: url.path, contents: nil)
-      ? FileHandle(forUpdatingAtPath: url.path) : nil
+    var opened: FileHandle?
+    if FileManager.default.createFile(
+      atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+    {
+      opened = FileHandle(forUpdatingAtPath: url.path)
+      try? FileManager.default.removeItem(at: url)
+    }
+    handle = opened
   }
 
-  deinit {
-    guard let handle else { return }
-    try? handle.close()
-    try? FileManager.default.removeItem(at: url)
-  }
+  deinit { try? handle?.close() }
 
   /// Appends one session object (comma-separated).
   public func add(_ s: SessionAnalysis) {

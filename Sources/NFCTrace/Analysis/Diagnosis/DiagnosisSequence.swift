@@ -22,13 +22,9 @@ public struct DiagnosisSequence: Sendable {
       earlierAuthFrame: uid.isEmpty ? nil : authByUID[uid], previous: previous)
     let d = Diagnoser.diagnose(c)
     previous = d.analysis
-    // Capped like the session collector's maps, so a trace of many tags cannot grow it
-    // without bound.
-    if !uid.isEmpty, let last = log.packFrames.last,
-      authByUID.count < SessionCollector.uidLimit || authByUID[uid] != nil
-    {
-      authByUID[uid] = last
-    }
+    // One entry per UID that ever authenticated: not capped, as dropping one would change a
+    // later session's diagnosis (a lost authentication read as an unexplained NAK).
+    if !uid.isEmpty, let last = log.packFrames.last { authByUID[uid] = last }
     return d
   }
 }

@@ -59,9 +59,10 @@ public struct EvidenceMarks: Sendable {
           index = index * 10 + Int(rest[i] - 0x30)
           i += 1
         }
-        // `0x02` and the flag; a damaged mark (none is written so) is dropped, not printed.
+        // `0x02` and the flag. Not a mark (none is written so): its bytes after the 0x01 are
+        // printed as they are, not lost.
         guard i + 1 < rest.endIndex, rest[i] == 0x02 else {
-          rest = rest[min(i + 1, rest.endIndex)...]
+          rest = rest[rest.index(after: start)...]
           continue
         }
         let captured = rest[i + 1] == 0x31
