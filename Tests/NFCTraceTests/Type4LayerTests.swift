@@ -202,3 +202,38 @@ private let syntheticCC = "00 0f 20 00 3b 00 34 04 06 e1 04 00 ff 00 ff"
   #expect(
     last?.layer(.type4)?.summary.hasSuffix("(SW 6282: the file ended before Le bytes)") == true)
 }
+
+/// Parsed CCs are remembered by their bytes (`Type4Layer.parsedCCs`): a CC read again in a
+/// later activation decodes the same, a different one by its own bytes, and a CC with a bad
+/// value still gets its finding in every activation.
+@Test func rememberedCCsFollowTheirBytes() throws {
+  var stack = T4Stack()
+  func readCC(_ cc: String) -> LayerResult? {
+    stack.type4.reset()
+    _ = stack.run(unit(.reader, "00 a4 04 00 07 d2 76 00 00 85 01 01 00"))
+    _ = stack.run(unit(.tag, "90 00"))
+    _ = stack.run(unit(.reader, "00 a4 00 0c 02 e1 03"))
+    _ = stack.run(unit(.tag, "90 00"))
+    _ = stack.run(unit(.reader, "00 b0 00 00 0f"))
+    return stack.run(unit(.tag, cc + " 90 00", 7))
+  }
+  let writable = "00 0f 20 00 3b 00 34 04 06 e1 04 00 ff 00 00"
+  let badMLe = "00 0f 20 00 01 00 34 04 06 e1 04 00 ff 00 ff"
+  let first = try #require(readCC(syntheticCC)?.decode)
+  let other = try #require(readCC(writable)?.decode)
+  #expect(stack.type4.capabilityContainer?.ndefFile.writeAccess == 0x00)
+  let again = try #require(readCC(syntheticCC)?.decode)
+  #expect(stack.type4.capabilityContainer?.ndefFile.writeAccess == 0xFF)
+  #expect(first == again)
+  #expect(
+    first.summary
+      == "CC mapping 2.0, MLe 59, MLc 52, NDEF file e104 max 255 bytes, read granted, "
+      + "write denied")
+  #expect(other.field("write_access") == .hex([0x00]))
+  #expect(other.summary.hasSuffix("write granted"))
+  for _ in 0..<2 {
+    let bad = readCC(badMLe)
+    #expect(bad?.findings.map(\.code) == ["invalid-cc"])
+    #expect(bad?.findings.first?.frames == [7])
+  }
+}

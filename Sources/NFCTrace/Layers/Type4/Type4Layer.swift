@@ -63,6 +63,19 @@ public struct Type4Layer: ProtocolLayer {
   public private(set) var capabilityContainer: CapabilityContainer4?
   /// CC byte offsets whose invalid value an `invalid-cc` finding already named.
   private var reportedCCProblems: Set<Int> = []
+  /// CCs parsed, with their decode's fields and summary, by their bytes: a reader reads the
+  /// same tag's CC in every session, and parsing and describing it cost as much as decoding
+  /// a whole activation (`DecodeCache` explains). Kept across activations; emptied at
+  /// `parsedCCLimit` entries.
+  private var parsedCCs: [[UInt8]: ParsedCC] = [:]
+  private static let parsedCCLimit = 64
+
+  /// A parsed CC and what its answer's decode says of it.
+  private struct ParsedCC: Sendable {
+    var cc: CapabilityContainer4
+    var fields: [LayerField]
+    var summary: String
+  }
   /// True once an activation (or a field change) was seen: from then on a READ/UPDATE BINARY
   /// before any SELECT has no file to act on, and none is assumed (`assumeNDEFFile`).
   private var activationSeen = false
@@ -502,9 +515,10 @@ public struct Type4Layer: ProtocolLayer {
     merge(data, at: offset)
     var fields = fields + [LayerField("data", .hex(data))]
     do {
-      let cc = try CapabilityContainer4(parsing: ccBytes)
+      let parsed = try parseCC()
+      let cc = parsed.cc
       capabilityContainer = cc
-      fields += Self.ccFields(cc)
+      fields += parsed.fields
       // Each bad value once, on the answer that completed the CC (a CC read in pieces parses
       // only then, so its earlier pieces' values are reported here too).
       let fresh = cc.valueProblems.filter { !reportedCCProblems.contains($0.offset) }
@@ -517,7 +531,7 @@ public struct Type4Layer: ProtocolLayer {
             offset: $0.offset)
         }
       return LayerResult(
-        decode: LayerDecode(.type4, name, Self.ccSummary(cc), fields), findings: findings)
+        decode: LayerDecode(.type4, name, parsed.summary, fields), findings: findings)
     } catch {
       let summary = "\(data.count) CC byte(s) at offset \(offset)"
       guard ccBytes.count >= 7 else {
@@ -534,6 +548,17 @@ public struct Type4Layer: ProtocolLayer {
       return LayerResult(
         decode: LayerDecode(.type4, name, "CC invalid: \(error)", fields), findings: [finding])
     }
+  }
+
+  /// The CC bytes read so far, parsed (once per distinct CC: `parsedCCs`).
+  /// - Throws: `CapabilityContainer4`'s parse error (not remembered).
+  private mutating func parseCC() throws(CapabilityContainerError) -> ParsedCC {
+    if let hit = parsedCCs[ccBytes] { return hit }
+    let cc = try CapabilityContainer4(parsing: ccBytes)
+    let parsed = ParsedCC(cc: cc, fields: Self.ccFields(cc), summary: Self.ccSummary(cc))
+    if parsedCCs.count >= Self.parsedCCLimit { parsedCCs.removeAll(keepingCapacity: true) }
+    parsedCCs[ccBytes] = parsed
+    return parsed
   }
 
   /// A CC answer with 9000 and fewer bytes than Le asked for, ending before the CCLEN the CC
