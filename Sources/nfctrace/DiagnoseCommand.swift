@@ -61,11 +61,16 @@ enum DiagnoseCommand {
   }
 
   /// `--expect`: hex (spaces and colons allowed) or `@FILE` (binary).
+  /// - Throws: `UsageError` for text that is not hex or an empty message, `TraceError`
+  ///   `.unreadable` for a file that cannot be read.
   static func readExpected(_ v: String) throws -> [UInt8] {
     if v.hasPrefix("@") {
       let file = String(v.dropFirst())
+      // An unreadable file is bad input (exit 3), as for every other file the tool reads.
       guard let d = FileManager.default.contents(atPath: file) else {
-        throw UsageError("--expect: cannot read \(file)")
+        throw TraceError(
+          .unreadable, at: .wholeFile(file),
+          "cannot read the --expect message (expected a readable file)")
       }
       guard !d.isEmpty else { throw UsageError("--expect: \(file) is empty") }
       return [UInt8](d)

@@ -173,5 +173,18 @@ func runAndCheckOutput(_ argv: [String]) -> Int32 {
   return status == 2 || status == 3 ? status : 4
 }
 
+/// Opens a standard stream closed at start (`>&-`) again on /dev/null: read-only for standard
+/// output and error, write-only for standard input. A file the program opens later (a spool)
+/// would otherwise take the stream's number and silently receive its output; this way writes
+/// to the stream still fail (exit status 4) and reads find nothing.
+func reopenClosedStandardStreams() {
+  for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 {
+    let opened = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY)
+    // `open` takes the lowest free number, `fd` itself: the lower streams are open by now.
+    if opened >= 0, opened != fd { close(opened) }
+  }
+}
+
+reopenClosedStandardStreams()
 MappedFileFault.install()
 exit(runAndCheckOutput(Array(CommandLine.arguments.dropFirst())))

@@ -43,7 +43,8 @@ enum CLI {
   /// Runs `nfctrace args…` with standard input from `stdin` (/dev/null unless given); kills it
   /// after `killAfter` seconds (reported as `timedOut`). `unwritableStdout`: standard output
   /// is opened read-only, so that every write to it fails (EBADF); `unwritableStderr` likewise
-  /// for standard error; `environment`: variables set for the run.
+  /// for standard error; `closedStdout`: the program starts with standard output closed
+  /// (`>&-`); `environment`: variables set for the run.
   ///
   /// The peak RSS comes from `/usr/bin/time -f %M` when installed: a child spawned from the
   /// test process (posix_spawn = vfork + exec) inherits the test process's RSS high-water mark
@@ -53,7 +54,7 @@ enum CLI {
   static func run(
     _ args: [String], killAfter: Double = 30, stdin: String = "/dev/null",
     unwritableStdout: Bool = false, unwritableStderr: Bool = false,
-    environment: [String: String] = [:]
+    closedStdout: Bool = false, environment: [String: String] = [:]
   ) -> CLIRun {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-cli-\(UUID().uuidString)")
@@ -62,15 +63,20 @@ enum CLI {
     let outPath = dir.appendingPathComponent("stdout").path
     let errPath = dir.appendingPathComponent("stderr").path
     let rssPath = dir.appendingPathComponent("rss").path
-    let timed = FileManager.default.isExecutableFile(atPath: timeTool)
+    // Not through GNU time with standard output closed: its -o file would take that number.
+    let timed = FileManager.default.isExecutableFile(atPath: timeTool) && !closedStdout
     let command = timed ? [timeTool, "-f", "%M", "-o", rssPath, binary] + args : [binary] + args
 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(
-      &actions, 1, outPath, (unwritableStdout ? O_RDONLY : O_WRONLY) | O_CREAT | O_TRUNC, 0o644)
+    if closedStdout {
+      posix_spawn_file_actions_addclose(&actions, 1)
+    } else {
+      posix_spawn_file_actions_addopen(
+        &actions, 1, outPath, (unwritableStdout ? O_RDONLY : O_WRONLY) | O_CREAT | O_TRUNC, 0o644)
+    }
     posix_spawn_file_actions_addopen(
       &actions, 2, errPath, (unwritableStderr ? O_RDONLY : O_WRONLY) | O_CREAT | O_TRUNC, 0o644)
 

@@ -79,4 +79,31 @@ import Testing
     let diagnosed = CLI.run(["diagnose", torn], environment: env)
     #expect(diagnosed.stdout.contains("WRITE page 6 ← 66 63 74 72  [no answer]\n"))
   }
+
+  /// With standard output closed at start (`>&-`) the output is lost, said, and exit 4: the
+  /// text of `diagnose` went into its own spool file, which took the closed stream's number,
+  /// and it exited 0.
+  @Test func closedStandardOutputIsAFailedWrite() {
+    for args in [
+      ["diagnose", torn], ["timeline", torn, "--format", "json"], ["report", sim, "--all"],
+    ] {
+      let run = CLI.run(args, closedStdout: true)
+      #expect(run.status == 4, "\(args)")
+      #expect(
+        run.stderr == "nfctrace: error: cannot write standard output: Bad file descriptor\n",
+        "\(args)")
+    }
+  }
+
+  /// `--expect @FILE` of a file that cannot be read is an input error (exit 3), as `ndef @FILE`
+  /// is; it was a usage error (exit 2).
+  @Test func unreadableExpectFileIsAnInputError() {
+    let run = CLI.run(["diagnose", torn, "--expect", "@/nonexistent/message.bin"])
+    #expect(run.status == 3)
+    #expect(
+      run.stderr
+        == "nfctrace: error: /nonexistent/message.bin: cannot read the --expect message "
+        + "(expected a readable file)\n")
+    #expect(CLI.run(["diagnose", torn, "--expect", "zz"]).status == 2)
+  }
 }

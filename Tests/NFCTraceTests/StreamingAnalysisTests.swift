@@ -139,6 +139,26 @@ import Testing
       wupa.text(answersCaptured: true) == "#1     R→T  52" + String(repeating: " ", count: 24)
         + "WUPA")
     #expect(wupa.text(answersCaptured: false) == wupa.text(answersCaptured: true))
+  }
+
+  /// A frame number of six digits or more keeps a space before the direction (it ran into it:
+  /// `#299925R→T`).
+  @Test func longFrameNumbersKeepTheirSpace() throws {
+    let input = try TraceInput(path: TestPaths.traces("t2t-ntag215-write-torn.pcap"))
+    let registry = FormatRegistry(PcapFormats.all + BuiltinFormats.all)
+    var pipeline = FramePipeline(importer: try registry.detect(input).open(input))
+    var wupa: DecodedFrame?
+    while wupa == nil, let f = try pipeline.next() {
+      if f.frame.index == 1 { wupa = f }
+    }
+    let f = try #require(wupa)
+    let pad = String(repeating: " ", count: 24)
+    #expect(
+      DiagnosisRender.EvidenceLine(299_925, f).text(answersCaptured: true)
+        == "#299925 R→T  52\(pad)WUPA")
+    #expect(
+      DiagnosisRender.EvidenceLine(12345, f).text(answersCaptured: true)
+        == "#12345 R→T  52\(pad)WUPA")
     #expect(DiagnosisRender.frameLine(5, nil) == "#5")
   }
 

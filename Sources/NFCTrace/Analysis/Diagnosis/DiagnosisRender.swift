@@ -205,7 +205,9 @@ public enum DiagnosisRender {
       // Garcia et al., "Wirelessly Pickpocketing a Mifare Classic Card", IEEE S&P 2009): on
       // ciphertext they say nothing, as the RF statistics and `FrameCRC.parityFindings` take it.
       if !f.frame.parityErrors.isEmpty, f.frame.crc != .encrypted { summary += "  [parity error]" }
-      let idx = "#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
+      // At least one space before the direction, past six-digit frame numbers too.
+      let number = "#\(index)"
+      let idx = number.padding(toLength: max(7, number.count + 1), withPad: " ", startingAt: 0)
       line =
         "\(idx)\(dir)  \(bytes.padding(toLength: max(bytes.count, 24), withPad: " ", startingAt: 0))  \(summary)"
       unanswered = f.response == .unanswered
