@@ -33,18 +33,25 @@ enum InterruptedWriteRule: DiagnosisRule {
   /// access F without the lock bits, or the reverse), and both are one-time programmable.
   static let lockAgain =
     "Keep the tag still until the writeLock(completionHandler:) completion handler is called. "
-    + "On error 100, call session.restartPolling() (or connect(to:) again) and writeLock again: "
+    + "On error 100 the tag has left the field: call session.restartPolling(), connect(to:) the "
+    + "tag when readerSession(_:didDetect:) reports it again, and writeLock again: "
     + "part of the lock may already be on the tag (the CC's write access or the lock bits, both "
     + "one-time programmable), so queryNDEFStatus may now say .readOnly and writeNDEF fail with "
     + "400 while the tag is not fully locked."
 
   /// The fix for a write the field cut short, for the Core NFC error the app got.
   static func keepStill(onError code: Int) -> String {
-    "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) completion "
-      + "handler is called: set session.alertMessage to ask the user to hold still, and only "
-      + "report success from the completion handler. On error \(code), call "
-      + "session.restartPolling() (or connect(to:) again), write the whole message again, then "
-      + "readNDEF to verify."
+    // Error 100 means the tag left the field: connect(to:) the same NFCTag object fails then,
+    // the tag has to be detected again first.
+    let reconnect =
+      code == CoreNFCError.tagConnectionLost.code
+      ? "the tag has left the field: call session.restartPolling(), connect(to:) the tag when "
+        + "readerSession(_:didDetect:) reports it again"
+      : "call session.restartPolling() (or connect(to:) again)"
+    return "Keep the tag still against the phone until the writeNDEF(_:completionHandler:) "
+      + "completion handler is called: set session.alertMessage to ask the user to hold still, "
+      + "and only report success from the completion handler. On error \(code), \(reconnect), "
+      + "write the whole message again, then readNDEF to verify."
   }
 
   static func check(_ c: DiagnosisContext) -> [DiagnosisFinding] {

@@ -317,8 +317,9 @@ enum RFRule: DiagnosisRule {
         coreNFCError: .tagConnectionLost,
         fix: "Send the bare command with NFCMiFareTag.sendMiFareCommand(commandPacket:"
           + "completionHandler:), without CRC (e.g. Data([0x30, 0x04]) for READ page 4): the "
-          + "phone appends CRC_A itself (Apple's documentation disagrees with the SDK header; "
-          + "the trace shows the double CRC).")
+          + "phone appends CRC_A itself. Apple's documentation page asks callers to append the "
+          + "CRC for the Ultralight family, while the SDK header says the CRC is added "
+          + "automatically; the trace shows the phone adding it.")
     }
   }
 
