@@ -738,6 +738,24 @@ private func uriRecord(_ p: [UInt8]) -> [UInt8] { [0xD1, 0x01, UInt8(p.count), 0
     var c = type2Tag(identified: false)
     c.write(0x27, [0, 0, 0, 0], .nak(0))
     #expect(try c.diagnose().finding("t2t-nak-lock-page") == nil)
+    // Lock bytes 00 00 00 lock nothing, and on an unidentified tag NAK 0 may also mean the
+    // page does not exist: both are said.
+    #expect(
+      f.message.contains("this WRITE sets no lock bit (lock bytes 00 00 00: it would lock nothing)")
+    )
+    #expect(
+      f.message.hasSuffix(
+        "NAK 0 (invalid page address) is also what a smaller tag answers for a page it does not "
+          + "have."))
+    #expect(
+      f.fix.contains(
+        "changes nothing: the app need not send it. Identify the product with GET_VERSION "
+          + "(0x60) before raw writes past the data area."))
+    var d = type2Tag(identified: false)
+    d.write(0x28, [0x01, 0, 0, 0xBD], .nak(4))
+    let locking = try #require(try d.diagnose().finding("t2t-nak-lock-page"))
+    #expect(!locking.message.contains("sets no lock bit"))
+    #expect(!locking.message.contains("smaller tag"))
   }
 
   // MARK: Type 4 status words

@@ -149,25 +149,7 @@ enum Type2NAKRule: DiagnosisRule {
       )
     }
     if let x = passwordCause(page, at: frame, c, g) { return x }
-    if page == g.dynamicLockPage {
-      return Cause(
-        code: "t2t-nak-lock-page", cause: "the tag refused a write to its lock bytes",
-        message: "Page \(p) is not NDEF data: it is the first page after the "
-          + (g.userBytes.map { "\($0)-byte user memory" }
-            ?? "\(g.cc.map { "\($0.dataAreaSize)-byte " } ?? "")NDEF data area")
-          + ", where this tag keeps its "
-          + "dynamic lock bytes (LOCK2–LOCK4, as on NTAG213 / Ultralight C for a 144-byte area, "
-          + "NTAG212 for 128). Writing there is a lock operation, and the tag refused it. "
-          + "The trace does not show why: a lock-page write is refused when the lock bytes' own "
-          + "block-lock bits are set or the page is password protected (AUTH0 at or below it); "
-          + "neither the lock page nor CFG0 was read.",
-        fix: "A refused lock-page write means the lock bytes are block-locked already or "
-          + "password protected: read the lock page and CFG0 (AUTH0) to see which — "
-          + "queryNDEFStatus reads only the CC and does not tell. To make a tag read-only, "
-          + "NFCNDEFTag.writeLock(completionHandler:) is the Core NFC call (permanent); an app "
-          + "writing the lock bytes itself with sendMiFareCommand must send PWD_AUTH first on "
-          + "a protected tag.")
-    }
+    if page == g.dynamicLockPage { return lockPageCause(code: code, page: page, at: frame, c, g) }
     if g.lastPage == nil, let end = g.dataAreaEndPage, page >= end {
       return Cause(
         code: "t2t-nak-outside-ndef-area", cause: "the page is outside the tag's NDEF data area",
@@ -178,6 +160,53 @@ enum Type2NAKRule: DiagnosisRule {
           + "sendMiFareCommand writes, identify the product with GET_VERSION (0x60) first.")
     }
     return unexplained(code: code, page: page, at: frame, c, g)
+  }
+
+  /// `t2t-nak-lock-page`: a NAK to a WRITE of the dynamic lock page (the page after the data
+  /// area or user memory). A WRITE whose lock bytes (bytes 0–2; byte 3 is RFUI) are all 0 sets
+  /// no lock bit (lock bits are only ever set, NTAG213/215/216 datasheet §8.5.2): it is said.
+  /// On a product the trace did not identify, the page is a lock page only if the tag is as
+  /// large as the CC says, and NAK 0 (invalid page address, datasheet §9.3) is also the answer
+  /// to a page the tag lacks: that reading is given too.
+  private static func lockPageCause(
+    code: Int, page: Int, at frame: Int, _ c: DiagnosisContext, _ g: Type2Geometry
+  ) -> Cause {
+    let p = Type2Geometry.page(page)
+    let data = c.log.commands.first { $0.frame == frame }?.data ?? []
+    let setsNoLockBit = data.count >= 3 && data.prefix(3).allSatisfy { $0 == 0 }
+    let unidentified = g.lastPage == nil
+    let operation =
+      setsNoLockBit
+      ? "Writing there is a lock operation, though this WRITE sets no lock bit (lock bytes "
+        + "00 00 00: it would lock nothing), and the tag refused it. "
+      : "Writing there is a lock operation, and the tag refused it. "
+    let smallerTag =
+      unidentified && code == 0
+      ? " The product was not identified (no GET_VERSION): page \(p) is a lock page only if the "
+        + "tag is as large as its CC says, and NAK 0 (invalid page address) is also what a "
+        + "smaller tag answers for a page it does not have." : ""
+    return Cause(
+      code: "t2t-nak-lock-page", cause: "the tag refused a write to its lock bytes",
+      message: "Page \(p) is not NDEF data: it is the first page after the "
+        + (g.userBytes.map { "\($0)-byte user memory" }
+          ?? "\(g.cc.map { "\($0.dataAreaSize)-byte " } ?? "")NDEF data area")
+        + ", where this tag keeps its "
+        + "dynamic lock bytes (LOCK2–LOCK4, as on NTAG213 / Ultralight C for a 144-byte area, "
+        + "NTAG212 for 128). " + operation
+        + "The trace does not show why: a lock-page write is refused when the lock bytes' own "
+        + "block-lock bits are set or the page is password protected (AUTH0 at or below it); "
+        + "neither the lock page nor CFG0 was read." + smallerTag,
+      fix: "A refused lock-page write means the lock bytes are block-locked already or "
+        + "password protected: read the lock page and CFG0 (AUTH0) to see which — "
+        + "queryNDEFStatus reads only the CC and does not tell. To make a tag read-only, "
+        + "NFCNDEFTag.writeLock(completionHandler:) is the Core NFC call (permanent); an app "
+        + "writing the lock bytes itself with sendMiFareCommand must send PWD_AUTH first on "
+        + "a protected tag."
+        + (setsNoLockBit
+          ? " A WRITE of lock bytes 00 00 00 changes nothing: the app need not send it." : "")
+        + (unidentified
+          ? " Identify the product with GET_VERSION (0x60) before raw writes past the data area."
+          : ""))
   }
 
   /// `t2t-nak-unexplained`: what the trace shows of the usual causes (lock bits, password),
