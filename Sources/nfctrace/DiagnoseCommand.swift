@@ -130,11 +130,8 @@ struct JSONDiagnosisWriter: DiagnosisWriter {
 
   init(path: String, format: String, out: OutputBuffer) {
     self.out = out
-    out.write("{\"tool\":\"nfctrace\",\"version\":")
-    JSON.string(Version.string, to: out)
-    out.write(",\"source\":{\"path\":")
-    JSON.string(path, to: out)
-    out.write(",\"format\":\"\(format)\"},\"sessions\":[")
+    JSON.documentHead(version: Version.string, path: path, format: format, to: out)
+    out.write(",\"sessions\":[")
   }
 
   mutating func add(_ d: SessionDiagnosis) {

@@ -116,13 +116,8 @@ final class ReportWriter {
     self.json = json
     self.out = out
     if json {
-      out.write("{\"tool\":\"nfctrace\",\"version\":")
-      JSON.string(Version.string, to: out)
-      out.write(",\"source\":{\"path\":")
-      JSON.string(path, to: out)
-      out.write(",\"format\":")
-      JSON.string(format, to: out)
-      out.write("},\"reports\":[")
+      JSON.documentHead(version: Version.string, path: path, format: format, to: out)
+      out.write(",\"reports\":[")
     } else {
       out.write("\(path) (\(format))\n")
     }

@@ -67,11 +67,8 @@ enum SessionsCommand {
       },
       onStart: { format in
         guard json else { return }
-        out.write("{\"tool\":\"nfctrace\",\"version\":")
-        JSON.string(Version.string, to: out)
-        out.write(",\"source\":{\"path\":")
-        JSON.string(path, to: out)
-        out.write(",\"format\":\"\(format.name)\"},\"sessions\":[")
+        JSON.documentHead(version: Version.string, path: path, format: format.name, to: out)
+        out.write(",\"sessions\":[")
       })
     if json {
       out.write("\n],\"warnings\":[")

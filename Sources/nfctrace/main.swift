@@ -141,13 +141,7 @@ func wantsJSON(_ args: [String]) -> Bool {
 /// could be output (a `diff` side truncated before its session).
 func printJSONError(_ e: TraceError, command: String, format: String? = nil) {
   let out = OutputBuffer()
-  out.write("{\"tool\":\"nfctrace\",\"version\":")
-  JSON.string(Version.string, to: out)
-  out.write(",\"source\":{\"path\":")
-  JSON.string(e.location.file, to: out)
-  out.write(",\"format\":")
-  JSON.optionalString(format, to: out)
-  out.write("}")
+  JSON.documentHead(version: Version.string, path: e.location.file, format: format, to: out)
   switch command {
   case "timeline": out.write(",\"frames\":[],\"sessions\":[]")
   case "sessions", "diagnose": out.write(",\"sessions\":[]")

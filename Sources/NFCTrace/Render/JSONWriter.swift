@@ -61,6 +61,21 @@ public enum JSON {
     }
   }
 
+  /// Appends the head every command's document starts with,
+  /// `{"tool":"nfctrace","version":V,"source":{"path":P,"format":F}` (`F` null when nil), without
+  /// the closing brace: the command's own members follow.
+  public static func documentHead(
+    version: String, path: String, format: String?, to out: OutputBuffer
+  ) {
+    out.write("{\"tool\":\"nfctrace\",\"version\":")
+    string(version, to: out)
+    out.write(",\"source\":{\"path\":")
+    string(path, to: out)
+    out.write(",\"format\":")
+    optionalString(format, to: out)
+    out.write("}")
+  }
+
   /// Appends an optional string (`null` when nil).
   public static func optionalString(_ v: String?, to out: OutputBuffer) {
     if let v { string(v, to: out) } else { out.write("null") }

@@ -88,13 +88,8 @@ public final class TimelineJSONRenderer {
   /// Starts the document: `{"tool":"nfctrace","version",…,"source":{…},"frames":[`.
   public init(out: OutputBuffer, path: String, format: String, version: String) {
     self.out = out
-    out.write("{\"tool\":\"nfctrace\",\"version\":")
-    JSON.string(version, to: out)
-    out.write(",\"source\":{\"path\":")
-    JSON.string(path, to: out)
-    out.write(",\"format\":")
-    JSON.string(format, to: out)
-    out.write("},\"frames\":[")
+    JSON.documentHead(version: version, path: path, format: format, to: out)
+    out.write(",\"frames\":[")
   }
 
   /// Appends one frame object.
