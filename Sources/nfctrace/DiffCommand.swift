@@ -149,11 +149,11 @@ private struct LoadedTrace {
     var count = 0
     var failures: [(session: Int, operations: String)] = []
     // Each session's analysis goes to the recorder too, which picks the default session by
-    // it (as `report` does). Its choice is made when the next session starts, so the
-    // sessions after its last tagged one wait with the candidates.
-    func candidate(_ i: Int) -> Bool {
+    // it (as `report` does). It decides on a session when the next one starts: when session
+    // `current` ends, every earlier one is decided, so at most four are kept at a time.
+    func candidate(_ i: Int, current: Int) -> Bool {
       asked.contains(i) || i == recorder.lastTaggedSession || i == recorder.lastTouchedSession
-        || i > recorder.lastTaggedSession ?? -1
+        || i >= current
     }
     let result = try analyzeTrace(
       path, formatName: format,
@@ -162,7 +162,7 @@ private struct LoadedTrace {
         count += 1
         if let bad = DiffSide.failures(of: s) { failures.append((s.info.index, bad)) }
         kept[s.info.index] = s
-        kept = kept.filter { candidate($0.key) }
+        for i in kept.keys where !candidate(i, current: s.info.index) { kept[i] = nil }
       }, onFrame: { f in recorder.push(f) })
     self.result = result
     recorder.finish()

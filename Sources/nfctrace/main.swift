@@ -167,13 +167,14 @@ func runAndCheckOutput(_ argv: [String]) -> Int32 {
   return status == 2 || status == 3 ? status : 4
 }
 
-/// Opens a standard stream closed at start (`>&-`) again on /dev/null: read-only for standard
-/// output and error, write-only for standard input. A file the program opens later (a spool)
-/// would otherwise take the stream's number and silently receive its output; this way writes
-/// to the stream still fail (exit status 4) and reads find nothing.
+/// Holds a standard stream closed at start (`>&-`) with a directory (`/`): a file the program
+/// opens later (a spool, the input) would otherwise take the stream's number and silently
+/// receive its output. Writes to a directory descriptor fail (EBADF: exit status 4, "cannot
+/// write standard output"), reads fail (EISDIR), and `/dev/stdout`, which reopens the
+/// descriptor's file, cannot be opened for writing either (a /dev/null would take the output).
 func reopenClosedStandardStreams() {
   for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 {
-    let opened = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY)
+    let opened = open("/", O_RDONLY | O_DIRECTORY)
     // `open` takes the lowest free number, `fd` itself: the lower streams are open by now.
     if opened >= 0, opened != fd { close(opened) }
   }

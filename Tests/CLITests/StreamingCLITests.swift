@@ -106,4 +106,17 @@ import Testing
         + "(expected a readable file)\n")
     #expect(CLI.run(["diagnose", torn, "--expect", "zz"]).status == 2)
   }
+
+  /// `-o /dev/stdout` with standard output closed: the held stream is a directory, which
+  /// cannot be opened for writing, so the output is not lost in silence (a /dev/null held
+  /// there took it, exit 0).
+  @Test func devStdoutOfAClosedStreamIsAFailedWrite() {
+    let run = CLI.run(
+      [
+        "simulate", TestPaths.traces("scenarios/t2-removed-mid-write.json"), "-o", "/dev/stdout",
+        "--format", "pcap",
+      ], closedStdout: true)
+    #expect(run.status == 4)
+    #expect(run.stderr.contains("cannot write /dev/stdout"))
+  }
 }

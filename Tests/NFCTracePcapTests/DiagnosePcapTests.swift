@@ -34,6 +34,12 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
     let f = try #require(r.findings.first { $0.severity == .error })
     #expect(f.code == "t2t-nak-lock-page")
     #expect(f.frames == [19, 20])
+    // The WRITE sets no lock bit; inside Core NFC's writeNDEF, the advice on raw writes is
+    // not given (the app sent none).
+    #expect(f.message.contains("this WRITE sets no lock bit (lock bytes 00 00 00"))
+    #expect(f.message.contains("smaller tag answers for a page it does not have"))
+    #expect(!f.fix.contains("GET_VERSION (0x60) before raw writes"))
+    #expect(!f.fix.contains("need not send it"))
     #expect(f.coreNFCError == .tagUpdateFailure)
     // The readNDEF after it finds the emptied message: Core NFC reports 403.
     #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed, .failed])

@@ -19,14 +19,11 @@ public final class SessionSpool {
   public init(suffix: String = "json") {
     let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("nfctrace-sessions-\(UUID().uuidString).\(suffix)")
-    var opened: FileHandle?
-    if FileManager.default.createFile(
-      atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
-    {
-      opened = FileHandle(forUpdatingAtPath: url.path)
-      try? FileManager.default.removeItem(at: url)
-    }
-    handle = opened
+    // Created with mode 0600 and O_EXCL in one call: never readable by others, not even for a
+    // moment, and never someone else's file of the same name.
+    let fd = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    if fd >= 0 { unlink(url.path) }
+    handle = fd >= 0 ? FileHandle(fileDescriptor: fd, closeOnDealloc: true) : nil
   }
 
   deinit { try? handle?.close() }

@@ -164,7 +164,8 @@ enum Type2NAKRule: DiagnosisRule {
 
   /// `t2t-nak-lock-page`: a NAK to a WRITE of the dynamic lock page (the page after the data
   /// area or user memory). A WRITE whose lock bytes (bytes 0–2; byte 3 is RFUI) are all 0 sets
-  /// no lock bit (lock bits are only ever set, NTAG213/215/216 datasheet §8.5.2): it is said.
+  /// no lock bit (lock bits are only ever set, NTAG213/215/216 datasheet §8.5.3): it is said,
+  /// and an app's own WRITE (not Core NFC's writeNDEF/writeLock) is told it need not send it.
   /// On a product the trace did not identify, the page is a lock page only if the tag is as
   /// large as the CC says, and NAK 0 (invalid page address, datasheet §9.3) is also the answer
   /// to a page the tag lacks: that reading is given too.
@@ -175,6 +176,11 @@ enum Type2NAKRule: DiagnosisRule {
     let data = c.log.commands.first { $0.frame == frame }?.data ?? []
     let setsNoLockBit = data.count >= 3 && data.prefix(3).allSatisfy { $0 == 0 }
     let unidentified = g.lastPage == nil
+    // Advice on raw writes is for the app's own commands, not for Core NFC's procedures.
+    let ownWrite =
+      c.operation(at: frame).map {
+        ![.writeNDEF, .writeLock].contains(c.session.operations[$0].kind)
+      } ?? true
     let operation =
       setsNoLockBit
       ? "Writing there is a lock operation, though this WRITE sets no lock bit (lock bytes "
@@ -202,9 +208,9 @@ enum Type2NAKRule: DiagnosisRule {
         + "NFCNDEFTag.writeLock(completionHandler:) is the Core NFC call (permanent); an app "
         + "writing the lock bytes itself with sendMiFareCommand must send PWD_AUTH first on "
         + "a protected tag."
-        + (setsNoLockBit
+        + (setsNoLockBit && ownWrite
           ? " A WRITE of lock bytes 00 00 00 changes nothing: the app need not send it." : "")
-        + (unidentified
+        + (unidentified && ownWrite
           ? " Identify the product with GET_VERSION (0x60) before raw writes past the data area."
           : ""))
   }
