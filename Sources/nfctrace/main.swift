@@ -21,6 +21,8 @@ let topUsage = """
     formats           list the input formats
     version           print the version
 
+  nfctrace COMMAND --help (or nfctrace help COMMAND): the command's options and an example.
+
   Exit status: 0 success, 1 diagnose found problems at its --fail-on level, 2 usage error,
   3 unreadable or invalid input, 4 the output could not be written (e.g. a full disk).
   """
@@ -59,7 +61,16 @@ func run(_ argv: [String]) -> Int32 {
   ]
   switch command {
   case "-h", "--help", "help":
-    printOut(topUsage)
+    // `nfctrace help COMMAND` is `nfctrace COMMAND --help`.
+    guard let name = rest.first, name != "version" else {
+      printOut(rest.isEmpty ? topUsage : "usage: nfctrace version")
+      return 0
+    }
+    guard let entry = commands[name] else {
+      printError("nfctrace: unknown command \(name)\n\n" + topUsage)
+      return 2
+    }
+    printOut(help(name, usage: entry.usage))
     return 0
   case "--version", "version":
     if rest.contains("--help") || rest.contains("-h") {
@@ -81,7 +92,7 @@ func run(_ argv: [String]) -> Int32 {
     return 2
   }
   if rest.contains("--help") || rest.contains("-h") {
-    printOut("usage: \(entry.usage)")
+    printOut(help(command, usage: entry.usage))
     return 0
   }
   do {
@@ -110,6 +121,11 @@ func run(_ argv: [String]) -> Int32 {
     if wantsJSON(rest), !OutputBuffer.wroteStandardOutput { printJSONError(message: "\(error)") }
     return 3
   }
+}
+
+/// A command's help: its usage, then what `CommandHelp` says of it.
+func help(_ command: String, usage: String) -> String {
+  "usage: \(usage)" + (CommandHelp.text(command).map { "\n\n" + $0 } ?? "")
 }
 
 /// Any other error of a run asked for JSON (e.g. a `diff` side with no session) still gives a

@@ -86,6 +86,31 @@ import Testing
     #expect(run.stdout.hasPrefix("usage: nfctrace \(command)"))
   }
 
+  /// `COMMAND --help` explains each option and gives an example (it printed the usage line
+  /// alone); `nfctrace help COMMAND` prints the same.
+  @Test(arguments: [
+    ("timeline", "--no-color"), ("sessions", "--format text|json"), ("report", "--all"),
+    ("diagnose", "--expect NDEF"), ("diff", "--session-b M"), ("ndef", "--tlv"),
+    ("simulate", "--truth FILE"), ("convert", "-o, --output OUT"),
+  ])
+  func helpExplainsOptions(_ command: String, _ option: String) {
+    let run = CLI.run([command, "--help"])
+    #expect(run.stdout.contains("\noptions:\n"))
+    #expect(run.stdout.contains("\n  \(option)  "))
+    #expect(run.stdout.contains("\nexample:\n  nfctrace \(command) "))
+    let viaHelp = CLI.run(["help", command])
+    #expect(viaHelp.status == 0)
+    #expect(viaHelp.stdout == run.stdout)
+  }
+
+  /// `nfctrace help NAME` of no command is a usage error naming it.
+  @Test func helpOfAnUnknownCommand() {
+    let run = CLI.run(["help", "timelines"])
+    #expect(run.status == 2)
+    #expect(run.stderr.hasPrefix("nfctrace: unknown command timelines\n"))
+    #expect(run.stdout.isEmpty)
+  }
+
   /// A pipe (a FIFO here; `<(…)` in a shell) is read as a stream: it was refused as
   /// "permission" because it cannot be memory-mapped (attacker and NDEF auditor passes).
   @Test func aFIFOIsReadAsAStream() throws {
