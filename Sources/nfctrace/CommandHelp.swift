@@ -16,7 +16,8 @@ enum CommandHelp {
     time since the start, gap to the previous frame, direction (R→T reader to tag, T→R tag
     to reader), bytes, CRC mark (ok, !! bad, nc not captured, enc ciphertext) and every
     layer's meaning, innermost first. Requests without an answer are marked [no answer];
-    findings follow the frame they concern; each session ends with its Core NFC operations.
+    findings follow the frame they concern; ▸ and ◂ lines open and close the Core NFC
+    operations (connect, readNDEF, writeNDEF, …) the frames belong to, with the outcome.
 
     options:
       --format text|json   text (default) or one JSON document (docs/json.md)
