@@ -27,7 +27,13 @@ enum DiagnoseCommand {
       }
       return n
     }
-    let expected = try a.value("--expect").map(readExpected)
+    let expected: [UInt8]?
+    do {
+      expected = try a.value("--expect").map(readExpected)
+    } catch let e as TraceError {
+      // The JSON error document's source is still the trace; `error.file` names the message.
+      throw RecognisedTraceError(error: e, format: nil, sourcePath: path)
+    }
 
     try checkFormatName(a.value("--input-format"))
     let input = try loadInput(path)

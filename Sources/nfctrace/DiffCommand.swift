@@ -212,12 +212,16 @@ private struct DiffInputError: Error, CustomStringConvertible {
 }
 
 /// An import error of an input whose format was recognised before it broke off (a truncated
-/// pcap): its JSON error document names `format` instead of null.
+/// pcap): its JSON error document names `format` instead of null. Also the error of a file
+/// other than the trace (`diagnose --expect @FILE`), whose document's source is the trace.
 struct RecognisedTraceError: Error, CustomStringConvertible {
   /// The import error.
   let error: TraceError
-  /// The recognised format's name (`pcap`).
-  let format: String
+  /// The recognised format's name (`pcap`); nil when the trace was not read.
+  var format: String?
+  /// The trace the command was given, when the error is of another file (`diagnose --expect
+  /// @FILE`): the JSON error document's `source.path`.
+  var sourcePath: String? = nil
 
   var description: String { error.description }
 }

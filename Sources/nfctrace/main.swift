@@ -113,7 +113,7 @@ func run(_ argv: [String]) -> Int32 {
   } catch let e as RecognisedTraceError {
     printError("nfctrace: error: \(e)")
     if wantsJSON(rest), !OutputBuffer.wroteStandardOutput {
-      printJSONError(e.error, command: command, format: e.format)
+      printJSONError(e.error, command: command, format: e.format, path: e.sourcePath)
     }
     return 3
   } catch {
@@ -155,9 +155,12 @@ func wantsJSON(_ args: [String]) -> Bool {
 /// command's own lists empty (`frames` and `sessions`, `sessions` or `reports`). `format` is
 /// the recognised format's name when the input was recognised but broke off before anything
 /// could be output (a `diff` side truncated before its session).
-func printJSONError(_ e: TraceError, command: String, format: String? = nil) {
+func printJSONError(
+  _ e: TraceError, command: String, format: String? = nil, path: String? = nil
+) {
   let out = OutputBuffer()
-  JSON.documentHead(version: Version.string, path: e.location.file, format: format, to: out)
+  JSON.documentHead(
+    version: Version.string, path: path ?? e.location.file, format: format, to: out)
   switch command {
   case "timeline": out.write(",\"frames\":[],\"sessions\":[]")
   case "sessions", "diagnose": out.write(",\"sessions\":[]")

@@ -107,6 +107,23 @@ import Testing
     #expect(CLI.run(["diagnose", torn, "--expect", "zz"]).status == 2)
   }
 
+  /// Its JSON error document's source is the trace being diagnosed, its error's file the
+  /// message's (`source.path` named the message file).
+  @Test func unreadableExpectFileJSONNamesTheTraceAsSource() throws {
+    let run = CLI.run(
+      ["diagnose", torn, "--expect", "@/nonexistent/message.bin", "--format", "json"])
+    #expect(run.status == 3)
+    let doc = try #require(
+      JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    let source = try #require(doc["source"] as? [String: Any])
+    #expect(source["path"] as? String == torn)
+    #expect(source["format"] is NSNull)
+    let error = try #require(doc["error"] as? [String: Any])
+    #expect(error["file"] as? String == "/nonexistent/message.bin")
+    #expect(error["kind"] as? String == "unreadable")
+    #expect((doc["sessions"] as? [Any])?.isEmpty == true)
+  }
+
   /// `-o /dev/stdout` with standard output closed: the held stream is a directory, which
   /// cannot be opened for writing, so the output is not lost in silence (a /dev/null held
   /// there took it, exit 0).
