@@ -28,10 +28,12 @@ enum CommandHelp {
       nfctrace timeline capture.pcap --no-color | less
     """,
     "sessions": """
-    One line per session (a tag from its activation to field off, HLTA or a new tag): index,
-    times in seconds, tag product and UID, and the Core NFC operations the exchange amounts
-    to (connect, queryNDEFStatus, readNDEF, writeNDEF, writeLock, sendMiFareCommand, …) with
-    their outcomes. The index is what --session takes in report, diagnose and diff.
+    One line per session (a tag's exchange from its activation until the field drops or
+    another activation starts): index, times in seconds, tag product and UID, and the
+    operations the exchange amounts to, in Core NFC's terms (connect, queryNDEFStatus,
+    readNDEF, writeNDEF, writeLock, authenticate, and transceive for the app's own commands:
+    sendMiFareCommand, sendCommand) with their outcomes (ok, failed, interrupted, unknown).
+    The index is what --session takes in report, diagnose and diff.
 
     options:
       --format text|json   text (default) or JSON (docs/json.md)

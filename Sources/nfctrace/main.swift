@@ -62,8 +62,8 @@ func run(_ argv: [String]) -> Int32 {
   switch command {
   case "-h", "--help", "help":
     // `nfctrace help COMMAND` is `nfctrace COMMAND --help`.
-    guard let name = rest.first, name != "version" else {
-      printOut(rest.isEmpty ? topUsage : "usage: nfctrace version")
+    guard let name = rest.first, !["version", "help", "-h", "--help"].contains(name) else {
+      printOut(rest.first == "version" ? "usage: nfctrace version" : topUsage)
       return 0
     }
     guard let entry = commands[name] else {

@@ -39,4 +39,8 @@ public enum ReaderChipFlag {
   /// status 02h RF frame corrupted, B0h RF transmission error): the tag answered, its bytes
   /// are not known.
   public static let damagedAnswer = "reader-damaged-answer"
+  /// On the field-off event that ends an activation: the log recorded data packets of the
+  /// activation without their payload (an Android NFC snoop log not in its full mode), so
+  /// what the reader sent and the tag answered is not in the trace.
+  public static let dataNotLogged = "data-not-logged"
 }

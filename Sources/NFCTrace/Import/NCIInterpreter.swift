@@ -45,6 +45,8 @@ public struct NCIInterpreter: Sendable {
   /// The GID and OID of the control message `controlSegments` belongs to.
   private var controlMessage: (gid: UInt8, oid: UInt8)?
   private var warnedTruncated = false
+  /// A data packet of the current activation was logged without its payload.
+  private var dataNotLogged = false
   private var warnedInterface = false
   private var warnedConnection = false
 
@@ -139,6 +141,7 @@ public struct NCIInterpreter: Sendable {
       return
     }
     if payload.isEmpty, p[2] > 0 {
+      dataNotLogged = true
       if !warnedTruncated {
         warnedTruncated = true
         out.warnings.append(
@@ -239,8 +242,10 @@ public struct NCIInterpreter: Sendable {
       // (HLTA, S(DESELECT)) with the field on, to select it again (Android's reconnect):
       // the tag stays in the session. 00 Idle and 03 Discovery end the activation.
       if let type = b.first, type == 0x01 || type == 0x02 { return }
-      out.frames.append(
-        .field(.fieldOff, flag: "nci-rf-deactivate"))
+      var off = ReaderChipFrame.field(.fieldOff, flag: "nci-rf-deactivate")
+      if dataNotLogged { off.flags.append(ReaderChipFlag.dataNotLogged) }
+      dataNotLogged = false
+      out.frames.append(off)
     case (0, 8):
       guard b.count >= 2, b[1] == 0 else { return }
       out.warnings.append(

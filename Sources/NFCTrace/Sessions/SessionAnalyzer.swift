@@ -56,6 +56,15 @@ public struct SessionAnalysis: Sendable {
   /// False when no frame of the tag was captured in the session (a sniffer that heard only
   /// the reader): the session is known from the reader's commands, every outcome is unknown.
   public var tagHeard = true
+  /// False when no frame of the reader was captured in the session (a sniffer that heard only
+  /// the tag, or a reader chip's log that shows the activation and nothing sent after it).
+  public var readerHeard = true
+  /// True when the log recorded the session's data packets without their payload
+  /// (`ReaderChipFlag.dataNotLogged`: an Android NFC snoop log not in full mode).
+  public var dataNotLogged = false
+  /// True when a tag frame of the session was heard on the air, not an activation a reader
+  /// chip reported (`ReaderChipFlag.targetInfo`).
+  public var tagOnAir = false
 
   /// `ndefStatusReason`, followed — when the session's last queryNDEFStatus did not succeed —
   /// by a note that the app got an error, not the status (`queryNDEFStatus interrupted: the
@@ -242,6 +251,12 @@ public struct SessionAnalyzer: Sendable {
   private var compatibilityPart1: Int?
   /// Whether a tag frame was seen in the session.
   private var tagHeard = false
+  /// Whether a reader frame was seen in the session.
+  private var readerHeard = false
+  /// Whether an event of the session says its data was logged without payload.
+  private var dataNotLogged = false
+  /// Whether a tag frame other than a reader chip's activation report was seen.
+  private var tagOnAir = false
   /// Frame of a RATS the tag has not answered with an ATS yet (in the current connect).
   private var ratsAwaitingATS: Int?
   /// The last type B ATTRIB naming a PUPI no ATQB of its activation gave (no tag answers it).
@@ -310,11 +325,17 @@ public struct SessionAnalyzer: Sendable {
       connectOnlyPolled = false
     }
     switch f.frame.direction {
-    case .reader: reader(f)
+    case .reader:
+      readerHeard = true
+      reader(f)
     case .tag: tagFrame(f)
     case .event: break
     }
   }
+
+  /// The log recorded this session's data packets without their payload (the field-off that
+  /// ends it carries `ReaderChipFlag.dataNotLogged`).
+  public mutating func noteDataNotLogged() { dataNotLogged = true }
 
   /// The trace stops at `location` (an import error): the operation still open when it ends
   /// is not judged by the answers the cut removed (see `closeCurrent`).
@@ -330,7 +351,8 @@ public struct SessionAnalyzer: Sendable {
       info: info, tag: tag, operations: operations,
       ndefStatus: status.map { ($0.status, $0.capacity) },
       ndefStatusReason: status?.reason, memory: memory, type4CC: type4.cc,
-      type4NDEFFile: type4.ndefFileID, authenticated: authenticated, tagHeard: tagHeard)
+      type4NDEFFile: type4.ndefFileID, authenticated: authenticated, tagHeard: tagHeard,
+      readerHeard: readerHeard, dataNotLogged: dataNotLogged, tagOnAir: tagOnAir)
   }
 
   // MARK: - Frames
@@ -744,6 +766,7 @@ public struct SessionAnalyzer: Sendable {
     // Read once: each `f.innermost` copied the decode (its name, fields and summary retained).
     let innermost = f.innermost
     tagHeard = true
+    if !tagOnAir, !f.frame.sourceFlags.contains(ReaderChipFlag.targetInfo) { tagOnAir = true }
     tagAnsweredOperation = true
     if f.completedUID != nil { connectActivation.selected = true }
     if let d = innermost, d.protocolID == .isoDEP, d.name == "S(WTX)",

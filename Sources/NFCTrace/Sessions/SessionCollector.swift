@@ -44,7 +44,13 @@ public struct SessionCollector: Sendable {
   /// pipeline's `session(_:)`), for the span of a session that just ended.
   public mutating func push(_ f: DecodedFrame, lookup: (Int) -> SessionInfo?) {
     guard let s = f.session else {
-      // Frames outside sessions come only after a session ended (field off, silence).
+      // Frames outside sessions come only after a session ended (field off, silence). The
+      // field-off that ended it may say the log left the session's data out.
+      if f.frame.direction == .event, !f.frame.sourceFlags.isEmpty,
+        f.frame.sourceFlags.contains(ReaderChipFlag.dataNotLogged)
+      {
+        open?.analyzer.noteDataNotLogged()
+      }
       close(lookup: lookup)
       return
     }

@@ -123,7 +123,8 @@ public enum Diagnoser {
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
     ReadBackRule.self, ClassicWriteRule.self,
     RFRule.self, BlockNumberRule.self,
-    SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, TraceCutRule.self,
+    SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, ReaderNotHeardRule.self,
+    TraceCutRule.self,
   ]
 
   /// Findings that explain the others of their operation: listed before the other findings of
@@ -156,6 +157,14 @@ public enum Diagnoser {
       var findings = TagNotHeardRule.check(c)
       for i in findings.indices { findings[i].session = c.index }
       return SessionDiagnosis(analysis: c.session, verdicts: [], findings: findings)
+    }
+    // Without the reader's side (or its data) a silent session would read as "no writes".
+    if !c.session.readerHeard {
+      var findings = ReaderNotHeardRule.check(c)
+      if !findings.isEmpty {
+        for i in findings.indices { findings[i].session = c.index }
+        return SessionDiagnosis(analysis: c.session, verdicts: [], findings: findings)
+      }
     }
     var findings: [DiagnosisFinding] = []
     for rule in rules {
