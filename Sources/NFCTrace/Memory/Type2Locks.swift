@@ -53,6 +53,10 @@ public struct Type2Locks: Sendable, Equatable {
     public var lastUserPage: Int
     /// The page groups whose lock bit is set, from page 16 on.
     public var lockedRanges: [ClosedRange<Int>]
+    /// Indices in `bytes` of lock bytes not known (written 00 over a value never read: lock
+    /// bits are one-time programmable, so the old bits may be set): shown `??`, their bits
+    /// counted as clear, so `lockedRanges` is what is certainly locked.
+    public var unknownBytes: [Int] = []
 
     /// LOCK4. Its role (block-lock bits or further groups) is unverified (nfc-facts §4.4), so
     /// it is shown raw and locks nothing here.
@@ -80,7 +84,8 @@ public struct Type2Locks: Sendable, Equatable {
   /// MF0ICU1, NTAG210, Ultralight EV1 MF0UL11 — have only LOCK0/LOCK1 (nfc-facts §4.3, §4.4).
   public init(
     lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil,
-    declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil, ccDataAreaSize: Int? = nil
+    declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil, ccDataAreaSize: Int? = nil,
+    unknownDynamicBytes: [Int] = []
   ) {
     self.lock0 = lock0
     self.lock1 = lock1
@@ -88,21 +93,22 @@ public struct Type2Locks: Sendable, Equatable {
     let mayHave =
       layout != nil
       || product.map { ($0.userMemoryBytes ?? 49) > 48 } ?? (ccDataAreaSize.map { $0 > 48 } ?? true)
-    dynamicUnknown = dynamicBytes == nil && mayHave
+    dynamicUnknown =
+      (dynamicBytes == nil || unknownDynamicBytes.contains { $0 < 2 }) && mayHave
     if let dynamicBytes, dynamicBytes.count >= 2, let layout {
       dynamic = Dynamic(
         page: layout.page, bytes: dynamicBytes, pagesPerBit: layout.pagesPerBit,
         lastUserPage: layout.lastUserPage,
         lockedRanges: Self.dynamicRanges(
-          lock2: dynamicBytes[0], lock3: dynamicBytes[1], layout: layout))
+          lock2: dynamicBytes[0], lock3: dynamicBytes[1], layout: layout),
+        unknownBytes: unknownDynamicBytes)
     }
   }
 
   /// Pages 3…15 locked by the static lock bits: as a 16-bit value LOCK0 | LOCK1 << 8, bit n
-  /// locks page n (nfc-facts §4.4).
+  /// locks page n (nfc-facts §4.4). A byte not known locks nothing here.
   public var staticLockedPages: [Int] {
-    guard let lock0, let lock1 else { return [] }
-    let v = Int(lock0) | Int(lock1) << 8
+    let v = Int(lock0 ?? 0) | Int(lock1 ?? 0) << 8
     return (3...15).filter { v & (1 << $0) != 0 }
   }
 

@@ -173,7 +173,10 @@ public enum ReportJSON {
     out.write(l.blockLocks.map { "\"\($0.rawValue)\"" }.joined(separator: ","))
     out.write("],\"dynamic\":")
     if let d = l.dynamic {
-      out.write("{\"page\":\(d.page),\"bytes\":\"\(Hex.string(d.bytes))\"")
+      let bytes = d.bytes.indices.map {
+        d.unknownBytes.contains($0) ? "??" : Hex.string([d.bytes[$0]])
+      }
+      out.write("{\"page\":\(d.page),\"bytes\":\"\(bytes.joined())\"")
       out.write(",\"pages_per_bit\":\(d.pagesPerBit),\"locked_pages\":")
       pageRanges(d.lockedRanges, to: out)
       out.write("}")

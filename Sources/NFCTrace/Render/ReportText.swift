@@ -298,13 +298,17 @@ public enum ReportText {
     guard let l = c.locks else { return "" }
     var out = "\nLock bits\n"
     let staticPages = l.staticLockedPages
-    if let lock0 = l.lock0, let lock1 = l.lock1 {
+    if l.lock0 != nil || l.lock1 != nil {
+      // One byte alone is known after a WRITE of page 2 that wrote 00 over the other.
+      let hex = { (b: UInt8?) in b.map { Hex.string([$0]) } ?? "??" }
       out += row(
         "static",
-        "LOCK0 \(Hex.string([lock0])) LOCK1 \(Hex.string([lock1])): "
+        "LOCK0 \(hex(l.lock0)) LOCK1 \(hex(l.lock1)): "
           + (staticPages.isEmpty ? "no page locked" : pagesLocked(staticPages)))
       let bl = l.blockLocks.map(\.rawValue)
-      out += row("block-lock", bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
+      out += row(
+        "block-lock",
+        l.lock0 == nil ? "not known" : bl.isEmpty ? "none" : bl.joined(separator: ", ") + " frozen")
     } else {
       out += row(
         "static",
@@ -313,17 +317,16 @@ public enum ReportText {
     }
     if let d = l.dynamic {
       let locked = d.lockedRanges.flatMap { Array($0) }
-      var text =
-        "page \(d.page): LOCK2 \(Hex.string(d.bytes.prefix(1)))"
-        + " LOCK3 \(Hex.string(d.bytes.dropFirst().prefix(1)))"
-      if let l4 = d.lock4 { text += " LOCK4 \(Hex.string([l4]))" }
+      let byte = { (i: Int) in d.unknownBytes.contains(i) ? "??" : Hex.string([d.bytes[i]]) }
+      var text = "page \(d.page): LOCK2 \(byte(0)) LOCK3 \(byte(1))"
+      if d.lock4 != nil { text += " LOCK4 \(byte(2))" }
       text += " (\(d.pagesPerBit) pages per bit): "
       text += locked.isEmpty ? "no page locked" : pagesLocked(locked)
       out += row("dynamic", text)
     }
     var unknown: [String] = []
-    if l.lock0 == nil { unknown.append("static") }
-    if l.dynamicUnknown { unknown.append("dynamic") }
+    if l.lock0 == nil || l.lock1 == nil { unknown.append("static") }
+    if l.dynamicUnknown { unknown.append(l.dynamic == nil ? "dynamic" : "some dynamic") }
     let caveat =
       unknown.isEmpty ? "" : " (\(unknown.joined(separator: " and ")) lock bits not known)"
     out += row("read-only pages", ranges(l.lockedPages) + caveat)

@@ -121,9 +121,12 @@ struct Type2Geometry {
 
   /// Whether page `p` is locked by a static lock bit, if page 2 was read: (locked, frame).
   func staticLock(_ p: Int, before frame: Int? = nil) -> (locked: Bool, frame: Int?)? {
-    guard (3...15).contains(p), let (lock, from) = settled(10, 2, before: frame) else { return nil }
-    let bits = Int(lock[0]) | Int(lock[1]) << 8
-    return (bits & (1 << p) != 0, from)
+    // Page p's bit is bit p of LOCK0 | LOCK1 << 8: only its own byte need be known (a WRITE
+    // of page 2 may leave the other unknown, `Type2Procedure.stored`).
+    guard (3...15).contains(p), let (lock, from) = settled(10 + p / 8, 1, before: frame) else {
+      return nil
+    }
+    return (lock[0] & (1 << (p % 8)) != 0, from)
   }
 
   /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16), from the one
@@ -150,11 +153,13 @@ struct Type2Geometry {
     } else {
       return nil
     }
-    guard let (lock, from) = settled(address, 2, before: frame) else { return nil }
     let bit = (p - 16) / per
-    guard bit < 16 else { return nil }
-    let bits = Int(lock[0]) | Int(lock[1]) << 8
-    return (bits & (1 << bit) != 0, from)
+    // LOCK2 bit i or LOCK3 bit i − 8: only that byte need be known (a writeLock's WRITE of a
+    // lock page never read leaves a byte it wrote 00 unknown, its bits may be set).
+    guard bit < 16, let (lock, from) = settled(address + bit / 8, 1, before: frame) else {
+      return nil
+    }
+    return (lock[0] & (1 << (bit % 8)) != 0, from)
   }
 
   /// Whether data-area page `p` is locked, by a static lock bit (pages 3–15) or a LOCK2/LOCK3

@@ -190,13 +190,23 @@ public struct TagContents: Sendable {
             + "is unknown" : "lock bytes (page 2) not read")
     }
     var dynamic: [UInt8]?
+    var unknownDynamic: [Int] = []
     let declared =
       product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
     if let layout = product.flatMap(Type2Locks.dynamicLayout) ?? declared {
       // LOCK2 and LOCK3 alone when LOCK4 is unknown (a writeLock's WRITE of a page never
       // read: the bits it set are known, the block-lock byte it left 00 is not).
       dynamic = Self.settled(image, layout.page * 4, 3) ?? Self.settled(image, layout.page * 4, 2)
-      if dynamic?.count == 2 {
+      if dynamic == nil, let partial = Self.settledBytes(image, layout.page * 4, 3) {
+        // One of LOCK2/LOCK3 known (a WRITE that set bits in one and wrote 00 over the other,
+        // never read): the bits set are certain, the other byte's are not.
+        dynamic = partial.map { $0 ?? 0 }
+        unknownDynamic = partial.indices.filter { partial[$0] == nil }
+        let names = unknownDynamic.map { "LOCK\($0 + 2)" }.joined(separator: ", ")
+        unknowns.append(
+          "dynamic lock page \(layout.page): \(names) not known (written 00 over a value never "
+            + "read: its bits may be set), so more pages may be locked than listed")
+      } else if dynamic?.count == 2 {
         unknowns.append("dynamic lock page \(layout.page) byte 2 (LOCK4) not known")
       } else if dynamic == nil {
         unknowns.append(
@@ -226,7 +236,8 @@ public struct TagContents: Sendable {
     guard lock0 != nil || lock1 != nil || dynamic != nil else { return }
     locks = Type2Locks(
       lock0: lock0, lock1: lock1, dynamicBytes: dynamic, product: product,
-      declared: declared, ccDataAreaSize: ultralightC ? nil : Self.smallDataArea(image))
+      declared: declared, ccDataAreaSize: ultralightC ? nil : Self.smallDataArea(image),
+      unknownDynamicBytes: unknownDynamic)
   }
 
   /// The data area size a CC with NDEF magic declares (CC2 × 8) when it is 48 bytes or less:
@@ -243,6 +254,13 @@ public struct TagContents: Sendable {
   /// may not have been programmed.
   private static func settled(_ image: ByteImage, _ offset: Int, _ count: Int) -> [UInt8]? {
     unacknowledged(image, offset, count) ? nil : image.known(offset, count)
+  }
+
+  /// Each of the `count` bytes at `offset` that is settled (`settled`), nil for the others;
+  /// nil when LOCK2 and LOCK3 (the first two) are both unknown.
+  private static func settledBytes(_ image: ByteImage, _ offset: Int, _ count: Int) -> [UInt8?]? {
+    let bytes = (offset..<(offset + count)).map { settled(image, $0, 1)?.first }
+    return bytes.prefix(2).allSatisfy { $0 == nil } ? nil : bytes
   }
 
   private static func unacknowledged(_ image: ByteImage, _ offset: Int, _ count: Int) -> Bool {

@@ -1,0 +1,62 @@
+import Testing
+
+@testable import NFCTrace
+
+/// Lock bits are one-time programmable (NXP NTAG213/215/216 datasheet §8.5.2–8.5.3): a bit an
+/// acknowledged WRITE set is certain even when the lock page was never read, and only the byte
+/// that holds a page's bit need be known (protocol review: a writeLock WRITE of LOCK2 = FF
+/// over an unread page left "dynamic lock bits not known", pages 16–31 not listed).
+@Suite struct PartialLockBytesTests {
+  /// An NTAG213 session: CC read, then WRITE page 40 ← `lock` acknowledged, the page unread.
+  static func lockWrite(_ lock: [UInt8], page2: Bool = true) -> TraceBuilder {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    if page2 {
+      b.read(
+        0,
+        [0x04, 0x11, 0x22, 0xB9, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0, 0] + [
+          0xE1, 0x10, 0x12, 0x00,
+        ])
+    }
+    b.read(
+      3,
+      page3(
+        cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9)))
+    b.write(40, lock)
+    return b
+  }
+
+  @Test func lock2SetOverAnUnreadPageLocksItsPages() throws {
+    let s = try #require(try sessions(Self.lockWrite([0xFF, 0x00, 0x00, 0x00])).first)
+    let locks = try #require(TagReport(session: s).end.locks)
+    let d = try #require(locks.dynamic)
+    #expect(d.page == 40)
+    #expect(d.unknownBytes == [1, 2])
+    #expect(
+      d.lockedRanges == [16...17, 18...19, 20...21, 22...23, 24...25, 26...27, 28...29, 30...31])
+    #expect(locks.lockedPages == Array(16...31))
+    #expect(locks.dynamicUnknown)
+    let text = ReportText.locks(TagReport(session: s).end)
+    #expect(
+      text.contains(
+        "page 40: LOCK2 ff LOCK3 ?? LOCK4 ?? (2 pages per bit): pages 16–31 locked\n"))
+    #expect(text.contains("read-only pages 16–31 (some dynamic lock bits not known)\n"))
+  }
+
+  /// The CC still says write access 0: later writeNDEFs reaching pages 16–31 fail.
+  @Test func lockedPagesWithAWritableCCAreDiagnosed() throws {
+    let frames = Self.lockWrite([0xFF, 0x00, 0x00, 0x00]).frames
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: frames)).diagnose(expected: nil)
+    let f = try #require(report.findings.first { $0.code == "t2t-lock-cc-writable" })
+    #expect(
+      f.message.hasPrefix("The tag acknowledged the lock bits of pages 16–31 of the data area"))
+  }
+
+  /// Both LOCK2 and LOCK3 written 00 over an unread page: nothing is known, as before.
+  @Test func zerosOverAnUnreadPageStayUnknown() throws {
+    let s = try #require(try sessions(Self.lockWrite([0x00, 0x00, 0x00, 0x00])).first)
+    let locks = try #require(TagReport(session: s).end.locks)
+    #expect(locks.dynamic == nil)
+    #expect(locks.dynamicUnknown)
+  }
+}
