@@ -647,13 +647,18 @@ struct Type2Procedure: Sendable {
   /// An Ultralight C / AES AUTHENTICATE whose first step the tag answered (`AF` + ek(RndB))
   /// but whose second step (`AF` + ek(RndA ‖ RndB')) never came did not authenticate (NXP
   /// MF0ICU2 datasheet §9.5). The command the app sent was answered, so the operation is not a
-  /// failure; detail `authentication` says the tag is not authenticated (a stack telling an
-  /// Ultralight C apart stops after the first step).
+  /// failure, nor a success: outcome `unknown` (as a MIFARE Classic authentication abandoned
+  /// after the tag's nonce), detail `authentication` saying the tag is not authenticated (a
+  /// stack telling an Ultralight C apart stops after the first step).
   mutating func settleAuthenticate(_ op: inout Operation) {
     guard authenticationStarted != nil else { return }
     authenticationStarted = nil
     // A second step refused or unanswered failed or interrupted the operation: that says it.
     guard op.outcome == .ok else { return }
+    op.outcome = .unknown
+    op.reason =
+      "the reader never sent the second step (AF + ek(RndA ‖ RndB')): the tag is not "
+      + "authenticated, and whether the key is right is not known"
     op.set(
       "authentication",
       .string(

@@ -467,6 +467,20 @@ enum OperationFallbackRule: DiagnosisRule {
       if c.session.tag.sawMIFAREClassicAuth {
         return make("authentication-failed", .warning, nil, classicAuthFix)
       }
+      // The 3DES (MIFARE Ultralight C) or AES AUTHENTICATE (1Ah, AF …): a key, no password.
+      if let first = op.failedFrames.first,
+        c.log.commands.first(where: { $0.answerFrame == first })?.name.hasPrefix("AUTHENTICATE")
+          == true
+      {
+        return make(
+          "authentication-failed", .warning, .tagResponseError,
+          "Check the key and its byte order: a NAK to the second step means ek(RndA ‖ RndB') "
+            + "did not decrypt with the tag's key (MIFARE Ultralight C: the 16-byte 3DES key of "
+            + "pages 2Ch–2Fh, each 8-byte half written with its bytes reversed, MF0ICU2 "
+            + "datasheet §7.5.7). The "
+            + "tag is idle after the refusal: call restartPolling() (or connect(to:)) and send "
+            + "AUTHENTICATE (sendMiFareCommand, 1A 00) again from the first step.")
+      }
       return make(
         "authentication-failed", .warning, .tagResponseError,
         "Check the password; a tag that refused PWD_AUTH ignores commands until it is "
