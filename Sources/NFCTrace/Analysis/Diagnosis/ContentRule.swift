@@ -428,7 +428,17 @@ enum ContentRule: DiagnosisRule {
     let actual = st.bytes
     var message =
       "The app meant to write \(bytesText(e.count)); the \(st.lengthName) on the tag claims \(bytesText(st.claimed))"
-    if let actual {
+    if actual == e, st.lengthUnacknowledged {
+      // Every byte matches, and only the length's write is unconfirmed: not a difference,
+      // an uncertainty (new-user trial: "differs" beside "the bytes match").
+      message =
+        "The app meant to write \(bytesText(e.count)): every byte of it is on the tag, and the "
+        + "tag holds exactly that message if the last write, of the \(st.lengthName) (which "
+        + st.lengthSilenceText + "), reached its memory; otherwise the \(st.lengthName) is "
+        + (st.earlierLength.map {
+          $0 == 0 ? "still 0: an empty message (readNDEF reports 403)" : "still \($0)"
+        } ?? "still the earlier one")
+    } else if let actual {
       message += matchText(actual, e)
     } else {
       message += " (\(st.composition(pages: false)))"
@@ -444,7 +454,9 @@ enum ContentRule: DiagnosisRule {
       ].compactMap { $0 },
       cause: ok
         ? "the tag does not hold the message the app meant to write"
-        : "the intended message is not (all) on the tag",
+        : actual == e && st.lengthUnacknowledged
+          ? "the intended message is on the tag only if its length's write landed"
+          : "the intended message is not (all) on the tag",
       message: message, coreNFCError: nil,
       fix: "Read the tag back with readNDEF after writeNDEF's completion handler and compare.")
     if ok { f.effect = .badContent }
