@@ -4,6 +4,10 @@ struct UsageError: Error, CustomStringConvertible {
   init(_ message: String) { description = message }
 }
 
+/// `--help` or `-h` among a command's options (not after `--`, not an option's value): the
+/// CLI prints the command's help and exits with status 0.
+struct HelpRequested: Error {}
+
 /// Command-line arguments split into positionals, options with values, and flags.
 ///
 /// `--name value` and `--name=value` are accepted for options; `-` alone is a positional
@@ -15,9 +19,23 @@ struct Arguments {
   private var flags: Set<String> = []
 
   /// Parses `args` given which names take a value and which are flags.
+  /// - Throws: `HelpRequested` when `--help` or `-h` is among the options (before any usage
+  ///   error of the others), else `UsageError` for the first option that is wrong.
   init(_ args: [String], options valued: Set<String>, flags known: Set<String>) throws {
+    var firstError: UsageError?
+    var help = false
+    parse(args, valued: valued, known: known, help: &help, firstError: &firstError)
+    if help { throw HelpRequested() }
+    if let firstError { throw firstError }
+  }
+
+  private mutating func parse(
+    _ args: [String], valued: Set<String>, known: Set<String>, help: inout Bool,
+    firstError: inout UsageError?
+  ) {
     var i = 0
     var onlyPositionals = false
+    func fail(_ e: UsageError) { if firstError == nil { firstError = e } }
     while i < args.count {
       let a = args[i]
       i += 1
@@ -27,6 +45,10 @@ struct Arguments {
       }
       if a == "--" {
         onlyPositionals = true
+        continue
+      }
+      if a == "--help" || a == "-h" {
+        help = true
         continue
       }
       var name = a
@@ -43,17 +65,19 @@ struct Arguments {
           value = args[i]
           i += 1
         } else {
-          throw UsageError("option \(name) needs a value")
+          fail(UsageError("option \(name) needs a value"))
+          continue
         }
         // No option takes an empty value (`-o ''` would name no file).
         guard !value.isEmpty else {
-          throw UsageError("option \(name) needs a value, got an empty one")
+          fail(UsageError("option \(name) needs a value, got an empty one"))
+          continue
         }
         options[name] = value
       } else if known.contains(name) || name == "--no-color", inline == nil {
         flags.insert(name)
       } else {
-        throw UsageError("unknown option \(a)")
+        fail(UsageError("unknown option \(a)"))
       }
     }
   }

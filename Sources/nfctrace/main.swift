@@ -91,12 +91,11 @@ func run(_ argv: [String]) -> Int32 {
     printError("nfctrace: unknown command \(command)\n\n" + topUsage)
     return 2
   }
-  if rest.contains("--help") || rest.contains("-h") {
-    printOut(help(command, usage: entry.usage))
-    return 0
-  }
   do {
     return try entry.run(rest)
+  } catch is HelpRequested {
+    printOut(help(command, usage: entry.usage))
+    return 0
   } catch let e as UsageError {
     printError("nfctrace \(command): \(e)\nusage: \(entry.usage)")
     if wantsJSON(rest), !OutputBuffer.wroteStandardOutput {

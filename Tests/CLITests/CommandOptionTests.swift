@@ -103,6 +103,22 @@ import Testing
     #expect(viaHelp.stdout == run.stdout)
   }
 
+  /// `--` ends the options for `--help` too: after it, `--help` is a file name; as an
+  /// option's value it is that value (both printed the help).
+  @Test func helpAfterDoubleDashIsAFileName() {
+    let file = CLI.run(["sessions", "--", "--help"])
+    #expect(file.status == 3)
+    #expect(file.stderr == "nfctrace: error: --help: no such file\n")
+    let value = CLI.run(["timeline", "x.pcap", "--format", "--help"])
+    #expect(value.status == 2)
+    #expect(
+      value.stderr.hasPrefix("nfctrace timeline: --format must be one of text, json, not --help\n"))
+    // Beside a wrong option, --help still answers.
+    let both = CLI.run(["timeline", "--bogus", "-h"])
+    #expect(both.status == 0)
+    #expect(both.stdout.hasPrefix("usage: nfctrace timeline"))
+  }
+
   /// `nfctrace help NAME` of no command is a usage error naming it.
   @Test func helpOfAnUnknownCommand() {
     let run = CLI.run(["help", "timelines"])
