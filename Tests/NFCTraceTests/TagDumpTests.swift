@@ -107,6 +107,34 @@ private let flipperSignature: [UInt8] = [
   }
 }
 
+/// A file cut inside a page line's key (`Page 147`, no colon) was read without the page and
+/// without a word (new-user trial): an error naming the line now.
+@Test func flipperPageLineWithoutColonIsAnError() {
+  let text = "Filetype: Flipper NFC device\nVersion: 2\nPage 0: 04 39 91 2C\nPage 1"
+  #expect {
+    try TagDumpReader.read(TraceInput(path: "cut.nfc", bytes: Data(text.utf8)))
+  } throws: { error in
+    guard let error = error as? TraceError else { return false }
+    return error.kind == .malformed && error.location.record == 4
+      && error.location.offset == 60
+      && error.message
+        == "expected a \"Key: value\" line, found \"Page 1\" without its colon and value (the "
+        + "file is cut or damaged here)"
+  }
+}
+
+/// Another line without a colon is left out with a warning that names it.
+@Test func flipperOtherLineWithoutColonIsWarned() throws {
+  let text =
+    "Filetype: Flipper NFC device\nVersion: 2\nhello\nDevice type: NTAG215\n"
+    + "UID: 04 11 22 33 44 55 66\nPage 0: 04 11 22 BB\n"
+  let d = try #require(try TagDumpReader.read(TraceInput(path: "odd.nfc", bytes: Data(text.utf8))))
+  #expect(
+    d.warnings.map(\.message).contains(
+      "odd.nfc: line 3, byte offset 40: not a \"Key: value\" line (\"hello\"): left out"))
+  #expect(d.uid == [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
+}
+
 @Test func proxmark3NTAG216EmptyDump() throws {
   let d = try dump("public/proxmark3/ntag216-empty.json")
   #expect(d.format == "pm3-json")

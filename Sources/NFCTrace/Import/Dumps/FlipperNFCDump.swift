@@ -62,9 +62,8 @@ enum FlipperNFCDump {
 
     mutating func line(_ raw: Substring, at location: SourceLocation) throws {
       let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-      guard !line.isEmpty, !line.hasPrefix("#"), let colon = line.firstIndex(of: ":") else {
-        return
-      }
+      guard !line.isEmpty, !line.hasPrefix("#") else { return }
+      guard let colon = line.firstIndex(of: ":") else { return try noColon(line, at: location) }
       let key = String(line[..<colon])
       let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
       func bytes(_ count: Int?) throws -> [UInt8] {
@@ -174,6 +173,28 @@ enum FlipperNFCDump {
         n < maximumPages
       else { return nil }
       return n
+    }
+
+    /// Keys whose value the report reads: such a line without its colon is cut or damaged
+    /// (a file that ends in `Page 147`), which would leave the value out in silence.
+    private static let valueKeys = [
+      "Page ", "Counter ", "UID", "ATQA", "SAK", "ATS", "Signature", "Mifare version",
+      "Pages total", "Pages read", "Version", "Device type", "NTAG/Ultralight type",
+    ]
+
+    /// A line that is no `Key: value` line (the Flipper writes nothing else): an error when it
+    /// starts with a key whose value is read, else a warning that it is left out.
+    private mutating func noColon(_ line: String, at location: SourceLocation) throws {
+      let shown = line.count > 40 ? String(line.prefix(40)) + "…" : line
+      if Self.valueKeys.contains(where: { line.hasPrefix($0) }) {
+        throw TraceError(
+          .malformed, at: location,
+          "expected a \"Key: value\" line, found \"\(shown)\" without its colon and value "
+            + "(the file is cut or damaged here)")
+      }
+      // The report shows a dump's warnings by their message: the place goes in it.
+      dump.warnings.append(
+        TraceWarning("\(location): not a \"Key: value\" line (\"\(shown)\"): left out"))
     }
 
     mutating func finish() -> TagDump {
