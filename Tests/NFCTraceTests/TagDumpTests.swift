@@ -135,6 +135,24 @@ private let flipperSignature: [UInt8] = [
   #expect(d.uid == [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
 }
 
+/// A Proxmark3 JSON dump cut short is named as such, at its end (new-user trial: "byte
+/// offset 0: not a recognised trace or tag dump format").
+@Test func proxmark3JSONDumpCutShortNamesItsEnd() throws {
+  let whole = try Data(
+    contentsOf: URL(fileURLWithPath: TestPaths.shared("public/proxmark3/ntag216-empty.json")))
+  let cut = whole.prefix(2809)
+  #expect {
+    try TagDumpReader.read(TraceInput(path: "cut.json", bytes: cut))
+  } throws: { error in
+    guard let error = error as? TraceError else { return false }
+    return error.kind == .malformed && error.location.record == 126
+      && error.location.offset == 2809
+      && error.message
+        == "a Proxmark3 JSON dump (\"FileType\" in its head) that is not valid JSON: the file "
+        + "ends before the JSON does"
+  }
+}
+
 @Test func proxmark3NTAG216EmptyDump() throws {
   let d = try dump("public/proxmark3/ntag216-empty.json")
   #expect(d.format == "pm3-json")

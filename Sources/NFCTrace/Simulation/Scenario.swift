@@ -78,9 +78,7 @@ public struct Scenario: Codable, Sendable, Hashable {
     }
   }
 
-  /// Where the JSON syntax breaks: JSONDecoder only says "not valid JSON", JSONSerialization
-  /// gives the character offset ("… around character N."), which is turned into a line. An
-  /// unexpected end comes without an offset: the place is then the end of the file.
+  /// Where the JSON syntax breaks (`JSONSyntax`), or the number a scenario cannot take.
   static func syntaxError(_ json: Data) -> String {
     do {
       let value = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
@@ -91,14 +89,9 @@ public struct Scenario: Codable, Sendable, Hashable {
           "\(path.value): \(path.number) is not an integer (scenario numbers are whole numbers)"
       }
     } catch {
-      let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? ""
-      if detail.lowercased().contains("end of file") { return endOfFileError(json) }
-      guard let r = detail.range(of: "around character "),
-        let offset = Int(detail[r.upperBound...].prefix { $0.isNumber }), offset <= json.count
-      else { return "not valid JSON" + (detail.isEmpty ? "" : ": " + detail) }
-      let line = json.prefix(offset).reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
-      let what = detail[..<r.lowerBound].trimmingCharacters(in: .whitespaces)
-      return "not valid JSON at line \(line), byte offset \(offset): \(what.lowercased())"
+      let (place, what) = JSONSyntax.locate(error as NSError, json)
+      guard let place else { return "not valid JSON" + (what.isEmpty ? "" : ": " + what) }
+      return "not valid JSON at line \(place.line), byte offset \(place.offset): \(what)"
     }
     return "not valid JSON"
   }
@@ -124,14 +117,6 @@ public struct Scenario: Codable, Sendable, Hashable {
     default: break
     }
     return nil
-  }
-
-  /// A file cut off before its JSON ends, named at its end: the line holding its last byte
-  /// (not the empty one after a final newline) and its size as the byte offset.
-  private static func endOfFileError(_ json: Data) -> String {
-    let line = json.dropLast().reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
-    return "not valid JSON at line \(line), byte offset \(json.count): the file ends before the "
-      + "JSON does"
   }
 
   /// Loads a scenario from a JSON file.

@@ -14,7 +14,7 @@ enum Proxmark3JSONDump {
   ///   (a key that is no page number 0–4095, a value that is no 4-byte page, a page given
   ///   twice, as `"4"` twice or as `"5"` and `"05"`).
   static func read(_ input: TraceInput) throws -> TagDump? {
-    guard let root = document(input), let fileType = root["FileType"] as? String else {
+    guard let root = try document(input), let fileType = root["FileType"] as? String else {
       return nil
     }
     guard fileType == "mfu" else {
@@ -64,7 +64,9 @@ enum Proxmark3JSONDump {
   /// The top-level object of a Proxmark3 JSON dump, nil if `input` is none: `{` first (after
   /// a UTF-8 byte order mark and white space), a `"FileType"` key in the first 512 bytes, less
   /// than 4 MiB in all.
-  private static func document(_ input: TraceInput) -> [String: Any]? {
+  /// - Throws: `TraceError.malformed` at the line and byte offset where the JSON breaks (a
+  ///   dump cut short: its last line and its size) when it starts as such a dump.
+  private static func document(_ input: TraceInput) throws -> [String: Any]? {
     let head = input.head(512)
     let bom = TextLines.byteOrderMarkLength(head)
     let first = JSONByteScanner(bytes: head).skipSpace(from: bom)
@@ -72,7 +74,18 @@ enum Proxmark3JSONDump {
       String(decoding: head, as: UTF8.self).contains("\"FileType\""),
       input.bytes.count < 1 << 22
     else { return nil }
-    return (try? JSONSerialization.jsonObject(with: input.bytes.dropFirst(bom))) as? [String: Any]
+    let json = Data(input.bytes.dropFirst(bom))
+    do {
+      return try JSONSerialization.jsonObject(with: json) as? [String: Any]
+    } catch {
+      let (place, what) = JSONSyntax.locate(error as NSError, json)
+      throw TraceError(
+        .malformed,
+        at: input.location(
+          unit: "line", record: place?.line ?? 1, offset: bom + (place?.offset ?? 0)),
+        "a Proxmark3 JSON dump (\"FileType\" in its head) that is not valid JSON"
+          + (what.isEmpty ? "" : ": " + what))
+    }
   }
 
   private static func readBlocks(_ value: Any?, into dump: inout TagDump, input: TraceInput)
