@@ -41,6 +41,12 @@ private func diagnosePcap(_ path: String, expect: [UInt8]? = nil) throws -> Diag
     #expect(!f.fix.contains("GET_VERSION (0x60) before raw writes"))
     #expect(!f.fix.contains("need not send it"))
     #expect(f.coreNFCError == .tagUpdateFailure)
+    // A lock-page WRITE is a lock operation: authenticate, then lock (it said "then call
+    // writeNDEF", new-user trial).
+    #expect(
+      f.fix.hasSuffix(
+        "Authenticate, then call writeLock (or send the lock page's WRITE again) on that same "
+          + "NFCMiFareTag, in the same connection."))
     // The readNDEF after it finds the emptied message: Core NFC reports 403.
     #expect(r.sessions[0].verdicts.map(\.verdict) == [.failed, .failed])
     #expect(

@@ -32,11 +32,14 @@ enum AppsOwnWrites {
     let own = ownWrites(c)
     guard !own.isEmpty else { return findings }
     var out = findings.map { f -> DiagnosisFinding in
+      guard let i = f.operation, own.contains(i) else { return f }
+      // The generic "query before writing" fix speaks to a writeNDEF: here the app wrote
+      // with its own commands after the query said .readOnly (new-user trial).
+      var f = f
+      if f.fix.hasPrefix(genericReadOnlyFix) { f.fix = ownWriteFix }
       // Only a refusal (NAK, status word: 401) becomes writeNDEF's 400; a tag that left the
       // field fails sendMiFareCommand with 100 too, so interruptions keep theirs.
-      guard let i = f.operation, own.contains(i), f.coreNFCError == .tagUpdateFailure
-      else { return f }
-      var f = f
+      guard f.coreNFCError == .tagUpdateFailure else { return f }
       f.coreNFCError = .tagNotWritable
       if !f.message.contains("anyway") {
         f.message +=
@@ -52,6 +55,17 @@ enum AppsOwnWrites {
     }
     return out
   }
+
+  /// The start of the fix a refusal of a write to a read-only tag gets (`Type4StatusRule`).
+  static let genericReadOnlyFix = "Call queryNDEFStatus before writeNDEF and write only"
+
+  /// The fix of a refusal of writes sent after queryNDEFStatus reported .readOnly.
+  static let ownWriteFix =
+    "queryNDEFStatus reported .readOnly before these writes, so Core NFC's writeNDEF fails with "
+    + "400 without sending anything: the writes on the air were the app's own "
+    + "(sendCommand(apdu:) / sendMiFareCommand), and the tag refused them as well. Check the "
+    + "status first and write neither way when it is .readOnly (writeNDEF's 400 says so); "
+    + "use another tag."
 
   /// On an operation whose commands were the app's own, no finding names writeNDEF's 401:
   /// sendMiFareCommand fails a NAK with 102 (readerTransceiveErrorTagResponseError, as the

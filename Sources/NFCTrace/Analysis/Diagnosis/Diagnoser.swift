@@ -234,7 +234,11 @@ public enum Diagnoser {
     var out = findings
     let ops = c.session.operations
     let refused = out[i].operation.flatMap { ops.indices.contains($0) ? ops[$0].kind : nil }
-    out[i].fix += tagSessionText(call: callAfterAuthentication(refused))
+    // A refused lock-page WRITE is a lock operation, whatever operation it was sent in.
+    let call =
+      out[i].code == "t2t-nak-lock-page"
+      ? "writeLock (or send the lock page's WRITE again)" : callAfterAuthentication(refused)
+    out[i].fix += tagSessionText(call: call)
     return out
   }
 

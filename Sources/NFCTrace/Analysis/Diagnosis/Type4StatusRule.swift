@@ -781,7 +781,7 @@ enum Type4StatusRule: DiagnosisRule {
       }
       return (
         "t4t-security-not-satisfied", "the tag refused access (read-only or protected)", m,
-        "Call queryNDEFStatus before writeNDEF and write only when the status is .readWrite; "
+        AppsOwnWrites.genericReadOnlyFix + " when the status is .readWrite; "
           + "use another tag when it is .readOnly."
       )
     case "6A82" where cmd.ins == 0xA4 && cmd.summary.contains("AID"):
