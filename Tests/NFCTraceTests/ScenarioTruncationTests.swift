@@ -33,4 +33,22 @@ import Testing
         "actions.[1].ms: 1.5 is not an integer (scenario numbers are whole numbers)")
     ) { try Scenario.decode(json) }
   }
+
+  /// An unknown tag type or reader lists the allowed values (it said "Cannot initialize
+  /// TagKind from invalid String value ntag999", new-user trial).
+  @Test func unknownEnumerationValueListsTheChoices() throws {
+    let tag = Data(
+      #"{"name":"x","seed":1,"tag":{"type":"ntag999"},"reader":"ios","actions":[]}"#.utf8)
+    #expect(
+      throws: SimulationError.invalidScenario(
+        "tag.type: unknown value \"ntag999\"; expected one of ntag213, ntag215, ntag216, "
+          + "ultralight-ev1, type2-blank, type4")
+    ) { try Scenario.decode(tag) }
+    let reader = Data(
+      #"{"name":"x","seed":1,"tag":{"type":"ntag213"},"reader":"pc","actions":[]}"#.utf8)
+    #expect(
+      throws: SimulationError.invalidScenario(
+        "reader: unknown value \"pc\"; expected one of ios, android")
+    ) { try Scenario.decode(reader) }
+  }
 }

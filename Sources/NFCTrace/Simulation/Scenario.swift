@@ -134,7 +134,7 @@ public struct Scenario: Codable, Sendable, Hashable {
 }
 
 /// Which reader stack drives the tag (see `ReaderProfile` for the procedures each follows).
-public enum ReaderKind: String, Codable, Sendable, Hashable {
+public enum ReaderKind: String, Codable, Sendable, Hashable, CaseIterable {
   /// iOS Core NFC (`NFCNDEFReaderSession` / `NFCTagReaderSession`).
   case ios
   /// Android `android.nfc.tech.Ndef` / `IsoDep` over libnfc-nci.
