@@ -185,6 +185,20 @@ import Testing
     #expect(f.fix.hasPrefix("Send FAST_READ with the start page first"))
   }
 
+  /// A READ answered with 15 bytes is no refusal: `answer-not-understood` (it was
+  /// `command-refused`, "a refusal is an answer", new-user trial).
+  @Test func shortReadAnswerIsNotARefusal() throws {
+    var b = configured(auth0: 0xFF, access: 0x00)
+    b.reader([0x30, 0x10])
+    b.tag(Array(repeating: 0x11, count: 15))
+    let report = try b.diagnose()
+    #expect(report.finding("command-refused") == nil)
+    let f = try #require(report.finding("answer-not-understood"))
+    #expect(f.severity == .info)
+    #expect(f.cause == "the tag's answer does not have the form the command expects")
+    #expect(f.fix.hasPrefix("Check that the tag is the product the command is meant for"))
+  }
+
   /// PROT 0: reads are free, so the password cannot explain a refused READ.
   @Test func refusedReadWithProtZeroDoesNotAdvisePassword() throws {
     var b = configured(auth0: 0x10, access: 0x00)

@@ -43,6 +43,7 @@ enum OperationFallbackRule: DiagnosisRule {
   static let codes = [
     "write-failed", "read-interrupted", "read-failed", "command-interrupted", "command-refused",
     "authentication-failed", "connect-failed", "probe-not-answered", "command-unsupported",
+    "answer-not-understood",
   ]
 
   /// A Type 2 READ/FAST_READ refused with NAK 0 or 4 (invalid argument, not allowed; NXP
@@ -408,6 +409,18 @@ enum OperationFallbackRule: DiagnosisRule {
           return idleAfterNAK(c, i, nak: nak, frames: frames)
         }
         return make("command-interrupted", .warning, .tagConnectionLost, still)
+      }
+      // An answer of the wrong form (a READ answer of 15 bytes) is no refusal: the tag is
+      // not the product the command was meant for, or the frame was damaged or cut.
+      if reason.contains(" not understood: ") {
+        var f = make(
+          "answer-not-understood", .info, .tagResponseError,
+          "Check that the tag is the product the command is meant for (GET_VERSION, or the "
+            + "datasheet of the tag in hand) and, if the sniffer may have cut or damaged the "
+            + "frame, capture again; sendMiFareCommand / sendCommand(apdu:) hand the app these "
+            + "bytes as they came.")
+        f.cause = "the tag's answer does not have the form the command expects"
+        return f
       }
       if let refusal = readRefusal(c, op) ?? counterRefusal(c, op) {
         var f = make("command-refused", .info, .tagResponseError, refusal.fix)
