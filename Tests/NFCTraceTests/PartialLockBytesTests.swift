@@ -59,4 +59,49 @@ import Testing
     #expect(locks.dynamic == nil)
     #expect(locks.dynamicUnknown)
   }
+  /// A lock byte written non-zero over a value never read: its set bits are certain, its
+  /// clear bits are not (review: LOCK2 0F over an unread page made pages 24–31 "not locked").
+  @Test func clearBitsOfALockByteWrittenOverAnUnreadOneAreUnknown() throws {
+    let s = try #require(try sessions(Self.lockWrite([0x0F, 0x00, 0x00, 0x00])).first)
+    let g = Type2Geometry(s)
+    #expect(g.pageLocked(16) == true)
+    #expect(g.pageLocked(23) == true)
+    #expect(g.pageLocked(24) == nil)
+    #expect(g.pageLocked(32) == nil)
+  }
+
+  /// The session's own lock-page WRITE is the cause of a later NAK, named as such (it said
+  /// "page 40, read from the tag" for a page never read).
+  @Test func nakAfterTheSessionsOwnDynamicLockNamesTheWrite() throws {
+    var b = Self.lockWrite([0xFF, 0x00, 0x00, 0x00])
+    b.write(16, [0x11, 0x22, 0x33, 0x44], .nak(0x00))
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(
+      expected: nil)
+    let f = try #require(report.findings.first { $0.code == "t2t-nak-locked-page" })
+    #expect(f.cause.hasPrefix("the page was locked by this session's own lock bits"))
+    #expect(f.message.hasPrefix("The dynamic lock page 40 (0x28), written in this session"))
+  }
+
+  /// LOCK1 set by a WRITE of an unread page 2 and LOCK0 written 00: whether the CC page is
+  /// locked is not known, and not said to be unlocked.
+  @Test func ccLockUnknownIsNotCalledUnlocked() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: ntag213Version)
+    b.read(
+      3,
+      page3(
+        cc: [0xE1, 0x10, 0x12, 0x00], then: [0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9)))
+    b.write(2, [0x00, 0x00, 0x00, 0x01])
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(
+      expected: nil)
+    let f = try #require(report.findings.first { $0.code == "t2t-lock-cc-writable" })
+    #expect(f.cause == "lock bits set on page 8 while the CC's write access is still 0h")
+    #expect(f.message.contains("Whether the CC page is locked is not known (LOCK0 was not read)"))
+    #expect(!f.message.contains("The CC page is not locked"))
+    let s = try #require(try sessions(b).first)
+    #expect(
+      TagReport(session: s).end.unknowns.contains(
+        "lock byte LOCK0 (page 2) not known (written 00 over a value never read: its bits may be "
+          + "set)"))
+  }
 }

@@ -196,7 +196,18 @@ import Testing
     let f = try #require(report.finding("answer-not-understood"))
     #expect(f.severity == .info)
     #expect(f.cause == "the tag's answer does not have the form the command expects")
+    #expect(f.coreNFCError == nil)
     #expect(f.fix.hasPrefix("Check that the tag is the product the command is meant for"))
+  }
+
+  /// An empty READ answer is a 4-bit NAK the source dropped: still a refusal (review).
+  @Test func emptyReadAnswerStaysARefusal() throws {
+    var b = configured(auth0: 0xFF, access: 0x00)
+    b.reader([0x30, 0x10])
+    b.tag([], crc: false)
+    let report = try b.diagnose()
+    #expect(report.finding("answer-not-understood") == nil)
+    #expect(report.finding("command-refused") != nil)
   }
 
   /// PROT 0: reads are free, so the password cannot explain a refused READ.

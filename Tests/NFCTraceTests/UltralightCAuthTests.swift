@@ -52,4 +52,17 @@ import Testing
     #expect(!f.fix.contains("PWD_AUTH"))
     #expect(f.coreNFCError == .tagResponseError)
   }
+  /// A NAK to the first step: no key was tried, so no key advice (review).
+  @Test func refusedFirstStepIsNoKeyProblem() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.add4Bit(0x00)
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE])
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(
+      expected: nil)
+    let f = try #require(report.findings.first { $0.code == "authentication-failed" })
+    #expect(f.fix.hasPrefix("The tag refused AUTHENTICATE's first step (1A + key number)"))
+    #expect(!f.fix.contains("ek(RndA"))
+  }
 }

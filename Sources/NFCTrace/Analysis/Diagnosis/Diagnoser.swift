@@ -123,6 +123,8 @@ public enum Diagnoser {
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
     ReadBackRule.self, ClassicWriteRule.self,
     RFRule.self, BlockNumberRule.self,
+    // TagNotHeardRule and ReaderNotHeardRule run first, alone (`diagnose`); listed here for
+    // their codes.
     SeveralTagsRule.self, OperationFallbackRule.self, TagNotHeardRule.self, ReaderNotHeardRule.self,
     TraceCutRule.self,
   ]

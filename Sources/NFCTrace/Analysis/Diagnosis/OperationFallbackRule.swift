@@ -411,14 +411,19 @@ enum OperationFallbackRule: DiagnosisRule {
         return make("command-interrupted", .warning, .tagConnectionLost, still)
       }
       // An answer of the wrong form (a READ answer of 15 bytes) is no refusal: the tag is
-      // not the product the command was meant for, or the frame was damaged or cut.
-      if reason.contains(" not understood: ") {
+      // not the product the command was meant for, or the frame was damaged or cut. Not an
+      // empty answer (a 4-bit NAK the source dropped), not an ISO-DEP R(ACK) to an unchained
+      // block (a protocol error the stack reports), not MIFARE Classic (no Core NFC API).
+      if reason.contains(" not understood: "), !reason.contains(" has 0 byte(s)"),
+        !reason.contains("acknowledges only a chained block"),
+        !c.session.tag.sawMIFAREClassicAuth, !c.session.tag.isMIFAREClassic
+      {
         var f = make(
-          "answer-not-understood", .info, .tagResponseError,
+          "answer-not-understood", .info, nil,
           "Check that the tag is the product the command is meant for (GET_VERSION, or the "
             + "datasheet of the tag in hand) and, if the sniffer may have cut or damaged the "
-            + "frame, capture again; sendMiFareCommand / sendCommand(apdu:) hand the app these "
-            + "bytes as they came.")
+            + "frame, capture again. sendMiFareCommand hands the app these bytes as they came, "
+            + "without an error: check the answer's length before using it.")
         f.cause = "the tag's answer does not have the form the command expects"
         return f
       }
@@ -482,9 +487,19 @@ enum OperationFallbackRule: DiagnosisRule {
       }
       // The 3DES (MIFARE Ultralight C) or AES AUTHENTICATE (1Ah, AF …): a key, no password.
       if let first = op.failedFrames.first,
-        c.log.commands.first(where: { $0.answerFrame == first })?.name.hasPrefix("AUTHENTICATE")
-          == true
+        let cmd = c.log.commands.first(where: { $0.answerFrame == first }),
+        cmd.name == "AUTHENTICATE"
       {
+        // Refused at once: no key was tried yet.
+        if !cmd.summary.hasPrefix("AUTHENTICATE part 2") {
+          return make(
+            "authentication-failed", .warning, .tagResponseError,
+            "The tag refused AUTHENTICATE's first step (1A + key number) before any key was "
+              + "tried: it is no MIFARE Ultralight C (or not in a state to authenticate), or the "
+              + "key number is not one it has. Check the product (a GET_VERSION answer means an "
+              + "NTAG / Ultralight EV1, which authenticates with PWD_AUTH instead), activate "
+              + "the tag again (restartPolling() or connect(to:)) and retry.")
+        }
         return make(
           "authentication-failed", .warning, .tagResponseError,
           "Check the key and its byte order: a NAK to the second step means ek(RndA ‖ RndB') "

@@ -126,7 +126,21 @@ struct Type2Geometry {
     guard (3...15).contains(p), let (lock, from) = settled(10 + p / 8, 1, before: frame) else {
       return nil
     }
-    return (lock[0] & (1 << (p % 8)) != 0, from)
+    return lockBit(lock[0], p % 8, address: 10 + p / 8, before: frame, from: from)
+  }
+
+  /// Bit `bit` of lock byte `value` (at `address`): set is certain; clear only when the byte
+  /// was read, or written over a value known before. Lock bits are one-time programmable
+  /// (NTAG213/215/216 datasheet §8.5.2–8.5.3): a WRITE over an unread byte sets its bits, and
+  /// the others keep what they had, which the trace does not show.
+  private func lockBit(_ value: UInt8, _ bit: Int, address: Int, before frame: Int?, from: Int?)
+    -> (locked: Bool, frame: Int?)?
+  {
+    if value & (1 << bit) != 0 { return (true, from) }
+    let writtenOverUnknown =
+      memory.state(address) == .written && memoryAtStart.known(address, 1) == nil
+      && (frame.map { (memory.frame(address) ?? 0) <= $0 } ?? true)
+    return writtenOverUnknown ? nil : (false, from)
   }
 
   /// Pages per dynamic lock bit (NTAG212/213, MF0UL21: 2; NTAG215/216: 16), from the one
@@ -159,7 +173,7 @@ struct Type2Geometry {
     guard bit < 16, let (lock, from) = settled(address + bit / 8, 1, before: frame) else {
       return nil
     }
-    return (lock[0] & (1 << (bit % 8)) != 0, from)
+    return lockBit(lock[0], bit % 8, address: address + bit / 8, before: frame, from: from)
   }
 
   /// Whether data-area page `p` is locked, by a static lock bit (pages 3–15) or a LOCK2/LOCK3

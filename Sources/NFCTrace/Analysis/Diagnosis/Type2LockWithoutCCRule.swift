@@ -40,18 +40,28 @@ enum Type2LockWithoutCCRule: DiagnosisRule {
   private static func finding(
     _ op: Int, writes: [Int], locked: [Int], ccLocked: (locked: Bool, frame: Int?)?
   ) -> DiagnosisFinding {
-    let pages = rangesText(locked)
+    let pages = (locked.count == 1 ? "page " : "pages ") + rangesText(locked)
     let permanent = ccLocked?.locked == true
-    let tail =
-      permanent
-      ? "The static lock bit of page 3 is set as well, so the CC can never be written: the tag "
+    let tail: String
+    if permanent {
+      tail =
+        "The static lock bit of page 3 is set as well, so the CC can never be written: the tag "
         + "stays in this state for good."
-      : "The CC page is not locked, so its write access can still be set to Fh (its bits are "
+    } else if ccLocked == nil {
+      // LOCK0 written over a value never read: its clear bits are not known.
+      tail =
+        "Whether the CC page is locked is not known (LOCK0 was not read): if it is not, its "
+        + "write access can still be set to Fh (its bits are one-time programmable: they can "
+        + "be set, never cleared)."
+    } else {
+      tail =
+        "The CC page is not locked, so its write access can still be set to Fh (its bits are "
         + "one-time programmable: they can be set, never cleared)."
+    }
     return DiagnosisFinding(
       code: "t2t-lock-cc-writable", severity: .warning, operation: op, frames: writes,
-      cause: "lock bits set on pages \(pages) while the CC's write access is still 0h",
-      message: "The tag acknowledged the lock bits of pages \(pages) of the data area, but the "
+      cause: "lock bits set on \(pages) while the CC's write access is still 0h",
+      message: "The tag acknowledged the lock bits of \(pages) of the data area, but the "
         + "CC (page 3) still says write access 0h: queryNDEFStatus reports .readWrite with the "
         + "full capacity, yet the tag refuses (NAK) every WRITE to those pages, so each later "
         + "writeNDEF that reaches them fails with Core NFC 401 "

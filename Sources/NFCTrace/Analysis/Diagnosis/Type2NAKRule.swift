@@ -377,7 +377,9 @@ enum Type2NAKRule: DiagnosisRule {
   /// The static lock bit of `page` was set by a WRITE of page 2 (`frame`) before the refused
   /// WRITE — in this session, or in an earlier one of the trace (`earlier`): a lock written in
   /// the wrong order when `page` is the CC's and the session wrote both.
-  private static func ownLock(_ page: Int, frame: Int, earlier: Bool, fix: String) -> Cause {
+  private static func ownLock(
+    _ page: Int, frame: Int, earlier: Bool, fix: String, lockPage: String = "Page 2"
+  ) -> Cause {
     let p = Type2Geometry.page(page)
     return Cause(
       code: "t2t-nak-locked-page",
@@ -385,8 +387,8 @@ enum Type2NAKRule: DiagnosisRule {
         ? "the page was locked by lock bits written in an earlier session"
         : "the page was locked by this session's own lock bits",
       message: (earlier
-        ? "Page 2, written in an earlier session (its lock bytes last seen at #\(frame)), set "
-        : "Page 2, written in this session (acknowledged at #\(frame)), set ")
+        ? "\(lockPage), written in an earlier session (its lock bytes last seen at #\(frame)), set "
+        : "\(lockPage), written in this session (acknowledged at #\(frame)), set ")
         + "the lock bit for page \(p) before this WRITE: the page is permanently read-only, so "
         + "the tag refuses to write it.",
       fix: page == 3 && !earlier
@@ -458,6 +460,23 @@ enum Type2NAKRule: DiagnosisRule {
         frames: [g.memoryAtStart.frame((cfg0 + 1) * 4)].compactMap { $0 })
     }
     if let d = g.dynamicLock(page, before: frame), d.locked {
+      // The session's own acknowledged WRITE of the lock page that set the bit, if any (the
+      // page need not have been read: lock bits are one-time programmable).
+      if let lockPage = g.dynamicLockPage, let per = g.pagesPerDynamicBit, page >= 16 {
+        let bit = (page - 16) / per
+        let mask = UInt8(1 << (bit % 8))
+        if bit < 16,
+          let ack = log.commands.last(where: {
+            $0.page == lockPage && $0.isWrite && $0.accepted
+              && ($0.answerFrame ?? .max) < frame && $0.data.count == 4
+              && $0.data[bit / 8] & mask != 0
+          })?.answerFrame
+        {
+          return ownLock(
+            page, frame: ack, earlier: false, fix: fix,
+            lockPage: "The dynamic lock page \(Type2Geometry.page(lockPage))")
+        }
+      }
       return Cause(
         code: "t2t-nak-locked-page", cause: "the page is locked by a dynamic lock bit",
         message:

@@ -184,10 +184,17 @@ public struct TagContents: Sendable {
     let lock1 = Self.settled(image, 11, 1)?.first
     if lock0 == nil || lock1 == nil {
       staticLocksUnacknowledged = Self.unacknowledged(image, 10, 2)
-      unknowns.append(
-        staticLocksUnacknowledged
-          ? "lock bytes (page 2) written without acknowledgement: whether their bits are set "
-            + "is unknown" : "lock bytes (page 2) not read")
+      if !staticLocksUnacknowledged, lock0 != nil || lock1 != nil {
+        // One byte set by a WRITE of the unread page, the other written 00 over it.
+        unknowns.append(
+          "lock byte \(lock0 == nil ? "LOCK0" : "LOCK1") (page 2) not known (written 00 over a "
+            + "value never read: its bits may be set)")
+      } else {
+        unknowns.append(
+          staticLocksUnacknowledged
+            ? "lock bytes (page 2) written without acknowledgement: whether their bits are set "
+              + "is unknown" : "lock bytes (page 2) not read")
+      }
     }
     var dynamic: [UInt8]?
     var unknownDynamic: [Int] = []
