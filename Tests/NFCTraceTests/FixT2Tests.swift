@@ -58,22 +58,31 @@ private let ntag216Version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13,
 @Suite struct FixT2RawWriteTests {
   /// NTAG213 with a Lock Control TLV at page 4 and the NDEF TLV's T and L at bytes 21–22
   /// (page 5), the 16-byte message read whole, then a first WRITE to `page`.
-  private func written(page: Int) -> TraceBuilder {
+  private func written(page: Int, data: [UInt8] = [0x41, 0x42, 0x43, 0x44]) -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType2(version: ntag213Version)
     b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x10, 0xD1, 0x01, 0x0C])
     b.read(7, [0x55, 0x04, 0x65, 0x78, 0x61, 0x6D, 0x70, 0x6C, 0x65, 0x2E, 0x63, 0x6F, 0x6D, 0xFE])
-    b.write(page, [0x41, 0x42, 0x43, 0x44], .nak(0))
+    b.write(page, data, .nak(0))
     return b
   }
 
+  /// Page 4 ← 41 42 43 44 is no TLV layout (41h is no TLV type, T2T 1.0 §2.3): the app's own
+  /// page write, as an amiibo writer's `a5 00 …` (real-trace hunt: it was writeNDEF ok).
   @Test(arguments: [
-    (4, OperationKind.writeNDEF), (5, .writeNDEF), (6, .writeNDEF), (7, .transceive),
+    (4, OperationKind.transceive), (5, .writeNDEF), (6, .writeNDEF), (7, .transceive),
     (0x20, .transceive),
   ])
   func firstWriteKind(page: Int, kind: OperationKind) throws {
     let ops = try #require(try sessions(written(page: page)).first).operations
     #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, kind])
+  }
+
+  /// A WRITE of page 4 that starts a TLV layout (03: NDEF Message TLV) is writeNDEF.
+  @Test func pageFourWithATLVIsWriteNDEF() throws {
+    let ops = try #require(try sessions(written(page: 4, data: [0x03, 0x00, 0xD1, 0x01])).first)
+      .operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .writeNDEF])
   }
 
   @Test func rawWriteNAKIsCoreNFC102() throws {

@@ -70,6 +70,39 @@ import Testing
     #expect(g.pageLocked(32) == nil)
   }
 
+  /// The report says so too: LOCK2 0F is known by its set bits only (it showed `0f` as if
+  /// read, and "read-only pages 16–23" with no caveat).
+  @Test func reportMarksALockByteKnownBySetBitsOnly() throws {
+    let s = try #require(try sessions(Self.lockWrite([0x0F, 0x00, 0x00, 0x00])).first)
+    let end = TagReport(session: s).end
+    let locks = try #require(end.locks)
+    #expect(locks.setBitsOnly == ["LOCK2"])
+    #expect(locks.lockedPages == Array(16...23))
+    let text = ReportText.locks(end)
+    #expect(
+      text.contains(
+        "page 40: LOCK2 0f (set bits only) LOCK3 ?? LOCK4 ?? (2 pages per bit): pages 16–23 locked\n"
+      ))
+    #expect(text.contains("read-only pages 16–23 (some dynamic lock bits not known)\n"))
+    #expect(
+      end.unknowns.contains(
+        "lock byte LOCK2 (page 40) written 0f over a value never read: only the bits it set are "
+          + "known, so more pages may be locked than listed"))
+    let out = OutputBuffer(fd: nil)
+    ReportJSON.locks(locks, to: out)
+    #expect(out.text.hasSuffix(",\"set_bits_only\":[\"LOCK2\"]}"))
+  }
+
+  /// A lock byte read after the WRITE is known whole.
+  @Test func aLockByteReadBackIsKnownWhole() throws {
+    var b = Self.lockWrite([0x0F, 0x00, 0x00, 0x00])
+    b.read(40, [0x0F, 0x00, 0x00, 0x00] + Array(repeating: 0, count: 12))
+    let s = try #require(try sessions(b).first)
+    let locks = try #require(TagReport(session: s).end.locks)
+    #expect(locks.setBitsOnly.isEmpty)
+    #expect(!locks.dynamicUnknown)
+  }
+
   /// The session's own lock-page WRITE is the cause of a later NAK, named as such (it said
   /// "page 40, read from the tag" for a page never read).
   @Test func nakAfterTheSessionsOwnDynamicLockNamesTheWrite() throws {

@@ -89,6 +89,11 @@ struct TickClock {
   private(set) var first: Int64 = 0
   private(set) var last: Int64 = 0
   private var started = false
+  /// Placed ticks minus the raw count since the last `restart` (0 before any).
+  private var offset: Int64 = 0
+
+  /// The raw u32 value the previous placed one stands for.
+  var lastRaw: UInt32 { UInt32(truncatingIfNeeded: last - offset) }
 
   /// The 64-bit tick count for a raw u32 `value`, and how it relates to the previous one.
   mutating func place(_ value: UInt32) -> (ticks: Int64, step: Step) {
@@ -98,15 +103,32 @@ struct TickClock {
       last = first
       return (last, .first)
     }
-    let previous = UInt32(truncatingIfNeeded: last)
+    let previous = lastRaw
     let delta =
       value >= previous
       ? Int64(value - previous) : Int64(Int32(bitPattern: value &- previous))
     let ticks = last + delta
+    // From a restart's negative count (`restart`) up past 0 is no wrap-around.
     let step: Step =
-      delta < 0 ? .backward : (ticks >> 32 != last >> 32 ? .wrapped : .forward)
+      delta < 0
+      ? .backward
+      : ((ticks - offset) >> 32 != (last - offset) >> 32 && last - offset >= 0
+        ? .wrapped : .forward)
     last = ticks
     return (ticks, step)
+  }
+
+  /// Places raw count `value` (negative: the counter restarted just after the frame began) at
+  /// `ticks`, and the values after it relative to it: the device's counter restarted, so the
+  /// time between the previous frame and this one is not known.
+  mutating func restart(_ value: Int64, at ticks: Int64) -> Int64 {
+    if !started {
+      started = true
+      first = ticks
+    }
+    offset = ticks - value
+    last = ticks
+    return ticks
   }
 
   /// Nanoseconds from the first placed value to `ticks`.

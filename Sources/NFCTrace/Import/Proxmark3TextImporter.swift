@@ -291,13 +291,43 @@ public struct Proxmark3TextImporter: TraceImporter {
     guard cells.append(line, fields[3]) else { return unreadable("data column is not hex bytes") }
     cells.crcColumnBad = fields.count > 4 && Proxmark3Text.contains(line, fields[4], "!crc")
     let timing = state.timing(first, second)
-    let placed = clock.place(UInt32(truncatingIfNeeded: timing.start))
     let location = input.location(unit: "line", record: lineNumber, offset: lineOffset)
-    noteStep(placed.step, location)
+    let placed: (ticks: Int64, step: TickClock.Step)
+    if restarted(first, second) {
+      // The row ends before it starts: its start was a negative count printed as a u32 (the
+      // client's ISO 15693 reader restarts the counter for each exchange, iso15693.c), not
+      // 316 s later. The exchange starts after the previous frame; the time between is not
+      // known.
+      let negative = Int64(first.ticks) - (1 << 32)
+      let at = max(state.previousEnd ?? 0, clock.last)
+      placed = (clock.restart(negative, at: at), .first)
+      log.add(
+        "counter restart",
+        TraceWarning(
+          "start \(first.ticks) is after end \(second.ticks): read as a negative start "
+            + "(\(negative) ticks) of a restarted tick counter; the frame is placed after the "
+            + "previous one, and the time between them is not known",
+          frame: emitted, location: location), limit: 1)
+    } else {
+      placed = clock.place(UInt32(truncatingIfNeeded: timing.start))
+      noteStep(placed.step, location)
+    }
     let next = Proxmark3PendingFrame(
       cells: cells, direction: direction, ticks: placed.ticks, durationTicks: timing.duration,
       sourceTime: timing.sourceTime, location: location)
     return replacePending(with: next)
+  }
+
+  /// Whether a row of absolute times starts after it ends, with a start more than 2³¹ ticks
+  /// ahead of the previous frame's: a negative start printed as a u32 (a counter restarted
+  /// just after the frame began), not a frame across the counter's wrap-around (whose start
+  /// follows the frame before it closely).
+  private func restarted(_ first: Proxmark3Number, _ second: Proxmark3Number) -> Bool {
+    guard !state.relative, !(first.isMicroseconds || second.isMicroseconds),
+      first.ticks > second.ticks, first.ticks >= 1 << 31
+    else { return false }
+    let start = UInt32(truncatingIfNeeded: first.ticks)
+    return state.pending == nil && emitted == 0 || start &- clock.lastRaw >= 1 << 31
   }
 
   /// Why a row's start/end columns cannot be read: the client prints them from its 32-bit

@@ -42,6 +42,11 @@ public struct TagMemory: Sendable, Equatable {
   /// with other bytes: the tag did not keep them. One entry per write (its first differing
   /// byte), Type 2 from page 4 on (pages 0–3 ignore or OR writes), at most `conflictLimit`.
   public var readBackConflicts: [ReadBackConflict] = []
+  /// Type 2 byte addresses this session wrote (acknowledged) and then read back with the value
+  /// written, each with the first such read's answer frame: the byte keeps its `written` mark,
+  /// but its value is now read, not inferred — which matters for the one-time-programmable lock
+  /// bytes, whose written value is OR'ed into one never read (`Type2Procedure.stored`).
+  public private(set) var type2ReadBack: [Int: Int] = [:]
   /// The acknowledgement frames of the writes in `readBackConflicts`.
   private var conflictingWrites: Set<Int32> = []
   /// The most conflicts kept (a lying tag could differ on every write).
@@ -101,10 +106,11 @@ public struct TagMemory: Sendable, Equatable {
   mutating func type2Read(
     _ data: [UInt8], at address: Int, frame: Int, writeOnly: Range<Int> = 0..<0
   ) {
-    Self.read(
+    let confirmed = Self.read(
       data, at: address, frame: frame, file: nil, start: &type2Start, end: &type2End,
       sessionFirstFrame: sessionFirstFrame, conflicts: &readBackConflicts,
       seen: &conflictingWrites, writeOnly: writeOnly)
+    for a in confirmed where type2ReadBack[a] == nil { type2ReadBack[a] = frame }
   }
 
   /// Records a WRITE of `data` at byte address `address`.
@@ -200,11 +206,13 @@ public struct TagMemory: Sendable, Equatable {
   /// A read updates the end image, and the start image for bytes this session has not written.
   /// A byte the session wrote and the tag acknowledged keeps its `written` mark when the read
   /// returns the written value (the read-back confirms it); another value is a conflict.
+  /// Returns the addresses of such confirmed bytes.
+  @discardableResult
   private static func read(
     _ data: [UInt8], at address: Int, frame: Int, file: UInt16?, start: inout ByteImage,
     end: inout ByteImage, sessionFirstFrame: Int, conflicts: inout [ReadBackConflict],
     seen: inout Set<Int32>, writeOnly: Range<Int>
-  ) {
+  ) -> [Int] {
     end.cover(upTo: address + data.count)
     let range = address..<(address + data.count)
     // Most reads touch nothing this session wrote: every byte is then a plain read, recorded
@@ -214,8 +222,9 @@ public struct TagMemory: Sendable, Equatable {
     {
       start.record(data, at: address, state: .read, frame: frame)
       end.record(data, at: address, state: .read, frame: frame)
-      return
+      return []
     }
+    var confirmedAddresses: [Int] = []
     for (i, b) in data.enumerated() {
       let a = address + i
       let state = end.state(a)
@@ -234,8 +243,10 @@ public struct TagMemory: Sendable, Equatable {
             file: file, address: a, written: end.values[a], read: b,
             writeFrame: end.frame(a) ?? -1, readFrame: frame))
       }
+      if confirmed { confirmedAddresses.append(a) }
       end.record(byte: b, at: a, state: confirmed ? .written : .read, frame: frame)
     }
+    return confirmedAddresses
   }
 }
 

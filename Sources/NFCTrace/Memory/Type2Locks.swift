@@ -70,8 +70,14 @@ public struct Type2Locks: Sendable, Equatable {
   /// The dynamic lock bytes, when the product is identified and the page is known.
   public var dynamic: Dynamic?
   /// True when the tag may have dynamic lock bits that are not known here: the page was not
-  /// read, or the product is not identified (the page cannot be located).
+  /// read, the product is not identified (the page cannot be located), or LOCK2/LOCK3 is
+  /// known by its set bits only (`setBitsOnly`).
   public var dynamicUnknown = false
+  /// Names of the lock bytes (`LOCK0`…`LOCK4`) whose value gives only the bits known to be
+  /// set: a WRITE set them over a value never read, and lock bits are one-time programmable
+  /// (OR'ed into what is there, NXP NTAG213/215/216 datasheet §8.5.2–8.5.3), so the bits shown
+  /// clear may be set. The pages listed as locked are those certainly locked.
+  public var setBitsOnly: [String] = []
 
   /// Decodes the static lock bytes (nil: not read), and the dynamic lock bytes `dynamicBytes`
   /// (LOCK2, LOCK3, LOCK4…) read at the dynamic lock page of `product`, or, for a product not
@@ -85,16 +91,18 @@ public struct Type2Locks: Sendable, Equatable {
   public init(
     lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil,
     declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil, ccDataAreaSize: Int? = nil,
-    unknownDynamicBytes: [Int] = []
+    unknownDynamicBytes: [Int] = [], setBitsOnly: [String] = []
   ) {
     self.lock0 = lock0
     self.lock1 = lock1
+    self.setBitsOnly = setBitsOnly
     let layout = product.flatMap(Self.dynamicLayout) ?? declared
     let mayHave =
       layout != nil
       || product.map { ($0.userMemoryBytes ?? 49) > 48 } ?? (ccDataAreaSize.map { $0 > 48 } ?? true)
     dynamicUnknown =
-      (dynamicBytes == nil || unknownDynamicBytes.contains { $0 < 2 }) && mayHave
+      (dynamicBytes == nil || unknownDynamicBytes.contains { $0 < 2 }
+        || setBitsOnly.contains { $0 == "LOCK2" || $0 == "LOCK3" }) && mayHave
     if let dynamicBytes, dynamicBytes.count >= 2, let layout {
       dynamic = Dynamic(
         page: layout.page, bytes: dynamicBytes, pagesPerBit: layout.pagesPerBit,

@@ -185,7 +185,9 @@ public enum ReportJSON {
     }
     out.write(",\"locked_pages\":")
     pageRanges(ranges(l.lockedPages), to: out)
-    out.write("}")
+    out.write(",\"set_bits_only\":[")
+    out.write(l.setBitsOnly.map { "\"\($0)\"" }.joined(separator: ","))
+    out.write("]}")
   }
 
   /// As `ReportText.secret`: zeros are the tag's read-back (NTAG21x returns PWD and PACK as

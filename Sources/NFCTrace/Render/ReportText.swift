@@ -298,12 +298,15 @@ public enum ReportText {
     guard let l = c.locks else { return "" }
     var out = "\nLock bits\n"
     let staticPages = l.staticLockedPages
+    let setOnly = { (name: String) in setOnlyMark(l, name) }
     if l.lock0 != nil || l.lock1 != nil {
       // One byte alone is known after a WRITE of page 2 that wrote 00 over the other.
-      let hex = { (b: UInt8?) in b.map { Hex.string([$0]) } ?? "??" }
+      let hex = { (b: UInt8?, name: String) in
+        b.map { Hex.string([$0]) + setOnly(name) } ?? "??"
+      }
       out += row(
         "static",
-        "LOCK0 \(hex(l.lock0)) LOCK1 \(hex(l.lock1)): "
+        "LOCK0 \(hex(l.lock0, "LOCK0")) LOCK1 \(hex(l.lock1, "LOCK1")): "
           + (staticPages.isEmpty ? "no page locked" : pagesLocked(staticPages)))
       let bl = l.blockLocks.map(\.rawValue)
       out += row(
@@ -317,7 +320,9 @@ public enum ReportText {
     }
     if let d = l.dynamic {
       let locked = d.lockedRanges.flatMap { Array($0) }
-      let byte = { (i: Int) in d.unknownBytes.contains(i) ? "??" : Hex.string([d.bytes[i]]) }
+      let byte = { (i: Int) in
+        d.unknownBytes.contains(i) ? "??" : Hex.string([d.bytes[i]]) + setOnly("LOCK\(i + 2)")
+      }
       var text = "page \(d.page): LOCK2 \(byte(0)) LOCK3 \(byte(1))"
       if d.lock4 != nil { text += " LOCK4 \(byte(2))" }
       text += " (\(d.pagesPerBit) pages per bit): "
@@ -325,12 +330,22 @@ public enum ReportText {
       out += row("dynamic", text)
     }
     var unknown: [String] = []
-    if l.lock0 == nil || l.lock1 == nil { unknown.append("static") }
+    if l.lock0 == nil || l.lock1 == nil {
+      unknown.append("static")
+    } else if l.setBitsOnly.contains(where: { $0 == "LOCK0" || $0 == "LOCK1" }) {
+      unknown.append("some static")
+    }
     if l.dynamicUnknown { unknown.append(l.dynamic == nil ? "dynamic" : "some dynamic") }
     let caveat =
       unknown.isEmpty ? "" : " (\(unknown.joined(separator: " and ")) lock bits not known)"
     out += row("read-only pages", ranges(l.lockedPages) + caveat)
     return out
+  }
+
+  /// ` (set bits only)` after a lock byte written over a value never read
+  /// (`Type2Locks.setBitsOnly`): the bits shown clear may be set.
+  private static func setOnlyMark(_ l: Type2Locks, _ name: String) -> String {
+    l.setBitsOnly.contains(name) ? " (set bits only)" : ""
   }
 
   /// `page 3 locked`, `pages 3–15 locked`.

@@ -247,6 +247,12 @@ public struct Operation: Sendable, Equatable {
   /// `transceive` that `diagnose` counts as a write.
   public var writesNDEFFile: Bool { detail("ndef_file_written") != nil }
 
+  /// True for an app's own Type 2 WRITE of page 4 whose first byte is no TLV type (detail
+  /// `ndef_area_overwritten`, the acknowledgement's frame; NFC Forum T2T 1.0 §2.3): raw page
+  /// writes (an amiibo writer's), not writeNDEF, but they replace the tag's TLV area — a
+  /// `transceive` that `diagnose` counts as a write.
+  public var overwritesNDEFArea: Bool { detail("ndef_area_overwritten") != nil }
+
   /// True for an operation in which the tag acknowledged a MIFARE Classic WRITE or TRANSFER
   /// (`classicWrites`, detail `blocks_written`; NXP MF1S50yyX datasheet §12.5–12.6): a
   /// `transceive` that `diagnose` counts as a write.

@@ -346,6 +346,7 @@ public struct SessionAnalyzer: Sendable {
     closeCurrent()
     info = final
     tag.takeUID(fromType2: memory.type2End)
+    if tag.technology == .nfcV { tag.systemInfoMemoryBytes = memory.type5MemorySize }
     let status = type2.status ?? type4.status ?? type3.status ?? type5.status
     return SessionAnalysis(
       info: info, tag: tag, operations: operations,

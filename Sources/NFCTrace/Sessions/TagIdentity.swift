@@ -34,6 +34,9 @@ public struct TagIdentity: Sendable, Equatable {
   public var version: [UInt8]?
   /// The hardware bytes of a DESFire GetVersion answer (DESFire, NTAG 424 DNA), if read.
   public var desfireVersion: DESFireVersion?
+  /// An ISO 15693 tag's memory in bytes: GET SYSTEM INFORMATION's blocks × block size
+  /// (ISO/IEC 15693-3 §10.4.12), when answered.
+  public var systemInfoMemoryBytes: Int?
   /// READ_SIG answer (32 bytes), if read.
   public var signature: [UInt8]?
   /// True when anticollision saw more than one tag (a collision or two UIDs).
@@ -170,7 +173,8 @@ public struct TagIdentity: Sendable, Equatable {
   }
 
   /// Memory size in bytes: user memory for identified Type 2 products, or the GET_VERSION
-  /// storage size when it is exact; total for Classic. Nil when only a range is known
+  /// storage size when it is exact; total for Classic; an ISO 15693 tag's GET SYSTEM
+  /// INFORMATION memory. Nil when only a range is known
   /// (`memoryRange`).
   public var memoryBytes: Int? {
     if let p = ntagProduct, let n = p.userMemoryBytes { return n }
@@ -179,6 +183,7 @@ public struct TagIdentity: Sendable, Equatable {
       return n
     }
     if let d = desfireVersion { return d.memoryBytes }
+    if let n = systemInfoMemoryBytes { return n }
     if !versionContradictsSize, let range = versionInfo?.storageSizeRange {
       return range.count == 1 ? range.lowerBound : nil
     }

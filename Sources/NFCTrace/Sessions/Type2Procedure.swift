@@ -228,6 +228,7 @@ struct Type2Procedure: Sendable {
   /// by an earlier session on the same UID: a stack that detected NDEF, reconnected, then
   /// wrote) places it; otherwise it is a raw write.
   private func writesNDEF(_ d: LayerDecode, memory: TagMemory) -> Bool {
+    if Self.writesRawDataArea(d, memory: memory) { return false }
     if let status, status.status != .notSupported {
       return d.absolutePage.map { Self.canStartNDEFWrite($0, memory: memory) } ?? true
     }
@@ -242,6 +243,26 @@ struct Type2Procedure: Sendable {
       return false
     }
     return page == address / 4 || page == (address - 1) / 4
+  }
+
+  /// Whether WRITE `d` fills the data area with bytes that are no TLVs: a WRITE of page 4
+  /// whose first byte is no TLV type, or a later page once the session wrote such a byte at
+  /// page 4 (an amiibo writer's encrypted pages, `a5 00 …`). writeNDEF lays the data area out
+  /// as TLVs from page 4 (NFC Forum T2T 1.0 §2.3: 00, 01, 02, 03, FD, FE), so these are the
+  /// app's own page writes (sendMiFareCommand). A byte only read there says nothing: a
+  /// data-first writer leaves page 4 to the end.
+  private static func writesRawDataArea(_ d: LayerDecode, memory: TagMemory) -> Bool {
+    guard let page = d.absolutePage, page >= 4 else { return false }
+    let first: UInt8?
+    if page == 4, case .hex(let data)? = d.field("data") {
+      first = data.first
+    } else if memory.type2End.state(16) == .written {
+      first = memory.type2End.known(16, 1)?.first
+    } else {
+      first = nil
+    }
+    guard let first else { return false }
+    return !tlvTypes.contains(first)
   }
 
   /// Whether a write starting at `page` can begin an NDEF write on a tag whose NDEF TLV the
@@ -566,7 +587,18 @@ struct Type2Procedure: Sendable {
       dynamicLockPage: page >= 16 ? dynamicLockPage(tag, memory: memory) : nil)
     op.acknowledgedPages.append(page)
     writtenUnread.insert(page)
+    // The app's own WRITE of page 4 with no TLV there (`writesRawDataArea`): it may have
+    // destroyed the tag's NDEF, so `diagnose` judges it as a write.
+    if acknowledged, page == 4, op.kind == .transceive, let t = data.first,
+      !Self.tlvTypes.contains(t)
+    {
+      op.set("ndef_area_overwritten", .int(frame))
+    }
   }
+
+  /// The TLV types of NFC Forum T2T 1.0 §2.3: NULL, Lock Control, Memory Control, NDEF
+  /// Message, proprietary, Terminator.
+  static let tlvTypes: Set<UInt8> = [0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE]
 
   /// What a WRITE leaves in the page, nil where it is not known: lock bytes (page 2 bytes 2–3)
   /// and the CC (page 3) are one-time programmable — written bits are OR'ed into what is there,

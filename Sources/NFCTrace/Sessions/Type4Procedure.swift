@@ -236,6 +236,7 @@ struct Type4Procedure: Sendable {
           + "capture: its status word is not in it"
       }
       op.set("answer_not_captured", .int(frame))
+      op.set("answer_cut", .bool(true))
       return
     }
     if a.name == "MIFARE Plus answer", a.field("success") == .bool(false) {

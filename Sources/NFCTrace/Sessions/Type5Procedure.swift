@@ -68,6 +68,9 @@ struct Type5Procedure: Sendable {
         return Self.locksCC(d, memory: memory) ? .writeLock : .transceive
       }
       if readStatus == .notSupported, current != .writeNDEF { return .transceive }
+      // A write running on past the area is the same write, of a message too large for it
+      // (`message-too-large` says so), not a command of its own.
+      if current == .writeNDEF { return .writeNDEF }
       return pastArea(first, memory: memory) ? .transceive : .writeNDEF
     default:
       return .transceive
@@ -130,6 +133,24 @@ struct Type5Procedure: Sendable {
     }
   }
 
+  /// An answer the capture cut short (the source's `truncated` flag, its CRC not captured):
+  /// what the reader received is not known, so it neither fails the operation nor fills the
+  /// images; a WRITE stays unacknowledged. The outcome is unknown.
+  private func cutByCapture(
+    _ c: LayerDecode, frame: Int, op: inout Operation, memory: inout TagMemory
+  ) {
+    if let code = Self.command(c), Self.writesBlocks(code) {
+      recordWrite(c, acknowledged: false, memory: &memory, frame: frame)
+    }
+    if op.outcome == .ok {
+      op.outcome = .unknown
+      op.reason =
+        "the answer to \(c.summary) was cut by the capture: what the reader received is not known"
+    }
+    op.set("answer_not_captured", .int(frame))
+    op.set("answer_cut", .bool(true))
+  }
+
   /// Takes an answer: blocks into the memory images, the CC and TLV area into the NDEF
   /// status; an error response (flags b1) fails the operation.
   mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
@@ -143,6 +164,9 @@ struct Type5Procedure: Sendable {
         recordWrite(c, acknowledged: false, memory: &memory, frame: frame)
       }
       return
+    }
+    if response.frame.crc == .notCaptured, response.frame.sourceFlags.contains("truncated") {
+      return cutByCapture(c, frame: frame, op: &op, memory: &memory)
     }
     if case .hex(let error)? = a.field("error_code") {
       return refuse(c, a, error: error, op: &op, frame: frame)

@@ -36,7 +36,7 @@ enum AppsOwnWrites {
       // The generic "query before writing" fix speaks to a writeNDEF: here the app wrote
       // with its own commands after the query said .readOnly (new-user trial).
       var f = f
-      if f.fix.hasPrefix(genericReadOnlyFix) { f.fix = ownWriteFix }
+      if f.fix.hasPrefix(genericReadOnlyFix) { f.fix = ownWriteFix(c) }
       // Only a refusal (NAK, status word: 401) becomes writeNDEF's 400; a tag that left the
       // field fails sendMiFareCommand with 100 too, so interruptions keep theirs.
       guard f.coreNFCError == .tagUpdateFailure else { return f }
@@ -45,7 +45,7 @@ enum AppsOwnWrites {
         f.message +=
           " queryNDEFStatus had reported .readOnly, so Core NFC's writeNDEF fails with 400 "
           + "without sending anything (the error the app got if it called writeNDEF): the "
-          + "writes on the air were the app's own (sendMiFareCommand / sendCommand(apdu:)), "
+          + "writes on the air were the app's own (\(ownCommands(c))), "
           + "which return the tag's answer without an NFCReaderError."
       }
       return f
@@ -60,12 +60,25 @@ enum AppsOwnWrites {
   static let genericReadOnlyFix = "Call queryNDEFStatus before writeNDEF and write only"
 
   /// The fix of a refusal of writes sent after queryNDEFStatus reported .readOnly.
-  static let ownWriteFix =
-    "queryNDEFStatus reported .readOnly before these writes, so Core NFC's writeNDEF fails with "
-    + "400 without sending anything: the writes on the air were the app's own "
-    + "(sendCommand(apdu:) / sendMiFareCommand), and the tag refused them as well. Check the "
-    + "status first and write neither way when it is .readOnly (writeNDEF's 400 says so); "
-    + "use another tag."
+  static func ownWriteFix(_ c: DiagnosisContext) -> String {
+    let calls =
+      [.nfcV, .nfcF].contains(c.session.tag.technology)
+      ? ownCommands(c) : "sendCommand(apdu:) / sendMiFareCommand"
+    return
+      "queryNDEFStatus reported .readOnly before these writes, so Core NFC's writeNDEF fails with "
+      + "400 without sending anything: the writes on the air were the app's own "
+      + "(\(calls)), and the tag refused them as well. Check the status first and "
+      + "write neither way when it is .readOnly (writeNDEF's 400 says so); use another tag."
+  }
+
+  /// The Core NFC calls that send a tag's write commands as they are: per technology.
+  static func ownCommands(_ c: DiagnosisContext) -> String {
+    switch c.session.tag.technology {
+    case .nfcV: return "NFCISO15693Tag's writeSingleBlock / writeMultipleBlocks"
+    case .nfcF: return "NFCFeliCaTag's writeWithoutEncryption"
+    default: return "sendMiFareCommand / sendCommand(apdu:)"
+    }
+  }
 
   /// On an operation whose commands were the app's own, no finding names writeNDEF's 401:
   /// sendMiFareCommand fails a NAK with 102 (readerTransceiveErrorTagResponseError, as the

@@ -32,9 +32,13 @@ enum ContentRule: DiagnosisRule {
   /// holds no NDEF message.
   private static func noTLV(_ c: DiagnosisContext, _ i: Int) -> DiagnosisFinding? {
     let op = c.session.operations[i]
-    // Only on a tag whose CC (page 3) says NDEF: elsewhere page 4 is the app's own data.
+    // Only on a tag whose CC (page 3) said NDEF when the session found it (or, not read
+    // then, at its end): elsewhere page 4 is the app's own data. (An amiibo writer writes the
+    // CC's magic away after its pages, `t2t-cc-magic-lost`.)
+    let m = c.session.memory
     guard op.outcome == .ok, c.session.type4CC == nil,
-      let cc = c.session.memory.type2End.known(12, 4).flatMap(Type2CapabilityContainer.init),
+      let cc = (m.type2Start.known(12, 4) ?? m.type2End.known(12, 4)).flatMap(
+        Type2CapabilityContainer.init),
       cc.status != .notSupported,
       let w = c.commands(in: i).last(where: { $0.isWrite && $0.page == 4 && $0.answer == .ack }),
       let first = w.data.first, !tlvTags.contains(first)
@@ -61,6 +65,10 @@ enum ContentRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     if let f = noWrite(c) { out.append(f) }
     out += malformedReads(c)
+    // The app's own page writes that put no TLV at page 4: judged by the same rule.
+    for i in c.session.operations.indices where c.session.operations[i].overwritesNDEFArea {
+      if let f = noTLV(c, i) { out.append(f) }
+    }
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       if c.session.tag.technology == .nfcF {
         out += type3(c, i)
@@ -428,7 +436,8 @@ enum ContentRule: DiagnosisRule {
     let actual = st.bytes
     var message =
       "The app meant to write \(bytesText(e.count)); the \(st.lengthName) on the tag claims \(bytesText(st.claimed))"
-    if actual == e, st.lengthUnacknowledged {
+    let onlyLengthUncertain = actual == e && st.lengthUnacknowledged
+    if onlyLengthUncertain {
       // Every byte matches, and only the length's write is unconfirmed: not a difference,
       // an uncertainty (new-user trial: "differs" beside "the bytes match").
       message =
@@ -454,7 +463,7 @@ enum ContentRule: DiagnosisRule {
       ].compactMap { $0 },
       cause: ok
         ? "the tag does not hold the message the app meant to write"
-        : actual == e && st.lengthUnacknowledged
+        : onlyLengthUncertain
           ? "the intended message is on the tag only if its length's write landed"
           : "the intended message is not (all) on the tag",
       message: message, coreNFCError: nil,

@@ -332,7 +332,7 @@ public enum Diagnoser {
       // So is an acknowledged MIFARE Classic WRITE or TRANSFER.
       let isWrite =
         op.kind == .writeNDEF || op.kind == .writeLock || op.writesNDEFFile
-        || op.writesClassicBlocks
+        || op.writesClassicBlocks || op.overwritesNDEFArea
       let verdict: Verdict
       switch op.outcome {
       case .ok:

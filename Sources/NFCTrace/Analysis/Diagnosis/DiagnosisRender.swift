@@ -51,6 +51,7 @@ public enum DiagnosisRender {
     guard let (status, capacity) = a.ndefStatus, status == .readWrite, let capacity,
       !a.operations.contains(where: {
         $0.kind == .writeNDEF || $0.kind == .writeLock || $0.writesNDEFFile
+          || $0.overwritesNDEFArea
       })
     else { return "  no writes, nothing failed\n\n" }
     return "  no writes on the air, nothing failed. A writeNDEF Core NFC refuses before sending "

@@ -321,14 +321,17 @@ enum NDEFPreconditionRule: DiagnosisRule {
   ) -> DiagnosisFinding {
     let type4 = c.session.type4CC != nil
     let type3 = c.session.tag.technology == .nfcF
+    let type5 = c.session.tag.technology == .nfcV
     // The frame that delivered the write access byte: CC3 (Type 2 page 3 byte 3), byte 14
     // of the CC file (T4T 2.0 §5.1.2.1, the NDEF File Control TLV's write access), or the
     // Type 3 Attribute Information Block's RW Flag (block 0 byte 10, T3T 1.0 §7.1).
     let ccFrame =
       type3
       ? c.session.memory.type3End.frame(10)
-      : type4
-        ? c.session.memory.filesEnd[0xE103]?.frame(14) : c.session.memory.type2End.frame(15)
+      : type5
+        ? c.session.memory.type5End.frame(1)
+        : type4
+          ? c.session.memory.filesEnd[0xE103]?.frame(14) : c.session.memory.type2End.frame(15)
     let permanence =
       type3
       ? " On a Type 3 tag read-only is the Attribute Information Block's RW Flag (00h, block 0 "
@@ -338,8 +341,12 @@ enum NDEFPreconditionRule: DiagnosisRule {
         ? " On a Type 4 tag the write access is a file setting of the tag: some (NTAG 424 DNA, "
           + "DESFire) can change it with the issuer's key (ChangeFileSettings), which Core NFC's "
           + "NDEF API cannot send."
-        : " A Type 2 tag made read-only stays so: its lock bits and CC write access are "
-          + "one-time programmable."
+        : type5
+          ? " On a Type 5 tag the CC's write access is a byte of block 0: a writer of its own "
+            + "can set it back unless block 0 is locked (LOCK BLOCK, permanent), as writeLock "
+            + "leaves it."
+          : " A Type 2 tag made read-only stays so: its lock bits and CC write access are "
+            + "one-time programmable."
     return DiagnosisFinding(
       code: "tag-read-only", severity: severity, operation: q,
       frames: frames + (ccFrame.map { [$0] } ?? []),
@@ -368,6 +375,10 @@ enum NDEFPreconditionRule: DiagnosisRule {
     var out: [DiagnosisFinding] = []
     for i in c.writeOperations where c.session.operations[i].kind == .writeNDEF {
       let op = c.session.operations[i]
+      if c.session.tag.technology == .nfcV {
+        if let f = type5TooLarge(c, i, capacity: cap) { out.append(f) }
+        continue
+      }
       guard let st = NDEFWriteState.after(op, in: c.session, log: c.log),
         st.lengthWrittenHere,
         st.claimed > cap
@@ -376,26 +387,63 @@ enum NDEFPreconditionRule: DiagnosisRule {
         out.append(f)
         continue
       }
-      var f = tooLarge(
-        st.claimed, cap, i, [st.lengthFrame].compactMap { $0 },
-        source: "the message its \(st.lengthName) announces")
-      // Core NFC refuses such a message with 402 before sending anything: these writes were
-      // the app's own, and raised no error.
-      f.coreNFCError = nil
-      f.fix =
-        "Write NDEF with writeNDEF(_:completionHandler:), which checks the size, or check the "
-        + "message against queryNDEFStatus's capacity before writing pages; shorten the message "
-        + "or use a tag with more memory."
-      f.message +=
-        " The writes were sent anyway, so the app wrote them itself (sendMiFareCommand / "
-        + "sendCommand(apdu:)): Core NFC's writeNDEF refuses such a message with 402 "
-        + "(ndefReaderSessionErrorTagSizeTooSmall) before writing anything."
-      // A tag that accepted it all holds a length past its capacity: readers that trust the
-      // CC reject the message (its verdict is bad content, not success).
-      if op.outcome == .ok { f.effect = .badContent }
-      out.append(f)
+      out.append(
+        ownWritesTooLarge(
+          st.claimed, cap, i, st.lengthFrame, lengthName: st.lengthName, op: op, c))
     }
     return out
+  }
+
+  /// `message-too-large` for a length written past the capacity: Core NFC refuses such a
+  /// message with 402 before sending anything, so these writes were the app's own, and raised
+  /// no error.
+  private static func ownWritesTooLarge(
+    _ claimed: Int, _ cap: Int, _ i: Int, _ lengthFrame: Int?, lengthName: String,
+    op: Operation, _ c: DiagnosisContext
+  ) -> DiagnosisFinding {
+    let nfcV = c.session.tag.technology == .nfcV
+    var f = tooLarge(
+      claimed, cap, i, [lengthFrame].compactMap { $0 },
+      source: "the message its \(lengthName) announces")
+    f.coreNFCError = nil
+    f.fix =
+      "Write NDEF with writeNDEF(_:completionHandler:), which checks the size, or check the "
+      + "message against queryNDEFStatus's capacity before writing "
+      + (nfcV ? "blocks" : "pages") + "; shorten the message or use a tag with more memory."
+    f.message +=
+      " The writes were sent anyway, so the app wrote them itself ("
+      + (nfcV
+        ? "NFCISO15693Tag's writeSingleBlock / writeMultipleBlocks"
+        : "sendMiFareCommand / sendCommand(apdu:)")
+      + "): Core NFC's writeNDEF refuses such a message with 402 "
+      + "(ndefReaderSessionErrorTagSizeTooSmall) before writing anything."
+    // A tag that accepted it all holds a length past its capacity: readers that trust the
+    // CC reject the message (its verdict is bad content, not success).
+    if op.outcome == .ok { f.effect = .badContent }
+    return f
+  }
+
+  /// Type 5: the NDEF TLV's length (after the CC, T5T 1.0 §4.3) written by operation `i`
+  /// announces more than the capacity.
+  private static func type5TooLarge(_ c: DiagnosisContext, _ i: Int, capacity: Int)
+    -> DiagnosisFinding?
+  {
+    let m = c.session.memory
+    let op = c.session.operations[i]
+    guard let cc = m.type5CC,
+      let tlv = cc.tlvArea(m.type5End, memorySize: m.type5MemorySize)
+        .area.ndef, tlv.length > capacity
+    else { return nil }
+    let area = cc.tlvArea(m.type5End, memorySize: m.type5MemorySize).area
+    let lengthAt = area.baseAddress + tlv.offset + 1
+    guard m.type5End.state(lengthAt).isWritten, let frame = m.type5End.frame(lengthAt),
+      frame >= op.firstFrame, frame <= op.lastFrame
+    else { return nil }
+    var f = ownWritesTooLarge(
+      tlv.length, capacity, i, frame, lengthName: "NDEF TLV length", op: op, c)
+    // The WRITE with its answer (the image keeps the answer's frame).
+    f.frames = DiagnosisContext.exchange(answeredBy: frame, in: op)
+    return f
   }
 
   /// A Type 2 NDEF TLV whose length byte is `FF` followed by an NDEF record header (MB set,

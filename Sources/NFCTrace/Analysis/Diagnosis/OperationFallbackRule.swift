@@ -48,6 +48,48 @@ enum OperationFallbackRule: DiagnosisRule {
 
   /// A Type 2 READ/FAST_READ refused with NAK 0 or 4 (invalid argument, not allowed; NXP
   /// NTAG21x datasheet §9.3): an address outside the tag or a read-protected page, not radio.
+  /// A Type 5 READ answered with an ISO 15693 error response (flags b1, ISO/IEC 15693-3 §9.3,
+  /// Table 7): the tag's explicit refusal, not a radio problem.
+  private static func type5ReadRefusal(_ c: DiagnosisContext, _ op: Operation)
+    -> (message: String, fix: String)?
+  {
+    guard case .hex(let error)? = op.detail("error_code"), let code = error.first else {
+      return nil
+    }
+    var block = "the block"
+    if case .int(let b)? = op.detail("refused_block") { block = "block \(b)" }
+    let message =
+      "The \(op.kind.rawValue) operation failed: \(op.reason ?? "a READ was refused"). This is "
+      + "the tag's answer (an ISO 15693 error response), not a radio problem."
+    let m = c.session.memory
+    let blocks = m.type5MemorySize.flatMap { size in m.type5BlockSize.map { size / max($0, 1) } }
+    switch code {
+    case 0x10:
+      return (
+        message,
+        "The READ asks for blocks the tag does not have"
+          + (blocks.map { " (it has \($0) blocks: GET SYSTEM INFORMATION)" } ?? "")
+          + ": read only up to the end of the T5T area the CC's MLEN declares, and write a CC "
+          + "whose MLEN matches the tag's memory (getSystemInfo gives its block count and size)."
+      )
+    case 0x15, 0x0F, 0xA0...0xDF:
+      return (
+        message,
+        "\(block.prefix(1).uppercased() + block.dropFirst()) may be read-protected (NXP ICODE "
+          + "SLIX2 / ST25 password protection, or a custom error code): look the code up in the "
+          + "IC's datasheet, and present the read password (NFCISO15693Tag's customCommand) "
+          + "before reading, or remove the protection."
+      )
+    default:
+      return (
+        message,
+        "Look the error code up in ISO/IEC 15693-3 (Table 7) or the IC's datasheet, and send "
+          + "the READ in a form the tag supports (READ SINGLE BLOCK instead of READ MULTIPLE "
+          + "BLOCKS, no option flag, blocks inside its memory)."
+      )
+    }
+  }
+
   private static func readRefusal(_ c: DiagnosisContext, _ op: Operation)
     -> (message: String, fix: String)?
   {
@@ -364,6 +406,11 @@ enum OperationFallbackRule: DiagnosisRule {
       if !interrupted, let refusal = readRefusal(c, op) {
         var f = make("read-failed", .error, .tagResponseError, refusal.fix)
         f.message = refusal.message
+        return f
+      }
+      if !interrupted, c.session.tag.technology == .nfcV, let t5 = type5ReadRefusal(c, op) {
+        var f = make("read-failed", .error, .tagResponseError, t5.fix)
+        f.message = t5.message
         return f
       }
       if !interrupted, c.session.tag.technology == .nfcF, let t3 = type3ReadFailure(op) {

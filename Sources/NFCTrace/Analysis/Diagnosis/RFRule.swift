@@ -89,6 +89,9 @@ enum RFRule: DiagnosisRule {
       return f
     }
     guard let first = frames.first else { return nil }
+    if let i = c.operation(at: first), c.session.operations[i].detail("answer_cut") != nil {
+      return cutAnswer(c, i, first)
+    }
     return DiagnosisFinding(
       code: "answer-not-captured", severity: .info, operation: c.operation(at: first),
       frames: Array(frames.prefix(3)),
@@ -101,6 +104,23 @@ enum RFRule: DiagnosisRule {
         + outcomeSentence(c, first),
       coreNFCError: nil,
       fix: "Place the sniffer's antenna closer to the tag, or capture again.")
+  }
+
+  /// An answer the capture cut short (the source flagged it truncated): the reader received it
+  /// whole or not, the capture does not say.
+  private static func cutAnswer(_ c: DiagnosisContext, _ i: Int, _ frame: Int)
+    -> DiagnosisFinding
+  {
+    DiagnosisFinding(
+      code: "answer-not-captured", severity: .info, operation: i, frames: [frame],
+      cause: "the capture cut the tag's answer short",
+      message: "The capture kept only the first bytes of the tag's answer (the source marks the "
+        + "frame truncated, its CRC not captured): the part that decides — the data's end, the "
+        + "status — is not in it, and what the reader received is not known. "
+        + outcomeSentence(c, frame),
+      coreNFCError: nil,
+      fix: "Capture again with a longer snap length or frame buffer (the sniffer cut the frame, "
+        + "not the radio link).")
   }
 
   /// What a missed answer means for the operation of `frame`: its outcome is unknown, or the
@@ -232,6 +252,24 @@ enum RFRule: DiagnosisRule {
       let frames = r.attempts + [r.finalAnswer].compactMap { $0 }
       if r.finalAnswer == nil { return nil }  // never answered: the interruption rules speak
       if r.finalAnswerDamaged {
+        // The last damaged answer ends the operation with nothing after it: the capture has
+        // it damaged, but the reader may have received it whole (the operation's outcome is
+        // unknown, `last_answer_damaged`), so the give-up is not certain either.
+        if let op, c.session.operations[op].outcome == .unknown,
+          c.session.operations[op].detail("last_answer_damaged") != nil
+        {
+          return DiagnosisFinding(
+            code: "command-retried", severity: .warning, operation: op, frames: frames,
+            cause:
+              "the reader sent \(r.summary) \(r.attempts.count) times; the capture has every "
+              + "answer damaged",
+            message:
+              "Each attempt got no answer, a damaged one, or NAK 1 in the capture, and the "
+              + "reader sent nothing after the last answer: if it received that one damaged "
+              + "too, it gave up (Core NFC 101 readerTransceiveErrorRetryExceeded); if it "
+              + "received it whole, the call completed with it. The capture cannot tell which.",
+            coreNFCError: nil, fix: holdStill)
+        }
         return DiagnosisFinding(
           code: "command-retried", severity: .error, operation: op, frames: frames,
           cause:

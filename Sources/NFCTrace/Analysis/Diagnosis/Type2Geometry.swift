@@ -13,6 +13,8 @@ struct Type2Geometry {
   let memory: ByteImage
   /// The memory as the session found it (before its own writes).
   let memoryAtStart: ByteImage
+  /// Bytes written and read back with the value written: address → first read-back frame.
+  let readBack: [Int: Int]
   /// The session's first frame: bytes set by earlier frames were set in an earlier session.
   let sessionFirstFrame: Int
 
@@ -20,6 +22,7 @@ struct Type2Geometry {
     tag = s.tag
     memory = s.memory.type2End
     memoryAtStart = s.memory.type2Start
+    readBack = s.memory.type2ReadBack
     sessionFirstFrame = s.info.firstFrame
   }
 
@@ -137,6 +140,10 @@ struct Type2Geometry {
     -> (locked: Bool, frame: Int?)?
   {
     if value & (1 << bit) != 0 { return (true, from) }
+    // Read back after the WRITE (by `frame`): the value is read, not inferred.
+    if let read = readBack[address], frame.map({ read <= $0 }) ?? true {
+      return (false, from)
+    }
     let writtenOverUnknown =
       memory.state(address) == .written && memoryAtStart.known(address, 1) == nil
       && (frame.map { (memory.frame(address) ?? 0) <= $0 } ?? true)

@@ -63,7 +63,9 @@ enum Type5Rule: DiagnosisRule {
           "The tag answered a block write with an error response: \(reason). The block was "
           + "not written; the \(op.kind.rawValue) operation failed.",
         coreNFCError: c.refusalError(i),
-        fix: fix(code.first, block: op.detail("refused_block"), op: op, queried: queried(c, i)))
+        fix: fix(
+          code.first, block: op.detail("refused_block"), op: op, queried: queried(c, i),
+          ccReadOnly: (c.session.memory.type5CC?.versionAccess ?? 0) & 3 == 3))
     }
   }
 
@@ -76,9 +78,9 @@ enum Type5Rule: DiagnosisRule {
 
   /// The fix for error code `code`, refused on `block` in operation `op`; `queried`: the
   /// session's queryNDEFStatus answered readWrite.
-  private static func fix(_ code: UInt8?, block: FieldValue?, op: Operation, queried: Bool)
-    -> String
-  {
+  private static func fix(
+    _ code: UInt8?, block: FieldValue?, op: Operation, queried: Bool, ccReadOnly: Bool
+  ) -> String {
     var which = "the block"
     if case .int(let b)? = block { which = "block \(b)" }
     let subject = which.prefix(1).uppercased() + which.dropFirst()
@@ -89,6 +91,11 @@ enum Type5Rule: DiagnosisRule {
         + "getMultipleBlockSecurityStatus first and lock only the blocks that are not locked "
         + "yet, or treat 11h from LOCK BLOCK as done."
     case 0x12?, 0x11?:
+      if ccReadOnly {
+        return "\(subject) is locked: ISO 15693 LOCK BLOCK is permanent, and the CC says write "
+          + "never, so the tag is read-only (queryNDEFStatus answers .readOnly). Check the "
+          + "status before writing and do not write a .readOnly tag; use another tag."
+      }
       return "\(subject) is locked: ISO 15693 LOCK BLOCK is permanent, and a locked block cannot "
         + "be written again, even though the CC may still say write always"
         + (queried ? " (so queryNDEFStatus answered readWrite)" : "")

@@ -28,7 +28,7 @@ public enum ReportSource {
   {
     switch try identify(input, formatName: formatName, registry: registry) {
     case .dump(let dump):
-      return Result(format: dump.format, dump: dump, sessions: [], warnings: [])
+      return Result(format: dump.format, dump: dump, sessions: [], warnings: dump.inputWarnings)
     case .trace(let format):
       return try analyze(try format.open(input), format: format.name)
     }
@@ -46,7 +46,7 @@ public enum ReportSource {
   ) throws -> Result {
     switch try identify(input, formatName: formatName, registry: registry) {
     case .dump(let dump):
-      return Result(format: dump.format, dump: dump, sessions: [], warnings: [])
+      return Result(format: dump.format, dump: dump, sessions: [], warnings: dump.inputWarnings)
     case .trace(let format):
       onFormat(format.name)
       let run = try SessionAnalysisRun(importer: try format.open(input), retainsSessions: false) {

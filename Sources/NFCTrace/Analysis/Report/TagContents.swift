@@ -73,11 +73,14 @@ public struct TagContents: Sendable {
   /// Decodes `type2` (Type 2 layout), `files` (Type 4 layout), `type3` (Type 3 layout: the
   /// NDEF service's blocks) or `type5` (Type 5 layout: the blocks from block 0, of
   /// `type5BlockSize` bytes; `type5MemorySize`, the tag's memory, caps the T5T area) of tag
-  /// `tag`.
+  /// `tag`. `type2Start`, for a view of the end of a session, is the Type 2 image as found at
+  /// its start: a lock byte written over a value it does not know, and not read back since
+  /// (`type2ReadBack`, `TagMemory.type2ReadBack`), is known by its set bits only
+  /// (`Type2Locks.setBitsOnly`).
   public init(
     layout: TagReport.Layout, type2: ByteImage, files: [UInt16: ByteImage], tag: TagIdentity,
     type3: ByteImage = ByteImage(), type5: ByteImage = ByteImage(), type5BlockSize: Int? = nil,
-    type5MemorySize: Int? = nil
+    type5MemorySize: Int? = nil, type2Start: ByteImage? = nil, type2ReadBack: [Int: Int] = [:]
   ) {
     if layout == .type5 { self.type5BlockSize = type5BlockSize }
     if tag.isMIFAREClassic, layout == .type2 || layout == .none {
@@ -88,7 +91,7 @@ public struct TagContents: Sendable {
       return
     }
     switch layout {
-    case .type2: decodeType2(type2, tag: tag)
+    case .type2: decodeType2(type2, tag: tag, start: type2Start.map { ($0, type2ReadBack) })
     case .type4: decodeType4(files)
     case .type3: decodeType3(type3)
     case .type5: decodeType5(type5, memorySize: type5MemorySize)
@@ -103,10 +106,12 @@ public struct TagContents: Sendable {
 
   // MARK: Type 2
 
-  private mutating func decodeType2(_ image: ByteImage, tag: TagIdentity) {
+  private mutating func decodeType2(
+    _ image: ByteImage, tag: TagIdentity, start: (image: ByteImage, readBack: [Int: Int])?
+  ) {
     decodeLocks(
       image, product: tag.ntagProduct, versionAnswered: tag.version != nil,
-      ultralightC: tag.isUltralightC)
+      ultralightC: tag.isUltralightC, start: start)
     decodeConfig(image, product: tag.ntagProduct)
     if tag.ntagProduct == nil, tag.isUltralightC { decodeUltralightCAuth(image) }
     guard let cc = image.known(12, 4).flatMap(Type2CapabilityContainer.init) else {
@@ -176,7 +181,8 @@ public struct TagContents: Sendable {
   }
 
   private mutating func decodeLocks(
-    _ image: ByteImage, product: NTAGProduct?, versionAnswered: Bool, ultralightC: Bool
+    _ image: ByteImage, product: NTAGProduct?, versionAnswered: Bool, ultralightC: Bool,
+    start: (image: ByteImage, readBack: [Int: Int])?
   ) {
     // LOCK0 and LOCK1 (page 2 bytes 2–3), each known or not (a write to an unread page 2 may
     // leave one unknown, `Type2Procedure.stored`).
@@ -241,10 +247,35 @@ public struct TagContents: Sendable {
     }
     // The dynamic lock bytes say what they lock even when page 2 was not read.
     guard lock0 != nil || lock1 != nil || dynamic != nil else { return }
+    let lockPage = (product.flatMap(Type2Locks.dynamicLayout) ?? declared)?.page
+    let setOnly = Self.setBitsOnly(
+      image, start: start, dynamicPage: dynamic == nil ? nil : lockPage)
+    for (name, address) in setOnly {
+      unknowns.append(
+        "lock byte \(name) (page \(address / 4)) written \(Hex.string(image.known(address, 1) ?? [])) "
+          + "over a value never read: only the bits it set are known, so more pages may be "
+          + "locked than listed")
+    }
     locks = Type2Locks(
       lock0: lock0, lock1: lock1, dynamicBytes: dynamic, product: product,
       declared: declared, ccDataAreaSize: ultralightC ? nil : Self.smallDataArea(image),
-      unknownDynamicBytes: unknownDynamic)
+      unknownDynamicBytes: unknownDynamic, setBitsOnly: setOnly.map(\.name))
+  }
+
+  /// The lock bytes (LOCK0/LOCK1 at bytes 10–11, LOCK2–LOCK4 at the dynamic lock page) that an
+  /// acknowledged WRITE set over a value `start` does not know, not read back since: lock
+  /// bits are OR'ed into what is there (`Type2Procedure.stored`), so only the set bits are
+  /// certain (a byte of FF has no other). None without a start image (a dump).
+  private static func setBitsOnly(
+    _ image: ByteImage, start: (image: ByteImage, readBack: [Int: Int])?, dynamicPage: Int?
+  ) -> [(name: String, address: Int)] {
+    guard let start else { return [] }
+    let dynamic = dynamicPage.map { p in (0..<3).map { ("LOCK\($0 + 2)", p * 4 + $0) } } ?? []
+    return ([("LOCK0", 10), ("LOCK1", 11)] + dynamic).filter { _, a in
+      let value = image.known(a, 1)?.first ?? 0
+      return image.state(a) == .written && start.image.known(a, 1) == nil
+        && start.readBack[a] == nil && value != 0 && value != 0xFF
+    }
   }
 
   /// The data area size a CC with NDEF magic declares (CC2 × 8) when it is 48 bytes or less:

@@ -326,7 +326,8 @@ extension TagReport {
     end = TagContents(
       layout: layout, type2: s.memory.type2End, files: s.memory.filesEnd, tag: tag,
       type3: s.memory.type3End, type5: s.memory.type5End, type5BlockSize: s.memory.type5BlockSize,
-      type5MemorySize: s.memory.type5MemorySize)
+      type5MemorySize: s.memory.type5MemorySize, type2Start: s.memory.type2Start,
+      type2ReadBack: s.memory.type2ReadBack)
     start = TagContents(
       layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag,
       type3: s.memory.type3Start, type5: s.memory.type5Start,
@@ -533,7 +534,7 @@ extension TagReport {
     ndefStatus = end.status
     counters = d.counters.enumerated().map { ($0.offset, $0.element) }
     passwordAuths = []
-    warnings = d.warnings.map(\.message) + inferred
+    warnings = d.notes.map(\.message) + inferred
   }
 
   static func layout(tag: TagIdentity, memory: TagMemory) -> Layout {

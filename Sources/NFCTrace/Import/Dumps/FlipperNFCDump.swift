@@ -192,9 +192,11 @@ enum FlipperNFCDump {
           "expected a \"Key: value\" line, found \"\(shown)\" without its colon and value "
             + "(the file is cut or damaged here)")
       }
-      // The report shows a dump's warnings by their message: the place goes in it.
+      // A warning about reading the input (it has a place): `report` prints it on standard
+      // error, as it does a trace's, not among the dump's notes.
       dump.warnings.append(
-        TraceWarning("\(location): not a \"Key: value\" line (\"\(shown)\"): left out"))
+        TraceWarning(
+          "not a \"Key: value\" line (\"\(shown)\"): left out", location: location))
     }
 
     mutating func finish() -> TagDump {

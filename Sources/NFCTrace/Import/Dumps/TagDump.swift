@@ -32,6 +32,12 @@ public struct TagDump: Sendable {
   public var pageKnown: [Bool]
   /// Problems noticed while reading that did not stop it.
   public var warnings: [TraceWarning]
+  /// The warnings about reading the file (with a place in it: a line left out), which
+  /// `report` prints on standard error like a trace's.
+  public var inputWarnings: [TraceWarning] { warnings.filter { $0.location != nil } }
+  /// The warnings about the dump's contents (pages missing, a UID that disagrees): part of
+  /// the report.
+  public var notes: [TraceWarning] { warnings.filter { $0.location == nil } }
 
   /// Creates a dump; `pageKnown` defaults to all pages known.
   public init(

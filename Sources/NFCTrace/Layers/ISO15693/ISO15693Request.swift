@@ -48,6 +48,13 @@ struct ISO15693Request: Sendable, Equatable {
       manufacturer = body[cursor]
       cursor += 1
     }
+    // EXTENDED GET SYSTEM INFORMATION puts its parameter request field before the UID
+    // (ISO/IEC 15693-3:2019 §10.4.18; ST RFAL `rfalNfcvPollerTransceiveReq` prepends it).
+    var leading: ArraySlice<UInt8>?
+    if command == 0x3B, cursor < body.endIndex {
+      leading = body[cursor..<(cursor + 1)]
+      cursor += 1
+    }
     if flags & 0x04 == 0 && flags & 0x20 != 0 {
       guard body.endIndex - cursor >= 8 else {
         throw .tooShort(
@@ -56,7 +63,7 @@ struct ISO15693Request: Sendable, Equatable {
       uid = body[cursor..<(cursor + 8)].reversed()
       cursor += 8
     }
-    parameters = body[cursor...]
+    parameters = leading ?? body[cursor...]
     try checkParameters(offset: cursor - body.startIndex)
   }
 

@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+@testable import NFCTrace
+
+/// Findings of the 2026-12-07 seventh session: real listings found in public repositories, and
+/// a Type 5 protocol review.
+@Suite struct Pass46ImportTests {
+  private func frames(_ text: String) throws -> ([Frame], [TraceWarning]) {
+    var importer = try Proxmark3TextImporter(
+      input: TraceInput(path: "hf15.txt", bytes: Data(text.utf8)))
+    var out: [Frame] = []
+    while let f = try importer.next() { out.append(f) }
+    return (out, importer.warnings)
+  }
+
+  /// A pasted `hf 15 list`: the client's ISO 15693 reader restarts the tick counter for each
+  /// exchange, so a reader row starts before 0 and is printed as a u32 (`4294958784 | 13504`).
+  /// It was read as 316.7 s later, and the next tag row as a wrap-around (+316.7 s again).
+  @Test func negativeStartOfARestartedCounterIsNoWrapAround() throws {
+    let rule = "------------+------------+-----+------------------------------+-----+----------"
+    let text = """
+      [=] ISO15693 / iCLASS - all times are in carrier periods (1/13.56MHz)
+
+            Start |        End | Src | Data (! denotes parity error) | CRC | Annotation
+      \(rule)
+                0 |      22016 | Rdr |26  01  00  F6  0A            |  ok | INVENTORY
+       4294958784 |      13504 | Rdr |26  01  00  F6  0A            |  ok | INVENTORY
+            17792 |      71040 | Tag |00  02  60  62  60  75  08  01  04  E0  C1  33 |  ok |
+       4294959040 |      42432 | Rdr |22  2B  60  62  60  75  08  01  04  E0  34  02 |  ok | GET_SYSTEM_INFO
+            46720 |     120448 | Tag |00  0F  60  62  60  75  08  01  04  E0  02  00  4F  03  01  93  E5 |  ok |
+
+      """
+    let (f, warnings) = try frames(text)
+    #expect(f.count == 5)
+    // 22016 ticks after 0 (the first INVENTORY's end), then +26304, then the next exchange
+    // after the tag's end (71040 − (−8512) = 79552 ticks after the restart).
+    let ticks: [Int64] = [0, 22016, 22016 + 26304, 22016 + 79552, 22016 + 79552 + 54976]
+    #expect(f.map(\.timeNs) == ticks.map { Proxmark3.nanoseconds(ticks: $0) })
+    // The source times stay as printed.
+    #expect(f.map { $0.sourceTime?.value } == [0, 4_294_958_784, 17792, 4_294_959_040, 46720])
+    #expect(!warnings.contains { $0.message.contains("wrap-around") })
+    #expect(
+      warnings.first?.message
+        == "start 4294958784 is after end 13504: read as a negative start (-8512 ticks) of a "
+        + "restarted tick counter; the frame is placed after the previous one, and the time "
+        + "between them is not known")
+  }
+}
+
+/// The Type 5 protocol review of the same session.
+@Suite struct Pass46Type5Tests {
+  typealias B = Type5ProcedureTests.Builder
+  static let uid = Type5ProcedureTests.uid
+
+  /// EXTENDED GET SYSTEM INFORMATION carries its parameter request field before the UID
+  /// (ISO/IEC 15693-3:2019 §10.4.18): the UID was read one byte late, which made a second tag.
+  @Test func extendedSystemInformationUIDFollowsTheRequestField() throws {
+    let body: [UInt8] = [0x22, 0x3B, 0x0F] + Self.uid
+    let r = try #require(try? ISO15693Request(parsing: body[...]))
+    #expect(r.uid == Self.uid.reversed())
+    #expect(Array(r.parameters) == [0x0F])
+    var b = B()
+    b.inventory()
+    b.add(.reader, body)
+    b.add(.tag, [0x00, 0x0F] + Self.uid + [0x00, 0x00, 0xFF, 0x07, 0x03, 0x26])
+    b.read(0, Type5ProcedureTests.cc)
+    let s = try b.sessions()
+    #expect(s.count == 1)
+    #expect(s.first?.memory.type5MemorySize == 2048 * 4)
+    #expect(s.first?.tag.memoryBytes == 2048 * 4)
+  }
+
+  /// A message longer than the capacity written block by block past the T5T area: one
+  /// writeNDEF, and `message-too-large` without `--expect` (it was "SUCCEEDED — no problem
+  /// found", the writes past the area split off as transceives).
+  @Test func messageLargerThanTheAreaIsTooLarge() throws {
+    var b = B()
+    // CC E1 40 04 01: a 32-byte T5T area, capacity 30.
+    b.detect(area: [0x03, 0x00, 0xFE], cc: [0xE1, 0x40, 0x04, 0x01])
+    b.write(1, [0x03, 0x00, 0xD1, 0x01])
+    for block in 2...10 { b.write(block, [0x41, 0x41, 0x41, 0x41]) }
+    b.write(1, [0x03, 0x27, 0xD1, 0x01])
+    let s = try #require(try b.sessions().first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("message-too-large"))
+    #expect(
+      f.cause
+        == "the message its NDEF TLV length announces (39 bytes) is larger than the tag's capacity (30 bytes)"
+    )
+    #expect(f.message.contains("NFCISO15693Tag's writeSingleBlock / writeMultipleBlocks"))
+    #expect(f.frames == [b.frames.count - 2, b.frames.count - 1])
+    #expect(r.sessions[0].verdicts.last?.verdict == .succeededWithBadContent)
+  }
+
+  /// A READ answer the sniffer marked truncated (its CRC not captured) says nothing of what
+  /// the reader received: readNDEF unknown, not failed with 102.
+  @Test func answerCutByTheCaptureLeavesTheReadUnknown() throws {
+    var b = B()
+    b.detect(area: Type5ProcedureTests.tlv)
+    b.add(.reader, [0x22, 0x23] + Self.uid + [0x01, 0x04])
+    var cut = TestFrame.make(
+      b.frames.count, .tag, [0x00] + Array(Type5ProcedureTests.tlv.prefix(10)))
+    cut.technology = .nfcV
+    cut.crc = .notCaptured
+    cut.sourceFlags = ["truncated"]
+    b.frames.append(cut)
+    let op = try #require(try b.sessions().first?.operations.last)
+    #expect(op.kind == .readNDEF)
+    #expect(op.outcome == .unknown)
+    let f = try #require(try b.diagnose().finding("answer-not-captured"))
+    #expect(f.cause == "the capture cut the tag's answer short")
+    #expect(f.severity == .info)
+  }
+
+  /// An error response to a READ is the tag's refusal: the fix names the blocks, not the
+  /// radio link.
+  @Test func readRefusedWithError10hGetsABlockFix() throws {
+    var b = B()
+    b.inventory()
+    b.read(0, Type5ProcedureTests.cc)
+    b.request(0x23, [0x01, 0x1F], answer: [0x01, 0x10])
+    let f = try #require(try b.diagnose().finding("read-failed"))
+    #expect(
+      f.message.hasSuffix(
+        "This is the tag's answer (an ISO 15693 error response), not a radio problem."))
+    #expect(f.fix.hasPrefix("The READ asks for blocks the tag does not have"))
+  }
+
+  /// A refusal (12h) on a tag whose CC says write never: the fix says so, and names Type 5's
+  /// own write calls.
+  @Test func refusalOnAReadOnlyCCNamesTheCC() throws {
+    var b = B()
+    b.detect(area: Type5ProcedureTests.tlv, cc: [0xE1, 0x43, 0x20, 0x01])
+    b.write(1, [0x03, 0x00, 0xD1, 0x01], answer: [0x01, 0x12])
+    let f = try #require(try b.diagnose().finding("t5t-write-refused"))
+    #expect(f.fix.contains("the CC says write never, so the tag is read-only"))
+    #expect(f.message.contains("NFCISO15693Tag's writeSingleBlock / writeMultipleBlocks"))
+    #expect(f.coreNFCError == .tagNotWritable)
+  }
+}
+
+/// Raw page writes of an amiibo writer (a real Proxmark3 capture of one: page 4 ← a5 00 0a 00,
+/// then the CC F1 10 FF EE): the app's own commands, not writeNDEF, judged as a write that left
+/// no TLV at page 4.
+@Suite struct Pass46RawPageWriteTests {
+  @Test func pageFourWithoutATLVIsATransceiveJudgedAsAWrite() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, page3(cc: [0xE1, 0x10, 0x3E, 0x00], then: [0x03, 0x00, 0xFE, 0x00]))
+    b.write(4, [0xA5, 0x00, 0x0A, 0x00])
+    b.write(5, [0xA8, 0xE1, 0x08, 0xB7])
+    b.write(3, [0xF1, 0x10, 0xFF, 0xEE])
+    let s = try #require(try sessions(b).first)
+    let kinds = s.operations.map(\.kind)
+    #expect(!kinds.contains(.writeNDEF))
+    let op = try #require(s.operations.firstIndex { $0.overwritesNDEFArea })
+    #expect(s.operations[op].kind == .transceive)
+    let r = try b.diagnose()
+    let f = try #require(r.finding("t2t-no-tlv-at-page-4"))
+    #expect(f.operation == op)
+    #expect(
+      r.sessions[0].verdicts.first { $0.operation == op }?.verdict == .succeededWithBadContent)
+    #expect(r.finding("t2t-cc-magic-lost") != nil)
+  }
+}
