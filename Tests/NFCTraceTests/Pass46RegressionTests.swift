@@ -165,3 +165,97 @@ import Testing
     #expect(r.finding("t2t-cc-magic-lost") != nil)
   }
 }
+
+/// libnfc before 1.7 printed traffic as ` TX: xx  xx …` with no priority nor category (a real
+/// log in libnfc issue #86), and its pn532_uart driver logged each answer twice: the receive
+/// buffer with the ACK, then the frame. It was "no libnfc TX:/RX: traffic lines".
+@Suite struct Pass46OldLibnfcTests {
+  /// PN532 UART frame of `body` (preamble, LEN, LCS, body, DCS, postamble).
+  static func frame(_ body: [UInt8]) -> [UInt8] {
+    let sum = body.reduce(0) { $0 &+ $1 }
+    return [0, 0, 0xFF, UInt8(body.count), 0 &- UInt8(body.count)] + body + [0 &- sum, 0]
+  }
+
+  static func text(_ exchanges: [([UInt8], [UInt8])]) -> String {
+    let hex = { (b: [UInt8]) in b.map { Hex.string([$0]) }.joined(separator: "  ") + "  " }
+    var out = "Connected to NFC reader: PN532 (/dev/ttyUSB0) - PN532 v1.6 (0x07)\n\n"
+    for (command, response) in exchanges {
+      out += " TX: \(hex(frame(command)))\n"
+      out += " RX: \(hex([0, 0, 0xFF, 0, 0xFF, 0] + frame(response)))\n"
+      out += " RX: \(hex(frame(response)))\n"
+    }
+    return out
+  }
+
+  static func run(_ text: String) throws -> (frames: [Frame], warnings: [TraceWarning]) {
+    let input = TraceInput(path: "old.log", bytes: Data(text.utf8))
+    #expect(LibnfcLogImporter.sniff(Array(input.bytes)) == 60)
+    var importer = try LibnfcLogImporter(input: input)
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    return (frames, importer.warnings)
+  }
+
+  @Test func oldTrafficLinesAreReadAndEachAnswerOnce() throws {
+    let uid: [UInt8] = [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+    let page3: [UInt8] = [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9)
+    let (frames, warnings) = try Self.run(
+      Self.text([
+        ([0xD4, 0x4A, 0x01, 0x00], [0xD5, 0x4B, 0x01, 0x01, 0x00, 0x44, 0x00, 0x07] + uid),
+        ([0xD4, 0x40, 0x01, 0x30, 0x03], [0xD5, 0x41, 0x00] + page3),
+      ]))
+    #expect(frames.map(\.data) == [[0x44, 0x00], [0x00], [0x30, 0x03], page3])
+    #expect(warnings.map(\.message) == [PN53xInterpreter.duplicateResponseMessage])
+  }
+
+  /// A log of polls that found nothing holds no frame, and is no damaged input: exit 0 with
+  /// the notes, not "every record was rejected".
+  @Test func pollsWithoutATargetAreNotRejectedRecords() throws {
+    let (frames, warnings) = try Self.run(
+      Self.text(Array(repeating: ([0xD4, 0x4A, 0x01, 0x00], [0xD5, 0x4B, 0x00]), count: 3)))
+    #expect(frames.isEmpty)
+    #expect(warnings.count == 4)
+    #expect(TraceError.allRejected(warnings) == nil)
+  }
+}
+
+extension Pass46ImportTests {
+  /// A listing edited down to `Rdr | data | CRC | annotation` (a real one, found in a public
+  /// analysis): each row is named for what is missing. It said "row without Rdr/Tag source".
+  @Test func rowWithoutTimeColumnsSaysSo() throws {
+    let text = "      Start |        End | Src | Data | CRC | Annotation\nRdr | 26 |     | REQA\n"
+    var importer = try Proxmark3TextImporter(
+      input: TraceInput(path: "edited.txt", bytes: Data(text.utf8)))
+    _ = try? importer.next()
+    #expect(
+      importer.warnings.first?.message.hasPrefix(
+        "line skipped (the row starts with its source column: the Start and End columns are "
+          + "missing (an edited listing)") == true)
+  }
+}
+
+extension Pass46Type5Tests {
+  /// A capture that starts after the INVENTORY (an `hf 15` sniff, or a source that does not
+  /// name the technology): an addressed request with a UID ending E0h and a good CRC starts
+  /// the ISO 15693 link. Every frame stayed "raw (CRC_B verifies … not decoded yet)".
+  @Test func addressedRequestWithoutInventoryIsISO15693() throws {
+    let request = CRC.appendingCRCB([0x22, 0x20] + Self.uid + [0x00])
+    #expect(FrameDecoder.isAddressedISO15693Request(request))
+    // A type B ATTRIB (1D …) and a request whose UID does not end E0h are not.
+    #expect(
+      !FrameDecoder.isAddressedISO15693Request(
+        CRC.appendingCRCB([0x1D] + Array(repeating: 0x11, count: 10))))
+    #expect(
+      !FrameDecoder.isAddressedISO15693Request(
+        CRC.appendingCRCB([0x22, 0x20] + Array(repeating: 0x11, count: 8) + [0x00])))
+    let frames = [
+      TestFrame.make(0, .reader, request),
+      TestFrame.make(1, .tag, CRC.appendingCRCB([0x00] + Type5ProcedureTests.cc)),
+    ]
+    let out = decodeAll(frames).0
+    #expect(
+      out[0].innermost?.summary.hasPrefix(
+        "READ SINGLE BLOCK 0, addressed to E0:04:01:08:12:34:56:78") == true)
+    #expect(out[1].innermost?.name == "READ SINGLE BLOCK response")
+  }
+}

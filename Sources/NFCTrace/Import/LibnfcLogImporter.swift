@@ -2,7 +2,8 @@ import Foundation
 
 /// Imports libnfc debug logs (`LIBNFC_LOG_LEVEL=3`): lines `<priority>\t<category>\t<message>`
 /// written by libnfc `log.c`, where drivers log host↔reader traffic as `TX: xx xx …` and
-/// `RX: xx xx …` (`LOG_HEX` in `log.h`). Tabs turned into spaces (logs pasted into issues)
+/// `RX: xx xx …` (`LOG_HEX` in `log.h`); also the debug output of libnfc before 1.7, where the
+/// line is ` TX: xx  xx …` alone. Tabs turned into spaces (logs pasted into issues)
 /// are accepted; other lines are ignored.
 ///
 /// The logged bytes — PN53x host-link frames (pn53x_usb, pn532_uart/spi/i2c, arygon; bytes
@@ -158,11 +159,18 @@ public struct LibnfcLogImporter: TraceImporter {
   /// category may come later, after what a terminal or a logger put first (a time stamp, a
   /// host name, journalctl's `program[pid]:`): the first of the line's first
   /// `categoryTokenLimit` tokens that starts with `libnfc.` is the category.
+  /// Before 1.7 (libnfc 1.4–1.6) the line had no priority nor category: ` TX: ff  00 …`
+  /// (`PRINT_HEX`, two spaces between bytes), which is taken too.
   private static func trafficField(_ bytes: Data, _ start: Int, _ end: Int) -> (Traffic, Int)? {
     var i = start
     func skip(_ whitespace: Bool) {
       while i < end, (bytes[i] == 0x20 || bytes[i] == 0x09) == whitespace { i += 1 }
     }
+    skip(true)
+    if let old = direction(bytes, at: i, end), i + 3 < end, bytes[i + 3] == 0x20 {
+      return (old, i + 3)
+    }
+    i = start
     var found = false
     for _ in 0..<categoryTokenLimit where !found {
       skip(true)
@@ -173,10 +181,15 @@ public struct LibnfcLogImporter: TraceImporter {
     }
     guard found else { return nil }
     skip(true)
+    return direction(bytes, at: i, end).map { ($0, i + 3) }
+  }
+
+  /// `TX:` or `RX:` at `i`.
+  private static func direction(_ bytes: Data, at i: Int, _ end: Int) -> Traffic? {
     guard i + 3 <= end, bytes[i + 1] == 0x58, bytes[i + 2] == 0x3A else { return nil }  // "X:"
     switch bytes[i] {
-    case 0x54: return (.tx, i + 3)
-    case 0x52: return (.rx, i + 3)
+    case 0x54: return .tx
+    case 0x52: return .rx
     default: return nil
     }
   }
@@ -218,7 +231,13 @@ public struct LibnfcLogImporter: TraceImporter {
   }
 
   private mutating func emit(_ output: PN53xHostLink.Output, at location: SourceLocation) {
-    for message in output.warnings { warn(message, location) }
+    for message in output.warnings {
+      // A poll that found no tag is what the log says, not a line that could not be read.
+      warnings.appendCapped(
+        TraceWarning(
+          message, location: location,
+          rejectsRecord: !PN53xInterpreter.noTargetMessages.contains(message)))
+    }
     for out in output.frames {
       queue.append(
         Frame(
@@ -238,8 +257,24 @@ public struct LibnfcLogImporter: TraceImporter {
   /// Confidence that `head` is a libnfc debug log.
   static func sniff(_ head: [UInt8]) -> Int {
     let text = String(decoding: head, as: UTF8.self)
-    guard text.contains("libnfc.") else { return 0 }
+    guard text.contains("libnfc.") else { return oldFormatScore(text) }
     if text.contains("TX: ") || text.contains("RX: ") { return 90 }
     return text.contains("debug") ? 40 : 10
+  }
+
+  /// A log of libnfc before 1.7: lines ` TX: xx  xx …` and ` RX: xx  xx …` (hex bytes after
+  /// the direction, nothing before it but spaces), with both directions present.
+  private static func oldFormatScore(_ text: String) -> Int {
+    var tx = false
+    var rx = false
+    for line in text.split(whereSeparator: \.isNewline).prefix(400) {
+      let t = line.drop { $0 == " " || $0 == "\t" }
+      guard t.count >= 6, t.hasPrefix("TX: ") || t.hasPrefix("RX: ") else { continue }
+      let hex = t.dropFirst(4).prefix(2)
+      guard hex.count == 2, hex.allSatisfy(\.isHexDigit) else { continue }
+      if t.hasPrefix("TX") { tx = true } else { rx = true }
+      if tx && rx { return 60 }
+    }
+    return 0
   }
 }

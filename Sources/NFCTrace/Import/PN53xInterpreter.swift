@@ -33,6 +33,22 @@
 /// CRC: the chip adds and strips CRC_A, so frames get `.notCaptured` unless the host turned
 /// the chip's CRC off (then `.unchecked`: the host's bytes include any CRC it computed).
 struct PN53xInterpreter: Sendable {
+  /// The warnings of a poll that found no target (InListPassiveTarget, InAutoPoll): notes on
+  /// what the chip reported, not records rejected (`TraceWarning.rejectsRecord`).
+  static let noTargetMessages = [
+    "InListPassiveTarget: no target found", "InAutoPoll: no target found",
+    duplicateResponseMessage,
+  ]
+  /// Said once: older libnfc drivers log a response twice (the receive buffer with the ACK,
+  /// then the frame), which would otherwise give every tag answer twice.
+  static let duplicateResponseMessage =
+    "a PN53x response logged again with no command between (older libnfc logs show each "
+    + "answer twice): shown once"
+
+  /// The last response taken, until the next command: a second copy of it is no answer.
+  private var lastResponse: [UInt8]?
+  private var saidDuplicate = false
+
   typealias Output = ReaderChipFrame
 
   private var pending: (code: UInt8, modulation: UInt8)?
@@ -90,6 +106,7 @@ struct PN53xInterpreter: Sendable {
     }
     let code = frame[1]
     let params = Array(frame.dropFirst(2))
+    lastResponse = nil
     pending = (code, params.count >= 2 ? params[1] : 0)
     compatibilityData = nil
     switch code {
@@ -133,6 +150,11 @@ struct PN53xInterpreter: Sendable {
     guard frame.count >= 2, frame[0] == 0xD5 else {
       return ([], ["not a PN53x response (TFI D5 expected)"])
     }
+    if pending == nil, frame == lastResponse {
+      defer { saidDuplicate = true }
+      return ([], saidDuplicate ? [] : [Self.duplicateResponseMessage])
+    }
+    lastResponse = frame
     let code = frame[1]
     var warnings: [String] = []
     if let pending, pending.code &+ 1 != code {
@@ -296,7 +318,7 @@ struct PN53xInterpreter: Sendable {
   /// SEL_RES NFCIDLength NFCID1 [ATS]` (PN533 user manual §8.4.5).
   private mutating func targets(_ body: [UInt8], modulation: UInt8) -> ([Output], [String]) {
     guard let count = body.first else { return ([], ["InListPassiveTarget response is empty"]) }
-    if count == 0 { return ([], ["InListPassiveTarget: no target found"]) }
+    if count == 0 { return ([], [Self.noTargetMessages[0]]) }
     if modulation == 0x01 || modulation == 0x02 { return felicaTargets(body, count: Int(count)) }
     if modulation == 0x03 { return typeBTargets(body, count: Int(count)) }
     guard modulation == 0x00 else {
@@ -394,7 +416,7 @@ struct PN53xInterpreter: Sendable {
   /// carry the same data as InListPassiveTarget's; the others are reported, not unpacked.
   private mutating func autoPoll(_ body: [UInt8]) -> ([Output], [String]) {
     guard let count = body.first else { return ([], ["InAutoPoll response is empty"]) }
-    if count == 0 { return ([], ["InAutoPoll: no target found"]) }
+    if count == 0 { return ([], [Self.noTargetMessages[1]]) }
     var outputs: [Output] = []
     var warnings: [String] = []
     var i = 1

@@ -245,6 +245,13 @@ public struct Proxmark3TextImporter: TraceImporter {
       )
       return nil
     }
+    // `Rdr | 26 | | REQA`: a listing edited down to its source and data columns.
+    let first = Proxmark3Text.trim(line, fields[0])
+    if Proxmark3Text.equals(line, first, "rdr") || Proxmark3Text.equals(line, first, "tag") {
+      return unreadable(
+        "the row starts with its source column: the Start and End columns are missing (an "
+          + "edited listing); expected `start | end | Rdr/Tag | data | CRC | annotation`")
+    }
     let copy = Proxmark3Text.equals(line, src, "*") || Proxmark3Text.equals(line, src, "dec")
     if !src.isEmpty { inDecryptedCopy = copy }
     if Proxmark3Text.equals(line, src, "rdr") { return startFrame(.reader) }

@@ -39,7 +39,7 @@ extension TraceError {
   /// `.malformed` at the first rejected record (the first warning with a location), nil when
   /// no warning names a record (an input that is merely empty is not invalid).
   public static func allRejected(_ warnings: [TraceWarning]) -> TraceError? {
-    let rejected = warnings.filter { $0.location != nil }
+    let rejected = warnings.filter { $0.location != nil && $0.rejectsRecord }
     guard let first = rejected.first, let location = first.location else { return nil }
     let count =
       rejected.count >= TraceWarning.limit ? "\(rejected.count) or more" : "\(rejected.count)"
@@ -58,12 +58,20 @@ public struct TraceWarning: Sendable, CustomStringConvertible {
   public var frame: Int?
   /// Where in the input, if known.
   public var location: SourceLocation?
+  /// False for a warning about what the record says rather than about reading it (a reader
+  /// chip that polled and found no target): an input whose every warning is such a note is
+  /// not "every record rejected" (`TraceError.allRejected`).
+  public var rejectsRecord = true
 
   /// Creates a warning.
-  public init(_ message: String, frame: Int? = nil, location: SourceLocation? = nil) {
+  public init(
+    _ message: String, frame: Int? = nil, location: SourceLocation? = nil,
+    rejectsRecord: Bool = true
+  ) {
     self.message = message
     self.frame = frame
     self.location = location
+    self.rejectsRecord = rejectsRecord
   }
 
   /// `file: record N, byte offset M: message` or just the message.

@@ -339,8 +339,9 @@ public struct FrameDecoder: Sendable {
     let data = frame.data
     if let bits = frame.bits, bits > 0, bits < 8 {
       nfcVLink = false
-    } else if Self.isISO15693Inventory(data), context.atqa == nil, context.sak == nil,
-      typeB.selectedATQB == nil, !context.isoDEPActive, !context.encrypted
+    } else if Self.isISO15693Inventory(data) || Self.isAddressedISO15693Request(data),
+      context.atqa == nil, context.sak == nil, typeB.selectedATQB == nil,
+      !context.isoDEPActive, !context.encrypted
     {
       nfcVLink = true
     } else if nfcVLink,
@@ -368,6 +369,25 @@ public struct FrameDecoder: Sendable {
     guard maskBits <= 64 else { return false }
     n += 1 + (maskBits + 7) / 8
     return n + 2 == data.count && CRC.hasValidCRCB(data)
+  }
+
+  /// Whether `data` is an addressed ISO/IEC 15693 request with its CRC (§7.3.1, §10): flags
+  /// with the address flag (b6) set and the inventory, protocol extension and RFU flags clear,
+  /// a mandatory, optional or custom command code (20h–3Fh, A0h–DFh), the 8-byte UID whose
+  /// most significant byte, sent last, is E0h (§4.1), then a CRC that verifies. What a
+  /// capture that starts after the INVENTORY (or a sniff that missed it) shows first.
+  static func isAddressedISO15693Request(_ data: [UInt8]) -> Bool {
+    guard data.count >= 12, data.count <= 64 else { return false }
+    let flags = data[0]
+    let command = data[1]
+    guard flags & 0x20 != 0, flags & 0x8C == 0,
+      (0x20...0x3F).contains(command) || (0xA0...0xDF).contains(command)
+    else { return false }
+    // The IC manufacturer code of a custom command, EXTENDED GET SYSTEM INFORMATION's
+    // request field, come before the UID.
+    let uidStart = (0xA0...0xDF).contains(command) || command == 0x3B ? 3 : 2
+    guard uidStart + 8 + 2 <= data.count, data[uidStart + 7] == 0xE0 else { return false }
+    return CRC.hasValidCRCB(data)
   }
 
   /// Whether `frame` (of a source that does not say its technology) carries neither CRC on a
