@@ -101,6 +101,8 @@ import Testing
     let locks = try #require(TagReport(session: s).end.locks)
     #expect(locks.setBitsOnly.isEmpty)
     #expect(!locks.dynamicUnknown)
+    // The diagnosis reads it whole too: LOCK2 bit 4 (pages 24–25) is clear, not unknown.
+    #expect(Type2Geometry(s).pageLocked(24) == false)
   }
 
   /// The session's own lock-page WRITE is the cause of a later NAK, named as such (it said

@@ -259,3 +259,121 @@ extension Pass46Type5Tests {
     #expect(out[1].innermost?.name == "READ SINGLE BLOCK response")
   }
 }
+
+extension Pass46ImportTests {
+  /// Two reader rows in a row that both start before 0 (EAS ALARM unanswered, then READ
+  /// SIGNATURE, both `4294959104 | 46592`): the second is placed after the first's end, not
+  /// at the same time (review: they overlapped).
+  @Test func consecutiveRestartsFollowEachOther() throws {
+    let text = """
+      [=] ISO15693 / iCLASS - all times are in carrier periods (1/13.56MHz)
+            Start |        End | Src | Data | CRC | Annotation
+                0 |      22016 | Rdr |26  01  00  F6  0A |  ok | INVENTORY
+       4294959104 |      46592 | Rdr |22  A5  04  60  62  60  75  08  01  04  E0  22  20 |  ok | EAS_ALARM
+       4294959104 |      46592 | Rdr |22  BD  04  60  62  60  75  08  01  04  E0  59  9B |  ok | READ_SIGNATURE
+
+      """
+    let (f, _) = try frames(text)
+    #expect(f.map(\.timeNs) == [0, 22016, 22016 + 54784].map { Proxmark3.nanoseconds(ticks: $0) })
+  }
+
+  /// Outside ISO 15693 listings a row across the counter's wrap after a long idle stays a
+  /// wrap-around: later, however far (review: it was read as a restart, 242 s lost).
+  @Test func wrapAfterIdleInA14aListingStaysAWrap() throws {
+    let text = """
+            Start |        End | Src | Data | CRC | Annotation
+       1000000000 | 1000001056 | Rdr |26(7) |     | REQA
+       1000002244 | 1000004612 | Tag |44  00 |     |
+       4294966000 |       1056 | Rdr |26(7) |     | REQA
+
+      """
+    let (f, warnings) = try frames(text)
+    #expect(f.last?.timeNs == Proxmark3.nanoseconds(ticks: 4_294_966_000 - 1_000_000_000))
+    #expect(!warnings.contains { $0.message.contains("restarted tick counter") })
+  }
+
+  /// An `hf 15` sniff listing that starts after the INVENTORY, its requests not addressed
+  /// (`02 20 0A`, READ SINGLE BLOCK 10): NFC-V, by the preamble. It was a type B I-block.
+  @Test func hf15ListingWithoutInventoryDecodesAsNFCV() throws {
+    let text = """
+      [=] ISO15693 / iCLASS - all times are in carrier periods (1/13.56MHz)
+            Start |        End | Src | Data | CRC | Annotation
+           685888 |     707904 | Rdr |02  20  0A  1D  FF |  ok | READBLOCK(10)
+           712352 |     745120 | Tag |00  00  00  00  00  77  CF |  ok |
+
+      """
+    let (f, _) = try frames(text)
+    #expect(f.map(\.technology) == [.nfcV, .nfcV])
+    let out = decodeAll(f).0
+    #expect(out[0].innermost?.summary == "READ SINGLE BLOCK 10")
+    #expect(out[1].innermost?.name == "READ SINGLE BLOCK response")
+  }
+
+  /// A capture that joined a MIFARE Classic session after its authentication: the first reader
+  /// frame fails parity in several bytes and its CRC_A, so it and the frames after it are
+  /// Crypto1 ciphertext, not damaged Type 2 commands answered NAK 7 (a real `trace list -u`).
+  @Test func captureStartingInCiphertextIsEncrypted() throws {
+    let text = """
+            Start |        End | Src | Data (! denotes parity error) | CRC | Annotation
+      ------------+------------+-----+-------------------------------+-----+-----------
+         235857.2 |   236204.1 | Rdr |37  1d! 07! 77                | !crc|
+         236296.5 |   236343.7 | Tag |07(4)                         |     |
+
+      """
+    let (f, _) = try frames(text)
+    let out = decodeAll(f).0
+    #expect(out[0].findings.map(\.code).contains("crypto1-assumed"))
+    #expect(out[0].frame.crc == .encrypted)
+    #expect(out[1].frame.crc == .encrypted)
+    #expect(out[1].innermost?.name != "NAK")
+  }
+}
+
+extension Pass46Type5Tests {
+  /// A write of a block past the T5T area after a writeNDEF finished (its length written
+  /// last) is the app's own transceive, not part of the writeNDEF (review).
+  @Test func writePastTheAreaAfterAFinishedWriteIsATransceive() throws {
+    var b = B()
+    b.detect(area: [0x03, 0x00, 0xFE], cc: [0xE1, 0x40, 0x04, 0x01])
+    b.writeLengthFirst()
+    b.write(20, [0x41, 0x41, 0x41, 0x41], answer: [0x01, 0x12])
+    let ops = try #require(try b.sessions().first).operations
+    #expect(ops.map(\.kind) == [.connect, .queryNDEFStatus, .writeNDEF, .transceive])
+    #expect(ops[2].outcome == .ok)
+  }
+
+  /// A Type 5 read-only tag: the permanence sentence speaks of block 0, not of a Type 2 tag.
+  @Test func readOnlyType5TagFixSpeaksOfBlockZero() throws {
+    var b = B()
+    b.detect(area: Type5ProcedureTests.tlv, cc: [0xE1, 0x43, 0x20, 0x01])
+    let f = try #require(try b.diagnose().finding("tag-read-only"))
+    #expect(
+      f.fix.hasSuffix(
+        "On a Type 5 tag the CC's write access is a byte of block 0: a "
+          + "writer of its own can set it back unless block 0 is locked (LOCK BLOCK, permanent), "
+          + "as writeLock leaves it."))
+  }
+
+  /// Every READ answer damaged and nothing after the last: whether the reader gave up is not
+  /// known (a warning, no 101); a damaged final answer followed by another command keeps the
+  /// error (review: the warning said "nothing after" there too).
+  @Test func retriedCommandWithTheLastAnswerDamaged() throws {
+    var b = B()
+    b.detect(area: Type5ProcedureTests.tlv)
+    for _ in 0..<3 {
+      b.add(.reader, [0x22, 0x23] + Self.uid + [0x01, 0x04])
+      var damaged = CRC.appendingCRCB([0x00] + Array(repeating: 0x11, count: 20))
+      damaged[damaged.count - 1] ^= 0xFF
+      var f = TestFrame.make(b.frames.count, .tag, damaged)
+      f.technology = .nfcV
+      b.frames.append(f)
+    }
+    let f = try #require(try b.diagnose().finding("command-retried"))
+    #expect(f.severity == .warning)
+    #expect(f.coreNFCError == nil)
+    b.read(7, [0, 0, 0, 0])
+    let g = try #require(try b.diagnose().finding("command-retried"))
+    #expect(g.severity == .error)
+    #expect(g.coreNFCError == .retryExceeded)
+  }
+}

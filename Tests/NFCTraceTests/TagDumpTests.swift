@@ -136,6 +136,10 @@ private let flipperSignature: [UInt8] = [
   // notes (real-trace hunt: `report … 2>/dev/null` still showed it).
   #expect(d.inputWarnings.count == 1)
   #expect(TagReport(dump: d).warnings.isEmpty)
+  let source = try ReportSource.open(
+    TraceInput(path: "odd.nfc", bytes: Data(text.utf8)), formatName: nil,
+    registry: FormatRegistry(BuiltinFormats.all))
+  #expect(source.warnings.map(\.message) == ["not a \"Key: value\" line (\"hello\"): left out"])
   #expect(d.uid == [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
 }
 

@@ -93,7 +93,10 @@ struct TickClock {
   private var offset: Int64 = 0
 
   /// The raw u32 value the previous placed one stands for.
-  var lastRaw: UInt32 { UInt32(truncatingIfNeeded: last - offset) }
+  var lastRaw: UInt32 { raw(of: last) }
+
+  /// The raw u32 count that placed `ticks` stands for (since the last `restart`).
+  func raw(of ticks: Int64) -> UInt32 { UInt32(truncatingIfNeeded: ticks - offset) }
 
   /// The 64-bit tick count for a raw u32 `value`, and how it relates to the previous one.
   mutating func place(_ value: UInt32) -> (ticks: Int64, step: Step) {

@@ -325,16 +325,20 @@ public struct Proxmark3TextImporter: TraceImporter {
     return replacePending(with: next)
   }
 
-  /// Whether a row of absolute times starts after it ends, with a start more than 2³¹ ticks
-  /// ahead of the previous frame's: a negative start printed as a u32 (a counter restarted
-  /// just after the frame began), not a frame across the counter's wrap-around (whose start
-  /// follows the frame before it closely).
+  /// Whether a row of an ISO 15693 / iCLASS listing (the client's ISO 15693 reader restarts
+  /// its counter for each exchange) starts after it ends, with a start more than 2³¹ ticks
+  /// ahead of the previous frame's end: a negative start printed as a u32 (the counter
+  /// restarted just after the frame began), not a frame across the counter's wrap-around
+  /// (whose start follows the frame before it closely). Other listings keep the wrap rule: a
+  /// value above the previous one is later, however far.
   private func restarted(_ first: Proxmark3Number, _ second: Proxmark3Number) -> Bool {
-    guard !state.relative, !(first.isMicroseconds || second.isMicroseconds),
-      first.ticks > second.ticks, first.ticks >= 1 << 31
+    guard state.hint == .iso15693OrIClass, !state.relative,
+      !(first.isMicroseconds || second.isMicroseconds), first.ticks > second.ticks,
+      first.ticks >= 1 << 31
     else { return false }
     let start = UInt32(truncatingIfNeeded: first.ticks)
-    return state.pending == nil && emitted == 0 || start &- clock.lastRaw >= 1 << 31
+    guard let end = state.previousEnd else { return true }
+    return start &- clock.raw(of: end) >= 1 << 31
   }
 
   /// Why a row's start/end columns cannot be read: the client prints them from its 32-bit
@@ -414,11 +418,31 @@ public struct Proxmark3TextImporter: TraceImporter {
     // binary importer has them.
     if !state.hint.hasTypeAParity { frame.sourceFlags.append("parity-not-recorded") }
     if state.hint == .hitag { frame.technology = .lowFrequency }
+    if state.hint == .iso15693OrIClass { noteISO15693(&frame) }
     applyBits(&frame, pending)
     if let lost = pending.cells.lostHighNibble {
       restoreCRCByte(&frame, lost, crcBad: pending.cells.crcColumnBad)
     }
     return frame
+  }
+
+  /// A listing whose preamble names ISO 15693 and iCLASS (one line for both): a reader frame
+  /// that is an ISO 15693 request (`FrameDecoder.isISO15693Request`; iCLASS commands are not)
+  /// and the tag frames after it are NFC-V, so a sniff that starts after the INVENTORY, with
+  /// non-addressed requests, is decoded too (`02 20 0A …`, READ SINGLE BLOCK 10, is otherwise
+  /// a type B I-block with a CRC_B that verifies).
+  private mutating func noteISO15693(_ frame: inout Frame) {
+    let data = frame.data
+    if frame.direction == .reader {
+      state.iso15693Link = FrameDecoder.isISO15693Request(data, crcRequired: !state.iso15693Link)
+    } else if !state.iso15693Link, data.count >= 12, data[0] == 0, data[9] == 0xE0,
+      CRC.hasValidCRCB(data)
+    {
+      // An INVENTORY or GET SYSTEM INFORMATION answer (flags 00, DSFID or info flags, the UID
+      // ending E0h) to a request the sniffer caught damaged.
+      state.iso15693Link = true
+    }
+    if state.iso15693Link { frame.technology = .nfcV }
   }
 
   /// Restores the CRC byte whose first digit the client's `[` mark overwrote from the CRC of
@@ -593,6 +617,8 @@ struct Proxmark3TextState {
   var sawTable = false
   /// `-r`: the columns are gap and duration instead of start and end.
   var relative = false
+  /// In a listing of `hf 15` / `hf iclass`: the last reader frame was an ISO 15693 request.
+  var iso15693Link = false
   var previousEnd: Int64?
   var hexTimestamp: UInt32?
   var pending: Proxmark3PendingFrame?

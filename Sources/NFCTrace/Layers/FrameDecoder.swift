@@ -328,8 +328,8 @@ public struct FrameDecoder: Sendable {
   }
 
   /// Whether `frame` (of a source that does not say its technology) is ISO/IEC 15693: a
-  /// reader's INVENTORY (`isISO15693Inventory`) opens it while no type A or B tag is being
-  /// activated or active; a short frame (REQA/WUPA), a one-byte frame (iCLASS ACTALL), a
+  /// reader's INVENTORY (`isISO15693Inventory`) or addressed request
+  /// (`isAddressedISO15693Request`, which its UID ending E0h sets apart) opens it while no type A or B tag is being activated or active; a short frame (REQA/WUPA), a one-byte frame (iCLASS ACTALL), a
   /// reader frame whose CRC_A verifies and CRC_B does not, or one whose first byte has b1 or
   /// b8 set ends it: no ISO 15693 reader sets the RFU flag b8, NFC Forum and phone readers use
   /// one subcarrier (b1 clear), and type B's REQB/WUPB (05h), ATTRIB (1Dh), Slot-MARKERs,
@@ -372,7 +372,8 @@ public struct FrameDecoder: Sendable {
   }
 
   /// Whether `data` is an addressed ISO/IEC 15693 request with its CRC (§7.3.1, §10): flags
-  /// with the address flag (b6) set and the inventory, protocol extension and RFU flags clear,
+  /// with the address flag (b6) set and the subcarrier, inventory, protocol extension and RFU
+  /// flags clear (one subcarrier, as `followsISO15693` keeps the link),
   /// a mandatory, optional or custom command code (20h–3Fh, A0h–DFh), the 8-byte UID whose
   /// most significant byte, sent last, is E0h (§4.1), then a CRC that verifies. What a
   /// capture that starts after the INVENTORY (or a sniff that missed it) shows first.
@@ -380,7 +381,7 @@ public struct FrameDecoder: Sendable {
     guard data.count >= 12, data.count <= 64 else { return false }
     let flags = data[0]
     let command = data[1]
-    guard flags & 0x20 != 0, flags & 0x8C == 0,
+    guard flags & 0x20 != 0, flags & 0x8D == 0,
       (0x20...0x3F).contains(command) || (0xA0...0xDF).contains(command)
     else { return false }
     // The IC manufacturer code of a custom command, EXTENDED GET SYSTEM INFORMATION's
@@ -388,6 +389,20 @@ public struct FrameDecoder: Sendable {
     let uidStart = (0xA0...0xDF).contains(command) || command == 0x3B ? 3 : 2
     guard uidStart + 8 + 2 <= data.count, data[uidStart + 7] == 0xE0 else { return false }
     return CRC.hasValidCRCB(data)
+  }
+
+  /// Whether `data` has the shape of an ISO/IEC 15693 request (§7.3.1, §10): an INVENTORY
+  /// (`isISO15693Inventory`), or flags with the inventory and RFU flags clear, a command code
+  /// of 20h–3Fh or A0h–FFh (custom, proprietary) and the CRC, which must verify when
+  /// `crcRequired` (a request damaged on an NFC-V link keeps it). iCLASS reader commands
+  /// (ACTALL 0A, IDENTIFY/READ 0C, SELECT 81, READCHECK 88, CHECK 05, UPDATE 87) have the
+  /// inventory or RFU bit set, or are shorter. For a source that says the link is ISO 15693
+  /// or iCLASS: alone, the shape is also a type B I-block's.
+  static func isISO15693Request(_ data: [UInt8], crcRequired: Bool = true) -> Bool {
+    if isISO15693Inventory(data) { return true }
+    guard data.count >= 4, data[0] & 0x84 == 0 else { return false }
+    guard (0x20...0x3F).contains(data[1]) || data[1] >= 0xA0 else { return false }
+    return !crcRequired || CRC.hasValidCRCB(data)
   }
 
   /// Whether `frame` (of a source that does not say its technology) carries neither CRC on a

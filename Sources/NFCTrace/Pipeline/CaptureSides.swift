@@ -19,6 +19,11 @@ struct CaptureSides: Sendable {
   /// Reader frames that poll: sent whether or not a tag is there.
   private static let polls: Set<String> = ["REQB", "WUPB", "Slot-MARKER", "ECP", "MagSafe WUPA"]
 
+  /// Source flags of a tag frame the reader reported rather than received as an answer.
+  private static let reported: Set<String> = [
+    ReaderChipFlag.targetInfo, ReaderChipFlag.uid, ReaderChipFlag.atr,
+  ]
+
   /// Fewer data frames than this say nothing of the capture (a lone poll).
   static let minimumFrames = 4
 
@@ -33,7 +38,14 @@ struct CaptureSides: Sendable {
       {
         afterAnswer += 1
       }
-    case .tag: tag += 1
+    case .tag:
+      // What a reader chip reports of an activation it ran itself (a PN53x's or an NFC
+      // controller's ATQA, SAK, ATS; a PC/SC reader's UID) stands for no command on this log:
+      // a log of polls holds only those, with no reader frame, and nothing was missed.
+      if !f.frame.sourceFlags.isEmpty, f.frame.sourceFlags.contains(where: Self.reported.contains) {
+        return
+      }
+      tag += 1
     case .event: return
     }
     if f.frame.crc == .ok || f.frame.crc == .bad { sniffed = true }

@@ -589,8 +589,11 @@ struct Type2Procedure: Sendable {
     writtenUnread.insert(page)
     // The app's own WRITE of page 4 with no TLV there (`writesRawDataArea`): it may have
     // destroyed the tag's NDEF, so `diagnose` judges it as a write.
+    // Only on a tag that was NDEF as the session found it (its CC's magic E1h): elsewhere
+    // page 4 is the app's own data.
     if acknowledged, page == 4, op.kind == .transceive, let t = data.first,
-      !Self.tlvTypes.contains(t)
+      !Self.tlvTypes.contains(t),
+      (memory.type2Start.known(12, 1) ?? memory.type2End.known(12, 1)) == [0xE1]
     {
       op.set("ndef_area_overwritten", .int(frame))
     }

@@ -26,6 +26,8 @@ struct Type5Procedure: Sendable {
   /// The status as the last READ found it: an app's own writes (a format) do not make a tag
   /// Core NFC's writeNDEF writes to — writeNDEF detects NDEF by reading first.
   private var readStatus: NDEFStatus?
+  /// The last block of the last block write answered, until another command is answered.
+  private var lastWrittenBlock: Int?
 
   /// The command code of ISO 15693 request `d`.
   static func command(_ d: LayerDecode) -> UInt8? {
@@ -69,8 +71,13 @@ struct Type5Procedure: Sendable {
       }
       if readStatus == .notSupported, current != .writeNDEF { return .transceive }
       // A write running on past the area is the same write, of a message too large for it
-      // (`message-too-large` says so), not a command of its own.
-      if current == .writeNDEF { return .writeNDEF }
+      // (`message-too-large` says so), not a command of its own: while the NDEF TLV's length
+      // is still 0 (length first), or from the block after the last one written.
+      if current == .writeNDEF,
+        lastWrittenBlock.map({ first == $0 + 1 }) == true || ndefLengthIsZero(memory)
+      {
+        return .writeNDEF
+      }
       return pastArea(first, memory: memory) ? .transceive : .writeNDEF
     default:
       return .transceive
@@ -99,6 +106,12 @@ struct Type5Procedure: Sendable {
   func area(_ memory: TagMemory) -> (cc: Type5CapabilityContainer, area: Type2TLVArea)? {
     guard let cc = memory.type5CC else { return nil }
     return (cc, cc.tlvArea(memory.type5End, memorySize: memory.type5MemorySize).area)
+  }
+
+  /// Whether the NDEF TLV's length is 0 in the memory as known: a length-first write under
+  /// way (or an empty message).
+  private func ndefLengthIsZero(_ memory: TagMemory) -> Bool {
+    area(memory)?.area.ndef?.length == 0
   }
 
   /// The byte just past the NDEF TLV's length field, when it is known.
@@ -168,8 +181,12 @@ struct Type5Procedure: Sendable {
     if response.frame.crc == .notCaptured, response.frame.sourceFlags.contains("truncated") {
       return cutByCapture(c, frame: frame, op: &op, memory: &memory)
     }
+    lastWrittenBlock = nil
     if case .hex(let error)? = a.field("error_code") {
       return refuse(c, a, error: error, op: &op, frame: frame)
+    }
+    if Self.writesBlocks(code), let (first, count) = Self.blocks(c) {
+      lastWrittenBlock = first + count - 1
     }
     switch code {
     case 0x2B, 0x3B:

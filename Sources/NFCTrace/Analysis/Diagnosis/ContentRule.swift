@@ -56,7 +56,10 @@ enum ContentRule: DiagnosisRule {
       coreNFCError: nil,
       fix: "Write NDEF with writeNDEF(_:completionHandler:), which builds the TLV itself; an app "
         + "writing pages with sendMiFareCommand must start page 4 with 03 (NDEF Message TLV) and "
-        + "its length" + (looksLikeCC ? ", and write the CC to page 3." : "."))
+        + "its length" + (looksLikeCC ? ", and write the CC to page 3." : ".")
+        + (op.kind == .transceive
+          ? " If the app meant to copy a non-NDEF dump (an amiibo), the tag no longer holds "
+            + "NDEF, as expected: use another tag for NDEF." : ""))
     f.effect = .badContent
     return f
   }

@@ -46,8 +46,6 @@ enum OperationFallbackRule: DiagnosisRule {
     "answer-not-understood",
   ]
 
-  /// A Type 2 READ/FAST_READ refused with NAK 0 or 4 (invalid argument, not allowed; NXP
-  /// NTAG21x datasheet §9.3): an address outside the tag or a read-protected page, not radio.
   /// A Type 5 READ answered with an ISO 15693 error response (flags b1, ISO/IEC 15693-3 §9.3,
   /// Table 7): the tag's explicit refusal, not a radio problem.
   private static func type5ReadRefusal(_ c: DiagnosisContext, _ op: Operation)
@@ -90,6 +88,8 @@ enum OperationFallbackRule: DiagnosisRule {
     }
   }
 
+  /// A Type 2 READ/FAST_READ refused with NAK 0 or 4 (invalid argument, not allowed; NXP
+  /// NTAG21x datasheet §9.3): an address outside the tag or a read-protected page, not radio.
   private static func readRefusal(_ c: DiagnosisContext, _ op: Operation)
     -> (message: String, fix: String)?
   {

@@ -61,6 +61,7 @@ enum RFRule: DiagnosisRule {
     out += fsdOverruns(c)
     if let f = fscOverrun(c) { out.append(f) }
     out += crcAppended(c)
+    out += cutAnswers(c)
     if let f = missedType2Answers(c) { out.append(f) }
     if let first = c.rf.missedAnswers.first {
       let n = c.rf.missedAnswers.count
@@ -84,14 +85,12 @@ enum RFRule: DiagnosisRule {
   /// command the tag answered (SessionAnalyzer, operation detail `answer_not_captured`).
   private static func missedType2Answers(_ c: DiagnosisContext) -> DiagnosisFinding? {
     let frames = c.session.operations.compactMap { op -> Int? in
-      guard case .int(let f)? = op.detail("answer_not_captured"), !c.rf.missedAnswers.contains(f)
+      guard case .int(let f)? = op.detail("answer_not_captured"), op.detail("answer_cut") == nil,
+        !c.rf.missedAnswers.contains(f)
       else { return nil }
       return f
     }
     guard let first = frames.first else { return nil }
-    if let i = c.operation(at: first), c.session.operations[i].detail("answer_cut") != nil {
-      return cutAnswer(c, i, first)
-    }
     return DiagnosisFinding(
       code: "answer-not-captured", severity: .info, operation: c.operation(at: first),
       frames: Array(frames.prefix(3)),
@@ -104,6 +103,18 @@ enum RFRule: DiagnosisRule {
         + outcomeSentence(c, first),
       coreNFCError: nil,
       fix: "Place the sniffer's antenna closer to the tag, or capture again.")
+  }
+
+  /// Answers the capture cut short (Type 4 before the status word, Type 5 flagged truncated):
+  /// one finding per operation (detail `answer_cut`).
+  private static func cutAnswers(_ c: DiagnosisContext) -> [DiagnosisFinding] {
+    c.session.operations.indices.compactMap { i in
+      let op = c.session.operations[i]
+      guard op.detail("answer_cut") != nil, case .int(let f)? = op.detail("answer_not_captured"),
+        !c.rf.missedAnswers.contains(f)
+      else { return nil }
+      return cutAnswer(c, i, f)
+    }
   }
 
   /// An answer the capture cut short (the source flagged it truncated): the reader received it
@@ -255,8 +266,8 @@ enum RFRule: DiagnosisRule {
         // The last damaged answer ends the operation with nothing after it: the capture has
         // it damaged, but the reader may have received it whole (the operation's outcome is
         // unknown, `last_answer_damaged`), so the give-up is not certain either.
-        if let op, c.session.operations[op].outcome == .unknown,
-          c.session.operations[op].detail("last_answer_damaged") != nil
+        if let op, let last = r.finalAnswer, c.session.operations[op].outcome == .unknown,
+          c.session.operations[op].detail("last_answer_damaged") == .int(last)
         {
           return DiagnosisFinding(
             code: "command-retried", severity: .warning, operation: op, frames: frames,

@@ -93,6 +93,10 @@ public struct ISO14443ALayer: Sendable {
   /// (none captured, or one cut short): the reader's next frame tells whether nt came
   /// (`isReaderAnswerToUncapturedNonce`).
   private var classicAuthAwaitsNonce = false
+  /// True once the trace showed a frame with a CRC_A that verifies, or an activation:
+  /// plaintext, so frames with damaged parity are radio damage, not a Crypto1 session the
+  /// capture joined late (`startsInCiphertext`).
+  private var sawPlaintext = false
   /// When the last HLTA was sent (ns): a tag frame soon after answers it.
   private var haltNs: Int64 = 0
   /// The HLTA frame, or the reader's S(DESELECT) the tag answered (`haltedByDeselect`), when
@@ -171,6 +175,15 @@ public struct ISO14443ALayer: Sendable {
       }
     }
     if frame.technology == .nfcA { context.technology = .nfcA }
+    var ciphertextAssumed = false
+    if !sawPlaintext {
+      if crcAValid == true || frame.crc == .ok || context.atqa != nil || context.sak != nil {
+        sawPlaintext = true
+      } else if !context.encrypted, Self.startsInCiphertext(frame, crcAValid: crcAValid) {
+        context.encrypted = true
+        ciphertextAssumed = true
+      }
+    }
     if crypto1Follows {
       crypto1Follows = false
       // The reader answers the tag's nonce nt with the 8 encrypted bytes {nr, ar}; a plaintext
@@ -246,6 +259,7 @@ public struct ISO14443ALayer: Sendable {
       result.findings.append(Self.pollNotCaptured(frame: frame.index, haltedBy: haltedBefore))
     }
     if selectionAfterCrypto1 { result.findings.append(Self.selectionEndsCrypto1(frame.index)) }
+    if ciphertextAssumed { result.findings.append(Self.ciphertextAssumed(frame.index)) }
     // `reset()` above cleared the poll state; this poll counts unless the tag may still be READY.
     if case .request = kind { pollFrame = midAnticollision ? nil : frame.index }
     result.prependFindings(findings)
@@ -260,6 +274,28 @@ public struct ISO14443ALayer: Sendable {
       newActivation: newActivation)
     out.resetsMIFAREClassic = resetsClassic
     return out
+  }
+
+  /// A reader frame of a trace with no plaintext before it (no activation, no CRC_A that
+  /// verifies) whose parity failed in two bytes or more and whose CRC_A fails: a capture that
+  /// began inside a MIFARE Classic session, whose Crypto1 encrypts the parity bits too (NXP
+  /// MF1S50yyX datasheet §10.3; the Proxmark3 marks every such byte `!`). Radio damage
+  /// seldom spoils several parity bits of a frame, and a trace that showed plaintext first is
+  /// not taken so.
+  private static func startsInCiphertext(_ frame: Frame, crcAValid: Bool?) -> Bool {
+    frame.direction == .reader && frame.parityErrors.count >= 2 && frame.data.count >= 4
+      && (frame.bits ?? 8) == 8 && (crcAValid == false || frame.crc == .bad)
+  }
+
+  /// The finding on the frame `startsInCiphertext` took as the first Crypto1 ciphertext.
+  private static func ciphertextAssumed(_ frame: Int) -> Finding {
+    Finding(
+      "crypto1-assumed", .info,
+      "The trace starts with no activation and this reader frame fails parity in several bytes "
+        + "and its CRC_A: taken as MIFARE Classic Crypto1 ciphertext (encrypted parity bits) of "
+        + "a session the capture joined after its authentication, not as damaged commands. "
+        + "Frames are shown as ciphertext until a plaintext activation.",
+      frames: [frame])
   }
 
   /// The reader's {nr}{ar} after an AUTH whose nonce nt the capture missed or cut: 8 whole
