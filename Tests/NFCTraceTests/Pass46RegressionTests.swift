@@ -377,3 +377,35 @@ extension Pass46Type5Tests {
     #expect(g.coreNFCError == .retryExceeded)
   }
 }
+
+extension Pass46Type5Tests {
+  /// EAS ALARM (custom A5h, NXP) unanswered, then a request the tag answered: the tag stayed,
+  /// silent on a command whose condition is not met (EAS off) — the operation failed, it was
+  /// not "the tag left the field" (a real `hf 15 list`).
+  @Test func customCommandLeftSilentIsNoInterruption() throws {
+    var b = B()
+    b.inventory()
+    b.add(.reader, [0x22, 0xA5, 0x04] + Self.uid)
+    b.read(0, Type5ProcedureTests.cc)
+    let ops = try #require(try b.sessions().first).operations
+    let silent = try #require(ops.first { $0.kind == .transceive })
+    #expect(silent.outcome == .failed)
+    #expect(
+      silent.reason?.hasSuffix(
+        "it stayed in the field, silent on a command it does not support or whose condition is not met"
+      ) == true)
+  }
+
+  /// A block READ unanswered, then another the tag answered: the sniffer missed the answer
+  /// (a tag answers every READ, with data or an error): outcome unknown.
+  @Test func blockReadLeftSilentIsAMissedAnswer() throws {
+    var b = B()
+    b.inventory()
+    b.read(0, Type5ProcedureTests.cc)
+    b.add(.reader, [0x22, 0x23] + Self.uid + [0x01, 0x03])
+    b.read(5, [0, 0, 0, 0])
+    let ops = try #require(try b.sessions().first).operations
+    let missed = try #require(ops.first { $0.detail("answer_not_captured") != nil })
+    #expect(missed.outcome == .unknown)
+  }
+}

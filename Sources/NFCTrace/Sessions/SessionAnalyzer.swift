@@ -137,6 +137,9 @@ public struct SessionAnalyzer: Sendable {
   /// The last Type 2 READ or WRITE the tag left unanswered in the capture, until the reader's
   /// next frame tells whether the reader had its answer (`type2AnswerMissed`).
   private var silentType2: DecodedFrame?
+  /// The last ISO 15693 request the tag left unanswered, until the reader's next frame tells
+  /// whether the tag was still there (`nfcVSilence`).
+  private var silentNFCV: DecodedFrame?
   /// A tag frame no layer could read as the pending command's answer, and why: the command
   /// fails unless a readable answer follows before the reader's next frame.
   private var undecoded: (frame: Int, why: String)?
@@ -381,6 +384,7 @@ public struct SessionAnalyzer: Sendable {
     if undecoded != nil, let sent = pending?.innermost, innermost == sent { undecoded = nil }
     settleUndecoded()
     if let silent = silentType2.take() { type2AnswerMissed(silent, next: f) }
+    if let silent = silentNFCV.take() { nfcVSilence(silent, next: f) }
     if let silent = classicAuthSilence { classicAuthAnswerMissed(silent, next: f) }
     if Self.isClassicReaderAnswer(f), innermost?.field("nt_not_captured") == .bool(true) {
       classicNonceNotCaptured()
@@ -1104,7 +1108,10 @@ public struct SessionAnalyzer: Sendable {
       }
       if f.layer(.type4) != nil || f.layer(.iso7816) != nil { type4.unanswered(f, memory: &memory) }
       if f.innermost?.protocolID == .felica { type3.unanswered(f, op: &op, memory: &memory) }
-      if f.innermost?.protocolID == .iso15693 { type5.unanswered(f, memory: &memory) }
+      if f.innermost?.protocolID == .iso15693 {
+        type5.unanswered(f, memory: &memory)
+        silentNFCV = f
+      }
       pending = nil
       if f.layer(.isoDEP) != nil, let c = f.innermost, isAnswer(c) { silentIBlock = f }
     }
@@ -1214,6 +1221,38 @@ public struct SessionAnalyzer: Sendable {
       &op,
       reason: "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
         + "\(d.summary), which the tag answered)")
+    current = op
+  }
+
+  /// ISO 15693 request `silent`, unanswered, then `next`, a request the tag answered: the
+  /// tag did not leave the field. A block READ or WRITE (which a tag always answers, with data
+  /// or an error) had an answer the sniffer missed: the outcome is unknown, as after a missed
+  /// Type 2 answer. Any other request is one the tag keeps silent on: an ISO 15693 tag does
+  /// not answer a command it does not support or whose condition is not met (ISO/IEC 15693-3
+  /// §10.4: EAS ALARM with EAS off, a custom command of another maker); the operation failed
+  /// on it, it was not interrupted.
+  private mutating func nfcVSilence(_ silent: DecodedFrame, next: DecodedFrame) {
+    guard let c = silent.innermost, let d = next.innermost, d.protocolID == .iso15693,
+      !next.startsActivation, case .answeredBy = next.response,
+      var op = current, op.outcome == .interrupted, let i = silentCommands.firstIndex(of: c),
+      op.unansweredFrames == [silent.frame.index]
+    else { return }
+    silentCommands.remove(at: i)
+    op.unansweredFrames.removeAll { $0 == silent.frame.index }
+    let code = Type5Procedure.command(c) ?? 0
+    if ISO15693Command.readsBlocks(code) || Type5Procedure.writesBlocks(code) {
+      op.set("answer_not_captured", .int(silent.frame.index))
+      settleMissedAnswer(
+        &op,
+        reason: "the tag's answer to \(c.summary) is not in the capture (the reader went on to "
+          + "\(d.summary), which the tag answered)")
+    } else if silentCommands.isEmpty {
+      (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil)
+      op.fail(
+        "no answer to \(c.summary), and the tag answered the next request: it stayed in the "
+          + "field, silent on a command it does not support or whose condition is not met",
+        frame: silent.frame.index)
+    }
     current = op
   }
 
@@ -1407,6 +1446,7 @@ public struct SessionAnalyzer: Sendable {
     damagedCommands = []
     outcomeBeforeDamage = nil
     silentType2 = nil
+    silentNFCV = nil
     current = Operation(kind: kind, frame: frame)
     ratsAwaitingATS = nil
     connectOnlyPolled = false
