@@ -236,7 +236,7 @@ public struct LibnfcLogImporter: TraceImporter {
       warnings.appendCapped(
         TraceWarning(
           message, location: location,
-          rejectsRecord: !PN53xInterpreter.noTargetMessages.contains(message)))
+          rejectsRecord: !PN53xInterpreter.noteMessages.contains(message)))
     }
     for out in output.frames {
       queue.append(

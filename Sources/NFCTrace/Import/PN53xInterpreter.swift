@@ -33,9 +33,10 @@
 /// CRC: the chip adds and strips CRC_A, so frames get `.notCaptured` unless the host turned
 /// the chip's CRC off (then `.unchecked`: the host's bytes include any CRC it computed).
 struct PN53xInterpreter: Sendable {
-  /// The warnings of a poll that found no target (InListPassiveTarget, InAutoPoll): notes on
-  /// what the chip reported, not records rejected (`TraceWarning.rejectsRecord`).
-  static let noTargetMessages = [
+  /// Warnings that are notes on what the log says, not records rejected
+  /// (`TraceWarning.rejectsRecord`): a poll that found no target (InListPassiveTarget,
+  /// InAutoPoll), and an answer logged twice.
+  static let noteMessages = [
     "InListPassiveTarget: no target found", "InAutoPoll: no target found",
     duplicateResponseMessage,
   ]
@@ -318,7 +319,7 @@ struct PN53xInterpreter: Sendable {
   /// SEL_RES NFCIDLength NFCID1 [ATS]` (PN533 user manual §8.4.5).
   private mutating func targets(_ body: [UInt8], modulation: UInt8) -> ([Output], [String]) {
     guard let count = body.first else { return ([], ["InListPassiveTarget response is empty"]) }
-    if count == 0 { return ([], [Self.noTargetMessages[0]]) }
+    if count == 0 { return ([], [Self.noteMessages[0]]) }
     if modulation == 0x01 || modulation == 0x02 { return felicaTargets(body, count: Int(count)) }
     if modulation == 0x03 { return typeBTargets(body, count: Int(count)) }
     guard modulation == 0x00 else {
@@ -416,7 +417,7 @@ struct PN53xInterpreter: Sendable {
   /// carry the same data as InListPassiveTarget's; the others are reported, not unpacked.
   private mutating func autoPoll(_ body: [UInt8]) -> ([Output], [String]) {
     guard let count = body.first else { return ([], ["InAutoPoll response is empty"]) }
-    if count == 0 { return ([], [Self.noTargetMessages[1]]) }
+    if count == 0 { return ([], [Self.noteMessages[1]]) }
     var outputs: [Output] = []
     var warnings: [String] = []
     var i = 1

@@ -24,9 +24,6 @@ enum ContentRule: DiagnosisRule {
     "message-unconfirmed", "ndef-length-exceeds-message", "t2t-no-tlv-at-page-4",
   ]
 
-  /// The TLV tags of NFC Forum T2T 1.0 §2.3.
-  private static let tlvTags: Set<UInt8> = [0x00, 0x01, 0x02, 0x03, 0xFD, 0xFE]
-
   /// A Type 2 writeNDEF on a tag whose CC says NDEF, whose acknowledged WRITE of page 4, where
   /// the TLV area starts (T2T 1.0 §2.3), put there a first byte that is no TLV tag: the tag
   /// holds no NDEF message.
@@ -41,7 +38,7 @@ enum ContentRule: DiagnosisRule {
         Type2CapabilityContainer.init),
       cc.status != .notSupported,
       let w = c.commands(in: i).last(where: { $0.isWrite && $0.page == 4 && $0.answer == .ack }),
-      let first = w.data.first, !tlvTags.contains(first)
+      let first = w.data.first, !Type2Procedure.tlvTypes.contains(first)
     else { return nil }
     let looksLikeCC = w.data.count == 4 && first == 0xE1
     var f = DiagnosisFinding(
