@@ -37,7 +37,9 @@ import Foundation
 ///
 /// Frames of a listing whose preamble names a protocol without type A parity (14b, ISO 15693 /
 /// iCLASS, Hitag, FeliCa, LEGIC, Thinfilm) get flag `parity-not-recorded`, those of a Hitag
-/// listing technology `.lowFrequency`, as the binary importer gives such files' frames.
+/// listing technology `.lowFrequency`, as the binary importer gives such files' frames; the
+/// frames of a listing whose preamble names ISO14443A (or ISO14443B) alone are `.nfcA`
+/// (`.nfcB`).
 ///
 /// The text holds only what the client printed: parity marks only for the protocols it checks
 /// (none for `-t 7816`), no parity or duration in `-x`, at most 18 rows (324 bytes) of a
@@ -417,8 +419,15 @@ public struct Proxmark3TextImporter: TraceImporter {
     // (`Proxmark3TraceWriter.hasTypeAParity`), and a Hitag listing's frames are LF, as the
     // binary importer has them.
     if !state.hint.hasTypeAParity { frame.sourceFlags.append("parity-not-recorded") }
-    if state.hint == .hitag { frame.technology = .lowFrequency }
-    if state.hint == .iso15693OrIClass { noteISO15693(&frame) }
+    switch state.hint {
+    // The preamble names the protocol: the frames are of it, as the binary importer says of a
+    // trace whose parity bits verify (ISO14443A, ISO14443B; a Hitag listing's are LF).
+    case .iso14443A: frame.technology = .nfcA
+    case .iso14443B: frame.technology = .nfcB
+    case .hitag: frame.technology = .lowFrequency
+    case .iso15693OrIClass: noteISO15693(&frame)
+    default: break
+    }
     applyBits(&frame, pending)
     if let lost = pending.cells.lostHighNibble {
       restoreCRCByte(&frame, lost, crcBad: pending.cells.crcColumnBad)

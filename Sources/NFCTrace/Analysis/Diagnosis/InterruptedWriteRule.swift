@@ -89,7 +89,7 @@ enum InterruptedWriteRule: DiagnosisRule {
     // The length is 0 by this operation's own last write of it (the end image may hold a
     // later operation's 0: a write, then an erase).
     guard let lengthWrite = commands.last(where: { $0.frame == st.lengthFrame }),
-      lengthIn(lengthWrite, st) == 0
+      ownLength(commands, lengthWrite, st, c) == 0
     else { return nil }
     // Each acknowledged write's bytes from the message's first byte on.
     func past(_ w: SessionCommandLog.Command) -> ArraySlice<UInt8> {
@@ -126,7 +126,8 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "(ndefReaderSessionErrorZeroLengthMessage) until it is rewritten. Core NFC's "
         + "writeNDEF(_:completionHandler:) always ends with that write, so its session ended "
         + "first (invalidated, or the 60 s session limit) or the phone left just before it; "
-        + "an app that writes pages or APDUs itself left the last step out.",
+        + "an app that writes pages or APDUs itself left the last step out."
+        + splitZero(commands, lengthWrite, st, c),
       coreNFCError: nil,
       fix:
         "Keep the session and the tag until the writeNDEF completion handler is called, then "
@@ -169,6 +170,37 @@ enum InterruptedWriteRule: DiagnosisRule {
         + "last, so a stop leaves an empty message rather than a corrupt one.")
     f.effect = .unfinished
     return f
+  }
+
+  /// The length the operation's own acknowledged writes left in the length field, its last
+  /// write of the field being `w`: each byte of a Type 2 length as the operation last wrote
+  /// it (a 3-byte length `FF hi lo` may continue on the next page, which the operation wrote
+  /// earlier: `03 FF` on page 4 over the `00 00` it put on page 5 reads length 0), nil when
+  /// it did not write them all; Type 4: what `w` puts at offset 0.
+  private static func ownLength(
+    _ commands: [SessionCommandLog.Command], _ w: SessionCommandLog.Command,
+    _ st: NDEFWriteState, _ c: DiagnosisContext
+  ) -> Int? {
+    guard w.page != nil, let addresses = c.session.memory.type2Area?.ndefLengthAddresses,
+      addresses.count > 1, w.data.last == 0xFF, w.page.map({ $0 * 4 + 3 }) == st.lengthAddress
+    else { return lengthIn(w, st) }
+    let bytes = addresses.map { address in
+      commands.last { $0.isWrite && $0.accepted && $0.page == address / 4 && $0.data.count == 4 }
+        .map { $0.data[address % 4] }
+    }
+    return bytes.contains(nil) ? nil : Type2TLV.length(in: bytes.compactMap { $0 }, at: 0)
+  }
+
+  /// For a 3-byte length whose `FF` the last write put at the end of its page over the `00 00`
+  /// the operation wrote on the next page: what the field now says.
+  private static func splitZero(
+    _ commands: [SessionCommandLog.Command], _ w: SessionCommandLog.Command,
+    _ st: NDEFWriteState, _ c: DiagnosisContext
+  ) -> String {
+    guard lengthIn(w, st) == nil, let page = w.page else { return "" }
+    return " The last write (page \(page)) began the 3-byte length (FF), but the page holding its "
+      + "two length bytes was not written after it: they are still the 00 00 written before, "
+      + "so the field reads FF 00 00, length 0."
   }
 
   /// The length write `w` puts in place: the Type 2 TLV length part in its page, or the

@@ -435,8 +435,11 @@ enum NDEFPreconditionRule: DiagnosisRule {
         .area.ndef, tlv.length > capacity
     else { return nil }
     let area = cc.tlvArea(m.type5End, memorySize: m.type5MemorySize).area
-    let lengthAt = area.baseAddress + tlv.offset + 1
-    guard m.type5End.state(lengthAt).isWritten, let frame = m.type5End.frame(lengthAt),
+    // The length field (1 byte, or FF hi lo across a block boundary): the WRITE that
+    // completed it, the last one to write any of its bytes.
+    let lengthAt = area.ndefLengthAddresses ?? []
+    guard !lengthAt.isEmpty, lengthAt.allSatisfy({ m.type5End.state($0).isWritten }),
+      let frame = lengthAt.compactMap({ m.type5End.frame($0) }).max(),
       frame >= op.firstFrame, frame <= op.lastFrame
     else { return nil }
     var f = ownWritesTooLarge(
