@@ -44,7 +44,7 @@ import Testing
       atqa.findings.first?.message
         == "2-byte tag frame without CRC_A and no REQA/WUPA before it: the ATQA of a new "
         + "activation; the tag halted by the HLTA of frame 6 answers only WUPA (ISO/IEC 14443-3 "
-        + "§6.2, HALT state), so the reader sent a WUPA the capture does not have (sniffers "
+        + "§6.3, HALT state), so the reader sent a WUPA the capture does not have (sniffers "
         + "often miss 7-bit short frames)")
     #expect(frames[6].response == .noAnswerExpected)
     #expect(atqa.response == nil)
@@ -136,7 +136,7 @@ import Testing
       frames[10].findings.first?.message
         == "sent after S(DESELECT) (frame 8, answered) with no WUPA between: a tag that "
         + "answered the S(DESELECT) is halted (ISO/IEC 14443-4 §8) and ignores everything but "
-        + "WUPA (ISO/IEC 14443-3 §6.2, HALT state), so an answer means it did not take it; wake "
+        + "WUPA (ISO/IEC 14443-3 §6.3, HALT state), so an answer means it did not take it; wake "
         + "and select the tag again before commands")
     // A WUPA between wakes the tag: nothing to say.
     var woken = TraceBuilder()

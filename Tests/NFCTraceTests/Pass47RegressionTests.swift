@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import NFCTrace
@@ -96,5 +97,128 @@ import Testing
           + "length bytes was not written after it: they are still the 00 00 written before, "
           + "so the field reads FF 00 00, length 0."))
     #expect(r.sessions[0].verdicts.last?.verdict == .interrupted)
+  }
+}
+
+extension Pass47Type2Tests {
+  /// An NTAG215 whose CC declares 1016 bytes (CC2 7F): the report's NDEF status keeps
+  /// queryNDEFStatus's capacity (from the CC) and says what the user memory holds; its finding
+  /// no longer says the capacity stops at the user memory (it did not).
+  @Test func ccExceedingMemoryStatusSaysBothCapacities() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, [0xE1, 0x10, 0x7F, 0x00, 0x03, 0x00, 0xFE])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let report = TagReport(session: s)
+    #expect(report.ndefStatus?.capacity == 1012)
+    #expect(
+      report.ndefStatus?.reason?.hasSuffix(
+        "queryNDEFStatus counts it from the CC, which declares more than the tag has: its user "
+          + "memory holds a message of at most 500 bytes") == true)
+    let f = try #require(report.end.tlvFindings.first { $0.code == "t2t-cc-exceeds-memory" })
+    #expect(f.message.hasSuffix("queryNDEFStatus's capacity, as Core NFC's, follows the CC"))
+  }
+}
+
+@Suite struct Pass47Type4Tests {
+  /// The answer to the final NLEN's UPDATE BINARY cut after its PCB and SW1 (`03 90`, no CRC:
+  /// `frame-too-short`): the tag answered the block, so it processed it (ISO/IEC 14443-4 §7.5),
+  /// but the status word is not in the capture. The write is unknown and the NLEN may be the
+  /// new one; it was "the final NLEN never was: the tag holds an empty message", with no
+  /// finding.
+  @Test func finalNLENAnswerCutByTheCaptureIsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    let ok: [UInt8] = [0x90, 0x00]
+    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    b.reader([0x02 | b.blockNumber, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)])
+    b.tag([0x02 | b.blockNumber, 0x90], crc: false)
+    let cut = b.frames.count - 1
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let op = try #require(s.operations.last)
+    #expect(op.kind == .writeNDEF)
+    #expect(op.outcome == .unknown)
+    #expect(op.detail("answer_cut") == .bool(true))
+    #expect(s.memory.filesEnd[0xE104]?.state(1) == .unacknowledged)
+    let f = try #require(try b.diagnose().finding("answer-not-captured"))
+    #expect(f.frames == [cut])
+    #expect(f.cause == "the capture cut the tag's answer short")
+  }
+
+  /// The same final NLEN answered `90 00` with a bad CRC and nothing after: the tag answered,
+  /// so the NLEN may be the new one. The report showed the message emptied while the verdict
+  /// said the tag carried the command out.
+  @Test func finalNLENAnswerDamagedLeavesTheLengthUnacknowledged() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    let ok: [UInt8] = [0x90, 0x00]
+    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    b.reader([0x02 | b.blockNumber, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)])
+    b.tag([0x02 | b.blockNumber, 0x90, 0x00], badCRC: true)
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.outcome == .unknown)
+    let file = try #require(s.memory.filesEnd[0xE104])
+    #expect(file.state(0) == .unacknowledged && file.state(1) == .unacknowledged)
+    #expect(file.known(0, 2) == [0x00, UInt8(message.count)])
+  }
+}
+
+extension Pass47Type4Tests {
+  /// The tag answers the reader's first chained I-block with an I-block (`02 67 00`): the
+  /// operation is unknown, and its verdict too (it was INTERRUPTED with no finding).
+  @Test func chainAnsweredBeforeItsLastPartIsUnknownWithAFinding() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    let part = b.frames.count
+    b.reader([0x12 | b.blockNumber, 0x00, 0xD6, 0x00, 0x02, 0x20, 0xD1, 0x01, 0x1C, 0x55])
+    b.tag([0x02 | b.blockNumber, 0x67, 0x00])
+    let r = try b.diagnose()
+    let f = try #require(r.finding("chain-answered-early"))
+    #expect(f.frames == [part, part + 1])
+    #expect(f.severity == .warning && f.coreNFCError == nil)
+    #expect(r.sessions[0].verdicts.last?.verdict == .unknown)
+  }
+}
+
+extension Pass47Type4Tests {
+  /// S(DESELECT) with no answer in the capture, then a new activation the tag answers: a tag
+  /// still in the PROTOCOL state ignores REQA/WUPA, so it was deselected (its answer missed):
+  /// two sessions, as after an answered S(DESELECT). They were one.
+  @Test func unansweredDeselectThenAnActivationSplitsTheSession() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    b.reader([0xC2])
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    let s = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+    #expect(s.count == 2)
+    #expect(
+      s.map { $0.operations.map(\.kind) } == [
+        [.connect, .queryNDEFStatus], [.connect, .queryNDEFStatus],
+      ])
+  }
+
+  /// An unanswered S(DESELECT) the reader follows with I-blocks the tag answers was not taken:
+  /// the session goes on.
+  @Test func unansweredDeselectFollowedByAnsweredBlocksKeepsTheSession() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    b.reader([0xC2])
+    b.apdu([0x00, 0xB0, 0x00, 0x00, 0x02], [0x00, 0x14, 0x90, 0x00])
+    let s = try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions
+    #expect(s.count == 1)
   }
 }

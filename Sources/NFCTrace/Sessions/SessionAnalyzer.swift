@@ -692,7 +692,7 @@ public struct SessionAnalyzer: Sendable {
   /// last answer, and the chain becomes a transceive of its own (its APDU is unknown), cut
   /// off (`openChain` interrupts it when it closes) or, when the tag `answered` with an
   /// I-block before the last part, of unknown outcome.
-  private mutating func settleChainLimbo(answered: Bool) {
+  private mutating func settleChainLimbo(answered: Bool, by answer: Int? = nil) {
     guard let limbo = chainLimbo else { return }
     chainLimbo = nil
     let chain = openChain
@@ -704,6 +704,10 @@ public struct SessionAnalyzer: Sendable {
     if answered {
       current?.outcome = .unknown
       current?.reason = Self.incompleteChain
+      if let answer {
+        current?.set("chain_answered", .int(answer))
+        if let chain { current?.set("chain_part", .int(chain.frame)) }
+      }
     } else {
       openChain = chain
     }
@@ -783,13 +787,15 @@ public struct SessionAnalyzer: Sendable {
     // `incomplete-chain`): the tag did not leave, but what it answered to a command never
     // seen whole is unknown. The frame joins the chain's operation and settles nothing else
     // (it is not the previous command's answer).
-    if openChain != nil, f.layer(.isoDEP)?.name == "I-block" {
+    if let chain = openChain, f.layer(.isoDEP)?.name == "I-block" {
       openChain = nil
       if chainLimbo != nil {
-        settleChainLimbo(answered: true)
+        settleChainLimbo(answered: true, by: f.frame.index)
       } else if current?.outcome == .ok {
         current?.outcome = .unknown
         current?.reason = Self.incompleteChain
+        current?.set("chain_answered", .int(f.frame.index))
+        current?.set("chain_part", .int(chain.frame))
       }
       extend(f)
       pending = nil

@@ -31,7 +31,8 @@ public struct SessionInfo: Sendable, Equatable {
 ///
 /// A session starts at the first REQA/WUPA the tag answers (or at the first answered exchange
 /// when the capture starts mid-activation). It ends at field off/on, at a new activation after
-/// HLTA (or an answered S(DESELECT)) or after silence longer than `silenceNs`, and when
+/// HLTA (or an S(DESELECT), answered, or unanswered and followed by the activation) or after
+/// silence longer than `silenceNs`, and when
 /// anticollision finds a different UID.
 /// Polling frames no tag answered outside a session get no session (`session == nil`).
 ///
@@ -53,6 +54,12 @@ public struct SessionSegmenter: Sendable {
   private var current: SessionInfo? { isOpen ? open : nil }
   private var lastAnsweredNs: Int64 = 0
   private var sawHalt = false
+  /// The reader sent S(DESELECT) that the capture shows unanswered, and no answered exchange
+  /// followed: a tag that then answers a new activation had left the PROTOCOL state, which
+  /// ignores REQA/WUPA (ISO/IEC 14443-3 §6.3; 14443-4 §8): the DESELECT's answer was missed.
+  private var deselectSent = false
+  /// A tag frame of ISO-DEP followed the last activation: the tag is in the PROTOCOL state.
+  private var isoDEPUp = false
   private var held: [DecodedFrame] = []
   private var holding = false
   /// Whether a tag frame was seen in the open session.
@@ -165,7 +172,7 @@ public struct SessionSegmenter: Sendable {
       if answered {
         // A session opened on reader commands alone (the tag unheard) ends at the first
         // activation a tag answers: what came before stays a session of its own.
-        if !isOpen || sawHalt || silent || !tagHeard {
+        if !isOpen || sawHalt || deselectSent || silent || !tagHeard {
           close()
           start(at: f)
         } else {
@@ -192,6 +199,18 @@ public struct SessionSegmenter: Sendable {
       }
     }) {
       sawHalt = true
+    }
+    if f.startsActivation {
+      isoDEPUp = false
+    } else if f.frame.direction == .tag, f.layers.contains(where: { $0.protocolID == .isoDEP }) {
+      isoDEPUp = true
+    }
+    if isoDEPUp, f.frame.direction == .reader, !answered, f.innermost?.protocolID == .isoDEP,
+      f.innermost?.name == "S(DESELECT)"
+    {
+      deselectSent = true
+    } else if answered, !f.startsActivation {
+      deselectSent = false
     }
     if f.frame.direction == .tag { tagHeard = true }
     // Without the tag's answers (a sniffer that hears only the reader) the reader's commands
@@ -241,6 +260,7 @@ public struct SessionSegmenter: Sendable {
     }
     var head = first
     sawHalt = false
+    deselectSent = false
     lastAnsweredNs = head.frame.timeNs
     attach(&head)
     var out = [head]
@@ -266,6 +286,7 @@ public struct SessionSegmenter: Sendable {
     open.timed = f.frame.sourceTime?.unit != .order
     isOpen = true
     sawHalt = false
+    deselectSent = false
     tagHeard = f.frame.direction == .tag
   }
 

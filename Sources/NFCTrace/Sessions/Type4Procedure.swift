@@ -221,11 +221,16 @@ struct Type4Procedure: Sendable {
 
   mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
     // A damaged answer (CRC failed) neither refuses nor fills the file image: the reader gets
-    // it again (R(NAK)) and the intact copy decides.
-    guard let response = x.response, response.frame.crc != .bad else { return }
+    // it again (R(NAK)) and the intact copy decides. Until then the tag answered, so it carried
+    // the command out or refused it: an UPDATE's bytes may be in the file (unacknowledged).
+    guard let response = x.response else { return }
+    if response.frame.crc == .bad {
+      if let request = x.request { unanswered(request, memory: &memory) }
+      return
+    }
     let frame = response.frame.index
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
-    if response.frame.crc == .notCaptured, a.field("cut") == .bool(true) {
+    if a.field("cut") == .bool(true) {
       // The capture kept only the answer's first bytes: the status word, which decides, is not
       // among them. Written bytes stay unacknowledged; the outcome is not known.
       if let request = x.request { unanswered(request, memory: &memory) }

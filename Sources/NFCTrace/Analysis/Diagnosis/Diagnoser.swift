@@ -349,10 +349,12 @@ public enum Diagnoser {
       case .unknown:
         guard isWrite || !op.unansweredFrames.isEmpty else { continue }
         // The trace does not show the end (a cut file, an answer the sniffer missed or has only
-        // damaged, a MIFARE Classic ciphertext that may be the never-answered HALT): unknown.
+        // damaged, a MIFARE Classic ciphertext that may be the never-answered HALT, a chained
+        // command answered before its last part): unknown.
         // Otherwise an operation left without its answers was interrupted.
         let unseen = [
           "trace_cut", "answer_not_captured", "last_answer_damaged", "encrypted_unanswered",
+          "chain_answered",
         ].contains {
           op.detail($0) != nil
         }

@@ -117,7 +117,8 @@ enum RFRule: DiagnosisRule {
     }
   }
 
-  /// An answer the capture cut short (the source flagged it truncated): the reader received it
+  /// An answer the capture cut short (the source flagged it truncated, or one or two bytes
+  /// where a frame with CRC was due: `frame-too-short`): the reader received it
   /// whole or not, the capture does not say.
   private static func cutAnswer(_ c: DiagnosisContext, _ i: Int, _ frame: Int)
     -> DiagnosisFinding
@@ -126,7 +127,7 @@ enum RFRule: DiagnosisRule {
       code: "answer-not-captured", severity: .info, operation: i, frames: [frame],
       cause: "the capture cut the tag's answer short",
       message: "The capture kept only the first bytes of the tag's answer (the source marks the "
-        + "frame truncated, its CRC not captured): the part that decides — the data's end, the "
+        + "frame truncated, or it is too short to hold its CRC: the CRC was not captured): the part that decides — the data's end, the "
         + "status — is not in it, and what the reader received is not known. "
         + outcomeSentence(c, frame),
       coreNFCError: nil,

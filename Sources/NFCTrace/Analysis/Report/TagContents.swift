@@ -152,8 +152,9 @@ public struct TagContents: Sendable {
           code: "t2t-cc-exceeds-memory", severity: .warning, offset: 14,
           message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
             + "area, but the \(name) has \(user) bytes of user memory (pages 4–\(3 + user / 4); "
-            + "NXP datasheet memory map): the data area is taken to end there, the capacity is "
-            + "counted up to it, and the lock and configuration pages after it are no NDEF data"))
+            + "NXP datasheet memory map): the data area is taken to end there, and the lock and "
+            + "configuration pages after it are no NDEF data; queryNDEFStatus's capacity, as "
+            + "Core NFC's, follows the CC"))
     }
     if let user, cc.dataAreaSize > user, let area = tlvArea, let end = area.ndefValueEndAddress,
       let ndef = area.ndef, end > 16 + user

@@ -265,7 +265,8 @@ extension TagReport {
     // from the bytes read comes from pages the query could not read (a read-protected data
     // area), not from a change.
     guard let end, end.status != q.status, !type2Unwritten(s) else {
-      return (q.status, q.capacity, s.ndefStatusReasonAsReturned)
+      let reason = [s.ndefStatusReasonAsReturned, userMemoryNote(q, end)].compactMap { $0 }
+      return (q.status, q.capacity, reason.isEmpty ? nil : reason.joined(separator: "; "))
     }
     // A Type 4 CC as found gives another status than the query's (an NDEF file whose read
     // was refused): what the app got is the query's answer. (A Type 2 status also follows the
@@ -283,6 +284,19 @@ extension TagReport {
         + "acknowledged, so the tag may still hold the old CC"
       : "queryNDEFStatus said \(q.status.rawValue) before the session changed the CC"
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
+  }
+
+  /// A CC that declares more than the product's user memory (`t2t-cc-exceeds-memory`):
+  /// queryNDEFStatus's capacity follows the CC, as Core NFC's does; the contents' capacity
+  /// stops at the user memory. Both are said.
+  private static func userMemoryNote(
+    _ q: (status: NDEFStatus, capacity: Int?),
+    _ end: (status: NDEFStatus, capacity: Int?, reason: String?)?
+  ) -> String? {
+    guard let end, end.status == q.status, let e = end.capacity, let c = q.capacity, e < c
+    else { return nil }
+    return "queryNDEFStatus counts it from the CC, which declares more than the tag has: "
+      + "its user memory holds a message of at most \(e) bytes"
   }
 
   /// True for a Type 2 tag (no Type 3 or 4 memory) the session wrote no byte of, not even

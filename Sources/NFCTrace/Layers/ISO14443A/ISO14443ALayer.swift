@@ -101,7 +101,7 @@ public struct ISO14443ALayer: Sendable {
   private var haltNs: Int64 = 0
   /// The HLTA frame, or the reader's S(DESELECT) the tag answered (`haltedByDeselect`), when
   /// no frame since has woken or answered a tag: a halted tag answers only WUPA (ISO/IEC
-  /// 14443-3 §6.2, HALT state; ISO/IEC 14443-4 §8), so a command sent then reaches nobody.
+  /// 14443-3 §6.3, HALT state; ISO/IEC 14443-4 §8), so a command sent then reaches nobody.
   private var haltFrame: Int?
   private var haltedByDeselect = false
   /// Set by a gen1a magic WUPC1 (`40`, 7 bits) until the next reader frame: a 1-byte `43`
@@ -255,6 +255,9 @@ public struct ISO14443ALayer: Sendable {
     let payload = FrameCRC.payload(frame, status: crc)
     let halted = haltFrame == nil ? nil : commandWhileHalted(frame, kind: kind)
     var result = build(kind, frame: frame, payload: payload, crc: crc, context: &context)
+    // One or two bytes where a frame with CRC was due: the capture kept only its start, as a
+    // frame the source flags `truncated` (an answer's status is then not known).
+    if crcFinding?.code == "frame-too-short" { result.handoff?.1.cutByCapture = true }
     if case .missedPollATQA = kind {
       result.findings.append(Self.pollNotCaptured(frame: frame.index, haltedBy: haltedBefore))
     }
@@ -359,7 +362,7 @@ public struct ISO14443ALayer: Sendable {
       : "HLTA (frame \(hlta)) with no WUPA between: a tag that took the HLTA is halted and"
     return Finding(
       "command-while-halted", .warning,
-      "sent after " + halt + " ignores everything but WUPA (ISO/IEC 14443-3 §6.2, HALT "
+      "sent after " + halt + " ignores everything but WUPA (ISO/IEC 14443-3 §6.3, HALT "
         + "state), so an answer means it did not take it; wake and select the tag again before "
         + "commands",
       frames: [frame.index])
@@ -367,7 +370,7 @@ public struct ISO14443ALayer: Sendable {
 
   /// `poll-not-captured` (info) on a 2-byte tag frame without CRC_A that answers no captured
   /// command: a tag sends its ATQA only to answer REQA/WUPA (ISO/IEC 14443-3 §6.4.2), and a
-  /// halted tag (`haltedBy`: HLTA, or an answered S(DESELECT)) only to WUPA (§6.2, HALT
+  /// halted tag (`haltedBy`: HLTA, or an answered S(DESELECT)) only to WUPA (§6.3, HALT
   /// state), so the frame is the ATQA of a new activation whose 7-bit poll the sniffer missed.
   private static func pollNotCaptured(frame: Int, haltedBy: (frame: Int, deselect: Bool)?)
     -> Finding
@@ -376,7 +379,7 @@ public struct ISO14443ALayer: Sendable {
     if let h = haltedBy {
       why =
         "the tag halted by the \(h.deselect ? "S(DESELECT)" : "HLTA") of frame \(h.frame) "
-        + "answers only WUPA (ISO/IEC 14443-3 §6.2, HALT state), so the reader sent a WUPA"
+        + "answers only WUPA (ISO/IEC 14443-3 §6.3, HALT state), so the reader sent a WUPA"
     } else {
       why =
         "a tag sends its ATQA only to answer REQA or WUPA (ISO/IEC 14443-3 §6.4.2), so the "
