@@ -222,3 +222,38 @@ extension Pass47Type4Tests {
     #expect(s.count == 1)
   }
 }
+
+extension Pass47ImportTests {
+  /// A listing pasted without its Start and End columns (forum posts of Tesla key-card sniffs):
+  /// header `Src | Data | CRC | Annotation`, rows `Rdr | 26 | | REQA`, a frame continued on a
+  /// row that lost its last columns. Read in order (`.order` source time, every frame at 0),
+  /// short frames' bits from their byte, one warning. Every row was skipped (exit 3).
+  @Test func listingWithoutTimeColumnsIsReadInOrder() throws {
+    let text = """
+      Src | Data (! denotes parity error)           | CRC | Annotation
+      Rdr | 26                                      |     | REQA  # poll
+      Tag | 48  00                                  |     | ATQA
+      Rdr | 0a  00  00  a4  04  00  0a  f4  65  73  6c  61  4c  6f  67  69  |     |
+          | 63  f8  09                              |  ok | ?
+      Tag | 0a  00  6d  00  83  5f                  |  ok |
+          | 90  00   
+
+      """
+    var importer = try Proxmark3TextImporter(
+      input: TraceInput(path: "edited.txt", bytes: Data(text.utf8)))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    #expect(frames.map(\.direction) == [.reader, .tag, .reader, .tag])
+    #expect(frames.map(\.bits) == [7, nil, nil, nil])
+    #expect(frames[2].data.count == 19 && frames[2].data.suffix(3) == [0x63, 0xF8, 0x09])
+    #expect(frames[3].data == [0x0A, 0x00, 0x6D, 0x00, 0x83, 0x5F, 0x90, 0x00])
+    #expect(frames.map { $0.sourceTime?.value } == [0, 1, 2, 3])
+    #expect(frames.allSatisfy { $0.timeNs == 0 && $0.sourceTime?.unit == .order })
+    #expect(importer.warnings.count == 1)
+    #expect(importer.warnings.first?.location?.record == 2)
+    // Recognised without --input-format.
+    #expect(Proxmark3TextSniffer.score(head: Array(text.utf8), path: "x") == 80)
+    let rows = "Rdr | 26 |     | REQA\nTag | 48  00 |     |\n"
+    #expect(Proxmark3TextSniffer.score(head: Array(rows.utf8), path: "x") == 80)
+  }
+}

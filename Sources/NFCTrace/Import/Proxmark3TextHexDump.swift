@@ -101,7 +101,8 @@ enum Proxmark3HexDump {
 
 /// Content sniffer for `trace list` text.
 enum Proxmark3TextSniffer {
-  /// 90 for a table header or a `Rdr`/`Tag` row, 85 for `-x` hex-dump lines (a `0.%010u` line
+  /// 90 for a table header or a `Rdr`/`Tag` row, 80 for a row without times (`Rdr | 26 | |`),
+  /// 85 for `-x` hex-dump lines (a `0.%010u` line
   /// followed by `000000 00 fe|ff`), 30 for only a `pm3 -->` echo of a list command; 0 for
   /// anything with NUL bytes. +5 for a `.txt`/`.log` name when something was found.
   static func score(head: [UInt8], path: String) -> Int {
@@ -141,7 +142,14 @@ enum Proxmark3TextSniffer {
       let isRow =
         (Proxmark3Text.equals(line, src, "rdr") || Proxmark3Text.equals(line, src, "tag"))
         && Proxmark3Number(line, Proxmark3Text.trim(line, fields[0])) != nil
-      return isHeader || isRow ? 90 : 0
+      if isHeader || isRow { return 90 }
+      // `Rdr | 26 | | REQA`: a row of a listing whose Start and End columns were cut away.
+      let first = Proxmark3Text.trim(line, fields[0])
+      var cells = Proxmark3DataCells()
+      let untimedRow =
+        (Proxmark3Text.equals(line, first, "rdr") || Proxmark3Text.equals(line, first, "tag"))
+        && !Proxmark3Text.trim(line, fields[1]).isEmpty && cells.append(line, fields[1])
+      return untimedRow ? 80 : 0
     }
     if afterTimestamp, case .frame = Proxmark3HexDump.parse(line, all) { return 85 }
     if Proxmark3Text.contains(line, all, "pm3 -->"), Proxmark3Text.contains(line, all, "list") {

@@ -227,6 +227,10 @@ public struct Proxmark3TextImporter: TraceImporter {
 
   private mutating func readTableLine() -> Frame? {
     Proxmark3Text.split(line, into: &fields)
+    // A continuation row of a listing without times may have lost its last columns too.
+    if state.untimed, fields.count >= 2, Proxmark3Text.trim(line, fields[0]).isEmpty {
+      return continueUntimedFrame()
+    }
     guard fields.count >= 4 else { return unreadable("fewer than 4 `|`-separated columns") }
     let src = Proxmark3Text.trim(line, fields[2])
     if Proxmark3Text.equals(line, src, "src") {
@@ -247,13 +251,17 @@ public struct Proxmark3TextImporter: TraceImporter {
       )
       return nil
     }
-    // `Rdr | 26 | | REQA`: a listing edited down to its source and data columns.
+    // `Rdr | 26 | | REQA`: a listing edited down to its source, data, CRC and annotation
+    // columns (forum posts cut the times away): its frames in order, without times.
     let first = Proxmark3Text.trim(line, fields[0])
-    if Proxmark3Text.equals(line, first, "rdr") || Proxmark3Text.equals(line, first, "tag") {
-      return unreadable(
-        "the row starts with its source column: the Start and End columns are missing (an "
-          + "edited listing); expected `start | end | Rdr/Tag | data | CRC | annotation`")
+    if Proxmark3Text.equals(line, first, "src") {
+      state.sawTable = true
+      state.untimed = true
+      headerColumns = fields.count
+      return nil
     }
+    if Proxmark3Text.equals(line, first, "rdr") { return startUntimedFrame(.reader) }
+    if Proxmark3Text.equals(line, first, "tag") { return startUntimedFrame(.tag) }
     let copy = Proxmark3Text.equals(line, src, "*") || Proxmark3Text.equals(line, src, "dec")
     if !src.isEmpty { inDecryptedCopy = copy }
     if Proxmark3Text.equals(line, src, "rdr") { return startFrame(.reader) }
@@ -286,6 +294,42 @@ public struct Proxmark3TextImporter: TraceImporter {
       return nil
     }
     return unreadable("row without Rdr/Tag source")
+  }
+
+  /// A row `Rdr/Tag | data | CRC | annotation` of a listing without its Start and End columns:
+  /// a frame in order (source time `.order`, every frame at the time of the one before), its
+  /// short frames' bits from their byte as in a `-x` dump (no duration to tell them).
+  private mutating func startUntimedFrame(_ direction: Direction) -> Frame? {
+    state.sawTable = true
+    state.untimed = true
+    var cells = Proxmark3DataCells()
+    guard cells.append(line, fields[1]) else { return unreadable("data column is not hex bytes") }
+    cells.crcColumnBad = fields.count > 2 && Proxmark3Text.contains(line, fields[2], "!crc")
+    let location = input.location(unit: "line", record: lineNumber, offset: lineOffset)
+    if state.untimedRows == 0 {
+      log.add(
+        "untimed",
+        TraceWarning(
+          "the listing has no Start and End columns (an edited listing): its frames are read "
+            + "in order, without times, so answer delays and frame waiting times are not checked",
+          frame: emitted, location: location))
+    }
+    let order = Int64(state.untimedRows)
+    state.untimedRows += 1
+    let next = Proxmark3PendingFrame(
+      cells: cells, direction: direction, ticks: state.previousEnd ?? clock.last,
+      durationTicks: nil, sourceTime: SourceTime(order, .order), location: location)
+    return replacePending(with: next)
+  }
+
+  /// A continuation row `| data | CRC | annotation` of a listing without times.
+  private mutating func continueUntimedFrame() -> Frame? {
+    if inDecryptedCopy { return nil }
+    guard state.pending != nil else { return unreadable("continuation row with no frame above it") }
+    if state.pending?.cells.append(line, fields[1]) == false {
+      return unreadable("data column is not hex bytes")
+    }
+    return nil
   }
 
   private mutating func startFrame(_ direction: Direction) -> Frame? {
@@ -626,6 +670,10 @@ struct Proxmark3TextState {
   var sawTable = false
   /// `-r`: the columns are gap and duration instead of start and end.
   var relative = false
+  /// The rows start with the Src column: the Start and End columns were cut away.
+  var untimed = false
+  /// Frames read from rows without times (their `.order` source time).
+  var untimedRows = 0
   /// In a listing of `hf 15` / `hf iclass`: the last reader frame was an ISO 15693 request.
   var iso15693Link = false
   var previousEnd: Int64?
