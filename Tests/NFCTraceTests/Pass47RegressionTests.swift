@@ -257,3 +257,41 @@ extension Pass47ImportTests {
     #expect(Proxmark3TextSniffer.score(head: Array(rows.utf8), path: "x") == 80)
   }
 }
+
+extension Pass47Type2Tests {
+  /// An NFC-formatted Ultralight C (no GET_VERSION): its Lock Control TLV `01 03 A0 10 44`
+  /// declares 16 lock bits at page 40 (LOCK2, LOCK3). The report showed a LOCK4 too (the
+  /// page's third byte, which no lock bit fills).
+  @Test func lockControlTLVOfSixteenBitsShowsTwoLockBytes() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x01, 0x03, 0xA0, 0x10, 0x44, 0x03, 0x00, 0xFE])
+    b.read(40, [0x00, 0x00, 0x00, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let dynamic = try #require(TagReport(session: s).end.locks?.dynamic)
+    #expect(dynamic.page == 40)
+    #expect(dynamic.bytes == [0x00, 0x00])
+    #expect(dynamic.lock4 == nil)
+    #expect(dynamic.pagesPerBit == 4)
+  }
+}
+
+extension Pass47Type2Tests {
+  /// A query that read the CC but not the NDEF TLV (READ 0: pages 0–3):
+  /// the capacity is counted from byte 16, an upper bound, and `sessions` says so.
+  @Test func capacityWithoutTheNDEFTLVIsAnUpperBound() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
+    // READ 0: pages 0–3, the CC last (the data area from page 4 is not read).
+    b.read(
+      0,
+      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x44, 0x48, 0x00, 0x00]
+        + [0xE1, 0x10, 0x12, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
+    #expect(query.detail("capacity_upper_bound") == .bool(true))
+    #expect(query.outcomeText == "readWrite ≤142 B")
+  }
+}

@@ -263,14 +263,17 @@ public struct Operation: Sendable, Equatable {
 
   /// The outcome as `sessions` and `diagnose` word it: a queryNDEFStatus that found the
   /// status gives it as Core NFC's completion handler does (`NFCNDEFStatus`: `notSupported`,
-  /// `readWrite 492 B`; nfc-facts §8.1), with the outcome after it when not ok; any other
+  /// `readWrite 492 B`, `readWrite ≤142 B` when the NDEF TLV was not read and the capacity is
+  /// counted from byte 16; nfc-facts §8.1), with the outcome after it when not ok; any other
   /// operation its outcome (`interrupted`).
   public var outcomeText: String {
     guard kind == .queryNDEFStatus, case .string(let s)? = detail("status") else {
       return outcome.rawValue
     }
     var text = s
-    if case .int(let c)? = detail("capacity") { text += " \(c) B" }
+    if case .int(let c)? = detail("capacity") {
+      text += detail("capacity_upper_bound") == .bool(true) ? " ≤\(c) B" : " \(c) B"
+    }
     if outcome != .ok { text += " (\(outcome.rawValue))" }
     return text
   }

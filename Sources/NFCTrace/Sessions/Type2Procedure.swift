@@ -710,6 +710,9 @@ struct Type2Procedure: Sendable {
     if let tlv = memory.type2Area?.ndef {
       op.set("ndef_tlv_address", .int(16 + tlv.offset))
       op.set("ndef_length", .int(tlv.length))
+    } else if status.capacity != nil {
+      // Counted from byte 16: TLVs before the NDEF TLV (a Lock Control TLV) make it smaller.
+      op.set("capacity_upper_bound", .bool(true))
     }
   }
 

@@ -208,10 +208,15 @@ public struct TagContents: Sendable {
     let declared =
       product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
     if let layout = product.flatMap(Type2Locks.dynamicLayout) ?? declared {
+      // A Lock Control TLV's lock bits fill its bytes, and no LOCK4 follows them (16 bits on
+      // an NFC-formatted Ultralight C: LOCK2 and LOCK3 of page 28h).
+      let size =
+        declared == nil ? 3 : min(3, max(2, Type2Locks.declaredArea(in: image)?.size ?? 3))
       // LOCK2 and LOCK3 alone when LOCK4 is unknown (a writeLock's WRITE of a page never
       // read: the bits it set are known, the block-lock byte it left 00 is not).
-      dynamic = Self.settled(image, layout.page * 4, 3) ?? Self.settled(image, layout.page * 4, 2)
-      if dynamic == nil, let partial = Self.settledBytes(image, layout.page * 4, 3) {
+      dynamic =
+        Self.settled(image, layout.page * 4, size) ?? Self.settled(image, layout.page * 4, 2)
+      if dynamic == nil, let partial = Self.settledBytes(image, layout.page * 4, size) {
         // One of LOCK2/LOCK3 known (a WRITE that set bits in one and wrote 00 over the other,
         // never read): the bits set are certain, the other byte's are not.
         dynamic = partial.map { $0 ?? 0 }
@@ -220,11 +225,11 @@ public struct TagContents: Sendable {
         unknowns.append(
           "dynamic lock page \(layout.page): \(names) not known (written 00 over a value never "
             + "read: its bits may be set), so more pages may be locked than listed")
-      } else if dynamic?.count == 2 {
+      } else if dynamic?.count == 2, size == 3 {
         unknowns.append("dynamic lock page \(layout.page) byte 2 (LOCK4) not known")
       } else if dynamic == nil {
         unknowns.append(
-          Self.unacknowledged(image, layout.page * 4, 3)
+          Self.unacknowledged(image, layout.page * 4, size)
             ? "dynamic lock page \(layout.page) written without acknowledgement: whether its "
               + "bits are set is unknown" : "dynamic lock page \(layout.page) not read")
       }
