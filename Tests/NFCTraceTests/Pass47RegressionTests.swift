@@ -117,7 +117,7 @@ extension Pass47Type2Tests {
         "queryNDEFStatus counts it from the CC, which declares more than the tag has: its user "
           + "memory holds a message of at most 500 bytes") == true)
     let f = try #require(report.end.tlvFindings.first { $0.code == "t2t-cc-exceeds-memory" })
-    #expect(f.message.hasSuffix("queryNDEFStatus's capacity, as Core NFC's, follows the CC"))
+    #expect(f.message.hasSuffix("the queryNDEFStatus capacity shown follows the CC"))
   }
 }
 
@@ -293,5 +293,76 @@ extension Pass47Type2Tests {
     let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
     #expect(query.detail("capacity_upper_bound") == .bool(true))
     #expect(query.outcomeText == "readWrite ≤142 B")
+  }
+}
+
+extension Pass47Type4Tests {
+  /// The final NLEN's answer arrives damaged, the reader sends R(NAK), and the tag sends its
+  /// answer again intact: 6A82, a refusal. Nothing was written: the NLEN stays the 0 written
+  /// before (the damaged copy must not leave the bytes "written without acknowledgement").
+  @Test func damagedAnswerThenAnIntactRefusalWritesNothing() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    let ok: [UInt8] = [0x90, 0x00]
+    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
+    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    let block = b.blockNumber
+    b.reader([0x02 | block, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)])
+    b.tag([0x02 | block, 0x90, 0x00], badCRC: true)
+    b.reader([0xB2 | block])
+    b.tag([0x02 | block, 0x6A, 0x82])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.outcome == .failed)
+    let file = try #require(s.memory.filesEnd[0xE104])
+    #expect(file.known(0, 2) == [0x00, 0x00])
+    #expect(file.state(0) != .unacknowledged && file.state(1) != .unacknowledged)
+    #expect(try b.diagnose().finding("ndef-emptied") != nil)
+  }
+}
+
+extension Pass47ImportTests {
+  /// A stray row without times before a timed listing (two pastes in one file): the timed
+  /// rows that follow are read as timed, their continuation rows' data included (they lost
+  /// their bytes after the first untimed row: the untimed mode stayed on).
+  @Test func timedRowsAfterAnUntimedOneKeepTheirContinuations() throws {
+    let text = """
+      Rdr | 52                                    |     | WUPA
+            Start |        End | Src | Data (! denotes parity error)           | CRC | Annotation
+      ------------+------------+-----+-----------------------------------------+-----+----------
+                0 |       1056 | Rdr |30  04  26  ee                           |  ok | READ(4)
+             2228 |      23028 | Tag |03  0b  d1  01  07  55  04  61  2e  62  63  00  fe  00  00  00  00  00  |     |
+                  |            |     |00  00  00                               |     |
+
+      """
+    var importer = try Proxmark3TextImporter(
+      input: TraceInput(path: "two.txt", bytes: Data(text.utf8)))
+    var frames: [Frame] = []
+    while let f = try importer.next() { frames.append(f) }
+    #expect(frames.count == 3)
+    #expect(frames.last?.data.count == 21)
+    #expect(frames.dropFirst().allSatisfy { $0.sourceTime?.unit == .proxmarkTicks })
+  }
+}
+
+extension Pass47Type4Tests {
+  /// 63C1 to an UPDATE BINARY of message data: a warning whose SW1 63 says the non-volatile
+  /// memory changed (ISO/IEC 7816-4 §5.1.3), so the bytes may be on the tag (written without
+  /// acknowledgement), as after 6581. They were taken as not written.
+  @Test func warning63xxToAnUpdateLeavesItsBytesUncertain() throws {
+    var b = TraceBuilder()
+    b.activateType4()
+    b.queryType4(nlen: 0x14)
+    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
+    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], [0x90, 0x00])
+    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, [0x63, 0xC1])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.last?.outcome == .failed)
+    let file = try #require(s.memory.filesEnd[0xE104])
+    #expect(file.state(2) == .unacknowledged)
+    #expect(file.known(2, message.count) == message)
   }
 }

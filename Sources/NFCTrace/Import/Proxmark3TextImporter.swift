@@ -227,14 +227,18 @@ public struct Proxmark3TextImporter: TraceImporter {
 
   private mutating func readTableLine() -> Frame? {
     Proxmark3Text.split(line, into: &fields)
-    // A continuation row of a listing without times may have lost its last columns too.
-    if state.untimed, fields.count >= 2, Proxmark3Text.trim(line, fields[0]).isEmpty {
+    // A continuation row of a listing without times (its data in the second column) may have
+    // lost its last columns too; a timed one has its End column empty.
+    if state.untimed, fields.count >= 2, Proxmark3Text.trim(line, fields[0]).isEmpty,
+      !Proxmark3Text.trim(line, fields[1]).isEmpty
+    {
       return continueUntimedFrame()
     }
     guard fields.count >= 4 else { return unreadable("fewer than 4 `|`-separated columns") }
     let src = Proxmark3Text.trim(line, fields[2])
     if Proxmark3Text.equals(line, src, "src") {
       state.sawTable = true
+      state.untimed = false
       state.relative = Proxmark3Text.contains(line, fields[0], "gap")
       headerColumns = fields.count
       return nil
@@ -334,6 +338,7 @@ public struct Proxmark3TextImporter: TraceImporter {
 
   private mutating func startFrame(_ direction: Direction) -> Frame? {
     state.sawTable = true
+    state.untimed = false
     let startField = Proxmark3Text.trim(line, fields[0])
     let endField = Proxmark3Text.trim(line, fields[1])
     guard let first = Proxmark3Number(line, startField),

@@ -1549,6 +1549,11 @@ public struct SessionAnalyzer: Sendable {
     }
     if let damaged = damagedLastAnswer {
       damagedLastAnswer = nil
+      // The tag answered, so it carried the command out or refused it: an UPDATE's bytes may
+      // be in the file (the intact copy that would tell never came).
+      if let p = pending, p.layer(.type4) != nil || p.layer(.iso7816) != nil {
+        type4.unanswered(p, memory: &memory)
+      }
       if op.outcome == .ok {
         op.outcome = .unknown
         op.reason =

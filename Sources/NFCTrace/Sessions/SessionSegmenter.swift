@@ -55,8 +55,9 @@ public struct SessionSegmenter: Sendable {
   private var lastAnsweredNs: Int64 = 0
   private var sawHalt = false
   /// The reader sent S(DESELECT) that the capture shows unanswered, and no answered exchange
-  /// followed: a tag that then answers a new activation had left the PROTOCOL state, which
-  /// ignores REQA/WUPA (ISO/IEC 14443-3 §6.3; 14443-4 §8): the DESELECT's answer was missed.
+  /// followed: a tag that then answers a new activation had left the PROTOCOL state, in which
+  /// it answers neither REQA nor WUPA (ISO/IEC 14443-3 §6.3; 14443-4 §8): the DESELECT's
+  /// answer was missed, or the tag was reset.
   private var deselectSent = false
   /// A tag frame of ISO-DEP followed the last activation: the tag is in the PROTOCOL state.
   private var isoDEPUp = false

@@ -221,13 +221,9 @@ struct Type4Procedure: Sendable {
 
   mutating func answer(_ x: Exchange, op: inout Operation, memory: inout TagMemory) {
     // A damaged answer (CRC failed) neither refuses nor fills the file image: the reader gets
-    // it again (R(NAK)) and the intact copy decides. Until then the tag answered, so it carried
-    // the command out or refused it: an UPDATE's bytes may be in the file (unacknowledged).
-    guard let response = x.response else { return }
-    if response.frame.crc == .bad {
-      if let request = x.request { unanswered(request, memory: &memory) }
-      return
-    }
+    // it again (R(NAK)) and the intact copy decides (a damaged copy the exchange ends on:
+    // `SessionAnalyzer`, `last_answer_damaged`).
+    guard let response = x.response, response.frame.crc != .bad else { return }
     let frame = response.frame.index
     guard let a = response.layer(.type4) ?? response.layer(.iso7816) else { return }
     if a.field("cut") == .bool(true) {
@@ -593,14 +589,19 @@ struct Type4Procedure: Sendable {
     let said = answer.summary.range(of: " failed: ").map { answer.summary[$0.upperBound...] }
     op.fail("\(what) refused: \(said.map(String.init) ?? answer.summary)", frame: frame)
     if givesReason { op.set("sw", .string(sw)) }
-    // SW1 65: the non-volatile memory changed (6581 memory failure, ISO/IEC 7816-4 §5.1.3):
-    // the update started, so its bytes are uncertain, as for a Type 2 NAK 5.
-    if sw.hasPrefix("65"), let command, let file = file(of: command),
+    // SW1 65 (error) and 63 (warning): the non-volatile memory changed (6581 memory failure,
+    // ISO/IEC 7816-4 §5.1.3): the update started, so its bytes are uncertain, as for a Type 2
+    // NAK 5.
+    if Self.memoryChanged(sw), let command, let file = file(of: command),
       case .hex(let data)? = command.field("data")
     {
       memory.type4Write(data, file: file, at: offset(command), acknowledged: false, frame: frame)
     }
   }
+
+  /// Whether status word `sw` says the non-volatile memory changed: SW1 63 (warning) or 65
+  /// (error), ISO/IEC 7816-4 §5.1.3.
+  static func memoryChanged(_ sw: String) -> Bool { sw.hasPrefix("63") || sw.hasPrefix("65") }
 
   /// Tracks refused SELECTs: a refusal is remembered (with the earlier ones of the same data
   /// when they made the operation fail); an accepted SELECT of the same data recovers the

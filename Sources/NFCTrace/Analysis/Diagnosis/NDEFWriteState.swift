@@ -60,6 +60,9 @@ struct NDEFWriteState {
     case let f where f.hasPrefix("NAK"):
       return "was answered \(f), a code no datasheet gives (a damaged ACK or NAK: whether it "
         + "was programmed is unknown)"
+    case let f where f.hasPrefix("SW 63"):
+      return "was answered \(failure) (a warning: the tag's memory changed, ISO/IEC 7816-4 "
+        + "§5.1.3; whether it holds the bytes sent is not known)"
     default:
       return "was answered \(failure) (the tag's memory changed, ISO/IEC 7816-4: the write "
         + "started and did not complete)"
@@ -292,7 +295,7 @@ struct NDEFWriteState {
     switch silent.answer {
     case .nak(let code) where Type2Layer.writeMayHaveLanded(nak: code):
       lengthProgrammingFailure = "NAK \(code)"
-    case .sw(let sw) where sw.hasPrefix("65"): lengthProgrammingFailure = "SW " + sw
+    case .sw(let sw) where Type4Procedure.memoryChanged(sw): lengthProgrammingFailure = "SW " + sw
     default: lengthProgrammingFailure = nil
     }
     lengthFrame = silent.frame
@@ -312,13 +315,13 @@ struct NDEFWriteState {
   }
 
   /// true = acknowledged, false = unanswered, NAK 5, a non-standard 4-bit code (a damaged
-  /// ACK or NAK) or SW 65xx (may have landed: an EEPROM write error means programming
-  /// started and failed, NXP NTAG21x datasheet; SW1 65 says the
+  /// ACK or NAK) or SW 63xx/65xx (may have landed: an EEPROM write error means programming
+  /// started and failed, NXP NTAG21x datasheet; SW1 63 and 65 say the
   /// non-volatile memory changed, ISO/IEC 7816-4 §5.1.3), nil = refused (did not land).
   private static func landed(_ c: SessionCommandLog.Command) -> Bool? {
     switch c.answer {
     case .ack: return true
-    case .sw(let sw): return sw == "9000" ? true : sw.hasPrefix("65") ? false : nil
+    case .sw(let sw): return sw == "9000" ? true : Type4Procedure.memoryChanged(sw) ? false : nil
     case .none: return c.damagedSuccess
     case .nak(let code) where Type2Layer.writeMayHaveLanded(nak: code): return false
     case .nak, .other: return nil

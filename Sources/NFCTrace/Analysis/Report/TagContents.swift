@@ -153,8 +153,8 @@ public struct TagContents: Sendable {
           message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
             + "area, but the \(name) has \(user) bytes of user memory (pages 4–\(3 + user / 4); "
             + "NXP datasheet memory map): the data area is taken to end there, and the lock and "
-            + "configuration pages after it are no NDEF data; queryNDEFStatus's capacity, as "
-            + "Core NFC's, follows the CC"))
+            + "configuration pages after it are no NDEF data; the queryNDEFStatus capacity shown "
+            + "follows the CC"))
     }
     if let user, cc.dataAreaSize > user, let area = tlvArea, let end = area.ndefValueEndAddress,
       let ndef = area.ndef, end > 16 + user

@@ -252,7 +252,8 @@ extension TagReport {
   /// The query's status, unless the CC as left says otherwise (the session locked the tag):
   /// the report is of the tag as left.
   private static func status(
-    queried s: SessionAnalysis, end: (status: NDEFStatus, capacity: Int?, reason: String?)?
+    queried s: SessionAnalysis, end: (status: NDEFStatus, capacity: Int?, reason: String?)?,
+    ccExceedsMemory: Bool
   ) -> (status: NDEFStatus, capacity: Int?, reason: String?)? {
     guard let q = s.ndefStatus else {
       guard var end, ccFromEarlierSession(s) else { return end }
@@ -265,7 +266,8 @@ extension TagReport {
     // from the bytes read comes from pages the query could not read (a read-protected data
     // area), not from a change.
     guard let end, end.status != q.status, !type2Unwritten(s) else {
-      let reason = [s.ndefStatusReasonAsReturned, userMemoryNote(q, end)].compactMap { $0 }
+      let note = ccExceedsMemory ? userMemoryNote(q, end) : nil
+      let reason = [s.ndefStatusReasonAsReturned, note].compactMap { $0 }
       return (q.status, q.capacity, reason.isEmpty ? nil : reason.joined(separator: "; "))
     }
     // A Type 4 CC as found gives another status than the query's (an NDEF file whose read
@@ -286,8 +288,8 @@ extension TagReport {
     return (end.status, end.capacity, end.reason.map { "\($0); \(was)" } ?? was)
   }
 
-  /// A CC that declares more than the product's user memory (`t2t-cc-exceeds-memory`):
-  /// queryNDEFStatus's capacity follows the CC, as Core NFC's does; the contents' capacity
+  /// A CC that declares more than the product's user memory (`t2t-cc-exceeds-memory`, which
+  /// the caller checks): queryNDEFStatus's capacity follows the CC; the contents' capacity
   /// stops at the user memory. Both are said.
   private static func userMemoryNote(
     _ q: (status: NDEFStatus, capacity: Int?),
@@ -346,7 +348,9 @@ extension TagReport {
       layout: layout, type2: s.memory.type2Start, files: s.memory.filesStart, tag: tag,
       type3: s.memory.type3Start, type5: s.memory.type5Start,
       type5BlockSize: s.memory.type5BlockSize, type5MemorySize: s.memory.type5MemorySize)
-    ndefStatus = Self.status(queried: s, end: end.status)
+    ndefStatus = Self.status(
+      queried: s, end: end.status,
+      ccExceedsMemory: end.tlvFindings.contains { $0.code == "t2t-cc-exceeds-memory" })
     counters = Self.counters(s.operations)
     passwordAuths = Self.passwordAuths(s.operations)
     warnings = []
