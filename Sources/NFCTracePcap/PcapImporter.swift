@@ -47,6 +47,12 @@ public final class PcapImporter: TraceImporter {
   private var wholeSeconds = false
   /// No packet read ahead carried a time (`checkNoTimes`).
   private var untimed = false
+  /// A pcapng file (its packets' offsets come from the block walk): only pcapng has packets
+  /// without a time (Simple Packet Blocks).
+  private let pcapng: Bool
+  /// The packet being read has time 0 after timed ones (`placingUntimed`).
+  private var packetUntimed = false
+  private var warnedUntimedPacket = false
   /// The latest packet time so far, to notice times going back.
   private var latestTimeNs: Int64?
   private var warnedBackwards = false
@@ -77,6 +83,7 @@ public final class PcapImporter: TraceImporter {
     let opened = try PcapOpener(input: input).open()
     source = opened.source
     positions = opened.positions
+    pcapng = opened.positions.offsets != nil
     timeUnit = opened.timeUnit
     endError = opened.endError
     linkType = opened.linkType
@@ -327,6 +334,26 @@ public final class PcapImporter: TraceImporter {
 
   /// Checks a packet's time (backwards steps, past 2262) and returns the capture's first
   /// time, which frame times count from.
+  /// A packet with time 0 after timed ones (a pcapng Simple Packet Block, which carries no
+  /// time, among Enhanced Packet Blocks): placed at the previous packet's time, its source time
+  /// its order, said once. (Read as it is, it lay in 1970, decades before the capture.)
+  private func placingUntimed(_ packet: PcapPacket, at location: SourceLocation) -> PcapPacket {
+    packetUntimed = false
+    guard pcapng, packet.timeNs == 0, !untimed, let latest = latestTimeNs, latest != 0 else {
+      return packet
+    }
+    packetUntimed = true
+    if !warnedUntimedPacket {
+      warnedUntimedPacket = true
+      warn(
+        "packet without a time (a pcapng Simple Packet Block) after timed ones: placed at the "
+          + "previous packet's time, in order (said once)", at: location)
+    }
+    var placed = packet
+    placed.timeNs = latest
+    return placed
+  }
+
   private func startPacket(_ packet: PcapPacket, at location: SourceLocation) -> Int64 {
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
@@ -343,6 +370,7 @@ public final class PcapImporter: TraceImporter {
   @inline(__always) private func frame(from packet: PcapPacket, at location: SourceLocation)
     -> Frame?
   {
+    let packet = placingUntimed(packet, at: location)
     let first = startPacket(packet, at: location)
     switch ISO14443PseudoHeader.parse(packet.bytes) {
     case .skip(let reason):
@@ -374,6 +402,7 @@ public final class PcapImporter: TraceImporter {
   /// Queues the frames a USB capture packet gives (see `USBReaderDecoder`). Their time is
   /// the packet's: when the host sent the command, when the reader's answer reached the host.
   private func usbPacket(_ packet: PcapPacket, at location: SourceLocation) {
+    let packet = placingUntimed(packet, at: location)
     let first = startPacket(packet, at: location)
     usbFrames.removeAll(keepingCapacity: true)
     usbFramesHead = 0
@@ -427,7 +456,7 @@ public final class PcapImporter: TraceImporter {
 
   private func sourceTime(_ ns: Int64) -> SourceTime {
     if wholeSeconds { return SourceTime(ns / 1_000_000_000, .wholeSeconds) }
-    if untimed, ns == 0 { return SourceTime(Int64(frameIndex), .order) }
+    if (untimed && ns == 0) || packetUntimed { return SourceTime(Int64(frameIndex), .order) }
     return timeUnit == .microseconds
       ? SourceTime(ns / 1000, .microseconds) : SourceTime(ns, .nanoseconds)
   }

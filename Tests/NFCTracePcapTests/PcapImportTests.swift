@@ -692,3 +692,40 @@ extension PcapOffsetTests {
     result.warnings.filter { $0.message.hasPrefix("packet time is past 2262-04-11") }.count == 1)
   #expect(result.warnings.first?.location?.record == 2)
 }
+
+extension PcapOffsetTests {
+  /// Enhanced Packet Blocks (timed) then Simple Packet Blocks (no time): the untimed packets
+  /// are placed at the last time, numbered in order, with one warning. They lay in 1970,
+  /// −1.7 × 10⁹ s before the capture (2026-12-07 review).
+  @Test func simplePacketBlocksAfterTimedOnesKeepTheLastTime() throws {
+    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
+    // 2023-11-14 22:13:20 UTC in µs (the default resolution): 1.7e15.
+    let base = 1_700_000_000_000_000
+    func epb(_ micros: Int, _ payload: [UInt8]) -> [UInt8] {
+      let t = base + micros
+      return pcapngBlock(
+        6,
+        le(0, 4) + le(t >> 32, 4) + le(t & 0xFFFF_FFFF, 4) + le(payload.count, 4)
+          + le(payload.count, 4) + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4)
+      )
+    }
+    func spb(_ payload: [UInt8]) -> [UInt8] {
+      pcapngBlock(
+        3, le(payload.count, 4) + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4))
+    }
+    var bytes = shb + idb
+    for i in 0..<9 { bytes += epb(i * 1000, [0x00, 0xFF, 0x00, 0x01, 0x26]) }
+    bytes += spb([0x00, 0xFE, 0x00, 0x02, 0x44, 0x00]) + spb([0x00, 0xFF, 0x00, 0x02, 0x93, 0x20])
+    let result = try importPcap(TraceInput(path: "mixed.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.count == 11)
+    #expect(result.frames.suffix(2).map(\.timeNs) == [8_000_000, 8_000_000])
+    #expect(result.frames.suffix(2).map { $0.sourceTime?.unit } == [.order, .order])
+    #expect(result.frames.suffix(2).map { $0.sourceTime?.value } == [9, 10])
+    #expect(
+      result.warnings.map(\.message) == [
+        "packet without a time (a pcapng Simple Packet Block) after timed ones: placed at the "
+          + "previous packet's time, in order (said once)"
+      ])
+  }
+}

@@ -366,3 +366,25 @@ extension Pass47Type4Tests {
     #expect(file.known(2, message.count) == message)
   }
 }
+
+@Suite struct Pass47DiffTests {
+  /// The right password (PACK answered) against a wrong one (NAK 0): the first differing
+  /// response byte masks A's PACK byte but shows B's NAK, which is no secret (it printed
+  /// `•• │ ••`, which says nothing).
+  @Test func firstDifferenceMasksOnlyEachSidesSecret() throws {
+    func side(_ password: [UInt8], answer: [UInt8], crc: Bool) throws -> DiffSide {
+      var b = TraceBuilder()
+      b.activateType2(version: DiffReviewTests.ntag215)
+      b.reader([0x1B] + password)
+      b.tag(answer, crc: crc)
+      return try diffSide(b)
+    }
+    let a = try side([0x31, 0x32, 0x33, 0x34], answer: [0xAB, 0xCD], crc: true)
+    let b = try side([0x35, 0x36, 0x37, 0x38], answer: [0x00], crc: false)
+    let text = DiffText.lines(TraceDiff(a: a, b: b)).joined(separator: "\n")
+    let line = try #require(text.split(separator: "\n").first { $0.contains("response byte 0:") })
+    #expect(line.hasSuffix("│ 00"))
+    #expect(line.contains("response byte 0: ••"))
+    #expect(!text.contains("ab cd") && !text.contains("31 32"))
+  }
+}

@@ -111,7 +111,8 @@ extension Type2CapabilityContainer {
 }
 
 /// Type 2 capacity, following nfcpy `tt2.py` `get_capacity` (nfc-facts §5.4): the bytes from
-/// the NDEF TLV's T byte (or the data area start, byte 16, when no NDEF TLV was seen) to the end
+/// the NDEF TLV's T byte (when no NDEF TLV was seen, the end of the TLVs read, or the data area
+/// start, byte 16: an upper bound) to the end
 /// of the data area (16 + CC2 × 8), minus lock/reserved bytes inside that range, minus the TLV
 /// header: 2 bytes (T + 1-byte L), or 4 (T + `FF hi lo`) when more than 256 bytes remain.
 /// NTAG215 factory (`03 00 FE`): 496 − 4 = 492; NTAG213 (Lock Control TLV first): 139 − 2 = 137.
@@ -122,8 +123,13 @@ public enum Type2Capacity {
     -> Int
   {
     let end = 16 + min(cc.dataAreaSize, userBytes ?? Int.max)
-    // The NDEF TLV's offset is inside the area, which starts at its base address.
-    let tStart = area.flatMap { a in a.ndef.map { a.baseAddress + $0.offset } } ?? 16
+    // The NDEF TLV's offset is inside the area, which starts at its base address. Without
+    // it, it can start no earlier than the end of the TLVs read before it (a Lock Control
+    // TLV's 5 bytes: NTAG213's 137, not 142).
+    let afterKnown = area.flatMap { a in a.tlvs.last.map { a.baseAddress + $0.valueEnd } }
+    let tStart =
+      area.flatMap { a in a.ndef.map { a.baseAddress + $0.offset } }
+      ?? max(16, afterKnown ?? 16)
     var count = end - tStart
     for r in area?.reservedAreas ?? [] {
       let lo = max(r.address, tStart)

@@ -158,18 +158,20 @@ public enum DiffText {
   /// when only the presence of an answer differs.
   static func firstDifference(_ a: ExchangeRecord, _ b: ExchangeRecord) -> [String] {
     func first(
-      _ x: ArraySlice<UInt8>, _ y: ArraySlice<UInt8>, _ what: String, secret: Set<Int>
+      _ x: ArraySlice<UInt8>, _ y: ArraySlice<UInt8>, _ what: String,
+      secret: (a: Set<Int>, b: Set<Int>)
     ) -> String? {
       guard x != y else { return nil }
       let k =
         zip(x, y).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         ?? min(x.count, y.count)
-      // A byte of a secret on either side is masked on both.
-      func at(_ s: ArraySlice<UInt8>) -> String {
+      // Each side's secret bytes are masked; the other side's byte there may be none (a NAK
+      // where the other side got its PACK).
+      func at(_ s: ArraySlice<UInt8>, _ secret: Set<Int>) -> String {
         guard k < s.count else { return "(\(s.count) bytes)" }
         return secret.contains(k) ? TraceDiff.maskedByte : Hex.string([s[s.startIndex + k]])
       }
-      return row(" ", "    \(what) byte \(k): " + at(x), at(y))
+      return row(" ", "    \(what) byte \(k): " + at(x, secret.a), at(y, secret.b))
     }
     func blocks(_ r: ExchangeRecord) -> String {
       func part(_ n: Int, _ what: String) -> String {
@@ -186,11 +188,11 @@ public enum DiffText {
     let lines = [
       first(
         a.requestPayload, b.requestPayload, "command",
-        secret: a.secretRequest.union(b.secretRequest)),
+        secret: (a.secretRequest, b.secretRequest)),
       crc(a.requestCRC, b.requestCRC, "command"),
       a.responsePayload.flatMap { x in
         b.responsePayload.flatMap {
-          first(x, $0, "response", secret: a.secretResponse.union(b.secretResponse))
+          first(x, $0, "response", secret: (a.secretResponse, b.secretResponse))
         }
       },
       answered ? crc(a.responseCRC, b.responseCRC, "response") : nil,
