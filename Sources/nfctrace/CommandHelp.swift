@@ -6,7 +6,7 @@ enum CommandHelp {
   static func text(_ command: String) -> String? { texts[command] }
 
   private static let inputFormat = """
-      --input-format NAME  read FILE as NAME instead of detecting its format
+      --input-format NAME  read the input as NAME instead of detecting its format
                            (nfctrace formats lists the names)
     """
 
