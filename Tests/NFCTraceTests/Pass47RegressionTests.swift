@@ -388,3 +388,29 @@ extension Pass47Type4Tests {
     #expect(!text.contains("ab cd") && !text.contains("31 32"))
   }
 }
+
+extension Pass47ImportTests {
+  /// An ATQA 39.8 ms after the REQA before it (a real `hf list 14a` sniff): a tag answers a
+  /// poll about 90 µs after it (ISO/IEC 14443-3 §6.2.1.1), so it answers a poll the sniffer
+  /// missed; said as `poll-not-captured`. It passed as the REQA's answer without a word.
+  @Test func atqaLongAfterItsPollSaysThePollWasMissed() throws {
+    let rule = "------------+------------+-----+------------------------------+-----+----------"
+    let text = """
+      [=] ISO14443A - All times are in carrier periods (1/13.56MHz)
+
+            Start |        End | Src | Data (! denotes parity error) | CRC | Annotation
+      \(rule)
+         36888432 |   36889488 | Rdr |26                            |     | REQA
+         37428132 |   37430500 | Tag |04  00                        |     |
+         38408992 |   38409984 | Rdr |52                            |     | WUPA
+         38411236 |   38413604 | Tag |04  00                        |     |
+
+      """
+    let (decoded, _) = decodeAll(try frames(text))
+    let late = try #require(decoded[1].findings.first { $0.code == "poll-not-captured" })
+    #expect(late.frames == [0, 1])
+    #expect(late.message.hasPrefix("ATQA 39.8 ms after the REQA/WUPA of frame 0"))
+    // An ATQA 166 µs after its WUPA is the WUPA's.
+    #expect(!decoded[3].findings.contains { $0.code == "poll-not-captured" })
+  }
+}

@@ -115,6 +115,8 @@ public struct ISO14443ALayer: Sendable {
   /// SAK then shows the capture missed the ATQA.
   private var pollFrame: Int?
   private var pollUnanswered: Int?
+  /// The last REQA/WUPA decoded and its start, when the source times frames on the air.
+  private var pollStart: (frame: Int, ns: Int64)?
   /// HLTA with its CRC_A as sent in plaintext (ISO/IEC 14443-3 §6.4.3).
   private static let plainHLTA: [UInt8] = [0x50, 0x00, 0x57, 0xCD]
   /// Activation messages repeat with every poll of the same tag (see `DecodeCache`).
@@ -372,6 +374,32 @@ public struct ISO14443ALayer: Sendable {
   /// command: a tag sends its ATQA only to answer REQA/WUPA (ISO/IEC 14443-3 §6.4.2), and a
   /// halted tag (`haltedBy`: HLTA, or an answered S(DESELECT)) only to WUPA (§6.3, HALT
   /// state), so the frame is the ATQA of a new activation whose 7-bit poll the sniffer missed.
+  /// Whether the source times `frame` on the air (a sniffer's ticks or clock), not in order
+  /// only or by a host's clock in whole seconds.
+  private static func airTimed(_ frame: Frame) -> Bool {
+    switch frame.sourceTime?.unit {
+    case .proxmarkTicks?, .microseconds?, .nanoseconds?: return true
+    default: return false
+    }
+  }
+
+  /// `poll-not-captured` for an ATQA that came more than 1 ms after the REQA/WUPA before it: a
+  /// tag answers a poll 1172 or 1236 carrier periods (about 90 µs) after its end (ISO/IEC
+  /// 14443-3 §6.2.1.1; nfc-facts §1.6), so this one answers a poll the sniffer missed.
+  private func lateATQA(_ frame: Frame, kind: Kind) -> Finding? {
+    guard case .atqa = kind, case .request = pending, let poll = pollStart,
+      Self.airTimed(frame), frame.timeNs - poll.ns > 1_000_000
+    else { return nil }
+    let tenths = (frame.timeNs - poll.ns + 50_000) / 100_000
+    return Finding(
+      "poll-not-captured", .info,
+      "ATQA \(tenths / 10).\(tenths % 10) ms after the REQA/WUPA of frame \(poll.frame): a tag "
+        + "answers a poll 1172 or 1236 carrier periods (about 90 µs) after its end (ISO/IEC "
+        + "14443-3 §6.2.1.1), so this ATQA answers a later poll the capture does not have "
+        + "(sniffers often miss 7-bit short frames), and the poll of frame \(poll.frame) went "
+        + "unanswered", frames: [poll.frame, frame.index])
+  }
+
   private static func pollNotCaptured(frame: Int, haltedBy: (frame: Int, deselect: Bool)?)
     -> Finding
   {
@@ -520,6 +548,7 @@ public struct ISO14443ALayer: Sendable {
     switch kind {
     case .request(let wupa):
       pending = .request
+      pollStart = Self.airTimed(frame) ? (index, frame.timeNs) : nil
       guard let wupa else { return LayerResult(decode: Self.uncapturedRequest) }
       let name = wupa ? "WUPA" : "REQA"
       return LayerResult(
@@ -530,6 +559,7 @@ public struct ISO14443ALayer: Sendable {
         })
     case .magSafe(let n):
       pending = .request
+      pollStart = Self.airTimed(frame) ? (index, frame.timeNs) : nil
       (pollFrame, pollUnanswered) = (index, nil)
       return LayerResult(decode: AppleECP.magSafeDecode(n, byte: frame.data.first ?? 0))
     case .shortFrame:
@@ -607,12 +637,14 @@ public struct ISO14443ALayer: Sendable {
           [LayerField("sel", .hex([frame.data[0]])), LayerField("nvb", .hex([nvb]))]),
         findings: [Finding("invalid-nvb", .warning, why, frames: [index], offset: 1)])
     case .atqa, .missedPollATQA:
+      let late = lateATQA(frame, kind: kind)
       pending = .none
       pollUnanswered = nil
       guard let atqa = ATQA(airBytes: payload) else { return .undecoded("ATQA needs 2 bytes") }
       context.atqa = atqa.value
       return LayerResult(
-        decode: cached(.atqa, payload) { atqa.decode }, findings: atqa.findings(frameIndex: index))
+        decode: cached(.atqa, payload) { atqa.decode },
+        findings: atqa.findings(frameIndex: index) + [late].compactMap { $0 })
     case .uidAnswer(let level, let nvb, let known):
       pending = .none
       return buildUIDAnswer(level, nvb: nvb, known: known, payload: payload, index: index)
