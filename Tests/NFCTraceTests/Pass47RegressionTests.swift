@@ -122,12 +122,10 @@ extension Pass47Type2Tests {
 }
 
 @Suite struct Pass47Type4Tests {
-  /// The answer to the final NLEN's UPDATE BINARY cut after its PCB and SW1 (`03 90`, no CRC:
-  /// `frame-too-short`): the tag answered the block, so it processed it (ISO/IEC 14443-4 §7.5),
-  /// but the status word is not in the capture. The write is unknown and the NLEN may be the
-  /// new one; it was "the final NLEN never was: the tag holds an empty message", with no
-  /// finding.
-  @Test func finalNLENAnswerCutByTheCaptureIsUnknown() throws {
+  /// A Type 4 tag queried (NLEN 20), then written length-last up to the final NLEN: NLEN 0,
+  /// then the message data at offset 2, both answered 9000. Returns the builder and the
+  /// message.
+  static func writtenUpToTheFinalNLEN() -> (TraceBuilder, [UInt8]) {
     var b = TraceBuilder()
     b.activateType4()
     b.queryType4(nlen: 0x14)
@@ -135,6 +133,16 @@ extension Pass47Type2Tests {
     let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
     b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
     b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    return (b, message)
+  }
+
+  /// The answer to the final NLEN's UPDATE BINARY cut after its PCB and SW1 (`03 90`, no CRC:
+  /// `frame-too-short`): the tag answered the block, so it processed it (ISO/IEC 14443-4 §7.5),
+  /// but the status word is not in the capture. The write is unknown and the NLEN may be the
+  /// new one; it was "the final NLEN never was: the tag holds an empty message", with no
+  /// finding.
+  @Test func finalNLENAnswerCutByTheCaptureIsUnknown() throws {
+    var (b, message) = Self.writtenUpToTheFinalNLEN()
     b.reader([0x02 | b.blockNumber, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)])
     b.tag([0x02 | b.blockNumber, 0x90], crc: false)
     let cut = b.frames.count - 1
@@ -154,13 +162,7 @@ extension Pass47Type2Tests {
   /// so the NLEN may be the new one. The report showed the message emptied while the verdict
   /// said the tag carried the command out.
   @Test func finalNLENAnswerDamagedLeavesTheLengthUnacknowledged() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x14)
-    let ok: [UInt8] = [0x90, 0x00]
-    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
-    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
-    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    var (b, message) = Self.writtenUpToTheFinalNLEN()
     b.reader([0x02 | b.blockNumber, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)])
     b.tag([0x02 | b.blockNumber, 0x90, 0x00], badCRC: true)
     let s = try #require(
@@ -301,13 +303,7 @@ extension Pass47Type4Tests {
   /// answer again intact: 6A82, a refusal. Nothing was written: the NLEN stays the 0 written
   /// before (the damaged copy must not leave the bytes "written without acknowledgement").
   @Test func damagedAnswerThenAnIntactRefusalWritesNothing() throws {
-    var b = TraceBuilder()
-    b.activateType4()
-    b.queryType4(nlen: 0x14)
-    let ok: [UInt8] = [0x90, 0x00]
-    let message: [UInt8] = [0xD1, 0x01, 0x04, 0x55, 0x04, 0x61, 0x2E, 0x62]
-    b.apdu([0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, 0x00], ok)
-    b.apdu([0x00, 0xD6, 0x00, 0x02, UInt8(message.count)] + message, ok)
+    var (b, message) = Self.writtenUpToTheFinalNLEN()
     let block = b.blockNumber
     b.reader([0x02 | block, 0x00, 0xD6, 0x00, 0x00, 0x02, 0x00, UInt8(message.count)])
     b.tag([0x02 | block, 0x90, 0x00], badCRC: true)
