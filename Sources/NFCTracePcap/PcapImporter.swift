@@ -47,9 +47,6 @@ public final class PcapImporter: TraceImporter {
   private var wholeSeconds = false
   /// No packet read ahead carried a time (`checkNoTimes`).
   private var untimed = false
-  /// A pcapng file (its packets' offsets come from the block walk): only pcapng has packets
-  /// without a time (Simple Packet Blocks).
-  private let pcapng: Bool
   /// The packet being read has time 0 after timed ones (`placingUntimed`).
   private var packetUntimed = false
   private var warnedUntimedPacket = false
@@ -83,7 +80,6 @@ public final class PcapImporter: TraceImporter {
     let opened = try PcapOpener(input: input).open()
     source = opened.source
     positions = opened.positions
-    pcapng = opened.positions.offsets != nil
     timeUnit = opened.timeUnit
     endError = opened.endError
     linkType = opened.linkType
@@ -334,12 +330,14 @@ public final class PcapImporter: TraceImporter {
 
   /// Checks a packet's time (backwards steps, past 2262) and returns the capture's first
   /// time, which frame times count from.
-  /// A packet with time 0 after timed ones (a pcapng Simple Packet Block, which carries no
-  /// time, among Enhanced Packet Blocks): placed at the previous packet's time, its source time
-  /// its order, said once. (Read as it is, it lay in 1970, decades before the capture.)
+  /// A pcapng Simple Packet Block, which carries no time, after timed packets (Enhanced
+  /// Packet Blocks): placed at the latest time so far, its source time its order, said once.
+  /// (Read as libpcap gives it, time 0 or the interface's if_tsoffset, it lay in 1970.)
   private func placingUntimed(_ packet: PcapPacket, at location: SourceLocation) -> PcapPacket {
     packetUntimed = false
-    guard pcapng, packet.timeNs == 0, !untimed, let latest = latestTimeNs, latest != 0 else {
+    guard !untimed, positions.simplePackets.contains(location.record),
+      let latest = latestTimeNs, latest != 0
+    else {
       return packet
     }
     packetUntimed = true
@@ -347,7 +345,7 @@ public final class PcapImporter: TraceImporter {
       warnedUntimedPacket = true
       warn(
         "packet without a time (a pcapng Simple Packet Block) after timed ones: placed at the "
-          + "previous packet's time, in order (said once)", at: location)
+          + "latest time so far, in order (said once)", at: location)
     }
     var placed = packet
     placed.timeNs = latest
@@ -484,6 +482,8 @@ struct PacketPositions {
   /// Original 1-based packet numbers when packets were filtered out; nil when libpcap's count
   /// is the packet number.
   var numbers: [Int]?
+  /// The original numbers of the packets that are pcapng Simple Packet Blocks (no time).
+  var simplePackets: Set<Int> = []
   /// Packet number and offset reported past the table (the pcapng walk's damage).
   var beyond: (number: Int, offset: Int)?
 

@@ -119,14 +119,16 @@ struct PcapOpener {
         try PcapSource(bytes: filtered.bytes)
       }
       opened.positions = PacketPositions(
-        offsets: filtered.packetOffsets, numbers: filtered.packetNumbers)
+        offsets: filtered.packetOffsets, numbers: filtered.packetNumbers,
+        simplePackets: layout.simplePackets)
       opened.warnings = filtered.skipped.map {
         TraceWarning(
           $0.message, location: input.location(unit: "byte", record: 0, offset: $0.offset))
       }
     } else {
       opened.source = try openSource(interfaceAt: first.offset)
-      opened.positions = PacketPositions(offsets: layout.packetOffsets, numbers: nil)
+      opened.positions = PacketPositions(
+        offsets: layout.packetOffsets, numbers: nil, simplePackets: layout.simplePackets)
     }
     if let damage = layout.damage {
       opened.positions.beyond = (layout.packetOffsets.count + 1, damage.offset)

@@ -57,6 +57,8 @@ struct PcapngLayout {
   var packetOffsets: [Int] = []
   /// For every packet block, the index into `interfaces`, or -1 for an undefined interface id.
   var packetInterfaces: [Int32] = []
+  /// The 1-based numbers (in file order) of the Simple Packet Blocks, which carry no time.
+  var simplePackets: Set<Int> = []
   /// Byte offset and byte order (true = little-endian) of each section header.
   var sections: [(offset: Int, littleEndian: Bool)] = []
   /// The first damaged block, if any; the walk stops there.
@@ -259,6 +261,7 @@ enum PcapngInterfaceFilter {
     }
     layout.packetOffsets.append(offset)
     layout.packetInterfaces.append(index)
+    if type == BlockType.simplePacket { layout.simplePackets.insert(layout.packetOffsets.count) }
   }
 
   /// The if_tsresol option (code 9) of the IDB at `offset`, if present.

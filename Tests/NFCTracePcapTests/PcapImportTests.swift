@@ -725,7 +725,32 @@ extension PcapOffsetTests {
     #expect(
       result.warnings.map(\.message) == [
         "packet without a time (a pcapng Simple Packet Block) after timed ones: placed at the "
-          + "previous packet's time, in order (said once)"
+          + "latest time so far, in order (said once)"
       ])
+  }
+}
+
+extension PcapOffsetTests {
+  /// An Enhanced Packet Block whose time is 0 (a merged capture that starts its own clock at
+  /// 0) is timed, not a Simple Packet Block: it keeps its time (a step back, warned).
+  @Test func enhancedPacketAtTimeZeroKeepsItsTime() throws {
+    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
+    func epb(_ micros: Int, _ payload: [UInt8]) -> [UInt8] {
+      pcapngBlock(
+        6,
+        le(0, 4) + le(micros >> 32, 4) + le(micros & 0xFFFF_FFFF, 4) + le(payload.count, 4)
+          + le(payload.count, 4) + payload + Array(repeating: 0, count: (4 - payload.count % 4) % 4)
+      )
+    }
+    var bytes = shb + idb
+    for i in 1...9 { bytes += epb(5_000_000 + i * 1000, [0x00, 0xFF, 0x00, 0x01, 0x26]) }
+    bytes += epb(0, [0x00, 0xFF, 0x00, 0x01, 0x26])
+    let result = try importPcap(TraceInput(path: "zero.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.count == 10)
+    #expect(result.frames.last?.sourceTime?.unit == .microseconds)
+    #expect(result.frames.last?.sourceTime?.value == 0)
+    #expect(result.warnings.contains { $0.message.hasPrefix("packet time goes back") })
+    #expect(!result.warnings.contains { $0.message.contains("Simple Packet Block") })
   }
 }

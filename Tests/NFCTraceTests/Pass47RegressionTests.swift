@@ -410,3 +410,22 @@ extension Pass47ImportTests {
     #expect(!decoded[3].findings.contains { $0.code == "poll-not-captured" })
   }
 }
+
+extension Pass47ImportTests {
+  /// A reader chip's REQA and the ATQA it reported (CRC not captured, host-clock times 3 ms
+  /// apart, as a USB capture has them): no `poll-not-captured`, the chip got the ATQA in time.
+  @Test func readerChipATQALateByTheHostClockIsNoMissedPoll() throws {
+    let here = SourceLocation(file: "usb", unit: "packet", record: 1, offset: 0)
+    var reqa = Frame(
+      index: 0, timeNs: 0, sourceTime: SourceTime(0, .nanoseconds), direction: .reader,
+      data: [0x26], bits: 7, location: here)
+    reqa.crc = .notCaptured
+    var atqa = Frame(
+      index: 1, timeNs: 3_000_000, sourceTime: SourceTime(3_000_000, .nanoseconds),
+      direction: .tag, data: [0x44, 0x00], location: here)
+    atqa.crc = .notCaptured
+    let (decoded, _) = decodeAll([reqa, atqa])
+    #expect(decoded[1].innermost?.name == "ATQA")
+    #expect(!decoded[1].findings.contains { $0.code == "poll-not-captured" })
+  }
+}

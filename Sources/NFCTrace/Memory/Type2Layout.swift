@@ -96,8 +96,11 @@ extension Type2CapabilityContainer {
     }
     // Without the NDEF TLV the capacity is counted from the data area's start: a Lock
     // Control TLV before it (NTAG213's factory layout) makes the real one smaller.
+    let from = area.flatMap { a in a.tlvs.last.map { a.baseAddress + $0.valueEnd } } ?? 16
     let assumed =
-      area?.ndef == nil ? "; capacity counted from byte 16: the NDEF TLV was not read" : ""
+      area?.ndef == nil
+      ? "; capacity counted from byte \(max(16, from))"
+        + (from > 16 ? ", after the TLVs read" : "") + ": the NDEF TLV was not read" : ""
     let capped =
       userBytes.map { $0 < dataAreaSize }
         == true

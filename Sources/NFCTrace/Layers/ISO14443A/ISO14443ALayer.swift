@@ -387,8 +387,10 @@ public struct ISO14443ALayer: Sendable {
   /// tag answers a poll 1172 or 1236 carrier periods (about 90 µs) after its end (ISO/IEC
   /// 14443-3 §6.2.1.1; nfc-facts §1.6), so this one answers a poll the sniffer missed.
   private func lateATQA(_ frame: Frame, kind: Kind) -> Finding? {
+    // A reader chip's frames (CRC stripped: not captured) are timed by the host's clock,
+    // when the USB transfer or log line came, not on the air.
     guard case .atqa = kind, case .request = pending, let poll = pollStart,
-      Self.airTimed(frame), frame.timeNs - poll.ns > 1_000_000
+      Self.airTimed(frame), frame.crc != .notCaptured, frame.timeNs - poll.ns > 1_000_000
     else { return nil }
     let tenths = (frame.timeNs - poll.ns + 50_000) / 100_000
     return Finding(
@@ -396,8 +398,8 @@ public struct ISO14443ALayer: Sendable {
       "ATQA \(tenths / 10).\(tenths % 10) ms after the REQA/WUPA of frame \(poll.frame): a tag "
         + "answers a poll 1172 or 1236 carrier periods (about 90 µs) after its end (ISO/IEC "
         + "14443-3 §6.2.1.1), so this ATQA answers a later poll the capture does not have "
-        + "(sniffers often miss 7-bit short frames), and the poll of frame \(poll.frame) went "
-        + "unanswered", frames: [poll.frame, frame.index])
+        + "(sniffers often miss 7-bit short frames); no answer to the poll of frame "
+        + "\(poll.frame) was captured", frames: [poll.frame, frame.index])
   }
 
   private static func pollNotCaptured(frame: Int, haltedBy: (frame: Int, deselect: Bool)?)
