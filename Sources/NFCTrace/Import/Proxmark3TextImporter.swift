@@ -232,7 +232,7 @@ public struct Proxmark3TextImporter: TraceImporter {
     if state.untimed, fields.count >= 2, Proxmark3Text.trim(line, fields[0]).isEmpty,
       !Proxmark3Text.trim(line, fields[1]).isEmpty
     {
-      return continueUntimedFrame()
+      return continueFrame(data: fields[1])
     }
     guard fields.count >= 4 else { return unreadable("fewer than 4 `|`-separated columns") }
     let src = Proxmark3Text.trim(line, fields[2])
@@ -282,16 +282,7 @@ public struct Proxmark3TextImporter: TraceImporter {
   private mutating func readUnsourcedRow() -> Frame? {
     let start = Proxmark3Text.trim(line, fields[0])
     let end = Proxmark3Text.trim(line, fields[1])
-    if start.isEmpty, end.isEmpty {
-      if inDecryptedCopy { return nil }
-      guard state.pending != nil else {
-        return unreadable("continuation row with no frame above it")
-      }
-      if state.pending?.cells.append(line, fields[3]) == false {
-        return unreadable("data column is not hex bytes")
-      }
-      return nil
-    }
+    if start.isEmpty, end.isEmpty { return continueFrame(data: fields[3]) }
     if Proxmark3Text.contains(line, fields[3], "delay")
       || Proxmark3Text.contains(line, fields[3], "fdt")
     {
@@ -326,11 +317,12 @@ public struct Proxmark3TextImporter: TraceImporter {
     return replacePending(with: next)
   }
 
-  /// A continuation row `| data | CRC | annotation` of a listing without times.
-  private mutating func continueUntimedFrame() -> Frame? {
+  /// A continuation row: its bytes in column `data` (the fourth of a timed listing's row, the
+  /// second of one without times) join the frame above, unless that is a decrypted copy.
+  private mutating func continueFrame(data: Range<Int>) -> Frame? {
     if inDecryptedCopy { return nil }
     guard state.pending != nil else { return unreadable("continuation row with no frame above it") }
-    if state.pending?.cells.append(line, fields[1]) == false {
+    if state.pending?.cells.append(line, data) == false {
       return unreadable("data column is not hex bytes")
     }
     return nil
