@@ -96,10 +96,10 @@ extension Type2CapabilityContainer {
     }
     // Without the NDEF TLV the capacity is counted from the data area's start: a Lock
     // Control TLV before it (NTAG213's factory layout) makes the real one smaller.
-    let from = area.flatMap { a in a.tlvs.last.map { a.baseAddress + $0.valueEnd } } ?? 16
+    let from = Type2Capacity.start(area: area)
     let assumed =
       area?.ndef == nil
-      ? "; capacity counted from byte \(max(16, from))"
+      ? "; capacity counted from byte \(from)"
         + (from > 16 ? ", after the TLVs read" : "") + ": the NDEF TLV was not read" : ""
     let capped =
       userBytes.map { $0 < dataAreaSize }
@@ -126,13 +126,7 @@ public enum Type2Capacity {
     -> Int
   {
     let end = 16 + min(cc.dataAreaSize, userBytes ?? Int.max)
-    // The NDEF TLV's offset is inside the area, which starts at its base address. Without
-    // it, it can start no earlier than the end of the TLVs read before it (a Lock Control
-    // TLV's 5 bytes: NTAG213's 137, not 142).
-    let afterKnown = area.flatMap { a in a.tlvs.last.map { a.baseAddress + $0.valueEnd } }
-    let tStart =
-      area.flatMap { a in a.ndef.map { a.baseAddress + $0.offset } }
-      ?? max(16, afterKnown ?? 16)
+    let tStart = start(area: area)
     var count = end - tStart
     for r in area?.reservedAreas ?? [] {
       let lo = max(r.address, tStart)
@@ -141,5 +135,14 @@ public enum Type2Capacity {
     }
     count -= count > 256 ? 4 : 2
     return max(0, count)
+  }
+
+  /// The byte address (from page 0) the capacity is counted from: the NDEF TLV's T byte when it
+  /// was read; else the end of the last TLV read (the NDEF TLV can start no earlier: a Lock
+  /// Control TLV's 5 bytes make NTAG213's 137, not 142); else the data area's start, byte 16.
+  public static func start(area: Type2TLVArea?) -> Int {
+    guard let area else { return 16 }
+    if let tlv = area.ndef { return area.baseAddress + tlv.offset }
+    return max(16, area.tlvs.last.map { area.baseAddress + $0.valueEnd } ?? 16)
   }
 }

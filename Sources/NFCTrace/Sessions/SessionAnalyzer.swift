@@ -692,6 +692,17 @@ public struct SessionAnalyzer: Sendable {
   /// last answer, and the chain becomes a transceive of its own (its APDU is unknown), cut
   /// off (`openChain` interrupts it when it closes) or, when the tag `answered` with an
   /// I-block before the last part, of unknown outcome.
+  /// The current operation's outcome is unknown: the tag answered (frame `answer`) a chain whose
+  /// last part (`part`, the reader's last I-block seen) never came (details `chain_answered`,
+  /// `chain_part`, read by `BlockNumberRule`).
+  private mutating func markChainAnswered(by answer: Int?, part: Int?) {
+    current?.outcome = .unknown
+    current?.reason = Self.incompleteChain
+    guard let answer else { return }
+    current?.set("chain_answered", .int(answer))
+    if let part { current?.set("chain_part", .int(part)) }
+  }
+
   private mutating func settleChainLimbo(answered: Bool, by answer: Int? = nil) {
     guard let limbo = chainLimbo else { return }
     chainLimbo = nil
@@ -702,12 +713,7 @@ public struct SessionAnalyzer: Sendable {
     current?.lastFrame = limbo.last
     if let silent = limbo.silent { current?.unansweredFrames.append(silent.frame.index) }
     if answered {
-      current?.outcome = .unknown
-      current?.reason = Self.incompleteChain
-      if let answer {
-        current?.set("chain_answered", .int(answer))
-        if let chain { current?.set("chain_part", .int(chain.frame)) }
-      }
+      markChainAnswered(by: answer, part: chain?.frame)
     } else {
       openChain = chain
     }
@@ -792,10 +798,7 @@ public struct SessionAnalyzer: Sendable {
       if chainLimbo != nil {
         settleChainLimbo(answered: true, by: f.frame.index)
       } else if current?.outcome == .ok {
-        current?.outcome = .unknown
-        current?.reason = Self.incompleteChain
-        current?.set("chain_answered", .int(f.frame.index))
-        current?.set("chain_part", .int(chain.frame))
+        markChainAnswered(by: f.frame.index, part: chain.frame)
       }
       extend(f)
       pending = nil
