@@ -251,7 +251,8 @@ extension NDEFHandover {
           ctx.add(
             "handover-reference-dangling", .warning, inner.record.chunks.first?.offset ?? 0,
             "\(h.kind.name) Alternative Carrier refers to \(what) ID \(Self.show(ref)), but no "
-              + "record of the message has that ID (NFC Forum Connection Handover 1.3)",
+              + "record of the message has that ID (NFC Forum Connection Handover 1.2 and 1.3, "
+              + "Alternative Carrier record)",
             readers: what == "carrier data"
               ? "a reader finds no configuration for this carrier" : "a reader finds no such data",
             fix: "give the carrier configuration record the ID the Alternative Carrier names")

@@ -346,17 +346,21 @@ public enum NDEFPayloadDecoder {
           + "DecodeError for the outer record; Android shows the record without its content",
         fix: "build the nested message with NFCNDEFMessage(records:) and use its bytes")
     }
-    for f in inner.findings {
+    // The inner records' payload findings are the nested message's too: prefixed, and minor
+    // errors stay warnings in strict mode, as the inner framing's do.
+    var innerContext = NDEFDecodeContext(
+      mode: ctx.mode == .strict ? .relax : ctx.mode, maxDepth: ctx.maxDepth)
+    innerContext.depth = ctx.depth + 1
+    let records = inner.message.records.map { r in
+      NDEFDecodedRecord(record: r, payload: decode(r, context: &innerContext))
+    }
+    for f in inner.findings + innerContext.findings {
       ctx.findings.append(
         NDEFFinding(
           code: f.code, severity: f.severity, offset: f.offset,
           message: "in \(owner): " + f.message, readersShow: f.readersShow, fix: f.fix))
     }
-    ctx.depth += 1
-    defer { ctx.depth -= 1 }
-    return inner.message.records.map { r in
-      NDEFDecodedRecord(record: r, payload: decode(r, context: &ctx))
-    }
+    return records
   }
 }
 

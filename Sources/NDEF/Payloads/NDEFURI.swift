@@ -41,11 +41,24 @@ public struct NDEFURI: Sendable, Equatable {
     "write it with NFCNDEFPayload.wellKnownTypeURIPayload(url:) (or "
     + "wellKnownTypeURIPayload(string:)), which picks the identifier code itself"
 
-  /// Schemes recognised when a payload starts with a scheme instead of a code byte.
-  static let commonSchemes = [
-    "http:", "https:", "tel:", "mailto:", "ftp:", "sms:", "smsto:", "geo:", "market:",
-    "intent:", "file:", "sip:", "urn:",
-  ]
+  /// Schemes recognised when a payload starts with a scheme instead of a code byte: every
+  /// scheme of the identifier-code table (RTD-URI 1.0 §3.2.2) and common ones it lacks.
+  static let knownSchemes: [String] = {
+    let table = prefixes.compactMap { p in p.firstIndex(of: ":").map { String(p[...$0]) } }
+    let common = [
+      "http:", "https:", "sms:", "smsto:", "mms:", "geo:", "market:", "intent:", "ws:", "wss:",
+      "data:", "spotify:", "bitcoin:", "magnet:", "fb:", "skype:", "whatsapp:",
+    ]
+    var seen = Set<String>()
+    return (table + common).filter { seen.insert($0).inserted }
+  }()
+
+  /// The known scheme (with its colon) that `lower` (a lower-cased URI) starts with, nil when
+  /// none. Only known ones: an RFU code byte before a whole URI ("a" + "http://…") must not
+  /// read as a scheme "ahttp:".
+  static func leadingScheme(_ lower: String) -> String? {
+    knownSchemes.first { lower.hasPrefix($0) }
+  }
 
   /// Decodes a URI payload at input offset `offset`, adding findings to `ctx`.
   static func decode(_ p: [UInt8], offset: Int, ctx: inout NDEFDecodeContext) -> NDEFURI? {
@@ -81,7 +94,7 @@ public struct NDEFURI: Sendable, Equatable {
       let byte = restText.utf8.distance(from: restText.utf8.startIndex, to: at)
       ctx.add(
         "uri-hidden-characters", .warning, offset + 1 + byte,
-        "URI field contains U+\(String(hidden.value, radix: 16, uppercase: true)) (a C1 control "
+        "URI field contains \(codePoint(hidden)) (a C1 control "
           + "or a bidi formatting character): it can make the link display as something else; "
           + "IRIs exclude C1 controls and bidi formatting characters (RFC 3987 §2.2, §4.1; "
           + "the later isolates U+2066–2069 and ALM U+061C alike)",
@@ -104,7 +117,7 @@ public struct NDEFURI: Sendable, Equatable {
     let code = p[0]
     let whole = String(decoding: p, as: UTF8.self)
     let lower = whole.lowercased()
-    if let scheme = commonSchemes.first(where: { lower.hasPrefix($0) }) {
+    if let scheme = leadingScheme(lower) {
       ctx.add(
         "uri-no-identifier-byte", .error, offset,
         "URI payload starts with the scheme "
@@ -131,7 +144,7 @@ public struct NDEFURI: Sendable, Equatable {
   ) {
     let lower = rest.lowercased()
     let prefixHasScheme = prefix.contains(":")
-    let restScheme = commonSchemes.first(where: { lower.hasPrefix($0) })
+    let restScheme = leadingScheme(lower)
     if prefixHasScheme, let restScheme {
       // "mailto:" + "tel:…" is not a repeat but a wrong code: the reader opens "mailto:tel:…".
       let same = prefix.lowercased().prefix { $0 != ":" } == restScheme.prefix { $0 != ":" }
@@ -153,6 +166,12 @@ public struct NDEFURI: Sendable, Equatable {
         readers: "every reader shows \"\(clip(prefix + rest))\"", fix: fix)
     }
   }
+}
+
+/// "U+" and at least four upper-case hex digits (Unicode's notation: U+0085, U+202E).
+func codePoint(_ c: Unicode.Scalar) -> String {
+  let digits = String(c.value, radix: 16, uppercase: true)
+  return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }
 
 /// The byte as a character when printable ASCII, else `\xNN`.

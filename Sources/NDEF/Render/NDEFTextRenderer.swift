@@ -18,8 +18,12 @@ public enum NDEFTextRenderer {
       let place =
         given.lowerBound == 0 || given.isEmpty
         ? "" : ", bytes \(given.lowerBound)–\(given.upperBound - 1)"
+      // A flag broken on a record that was read (ME missing on the last one) damages it, not
+      // what follows it.
+      let before = report.records.last.map { failure.offset > $0.record.offset } ?? true
       out +=
-        "NDEF message (\(report.mode.rawValue)): \(records) before the damage at byte "
+        "NDEF message (\(report.mode.rawValue)): \(records)"
+        + (before ? " before the damage" : ", damaged") + " at byte "
         + "\(failure.offset) (\(given.count) byte\(given.count == 1 ? "" : "s") given\(place))\n"
     } else {
       out +=

@@ -248,7 +248,7 @@ public struct Type2TLVArea: Sendable {
           + "before any NDEF TLV (NFC Forum T2T 1.0 §2.3), and readers that stop at the message "
           + "never see it")
     }
-    if ndefs.isEmpty {
+    if ndefs.isEmpty && !reader.ndefHeaderCut {
       reader.note(
         "ndef-tlv-missing", .warning, bytes.count,
         "no NDEF Message TLV (0x03) in the "
@@ -276,6 +276,9 @@ private struct TLVReader {
   /// Where findings go: a reference, so `note` reads the reader while it adds one.
   let sink = FindingSink()
   var done = false
+  /// An NDEF Message TLV whose length field the data area cut (`tlv-length-past-end` says so;
+  /// it is there, only unreadable: no `ndef-tlv-missing`).
+  var ndefHeaderCut = false
 
   init(bytes: [UInt8], base: Int) {
     self.bytes = bytes
@@ -384,6 +387,7 @@ private struct TLVReader {
   }
 
   mutating func truncated(_ tag: Type2TLV.Tag, _ at: Int, _ what: String) -> Type2TLV? {
+    if tag == .ndef { ndefHeaderCut = true }
     note(
       "tlv-length-past-end", .error, at,
       "\(tag.name) TLV at tag byte \(base + at): data area ends before "

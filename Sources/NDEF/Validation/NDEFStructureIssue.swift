@@ -100,6 +100,18 @@ struct NDEFStructureIssue: Sendable {
           message: "TYPE contains non-ASCII bytes; record types are US-ASCII "
             + "(NFC Forum RTD 1.0 §2.1, RFC 2046, RFC 3986)",
           readersShow: "ndeflib raises UnicodeDecodeError", fix: nil))
+    } else if let bad = r.type.firstIndex(where: { $0 <= 0x20 || $0 == 0x7F }) {
+      out.append(
+        NDEFStructureIssue(
+          "type-invalid-characters", warningOnly: true, offset: r.offset,
+          expected: "TYPE without control characters or spaces",
+          message: "TYPE byte \(bad - r.type.startIndex) is 0x\(hex2(r.type[bad])), a control "
+            + "character or space: no record type has one (well-known and external names are "
+            + "URN characters, NFC Forum RTD 1.0 §2.1, RFC 2141; MIME types RFC 2046; URIs RFC "
+            + "3986)",
+          readersShow: "ndeflib and Android keep the bytes; no reader matches the type",
+          fix: "write the type's name exactly (e.g. NFCTypeNameFormat.nfcWellKnown with type "
+            + "\"U\" or \"T\")"))
     }
     return out
   }

@@ -895,6 +895,7 @@ public struct SessionAnalyzer: Sendable {
       }
     }
     let what = request?.innermost?.summary ?? "the command"
+    answeredAfterSilence(request?.innermost)
     if let op = current, op.outcome != .failed || !damagedCommands.isEmpty {
       if damagedCommands.isEmpty { outcomeBeforeDamage = (op.outcome, op.reason) }
       if let c = request?.innermost, !damagedCommands.contains(c), damagedCommands.count < 64 {
@@ -905,6 +906,18 @@ public struct SessionAnalyzer: Sendable {
       "the reader received the tag's answer to \(what) damaged (CRC, parity or framing error) "
         + "and reported the command failed: the tag answered, but what it answered is unknown",
       frame: f.frame.index)
+  }
+
+  /// A command that got no answer before, sent again, and answered this time, if damaged: the
+  /// tag did not leave, so that silence interrupted nothing (once every silent command is
+  /// answered the outcome before it is back; the damage then decides).
+  private mutating func answeredAfterSilence(_ command: LayerDecode?) {
+    guard var op = current, op.outcome == .interrupted, let command,
+      let i = silentCommands.firstIndex(of: command)
+    else { return }
+    silentCommands.remove(at: i)
+    if silentCommands.isEmpty { (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil) }
+    current = op
   }
 
   /// The MIFARE Classic block tag answer `d` acknowledged writing: the ACK to a WRITE's
