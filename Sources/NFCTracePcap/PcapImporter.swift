@@ -49,6 +49,10 @@ public final class PcapImporter: TraceImporter {
   private var untimed = false
   /// The packet being read has time 0 after timed ones (`placingUntimed`).
   private var packetUntimed = false
+  /// The frames so far are pcapng Simple Packet Blocks, which carry no time: the first timed
+  /// packet starts the clock, instead of counting from 1970. (Packets stamped 0 keep it: a
+  /// writer's clock may start there.)
+  private var timesFromNextTimed = false
   private var warnedUntimedPacket = false
   /// The latest packet time so far, to notice times going back.
   private var latestTimeNs: Int64?
@@ -335,9 +339,11 @@ public final class PcapImporter: TraceImporter {
   /// (Read as libpcap gives it, time 0 or the interface's if_tsoffset, it lay in 1970.)
   private func placingUntimed(_ packet: PcapPacket, at location: SourceLocation) -> PcapPacket {
     packetUntimed = false
-    guard !untimed, positions.simplePackets.contains(location.record),
-      let latest = latestTimeNs, latest != 0
-    else {
+    guard !untimed, positions.simplePackets.contains(location.record) else { return packet }
+    guard let latest = latestTimeNs, latest != 0 else {
+      // Before any timed packet: numbered in order; the first timed one starts the clock.
+      packetUntimed = true
+      timesFromNextTimed = true
       return packet
     }
     packetUntimed = true
@@ -353,9 +359,19 @@ public final class PcapImporter: TraceImporter {
   }
 
   private func startPacket(_ packet: PcapPacket, at location: SourceLocation) -> Int64 {
+    let wasUntimed = untimed
+    checkTime(packet.timeNs, at: location)
+    if timesFromNextTimed, !packetUntimed, !untimed, firstTimeNs != nil {
+      timesFromNextTimed = false
+      firstTimeNs = packet.timeNs
+      if !wasUntimed {
+        warn(
+          "this packet carries a time, after Simple Packet Blocks without one: frames are timed "
+            + "from here", at: location)
+      }
+    }
     let first = firstTimeNs ?? packet.timeNs
     firstTimeNs = first
-    checkTime(packet.timeNs, at: location)
     if packet.timeClamped, !warnedClamped {
       warnedClamped = true
       warn(

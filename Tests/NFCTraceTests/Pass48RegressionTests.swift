@@ -1,5 +1,5 @@
 import Foundation
-import NFCTrace
+@testable import NFCTrace
 import TestSupport
 import Testing
 
@@ -42,5 +42,94 @@ import Testing
         + "error) and reported the command failed: the tag answered, but what it answered is "
         + "unknown")
     #expect(op.unansweredFrames == [4])
+  }
+}
+
+/// Type 5 refusals with error 10h (block not available, ISO/IEC 15693-3 §7.4.2): the fix says
+/// what the CC's MLEN and GET SYSTEM INFORMATION show of the block, and an app's own block
+/// writes are named with NFCISO15693Tag's calls, not sendMiFareCommand's NAK.
+@Suite struct Pass48Type5Tests {
+  typealias B = Type5ProcedureTests.Builder
+
+  static func refused(blocks: Int, cc: [UInt8], at block: Int) throws -> DiagnosisFinding {
+    var b = B()
+    b.inventory()
+    b.systemInformation(blocks: blocks, size: 4)
+    b.read(0, cc)
+    b.read(
+      1, count: 4, Array((Type5ProcedureTests.tlv + Array(repeating: 0, count: 16)).prefix(16)))
+    let tlv = Type5ProcedureTests.tlv
+    for n in 1...block {
+      let data = Array(tlv[(n - 1) * 4..<n * 4])
+      b.write(n, data, answer: n == block ? [0x01, 0x10] : [0x00])
+    }
+    return try #require(try b.diagnose().finding("t5t-write-refused"))
+  }
+
+  @Test func mlenPastTheMemory() throws {
+    let f = try Self.refused(blocks: 28, cc: Type5ProcedureTests.cc, at: 3)
+    #expect(
+      f.fix.hasPrefix(
+        "Block 3 does not exist on this tag: the CC's MLEN declares 260 bytes (CC included), "
+          + "more than the 112 bytes GET SYSTEM INFORMATION reports"))
+  }
+
+  @Test func blockInsideMemoryAndArea() throws {
+    let f = try Self.refused(blocks: 80, cc: Type5ProcedureTests.cc, at: 3)
+    #expect(
+      f.fix.hasPrefix(
+        "Block 3 is inside the memory GET SYSTEM INFORMATION reports and the T5T area the CC "
+          + "declares, yet the tag answered 10h"))
+  }
+
+  @Test func blockPastTheArea() throws {
+    let f = try Self.refused(blocks: 80, cc: [0xE1, 0x40, 0x02, 0x01], at: 5)
+    #expect(
+      f.fix.hasPrefix(
+        "Block 5 lies past the T5T area the CC declares (MLEN: 20 bytes, CC included)"))
+    #expect(
+      f.message.hasSuffix(
+        "These writes were the app's own (NFCISO15693Tag's writeSingleBlock / "
+          + "writeMultipleBlocks), which fail an ISO 15693 error response with 102 "
+          + "(readerTransceiveErrorTagResponseError, the error code under "
+          + "NFCISO15693TagResponseErrorKey), not writeNDEF's 401."))
+    #expect(f.coreNFCError == .tagResponseError)
+  }
+}
+
+/// ISO/IEC 15693-3 §10.3.2: STAY QUIET (02h) is always addressed and never answered. In a
+/// Proxmark3 `hf 15` listing it was left raw (CRC_B, "not decoded yet") and its silence read
+/// as the tag leaving the field.
+@Suite struct Pass48StayQuietTests {
+  @Test func stayQuietInAnISO15693ListingIsDecoded() throws {
+    let rows = [
+      ("0", "20480", "Rdr", "26  01  00  F6  0A"),
+      ("36752", "85905", "Tag", "00  00  03  DD  A3  B1  14  01  04  E0  B5  81"),
+      ("140145", "193394", "Rdr", "22  20  03  DD  A3  B1  14  01  04  E0  00  C2  F7"),
+      ("209666", "238338", "Tag", "00  E1  40  0E  01  A9  EA"),
+      ("292578", "341731", "Rdr", "22  02  03  DD  A3  B1  14  01  04  E0  B4  EE"),
+      ("412243", "465492", "Rdr", "22  20  03  DD  A3  B1  14  01  04  E0  01  4B  E6"),
+      ("481764", "510436", "Tag", "00  03  10  D1  01  45  38"),
+    ]
+    let listing =
+      [
+        "[=] ISO15693 / iCLASS - all times are in carrier periods (1/13.56MHz)", "",
+        "      Start |        End | Src | Data (! denotes parity error)  | CRC | Annotation",
+        "------------+------------+-----+--------------------------------+-----+-----------",
+      ]
+      + rows.map { "\($0.0) | \($0.1) | \($0.2) |\($0.3) |  ok | " }
+    let input = TraceInput(
+      path: "stay-quiet.txt", bytes: Data(listing.joined(separator: "\n").utf8))
+    let run = try SessionAnalysisRun(importer: try Proxmark3TextImporter(input: input))
+    let s = try #require(run.sessions.first)
+    let quiet = try #require(s.operations.first { $0.firstFrame == 4 })
+    #expect(quiet.kind == .transceive)
+    #expect(quiet.outcome == .ok)
+    #expect(FrameDecoder.isISO15693Request(hx15("22 02 03 DD A3 B1 14 01 04 E0 B4 EE")))
+    #expect(FrameDecoder.isAddressedISO15693Request(hx15("22 02 03 DD A3 B1 14 01 04 E0 B4 EE")))
+  }
+
+  private func hx15(_ s: String) -> [UInt8] {
+    s.split(separator: " ").compactMap { UInt8($0, radix: 16) }
   }
 }

@@ -1362,3 +1362,38 @@ extension Type3DiffTests {
     #expect(decoded[4].innermost?.field("attribute_information") == nil)
   }
 }
+
+/// 2026-12-07 (ninth) hunt: an UPDATE of more blocks than Nbw refused with A2h (illegal number
+/// of blocks) is a refusal of the count: writeNDEF keeps to Nbw, so the write was the app's own
+/// (no 401), and the fix is about Nbw, not about the message reaching past NmaxB.
+@Suite struct Type3NbwRefusalTests {
+  @Test func refusalOfTooManyBlocksNamesNbw() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 32))
+    t.update([1, 2], padded(message, 2), flags: [0xFF, 0xA2])
+    let f = try #require(try t.diagnose().finding("t3t-update-refused"))
+    #expect(
+      f.cause == "the tag refused the UPDATE (status flags FF A2): it carried more blocks than Nbw")
+    #expect(f.coreNFCError == nil)
+    #expect(
+      f.fix
+        == "Send at most Nbw blocks (block 0's byte 2) per writeWithoutEncryption, or leave "
+        + "writing to writeNDEF(_:completionHandler:), which keeps to it.")
+    #expect(f.message.contains("The UPDATE of 2 NDEF blocks, Nbw 1 lists more blocks than"))
+  }
+
+  /// A2h on an UPDATE within Nbw: the count the tag allows is smaller still; no claim that the
+  /// NDEF service ends before the block.
+  @Test func refusalWithinNbwKeepsTheCountFix() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16))
+    t.update([1], padded(message, 1), flags: [0xFF, 0xA2])
+    let f = try #require(try t.diagnose().finding("t3t-update-refused"))
+    #expect(f.cause == "the tag refused the UPDATE (status flags FF A2)")
+    #expect(f.fix.hasSuffix("the tag refused the number of blocks the command listed."))
+  }
+}

@@ -374,7 +374,7 @@ public struct FrameDecoder: Sendable {
   /// Whether `data` is an addressed ISO/IEC 15693 request with its CRC (§7.3.1, §10): flags
   /// with the address flag (b6) set and the subcarrier, inventory, protocol extension and RFU
   /// flags clear (one subcarrier, as `followsISO15693` keeps the link),
-  /// a mandatory, optional or custom command code (20h–3Fh, A0h–DFh), the 8-byte UID whose
+  /// STAY QUIET (02h) or an optional or custom command code (20h–3Fh, A0h–DFh), the 8-byte UID whose
   /// most significant byte, sent last, is E0h (§4.1), then a CRC that verifies. What a
   /// capture that starts after the INVENTORY (or a sniff that missed it) shows first.
   static func isAddressedISO15693Request(_ data: [UInt8]) -> Bool {
@@ -382,7 +382,7 @@ public struct FrameDecoder: Sendable {
     let flags = data[0]
     let command = data[1]
     guard flags & 0x20 != 0, flags & 0x8D == 0,
-      (0x20...0x3F).contains(command) || (0xA0...0xDF).contains(command)
+      command == 0x02 || (0x20...0x3F).contains(command) || (0xA0...0xDF).contains(command)
     else { return false }
     // The IC manufacturer code of a custom command, EXTENDED GET SYSTEM INFORMATION's
     // request field, come before the UID.
@@ -393,7 +393,7 @@ public struct FrameDecoder: Sendable {
 
   /// Whether `data` has the shape of an ISO/IEC 15693 request (§7.3.1, §10): an INVENTORY
   /// (`isISO15693Inventory`), or flags with the inventory and RFU flags clear, a command code
-  /// of 20h–3Fh or A0h–FFh (custom, proprietary) and the CRC, which must verify when
+  /// of 20h–3Fh or A0h–FFh (custom, proprietary), or an addressed STAY QUIET, and the CRC, which must verify when
   /// `crcRequired` (a request damaged on an NFC-V link keeps it). iCLASS reader commands
   /// (ACTALL 0A, IDENTIFY/READ 0C, SELECT 81, READCHECK 88, CHECK 05, UPDATE 87) have the
   /// inventory or RFU bit set, or are shorter. For a source that says the link is ISO 15693
@@ -401,7 +401,9 @@ public struct FrameDecoder: Sendable {
   static func isISO15693Request(_ data: [UInt8], crcRequired: Bool = true) -> Bool {
     if isISO15693Inventory(data) { return true }
     guard data.count >= 4, data[0] & 0x84 == 0 else { return false }
-    guard (0x20...0x3F).contains(data[1]) || data[1] >= 0xA0 else { return false }
+    // STAY QUIET (02h) is always addressed: flags, command, UID, CRC (§10.3.2).
+    let stayQuiet = data[1] == 0x02 && data[0] & 0x20 != 0 && data.count == 12
+    guard stayQuiet || (0x20...0x3F).contains(data[1]) || data[1] >= 0xA0 else { return false }
     return !crcRequired || CRC.hasValidCRCB(data)
   }
 

@@ -37,20 +37,44 @@ enum Type3Rule: DiagnosisRule {
       let (i, op, reason) = (r.index, r.operation, r.reason)
       let flags = Hex.string(r.status, separator: " ").uppercased()
       let sf2 = r.status.last
+      let tooMany = sf2 == 0xA2 ? overNbw(op) : nil
+      let own = tooMany ?? pastArea(c, op)
       return DiagnosisFinding(
         code: "t3t-update-refused", severity: .error, operation: i, frames: r.frames,
         cause: "the tag refused the UPDATE (status flags \(flags.uppercased()))"
-          + (pastArea(c, op).map { _ in ": the message is larger than the NDEF area" } ?? ""),
+          + (tooMany.map { _ in ": it carried more blocks than Nbw" }
+            ?? pastArea(c, op).map { _ in ": the message is larger than the NDEF area" } ?? ""),
         message:
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
-          + (pastArea(c, op).map { "The block was not written; the write failed." + $0 }
+          + (own.map { "The block was not written; the write failed." + $0 }
             ?? "The block was not written; the \(op.kind.rawValue) operation failed."),
-        // Past the area the UPDATEs were the app's own (writeNDEF refuses with 402 first):
+        // Past the area, or more blocks than Nbw, the UPDATEs were the app's own (writeNDEF
+        // refuses a message past the area with 402 first, and keeps to Nbw):
         // writeWithoutEncryption gives the status flags to its completion handler.
-        coreNFCError: pastArea(c, op) == nil ? c.refusalError(i) : nil,
-        fix: fix(sf2, block: op.detail("refused_block")))
+        coreNFCError: own == nil ? c.refusalError(i) : nil,
+        fix: tooMany != nil ? nbwFix : fix(sf2, block: op.detail("refused_block")))
     }
   }
+
+  /// What an UPDATE refused with Status Flag 2 A2h (illegal number of blocks) that listed more
+  /// blocks than Nbw (`block_limit_exceeded`, T3T 1.0 §7.1) says of the write; nil when the
+  /// UPDATE kept to Nbw.
+  private static func overNbw(_ op: Operation) -> String? {
+    guard op.detail("block_limit_refused") != nil,
+      case .string(let how)? = op.detail("block_limit"),
+      how.hasPrefix("UPDATE")
+    else { return nil }
+    return " The \(how) lists more blocks than the Attribute Information Block allows one UPDATE "
+      + "(Nbw, NFC Forum T3T 1.0 §7.1), and the tag refused the count, not the blocks. Core "
+      + "NFC's writeNDEF(_:completionHandler:) writes at most Nbw blocks per UPDATE, so this "
+      + "write procedure (shown as writeNDEF: it follows the NDEF write steps) was the app's "
+      + "own, with NFCFeliCaTag's writeWithoutEncryption, whose completion handler gets the "
+      + "status flags, not an NFCReaderError."
+  }
+
+  static let nbwFix =
+    "Send at most Nbw blocks (block 0's byte 2) per writeWithoutEncryption, or leave writing "
+    + "to writeNDEF(_:completionHandler:), which keeps to it."
 
   /// What a write refused on a block past NmaxB says of its message (T3T 1.0 §7.1: the data
   /// blocks are 1 to NmaxB): it needs more than NmaxB × 16 bytes, queryNDEFStatus's capacity.
@@ -79,9 +103,14 @@ enum Type3Rule: DiagnosisRule {
         + "that refuses it has no writable NDEF service 0009h (not NDEF-formatted, or the "
         + "block list element names another service or access mode). Check queryNDEFStatus "
         + "(notSupported) before writing, and format the tag for NDEF with its maker's tool."
-    case 0xA8?, 0xA2?:
-      return "Keep the message within NmaxB × 16 bytes (queryNDEFStatus's capacity) and each "
-        + "UPDATE within Nbw blocks; the tag's NDEF service ends before the block written."
+    case 0xA8?:
+      return "Keep the message within NmaxB × 16 bytes (queryNDEFStatus's capacity): the tag's "
+        + "NDEF service ends before the block written."
+    case 0xA2?:
+      // Illegal number of blocks: the count, not the block (JIS X 6319-4 status flags).
+      return "Keep each UPDATE within Nbw blocks and each CHECK within Nbr (block 0), and the "
+        + "message within NmaxB × 16 bytes (queryNDEFStatus's capacity): the tag refused the "
+        + "number of blocks the command listed."
     case 0x70?:
       return "The tag's memory is failing or worn out (too many writes): replace the tag."
     case 0xA4?, 0xA5?, 0xA6?:

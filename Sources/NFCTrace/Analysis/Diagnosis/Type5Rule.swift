@@ -65,8 +65,42 @@ enum Type5Rule: DiagnosisRule {
         coreNFCError: c.refusalError(i),
         fix: fix(
           code.first, block: op.detail("refused_block"), op: op, queried: queried(c, i),
-          ccReadOnly: (c.session.memory.type5CC?.versionAccess ?? 0) & 3 == 3))
+          memory: c.session.memory))
     }
+  }
+
+  /// The fix for error 10h (block not available, ISO/IEC 15693-3 §7.4.2) on `block`: what the
+  /// CC's MLEN and GET SYSTEM INFORMATION's memory size (when read) say of that block.
+  private static func blockNotAvailableFix(_ subject: String, block: FieldValue?, memory: TagMemory)
+    -> String
+  {
+    let cc = memory.type5CC
+    let areaEnd = cc.map { $0.length + $0.areaSize }
+    let blockStart: Int? = {
+      guard case .int(let b)? = block, let size = memory.type5BlockSize else { return nil }
+      return b * size
+    }()
+    if let areaEnd, let total = memory.type5MemorySize, areaEnd > total {
+      return "\(subject) does not exist on this tag: the CC's MLEN declares \(areaEnd) bytes "
+        + "(CC included), more than the \(total) bytes GET SYSTEM INFORMATION reports, so the "
+        + "message was larger than the tag. Keep the message within the tag's memory "
+        + "(getSystemInfo gives its block count and size) and write a CC whose MLEN matches it."
+    }
+    if let areaEnd, let start = blockStart, start >= areaEnd {
+      return "\(subject) lies past the T5T area the CC declares (MLEN: \(areaEnd) bytes, CC "
+        + "included): the message is larger than queryNDEFStatus's capacity. Keep it within "
+        + "that capacity; writeNDEF(_:completionHandler:) refuses a larger one with 402 before "
+        + "writing."
+    }
+    if blockStart != nil, memory.type5MemorySize != nil {
+      return "\(subject) is inside the memory GET SYSTEM INFORMATION reports and the T5T area "
+        + "the CC declares, yet the tag answered 10h (block not available): its memory map "
+        + "differs from what it reports (a block reserved or protected by the IC). Check the "
+        + "IC's datasheet for that block and keep the NDEF message out of it."
+    }
+    return "\(subject) does not exist on this tag, or is not available to writes: the message "
+      + "reached further than the tag's memory. Keep the message within the tag's memory "
+      + "(getSystemInfo gives its block count and size) and write a CC whose MLEN matches it."
   }
 
   /// Whether a queryNDEFStatus before operation `i` answered readWrite.
@@ -79,8 +113,9 @@ enum Type5Rule: DiagnosisRule {
   /// The fix for error code `code`, refused on `block` in operation `op`; `queried`: the
   /// session's queryNDEFStatus answered readWrite.
   private static func fix(
-    _ code: UInt8?, block: FieldValue?, op: Operation, queried: Bool, ccReadOnly: Bool
+    _ code: UInt8?, block: FieldValue?, op: Operation, queried: Bool, memory: TagMemory
   ) -> String {
+    let ccReadOnly = (memory.type5CC?.versionAccess ?? 0) & 3 == 3
     var which = "the block"
     if case .int(let b)? = block { which = "block \(b)" }
     let subject = which.prefix(1).uppercased() + which.dropFirst()
@@ -103,10 +138,7 @@ enum Type5Rule: DiagnosisRule {
         + "getMultipleBlockSecurityStatus and refuse the write when a block of the T5T area is "
         + "locked; use another tag."
     case 0x10?:
-      return "\(subject) does not exist on this tag: the CC's MLEN declares more memory than the "
-        + "tag has, so the message was larger than the tag. Keep the message within the tag's "
-        + "memory (getSystemInfo gives its block count and size) and write a CC whose MLEN "
-        + "matches it."
+      return blockNotAvailableFix(subject, block: block, memory: memory)
     case 0x13?, 0x14?:
       return "The tag failed to program \(which) (a weak field, or memory worn out by writes): "
         + "hold the tag still against the phone and write the whole message again; if it keeps "
