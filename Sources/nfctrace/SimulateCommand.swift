@@ -1,4 +1,5 @@
 import Foundation
+import NDEF
 import NFCTrace
 
 /// `nfctrace simulate SCENARIO.json -o OUT [--format pcap|pcapng|pm3-trace|pm3-text]`.
@@ -59,7 +60,7 @@ enum SimulateCommand {
     }
     StandardError.write(
       Data(
-        "simulated \(scenario.name): \(result.frames.count) frames → \(output) (\(format.rawValue))\n"
+        "simulated \(ControlEscape.escaped(scenario.name)): \(result.frames.count) frames → \(output) (\(format.rawValue))\n"
           .utf8))
     return 0
   }

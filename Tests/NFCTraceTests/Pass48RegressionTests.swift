@@ -1,7 +1,8 @@
 import Foundation
-@testable import NFCTrace
 import TestSupport
 import Testing
+
+@testable import NFCTrace
 
 /// Findings of the 2026-12-07 (ninth) session's hunt.
 @Suite struct Pass48RegressionTests {
@@ -131,5 +132,53 @@ import Testing
 
   private func hx15(_ s: String) -> [UInt8] {
     s.split(separator: " ").compactMap { UInt8($0, radix: 16) }
+  }
+}
+
+/// `diff` compared frame indices inside an operation's reason and frame-valued details, so two
+/// sessions that differ only in where they sit in their traces "differed" (docs/json.md: frame
+/// indices are never compared).
+@Suite struct Pass48DiffTests {
+  @Test func frameNumbersInReasonsAndDetailsAreNotCompared() {
+    var a = Operation(kind: .transceive, frame: 10)
+    var b = Operation(kind: .transceive, frame: 16)
+    a.interrupt("no answer to frame 16: the tag left the field", frame: 16)
+    b.interrupt("no answer to frame 22: the tag left the field", frame: 22)
+    a.set("answer_not_captured", .int(633))
+    b.set("answer_not_captured", .int(650))
+    #expect(TraceDiff.operationDifferences(a, b).isEmpty)
+    b.set("nak_code", .int(0))
+    #expect(TraceDiff.operationDifferences(a, b).map(\.field) == ["details.nak_code"])
+    var c = Operation(kind: .transceive, frame: 16)
+    c.interrupt("no answer to frame 22: the tag stopped answering", frame: 22)
+    #expect(
+      TraceDiff.operationDifferences(a, c).map(\.field) == [
+        "reason", "details.answer_not_captured",
+      ])
+  }
+
+  @Test func withoutFrameNumbers() {
+    #expect(
+      TraceDiff.withoutFrameNumbers("frames 4–6 of frame 12 (frame 3), a 16-byte frame")
+        == "frames N of frame N (frame N), a 16-byte frame")
+  }
+}
+
+/// An app's READ of a page past a message its readNDEF already read whole (READ 4, READ 8 read
+/// the message and its Terminator; then READ 16) is its own `transceive`, as README says; it
+/// was folded into the readNDEF.
+@Suite struct Pass48ReadPastMessageTests {
+  @Test func jumpPastAWholeMessageIsTransceive() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    let message: [UInt8] = [0x03, 0x10, 0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+    let pages = message + [0xFE] + Array(repeating: 0, count: 64)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00] + Array(pages[0..<12]))
+    b.read(4, Array(pages[0..<16]))
+    b.read(8, Array(pages[16..<32]))
+    b.read(16, Array(repeating: 0, count: 16))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .transceive])
   }
 }

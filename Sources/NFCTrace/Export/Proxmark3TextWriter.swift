@@ -14,8 +14,8 @@ import Foundation
 /// rule (frames of 3+ bytes except 5-byte tag answers and bit-oriented anticollision `9x 50`),
 /// blank otherwise; CRC_B for type B, ISO 15693 and other frames without type A parity, CRC-F
 /// for FeliCa frames, the client's iCLASS rule for iCLASS frames, none for LF frames. The
-/// preamble names the protocol every frame fits (`ListingProtocol`; ISO14443A for a mix, which
-/// `Rows.misfits` reports); bit counts of other than type A frames are marked `(n)` after the
+/// preamble names the protocol every frame fits (`ListingProtocol`; for a mix, the one most
+/// frames fit, ISO14443A on a tie; `Rows.misfits` reports the others); bit counts of other than type A frames are marked `(n)` after the
 /// last byte, or, for LF frames, after the right-aligned first byte as in a Hitag listing.
 /// Annotations (type A reader frames only): REQA,
 /// WUPA, ANTICOLL(-2/-3), SELECT_UID(-2/-3), HALT,
@@ -140,14 +140,26 @@ public struct Proxmark3TextWriter: Sendable {
     /// The listing's protocol: the one every frame so far fits (`RowKind.fits`: 14b, FeliCa,
     /// ISO 15693 / iCLASS, Hitag; frames without type A parity fit 14b and 15693, and alone are
     /// taken for ISO 15693, whose frames the decoder keeps raw), ISO 14443-A
-    /// for type A frames and for a mix.
+    /// for type A frames; for a mix, the one most frames fit (ISO 14443-A on a tie).
     public var listingProtocol: ListingProtocol {
       let kinds = Set(firstOfKind.keys)
       for listing in [ListingProtocol.iso15693IClass, .typeB, .felica, .hitag]
       where !kinds.isEmpty && kinds.allSatisfy({ $0.fits(listing) }) {
         return listing
       }
-      return .typeA
+      // A mix: the protocol most frames fit (a FeliCa capture with one stray ISO 15693 poll
+      // stays FeliCa), ISO 14443-A on a tie.
+      var best = (ListingProtocol.typeA, fitting(.typeA))
+      for listing in [ListingProtocol.iso15693IClass, .typeB, .felica, .hitag] {
+        let n = fitting(listing)
+        if n > best.1 { best = (listing, n) }
+      }
+      return best.0
+    }
+
+    /// How many frames so far `listing` reads back as written.
+    private func fitting(_ listing: ListingProtocol) -> Int {
+      countOfKind.reduce(0) { $0 + ($1.key.fits(listing) ? $1.value : 0) }
     }
     /// The first frame the listing's protocol does not fit, and how many there are: its row
     /// will read back by that protocol's rules (a whole byte of a type B frame as a short

@@ -143,8 +143,12 @@ struct Type2Procedure: Sendable {
       return kind
     }
     // A readNDEF starts at the message: a read past the end of a message known whole (the
-    // one just written or read) outside a readNDEF is the app's own (sendMiFareCommand).
-    if ndef, current != .readNDEF, Self.pastMessage(range, memory: memory, duringWrite: false) {
+    // one just written or read) outside a readNDEF is the app's own (sendMiFareCommand). So
+    // is one inside a readNDEF that jumps past it (not the page after the last read: a stack
+    // reading on in order stays in its call).
+    if ndef, Self.pastMessage(range, memory: memory, duringWrite: false),
+      current != .readNDEF || lastReadPage.map({ range.lowerBound > $0 + 4 }) == true
+    {
       return .transceive
     }
     // Reads of the data area are readNDEF once the NDEF status is known; before that (no CC

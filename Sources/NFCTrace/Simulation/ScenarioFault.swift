@@ -80,12 +80,18 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
     case "remove-after-writes":
       self = .removeAfterWrites(count: try Self.natural(c, .count))
     case "nak-on-page":
-      let code = try c.decodeIfPresent(UInt8.self, forKey: .code) ?? 0
-      guard code <= 0x0F else {
+      let code = try c.decodeIfPresent(Int.self, forKey: .code) ?? 0
+      guard (0...0x0F).contains(code) else {
         throw DecodingError.dataCorruptedError(
           forKey: .code, in: c, debugDescription: "a 4-bit NAK code is 0…15, got \(code)")
       }
-      self = .nakOnPage(page: try c.decode(Int.self, forKey: .page), code: code)
+      // A Type 2 page address is one byte (NFC Forum T2T 1.0 §5.2: READ/WRITE's argument).
+      let page = try Self.natural(c, .page)
+      guard page <= 0xFF else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .page, in: c, debugDescription: "a Type 2 page is 0…255, got \(page)")
+      }
+      self = .nakOnPage(page: page, code: UInt8(code))
     case "noise":
       self = .noise(
         crcErrorRate: try Self.probability(c, .crcErrorRate),
@@ -99,9 +105,14 @@ public enum ScenarioFault: Codable, Sendable, Hashable {
       }
       self = .slowTag(wtx: wtx)
     case "second-tag":
-      self = .secondTag(
-        uid: try c.decode(HexBytes.self, forKey: .uid).bytes,
-        polls: try c.decodeIfPresent(Int.self, forKey: .polls) ?? 1)
+      let uid = try c.decode(HexBytes.self, forKey: .uid).bytes
+      guard uid.count == 7 else {
+        throw DecodingError.dataCorruptedError(
+          forKey: .uid, in: c,
+          debugDescription: "the second tag is an NTAG213, whose UID has 7 bytes, got \(uid.count)")
+      }
+      let polls = c.contains(.polls) ? try Self.natural(c, .polls) : 1
+      self = .secondTag(uid: uid, polls: polls)
     case "response-longer-than-fsd": self = .responseLongerThanFSD
     case "app-appends-crc": self = .appAppendsCRC
     case "reactivate-before-write": self = .reactivateBeforeWrite

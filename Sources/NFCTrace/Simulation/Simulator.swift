@@ -88,7 +88,8 @@ public struct Simulator {
     file[1] = UInt8(message.count & 0xFF)
     file.replaceSubrange(2..<(2 + message.count), with: message)
     let app = Type4NDEFApplication(
-      mle: try check(spec.mle, "mle", 1...0xFFFF, 0xFF),
+      // MLe is at least 000Fh, MLc at least 0001h (NFC Forum T4T 2.0 §5.1.2, CC file).
+      mle: try check(spec.mle, "mle", 0x0F...0xFFFF, 0xFF),
       mlc: try check(spec.mlc, "mlc", 1...0xFFFF, 0xFF),
       readAccess: UInt8(try check(spec.readAccess, "read_access", 0...0xFF, 0)),
       writeAccess: UInt8(try check(spec.writeAccess, "write_access", 0...0xFF, 0)),

@@ -148,19 +148,55 @@ extension TraceDiff {
     return shared * 4 / total
   }
 
+  /// Operation details whose value is a frame index (docs/json.md): each trace's own, so only
+  /// whether both sides have one is compared.
+  static let frameDetails: Set<String> = [
+    "answer_not_captured", "block_limit_exceeded", "block_limit_refused", "chain_answered",
+    "chain_part", "classic_auth_abandoned", "classic_auth_unanswered", "data_before_write_flag",
+    "duplicate_error", "encrypted_unanswered", "last_answer_damaged", "ndef_area_overwritten",
+    "ndef_detection_failed", "ndef_file_written", "nt_not_captured", "write_count_exceeded",
+    "write_flag_set", "wrong_block_command", "wrong_block_number",
+  ]
+
   static func operationDifferences(_ a: Operation, _ b: Operation) -> [FieldDifference] {
     var out: [FieldDifference] = []
-    func add(_ field: String, _ x: FieldValue?, _ y: FieldValue?) {
-      if x != y { out.append(FieldDifference(field, x, y)) }
+    func add(_ field: String, _ x: FieldValue?, _ y: FieldValue?, same: Bool? = nil) {
+      if !(same ?? (x == y)) { out.append(FieldDifference(field, x, y)) }
     }
     add("outcome", .string(a.outcome.rawValue), .string(b.outcome.rawValue))
-    add("reason", a.reason.map { .string($0) }, b.reason.map { .string($0) })
+    add(
+      "reason", a.reason.map { .string($0) }, b.reason.map { .string($0) },
+      same: a.reason.map(withoutFrameNumbers) == b.reason.map(withoutFrameNumbers))
     add("unanswered", .int(a.unansweredFrames.count), .int(b.unansweredFrames.count))
     add("failed", .int(a.failedFrames.count), .int(b.failedFrames.count))
     var keys = a.details.map(\.key)
     for d in b.details where !keys.contains(d.key) { keys.append(d.key) }
-    for k in keys { add("details." + k, a.detail(k), b.detail(k)) }
+    for k in keys {
+      let (x, y) = (a.detail(k), b.detail(k))
+      add("details." + k, x, y, same: frameDetails.contains(k) ? (x == nil) == (y == nil) : nil)
+    }
     return out
+  }
+
+  /// `text` with the numbers after "frame " / "frames " (and a range's end after "–") replaced
+  /// by "N": frame indices are each trace's own (docs/json.md).
+  static func withoutFrameNumbers(_ text: String) -> String {
+    var out = ""
+    var rest = Substring(text)
+    while let r = rest.range(of: "frame") {
+      out += rest[..<r.upperBound]
+      rest = rest[r.upperBound...]
+      if rest.first == "s" {
+        out += "s"
+        rest = rest.dropFirst()
+      }
+      guard rest.first == " ", rest.dropFirst().first?.isASCII == true,
+        rest.dropFirst().first?.isNumber == true
+      else { continue }
+      out += " N"
+      rest = rest.dropFirst().drop { $0.isNumber || $0 == "–" || $0 == "-" }
+    }
+    return out + rest
   }
 
   // MARK: Exchanges
