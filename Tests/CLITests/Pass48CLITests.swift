@@ -4,13 +4,19 @@ import Testing
 
 /// CLI findings of the 2026-12-07 (ninth) session's hunt.
 @Suite struct Pass48CLITests {
+  /// A new empty directory under the temporary directory (the caller removes it).
+  static func scratch() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pass48-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
   /// Scenario values out of range: a negative NAK code was "not valid JSON", a negative or
   /// 3-byte page and negative polls were accepted and ignored, a second tag's short UID was
   /// blamed on `tag.uid`, and MLe below 0Fh simulated a tag whose truth contradicted itself.
   @Test func outOfRangeFaultValuesNameTheirKey() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "pass48-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = try Self.scratch()
     defer { try? FileManager.default.removeItem(at: dir) }
     let base = #"{"name":"x","seed":1,"reader":"ios","tag":{"type":"ntag215"},"actions":[],"#
     let cases: [(String, String)] = [
@@ -51,9 +57,7 @@ import Testing
   /// A scenario name is echoed with its control characters escaped (an ESC sequence in it
   /// reached the terminal).
   @Test func scenarioNameIsEscaped() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "pass48n-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = try Self.scratch()
     defer { try? FileManager.default.removeItem(at: dir) }
     let path = dir.appendingPathComponent("n.json").path
     try #"{"name":"a\u001b[31mb","seed":1,"reader":"ios","tag":{"type":"ntag215"},"actions":[]}"#

@@ -67,20 +67,22 @@ import Testing
     return try #require(try b.diagnose().finding("t5t-write-refused"))
   }
 
-  @Test func mlenPastTheMemory() throws {
-    let f = try Self.refused(blocks: 28, cc: Type5ProcedureTests.cc, at: 3)
-    #expect(
-      f.fix.hasPrefix(
-        "Block 3 does not exist on this tag: the CC's MLEN declares 260 bytes (CC included), "
-          + "more than the 112 bytes GET SYSTEM INFORMATION reports"))
-  }
-
-  @Test func blockInsideMemoryAndArea() throws {
-    let f = try Self.refused(blocks: 80, cc: Type5ProcedureTests.cc, at: 3)
-    #expect(
-      f.fix.hasPrefix(
-        "Block 3 is inside the memory GET SYSTEM INFORMATION reports and the T5T area the CC "
-          + "declares, yet the tag answered 10h"))
+  /// MLEN past GET SYSTEM INFORMATION's memory (28 blocks), and a block inside both (80).
+  @Test(arguments: [
+    (
+      28,
+      "Block 3 does not exist on this tag: the CC's MLEN declares 260 bytes (CC included), more "
+        + "than the 112 bytes GET SYSTEM INFORMATION reports"
+    ),
+    (
+      80,
+      "Block 3 is inside the memory GET SYSTEM INFORMATION reports and the T5T area the CC "
+        + "declares, yet the tag answered 10h"
+    ),
+  ])
+  func refusedInsideTheArea(blocks: Int, fix: String) throws {
+    let f = try Self.refused(blocks: blocks, cc: Type5ProcedureTests.cc, at: 3)
+    #expect(f.fix.hasPrefix(fix))
   }
 
   @Test func blockPastTheArea() throws {
