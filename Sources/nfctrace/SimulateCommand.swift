@@ -300,6 +300,7 @@ enum ConvertCommand {
     var bitsLost = 0
     var firstBitsLost: SourceLocation?
     var events = 0
+    var lowFrequency = 0
     do {
       while failure == nil, let f = try pending ?? importer.next() {
         pending = nil
@@ -316,6 +317,7 @@ enum ConvertCommand {
           if firstBitsLost == nil { firstBitsLost = f.location }
         }
         if f.direction == .event { events += 1 }
+        if pcap, f.technology == .lowFrequency { lowFrequency += 1 }
         if !f.sourceFlags.isEmpty, f.sourceFlags.contains(where: ConvertCommand.isReaderReported) {
           readerReported += 1
         }
@@ -368,6 +370,14 @@ enum ConvertCommand {
             + "Proxmark3 trace has no record for them, so taps of one tag that only a field "
             + "reset separates read as one session in \(output); convert to pcap or pcapng to "
             + "keep them\n").utf8))
+    }
+    if lowFrequency > 0 {
+      StandardError.write(
+        Data(
+          ("warning: \(frames(lowFrequency)) of a low-frequency tag (125/134 kHz: Hitag, EM4x) "
+            + "\(lowFrequency == 1 ? "is" : "are") written to link type 264, which is ISO 14443's, "
+            + "so \(output) gives them back as ISO 14443 frames (failing CRC_A); convert to "
+            + "pm3-trace or pm3-text to keep them\n").utf8))
     }
     warnTimes(out.timeLosses, format: format, output: output)
     if let odd = out.listingMisfits { warnListing(odd, output: output) }

@@ -89,3 +89,21 @@ extension Pass48CLITests {
         "0  0.000–0.070 s  FeliCa Lite-S (RC-S966) 01:2E:4C:D8:A3:16:52:BA  connect ok ×3"))
   }
 }
+
+extension Pass48CLITests {
+  /// LF frames written to link type 264 read back as ISO 14443 frames with CRC_A failures:
+  /// `convert` says so (it warned only of their bit counts).
+  @Test func lowFrequencyFramesToPcapAreWarned() throws {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "pass48-\(UUID().uuidString).pcapng")
+    defer { try? FileManager.default.removeItem(at: out) }
+    let r = CLI.run([
+      "convert", TestPaths.shared("public/proxmark3/lf_hitag_crypto_dump.trace"), "-o", out.path,
+    ])
+    #expect(r.status == 0)
+    #expect(
+      r.stderr.contains(
+        "warning: 20 frames of a low-frequency tag (125/134 kHz: Hitag, EM4x) are written to "
+          + "link type 264, which is ISO 14443's"))
+  }
+}
