@@ -53,6 +53,8 @@ public final class PcapImporter: TraceImporter {
   /// packet starts the clock, instead of counting from 1970. (Packets stamped 0 keep it: a
   /// writer's clock may start there.)
   private var timesFromNextTimed = false
+  /// A packet that carries a time (not a Simple Packet Block) was read.
+  private var sawTimedPacket = false
   private var warnedUntimedPacket = false
   /// The latest packet time so far, to notice times going back.
   private var latestTimeNs: Int64?
@@ -339,8 +341,12 @@ public final class PcapImporter: TraceImporter {
   /// (Read as libpcap gives it, time 0 or the interface's if_tsoffset, it lay in 1970.)
   private func placingUntimed(_ packet: PcapPacket, at location: SourceLocation) -> PcapPacket {
     packetUntimed = false
-    guard !untimed, positions.simplePackets.contains(location.record) else { return packet }
-    guard let latest = latestTimeNs, latest != 0 else {
+    guard positions.simplePackets.contains(location.record) else {
+      sawTimedPacket = true
+      return packet
+    }
+    guard !untimed else { return packet }
+    guard sawTimedPacket, let latest = latestTimeNs else {
       // Before any timed packet: numbered in order; the first timed one starts the clock.
       packetUntimed = true
       timesFromNextTimed = true

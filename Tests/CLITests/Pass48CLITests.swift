@@ -72,9 +72,9 @@ extension Pass48CLITests {
   /// A FeliCa capture with one stray ISO 15693 poll was listed as ISO14443A, so all seven
   /// frames read back as type A with bad CRCs: the listing names the protocol most frames fit.
   @Test func mixedListingTakesTheMajorityProtocol() throws {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "pass48-\(UUID().uuidString).txt")
-    defer { try? FileManager.default.removeItem(at: out) }
+    let dir = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out.txt")
     let source = TestPaths.shared("public/nfc-laboratory/test_NFC-F_212kbps_001.json")
     let r = CLI.run(["convert", source, "-o", out.path])
     #expect(r.status == 0)
@@ -94,9 +94,9 @@ extension Pass48CLITests {
   /// LF frames written to link type 264 read back as ISO 14443 frames with CRC_A failures:
   /// `convert` says so (it warned only of their bit counts).
   @Test func lowFrequencyFramesToPcapAreWarned() throws {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "pass48-\(UUID().uuidString).pcapng")
-    defer { try? FileManager.default.removeItem(at: out) }
+    let dir = try Self.scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let out = dir.appendingPathComponent("out.pcapng")
     let r = CLI.run([
       "convert", TestPaths.shared("public/proxmark3/lf_hitag_crypto_dump.trace"), "-o", out.path,
     ])

@@ -102,3 +102,12 @@ import Testing
     #expect(r.output.contains("URI field contains U+0085 (a C1 control"))
   }
 }
+
+extension NDEFPass48Tests {
+  /// A media type's parameters may hold a space (RFC 2045 §5.1): not `type-invalid-characters`.
+  @Test func mediaTypeParametersAreNotFlagged() {
+    let type = Array("text/plain; charset=utf-8".utf8)
+    let hex = "d2 " + hexString([UInt8(type.count)]) + " 02 " + hexString(type) + " 68 69"
+    #expect(Self.codes(Self.run(hex)).isEmpty)
+  }
+}

@@ -788,3 +788,30 @@ extension PcapOffsetTests {
       ])
   }
 }
+
+extension PcapOffsetTests {
+  /// An Enhanced Packet Block stamped 0, then a Simple Packet Block, then timed ones: the
+  /// clock keeps the first packet's 0 (it was restarted at the third, "after Simple Packet
+  /// Blocks" said of a capture that began timed; review).
+  @Test func enhancedPacketAtZeroThenSimplePacketKeepsTheClock() throws {
+    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
+    func pad(_ p: [UInt8]) -> [UInt8] { p + Array(repeating: 0, count: (4 - p.count % 4) % 4) }
+    func epb(_ micros: Int, _ payload: [UInt8]) -> [UInt8] {
+      pcapngBlock(
+        6,
+        le(0, 4) + le(micros >> 32, 4) + le(micros & 0xFFFF_FFFF, 4) + le(payload.count, 4)
+          + le(payload.count, 4) + pad(payload))
+    }
+    func spb(_ payload: [UInt8]) -> [UInt8] { pcapngBlock(3, le(payload.count, 4) + pad(payload)) }
+    let reqa: [UInt8] = [0x00, 0xFE, 0x00, 0x01, 0x26]
+    let atqa: [UInt8] = [0x00, 0xFF, 0x00, 0x02, 0x44, 0x00]
+    let bytes = shb + idb + epb(0, reqa) + spb(atqa) + epb(100, reqa) + epb(5_100, atqa)
+    let result = try importPcap(TraceInput(path: "epb0.pcapng", bytes: Data(bytes)))
+    #expect(result.frames.map(\.timeNs) == [0, 0, 100_000, 5_100_000])
+    #expect(
+      !result.warnings.map(\.message).contains {
+        $0.hasPrefix("this packet carries a time, after Simple Packet Blocks")
+      })
+  }
+}

@@ -119,8 +119,8 @@ extension Pass47Type2Tests {
     let f = try #require(report.end.tlvFindings.first { $0.code == "t2t-cc-exceeds-memory" })
     #expect(
       f.message.hasSuffix(
-        "queryNDEFStatus, which follows the CC, reports a capacity of 1012 bytes, the user memory "
-          + "holds a message of at most 500 bytes"))
+        "counted from the CC, as queryNDEFStatus counts it, the capacity is 1012 bytes (nfcpy's "
+          + "and Android's rule), the user memory holds a message of at most 500 bytes"))
   }
 }
 

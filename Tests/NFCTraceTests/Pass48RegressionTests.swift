@@ -67,21 +67,29 @@ import Testing
     return try #require(try b.diagnose().finding("t5t-write-refused"))
   }
 
-  /// MLEN past GET SYSTEM INFORMATION's memory (28 blocks), and a block inside both (80).
+  /// A block past GET SYSTEM INFORMATION's memory (5 blocks: 20 bytes) under a CC whose MLEN
+  /// declares more; a block inside the memory under that CC (28 blocks: the fix no longer says
+  /// block 3 does not exist); a block inside both (80).
   @Test(arguments: [
     (
-      28,
-      "Block 3 does not exist on this tag: the CC's MLEN declares 260 bytes (CC included), more "
-        + "than the 112 bytes GET SYSTEM INFORMATION reports"
+      5, 5,
+      "Block 5 does not exist on this tag: GET SYSTEM INFORMATION reports 20 bytes: the CC's "
+        + "MLEN declares 260 bytes (CC included), more than the tag has, so the message was "
+        + "larger than the tag."
     ),
     (
-      80,
+      28, 3,
+      "Block 3 is inside the memory GET SYSTEM INFORMATION reports and the T5T area the CC "
+        + "declares, yet the tag answered 10h"
+    ),
+    (
+      80, 3,
       "Block 3 is inside the memory GET SYSTEM INFORMATION reports and the T5T area the CC "
         + "declares, yet the tag answered 10h"
     ),
   ])
-  func refusedInsideTheArea(blocks: Int, fix: String) throws {
-    let f = try Self.refused(blocks: blocks, cc: Type5ProcedureTests.cc, at: 3)
+  func refusedWithError10h(blocks: Int, at block: Int, fix: String) throws {
+    let f = try Self.refused(blocks: blocks, cc: Type5ProcedureTests.cc, at: block)
     #expect(f.fix.hasPrefix(fix))
   }
 
@@ -161,8 +169,10 @@ import Testing
 
   @Test func withoutFrameNumbers() {
     #expect(
-      TraceDiff.withoutFrameNumbers("frames 4–6 of frame 12 (frame 3), a 16-byte frame")
-        == "frames N of frame N (frame N), a 16-byte frame")
+      TraceDiff.withoutFrameNumbers(
+        "frames 4–6 of frame 12 (frame 3), a 16-byte frame, frames 4, 7 and 9, set (at #12) "
+          + "frame 12-byte") == "frames N of frame N (frame N), a 16-byte frame, frames N, set "
+        + "(at #N) frame N-byte")
   }
 }
 
@@ -182,5 +192,112 @@ import Testing
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF, .transceive])
+  }
+}
+
+/// A command retried after a silence and then answered, a refusal included, shows the tag was
+/// there: the silence interrupted nothing, and the refusal decides (2026-12-07 NCI/USB hunt).
+@Suite struct Pass48RetryTests {
+  /// WRITE page 5 unanswered, sent again and refused with NAK 0: writeNDEF failed on the NAK
+  /// (it was "interrupted: no answer", Core NFC 100 beside the NAK's 401).
+  @Test func refusalOfARetryIsAFailureNotAnInterruption() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00, 0x03, 0x00, 0xFE, 0x00] + Array(repeating: 0, count: 8))
+    b.write(4, [0x03, 0x00, 0xD1, 0x01])
+    b.write(5, [0x06, 0x55, 0x04, 0x62], .none)
+    b.write(5, [0x06, 0x55, 0x04, 0x62], .nak(0))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let op = try #require(s.operations.last)
+    #expect(op.kind == .writeNDEF)
+    #expect(op.outcome == .failed)
+    #expect(op.reason?.hasPrefix("NAK 0x0") == true)
+    let report = try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(
+      expected: nil)
+    #expect(!report.codes.contains("write-interrupted"))
+  }
+
+  /// A PN53x (libnfc) session: MIFARE Classic AUTH refused by the chip (status 14h), the tag
+  /// listed again (InListPassiveTarget), AUTH with the right key done, READ. The second
+  /// activation is a connect of its own and the successful AUTH its own operation (it was
+  /// folded into the failed authenticate).
+  @Test func reactivationReportedByTheChipStartsAConnect() throws {
+    let lines = [
+      "TX: 00 00 ff 04 fc d4 4a 01 00 e1 00",
+      "RX: 00 00 ff 00 ff 00",
+      "RX: 00 00 ff 0c f4 d5 4b 01 01 00 04 08 04 5e 1f 7a 33 a4 00",
+      "TX: 00 00 ff 0f f1 d4 40 01 60 04 ff ff ff ff ff ff 5e 1f 7a 33 63 00",
+      "RX: 00 00 ff 00 ff 00",
+      "RX: 00 00 ff 03 fd d5 41 14 d6 00",
+      "TX: 00 00 ff 04 fc d4 4a 01 00 e1 00",
+      "RX: 00 00 ff 00 ff 00",
+      "RX: 00 00 ff 0c f4 d5 4b 01 01 00 04 08 04 5e 1f 7a 33 a4 00",
+      "TX: 00 00 ff 0f f1 d4 40 01 60 04 a0 a1 a2 a3 a4 a5 5e 1f 7a 33 8e 00",
+      "RX: 00 00 ff 00 ff 00",
+      "RX: 00 00 ff 03 fd d5 41 00 ea 00",
+      "TX: 00 00 ff 05 fb d4 40 01 30 04 b7 00",
+      "RX: 00 00 ff 00 ff 00",
+      "RX: 00 00 ff 13 ed d5 41 00 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 72 00",
+    ]
+    let log = lines.map { "debug\tlibnfc.driver.pn53x_usb\t" + $0 }.joined(separator: "\n")
+    let input = TraceInput(path: "mfc.log", bytes: Data(log.utf8))
+    let run = try SessionAnalysisRun(importer: try LibnfcLogImporter(input: input))
+    let s = try #require(run.sessions.first)
+    #expect(
+      s.operations.map { "\($0.kind.rawValue) \($0.outcome.rawValue)" } == [
+        "connect ok", "authenticate failed", "connect ok", "authenticate ok", "transceive ok",
+      ])
+  }
+}
+
+extension Pass48RetryTests {
+  /// A PC/SC reader's `63 00` to READ page 3 (`ReaderFailure`: a NAK or no answer, the reader
+  /// does not say), then the same READ answered: the query recovers (it stayed failed beside a
+  /// readNDEF that went on).
+  @Test func readerReportedFailureMadeUpByARetry() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    var frames = b.frames
+    var t = frames.last?.timeNs ?? 0
+    func add(_ direction: Direction, _ data: [UInt8], flags: [String] = []) {
+      t += 1_000_000
+      let i = frames.count
+      frames.append(
+        Frame(
+          index: i, timeNs: t, direction: direction, data: data,
+          crc: flags.isEmpty ? .unchecked : .notCaptured, technology: .nfcA, sourceFlags: flags,
+          location: SourceLocation(file: "built", unit: "frame", record: i + 1, offset: 0)))
+    }
+    let cc: [UInt8] = [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9)
+    add(.reader, CRC.appendingCRCA([0x30, 0x03]))
+    add(.tag, [], flags: [ReaderChipFlag.readerFailure])
+    add(.reader, CRC.appendingCRCA([0x30, 0x03]))
+    add(.tag, CRC.appendingCRCA(cc))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: frames)).sessions.first)
+    let query = try #require(s.operations.first { $0.kind == .queryNDEFStatus })
+    #expect(query.outcome == .ok)
+    #expect(query.failedFrames.count == 1)
+    #expect(s.ndefStatus?.status == .readWrite)
+  }
+}
+
+extension Pass48ReadPastMessageTests {
+  /// FAST_READs in order past the message (4–11 holds it, then 12–19) stay in the readNDEF:
+  /// the page after the last read is the last FAST_READ's end + 1, not its start + 4 (review).
+  @Test func fastReadsInOrderStayInTheRead() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    let message: [UInt8] = [0x03, 0x10, 0xD1, 0x01, 0x0C, 0x55, 0x04] + Array("example.com".utf8)
+    let pages = message + [0xFE] + Array(repeating: 0, count: 64)
+    b.read(3, [0xE1, 0x10, 0x3E, 0x00] + Array(pages[0..<12]))
+    b.reader([0x3A, 0x04, 0x0B])
+    b.tag(Array(pages[0..<32]))
+    b.reader([0x3A, 0x0C, 0x13])
+    b.tag(Array(pages[32..<64]))
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
   }
 }

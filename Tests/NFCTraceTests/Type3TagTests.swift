@@ -1376,11 +1376,11 @@ extension Type3DiffTests {
     let f = try #require(try t.diagnose().finding("t3t-update-refused"))
     #expect(
       f.cause == "the tag refused the UPDATE (status flags FF A2): it carried more blocks than Nbw")
-    #expect(f.coreNFCError == nil)
+    #expect(f.coreNFCError == .tagUpdateFailure)
     #expect(
       f.fix
-        == "Send at most Nbw blocks (block 0's byte 2) per writeWithoutEncryption, or leave "
-        + "writing to writeNDEF(_:completionHandler:), which keeps to it.")
+        == "Send at most Nbw blocks (block 0's byte 2) per UPDATE (writeWithoutEncryption), or "
+        + "leave writing to writeNDEF(_:completionHandler:).")
     #expect(f.message.contains("The UPDATE of 2 NDEF blocks, Nbw 1 lists more blocks than"))
   }
 
@@ -1394,6 +1394,19 @@ extension Type3DiffTests {
     t.update([1], padded(message, 1), flags: [0xFF, 0xA2])
     let f = try #require(try t.diagnose().finding("t3t-update-refused"))
     #expect(f.cause == "the tag refused the UPDATE (status flags FF A2)")
+    #expect(f.fix.hasSuffix("the tag refused the number of blocks the command listed."))
+  }
+}
+
+extension Type3NbwRefusalTests {
+  /// A2h is the number of blocks, even on block 0: not the "no writable NDEF service" fix,
+  /// which A8h on block 0 keeps (review).
+  @Test func illegalNumberOfBlocksOnBlockZeroKeepsTheCountFix() throws {
+    var t = FeliCaTrace()
+    t.poll()
+    t.check([0], aib(ln: 16))
+    t.update([0], aib(writeOn: true, ln: 16), flags: [0xFF, 0xA2])
+    let f = try #require(try t.diagnose().finding("t3t-update-refused"))
     #expect(f.fix.hasSuffix("the tag refused the number of blocks the command listed."))
   }
 }

@@ -100,7 +100,7 @@ struct NDEFStructureIssue: Sendable {
           message: "TYPE contains non-ASCII bytes; record types are US-ASCII "
             + "(NFC Forum RTD 1.0 §2.1, RFC 2046, RFC 3986)",
           readersShow: "ndeflib raises UnicodeDecodeError", fix: nil))
-    } else if let bad = r.type.firstIndex(where: { $0 <= 0x20 || $0 == 0x7F }) {
+    } else if let bad = Self.typeName(r).firstIndex(where: { $0 <= 0x20 || $0 == 0x7F }) {
       out.append(
         NDEFStructureIssue(
           "type-invalid-characters", warningOnly: true, offset: r.offset,
@@ -114,6 +114,15 @@ struct NDEFStructureIssue: Sendable {
             + "\"U\" or \"T\")"))
     }
     return out
+  }
+
+  /// The TYPE's name: a media type's up to its parameters (`text/plain; charset=utf-8`: RFC
+  /// 2045 §5.1 allows spaces there; Android's normalizeMimeType cuts at `;`), else the whole TYPE.
+  private static func typeName(_ r: NDEFRawRecord) -> ArraySlice<UInt8> {
+    guard r.tnf == .media, let semicolon = r.type.firstIndex(of: 0x3B) else {
+      return r.type[...]
+    }
+    return r.type[..<semicolon]
   }
 
   private static func flagIssues(

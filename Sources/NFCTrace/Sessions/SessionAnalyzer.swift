@@ -804,6 +804,15 @@ public struct SessionAnalyzer: Sendable {
       pending = nil
       return
     }
+    // A reader chip's report of an activation (its target data, ATQA first: PN53x
+    // InListPassiveTarget) during another operation: the reader activated the tag again, a
+    // connect of its own, as a REQA/WUPA on the air starts one (`classify`).
+    if let op = current, op.kind != .connect, innermost?.name == "ATQA",
+      f.frame.sourceFlags.contains(ReaderChipFlag.targetInfo)
+    {
+      closeCurrent()
+      type4.activated()
+    }
     // HLTB is answered (`00`, ISO/IEC 14443-3 §7.12), unlike HLTA: that answer opens nothing.
     if current == nil, innermost?.name != "HLTB answer" { start(.connect, frame: f.frame.index) }
     extend(f)
@@ -912,11 +921,8 @@ public struct SessionAnalyzer: Sendable {
   /// tag did not leave, so that silence interrupted nothing (once every silent command is
   /// answered the outcome before it is back; the damage then decides).
   private mutating func answeredAfterSilence(_ command: LayerDecode?) {
-    guard var op = current, op.outcome == .interrupted, let command,
-      let i = silentCommands.firstIndex(of: command)
-    else { return }
-    silentCommands.remove(at: i)
-    if silentCommands.isEmpty { (op.outcome, op.reason) = outcomeBeforeSilence ?? (.ok, nil) }
+    guard var op = current, let command else { return }
+    Self.recover(&op, from: .interrupted, &silentCommands, before: outcomeBeforeSilence, command)
     current = op
   }
 
@@ -994,14 +1000,14 @@ public struct SessionAnalyzer: Sendable {
   }
 
   /// The stack sent a command that got no answer again and this time the tag answered it
-  /// (ACK, data, 9000): the tag was there all along, the operation goes on as before the
-  /// silence (the unanswered copy stays in `unansweredFrames` for the diagnosis).
+  /// (ACK, data, 9000, or a refusal: a NAK, an error status word): the tag was there all
+  /// along, the operation goes on as before the silence, and a refusal then fails it (the
+  /// unanswered copy stays in `unansweredFrames` for the diagnosis).
   private mutating func recoverFromSilence(
     _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
   ) {
-    guard !damaged else { return }
-    Self.recover(
-      &op, from: .interrupted, &silentCommands, before: outcomeBeforeSilence, request, d)
+    guard !damaged, let request else { return }
+    Self.recover(&op, from: .interrupted, &silentCommands, before: outcomeBeforeSilence, request)
   }
 
   /// The stack sent a command whose answer the reader chip received damaged again, and this
@@ -1009,19 +1015,19 @@ public struct SessionAnalyzer: Sendable {
   private mutating func recoverFromDamage(
     _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
   ) {
-    guard !damaged else { return }
-    Self.recover(&op, from: .failed, &damagedCommands, before: outcomeBeforeDamage, request, d)
+    guard !damaged, let request, d.name != "NAK",
+      d.field("sw").map({ $0 == .string("9000") }) ?? true
+    else { return }
+    Self.recover(&op, from: .failed, &damagedCommands, before: outcomeBeforeDamage, request)
   }
 
-  /// `op`, left `outcome` by `commands`, answered `d` to `request`, one of them: removed, and
-  /// once every one of them is answered, the outcome `before` them is back.
+  /// `op`, left `outcome` by `commands`, got an answer to `request`, one of them: removed,
+  /// and once every one of them is answered, the outcome `before` them is back.
   private static func recover(
     _ op: inout Operation, from outcome: OperationOutcome, _ commands: inout [LayerDecode],
-    before: (OperationOutcome, String?)?, _ request: LayerDecode?, _ d: LayerDecode
+    before: (OperationOutcome, String?)?, _ request: LayerDecode
   ) {
-    guard op.outcome == outcome, let request, let i = commands.firstIndex(of: request),
-      d.name != "NAK", d.field("sw").map({ $0 == .string("9000") }) ?? true
-    else { return }
+    guard op.outcome == outcome, let i = commands.firstIndex(of: request) else { return }
     commands.remove(at: i)
     // Every command that went unanswered (or damaged) must have been answered since.
     guard commands.isEmpty else { return }

@@ -22,6 +22,8 @@ struct Type2Procedure: Sendable {
   /// The first page of the last READ/FAST_READ the tag answered (a presence check repeats
   /// READ 0).
   private var lastReadPage: Int?
+  /// The last page the last READ (4 pages) or FAST_READ (its range) answered.
+  private var lastReadEnd: Int?
   /// True when the tag refused GET_VERSION: an original MIFARE Ultralight or Ultralight C.
   private(set) var getVersionRefused = false
   /// Frame of an AUTHENTICATE first-step answer whose second step has not come yet.
@@ -147,7 +149,7 @@ struct Type2Procedure: Sendable {
     // is one inside a readNDEF that jumps past it (not the page after the last read: a stack
     // reading on in order stays in its call).
     if ndef, Self.pastMessage(range, memory: memory, duringWrite: false),
-      current != .readNDEF || lastReadPage.map({ range.lowerBound > $0 + 4 }) == true
+      current != .readNDEF || lastReadEnd.map({ range.lowerBound > $0 + 1 }) == true
     {
       return .transceive
     }
@@ -368,6 +370,7 @@ struct Type2Procedure: Sendable {
       authenticationStarted = answer.field("part") == .int(1) ? frame : nil
     case "READ response", "FAST_READ response":
       lastReadPage = x.command?.absoluteStartPage
+      lastReadEnd = x.command.flatMap { pages($0)?.upperBound }
       // A sniffed answer whose CRC fails may carry damaged bytes: it does not overwrite what
       // intact frames showed (the reader retries, or the bytes stay unknown).
       if response.frame.crc != .bad, x.command?.inKeptSector ?? true {
@@ -400,10 +403,12 @@ struct Type2Procedure: Sendable {
       // A refusal a retry made up for earlier in the call leaves it ok: this one is first again.
       let firstRefusal = op.outcome == .ok
       let retriable: Bool
-      if case .int(let code)? = answer.field("nak_code"), Type2Layer.isRetriableNAK(code) {
-        retriable = true
+      if case .int(let code)? = answer.field("nak_code") {
+        retriable = Type2Layer.isRetriableNAK(code)
       } else {
-        retriable = false
+        // A failure the reader reported without the tag's code (PC/SC 63 00, `ReaderFailure`):
+        // it may have been no answer at all, so a repeat answered makes up for it.
+        retriable = true
       }
       // A repeat of the command a NAK 1/5 refused, refused again: the stack's retries ended
       // here, so this last refusal is what the app's call failed with.

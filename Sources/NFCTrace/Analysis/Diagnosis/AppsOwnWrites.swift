@@ -109,19 +109,19 @@ enum AppsOwnWrites {
           + "word without an NFCReaderError."
       } else {
         f.coreNFCError = .tagResponseError
-        f.message += " These writes were the app's own " + ownRefusal(c.session.tag.technology)
+        f.message += " These writes were the app's own " + ownRefusal(c)
       }
       return f
     }
   }
 
   /// How the app's own write call reports a refusal (102 in both cases), per technology.
-  private static func ownRefusal(_ technology: Technology) -> String {
-    switch technology {
+  private static func ownRefusal(_ c: DiagnosisContext) -> String {
+    switch c.session.tag.technology {
     case .nfcV:
-      return "(NFCISO15693Tag's writeSingleBlock / writeMultipleBlocks), which fail an ISO "
-        + "15693 error response with 102 (readerTransceiveErrorTagResponseError, the error code "
-        + "under NFCISO15693TagResponseErrorKey), not writeNDEF's 401."
+      return "(\(ownCommands(c))), which fail an ISO 15693 error response with 102 "
+        + "(readerTransceiveErrorTagResponseError, the error code under "
+        + "NFCISO15693TagResponseErrorKey), not writeNDEF's 401."
     default:
       return "(sendMiFareCommand), which fails a NAK with 102 "
         + "(readerTransceiveErrorTagResponseError), not writeNDEF's 401."

@@ -48,10 +48,11 @@ enum Type3Rule: DiagnosisRule {
           "The tag refused an UPDATE (Write Without Encryption) of the NDEF service: \(reason). "
           + (own.map { "The block was not written; the write failed." + $0 }
             ?? "The block was not written; the \(op.kind.rawValue) operation failed."),
-        // Past the area, or more blocks than Nbw, the UPDATEs were the app's own (writeNDEF
-        // refuses a message past the area with 402 first, and keeps to Nbw):
-        // writeWithoutEncryption gives the status flags to its completion handler.
-        coreNFCError: own == nil ? c.refusalError(i) : nil,
+        // Past the area the UPDATEs were the app's own (writeNDEF refuses a message past it
+        // with 402 first): writeWithoutEncryption gives the status flags to its completion
+        // handler. More blocks than Nbw likely were too, but that is not verified: the error
+        // writeNDEF would give stays.
+        coreNFCError: pastArea(c, op) == nil ? c.refusalError(i) : nil,
         fix: tooMany != nil ? nbwFix : fix(sf2, block: op.detail("refused_block")))
     }
   }
@@ -65,16 +66,16 @@ enum Type3Rule: DiagnosisRule {
       how.hasPrefix("UPDATE")
     else { return nil }
     return " The \(how) lists more blocks than the Attribute Information Block allows one UPDATE "
-      + "(Nbw, NFC Forum T3T 1.0 §7.1), and the tag refused the count, not the blocks. Core "
-      + "NFC's writeNDEF(_:completionHandler:) writes at most Nbw blocks per UPDATE, so this "
-      + "write procedure (shown as writeNDEF: it follows the NDEF write steps) was the app's "
-      + "own, with NFCFeliCaTag's writeWithoutEncryption, whose completion handler gets the "
-      + "status flags, not an NFCReaderError."
+      + "(Nbw, NFC Forum T3T 1.0 §7.1), and the tag refused the count, not the blocks. A writer "
+      + "following T3T keeps to Nbw, so this write procedure (shown as writeNDEF: it follows "
+      + "the NDEF write steps) is most likely the app's own, with NFCFeliCaTag's "
+      + "writeWithoutEncryption, whose completion handler gets the status flags rather than "
+      + "an NFCReaderError; how Core NFC's writeNDEF splits its UPDATEs is not verified."
   }
 
   static let nbwFix =
-    "Send at most Nbw blocks (block 0's byte 2) per writeWithoutEncryption, or leave writing "
-    + "to writeNDEF(_:completionHandler:), which keeps to it."
+    "Send at most Nbw blocks (block 0's byte 2) per UPDATE (writeWithoutEncryption), or leave "
+    + "writing to writeNDEF(_:completionHandler:)."
 
   /// What a write refused on a block past NmaxB says of its message (T3T 1.0 §7.1: the data
   /// blocks are 1 to NmaxB): it needs more than NmaxB × 16 bytes, queryNDEFStatus's capacity.
@@ -96,7 +97,7 @@ enum Type3Rule: DiagnosisRule {
   /// The fix for Status Flag 2 `sf2`, refused on `block` (the first of the command's list).
   private static func fix(_ sf2: UInt8?, block: FieldValue?) -> String {
     switch sf2 {
-    case 0xA8? where block == .int(0), 0xA2? where block == .int(0):
+    case 0xA8? where block == .int(0):
       // Block 0 is the Attribute Information Block, in every NDEF service (T3T 1.0 §6.1): no
       // message size reaches it, the service itself is missing or not the one addressed.
       return "Block 0 is the Attribute Information Block, inside every NDEF service: a tag "

@@ -80,11 +80,19 @@ enum Type5Rule: DiagnosisRule {
       guard case .int(let b)? = block, let size = memory.type5BlockSize else { return nil }
       return b * size
     }()
-    if let areaEnd, let total = memory.type5MemorySize, areaEnd > total {
-      return "\(subject) does not exist on this tag: the CC's MLEN declares \(areaEnd) bytes "
-        + "(CC included), more than the \(total) bytes GET SYSTEM INFORMATION reports, so the "
-        + "message was larger than the tag. Keep the message within the tag's memory "
-        + "(getSystemInfo gives its block count and size) and write a CC whose MLEN matches it."
+    let total = memory.type5MemorySize
+    let overstated =
+      areaEnd.flatMap { end in
+        total.map {
+          end > $0
+            ? ": the CC's MLEN declares \(end) bytes (CC included), more than the tag has" : ""
+        }
+      } ?? ""
+    if let start = blockStart, let total, start >= total {
+      return "\(subject) does not exist on this tag: GET SYSTEM INFORMATION reports \(total) bytes"
+        + overstated + ", so the message was larger than the tag. Keep the message within the "
+        + "tag's memory (getSystemInfo gives its block count and size) and write a CC whose MLEN "
+        + "matches it."
     }
     if let areaEnd, let start = blockStart, start >= areaEnd {
       return "\(subject) lies past the T5T area the CC declares (MLEN: \(areaEnd) bytes, CC "
@@ -92,11 +100,13 @@ enum Type5Rule: DiagnosisRule {
         + "that capacity; writeNDEF(_:completionHandler:) refuses a larger one with 402 before "
         + "writing."
     }
-    if blockStart != nil, memory.type5MemorySize != nil {
+    if blockStart != nil, total != nil {
+      // (The command's first block: a WRITE MULTIPLE BLOCKS may run past the memory from it.)
       return "\(subject) is inside the memory GET SYSTEM INFORMATION reports and the T5T area "
         + "the CC declares, yet the tag answered 10h (block not available): its memory map "
-        + "differs from what it reports (a block reserved or protected by the IC). Check the "
-        + "IC's datasheet for that block and keep the NDEF message out of it."
+        + "differs from what it reports (a block reserved or protected by the IC), or a "
+        + "command of several blocks ran past the memory from it. Check the IC's datasheet and "
+        + "keep the NDEF message within the blocks the tag accepts."
     }
     return "\(subject) does not exist on this tag, or is not available to writes: the message "
       + "reached further than the tag's memory. Keep the message within the tag's memory "

@@ -178,25 +178,40 @@ extension TraceDiff {
     return out
   }
 
-  /// `text` with the numbers after "frame " / "frames " (and a range's end after "–") replaced
-  /// by "N": frame indices are each trace's own (docs/json.md).
+  /// `text` with its frame indices replaced by "N": the numbers after "frame " / "frames " (a
+  /// list or range of them: "frames 4, 7 and 9", "frames 4–6") and after "#". Frame indices
+  /// are each trace's own (docs/json.md).
   static func withoutFrameNumbers(_ text: String) -> String {
     var out = ""
     var rest = Substring(text)
-    while let r = rest.range(of: "frame") {
-      out += rest[..<r.upperBound]
-      rest = rest[r.upperBound...]
-      if rest.first == "s" {
-        out += "s"
+    while let i = rest.firstIndex(where: { $0 == "#" || $0 == "f" }) {
+      out += rest[..<i]
+      rest = rest[i...]
+      let marker: Substring? =
+        rest.hasPrefix("#")
+        ? "#" : rest.hasPrefix("frames ") ? "frames " : rest.hasPrefix("frame ") ? "frame " : nil
+      guard let marker, rest.dropFirst(marker.count).first?.isASCII == true,
+        rest.dropFirst(marker.count).first?.isNumber == true
+      else {
+        out += rest.prefix(1)
         rest = rest.dropFirst()
+        continue
       }
-      guard rest.first == " ", rest.dropFirst().first?.isASCII == true,
-        rest.dropFirst().first?.isNumber == true
-      else { continue }
-      out += " N"
-      rest = rest.dropFirst().drop { $0.isNumber || $0 == "–" || $0 == "-" }
+      out += marker + "N"
+      rest = skipNumberList(rest.dropFirst(marker.count))
     }
     return out + rest
+  }
+
+  /// `s` past a leading number and the numbers joined to it by ", ", " and " or a dash.
+  private static func skipNumberList(_ s: Substring) -> Substring {
+    var rest = s.drop { $0.isNumber }
+    while true {
+      guard let joint = [", ", " and ", "–", "-"].first(where: { rest.hasPrefix($0) }),
+        rest.dropFirst(joint.count).first?.isNumber == true
+      else { return rest }
+      rest = rest.dropFirst(joint.count).drop { $0.isNumber }
+    }
   }
 
   // MARK: Exchanges

@@ -153,9 +153,9 @@ public struct TagContents: Sendable {
           message: "CC2 = \(Hex.string([cc.bytes[2]])) declares a \(cc.dataAreaSize)-byte data "
             + "area, but the \(name) has \(user) bytes of user memory (pages 4–\(3 + user / 4); "
             + "NXP datasheet memory map): the data area is taken to end there, and the lock and "
-            + "configuration pages after it are no NDEF data: queryNDEFStatus, which follows the "
-            + "CC, reports a capacity of \(Type2Capacity.bytes(cc: cc, area: tlvArea)) bytes, the "
-            + "user memory holds a message of at most "
+            + "configuration pages after it are no NDEF data: counted from the CC, as "
+            + "queryNDEFStatus counts it, the capacity is \(Type2Capacity.bytes(cc: cc, area: tlvArea)) "
+            + "bytes (nfcpy's and Android's rule), the user memory holds a message of at most "
             + "\(Type2Capacity.bytes(cc: cc, area: tlvArea, userBytes: user)) bytes"))
     }
     if let user, cc.dataAreaSize > user, let area = tlvArea, let end = area.ndefValueEndAddress,
