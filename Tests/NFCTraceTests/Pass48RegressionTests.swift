@@ -301,3 +301,37 @@ extension Pass48ReadPastMessageTests {
     #expect(s.operations.map(\.kind) == [.connect, .queryNDEFStatus, .readNDEF])
   }
 }
+
+/// Ultralight C lock byte 2 (page 28h byte 0) locks 4-page groups, bits 0 and 4 being
+/// block-locking bits (NXP MF0ICU2 datasheet §7.5.3); the diagnosis read it as NTAG213's, 2
+/// pages per bit (2026-12-07 NTAG hunt).
+@Suite struct Pass48UltralightCLockTests {
+  /// Identified as an Ultralight C (AUTHENTICATE answered AFh), re-activated, CC and lock page
+  /// read, LOCK2 ← `lock2` acknowledged, then WRITE `page` refused with NAK 0.
+  static func diagnose(lock2: UInt8, page: Int) throws -> DiagnosisReport {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF, 1, 2, 3, 4, 5, 6, 7, 8])
+    b.activateType2()
+    b.read(
+      0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0, 0, 0xE1, 0x10, 0x12, 0])
+    b.read(0x28, [0, 0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0])
+    b.write(0x28, [lock2, 0, 0, 0])
+    b.write(page, [1, 2, 3, 4], .nak(0))
+    return try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(expected: nil)
+  }
+
+  @Test func bitFiveLocksPages28To31() throws {
+    let r = try Self.diagnose(lock2: 0x20, page: 0x1C)
+    #expect(
+      r.finding("t2t-lock-cc-writable")?.cause.hasPrefix("lock bits set on pages 28–31") == true)
+    #expect(r.finding("t2t-nak-locked-page") != nil)
+  }
+
+  @Test func blockLockingBitLocksNoPage() throws {
+    let r = try Self.diagnose(lock2: 0x01, page: 0x10)
+    #expect(r.finding("t2t-lock-cc-writable") == nil)
+    #expect(r.finding("t2t-nak-locked-page") == nil)
+  }
+}

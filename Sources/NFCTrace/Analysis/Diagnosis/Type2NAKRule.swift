@@ -462,8 +462,7 @@ enum Type2NAKRule: DiagnosisRule {
     if let d = g.dynamicLock(page, before: frame), d.locked {
       // The session's own acknowledged WRITE of the lock page that set the bit, if any (the
       // page need not have been read: lock bits are one-time programmable).
-      if let lockPage = g.dynamicLockPage, let per = g.pagesPerDynamicBit, page >= 16 {
-        let bit = (page - 16) / per
+      if let lockPage = g.dynamicLockPage, let bit = g.dynamicLockBit(page) {
         let mask = UInt8(1 << (bit % 8))
         if bit < 16,
           let ack = log.commands.last(where: {
