@@ -335,3 +335,19 @@ extension Pass48ReadPastMessageTests {
     #expect(r.finding("t2t-nak-locked-page") == nil)
   }
 }
+
+extension Pass48UltralightCLockTests {
+  /// NTAG213: writeLock's WRITE of the dynamic lock page (never read) sets LOCK2 FF and LOCK3
+  /// 0F: LOCK4 is not known, and `locks.dynamic.bytes` shows it `??` (it was left out).
+  @Test func unknownLock4IsShownAsUnknown() throws {
+    var b = TraceBuilder()
+    b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
+    b.read(3, [0xE1, 0x10, 0x12, 0x00, 0x03, 0x00, 0xFE] + Array(repeating: 0, count: 9))
+    b.write(0x28, [0xFF, 0x0F, 0x00, 0x00])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let d = try #require(TagReport(session: s).end.locks?.dynamic)
+    #expect(d.bytes == [0xFF, 0x0F, 0x00])
+    #expect(d.unknownBytes == [2])
+  }
+}

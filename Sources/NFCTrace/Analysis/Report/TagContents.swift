@@ -227,8 +227,11 @@ public struct TagContents: Sendable {
         unknowns.append(
           "dynamic lock page \(layout.page): \(names) not known (written 00 over a value never "
             + "read: its bits may be set), so more pages may be locked than listed")
-      } else if dynamic?.count == 2, size == 3 {
+      } else if let known = dynamic, known.count == 2, size == 3 {
         unknowns.append("dynamic lock page \(layout.page) byte 2 (LOCK4) not known")
+        // Shown as `??` (docs/json.md `locks.dynamic.bytes`), like a LOCK2/LOCK3 not known.
+        dynamic = known + [0]
+        unknownDynamic = [2]
       } else if dynamic == nil {
         unknowns.append(
           Self.unacknowledged(image, layout.page * 4, size)
