@@ -351,3 +351,28 @@ extension Pass48UltralightCLockTests {
     #expect(d.unknownBytes == [2])
   }
 }
+
+extension Pass48UltralightCLockTests {
+  /// The report decodes an Ultralight C's lock byte 2 by its 4-page groups (it said "not
+  /// decoded"): bit 5 locks pages 28–31, the block-locking bit 0 none.
+  @Test func reportDecodesUltralightCLockBytes() throws {
+    var b = TraceBuilder()
+    b.activateType2()
+    b.reader([0x1A, 0x00])
+    b.tag([0xAF, 1, 2, 3, 4, 5, 6, 7, 8])
+    b.activateType2()
+    b.read(
+      0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0, 0, 0xE1, 0x10, 0x12, 0])
+    b.read(0x28, [0x21, 0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0])
+    let s = try #require(
+      try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
+    let locks = try #require(TagReport(session: s).end.locks)
+    #expect(locks.dynamic?.page == 0x28)
+    #expect(locks.dynamic?.bytes == [0x21, 0x00])
+    #expect(locks.dynamic?.lockedRanges == [28...31])
+    #expect(
+      Type2Locks.ultralightCRanges(lock2: 0xEE) == [
+        16...19, 20...23, 24...27, 28...31, 32...35, 36...39,
+      ])
+  }
+}

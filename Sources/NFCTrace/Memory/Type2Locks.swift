@@ -91,12 +91,13 @@ public struct Type2Locks: Sendable, Equatable {
   public init(
     lock0: UInt8?, lock1: UInt8?, dynamicBytes: [UInt8]? = nil, product: NTAGProduct? = nil,
     declared: (page: Int, pagesPerBit: Int, lastUserPage: Int)? = nil, ccDataAreaSize: Int? = nil,
-    unknownDynamicBytes: [Int] = [], setBitsOnly: [String] = []
+    unknownDynamicBytes: [Int] = [], setBitsOnly: [String] = [], ultralightC: Bool = false
   ) {
     self.lock0 = lock0
     self.lock1 = lock1
     self.setBitsOnly = setBitsOnly
-    let layout = product.flatMap(Self.dynamicLayout) ?? declared
+    let layout =
+      ultralightC ? Self.ultralightCLayout : product.flatMap(Self.dynamicLayout) ?? declared
     let mayHave =
       layout != nil
       || product.map { ($0.userMemoryBytes ?? 49) > 48 } ?? (ccDataAreaSize.map { $0 > 48 } ?? true)
@@ -107,8 +108,9 @@ public struct Type2Locks: Sendable, Equatable {
       dynamic = Dynamic(
         page: layout.page, bytes: dynamicBytes, pagesPerBit: layout.pagesPerBit,
         lastUserPage: layout.lastUserPage,
-        lockedRanges: Self.dynamicRanges(
-          lock2: dynamicBytes[0], lock3: dynamicBytes[1], layout: layout),
+        lockedRanges: ultralightC
+          ? Self.ultralightCRanges(lock2: dynamicBytes[0])
+          : Self.dynamicRanges(lock2: dynamicBytes[0], lock3: dynamicBytes[1], layout: layout),
         unknownBytes: unknownDynamicBytes)
     }
   }
@@ -147,6 +149,20 @@ public struct Type2Locks: Sendable, Equatable {
     }
     guard let user = product.userMemoryBytes else { return nil }
     return (4 + user / 4, perBit, 3 + user / 4)
+  }
+
+  /// MIFARE Ultralight C's lock bytes 2–3 at page 28h, 4 pages per bit over pages 16–39
+  /// (NXP MF0ICU2 datasheet §7.5.3).
+  public static let ultralightCLayout = (page: 0x28, pagesPerBit: 4, lastUserPage: 0x27)
+
+  /// Ultralight C pages locked by lock byte 2: bits 1–3 lock pages 16–19, 20–23, 24–27, bits
+  /// 5–7 pages 28–31, 32–35, 36–39; bits 0 and 4 are block-locking bits and lock no page (NXP
+  /// MF0ICU2 datasheet §7.5.3). Lock byte 3 locks the counter and authentication pages (29h–
+  /// 2Fh), no user page.
+  static func ultralightCRanges(lock2: UInt8) -> [ClosedRange<Int>] {
+    [1, 2, 3, 5, 6, 7].enumerated().compactMap { group, bit in
+      lock2 & (1 << bit) != 0 ? (16 + group * 4)...(19 + group * 4) : nil
+    }
   }
 
   /// LOCK2 bit i and LOCK3 bit j (group 8 + j) lock `pagesPerBit` pages from page 16 on;

@@ -207,13 +207,19 @@ public struct TagContents: Sendable {
     }
     var dynamic: [UInt8]?
     var unknownDynamic: [Int] = []
+    // An Ultralight C's lock bytes are where its datasheet puts them, whatever a Lock Control
+    // TLV declares (its bits are not the uniform groups a TLV describes).
     let declared =
-      product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
+      ultralightC
+      ? Type2Locks.ultralightCLayout
+      : product.flatMap(Type2Locks.dynamicLayout) == nil ? Self.declaredLocks(image) : nil
     if let layout = product.flatMap(Type2Locks.dynamicLayout) ?? declared {
       // A Lock Control TLV's lock bits fill its bytes, and no LOCK4 follows them (16 bits on
       // an NFC-formatted Ultralight C: LOCK2 and LOCK3 of page 28h).
       let size =
-        declared == nil ? 3 : min(3, max(2, Type2Locks.declaredArea(in: image)?.size ?? 3))
+        ultralightC
+        ? 2
+        : declared == nil ? 3 : min(3, max(2, Type2Locks.declaredArea(in: image)?.size ?? 3))
       // LOCK2 and LOCK3 alone when LOCK4 is unknown (a writeLock's WRITE of a page never
       // read: the bits it set are known, the block-lock byte it left 00 is not).
       dynamic =
@@ -238,8 +244,6 @@ public struct TagContents: Sendable {
             ? "dynamic lock page \(layout.page) written without acknowledgement: whether its "
               + "bits are set is unknown" : "dynamic lock page \(layout.page) not read")
       }
-    } else if product == nil, ultralightC {
-      unknowns.append("MIFARE Ultralight C lock bytes LOCK2–3 (page 28h) not decoded")
     } else if product == nil, let size = Self.smallDataArea(image) {
       // No dynamic lock bits after a data area of 48 bytes or less (Type2Locks.init).
       unknowns.append(
@@ -270,7 +274,8 @@ public struct TagContents: Sendable {
     locks = Type2Locks(
       lock0: lock0, lock1: lock1, dynamicBytes: dynamic, product: product,
       declared: declared, ccDataAreaSize: ultralightC ? nil : Self.smallDataArea(image),
-      unknownDynamicBytes: unknownDynamic, setBitsOnly: setOnly.map(\.name))
+      unknownDynamicBytes: unknownDynamic, setBitsOnly: setOnly.map(\.name),
+      ultralightC: ultralightC)
   }
 
   /// The lock bytes (LOCK0/LOCK1 at bytes 10–11, LOCK2–LOCK4 at the dynamic lock page) that an
