@@ -760,21 +760,11 @@ extension PcapOffsetTests {
   /// frames are numbered in order and the first timed packet starts the clock at 0. They
   /// were at 0 and the timed ones 1.7 × 10¹² ms later, counted from 1970 (2026-12-07 note).
   @Test func simplePacketBlocksBeforeTimedOnesDoNotCountFrom1970() throws {
-    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
-    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
-    let base = 1_700_000_000_000_000
-    func pad(_ p: [UInt8]) -> [UInt8] { p + Array(repeating: 0, count: (4 - p.count % 4) % 4) }
-    func epb(_ micros: Int, _ payload: [UInt8]) -> [UInt8] {
-      let t = base + micros
-      return pcapngBlock(
-        6,
-        le(0, 4) + le(t >> 32, 4) + le(t & 0xFFFF_FFFF, 4) + le(payload.count, 4)
-          + le(payload.count, 4) + pad(payload))
-    }
-    func spb(_ payload: [UInt8]) -> [UInt8] { pcapngBlock(3, le(payload.count, 4) + pad(payload)) }
     let reqa: [UInt8] = [0x00, 0xFE, 0x00, 0x01, 0x26]
     let atqa: [UInt8] = [0x00, 0xFF, 0x00, 0x02, 0x44, 0x00]
-    let bytes = shb + idb + spb(reqa) + spb(atqa) + epb(0, reqa) + epb(100, atqa) + epb(5_100, reqa)
+    let (spb, epb) = (Self.simplePacket, { Self.enhancedPacket(1_700_000_000_000_000 + $0, $1) })
+    let bytes =
+      Self.pcapngHeader + spb(reqa) + spb(atqa) + epb(0, reqa) + epb(100, atqa) + epb(5_100, reqa)
     let result = try importPcap(TraceInput(path: "spb-first.pcapng", bytes: Data(bytes)))
     #expect(result.frames.map(\.timeNs) == [0, 0, 0, 100_000, 5_100_000])
     #expect(result.frames.prefix(2).map { $0.sourceTime?.unit } == [.order, .order])
@@ -794,24 +784,39 @@ extension PcapOffsetTests {
   /// clock keeps the first packet's 0 (it was restarted at the third, "after Simple Packet
   /// Blocks" said of a capture that began timed; review).
   @Test func enhancedPacketAtZeroThenSimplePacketKeepsTheClock() throws {
-    let shb = pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
-    let idb = pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
-    func pad(_ p: [UInt8]) -> [UInt8] { p + Array(repeating: 0, count: (4 - p.count % 4) % 4) }
-    func epb(_ micros: Int, _ payload: [UInt8]) -> [UInt8] {
-      pcapngBlock(
-        6,
-        le(0, 4) + le(micros >> 32, 4) + le(micros & 0xFFFF_FFFF, 4) + le(payload.count, 4)
-          + le(payload.count, 4) + pad(payload))
-    }
-    func spb(_ payload: [UInt8]) -> [UInt8] { pcapngBlock(3, le(payload.count, 4) + pad(payload)) }
     let reqa: [UInt8] = [0x00, 0xFE, 0x00, 0x01, 0x26]
     let atqa: [UInt8] = [0x00, 0xFF, 0x00, 0x02, 0x44, 0x00]
-    let bytes = shb + idb + epb(0, reqa) + spb(atqa) + epb(100, reqa) + epb(5_100, atqa)
+    let (spb, epb) = (Self.simplePacket, Self.enhancedPacket)
+    let bytes = Self.pcapngHeader + epb(0, reqa) + spb(atqa) + epb(100, reqa) + epb(5_100, atqa)
     let result = try importPcap(TraceInput(path: "epb0.pcapng", bytes: Data(bytes)))
     #expect(result.frames.map(\.timeNs) == [0, 0, 100_000, 5_100_000])
     #expect(
       !result.warnings.map(\.message).contains {
         $0.hasPrefix("this packet carries a time, after Simple Packet Blocks")
       })
+  }
+}
+
+extension PcapOffsetTests {
+  /// A Section Header and one link-type-264 Interface Description Block (µs resolution).
+  static let pcapngHeader =
+    pcapngBlock(0x0A0D_0D0A, le(0x1A2B_3C4D, 4) + le(1, 2) + le(0, 2) + le(-1, 8))
+    + pcapngBlock(1, le(264, 2) + le(0, 2) + le(0, 4))
+
+  static func padded(_ p: [UInt8]) -> [UInt8] {
+    p + Array(repeating: 0, count: (4 - p.count % 4) % 4)
+  }
+
+  /// An Enhanced Packet Block of interface 0 at `micros` µs.
+  static func enhancedPacket(_ micros: Int, _ payload: [UInt8]) -> [UInt8] {
+    pcapngBlock(
+      6,
+      le(0, 4) + le(micros >> 32, 4) + le(micros & 0xFFFF_FFFF, 4) + le(payload.count, 4)
+        + le(payload.count, 4) + padded(payload))
+  }
+
+  /// A Simple Packet Block: no interface, no time.
+  static func simplePacket(_ payload: [UInt8]) -> [UInt8] {
+    pcapngBlock(3, le(payload.count, 4) + padded(payload))
   }
 }

@@ -308,7 +308,9 @@ extension Pass48ReadPastMessageTests {
 @Suite struct Pass48UltralightCLockTests {
   /// Identified as an Ultralight C (AUTHENTICATE answered AFh), re-activated, CC and lock page
   /// read, LOCK2 ← `lock2` acknowledged, then WRITE `page` refused with NAK 0.
-  static func diagnose(lock2: UInt8, page: Int) throws -> DiagnosisReport {
+  /// An Ultralight C told by its answer to AUTHENTICATE (AFh), activated again, pages 0–3 read
+  /// (CC E1 10 12 00).
+  static func identifiedUltralightC() -> TraceBuilder {
     var b = TraceBuilder()
     b.activateType2()
     b.reader([0x1A, 0x00])
@@ -316,6 +318,11 @@ extension Pass48ReadPastMessageTests {
     b.activateType2()
     b.read(
       0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0, 0, 0xE1, 0x10, 0x12, 0])
+    return b
+  }
+
+  static func diagnose(lock2: UInt8, page: Int) throws -> DiagnosisReport {
+    var b = Self.identifiedUltralightC()
     b.read(0x28, [0, 0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0])
     b.write(0x28, [lock2, 0, 0, 0])
     b.write(page, [1, 2, 3, 4], .nak(0))
@@ -356,13 +363,7 @@ extension Pass48UltralightCLockTests {
   /// The report decodes an Ultralight C's lock byte 2 by its 4-page groups (it said "not
   /// decoded"): bit 5 locks pages 28–31, the block-locking bit 0 none.
   @Test func reportDecodesUltralightCLockBytes() throws {
-    var b = TraceBuilder()
-    b.activateType2()
-    b.reader([0x1A, 0x00])
-    b.tag([0xAF, 1, 2, 3, 4, 5, 6, 7, 8])
-    b.activateType2()
-    b.read(
-      0, [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0, 0, 0xE1, 0x10, 0x12, 0])
+    var b = Self.identifiedUltralightC()
     b.read(0x28, [0x21, 0, 0, 0, 0, 0, 0, 0, 0x30, 0, 0, 0, 0, 0, 0, 0])
     let s = try #require(
       try SessionAnalysisRun(importer: MemoryImporter(frames: b.frames)).sessions.first)
