@@ -118,6 +118,7 @@ public enum Diagnoser {
   static let rules: [any DiagnosisRule.Type] = [
     InterruptedWriteRule.self, Type2NAKRule.self, Type2DataAreaOverflowRule.self,
     Type2ReservedAreaRule.self, Type2LockCompletenessRule.self, Type2LockWithoutCCRule.self,
+    Type2FrozenLockRule.self,
     Type2MisplacedLockRule.self, Type2CCMagicRule.self,
     Type4StatusRule.self, Type4LengthFieldRule.self, Type3Rule.self, Type5Rule.self,
     NDEFPreconditionRule.self, WriteOrderRule.self, EmptyMessageWriteRule.self, ContentRule.self,
