@@ -334,8 +334,6 @@ public final class PcapImporter: TraceImporter {
     String(format: "%.3f", Double(ns) / 1_000_000)
   }
 
-  /// Checks a packet's time (backwards steps, past 2262) and returns the capture's first
-  /// time, which frame times count from.
   /// A pcapng Simple Packet Block, which carries no time, after timed packets (Enhanced
   /// Packet Blocks): placed at the latest time so far, its source time its order, said once.
   /// (Read as libpcap gives it, time 0 or the interface's if_tsoffset, it lay in 1970.)
@@ -364,6 +362,9 @@ public final class PcapImporter: TraceImporter {
     return placed
   }
 
+  /// Checks a packet's time (backwards steps, past 2262) and returns the capture's first
+  /// time, which frame times count from (the first timed packet's after leading Simple Packet
+  /// Blocks).
   private func startPacket(_ packet: PcapPacket, at location: SourceLocation) -> Int64 {
     let wasUntimed = untimed
     checkTime(packet.timeNs, at: location)

@@ -381,30 +381,27 @@ extension Pass48UltralightCLockTests {
 /// A writeLock whose lock bits the block-locking bits already froze did nothing for those pages:
 /// it was "SUCCEEDED — no problem found" (2026-12-07 NTAG hunt).
 @Suite struct Pass48FrozenLockTests {
-  @Test func frozenLockBitsAreWarned() throws {
+  /// An NTAG213 whose LOCK0 reads 02h (BL 9–4 set: the lock bits of pages 4–9 can no longer
+  /// change), then a writeLock's acknowledged WRITE of page 2 with lock bytes `locks`.
+  static func diagnose(locks: [UInt8]) throws -> DiagnosisReport {
     var b = TraceBuilder()
     b.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
-    // LOCK0 02h: BL 9–4 set, so the lock bits of pages 4–9 can no longer change.
     b.read(
       0,
       [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x02, 0x00] + [
         0xE1, 0x10, 0x12, 0x00,
       ])
-    b.write(2, [0x00, 0x48, 0x10, 0x00])
-    let r = try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(expected: nil)
+    b.write(2, [0x00, 0x48] + locks)
+    return try DiagnosisRun(importer: MemoryImporter(frames: b.frames)).diagnose(expected: nil)
+  }
+
+  @Test func frozenLockBitsAreWarned() throws {
+    let r = try Self.diagnose(locks: [0x10, 0x00])
     let f = try #require(r.finding("t2t-lock-bits-frozen"))
     #expect(f.cause == "the lock bits of page 4 were frozen by block-locking bits already set")
     #expect(f.severity == .warning)
     // A lock bit no block-locking bit freezes (page 10, BL 15–10 clear) is no finding.
-    var ok = TraceBuilder()
-    ok.activateType2(version: [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03])
-    ok.read(
-      0,
-      [0x04, 0x11, 0x22, 0xBF, 0x33, 0x44, 0x55, 0x66, 0x00, 0x48, 0x02, 0x00] + [
-        0xE1, 0x10, 0x12, 0x00,
-      ])
-    ok.write(2, [0x00, 0x48, 0x00, 0x04])
-    let r2 = try DiagnosisRun(importer: MemoryImporter(frames: ok.frames)).diagnose(expected: nil)
+    let r2 = try Self.diagnose(locks: [0x00, 0x04])
     #expect(r2.finding("t2t-lock-bits-frozen") == nil)
   }
 }

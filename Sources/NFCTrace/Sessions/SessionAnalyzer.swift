@@ -688,10 +688,6 @@ public struct SessionAnalyzer: Sendable {
     }
   }
 
-  /// Ends the chain in limbo without its last part: the operation before it ends with its
-  /// last answer, and the chain becomes a transceive of its own (its APDU is unknown), cut
-  /// off (`openChain` interrupts it when it closes) or, when the tag `answered` with an
-  /// I-block before the last part, of unknown outcome.
   /// The current operation's outcome is unknown: the tag answered (frame `answer`) a chain whose
   /// last part (`part`, the reader's last I-block seen) never came (details `chain_answered`,
   /// `chain_part`, read by `BlockNumberRule`).
@@ -703,6 +699,10 @@ public struct SessionAnalyzer: Sendable {
     if let part { current?.set("chain_part", .int(part)) }
   }
 
+  /// Ends the chain in limbo without its last part: the operation before it ends with its
+  /// last answer, and the chain becomes a transceive of its own (its APDU is unknown), cut
+  /// off (`openChain` interrupts it when it closes) or, when the tag `answered` with an
+  /// I-block before the last part, of unknown outcome.
   private mutating func settleChainLimbo(answered: Bool, by answer: Int? = nil) {
     guard let limbo = chainLimbo else { return }
     chainLimbo = nil
@@ -872,7 +872,7 @@ public struct SessionAnalyzer: Sendable {
     let exchange = Exchange(request: request, response: f)
     // Before the procedures: an answered retry first restores the outcome the silence
     // replaced, so a NAK 1 recovery (Type2Procedure) sees the failure it recovers from.
-    recoverFromSilence(&op, request: request?.innermost, answer: d, damaged: damaged)
+    recoverFromSilence(&op, request: request?.innermost, damaged: damaged)
     recoverFromDamage(&op, request: request?.innermost, answer: d, damaged: damaged)
     switch d.protocolID {
     case .type2: type2.answer(exchange, op: &op, memory: &memory, tag: tag)
@@ -1004,7 +1004,7 @@ public struct SessionAnalyzer: Sendable {
   /// along, the operation goes on as before the silence, and a refusal then fails it (the
   /// unanswered copy stays in `unansweredFrames` for the diagnosis).
   private mutating func recoverFromSilence(
-    _ op: inout Operation, request: LayerDecode?, answer d: LayerDecode, damaged: Bool
+    _ op: inout Operation, request: LayerDecode?, damaged: Bool
   ) {
     guard !damaged, let request else { return }
     Self.recover(&op, from: .interrupted, &silentCommands, before: outcomeBeforeSilence, request)
