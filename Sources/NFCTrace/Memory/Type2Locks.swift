@@ -155,12 +155,16 @@ public struct Type2Locks: Sendable, Equatable {
   /// (NXP MF0ICU2 datasheet §7.5.3).
   public static let ultralightCLayout = (page: 0x28, pagesPerBit: 4, lastUserPage: 0x27)
 
+  /// The bit of an Ultralight C's lock byte 2 that locks each 4-page group from page 16 on
+  /// (bits 0 and 4 are block-locking bits; MF0ICU2 datasheet §7.5.3).
+  static let ultralightCGroupBits = [1, 2, 3, 5, 6, 7]
+
   /// Ultralight C pages locked by lock byte 2: bits 1–3 lock pages 16–19, 20–23, 24–27, bits
   /// 5–7 pages 28–31, 32–35, 36–39; bits 0 and 4 are block-locking bits and lock no page (NXP
   /// MF0ICU2 datasheet §7.5.3). Lock byte 3 locks the counter and authentication pages (29h–
   /// 2Fh), no user page.
   static func ultralightCRanges(lock2: UInt8) -> [ClosedRange<Int>] {
-    [1, 2, 3, 5, 6, 7].enumerated().compactMap { group, bit in
+    ultralightCGroupBits.enumerated().compactMap { group, bit in
       lock2 & (1 << bit) != 0 ? (16 + group * 4)...(19 + group * 4) : nil
     }
   }

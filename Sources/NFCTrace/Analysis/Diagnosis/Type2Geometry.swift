@@ -154,7 +154,7 @@ struct Type2Geometry {
   /// per-product table, `Type2Locks.dynamicLayout`.
   var pagesPerDynamicBit: Int? {
     // Ultralight C: 4 pages per bit, with block-locking bits between (`ultralightCLock`).
-    if tag.isUltralightC { return 4 }
+    if tag.isUltralightC { return Type2Locks.ultralightCLayout.pagesPerBit }
     if let product = tag.ntagProduct {
       return Type2Locks.dynamicLayout(product)?.pagesPerBit
     }
@@ -190,19 +190,20 @@ struct Type2Geometry {
   /// bits 1–3 lock pages 16–19, 20–23, 24–27 and bits 5–7 pages 28–31, 32–35, 36–39; bits 0
   /// and 4 are block-locking bits, which lock no page (NXP MF0ICU2 datasheet §7.5.3).
   private func ultralightCLock(_ p: Int, before frame: Int?) -> (locked: Bool, frame: Int?)? {
-    guard let bit = dynamicLockBit(p), let (lock, from) = settled(0x28 * 4, 1, before: frame)
+    let address = Type2Locks.ultralightCLayout.page * 4
+    guard let bit = dynamicLockBit(p), let (lock, from) = settled(address, 1, before: frame)
     else { return nil }
-    return lockBit(lock[0], bit, address: 0x28 * 4, before: frame, from: from)
+    return lockBit(lock[0], bit, address: address, before: frame, from: from)
   }
 
   /// The bit of LOCK2 | LOCK3 << 8 that locks page `p` (16 and up): `(p − 16) / pagesPerBit`,
   /// or on an Ultralight C the bit of its 4-page group past the block-locking bits 0 and 4.
   func dynamicLockBit(_ p: Int) -> Int? {
     guard p >= 16, let per = pagesPerDynamicBit else { return nil }
-    guard tag.isUltralightC else { return (p - 16) / per }
-    guard p < 40 else { return nil }
-    let group = (p - 16) / 4
-    return group < 3 ? group + 1 : group + 2
+    let group = (p - 16) / per
+    guard tag.isUltralightC else { return group }
+    let bits = Type2Locks.ultralightCGroupBits
+    return group < bits.count ? bits[group] : nil
   }
 
   /// Whether data-area page `p` is locked, by a static lock bit (pages 3–15) or a LOCK2/LOCK3
